@@ -1,0 +1,28 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules', 'drizzle', '.data', 'coverage', 'docs'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      'no-restricted-syntax': ['error', {
+        selector: "MemberExpression[object.name='process'][property.name='env']",
+        message: 'Read configuration through loadConfig(env); only src/config.ts and the CLI entry touch process.env.',
+      }],
+    },
+  },
+  {
+    files: ['src/config/**', 'src/cli/**', 'bin/**', 'test/**', 'bench/**', 'vitest.config.ts', 'drizzle.config.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+  {
+    files: ['src/agent/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['@slack/*', 'octokit', '@octokit/*', '../bot/*', '../integrations/*', '../store/*', 'openai', '@anthropic-ai/*'] }],
+    },
+  },
+);

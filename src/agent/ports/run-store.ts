@@ -1,0 +1,225 @@
+import type { Plan, PlanAuthorKind } from '../plan.ts';
+import type { Risk } from './tool.ts';
+
+export type RunStatus =
+  | 'planning'
+  | 'awaiting-approval'
+  | 'awaiting-answer' // the plan asked the requester questions
+  | 'executing'
+  | 'paused' // an open escalation or ask_human question holds the run
+  | 'rolling-back'
+  | 'succeeded'
+  | 'failed'
+  | 'aborted'
+  | 'cancelled'
+  | 'rejected';
+
+export const FINAL_RUN_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'aborted', 'cancelled', 'rejected'];
+
+export type StepStatus =
+  | 'pending'
+  | 'running'
+  | 'waiting' // ask_human: paused until someone answers
+  | 'succeeded'
+  | 'failed'
+  | 'skipped'
+  | 'cancelled'
+  | 'uncertain'; // a write that may have happened; a person decides
+
+export type StepKind = 'forward' | 'rollback';
+
+/** Where a run talks to people: a Slack channel and thread, or a test surface's equivalent. */
+export interface Conversation {
+  channel: string;
+  threadTs: string;
+}
+
+export interface RunRecord {
+  id: string;
+  task: string;
+  requester: string;
+  conversation: Conversation;
+  origin: 'mention' | 'command' | 'schedule' | 'cli';
+  status: RunStatus;
+  currentPlanVersion: number | null;
+  replans: number;
+  /** The surface's handle of the status board message (Slack `ts`). */
+  boardRef: string | null;
+  summary: Record<string, unknown> | null;
+  createdAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
+}
+
+export interface PlanVersionRecord {
+  runId: string;
+  version: number;
+  plan: Plan;
+  authorKind: PlanAuthorKind;
+  /** Slack user `U…`, the model id, or the runbook name. */
+  authorId: string;
+  parentVersion: number | null;
+  reason: string | null;
+  createdAt: Date;
+}
+
+export interface ApprovalRecord {
+  runId: string;
+  planVersion: number;
+  userId: string;
+  decision: 'approved' | 'rejected';
+  createdAt: Date;
+}
+
+export interface StepRecord {
+  runId: string;
+  planVersion: number;
+  stepId: string;
+  kind: StepKind;
+  title: string;
+  tool: string;
+  risk: Risk;
+  dependsOn: string[];
+  /** The args as the plan says them, before references are filled. */
+  plannedArgs: Record<string, unknown>;
+  status: StepStatus;
+  attempt: number;
+  output: Record<string, unknown> | null;
+  error: StepErrorRecord | null;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  leaseOwner: string | null;
+  leaseUntil: Date | null;
+}
+
+export interface StepErrorRecord {
+  message: string;
+  transient?: boolean;
+  uncertain?: boolean;
+  code?: string;
+  url?: string;
+}
+
+export interface StepAttemptRecord {
+  runId: string;
+  planVersion: number;
+  stepId: string;
+  attempt: number;
+  /** The args actually sent to the tool, references filled. */
+  executedArgs: Record<string, unknown>;
+  idempotencyKey: string;
+  status: 'running' | 'succeeded' | 'failed' | 'uncertain' | 'cancelled';
+  output: Record<string, unknown> | null;
+  error: StepErrorRecord | null;
+  startedAt: Date;
+  finishedAt: Date | null;
+}
+
+export interface RunEvent {
+  runId: string;
+  seq: number;
+  type: string; // noun-verb: 'plan-proposed', 'step-started', …
+  data: Record<string, unknown>;
+  at: Date;
+}
+
+export type EscalationAction = 'retry' | 'skip' | 'replan' | 'abort';
+
+export interface EscalationRecord {
+  id: string;
+  runId: string;
+  planVersion: number | null;
+  stepId: string | null;
+  kind: 'evaluation-failed' | 'low-confidence' | 'uncertain-side-effect' | 'step-failed' | 'budget' | 'replan-failed';
+  message: string;
+  status: 'open' | 'resolved';
+  resolution: EscalationAction | null;
+  resolvedBy: string | null;
+  createdAt: Date;
+  resolvedAt: Date | null;
+}
+
+export interface QuestionRecord {
+  id: string;
+  runId: string;
+  /** null: the plan itself asked (a plan made only of questions). */
+  stepId: string | null;
+  planVersion: number | null;
+  question: string;
+  answer: string | null;
+  answeredBy: string | null;
+  createdAt: Date;
+  answeredAt: Date | null;
+}
+
+export interface UsageRecord {
+  runId: string | null;
+  role: string;
+  provider: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+export interface NewStep {
+  stepId: string;
+  kind: StepKind;
+  title: string;
+  tool: string;
+  risk: Risk;
+  dependsOn: string[];
+  plannedArgs: Record<string, unknown>;
+}
+
+/**
+ * Everything the agent remembers. Each method is one durable fact, committed before it returns,
+ * so the executor can store a transition before the action that depends on it.
+ */
+export interface RunStore {
+  createRun(input: { task: string; requester: string; conversation: Conversation; origin: RunRecord['origin'] }): Promise<RunRecord>;
+  getRun(runId: string): Promise<RunRecord | undefined>;
+  findRunByConversation(conversation: Conversation): Promise<RunRecord | undefined>;
+  updateRun(runId: string, patch: Partial<Pick<RunRecord, 'status' | 'currentPlanVersion' | 'replans' | 'boardRef' | 'summary' | 'finishedAt'>>): Promise<RunRecord>;
+  /** Moves a run from one status to another only if it is still in `from`; false if someone else moved it. */
+  transitionRun(runId: string, from: readonly RunStatus[], to: RunStatus): Promise<boolean>;
+  listRuns(filter: { limit: number; requester?: string; statuses?: readonly RunStatus[] }): Promise<RunRecord[]>;
+
+  addPlanVersion(input: { runId: string; plan: Plan; authorKind: PlanVersionRecord['authorKind']; authorId: string; parentVersion: number | null; reason: string | null }): Promise<PlanVersionRecord>;
+  getPlanVersion(runId: string, version: number): Promise<PlanVersionRecord | undefined>;
+  listPlanVersions(runId: string): Promise<PlanVersionRecord[]>;
+
+  recordApproval(input: Omit<ApprovalRecord, 'createdAt'>): Promise<ApprovalRecord>;
+  listApprovals(runId: string): Promise<ApprovalRecord[]>;
+
+  /** Inserts steps as `pending`; steps that already exist are left as they are. */
+  createSteps(runId: string, planVersion: number, steps: NewStep[]): Promise<void>;
+  listSteps(runId: string, planVersion?: number): Promise<StepRecord[]>;
+  /**
+   * pending → running, attempt + 1, an attempt row with the executed args. Exactly one caller wins;
+   * the others get undefined.
+   */
+  claimStep(input: { runId: string; planVersion: number; stepId: string; owner: string; leaseMs: number; executedArgs: Record<string, unknown> }): Promise<StepRecord | undefined>;
+  /** Ends the running attempt `attempt`; false if the step is no longer that attempt (someone else moved it). */
+  finishStep(input: { runId: string; planVersion: number; stepId: string; attempt: number; status: 'succeeded' | 'failed' | 'uncertain' | 'cancelled' | 'waiting'; output?: Record<string, unknown> | null; error?: StepErrorRecord | null }): Promise<boolean>;
+  /** For steps not running: skip, cancel, reset to pending (retry), or settle a waiting / uncertain step. */
+  setStepStatus(input: { runId: string; planVersion: number; stepId: string; from: readonly StepStatus[]; to: StepStatus; output?: Record<string, unknown> | null; error?: StepErrorRecord | null }): Promise<boolean>;
+  listAttempts(runId: string): Promise<StepAttemptRecord[]>;
+
+  appendEvent(runId: string, type: string, data?: Record<string, unknown>): Promise<RunEvent>;
+  listEvents(runId: string): Promise<RunEvent[]>;
+
+  openEscalation(input: Pick<EscalationRecord, 'runId' | 'planVersion' | 'stepId' | 'kind' | 'message'>): Promise<EscalationRecord>;
+  getEscalation(id: string): Promise<EscalationRecord | undefined>;
+  listEscalations(runId: string): Promise<EscalationRecord[]>;
+  /** open → resolved once; false if it was already resolved. */
+  resolveEscalation(input: { id: string; action: EscalationAction; userId: string }): Promise<boolean>;
+
+  openQuestion(input: Pick<QuestionRecord, 'runId' | 'stepId' | 'planVersion' | 'question'>): Promise<QuestionRecord>;
+  listQuestions(runId: string): Promise<QuestionRecord[]>;
+  /** Answers the oldest open question of the run; undefined if none was open. */
+  answerQuestion(input: { runId: string; answer: string; userId: string }): Promise<QuestionRecord | undefined>;
+
+  recordUsage(usage: UsageRecord): Promise<void>;
+  usageTotals(runId: string): Promise<{ inputTokens: number; outputTokens: number; costUsd: number }>;
+}

@@ -1,0 +1,70 @@
+import type { Plan } from '../plan.ts';
+import type { EscalationRecord, RunRecord, StepStatus } from './run-store.ts';
+import type { Risk } from './tool.ts';
+
+export interface BoardStep {
+  stepId: string;
+  title: string;
+  tool: string;
+  kind: 'forward' | 'rollback';
+  status: StepStatus;
+  elapsedMs: number | null;
+  /** Links to what the step read or made (html_url of a PR, a workflow run…). */
+  url: string | null;
+  note: string | null;
+}
+
+export interface BoardState {
+  runId: string;
+  goal: string;
+  planVersion: number;
+  runStatus: RunRecord['status'];
+  steps: BoardStep[];
+  startedAt: Date;
+  elapsedMs: number;
+}
+
+export interface ProposedPlan {
+  run: RunRecord;
+  version: number;
+  plan: Plan;
+  authorKind: 'planner' | 'human' | 'runbook';
+  authorId: string;
+  /** Risk of each step's tool, for badges. */
+  risks: Record<string, Risk>;
+  /** Lines describing what changed from the parent version, when there is one. */
+  diff: string[] | null;
+  /** Why this version exists ("replan after s3 failed: …"). */
+  reason: string | null;
+  /** Set when the plan will run without a click (read-only auto-run). */
+  autoApproved: boolean;
+}
+
+export interface RunSummary {
+  run: RunRecord;
+  outcome: 'succeeded' | 'failed' | 'aborted' | 'cancelled' | 'rejected';
+  goal: string;
+  reason: string | null;
+  changes: { title: string; url: string | null }[];
+  rolledBack: { title: string; status: StepStatus }[];
+  durationMs: number;
+  tokens: { input: number; output: number };
+  costUsd: number;
+}
+
+/**
+ * How a run talks to people. Slack is one implementation; tests use an in-memory one.
+ * Every method is best-effort from the agent's view: a surface that fails is logged, the run goes on.
+ */
+export interface Surface {
+  planning(run: RunRecord): Promise<void>;
+  proposePlan(proposal: ProposedPlan): Promise<void>;
+  /** The plan is only questions for the requester, or the run needs to tell them something it cannot do. */
+  askRequester(run: RunRecord, questions: string[]): Promise<void>;
+  reportProgress(run: RunRecord, board: BoardState): Promise<void>;
+  escalate(run: RunRecord, escalation: EscalationRecord, stakes: string): Promise<void>;
+  /** ask_human: a step waits for an answer in the conversation. */
+  ask(run: RunRecord, stepId: string, question: string): Promise<void>;
+  notify(run: RunRecord, text: string): Promise<void>;
+  finish(summary: RunSummary): Promise<void>;
+}

@@ -1,0 +1,37 @@
+import type { Result } from '../errors.ts';
+import type { Conversation, EscalationAction, PlanVersionRecord, RunRecord } from './run-store.ts';
+
+/** Who may approve: Slack resolves user groups (`S…`) to members; tests use a fixed list. */
+export interface ApproverDirectory {
+  /** True when the approver list is empty (anyone may approve) or the user is on it directly or through a group. */
+  isApprover(userId: string): Promise<boolean>;
+}
+
+export interface StartRunInput {
+  task: string;
+  requester: string;
+  conversation: Conversation;
+  origin: RunRecord['origin'];
+}
+
+/**
+ * What a surface (Slack, the CLI, tests) asks of the agent. Each call returns once its decision is
+ * stored; long work (planning, executing) continues in the background and reports through the Surface.
+ * Errors meant for the person come back as `{ ok: false, error }` with a sentence fit to show them.
+ */
+export interface AgentApi {
+  startRun(input: StartRunInput): Promise<RunRecord>;
+  decide(input: { runId: string; planVersion: number; userId: string; decision: 'approve' | 'reject' }): Promise<Result<void>>;
+  /** Checks a person's edit without storing it (for a modal's field errors); each string names the problem. */
+  checkEdit(input: { runId: string; planVersion: number; plan: unknown }): Promise<Result<void, string[]>>;
+  editPlan(input: { runId: string; planVersion: number; userId: string; plan: unknown }): Promise<Result<PlanVersionRecord, string[]>>;
+  revisePlan(input: { runId: string; planVersion: number; userId: string; instruction: string }): Promise<Result<void>>;
+  resolveEscalation(input: { escalationId: string; userId: string; action: EscalationAction }): Promise<Result<void>>;
+  /** A message in a run's conversation: answers a pending question, or "cancel" stops the run. */
+  followUp(input: { conversation: Conversation; userId: string; text: string }): Promise<'answered' | 'cancelled' | 'no-run' | 'ignored'>;
+  cancel(input: { runId: string; userId: string }): Promise<Result<void>>;
+  /** At start-up: continue every run that was executing when the process stopped. */
+  resume(): Promise<void>;
+  /** Stop taking work and let running steps reach a recorded state. */
+  shutdown(deadlineMs: number): Promise<void>;
+}

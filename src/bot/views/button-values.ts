@@ -1,0 +1,40 @@
+import { z } from 'zod';
+
+/**
+ * What a button carries. Plan buttons bind to (runId, planVersion) so a click on an old plan can never
+ * approve a newer one; escalation buttons bind to the escalation id. Parsed with zod on every click.
+ */
+const PlanRefSchema = z.object({ r: z.string().min(1), v: z.number().int().positive() });
+const EscalationRefSchema = z.object({ e: z.string().min(1) });
+
+export interface PlanRef {
+  runId: string;
+  planVersion: number;
+}
+
+export function encodePlanRef(ref: PlanRef): string {
+  return JSON.stringify({ r: ref.runId, v: ref.planVersion });
+}
+
+export function decodePlanRef(value: string | undefined): PlanRef | undefined {
+  const parsed = PlanRefSchema.safeParse(safeJson(value));
+  return parsed.success ? { runId: parsed.data.r, planVersion: parsed.data.v } : undefined;
+}
+
+export function encodeEscalationRef(escalationId: string): string {
+  return JSON.stringify({ e: escalationId });
+}
+
+export function decodeEscalationRef(value: string | undefined): string | undefined {
+  const parsed = EscalationRefSchema.safeParse(safeJson(value));
+  return parsed.success ? parsed.data.e : undefined;
+}
+
+function safeJson(value: string | undefined): unknown {
+  if (!value) return undefined;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+}

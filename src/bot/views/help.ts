@@ -1,0 +1,16 @@
+import type { MessageView } from './limits.ts';
+import { section } from './text.ts';
+
+export const HELP_TEXT = [
+  '*Tandem* plans a task, asks for approval, then runs it and reports in the thread.',
+  '• Mention me with a task: `@Tandem merge PR 42 on acme/api once CI is green`',
+  '• In a run\'s thread, mention me to answer my question, or say `cancel` to stop the run.',
+  '• `/tandem status` — runs in progress',
+  '• `/tandem runs` — your recent runs',
+  '• `/tandem cancel <runId>` — stop a run',
+  '• `/tandem help` — this text',
+].join('\n');
+
+export function helpMessage(): MessageView {
+  return { text: HELP_TEXT, blocks: [section(HELP_TEXT)] };
+}

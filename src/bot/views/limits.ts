@@ -1,0 +1,112 @@
+import { z } from 'zod';
+
+/**
+ * Slack's Block Kit limits (docs/reference/platform-facts.md), as schemas. No official JSON Schema
+ * exists, so views are tested against these and the fake Slack server rejects what breaks them.
+ */
+export const LIMITS = {
+  messageBlocks: 50,
+  viewBlocks: 100,
+  sectionText: 3000,
+  sectionFields: 10,
+  sectionFieldText: 2000,
+  headerText: 150,
+  contextElements: 10,
+  contextText: 2000,
+  actionsElements: 25,
+  buttonText: 75,
+  buttonValue: 2000,
+  url: 3000,
+  id: 255,
+  viewTitle: 24,
+  privateMetadata: 3000,
+  inputLabel: 2000,
+  plainTextInput: 3000,
+  messageText: 4000,
+  /** Seen to fail with msg_blocks_too_long above ~13k; we stay well under. */
+  messageBlocksChars: 12_000,
+} as const;
+
+const id = z.string().min(1).max(LIMITS.id);
+const plainText = (max: number) => z.object({ type: z.literal('plain_text'), text: z.string().min(1).max(max), emoji: z.boolean().optional() });
+const anyText = (max: number) => z.object({ type: z.enum(['plain_text', 'mrkdwn']), text: z.string().min(1).max(max), emoji: z.boolean().optional(), verbatim: z.boolean().optional() });
+
+export const ButtonSchema = z.object({
+  type: z.literal('button'),
+  text: plainText(LIMITS.buttonText),
+  action_id: id,
+  value: z.string().max(LIMITS.buttonValue).optional(),
+  url: z.string().max(LIMITS.url).optional(),
+  style: z.enum(['primary', 'danger']).optional(),
+  confirm: z.unknown().optional(),
+});
+
+const SectionSchema = z.object({
+  type: z.literal('section'),
+  block_id: id.optional(),
+  text: anyText(LIMITS.sectionText).optional(),
+  fields: z.array(anyText(LIMITS.sectionFieldText)).max(LIMITS.sectionFields).optional(),
+  accessory: ButtonSchema.optional(),
+}).refine((s) => s.text !== undefined || (s.fields?.length ?? 0) > 0, 'a section needs text or fields');
+
+const HeaderSchema = z.object({ type: z.literal('header'), block_id: id.optional(), text: plainText(LIMITS.headerText) });
+const DividerSchema = z.object({ type: z.literal('divider'), block_id: id.optional() });
+const ContextSchema = z.object({ type: z.literal('context'), block_id: id.optional(), elements: z.array(anyText(LIMITS.contextText)).min(1).max(LIMITS.contextElements) });
+const ActionsSchema = z.object({ type: z.literal('actions'), block_id: id.optional(), elements: z.array(ButtonSchema).min(1).max(LIMITS.actionsElements) });
+
+const PlainTextInputSchema = z.object({
+  type: z.literal('plain_text_input'),
+  action_id: id,
+  multiline: z.boolean().optional(),
+  initial_value: z.string().max(LIMITS.plainTextInput).optional(),
+  max_length: z.number().int().max(LIMITS.plainTextInput).optional(),
+  placeholder: plainText(150).optional(),
+});
+const InputSchema = z.object({
+  type: z.literal('input'),
+  block_id: id.optional(),
+  label: plainText(LIMITS.inputLabel),
+  element: PlainTextInputSchema,
+  optional: z.boolean().optional(),
+  hint: plainText(LIMITS.inputLabel).optional(),
+});
+
+export const BlockSchema = z.union([SectionSchema, HeaderSchema, DividerSchema, ContextSchema, ActionsSchema, InputSchema]);
+export type Block = z.infer<typeof BlockSchema>;
+export type Button = z.infer<typeof ButtonSchema>;
+
+function uniqueBlockIds(blocks: Block[]): boolean {
+  const ids = blocks.map((b) => b.block_id).filter((b): b is string => b !== undefined);
+  return new Set(ids).size === ids.length;
+}
+
+export const MessageBlocksSchema = z
+  .array(BlockSchema)
+  .max(LIMITS.messageBlocks)
+  .refine(uniqueBlockIds, 'block_id values must be unique')
+  .refine((blocks) => JSON.stringify(blocks).length <= LIMITS.messageBlocksChars, `blocks exceed ${LIMITS.messageBlocksChars} characters`);
+
+export const ModalViewSchema = z.object({
+  type: z.literal('modal'),
+  callback_id: id,
+  title: plainText(LIMITS.viewTitle),
+  submit: plainText(LIMITS.viewTitle).optional(),
+  close: plainText(LIMITS.viewTitle).optional(),
+  private_metadata: z.string().max(LIMITS.privateMetadata).optional(),
+  blocks: z.array(BlockSchema).max(LIMITS.viewBlocks).refine(uniqueBlockIds, 'block_id values must be unique'),
+});
+export type ModalView = z.infer<typeof ModalViewSchema>;
+
+export const HomeViewSchema = z.object({
+  type: z.literal('home'),
+  callback_id: id.optional(),
+  private_metadata: z.string().max(LIMITS.privateMetadata).optional(),
+  blocks: z.array(BlockSchema).max(LIMITS.viewBlocks),
+});
+export type HomeView = z.infer<typeof HomeViewSchema>;
+
+/** A message as a view builds it: fallback text for notifications plus blocks. */
+export interface MessageView {
+  text: string;
+  blocks: Block[];
+}

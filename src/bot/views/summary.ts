@@ -1,0 +1,32 @@
+import type { RunSummary } from '../../agent/ports/surface.ts';
+import type { Block, MessageView } from './limits.ts';
+import { STEP_EMOJI } from './status-board.ts';
+import { context, escapeText, formatDuration, link, packLines, section, truncate } from './text.ts';
+
+const OUTCOME: Record<RunSummary['outcome'], string> = {
+  succeeded: ':white_check_mark: Done',
+  failed: ':x: Failed',
+  aborted: ':octagonal_sign: Aborted',
+  cancelled: ':no_entry_sign: Cancelled',
+  rejected: ':no_good: Rejected',
+};
+
+/** The run's last word in the thread: how it ended, what it changed, what it cost. */
+export function summaryMessage(summary: RunSummary): MessageView {
+  const outcome = OUTCOME[summary.outcome];
+  const blocks: Block[] = [section(`*${outcome}:* ${escapeText(truncate(summary.goal, 500))}${summary.reason ? `\n${escapeText(truncate(summary.reason, 1000))}` : ''}`)];
+
+  const changes = summary.changes.map((change) => `• ${change.url ? link(change.url, truncate(change.title, 150)) : escapeText(truncate(change.title, 150))}`);
+  if (changes.length > 0) blocks.push(...packLines(['*What changed:*', ...changes], { maxBlocks: 15, maxChars: 5000 }, (n) => `_…and ${n} more_`));
+  else blocks.push(section('*What changed:* nothing'));
+
+  if (summary.rolledBack.length > 0) {
+    const lines = summary.rolledBack.map((step) => `${STEP_EMOJI[step.status]} ${escapeText(truncate(step.title, 150))}`);
+    blocks.push(...packLines(['*Rolled back:*', ...lines], { maxBlocks: 10, maxChars: 3000 }, (n) => `_…and ${n} more_`));
+  }
+  const tokens = summary.tokens.input + summary.tokens.output;
+  blocks.push(
+    context(`${formatDuration(summary.durationMs)} · ${tokens.toLocaleString('en-US')} tokens (${summary.tokens.input.toLocaleString('en-US')} in, ${summary.tokens.output.toLocaleString('en-US')} out) · $${summary.costUsd.toFixed(4)} · run \`${escapeText(summary.run.id)}\``),
+  );
+  return { text: truncate(`${outcome}: ${summary.goal}`, 300), blocks };
+}

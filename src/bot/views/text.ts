@@ -1,0 +1,80 @@
+import type { Block } from './limits.ts';
+
+/** Slack's three control characters in mrkdwn; anything a person or tool wrote goes through this. */
+export function escapeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Cuts to `max` characters with an ellipsis, never splitting an escape entity. */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = text.slice(0, Math.max(0, max - 1));
+  const amp = cut.lastIndexOf('&');
+  if (amp !== -1 && !cut.slice(amp).includes(';')) cut = cut.slice(0, amp);
+  return `${cut}…`;
+}
+
+/** A link in mrkdwn; the label is escaped, the URL only loses characters that would break the syntax. */
+export function link(url: string, label: string): string {
+  return `<${url.replace(/[<>|\s]/g, '')}|${escapeText(label).replace(/\|/g, '¦')}>`;
+}
+
+export function mention(id: string): string {
+  return id.startsWith('S') ? `<!subteam^${id}>` : `<@${id}>`;
+}
+
+export function section(text: string, blockId?: string): Block {
+  return { type: 'section', text: { type: 'mrkdwn', text: truncate(text, 3000) }, ...(blockId ? { block_id: blockId } : {}) };
+}
+
+export function header(text: string): Block {
+  return { type: 'header', text: { type: 'plain_text', text: truncate(text, 150), emoji: true } };
+}
+
+export function context(text: string): Block {
+  return { type: 'context', elements: [{ type: 'mrkdwn', text: truncate(text, 2000) }] };
+}
+
+export function plainText(text: string, max: number): { type: 'plain_text'; text: string } {
+  return { type: 'plain_text', text: truncate(text, max) };
+}
+
+export function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${s % 60}s`;
+  return `${Math.floor(m / 60)}h ${m % 60}m`;
+}
+
+/**
+ * Packs lines into as few sections as fit Slack's 3000-character limit, within a block count and a
+ * character budget (the whole message must stay under ~13k). Lines that do not fit are counted in a note.
+ */
+export function packLines(lines: string[], budget: { maxBlocks: number; maxChars: number }, overflowNote: (hidden: number) => string): Block[] {
+  const chunks: string[] = [];
+  let current = '';
+  let used = 0;
+  let chars = 0;
+  const reserve = 120; // room for the overflow note
+  for (const line of lines) {
+    const clipped = truncate(line, 1500);
+    if (chars + clipped.length + 1 > budget.maxChars - reserve) break;
+    if (current && current.length + clipped.length + 1 > 2800) {
+      if (chunks.length + 1 >= budget.maxBlocks) break;
+      chunks.push(current);
+      current = '';
+    }
+    current = current ? `${current}\n${clipped}` : clipped;
+    chars += clipped.length + 1;
+    used += 1;
+  }
+  if (current) chunks.push(current);
+  const hidden = lines.length - used;
+  if (hidden > 0) {
+    const note = overflowNote(hidden);
+    const last = chunks.pop();
+    chunks.push(last ? `${last}\n${note}` : note);
+  }
+  return chunks.map((chunk) => section(chunk));
+}

@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { decodeEscalationRef, decodePlanRef } from '../../src/bot/views/button-values.ts';
+import { appHomeView } from '../../src/bot/views/app-home.ts';
+import { ESCALATION_ACTIONS, escalationMessage } from '../../src/bot/views/escalation.ts';
+import { HomeViewSchema, MessageBlocksSchema, ModalViewSchema, type Block } from '../../src/bot/views/limits.ts';
+import { modifyModal } from '../../src/bot/views/modify-modal.ts';
+import { PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION, planMessage } from '../../src/bot/views/plan-message.ts';
+import { statusBoard } from '../../src/bot/views/status-board.ts';
+import { summaryMessage } from '../../src/bot/views/summary.ts';
+import { parsePlanYaml, readModifySubmission } from '../../src/bot/modify-submission.ts';
+import { makeBoard, makeEscalation, makePlan, makeProposal, makeRun } from '../fakes/slack-fixtures.ts';
+
+const allText = (blocks: Block[]) => JSON.stringify(blocks);
+const buttons = (blocks: Block[]) => blocks.flatMap((b) => (b.type === 'actions' ? b.elements : []));
+
+function expectWithinLimits(blocks: Block[]) {
+  const result = MessageBlocksSchema.safeParse(blocks);
+  expect(result.success ? [] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([]);
+}
+
+describe('plan message', () => {
+  it('shows goal, numbered steps with tool, args, risk and dependencies, confidence, rollback, and three bound buttons', () => {
+    const view = planMessage(makeProposal(makePlan(3)));
+    const text = allText(view.blocks);
+    expect(text).toContain('*1.* Check CI run 1');
+    expect(text).toContain('`github_merge_pull`');
+    expect(text).toContain('repo=acme/api');
+    expect(text).toContain(':warning: *destructive*');
+    expect(text).toContain('after 1');
+    expect(text).toContain('82%');
+    expect(text).toContain('Rollback (1): Revert the merge');
+    const [approve, modify, reject] = buttons(view.blocks);
+    expect([approve?.action_id, modify?.action_id, reject?.action_id]).toEqual([PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION]);
+    expect(decodePlanRef(approve?.value)).toEqual({ runId: 'run_1', planVersion: 1 });
+    expectWithinLimits(view.blocks);
+  });
+
+  it('escapes &, < and > from the plan text in mrkdwn (plain_text headers show it verbatim)', () => {
+    const text = allText(planMessage(makeProposal(makePlan(2))).blocks.filter((b) => b.type !== 'header'));
+    expect(text).toContain('&lt;safely&gt; &amp; quickly');
+    expect(text).toContain('feature/&lt;0&gt;&amp;x');
+    expect(text).not.toContain('<safely>');
+  });
+
+  it('names the author and the changes of a new version', () => {
+    const view = planMessage(makeProposal(makePlan(2), { version: 2, authorKind: 'human', authorId: 'UEDIT', diff: ['s2: limit 5 → 10'], reason: 'edited in Slack' }));
+    const text = allText(view.blocks);
+    expect(text).toContain('Version 2 by <@UEDIT>');
+    expect(text).toContain('s2: limit 5 → 10');
+    expect(decodePlanRef(buttons(view.blocks)[0]?.value)).toEqual({ runId: 'run_1', planVersion: 2 });
+  });
+
+  it.each([40, 200])('condenses a %i-step plan with long titles within Slack limits and keeps the buttons', (count) => {
+    const view = planMessage(makeProposal(makePlan(count, { longTitles: true })));
+    expectWithinLimits(view.blocks);
+    expect(buttons(view.blocks)).toHaveLength(3);
+    expect(allText(view.blocks)).toMatch(/more steps/);
+  });
+
+  it('has no buttons when the plan runs without approval', () => {
+    const view = planMessage(makeProposal(makePlan(2), { autoApproved: true }));
+    expect(buttons(view.blocks)).toHaveLength(0);
+  });
+});
+
+describe('status board', () => {
+  it('has one line per step with status, elapsed time and link, under a header with the run state', () => {
+    const view = statusBoard(makeBoard(makePlan(3)));
+    const text = allText(view.blocks);
+    expect(view.blocks[0]).toMatchObject({ type: 'header' });
+    expect(text).toContain('Running: Merge PR 42');
+    expect(text).toContain(':white_check_mark: 1. Check CI run 1 · 2s · <https://github.com/acme/api/actions/runs/1|link>');
+    expect(text).toContain(':arrows_counterclockwise: 2. Check CI run 2');
+    expect(text).toContain(':white_circle: 3.');
+    expectWithinLimits(view.blocks);
+  });
+
+  it.each([40, 200])('stays within limits for %i steps', (count) => {
+    expectWithinLimits(statusBoard(makeBoard(makePlan(count, { longTitles: true }))).blocks);
+  });
+});
+
+describe('escalation', () => {
+  it('mentions the user group, says what happened and what is at stake, and binds four buttons to the escalation', () => {
+    const view = escalationMessage({ escalation: makeEscalation(), stakes: 'PR 42 stays open', escalateTo: 'SOPS' });
+    const text = allText(view.blocks);
+    expect(text).toContain('<!subteam^SOPS>');
+    expect(text).toContain('concluded &lt;failure&gt; &amp; the PR');
+    expect(text).toContain('PR 42 stays open');
+    const ids = buttons(view.blocks).map((b) => b.action_id);
+    expect(ids).toEqual([ESCALATION_ACTIONS.retry, ESCALATION_ACTIONS.skip, ESCALATION_ACTIONS.replan, ESCALATION_ACTIONS.abort]);
+    expect(buttons(view.blocks).every((b) => decodeEscalationRef(b.value) === 'esc_1')).toBe(true);
+    expectWithinLimits(view.blocks);
+  });
+
+  it('mentions a user with <@U…>', () => {
+    expect(allText(escalationMessage({ escalation: makeEscalation(), stakes: 'x', escalateTo: 'UONCALL' }).blocks)).toContain('<@UONCALL>');
+  });
+});
+
+describe('summary', () => {
+  it('shows outcome, changes with links, rollback, duration, tokens and cost', () => {
+    const view = summaryMessage({
+      run: makeRun(),
+      outcome: 'aborted',
+      goal: 'Release v1.2',
+      reason: 'Aborted by <@U1>',
+      changes: [{ title: 'Issue #7', url: 'https://github.com/acme/api/issues/7' }],
+      rolledBack: [{ title: 'Close issue #7', status: 'succeeded' }],
+      durationMs: 125_000,
+      tokens: { input: 1200, output: 300 },
+      costUsd: 0.0123,
+    });
+    const text = allText(view.blocks);
+    expect(text).toContain('Aborted');
+    expect(text).toContain('<https://github.com/acme/api/issues/7|Issue #7>');
+    expect(text).toContain('Rolled back');
+    expect(text).toContain('2m 5s');
+    expect(text).toContain('1,500 tokens');
+    expect(text).toContain('$0.0123');
+    expectWithinLimits(view.blocks);
+  });
+});
+
+describe('modify modal', () => {
+  it('holds the plan as YAML that parses back to the same steps, with the plan ref in private_metadata', () => {
+    const plan = makePlan(3);
+    const view = modifyModal({ runId: 'run_1', planVersion: 2, plan });
+    expect(ModalViewSchema.safeParse(view).success).toBe(true);
+    expect(decodePlanRef(view.private_metadata)).toEqual({ runId: 'run_1', planVersion: 2 });
+    const values = Object.fromEntries(
+      view.blocks.filter((b) => b.type === 'input').map((b) => [b.block_id!, { [b.element.action_id]: { value: b.element.initial_value ?? null } }]),
+    );
+    const submission = readModifySubmission({ private_metadata: view.private_metadata, state: { values } })!;
+    const parsed = parsePlanYaml(submission.parts);
+    expect(parsed.ok && (parsed.value as { steps: unknown[] }).steps).toEqual(plan.steps);
+  });
+
+  it('splits a 200-step plan over several inputs that join back to the whole plan', () => {
+    const plan = makePlan(200, { longTitles: true });
+    const view = modifyModal({ runId: 'run_1', planVersion: 1, plan });
+    const result = ModalViewSchema.safeParse(view);
+    expect(result.success).toBe(true);
+    const inputs = view.blocks.filter((b) => b.type === 'input' && b.block_id!.startsWith('plan-yaml-'));
+    expect(inputs.length).toBeGreaterThan(1);
+    const text = inputs.map((b) => (b.type === 'input' ? b.element.initial_value : '')).join('\n');
+    expect((parse(text) as { steps: unknown[] }).steps).toHaveLength(200);
+  });
+});
+
+describe('app home', () => {
+  it('lists the person\'s runs within limits', () => {
+    const view = appHomeView({ userId: 'U1', runs: Array.from({ length: 30 }, (_, i) => makeRun({ id: `run_${i}`, task: `task <${i}>` })) });
+    expect(HomeViewSchema.safeParse(view).success).toBe(true);
+    expect(JSON.stringify(view)).toContain('task &lt;3&gt;');
+  });
+});

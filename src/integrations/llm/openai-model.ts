@@ -1,0 +1,150 @@
+import OpenAI from 'openai';
+import { zodResponseFormat } from 'openai/helpers/zod';
+import { z } from 'zod';
+import { LlmError } from '../../agent/errors.ts';
+import type { Logger } from '../../observability/logger.ts';
+import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type ChatModel, type ChatModelAnswer, type ChatModelRequest } from './chat-model.ts';
+import { toLlmError, type FailureContext } from './sdk-errors.ts';
+import { jsonOnlyInstruction } from './structured-output.ts';
+
+export interface OpenAiModelOptions {
+  /** Optional for local OpenAI-compatible servers, which usually ignore it. */
+  apiKey?: string | undefined;
+  /** Unset: api.openai.com. Set: any Chat Completions server (Ollama, vLLM, llama.cpp). */
+  baseURL?: string | undefined;
+  model: string;
+  timeoutMs?: number | undefined;
+  maxRetries?: number | undefined;
+  fetch?: typeof globalThis.fetch | undefined;
+  logger?: Logger | undefined;
+}
+
+/** The part of a chat completion we rely on; a server that answers something else is treated as down. */
+const CompletionWire = z.object({
+  choices: z
+    .array(
+      z.object({
+        finish_reason: z.string().nullish(),
+        message: z.object({ content: z.string().nullish(), refusal: z.string().nullish() }),
+      }),
+    )
+    .min(1),
+  usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number() }).nullish(),
+});
+
+type ResponseFormat = ReturnType<typeof zodResponseFormat> | { type: 'json_object' };
+
+export function createOpenAiModel(options: OpenAiModelOptions): ChatModel {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const compatible = options.baseURL !== undefined;
+  // Everything explicit: the SDK would otherwise read OPENAI_* variables behind the config's back.
+  const client = new OpenAI({
+    apiKey: options.apiKey ?? 'unused',
+    baseURL: options.baseURL ?? 'https://api.openai.com/v1',
+    organization: null,
+    project: null,
+    timeout: timeoutMs,
+    maxRetries,
+    logLevel: 'off',
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const where: FailureContext = {
+    provider: 'openai',
+    model: options.model,
+    service: compatible ? `the OpenAI-compatible server at ${hostOf(options.baseURL!)}` : 'OpenAI',
+    timeoutMs,
+    maxRetries,
+  };
+  // Set once a server has said it cannot do json_schema; later calls go straight to JSON mode.
+  let jsonSchemaUnsupported = false;
+
+  /**
+   * Chat Completions with the schema as response_format. We parse the content ourselves rather than
+   * through chat.completions.parse(), which throws away the raw text the repair round needs.
+   */
+  async function send(request: ChatModelRequest, system: string, format: ResponseFormat): Promise<ChatModelAnswer> {
+    const limit = request.maxOutputTokens;
+    const completion = await client.chat.completions.create(
+      {
+        model: options.model,
+        messages: [{ role: 'system', content: system }, ...request.messages],
+        response_format: format,
+        // OpenAI's reasoning models refuse max_tokens; compatible servers mostly know only max_tokens.
+        ...(limit === undefined ? {} : compatible ? { max_tokens: limit } : { max_completion_tokens: limit }),
+      },
+      { signal: request.signal },
+    );
+    return read(completion);
+  }
+
+  function failure(error: unknown, request: ChatModelRequest): unknown {
+    // The caller cancelled: hand back its own reason, this is not the model failing.
+    if (request.signal?.aborted) return request.signal.reason;
+    return toLlmError(error, where);
+  }
+
+  function read(completion: unknown): ChatModelAnswer {
+    const wire = CompletionWire.safeParse(completion);
+    if (!wire.success) {
+      throw new LlmError('unavailable', `${where.service} (model ${options.model}) answered with something that is not a chat completion.`, {
+        provider: 'openai',
+        model: options.model,
+      });
+    }
+    const choice = wire.data.choices[0]!;
+    const usage = { inputTokens: wire.data.usage?.prompt_tokens ?? 0, outputTokens: wire.data.usage?.completion_tokens ?? 0 };
+    const text = choice.message.content ?? '';
+    if (choice.message.refusal) return { kind: 'refused', text: choice.message.refusal, usage };
+    if (choice.finish_reason === 'content_filter') return { kind: 'refused', text: 'the content filter stopped the answer', usage };
+    if (choice.finish_reason === 'length') return { kind: 'truncated', text, usage };
+    return { kind: 'answered', text, usage };
+  }
+
+  return {
+    provider: 'openai',
+    model: options.model,
+    async answer(request) {
+      const format = zodResponseFormat(request.schema, formatName(request.schemaName));
+      if (!jsonSchemaUnsupported) {
+        try {
+          return await send(request, request.system, format);
+        } catch (error) {
+          if (!rejectsJsonSchema(error)) throw failure(error, request);
+        }
+      }
+      const system = `${request.system}\n\n${jsonOnlyInstruction(format.json_schema.schema)}`;
+      let answer: ChatModelAnswer;
+      try {
+        answer = await send(request, system, { type: 'json_object' });
+      } catch (error) {
+        throw failure(error, request);
+      }
+      if (!jsonSchemaUnsupported) {
+        jsonSchemaUnsupported = true;
+        options.logger?.warn({ model: options.model, service: where.service }, 'server rejected json_schema output; using JSON mode with the schema in the prompt from now on');
+      }
+      return answer;
+    },
+  };
+}
+
+/**
+ * A 400 that names the response format (or has no body at all) is a server without json_schema
+ * support. If JSON mode then fails too, the 400 was about something else and that error is reported.
+ */
+function rejectsJsonSchema(error: unknown): boolean {
+  return error instanceof OpenAI.BadRequestError && /response_format|json_schema|schema|no body/i.test(error.message);
+}
+
+function formatName(schemaName: string): string {
+  return schemaName.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64) || 'answer';
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}

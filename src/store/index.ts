@@ -1,0 +1,4 @@
+export { openDatabase, type Database, type DatabaseOptions, type Db } from './database.ts';
+export { DataDirLockedError } from './data-dir-lock.ts';
+export { createRunStore } from './run-store.ts';
+export { markSlackEventSeen, forgetSlackEventsBefore } from './slack-events-repository.ts';

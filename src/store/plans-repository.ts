@@ -1,0 +1,72 @@
+import { asc, eq, and, sql } from 'drizzle-orm';
+import type { ApprovalRecord, PlanVersionRecord } from '../agent/ports/run-store.ts';
+import { PlanSchema, type Plan } from '../agent/plan.ts';
+import type { Db } from './database.ts';
+import { isUniqueViolation } from './errors.ts';
+import { approvals, planVersions } from './schema.ts';
+
+type PlanRow = typeof planVersions.$inferSelect;
+
+function toPlanVersion(row: PlanRow): PlanVersionRecord {
+  return {
+    runId: row.runId,
+    version: row.version,
+    // Parsed on every read: a stored plan of an older schemaVersion must still come back valid.
+    plan: PlanSchema.parse(row.plan),
+    authorKind: row.authorKind as PlanVersionRecord['authorKind'],
+    authorId: row.authorId,
+    parentVersion: row.parentVersion,
+    reason: row.reason,
+    createdAt: row.createdAt,
+  };
+}
+
+export async function insertPlanVersion(
+  db: Db,
+  input: { runId: string; plan: Plan; authorKind: PlanVersionRecord['authorKind']; authorId: string; parentVersion: number | null; reason: string | null },
+): Promise<PlanVersionRecord> {
+  // Versions are numbered 1, 2, … per run; a concurrent insert that takes the same number retries.
+  for (let tries = 0; ; tries++) {
+    try {
+      const [row] = await db
+        .insert(planVersions)
+        .values({
+          runId: input.runId,
+          version: sql`(select coalesce(max(${planVersions.version}), 0) + 1 from ${planVersions} where ${planVersions.runId} = ${input.runId})`,
+          plan: input.plan as unknown as Record<string, unknown>,
+          authorKind: input.authorKind,
+          authorId: input.authorId,
+          parentVersion: input.parentVersion,
+          reason: input.reason,
+        })
+        .returning();
+      return toPlanVersion(row!);
+    } catch (error) {
+      if (tries < 5 && isUniqueViolation(error)) continue;
+      throw error;
+    }
+  }
+}
+
+export async function selectPlanVersion(db: Db, runId: string, version: number): Promise<PlanVersionRecord | undefined> {
+  const [row] = await db
+    .select()
+    .from(planVersions)
+    .where(and(eq(planVersions.runId, runId), eq(planVersions.version, version)));
+  return row ? toPlanVersion(row) : undefined;
+}
+
+export async function selectPlanVersions(db: Db, runId: string): Promise<PlanVersionRecord[]> {
+  const rows = await db.select().from(planVersions).where(eq(planVersions.runId, runId)).orderBy(asc(planVersions.version));
+  return rows.map(toPlanVersion);
+}
+
+export async function insertApproval(db: Db, input: Omit<ApprovalRecord, 'createdAt'>): Promise<ApprovalRecord> {
+  const [row] = await db.insert(approvals).values(input).returning();
+  return { runId: row!.runId, planVersion: row!.planVersion, userId: row!.userId, decision: row!.decision as ApprovalRecord['decision'], createdAt: row!.createdAt };
+}
+
+export async function selectApprovals(db: Db, runId: string): Promise<ApprovalRecord[]> {
+  const rows = await db.select().from(approvals).where(eq(approvals.runId, runId)).orderBy(asc(approvals.id));
+  return rows.map((row) => ({ runId: row.runId, planVersion: row.planVersion, userId: row.userId, decision: row.decision as ApprovalRecord['decision'], createdAt: row.createdAt }));
+}

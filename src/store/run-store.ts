@@ -1,0 +1,50 @@
+import type { RunStore } from '../agent/ports/run-store.ts';
+import type { Db } from './database.ts';
+import { appendEvent, selectEvents } from './events-repository.ts';
+import { insertEscalation, resolveEscalation, selectEscalation, selectEscalations } from './escalations-repository.ts';
+import { insertApproval, insertPlanVersion, selectApprovals, selectPlanVersion, selectPlanVersions } from './plans-repository.ts';
+import { answerOldestQuestion, insertQuestion, selectQuestions } from './questions-repository.ts';
+import { insertRun, patchRun, selectRun, selectRunByConversation, selectRuns, transitionRunStatus } from './runs-repository.ts';
+import { claimStep, finishStep, insertSteps, selectAttempts, selectSteps, setStepStatus } from './steps-repository.ts';
+import { insertUsage, sumUsage } from './usage-repository.ts';
+
+/** The agent's `RunStore` port on our tables; each call is one committed fact. */
+export function createRunStore(db: Db): RunStore {
+  return {
+    createRun: (input) => insertRun(db, input),
+    getRun: (runId) => selectRun(db, runId),
+    findRunByConversation: (conversation) => selectRunByConversation(db, conversation),
+    updateRun: (runId, patch) => patchRun(db, runId, patch),
+    transitionRun: (runId, from, to) => transitionRunStatus(db, runId, from, to),
+    listRuns: (filter) => selectRuns(db, filter),
+
+    addPlanVersion: (input) => insertPlanVersion(db, input),
+    getPlanVersion: (runId, version) => selectPlanVersion(db, runId, version),
+    listPlanVersions: (runId) => selectPlanVersions(db, runId),
+
+    recordApproval: (input) => insertApproval(db, input),
+    listApprovals: (runId) => selectApprovals(db, runId),
+
+    createSteps: (runId, planVersion, steps) => insertSteps(db, runId, planVersion, steps),
+    listSteps: (runId, planVersion) => selectSteps(db, runId, planVersion),
+    claimStep: (input) => claimStep(db, input),
+    finishStep: (input) => finishStep(db, input),
+    setStepStatus: (input) => setStepStatus(db, input),
+    listAttempts: (runId) => selectAttempts(db, runId),
+
+    appendEvent: (runId, type, data) => appendEvent(db, runId, type, data),
+    listEvents: (runId) => selectEvents(db, runId),
+
+    openEscalation: (input) => insertEscalation(db, input),
+    getEscalation: (id) => selectEscalation(db, id),
+    listEscalations: (runId) => selectEscalations(db, runId),
+    resolveEscalation: (input) => resolveEscalation(db, input),
+
+    openQuestion: (input) => insertQuestion(db, input),
+    listQuestions: (runId) => selectQuestions(db, runId),
+    answerQuestion: (input) => answerOldestQuestion(db, input),
+
+    recordUsage: (usage) => insertUsage(db, usage),
+    usageTotals: (runId) => sumUsage(db, runId),
+  };
+}

@@ -1,0 +1,91 @@
+import { and, desc, eq, inArray, type SQL } from 'drizzle-orm';
+import type { Conversation, RunRecord, RunStatus } from '../agent/ports/run-store.ts';
+import type { Db } from './database.ts';
+import { newId } from './ids.ts';
+import { runs } from './schema.ts';
+
+type RunRow = typeof runs.$inferSelect;
+
+export function toRunRecord(row: RunRow): RunRecord {
+  return {
+    id: row.id,
+    task: row.task,
+    requester: row.requester,
+    conversation: { channel: row.channel, threadTs: row.threadTs },
+    origin: row.origin as RunRecord['origin'],
+    status: row.status as RunStatus,
+    currentPlanVersion: row.currentPlanVersion,
+    replans: row.replans,
+    boardRef: row.boardRef,
+    summary: row.summary,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    finishedAt: row.finishedAt,
+  };
+}
+
+export async function insertRun(db: Db, input: { task: string; requester: string; conversation: Conversation; origin: RunRecord['origin'] }): Promise<RunRecord> {
+  const [row] = await db
+    .insert(runs)
+    .values({
+      id: newId('run'),
+      task: input.task,
+      requester: input.requester,
+      channel: input.conversation.channel,
+      threadTs: input.conversation.threadTs,
+      origin: input.origin,
+      status: 'planning',
+    })
+    .returning();
+  return toRunRecord(row!);
+}
+
+export async function selectRun(db: Db, runId: string): Promise<RunRecord | undefined> {
+  const [row] = await db.select().from(runs).where(eq(runs.id, runId));
+  return row ? toRunRecord(row) : undefined;
+}
+
+export async function selectRunByConversation(db: Db, conversation: Conversation): Promise<RunRecord | undefined> {
+  const [row] = await db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.channel, conversation.channel), eq(runs.threadTs, conversation.threadTs)))
+    .orderBy(desc(runs.createdAt))
+    .limit(1);
+  return row ? toRunRecord(row) : undefined;
+}
+
+export type RunPatch = Partial<Pick<RunRecord, 'status' | 'currentPlanVersion' | 'replans' | 'boardRef' | 'summary' | 'finishedAt'>>;
+
+export async function patchRun(db: Db, runId: string, patch: RunPatch): Promise<RunRecord> {
+  const [row] = await db
+    .update(runs)
+    .set({ ...patch, updatedAt: new Date() })
+    .where(eq(runs.id, runId))
+    .returning();
+  if (!row) throw new Error(`run ${runId} not found`);
+  return toRunRecord(row);
+}
+
+export async function transitionRunStatus(db: Db, runId: string, from: readonly RunStatus[], to: RunStatus): Promise<boolean> {
+  if (from.length === 0) return false;
+  const rows = await db
+    .update(runs)
+    .set({ status: to, updatedAt: new Date() })
+    .where(and(eq(runs.id, runId), inArray(runs.status, [...from])))
+    .returning({ id: runs.id });
+  return rows.length === 1;
+}
+
+export async function selectRuns(db: Db, filter: { limit: number; requester?: string; statuses?: readonly RunStatus[] }): Promise<RunRecord[]> {
+  const conditions: SQL[] = [];
+  if (filter.requester) conditions.push(eq(runs.requester, filter.requester));
+  if (filter.statuses) conditions.push(inArray(runs.status, [...filter.statuses]));
+  const rows = await db
+    .select()
+    .from(runs)
+    .where(conditions.length ? and(...conditions) : undefined)
+    .orderBy(desc(runs.createdAt), desc(runs.id))
+    .limit(filter.limit);
+  return rows.map(toRunRecord);
+}

@@ -1,0 +1,214 @@
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const runs = pgTable(
+  'runs',
+  {
+    id: text('id').primaryKey(),
+    task: text('task').notNull(),
+    requester: text('requester').notNull(),
+    channel: text('channel').notNull(),
+    threadTs: text('thread_ts').notNull(),
+    origin: text('origin').notNull(),
+    status: text('status').notNull(),
+    currentPlanVersion: integer('current_plan_version'),
+    replans: integer('replans').notNull().default(0),
+    boardRef: text('board_ref'),
+    summary: jsonb('summary').$type<Record<string, unknown>>(),
+    /** Incremented in the same transaction as each event insert, so events are gap-free and ordered per run. */
+    eventSeq: integer('event_seq').notNull().default(0),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: at('lease_until'),
+    createdAt: createdAt(),
+    updatedAt: at('updated_at').notNull().defaultNow(),
+    finishedAt: at('finished_at'),
+  },
+  (t) => [index('runs_status_idx').on(t.status), index('runs_conversation_idx').on(t.channel, t.threadTs), index('runs_requester_idx').on(t.requester, t.createdAt)],
+);
+
+export const planVersions = pgTable(
+  'plan_versions',
+  {
+    runId: text('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    plan: jsonb('plan').$type<Record<string, unknown>>().notNull(),
+    authorKind: text('author_kind').notNull(),
+    authorId: text('author_id').notNull(),
+    parentVersion: integer('parent_version'),
+    reason: text('reason'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.version] })],
+);
+
+export const approvals = pgTable(
+  'approvals',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    runId: text('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    planVersion: integer('plan_version').notNull(),
+    userId: text('user_id').notNull(),
+    decision: text('decision').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('approvals_run_idx').on(t.runId)],
+);
+
+export const steps = pgTable(
+  'steps',
+  {
+    runId: text('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    planVersion: integer('plan_version').notNull(),
+    stepId: text('step_id').notNull(),
+    kind: text('kind').notNull(),
+    title: text('title').notNull(),
+    tool: text('tool').notNull(),
+    risk: text('risk').notNull(),
+    dependsOn: jsonb('depends_on').$type<string[]>().notNull(),
+    plannedArgs: jsonb('planned_args').$type<Record<string, unknown>>().notNull(),
+    status: text('status').notNull(),
+    attempt: integer('attempt').notNull().default(0),
+    output: jsonb('output').$type<Record<string, unknown>>(),
+    error: jsonb('error').$type<Record<string, unknown>>(),
+    startedAt: at('started_at'),
+    finishedAt: at('finished_at'),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: at('lease_until'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.planVersion, t.stepId] }), index('steps_status_idx').on(t.status)],
+);
+
+export const stepAttempts = pgTable(
+  'step_attempts',
+  {
+    runId: text('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    planVersion: integer('plan_version').notNull(),
+    stepId: text('step_id').notNull(),
+    attempt: integer('attempt').notNull(),
+    executedArgs: jsonb('executed_args').$type<Record<string, unknown>>().notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    owner: text('owner').notNull(),
+    status: text('status').notNull(),
+    output: jsonb('output').$type<Record<string, unknown>>(),
+    error: jsonb('error').$type<Record<string, unknown>>(),
+    startedAt: at('started_at').notNull().defaultNow(),
+    finishedAt: at('finished_at'),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.planVersion, t.stepId, t.attempt] })],
+);
+
+export const events = pgTable(
+  'events',
+  {
+    runId: text('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    seq: integer('seq').notNull(),
+    type: text('type').notNull(),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    at: at('at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.seq] })],
+);
+
+export const escalations = pgTable(
+  'escalations',
+  {
+    id: text('id').primaryKey(),
+    runId: text('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    planVersion: integer('plan_version'),
+    stepId: text('step_id'),
+    kind: text('kind').notNull(),
+    message: text('message').notNull(),
+    status: text('status').notNull().default('open'),
+    resolution: text('resolution'),
+    resolvedBy: text('resolved_by'),
+    createdAt: createdAt(),
+    resolvedAt: at('resolved_at'),
+  },
+  (t) => [index('escalations_run_idx').on(t.runId), index('escalations_open_idx').on(t.status)],
+);
+
+export const questions = pgTable(
+  'questions',
+  {
+    id: text('id').primaryKey(),
+    runId: text('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    stepId: text('step_id'),
+    planVersion: integer('plan_version'),
+    question: text('question').notNull(),
+    answer: text('answer'),
+    answeredBy: text('answered_by'),
+    createdAt: createdAt(),
+    answeredAt: at('answered_at'),
+  },
+  (t) => [index('questions_run_idx').on(t.runId)],
+);
+
+export const slackEventsSeen = pgTable('slack_events_seen', {
+  eventId: text('event_id').primaryKey(),
+  seenAt: createdAt(),
+});
+
+export const llmUsage = pgTable(
+  'llm_usage',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    runId: text('run_id').references(() => runs.id, { onDelete: 'set null' }),
+    role: text('role').notNull(),
+    provider: text('provider').notNull(),
+    model: text('model').notNull(),
+    inputTokens: integer('input_tokens').notNull(),
+    outputTokens: integer('output_tokens').notNull(),
+    costUsd: doublePrecision('cost_usd').notNull().default(0),
+    at: createdAt(),
+  },
+  (t) => [index('llm_usage_run_idx').on(t.runId)],
+);
+
+export const runbooks = pgTable('runbooks', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull().unique(),
+  /** "deploy {ref} of {repo} to {env}": placeholders become plan parameters. */
+  pattern: text('pattern').notNull(),
+  plan: jsonb('plan').$type<Record<string, unknown>>().notNull(),
+  params: jsonb('params').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+  source: text('source').notNull(),
+  /** Read-only runbooks may be pre-approved for scheduled runs. */
+  preApproved: boolean('pre_approved').notNull().default(false),
+  createdBy: text('created_by'),
+  createdAt: createdAt(),
+});
+
+export const schedules = pgTable('schedules', {
+  id: text('id').primaryKey(),
+  cron: text('cron').notNull(),
+  timeZone: text('time_zone').notNull(),
+  task: text('task').notNull(),
+  channel: text('channel').notNull(),
+  createdBy: text('created_by').notNull(),
+  runbookId: text('runbook_id').references(() => runbooks.id, { onDelete: 'set null' }),
+  enabled: boolean('enabled').notNull().default(true),
+  createdAt: createdAt(),
+});
+
+/** One row per fired slot: the unique key makes each slot fire once across replicas. */
+export const cronFires = pgTable(
+  'cron_fires',
+  {
+    scheduleId: text('schedule_id').notNull().references(() => schedules.id, { onDelete: 'cascade' }),
+    slot: at('slot').notNull(),
+    firedBy: text('fired_by').notNull(),
+    runId: text('run_id'),
+    at: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.scheduleId, t.slot] })],
+);
+
+export const replicas = pgTable('replicas', {
+  id: text('id').primaryKey(),
+  startedAt: createdAt(),
+  heartbeatAt: at('heartbeat_at').notNull().defaultNow(),
+});

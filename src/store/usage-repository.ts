@@ -1,0 +1,20 @@
+import { eq, sql } from 'drizzle-orm';
+import type { UsageRecord } from '../agent/ports/run-store.ts';
+import type { Db } from './database.ts';
+import { llmUsage } from './schema.ts';
+
+export async function insertUsage(db: Db, usage: UsageRecord): Promise<void> {
+  await db.insert(llmUsage).values(usage);
+}
+
+export async function sumUsage(db: Db, runId: string): Promise<{ inputTokens: number; outputTokens: number; costUsd: number }> {
+  const [row] = await db
+    .select({
+      inputTokens: sql<number>`coalesce(sum(${llmUsage.inputTokens}), 0)::int`,
+      outputTokens: sql<number>`coalesce(sum(${llmUsage.outputTokens}), 0)::int`,
+      costUsd: sql<number>`coalesce(sum(${llmUsage.costUsd}), 0)::float8`,
+    })
+    .from(llmUsage)
+    .where(eq(llmUsage.runId, runId));
+  return { inputTokens: Number(row?.inputTokens ?? 0), outputTokens: Number(row?.outputTokens ?? 0), costUsd: Number(row?.costUsd ?? 0) };
+}

@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { openDatabase, type Database } from '../../src/store/index.ts';
+
+export type Engine = 'pglite' | 'postgres';
+
+/** PGlite always; PostgreSQL too when CI (or you) sets TEST_DATABASE_URL. */
+export const ENGINES: Engine[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+
+/** The engine for tests that are not about the store: PostgreSQL when available (cheaper), else PGlite. */
+export const DEFAULT_ENGINE: Engine = process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite';
+
+export interface TestDatabase extends Database {
+  /** A postgres:// URL for this database (PostgreSQL only), e.g. to open a second connection pool. */
+  url: string | undefined;
+  destroy(): Promise<void>;
+}
+
+/**
+ * A migrated, empty database of its own: in-memory PGlite, or a fresh PostgreSQL database created on the
+ * TEST_DATABASE_URL server (so parallel test files never see each other's rows). Open one per test file.
+ */
+export async function openTestDatabase(engine: Engine = DEFAULT_ENGINE): Promise<TestDatabase> {
+  if (engine === 'pglite') {
+    const database = await openDatabase({ memory: true });
+    await database.migrate();
+    return { ...database, url: undefined, destroy: () => database.close() };
+  }
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  if (!serverUrl) throw new Error('TEST_DATABASE_URL is not set');
+  const name = `tandem_test_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ url: url.toString() });
+  await database.migrate();
+  return {
+    ...database,
+    url: url.toString(),
+    async destroy() {
+      await database.close();
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}

@@ -1,0 +1,144 @@
+import { describe, expect, it, beforeAll, afterAll } from 'vitest';
+import type { RunStore } from '../../src/agent/ports/run-store.ts';
+import { createRunStore, markSlackEventSeen, openDatabase, type Database } from '../../src/store/index.ts';
+import { ENGINES, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
+
+const plan = {
+  schemaVersion: 1 as const,
+  goal: 'Cut release v2.4.0',
+  confidence: 0.8,
+  steps: [
+    { id: 's1', title: 'Read repo', tool: 'github_get_repo', args: { repo: 'acme/api' }, dependsOn: [] },
+    { id: 's2', title: 'Release', tool: 'github_create_release', args: { repo: 'acme/api', tag: 'v2.4.0' }, dependsOn: ['s1'] },
+  ],
+  rollback: [],
+};
+
+describe.each(ENGINES)('run store contract on %s', (engine) => {
+  let database: TestDatabase;
+  let store: RunStore;
+  let conversationSeq = 0;
+
+  beforeAll(async () => {
+    database = await openTestDatabase(engine);
+    store = createRunStore(database.db);
+  });
+  afterAll(() => database.destroy());
+
+  const newRun = () => store.createRun({ task: 'cut release v2.4.0 of acme/api', requester: 'U1', conversation: { channel: 'C1', threadTs: `1700.${++conversationSeq}` }, origin: 'mention' });
+
+  const withPlannedSteps = async () => {
+    const run = await newRun();
+    const version = await store.addPlanVersion({ runId: run.id, plan, authorKind: 'planner', authorId: 'openai:gpt-4o', parentVersion: null, reason: null });
+    await store.createSteps(run.id, version.version, [
+      { stepId: 's1', kind: 'forward', title: 'Read repo', tool: 'github_get_repo', risk: 'read', dependsOn: [], plannedArgs: { repo: 'acme/api' } },
+      { stepId: 's2', kind: 'forward', title: 'Release', tool: 'github_create_release', risk: 'write', dependsOn: ['s1'], plannedArgs: { repo: 'acme/api', tag: 'v2.4.0' } },
+    ]);
+    return { run, version: version.version };
+  };
+
+  it('keeps a run findable by its conversation and moves status only from the expected state', async () => {
+    const run = await newRun();
+    expect(run.status).toBe('planning');
+    expect((await store.findRunByConversation(run.conversation))?.id).toBe(run.id);
+    expect(await store.transitionRun(run.id, ['awaiting-approval'], 'executing')).toBe(false);
+    expect(await store.transitionRun(run.id, ['planning'], 'awaiting-approval')).toBe(true);
+    expect((await store.getRun(run.id))?.status).toBe('awaiting-approval');
+    const listed = await store.listRuns({ limit: 50, requester: 'U1', statuses: ['awaiting-approval'] });
+    expect(listed.map((r) => r.id)).toContain(run.id);
+  });
+
+  it('numbers plan versions per run and records who wrote each and who approved which', async () => {
+    const run = await newRun();
+    const v1 = await store.addPlanVersion({ runId: run.id, plan, authorKind: 'planner', authorId: 'openai:gpt-4o', parentVersion: null, reason: null });
+    const edited = { ...plan, goal: 'Cut release v2.4.1' };
+    const v2 = await store.addPlanVersion({ runId: run.id, plan: edited, authorKind: 'human', authorId: 'U2', parentVersion: 1, reason: 'edited in Slack' });
+    expect([v1.version, v2.version]).toEqual([1, 2]);
+    await store.recordApproval({ runId: run.id, planVersion: 2, userId: 'U3', decision: 'approved' });
+    const versions = await store.listPlanVersions(run.id);
+    expect(versions.map((v) => [v.version, v.authorKind, v.authorId, v.plan.goal])).toEqual([
+      [1, 'planner', 'openai:gpt-4o', 'Cut release v2.4.0'],
+      [2, 'human', 'U2', 'Cut release v2.4.1'],
+    ]);
+    expect(await store.listApprovals(run.id)).toMatchObject([{ planVersion: 2, userId: 'U3', decision: 'approved' }]);
+  });
+
+  it('lets exactly one of two connections claim the same step', async () => {
+    const { run, version } = await withPlannedSteps();
+    // A second, independent connection pool on PostgreSQL; PGlite is one process, so concurrent calls on it.
+    const other: Database | undefined = database.url ? await openDatabase({ url: database.url }) : undefined;
+    try {
+      const otherStore = other ? createRunStore(other.db) : store;
+      const claims = await Promise.all([
+        store.claimStep({ runId: run.id, planVersion: version, stepId: 's2', owner: 'replica-a', leaseMs: 30_000, executedArgs: { repo: 'acme/api', tag: 'v2.4.0' } }),
+        otherStore.claimStep({ runId: run.id, planVersion: version, stepId: 's2', owner: 'replica-b', leaseMs: 30_000, executedArgs: { repo: 'acme/api', tag: 'v2.4.0' } }),
+      ]);
+      const winners = claims.filter(Boolean);
+      expect(winners).toHaveLength(1);
+      expect(winners[0]).toMatchObject({ status: 'running', attempt: 1 });
+      expect(await store.listAttempts(run.id)).toHaveLength(1);
+    } finally {
+      await other?.close();
+    }
+  });
+
+  it('records planned args, executed args and output as separate facts, and finishes only the live attempt', async () => {
+    const { run, version } = await withPlannedSteps();
+    const claimed = await store.claimStep({ runId: run.id, planVersion: version, stepId: 's1', owner: 'me', leaseMs: 1000, executedArgs: { repo: 'acme/api' } });
+    expect(claimed?.attempt).toBe(1);
+    expect(await store.finishStep({ runId: run.id, planVersion: version, stepId: 's1', attempt: 2, status: 'succeeded', output: {} })).toBe(false);
+    expect(await store.finishStep({ runId: run.id, planVersion: version, stepId: 's1', attempt: 1, status: 'succeeded', output: { url: 'https://github.com/acme/api' } })).toBe(true);
+    const [s1] = await store.listSteps(run.id, version);
+    expect(s1).toMatchObject({ status: 'succeeded', plannedArgs: { repo: 'acme/api' }, output: { url: 'https://github.com/acme/api' } });
+    expect(s1?.finishedAt).toBeInstanceOf(Date);
+    const [attempt] = await store.listAttempts(run.id);
+    expect(attempt).toMatchObject({ attempt: 1, status: 'succeeded', executedArgs: { repo: 'acme/api' } });
+
+    // Retry: a failed step goes back to pending and the next claim is attempt 2.
+    expect(await store.setStepStatus({ runId: run.id, planVersion: version, stepId: 's2', from: ['pending'], to: 'skipped', error: { message: 's1 failed' } })).toBe(true);
+    expect(await store.setStepStatus({ runId: run.id, planVersion: version, stepId: 's2', from: ['pending'], to: 'cancelled' })).toBe(false);
+  });
+
+  it('keeps events gap-free and in order under concurrent appends', async () => {
+    const run = await newRun();
+    const other: Database | undefined = database.url ? await openDatabase({ url: database.url }) : undefined;
+    try {
+      const otherStore = other ? createRunStore(other.db) : store;
+      await Promise.all(
+        Array.from({ length: 40 }, (_, i) => (i % 2 ? otherStore : store).appendEvent(run.id, 'step-started', { i })),
+      );
+      const events = await store.listEvents(run.id);
+      expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+      expect(new Set(events.map((e) => e.data.i)).size).toBe(40);
+    } finally {
+      await other?.close();
+    }
+  });
+
+  it('resolves an escalation once, answers the oldest question, and totals usage', async () => {
+    const run = await newRun();
+    const escalation = await store.openEscalation({ runId: run.id, planVersion: 1, stepId: 's2', kind: 'uncertain-side-effect', message: 'release may exist' });
+    const results = await Promise.all([
+      store.resolveEscalation({ id: escalation.id, action: 'retry', userId: 'U1' }),
+      store.resolveEscalation({ id: escalation.id, action: 'abort', userId: 'U2' }),
+    ]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect((await store.getEscalation(escalation.id))?.status).toBe('resolved');
+
+    await store.openQuestion({ runId: run.id, stepId: 's1', planVersion: 1, question: 'Which env?' });
+    await store.openQuestion({ runId: run.id, stepId: 's3', planVersion: 1, question: 'Which region?' });
+    expect(await store.answerQuestion({ runId: run.id, answer: 'staging', userId: 'U1' })).toMatchObject({ stepId: 's1', answer: 'staging', answeredBy: 'U1' });
+    expect((await store.listQuestions(run.id)).filter((q) => q.answeredAt === null)).toHaveLength(1);
+
+    await store.recordUsage({ runId: run.id, role: 'planner', provider: 'openai', model: 'gpt-4o', inputTokens: 1200, outputTokens: 300, costUsd: 0.006 });
+    await store.recordUsage({ runId: run.id, role: 'evaluator', provider: 'openai', model: 'gpt-4o-mini', inputTokens: 100, outputTokens: 20, costUsd: 0.0001 });
+    const totals = await store.usageTotals(run.id);
+    expect(totals).toMatchObject({ inputTokens: 1300, outputTokens: 320 });
+    expect(totals.costUsd).toBeCloseTo(0.0061, 6);
+  });
+
+  it('sees a Slack event id only once', async () => {
+    expect(await markSlackEventSeen(database.db, 'Ev123')).toBe(true);
+    expect(await markSlackEventSeen(database.db, 'Ev123')).toBe(false);
+  });
+});

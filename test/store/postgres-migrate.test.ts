@@ -1,0 +1,27 @@
+import postgres from 'postgres';
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createRunStore, openDatabase } from '../../src/store/index.ts';
+
+const serverUrl = process.env.TEST_DATABASE_URL;
+
+// Replicas started together on an empty PostgreSQL all migrate at once; only a real server shows the race.
+describe.runIf(serverUrl)('migrations on PostgreSQL', () => {
+  it('apply once when three replicas migrate an empty database at the same time', async () => {
+    const admin = postgres(serverUrl!, { max: 1, onnotice: () => {} });
+    const name = `tandem_migrate_${randomBytes(5).toString('hex')}`;
+    await admin.unsafe(`create database ${name}`);
+    const url = new URL(serverUrl!);
+    url.pathname = `/${name}`;
+    const replicas = await Promise.all([1, 2, 3].map(() => openDatabase({ url: url.toString(), poolSize: 3 })));
+    try {
+      await Promise.all(replicas.map((r) => r.migrate()));
+      const run = await createRunStore(replicas[0]!.db).createRun({ task: 't', requester: 'U1', conversation: { channel: 'C', threadTs: '1' }, origin: 'cli' });
+      expect(await createRunStore(replicas[2]!.db).getRun(run.id)).toMatchObject({ task: 't' });
+    } finally {
+      await Promise.all(replicas.map((r) => r.close()));
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    }
+  });
+});

@@ -1,0 +1,87 @@
+import { checkMessage, checkUpdate } from './block-check.ts';
+import { fail, jsonParam, type MethodResult, type Params } from './params.ts';
+import type { FakeMessage, WorkspaceModel } from './workspace-model.ts';
+
+type Handler = (params: Params, model: WorkspaceModel, baseUrl: string) => MethodResult;
+
+function readContent(params: Params): { text: string | undefined; blocks: unknown[] | undefined } | MethodResult {
+  const blocks = jsonParam(params, 'blocks');
+  if (!blocks.ok) return fail('invalid_blocks_format');
+  const text = params.text;
+  if (!text && !blocks.value) return fail('no_text');
+  const problem = checkMessage(text, blocks.value);
+  if (problem) return fail(problem.error, problem.messages);
+  return { text, blocks: blocks.value as unknown[] | undefined };
+}
+
+const isFailure = (value: object): value is MethodResult => 'ok' in value;
+
+export const chatMethods: Record<string, Handler> = {
+  'chat.postMessage'(params, model) {
+    const channel = params.channel;
+    if (!channel) return fail('channel_not_found');
+    const content = readContent(params);
+    if (isFailure(content)) return content;
+    const metadata = jsonParam(params, 'metadata');
+    if (!metadata.ok) return fail('invalid_metadata_format');
+    model.channels.add(channel);
+    const message: FakeMessage = {
+      channel,
+      ts: model.nextTs(),
+      threadTs: params.thread_ts || undefined,
+      user: model.bot.userId,
+      text: content.text ?? '',
+      blocks: content.blocks,
+      metadata: metadata.value as FakeMessage['metadata'],
+      edits: 0,
+    };
+    model.messages.push(message);
+    return { ok: true, channel, ts: message.ts, message: { type: 'message', user: message.user, text: message.text, ts: message.ts, thread_ts: message.threadTs, blocks: message.blocks } };
+  },
+
+  'chat.update'(params, model) {
+    const message = model.findMessage(params.channel ?? '', params.ts ?? '');
+    if (!message) return fail('message_not_found');
+    if (message.user !== model.bot.userId) return fail('cant_update_message');
+    const blocks = jsonParam(params, 'blocks');
+    if (!blocks.ok) return fail('invalid_blocks_format');
+    const problem = checkUpdate(params.text, blocks.value);
+    if (problem) return fail(problem.error, problem.messages);
+    if (params.text !== undefined) message.text = params.text;
+    if (blocks.value !== undefined) message.blocks = blocks.value as unknown[];
+    message.edits += 1;
+    return { ok: true, channel: message.channel, ts: message.ts, text: message.text };
+  },
+
+  'chat.postEphemeral'(params, model) {
+    if (!params.channel) return fail('channel_not_found');
+    if (!params.user) return fail('user_not_in_channel');
+    const content = readContent(params);
+    if (isFailure(content)) return content;
+    const ts = model.nextTs();
+    model.ephemerals.push({ channel: params.channel, user: params.user, threadTs: params.thread_ts || undefined, text: content.text ?? '', blocks: content.blocks, ts });
+    return { ok: true, message_ts: ts };
+  },
+
+  'chat.getPermalink'(params, model, baseUrl) {
+    const message = model.findMessage(params.channel ?? '', params.message_ts ?? '');
+    if (!message) return fail('message_not_found');
+    const origin = baseUrl.replace(/\/api\/$/, '');
+    return { ok: true, channel: message.channel, permalink: `${origin}/archives/${message.channel}/p${message.ts.replace('.', '')}` };
+  },
+
+  'conversations.history'(params, model) {
+    const channel = params.channel;
+    if (!channel || !model.channels.has(channel)) return fail('channel_not_found');
+    const oldest = Number(params.oldest ?? 0);
+    const latest = params.latest ? Number(params.latest) : Infinity;
+    const limit = Math.min(Number(params.limit ?? 100) || 100, 1000);
+    const withMetadata = params.include_all_metadata === 'true';
+    const messages = model.messages
+      .filter((m) => m.channel === channel && !m.threadTs && Number(m.ts) > oldest && Number(m.ts) < latest)
+      .reverse()
+      .slice(0, limit)
+      .map((m) => ({ type: 'message', user: m.user, text: m.text, ts: m.ts, ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}) }));
+    return { ok: true, messages, has_more: false };
+  },
+};

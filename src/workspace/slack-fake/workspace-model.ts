@@ -1,0 +1,80 @@
+/**
+ * The fake workspace's state: what Slack would show people. Tests read it to assert what a person
+ * sees; the local-workspace feature renders it in a browser.
+ */
+export interface FakeMessage {
+  channel: string;
+  ts: string;
+  threadTs: string | undefined;
+  user: string;
+  text: string;
+  blocks: unknown[] | undefined;
+  metadata: { event_type: string; event_payload: Record<string, unknown> } | undefined;
+  edits: number;
+}
+
+export interface FakeEphemeral {
+  channel: string;
+  user: string;
+  threadTs: string | undefined;
+  text: string;
+  blocks: unknown[] | undefined;
+  ts: string;
+}
+
+export interface FakeView {
+  id: string;
+  hash: string;
+  /** For modals: who opened it; for Home tabs: whose tab it is. */
+  user: string | undefined;
+  view: Record<string, unknown>;
+  updates: number;
+}
+
+export class WorkspaceModel {
+  readonly messages: FakeMessage[] = [];
+  readonly ephemerals: FakeEphemeral[] = [];
+  readonly views = new Map<string, FakeView>();
+  readonly homeTabs = new Map<string, FakeView>();
+  /** Replies sent through a response_url (slash commands, interactions). */
+  readonly responses: { id: string; body: Record<string, unknown> }[] = [];
+  readonly usergroups = new Map<string, string[]>();
+  readonly users = new Map<string, { id: string; name: string; real_name: string }>();
+  readonly channels = new Set<string>(['C1', 'C2']);
+  readonly bot = { userId: 'UBOT', botId: 'BBOT', teamId: 'T1' };
+  private clock = 0;
+  private viewSeq = 0;
+
+  /** Message timestamps are unique and increasing, as Slack's are within a channel. */
+  nextTs(): string {
+    const seconds = Math.floor(Date.now() / 1000);
+    this.clock += 1;
+    return `${seconds}.${String(this.clock).padStart(6, '0')}`;
+  }
+
+  nextViewId(): string {
+    this.viewSeq += 1;
+    return `V${String(this.viewSeq).padStart(6, '0')}`;
+  }
+
+  findMessage(channel: string, ts: string): FakeMessage | undefined {
+    return this.messages.find((m) => m.channel === channel && m.ts === ts);
+  }
+
+  /** The thread's messages in order, the parent first. */
+  thread(channel: string, threadTs: string): FakeMessage[] {
+    return this.messages.filter((m) => m.channel === channel && (m.ts === threadTs || m.threadTs === threadTs));
+  }
+
+  ephemeralsFor(user: string): FakeEphemeral[] {
+    return this.ephemerals.filter((e) => e.user === user);
+  }
+
+  /** A person's message (a mention) as it would sit in the channel before the bot sees it. */
+  addUserMessage(input: { channel: string; user: string; text: string; threadTs?: string }): FakeMessage {
+    this.channels.add(input.channel);
+    const message: FakeMessage = { channel: input.channel, ts: this.nextTs(), threadTs: input.threadTs, user: input.user, text: input.text, blocks: undefined, metadata: undefined, edits: 0 };
+    this.messages.push(message);
+    return message;
+  }
+}

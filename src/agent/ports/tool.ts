@@ -49,6 +49,8 @@ export interface Tool<I = unknown> {
   name: string;
   description: string;
   input: z.ZodType<I>;
+  /** The input's JSON Schema as its source gave it (MCP servers); the catalogue otherwise derives it from `input`. */
+  inputJsonSchema?: Record<string, unknown>;
   output?: z.ZodType<Record<string, unknown>>;
   risk: Risk;
   run(args: I, ctx: ToolContext): Promise<ToolResult>;

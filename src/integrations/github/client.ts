@@ -1,0 +1,47 @@
+import { Octokit } from 'octokit';
+
+export type { Octokit } from 'octokit';
+
+export interface GithubClientOptions {
+  token: string;
+  /** REST base URL without a trailing slash: https://api.github.com, https://ghe.example.com/api/v3, or a test server. */
+  apiUrl: string;
+  /** Production keeps octokit's retry and throttling plugins on; tests turn them off unless they tune them. */
+  production: boolean;
+  /** How many times a rate-limited request is retried after waiting (default 2). */
+  rateLimitRetries?: number;
+  /** Milliseconds per second of `retry-after` (default 1000); tests shrink it. */
+  retryAfterBaseValue?: number;
+  /** Force the plugins on (true) or off (false) whatever `production` says. */
+  plugins?: boolean;
+  log?: { warn(obj: object, msg?: string): void };
+}
+
+/**
+ * The one place an Octokit is built. Writes opt out of the retry plugin per call (see github-call.ts),
+ * because retrying a POST that may have reached GitHub can create the object twice.
+ */
+export function createGithubClient(options: GithubClientOptions): Octokit {
+  const pluginsOn = options.plugins ?? options.production;
+  const maxRetries = options.rateLimitRetries ?? 2;
+  const onLimit = (kind: string) => (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
+    options.log?.warn({ kind, method: request.method, url: request.url, retryAfter, retryCount }, 'GitHub rate limit');
+    return retryCount < maxRetries;
+  };
+  return new Octokit({
+    auth: options.token,
+    baseUrl: options.apiUrl.replace(/\/+$/, ''),
+    userAgent: 'tandem-chatops',
+    retry: { enabled: pluginsOn },
+    throttle: pluginsOn
+      ? {
+          enabled: true,
+          onRateLimit: onLimit('primary'),
+          onSecondaryRateLimit: onLimit('secondary'),
+          ...(options.retryAfterBaseValue !== undefined ? { retryAfterBaseValue: options.retryAfterBaseValue } : {}),
+        }
+      : { enabled: false },
+    // octokit logs deprecations and plugin notices through console by default; keep them quiet.
+    log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+  });
+}

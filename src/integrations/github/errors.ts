@@ -1,0 +1,83 @@
+import type { ToolError } from '../../agent/ports/tool.ts';
+
+interface HttpishError {
+  name?: string;
+  message?: string;
+  status?: number;
+  response?: { headers?: Record<string, string | undefined>; data?: unknown };
+  cause?: unknown;
+}
+
+export interface GithubErrorContext {
+  /** What was being read or written, for messages: `owner/name#12`, `owner/name`. */
+  what: string;
+  /** A write: a lost connection after sending means the side effect may have happened. */
+  write: boolean;
+  /** Messages for statuses that mean something specific to this call (merge's 405/409). */
+  statusMessages?: Partial<Record<number, string>>;
+}
+
+/** Refused before anything was sent: safe to call again, nothing happened. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET_BEFORE_SEND']);
+
+function causeCode(error: HttpishError): string | undefined {
+  let cause: unknown = error.cause;
+  for (let depth = 0; depth < 3 && cause && typeof cause === 'object'; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function isRateLimited(error: HttpishError): boolean {
+  const headers = error.response?.headers ?? {};
+  if (error.status === 429) return true;
+  if (error.status !== 403) return false;
+  return headers['x-ratelimit-remaining'] === '0' || headers['retry-after'] !== undefined || /secondary rate limit|rate limit/i.test(error.message ?? '');
+}
+
+function githubMessage(error: HttpishError): string {
+  const data = error.response?.data as { message?: unknown } | undefined;
+  return typeof data?.message === 'string' ? data.message : (error.message ?? 'unknown error');
+}
+
+/** Turns whatever octokit threw into the executor's ToolError vocabulary. */
+export function toToolError(thrown: unknown, context: GithubErrorContext): ToolError {
+  const error = (thrown ?? {}) as HttpishError;
+  const status = error.status;
+  if (error.name === 'AbortError') {
+    return { message: `cancelled while calling GitHub for ${context.what}`, code: 'cancelled', ...(context.write ? { uncertain: true } : {}) };
+  }
+  // No response at all: the connection failed, was reset, or timed out.
+  if (!error.response) {
+    const code = causeCode(error);
+    const notSent = code !== undefined && NOT_SENT_CODES.has(code);
+    return {
+      message: `GitHub could not be reached for ${context.what}: ${error.message ?? 'network error'}`,
+      transient: true,
+      code: 'network',
+      ...(context.write && !notSent ? { uncertain: true } : {}),
+    };
+  }
+  const special = status !== undefined ? context.statusMessages?.[status] : undefined;
+  if (special) return { message: `${special} (${context.what}): ${githubMessage(error)}`, code: `http-${status}` };
+  if (isRateLimited(error)) {
+    return { message: `GitHub rate limit hit for ${context.what}; try again later`, transient: true, code: 'rate-limited' };
+  }
+  if (status === 401) return { message: 'GitHub rejected the token (401): check GITHUB_TOKEN', code: 'unauthorized' };
+  if (status === 403) return { message: `GitHub refused access to ${context.what} (403): ${githubMessage(error)}`, code: 'forbidden' };
+  if (status === 404) return { message: `not found: ${context.what}`, code: 'not-found' };
+  if (status === 422) return { message: `GitHub rejected the request for ${context.what} (422): ${validationDetail(error)}`, code: 'invalid' };
+  if (status !== undefined && status >= 500) {
+    // A 5xx on a write may come after GitHub acted (a gateway timing out in front of it).
+    return { message: `GitHub failed for ${context.what} (${status}): ${githubMessage(error)}`, transient: true, code: `http-${status}`, ...(context.write ? { uncertain: true } : {}) };
+  }
+  return { message: `GitHub error for ${context.what} (${status ?? '?'}): ${githubMessage(error)}`, code: `http-${status ?? 'unknown'}` };
+}
+
+function validationDetail(error: HttpishError): string {
+  const data = error.response?.data as { message?: string; errors?: { code?: string; field?: string; message?: string }[] } | undefined;
+  const details = (data?.errors ?? []).map((e) => e.message ?? [e.field, e.code].filter(Boolean).join(' ')).filter(Boolean);
+  return [data?.message ?? error.message, ...details].filter(Boolean).join('; ');
+}

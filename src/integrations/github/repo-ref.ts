@@ -1,0 +1,11 @@
+import { z } from 'zod';
+
+export const RepoSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'expected owner/name, e.g. acme/api')
+  .describe('Repository as owner/name, e.g. "acme/api"');
+
+export function splitRepo(repo: string): { owner: string; repo: string } {
+  const [owner = '', name = ''] = repo.split('/');
+  return { owner, repo: name };
+}

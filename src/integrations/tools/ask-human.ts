@@ -1,0 +1,13 @@
+import { z } from 'zod';
+import { defineTool } from './define-tool.ts';
+
+/** Pauses the run; the executor turns the person's reply into `{ answer, answeredBy }`. */
+export function createAskHumanTool() {
+  return defineTool({
+    name: 'ask_human',
+    description: 'Ask the people in the run\'s thread a question and wait for the answer (a choice, a value, a confirmation). Later steps can use {{steps.<id>.output.answer}}.',
+    risk: 'read',
+    input: z.object({ question: z.string().min(1).max(2_000) }),
+    run: async (args) => ({ status: 'pause', question: args.question }),
+  });
+}

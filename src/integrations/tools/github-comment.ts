@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { reconcileGithub, requestOptions, runGithub } from '../github/call.ts';
+import type { Octokit } from '../github/client.ts';
+import { hasMarker, sinceWithSkew, withMarker } from '../github/marker.ts';
+import { RepoSchema, splitRepo } from '../github/repo-ref.ts';
+import { defineTool } from './define-tool.ts';
+
+export function createGithubCommentTool(github: Octokit | undefined) {
+  return defineTool({
+    name: 'github_comment',
+    description: 'Add a Markdown comment to an issue or pull request. Returns the comment url and id.',
+    risk: 'write',
+    input: z.object({
+      repo: RepoSchema,
+      number: z.number().int().positive().describe('Issue or pull request number'),
+      body: z.string().min(1).max(60_000).describe('Markdown comment'),
+    }),
+    run: (args, ctx) =>
+      runGithub(github, { what: `${args.repo}#${args.number}`, write: true }, async (octokit) => {
+        const { data } = await octokit.rest.issues.createComment({
+          ...splitRepo(args.repo),
+          issue_number: args.number,
+          body: withMarker(args.body, ctx.marker),
+          request: requestOptions(ctx, true),
+        });
+        return { status: 'ok', output: { number: args.number, commentId: data.id, url: data.html_url } };
+      }),
+    reconcile: (args, ctx) =>
+      reconcileGithub(github, `comments of ${args.repo}#${args.number}`, async (octokit) => {
+        const { data } = await octokit.rest.issues.listComments({
+          ...splitRepo(args.repo),
+          issue_number: args.number,
+          since: sinceWithSkew(ctx.startedAt).toISOString(),
+          per_page: 100,
+          request: requestOptions(ctx, false),
+        });
+        const comment = data.find((item) => hasMarker(item.body, ctx.marker));
+        return comment ? { status: 'done', output: { number: args.number, commentId: comment.id, url: comment.html_url } } : { status: 'not-done' };
+      }),
+  });
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { reconcileGithub, requestOptions, runGithub } from '../github/call.ts';
+import type { Octokit } from '../github/client.ts';
+import { hasMarker, sinceWithSkew, withMarker } from '../github/marker.ts';
+import { RepoSchema, splitRepo } from '../github/repo-ref.ts';
+import { defineTool } from './define-tool.ts';
+
+export function createGithubCreateIssueTool(github: Octokit | undefined) {
+  return defineTool({
+    name: 'github_create_issue',
+    description: 'Open a new issue in a repository with a title and optional Markdown body, labels and assignees. Returns its number and url.',
+    risk: 'write',
+    input: z.object({
+      repo: RepoSchema,
+      title: z.string().min(1).max(256),
+      body: z.string().max(60_000).optional().describe('Markdown body'),
+      labels: z.array(z.string().min(1)).max(20).optional(),
+      assignees: z.array(z.string().min(1)).max(10).optional().describe('GitHub logins'),
+    }),
+    run: (args, ctx) =>
+      runGithub(github, { what: args.repo, write: true }, async (octokit) => {
+        const { data } = await octokit.rest.issues.create({
+          ...splitRepo(args.repo),
+          title: args.title,
+          body: withMarker(args.body, ctx.marker),
+          ...(args.labels ? { labels: args.labels } : {}),
+          ...(args.assignees ? { assignees: args.assignees } : {}),
+          request: requestOptions(ctx, true),
+        });
+        return { status: 'ok', output: { number: data.number, url: data.html_url, title: data.title } };
+      }),
+    reconcile: (args, ctx) =>
+      reconcileGithub(github, `issues of ${args.repo}`, async (octokit) => {
+        // `since` filters on update time, which is never before creation: a safe lower bound.
+        const { data } = await octokit.rest.issues.listForRepo({
+          ...splitRepo(args.repo),
+          state: 'all',
+          since: sinceWithSkew(ctx.startedAt).toISOString(),
+          sort: 'created',
+          direction: 'desc',
+          per_page: 100,
+          request: requestOptions(ctx, false),
+        });
+        const issue = data.find((item) => !item.pull_request && hasMarker(item.body, ctx.marker));
+        return issue ? { status: 'done', output: { number: issue.number, url: issue.html_url, title: issue.title } } : { status: 'not-done' };
+      }),
+  });
+}

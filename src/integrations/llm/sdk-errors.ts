@@ -62,14 +62,14 @@ function serverMessage(error: ApiError): string {
 }
 
 function connectionCause(error: Error): string {
-  let cause: unknown = error.cause;
   // fetch wraps the socket error: TypeError('fetch failed', { cause: Error & { code: 'ECONNREFUSED' } }).
-  while (cause instanceof Error) {
+  let innermost: Error = error;
+  for (let cause: unknown = error.cause; cause instanceof Error; cause = cause.cause) {
     const code = (cause as Error & { code?: unknown }).code;
     if (typeof code === 'string') return code === 'ECONNREFUSED' ? 'connection refused' : code;
-    cause = cause.cause;
+    innermost = cause;
   }
-  return error.message;
+  return innermost.message;
 }
 
 function seconds(ms: number): string {

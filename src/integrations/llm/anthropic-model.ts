@@ -20,7 +20,7 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
 
 /** The part of a message we rely on; a server that answers something else is treated as down. */
 const MessageWire = z.object({
-  content: z.array(z.looseObject({ type: z.string(), text: z.string().optional(), name: z.string().optional(), input: z.unknown() })),
+  content: z.array(z.looseObject({ type: z.string(), text: z.string().optional(), name: z.string().optional(), input: z.unknown().optional() })),
   stop_reason: z.string().nullish(),
   usage: z.object({
     input_tokens: z.number(),

@@ -20,6 +20,7 @@ export const BUILT_IN_PRICES: Readonly<Record<string, ModelPrice>> = {
   'openai:gpt-4.1-mini': { input: 0.4, output: 1.6 },
   'openai:gpt-4.1-nano': { input: 0.1, output: 0.4 },
   'openai:gpt-5': { input: 1.25, output: 10 },
+  'openai:gpt-5.1': { input: 1.25, output: 10 },
   'openai:gpt-5-mini': { input: 0.25, output: 2 },
   'openai:gpt-5-nano': { input: 0.05, output: 0.4 },
   'openai:o4-mini': { input: 1.1, output: 4.4 },

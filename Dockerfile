@@ -1,0 +1,27 @@
+# syntax=docker/dockerfile:1
+# Tandem: production dependencies only, runs as the unprivileged `node` user.
+# Data: set DATABASE_URL for PostgreSQL, or mount a volume at /data for the embedded PGlite.
+
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    DATA_DIR=/data \
+    PORT=3000
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json manifest.yml ./
+COPY bin ./bin
+COPY src ./src
+COPY drizzle ./drizzle
+COPY runbooks ./runbooks
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "bin/tandem.js", "start"]

@@ -1,0 +1,63 @@
+import { FINAL_RUN_STATUSES, type RunStore, type StepStatus } from '../agent/ports/run-store.ts';
+import type { Metrics } from './metrics.ts';
+
+/**
+ * Counts what /metrics shows from the facts the agent stores, so the agent core needs no metrics code:
+ * every step end, run end, escalation and model call passes through the store anyway.
+ */
+export function instrumentRunStore(store: RunStore, metrics: Metrics): RunStore {
+  // claimStep returns the tool and start time that finishStep no longer carries.
+  const running = new Map<string, { tool: string; startedAt: number }>();
+  const key = (runId: string, planVersion: number, stepId: string) => `${runId}/${planVersion}/${stepId}`;
+  const countStep = (tool: string, status: StepStatus) => metrics.stepsFinished.inc({ tool, status });
+
+  return {
+    ...store,
+    async claimStep(input) {
+      const step = await store.claimStep(input);
+      if (step) running.set(key(step.runId, step.planVersion, step.stepId), { tool: step.tool, startedAt: Date.now() });
+      return step;
+    },
+    async finishStep(input) {
+      const finished = await store.finishStep(input);
+      const k = key(input.runId, input.planVersion, input.stepId);
+      const started = running.get(k);
+      if (finished && started && input.status !== 'waiting') {
+        running.delete(k);
+        countStep(started.tool, input.status);
+        metrics.stepDuration.observe({ tool: started.tool }, (Date.now() - started.startedAt) / 1000);
+      }
+      return finished;
+    },
+    async setStepStatus(input) {
+      const changed = await store.setStepStatus(input);
+      if (changed && (input.to === 'skipped' || input.to === 'cancelled' || input.to === 'succeeded' || input.to === 'failed')) {
+        const [step] = (await store.listSteps(input.runId, input.planVersion)).filter((s) => s.stepId === input.stepId);
+        if (step) countStep(step.tool, input.to);
+      }
+      return changed;
+    },
+    async updateRun(runId, patch) {
+      const run = await store.updateRun(runId, patch);
+      if (patch.status && FINAL_RUN_STATUSES.includes(patch.status)) metrics.runsFinished.inc({ outcome: patch.status });
+      return run;
+    },
+    async transitionRun(runId, from, to) {
+      const moved = await store.transitionRun(runId, from, to);
+      if (moved && FINAL_RUN_STATUSES.includes(to)) metrics.runsFinished.inc({ outcome: to });
+      return moved;
+    },
+    async openEscalation(input) {
+      const escalation = await store.openEscalation(input);
+      metrics.escalations.inc({ kind: input.kind });
+      return escalation;
+    },
+    async recordUsage(usage) {
+      await store.recordUsage(usage);
+      const model = `${usage.provider}:${usage.model}`;
+      metrics.llmTokens.inc({ role: usage.role, model, direction: 'input' }, usage.inputTokens);
+      metrics.llmTokens.inc({ role: usage.role, model, direction: 'output' }, usage.outputTokens);
+      metrics.llmCost.inc({ role: usage.role, model }, usage.costUsd);
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Everything /metrics exposes. Labels carry names and outcomes only — never ids, text or secrets. */
+export interface Metrics {
+  registry: Registry;
+  runsFinished: Counter<'outcome'>;
+  stepsFinished: Counter<'tool' | 'status'>;
+  stepDuration: Histogram<'tool'>;
+  escalations: Counter<'kind'>;
+  llmTokens: Counter<'role' | 'model' | 'direction'>;
+  llmCost: Counter<'role' | 'model'>;
+  apiErrors: Counter<'api' | 'kind'>;
+  leaseLag: Gauge;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'tandem_process_' });
+  return {
+    registry,
+    runsFinished: new Counter({ name: 'tandem_runs_total', help: 'Runs that ended, by outcome', labelNames: ['outcome'], registers: [registry] }),
+    stepsFinished: new Counter({ name: 'tandem_steps_total', help: 'Tool calls that ended, by tool and status', labelNames: ['tool', 'status'], registers: [registry] }),
+    stepDuration: new Histogram({
+      name: 'tandem_step_duration_seconds',
+      help: 'Time a step ran, by tool',
+      labelNames: ['tool'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900],
+      registers: [registry],
+    }),
+    escalations: new Counter({ name: 'tandem_escalations_total', help: 'Escalations to people, by kind', labelNames: ['kind'], registers: [registry] }),
+    llmTokens: new Counter({ name: 'tandem_llm_tokens_total', help: 'Model tokens, by role, model and direction', labelNames: ['role', 'model', 'direction'], registers: [registry] }),
+    llmCost: new Counter({ name: 'tandem_llm_cost_usd_total', help: 'Model cost in USD, by role and model', labelNames: ['role', 'model'], registers: [registry] }),
+    apiErrors: new Counter({ name: 'tandem_api_errors_total', help: 'Slack and GitHub API errors, by API and kind (rate_limited, error)', labelNames: ['api', 'kind'], registers: [registry] }),
+    leaseLag: new Gauge({ name: 'tandem_lease_lag_seconds', help: 'How long past its lease the oldest expired step lease is', registers: [registry] }),
+  };
+}

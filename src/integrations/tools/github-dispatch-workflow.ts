@@ -20,7 +20,7 @@ const Input = z.object({
     .optional()
     .describe('workflow_dispatch inputs declared by the workflow'),
   wait: z.boolean().default(true).describe('Wait for the run to finish (default true); a conclusion other than success fails the step'),
-  timeoutS: z.number().int().min(10).max(6 * 3600).optional().describe(`How long to wait for the run, seconds (default ${DEFAULT_TIMEOUT_S})`),
+  timeoutS: z.number().int().min(1).max(6 * 3600).optional().describe(`How long to wait for the run, seconds (default ${DEFAULT_TIMEOUT_S})`),
 });
 type Input = z.infer<typeof Input>;
 

@@ -37,7 +37,7 @@ type ResponseFormat = ReturnType<typeof zodResponseFormat> | { type: 'json_objec
 export function createOpenAiModel(options: OpenAiModelOptions): ChatModel {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  const compatible = options.baseURL !== undefined;
+  const compatible = options.baseURL !== undefined && hostOf(options.baseURL) !== 'api.openai.com';
   // Everything explicit: the SDK would otherwise read OPENAI_* variables behind the config's back.
   const client = new OpenAI({
     apiKey: options.apiKey ?? 'unused',

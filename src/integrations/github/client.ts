@@ -10,7 +10,7 @@ export interface GithubClientOptions {
   production: boolean;
   /** How many times a rate-limited request is retried after waiting (default 2). */
   rateLimitRetries?: number;
-  /** Milliseconds per second of `retry-after` (default 1000); tests shrink it. */
+  /** Milliseconds per second of `retry-after` and of the retry plugin's backoff (default 1000); tests shrink it. */
   retryAfterBaseValue?: number;
   /** Force the plugins on (true) or off (false) whatever `production` says. */
   plugins?: boolean;
@@ -32,7 +32,7 @@ export function createGithubClient(options: GithubClientOptions): Octokit {
     auth: options.token,
     baseUrl: options.apiUrl.replace(/\/+$/, ''),
     userAgent: 'tandem-chatops',
-    retry: { enabled: pluginsOn },
+    retry: { enabled: pluginsOn, ...(options.retryAfterBaseValue !== undefined ? { retryAfterBaseValue: options.retryAfterBaseValue } : {}) },
     throttle: pluginsOn
       ? {
           enabled: true,

@@ -56,7 +56,7 @@ export function createOpenAiModel(options: OpenAiModelOptions): ChatModel {
     timeoutMs,
     maxRetries,
   };
-  // Set once a server has said it cannot do json_schema; later calls go straight to JSON mode.
+  // Set once a server has rejected json_schema and JSON mode worked; later calls go straight to JSON mode.
   let jsonSchemaUnsupported = false;
 
   /**
@@ -76,12 +76,6 @@ export function createOpenAiModel(options: OpenAiModelOptions): ChatModel {
       { signal: request.signal },
     );
     return read(completion);
-  }
-
-  function failure(error: unknown, request: ChatModelRequest): unknown {
-    // The caller cancelled: hand back its own reason, this is not the model failing.
-    if (request.signal?.aborted) return request.signal.reason;
-    return toLlmError(error, where);
   }
 
   function read(completion: unknown): ChatModelAnswer {
@@ -106,25 +100,25 @@ export function createOpenAiModel(options: OpenAiModelOptions): ChatModel {
     model: options.model,
     async answer(request) {
       const format = zodResponseFormat(request.schema, formatName(request.schemaName));
-      if (!jsonSchemaUnsupported) {
-        try {
-          return await send(request, request.system, format);
-        } catch (error) {
-          if (!rejectsJsonSchema(error)) throw failure(error, request);
-        }
-      }
-      const system = `${request.system}\n\n${jsonOnlyInstruction(format.json_schema.schema)}`;
-      let answer: ChatModelAnswer;
       try {
-        answer = await send(request, system, { type: 'json_object' });
+        if (!jsonSchemaUnsupported) {
+          try {
+            return await send(request, request.system, format);
+          } catch (error) {
+            if (!rejectsJsonSchema(error)) throw error;
+          }
+        }
+        const answer = await send(request, `${request.system}\n\n${jsonOnlyInstruction(format.json_schema.schema)}`, { type: 'json_object' });
+        if (!jsonSchemaUnsupported) {
+          jsonSchemaUnsupported = true;
+          options.logger?.warn({ model: options.model, service: where.service }, 'server rejected json_schema output; using JSON mode with the schema in the prompt from now on');
+        }
+        return answer;
       } catch (error) {
-        throw failure(error, request);
+        // The caller cancelled: hand back its own reason, this is not the model failing.
+        if (request.signal?.aborted) throw request.signal.reason;
+        throw toLlmError(error, where);
       }
-      if (!jsonSchemaUnsupported) {
-        jsonSchemaUnsupported = true;
-        options.logger?.warn({ model: options.model, service: where.service }, 'server rejected json_schema output; using JSON mode with the schema in the prompt from now on');
-      }
-      return answer;
     },
   };
 }

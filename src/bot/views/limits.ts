@@ -1,3 +1,4 @@
+import type { types } from '@slack/bolt';
 import { z } from 'zod';
 
 /**
@@ -109,4 +110,16 @@ export type HomeView = z.infer<typeof HomeViewSchema>;
 export interface MessageView {
   text: string;
   blocks: Block[];
+}
+
+/**
+ * Our block types are a strict subset of Slack's; the SDK's own types are wider unions that ours do
+ * not line up with structurally, so this is the one place the two meet.
+ */
+export function asSlackBlocks(blocks: readonly unknown[]): types.KnownBlock[] {
+  return blocks as types.KnownBlock[];
+}
+
+export function asSlackView<T extends ModalView | HomeView>(view: T): types.View {
+  return view as unknown as types.View;
 }

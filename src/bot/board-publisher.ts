@@ -1,0 +1,128 @@
+import type { Logger } from '../observability/logger.ts';
+import type { BoardState } from '../agent/ports/surface.ts';
+import type { Conversation } from '../agent/ports/run-store.ts';
+import { describeError } from './replies.ts';
+import type { SlackClient } from './slack-client.ts';
+import { asSlackBlocks } from './views/limits.ts';
+import { statusBoard } from './views/status-board.ts';
+
+interface RunBoard {
+  conversation: Conversation;
+  /** The board message, once posted (or known from the store after a restart). */
+  ts: string | undefined;
+  latest: BoardState;
+  dirty: boolean;
+  lastSentAt: number;
+  timer: NodeJS.Timeout | undefined;
+  inFlight: Promise<void> | undefined;
+  failures: number;
+  settled: (() => void)[];
+}
+
+export interface BoardPublisherOptions {
+  client: SlackClient;
+  logger: Logger;
+  /** At most one edit per run per interval (Slack's chat.update limits; the contract says 1 s). */
+  intervalMs?: number;
+  /** Called once the board message exists, so the store can keep its ts as the run's boardRef. */
+  onBoardPosted?: (runId: string, ts: string) => Promise<void>;
+}
+
+/**
+ * Keeps one status-board message per run current. States arriving faster than the interval are
+ * coalesced: only the newest is sent. A failed send (429s beyond the client's retries, a network
+ * error) is retried later with whatever state is newest then, so the board always ends true.
+ */
+export class BoardPublisher {
+  private readonly boards = new Map<string, RunBoard>();
+  private readonly intervalMs: number;
+  /** Counts for the bench and tests: states reported vs. messages posted or edited. */
+  readonly stats = { states: 0, sends: 0 };
+
+  constructor(private readonly options: BoardPublisherOptions) {
+    this.intervalMs = options.intervalMs ?? 1000;
+  }
+
+  report(conversation: Conversation, boardRef: string | null, board: BoardState): void {
+    this.stats.states += 1;
+    let entry = this.boards.get(board.runId);
+    if (!entry) {
+      entry = { conversation, ts: boardRef ?? undefined, latest: board, dirty: true, lastSentAt: 0, timer: undefined, inFlight: undefined, failures: 0, settled: [] };
+      this.boards.set(board.runId, entry);
+    }
+    entry.latest = board;
+    entry.dirty = true;
+    this.schedule(board.runId, entry);
+  }
+
+  /** Resolves once the newest reported state of the run is on Slack (or there is nothing to send). */
+  settle(runId: string): Promise<void> {
+    const entry = this.boards.get(runId);
+    if (!entry || (!entry.dirty && !entry.inFlight)) return Promise.resolve();
+    return new Promise((resolve) => entry.settled.push(resolve));
+  }
+
+  /** Forget a finished run once its board is final. */
+  async finish(runId: string): Promise<void> {
+    await this.settle(runId);
+    this.boards.delete(runId);
+  }
+
+  boardTs(runId: string): string | undefined {
+    return this.boards.get(runId)?.ts;
+  }
+
+  private schedule(runId: string, entry: RunBoard, extraDelayMs = 0): void {
+    if (entry.timer || entry.inFlight || !entry.dirty) return;
+    const wait = Math.max(0, entry.lastSentAt + this.intervalMs - Date.now(), extraDelayMs);
+    entry.timer = setTimeout(() => this.flush(runId, entry), wait);
+  }
+
+  private flush(runId: string, entry: RunBoard): void {
+    entry.timer = undefined;
+    if (!entry.dirty) return;
+    entry.dirty = false;
+    const state = entry.latest;
+    entry.lastSentAt = Date.now();
+    entry.inFlight = this.send(runId, entry, state).then(
+      () => {
+        entry.failures = 0;
+      },
+      (error: unknown) => {
+        entry.failures += 1;
+        // Only resend if nothing newer arrived meanwhile; a newer state is already queued.
+        if (entry.latest === state) entry.dirty = true;
+        this.options.logger.warn({ err: describeError(error), runId, failures: entry.failures }, 'status board update failed; will retry');
+      },
+    );
+    void entry.inFlight.finally(() => {
+      entry.inFlight = undefined;
+      if (entry.dirty) {
+        const backoff = entry.failures > 0 ? retryDelay(entry.failures) : 0;
+        this.schedule(runId, entry, backoff);
+      } else {
+        for (const resolve of entry.settled.splice(0)) resolve();
+      }
+    });
+  }
+
+  private async send(runId: string, entry: RunBoard, state: BoardState): Promise<void> {
+    this.stats.sends += 1;
+    const view = statusBoard(state);
+    const { client } = this.options;
+    if (entry.ts) {
+      await client.chat.update({ channel: entry.conversation.channel, ts: entry.ts, text: view.text, blocks: asSlackBlocks(view.blocks) });
+      return;
+    }
+    const posted = await client.chat.postMessage({ channel: entry.conversation.channel, thread_ts: entry.conversation.threadTs, text: view.text, blocks: asSlackBlocks(view.blocks) });
+    entry.ts = posted.ts;
+    if (posted.ts && this.options.onBoardPosted) {
+      await this.options.onBoardPosted(runId, posted.ts).catch((error: unknown) => this.options.logger.warn({ err: describeError(error), runId }, 'could not store the board reference'));
+    }
+  }
+}
+
+/** 1 s, 2 s, 4 s … up to 30 s between attempts after failures the client itself gave up on. */
+function retryDelay(failures: number): number {
+  return Math.min(30_000, 1000 * 2 ** (failures - 1));
+}

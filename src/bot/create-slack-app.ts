@@ -1,0 +1,105 @@
+import { App, type Authorize, type CustomRoute } from '@slack/bolt';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AgentApi } from '../agent/ports/agent-api.ts';
+import type { Config } from '../config/config.ts';
+import type { Logger } from '../observability/logger.ts';
+import { BotIdentityCache } from './bot-identity.ts';
+import type { BotDeps } from './bot-deps.ts';
+import { registerAppHome } from './listeners/app-home.ts';
+import { registerCommand } from './listeners/command.ts';
+import { registerErrorHandler } from './listeners/error-handler.ts';
+import { registerEscalationActions } from './listeners/escalation-actions.ts';
+import { registerMention } from './listeners/mention.ts';
+import { registerModifyButton } from './listeners/modify.ts';
+import { registerModifySubmit } from './listeners/modify-submit.ts';
+import { registerPlanActions } from './listeners/plan-actions.ts';
+import type { RunQueries, SlackEventLog } from './ports.ts';
+import { createSlackClient, slackClientOptions, type SlackClient } from './slack-client.ts';
+import { slackLogger } from './slack-logger.ts';
+
+export interface SlackAppOptions {
+  config: Pick<Config, 'slack' | 'port'>;
+  agent: AgentApi;
+  events: SlackEventLog;
+  runs: RunQueries;
+  logger: Logger;
+  /** More routes on the same HTTP server (the lead's `/metrics`); `/healthz` is always there. */
+  customRoutes?: CustomRoute[];
+  /** HTTP receiver tuning; tests shorten nothing by default. */
+  receiver?: { unhandledRequestTimeoutMillis?: number };
+}
+
+export interface SlackApp {
+  app: App;
+  /** A client with the bot token, for the Slack surface and poster. */
+  client: SlackClient;
+  /** Starts listening (HTTP: on `port`, 0 for a random one) and returns the bound port. */
+  start(port?: number): Promise<{ port: number }>;
+  stop(): Promise<void>;
+}
+
+export const healthRoute: CustomRoute = {
+  path: '/healthz',
+  method: ['GET'],
+  handler: (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ ok: true }));
+  },
+};
+
+/**
+ * The Bolt app: Socket Mode when an app token is configured, else HTTP (`POST /slack/events`, every
+ * request signature-checked). Building it touches no network: the bot's own ids are learned in the
+ * background and requests are authorised with the token meanwhile.
+ */
+export function createSlackApp(options: SlackAppOptions): SlackApp {
+  const { config, logger } = options;
+  const token = config.slack.botToken;
+  if (!token) throw new Error('SLACK_BOT_TOKEN is required to run the Slack app');
+  const client = createSlackClient(config, logger);
+  const identity = new BotIdentityCache(client, logger);
+  const authorize: Authorize<boolean> = async () => ({ botToken: token, botId: identity.current?.botId, botUserId: identity.current?.botUserId });
+  const customRoutes = [healthRoute, ...(options.customRoutes ?? [])];
+  const common = { authorize, logger: slackLogger(logger, 'bolt'), clientOptions: slackClientOptions(config, logger), customRoutes, processBeforeResponse: false, extendedErrorHandler: true };
+
+  const app =
+    config.slack.appToken !== undefined
+      ? new App({ ...common, appToken: config.slack.appToken, socketMode: true, installerOptions: { port: config.port } })
+      : new App({
+          ...common,
+          signingSecret: requireSecret(config.slack.signingSecret),
+          endpoints: '/slack/events',
+          ...(options.receiver?.unhandledRequestTimeoutMillis ? { unhandledRequestTimeoutMillis: options.receiver.unhandledRequestTimeoutMillis } : {}),
+        });
+
+  const deps: BotDeps = { agent: options.agent, events: options.events, runs: options.runs, logger };
+  registerMention(app, deps);
+  registerPlanActions(app, deps);
+  registerModifyButton(app, deps);
+  registerModifySubmit(app, deps);
+  registerEscalationActions(app, deps);
+  registerCommand(app, deps);
+  registerAppHome(app, deps);
+  registerErrorHandler(app, client, logger);
+
+  return {
+    app,
+    client,
+    async start(port = config.port) {
+      identity.warmUp();
+      const started = (await app.start(port)) as unknown;
+      const address = started && typeof started === 'object' && 'address' in started ? (started as Server).address() : null;
+      return { port: address && typeof address === 'object' ? (address as AddressInfo).port : port };
+    },
+    async stop() {
+      identity.stop();
+      await app.stop();
+    },
+  };
+}
+
+function requireSecret(secret: string | undefined): string {
+  if (!secret) throw new Error('SLACK_SIGNING_SECRET is required in HTTP mode');
+  return secret;
+}

@@ -1,0 +1,58 @@
+import type { App, RespondFn } from '@slack/bolt';
+import { FINAL_RUN_STATUSES, type RunStatus } from '../../agent/ports/run-store.ts';
+import type { BotDeps } from '../bot-deps.ts';
+import { describeError, TRY_AGAIN } from '../replies.ts';
+import { runLine } from '../views/app-home.ts';
+import { HELP_TEXT } from '../views/help.ts';
+import { escapeText, mention } from '../views/text.ts';
+
+const ACTIVE: RunStatus[] = ['planning', 'awaiting-approval', 'awaiting-answer', 'executing', 'paused', 'rolling-back'];
+
+/** `/tandem help|status|runs|cancel <runId>`: ack at once, answer through the response URL. */
+export function registerCommand(app: App, deps: BotDeps): void {
+  app.command('/tandem', async ({ ack, command, respond }) => {
+    await ack();
+    const [verb = 'help', ...rest] = command.text.trim().split(/\s+/).filter(Boolean);
+    try {
+      await answer(verb.toLowerCase(), rest, command.user_id, deps, respond);
+    } catch (error) {
+      deps.logger.error({ err: describeError(error), verb }, '/tandem failed');
+      await respond({ response_type: 'ephemeral', text: `That did not work: ${escapeText(describeError(error))}. ${TRY_AGAIN}` });
+    }
+  });
+}
+
+async function answer(verb: string, args: string[], userId: string, deps: BotDeps, respond: RespondFn): Promise<void> {
+  if (verb === 'status') {
+    const runs = await deps.runs.listRuns({ limit: 20, statuses: ACTIVE });
+    const text = runs.length ? `*Runs in progress:*\n${runs.map((run) => runLine(run)).join('\n')}` : 'No runs in progress.';
+    await respond({ response_type: 'in_channel', text });
+    return;
+  }
+  if (verb === 'runs') {
+    const runs = await deps.runs.listRuns({ limit: 10, requester: userId });
+    const text = runs.length ? `*Your recent runs:*\n${runs.map((run) => runLine(run)).join('\n')}` : 'You have no runs yet. Mention me with a task to start one.';
+    await respond({ response_type: 'ephemeral', text });
+    return;
+  }
+  if (verb === 'cancel') {
+    const runId = args[0];
+    if (!runId) {
+      await respond({ response_type: 'ephemeral', text: 'Which run? Use `/tandem cancel <runId>` (`/tandem status` lists them).' });
+      return;
+    }
+    const run = await deps.runs.getRun(runId);
+    if (!run) {
+      await respond({ response_type: 'ephemeral', text: `No run \`${escapeText(runId)}\`. \`/tandem status\` lists the runs in progress.` });
+      return;
+    }
+    if (FINAL_RUN_STATUSES.includes(run.status)) {
+      await respond({ response_type: 'ephemeral', text: `Run \`${escapeText(runId)}\` already ended (${run.status}).` });
+      return;
+    }
+    const result = await deps.agent.cancel({ runId, userId });
+    await respond(result.ok ? { response_type: 'in_channel', text: `${mention(userId)} cancelled run \`${escapeText(runId)}\`.` } : { response_type: 'ephemeral', text: escapeText(result.error) });
+    return;
+  }
+  await respond({ response_type: 'ephemeral', text: verb === 'help' ? HELP_TEXT : `I don't know \`${escapeText(verb)}\`.\n${HELP_TEXT}` });
+}

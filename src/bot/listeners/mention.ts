@@ -1,0 +1,46 @@
+import type { App } from '@slack/bolt';
+import type { BotDeps } from '../bot-deps.ts';
+import { describeError, tellPrivately, tellThread, TRY_AGAIN } from '../replies.ts';
+import { HELP_TEXT } from '../views/help.ts';
+
+/** `<@UBOT> do the thing` → `do the thing`; Slack puts the mention first but a person may not. */
+export function taskText(text: string, botUserId: string | undefined): string {
+  const own = botUserId ? new RegExp(`<@${botUserId}(\\|[^>]*)?>`, 'g') : /^\s*<@[UW][A-Z0-9]+(\|[^>]*)?>/;
+  return text.replace(own, '').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * A mention starts a run in its thread; a mention inside a run's thread is a follow-up for that run.
+ * Slack retries a slow delivery, so each event id is handled once.
+ */
+export function registerMention(app: App, deps: BotDeps): void {
+  app.event('app_mention', async ({ event, body, context, client }) => {
+    const eventId = (body as { event_id?: string }).event_id;
+    if (eventId && !(await deps.events.markSeen(eventId))) {
+      deps.logger.debug({ eventId, retryNum: context.retryNum }, 'duplicate event delivery ignored');
+      return;
+    }
+    const user = event.user;
+    if (!user) return;
+    const channel = event.channel;
+    const threadTs = event.thread_ts ?? event.ts;
+    const text = taskText(event.text, context.botUserId);
+    try {
+      if (event.thread_ts) {
+        const outcome = await deps.agent.followUp({ conversation: { channel, threadTs: event.thread_ts }, userId: user, text });
+        if (outcome === 'ignored') {
+          await tellPrivately(client, deps.logger, { channel, user, threadTs, text: 'Nothing in this run is waiting for an answer right now. Say "cancel" to stop it.' });
+        }
+        if (outcome !== 'no-run') return;
+      }
+      if (!text) {
+        await tellThread(client, deps.logger, { channel, threadTs, text: HELP_TEXT });
+        return;
+      }
+      await deps.agent.startRun({ task: text, requester: user, conversation: { channel, threadTs }, origin: 'mention' });
+    } catch (error) {
+      deps.logger.error({ err: describeError(error), channel, eventId }, 'handling a mention failed');
+      await tellThread(client, deps.logger, { channel, threadTs, text: `I could not start on that: ${describeError(error)}. ${TRY_AGAIN}` });
+    }
+  });
+}

@@ -1,0 +1,87 @@
+import type { EscalationRecord, RunRecord } from '../agent/ports/run-store.ts';
+import type { BoardState, ProposedPlan, RunSummary, Surface } from '../agent/ports/surface.ts';
+import type { Logger } from '../observability/logger.ts';
+import { BoardPublisher } from './board-publisher.ts';
+import { describeError } from './replies.ts';
+import type { SlackClient } from './slack-client.ts';
+import { escalationMessage } from './views/escalation.ts';
+import { asSlackBlocks, type MessageView } from './views/limits.ts';
+import { planMessage } from './views/plan-message.ts';
+import { summaryMessage } from './views/summary.ts';
+import { escapeText, mention, section } from './views/text.ts';
+
+export interface SlackSurfaceOptions {
+  client: SlackClient;
+  logger: Logger;
+  /** TANDEM_ESCALATE_TO. */
+  escalateTo: string | undefined;
+  boardIntervalMs?: number;
+  onBoardPosted?: (runId: string, ts: string) => Promise<void>;
+}
+
+/** Every message about a run goes in the thread of the mention that started it. */
+export class SlackSurface implements Surface {
+  readonly board: BoardPublisher;
+  /** The "planning…" message per run, replaced by the first plan so the thread stays short. */
+  private readonly planningTs = new Map<string, string>();
+
+  constructor(private readonly options: SlackSurfaceOptions) {
+    this.board = new BoardPublisher({ client: options.client, logger: options.logger, intervalMs: options.boardIntervalMs, onBoardPosted: options.onBoardPosted });
+  }
+
+  async planning(run: RunRecord): Promise<void> {
+    const ts = await this.post(run, { text: ':thought_balloon: Planning…', blocks: [section(':thought_balloon: Planning…')] });
+    if (ts) this.planningTs.set(run.id, ts);
+  }
+
+  async proposePlan(proposal: ProposedPlan): Promise<void> {
+    const view = planMessage(proposal);
+    const placeholder = this.planningTs.get(proposal.run.id);
+    this.planningTs.delete(proposal.run.id);
+    if (placeholder) {
+      try {
+        await this.options.client.chat.update({ channel: proposal.run.conversation.channel, ts: placeholder, text: view.text, blocks: asSlackBlocks(view.blocks) });
+        return;
+      } catch (error) {
+        this.options.logger.warn({ err: describeError(error), runId: proposal.run.id }, 'could not replace the planning message; posting the plan');
+      }
+    }
+    await this.post(proposal.run, view);
+  }
+
+  async askRequester(run: RunRecord, questions: string[]): Promise<void> {
+    this.planningTs.delete(run.id);
+    const list = questions.map((q) => `• ${escapeText(q)}`).join('\n');
+    const text = `${mention(run.requester)} before I can plan this I need to know:\n${list}\nAnswer by mentioning me in this thread.`;
+    await this.post(run, { text, blocks: [section(text)] });
+  }
+
+  async reportProgress(run: RunRecord, board: BoardState): Promise<void> {
+    this.board.report(run.conversation, run.boardRef, board);
+  }
+
+  async escalate(run: RunRecord, escalation: EscalationRecord, stakes: string): Promise<void> {
+    await this.post(run, escalationMessage({ escalation, stakes, escalateTo: this.options.escalateTo }));
+  }
+
+  async ask(run: RunRecord, stepId: string, question: string): Promise<void> {
+    const text = `:question: ${mention(run.requester)} step \`${escapeText(stepId)}\` asks: ${escapeText(question)}\nAnswer by mentioning me in this thread.`;
+    await this.post(run, { text, blocks: [section(text)] });
+  }
+
+  async notify(run: RunRecord, text: string): Promise<void> {
+    await this.post(run, { text: escapeText(text), blocks: [section(escapeText(text))] });
+  }
+
+  /** The board's final state lands before the summary, so the thread reads in order. */
+  async finish(summary: RunSummary): Promise<void> {
+    this.planningTs.delete(summary.run.id);
+    await this.board.finish(summary.run.id);
+    await this.post(summary.run, summaryMessage(summary));
+  }
+
+  private async post(run: RunRecord, view: MessageView): Promise<string | undefined> {
+    const posted = await this.options.client.chat.postMessage({ channel: run.conversation.channel, thread_ts: run.conversation.threadTs, text: view.text, blocks: asSlackBlocks(view.blocks) });
+    return posted.ts;
+  }
+}

@@ -76,7 +76,10 @@ export class SlackDriver {
   }
 
   /** A click on a message button. */
-  click(input: { user: string; channel: string; messageTs: string; threadTs?: string; actionId: string; value?: string; blockId?: string }, options: SendOptions = {}): Promise<DriverResponse> {
+  click(
+    input: { user: string; channel: string; messageTs: string; threadTs?: string; actionId: string; value?: string; blockId?: string; message?: { text?: string; blocks?: unknown[] } },
+    options: SendOptions = {},
+  ): Promise<DriverResponse> {
     const payload = {
       type: 'block_actions',
       team: { id: this.teamId, domain: 'fake' },
@@ -87,7 +90,8 @@ export class SlackDriver {
       response_url: this.options.fake?.responseUrl() ?? 'http://127.0.0.1:9/respond',
       container: { type: 'message', message_ts: input.messageTs, channel_id: input.channel, is_ephemeral: false, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) },
       channel: { id: input.channel, name: input.channel },
-      message: { type: 'message', ts: input.messageTs, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) },
+      // Slack sends the clicked message's text and blocks; the bot rebuilds the message from them.
+      message: { type: 'message', ts: input.messageTs, ...(input.threadTs ? { thread_ts: input.threadTs } : {}), ...(input.message ?? {}) },
       actions: [{ type: 'button', action_id: input.actionId, block_id: input.blockId ?? 'b', value: input.value, action_ts: `${Date.now() / 1000}` }],
     };
     return this.sendPayload(payload, options);

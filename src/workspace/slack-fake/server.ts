@@ -17,6 +17,12 @@ export interface RecordedCall {
   at: number;
 }
 
+/**
+ * Serves requests outside the Web API (`/api/`, `/respond/`) on the same port: the local workspace's
+ * page and browser API. Returns true when it answered; false falls through to 404.
+ */
+export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, body: string) => boolean;
+
 interface Script {
   method: string;
   remaining: number;
@@ -38,7 +44,7 @@ export class SlackFakeServer {
   private server: Server | undefined;
   private base = '';
 
-  constructor(private readonly options: { token?: string } = {}) {
+  constructor(private readonly options: { token?: string; extraRoutes?: ExtraRoutes } = {}) {
     this.handlers = { ...chatMethods, ...directoryMethods, ...createViewMethods(this.triggers) };
     this.events.setMaxListeners(1000);
   }
@@ -129,6 +135,12 @@ export class SlackFakeServer {
     });
   }
 
+  /** Calls `listener` after every recorded call (Web API or response_url); returns an unsubscribe. */
+  onCall(listener: (call: RecordedCall) => void): () => void {
+    this.events.on('call', listener);
+    return () => void this.events.off('call', listener);
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readBody(req);
     const url = new URL(req.url ?? '/', this.base);
@@ -137,7 +149,10 @@ export class SlackFakeServer {
       this.record({ method: 'response_url', params: { body }, status: 200, response: { ok: true }, at: Date.now() });
       return send(res, 200, { ok: true });
     }
-    if (!url.pathname.startsWith('/api/')) return send(res, 404, { ok: false, error: 'unknown_path' });
+    if (!url.pathname.startsWith('/api/')) {
+      if (this.options.extraRoutes?.(req, res, body)) return;
+      return send(res, 404, { ok: false, error: 'unknown_path' });
+    }
     const method = url.pathname.slice('/api/'.length);
     const params = parseParams(req.headers['content-type'], body, url);
 

@@ -87,6 +87,10 @@ describe('GitHub read tools', () => {
     expect(errorOf(await runTool(getRepo, { repo: 'acme/api' })).message).toBe('GITHUB_TOKEN is not configured');
   });
 
+  it('accepts a pull number filled in from an earlier step as text', async () => {
+    expect(okOutput(await runTool(tool('github_get_pull'), { repo: 'acme/api', number: '2' }))['number']).toBe(2);
+  });
+
   it('rejects a repo argument that is not owner/name before anything is sent', () => {
     expect(tool('github_get_repo').input.safeParse({ repo: 'just-a-name' }).success).toBe(false);
   });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { reconcileGithub, requestOptions, runGithub } from '../github/call.ts';
 import type { Octokit } from '../github/client.ts';
-import { RepoSchema, splitRepo } from '../github/repo-ref.ts';
+import { NumberArg, RepoSchema, splitRepo } from '../github/repo-ref.ts';
 import { defineTool } from './define-tool.ts';
 
 function labelNames(labels: readonly (string | { name?: string })[]): string[] {
@@ -15,7 +15,7 @@ export function createGithubAddLabelsTool(github: Octokit | undefined) {
     risk: 'write',
     input: z.object({
       repo: RepoSchema,
-      number: z.number().int().positive().describe('Issue or pull request number'),
+      number: NumberArg.describe('Issue or pull request number'),
       labels: z.array(z.string().min(1).max(50)).min(1).max(20),
     }),
     run: (args, ctx) =>

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { reconcileGithub, requestOptions, runGithub } from '../github/call.ts';
 import type { Octokit } from '../github/client.ts';
 import { hasMarker, sinceWithSkew, withMarker } from '../github/marker.ts';
-import { RepoSchema, splitRepo } from '../github/repo-ref.ts';
+import { NumberArg, RepoSchema, splitRepo } from '../github/repo-ref.ts';
 import { defineTool } from './define-tool.ts';
 
 export function createGithubCommentTool(github: Octokit | undefined) {
@@ -12,7 +12,7 @@ export function createGithubCommentTool(github: Octokit | undefined) {
     risk: 'write',
     input: z.object({
       repo: RepoSchema,
-      number: z.number().int().positive().describe('Issue or pull request number'),
+      number: NumberArg.describe('Issue or pull request number'),
       body: z.string().min(1).max(60_000).describe('Markdown comment'),
     }),
     run: (args, ctx) =>

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { requestOptions, runGithub } from '../github/call.ts';
 import type { Octokit } from '../github/client.ts';
 import { summarizeChecks } from '../github/pull-checks.ts';
-import { RepoSchema, splitRepo } from '../github/repo-ref.ts';
+import { NumberArg, RepoSchema, splitRepo } from '../github/repo-ref.ts';
 import { defineTool } from './define-tool.ts';
 import { truncate } from './limits.ts';
 
@@ -12,7 +12,7 @@ export function createGithubGetPullTool(github: Octokit | undefined) {
     description:
       'Read one pull request with its mergeability and CI: mergeable (true/false/null while GitHub computes it), mergeableState (clean, blocked, dirty, unstable…), checks.state (success, failure, pending, none) with failed/pending check names, and readyToMerge. Use before github_merge_pull.',
     risk: 'read',
-    input: z.object({ repo: RepoSchema, number: z.number().int().positive().describe('Pull request number') }),
+    input: z.object({ repo: RepoSchema, number: NumberArg.describe('Pull request number') }),
     run: (args, ctx) =>
       runGithub(github, { what: `${args.repo}#${args.number}`, write: false }, async (octokit) => {
         const { owner, repo } = splitRepo(args.repo);

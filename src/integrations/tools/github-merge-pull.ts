@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { reconcileGithub, requestOptions, runGithub } from '../github/call.ts';
 import type { Octokit } from '../github/client.ts';
-import { RepoSchema, splitRepo } from '../github/repo-ref.ts';
+import { NumberArg, RepoSchema, splitRepo } from '../github/repo-ref.ts';
 import { defineTool } from './define-tool.ts';
 
 export function createGithubMergePullTool(github: Octokit | undefined) {
@@ -12,7 +12,7 @@ export function createGithubMergePullTool(github: Octokit | undefined) {
     risk: 'destructive',
     input: z.object({
       repo: RepoSchema,
-      number: z.number().int().positive().describe('Pull request number'),
+      number: NumberArg.describe('Pull request number'),
       method: z.enum(['merge', 'squash', 'rebase']).default('merge'),
     }),
     run: (args, ctx) =>

@@ -1,0 +1,80 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSlackHarness, eventually, SIGNING_SECRET, type SlackHarness } from '../fakes/slack-harness.ts';
+
+let h: SlackHarness;
+beforeEach(async () => {
+  h = await startSlackHarness();
+});
+afterEach(() => h.stop());
+
+describe('HTTP receiver', () => {
+  it('answers GET /healthz with 200 {ok:true}', async () => {
+    const response = await fetch(`${h.baseUrl}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true });
+  });
+
+  it('refuses a bad signature with 401 and starts nothing', async () => {
+    const response = await h.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> deploy' }, { signingSecret: 'wrong-secret' });
+    expect(response.status).toBe(401);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.agent.calls).toEqual([]);
+    expect(h.fake.calls.filter((c) => c.method.startsWith('chat.'))).toEqual([]);
+  });
+
+  it('refuses a stale signature (over 5 minutes old) with 401 and starts nothing', async () => {
+    const staleS = Math.floor(Date.now() / 1000) - 6 * 60;
+    const response = await h.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> deploy' }, { timestampS: staleS, signingSecret: SIGNING_SECRET });
+    expect(response.status).toBe(401);
+    const click = await h.driver.click({ user: 'U1', channel: 'C1', messageTs: '1.1', actionId: 'plan-approve', value: '{"r":"run_1","v":1}' }, { timestampS: staleS });
+    expect(click.status).toBe(401);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.agent.calls).toEqual([]);
+  });
+});
+
+describe('mentions', () => {
+  it('start one run in the mention\'s thread with the mention stripped from the task', async () => {
+    const sent = h.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> check CI on acme/api' });
+    expect((await sent).status).toBe(200);
+    await eventually(() => expect(h.agent.callsOf('startRun')).toEqual([{ task: 'check CI on acme/api', requester: 'U1', conversation: { channel: 'C1', threadTs: sent.ts }, origin: 'mention' }]));
+  });
+
+  it('start one run when Slack delivers the same event twice', async () => {
+    const first = h.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> release v1' });
+    await first;
+    const again = await h.driver.event({ type: 'app_mention', user: 'U1', text: '<@UBOT> release v1', ts: first.ts, channel: 'C1', event_ts: first.ts }, { eventId: first.eventId, retryNum: 1 });
+    expect(again.status).toBe(200);
+    await eventually(() => expect(h.agent.callsOf('startRun')).toHaveLength(1));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.agent.callsOf('startRun')).toHaveLength(1);
+  });
+
+  it('inside a run\'s thread are follow-ups, not new runs', async () => {
+    h.agent.answers.followUp = async () => 'answered';
+    await h.driver.mention({ channel: 'C1', user: 'U2', text: '<@UBOT> use the staging cluster', threadTs: '1700000000.000100' });
+    await eventually(() => expect(h.agent.callsOf('followUp')).toEqual([{ conversation: { channel: 'C1', threadTs: '1700000000.000100' }, userId: 'U2', text: 'use the staging cluster' }]));
+    expect(h.agent.callsOf('startRun')).toEqual([]);
+  });
+
+  it('inside a thread with no run start a run there', async () => {
+    await h.driver.mention({ channel: 'C1', user: 'U2', text: '<@UBOT> look at this', threadTs: '1700000000.000200' });
+    await eventually(() => expect(h.agent.callsOf('startRun')).toMatchObject([{ conversation: { channel: 'C1', threadTs: '1700000000.000200' } }]));
+  });
+
+  it('tell the person in the thread when the run cannot start', async () => {
+    h.agent.answers.startRun = async () => {
+      throw new Error('database is down');
+    };
+    const sent = h.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> deploy' });
+    await sent;
+    await eventually(() => expect(h.fake.model.thread('C1', sent.ts).map((m) => m.text).join('\n')).toMatch(/could not start on that: database is down/));
+  });
+
+  it('with no task answer with help', async () => {
+    const sent = h.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT>' });
+    await sent;
+    await eventually(() => expect(h.fake.model.thread('C1', sent.ts).some((m) => m.text.includes('/tandem help'))).toBe(true));
+    expect(h.agent.callsOf('startRun')).toEqual([]);
+  });
+});

@@ -91,7 +91,7 @@ export class SlackDriver {
       container: { type: 'message', message_ts: input.messageTs, channel_id: input.channel, is_ephemeral: false, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) },
       channel: { id: input.channel, name: input.channel },
       // Slack sends the clicked message's text and blocks; the bot rebuilds the message from them.
-      message: { type: 'message', ts: input.messageTs, ...(input.threadTs ? { thread_ts: input.threadTs } : {}), ...(input.message ?? {}) },
+      message: { ...this.messageAsSeen(input.channel, input.messageTs, input.threadTs), ...(input.message ?? {}) },
       actions: [{ type: 'button', action_id: input.actionId, block_id: input.blockId ?? 'b', value: input.value, action_ts: `${Date.now() / 1000}` }],
     };
     return this.sendPayload(payload, options);
@@ -128,6 +128,23 @@ export class SlackDriver {
       trigger_id: this.trigger(input.user),
     }).toString();
     return this.send(body, 'application/x-www-form-urlencoded', options);
+  }
+
+  /** Slack sends the clicked message with its blocks; the fake knows them when it posted the message. */
+  private messageAsSeen(channel: string, ts: string, threadTs: string | undefined): Record<string, unknown> {
+    const known = this.options.fake?.model.findMessage(channel, ts);
+    const thread = threadTs ?? known?.threadTs;
+    return { type: 'message', ts, ...(thread ? { thread_ts: thread } : {}), ...(known ? { text: known.text, blocks: known.blocks, user: known.user } : {}) };
+  }
+
+  /** Clicks a button, found by action id, of a message the fake holds. */
+  clickButtonIn(message: { channel: string; ts: string; threadTs?: string; blocks?: unknown[] }, actionId: string, user: string, options: SendOptions = {}): Promise<DriverResponse> {
+    const actionBlocks = (message.blocks ?? []) as { type?: string; block_id?: string; elements?: { action_id?: string; value?: string }[] }[];
+    for (const block of actionBlocks) {
+      const button = block.type === 'actions' ? block.elements?.find((element) => element.action_id === actionId) : undefined;
+      if (button) return this.click({ user, channel: message.channel, messageTs: message.ts, threadTs: message.threadTs, actionId, value: button.value, blockId: block.block_id }, options);
+    }
+    throw new Error(`no button ${actionId} in message ${message.ts}`);
   }
 
   private sendPayload(payload: unknown, options: SendOptions): Promise<DriverResponse> {

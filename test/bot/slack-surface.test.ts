@@ -1,0 +1,126 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { webApi } from '@slack/bolt';
+import type { StepStatus } from '../../src/agent/ports/run-store.ts';
+import type { BoardState } from '../../src/agent/ports/surface.ts';
+import { createSlackApproverDirectory } from '../../src/bot/slack-approver-directory.ts';
+import { createSlackPoster } from '../../src/bot/slack-poster.ts';
+import { SlackSurface } from '../../src/bot/slack-surface.ts';
+import { SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
+import { BOT_TOKEN, silentLogger } from '../fakes/slack-harness.ts';
+import { makeBoard, makePlan, makeProposal, makeRun } from '../fakes/slack-fixtures.ts';
+
+let fake: SlackFakeServer;
+let client: InstanceType<typeof webApi.WebClient>;
+const run = makeRun({ status: 'executing' });
+
+beforeEach(async () => {
+  fake = await new SlackFakeServer({ token: BOT_TOKEN }).start();
+  // Few, quick retries so a 429 storm outlasts the client and the publisher's own retry is exercised.
+  client = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 1, factor: 1, minTimeout: 10, maxTimeout: 10 }, logLevel: webApi.LogLevel.ERROR });
+});
+afterEach(() => fake.stop());
+
+const plan = makePlan(4);
+function boardAt(progress: number, runStatus: BoardState['runStatus'] = 'executing'): BoardState {
+  const board = makeBoard(plan, { runStatus });
+  board.steps = board.steps.map((step, index) => ({ ...step, status: (index < progress ? 'succeeded' : index === progress ? 'running' : 'pending') as StepStatus, url: null }));
+  return board;
+}
+const boardText = (ts: string) => JSON.stringify(fake.model.findMessage('C1', ts)?.blocks);
+
+describe('SlackSurface', () => {
+  it('posts planning… in the thread, then replaces it with the plan', async () => {
+    const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined });
+    await surface.planning(run);
+    await surface.proposePlan(makeProposal(plan));
+    const thread = fake.model.thread('C1', run.conversation.threadTs);
+    expect(thread).toHaveLength(1);
+    expect(thread[0]!.text).toContain('Plan v1');
+    expect(thread[0]!.threadTs).toBe(run.conversation.threadTs);
+  });
+
+  it('keeps one board message, coalesces fast changes, and ends on the true final state', async () => {
+    const posted: string[] = [];
+    const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined, onBoardPosted: async (_runId, ts) => void posted.push(ts) });
+    const states = [0, 1, 2, 3, 4].flatMap((p) => [boardAt(p), boardAt(p)]);
+    states.push(boardAt(4, 'succeeded'));
+    for (const state of states) await surface.reportProgress(run, state);
+    await surface.board.settle(run.id);
+
+    const boards = fake.model.thread('C1', run.conversation.threadTs);
+    expect(boards).toHaveLength(1);
+    expect(posted).toEqual([boards[0]!.ts]);
+    const edits = fake.callsOf('chat.postMessage').length + fake.callsOf('chat.update').length;
+    expect(edits).toBeLessThan(states.length);
+    expect(boardText(boards[0]!.ts)).toContain('Succeeded: Merge PR 42');
+    expect(boardText(boards[0]!.ts)).toContain('4/4 steps done');
+  });
+
+  it('still ends on the true final board when chat.update is rate limited beyond the client\'s retries', async () => {
+    const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined, boardIntervalMs: 50 });
+    await surface.reportProgress(run, boardAt(0));
+    await surface.board.settle(run.id);
+    fake.rateLimit('chat.update', 5, 0);
+    await surface.reportProgress(run, boardAt(2));
+    await surface.reportProgress(run, boardAt(4, 'failed'));
+    await surface.board.settle(run.id);
+    const [board] = fake.model.thread('C1', run.conversation.threadTs);
+    expect(fake.callsOf('chat.update').filter((c) => c.status === 429).length).toBe(5);
+    expect(boardText(board!.ts)).toContain('Failed: Merge PR 42');
+  });
+
+  it('finishes with the final board before the summary', async () => {
+    const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined, boardIntervalMs: 50 });
+    await surface.reportProgress(run, boardAt(1));
+    await surface.reportProgress(run, boardAt(4, 'succeeded'));
+    await surface.finish({ run, outcome: 'succeeded', goal: plan.goal, reason: null, changes: [], rolledBack: [], durationMs: 1000, tokens: { input: 1, output: 2 }, costUsd: 0 });
+    const thread = fake.model.thread('C1', run.conversation.threadTs);
+    expect(thread).toHaveLength(2);
+    expect(boardText(thread[0]!.ts)).toContain('Succeeded');
+    expect(thread[1]!.text).toContain('Done');
+    const lastBoardEdit = fake.calls.findLastIndex((c) => c.method === 'chat.update' || (c.method === 'chat.postMessage' && c.params.text?.startsWith('Succeeded')));
+    const summaryPost = fake.calls.findLastIndex((c) => c.method === 'chat.postMessage');
+    expect(lastBoardEdit).toBeLessThan(summaryPost);
+  });
+
+  it('asks questions and notifies in the thread, escaping text', async () => {
+    const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined });
+    await surface.ask(run, 's2', 'Which <env>?');
+    await surface.notify(run, 'Waiting for CI & deploy');
+    const texts = fake.model.thread('C1', run.conversation.threadTs).map((m) => m.text);
+    expect(texts[0]).toContain('<@UREQ> step `s2` asks: Which &lt;env&gt;?');
+    expect(texts[1]).toBe('Waiting for CI &amp; deploy');
+  });
+});
+
+describe('SlackPoster', () => {
+  it('posts with the marker in metadata and finds that message again by marker', async () => {
+    const poster = createSlackPoster(client);
+    const since = new Date(Date.now() - 1000);
+    const posted = await poster.postMessage({ channel: 'C2', text: 'deploy done', marker: 'tandem:run_1/s3' });
+    expect(posted.permalink).toContain('/archives/C2/');
+    expect(await poster.findMessage({ channel: 'C2', marker: 'tandem:run_1/s3', since })).toMatchObject({ ts: posted.ts, channel: 'C2' });
+    expect(await poster.findMessage({ channel: 'C2', marker: 'tandem:run_1/s4', since })).toBeUndefined();
+  });
+});
+
+describe('Slack approver directory', () => {
+  it('lets anyone approve when TANDEM_APPROVERS is empty', async () => {
+    const directory = createSlackApproverDirectory({ client, approvers: [], logger: silentLogger() });
+    expect(await directory.isApprover('UANY')).toBe(true);
+  });
+
+  it('accepts listed users and members of listed groups, asking Slack once per group while cached', async () => {
+    fake.model.usergroups.set('SOPS', ['UMEMBER']);
+    const directory = createSlackApproverDirectory({ client, approvers: ['UBOSS', 'SOPS'], logger: silentLogger() });
+    expect(await directory.isApprover('UBOSS')).toBe(true);
+    expect(await directory.isApprover('UMEMBER')).toBe(true);
+    expect(await directory.isApprover('UOTHER')).toBe(false);
+    expect(fake.callsOf('usergroups.users.list')).toHaveLength(1);
+  });
+
+  it('fails closed when the group cannot be listed', async () => {
+    const directory = createSlackApproverDirectory({ client, approvers: ['SMISSING'], logger: silentLogger() });
+    expect(await directory.isApprover('UMEMBER')).toBe(false);
+  });
+});

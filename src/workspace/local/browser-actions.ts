@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { stateFromView, type SlackDriver } from '../slack-fake/driver.ts';
+import type { SlackFakeServer } from '../slack-fake/server.ts';
+import { deliver, NOT_CONNECTED, type Delivery } from './bot-delivery.ts';
+import type { ChangeFeed } from './change-feed.ts';
+import { compose } from './composer.ts';
+import { BOT_NAME, LOCAL_CHANNEL, LOCAL_USER } from './local-identity.ts';
+import type { ModalSession } from './modal-session.ts';
+
+export interface BrowserContext {
+  fake: SlackFakeServer;
+  modal: ModalSession;
+  feed: ChangeFeed;
+  bot(): { driver: SlackDriver; eventsUrl: string } | undefined;
+  /** The last problem reaching the bot, shown on the page until a delivery works again. */
+  notice: { text: string | null };
+}
+
+export type ActionAnswer = { status: number; body: Record<string, unknown> & { ok: boolean } };
+
+export const PostMessage = z.object({ text: z.string().min(1).max(4000), threadTs: z.string().regex(/^\d+\.\d+$/).optional() });
+export const ClickButton = z.object({ messageTs: z.string(), actionId: z.string().min(1), blockId: z.string().optional(), value: z.string().optional() });
+export const SubmitModal = z.object({ viewId: z.string(), values: z.record(z.string(), z.string()) });
+export const CloseModal = z.object({ viewId: z.string() });
+
+const refused = (status: number, error: string): ActionAnswer => ({ status, body: { ok: false, error } });
+
+async function toBot(ctx: BrowserContext, send: (driver: SlackDriver) => ReturnType<SlackDriver['send']>): Promise<Delivery> {
+  const bot = ctx.bot();
+  if (!bot) return { ok: false, error: NOT_CONNECTED };
+  const delivered = await deliver(bot.eventsUrl, () => send(bot.driver));
+  ctx.notice.text = delivered.ok ? null : delivered.error;
+  ctx.feed.changed();
+  return delivered;
+}
+
+/** A message typed in the composer: a mention becomes a signed app_mention, `/tandem …` a slash command. */
+export async function postMessage(ctx: BrowserContext, input: z.infer<typeof PostMessage>): Promise<ActionAnswer> {
+  const { model } = ctx.fake;
+  const composed = compose(input.text, { userId: model.bot.userId, name: BOT_NAME });
+  if (input.threadTs && !model.findMessage(LOCAL_CHANNEL.id, input.threadTs)) return refused(404, 'That thread is not in this channel.');
+  if (composed.kind === 'command') {
+    const delivered = await toBot(ctx, (driver) => driver.command({ user: LOCAL_USER.id, channel: LOCAL_CHANNEL.id, text: composed.text, command: composed.command }));
+    return delivered.ok ? { status: 200, body: { ok: true } } : refused(503, delivered.error);
+  }
+  if (!composed.mentionsBot) {
+    const message = model.addUserMessage({ channel: LOCAL_CHANNEL.id, user: LOCAL_USER.id, text: composed.text, threadTs: input.threadTs });
+    ctx.feed.changed();
+    return { status: 200, body: { ok: true, ts: message.ts } };
+  }
+  let ts = '';
+  const delivered = await toBot(ctx, (driver) => {
+    const sent = driver.mention({ channel: LOCAL_CHANNEL.id, user: LOCAL_USER.id, text: composed.text, threadTs: input.threadTs });
+    ts = sent.ts;
+    return sent;
+  });
+  return delivered.ok ? { status: 200, body: { ok: true, ts } } : refused(503, delivered.error);
+}
+
+/** A button click on a message: a signed block_actions carrying the message as Slack would. */
+export async function clickButton(ctx: BrowserContext, input: z.infer<typeof ClickButton>): Promise<ActionAnswer> {
+  const message = ctx.fake.model.findMessage(LOCAL_CHANNEL.id, input.messageTs);
+  const hasButton = (message?.blocks as { type?: string; elements?: { action_id?: string }[] }[] | undefined)?.some(
+    (block) => block.type === 'actions' && block.elements?.some((element) => element.action_id === input.actionId),
+  );
+  if (!message || !hasButton) return refused(404, 'That button is no longer on the message.');
+  const delivered = await toBot(ctx, (driver) =>
+    driver.click({
+      user: LOCAL_USER.id,
+      channel: LOCAL_CHANNEL.id,
+      messageTs: message.ts,
+      threadTs: message.threadTs,
+      actionId: input.actionId,
+      value: input.value,
+      blockId: input.blockId,
+      message: { text: message.text, blocks: message.blocks },
+    }),
+  );
+  return delivered.ok ? { status: 200, body: { ok: true } } : refused(503, delivered.error);
+}
+
+/** A modal submission: the bot's `response_action: errors` stays on the modal's fields. */
+export async function submitModal(ctx: BrowserContext, input: z.infer<typeof SubmitModal>): Promise<ActionAnswer> {
+  const open = ctx.modal.openView(input.viewId);
+  if (!open) return refused(409, 'This modal is no longer open.');
+  const view = open.view as { callback_id?: string; private_metadata?: string; blocks?: unknown };
+  const values = stateFromView(view, input.values);
+  const delivered = await toBot(ctx, (driver) =>
+    driver.submitView({ user: LOCAL_USER.id, view: { id: open.id, callback_id: view.callback_id ?? '', private_metadata: view.private_metadata }, values }),
+  );
+  if (!delivered.ok) return refused(503, delivered.error);
+  const outcome = ctx.modal.applySubmitAnswer(delivered.body);
+  ctx.feed.changed();
+  return { status: 200, body: { ok: true, ...outcome } };
+}
+
+export function closeModal(ctx: BrowserContext, input: z.infer<typeof CloseModal>): ActionAnswer {
+  if (ctx.modal.openView(input.viewId)) ctx.modal.close();
+  ctx.feed.changed();
+  return { status: 200, body: { ok: true } };
+}

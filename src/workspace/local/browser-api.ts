@@ -1,0 +1,83 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { z } from 'zod';
+import type { Logger } from '../../observability/logger.ts';
+import type { ExtraRoutes } from '../slack-fake/server.ts';
+import { ClickButton, clickButton, CloseModal, closeModal, PostMessage, postMessage, SubmitModal, submitModal, type ActionAnswer, type BrowserContext } from './browser-actions.ts';
+import { pageState } from './browser-state.ts';
+import { isPageFile, servePageFile } from './static-files.ts';
+
+type Post = { schema: z.ZodType; run: (ctx: BrowserContext, input: never) => ActionAnswer | Promise<ActionAnswer> };
+
+const POSTS: Record<string, Post> = {
+  '/local/messages': { schema: PostMessage, run: postMessage },
+  '/local/actions': { schema: ClickButton, run: clickButton },
+  '/local/views/submit': { schema: SubmitModal, run: submitModal },
+  '/local/views/close': { schema: CloseModal, run: closeModal },
+};
+
+/**
+ * The page and its browser API, served beside the fake Web API on the same port:
+ * GET / (the page), GET /healthz, GET /local/state, GET /local/events (SSE), and the POSTs above.
+ */
+export function browserRoutes(ctx: BrowserContext, logger: Logger): ExtraRoutes {
+  return (req, res, body) => {
+    const url = new URL(req.url ?? '/', ctx.fake.origin);
+    const path = url.pathname;
+    if (req.method === 'GET' && isPageFile(path)) {
+      servePageFile(path, res).catch((error: unknown) => {
+        logger.error({ err: String(error), path }, 'local workspace: could not serve a page file');
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+      return true;
+    }
+    if (req.method === 'GET' && path === '/healthz') return sendJson(res, 200, { ok: true });
+    if (req.method === 'GET' && path === '/local/state') {
+      const bot = ctx.bot();
+      return sendJson(res, 200, pageState({ model: ctx.fake.model, workspaceUrl: `${ctx.fake.origin}/`, connected: bot !== undefined, notice: ctx.notice.text, modal: ctx.modal.current }));
+    }
+    if (req.method === 'GET' && path === '/local/events') {
+      ctx.feed.subscribe(req, res);
+      return true;
+    }
+    const post = POSTS[path];
+    if (req.method !== 'POST' || !post) return false;
+    if (!sameOrigin(req, ctx.fake.origin)) return sendJson(res, 403, { ok: false, error: 'Requests to the local workspace must come from its own page.' });
+    const input = parseJson(body, post.schema);
+    if (!input.ok) return sendJson(res, 400, { ok: false, error: input.error });
+    Promise.resolve(post.run(ctx, input.value as never))
+      .then((answer) => sendJson(res, answer.status, answer.body))
+      .catch((error: unknown) => {
+        logger.error({ err: String(error), path }, 'local workspace: browser action failed');
+        sendJson(res, 500, { ok: false, error: 'The local workspace hit an internal error; see the terminal.' });
+      });
+    return true;
+  };
+}
+
+/**
+ * Only the page itself may act as the local person: a JSON body (which a cross-site form cannot send
+ * without a CORS preflight we never answer) and, when the browser names one, our own Origin.
+ */
+function sameOrigin(req: IncomingMessage, origin: string): boolean {
+  if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return false;
+  const from = req.headers.origin;
+  return from === undefined || from === origin;
+}
+
+function parseJson(body: string, schema: z.ZodType): { ok: true; value: unknown } | { ok: false; error: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { ok: false, error: 'The request body is not JSON.' };
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) return { ok: false, error: parsed.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; ') };
+  return { ok: true, value: parsed.data };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): true {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+  return true;
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { formatFireTime, nextFireTimes, previousFireTime } from '../../src/schedules/next-fire-times.ts';
+import { parseSchedule } from '../../src/schedules/parse-schedule.ts';
+
+const iso = (dates: Date[]) => dates.map((date) => date.toISOString());
+
+describe('nextFireTimes', () => {
+  it('gives the next three weekday mornings in the requester\'s zone, across the end of daylight saving time', () => {
+    const parsed = parseSchedule('every weekday at 09:00 triage open PRs in acme/api');
+    if (!parsed.ok) throw new Error(parsed.error);
+    // Friday 30 Oct 2026, noon in New York; clocks go back on Sunday 1 Nov.
+    const times = nextFireTimes(parsed.value.cron, 'America/New_York', new Date('2026-10-30T16:00:00Z'), 3);
+    // 09:00 EST is 14:00 UTC (it was 13:00 UTC under EDT), and the weekend is skipped.
+    expect(iso(times)).toEqual(['2026-11-02T14:00:00.000Z', '2026-11-03T14:00:00.000Z', '2026-11-04T14:00:00.000Z']);
+    expect(times.map((time) => formatFireTime(time, 'America/New_York'))).toEqual([
+      'Mon, Nov 2, 2026, 09:00 EST',
+      'Tue, Nov 3, 2026, 09:00 EST',
+      'Wed, Nov 4, 2026, 09:00 EST',
+    ]);
+  });
+
+  it('keeps 09:00 local when daylight saving time begins', () => {
+    const times = nextFireTimes('0 9 * * *', 'America/New_York', new Date('2026-03-07T15:00:00Z'), 3);
+    expect(iso(times)).toEqual(['2026-03-08T13:00:00.000Z', '2026-03-09T13:00:00.000Z', '2026-03-10T13:00:00.000Z']);
+    expect(formatFireTime(times[0]!, 'America/New_York')).toBe('Sun, Mar 8, 2026, 09:00 EDT');
+  });
+
+  it('skips a wall time that does not exist on the spring-forward night and fires twice in the fall-back hour', () => {
+    expect(iso(nextFireTimes('30 2 * * *', 'America/New_York', new Date('2026-03-07T12:00:00Z'), 2))).toEqual(['2026-03-09T06:30:00.000Z', '2026-03-10T06:30:00.000Z']);
+    expect(iso(nextFireTimes('30 1 * * *', 'America/New_York', new Date('2026-10-31T12:00:00Z'), 3))).toEqual([
+      '2026-11-01T05:30:00.000Z',
+      '2026-11-01T06:30:00.000Z',
+      '2026-11-02T06:30:00.000Z',
+    ]);
+  });
+
+  it('handles minute steps, monthly dates and another zone', () => {
+    expect(iso(nextFireTimes('*/15 * * * *', 'UTC', new Date('2026-01-01T10:07:00Z'), 3))).toEqual(['2026-01-01T10:15:00.000Z', '2026-01-01T10:30:00.000Z', '2026-01-01T10:45:00.000Z']);
+    const monthly = nextFireTimes('0 8 1 * *', 'Europe/Berlin', new Date('2026-01-15T00:00:00Z'), 3);
+    expect(iso(monthly)).toEqual(['2026-02-01T07:00:00.000Z', '2026-03-01T07:00:00.000Z', '2026-04-01T06:00:00.000Z']);
+    expect(formatFireTime(monthly[2]!, 'Asia/Kolkata')).toBe('Wed, Apr 1, 2026, 11:30 GMT+5:30');
+  });
+});
+
+describe('previousFireTime', () => {
+  it('finds the latest slot at or before a moment, bounded below', () => {
+    expect(previousFireTime('0 9 * * 1-5', 'America/New_York', new Date('2026-11-02T12:00:00Z'))?.toISOString()).toBe('2026-10-30T13:00:00.000Z');
+    expect(previousFireTime('0 9 * * 1-5', 'America/New_York', new Date('2026-11-02T14:00:00Z'))?.toISOString()).toBe('2026-11-02T14:00:00.000Z');
+    expect(previousFireTime('0 9 * * 1-5', 'America/New_York', new Date('2026-11-02T12:00:00Z'), new Date('2026-10-30T13:00:00Z'))).toBeUndefined();
+  });
+});

@@ -1,0 +1,249 @@
+// The local workspace page: draws GET /local/state, re-reads it on every Server-Sent Event, and turns
+// typing and clicks into the browser API's POSTs. Text reaches the DOM only through the escaping
+// renderers in mrkdwn.js / blocks.js or through textContent.
+/* global document, fetch, Element, HTMLFormElement, EventSource */
+import { renderBlocks, renderText } from './blocks.js';
+import { escapeHtml, renderMrkdwn } from './mrkdwn.js';
+
+const $ = (id) => document.getElementById(id);
+let state = null;
+let openThread = null;
+let shownModalKey = null;
+let refreshing = null;
+let refreshAgain = false;
+/** The last browser action's refusal; shown until the next action works. */
+let pageError = null;
+
+function compareTs(a, b) {
+  const [as, ac] = a.split('.').map(Number);
+  const [bs, bc] = b.split('.').map(Number);
+  return as - bs || ac - bc;
+}
+
+function timeOf(ts) {
+  return new Date(Number(ts.split('.')[0]) * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+function messageHtml(message, options) {
+  const users = state.users;
+  const body = message.blocks && message.blocks.length > 0
+    ? renderBlocks(message.blocks, { users, messageTs: message.ephemeral ? undefined : message.ts, interactive: !message.ephemeral })
+    : renderMrkdwn(message.text, users);
+  const name = message.ephemeral ? state.bot.name : message.userName;
+  const bot = message.ephemeral || message.isBot;
+  const replies = options.showReplies && message.replies?.length
+    ? `<button type="button" class="replies" data-thread="${escapeHtml(message.ts)}">${message.replies.length} ${message.replies.length === 1 ? 'reply' : 'replies'}</button>`
+    : '';
+  return `<article class="msg${bot ? ' bot' : ''}${message.ephemeral ? ' ephemeral' : ''}" data-ts="${escapeHtml(message.ts)}">
+    <div class="avatar">${escapeHtml(name.slice(0, 1).toUpperCase())}</div>
+    <div class="msg-main">
+      <div class="msg-head"><span class="name">${escapeHtml(name)}</span>${bot ? '<span class="badge">APP</span>' : ''}<time>${timeOf(message.ts)}</time>${message.edited ? '<span class="edited">(edited)</span>' : ''}</div>
+      <div class="msg-body">${body}</div>
+      ${message.ephemeral ? '<div class="only-you">👁 Only visible to you</div>' : ''}
+      ${replies}
+    </div>
+  </article>`;
+}
+
+function drawList(container, items, options) {
+  const atBottom = container.scrollHeight - container.scrollTop - container.clientHeight < 40;
+  container.innerHTML = items.length ? items.map((m) => messageHtml(m, options)).join('') : `<div class="empty">${escapeHtml(options.empty)}</div>`;
+  if (atBottom || options.forceBottom) container.scrollTop = container.scrollHeight;
+}
+
+function drawChannel() {
+  const top = state.ephemerals.filter((e) => !e.threadTs).map((e) => ({ ...e, ephemeral: true }));
+  const items = [...state.messages, ...top].sort((a, b) => compareTs(a.ts, b.ts));
+  drawList($('messages'), items, { showReplies: true, empty: 'No messages yet. Mention @tandem with a task to start.' });
+}
+
+function drawThread() {
+  const parent = openThread && state.messages.find((m) => m.ts === openThread);
+  $('thread').hidden = !parent;
+  if (!parent) return;
+  const mine = state.ephemerals.filter((e) => e.threadTs === parent.ts).map((e) => ({ ...e, ephemeral: true }));
+  const items = [parent, ...[...parent.replies, ...mine].sort((a, b) => compareTs(a.ts, b.ts))];
+  drawList($('thread-messages'), items, { showReplies: false, empty: '' });
+}
+
+function drawBanner() {
+  const connection = $('connection');
+  connection.textContent = state.connected ? 'Tandem connected' : 'Tandem not connected';
+  connection.className = `connection ${state.connected ? 'up' : 'down'}`;
+  const error = pageError ?? state.notice;
+  showBanner(error ?? (state.connected ? null : 'Tandem is not connected to this workspace yet. It connects as soon as the bot has started.'), Boolean(error));
+}
+
+function showBanner(text, isError) {
+  const banner = $('banner');
+  banner.hidden = !text;
+  banner.textContent = text ?? '';
+  banner.className = `banner${isError ? ' error' : ''}`;
+}
+
+function drawModal() {
+  const root = $('modal');
+  const modal = state.modal;
+  const key = modal ? `${modal.id}:${modal.hash}` : null;
+  if (key === shownModalKey) {
+    if (modal) showFieldErrors(modal.errors);
+    return;
+  }
+  shownModalKey = key;
+  root.hidden = !modal;
+  if (!modal) {
+    root.innerHTML = '';
+    return;
+  }
+  const view = modal.view;
+  const submit = view.submit ? `<button type="submit" class="bk-button primary" data-testid="modal-submit">${renderText(view.submit)}</button>` : '';
+  root.innerHTML = `<form class="modal" role="dialog" aria-modal="true" data-view-id="${escapeHtml(modal.id)}">
+    <div class="modal-header"><h2>${renderText(view.title)}</h2><button type="button" class="icon-button" data-close aria-label="Close">×</button></div>
+    <div class="modal-body">${renderBlocks(view.blocks, { users: state.users, interactive: false, errors: modal.errors })}</div>
+    <div class="modal-footer"><button type="button" class="bk-button" data-close>${view.close ? renderText(view.close) : 'Cancel'}</button>${submit}</div>
+  </form>`;
+  showFieldErrors(modal.errors);
+}
+
+/** Marks fields with the bot's errors in place, so what the person typed stays. */
+function showFieldErrors(errors) {
+  for (const block of document.querySelectorAll('#modal .bk-input-block')) {
+    const field = block.querySelector('[data-block-id]');
+    const message = errors?.[field?.dataset.blockId];
+    let box = block.querySelector('.bk-error');
+    block.classList.toggle('has-error', Boolean(message));
+    if (!message) {
+      box?.remove();
+      continue;
+    }
+    if (!box) {
+      box = document.createElement('div');
+      box.className = 'bk-error';
+      box.setAttribute('role', 'alert');
+      block.append(box);
+    }
+    box.textContent = message;
+  }
+}
+
+function draw() {
+  drawBanner();
+  drawChannel();
+  drawThread();
+  drawModal();
+  $('hint').textContent = `@tandem check health of ${state.workspaceUrl}healthz`;
+}
+
+async function refresh() {
+  if (refreshing) {
+    refreshAgain = true;
+    return refreshing;
+  }
+  refreshing = (async () => {
+    do {
+      refreshAgain = false;
+      const response = await fetch('/local/state', { cache: 'no-store' });
+      state = await response.json();
+      draw();
+    } while (refreshAgain);
+  })().finally(() => {
+    refreshing = null;
+  });
+  return refreshing;
+}
+
+async function post(path, body) {
+  try {
+    const response = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const answer = await response.json().catch(() => ({ ok: false, error: `HTTP ${response.status}` }));
+    pageError = answer.ok ? null : answer.error;
+    if (state) drawBanner();
+    return answer;
+  } catch (error) {
+    pageError = `The local workspace is not answering (${error.message}). Is Tandem still running?`;
+    showBanner(pageError, true);
+    return { ok: false };
+  }
+}
+
+function wireComposer(formId, inputId, threadTs) {
+  const form = $(formId);
+  const input = $(inputId);
+  const send = async () => {
+    const text = input.value.trim();
+    if (!text) return;
+    input.disabled = true;
+    const answer = await post('/local/messages', { text, ...(threadTs() ? { threadTs: threadTs() } : {}) });
+    input.disabled = false;
+    input.focus();
+    if (!answer.ok) return;
+    input.value = '';
+    // A new task's plan arrives in the mention's thread: open it, as a person would.
+    if (!threadTs() && answer.ts && /@tandem\b/i.test(text)) openThread = answer.ts;
+    await refresh();
+  };
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void send();
+  });
+  input.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey) {
+      event.preventDefault();
+      void send();
+    }
+  });
+}
+
+document.addEventListener('click', async (event) => {
+  const target = event.target instanceof Element ? event.target : null;
+  const thread = target?.closest('[data-thread]');
+  if (thread) {
+    openThread = thread.dataset.thread;
+    drawThread();
+    return;
+  }
+  const button = target?.closest('button.bk-button[data-action-id]');
+  if (button && button.dataset.messageTs) {
+    button.disabled = true;
+    const { actionId, blockId, value, messageTs } = button.dataset;
+    await post('/local/actions', { messageTs, actionId, ...(blockId ? { blockId } : {}), ...(value !== undefined ? { value } : {}) });
+    button.disabled = false;
+    return;
+  }
+  const close = target?.closest('#modal [data-close]');
+  if (close) {
+    const viewId = close.closest('form').dataset.viewId;
+    await post('/local/views/close', { viewId });
+    await refresh();
+  }
+});
+
+document.addEventListener('submit', async (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || !form.dataset.viewId) return;
+  event.preventDefault();
+  const values = {};
+  for (const field of form.querySelectorAll('[data-block-id]')) values[field.dataset.blockId] = field.value;
+  const submit = form.querySelector('[type=submit]');
+  if (submit) submit.disabled = true;
+  const answer = await post('/local/views/submit', { viewId: form.dataset.viewId, values });
+  if (submit) submit.disabled = false;
+  if (answer.ok && !answer.closed) showFieldErrors(answer.errors);
+  await refresh();
+});
+
+$('thread-close').addEventListener('click', () => {
+  openThread = null;
+  drawThread();
+});
+$('hint').addEventListener('click', () => {
+  $('composer-input').value = $('hint').textContent;
+  $('composer-input').focus();
+});
+wireComposer('composer', 'composer-input', () => null);
+wireComposer('thread-composer', 'thread-input', () => openThread);
+
+const events = new EventSource('/local/events');
+events.addEventListener('change', () => void refresh());
+events.addEventListener('error', () => showBanner('Lost contact with the local workspace; retrying…', true));
+events.addEventListener('open', () => void refresh());

@@ -1,0 +1,68 @@
+// Block Kit → HTML for the local workspace page: the block types Tandem's views use, faithfully
+// enough to read and click. Unknown blocks show as a labelled placeholder instead of vanishing.
+import { escapeHtml, renderMrkdwn, renderPlain } from './mrkdwn.js';
+
+export function renderText(text, users) {
+  if (!text || typeof text.text !== 'string') return '';
+  return text.type === 'mrkdwn' ? renderMrkdwn(text.text, users) : renderPlain(text.text);
+}
+
+function renderButton(button, context) {
+  const style = button.style === 'primary' || button.style === 'danger' ? ` ${button.style}` : '';
+  const data = [
+    ['action-id', button.action_id],
+    ['block-id', context.blockId],
+    ['value', button.value],
+    ['message-ts', context.messageTs],
+  ]
+    .filter(([, value]) => typeof value === 'string')
+    .map(([name, value]) => ` data-${name}="${escapeHtml(value)}"`)
+    .join('');
+  if (button.url) return `<a class="bk-button${style}" href="${escapeHtml(/^https?:/i.test(button.url) ? button.url : '#')}" target="_blank" rel="noopener noreferrer">${renderText(button.text)}</a>`;
+  const disabled = context.interactive ? '' : ' disabled';
+  return `<button type="button" class="bk-button${style}"${data}${disabled}>${renderText(button.text)}</button>`;
+}
+
+function renderInput(block, context) {
+  const element = block.element ?? {};
+  const id = escapeHtml(block.block_id ?? '');
+  const value = escapeHtml(element.initial_value ?? '');
+  const placeholder = element.placeholder ? ` placeholder="${escapeHtml(element.placeholder.text)}"` : '';
+  const max = Number.isInteger(element.max_length) ? ` maxlength="${element.max_length}"` : '';
+  const field = element.multiline
+    ? `<textarea class="bk-input" data-block-id="${id}" rows="${Math.min(18, Math.max(4, (element.initial_value ?? '').split('\n').length + 1))}"${placeholder}${max}>${value}</textarea>`
+    : `<input class="bk-input" data-block-id="${id}" value="${value}"${placeholder}${max}>`;
+  const optional = block.optional ? ' <span class="bk-optional">(optional)</span>' : '';
+  const hint = block.hint ? `<div class="bk-hint">${renderText(block.hint)}</div>` : '';
+  const error = context.errors?.[block.block_id] ? `<div class="bk-error" role="alert">${renderPlain(context.errors[block.block_id])}</div>` : '';
+  return `<label class="bk-label">${renderText(block.label)}${optional}</label>${field}${hint}${error}`;
+}
+
+function renderBlock(block, context) {
+  const ctx = { ...context, blockId: block.block_id };
+  switch (block.type) {
+    case 'header':
+      return `<div class="bk-header">${renderText(block.text)}</div>`;
+    case 'divider':
+      return '<hr class="bk-divider">';
+    case 'section': {
+      const text = block.text ? `<div class="bk-text">${renderText(block.text, context.users)}</div>` : '';
+      const fields = Array.isArray(block.fields) ? `<div class="bk-fields">${block.fields.map((f) => `<div>${renderText(f, context.users)}</div>`).join('')}</div>` : '';
+      const accessory = block.accessory?.type === 'button' ? `<div class="bk-accessory">${renderButton(block.accessory, ctx)}</div>` : '';
+      return `<div class="bk-section"><div class="bk-section-body">${text}${fields}</div>${accessory}</div>`;
+    }
+    case 'context':
+      return `<div class="bk-context">${(block.elements ?? []).map((e) => (e.type === 'image' ? '' : `<span>${renderText(e, context.users)}</span>`)).join(' ')}</div>`;
+    case 'actions':
+      return `<div class="bk-actions">${(block.elements ?? []).filter((e) => e.type === 'button').map((e) => renderButton(e, ctx)).join('')}</div>`;
+    case 'input':
+      return `<div class="bk-input-block">${renderInput(block, context)}</div>`;
+    default:
+      return `<div class="bk-unknown">[${escapeHtml(String(block.type))} block]</div>`;
+  }
+}
+
+/** context: { users, messageTs, interactive, errors } — errors by block id, for modal inputs. */
+export function renderBlocks(blocks, context = {}) {
+  return (Array.isArray(blocks) ? blocks : []).map((block) => renderBlock(block ?? {}, context)).join('');
+}

@@ -61,7 +61,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const identity = new BotIdentityCache(client, logger);
   const authorize: Authorize<boolean> = async () => ({ botToken: token, botId: identity.current?.botId, botUserId: identity.current?.botUserId });
   const customRoutes = [healthRoute, ...(options.customRoutes ?? [])];
-  const common = { authorize, logger: slackLogger(logger, 'bolt'), clientOptions: slackClientOptions(config, logger), customRoutes, processBeforeResponse: false, extendedErrorHandler: true };
+  const common = { authorize, logger: slackLogger(logger, 'bolt'), clientOptions: slackClientOptions(config, logger), customRoutes, processBeforeResponse: false, extendedErrorHandler: true, convoStore: false as const };
 
   const app =
     config.slack.appToken !== undefined

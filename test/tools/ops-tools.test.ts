@@ -42,6 +42,7 @@ describe('http_check', () => {
     expect(t.check!(down, t.input.parse({ url: `${base}/ready` }))).toMatchObject({ ok: false, reason: expect.stringContaining('503') });
     expect(okOutput(await runTool(t, { url: `${base}/ready`, expectStatus: 503 }))['ok']).toBe(true);
     expect(okOutput(await runTool(t, { url: `${base}/health`, contains: 'v3' }))).toMatchObject({ ok: false, contains: false });
+    expect(t.input.safeParse({ url: `${base}/health`, method: 'HEAD', contains: 'ok' }).success).toBe(false);
   });
 
   it('refuses hosts outside the allow-list before sending anything (exact host match)', async () => {

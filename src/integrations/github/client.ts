@@ -45,3 +45,8 @@ export function createGithubClient(options: GithubClientOptions): Octokit {
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
   });
 }
+
+/** No token, no client: the GitHub tools then answer "GITHUB_TOKEN is not configured". */
+export function createGithubClientIfConfigured(options: Omit<GithubClientOptions, 'token'> & { token: string | undefined }): Octokit | undefined {
+  return options.token ? createGithubClient({ ...options, token: options.token }) : undefined;
+}

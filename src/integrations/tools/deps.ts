@@ -1,5 +1,4 @@
 import type { LlmClient } from '../../agent/ports/llm.ts';
-import type { ToolLogger } from '../../agent/ports/tool.ts';
 import type { Octokit } from '../github/client.ts';
 import type { PollTiming } from '../github/workflow-poll.ts';
 import type { SlackPoster } from './slack-poster.ts';
@@ -11,6 +10,5 @@ export interface ToolDeps {
   llm: LlmClient | undefined;
   /** Hosts http_check may reach (exact match, lower case). */
   httpAllow: readonly string[];
-  logger?: ToolLogger;
   poll?: Partial<PollTiming>;
 }

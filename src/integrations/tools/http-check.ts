@@ -21,7 +21,7 @@ export function createHttpCheckTool(httpAllow: readonly string[]) {
       expectStatus: z.number().int().min(100).max(599).default(200),
       contains: z.string().min(1).max(500).optional().describe('Text the response body must contain'),
       timeoutMs: z.number().int().min(100).max(60_000).default(10_000),
-    }),
+    }).refine((args) => !(args.method === 'HEAD' && args.contains), { message: 'contains needs method GET (a HEAD response has no body)', path: ['contains'] }),
     run: async (args, ctx) => {
       const url = new URL(args.url);
       if (!isAllowedHost(url, httpAllow)) {
@@ -31,7 +31,8 @@ export function createHttpCheckTool(httpAllow: readonly string[]) {
       try {
         // Redirects are not followed: they could lead off the allow-list.
         const response = await fetch(url, { method: args.method, redirect: 'manual', signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(args.timeoutMs)]) });
-        const body = args.contains && args.method !== 'HEAD' ? (await response.text()).slice(0, MAX_BODY_BYTES) : '';
+        const body = args.contains ? (await response.text()).slice(0, MAX_BODY_BYTES) : '';
+        if (!args.contains) await response.body?.cancel();
         const latencyMs = Math.round(performance.now() - started);
         const statusOk = response.status === args.expectStatus;
         const containsOk = args.contains ? body.includes(args.contains) : undefined;

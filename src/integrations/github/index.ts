@@ -1,0 +1,1 @@
+export { createGithubClient, createGithubClientIfConfigured, type GithubClientOptions, type Octokit } from './client.ts';

@@ -1,0 +1,2 @@
+export { McpConfigSchema, readMcpConfig, type McpConfig, type McpServerConfig } from './config.ts';
+export { loadMcpTools, type McpLoadOptions, type McpTools } from './load-mcp-tools.ts';

@@ -1,0 +1,107 @@
+/**
+ * createAgent: the agent behind the AgentApi port. Each call returns once its decision is stored;
+ * planning and execution continue in the background and report through the Surface.
+ */
+import type { AgentContext, AgentDeps } from './context.ts';
+import { decide, checkEdit, editPlan, revisePlan } from './plan-decisions.ts';
+import { resolveEscalation } from './escalation-resolution.ts';
+import { RunDriver } from './executor.ts';
+import { cancelRun, followUp } from './follow-up.ts';
+import { planRun } from './planning.ts';
+import type { AgentApi } from './ports/agent-api.ts';
+import { resumeRuns } from './resume.ts';
+import { safeSurface } from './safe-surface.ts';
+import { createToolRegistry } from './tool-registry.ts';
+
+export interface Agent extends AgentApi {
+  /** Resolves when no planning or execution is under way in this process (tests, the CLI). */
+  idle(): Promise<void>;
+}
+
+export function createAgent(deps: AgentDeps): Agent {
+  const drivers = new Map<string, { driver: RunDriver; done: Promise<void> }>();
+  const stopped = new Set<string>();
+  const background = new Set<Promise<unknown>>();
+  let accepting = true;
+
+  const track = <T>(work: Promise<T>, what: string, runId?: string): void => {
+    const guarded = work.catch((error: unknown) => deps.logger.error({ runId, err: error }, `${what} failed`));
+    background.add(guarded);
+    void guarded.finally(() => background.delete(guarded));
+  };
+
+  const ctx: AgentContext = {
+    store: deps.store,
+    llm: deps.llm,
+    tools: createToolRegistry(deps.tools),
+    surface: safeSurface(deps.surface, deps.logger),
+    approvers: deps.approvers,
+    settings: deps.settings,
+    logger: deps.logger,
+    owner: deps.owner,
+    runbooks: deps.runbooks,
+    now: deps.clock ?? (() => new Date()),
+    usage: (runId, role) => async (response) => {
+      await deps.store.recordUsage({ runId, role, provider: response.provider, model: response.model, inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens, costUsd: response.costUsd });
+    },
+    spawn: (work, what, runId) => track(work, what, runId),
+    kick(runId) {
+      if (!accepting || stopped.has(runId)) return;
+      const active = drivers.get(runId);
+      if (active) return active.driver.wake();
+      const driver = new RunDriver(ctx, runId);
+      const done = driver.drive().finally(() => {
+        if (drivers.get(runId)?.driver === driver) drivers.delete(runId);
+        if (driver.missedWake) ctx.kick(runId);
+      });
+      drivers.set(runId, { driver, done });
+      track(done, 'executing run', runId);
+    },
+    async stopDriver(runId, kind) {
+      if (kind !== 'halt') stopped.add(runId); // the run is ending: nothing may drive it again
+      const active = drivers.get(runId);
+      if (!active) return false;
+      active.driver.halt();
+      await active.done.catch(() => undefined);
+      return true;
+    },
+  };
+
+  const idle = async (): Promise<void> => {
+    while (background.size) await Promise.allSettled([...background]);
+  };
+
+  return {
+    idle,
+    async startRun(input) {
+      const run = await ctx.store.createRun(input);
+      await ctx.store.appendEvent(run.id, 'run-created', { task: input.task.slice(0, 2000), requester: input.requester, origin: input.origin });
+      await ctx.surface.planning(run);
+      track(planRun(ctx, run), 'planning', run.id);
+      return run;
+    },
+    decide: (input) => decide(ctx, input),
+    checkEdit: (input) => checkEdit(ctx, input),
+    editPlan: (input) => editPlan(ctx, input),
+    async revisePlan(input) {
+      const accepted = await revisePlan(ctx, input);
+      if (!accepted.ok) return accepted;
+      track(accepted.value.work, 'revising plan', input.runId);
+      return { ok: true, value: undefined };
+    },
+    resolveEscalation: (input) => resolveEscalation(ctx, input),
+    followUp: (input) => followUp(ctx, input),
+    cancel: (input) => cancelRun(ctx, input),
+    resume: () => resumeRuns(ctx),
+    async shutdown(deadlineMs) {
+      accepting = false;
+      for (const { driver } of drivers.values()) driver.drain();
+      const settled = Promise.allSettled([...drivers.values()].map((d) => d.done));
+      const timer = new Promise((resolve) => setTimeout(resolve, deadlineMs).unref());
+      if ((await Promise.race([settled.then(() => 'done'), timer])) !== 'done') {
+        for (const { driver } of drivers.values()) driver.halt();
+        await settled;
+      }
+    },
+  };
+}

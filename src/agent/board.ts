@@ -1,0 +1,42 @@
+/** The status board: one line per step of the current plan version, plus any rollback steps. */
+import type { Plan } from './plan.ts';
+import type { AgentContext } from './context.ts';
+import type { RunRecord, StepRecord } from './ports/run-store.ts';
+import type { BoardState, BoardStep } from './ports/surface.ts';
+
+export function buildBoard(run: RunRecord, planVersion: number, plan: Plan, steps: readonly StepRecord[], now: Date): BoardState {
+  const byKey = new Map(steps.map((step) => [`${step.planVersion}/${step.kind}/${step.stepId}`, step]));
+  const lines: BoardStep[] = plan.steps.map((planned) => {
+    const record = byKey.get(`${planVersion}/forward/${planned.id}`);
+    return line(record, { stepId: planned.id, title: planned.title, tool: planned.tool, kind: 'forward' }, now);
+  });
+  for (const record of steps) {
+    if (record.kind === 'rollback') lines.push(line(record, { stepId: record.stepId, title: record.title, tool: record.tool, kind: 'rollback' }, now));
+  }
+  return {
+    runId: run.id,
+    goal: plan.goal,
+    planVersion,
+    runStatus: run.status,
+    steps: lines,
+    startedAt: run.createdAt,
+    elapsedMs: (run.finishedAt ?? now).getTime() - run.createdAt.getTime(),
+  };
+}
+
+function line(record: StepRecord | undefined, base: Pick<BoardStep, 'stepId' | 'title' | 'tool' | 'kind'>, now: Date): BoardStep {
+  if (!record) return { ...base, status: 'pending', elapsedMs: null, url: null, note: null };
+  const elapsedMs = record.startedAt ? (record.finishedAt ?? now).getTime() - record.startedAt.getTime() : null;
+  const url = typeof record.output?.url === 'string' ? record.output.url : (record.error?.url ?? null);
+  return { ...base, status: record.status, elapsedMs, url, note: record.error?.message ?? null };
+}
+
+/** Loads the run and reports its board; for paths that do not hold the driver's live state. */
+export async function reportBoard(ctx: AgentContext, runId: string): Promise<void> {
+  const run = await ctx.store.getRun(runId);
+  if (!run?.currentPlanVersion) return;
+  const version = await ctx.store.getPlanVersion(runId, run.currentPlanVersion);
+  if (!version) return;
+  const steps = await ctx.store.listSteps(runId);
+  await ctx.surface.reportProgress(run, buildBoard(run, version.version, version.plan, steps, ctx.now()));
+}

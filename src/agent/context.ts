@@ -1,0 +1,67 @@
+/** What every part of the agent works with: the ports, settings, and a few shared helpers. */
+import type { LlmClient, LlmResponse, LlmRole } from './ports/llm.ts';
+import type { ApproverDirectory } from './ports/agent-api.ts';
+import type { RunStore } from './ports/run-store.ts';
+import type { Surface } from './ports/surface.ts';
+import type { AnyTool } from './ports/tool.ts';
+import type { Plan } from './plan.ts';
+import type { Budgets } from './stop-conditions.ts';
+import type { ToolRegistry } from './tool-registry.ts';
+
+export interface AgentLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface AgentSettings {
+  budgets: Budgets;
+  confidenceThreshold: number;
+  autoRunReadOnly: boolean;
+  secrets: readonly string[];
+  /** Steps of one run that may run at the same time. */
+  concurrency: number;
+  /** Retries of a step whose tool says the error is transient (default 3 tries after the first, from 500 ms doubling). */
+  retry?: { retries: number; baseDelayMs: number };
+}
+
+/** A runbook that matches a task gives its plan without a model (CONTRACT §1). */
+export interface RunbookMatcher {
+  match(task: string): { name: string; plan: Plan } | undefined;
+}
+
+export interface AgentDeps {
+  store: RunStore;
+  llm: LlmClient;
+  tools: AnyTool[];
+  surface: Surface;
+  approvers: ApproverDirectory;
+  settings: AgentSettings;
+  logger: AgentLogger;
+  /** This replica's id; step leases carry it so peers can tell a live claim from a dead one. */
+  owner: string;
+  clock?: () => Date;
+  runbooks?: RunbookMatcher;
+}
+
+export interface AgentContext {
+  store: RunStore;
+  llm: LlmClient;
+  tools: ToolRegistry;
+  /** Best-effort: a surface that throws is logged and the run goes on. */
+  surface: Surface;
+  approvers: ApproverDirectory;
+  settings: AgentSettings;
+  logger: AgentLogger;
+  owner: string;
+  runbooks: RunbookMatcher | undefined;
+  now(): Date;
+  /** Records a model answer's tokens and cost against a run. */
+  usage(runId: string | null, role: LlmRole): (response: LlmResponse<unknown>) => Promise<void>;
+  /** (Re)starts driving an executing run; safe to call for a run that is already being driven. */
+  kick(runId: string): void;
+  /** Background work this process waits for in idle() and logs if it fails. */
+  spawn(work: Promise<unknown>, what: string, runId?: string): void;
+  /** Asks the driver of a run, if any, to stop; resolves when it has. False when no driver was active. */
+  stopDriver(runId: string, kind: 'cancel' | 'abort' | 'halt'): Promise<boolean>;
+}

@@ -1,0 +1,103 @@
+/** A person's answer to an escalation: Retry, Skip, Replan or Abort, each checked and then carried out. */
+import { approvalNeed, checkApprover, checkResolver, planRisk } from './approval-policy.ts';
+import type { AgentContext } from './context.ts';
+import { descendantsOf } from './dispatcher.ts';
+import type { Result } from './errors.ts';
+import type { EscalationAction, EscalationRecord, RunRecord } from './ports/run-store.ts';
+import { cancelUnstarted, finishRun, isFinal } from './run-ending.ts';
+import { rollBack } from './rollback.ts';
+import { replan, replanBlocked } from './supervisor.ts';
+
+const ok: Result<void> = { ok: true, value: undefined };
+
+export async function resolveEscalation(ctx: AgentContext, input: { escalationId: string; userId: string; action: EscalationAction }): Promise<Result<void>> {
+  const escalation = await ctx.store.getEscalation(input.escalationId);
+  if (!escalation) return { ok: false, error: 'That escalation does not exist.' };
+  if (escalation.status === 'resolved') return { ok: false, error: `This escalation was already resolved (${escalation.resolution}) by <@${escalation.resolvedBy}>.` };
+  const run = await ctx.store.getRun(escalation.runId);
+  if (!run || isFinal(run.status)) return { ok: false, error: `The run already ended (${run?.status ?? 'gone'}).` };
+  const allowed = await checkResolver({ userId: input.userId, approvers: ctx.approvers });
+  if (!allowed.ok) return allowed;
+  const refused = await refusal(ctx, run, escalation, input);
+  if (refused) return { ok: false, error: refused };
+  if (!(await ctx.store.resolveEscalation({ id: escalation.id, action: input.action, userId: input.userId }))) {
+    return { ok: false, error: 'Someone else resolved this escalation first.' };
+  }
+  await ctx.store.appendEvent(run.id, 'escalation-resolved', { escalationId: escalation.id, action: input.action, by: input.userId });
+  await carryOut(ctx, run, escalation, input);
+  return ok;
+}
+
+/** Why this action cannot be taken for this escalation, or null. */
+async function refusal(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, input: { userId: string; action: EscalationAction }): Promise<string | null> {
+  if (input.action === 'replan') return replanBlocked(ctx, run).then((why) => (why ? `Cannot replan: ${why}.` : null));
+  if (escalation.kind === 'replan-failed' && input.action === 'skip') return 'There is no step to skip here: choose Retry or Replan to ask the planner again, or Abort.';
+  if (escalation.kind === 'low-confidence' && input.action !== 'abort') {
+    if (run.status !== 'awaiting-approval' || run.currentPlanVersion === null || run.currentPlanVersion !== escalation.planVersion) return 'This plan is no longer waiting for a decision.';
+    const version = await ctx.store.getPlanVersion(run.id, run.currentPlanVersion);
+    if (!version) return 'The plan is gone.';
+    const allowed = await checkApprover({ need: approvalNeed(planRisk(version.plan, ctx.tools.riskOf)), userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+    return allowed.ok ? null : allowed.error;
+  }
+  return null;
+}
+
+async function carryOut(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, input: { userId: string; action: EscalationAction }): Promise<void> {
+  const { action, userId } = input;
+  if (action === 'abort') return abortRun(ctx, run.id, `Aborted by <@${userId}>.`);
+  if (action === 'replan') return replan(ctx, run.id, `<@${userId}> asked for a new plan after: ${escalation.message}`, ['paused', 'awaiting-approval']);
+  if (escalation.kind === 'replan-failed') return replan(ctx, run.id, `retry after the planner failed: ${escalation.message}`, ['paused']);
+  if (escalation.kind === 'low-confidence') {
+    // Going ahead despite low confidence is the approval the escalation asked for.
+    await ctx.store.recordApproval({ runId: run.id, planVersion: escalation.planVersion!, userId, decision: 'approved' });
+    if (await ctx.store.transitionRun(run.id, ['awaiting-approval'], 'executing')) {
+      await ctx.store.appendEvent(run.id, 'plan-approved', { version: escalation.planVersion, by: userId, via: 'escalation' });
+      ctx.kick(run.id);
+    }
+    return;
+  }
+  if (escalation.stepId && escalation.planVersion) await settleStep(ctx, run.id, escalation.planVersion, escalation.stepId, action);
+  await continueIfClear(ctx, run.id);
+}
+
+/** Retry: the step and what it blocked go back to pending. Skip: accept a result it has, or skip it. */
+async function settleStep(ctx: AgentContext, runId: string, planVersion: number, stepId: string, action: 'retry' | 'skip'): Promise<void> {
+  const key = { runId, planVersion, stepId };
+  const steps = await ctx.store.listSteps(runId, planVersion);
+  const step = steps.find((s) => s.stepId === stepId && s.kind === 'forward');
+  if (!step) return;
+  if (action === 'skip') {
+    const to = step.output ? 'succeeded' : 'skipped';
+    await ctx.store.setStepStatus({ ...key, from: ['failed', 'uncertain'], to, error: { message: `skipped by a person: ${step.error?.message ?? ''}`.trim() } });
+    return;
+  }
+  await ctx.store.setStepStatus({ ...key, from: ['failed', 'uncertain'], to: 'pending' });
+  const version = await ctx.store.getPlanVersion(runId, planVersion);
+  const blocked = descendantsOf(version?.plan.steps ?? [], stepId);
+  for (const s of steps) {
+    if (blocked.has(s.stepId) && s.kind === 'forward' && s.status === 'skipped') {
+      await ctx.store.setStepStatus({ runId, planVersion, stepId: s.stepId, from: ['skipped'], to: 'pending', error: null });
+    }
+  }
+}
+
+/** A paused run goes on once no escalation holds it. */
+export async function continueIfClear(ctx: AgentContext, runId: string): Promise<void> {
+  const open = (await ctx.store.listEscalations(runId)).filter((e) => e.status === 'open');
+  if (open.length) return;
+  if (await ctx.store.transitionRun(runId, ['paused'], 'executing')) {
+    await ctx.store.appendEvent(runId, 'run-resumed', {});
+    ctx.kick(runId);
+  }
+}
+
+/** Stop everything, roll back what succeeded (newest first), and end the run as aborted. */
+export async function abortRun(ctx: AgentContext, runId: string, reason: string): Promise<void> {
+  await ctx.stopDriver(runId, 'abort');
+  await cancelUnstarted(ctx, runId, 'not started: the run was aborted');
+  await rollBack(ctx, runId);
+  const steps = await ctx.store.listSteps(runId);
+  const rolled = steps.filter((s) => s.kind === 'rollback');
+  const detail = rolled.length ? ` Rolled back: ${rolled.map((s) => `${s.title} (${s.status})`).join('; ')}.` : ' Nothing needed rolling back.';
+  await finishRun(ctx, runId, 'aborted', reason + detail);
+}

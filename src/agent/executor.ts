@@ -1,0 +1,213 @@
+/**
+ * Drives one executing run: every step whose dependencies succeeded starts at once (up to the
+ * concurrency limit), references are filled from recorded outputs, budgets are checked before each
+ * start, and when nothing more can start the run is finished, paused, or handed to the supervisor.
+ * State lives in the store; the driver only keeps a mirror of what it wrote itself.
+ */
+import { buildBoard } from './board.ts';
+import type { AgentContext } from './context.ts';
+import { dispatch } from './dispatcher.ts';
+import type { Plan } from './plan.ts';
+import type { RunRecord, StepRecord } from './ports/run-store.ts';
+import { cancelUnstarted, finishRun } from './run-ending.ts';
+import { runStep, type StepOutcome } from './step-runner.ts';
+import { executionLimits, runTimeLeftMs, wallClock } from './stop-conditions.ts';
+import { onStepFailure } from './supervisor.ts';
+import { sleep } from './tool-call.ts';
+
+const FOREIGN_POLL_MS = 1000;
+
+export class RunDriver {
+  private stopping = false;
+  private controller = new AbortController();
+  private wakeRequested = false;
+  private wakeUp: (() => void) | null = null;
+
+  constructor(
+    private readonly ctx: AgentContext,
+    readonly runId: string,
+  ) {}
+
+  /** Something changed in the store (an answer, a resolved escalation): look again. */
+  wake(): void {
+    this.wakeRequested = true;
+    this.wakeUp?.();
+  }
+
+  /** Start no more steps; running ones finish and are recorded; the run stays as it is for resume(). */
+  drain(): void {
+    this.stopping = true;
+    this.wake();
+  }
+
+  /** Start no more steps and cancel running ones (they are recorded as cancelled or uncertain). */
+  halt(): void {
+    this.drain();
+    this.controller.abort(new Error('run stopped'));
+  }
+
+  /** A wake that came after the last look: the owner should drive again. */
+  get missedWake(): boolean {
+    return this.wakeRequested && !this.stopping;
+  }
+
+  async drive(): Promise<void> {
+    do {
+      this.wakeRequested = false;
+      await this.driveOnce();
+    } while (this.wakeRequested && !this.stopping);
+  }
+
+  private async driveOnce(): Promise<void> {
+    const { ctx, runId } = this;
+    const run = await ctx.store.getRun(runId);
+    if (!run || run.status !== 'executing' || !run.currentPlanVersion) return;
+    const version = run.currentPlanVersion;
+    const planVersion = await ctx.store.getPlanVersion(runId, version);
+    if (!planVersion) return;
+    const plan = planVersion.plan;
+    await ctx.store.createSteps(
+      runId,
+      version,
+      plan.steps.map((step) => ({ stepId: step.id, kind: 'forward', title: step.title, tool: step.tool, risk: ctx.tools.riskOf(step.tool) ?? 'destructive', dependsOn: step.dependsOn, plannedArgs: step.args })),
+    );
+    const all = await ctx.store.listSteps(runId);
+    const outputs = new Map<string, Record<string, unknown>>();
+    for (const step of [...all].sort((a, b) => a.planVersion - b.planVersion)) {
+      if (step.kind === 'forward' && step.status === 'succeeded' && step.output) outputs.set(step.stepId, step.output);
+    }
+    const records = new Map(all.filter((step) => step.planVersion === version && step.kind === 'forward').map((step) => [step.stepId, step]));
+    let attempts = all.filter((step) => step.kind === 'forward').reduce((sum, step) => sum + step.attempt, 0);
+    let failure = [...records.values()].find((step) => step.status === 'failed' || step.status === 'uncertain') ?? null;
+    let budgetStop: string | null = null;
+    let systemError: unknown = null;
+    const inFlight = new Map<string, Promise<void>>();
+    const notes = new Map<string, string>();
+    const specs = new Map(plan.steps.map((step) => [step.id, step]));
+
+    const report = () => {
+      const steps = [...records.values()].map((step) => (notes.has(step.stepId) && !step.error ? { ...step, error: { message: notes.get(step.stepId)! } } : step));
+      void ctx.surface.reportProgress(run, buildBoard(run, version, plan, steps, ctx.now())).catch(() => undefined);
+    };
+    const setLocal = (stepId: string, patch: Partial<StepRecord>) => {
+      const current = records.get(stepId);
+      if (current) records.set(stepId, { ...current, ...patch });
+    };
+    const handle = async (stepId: string, outcome: StepOutcome) => {
+      const now = ctx.now();
+      if (outcome.status === 'succeeded') {
+        outputs.set(stepId, outcome.output);
+        setLocal(stepId, { status: 'succeeded', output: outcome.output, finishedAt: now });
+        if (outcome.note) notes.set(stepId, outcome.note);
+      } else if (outcome.status === 'failed' || outcome.status === 'uncertain') {
+        setLocal(stepId, { status: outcome.status, error: outcome.error, finishedAt: now });
+        failure ??= records.get(stepId) ?? null;
+      } else if (outcome.status === 'lost') {
+        const fresh = (await ctx.store.listSteps(runId, version)).find((step) => step.stepId === stepId && step.kind === 'forward');
+        if (fresh) records.set(stepId, fresh);
+      } else setLocal(stepId, { status: outcome.status, finishedAt: now });
+      report();
+    };
+    const start = (stepId: string) => {
+      const spec = specs.get(stepId)!;
+      attempts++;
+      setLocal(stepId, { status: 'running', startedAt: ctx.now() });
+      const task = runStep(ctx, run, { planVersion: version, stepId, kind: 'forward', title: spec.title, tool: spec.tool, args: spec.args, expect: spec.expect }, {
+        runSignal: this.controller.signal,
+        outputs,
+        onClaimed: (record) => {
+          records.set(stepId, record);
+          report();
+        },
+        onProgress: (note) => {
+          notes.set(stepId, note);
+          report();
+        },
+      })
+        .then((outcome) => handle(stepId, outcome))
+        .catch((error: unknown) => {
+          systemError ??= error;
+          this.controller.abort(error);
+        })
+        .finally(() => inFlight.delete(stepId));
+      inFlight.set(stepId, task);
+    };
+
+    const deadline = setTimeout(() => this.wake(), Math.max(0, runTimeLeftMs(ctx.settings.budgets, run.createdAt, ctx.now())) + 5);
+    try {
+      let tokens = 0;
+      let tokensReadAt = 0;
+      while (!this.stopping && !systemError) {
+        const decision = dispatch(plan.steps, (stepId) => records.get(stepId)?.status);
+        for (const { stepId, reason } of decision.skip) {
+          await ctx.store.setStepStatus({ runId, planVersion: version, stepId, from: ['pending'], to: 'skipped', error: { message: reason } });
+          await ctx.store.appendEvent(runId, 'step-skipped', { planVersion: version, stepId, reason });
+          setLocal(stepId, { status: 'skipped', error: { message: reason } });
+        }
+        if (decision.skip.length) report();
+        const startable = failure ? [] : decision.ready.filter((stepId) => !inFlight.has(stepId));
+        if (startable.length && Date.now() - tokensReadAt > 250) {
+          const usage = await ctx.store.usageTotals(runId);
+          tokens = usage.inputTokens + usage.outputTokens;
+          tokensReadAt = Date.now();
+        }
+        const snapshot = { stepAttempts: attempts, replans: run.replans, tokens, runStartedAt: run.createdAt, now: ctx.now() };
+        budgetStop = startable.length ? executionLimits(ctx.settings.budgets)(snapshot) : wallClock(ctx.settings.budgets)(snapshot);
+        if (budgetStop) {
+          this.controller.abort(new Error(budgetStop));
+          break;
+        }
+        for (const stepId of startable) {
+          if (inFlight.size >= Math.max(1, ctx.settings.concurrency)) break;
+          start(stepId);
+          if (executionLimits(ctx.settings.budgets)({ ...snapshot, stepAttempts: attempts })) break;
+        }
+        if (inFlight.size === 0) {
+          // A step claimed by another process (a peer that took over): wait for its record.
+          if ([...records.values()].some((step) => step.status === 'running')) {
+            await sleep(FOREIGN_POLL_MS, this.controller.signal);
+            for (const step of await ctx.store.listSteps(runId, version)) if (step.kind === 'forward') records.set(step.stepId, step);
+            for (const step of records.values()) if (step.status === 'succeeded' && step.output) outputs.set(step.stepId, step.output);
+            continue;
+          }
+          break;
+        }
+        await Promise.race([...inFlight.values(), new Promise<void>((resolve) => (this.wakeUp = resolve))]);
+        this.wakeUp = null;
+        if (this.wakeRequested && !this.stopping) {
+          // Someone changed the store under us (a retry, an answer): refresh what we mirror.
+          this.wakeRequested = false;
+          for (const step of await ctx.store.listSteps(runId, version)) if (step.kind === 'forward' && !inFlight.has(step.stepId)) records.set(step.stepId, step);
+          const fresh = await ctx.store.getRun(runId);
+          if (fresh?.status !== 'executing') break;
+        }
+      }
+      await Promise.allSettled([...inFlight.values()]);
+    } finally {
+      clearTimeout(deadline);
+    }
+    report();
+    if (systemError) throw systemError;
+    if (this.stopping) return;
+    await this.settle(run, plan, version, records, failure, budgetStop);
+  }
+
+  private async settle(run: RunRecord, plan: Plan, version: number, records: Map<string, StepRecord>, failure: StepRecord | null, budgetStop: string | null) {
+    const { ctx, runId } = this;
+    if (budgetStop) {
+      await cancelUnstarted(ctx, runId, `not started: ${budgetStop}`);
+      await finishRun(ctx, runId, 'failed', `Stopped because ${budgetStop}.`);
+      return;
+    }
+    if (failure) {
+      await onStepFailure(ctx, run, plan, version, records.get(failure.stepId) ?? failure);
+      return;
+    }
+    const statuses = plan.steps.map((step) => records.get(step.id)?.status ?? 'pending');
+    if (statuses.every((status) => status === 'succeeded' || status === 'skipped')) {
+      await finishRun(ctx, runId, 'succeeded', null);
+    } else if (statuses.some((status) => status === 'waiting')) {
+      if (await ctx.store.transitionRun(runId, ['executing'], 'paused')) await ctx.store.appendEvent(runId, 'run-paused', { reason: 'waiting for an answer' });
+    }
+  }
+}

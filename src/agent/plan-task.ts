@@ -1,0 +1,35 @@
+/** `tandem plan "<task>"`: the plan the planner (or a runbook) would make, with nothing stored or run. */
+import type { AgentSettings, RunbookMatcher } from './context.ts';
+import type { Result } from './errors.ts';
+import type { Plan } from './plan.ts';
+import { validatePlan } from './plan-validation.ts';
+import { makePlan } from './planner.ts';
+import { NO_MODEL_MESSAGE } from './planning.ts';
+import type { LlmClient } from './ports/llm.ts';
+import type { AnyTool, Risk } from './ports/tool.ts';
+import { createToolRegistry } from './tool-registry.ts';
+
+export interface PlanTaskResult {
+  plan: Plan;
+  author: string;
+  authorKind: 'planner' | 'runbook';
+  risks: Record<string, Risk>;
+}
+
+export async function planTask(
+  deps: { llm: LlmClient; tools: AnyTool[]; settings: Pick<AgentSettings, 'budgets' | 'secrets'>; runbooks?: RunbookMatcher },
+  input: { task: string; requester?: string },
+): Promise<Result<PlanTaskResult>> {
+  const tools = createToolRegistry(deps.tools);
+  const risksOf = (plan: Plan) => Object.fromEntries([...plan.steps, ...plan.rollback].map((step) => [step.id, tools.riskOf(step.tool) ?? 'destructive'])) as Record<string, Risk>;
+  const runbook = deps.runbooks?.match(input.task);
+  if (runbook) {
+    const checked = validatePlan(runbook.plan, tools, { maxSteps: deps.settings.budgets.maxSteps });
+    if (!checked.ok) return { ok: false, error: `Runbook ${runbook.name} is invalid: ${checked.error.join('; ')}` };
+    return { ok: true, value: { plan: checked.value, author: runbook.name, authorKind: 'runbook', risks: risksOf(checked.value) } };
+  }
+  if (!deps.llm.has('planner')) return { ok: false, error: NO_MODEL_MESSAGE };
+  const planned = await makePlan({ llm: deps.llm, tools, maxSteps: deps.settings.budgets.maxSteps, secrets: deps.settings.secrets }, { task: input.task, requester: input.requester ?? 'cli', origin: 'cli' });
+  if (!planned.ok) return planned;
+  return { ok: true, value: { plan: planned.value.plan, author: planned.value.author, authorKind: 'planner', risks: risksOf(planned.value.plan) } };
+}

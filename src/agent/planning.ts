@@ -1,0 +1,51 @@
+/** Plans a run (from a runbook, or the planner model) and stores the result as a new plan version. */
+import type { AgentContext } from './context.ts';
+import { validatePlan } from './plan-validation.ts';
+import { makePlan } from './planner.ts';
+import type { PlanRequest } from './planner-prompt.ts';
+import type { PlanVersionRecord, RunRecord } from './ports/run-store.ts';
+import { proposeVersion } from './proposal.ts';
+import { finishRun } from './run-ending.ts';
+
+export const NO_MODEL_MESSAGE =
+  'I have no model to plan this with and no runbook matches it. To plan free-form tasks, configure a model: set OPENAI_API_KEY (or ANTHROPIC_API_KEY) and PLANNER_MODEL, e.g. PLANNER_MODEL=openai:gpt-4o.';
+
+export function plannerDeps(ctx: AgentContext, runId: string | null) {
+  return { llm: ctx.llm, tools: ctx.tools, maxSteps: ctx.settings.budgets.maxSteps, secrets: ctx.settings.secrets, onUsage: ctx.usage(runId, 'planner') };
+}
+
+/** Runs in the background after startRun (or after the requester answered the plan's questions). */
+export async function planRun(ctx: AgentContext, run: RunRecord, extra: Pick<PlanRequest, 'answers'> = {}): Promise<void> {
+  const runbook = extra.answers ? undefined : ctx.runbooks?.match(run.task);
+  let record: PlanVersionRecord | undefined;
+  if (runbook) {
+    const checked = validatePlan(runbook.plan, ctx.tools, { maxSteps: ctx.settings.budgets.maxSteps });
+    if (!checked.ok) {
+      await ctx.surface.notify(run, `Runbook ${runbook.name} matches this task but its plan is invalid: ${checked.error.join('; ')}`);
+      await finishRun(ctx, run.id, 'failed', `runbook ${runbook.name} is invalid`);
+      return;
+    }
+    record = await ctx.store.addPlanVersion({ runId: run.id, plan: checked.value, authorKind: 'runbook', authorId: runbook.name, parentVersion: run.currentPlanVersion, reason: `runbook ${runbook.name}` });
+  } else if (!ctx.llm.has('planner')) {
+    await ctx.surface.askRequester(run, [NO_MODEL_MESSAGE]);
+    await finishRun(ctx, run.id, 'failed', 'no model is configured');
+    return;
+  } else {
+    const planned = await makePlan(plannerDeps(ctx, run.id), { task: run.task, requester: run.requester, origin: run.origin, runId: run.id, ...extra });
+    if (!planned.ok) {
+      await ctx.surface.notify(run, planned.error);
+      await finishRun(ctx, run.id, 'failed', planned.error);
+      return;
+    }
+    record = await ctx.store.addPlanVersion({
+      runId: run.id,
+      plan: planned.value.plan,
+      authorKind: 'planner',
+      authorId: planned.value.author,
+      parentVersion: run.currentPlanVersion,
+      reason: extra.answers ? 'planned again with the requester\'s answers' : null,
+    });
+  }
+  await ctx.store.updateRun(run.id, { currentPlanVersion: record.version });
+  await proposeVersion(ctx, record, { from: ['planning'], kind: 'first' });
+}

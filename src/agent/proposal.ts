@@ -1,0 +1,66 @@
+/**
+ * A new plan version was stored: ask the requester its questions, escalate low confidence, run it
+ * without a click when policy allows, or wait for approval.
+ */
+import { mayAutoRun, needsReapproval, planRisk } from './approval-policy.ts';
+import type { AgentContext } from './context.ts';
+import { escalate } from './escalation.ts';
+import { diffPlans } from './plan-diff.ts';
+import type { PlanVersionRecord, RunStatus } from './ports/run-store.ts';
+import type { Risk } from './ports/tool.ts';
+import { confidenceTooLow } from './stop-conditions.ts';
+
+export const AUTO_APPROVER = 'tandem:auto';
+
+export interface ProposeOptions {
+  /** The run's status now (the transition starts from it). */
+  from: readonly RunStatus[];
+  /** A replan after failure may continue without a click when it adds no write step. */
+  kind: 'first' | 'replan' | 'revision' | 'edit';
+}
+
+export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecord, options: ProposeOptions): Promise<void> {
+  const { runId, plan, version } = record;
+  const risks: Record<string, Risk> = {};
+  for (const step of [...plan.steps, ...plan.rollback]) risks[step.id] = ctx.tools.riskOf(step.tool) ?? 'destructive';
+  await ctx.store.appendEvent(runId, 'plan-proposed', { version, authorKind: record.authorKind, authorId: record.authorId, reason: record.reason });
+
+  if (plan.steps.length === 0 && plan.questions?.length) {
+    await ctx.store.openQuestion({ runId, stepId: null, planVersion: version, question: plan.questions.join('\n') });
+    await ctx.store.transitionRun(runId, options.from, 'awaiting-answer');
+    await ctx.store.appendEvent(runId, 'questions-asked', { version, questions: plan.questions });
+    const run = await ctx.store.getRun(runId);
+    if (run) await ctx.surface.askRequester(run, plan.questions);
+    return;
+  }
+
+  const risk = planRisk(plan, ctx.tools.riskOf);
+  const lowConfidence = confidenceTooLow(plan.confidence, ctx.settings.confidenceThreshold);
+  const machineAuthored = options.kind === 'first' || options.kind === 'replan';
+  const auto =
+    !lowConfidence && machineAuthored && (mayAutoRun(risk, ctx.settings) || (options.kind === 'replan' && !needsReapproval(risk)));
+  const parent = record.parentVersion ? await ctx.store.getPlanVersion(runId, record.parentVersion) : undefined;
+  const diff = parent ? diffPlans(parent.plan, plan) : null;
+
+  if (auto) {
+    await ctx.store.recordApproval({ runId, planVersion: version, userId: AUTO_APPROVER, decision: 'approved' });
+    if (!(await ctx.store.transitionRun(runId, options.from, 'executing'))) return;
+    await ctx.store.appendEvent(runId, 'plan-approved', { version, by: AUTO_APPROVER, why: risk === 'read' ? 'read-only plan' : 'replan without write steps' });
+  } else if (!(await ctx.store.transitionRun(runId, options.from, 'awaiting-approval'))) return;
+
+  const run = await ctx.store.getRun(runId);
+  if (!run) return;
+  await ctx.surface.proposePlan({ run, version, plan, authorKind: record.authorKind, authorId: record.authorId, risks, diff, reason: record.reason, autoApproved: auto });
+  if (lowConfidence) {
+    await escalate(ctx, {
+      runId,
+      planVersion: version,
+      stepId: null,
+      kind: 'low-confidence',
+      message: `Not acting on my own: ${lowConfidence}.`,
+      stakes: `Plan v${version} (${plan.steps.length} steps, highest risk ${risk}) waits for a person: approve it, ask for a replan, or abort.`,
+      pauseFrom: [], // stays awaiting approval: an approver's click is the human decision asked for
+    });
+  }
+  if (auto) ctx.kick(runId);
+}

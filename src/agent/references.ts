@@ -1,0 +1,109 @@
+/**
+ * `{{steps.<id>.output.<path>}}` references inside plan args: finding them (for validation) and
+ * filling them from recorded outputs (for execution). A string that is exactly one reference takes
+ * the referenced value with its type (a number stays a number); a reference inside longer text is
+ * written into the text.
+ */
+import type { Result } from './errors.ts';
+
+export interface Reference {
+  /** Where the reference sits inside the args, e.g. `body` or `labels.0`. */
+  at: string;
+  stepId: string;
+  /** Path inside the step's output; empty for the whole output. */
+  path: string[];
+  /** The string is exactly this one reference. */
+  whole: boolean;
+  raw: string;
+}
+
+const REFERENCE = /\{\{\s*steps\.([A-Za-z][A-Za-z0-9_-]*)\.output((?:\.[A-Za-z0-9_-]+)*)\s*\}\}/g;
+const ANY_BRACES = /\{\{([^{}]*)\}\}/g;
+
+/** Every reference in a JSON-like value, plus each `{{ … }}` that looks like a reference but is malformed. */
+export function findReferences(value: unknown, at = ''): { references: Reference[]; malformed: { at: string; text: string }[] } {
+  const references: Reference[] = [];
+  const malformed: { at: string; text: string }[] = [];
+  walk(value, at, (text, where) => {
+    for (const match of text.matchAll(ANY_BRACES)) {
+      const inner = match[0];
+      const parsed = [...inner.matchAll(REFERENCE)][0];
+      if (!parsed) {
+        if (/^\s*steps\b/.test(match[1] ?? '')) malformed.push({ at: where, text: inner });
+        continue;
+      }
+      references.push({
+        at: where,
+        stepId: parsed[1]!,
+        path: (parsed[2] ?? '').split('.').filter(Boolean),
+        whole: text.trim() === inner,
+        raw: inner,
+      });
+    }
+  });
+  return { references, malformed };
+}
+
+export function hasReference(value: unknown): boolean {
+  return findReferences(value).references.length > 0;
+}
+
+function walk(value: unknown, at: string, visit: (text: string, at: string) => void): void {
+  if (typeof value === 'string') visit(value, at);
+  else if (Array.isArray(value)) value.forEach((item, index) => walk(item, join(at, String(index)), visit));
+  else if (value && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) walk(inner, join(at, key), visit);
+  }
+}
+
+function join(at: string, key: string): string {
+  return at ? `${at}.${key}` : key;
+}
+
+/** Reads `path` inside `value`; undefined when any part is missing. */
+export function readPath(value: unknown, path: readonly string[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (current === null || current === undefined || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+/**
+ * Fills every reference from `outputs` (step id → recorded output). A reference that resolves to
+ * nothing fails with a sentence naming the arg, the reference and what was missing.
+ */
+export function fillReferences(args: Record<string, unknown>, outputs: ReadonlyMap<string, Record<string, unknown>>): Result<Record<string, unknown>> {
+  const problems: string[] = [];
+  const filled = fill(args, '', outputs, problems) as Record<string, unknown>;
+  return problems.length ? { ok: false, error: problems.join('; ') } : { ok: true, value: filled };
+}
+
+function fill(value: unknown, at: string, outputs: ReadonlyMap<string, Record<string, unknown>>, problems: string[]): unknown {
+  if (Array.isArray(value)) return value.map((item, index) => fill(item, join(at, String(index)), outputs, problems));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, fill(inner, join(at, key), outputs, problems)]));
+  }
+  if (typeof value !== 'string' || !value.includes('{{')) return value;
+  const { references } = findReferences(value, at);
+  if (references.length === 0) return value;
+  const resolve = (ref: Reference): unknown => {
+    const output = outputs.get(ref.stepId);
+    if (!output) {
+      problems.push(`${at}: ${ref.raw} has no recorded output of step ${ref.stepId}`);
+      return undefined;
+    }
+    const found = readPath(output, ref.path);
+    if (found === undefined || found === null) {
+      problems.push(`${at}: ${ref.raw} resolved to nothing (${ref.stepId}'s output has no ${ref.path.join('.') || 'value'})`);
+    }
+    return found;
+  };
+  if (references.length === 1 && references[0]!.whole) return resolve(references[0]!);
+  return value.replace(REFERENCE, (raw, stepId: string, rest: string) => {
+    const found = resolve({ at, stepId, path: rest.split('.').filter(Boolean), whole: false, raw });
+    if (found === undefined || found === null) return raw;
+    return typeof found === 'object' ? JSON.stringify(found) : String(found);
+  });
+}

@@ -1,0 +1,91 @@
+/**
+ * After a crash or restart: every step left `running` by a dead owner is settled before the run
+ * goes on. A read step runs again. A write or destructive step is never repeated blindly: the
+ * tool's reconcile() says whether it happened; without a clear answer a person decides.
+ */
+import type { AgentContext } from './context.ts';
+import { escalate } from './escalation.ts';
+import { limitOutput } from './output-limit.ts';
+import type { RunRecord, StepRecord } from './ports/run-store.ts';
+import { abortRun } from './escalation-resolution.ts';
+
+export async function resumeRuns(ctx: AgentContext): Promise<void> {
+  const runs = await ctx.store.listRuns({ limit: 1000, statuses: ['executing', 'rolling-back'] });
+  for (const run of runs) {
+    try {
+      const escalated = await recoverRunningSteps(ctx, run);
+      if (run.status === 'rolling-back') await abortRun(ctx, run.id, 'Aborted (rollback continued after a restart).');
+      else if (!escalated) ctx.kick(run.id);
+    } catch (error) {
+      ctx.logger.error({ runId: run.id, err: error }, 'could not resume run');
+    }
+  }
+}
+
+/** Returns true when a step needed a person (the run is paused). */
+async function recoverRunningSteps(ctx: AgentContext, run: RunRecord): Promise<boolean> {
+  const now = ctx.now();
+  const steps = await ctx.store.listSteps(run.id);
+  const orphans = steps.filter((step) => step.status === 'running' && !(step.leaseOwner && step.leaseOwner !== ctx.owner && step.leaseUntil && step.leaseUntil > now));
+  if (orphans.length === 0) return false;
+  const attempts = await ctx.store.listAttempts(run.id);
+  let escalated = false;
+  for (const step of orphans) {
+    const attempt = attempts.find((a) => a.planVersion === step.planVersion && a.stepId === step.stepId && a.attempt === step.attempt);
+    const outcome = await reconcile(ctx, run, step, attempt?.executedArgs ?? step.plannedArgs, attempt?.startedAt ?? step.startedAt ?? now);
+    const key = { runId: run.id, planVersion: step.planVersion, stepId: step.stepId, attempt: step.attempt };
+    if (outcome.status === 'done') {
+      await ctx.store.finishStep({ ...key, status: 'succeeded', output: limitOutput(outcome.output, ctx.settings.secrets) });
+      await ctx.store.appendEvent(run.id, 'step-reconciled', { ...key, found: 'done' });
+    } else if (outcome.status === 'rerun') {
+      if (await ctx.store.finishStep({ ...key, status: 'cancelled', error: { message: `interrupted by a restart (${outcome.why})` } })) {
+        await ctx.store.setStepStatus({ runId: run.id, planVersion: step.planVersion, stepId: step.stepId, from: ['cancelled'], to: 'pending' });
+      }
+      await ctx.store.appendEvent(run.id, 'step-requeued', { ...key, why: outcome.why });
+    } else {
+      const message = `${step.stepId} (${step.tool}) was running when the process stopped and I cannot tell whether it took effect: ${outcome.why}`;
+      await ctx.store.finishStep({ ...key, status: 'uncertain', error: { message, uncertain: true } });
+      if (step.kind === 'forward') {
+        await escalate(ctx, {
+          runId: run.id,
+          planVersion: step.planVersion,
+          stepId: step.stepId,
+          kind: 'uncertain-side-effect',
+          message,
+          stakes: `${step.title} is a ${step.risk} step. Check it by hand: Retry runs it again, Skip goes on as if it did not happen, Abort rolls back.`,
+          pauseFrom: ['executing'],
+        });
+        escalated = true;
+      }
+    }
+  }
+  return escalated;
+}
+
+type Recovery = { status: 'done'; output: Record<string, unknown> } | { status: 'rerun'; why: string } | { status: 'ask'; why: string };
+
+async function reconcile(ctx: AgentContext, run: RunRecord, step: StepRecord, args: Record<string, unknown>, startedAt: Date): Promise<Recovery> {
+  const tool = ctx.tools.get(step.tool);
+  if (step.risk === 'read' && tool?.risk === 'read') return { status: 'rerun', why: 'a read step runs again' };
+  if (!tool?.reconcile) return { status: 'ask', why: `${step.tool} cannot check whether it already ran` };
+  const parsed = tool.input.safeParse(args);
+  if (!parsed.success) return { status: 'ask', why: 'the recorded args no longer pass the tool schema' };
+  try {
+    const result = await tool.reconcile(parsed.data, {
+      runId: run.id,
+      stepId: step.stepId,
+      planVersion: step.planVersion,
+      attempt: step.attempt,
+      marker: `tandem:${run.id}/${step.stepId}`,
+      startedAt,
+      signal: AbortSignal.timeout(60_000),
+      progress: () => undefined,
+      log: { info: (obj, msg) => ctx.logger.info(obj, msg), warn: (obj, msg) => ctx.logger.warn(obj, msg) },
+    });
+    if (result.status === 'done') return { status: 'done', output: result.output };
+    if (result.status === 'not-done') return { status: 'rerun', why: `${step.tool} confirmed it had not happened` };
+    return { status: 'ask', why: result.reason };
+  } catch (error) {
+    return { status: 'ask', why: `reconcile failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}

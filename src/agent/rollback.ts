@@ -1,0 +1,62 @@
+/**
+ * Undo what an aborted run changed: the planner's rollback steps for forward steps that succeeded,
+ * newest change first (reverse dependency order), each recorded like any step (kind `rollback`).
+ * Best effort: a rollback step that fails is recorded and the others still run.
+ */
+import { buildBoard } from './board.ts';
+import type { AgentContext } from './context.ts';
+import type { RollbackStep } from './plan.ts';
+import { topologicalOrder } from './plan-graph.ts';
+import type { PlanVersionRecord, StepRecord } from './ports/run-store.ts';
+import { runStep } from './step-runner.ts';
+
+interface Planned {
+  version: number;
+  step: RollbackStep;
+  /** Position of the undone step: later changes are undone first. */
+  order: number;
+}
+
+export function rollbackOrder(versions: readonly PlanVersionRecord[], steps: readonly StepRecord[], riskOf: (tool: string) => string | undefined): Planned[] {
+  const succeeded = new Map(steps.filter((s) => s.kind === 'forward' && s.status === 'succeeded').map((s) => [`${s.planVersion}/${s.stepId}`, s]));
+  const planned: Planned[] = [];
+  for (const { version, plan } of versions) {
+    const topo = topologicalOrder(plan.steps);
+    const changedSomething = plan.steps.some((s) => riskOf(s.tool) !== 'read' && succeeded.has(`${version}/${s.id}`));
+    for (const step of plan.rollback) {
+      if (step.undoes) {
+        const done = succeeded.get(`${version}/${step.undoes}`);
+        if (!done) continue;
+        // Finish time orders across versions; topological position breaks ties within one.
+        planned.push({ version, step, order: (done.finishedAt?.getTime() ?? 0) * 1000 + topo.indexOf(step.undoes) });
+      } else if (changedSomething) {
+        planned.push({ version, step, order: -1 }); // general clean-up runs after the specific undos
+      }
+    }
+  }
+  return planned.sort((a, b) => b.order - a.order);
+}
+
+export async function rollBack(ctx: AgentContext, runId: string): Promise<void> {
+  await ctx.store.transitionRun(runId, ['executing', 'paused', 'awaiting-approval', 'awaiting-answer', 'planning'], 'rolling-back');
+  const run = await ctx.store.getRun(runId);
+  if (!run || run.status !== 'rolling-back') return;
+  const versions = await ctx.store.listPlanVersions(runId);
+  const steps = await ctx.store.listSteps(runId);
+  const order = rollbackOrder(versions, steps, ctx.tools.riskOf);
+  if (order.length === 0) return;
+  await ctx.store.appendEvent(runId, 'rollback-started', { steps: order.map((p) => `${p.version}/${p.step.id}`) });
+  for (const { version, step } of order) {
+    await ctx.store.createSteps(runId, version, [{ stepId: step.id, kind: 'rollback', title: step.title, tool: step.tool, risk: ctx.tools.riskOf(step.tool) ?? 'destructive', dependsOn: step.undoes ? [step.undoes] : [], plannedArgs: step.args }]);
+  }
+  const outputs = new Map<string, Record<string, unknown>>();
+  for (const s of [...steps].sort((a, b) => a.planVersion - b.planVersion)) if (s.kind === 'forward' && s.status === 'succeeded' && s.output) outputs.set(s.stepId, s.output);
+  const current = versions.at(-1)!;
+  for (const { version, step } of order) {
+    const existing = (await ctx.store.listSteps(runId, version)).find((s) => s.kind === 'rollback' && s.stepId === step.id);
+    if (existing && existing.status !== 'pending') continue; // done before a restart
+    await runStep(ctx, run, { planVersion: version, stepId: step.id, kind: 'rollback', title: step.title, tool: step.tool, args: step.args }, { runSignal: new AbortController().signal, outputs });
+    const latest = await ctx.store.listSteps(runId);
+    void ctx.surface.reportProgress(run, buildBoard(run, current.version, current.plan, latest, ctx.now())).catch(() => undefined);
+  }
+}

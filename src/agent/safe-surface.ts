@@ -1,0 +1,25 @@
+/** The surface is best-effort from the agent's view: a failing Slack call is logged and the run goes on. */
+import type { AgentLogger } from './context.ts';
+import type { Surface } from './ports/surface.ts';
+
+export function safeSurface(surface: Surface, logger: AgentLogger): Surface {
+  const wrap =
+    <A extends unknown[]>(name: keyof Surface, call: (...args: A) => Promise<void>) =>
+    async (...args: A): Promise<void> => {
+      try {
+        await call(...args);
+      } catch (error) {
+        logger.warn({ err: error, call: name }, 'surface call failed');
+      }
+    };
+  return {
+    planning: wrap('planning', (run) => surface.planning(run)),
+    proposePlan: wrap('proposePlan', (proposal) => surface.proposePlan(proposal)),
+    askRequester: wrap('askRequester', (run, questions) => surface.askRequester(run, questions)),
+    reportProgress: wrap('reportProgress', (run, board) => surface.reportProgress(run, board)),
+    escalate: wrap('escalate', (run, escalation, stakes) => surface.escalate(run, escalation, stakes)),
+    ask: wrap('ask', (run, stepId, question) => surface.ask(run, stepId, question)),
+    notify: wrap('notify', (run, text) => surface.notify(run, text)),
+    finish: wrap('finish', (summary) => surface.finish(summary)),
+  };
+}

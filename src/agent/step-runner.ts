@@ -1,0 +1,118 @@
+/**
+ * Runs one step end to end, storing each transition before what depends on it: references filled
+ * and args checked, the step claimed (before the tool is called), the tool called, the output
+ * redacted, limited and evaluated, and the result recorded (before any dependant starts).
+ */
+import type { AgentContext } from './context.ts';
+import { evaluateStep } from './evaluator.ts';
+import { limitOutput } from './output-limit.ts';
+import type { RunRecord, StepErrorRecord, StepKind, StepRecord } from './ports/run-store.ts';
+import { redactValue } from './redact.ts';
+import { fillReferences } from './references.ts';
+import { stepTimeoutMs } from './stop-conditions.ts';
+import { callTool } from './tool-call.ts';
+
+export interface StepSpec {
+  planVersion: number;
+  stepId: string;
+  kind: StepKind;
+  title: string;
+  tool: string;
+  args: Record<string, unknown>;
+  expect?: string | undefined;
+}
+
+export type StepOutcome =
+  | { status: 'succeeded'; output: Record<string, unknown>; note: string | null }
+  | { status: 'failed' | 'uncertain'; error: StepErrorRecord }
+  | { status: 'waiting' | 'cancelled' }
+  /** Another claimant owns the step, or someone moved it while it ran. */
+  | { status: 'lost' };
+
+export interface RunStepOptions {
+  runSignal: AbortSignal;
+  outputs: ReadonlyMap<string, Record<string, unknown>>;
+  onClaimed?(record: StepRecord): void;
+  onProgress?(note: string): void;
+}
+
+export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec, options: RunStepOptions): Promise<StepOutcome> {
+  const key = { runId: run.id, planVersion: spec.planVersion, stepId: spec.stepId };
+  const failBeforeStart = async (message: string): Promise<StepOutcome> => {
+    const error = { message: redactValue(message, ctx.settings.secrets), code: 'invalid-args' };
+    if (!(await ctx.store.setStepStatus({ ...key, from: ['pending'], to: 'failed', error }))) return { status: 'lost' };
+    await ctx.store.appendEvent(run.id, 'step-failed', { ...key, kind: spec.kind, error });
+    return { status: 'failed', error };
+  };
+
+  const tool = ctx.tools.get(spec.tool);
+  if (!tool) return failBeforeStart(`unknown tool ${spec.tool}`);
+  const filled = fillReferences(spec.args, options.outputs);
+  if (!filled.ok) return failBeforeStart(`${spec.stepId}.args.${filled.error}`);
+  const parsed = tool.input.safeParse(filled.value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return failBeforeStart(`${spec.stepId}.args.${issue?.path.join('.') ?? ''}: ${issue?.message} (after filling references)`);
+  }
+
+  const timeoutMs = stepTimeoutMs(ctx.settings.budgets);
+  const claimed = await ctx.store.claimStep({ ...key, owner: ctx.owner, leaseMs: timeoutMs + 60_000, executedArgs: redactValue(filled.value, ctx.settings.secrets) });
+  if (!claimed) return { status: 'lost' };
+  options.onClaimed?.(claimed);
+  await ctx.store.appendEvent(run.id, 'step-started', { ...key, kind: spec.kind, attempt: claimed.attempt, tool: spec.tool });
+
+  const retry = ctx.settings.retry ?? { retries: 3, baseDelayMs: 500 };
+  const result = await callTool(
+    tool,
+    parsed.data,
+    {
+      ...key,
+      attempt: claimed.attempt,
+      marker: `tandem:${run.id}/${spec.stepId}`,
+      startedAt: claimed.startedAt ?? ctx.now(),
+      progress: (note) => options.onProgress?.(redactValue(note, ctx.settings.secrets).slice(0, 200)),
+      log: { info: (obj, msg) => ctx.logger.info({ ...obj, ...key }, msg), warn: (obj, msg) => ctx.logger.warn({ ...obj, ...key }, msg) },
+    },
+    {
+      timeoutMs,
+      runSignal: options.runSignal,
+      retries: retry.retries,
+      baseDelayMs: retry.baseDelayMs,
+      onRetry: (error, attempt, delayMs) => void ctx.store.appendEvent(run.id, 'step-retried', { ...key, retry: attempt, delayMs, error: redactValue(error, ctx.settings.secrets) }).catch(() => undefined),
+    },
+  );
+  const finish = async (status: 'succeeded' | 'failed' | 'uncertain' | 'cancelled' | 'waiting', extra: { output?: Record<string, unknown> | null; error?: StepErrorRecord | null }) => {
+    const stored = await ctx.store.finishStep({ ...key, attempt: claimed.attempt, status, ...extra });
+    if (stored) await ctx.store.appendEvent(run.id, `step-${status}`, { ...key, kind: spec.kind, attempt: claimed.attempt, error: extra.error ?? undefined });
+    return stored;
+  };
+
+  if (result.status === 'ok') {
+    const output = limitOutput(result.output, ctx.settings.secrets);
+    const verdict =
+      spec.kind === 'forward'
+        ? await evaluateStep(
+            { llm: ctx.llm, secrets: ctx.settings.secrets, onUsage: ctx.usage(run.id, 'evaluator') },
+            { tool, args: parsed.data as Record<string, unknown>, output: result.output, storedOutput: output, step: { id: spec.stepId, title: spec.title, expect: spec.expect }, runId: run.id },
+          )
+        : { verdict: 'pass' as const, reason: '', by: 'none' as const };
+    if (verdict.by !== 'none') await ctx.store.appendEvent(run.id, 'step-evaluated', { ...key, verdict: verdict.verdict, reason: verdict.reason, by: verdict.by });
+    if (verdict.verdict === 'fail') {
+      const error = { message: `evaluation failed: ${verdict.reason}`, code: 'evaluation-failed' };
+      return (await finish('failed', { output, error })) ? { status: 'failed', error } : { status: 'lost' };
+    }
+    const note = verdict.verdict === 'uncertain' ? `unchecked: ${verdict.reason}` : null;
+    return (await finish('succeeded', { output })) ? { status: 'succeeded', output, note } : { status: 'lost' };
+  }
+  if (result.status === 'pause') {
+    const question = redactValue(result.question, ctx.settings.secrets);
+    await ctx.store.openQuestion({ runId: run.id, stepId: spec.stepId, planVersion: spec.planVersion, question });
+    if (!(await finish('waiting', {}))) return { status: 'lost' };
+    await ctx.surface.ask(run, spec.stepId, question);
+    return { status: 'waiting' };
+  }
+  const error: StepErrorRecord = redactValue({ ...result.error }, ctx.settings.secrets);
+  if (error.uncertain) return (await finish('uncertain', { error })) ? { status: 'uncertain', error } : { status: 'lost' };
+  if (result.status === 'cancelled') return (await finish('cancelled', { error })) ? { status: 'cancelled' } : { status: 'lost' };
+  return (await finish('failed', { error })) ? { status: 'failed', error } : { status: 'lost' };
+}

@@ -1,0 +1,70 @@
+/**
+ * Budgets as composable stop conditions, in one file the supervisor reads. Each condition looks at
+ * a snapshot of the run and says why it must stop, or null.
+ */
+export interface Budgets {
+  maxSteps: number;
+  maxReplans: number;
+  runTimeoutS: number;
+  stepTimeoutS: number;
+  maxTokens: number;
+}
+
+export interface BudgetSnapshot {
+  /** Forward step attempts started in this run, all plan versions. */
+  stepAttempts: number;
+  replans: number;
+  tokens: number;
+  runStartedAt: Date;
+  now: Date;
+}
+
+export type StopCondition = (snapshot: BudgetSnapshot) => string | null;
+
+/** Each plan holds at most maxSteps steps (validation); a run may spend that again for each replan it is allowed. */
+export const stepBudget = (budgets: Budgets): StopCondition => (s) => {
+  const limit = budgets.maxSteps * (budgets.maxReplans + 1);
+  return s.stepAttempts >= limit ? `the step budget is spent (${s.stepAttempts} step attempts; TANDEM_MAX_STEPS × (TANDEM_MAX_REPLANS + 1) = ${limit})` : null;
+};
+
+export const tokenBudget = (budgets: Budgets): StopCondition => (s) =>
+  s.tokens >= budgets.maxTokens ? `the token budget is spent (${s.tokens} of ${budgets.maxTokens} tokens, TANDEM_MAX_TOKENS)` : null;
+
+export const wallClock = (budgets: Budgets): StopCondition => (s) => {
+  const elapsedS = (s.now.getTime() - s.runStartedAt.getTime()) / 1000;
+  return elapsedS >= budgets.runTimeoutS ? `the run took longer than ${budgets.runTimeoutS}s (TANDEM_RUN_TIMEOUT_S)` : null;
+};
+
+/** Checked before a replan: a run gets at most maxReplans new plans from the planner. */
+export const replanBudget = (budgets: Budgets): StopCondition => (s) =>
+  s.replans >= budgets.maxReplans ? `the replan budget is spent (${s.replans} of ${budgets.maxReplans}, TANDEM_MAX_REPLANS)` : null;
+
+export function anyOf(...conditions: StopCondition[]): StopCondition {
+  return (snapshot) => {
+    for (const condition of conditions) {
+      const reason = condition(snapshot);
+      if (reason) return reason;
+    }
+    return null;
+  };
+}
+
+/** What stops a run from starting another step. */
+export const executionLimits = (budgets: Budgets): StopCondition => anyOf(stepBudget(budgets), tokenBudget(budgets), wallClock(budgets));
+
+/** What stops a run from asking for another plan. */
+export const replanLimits = (budgets: Budgets): StopCondition => anyOf(replanBudget(budgets), tokenBudget(budgets), wallClock(budgets));
+
+/** How long one step may take before its AbortSignal fires. */
+export function stepTimeoutMs(budgets: Budgets): number {
+  return budgets.stepTimeoutS * 1000;
+}
+
+/** Milliseconds left before the run's wall clock runs out. */
+export function runTimeLeftMs(budgets: Budgets, runStartedAt: Date, now: Date): number {
+  return runStartedAt.getTime() + budgets.runTimeoutS * 1000 - now.getTime();
+}
+
+export function confidenceTooLow(confidence: number, threshold: number): string | null {
+  return confidence < threshold ? `the planner's confidence ${confidence.toFixed(2)} is below the threshold ${threshold} (TANDEM_CONFIDENCE_THRESHOLD)` : null;
+}

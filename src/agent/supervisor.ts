@@ -1,0 +1,92 @@
+/**
+ * What happens when a step fails: a possible side effect or a failed check goes to a person; any
+ * other failure gets a new plan for the remaining work while the budget allows, else a person.
+ */
+import type { AgentContext } from './context.ts';
+import { escalate } from './escalation.ts';
+import type { Plan } from './plan.ts';
+import { makePlan } from './planner.ts';
+import type { ExecutedStepSummary } from './planner-prompt.ts';
+import type { RunRecord, RunStatus, StepRecord } from './ports/run-store.ts';
+import { proposeVersion } from './proposal.ts';
+import { replanLimits } from './stop-conditions.ts';
+
+export async function onStepFailure(ctx: AgentContext, run: RunRecord, _plan: Plan, version: number, failed: StepRecord): Promise<void> {
+  const message = failed.error?.message ?? 'failed without a message';
+  const base = { runId: run.id, planVersion: version, stepId: failed.stepId };
+  if (failed.status === 'uncertain') {
+    await escalate(ctx, {
+      ...base,
+      kind: 'uncertain-side-effect',
+      message: `${failed.stepId} (${failed.tool}) may or may not have taken effect: ${message}`,
+      stakes: `${failed.title} is a ${failed.risk} step. Retry runs it again (check first that it did not happen), Skip goes on without it, Replan asks for a new plan, Abort rolls back.`,
+    });
+    return;
+  }
+  if (failed.error?.code === 'evaluation-failed') {
+    await escalate(ctx, {
+      ...base,
+      kind: 'evaluation-failed',
+      message: `${failed.stepId} (${failed.title}) ran but its result failed the check: ${message}`,
+      stakes: 'Retry runs the step again, Skip accepts the result and goes on, Replan asks for a new plan, Abort rolls back.',
+    });
+    return;
+  }
+  const limit = await replanBlocked(ctx, run);
+  if (!limit) {
+    await replan(ctx, run.id, `${failed.stepId} (${failed.title}) failed: ${message}`, ['executing']);
+    return;
+  }
+  await escalate(ctx, {
+    ...base,
+    kind: 'step-failed',
+    message: `${failed.stepId} (${failed.title}) failed: ${message}. No automatic replan: ${limit}.`,
+    stakes: 'Retry runs the step again, Skip goes on without it (its dependants are skipped), Abort rolls back what succeeded.',
+  });
+}
+
+/** Why a replan may not happen now, or null. */
+export async function replanBlocked(ctx: AgentContext, run: RunRecord): Promise<string | null> {
+  if (!ctx.llm.has('planner')) return 'no planner model is configured';
+  const usage = await ctx.store.usageTotals(run.id);
+  return replanLimits(ctx.settings.budgets)({ stepAttempts: 0, replans: run.replans, tokens: usage.inputTokens + usage.outputTokens, runStartedAt: run.createdAt, now: ctx.now() });
+}
+
+/** A new plan version for the remaining work, authored by the planner with a reason. */
+export async function replan(ctx: AgentContext, runId: string, reason: string, from: readonly RunStatus[]): Promise<void> {
+  if (!(await ctx.store.transitionRun(runId, from, 'planning'))) return;
+  await ctx.store.appendEvent(runId, 'replan-started', { reason });
+  const run = await ctx.store.getRun(runId);
+  if (!run?.currentPlanVersion) return;
+  const previous = (await ctx.store.getPlanVersion(runId, run.currentPlanVersion))!;
+  const steps = await ctx.store.listSteps(runId);
+  const executed: ExecutedStepSummary[] = steps
+    .filter((step) => step.kind === 'forward' && step.status !== 'pending')
+    .map((step) => ({ planVersion: step.planVersion, id: step.stepId, title: step.title, tool: step.tool, status: step.status, output: step.output, error: step.error?.message ?? null }));
+  const completed = new Set(steps.filter((step) => step.kind === 'forward' && step.status === 'succeeded').map((step) => step.stepId));
+  const planned = await makePlan(
+    { llm: ctx.llm, tools: ctx.tools, maxSteps: ctx.settings.budgets.maxSteps, secrets: ctx.settings.secrets, onUsage: ctx.usage(runId, 'planner') },
+    { task: run.task, requester: run.requester, origin: run.origin, runId, replan: { reason, previousPlan: previous.plan, executed } },
+    { completedSteps: completed },
+  );
+  if (!planned.ok) {
+    await escalate(ctx, {
+      runId,
+      planVersion: previous.version,
+      stepId: null,
+      kind: 'replan-failed',
+      message: `I needed a new plan (${reason}) but could not make one: ${planned.error}`,
+      stakes: 'Retry or Replan asks the planner again; Abort rolls back what succeeded.',
+      pauseFrom: ['planning'],
+    });
+    return;
+  }
+  for (const step of steps) {
+    if (step.planVersion === previous.version && step.kind === 'forward' && step.status === 'pending') {
+      await ctx.store.setStepStatus({ runId, planVersion: step.planVersion, stepId: step.stepId, from: ['pending'], to: 'skipped', error: { message: `replaced by a new plan: ${reason}` } });
+    }
+  }
+  const record = await ctx.store.addPlanVersion({ runId, plan: planned.value.plan, authorKind: 'planner', authorId: planned.value.author, parentVersion: previous.version, reason: `replan: ${reason}` });
+  await ctx.store.updateRun(runId, { currentPlanVersion: record.version, replans: run.replans + 1 });
+  await proposeVersion(ctx, record, { from: ['planning'], kind: 'replan' });
+}

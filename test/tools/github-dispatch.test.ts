@@ -64,7 +64,8 @@ describe('github_dispatch_workflow', () => {
     const controller = new AbortController();
     const ctx = toolContext({ signal: controller.signal, progress: () => controller.abort() });
     const cancelled = errorOf(await runTool(dispatch, args, ctx));
-    expect(cancelled.code).toBe('cancelled');
+    expect(cancelled).toMatchObject({ code: 'cancelled', url: expect.stringContaining('/actions/runs/') });
+    expect(cancelled.uncertain).toBeFalsy();
   });
 
   it('an unknown workflow is a clear not-found error', async () => {

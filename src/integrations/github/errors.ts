@@ -18,7 +18,7 @@ export interface GithubErrorContext {
 }
 
 /** Refused before anything was sent: safe to call again, nothing happened. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET_BEFORE_SEND']);
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
 function causeCode(error: HttpishError): string | undefined {
   let cause: unknown = error.cause;
@@ -34,7 +34,7 @@ function isRateLimited(error: HttpishError): boolean {
   const headers = error.response?.headers ?? {};
   if (error.status === 429) return true;
   if (error.status !== 403) return false;
-  return headers['x-ratelimit-remaining'] === '0' || headers['retry-after'] !== undefined || /secondary rate limit|rate limit/i.test(error.message ?? '');
+  return headers['x-ratelimit-remaining'] === '0' || headers['retry-after'] !== undefined || /rate limit/i.test(error.message ?? '');
 }
 
 function githubMessage(error: HttpishError): string {
@@ -48,6 +48,10 @@ export function toToolError(thrown: unknown, context: GithubErrorContext): ToolE
   const status = error.status;
   if (error.name === 'AbortError') {
     return { message: `cancelled while calling GitHub for ${context.what}`, code: 'cancelled', ...(context.write ? { uncertain: true } : {}) };
+  }
+  // Not from octokit at all (octokit's errors always carry a status): a fault of ours, not GitHub's.
+  if (status === undefined) {
+    return { message: `${context.what}: ${error.message ?? String(thrown)}`, code: 'internal', ...(context.write ? { uncertain: true } : {}) };
   }
   // No response at all: the connection failed, was reset, or timed out.
   if (!error.response) {

@@ -11,9 +11,11 @@ export interface PollTiming {
   maxMs: number;
   /** How long to look for the run a 204 dispatch created before giving up. */
   findTimeoutMs: number;
+  /** How long a dispatch waits for its run when the plan gives no timeoutS; wire it to the step timeout. */
+  defaultTimeoutS: number;
 }
 
-export const DEFAULT_POLL_TIMING: PollTiming = { initialMs: 2_000, maxMs: 30_000, findTimeoutMs: 60_000 };
+export const DEFAULT_POLL_TIMING: PollTiming = { initialMs: 2_000, maxMs: 30_000, findTimeoutMs: 60_000, defaultTimeoutS: 600 };
 
 /** A run appears in the list a few seconds after its dispatch; our clock and GitHub's also differ a little. */
 export const DISPATCH_SKEW_MS = 10_000;

@@ -8,8 +8,6 @@ import { WorkflowIdSchema, type WorkflowRunLike } from '../github/workflow-runs.
 import { defineTool } from './define-tool.ts';
 import { sleep } from './sleep.ts';
 
-const DEFAULT_TIMEOUT_S = 1_800;
-
 const Input = z.object({
   repo: RepoSchema,
   workflow: WorkflowIdSchema,
@@ -20,7 +18,7 @@ const Input = z.object({
     .optional()
     .describe('workflow_dispatch inputs declared by the workflow'),
   wait: z.boolean().default(true).describe('Wait for the run to finish (default true); a conclusion other than success fails the step'),
-  timeoutS: z.number().int().min(1).max(6 * 3600).optional().describe(`How long to wait for the run, seconds (default ${DEFAULT_TIMEOUT_S})`),
+  timeoutS: z.number().int().min(1).max(6 * 3600).optional().describe('How long to wait for the run, seconds (default: the step timeout)'),
 });
 type Input = z.infer<typeof Input>;
 
@@ -30,14 +28,22 @@ function runOutput(run: WorkflowRunLike) {
 
 export function createGithubDispatchWorkflowTool(github: Octokit | undefined, pollTiming: Partial<PollTiming> = {}) {
   const timing: PollTiming = { ...DEFAULT_POLL_TIMING, ...pollTiming };
+  const timeoutS = (args: Input) => args.timeoutS ?? timing.defaultTimeoutS;
 
   /** Shared by run() and reconcile(): wait for the run (if asked) and judge its conclusion. */
   async function finish(octokit: Octokit, args: Input, run: WorkflowRunLike, ctx: ToolContext): Promise<ToolResult> {
     ctx.progress(`workflow run ${run.id}: ${run.status ?? 'queued'}`);
     if (!args.wait) return { status: 'ok', output: runOutput(run) };
-    const outcome = await waitForRun(octokit, { ...splitRepo(args.repo), runId: run.id }, ctx, timing, (args.timeoutS ?? DEFAULT_TIMEOUT_S) * 1000);
+    let outcome;
+    try {
+      outcome = await waitForRun(octokit, { ...splitRepo(args.repo), runId: run.id }, ctx, timing, timeoutS(args) * 1000);
+    } catch (error) {
+      if ((error as Error).name !== 'AbortError') throw error;
+      // The dispatch certainly happened; only the waiting stopped.
+      return { status: 'error', error: { message: `stopped waiting for workflow run ${run.id}: ${run.html_url}`, code: 'cancelled', url: run.html_url } };
+    }
     if (outcome.kind === 'timeout') {
-      return { status: 'error', error: { message: `workflow run ${run.id} still ${outcome.run.status} after ${args.timeoutS ?? DEFAULT_TIMEOUT_S}s: ${run.html_url}`, code: 'timeout', url: run.html_url } };
+      return { status: 'error', error: { message: `workflow run ${run.id} still ${outcome.run.status} after ${timeoutS(args)}s: ${run.html_url}`, code: 'timeout', url: run.html_url } };
     }
     if (outcome.run.conclusion !== 'success') {
       return { status: 'error', error: { message: `workflow run ${run.id} concluded ${outcome.run.conclusion ?? 'without a conclusion'}: ${run.html_url}`, code: 'workflow-failed', url: run.html_url } };

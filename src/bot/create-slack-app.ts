@@ -58,7 +58,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const token = config.slack.botToken;
   if (!token) throw new Error('SLACK_BOT_TOKEN is required to run the Slack app');
   const client = createSlackClient(config, logger);
-  const identity = new BotIdentityCache(client, logger);
+  // The identity probe retries on its own schedule (BotIdentityCache), so its client does not.
+  const identity = new BotIdentityCache(createSlackClient(config, logger, { retries: 0, timeoutMs: 5_000 }), logger);
   const authorize: Authorize<boolean> = async () => ({ botToken: token, botId: identity.current?.botId, botUserId: identity.current?.botUserId });
   const customRoutes = [healthRoute, ...(options.customRoutes ?? [])];
   const common = { authorize, logger: slackLogger(logger, 'bolt'), clientOptions: slackClientOptions(config, logger), customRoutes, processBeforeResponse: false, extendedErrorHandler: true, convoStore: false as const };

@@ -18,6 +18,9 @@ export function slackClientOptions(config: Pick<Config, 'slack'>, logger: Logger
   };
 }
 
-export function createSlackClient(config: Pick<Config, 'slack'>, logger: Logger): SlackClient {
-  return new webApi.WebClient(config.slack.botToken, slackClientOptions(config, logger));
+export function createSlackClient(config: Pick<Config, 'slack'>, logger: Logger, overrides: { retries?: number; timeoutMs?: number } = {}): SlackClient {
+  const options = slackClientOptions(config, logger);
+  if (overrides.retries !== undefined) options.retryConfig = { ...options.retryConfig, retries: overrides.retries };
+  if (overrides.timeoutMs !== undefined) options.timeout = overrides.timeoutMs;
+  return new webApi.WebClient(config.slack.botToken, options);
 }

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { renderBlocks } from '../../src/workspace/local/page/blocks.js';
+import { renderMrkdwn } from '../../src/workspace/local/page/mrkdwn.js';
+
+// The page's renderers are plain ES modules the browser loads as they are; they run in Node unchanged.
+describe('page rendering of mrkdwn', () => {
+  it('formats bold, italic, code, emoji and line breaks', () => {
+    expect(renderMrkdwn('*Goal:* check _now_ with `http_check`\n:white_check_mark: done')).toBe('<strong>Goal:</strong> check <em>now</em> with <code>http_check</code><br>✅ done');
+  });
+
+  it('shows links, user names and group mentions, and escapes everything a tool or person wrote', () => {
+    const html = renderMrkdwn('<https://example.com/a?b=1&amp;c=2|the &lt;b&gt;run&lt;/b&gt;> by <@ULOCAL> for <!subteam^S1> &lt;script&gt;alert(1)&lt;/script&gt;', { ULOCAL: 'you' });
+    expect(html).toBe('<a href="https://example.com/a?b=1&amp;c=2" target="_blank" rel="noopener noreferrer">the &lt;b&gt;run&lt;/b&gt;</a> by <span class="mention">@you</span> for <span class="mention">@S1</span> &lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+
+  it('never links a javascript: URL and never lets quotes out of an attribute', () => {
+    expect(renderMrkdwn('<javascript:alert(1)|click>')).toBe('click');
+    expect(renderMrkdwn('<https://x.test/"onmouseover="alert(1)|x>')).toContain('href="https://x.test/&quot;onmouseover=&quot;alert(1)"');
+  });
+
+  it('leaves underscores inside words alone', () => {
+    expect(renderMrkdwn('run `run_1` of plan_actions_x')).toBe('run <code>run_1</code> of plan_actions_x');
+  });
+});
+
+describe('page rendering of Block Kit', () => {
+  it('draws a plan: header, section, context, divider and styled buttons bound to the message', () => {
+    const html = renderBlocks(
+      [
+        { type: 'header', text: { type: 'plain_text', text: 'Plan v1: <check>' } },
+        { type: 'section', text: { type: 'mrkdwn', text: '*1.* Check — `http_check`' }, fields: [{ type: 'mrkdwn', text: '*Risk* read' }] },
+        { type: 'divider' },
+        { type: 'context', elements: [{ type: 'mrkdwn', text: 'Requested by <@ULOCAL>' }] },
+        {
+          type: 'actions',
+          block_id: 'plan-actions-1',
+          elements: [
+            { type: 'button', text: { type: 'plain_text', text: 'Approve' }, style: 'primary', action_id: 'plan-approve', value: 'r"1' },
+            { type: 'button', text: { type: 'plain_text', text: 'Reject' }, style: 'danger', action_id: 'plan-reject', value: 'r1' },
+          ],
+        },
+        { type: 'video' },
+      ],
+      { users: { ULOCAL: 'you' }, messageTs: '1.000001', interactive: true },
+    );
+    expect(html).toContain('<div class="bk-header">Plan v1: &lt;check&gt;</div>');
+    expect(html).toContain('<strong>1.</strong> Check — <code>http_check</code>');
+    expect(html).toContain('<div class="bk-fields"><div><strong>Risk</strong> read</div></div>');
+    expect(html).toContain('<hr class="bk-divider">');
+    expect(html).toContain('Requested by <span class="mention">@you</span>');
+    expect(html).toContain('<button type="button" class="bk-button primary" data-action-id="plan-approve" data-block-id="plan-actions-1" data-value="r&quot;1" data-message-ts="1.000001">Approve</button>');
+    expect(html).toContain('class="bk-button danger"');
+    expect(html).toContain('[video block]');
+  });
+
+  it('draws modal inputs with their text, hints and the bot\'s field errors', () => {
+    const html = renderBlocks(
+      [{ type: 'input', block_id: 'plan-yaml-0', optional: true, label: { type: 'plain_text', text: 'Plan (YAML)' }, hint: { type: 'plain_text', text: 'Edit me' }, element: { type: 'plain_text_input', action_id: 'yaml', multiline: true, initial_value: 'goal: </textarea><script>' } }],
+      { errors: { 'plan-yaml-0': 'Line 1: bad <yaml>' } },
+    );
+    expect(html).toContain('<textarea class="bk-input" data-block-id="plan-yaml-0" rows="4">goal: &lt;/textarea&gt;&lt;script&gt;</textarea>');
+    expect(html).toContain('<div class="bk-hint">Edit me</div>');
+    expect(html).toContain('<div class="bk-error" role="alert">Line 1: bad &lt;yaml&gt;</div>');
+  });
+});

@@ -26,6 +26,8 @@ export interface BoardPublisherOptions {
   intervalMs?: number;
   /** Called once the board message exists, so the store can keep its ts as the run's boardRef. */
   onBoardPosted?: (runId: string, ts: string) => Promise<void>;
+  /** First wait after a send the client gave up on; doubles per failure up to 30 s. */
+  retryBaseMs?: number;
 }
 
 /**
@@ -35,6 +37,8 @@ export interface BoardPublisherOptions {
  */
 export class BoardPublisher {
   private readonly boards = new Map<string, RunBoard>();
+  /** Board messages of recently finished runs, so a late report edits the board instead of posting a second one. */
+  private readonly finishedTs = new Map<string, string>();
   private readonly intervalMs: number;
   /** Counts for the bench and tests: states reported vs. messages posted or edited. */
   readonly stats = { states: 0, sends: 0 };
@@ -47,7 +51,7 @@ export class BoardPublisher {
     this.stats.states += 1;
     let entry = this.boards.get(board.runId);
     if (!entry) {
-      entry = { conversation, ts: boardRef ?? undefined, latest: board, dirty: true, lastSentAt: 0, timer: undefined, inFlight: undefined, failures: 0, settled: [] };
+      entry = { conversation, ts: boardRef ?? this.finishedTs.get(board.runId), latest: board, dirty: true, lastSentAt: 0, timer: undefined, inFlight: undefined, failures: 0, settled: [] };
       this.boards.set(board.runId, entry);
     }
     entry.latest = board;
@@ -65,7 +69,11 @@ export class BoardPublisher {
   /** Forget a finished run once its board is final. */
   async finish(runId: string): Promise<void> {
     await this.settle(runId);
+    const ts = this.boards.get(runId)?.ts;
     this.boards.delete(runId);
+    if (!ts) return;
+    this.finishedTs.set(runId, ts);
+    if (this.finishedTs.size > 1000) this.finishedTs.delete(this.finishedTs.keys().next().value!);
   }
 
   boardTs(runId: string): string | undefined {
@@ -98,7 +106,7 @@ export class BoardPublisher {
     void entry.inFlight.finally(() => {
       entry.inFlight = undefined;
       if (entry.dirty) {
-        const backoff = entry.failures > 0 ? retryDelay(entry.failures) : 0;
+        const backoff = entry.failures > 0 ? Math.min(30_000, (this.options.retryBaseMs ?? 1000) * 2 ** (entry.failures - 1)) : 0;
         this.schedule(runId, entry, backoff);
       } else {
         for (const resolve of entry.settled.splice(0)) resolve();
@@ -120,9 +128,4 @@ export class BoardPublisher {
       await this.options.onBoardPosted(runId, posted.ts).catch((error: unknown) => this.options.logger.warn({ err: describeError(error), runId }, 'could not store the board reference'));
     }
   }
-}
-
-/** 1 s, 2 s, 4 s … up to 30 s between attempts after failures the client itself gave up on. */
-function retryDelay(failures: number): number {
-  return Math.min(30_000, 1000 * 2 ** (failures - 1));
 }

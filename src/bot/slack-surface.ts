@@ -16,6 +16,7 @@ export interface SlackSurfaceOptions {
   /** TANDEM_ESCALATE_TO. */
   escalateTo: string | undefined;
   boardIntervalMs?: number;
+  boardRetryBaseMs?: number;
   onBoardPosted?: (runId: string, ts: string) => Promise<void>;
 }
 
@@ -26,7 +27,7 @@ export class SlackSurface implements Surface {
   private readonly planningTs = new Map<string, string>();
 
   constructor(private readonly options: SlackSurfaceOptions) {
-    this.board = new BoardPublisher({ client: options.client, logger: options.logger, intervalMs: options.boardIntervalMs, onBoardPosted: options.onBoardPosted });
+    this.board = new BoardPublisher({ client: options.client, logger: options.logger, intervalMs: options.boardIntervalMs, retryBaseMs: options.boardRetryBaseMs, onBoardPosted: options.onBoardPosted });
   }
 
   async planning(run: RunRecord): Promise<void> {

@@ -57,7 +57,7 @@ describe('SlackSurface', () => {
   });
 
   it('still ends on the true final board when chat.update is rate limited beyond the client\'s retries', async () => {
-    const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined, boardIntervalMs: 50 });
+    const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined, boardIntervalMs: 50, boardRetryBaseMs: 50 });
     await surface.reportProgress(run, boardAt(0));
     await surface.board.settle(run.id);
     fake.rateLimit('chat.update', 5, 0);
@@ -81,6 +81,17 @@ describe('SlackSurface', () => {
     const lastBoardEdit = fake.calls.findLastIndex((c) => c.method === 'chat.update' || (c.method === 'chat.postMessage' && c.params.text?.startsWith('Succeeded')));
     const summaryPost = fake.calls.findLastIndex((c) => c.method === 'chat.postMessage');
     expect(lastBoardEdit).toBeLessThan(summaryPost);
+  });
+
+  it('edits the same board when a late report arrives after the run finished', async () => {
+    const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined, boardIntervalMs: 50 });
+    await surface.reportProgress(run, boardAt(1));
+    await surface.finish({ run, outcome: 'cancelled', goal: plan.goal, reason: null, changes: [], rolledBack: [], durationMs: 1000, tokens: { input: 0, output: 0 }, costUsd: 0 });
+    await surface.reportProgress(run, boardAt(1, 'cancelled'));
+    await surface.board.settle(run.id);
+    const thread = fake.model.thread('C1', run.conversation.threadTs);
+    expect(thread).toHaveLength(2);
+    expect(boardText(thread[0]!.ts)).toContain('Cancelled');
   });
 
   it('asks questions and notifies in the thread, escaping text', async () => {

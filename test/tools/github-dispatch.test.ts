@@ -83,6 +83,16 @@ describe('github_dispatch_workflow', () => {
     expect(repo.runs).toHaveLength(1);
   });
 
+  it('reconcile leaves a run still going when it must stop to a person, with the run url', async () => {
+    github.addWorkflow('acme/api', { path: '.github/workflows/deploy.yml', pollsPerPhase: 100_000 });
+    github.fault({ method: 'POST', path: /\/dispatches$/, drop: true, afterEffect: true });
+    const startedAt = new Date(Date.now() - 20_000);
+    const ctx = toolContext({ startedAt });
+    await runTool(dispatch, args, ctx);
+    const result = await reconcile({ ...ctx, signal: AbortSignal.timeout(300) });
+    expect(result).toEqual({ status: 'unknown', reason: expect.stringContaining(`/actions/runs/${repo.runs[0]!.id}`) });
+  });
+
   it('reconcile reports not-done when nothing was dispatched, and a failed run fails check()', async () => {
     github.addWorkflow('acme/api', { path: '.github/workflows/deploy.yml', conclusion: 'failure' });
     expect(await reconcile(toolContext({ startedAt: new Date(Date.now() - 20_000) }))).toEqual({ status: 'not-done' });

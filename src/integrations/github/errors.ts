@@ -42,7 +42,11 @@ function githubMessage(error: HttpishError): string {
   return typeof data?.message === 'string' ? data.message : (error.message ?? 'unknown error');
 }
 
-/** Turns whatever octokit threw into the executor's ToolError vocabulary. */
+/**
+ * Turns whatever octokit threw into the executor's ToolError vocabulary. A write that may have taken
+ * effect is `uncertain` and never `transient`: retrying it blindly could do it twice, so it is
+ * reconciled or put to a person instead.
+ */
 export function toToolError(thrown: unknown, context: GithubErrorContext): ToolError {
   const error = (thrown ?? {}) as HttpishError;
   const status = error.status;
@@ -57,12 +61,8 @@ export function toToolError(thrown: unknown, context: GithubErrorContext): ToolE
   if (!error.response) {
     const code = causeCode(error);
     const notSent = code !== undefined && NOT_SENT_CODES.has(code);
-    return {
-      message: `GitHub could not be reached for ${context.what}: ${error.message ?? 'network error'}`,
-      transient: true,
-      code: 'network',
-      ...(context.write && !notSent ? { uncertain: true } : {}),
-    };
+    const uncertain = context.write && !notSent;
+    return { message: `GitHub could not be reached for ${context.what}: ${error.message ?? 'network error'}`, code: 'network', ...(uncertain ? { uncertain } : { transient: true }) };
   }
   const special = status !== undefined ? context.statusMessages?.[status] : undefined;
   if (special) return { message: `${special} (${context.what}): ${githubMessage(error)}`, code: `http-${status}` };
@@ -75,7 +75,7 @@ export function toToolError(thrown: unknown, context: GithubErrorContext): ToolE
   if (status === 422) return { message: `GitHub rejected the request for ${context.what} (422): ${validationDetail(error)}`, code: 'invalid' };
   if (status !== undefined && status >= 500) {
     // A 5xx on a write may come after GitHub acted (a gateway timing out in front of it).
-    return { message: `GitHub failed for ${context.what} (${status}): ${githubMessage(error)}`, transient: true, code: `http-${status}`, ...(context.write ? { uncertain: true } : {}) };
+    return { message: `GitHub failed for ${context.what} (${status}): ${githubMessage(error)}`, code: `http-${status}`, ...(context.write ? { uncertain: true } : { transient: true }) };
   }
   return { message: `GitHub error for ${context.what} (${status ?? '?'}): ${githubMessage(error)}`, code: `http-${status ?? 'unknown'}` };
 }

@@ -62,7 +62,7 @@ export function createMcpTool(input: { server: string; remote: RemoteTool; clien
       } catch (error) {
         if (ctx.signal.aborted) return { status: 'error', error: { message: `${what} cancelled`, code: 'cancelled', ...(risk !== 'read' ? { uncertain: true } : {}) } };
         // The call may have reached the server before the connection or timeout gave out.
-        return { status: 'error', error: { message: `${what}: ${(error as Error).message}`, transient: true, code: 'mcp-unavailable', ...(risk !== 'read' ? { uncertain: true } : {}) } };
+        return { status: 'error', error: { message: `${what}: ${(error as Error).message}`, code: 'mcp-unavailable', ...(risk !== 'read' ? { uncertain: true } : { transient: true }) } };
       }
     },
   };

@@ -3,7 +3,7 @@ import type { ToolContext, ToolResult } from '../../agent/ports/tool.ts';
 import { reconcileGithub, requestOptions, runGithub } from '../github/call.ts';
 import type { Octokit } from '../github/client.ts';
 import { RepoSchema, splitRepo } from '../github/repo-ref.ts';
-import { DEFAULT_POLL_TIMING, DISPATCH_SKEW_MS, findDispatchedRun, listDispatchedRun, waitForRun, type PollTiming } from '../github/workflow-poll.ts';
+import { DEFAULT_POLL_TIMING, DISPATCH_SKEW_MS, findDispatchedRun, listDispatchedRun, waitForRun, type PollTiming, type WaitOutcome } from '../github/workflow-poll.ts';
 import { WorkflowIdSchema, type WorkflowRunLike } from '../github/workflow-runs.ts';
 import { defineTool } from './define-tool.ts';
 import { sleep } from './sleep.ts';
@@ -30,24 +30,25 @@ export function createGithubDispatchWorkflowTool(github: Octokit | undefined, po
   const timing: PollTiming = { ...DEFAULT_POLL_TIMING, ...pollTiming };
   const timeoutS = (args: Input) => args.timeoutS ?? timing.defaultTimeoutS;
 
-  /** Shared by run() and reconcile(): wait for the run (if asked) and judge its conclusion. */
-  async function finish(octokit: Octokit, args: Input, run: WorkflowRunLike, ctx: ToolContext): Promise<ToolResult> {
+  /** Waits for the run when asked; `stopped` when the step's signal ended the wait (the run goes on). */
+  async function waitIfAsked(octokit: Octokit, args: Input, run: WorkflowRunLike, ctx: ToolContext): Promise<WaitOutcome | { kind: 'stopped' }> {
     ctx.progress(`workflow run ${run.id}: ${run.status ?? 'queued'}`);
-    if (!args.wait) return { status: 'ok', output: runOutput(run) };
-    let outcome;
+    if (!args.wait || run.status === 'completed') return { kind: 'completed', run };
     try {
-      outcome = await waitForRun(octokit, { ...splitRepo(args.repo), runId: run.id }, ctx, timing, timeoutS(args) * 1000);
+      return await waitForRun(octokit, { ...splitRepo(args.repo), runId: run.id }, ctx, timing, timeoutS(args) * 1000);
     } catch (error) {
-      if ((error as Error).name !== 'AbortError') throw error;
-      // The dispatch certainly happened; only the waiting stopped.
-      return { status: 'error', error: { message: `stopped waiting for workflow run ${run.id}: ${run.html_url}`, code: 'cancelled', url: run.html_url } };
+      if ((error as Error).name === 'AbortError') return { kind: 'stopped' };
+      throw error;
     }
-    if (outcome.kind === 'timeout') {
-      return { status: 'error', error: { message: `workflow run ${run.id} still ${outcome.run.status} after ${timeoutS(args)}s: ${run.html_url}`, code: 'timeout', url: run.html_url } };
-    }
-    if (outcome.run.conclusion !== 'success') {
-      return { status: 'error', error: { message: `workflow run ${run.id} concluded ${outcome.run.conclusion ?? 'without a conclusion'}: ${run.html_url}`, code: 'workflow-failed', url: run.html_url } };
-    }
+  }
+
+  async function finish(octokit: Octokit, args: Input, run: WorkflowRunLike, ctx: ToolContext): Promise<ToolResult> {
+    const outcome = await waitIfAsked(octokit, args, run, ctx);
+    const fail = (message: string, code: string): ToolResult => ({ status: 'error', error: { message: `${message}: ${run.html_url}`, code, url: run.html_url } });
+    // The dispatch certainly happened in each failure below, so none is uncertain: retrying would start another run.
+    if (outcome.kind === 'stopped') return fail(`stopped waiting for workflow run ${run.id}`, 'cancelled');
+    if (outcome.kind === 'timeout') return fail(`workflow run ${run.id} still ${outcome.run.status} after ${timeoutS(args)}s`, 'timeout');
+    if (args.wait && outcome.run.conclusion !== 'success') return fail(`workflow run ${run.id} concluded ${outcome.run.conclusion ?? 'without a conclusion'}`, 'workflow-failed');
     return { status: 'ok', output: runOutput(outcome.run) };
   }
 
@@ -91,11 +92,11 @@ export function createGithubDispatchWorkflowTool(github: Octokit | undefined, po
         const since = new Date(ctx.startedAt.getTime() - DISPATCH_SKEW_MS);
         const run = await listDispatchedRun(octokit, { owner, repo, workflow: args.workflow, ref: args.ref }, since, ctx);
         if (!run) return { status: 'not-done' };
-        const result = await finish(octokit, args, run, ctx);
-        // The dispatch happened; a failed or timed-out run is its result, judged by check().
-        if (result.status === 'ok') return { status: 'done', output: result.output };
-        const latest = (await octokit.rest.actions.getWorkflowRun({ owner, repo, run_id: run.id, request: requestOptions(ctx, false) })).data;
-        return { status: 'done', output: runOutput(latest) };
+        // The dispatch happened. A finished run is the answer, a failed one included (check() judges it);
+        // one still running when reconcile must stop is left to a person.
+        const outcome = await waitIfAsked(octokit, args, run, ctx);
+        if (outcome.kind === 'completed') return { status: 'done', output: runOutput(outcome.run) };
+        return { status: 'unknown', reason: `workflow run ${run.id} was started by this step and is still running: ${run.html_url}` };
       }),
     check: (output, args) =>
       args.wait === false || output['conclusion'] === 'success'

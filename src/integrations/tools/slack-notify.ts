@@ -20,7 +20,7 @@ export function createSlackNotifyTool(slack: SlackPoster | undefined) {
         return { status: 'ok', output: { channel: posted.channel, ts: posted.ts, url: posted.permalink ?? null } };
       } catch (error) {
         // Whether Slack stored the message is unknown once the request left; reconcile() looks for it.
-        return { status: 'error', error: { message: `Slack did not confirm the message to ${args.channel}: ${(error as Error).message}`, uncertain: true, transient: true } };
+        return { status: 'error', error: { message: `Slack did not confirm the message to ${args.channel}: ${(error as Error).message}`, uncertain: true } };
       }
     },
     reconcile: async (args, ctx) => {

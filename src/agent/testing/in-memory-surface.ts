@@ -1,0 +1,49 @@
+/** A Surface for tests and the CLI: it records what a person would see, in order. */
+import type { EscalationRecord, RunRecord } from '../ports/run-store.ts';
+import type { BoardState, ProposedPlan, RunSummary, Surface } from '../ports/surface.ts';
+
+export type SeenMessage =
+  | { kind: 'planning'; runId: string }
+  | { kind: 'plan'; runId: string; proposal: ProposedPlan }
+  | { kind: 'questions'; runId: string; questions: string[] }
+  | { kind: 'escalation'; runId: string; escalation: EscalationRecord; stakes: string }
+  | { kind: 'ask'; runId: string; stepId: string; question: string }
+  | { kind: 'notice'; runId: string; text: string }
+  | { kind: 'summary'; runId: string; summary: RunSummary };
+
+export class InMemorySurface implements Surface {
+  readonly messages: SeenMessage[] = [];
+  /** The board as it stands, per run (a status board is edited in place). */
+  readonly boards = new Map<string, BoardState>();
+  readonly boardUpdates = new Map<string, number>();
+
+  async planning(run: RunRecord): Promise<void> {
+    this.messages.push({ kind: 'planning', runId: run.id });
+  }
+  async proposePlan(proposal: ProposedPlan): Promise<void> {
+    this.messages.push({ kind: 'plan', runId: proposal.run.id, proposal: structuredClone(proposal) });
+  }
+  async askRequester(run: RunRecord, questions: string[]): Promise<void> {
+    this.messages.push({ kind: 'questions', runId: run.id, questions: [...questions] });
+  }
+  async reportProgress(run: RunRecord, board: BoardState): Promise<void> {
+    this.boards.set(run.id, structuredClone(board));
+    this.boardUpdates.set(run.id, (this.boardUpdates.get(run.id) ?? 0) + 1);
+  }
+  async escalate(run: RunRecord, escalation: EscalationRecord, stakes: string): Promise<void> {
+    this.messages.push({ kind: 'escalation', runId: run.id, escalation: structuredClone(escalation), stakes });
+  }
+  async ask(run: RunRecord, stepId: string, question: string): Promise<void> {
+    this.messages.push({ kind: 'ask', runId: run.id, stepId, question });
+  }
+  async notify(run: RunRecord, text: string): Promise<void> {
+    this.messages.push({ kind: 'notice', runId: run.id, text });
+  }
+  async finish(summary: RunSummary): Promise<void> {
+    this.messages.push({ kind: 'summary', runId: summary.run.id, summary: structuredClone(summary) });
+  }
+
+  of<K extends SeenMessage['kind']>(runId: string, kind: K): Extract<SeenMessage, { kind: K }>[] {
+    return this.messages.filter((m): m is Extract<SeenMessage, { kind: K }> => m.runId === runId && m.kind === kind);
+  }
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { approvalNeed, checkApprover, checkVersion, mayAutoRun, planRisk } from '../../src/agent/approval-policy.ts';
+import { PlanSchema } from '../../src/agent/plan.ts';
+import type { RunRecord } from '../../src/agent/ports/run-store.ts';
+
+const risks: Record<string, 'read' | 'write' | 'destructive'> = { get: 'read', comment: 'write', merge: 'destructive' };
+const planOf = (tools: string[], rollback: string[] = []) =>
+  PlanSchema.parse({ goal: 'g', confidence: 1, steps: tools.map((tool, i) => ({ id: `s${i}`, title: 't', tool })), rollback: rollback.map((tool, i) => ({ id: `r${i}`, title: 't', tool })) });
+const directory = (ids: string[]) => ({ isApprover: async (id: string) => ids.includes(id) });
+
+describe('approval policy', () => {
+  it('takes the highest risk of all steps, rollback included; unknown tools count as destructive', () => {
+    expect(planRisk(planOf(['get', 'get']), (t) => risks[t])).toBe('read');
+    expect(planRisk(planOf(['get'], ['comment']), (t) => risks[t])).toBe('write');
+    expect(planRisk(planOf(['get', 'mystery']), (t) => risks[t])).toBe('destructive');
+  });
+
+  it('auto-runs only read-only plans, and only when configured', () => {
+    expect(mayAutoRun('read', { autoRunReadOnly: true })).toBe(true);
+    expect(mayAutoRun('read', { autoRunReadOnly: false })).toBe(false);
+    expect(mayAutoRun('write', { autoRunReadOnly: true })).toBe(false);
+  });
+
+  it('write plans need an approver; destructive plans an approver other than the requester', async () => {
+    const approvers = directory(['UAPP', 'UREQ']);
+    expect(await checkApprover({ need: approvalNeed('read'), userId: 'UANY', requester: 'UREQ', approvers })).toEqual({ ok: true, value: undefined });
+    const outsider = await checkApprover({ need: approvalNeed('write'), userId: 'UANY', requester: 'UREQ', approvers });
+    expect(outsider).toEqual({ ok: false, error: expect.stringMatching(/Only approvers/) });
+    expect((await checkApprover({ need: approvalNeed('write'), userId: 'UREQ', requester: 'UREQ', approvers })).ok).toBe(true);
+    const selfApproval = await checkApprover({ need: approvalNeed('destructive'), userId: 'UREQ', requester: 'UREQ', approvers });
+    expect(selfApproval).toEqual({ ok: false, error: expect.stringMatching(/approver other than the person who asked/) });
+    expect((await checkApprover({ need: approvalNeed('destructive'), userId: 'UAPP', requester: 'UREQ', approvers })).ok).toBe(true);
+  });
+
+  it('refuses a decision on a superseded plan version with a sentence saying so', () => {
+    const run = { currentPlanVersion: 3 } as RunRecord;
+    expect(checkVersion(run, 3).ok).toBe(true);
+    expect(checkVersion(run, 2)).toEqual({ ok: false, error: 'Version 2 of this plan was replaced by version 3; decide on the newest version instead.' });
+  });
+});

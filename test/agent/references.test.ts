@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { fillReferences, findReferences } from '../../src/agent/references.ts';
+
+const outputs = new Map<string, Record<string, unknown>>([
+  ['s1', { number: 42, url: 'https://x.test/42', labels: ['a', 'b'], head: { sha: 'abc' } }],
+  ['s2', { empty: null }],
+]);
+
+describe('references', () => {
+  it('finds references with where they sit and whether they are the whole string', () => {
+    const { references, malformed } = findReferences({ n: '{{steps.s1.output.number}}', text: 'PR {{ steps.s1.output.url }} ok', list: ['{{steps.s1.output.labels.0}}'], bad: '{{steps.s1.outputs.x}}' });
+    expect(references.map((r) => [r.at, r.stepId, r.path.join('.'), r.whole])).toEqual([
+      ['n', 's1', 'number', true],
+      ['text', 's1', 'url', false],
+      ['list.0', 's1', 'labels.0', true],
+    ]);
+    expect(malformed).toEqual([{ at: 'bad', text: '{{steps.s1.outputs.x}}' }]);
+  });
+
+  it('keeps the type of a whole-string reference and writes text references into the text', () => {
+    const filled = fillReferences({ number: '{{steps.s1.output.number}}', body: 'See {{steps.s1.output.url}} at {{steps.s1.output.head.sha}}', whole: '{{steps.s1.output.labels}}' }, outputs);
+    expect(filled).toEqual({ ok: true, value: { number: 42, body: 'See https://x.test/42 at abc', whole: ['a', 'b'] } });
+  });
+
+  it('fails clearly when a reference resolves to nothing', () => {
+    const missingPath = fillReferences({ repo: '{{steps.s1.output.repo}}' }, outputs);
+    expect(missingPath).toEqual({ ok: false, error: "repo: {{steps.s1.output.repo}} resolved to nothing (s1's output has no repo)" });
+    const nullValue = fillReferences({ x: 'v={{steps.s2.output.empty}}' }, outputs);
+    expect(nullValue.ok).toBe(false);
+    const noStep = fillReferences({ x: '{{steps.s9.output.a}}' }, outputs);
+    expect(noStep).toEqual({ ok: false, error: 'x: {{steps.s9.output.a}} has no recorded output of step s9' });
+  });
+
+  it('leaves strings without references alone, braces included', () => {
+    expect(fillReferences({ text: 'use {{ mustache }} here', n: 3 }, outputs)).toEqual({ ok: true, value: { text: 'use {{ mustache }} here', n: 3 } });
+  });
+});

@@ -1,0 +1,77 @@
+/** Builds an agent on a real store with a scripted LLM, fake tools and the in-memory surface. */
+import { randomUUID } from 'node:crypto';
+import { createAgent, type Agent } from '../../../src/agent/agent.ts';
+import type { AgentLogger, AgentSettings } from '../../../src/agent/context.ts';
+import type { Conversation, RunRecord, RunStore } from '../../../src/agent/ports/run-store.ts';
+import type { AnyTool } from '../../../src/agent/ports/tool.ts';
+import { InMemorySurface } from '../../../src/agent/testing/in-memory-surface.ts';
+import { ScriptedLlm } from './scripted-llm.ts';
+
+export const BUDGETS = { maxSteps: 20, maxReplans: 2, runTimeoutS: 3600, stepTimeoutS: 600, maxTokens: 200_000 };
+
+export interface Harness {
+  agent: Agent;
+  surface: InMemorySurface;
+  llm: ScriptedLlm;
+  store: RunStore;
+  errors: unknown[];
+  start(task?: string, requester?: string): Promise<RunRecord>;
+  conversation: Conversation;
+}
+
+export function collectingLogger(errors: unknown[]): AgentLogger {
+  return {
+    info: () => undefined,
+    warn: () => undefined,
+    error: (obj, msg) => errors.push({ ...obj, msg }),
+  };
+}
+
+export function makeHarness(options: {
+  store: RunStore;
+  tools: AnyTool[];
+  llm?: ScriptedLlm;
+  settings?: Partial<AgentSettings>;
+  budgets?: Partial<typeof BUDGETS>;
+  /** Empty: anyone may approve. */
+  approvers?: string[];
+  owner?: string;
+  surface?: InMemorySurface;
+}): Harness {
+  const llm = options.llm ?? new ScriptedLlm();
+  const surface = options.surface ?? new InMemorySurface();
+  const errors: unknown[] = [];
+  const approvers = options.approvers ?? [];
+  const agent = createAgent({
+    store: options.store,
+    llm,
+    tools: options.tools,
+    surface,
+    approvers: { isApprover: async (userId) => approvers.length === 0 || approvers.includes(userId) },
+    settings: {
+      budgets: { ...BUDGETS, ...options.budgets },
+      confidenceThreshold: 0.6,
+      autoRunReadOnly: false,
+      secrets: ['s3cret-value'],
+      concurrency: 8,
+      retry: { retries: 2, baseDelayMs: 1 },
+      ...options.settings,
+    },
+    logger: collectingLogger(errors),
+    owner: options.owner ?? 'replica-a',
+  });
+  const conversation = { channel: 'C1', threadTs: randomUUID() };
+  return {
+    agent,
+    surface,
+    llm,
+    store: options.store,
+    errors,
+    conversation,
+    start: async (task = 'do the thing', requester = 'UREQ') => {
+      const run = await agent.startRun({ task, requester, conversation: { channel: 'C1', threadTs: randomUUID() }, origin: 'mention' });
+      await agent.idle();
+      return run;
+    },
+  };
+}

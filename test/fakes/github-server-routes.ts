@@ -11,6 +11,8 @@ export interface RouteInput {
 export interface RouteAnswer {
   status: number;
   body?: unknown;
+  /** Path and query of the next page; the server turns it into a `link` header. */
+  nextPage?: string;
 }
 type Handler = (input: RouteInput) => RouteAnswer;
 
@@ -18,6 +20,17 @@ const notFound: RouteAnswer = { status: 404, body: { message: 'Not Found', docum
 
 function perPage(query: URLSearchParams, fallback = 30): number {
   return Math.min(Number(query.get('per_page') ?? fallback), 100);
+}
+
+/** One page of a listing, with the next page for GitHub's `link` header so octokit's paginate follows it. */
+function paged<T>(items: T[], query: URLSearchParams, path: string, render: (item: T) => unknown): RouteAnswer {
+  const size = perPage(query);
+  const page = Math.max(1, Number(query.get('page') ?? 1));
+  const body = items.slice((page - 1) * size, page * size).map(render);
+  if (page * size >= items.length) return { status: 200, body };
+  const next = new URLSearchParams(query);
+  next.set('page', String(page + 1));
+  return { status: 200, body, nextPage: `${path}?${next.toString()}` };
 }
 
 function findIssue(repo: FakeRepo, number: string | undefined) {
@@ -90,7 +103,7 @@ const routes: [method: string, path: RegExp, handler: Handler][] = [
     const since = query.get('since') ? Date.parse(query.get('since')!) : 0;
     const state = query.get('state') ?? 'open';
     const issues = newestFirst(repo.issues).filter((issue) => (state === 'all' || issue.state === state) && Date.parse(issue.updatedAt) >= since);
-    return { status: 200, body: issues.slice(0, perPage(query)).map((issue) => issueJson(repo, issue)) };
+    return paged(issues, query, `/repos/${repo.owner}/${repo.name}/issues`, (issue) => issueJson(repo, issue));
   }],
   ['POST', /^\/issues$/, ({ repo, body }) => {
     const at = nowIso();
@@ -117,7 +130,7 @@ const routes: [method: string, path: RegExp, handler: Handler][] = [
     if (!findIssue(repo, params[0])) return notFound;
     const since = query.get('since') ? Date.parse(query.get('since')!) : 0;
     const comments = repo.comments.filter((c) => c.issueNumber === Number(params[0]) && Date.parse(c.createdAt) >= since);
-    return { status: 200, body: comments.slice(0, perPage(query)).map((c) => commentJson(repo, c)) };
+    return paged(comments, query, `/repos/${repo.owner}/${repo.name}/issues/${params[0]}/comments`, (c) => commentJson(repo, c));
   }],
   ['POST', /^\/issues\/(\d+)\/comments$/, ({ repo, params, body }) => {
     const issue = findIssue(repo, params[0]);

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { issueJson } from './github-server-json.ts';
-import { routeRepo } from './github-server-routes.ts';
+import { routeRepo, type RouteAnswer } from './github-server-routes.ts';
 import { createRepo, newId, nextIssueNumber, nowIso, type FakeIssue, type FakePull, type FakeRepo, type FakeWorkflow } from './github-server-state.ts';
 
 export { FAKE_GITHUB_WEB } from './github-server-state.ts';
@@ -101,10 +101,10 @@ export async function startFakeGithub(): Promise<FakeGithub> {
 
     const answer = answerFor(method, url, body);
     if (fault?.afterEffect) return void res.socket?.destroy();
-    send(res, answer.status, answer.body);
+    send(res, answer.status, answer.body, answer.nextPage ? { link: `<http://127.0.0.1:${port}${answer.nextPage}>; rel="next"` } : {});
   }
 
-  function answerFor(method: string, url: URL, body: Record<string, unknown>): { status: number; body?: unknown } {
+  function answerFor(method: string, url: URL, body: Record<string, unknown>): RouteAnswer {
     if (method === 'GET' && url.pathname === '/search/issues') {
       const items = searchIssues(repos, url.searchParams.get('q') ?? '');
       return { status: 200, body: { total_count: items.length, incomplete_results: false, items: items.slice(0, Number(url.searchParams.get('per_page') ?? 30)) } };

@@ -53,6 +53,16 @@ describe('write tools reconcile after a crash', () => {
     expect(await reconcile('github_create_issue', args, ctx)).toEqual({ status: 'done', output });
   });
 
+  it('github_create_issue: pages through a busy repo, and says unknown rather than not-done past its page limit', async () => {
+    const args = { repo: 'acme/api', title: 'Ours' };
+    const ctx = toolContext();
+    await runWithLostAnswer('github_create_issue', args, 'POST', /\/issues$/, ctx);
+    for (let i = 0; i < 150; i++) github.addIssue('acme/api', { title: `later ${i}` });
+    expect(await reconcile('github_create_issue', args, ctx)).toMatchObject({ status: 'done', output: { title: 'Ours' } });
+    for (let i = 0; i < 400; i++) github.addIssue('acme/api', { title: `even later ${i}` });
+    expect((await reconcile('github_create_issue', args, ctx)).status).toBe('unknown');
+  });
+
   it('github_comment: finds the comment by marker on that issue only', async () => {
     const args = { repo: 'acme/api', number: 1, body: 'Deployed v2' };
     const ctx = toolContext();

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { reconcileGithub, requestOptions, runGithub } from '../github/call.ts';
 import type { Octokit } from '../github/client.ts';
+import { findInPages } from '../github/find-in-pages.ts';
 import { hasMarker, sinceWithSkew, withMarker } from '../github/marker.ts';
 import { NumberArg, RepoSchema, splitRepo } from '../github/repo-ref.ts';
 import { defineTool } from './define-tool.ts';
@@ -27,15 +28,16 @@ export function createGithubCommentTool(github: Octokit | undefined) {
       }),
     reconcile: (args, ctx) =>
       reconcileGithub(github, `comments of ${args.repo}#${args.number}`, async (octokit) => {
-        const { data } = await octokit.rest.issues.listComments({
+        const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
           ...splitRepo(args.repo),
           issue_number: args.number,
           since: sinceWithSkew(ctx.startedAt).toISOString(),
           per_page: 100,
           request: requestOptions(ctx, false),
         });
-        const comment = data.find((item) => hasMarker(item.body, ctx.marker));
-        return comment ? { status: 'done', output: { number: args.number, commentId: comment.id, url: comment.html_url } } : { status: 'not-done' };
+        const search = await findInPages(pages, (item) => hasMarker(item.body, ctx.marker));
+        if (search.found) return { status: 'done', output: { number: args.number, commentId: search.found.id, url: search.found.html_url } };
+        return search.exhausted ? { status: 'not-done' } : { status: 'unknown', reason: `too many comments on ${args.repo}#${args.number} since the step started to be sure` };
       }),
   });
 }

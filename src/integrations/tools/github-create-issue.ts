@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { reconcileGithub, requestOptions, runGithub } from '../github/call.ts';
 import type { Octokit } from '../github/client.ts';
+import { findInPages } from '../github/find-in-pages.ts';
 import { hasMarker, sinceWithSkew, withMarker } from '../github/marker.ts';
 import { RepoSchema, splitRepo } from '../github/repo-ref.ts';
 import { defineTool } from './define-tool.ts';
@@ -32,7 +33,7 @@ export function createGithubCreateIssueTool(github: Octokit | undefined) {
     reconcile: (args, ctx) =>
       reconcileGithub(github, `issues of ${args.repo}`, async (octokit) => {
         // `since` filters on update time, which is never before creation: a safe lower bound.
-        const { data } = await octokit.rest.issues.listForRepo({
+        const pages = octokit.paginate.iterator(octokit.rest.issues.listForRepo, {
           ...splitRepo(args.repo),
           state: 'all',
           since: sinceWithSkew(ctx.startedAt).toISOString(),
@@ -41,8 +42,9 @@ export function createGithubCreateIssueTool(github: Octokit | undefined) {
           per_page: 100,
           request: requestOptions(ctx, false),
         });
-        const issue = data.find((item) => !item.pull_request && hasMarker(item.body, ctx.marker));
-        return issue ? { status: 'done', output: { number: issue.number, url: issue.html_url, title: issue.title } } : { status: 'not-done' };
+        const search = await findInPages(pages, (item) => !item.pull_request && hasMarker(item.body, ctx.marker));
+        if (search.found) return { status: 'done', output: { number: search.found.number, url: search.found.html_url, title: search.found.title } };
+        return search.exhausted ? { status: 'not-done' } : { status: 'unknown', reason: `too many issues in ${args.repo} changed since the step started to be sure` };
       }),
   });
 }

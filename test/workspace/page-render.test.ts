@@ -5,7 +5,7 @@ import { renderMrkdwn } from '../../src/workspace/local/page/mrkdwn.js';
 // The page's renderers are plain ES modules the browser loads as they are; they run in Node unchanged.
 describe('page rendering of mrkdwn', () => {
   it('formats bold, italic, code, emoji and line breaks', () => {
-    expect(renderMrkdwn('*Goal:* check _now_ with `http_check`\n:white_check_mark: done')).toBe('<strong>Goal:</strong> check <em>now</em> with <code>http_check</code><br>✅ done');
+    expect(renderMrkdwn('*Goal:* check _now_ with `http_check`\n:white_check_mark: done')).toBe('<strong>Goal:</strong> check <em>now</em> with <code>http_check</code><br><span class="emoji e-green" title="white_check_mark">✔</span> done');
   });
 
   it('shows links, user names and group mentions, and escapes everything a tool or person wrote', () => {

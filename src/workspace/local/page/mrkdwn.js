@@ -1,12 +1,17 @@
 // Slack mrkdwn → HTML for the local workspace page. Every piece of text is HTML-escaped before any
 // tag is added; tags are only ever built here from fixed strings.
 
+// Emoji as text symbols with a colour, not colour-emoji glyphs: those need an emoji font, which
+// minimal Linux machines (and CI, where the README screenshot is taken) do not have.
 const EMOJI = {
-  white_check_mark: '✅', x: '❌', white_circle: '⚪', arrows_counterclockwise: '🔄', hourglass_flowing_sand: '⏳',
-  fast_forward: '⏩', no_entry_sign: '🚫', grey_question: '❔', question: '❓', warning: '⚠️', zap: '⚡', no_good: '🙅',
-  leftwards_arrow_with_hook: '↩️', double_vertical_bar: '⏸️', mag: '🔍', octagonal_sign: '🛑', raised_hand: '✋',
-  rotating_light: '🚨', thought_balloon: '💭', tada: '🎉', rocket: '🚀', eyes: '👀', link: '🔗', memo: '📝',
-  heavy_check_mark: '✔️', information_source: 'ℹ️', robot_face: '🤖', stopwatch: '⏱️', clipboard: '📋',
+  white_check_mark: ['✔', 'green'], heavy_check_mark: ['✔', 'green'], x: ['✘', 'red'], no_good: ['✘', 'red'],
+  white_circle: ['○', 'grey'], arrows_counterclockwise: ['⟳', 'blue'], hourglass_flowing_sand: ['◷', 'amber'],
+  stopwatch: ['◷', 'grey'], fast_forward: ['»', 'grey'], no_entry_sign: ['⊘', 'red'], octagonal_sign: ['⊘', 'red'],
+  grey_question: ['?', 'grey'], question: ['?', 'amber'], warning: ['⚠', 'amber'], zap: ['⚡', 'amber'],
+  leftwards_arrow_with_hook: ['↩', 'grey'], double_vertical_bar: ['‖', 'amber'], mag: ['⌕', 'blue'], pencil2: ['✏', 'amber'],
+  memo: ['✎', 'grey'], raised_hand: ['⚑', 'amber'], rotating_light: ['⚑', 'red'], thought_balloon: ['…', 'grey'],
+  tada: ['✶', 'amber'], rocket: ['➚', 'blue'], eyes: ['◉', 'grey'], information_source: ['ℹ', 'blue'],
+  robot_face: ['⚙', 'grey'], clipboard: ['▤', 'grey'], star: ['★', 'amber'],
 };
 
 export function escapeHtml(text) {
@@ -19,7 +24,10 @@ function unescapeSlack(text) {
 }
 
 export function emojify(html) {
-  return html.replace(/:([a-z0-9_+-]+):/g, (match, name) => EMOJI[name] ?? match);
+  return html.replace(/:([a-z0-9_+-]+):/g, (match, name) => {
+    const emoji = EMOJI[name];
+    return emoji ? `<span class="emoji e-${emoji[1]}" title="${name}">${emoji[0]}</span>` : match;
+  });
 }
 
 /** plain_text objects: escaped, with emoji shortcodes shown. */

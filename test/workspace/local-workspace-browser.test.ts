@@ -46,7 +46,7 @@ function startTinyBot(workspace: LocalWorkspace) {
   });
   app.action(PLAN_APPROVE_ACTION, async ({ ack, body, client }) => {
     await ack();
-    const action = body as { channel: { id: string }; message: { ts: string; thread_ts: string; text: string; blocks: { type: string }[] }; user: { id: string } };
+    const action = body as unknown as { channel: { id: string }; message: { ts: string; thread_ts: string; text: string; blocks: { type: string }[] }; user: { id: string } };
     const kept = action.message.blocks.filter((block) => block.type !== 'actions');
     await client.chat.update({ channel: action.channel.id, ts: action.message.ts, text: action.message.text, blocks: asSlackBlocks([...kept, context(`:white_check_mark: Approved by <@${action.user.id}>`)]) });
     const board = (status: 'executing' | 'succeeded') =>

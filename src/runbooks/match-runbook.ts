@@ -44,7 +44,8 @@ function literalLength(pattern: string): number {
 
 export function matchRunbook(task: string, runbooks: readonly Runbook[]): RunbookMatch | undefined {
   const text = task.trim();
-  const candidates = [text, text.replace(/[.!?]+$/, '')];
+  // A sentence's final full stop is not part of the last value; the task as typed is the fallback.
+  const candidates = [...new Set([text.replace(/[.!?]+$/, ''), text])];
   const ranked = [...runbooks].sort((a, b) => literalLength(b.pattern) - literalLength(a.pattern));
   for (const runbook of ranked) {
     const regex = patternToRegex(runbook.pattern);

@@ -81,13 +81,17 @@ function searchIssues(repos: Map<string, FakeRepo>, q: string) {
   return items;
 }
 
-export async function startFakeGithub(): Promise<FakeGithub> {
+/** `pathPrefix: '/api/v3'` serves the API where GitHub Enterprise Server has it. */
+export async function startFakeGithub(options: { pathPrefix?: string } = {}): Promise<FakeGithub> {
+  const prefix = options.pathPrefix ?? '';
   const repos = new Map<string, FakeRepo>();
   const requests: RecordedRequest[] = [];
   const faults: GithubFault[] = [];
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://fake');
+    const raw = req.url ?? '/';
+    if (prefix && !raw.startsWith(`${prefix}/`)) return send(res, 404, { message: 'Not Found' });
+    const url = new URL(raw.slice(prefix.length), 'http://fake');
     const body = await readBody(req);
     const method = req.method ?? 'GET';
     requests.push({ method, path: url.pathname, query: url.search, body, authorization: req.headers.authorization });
@@ -101,7 +105,7 @@ export async function startFakeGithub(): Promise<FakeGithub> {
 
     const answer = answerFor(method, url, body);
     if (fault?.afterEffect) return void res.socket?.destroy();
-    send(res, answer.status, answer.body, answer.nextPage ? { link: `<http://127.0.0.1:${port}${answer.nextPage}>; rel="next"` } : {});
+    send(res, answer.status, answer.body, answer.nextPage ? { link: `<http://127.0.0.1:${port}${prefix}${answer.nextPage}>; rel="next"` } : {});
   }
 
   function answerFor(method: string, url: URL, body: Record<string, unknown>): RouteAnswer {
@@ -136,7 +140,7 @@ export async function startFakeGithub(): Promise<FakeGithub> {
   }
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${port}${prefix}`,
     repos,
     requests,
     addRepo(fullName, options) {

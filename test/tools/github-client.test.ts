@@ -24,6 +24,18 @@ describe('GitHub client', () => {
     expect(github.requests[0]!.authorization).toBe('token ghp_prodtoken00000000000000000000000');
   });
 
+  it('works against a GitHub Enterprise Server style base URL (/api/v3)', async () => {
+    const ghes = await startFakeGithub({ pathPrefix: '/api/v3' });
+    try {
+      ghes.addRepo('acme/api');
+      const client = createGithubClient({ token: 't0ken', apiUrl: ghes.url, production: false });
+      expect(ghes.url).toMatch(/\/api\/v3$/);
+      expect(okOutput(await runTool(createGithubGetRepoTool(client), { repo: 'acme/api' }))['fullName']).toBe('acme/api');
+    } finally {
+      await ghes.close();
+    }
+  });
+
   it('in production waits out a 429 and a primary rate limit (403, remaining 0) and retries', async () => {
     const tool = createGithubGetRepoTool(productionClient());
     github.fault({ method: 'GET', path: /^\/repos\/acme\/api$/, status: 429, headers: { 'retry-after': '1' }, body: { message: 'Too many requests' } });

@@ -60,7 +60,7 @@ async function carryOut(ctx: AgentContext, run: RunRecord, escalation: Escalatio
   await continueIfClear(ctx, run.id);
 }
 
-/** Retry: the step and what it blocked go back to pending. Skip: accept a result it has, or skip it. */
+/** Retry: the step and what it blocked go back to pending. Skip: accept the result it has (dependants run), or skip it (they stay skipped). */
 async function settleStep(ctx: AgentContext, runId: string, planVersion: number, stepId: string, action: 'retry' | 'skip'): Promise<void> {
   const key = { runId, planVersion, stepId };
   const steps = await ctx.store.listSteps(runId, planVersion);
@@ -69,9 +69,11 @@ async function settleStep(ctx: AgentContext, runId: string, planVersion: number,
   if (action === 'skip') {
     const to = step.output ? 'succeeded' : 'skipped';
     await ctx.store.setStepStatus({ ...key, from: ['failed', 'uncertain'], to, error: { message: `skipped by a person: ${step.error?.message ?? ''}`.trim() } });
-    return;
+    if (to === 'skipped') return; // what waits on it stays skipped
+  } else {
+    await ctx.store.setStepStatus({ ...key, from: ['failed', 'uncertain'], to: 'pending' });
   }
-  await ctx.store.setStepStatus({ ...key, from: ['failed', 'uncertain'], to: 'pending' });
+  // The step will run again or its result stands: what it blocked may run after all.
   const version = await ctx.store.getPlanVersion(runId, planVersion);
   const blocked = descendantsOf(version?.plan.steps ?? [], stepId);
   for (const s of steps) {

@@ -9,6 +9,10 @@ export class ChangeFeed {
   private readonly clients = new Set<ServerResponse>();
   private version = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** A comment line now and then keeps idle proxies and browsers from dropping the stream. */
+  private readonly heartbeat = setInterval(() => {
+    for (const client of this.clients) client.write(': keep-alive\n\n');
+  }, 20_000).unref();
 
   subscribe(req: IncomingMessage, res: ServerResponse): void {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
@@ -28,6 +32,7 @@ export class ChangeFeed {
 
   close(): void {
     if (this.timer) clearTimeout(this.timer);
+    clearInterval(this.heartbeat);
     for (const client of this.clients) client.end();
     this.clients.clear();
   }

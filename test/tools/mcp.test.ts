@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyTool } from '../../src/agent/ports/tool.ts';
 import { readMcpConfig, type McpConfig } from '../../src/integrations/mcp/config.ts';
+import { loadMcpToolsFromFile } from '../../src/integrations/mcp/load-from-file.ts';
 import { loadMcpTools, type McpTools } from '../../src/integrations/mcp/load-mcp-tools.ts';
 import { toolCatalogue } from '../../src/integrations/tools/catalogue.ts';
 import { FAKE_MCP_TOOLS } from '../fakes/mcp-fake-tools.ts';
@@ -110,5 +111,14 @@ describe('MCP config file', () => {
     if (!result.ok) expect(result.error).toMatch(new RegExp(`^${bad}: servers\\.docs`));
 
     expect(await readMcpConfig(join(dir, 'absent.json'))).toEqual({ ok: false, error: `${join(dir, 'absent.json')}: cannot read MCP config (ENOENT)` });
+  });
+
+  it('an invalid file at start-up is a reported problem, not a crash', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tandem-mcp-'));
+    const broken = join(dir, 'broken.json');
+    await writeFile(broken, '{ "servers": ');
+    const loaded = await loadMcpToolsFromFile(broken);
+    expect(loaded.tools).toEqual([]);
+    expect(loaded.problems).toEqual([expect.stringMatching(/broken\.json: not valid JSON/)]);
   });
 });

@@ -1,0 +1,16 @@
+import { readMcpConfig } from './config.ts';
+import { loadMcpTools, type McpLoadOptions, type McpTools } from './load-mcp-tools.ts';
+
+/**
+ * TANDEM_MCP_CONFIG at start-up: an unreadable or invalid file is one more problem to report, like a
+ * server that is down; the bot still starts with its built-in tools.
+ */
+export async function loadMcpToolsFromFile(path: string | undefined, options: McpLoadOptions = {}): Promise<McpTools> {
+  if (!path) return { tools: [], problems: [], close: async () => {} };
+  const config = await readMcpConfig(path);
+  if (!config.ok) {
+    options.logger?.warn({ problem: config.error }, 'MCP config not loaded');
+    return { tools: [], problems: [config.error], close: async () => {} };
+  }
+  return loadMcpTools(config.value, options);
+}

@@ -134,6 +134,7 @@ export class RunDriver {
     };
 
     const deadline = setTimeout(() => this.wake(), Math.max(0, runTimeLeftMs(ctx.settings.budgets, run.createdAt, ctx.now())) + 5);
+    deadline.unref?.(); // a timer alone must not keep a process alive
     try {
       let tokens = 0;
       let tokensReadAt = 0;

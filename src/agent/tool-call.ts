@@ -29,6 +29,7 @@ async function callOnce(tool: AnyTool, args: unknown, ctx: Omit<ToolContext, 'si
   if (options.runSignal.aborted) return { status: 'cancelled', error: { message: 'cancelled before the call' } };
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(new Error('step timeout')), options.timeoutMs);
+  timer.unref?.();
   const signal = AbortSignal.any([options.runSignal, timeout.signal]);
   const mayHaveHappened = tool.risk !== 'read';
   let onAbort: (() => void) | undefined;

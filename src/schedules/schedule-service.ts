@@ -1,0 +1,74 @@
+import type { Result } from '../agent/errors.ts';
+import type { Db } from '../store/database.ts';
+import { deleteSchedule, insertSchedule, listSchedules, selectSchedule, type ScheduleRecord } from '../store/schedules-repository.ts';
+import { formatFireTime, nextFireTimes } from './next-fire-times.ts';
+import { parseSchedule } from './parse-schedule.ts';
+import { isTimeZone } from './zoned-time.ts';
+
+/** A schedule as a person sees it: the cron echoed back and the next fire times in its zone. */
+export interface ScheduleView {
+  id: string;
+  cron: string;
+  timeZone: string;
+  task: string;
+  channel: string;
+  createdBy: string;
+  /** e.g. "Mon, Nov 23, 2026, 09:00 EST". */
+  nextFires: string[];
+}
+
+export interface ScheduleService {
+  /** "every weekday at 09:00 triage open PRs in acme/api", in the requester's IANA zone (Slack's users.info `tz`). */
+  create(input: { text: string; channel: string; createdBy: string; timeZone: string }): Promise<Result<ScheduleView>>;
+  list(filter: { channel?: string; createdBy?: string }): Promise<ScheduleView[]>;
+  get(id: string): Promise<ScheduleView | undefined>;
+  remove(id: string): Promise<boolean>;
+}
+
+export interface ScheduleServiceOptions {
+  db: Db;
+  /** Called after a schedule is added or removed, e.g. the local scheduler's reload(). */
+  onChange?: () => Promise<void>;
+  clock?: () => Date;
+  /** How many upcoming fire times to show; three by default. */
+  upcoming?: number;
+}
+
+export function createScheduleService(options: ScheduleServiceOptions): ScheduleService {
+  const { db } = options;
+  const now = options.clock ?? (() => new Date());
+  const view = (schedule: ScheduleRecord): ScheduleView => ({
+    id: schedule.id,
+    cron: schedule.cron,
+    timeZone: schedule.timeZone,
+    task: schedule.task,
+    channel: schedule.channel,
+    createdBy: schedule.createdBy,
+    nextFires: nextFireTimes(schedule.cron, schedule.timeZone, now(), options.upcoming ?? 3).map((at) => formatFireTime(at, schedule.timeZone)),
+  });
+
+  return {
+    async create(input) {
+      const timeZone = input.timeZone.trim() || 'UTC';
+      if (!isTimeZone(timeZone)) return { ok: false, error: `"${timeZone}" is not a time zone I know (expected an IANA name such as Europe/Berlin)` };
+      const parsed = parseSchedule(input.text);
+      if (!parsed.ok) return parsed;
+      if (nextFireTimes(parsed.value.cron, timeZone, now(), 1).length === 0) return { ok: false, error: `\`${parsed.value.cron}\` never fires` };
+      const schedule = await insertSchedule(db, { cron: parsed.value.cron, timeZone, task: parsed.value.task, channel: input.channel, createdBy: input.createdBy });
+      await options.onChange?.();
+      return { ok: true, value: view(schedule) };
+    },
+    async list(filter) {
+      return (await listSchedules(db, filter)).map(view);
+    },
+    async get(id) {
+      const schedule = await selectSchedule(db, id);
+      return schedule ? view(schedule) : undefined;
+    },
+    async remove(id) {
+      const removed = await deleteSchedule(db, id);
+      if (removed) await options.onChange?.();
+      return removed;
+    },
+  };
+}

@@ -32,7 +32,7 @@ describe('executor', () => {
     const run = await h.start();
     expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
     const steps = new Map((await h.store.listSteps(run.id)).map((s) => [s.stepId, s]));
-    const [b, c, a, d] = ['b', 'c', 'a', 'd'].map((id) => steps.get(id)!);
+    const [a, b, c, d] = [steps.get('a')!, steps.get('b')!, steps.get('c')!, steps.get('d')!];
     // Recorded times: each middle step started before the other finished.
     expect(b.startedAt!.getTime()).toBeLessThan(c.finishedAt!.getTime());
     expect(c.startedAt!.getTime()).toBeLessThan(b.finishedAt!.getTime());

@@ -50,7 +50,7 @@ export function plannerUserPrompt(request: PlanRequest, catalogue: readonly Tool
   parts.push(`Tool catalogue (name, risk, description, input JSON Schema):\n${JSON.stringify(catalogue.map((tool) => ({ name: tool.name, risk: tool.risk, description: tool.description, input: tool.inputSchema })))}`);
   parts.push(`Budget: at most ${budgets.maxSteps} steps.`);
   if (request.answers?.length) {
-    parts.push(`The requester answered earlier questions:\n${request.answers.map((qa, i) => dataBlock(`answer ${i + 1} by ${qa.answeredBy ?? 'unknown'} to: ${qa.question}`, qa.answer, secrets, 2000)).join('\n')}`);
+    parts.push(`The requester answered earlier questions:\n${request.answers.map((qa, i) => dataBlock(`answer ${i + 1} by ${qa.answeredBy ?? 'unknown'}`, { question: qa.question, answer: qa.answer }, secrets, 2000)).join('\n')}`);
   }
   if (request.revise) {
     parts.push(`Current plan:\n${JSON.stringify(request.revise.currentPlan)}`);

@@ -1,0 +1,116 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { useTestStore } from '../helpers/store.ts';
+import { standardTools } from './support/fake-tools.ts';
+import { makeHarness, type Harness } from './support/harness.ts';
+import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
+
+const db = useTestStore();
+let h: Harness;
+afterEach(() => {
+  h.llm.assertDone();
+  expect(h.errors).toEqual([]);
+});
+
+const mergePlan = plannerAnswer({ steps: [{ id: 's1', tool: 'read_thing', args: { key: 'pr' } }, { id: 's2', tool: 'merge_thing', args: { number: 7 }, dependsOn: ['s1'] }] });
+
+describe('approvals', () => {
+  it('a write plan waits for an approver; others are told why and nothing runs', async () => {
+    const tools = standardTools();
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', plannerAnswer({ steps: [{ id: 's1', tool: 'create_thing', args: { title: 't' } }] })), approvers: ['UAPP'], settings: { autoRunReadOnly: true } });
+    const run = await h.start('make a thing', 'UREQ');
+    expect((await h.store.getRun(run.id))?.status).toBe('awaiting-approval');
+    const [proposal] = h.surface.of(run.id, 'plan');
+    expect(proposal?.proposal).toMatchObject({ version: 1, autoApproved: false, risks: { s1: 'write' }, authorKind: 'planner', authorId: 'fake:scripted' });
+    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UREQ', decision: 'approve' })).toEqual({ ok: false, error: expect.stringMatching(/Only approvers/) });
+    await h.agent.idle();
+    expect(tools.write.calls).toHaveLength(0);
+    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    expect(tools.write.calls).toHaveLength(1);
+    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: false, error: expect.stringMatching(/not waiting for a decision/) });
+    expect((await h.store.listApprovals(run.id)).map((a) => `${a.userId}:${a.decision}`)).toEqual(['UAPP:approved']);
+  });
+
+  it('a destructive plan needs an approver other than the requester', async () => {
+    const tools = standardTools();
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', mergePlan), approvers: ['UREQ', 'UAPP'] });
+    const run = await h.start('merge PR 7', 'UREQ');
+    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UREQ', decision: 'approve' })).toEqual({ ok: false, error: expect.stringMatching(/destructive step.*other than the person who asked/) });
+    await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
+    await h.agent.idle();
+    expect(tools.merge.calls).toHaveLength(1);
+  });
+
+  it('an edit is validated, stored as a new version by its author, and binds approval to that version', async () => {
+    const tools = standardTools();
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', mergePlan) });
+    const run = await h.start('merge PR 7', 'UREQ');
+    const v1 = (await h.store.getPlanVersion(run.id, 1))!.plan;
+    const broken = { ...v1, steps: [...v1.steps, { id: 's3', title: 'x', tool: 'merge_thing', args: { number: 'eight' }, dependsOn: ['s9'] }] };
+    const check = await h.agent.checkEdit({ runId: run.id, planVersion: 1, plan: broken });
+    expect(check).toEqual({ ok: false, error: expect.arrayContaining(['s3.dependsOn: unknown step s9', expect.stringMatching(/^s3\.args\.number: /)]) });
+    expect(await h.agent.editPlan({ runId: run.id, planVersion: 1, userId: 'UREQ', plan: broken })).toMatchObject({ ok: false });
+    expect(await h.store.listPlanVersions(run.id)).toHaveLength(1);
+
+    const edited = { ...v1, steps: [v1.steps[0]!, { ...v1.steps[1]!, args: { number: 8 } }] };
+    const saved = await h.agent.editPlan({ runId: run.id, planVersion: 1, userId: 'UEDIT', plan: edited });
+    expect(saved.ok && saved.value).toMatchObject({ version: 2, authorKind: 'human', authorId: 'UEDIT', parentVersion: 1 });
+    const [, second] = h.surface.of(run.id, 'plan');
+    expect(second?.proposal.diff).toEqual(['s2 number: 7 → 8']);
+    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: false, error: expect.stringMatching(/^Version 1 of this plan was replaced by version 2/) });
+    await h.agent.decide({ runId: run.id, planVersion: 2, userId: 'UAPP', decision: 'approve' });
+    await h.agent.idle();
+    expect(tools.merge.calls.map((c) => c.args)).toEqual([{ number: 8 }]);
+    expect((await h.store.listSteps(run.id)).map((s) => `${s.planVersion}/${s.stepId}`)).toEqual(['2/s1', '2/s2']);
+  });
+
+  it('a revision asks the planner with the instruction and the current plan', async () => {
+    const tools = standardTools();
+    const llm = new ScriptedLlm().on('planner', mergePlan).on('planner', plannerAnswer({ steps: [{ id: 's1', tool: 'read_thing', args: { key: 'pr' } }] }));
+    h = makeHarness({ store: db.store, tools: tools.all, llm });
+    const run = await h.start('merge PR 7', 'UREQ');
+    expect(await h.agent.revisePlan({ runId: run.id, planVersion: 1, userId: 'UREQ', instruction: 'do not merge, only look' })).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    const prompt = llm.prompts()[1]!;
+    expect(prompt).toContain('do not merge, only look');
+    expect(prompt).toContain('"tool":"merge_thing"');
+    const versions = await h.store.listPlanVersions(run.id);
+    expect(versions[1]).toMatchObject({ version: 2, authorKind: 'planner', parentVersion: 1, reason: expect.stringMatching(/revised at <@UREQ>'s request/) });
+    expect(h.surface.of(run.id, 'plan')[1]?.proposal.diff).toEqual(['removed s2: step s2']);
+  });
+
+  it('a plan made only of questions asks the requester, and the answer plans again', async () => {
+    const tools = standardTools();
+    const llm = new ScriptedLlm()
+      .on('planner', plannerAnswer({ steps: [], questions: ['Which repository?'], confidence: 0.2 }))
+      .on('planner', plannerAnswer({ steps: [{ id: 's1', tool: 'read_thing', args: { key: 'acme/api' } }] }));
+    h = makeHarness({ store: db.store, tools: tools.all, llm, settings: { autoRunReadOnly: true } });
+    const run = await h.start('check the repo', 'UREQ');
+    expect((await h.store.getRun(run.id))?.status).toBe('awaiting-answer');
+    expect(h.surface.of(run.id, 'questions')[0]?.questions).toEqual(['Which repository?']);
+    expect(h.surface.of(run.id, 'escalation')).toEqual([]);
+    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text: 'acme/api please' })).toBe('answered');
+    await h.agent.idle();
+    expect(llm.prompts()[1]).toMatch(/<data source="answer 1 by UREQ">\n\{\n "question": "Which repository\?",\n "answer": "acme\/api please"\n\}\n<\/data>/);
+    expect(tools.read.calls).toHaveLength(1);
+    expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
+  });
+
+  it('without a planner model the requester is told how to configure one', async () => {
+    h = makeHarness({ store: db.store, tools: standardTools().all, llm: new ScriptedLlm([]) });
+    const run = await h.start('anything');
+    expect(h.surface.of(run.id, 'questions')[0]?.questions[0]).toMatch(/OPENAI_API_KEY.*PLANNER_MODEL/);
+    expect((await h.store.getRun(run.id))?.status).toBe('failed');
+  });
+
+  it('a rejected plan never runs', async () => {
+    const tools = standardTools();
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', mergePlan), approvers: ['UAPP'] });
+    const run = await h.start('merge PR 7', 'UREQ');
+    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UOTHER', decision: 'reject' })).toMatchObject({ ok: false });
+    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UREQ', decision: 'reject' })).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    expect(tools.all.every((t) => t.calls.length === 0)).toBe(true);
+    expect(h.surface.of(run.id, 'summary')[0]?.summary).toMatchObject({ outcome: 'rejected', reason: 'Rejected by <@UREQ>.' });
+  });
+});

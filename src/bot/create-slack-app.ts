@@ -26,6 +26,8 @@ export interface SlackAppOptions {
   logger: Logger;
   /** More routes on the same HTTP server (the lead's `/metrics`); `/healthz` is always there. */
   customRoutes?: CustomRoute[];
+  /** The bot-token client, when the caller built it first (the Slack surface needs it before the agent exists). */
+  client?: SlackClient;
   /** HTTP receiver tuning; tests shorten nothing by default. */
   receiver?: { unhandledRequestTimeoutMillis?: number };
 }
@@ -57,7 +59,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const { config, logger } = options;
   const token = config.slack.botToken;
   if (!token) throw new Error('SLACK_BOT_TOKEN is required to run the Slack app');
-  const client = createSlackClient(config, logger);
+  const client = options.client ?? createSlackClient(config, logger);
   // The identity probe retries on its own schedule (BotIdentityCache), so its client does not.
   const identity = new BotIdentityCache(createSlackClient(config, logger, { retries: 0, timeoutMs: 5_000 }), logger);
   const authorize: Authorize<boolean> = async () => ({ botToken: token, botId: identity.current?.botId, botUserId: identity.current?.botUserId });

@@ -1,6 +1,6 @@
 import type { Logger } from '../observability/logger.ts';
 import type { SlackClient } from './slack-client.ts';
-import { escapeText } from './views/text.ts';
+import { escapeKeepingMentions } from './views/text.ts';
 
 /**
  * Short answers to a person. They are the last line of "never silence": when even these fail there
@@ -8,7 +8,7 @@ import { escapeText } from './views/text.ts';
  */
 export async function tellPrivately(client: SlackClient, logger: Logger, input: { channel: string; user: string; threadTs?: string; text: string }): Promise<void> {
   try {
-    await client.chat.postEphemeral({ channel: input.channel, user: input.user, text: escapeText(input.text), ...(input.threadTs ? { thread_ts: input.threadTs } : {}) });
+    await client.chat.postEphemeral({ channel: input.channel, user: input.user, text: escapeKeepingMentions(input.text), ...(input.threadTs ? { thread_ts: input.threadTs } : {}) });
   } catch (error) {
     logger.warn({ err: describeError(error), channel: input.channel }, 'could not send an ephemeral reply');
   }
@@ -16,7 +16,7 @@ export async function tellPrivately(client: SlackClient, logger: Logger, input: 
 
 export async function tellThread(client: SlackClient, logger: Logger, input: { channel: string; threadTs: string; text: string }): Promise<void> {
   try {
-    await client.chat.postMessage({ channel: input.channel, thread_ts: input.threadTs, text: escapeText(input.text) });
+    await client.chat.postMessage({ channel: input.channel, thread_ts: input.threadTs, text: escapeKeepingMentions(input.text) });
   } catch (error) {
     logger.warn({ err: describeError(error), channel: input.channel }, 'could not reply in the thread');
   }

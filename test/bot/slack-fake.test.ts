@@ -1,13 +1,16 @@
-import { WebClient } from '@slack/web-api';
+import { webApi } from '@slack/bolt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
 
 let fake: SlackFakeServer;
-let client: WebClient;
+const { WebClient, LogLevel } = webApi;
+let client: InstanceType<typeof WebClient>;
+/** The client logs every refused call; these tests expect refusals. */
+const quiet = { debug() {}, info() {}, warn() {}, error() {}, setLevel() {}, getLevel: () => LogLevel.ERROR, setName() {} };
 
 beforeEach(async () => {
   fake = await new SlackFakeServer({ token: 'xoxb-test' }).start();
-  client = new WebClient('xoxb-test', { slackApiUrl: fake.apiUrl, retryConfig: { retries: 2, factor: 1, minTimeout: 10, maxTimeout: 20 } });
+  client = new WebClient('xoxb-test', { logLevel: LogLevel.ERROR, logger: quiet, slackApiUrl: fake.apiUrl, retryConfig: { retries: 2, factor: 1, minTimeout: 10, maxTimeout: 20 } });
 });
 afterEach(() => fake.stop());
 

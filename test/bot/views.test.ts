@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { decodeEscalationRef, decodePlanRef } from '../../src/bot/views/button-values.ts';
 import { appHomeView } from '../../src/bot/views/app-home.ts';
+import { escapeKeepingMentions } from '../../src/bot/views/text.ts';
 import { ESCALATION_ACTIONS, escalationMessage } from '../../src/bot/views/escalation.ts';
 import { HomeViewSchema, MessageBlocksSchema, ModalViewSchema, type Block } from '../../src/bot/views/limits.ts';
 import { modifyModal } from '../../src/bot/views/modify-modal.ts';
@@ -146,6 +147,12 @@ describe('modify modal', () => {
     expect(inputs.length).toBeGreaterThan(1);
     const text = inputs.map((b) => (b.type === 'input' ? b.element.initial_value : '')).join('\n');
     expect((parse(text) as { steps: unknown[] }).steps).toHaveLength(200);
+  });
+});
+
+describe('escaping agent sentences', () => {
+  it('keeps mentions of people, groups and channels but no other markup', () => {
+    expect(escapeKeepingMentions('<@U123> & <!subteam^SOPS> in <#C9>: <!channel> <http://x|y>')).toBe('<@U123> &amp; <!subteam^SOPS> in <#C9>: &lt;!channel&gt; &lt;http://x|y&gt;');
   });
 });
 

@@ -1,0 +1,179 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { EscalationAction } from '../../src/agent/ports/run-store.ts';
+import { ESCALATION_ACTIONS } from '../../src/bot/views/escalation.ts';
+import { PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION } from '../../src/bot/views/plan-message.ts';
+import { stateFromView, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
+import { useTestStore } from '../helpers/store.ts';
+import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
+
+const db = useTestStore();
+let e: SlackE2E;
+beforeEach(async () => {
+  e = await startSlackE2E(db.store);
+});
+afterEach(() => e.stop());
+
+const blocksText = (m: FakeMessage) => JSON.stringify(m.blocks ?? []);
+const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
+const isPlan = (version: number) => (m: FakeMessage) => m.text.startsWith(`Plan v${version}:`) && hasButtons(m);
+const isSummary = (m: FakeMessage) => /^:(white_check_mark|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
+const ephemerals = (user: string) => e.fake.model.ephemeralsFor(user).map((x) => x.text).join('\n');
+
+async function mention(user: string, task: string) {
+  const sent = e.driver.mention({ channel: 'C1', user, text: `<@UBOT> ${task}` });
+  expect((await sent).status).toBe(200);
+  return sent.ts;
+}
+
+async function runOf(ts: string) {
+  const [run] = (await db.store.listRuns({ limit: 50 })).filter((r) => r.conversation.threadTs === ts);
+  return run!;
+}
+
+describe('Slack end to end (real agent and store)', () => {
+  it('runs a plan from mention to summary: plan, approval, one board edited in place, summary with links', async () => {
+    const ts = await mention('UREQ', 'safe change please');
+    const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
+    expect(blocksText(plan)).toContain('`check_thing`');
+    expect(e.thread(ts)).toHaveLength(1); // "planning…" was replaced by the plan
+
+    await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
+    const summary = await e.waitForMessage(ts, isSummary, 'the summary');
+    await e.agent.idle();
+    expect(summary.text).toContain('Done');
+    expect(blocksText(summary)).toContain('https://example.test/change/alpha');
+
+    const thread = e.thread(ts);
+    const boards = thread.filter((m) => /^(Running|Succeeded|Failed):/.test(m.text));
+    expect(boards).toHaveLength(1);
+    expect(boards[0]!.text).toMatch(/^Succeeded: Change alpha safely \(2\/2 steps done\)/);
+    expect(thread.indexOf(boards[0]!)).toBeLessThan(thread.indexOf(summary));
+    expect(blocksText(e.fake.model.findMessage('C1', plan.ts)!)).toContain('Approved by <@UAPP1>');
+    expect((await runOf(ts)).boardRef).toBe(boards[0]!.ts);
+    expect(e.tools.calls).toEqual(['check_thing:alpha', 'change_thing:alpha']);
+  });
+
+  it('refuses a non-approver privately and runs nothing', async () => {
+    const ts = await mention('UREQ', 'safe change please');
+    const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
+    await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UOUTSIDER');
+    await e.fake.waitUntil(() => ephemerals('UOUTSIDER').includes('Only approvers'), 5000, 'the refusal');
+    await e.agent.idle();
+    expect(e.tools.calls).toEqual([]);
+    expect((await runOf(ts)).status).toBe('awaiting-approval');
+    expect(hasButtons(e.fake.model.findMessage('C1', plan.ts)!)).toBe(true);
+  });
+
+  it('needs a second person for destructive steps; a member of an approver group will do', async () => {
+    const ts = await mention('UAPP1', 'destroy alpha');
+    const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
+    expect(blocksText(plan)).toContain('destructive');
+    await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
+    await e.fake.waitUntil(() => ephemerals('UAPP1').includes('other than the person who asked'), 5000, 'the four-eyes refusal');
+    expect(e.tools.calls).toEqual([]);
+
+    await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UGRP');
+    await e.waitForMessage(ts, isSummary, 'the summary');
+    await e.agent.idle();
+    expect(e.tools.calls).toEqual(['check_thing:alpha', 'drop_thing:alpha']);
+  });
+
+  it('Modify: invalid YAML and an invalid plan stay in the modal as field errors; a valid edit becomes v2 and v1\'s button is refused', async () => {
+    const ts = await mention('UREQ', 'safe change please');
+    const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
+    await e.driver.clickButtonIn(plan, PLAN_MODIFY_ACTION, 'UAPP1');
+    await e.fake.waitForCall('views.update');
+    const modal = [...e.fake.model.views.values()].at(-1)!;
+    const submit = (edits: Record<string, string>) =>
+      e.driver.submitView({ user: 'UAPP1', view: { id: modal.id, callback_id: String(modal.view.callback_id), private_metadata: String(modal.view.private_metadata) }, values: stateFromView(modal.view, edits) });
+    const yaml = String(stateFromView(modal.view)['plan-yaml-0']!.yaml!.value);
+
+    const broken = await submit({ 'plan-yaml-0': `${yaml}\n  - [unbalanced` });
+    expect(broken.body).toMatchObject({ response_action: 'errors', errors: { 'plan-yaml-0': expect.stringContaining('Invalid YAML') } });
+    const unknownTool = await submit({ 'plan-yaml-0': yaml.replace('tool: change_thing', 'tool: launch_rockets') });
+    expect(unknownTool.body).toMatchObject({ response_action: 'errors', errors: { 'plan-yaml-0': expect.stringContaining('launch_rockets') } });
+    expect((await db.store.listPlanVersions((await runOf(ts)).id))).toHaveLength(1);
+
+    const ok = await submit({ 'plan-yaml-0': yaml.replace('target: alpha', 'target: beta') });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toBe('');
+    const v2 = await e.waitForMessage(ts, isPlan(2), 'plan v2');
+    expect(blocksText(v2)).toContain('Version 2 by <@UAPP1>');
+
+    await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP2');
+    await e.fake.waitUntil(() => ephemerals('UAPP2').includes('replaced by version 2'), 5000, 'the superseded refusal');
+    await e.agent.idle();
+    expect(e.tools.calls).toEqual([]);
+
+    await e.driver.clickButtonIn(v2, PLAN_APPROVE_ACTION, 'UAPP2');
+    await e.waitForMessage(ts, isSummary, 'the summary');
+    await e.agent.idle();
+    expect(e.tools.calls).toContain('check_thing:beta');
+  });
+
+  describe('escalation buttons', () => {
+    async function escalated() {
+      e.tools.changeFailures = 1;
+      const ts = await mention('UREQ', 'flaky change please');
+      const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
+      await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
+      const escalation = await e.waitForMessage(ts, (m) => m.text.includes('Escalation') && hasButtons(m), 'the escalation');
+      expect(escalation.text).toContain('<!subteam^SOPS>');
+      expect(blocksText(escalation)).toContain('could not change alpha: conflict');
+      return { ts, escalation };
+    }
+    const click = (m: FakeMessage, action: EscalationAction, user = 'UAPP2') => e.driver.clickButtonIn(m, ESCALATION_ACTIONS[action], user);
+
+    it('Retry runs the step again and the run succeeds', async () => {
+      const { ts, escalation } = await escalated();
+      await click(escalation, 'retry');
+      const summary = await e.waitForMessage(ts, isSummary, 'the summary');
+      expect(summary.text).toContain('Done');
+      expect(blocksText(e.fake.model.findMessage('C1', escalation.ts)!)).toContain('<@UAPP2> chose *retry*');
+    });
+
+    it('Skip leaves the step and the run ends', async () => {
+      const { ts, escalation } = await escalated();
+      await click(escalation, 'skip');
+      await e.waitForMessage(ts, isSummary, 'the summary');
+      await e.agent.idle();
+      const steps = await db.store.listSteps((await runOf(ts)).id);
+      expect(steps.find((s) => s.stepId === 's2')?.status).toBe('skipped');
+    });
+
+    it('Abort rolls back what succeeded and the summary says so', async () => {
+      const { ts, escalation } = await escalated();
+      await click(escalation, 'abort');
+      const summary = await e.waitForMessage(ts, isSummary, 'the summary');
+      await e.agent.idle();
+      expect(summary.text).toContain('Aborted');
+      expect(blocksText(summary)).toContain('Rolled back');
+      expect(e.tools.calls).toContain('undo_thing:check');
+      expect(e.tools.calls).not.toContain('undo_thing:alpha');
+    });
+
+    it('Replan asks the planner and posts a new version for approval', async () => {
+      const { ts, escalation } = await escalated();
+      e.planner.answers.push({
+        goal: 'Change alpha another way',
+        confidence: 0.8,
+        steps: [{ id: 's3', title: 'Change it gently', tool: 'change_thing', argsJson: '{"target":"alpha-gently"}', dependsOn: [], expect: null }],
+        rollback: [],
+        questions: [],
+      });
+      await click(escalation, 'replan');
+      const v2 = await e.waitForMessage(ts, isPlan(2), 'plan v2');
+      expect(blocksText(v2)).toContain('Change it gently');
+    });
+
+    it('a second click on a resolved escalation is refused privately', async () => {
+      const { escalation } = await escalated();
+      const seenBeforeTheFirstClick = structuredClone(escalation); // another person's screen, not yet refreshed
+      await click(escalation, 'skip');
+      await e.fake.waitUntil(() => blocksText(e.fake.model.findMessage('C1', escalation.ts)!).includes('chose *skip*'), 5000, 'the resolution');
+      await click(seenBeforeTheFirstClick, 'retry', 'UAPP1');
+      await e.fake.waitUntil(() => ephemerals('UAPP1').length > 0, 5000, 'the refusal');
+      expect(ephemerals('UAPP1')).toContain('already resolved (skip) by <@UAPP2>');
+    });
+  });
+});

@@ -1,0 +1,147 @@
+import { z } from 'zod';
+import { createAgent, type Agent } from '../../src/agent/agent.ts';
+import { LlmError } from '../../src/agent/errors.ts';
+import type { Plan } from '../../src/agent/plan.ts';
+import type { LlmClient, LlmRequest, LlmResponse } from '../../src/agent/ports/llm.ts';
+import type { RunStore } from '../../src/agent/ports/run-store.ts';
+import type { AnyTool, Tool } from '../../src/agent/ports/tool.ts';
+import { createLogger } from '../../src/observability/logger.ts';
+import { createSlackApp, type SlackApp } from '../../src/bot/create-slack-app.ts';
+import { createMemoryEventLog } from '../../src/bot/ports.ts';
+import { createSlackApproverDirectory } from '../../src/bot/slack-approver-directory.ts';
+import { createSlackClient } from '../../src/bot/slack-client.ts';
+import { SlackSurface } from '../../src/bot/slack-surface.ts';
+import { SlackDriver, SlackFakeServer, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
+import { BOT_TOKEN, SIGNING_SECRET, silentLogger } from './slack-harness.ts';
+
+/** Tools with names of our own, so the test controls outcomes; risk is what the approval policy sees. */
+export class ToolBench {
+  /** How many more calls of change_thing fail before it works. */
+  changeFailures = 0;
+  readonly calls: string[] = [];
+
+  tools(): AnyTool[] {
+    const input = z.object({ target: z.string() });
+    const tool = (name: string, risk: Tool['risk'], run: (args: { target: string }) => Awaited<ReturnType<Tool['run']>>): Tool<{ target: string }> => ({
+      name,
+      description: `${name} (test tool)`,
+      input,
+      risk,
+      run: async (args) => {
+        this.calls.push(`${name}:${args.target}`);
+        return run(args);
+      },
+    });
+    return [
+      tool('check_thing', 'read', (a) => ({ status: 'ok', output: { checked: a.target, url: `https://example.test/check/${a.target}` } })),
+      tool('change_thing', 'write', (a) => {
+        if (this.changeFailures > 0) {
+          this.changeFailures -= 1;
+          return { status: 'error', error: { message: `could not change ${a.target}: conflict` } };
+        }
+        return { status: 'ok', output: { changed: a.target, url: `https://example.test/change/${a.target}` } };
+      }),
+      tool('drop_thing', 'destructive', (a) => ({ status: 'ok', output: { dropped: a.target } })),
+      tool('undo_thing', 'write', (a) => ({ status: 'ok', output: { undone: a.target } })),
+    ];
+  }
+}
+
+export function runbookPlan(task: string): Plan | undefined {
+  const base = { schemaVersion: 1 as const, confidence: 0.9, questions: undefined };
+  const check = { id: 's1', title: 'Check the thing', tool: 'check_thing', args: { target: 'alpha' }, dependsOn: [] };
+  const change = { id: 's2', title: 'Change the thing', tool: 'change_thing', args: { target: 'alpha' }, dependsOn: ['s1'] };
+  const undo = { id: 'r1', title: 'Undo the change', tool: 'undo_thing', args: { target: 'alpha' }, undoes: 's2' };
+  const undoCheck = { id: 'r0', title: 'Note the check', tool: 'undo_thing', args: { target: 'check' }, undoes: 's1' };
+  if (task.includes('safe change')) return { ...base, goal: 'Change alpha safely', steps: [check, change], rollback: [undo] };
+  if (task.includes('destroy')) return { ...base, goal: 'Drop alpha', steps: [check, { id: 's2', title: 'Drop the thing', tool: 'drop_thing', args: { target: 'alpha' }, dependsOn: ['s1'] }], rollback: [] };
+  if (task.includes('flaky change')) return { ...base, goal: 'Change alpha (flaky)', steps: [check, change], rollback: [undoCheck, undo] };
+  return undefined;
+}
+
+/**
+ * A planner model that exists only while answers are queued (so a failed step escalates instead of
+ * replanning on its own) and refuses anything else, so an unplanned call fails the test.
+ */
+export class QueuedPlanner implements LlmClient {
+  readonly answers: unknown[] = [];
+  readonly requests: LlmRequest<unknown>[] = [];
+  has(role: string): boolean {
+    return role === 'planner' && this.answers.length > 0;
+  }
+  async generate<T>(request: LlmRequest<T>): Promise<LlmResponse<T>> {
+    this.requests.push(request as LlmRequest<unknown>);
+    const answer = request.role === 'planner' ? this.answers.shift() : undefined;
+    if (answer === undefined) throw new LlmError('unavailable', `unexpected ${request.role} call: no answer queued`);
+    return { value: request.schema.parse(answer), usage: { inputTokens: 100, outputTokens: 50 }, provider: 'fake', model: 'fake-planner', costUsd: 0.001 };
+  }
+}
+
+export interface SlackE2E {
+  fake: SlackFakeServer;
+  driver: SlackDriver;
+  slack: SlackApp;
+  agent: Agent;
+  tools: ToolBench;
+  planner: QueuedPlanner;
+  /** The thread of a run started by a mention at `ts`. */
+  thread(ts: string): FakeMessage[];
+  /** Waits until a message in the thread matches. */
+  waitForMessage(ts: string, match: (m: FakeMessage) => boolean, what: string): Promise<FakeMessage>;
+  stop(): Promise<void>;
+}
+
+export const APPROVERS = ['UAPP1', 'UAPP2', 'SOPS'];
+
+/** The whole product path: real Bolt, the real agent and store, the Slack surface, the fake Web API. */
+export async function startSlackE2E(store: RunStore): Promise<SlackE2E> {
+  const logger = process.env.E2E_LOG ? createLogger({ level: process.env.E2E_LOG, secrets: [] }) : silentLogger();
+  const fake = await new SlackFakeServer({ token: BOT_TOKEN }).start();
+  fake.model.usergroups.set('SOPS', ['UGRP']);
+  const config = { slack: { botToken: BOT_TOKEN, appToken: undefined, signingSecret: SIGNING_SECRET, apiUrl: fake.apiUrl, mode: 'http' as const }, port: 0 };
+  const client = createSlackClient(config, logger);
+  const surface = new SlackSurface({ client, logger, escalateTo: 'SOPS', boardIntervalMs: 100, onBoardPosted: async (runId, ts) => void (await store.updateRun(runId, { boardRef: ts })) });
+  const tools = new ToolBench();
+  const planner = new QueuedPlanner();
+  const agent = createAgent({
+    store,
+    llm: planner,
+    tools: tools.tools(),
+    surface,
+    approvers: createSlackApproverDirectory({ client, approvers: APPROVERS, logger }),
+    settings: {
+      budgets: { maxSteps: 20, maxReplans: 2, runTimeoutS: 3600, stepTimeoutS: 60, maxTokens: 200_000 },
+      confidenceThreshold: 0.6,
+      autoRunReadOnly: false,
+      secrets: [],
+      concurrency: 2,
+      retry: { retries: 0, baseDelayMs: 10 },
+    },
+    logger,
+    owner: 'test-replica',
+    runbooks: { match: (task) => { const plan = runbookPlan(task); return plan ? { name: 'test-runbook', plan } : undefined; } },
+  });
+  const slack = createSlackApp({ config, agent, events: createMemoryEventLog(), runs: store, logger, client });
+  const { port } = await slack.start(0);
+  const driver = new SlackDriver({ eventsUrl: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET, fake });
+  const thread = (ts: string) => fake.model.thread('C1', ts).filter((m) => m.ts !== ts);
+  return {
+    fake,
+    driver,
+    slack,
+    agent,
+    tools,
+    planner,
+    thread,
+    async waitForMessage(ts, match, what) {
+      await fake.waitUntil(() => thread(ts).some(match), 10_000, what);
+      return thread(ts).find(match)!;
+    },
+    async stop() {
+      await slack.stop();
+      await agent.shutdown(1000);
+      await agent.idle();
+      await fake.stop();
+    },
+  };
+}

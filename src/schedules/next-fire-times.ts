@@ -1,5 +1,5 @@
 import { parseCron, type CronExpression } from './cron-expression.ts';
-import { instantsForWallTime, wallTimeAt, type WallTime } from './zoned-time.ts';
+import { instantForWallTime, wallTimeAt, type WallTime } from './zoned-time.ts';
 
 // A cron that never matches ("0 0 30 2 *") must not walk forever.
 const MAX_DAYS = 366 * 5;
@@ -47,10 +47,9 @@ export function nextFireTimes(cron: CronExpression | string, timeZone: string, f
     for (const time of timesOfDay(expression, 1)) {
       if (day.index === 0 && time.secondOfDay < startSecondOfDay - DST_MARGIN_S) continue;
       if (time.secondOfDay > stopAfter) break;
-      for (const at of instantsForWallTime({ ...day, ...time }, timeZone)) {
-        if (at.getTime() > from.getTime()) found.push({ at, secondOfDay: time.secondOfDay });
-      }
-      // Fall-back overlaps can put a later wall time at an earlier instant: look an hour further, then sort.
+      const at = instantForWallTime({ ...day, ...time }, timeZone);
+      if (at && at.getTime() > from.getTime()) found.push({ at, secondOfDay: time.secondOfDay });
+      // Near a daylight-saving change wall order and instant order can differ: look an hour further, then sort.
       if (found.length >= count && stopAfter === Infinity) stopAfter = time.secondOfDay + DST_MARGIN_S;
     }
     if (found.length >= count) break;
@@ -73,10 +72,8 @@ export function previousFireTime(cron: CronExpression | string, timeZone: string
     for (const time of timesOfDay(expression, -1)) {
       if (day.index === 0 && time.secondOfDay > startSecondOfDay + DST_MARGIN_S) continue;
       if (time.secondOfDay < stopBelow) break;
-      for (const instant of instantsForWallTime({ ...day, ...time }, timeZone)) {
-        if (instant.getTime() > at.getTime()) continue;
-        if (!best || instant.getTime() > best.getTime()) best = instant;
-      }
+      const instant = instantForWallTime({ ...day, ...time }, timeZone);
+      if (instant && instant.getTime() <= at.getTime() && (!best || instant.getTime() > best.getTime())) best = instant;
       if (best && stopBelow === -Infinity) stopBelow = time.secondOfDay - DST_MARGIN_S;
     }
     if (best) break;

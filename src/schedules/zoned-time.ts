@@ -56,10 +56,11 @@ function offsetAt(epochMs: number, timeZone: string): number {
 }
 
 /**
- * The instants that show this wall time in the zone: none in a spring-forward gap, two in a fall-back
- * overlap, else one. Offsets are sampled 12 hours either side, since a zone changes offset at most once a day.
+ * The instant that shows this wall time in the zone: none in a spring-forward gap, and in a fall-back overlap
+ * the first of the two, as node-cron fires (a slot computed here must name the instant node-cron fired).
+ * Offsets are sampled 12 hours either side, since a zone changes offset at most once a day.
  */
-export function instantsForWallTime(wall: WallTime, timeZone: string): Date[] {
+export function instantForWallTime(wall: WallTime, timeZone: string): Date | undefined {
   const asUtc = wallTimeAsUtc(wall);
   const offsets = new Set([offsetAt(asUtc - 12 * 3_600_000, timeZone), offsetAt(asUtc + 12 * 3_600_000, timeZone)]);
   const instants: number[] = [];
@@ -67,5 +68,5 @@ export function instantsForWallTime(wall: WallTime, timeZone: string): Date[] {
     const candidate = asUtc - offset;
     if (wallTimeAsUtc(wallTimeAt(new Date(candidate), timeZone)) === asUtc) instants.push(candidate);
   }
-  return instants.sort((a, b) => a - b).map((ms) => new Date(ms));
+  return instants.length ? new Date(Math.min(...instants)) : undefined;
 }

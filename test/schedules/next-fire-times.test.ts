@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { createTask } from 'node-cron';
+import { describe, expect, it, vi } from 'vitest';
 import { formatFireTime, nextFireTimes, previousFireTime } from '../../src/schedules/next-fire-times.ts';
 import { parseSchedule } from '../../src/schedules/parse-schedule.ts';
 
@@ -25,13 +26,12 @@ describe('nextFireTimes', () => {
     expect(formatFireTime(times[0]!, 'America/New_York')).toBe('Sun, Mar 8, 2026, 09:00 EDT');
   });
 
-  it('skips a wall time that does not exist on the spring-forward night and fires twice in the fall-back hour', () => {
+  it('agrees with node-cron around daylight-saving changes: no 02:30 on the spring-forward night, one 01:30 on the fall-back night', () => {
     expect(iso(nextFireTimes('30 2 * * *', 'America/New_York', new Date('2026-03-07T12:00:00Z'), 2))).toEqual(['2026-03-09T06:30:00.000Z', '2026-03-10T06:30:00.000Z']);
-    expect(iso(nextFireTimes('30 1 * * *', 'America/New_York', new Date('2026-10-31T12:00:00Z'), 3))).toEqual([
-      '2026-11-01T05:30:00.000Z',
-      '2026-11-01T06:30:00.000Z',
-      '2026-11-02T06:30:00.000Z',
-    ]);
+    // 01:30 happens twice on 1 Nov; node-cron fires the first (EDT) one only, so a catch-up must not name the second.
+    expect(iso(nextFireTimes('30 1 * * *', 'America/New_York', new Date('2026-10-31T12:00:00Z'), 2))).toEqual(['2026-11-01T05:30:00.000Z', '2026-11-02T06:30:00.000Z']);
+    expect(previousFireTime('30 1 * * *', 'America/New_York', new Date('2026-11-01T07:00:00Z'))?.toISOString()).toBe('2026-11-01T05:30:00.000Z');
+    expect(iso(nextFireTimes('*/30 * * * *', 'America/New_York', new Date('2026-11-01T05:10:00Z'), 3))).toEqual(['2026-11-01T05:30:00.000Z', '2026-11-01T07:00:00.000Z', '2026-11-01T07:30:00.000Z']);
   });
 
   it('handles minute steps, monthly dates and another zone', () => {
@@ -47,5 +47,28 @@ describe('previousFireTime', () => {
     expect(previousFireTime('0 9 * * 1-5', 'America/New_York', new Date('2026-11-02T12:00:00Z'))?.toISOString()).toBe('2026-10-30T13:00:00.000Z');
     expect(previousFireTime('0 9 * * 1-5', 'America/New_York', new Date('2026-11-02T14:00:00Z'))?.toISOString()).toBe('2026-11-02T14:00:00.000Z');
     expect(previousFireTime('0 9 * * 1-5', 'America/New_York', new Date('2026-11-02T12:00:00Z'), new Date('2026-10-30T13:00:00Z'))).toBeUndefined();
+  });
+});
+
+describe('agreement with node-cron', () => {
+  // The scheduler's slots come from node-cron and its catch-up slots from nextFireTimes/previousFireTime:
+  // if the two disagreed, one slot could fire twice under two names.
+  it.each([
+    ['30 1 * * *', 'America/New_York', '2026-10-31T12:00:00Z'],
+    ['*/30 * * * *', 'America/New_York', '2026-11-01T05:10:00Z'],
+    ['30 2 * * *', 'America/New_York', '2026-03-07T12:00:00Z'],
+    ['0 9 * * 1-5', 'America/New_York', '2026-10-30T16:00:00Z'],
+    ['0 8 1 * *', 'Europe/Berlin', '2026-03-15T00:00:00Z'],
+    ['15 */2 * * 0,6', 'Asia/Kolkata', '2026-06-05T23:00:00Z'],
+    ['0 0 * * *', 'Australia/Lord_Howe', '2026-04-03T00:00:00Z'],
+  ])('%s in %s from %s', async (cron, timeZone, from) => {
+    const task = createTask(cron, () => {}, { timezone: timeZone });
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date(from) });
+    try {
+      expect(iso(nextFireTimes(cron, timeZone, new Date(from), 4))).toEqual(iso(task.getNextRuns(4)));
+    } finally {
+      vi.useRealTimers();
+      await task.destroy();
+    }
   });
 });

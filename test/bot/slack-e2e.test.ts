@@ -111,6 +111,34 @@ describe('Slack end to end (real agent and store)', () => {
     expect(e.tools.calls).toContain('check_thing:beta');
   });
 
+  it('a mention in the run\'s thread answers the pending question and the run goes on', async () => {
+    const ts = await mention('UREQ', 'ask first then change');
+    const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
+    await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
+    const question = await e.waitForMessage(ts, (m) => m.text.includes('Which cluster should I use?'), 'the question');
+    expect(question.text).toContain('<@UREQ>');
+    await e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> staging', threadTs: ts });
+    const summary = await e.waitForMessage(ts, isSummary, 'the summary');
+    await e.agent.idle();
+    expect(summary.text).toContain('Done');
+    expect(e.tools.calls).toContain('change_thing:staging');
+    expect((await db.store.listRuns({ limit: 50 })).filter((r) => r.conversation.threadTs === ts)).toHaveLength(1);
+  });
+
+  it('"cancel" in the run\'s thread stops the run and the board ends cancelled', async () => {
+    const ts = await mention('UREQ', 'ask first then change');
+    const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
+    await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
+    await e.waitForMessage(ts, (m) => m.text.includes('Which cluster should I use?'), 'the question');
+    await e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> cancel', threadTs: ts });
+    const summary = await e.waitForMessage(ts, isSummary, 'the summary');
+    await e.agent.idle();
+    expect(summary.text).toContain('Cancelled');
+    const boards = e.thread(ts).filter((m) => /^(Running|Paused|Cancelled)/.test(m.text));
+    expect(boards.map((m) => m.text)).toEqual([expect.stringMatching(/^Cancelled: Change the chosen thing/)]);
+    expect(e.tools.calls).not.toContain('change_thing:staging');
+  });
+
   describe('escalation buttons', () => {
     async function escalated() {
       e.tools.changeFailures = 1;

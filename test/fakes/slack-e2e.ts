@@ -43,6 +43,7 @@ export class ToolBench {
       }),
       tool('drop_thing', 'destructive', (a) => ({ status: 'ok', output: { dropped: a.target } })),
       tool('undo_thing', 'write', (a) => ({ status: 'ok', output: { undone: a.target } })),
+      tool('ask_thing', 'read', (a) => ({ status: 'pause', question: `Which ${a.target} should I use?` })),
     ];
   }
 }
@@ -55,6 +56,10 @@ export function runbookPlan(task: string): Plan | undefined {
   const undoCheck = { id: 'r0', title: 'Note the check', tool: 'undo_thing', args: { target: 'check' }, undoes: 's1' };
   if (task.includes('safe change')) return { ...base, goal: 'Change alpha safely', steps: [check, change], rollback: [undo] };
   if (task.includes('destroy')) return { ...base, goal: 'Drop alpha', steps: [check, { id: 's2', title: 'Drop the thing', tool: 'drop_thing', args: { target: 'alpha' }, dependsOn: ['s1'] }], rollback: [] };
+  if (task.includes('ask first')) {
+    const ask = { id: 's1', title: 'Ask which one', tool: 'ask_thing', args: { target: 'cluster' }, dependsOn: [] };
+    return { ...base, goal: 'Change the chosen thing', steps: [ask, { ...change, args: { target: '{{steps.s1.output.answer}}' } }], rollback: [] };
+  }
   if (task.includes('flaky change')) return { ...base, goal: 'Change alpha (flaky)', steps: [check, change], rollback: [undoCheck, undo] };
   return undefined;
 }

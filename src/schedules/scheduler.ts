@@ -1,6 +1,6 @@
 import { createTask, type ScheduledTask } from 'node-cron';
 import type { Db } from '../store/database.ts';
-import { claimFire, lastFiredSlots, listSchedules, type ScheduleRecord } from '../store/schedules-repository.ts';
+import { claimFire, lastFiredSlots, listSchedules, pruneFires, type ScheduleRecord } from '../store/schedules-repository.ts';
 import { previousFireTime } from './next-fire-times.ts';
 
 export interface SchedulerLogger {
@@ -20,6 +20,8 @@ export interface SchedulerOptions {
   clock?: () => Date;
   /** How often to pick up schedules added or removed by other replicas and catch up missed slots. */
   checkIntervalMs?: number;
+  /** Fire rows older than this are pruned on each check (each schedule's latest is kept); default 7 days. */
+  fireRetentionMs?: number;
 }
 
 export interface Scheduler {
@@ -120,6 +122,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     try {
       await reload();
       await catchUp();
+      await pruneFires(db, new Date(now().getTime() - (options.fireRetentionMs ?? 7 * 86_400_000)));
     } catch (error) {
       logger.error({ err: error }, 'schedule-check-failed');
     }

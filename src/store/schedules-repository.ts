@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, max, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, lt, max, sql, type SQL } from 'drizzle-orm';
 import type { Db } from './database.ts';
 import { newId } from './ids.ts';
 import { cronFires, schedules } from './schema.ts';
@@ -90,6 +90,23 @@ export async function lastFiredSlots(db: Db): Promise<Map<string, Date>> {
     .from(cronFires)
     .groupBy(cronFires.scheduleId);
   return new Map(rows.filter((row) => row.slot !== null).map((row) => [row.scheduleId, new Date(row.slot!)]));
+}
+
+/**
+ * Forgets fires older than `before`, except each schedule's latest (catch-up needs it as its lower bound).
+ * An every-minute schedule would otherwise add half a million rows a year.
+ */
+export async function pruneFires(db: Db, before: Date): Promise<number> {
+  const rows = await db
+    .delete(cronFires)
+    .where(
+      and(
+        lt(cronFires.slot, before),
+        sql`${cronFires.slot} < (select max(latest.slot) from ${cronFires} as latest where latest.schedule_id = ${cronFires.scheduleId})`,
+      ),
+    )
+    .returning({ slot: cronFires.slot });
+  return rows.length;
 }
 
 export async function listFires(db: Db, scheduleId: string): Promise<{ slot: Date; firedBy: string; runId: string | null }[]> {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/store/index.ts';
-import { claimFire, deleteSchedule, insertSchedule, lastFiredSlots, listFires, listSchedules, recordFireRun, selectSchedule } from '../../src/store/schedules-repository.ts';
+import { claimFire, deleteSchedule, pruneFires, insertSchedule, lastFiredSlots, listFires, listSchedules, recordFireRun, selectSchedule } from '../../src/store/schedules-repository.ts';
 import { ENGINES, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 describe.each(ENGINES)('schedules repository on %s', (engine) => {
@@ -51,6 +51,17 @@ describe.each(ENGINES)('schedules repository on %s', (engine) => {
     await recordFireRun(database.db, schedule.id, new Date('2026-11-23T08:00:00Z'), 'run_1');
     expect((await lastFiredSlots(database.db)).get(schedule.id)?.toISOString()).toBe('2026-11-23T08:00:00.000Z');
     expect((await listFires(database.db, schedule.id))[0]).toMatchObject({ runId: 'run_1', firedBy: 'a' });
+  });
+
+  it('prunes old fires but keeps each schedule\'s latest', async () => {
+    const busy = await newSchedule();
+    const quiet = await newSchedule();
+    for (const day of ['01', '02', '03']) await claimFire(database.db, busy.id, new Date(`2026-01-${day}T08:00:00Z`), 'a');
+    await claimFire(database.db, quiet.id, new Date('2025-06-01T08:00:00Z'), 'a');
+    await pruneFires(database.db, new Date('2026-01-03T00:00:00Z'));
+    expect((await listFires(database.db, busy.id)).map((fire) => fire.slot.toISOString())).toEqual(['2026-01-03T08:00:00.000Z']);
+    expect((await listFires(database.db, quiet.id)).map((fire) => fire.slot.toISOString())).toEqual(['2025-06-01T08:00:00.000Z']);
+    expect((await lastFiredSlots(database.db)).get(quiet.id)?.toISOString()).toBe('2025-06-01T08:00:00.000Z');
   });
 
   it('does not fire a slot of a schedule that was removed', async () => {

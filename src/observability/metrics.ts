@@ -15,7 +15,7 @@ export interface Metrics {
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'tandem_process_' });
+  collectDefaultMetrics({ register: registry, prefix: 'tandem_' });
   return {
     registry,
     runsFinished: new Counter({ name: 'tandem_runs_total', help: 'Runs that ended, by outcome', labelNames: ['outcome'], registers: [registry] }),

@@ -1,0 +1,45 @@
+import type { Config } from '../config/config.ts';
+import { migrateCommand, runsCommand, showCommand } from './store-commands.ts';
+
+export interface CommandOptions {
+  limit: string | undefined;
+  local: boolean;
+  recorded: boolean;
+}
+
+type Command = (args: string[], options: CommandOptions, config: Readonly<Config>) => Promise<number>;
+
+const commands: Record<string, Command> = {
+  migrate: (_args, _options, config) => migrateCommand(config),
+  runs: (_args, options, config) => runsCommand(config, parseLimit(options.limit)),
+  show: (args, _options, config) => showCommand(config, args[0]),
+  start: async (_args, options, config) => (await import('./start.ts')).startCommand(config, options),
+  plan: async (args, _options, config) => (await import('./plan-command.ts')).planCommand(config, args.join(' ')),
+  eval: async (_args, options, config) => (await import('./eval-command.ts')).evalCommand(config, options),
+};
+
+function parseLimit(text: string | undefined): number {
+  if (text === undefined) return 20;
+  const limit = Number(text);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit: expected a whole number from 1 to 1000');
+  return limit;
+}
+
+export class UsageError extends Error {}
+
+export async function runCommand(name: string, args: string[], options: CommandOptions, config: Readonly<Config>): Promise<number> {
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`tandem: unknown command "${name}". Try: tandem help\n`);
+    return 2;
+  }
+  try {
+    return await command(args, options, config);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`tandem: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,55 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config/config.ts';
+import { readEnvironment } from '../config/environment.ts';
+import { DataDirLockedError } from '../store/index.ts';
+import { runCommand } from './commands.ts';
+
+const USAGE = `Usage: tandem <command> [options]
+
+Commands:
+  start [--local]        run the bot (Slack Socket Mode or HTTP; --local: the browser workspace)
+  migrate                apply database migrations and exit
+  plan "<task>"          print the plan the planner would make; runs nothing
+  runs [--limit N]       list recent runs
+  show <runId>           a run's plan versions, approvals, steps and events
+  eval [--recorded]      run the golden planner tasks in eval/golden
+  help                   this text
+
+Configuration comes from the environment and a .env file; see README.md.`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      limit: { type: 'string' },
+      local: { type: 'boolean' },
+      recorded: { type: 'boolean' },
+    },
+  });
+  const [command, ...rest] = positionals;
+  if (values.help || !command || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return command || values.help ? 0 : 1;
+  }
+  const config = loadConfig(readEnvironment(process.env, process.cwd()));
+  return runCommand(command, rest, { limit: values.limit, local: values.local ?? false, recorded: values.recorded ?? false }, config);
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  // Operators get one line that names the problem; stack traces are for bugs, not settings.
+  if (error instanceof ConfigError) {
+    process.stderr.write(`tandem: configuration error: ${error.message}\n`);
+  } else if (error instanceof DataDirLockedError) {
+    process.stderr.write(`tandem: ${error.message}\n`);
+  } else if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`tandem: ${error.message}\n\n${USAGE}\n`);
+  } else {
+    process.stderr.write(`tandem: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exitCode = process.exitCode || 1;
+}

@@ -1,0 +1,50 @@
+import type { Config } from '../config/config.ts';
+import { createRunStore } from '../store/index.ts';
+import { openConfiguredDatabase } from './open-store.ts';
+import { formatRunDetail, formatRunList } from './format-run.ts';
+import { UsageError } from './commands.ts';
+
+export async function migrateCommand(config: Readonly<Config>): Promise<number> {
+  const database = await openConfiguredDatabase(config);
+  await database.close();
+  process.stdout.write(`migrations applied (${database.engine}${config.database.url ? '' : ` in ${config.database.dataDir}`})\n`);
+  return 0;
+}
+
+export async function runsCommand(config: Readonly<Config>, limit: number): Promise<number> {
+  const database = await openConfiguredDatabase(config);
+  try {
+    const runs = await createRunStore(database.db).listRuns({ limit });
+    process.stdout.write(runs.length ? `${formatRunList(runs)}\n` : 'no runs yet\n');
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+export async function showCommand(config: Readonly<Config>, runId: string | undefined): Promise<number> {
+  if (!runId) throw new UsageError('show: expected a run id, e.g. tandem show run_0abc123');
+  const database = await openConfiguredDatabase(config);
+  try {
+    const store = createRunStore(database.db);
+    const run = await store.getRun(runId);
+    if (!run) {
+      process.stderr.write(`tandem: no run with id ${runId}. List them with: tandem runs\n`);
+      return 1;
+    }
+    const [versions, approvals, steps, attempts, escalations, questions, events, usage] = await Promise.all([
+      store.listPlanVersions(runId),
+      store.listApprovals(runId),
+      store.listSteps(runId),
+      store.listAttempts(runId),
+      store.listEscalations(runId),
+      store.listQuestions(runId),
+      store.listEvents(runId),
+      store.usageTotals(runId),
+    ]);
+    process.stdout.write(`${formatRunDetail({ run, versions, approvals, steps, attempts, escalations, questions, events, usage })}\n`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}

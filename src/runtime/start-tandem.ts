@@ -1,0 +1,136 @@
+import { createAgent, type Agent } from '../agent/agent.ts';
+import type { RunStore } from '../agent/ports/run-store.ts';
+import { createSlackApp, createSlackApproverDirectory, createSlackClient, SlackSurface } from '../bot/index.ts';
+import type { Config } from '../config/config.ts';
+import { createLlmClient } from '../integrations/llm/index.ts';
+import { instrumentRunStore } from '../observability/instrumented-store.ts';
+import type { Logger } from '../observability/logger.ts';
+import { createMetrics, type Metrics } from '../observability/metrics.ts';
+import { createRunbookCatalog } from '../runbooks/index.ts';
+import { createRunStore, markSlackEventSeen, type Database } from '../store/index.ts';
+import { startLocalWorkspace, type LocalWorkspace } from '../workspace/local/index.ts';
+import { openConfiguredDatabase } from '../cli/open-store.ts';
+import { buildTools } from './build-tools.ts';
+import { metricsRoute } from './http-routes.ts';
+import { localSlackConfig, newLocalSigningSecret } from './local-config.ts';
+import { newReplicaId } from './replica-id.ts';
+import { startSchedules } from './schedules.ts';
+
+export interface StartOptions {
+  config: Readonly<Config>;
+  logger: Logger;
+  /** Serve the local browser workspace and connect the bot to it instead of Slack. */
+  local?: boolean;
+  /** Overrides PORT (0 for a random port in tests). */
+  port?: number;
+  /** The local workspace's port (default: a random free one). */
+  workspacePort?: number;
+  replicaId?: string;
+}
+
+export interface TandemRuntime {
+  /** The HTTP port: `/slack/events` (HTTP mode), `/healthz`, `/metrics`. */
+  port: number;
+  workspace: LocalWorkspace | undefined;
+  agent: Agent;
+  store: RunStore;
+  metrics: Metrics;
+  /** Stops taking work, lets running steps reach a recorded state within the deadline, and closes everything. */
+  close(deadlineMs?: number): Promise<void>;
+}
+
+/** The composition root: reads nothing itself, builds every part from the config and wires them together. */
+export async function startTandem(options: StartOptions): Promise<TandemRuntime> {
+  const { logger } = options;
+  const replicaId = options.replicaId ?? newReplicaId();
+  const cleanups: (() => Promise<void>)[] = [];
+  let shutdownDeadlineMs = 10_000;
+  const closeAll = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => logger.warn({ err: error }, 'shutdown step failed'));
+  };
+
+  try {
+    let config = options.config;
+    let workspace: LocalWorkspace | undefined;
+    if (options.local) {
+      const signingSecret = newLocalSigningSecret();
+      workspace = await startLocalWorkspace({ port: options.workspacePort, signingSecret, logger });
+      cleanups.push(() => workspace!.close());
+      config = localSlackConfig(config, workspace, signingSecret);
+    }
+
+    const database: Database = await openConfiguredDatabase(config);
+    cleanups.push(() => database.close());
+    const metrics = createMetrics();
+    const store = instrumentRunStore(createRunStore(database.db), metrics);
+
+    // The agent records the planner's and evaluator's usage with each run itself; the executor's model
+    // calls come from llm_task inside a tool, so the client records those.
+    const llm = createLlmClient({ config, logger, onUsage: (usage) => (usage.role === 'executor' ? store.recordUsage(usage) : undefined) });
+    const slackClient = createSlackClient(config, logger);
+    const { tools, close: closeTools } = await buildTools(config, { llm, slackClient, logger });
+    cleanups.push(closeTools);
+    const risks = new Map(tools.map((tool) => [tool.name, tool.risk]));
+    const runbooks = await createRunbookCatalog({ db: database.db, dir: config.runbooksDir, logger, riskOf: (tool) => risks.get(tool) });
+
+    const surface = new SlackSurface({
+      client: slackClient,
+      logger,
+      escalateTo: config.escalateTo,
+      onBoardPosted: async (runId, ts) => {
+        await store.updateRun(runId, { boardRef: ts });
+      },
+    });
+    const agent = createAgent({
+      store,
+      llm,
+      tools,
+      surface,
+      approvers: createSlackApproverDirectory({ client: slackClient, approvers: config.approvers, logger }),
+      settings: {
+        budgets: config.budgets,
+        confidenceThreshold: config.confidenceThreshold,
+        autoRunReadOnly: config.autoRunReadOnly,
+        secrets: config.secrets,
+        concurrency: 8,
+      },
+      logger,
+      owner: replicaId,
+      runbooks,
+    });
+    cleanups.push(() => agent.shutdown(shutdownDeadlineMs));
+
+    const slack = createSlackApp({
+      config,
+      agent,
+      events: { markSeen: (eventId) => markSlackEventSeen(database.db, eventId) },
+      runs: store,
+      logger,
+      customRoutes: [metricsRoute(metrics)],
+    });
+    const { port } = await slack.start(options.port ?? config.port);
+    cleanups.push(() => slack.stop());
+    workspace?.connectBot(`http://127.0.0.1:${port}/slack/events`);
+
+    const schedules = await startSchedules({ db: database.db, replicaId, agent, client: slackClient, logger });
+    cleanups.push(() => schedules.stop());
+
+    await agent.resume();
+    logger.info({ port, mode: config.slack.mode, replicaId, engine: database.engine, workspace: workspace?.url }, 'Tandem is running');
+
+    return {
+      port,
+      workspace,
+      agent,
+      store,
+      metrics,
+      async close(deadlineMs = 10_000) {
+        shutdownDeadlineMs = deadlineMs;
+        await closeAll();
+      },
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}

@@ -35,12 +35,13 @@ describe.each(ENGINES)('scheduler on %s', (engine) => {
     await database.destroy();
   });
 
-  function replica(name: string, fired: Fired[], options: { clock?: () => Date; second?: boolean } = {}): Scheduler {
+  function replica(name: string, fired: Fired[], options: { clock?: () => Date; second?: boolean; checkIntervalMs?: number } = {}): Scheduler {
     const scheduler = createScheduler({
       db: options.second && other ? other.db : database.db,
       replicaId: name,
       logger: silent,
       clock: options.clock,
+      checkIntervalMs: options.checkIntervalMs,
       fire: async (schedule: ScheduleRecord, slot: Date) => {
         fired.push({ replica: name, scheduleId: schedule.id, slot: slot.toISOString() });
       },
@@ -105,6 +106,18 @@ describe.each(ENGINES)('scheduler on %s', (engine) => {
     const scheduler = replica('replica-c', fired, { clock: () => now });
     await scheduler.start();
     expect(fired.filter((fire) => fire.scheduleId === schedule.id)).toEqual([]);
+    await scheduler.stop();
+  });
+
+  it('picks up a schedule another replica added, on its periodic check, and catches it up', async () => {
+    const fired: Fired[] = [];
+    let now = new Date();
+    const scheduler = replica('replica-d', fired, { clock: () => now, checkIntervalMs: 100 });
+    await scheduler.start();
+    const schedule = await insertSchedule(database.db, { cron: '0 9 1 1 *', timeZone: 'UTC', task: 'report', channel: 'C1', createdBy: 'U1' });
+    now = new Date(schedule.createdAt.getTime() + 400 * 86_400_000);
+    await until(() => fired.some((fire) => fire.scheduleId === schedule.id), 'the periodic check to fire the new schedule');
+    expect(fired.filter((fire) => fire.scheduleId === schedule.id)).toEqual([{ replica: 'replica-d', scheduleId: schedule.id, slot: previousFireTime(schedule.cron, 'UTC', now)!.toISOString() }]);
     await scheduler.stop();
   });
 });

@@ -46,23 +46,36 @@ function unhelpful(detail: string): { ok: false; error: string } {
   return { ok: false, error: `${detail}. Schedules I understand: ${SCHEDULE_FORMS.map((form) => `"${form}"`).join(', ')}.` };
 }
 
-/** True when a message reads as a schedule request (so a failed parse deserves the list of forms). */
-export function looksLikeSchedule(text: string): boolean {
-  return /^\s*(?:every|each|daily|hourly|weekly|monthly|cron:)\s/i.test(text) || /^\s*at\s+\S+\s+(?:on|every)\s/i.test(text);
+/**
+ * True when a message opens with a schedule phrase (so a failed parse deserves the list of forms), and
+ * false for tasks that merely start with "every" ("every PR in acme/api needs a label").
+ */
+export function looksLikeSchedule(input: string): boolean {
+  const text = input.trim();
+  if (/^cron:?\s/i.test(text)) return true;
+  const scanned = scanClauses(text);
+  return !('clauses' in scanned) || scanned.clauses.unit !== undefined || scanned.clauses.days !== undefined;
+}
+
+/** Reads schedule clauses off the front of the text: what they say and the text left after them. */
+function scanClauses(text: string): { clauses: Clauses; rest: string } | { ok: false; error: string } {
+  const clauses: Clauses = {};
+  let rest = text;
+  for (;;) {
+    const consumed = consumeClause(rest, clauses);
+    if (consumed === undefined) return { clauses, rest };
+    if (typeof consumed === 'object') return consumed;
+    rest = rest.slice(consumed).trimStart();
+  }
 }
 
 export function parseSchedule(input: string): Result<ParsedSchedule> {
   const text = input.trim();
   const raw = /^cron:?\s+((?:\S+\s+){4}\S+)(?:\s+(.*))?$/is.exec(text);
   if (raw) return rawCron(raw[1]!, raw[2] ?? '');
-  const clauses: Clauses = {};
-  let rest = text;
-  for (;;) {
-    const consumed = consumeClause(rest, clauses);
-    if (consumed === undefined) break;
-    if (typeof consumed === 'object') return consumed;
-    rest = rest.slice(consumed).trimStart();
-  }
+  const scanned = scanClauses(text);
+  if (!('clauses' in scanned)) return scanned;
+  const { clauses, rest } = scanned;
   const phrase = text.slice(0, text.length - rest.length).trim();
   if (!clauses.unit && !clauses.days) return unhelpful(phrase ? `"${phrase}" does not say how often` : `I could not find a schedule at the start of "${text.slice(0, 60)}"`);
   const task = rest.replace(/^[\s,.:;–—-]+/, '').trim();

@@ -42,5 +42,10 @@ describe('parseSchedule', () => {
     expect(looksLikeSchedule('at 17:00 on fridays report')).toBe(true);
     expect(looksLikeSchedule('deploy main of acme/api to prod')).toBe(false);
     expect(looksLikeSchedule('everything is broken, check health of http://127.0.0.1/')).toBe(false);
+    expect(looksLikeSchedule('every PR in acme/api needs a label')).toBe(false);
+    // A schedule written wrongly still counts, so the person hears which forms work.
+    expect(looksLikeSchedule('every 90 minutes check health')).toBe(true);
+    expect(looksLikeSchedule('every weekday at 09:00')).toBe(true);
+    expect(looksLikeSchedule('cron: 0 9 * * funday triage')).toBe(true);
   });
 });

@@ -7,6 +7,7 @@
 import { buildBoard } from './board.ts';
 import type { AgentContext } from './context.ts';
 import { dispatch } from './dispatcher.ts';
+import { createEventLog } from './event-log.ts';
 import type { Plan } from './plan.ts';
 import type { RunRecord, StepRecord } from './ports/run-store.ts';
 import { cancelUnstarted, finishRun } from './run-ending.ts';
@@ -82,6 +83,7 @@ export class RunDriver {
     let budgetStop: string | null = null;
     let systemError: unknown = null;
     const inFlight = new Map<string, Promise<void>>();
+    const events = createEventLog(ctx, runId);
     const notes = new Map<string, string>();
     const specs = new Map(plan.steps.map((step) => [step.id, step]));
 
@@ -114,6 +116,7 @@ export class RunDriver {
       setLocal(stepId, { status: 'running', startedAt: ctx.now() });
       const task = runStep(ctx, run, { planVersion: version, stepId, kind: 'forward', title: spec.title, tool: spec.tool, args: spec.args, expect: spec.expect }, {
         runSignal: this.controller.signal,
+        events,
         outputs,
         onClaimed: (record) => {
           records.set(stepId, record);
@@ -142,7 +145,7 @@ export class RunDriver {
         const decision = dispatch(plan.steps, (stepId) => records.get(stepId)?.status);
         for (const { stepId, reason } of decision.skip) {
           await ctx.store.setStepStatus({ runId, planVersion: version, stepId, from: ['pending'], to: 'skipped', error: { message: reason } });
-          await ctx.store.appendEvent(runId, 'step-skipped', { planVersion: version, stepId, reason });
+          events.append('step-skipped', { planVersion: version, stepId, reason });
           setLocal(stepId, { status: 'skipped', error: { message: reason } });
         }
         if (decision.skip.length) report();
@@ -185,6 +188,7 @@ export class RunDriver {
       }
       await Promise.allSettled([...inFlight.values()]);
     } finally {
+      await events.flush();
       clearTimeout(deadline);
     }
     report();

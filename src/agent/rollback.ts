@@ -4,6 +4,7 @@
  * Best effort: a rollback step that fails is recorded and the others still run.
  */
 import { buildBoard } from './board.ts';
+import { createEventLog } from './event-log.ts';
 import type { AgentContext } from './context.ts';
 import type { RollbackStep } from './plan.ts';
 import { topologicalOrder } from './plan-graph.ts';
@@ -52,10 +53,12 @@ export async function rollBack(ctx: AgentContext, runId: string): Promise<void> 
   const outputs = new Map<string, Record<string, unknown>>();
   for (const s of [...steps].sort((a, b) => a.planVersion - b.planVersion)) if (s.kind === 'forward' && s.status === 'succeeded' && s.output) outputs.set(s.stepId, s.output);
   const current = versions.at(-1)!;
+  const events = createEventLog(ctx, runId);
   for (const { version, step } of order) {
     const existing = (await ctx.store.listSteps(runId, version)).find((s) => s.kind === 'rollback' && s.stepId === step.id);
     if (existing && existing.status !== 'pending') continue; // done before a restart
-    await runStep(ctx, run, { planVersion: version, stepId: step.id, kind: 'rollback', title: step.title, tool: step.tool, args: step.args }, { runSignal: new AbortController().signal, outputs });
+    await runStep(ctx, run, { planVersion: version, stepId: step.id, kind: 'rollback', title: step.title, tool: step.tool, args: step.args }, { runSignal: new AbortController().signal, events, outputs });
+    await events.flush();
     const latest = await ctx.store.listSteps(runId);
     void ctx.surface.reportProgress(run, buildBoard(run, current.version, current.plan, latest, ctx.now())).catch(() => undefined);
   }

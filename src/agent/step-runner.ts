@@ -5,6 +5,7 @@
  */
 import type { AgentContext } from './context.ts';
 import { evaluateStep } from './evaluator.ts';
+import type { EventLog } from './event-log.ts';
 import { limitOutput } from './output-limit.ts';
 import type { RunRecord, StepErrorRecord, StepKind, StepRecord } from './ports/run-store.ts';
 import { redactValue } from './redact.ts';
@@ -31,6 +32,7 @@ export type StepOutcome =
 
 export interface RunStepOptions {
   runSignal: AbortSignal;
+  events: EventLog;
   outputs: ReadonlyMap<string, Record<string, unknown>>;
   onClaimed?(record: StepRecord): void;
   onProgress?(note: string): void;
@@ -41,7 +43,7 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
   const failBeforeStart = async (message: string): Promise<StepOutcome> => {
     const error = { message: redactValue(message, ctx.settings.secrets), code: 'invalid-args' };
     if (!(await ctx.store.setStepStatus({ ...key, from: ['pending'], to: 'failed', error }))) return { status: 'lost' };
-    await ctx.store.appendEvent(run.id, 'step-failed', { ...key, kind: spec.kind, error });
+    options.events.append('step-failed', { ...key, kind: spec.kind, error });
     return { status: 'failed', error };
   };
 
@@ -59,7 +61,7 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
   const claimed = await ctx.store.claimStep({ ...key, owner: ctx.owner, leaseMs: timeoutMs + 60_000, executedArgs: redactValue(filled.value, ctx.settings.secrets) });
   if (!claimed) return { status: 'lost' };
   options.onClaimed?.(claimed);
-  await ctx.store.appendEvent(run.id, 'step-started', { ...key, kind: spec.kind, attempt: claimed.attempt, tool: spec.tool });
+  options.events.append('step-started', { ...key, kind: spec.kind, attempt: claimed.attempt, tool: spec.tool });
 
   const retry = ctx.settings.retry ?? { retries: 3, baseDelayMs: 500 };
   const result = await callTool(
@@ -78,12 +80,12 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
       runSignal: options.runSignal,
       retries: retry.retries,
       baseDelayMs: retry.baseDelayMs,
-      onRetry: (error, attempt, delayMs) => void ctx.store.appendEvent(run.id, 'step-retried', { ...key, retry: attempt, delayMs, error: redactValue(error, ctx.settings.secrets) }).catch(() => undefined),
+      onRetry: (error, attempt, delayMs) => options.events.append('step-retried', { ...key, retry: attempt, delayMs, error: redactValue(error, ctx.settings.secrets) }),
     },
   );
   const finish = async (status: 'succeeded' | 'failed' | 'uncertain' | 'cancelled' | 'waiting', extra: { output?: Record<string, unknown> | null; error?: StepErrorRecord | null }) => {
     const stored = await ctx.store.finishStep({ ...key, attempt: claimed.attempt, status, ...extra });
-    if (stored) await ctx.store.appendEvent(run.id, `step-${status}`, { ...key, kind: spec.kind, attempt: claimed.attempt, error: extra.error ?? undefined });
+    if (stored) options.events.append(`step-${status}`, { ...key, kind: spec.kind, attempt: claimed.attempt, error: extra.error ?? undefined });
     return stored;
   };
 
@@ -96,7 +98,7 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
             { tool, args: parsed.data as Record<string, unknown>, output: result.output, storedOutput: output, step: { id: spec.stepId, title: spec.title, expect: spec.expect }, runId: run.id },
           )
         : { verdict: 'pass' as const, reason: '', by: 'none' as const };
-    if (verdict.by !== 'none') await ctx.store.appendEvent(run.id, 'step-evaluated', { ...key, verdict: verdict.verdict, reason: verdict.reason, by: verdict.by });
+    if (verdict.by !== 'none') options.events.append('step-evaluated', { ...key, verdict: verdict.verdict, reason: verdict.reason, by: verdict.by });
     if (verdict.verdict === 'fail') {
       const error = { message: `evaluation failed: ${verdict.reason}`, code: 'evaluation-failed' };
       return (await finish('failed', { output, error })) ? { status: 'failed', error } : { status: 'lost' };

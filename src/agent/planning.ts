@@ -27,7 +27,7 @@ export async function planRun(ctx: AgentContext, run: RunRecord, extra: Pick<Pla
     }
     record = await ctx.store.addPlanVersion({ runId: run.id, plan: checked.value, authorKind: 'runbook', authorId: runbook.name, parentVersion: run.currentPlanVersion, reason: `runbook ${runbook.name}` });
   } else if (!ctx.llm.has('planner')) {
-    await ctx.surface.askRequester(run, [NO_MODEL_MESSAGE]);
+    await ctx.surface.notify(run, NO_MODEL_MESSAGE);
     await finishRun(ctx, run.id, 'failed', 'no model is configured');
     return;
   } else {

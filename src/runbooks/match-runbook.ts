@@ -50,8 +50,10 @@ export function matchRunbook(task: string, runbooks: readonly Runbook[]): Runboo
   for (const runbook of ranked) {
     const regex = patternToRegex(runbook.pattern);
     for (const candidate of candidates) {
-      const groups = regex.exec(candidate)?.groups;
-      if (!groups) continue;
+      const found = regex.exec(candidate);
+      if (!found) continue;
+      // A pattern with no placeholders ("let it settle") has no groups at all.
+      const groups = found.groups ?? {};
       const params = Object.fromEntries(Object.entries(groups).map(([name, value]) => [name, cleanValue(value ?? '')]));
       // A value may not smuggle in executor references ({{steps.…}}) or be empty.
       if (Object.values(params).some((value) => value === '' || /\{\{|\}\}/.test(value))) continue;

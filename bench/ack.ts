@@ -1,47 +1,70 @@
 /**
  * Ack latency of the Slack app on loopback, and status-board edits per run.
  * Run: npx tsx bench/ack.ts. Prints numbers; not a test (goal: p99 ack < 50 ms).
+ *
+ * Three processes, as in production: this one only signs and sends (Slack's side), one runs the
+ * fake Slack Web API, one runs the bot (real Bolt in HTTP mode, with a recording fake agent).
+ * BENCH_CPU_PROF=<dir> writes a CPU profile of the bot process there.
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { webApi } from '@slack/bolt';
 import type { StepStatus } from '../src/agent/ports/run-store.ts';
 import type { BoardState } from '../src/agent/ports/surface.ts';
 import { createSlackApp } from '../src/bot/create-slack-app.ts';
 import { createMemoryEventLog } from '../src/bot/ports.ts';
 import { SlackSurface } from '../src/bot/slack-surface.ts';
-import { PLAN_APPROVE_ACTION } from '../src/bot/views/plan-message.ts';
+import { encodePlanRef } from '../src/bot/views/button-values.ts';
+import { PLAN_APPROVE_ACTION, planMessage } from '../src/bot/views/plan-message.ts';
 import { SlackDriver, SlackFakeServer } from '../src/workspace/slack-fake/index.ts';
 import { makeBoard, makePlan, makeProposal, makeRun } from '../test/fakes/slack-fixtures.ts';
 import { BOT_TOKEN, MemoryRunQueries, RecordingAgent, SIGNING_SECRET, silentLogger } from '../test/fakes/slack-harness.ts';
 
 const CONCURRENCY = 100;
+const ROUNDS = 3;
 
-/** The bot runs in its own process, as in production, so the driver's CPU does not count against it. */
-if (process.argv[2] === '--serve') {
+const role = process.argv[2];
+if (role === '--fake') await serveFake();
+else if (role === '--bot') await serveBot(process.argv[3]!);
+else await main();
+
+async function serveFake(): Promise<void> {
+  const fake = await new SlackFakeServer({ token: BOT_TOKEN }).start();
+  console.log(`READY ${fake.apiUrl}`);
+  await untilStdinEnds();
+  await fake.stop();
+}
+
+async function serveBot(apiUrl: string): Promise<void> {
   const runs = new MemoryRunQueries();
   runs.runs.push(makeRun());
   const slack = createSlackApp({
-    config: { slack: { botToken: BOT_TOKEN, appToken: undefined, signingSecret: SIGNING_SECRET, apiUrl: process.argv[3]!, mode: 'http' }, port: 0 },
+    config: { slack: { botToken: BOT_TOKEN, appToken: undefined, signingSecret: SIGNING_SECRET, apiUrl, mode: 'http' }, port: 0 },
     agent: new RecordingAgent(),
     events: createMemoryEventLog(),
     runs,
     logger: silentLogger(),
   });
   const { port } = await slack.start(0);
-  console.log(`PORT ${port}`);
-  process.stdin.on('close', () => void slack.stop().then(() => process.exit(0)));
-} else {
-  await main();
+  console.log(`READY http://127.0.0.1:${port}/slack/events`);
+  await untilStdinEnds();
+  await slack.stop();
 }
 
-async function startBot(apiUrl: string): Promise<{ eventsUrl: string; stop: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, '--serve', apiUrl], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout! });
-  const port = await new Promise<string>((resolve, reject) => {
-    lines.on('line', (line) => line.startsWith('PORT ') && resolve(line.slice(5)));
-    child.on('exit', (code) => reject(new Error(`bot exited with ${code}`)));
+function untilStdinEnds(): Promise<void> {
+  process.stdin.resume();
+  return new Promise((resolve) => process.stdin.on('end', () => resolve()));
+}
+
+/** Starts this file in another role; resolves with what it printed after READY. Closing stdin stops it cleanly. */
+async function child(args: string[], extraNodeArgs: string[] = []): Promise<{ value: string; stop: () => void; exited: Promise<void> }> {
+  const proc = spawn(process.execPath, [...extraNodeArgs, '--import', 'tsx', new URL(import.meta.url).pathname, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => proc.on('exit', () => resolve()));
+  const value = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: proc.stdout! }).on('line', (line) => line.startsWith('READY ') && resolve(line.slice(6)));
+    void exited.then(() => reject(new Error(`${args[0]} exited early`)));
   });
-  return { eventsUrl: `http://127.0.0.1:${port}/slack/events`, stop: () => child.kill() };
+  return { value, stop: () => proc.stdin!.end(), exited };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -61,48 +84,46 @@ function report(name: string, samples: number[]): void {
 }
 
 async function main(): Promise<void> {
-  const fake = await new SlackFakeServer({ token: BOT_TOKEN }).start();
-  const bot = await startBot(fake.apiUrl);
-  const driver = new SlackDriver({ eventsUrl: bot.eventsUrl, signingSecret: SIGNING_SECRET, fake });
-  const client = new (await import('@slack/bolt')).webApi.WebClient(BOT_TOKEN, { slackApiUrl: fake.apiUrl });
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const fake = await child(['--fake']);
+  const bot = await child(['--bot', fake.value], profile);
+  const driver = new SlackDriver({ eventsUrl: bot.value, signingSecret: SIGNING_SECRET });
+  const client = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: fake.value, logLevel: webApi.LogLevel.ERROR });
   try {
-    const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined });
-    await surface.proposePlan(makeProposal(makePlan(5)));
-    // A copy: the bot strips the buttons from the real message after the first approval.
-    const plan = structuredClone(fake.model.messages.at(-1)!);
+    // A click carries the plan message; the bot rewrites it without buttons through chat.update.
+    const posted = await client.chat.postMessage({ channel: 'C1', thread_ts: '1.000001', text: 'plan', blocks: planMessage(makeProposal(makePlan(5))).blocks as never });
+    const view = planMessage(makeProposal(makePlan(5)));
+    const click = (user: string) =>
+      driver.click({ user, channel: 'C1', messageTs: posted.ts!, threadTs: '1.000001', actionId: PLAN_APPROVE_ACTION, value: encodePlanRef({ runId: 'run_1', planVersion: 1 }), message: { text: view.text, blocks: view.blocks } });
+    const mention = (user: string, i: number) => driver.mention({ channel: 'C1', user, text: `<@UBOT> task ${i}` });
 
-    // Warm up the JIT in both processes and the connection pool.
+    // Warm up the JIT in every process and the connection pools.
     for (let i = 0; i < 200; i += 1) {
-      await driver.mention({ channel: 'C1', user: 'UW', text: '<@UBOT> warm up' });
-      await driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UW');
+      await mention('UW', i);
+      await click('UW');
     }
-
-    for (let round = 1; round <= 3; round += 1) {
-      const mentions = await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => timed(() => driver.mention({ channel: 'C1', user: `U${i}`, text: `<@UBOT> task ${i}` }))));
-      report(`round ${round}: ${CONCURRENCY} mentions`, mentions);
-      const clicks = await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => timed(() => driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, `U${i}`))));
-      report(`round ${round}: ${CONCURRENCY} clicks`, clicks);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      report(`round ${round}: ${CONCURRENCY} mentions`, await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => timed(() => mention(`U${i}`, i)))));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      report(`round ${round}: ${CONCURRENCY} clicks`, await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => timed(() => click(`U${i}`)))));
+      await new Promise((resolve) => setTimeout(resolve, 300));
     }
-    await boardEdits(surface, fake);
+    await boardEdits(client);
   } finally {
     bot.stop();
-    await fake.stop();
+    fake.stop();
+    await Promise.all([bot.exited, fake.exited]);
   }
 }
 
-/** A 10-step run whose steps change state every 50 ms: how many Slack edits does the board cost? */
-async function boardEdits(surface: SlackSurface, fake: SlackFakeServer): Promise<void> {
+/** A 10-step run whose steps change state every 50 ms: how many Slack posts/edits does the board cost? */
+async function boardEdits(client: InstanceType<typeof webApi.WebClient>): Promise<void> {
+  const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined });
   const steps = 10;
   const board = makeBoard(makePlan(steps));
   const run = makeRun({ id: 'run_bench', conversation: { channel: 'C2', threadTs: '1.000001' } });
-  const sent = () => fake.callsOf('chat.update').length + fake.callsOf('chat.postMessage').length;
-  const before = sent();
-  let states = 0;
-  const emit = async (statuses: StepStatus[], runStatus: BoardState['runStatus'] = 'executing') => {
-    states += 1;
-    await surface.reportProgress(run, { ...board, runId: run.id, runStatus, steps: board.steps.map((s, i) => ({ ...s, status: statuses[i]!, url: null })) });
-  };
+  const emit = (statuses: StepStatus[], runStatus: BoardState['runStatus'] = 'executing') =>
+    surface.reportProgress(run, { ...board, runId: run.id, runStatus, steps: board.steps.map((s, i) => ({ ...s, status: statuses[i]!, url: null })) });
   const statuses: StepStatus[] = Array(steps).fill('pending');
   const started = Date.now();
   await emit(statuses);
@@ -116,5 +137,6 @@ async function boardEdits(surface: SlackSurface, fake: SlackFakeServer): Promise
   }
   await emit(statuses, 'succeeded');
   await surface.board.settle(run.id);
-  console.log(`board: ${states} state changes over ${Date.now() - started} ms → ${sent() - before} Slack posts/edits (at most one per second per run)`);
+  const { states, sends } = surface.board.stats;
+  console.log(`board: ${states} state changes over ${Date.now() - started} ms → ${sends} Slack posts/edits (at most one per second per run)`);
 }

@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runTandem } from './tandem-process.ts';
+
+const cwd = mkdtempSync(path.join(tmpdir(), 'tandem-cli-'));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+describe('the tandem command', () => {
+  it('explains itself with --help', async () => {
+    const tandem = runTandem(['--help'], {}, cwd);
+    expect(await tandem.exited).toBe(0);
+    for (const verb of ['start', 'migrate', 'plan', 'runs', 'show', 'eval']) expect(tandem.stdout()).toContain(verb);
+  });
+
+  it('stops a bad setting with one line naming the variable, no stack trace', async () => {
+    const tandem = runTandem(['start'], { SLACK_BOT_TOKEN: 'not-a-token', DATA_DIR: path.join(cwd, 'data') }, cwd);
+    expect(await tandem.exited).toBe(1);
+    expect(tandem.stderr().trim()).toBe('tandem: configuration error: SLACK_BOT_TOKEN: expected a bot token starting with xoxb-');
+  });
+
+  it('rejects an unknown command and a show without an id with usage help', async () => {
+    const unknown = runTandem(['deploy'], {}, cwd);
+    expect(await unknown.exited).toBe(2);
+    expect(unknown.stderr()).toContain('unknown command "deploy"');
+    const show = runTandem(['show'], { DATA_DIR: path.join(cwd, 'data') }, cwd);
+    expect(await show.exited).toBe(2);
+    expect(show.stderr()).toContain('show: expected a run id');
+  });
+
+  it('without Slack settings says what to set and serves the local workspace', async () => {
+    const tandem = runTandem(['start'], { PORT: '0', DATA_DIR: path.join(cwd, 'local'), LOG_LEVEL: 'info' }, cwd);
+    try {
+      const running = await tandem.waitForLog('Tandem is running', 60_000);
+      expect(tandem.stdout()).toContain('SLACK_BOT_TOKEN=xoxb-');
+      expect(tandem.stdout()).toContain('SLACK_APP_TOKEN=xapp-');
+      expect(tandem.stdout()).toContain('manifest.yml');
+      const workspace = String(running.workspace);
+      expect((await fetch(workspace)).status).toBe(200);
+      expect(await (await fetch(`http://127.0.0.1:${running.port}/healthz`)).json()).toEqual({ ok: true });
+      const metrics = await (await fetch(`http://127.0.0.1:${running.port}/metrics`)).text();
+      expect(metrics).toContain('tandem_runs_total');
+    } finally {
+      tandem.child.kill('SIGTERM');
+      expect(await tandem.exited).toBe(0);
+    }
+    expect(tandem.stderr()).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('start-up against a Slack API that cannot be reached', () => {
+  it('reports it and keeps retrying instead of crashing', async () => {
+    const tandem = runTandem(
+      ['start'],
+      { SLACK_BOT_TOKEN: 'xoxb-unreachable', SLACK_SIGNING_SECRET: 'secret', SLACK_API_URL: 'http://127.0.0.1:9/api/', PORT: '0', DATA_DIR: path.join(cwd, 'unreachable') },
+      cwd,
+    );
+    try {
+      const running = await tandem.waitForLog('Tandem is running', 60_000);
+      await tandem.waitForLog('Slack API unreachable, retrying', 30_000);
+      expect((await fetch(`http://127.0.0.1:${running.port}/healthz`)).status).toBe(200);
+      expect(tandem.child.exitCode).toBeNull();
+      expect(tandem.stdout()).not.toContain('xoxb-unreachable');
+    } finally {
+      tandem.child.kill('SIGTERM');
+      await tandem.exited;
+    }
+  });
+});

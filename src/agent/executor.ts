@@ -13,6 +13,7 @@ import type { RunRecord, StepRecord } from './ports/run-store.ts';
 import { cancelUnstarted, finishRun } from './run-ending.ts';
 import { runStep, type StepOutcome } from './step-runner.ts';
 import { executionLimits, runTimeLeftMs, wallClock } from './stop-conditions.ts';
+import { recoverRunningSteps } from './resume.ts';
 import { onStepFailure } from './supervisor.ts';
 import { sleep } from './tool-call.ts';
 
@@ -168,8 +169,12 @@ export class RunDriver {
         }
         if (inFlight.size === 0) {
           // A step claimed by another process (a peer that took over): wait for its record.
-          if ([...records.values()].some((step) => step.status === 'running')) {
-            await sleep(FOREIGN_POLL_MS, this.controller.signal);
+          const foreign = [...records.values()].filter((step) => step.status === 'running');
+          if (foreign.length) {
+            // Its owner died if the lease ran out: settle it under the reconcile-or-escalate rule.
+            if (foreign.some((step) => !step.leaseUntil || step.leaseUntil <= ctx.now())) {
+              if (await recoverRunningSteps(ctx, run)) break;
+            } else await sleep(FOREIGN_POLL_MS, this.controller.signal);
             for (const step of await ctx.store.listSteps(runId, version)) if (step.kind === 'forward') records.set(step.stepId, step);
             for (const step of records.values()) if (step.status === 'succeeded' && step.output) outputs.set(step.stepId, step.output);
             continue;

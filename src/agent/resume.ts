@@ -22,8 +22,8 @@ export async function resumeRuns(ctx: AgentContext): Promise<void> {
   }
 }
 
-/** Returns true when a step needed a person (the run is paused). */
-async function recoverRunningSteps(ctx: AgentContext, run: RunRecord): Promise<boolean> {
+/** Settles steps left running by a dead owner (lease expired, or our own from before a restart); true when one needed a person (the run is paused). */
+export async function recoverRunningSteps(ctx: AgentContext, run: RunRecord): Promise<boolean> {
   const now = ctx.now();
   const steps = await ctx.store.listSteps(run.id);
   const orphans = steps.filter((step) => step.status === 'running' && !(step.leaseOwner && step.leaseOwner !== ctx.owner && step.leaseUntil && step.leaseUntil > now));

@@ -39,7 +39,7 @@ function messageHtml(message, options) {
     <div class="msg-main">
       <div class="msg-head"><span class="name">${escapeHtml(name)}</span>${bot ? '<span class="badge">APP</span>' : ''}<time>${timeOf(message.ts)}</time>${message.edited ? '<span class="edited">(edited)</span>' : ''}</div>
       <div class="msg-body">${body}</div>
-      ${message.ephemeral ? '<div class="only-you">👁 Only visible to you</div>' : ''}
+      ${message.ephemeral ? '<div class="only-you"><span class="emoji e-grey">◉</span> Only visible to you</div>' : ''}
       ${replies}
     </div>
   </article>`;

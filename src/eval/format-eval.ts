@@ -1,0 +1,55 @@
+/** The eval report as a table a person reads in a terminal, with totals and every failed check's reason. */
+import type { EvalReport } from './run-eval.ts';
+import type { TaskReport } from './task-report.ts';
+
+const COLUMNS: { title: string; width: number; value(report: TaskReport): string; right?: boolean }[] = [
+  { title: 'task', width: 34, value: (r) => r.name },
+  { title: 'result', width: 6, value: (r) => (r.passed ? 'pass' : 'FAIL') },
+  { title: 'outcome', width: 11, value: (r) => r.outcome },
+  { title: 'steps', width: 5, value: (r) => (r.planSteps === null ? '-' : String(r.planSteps)), right: true },
+  { title: 'tools ok', width: 8, value: (r) => `${r.toolCalls - r.toolFailures}/${r.toolCalls}`, right: true },
+  { title: 'esc', width: 3, value: (r) => String(r.escalations), right: true },
+  { title: 'replans', width: 7, value: (r) => String(r.replans), right: true },
+  { title: 'tokens in/out', width: 13, value: (r) => `${r.tokens.input}/${r.tokens.output}`, right: true },
+  { title: 'plan ms', width: 7, value: (r) => ms(r.planningMs), right: true },
+  { title: 'total ms', width: 8, value: (r) => ms(r.totalMs), right: true },
+];
+
+export function formatEvalReport(report: EvalReport): string {
+  const lines: string[] = [];
+  const row = (cells: string[]) => cells.map((cell, i) => (COLUMNS[i]!.right ? cell.padStart(COLUMNS[i]!.width) : cell.padEnd(COLUMNS[i]!.width))).join('  ').trimEnd();
+  lines.push(row(COLUMNS.map((c) => c.title)));
+  lines.push(row(COLUMNS.map((c) => '-'.repeat(c.width))));
+  for (const task of report.reports) lines.push(row(COLUMNS.map((c) => c.value(task).slice(0, c.width))));
+
+  const t = report.totals;
+  lines.push('');
+  lines.push(`mode: ${report.mode === 'recorded' ? 'recorded answers (tokens estimated where the recording has none)' : 'live model'}`);
+  lines.push(`tasks: ${t.tasks}, passed ${t.passed}, failed ${t.failed}`);
+  lines.push(`steps per task: ${t.stepsPerTask.toFixed(1)}`);
+  lines.push(`tool success rate: ${t.toolSuccessRate === null ? 'n/a (no tool calls)' : `${percent(t.toolSuccessRate)} (${t.toolCalls - t.toolFailures} of ${t.toolCalls} calls)`}`);
+  lines.push(`escalation rate: ${percent(t.escalationRate)} (${t.escalatedTasks} of ${t.tasks} tasks; ${t.escalations} escalations)`);
+  lines.push(`replans: ${t.replans}`);
+  lines.push(`tokens: ${t.tokens.input} in, ${t.tokens.output} out`);
+  lines.push(`latency: planning ${ms(t.planningMs)} ms, total ${ms(t.totalMs)} ms${t.tasks ? ` (${ms(t.totalMs / t.tasks)} ms per task)` : ''}`);
+
+  const failures = report.reports.flatMap((task) => task.checks.filter((check) => !check.ok).map((check) => `  ${task.name}: ${check.name}: ${check.reason}`));
+  if (failures.length || report.problems.length) {
+    lines.push('', 'failed:');
+    lines.push(...report.problems.map((problem) => `  ${problem}`), ...failures);
+  }
+  return lines.join('\n');
+}
+
+function ms(value: number): string {
+  return String(Math.round(value));
+}
+
+function percent(rate: number): string {
+  return `${(rate * 100).toFixed(1)}%`;
+}
+
+/** Did the suite pass: every task's checks, and nothing failed to load. */
+export function evalPassed(report: EvalReport): boolean {
+  return report.problems.length === 0 && report.reports.length > 0 && report.reports.every((task) => task.passed);
+}

@@ -166,4 +166,46 @@ describe('executor', () => {
     expect(h.surface.boards.get(run.id)?.runStatus).toBe('cancelled');
     expect(h.surface.of(run.id, 'summary')[0]?.summary.outcome).toBe('cancelled');
   });
+
+  it('keeps at most `concurrency` steps running at once', async () => {
+    let running = 0;
+    let most = 0;
+    const read = fakeTool({
+      name: 'read_thing',
+      risk: 'read',
+      run: async () => {
+        most = Math.max(most, ++running);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        running--;
+        return { status: 'ok', output: {} };
+      },
+    });
+    const llm = new ScriptedLlm().on('planner', plannerAnswer({ steps: ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, tool: 'read_thing', args: { key: id } })) }));
+    h = makeHarness({ store: db.store, tools: [read], llm, settings: { ...autoRun, concurrency: 2 } });
+    const run = await h.start();
+    expect(read.calls).toHaveLength(5);
+    expect(most).toBe(2);
+    expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
+  });
+
+  it('stores tool output redacted and cut to size; output that breaks the tool\'s schema fails its check', async () => {
+    const leaky = fakeTool({
+      name: 'read_thing',
+      risk: 'read',
+      output: z.object({ url: z.string() }).passthrough(),
+      run: () => ({ status: 'ok', output: { url: 'https://x.test', token: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789', note: 'uses s3cret-value', big: 'x'.repeat(10_000) } }),
+    });
+    const bad = fakeTool({ name: 'bad_output', risk: 'read', output: z.object({ url: z.string() }), run: () => ({ status: 'ok', output: { nope: 1 } }) });
+    const llm = new ScriptedLlm().on('planner', plannerAnswer({ steps: [{ id: 's1', tool: 'read_thing', args: { key: 'a' } }, { id: 's2', tool: 'bad_output', args: { key: 'b' }, dependsOn: ['s1'] }] }));
+    h = makeHarness({ store: db.store, tools: [leaky, bad], llm, settings: autoRun });
+    const run = await h.start();
+    const s1 = (await h.store.listSteps(run.id)).find((s) => s.stepId === 's1')!;
+    expect(s1.output?.token).toBe('[redacted]');
+    expect(s1.output?.note).toBe('uses [redacted]');
+    expect(String(s1.output?.big).length).toBeLessThan(4100);
+    expect(JSON.stringify(await h.store.listEvents(run.id))).not.toMatch(/ghp_abc|s3cret-value/);
+    const escalation = (await h.store.listEscalations(run.id))[0];
+    expect(escalation).toMatchObject({ kind: 'evaluation-failed', stepId: 's2' });
+    expect(escalation?.message).toMatch(/bad_output returned output that does not match its schema \(url: /);
+  });
 });

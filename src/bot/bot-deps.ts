@@ -9,6 +9,8 @@ export interface BotDeps {
   events: SlackEventLog;
   runs: RunQueries;
   logger: Logger;
+  /** A plan's buttons were used; the message now says who decided. */
+  planDecided(runId: string): void;
 }
 
 /** Bolt hands each listener a client already holding the bot token. */

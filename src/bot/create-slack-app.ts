@@ -26,6 +26,8 @@ export interface SlackAppOptions {
   logger: Logger;
   /** More routes on the same HTTP server (the lead's `/metrics`); `/healthz` is always there. */
   customRoutes?: CustomRoute[];
+  /** The Slack surface, told when a plan's buttons were used so it does not rewrite that message later. */
+  surface?: { planDecided(runId: string): void };
   /** The bot-token client, when the caller built it first (the Slack surface needs it before the agent exists). */
   client?: SlackClient;
   /** HTTP receiver tuning; tests shorten nothing by default. */
@@ -76,7 +78,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
           ...(options.receiver?.unhandledRequestTimeoutMillis ? { unhandledRequestTimeoutMillis: options.receiver.unhandledRequestTimeoutMillis } : {}),
         });
 
-  const deps: BotDeps = { agent: options.agent, events: options.events, runs: options.runs, logger };
+  const deps: BotDeps = { agent: options.agent, events: options.events, runs: options.runs, logger, planDecided: (runId) => options.surface?.planDecided(runId) };
   registerMention(app, deps);
   registerPlanActions(app, deps);
   registerModifyButton(app, deps);

@@ -2,6 +2,7 @@ import type { EscalationRecord, RunRecord } from '../agent/ports/run-store.ts';
 import type { BoardState, ProposedPlan, RunSummary, Surface } from '../agent/ports/surface.ts';
 import type { Logger } from '../observability/logger.ts';
 import { BoardPublisher } from './board-publisher.ts';
+import { PlanMessages } from './plan-messages.ts';
 import { describeError } from './replies.ts';
 import type { SlackClient } from './slack-client.ts';
 import { escalationMessage } from './views/escalation.ts';
@@ -25,8 +26,10 @@ export class SlackSurface implements Surface {
   readonly board: BoardPublisher;
   /** The "planning…" message per run, replaced by the first plan so the thread stays short. */
   private readonly planningTs = new Map<string, string>();
+  private readonly plans: PlanMessages;
 
   constructor(private readonly options: SlackSurfaceOptions) {
+    this.plans = new PlanMessages(options.client, options.logger);
     this.board = new BoardPublisher({ client: options.client, logger: options.logger, intervalMs: options.boardIntervalMs, retryBaseMs: options.boardRetryBaseMs, onBoardPosted: options.onBoardPosted });
   }
 
@@ -36,18 +39,26 @@ export class SlackSurface implements Surface {
   }
 
   async proposePlan(proposal: ProposedPlan): Promise<void> {
+    const { run, version } = proposal;
     const view = planMessage(proposal);
-    const placeholder = this.planningTs.get(proposal.run.id);
-    this.planningTs.delete(proposal.run.id);
+    const placeholder = this.planningTs.get(run.id);
+    this.planningTs.delete(run.id);
+    let ts: string | undefined;
     if (placeholder) {
       try {
-        await this.options.client.chat.update({ channel: proposal.run.conversation.channel, ts: placeholder, text: view.text, blocks: asSlackBlocks(view.blocks) });
-        return;
+        await this.options.client.chat.update({ channel: run.conversation.channel, ts: placeholder, text: view.text, blocks: asSlackBlocks(view.blocks) });
+        ts = placeholder;
       } catch (error) {
-        this.options.logger.warn({ err: describeError(error), runId: proposal.run.id }, 'could not replace the planning message; posting the plan');
+        this.options.logger.warn({ err: describeError(error), runId: run.id }, 'could not replace the planning message; posting the plan');
       }
     }
-    await this.post(proposal.run, view);
+    ts ??= await this.post(run, view);
+    if (ts) await this.plans.posted(run.id, { channel: run.conversation.channel, ts, version, view });
+  }
+
+  /** A plan's buttons were used (approve/reject): nothing left to retire. */
+  planDecided(runId: string): void {
+    this.plans.forget(runId);
   }
 
   async askRequester(run: RunRecord, questions: string[]): Promise<void> {
@@ -77,6 +88,7 @@ export class SlackSurface implements Surface {
   /** The board's final state lands before the summary, so the thread reads in order. */
   async finish(summary: RunSummary): Promise<void> {
     this.planningTs.delete(summary.run.id);
+    await this.plans.runEnded(summary.run.id, summary.outcome);
     await this.board.finish(summary.run.id);
     await this.post(summary.run, summaryMessage(summary));
   }

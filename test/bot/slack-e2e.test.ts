@@ -58,10 +58,12 @@ describe('Slack end to end (real agent and store)', () => {
     const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
     await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UOUTSIDER');
     await e.fake.waitUntil(() => ephemerals('UOUTSIDER').includes('Only approvers'), 5000, 'the refusal');
+    await e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> cancel', threadTs: ts });
+    await e.waitForMessage(ts, isSummary, 'the summary');
+    expect(blocksText(e.fake.model.findMessage('C1', plan.ts)!)).toContain('Run cancelled.');
     await e.agent.idle();
     expect(e.tools.calls).toEqual([]);
-    expect((await runOf(ts)).status).toBe('awaiting-approval');
-    expect(hasButtons(e.fake.model.findMessage('C1', plan.ts)!)).toBe(true);
+    expect((await runOf(ts)).status).toBe('cancelled');
   });
 
   it('needs a second person for destructive steps; a member of an approver group will do', async () => {
@@ -94,13 +96,16 @@ describe('Slack end to end (real agent and store)', () => {
     expect(unknownTool.body).toMatchObject({ response_action: 'errors', errors: { 'plan-yaml-0': expect.stringContaining('launch_rockets') } });
     expect((await db.store.listPlanVersions((await runOf(ts)).id))).toHaveLength(1);
 
+    const seenBeforeTheEdit = structuredClone(plan); // another person's screen, not yet refreshed
     const ok = await submit({ 'plan-yaml-0': yaml.replace('target: alpha', 'target: beta') });
     expect(ok.status).toBe(200);
     expect(ok.body).toBe('');
     const v2 = await e.waitForMessage(ts, isPlan(2), 'plan v2');
     expect(blocksText(v2)).toContain('Version 2 by <@UAPP1>');
 
-    await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP2');
+    await e.fake.waitUntil(() => !hasButtons(e.fake.model.findMessage('C1', plan.ts)!), 5000, 'v1 losing its buttons');
+    expect(blocksText(e.fake.model.findMessage('C1', plan.ts)!)).toContain('Replaced by version 2 below');
+    await e.driver.clickButtonIn(seenBeforeTheEdit, PLAN_APPROVE_ACTION, 'UAPP2');
     await e.fake.waitUntil(() => ephemerals('UAPP2').includes('replaced by version 2'), 5000, 'the superseded refusal');
     await e.agent.idle();
     expect(e.tools.calls).toEqual([]);

@@ -25,6 +25,7 @@ export function registerPlanActions(app: App, deps: BotDeps): void {
           await tellPrivately(client, deps.logger, { channel, user: body.user.id, threadTs, text: result.error });
           return;
         }
+        deps.planDecided(ref.runId);
         const verb = decision === 'approve' ? ':white_check_mark: Approved' : ':no_good: Rejected';
         await replaceActions(client, deps.logger, body, `${verb} by ${mention(body.user.id)}`);
       } catch (error) {

@@ -31,6 +31,8 @@ export interface FakeView {
   updates: number;
 }
 
+let lastIssuedUs = 0;
+
 export class WorkspaceModel {
   readonly messages: FakeMessage[] = [];
   readonly ephemerals: FakeEphemeral[] = [];
@@ -42,14 +44,16 @@ export class WorkspaceModel {
   readonly users = new Map<string, { id: string; name: string; real_name: string }>();
   readonly channels = new Set<string>(['C1', 'C2']);
   readonly bot = { userId: 'UBOT', botId: 'BBOT', teamId: 'T1' };
-  private clock = 0;
   private viewSeq = 0;
 
-  /** Message timestamps are unique and increasing, as Slack's are within a channel. */
+  /**
+   * Message timestamps are unique and increasing, as Slack's are: microseconds of wall time, bumped
+   * when two messages land in the same microsecond. Unique across fakes in one process too, so tests
+   * sharing a database never see two threads with one ts.
+   */
   nextTs(): string {
-    const seconds = Math.floor(Date.now() / 1000);
-    this.clock += 1;
-    return `${seconds}.${String(this.clock).padStart(6, '0')}`;
+    lastIssuedUs = Math.max(Date.now() * 1000, lastIssuedUs + 1);
+    return `${Math.floor(lastIssuedUs / 1e6)}.${String(lastIssuedUs % 1e6).padStart(6, '0')}`;
   }
 
   nextViewId(): string {

@@ -57,6 +57,13 @@ describe('mentions', () => {
     expect(h.agent.callsOf('startRun')).toEqual([]);
   });
 
+  it('inside a run\'s thread that waits for nothing get a private note and start nothing', async () => {
+    h.agent.answers.followUp = async () => 'ignored';
+    await h.driver.mention({ channel: 'C1', user: 'U2', text: '<@UBOT> hello?', threadTs: '1700000000.000100' });
+    await eventually(() => expect(h.fake.model.ephemeralsFor('U2').map((m) => m.text)).toEqual([expect.stringContaining('waiting for an answer')]));
+    expect(h.agent.callsOf('startRun')).toEqual([]);
+  });
+
   it('inside a thread with no run start a run there', async () => {
     await h.driver.mention({ channel: 'C1', user: 'U2', text: '<@UBOT> look at this', threadTs: '1700000000.000200' });
     await eventually(() => expect(h.agent.callsOf('startRun')).toMatchObject([{ conversation: { channel: 'C1', threadTs: '1700000000.000200' } }]));

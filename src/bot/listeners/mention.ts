@@ -9,6 +9,8 @@ export function taskText(text: string, botUserId: string | undefined): string {
   return text.replace(own, '').replace(/\s+/g, ' ').trim();
 }
 
+export const IGNORED_FOLLOW_UP = 'Nothing in this thread\'s run is waiting for an answer. Say "cancel" to stop a run that is still going, or mention me outside this thread to start something new.';
+
 /**
  * A mention starts a run in its thread; a mention inside a run's thread is a follow-up for that run.
  * Slack retries a slow delivery, so each event id is handled once.
@@ -29,7 +31,7 @@ export function registerMention(app: App, deps: BotDeps): void {
       if (event.thread_ts) {
         const outcome = await deps.agent.followUp({ conversation: { channel, threadTs: event.thread_ts }, userId: user, text });
         if (outcome === 'ignored') {
-          await tellPrivately(client, deps.logger, { channel, user, threadTs, text: 'Nothing in this run is waiting for an answer right now. Say "cancel" to stop it.' });
+          await tellPrivately(client, deps.logger, { channel, user, threadTs, text: IGNORED_FOLLOW_UP });
         }
         if (outcome !== 'no-run') return;
       }

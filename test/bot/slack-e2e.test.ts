@@ -53,6 +53,17 @@ describe('Slack end to end (real agent and store)', () => {
     expect(e.tools.calls).toEqual(['check_thing:alpha', 'change_thing:alpha']);
   });
 
+  it('starts one run when Slack delivers the same mention twice', async () => {
+    const first = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> safe change please' });
+    await first;
+    const again = await e.driver.event({ type: 'app_mention', user: 'UREQ', text: '<@UBOT> safe change please', ts: first.ts, channel: 'C1', event_ts: first.ts }, { eventId: first.eventId, retryNum: 1 });
+    expect(again.status).toBe(200);
+    await e.waitForMessage(first.ts, isPlan(1), 'the plan');
+    await e.agent.idle();
+    expect((await db.store.listRuns({ limit: 100 })).filter((r) => r.conversation.threadTs === first.ts)).toHaveLength(1);
+    expect(e.thread(first.ts)).toHaveLength(1);
+  });
+
   it('refuses a non-approver privately and runs nothing', async () => {
     const ts = await mention('UREQ', 'safe change please');
     const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');

@@ -85,3 +85,22 @@ describe('mentions', () => {
     expect(h.agent.callsOf('startRun')).toEqual([]);
   });
 });
+
+describe('unexpected failures', () => {
+  it('are answered by the global error handler instead of dropped', async () => {
+    const broken = await startSlackHarness({
+      events: {
+        markSeen: async () => {
+          throw new Error('event log unavailable');
+        },
+      },
+    });
+    try {
+      await broken.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> deploy' });
+      await eventually(() => expect(broken.fake.model.ephemeralsFor('U1').map((m) => m.text)).toEqual([expect.stringContaining('Something went wrong while handling that (event log unavailable)')]));
+      expect(broken.agent.calls).toEqual([]);
+    } finally {
+      await broken.stop();
+    }
+  });
+});

@@ -6,6 +6,7 @@ import { PlannerAnswerSchema } from '../../src/agent/planner-schema.ts';
 import { builtinToolNames } from '../../src/eval/eval-tools.ts';
 import { evalPassed, formatEvalReport, loadGoldenTasks, parseGoldenTask, runEval, totalsOf, type EvalReport, type GoldenTask } from '../../src/eval/index.ts';
 import { readRecording } from '../../src/eval/recording-file.ts';
+import { createReplayLlm } from '../../src/eval/replay-llm.ts';
 import { useTestStore } from '../helpers/store.ts';
 
 const GOLDEN = path.resolve(import.meta.dirname, '../../eval/golden');
@@ -130,5 +131,20 @@ describe('tandem eval --recorded', () => {
     const report = await runEval({ goldenDir: GOLDEN, recordedDir: RECORDED, model: { kind: 'recorded' }, store: db.store, only: ['no-such-task'] });
     expect(report.problems).toEqual(['no golden task named no-such-task']);
     expect(evalPassed(report)).toBe(false);
+  });
+
+  it('a live run with recording on writes answers that replay offline to the same result and tokens', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'tandem-eval-'));
+    const original = await readRecording(RECORDED, 'merge-pull-request');
+    if (!original.ok) throw new Error(original.error);
+    // Stands in for a configured model: answers with known token counts.
+    const model = createReplayLlm({ ...original.value, source: 'openai:gpt-test', answers: original.value.answers.map((a) => ({ ...a, usage: { inputTokens: 1200, outputTokens: 80 } })) });
+    const task = await goldenTask('merge-pull-request');
+    const live = await runEval({ goldenDir: GOLDEN, recordedDir: dir, model: { kind: 'live', llm: model, source: 'openai:gpt-test', record: true }, store: db.store, tasks: [task] });
+    expect(live.reports[0]).toMatchObject({ passed: true, outcome: 'succeeded', tokens: { input: 1200, output: 80 } });
+    const written = await readRecording(dir, 'merge-pull-request');
+    expect(written).toMatchObject({ ok: true, value: { source: 'openai:gpt-test', answers: [{ role: 'planner', usage: { inputTokens: 1200, outputTokens: 80 } }] } });
+    const replayed = await recorded({ tasks: [task], recordedDir: dir });
+    expect(replayed.reports[0]).toMatchObject({ passed: true, outcome: 'succeeded', planSteps: 2, tokens: { input: 1200, output: 80 } });
   });
 });

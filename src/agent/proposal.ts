@@ -26,8 +26,8 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
   await ctx.store.appendEvent(runId, 'plan-proposed', { version, authorKind: record.authorKind, authorId: record.authorId, reason: record.reason });
 
   if (plan.steps.length === 0 && plan.questions?.length) {
+    if (!(await ctx.store.transitionRun(runId, options.from, 'awaiting-answer'))) return; // cancelled meanwhile
     await ctx.store.openQuestion({ runId, stepId: null, planVersion: version, question: plan.questions.join('\n') });
-    await ctx.store.transitionRun(runId, options.from, 'awaiting-answer');
     await ctx.store.appendEvent(runId, 'questions-asked', { version, questions: plan.questions });
     const run = await ctx.store.getRun(runId);
     if (run) await ctx.surface.askRequester(run, plan.questions);

@@ -102,6 +102,14 @@ async function main(): Promise<void> {
       await mention('UW', i);
       await click('UW');
     }
+    // One at a time: what a single ack costs, without queueing behind the others.
+    const sequential: number[] = [];
+    for (let i = 0; i < CONCURRENCY; i += 1) sequential.push(await timed(() => mention(`US${i}`, i)));
+    report(`${CONCURRENCY} sequential mentions`, sequential);
+    sequential.length = 0;
+    for (let i = 0; i < CONCURRENCY; i += 1) sequential.push(await timed(() => click(`US${i}`)));
+    report(`${CONCURRENCY} sequential clicks`, sequential);
+
     for (let round = 1; round <= ROUNDS; round += 1) {
       report(`round ${round}: ${CONCURRENCY} mentions`, await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => timed(() => mention(`U${i}`, i)))));
       await new Promise((resolve) => setTimeout(resolve, 300));

@@ -1,6 +1,7 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { EscalationAction } from '../../agent/ports/run-store.ts';
 import type { BotDeps } from '../bot-deps.ts';
+import { afterAck } from './after-ack.ts';
 import { describeError, tellPrivately, TRY_AGAIN } from '../replies.ts';
 import { decodeEscalationRef } from '../views/button-values.ts';
 import { ESCALATION_ACTIONS } from '../views/escalation.ts';
@@ -12,6 +13,7 @@ export function registerEscalationActions(app: App, deps: BotDeps): void {
   for (const [action, actionId] of Object.entries(ESCALATION_ACTIONS) as [EscalationAction, string][]) {
     app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action: button, client }) => {
       await ack();
+      await afterAck();
       const channel = body.channel?.id ?? body.container?.channel_id;
       const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
       const escalationId = decodeEscalationRef(button.value);

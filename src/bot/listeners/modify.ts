@@ -1,5 +1,6 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { BotDeps } from '../bot-deps.ts';
+import { afterAck } from './after-ack.ts';
 import { describeError, tellPrivately, TRY_AGAIN } from '../replies.ts';
 import { decodePlanRef } from '../views/button-values.ts';
 import { errorModal, loadingModal, modifyModal } from '../views/modify-modal.ts';
@@ -12,6 +13,7 @@ import { PLAN_MODIFY_ACTION } from '../views/plan-message.ts';
 export function registerModifyButton(app: App, deps: BotDeps): void {
   app.action<BlockAction<ButtonAction>>(PLAN_MODIFY_ACTION, async ({ ack, body, action, client }) => {
     await ack();
+    await afterAck();
     const channel = body.channel?.id ?? body.container?.channel_id;
     const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
     const ref = decodePlanRef(action.value);

@@ -1,5 +1,6 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { BotDeps } from '../bot-deps.ts';
+import { afterAck } from './after-ack.ts';
 import { describeError, tellPrivately, TRY_AGAIN } from '../replies.ts';
 import { decodePlanRef } from '../views/button-values.ts';
 import { PLAN_APPROVE_ACTION, PLAN_REJECT_ACTION } from '../views/plan-message.ts';
@@ -11,6 +12,7 @@ export function registerPlanActions(app: App, deps: BotDeps): void {
   for (const [actionId, decision] of [[PLAN_APPROVE_ACTION, 'approve'], [PLAN_REJECT_ACTION, 'reject']] as const) {
     app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, client }) => {
       await ack();
+      await afterAck();
       const channel = body.channel?.id ?? body.container?.channel_id;
       const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
       const ref = decodePlanRef(action.value);

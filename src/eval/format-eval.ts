@@ -33,7 +33,11 @@ export function formatEvalReport(report: EvalReport): string {
   lines.push(`tokens: ${t.tokens.input} in, ${t.tokens.output} out`);
   lines.push(`latency: planning ${ms(t.planningMs)} ms, total ${ms(t.totalMs)} ms${t.tasks ? ` (${ms(t.totalMs / t.tasks)} ms per task)` : ''}`);
 
-  const failures = report.reports.flatMap((task) => task.checks.filter((check) => !check.ok).map((check) => `  ${task.name}: ${check.name}: ${check.reason}`));
+  const failures = report.reports.flatMap((task) => [
+    ...task.checks.filter((check) => !check.ok).map((check) => `  ${task.name}: ${check.name}: ${check.reason}`),
+    // How the run itself ended often explains the failed checks (a model error, a budget).
+    ...(!task.passed && task.reason ? [`  ${task.name}: (the run ended ${task.outcome}: ${task.reason.slice(0, 300)})`] : []),
+  ]);
   if (failures.length || report.problems.length) {
     lines.push('', 'failed:');
     lines.push(...report.problems.map((problem) => `  ${problem}`), ...failures);

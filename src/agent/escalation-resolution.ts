@@ -30,7 +30,7 @@ export async function resolveEscalation(ctx: AgentContext, input: { escalationId
 
 /** Why this action cannot be taken for this escalation, or null. */
 async function refusal(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, input: { userId: string; action: EscalationAction }): Promise<string | null> {
-  if (input.action === 'replan') return replanBlocked(ctx, run).then((why) => (why ? `Cannot replan: ${why}.` : null));
+  if (input.action === 'replan' || (escalation.kind === 'replan-failed' && input.action === 'retry')) return replanBlocked(ctx, run).then((why) => (why ? `Cannot replan: ${why}.` : null));
   if (escalation.kind === 'replan-failed' && input.action === 'skip') return 'There is no step to skip here: choose Retry or Replan to ask the planner again, or Abort.';
   if (escalation.kind === 'low-confidence' && input.action !== 'abort') {
     if (run.status !== 'awaiting-approval' || run.currentPlanVersion === null || run.currentPlanVersion !== escalation.planVersion) return 'This plan is no longer waiting for a decision.';

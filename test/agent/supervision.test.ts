@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LlmError } from '../../src/agent/errors.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { fakeTool, standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
@@ -154,6 +155,28 @@ describe('supervisor', () => {
     expect(step.status).toBe('failed');
     expect(step.error?.message).toBe("s2.args.number: {{steps.s1.output.number}} resolved to nothing (s1's output has no number)");
     expect(tools.merge.calls).toHaveLength(0);
+  });
+});
+
+describe('when the planner cannot replan', () => {
+  it('escalates replan-failed; Retry asks the planner again; a second click is told it was resolved', async () => {
+    const tools = standardTools();
+    const failing = fakeTool({ name: 'lookup', risk: 'read', run: () => ({ status: 'error', error: { message: 'boom' } }) });
+    const llm = new ScriptedLlm()
+      .on('planner', plannerAnswer({ steps: [{ id: 's1', tool: 'lookup', args: { key: 'k' } }] }))
+      .on('planner', new LlmError('unavailable', 'the provider answered 503'))
+      .on('planner', plannerAnswer({ steps: [{ id: 's2', tool: 'read_thing', args: { key: 'other' } }] }));
+    h = makeHarness({ store: db.store, tools: [...tools.all, failing], llm, settings: { autoRunReadOnly: true } });
+    const run = await h.start();
+    const escalation = await openEscalation(run.id);
+    expect(escalation).toMatchObject({ kind: 'replan-failed' });
+    expect(escalation.message).toMatch(/could not make one: The planner model failed: the provider answered 503/);
+    expect(await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'skip' })).toEqual({ ok: false, error: expect.stringMatching(/no step to skip/) });
+    expect((await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'retry' })).ok).toBe(true);
+    await h.agent.idle();
+    expect(await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'retry' })).toEqual({ ok: false, error: expect.stringMatching(/The run already ended|already resolved \(retry\) by <@UAPP>/) });
+    expect(tools.read.calls).toHaveLength(1);
+    expect((await h.store.getRun(run.id))).toMatchObject({ status: 'succeeded', currentPlanVersion: 2, replans: 1 });
   });
 });
 

@@ -66,9 +66,14 @@ export class BoardPublisher {
     return new Promise((resolve) => entry.settled.push(resolve));
   }
 
-  /** Forget a finished run once its board is final. */
-  async finish(runId: string): Promise<void> {
-    await this.settle(runId);
+  /**
+   * Forget a finished run once its board is final. Waits at most `deadlineMs` so the summary is not
+   * held up for long by a Slack that keeps refusing; the board keeps retrying in the background.
+   */
+  async finish(runId: string, deadlineMs = 20_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.settle(runId), new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs)))]);
+    clearTimeout(timer);
     const ts = this.boards.get(runId)?.ts;
     this.boards.delete(runId);
     if (!ts) return;
@@ -98,9 +103,13 @@ export class BoardPublisher {
       },
       (error: unknown) => {
         entry.failures += 1;
-        // Only resend if nothing newer arrived meanwhile; a newer state is already queued.
-        if (entry.latest === state) entry.dirty = true;
-        this.options.logger.warn({ err: describeError(error), runId, failures: entry.failures }, 'status board update failed; will retry');
+        const verdict = retryVerdict(error, entry.failures);
+        if (verdict === 'repost') entry.ts = undefined; // someone deleted the board: post it again
+        // Resend only if nothing newer arrived meanwhile (a newer state is already queued) and it can help.
+        if (entry.latest === state && verdict !== 'give-up') entry.dirty = true;
+        const log = { err: describeError(error), runId, failures: entry.failures };
+        if (verdict === 'give-up') this.options.logger.error(log, 'status board update failed; giving up on this state');
+        else this.options.logger.warn(log, 'status board update failed; will retry');
       },
     );
     void entry.inFlight.finally(() => {
@@ -128,4 +137,15 @@ export class BoardPublisher {
       await this.options.onBoardPosted(runId, posted.ts).catch((error: unknown) => this.options.logger.warn({ err: describeError(error), runId }, 'could not store the board reference'));
     }
   }
+}
+
+const MAX_FAILURES = 8;
+/** Errors where trying again cannot help: the request itself is wrong or the bot may not post there. */
+const PERMANENT = new Set(['channel_not_found', 'not_in_channel', 'is_archived', 'invalid_blocks', 'invalid_blocks_format', 'msg_too_long', 'msg_blocks_too_long', 'no_text', 'invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'missing_scope', 'cant_update_message', 'edit_window_closed']);
+
+function retryVerdict(error: unknown, failures: number): 'retry' | 'repost' | 'give-up' {
+  const code = (error as { data?: { error?: string } } | undefined)?.data?.error;
+  if (code === 'message_not_found') return 'repost';
+  if ((code && PERMANENT.has(code)) || failures >= MAX_FAILURES) return 'give-up';
+  return 'retry';
 }

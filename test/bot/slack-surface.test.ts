@@ -69,6 +69,25 @@ describe('SlackSurface', () => {
     expect(boardText(board!.ts)).toContain('Failed: Merge PR 42');
   });
 
+  it('posts the board again when its message was deleted, and gives up on a channel it cannot post in', async () => {
+    const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined, boardIntervalMs: 20, boardRetryBaseMs: 20 });
+    await surface.reportProgress(run, boardAt(0));
+    await surface.board.settle(run.id);
+    const first = fake.model.thread('C1', run.conversation.threadTs)[0]!;
+    fake.model.messages.splice(fake.model.messages.indexOf(first), 1);
+    await surface.reportProgress(run, boardAt(2));
+    await surface.board.settle(run.id);
+    const [board] = fake.model.thread('C1', run.conversation.threadTs);
+    expect(board!.ts).not.toBe(first.ts);
+    expect(boardText(board!.ts)).toContain('2/4 steps done');
+
+    const elsewhere = makeRun({ id: 'run_2', conversation: { channel: 'C1', threadTs: '1.000009' } });
+    fake.failWith('chat.postMessage', 'channel_not_found', 1);
+    await surface.reportProgress(elsewhere, { ...boardAt(0), runId: 'run_2' });
+    await surface.board.settle('run_2');
+    expect(fake.callsOf('chat.postMessage').filter((c) => c.params.thread_ts === '1.000009')).toHaveLength(1);
+  });
+
   it('finishes with the final board before the summary', async () => {
     const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined, boardIntervalMs: 50 });
     await surface.reportProgress(run, boardAt(1));

@@ -113,6 +113,16 @@ describe('SlackSurface', () => {
     expect(boardText(thread[0]!.ts)).toContain('Cancelled');
   });
 
+  it('gets a 200-step plan and its board accepted by Slack\'s limits', async () => {
+    const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined, boardIntervalMs: 20 });
+    const big = makePlan(200, { longTitles: true });
+    await surface.proposePlan(makeProposal(big));
+    await surface.reportProgress(run, makeBoard(big));
+    await surface.board.settle(run.id);
+    expect(fake.calls.filter((c) => c.response?.ok === false)).toEqual([]);
+    expect(fake.model.thread('C1', run.conversation.threadTs)).toHaveLength(2);
+  });
+
   it('asks questions and notifies in the thread, escaping text', async () => {
     const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined });
     await surface.ask(run, 's2', 'Which <env>?');

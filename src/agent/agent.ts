@@ -39,6 +39,7 @@ export function createAgent(deps: AgentDeps): Agent {
     settings: deps.settings,
     logger: deps.logger,
     owner: deps.owner,
+    soleOwner: deps.soleOwner ?? false,
     runbooks: deps.runbooks,
     now: deps.clock ?? (() => new Date()),
     usage: (runId, role) => async (response) => {

@@ -42,6 +42,12 @@ export interface AgentDeps {
   owner: string;
   clock?: () => Date;
   runbooks?: RunbookMatcher;
+  /**
+   * No other process shares the store (embedded PGlite holds a data-dir lock): a step left running
+   * by another owner id is from a dead process, so resume() settles it at once instead of waiting
+   * for its lease to run out.
+   */
+  soleOwner?: boolean;
 }
 
 export interface AgentContext {
@@ -54,6 +60,7 @@ export interface AgentContext {
   settings: AgentSettings;
   logger: AgentLogger;
   owner: string;
+  soleOwner: boolean;
   runbooks: RunbookMatcher | undefined;
   now(): Date;
   /** Records a model answer's tokens and cost against a run. */

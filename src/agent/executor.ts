@@ -172,7 +172,7 @@ export class RunDriver {
           const foreign = [...records.values()].filter((step) => step.status === 'running');
           if (foreign.length) {
             // Its owner died if the lease ran out: settle it under the reconcile-or-escalate rule.
-            if (foreign.some((step) => !step.leaseUntil || step.leaseUntil <= ctx.now())) {
+            if (ctx.soleOwner || foreign.some((step) => !step.leaseUntil || step.leaseUntil <= ctx.now())) {
               if (await recoverRunningSteps(ctx, run)) break;
             } else await sleep(FOREIGN_POLL_MS, this.controller.signal);
             for (const step of await ctx.store.listSteps(runId, version)) if (step.kind === 'forward') records.set(step.stepId, step);

@@ -26,7 +26,8 @@ export async function resumeRuns(ctx: AgentContext): Promise<void> {
 export async function recoverRunningSteps(ctx: AgentContext, run: RunRecord): Promise<boolean> {
   const now = ctx.now();
   const steps = await ctx.store.listSteps(run.id);
-  const orphans = steps.filter((step) => step.status === 'running' && !(step.leaseOwner && step.leaseOwner !== ctx.owner && step.leaseUntil && step.leaseUntil > now));
+  const alive = (step: StepRecord) => !ctx.soleOwner && step.leaseOwner && step.leaseOwner !== ctx.owner && step.leaseUntil && step.leaseUntil > now;
+  const orphans = steps.filter((step) => step.status === 'running' && !alive(step));
   if (orphans.length === 0) return false;
   const attempts = await ctx.store.listAttempts(run.id);
   let escalated = false;

@@ -49,7 +49,7 @@ describe('durability', () => {
     await until(() => outside.made.length === 1);
     expect((await db.store.listSteps(run.id)).find((s) => s.stepId === 's1')?.status).toBe('running');
 
-    // Process B starts on the same store (same replica id, as after a restart) with tools that can reconcile.
+    // Process B starts on the same store (a new replica id; the embedded store allows one process) with tools that can reconcile.
     const writeB = fakeTool({
       name: 'create_thing',
       risk: 'write',
@@ -61,7 +61,7 @@ describe('durability', () => {
       },
     });
     const readB = fakeTool({ name: 'read_thing', risk: 'read' });
-    const b = makeHarness({ store: db.store, tools: [readB, writeB], llm: new ScriptedLlm() });
+    const b = makeHarness({ store: db.store, tools: [readB, writeB], llm: new ScriptedLlm(), owner: 'replica-b', soleOwner: true });
     harnesses.push(b);
     await b.agent.resume();
     await b.agent.idle();

@@ -36,6 +36,7 @@ export function makeHarness(options: {
   /** Empty: anyone may approve. */
   approvers?: string[];
   owner?: string;
+  soleOwner?: boolean;
   surface?: InMemorySurface;
 }): Harness {
   const llm = options.llm ?? new ScriptedLlm();
@@ -59,6 +60,7 @@ export function makeHarness(options: {
     },
     logger: collectingLogger(errors),
     owner: options.owner ?? 'replica-a',
+    soleOwner: options.soleOwner,
   });
   const conversation = { channel: 'C1', threadTs: randomUUID() };
   return {

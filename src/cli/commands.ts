@@ -5,6 +5,9 @@ export interface CommandOptions {
   limit: string | undefined;
   local: boolean;
   recorded: boolean;
+  /** eval: write the live model's answers to eval/recorded. */
+  record: boolean;
+  json: boolean;
 }
 
 type Command = (args: string[], options: CommandOptions, config: Readonly<Config>) => Promise<number>;

@@ -9,14 +9,10 @@ import type { CommandOptions } from './commands.ts';
 // Found relative to this file, so `tandem eval` works from any folder.
 const EVAL_DIR = fileURLToPath(new URL('../../eval', import.meta.url));
 
-/** Options beyond the shared ones: passed when the CLI parser knows them (json output, writing recordings). */
-export interface EvalCommandOptions extends CommandOptions {
-  json?: boolean;
-  record?: boolean;
-}
+export type EvalCommandOptions = CommandOptions;
 
 export async function evalCommand(config: Readonly<Config>, options: EvalCommandOptions): Promise<number> {
-  const model = options.recorded ? ({ kind: 'recorded' } as const) : liveModel(config, options.record ?? false);
+  const model = options.recorded ? ({ kind: 'recorded' } as const) : liveModel(config, options.record);
   if (!model) {
     process.stderr.write(
       'tandem eval: no planner model is configured. Set PLANNER_MODEL (e.g. openai:gpt-4o or anthropic:claude-sonnet-4-5) with OPENAI_API_KEY or ANTHROPIC_API_KEY, ' +

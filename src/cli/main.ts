@@ -12,7 +12,8 @@ Commands:
   plan "<task>"          print the plan the planner would make; runs nothing
   runs [--limit N]       list recent runs
   show <runId>           a run's plan versions, approvals, steps and events
-  eval [--recorded]      run the golden planner tasks in eval/golden
+  eval [--recorded|--record] [--json]
+                         run the golden planner tasks in eval/golden
   help                   this text
 
 Configuration comes from the environment and a .env file; see README.md.`;
@@ -27,6 +28,8 @@ async function main(argv: string[]): Promise<number> {
       limit: { type: 'string' },
       local: { type: 'boolean' },
       recorded: { type: 'boolean' },
+      record: { type: 'boolean' },
+      json: { type: 'boolean' },
     },
   });
   const [command, ...rest] = positionals;
@@ -35,7 +38,13 @@ async function main(argv: string[]): Promise<number> {
     return command || values.help ? 0 : 1;
   }
   const config = loadConfig(readEnvironment(process.env, process.cwd()));
-  return runCommand(command, rest, { limit: values.limit, local: values.local ?? false, recorded: values.recorded ?? false }, config);
+  return runCommand(command, rest, {
+    limit: values.limit,
+    local: values.local ?? false,
+    recorded: values.recorded ?? false,
+    record: values.record ?? false,
+    json: values.json ?? false,
+  }, config);
 }
 
 try {

@@ -69,6 +69,8 @@ export class SlackSurface implements Surface {
   }
 
   async reportProgress(run: RunRecord, board: BoardState): Promise<void> {
+    // Execution means the plan was decided (the click's listener rewrote its message) or ran without a click.
+    if (board.runStatus === 'executing') this.plans.forget(run.id);
     this.board.report(run.conversation, run.boardRef, board);
   }
 
@@ -88,7 +90,10 @@ export class SlackSurface implements Surface {
   /** The board's final state lands before the summary, so the thread reads in order. */
   async finish(summary: RunSummary): Promise<void> {
     this.planningTs.delete(summary.run.id);
-    await this.plans.runEnded(summary.run.id, summary.outcome);
+    // A rejection came from a button whose listener already said who rejected; anything else that ends
+    // an undecided run (cancel, a failed replan) leaves buttons that must go.
+    if (summary.outcome === 'rejected') this.plans.forget(summary.run.id);
+    else await this.plans.runEnded(summary.run.id, summary.outcome);
     await this.board.finish(summary.run.id);
     await this.post(summary.run, summaryMessage(summary));
   }

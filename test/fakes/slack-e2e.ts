@@ -126,7 +126,7 @@ export async function startSlackE2E(store: RunStore): Promise<SlackE2E> {
     owner: 'test-replica',
     runbooks: { match: (task) => { const plan = runbookPlan(task); return plan ? { name: 'test-runbook', plan } : undefined; } },
   });
-  const slack = createSlackApp({ config, agent, events: createMemoryEventLog(), runs: store, logger, client, surface });
+  const slack = createSlackApp({ config, agent, events: createMemoryEventLog(), runs: store, logger });
   const { port } = await slack.start(0);
   const driver = new SlackDriver({ eventsUrl: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET, fake });
   const thread = (ts: string) => fake.model.thread('C1', ts).filter((m) => m.ts !== ts);

@@ -114,4 +114,23 @@ describe('durability', () => {
     expect((await db.store.getRun(run.id))?.status).toBe('succeeded');
     expect(outside.made).toHaveLength(1);
   });
+
+  it('leaves a step alone while another live replica holds its lease', async () => {
+    const plan = plannerAnswer({ steps: [{ id: 's1', tool: 'create_thing', args: { title: 'x' } }] });
+    const writeA = fakeTool({ name: 'create_thing', risk: 'write', input: writeInput, run: never });
+    const a = makeHarness({ store: db.store, tools: [writeA], llm: new ScriptedLlm().on('planner', plan), owner: 'replica-a' });
+    harnesses.push(a);
+    const run = await a.start();
+    await a.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
+    await until(() => writeA.calls.length === 1);
+
+    const writeB = fakeTool({ name: 'create_thing', risk: 'write', input: writeInput, reconcile: async () => ({ status: 'not-done' }) });
+    const b = makeHarness({ store: db.store, tools: [writeB], llm: new ScriptedLlm(), owner: 'replica-b' });
+    harnesses.push(b);
+    await b.agent.resume();
+    await b.agent.shutdown(5_000);
+    expect(writeB.calls).toHaveLength(0);
+    expect((await db.store.listSteps(run.id))[0]).toMatchObject({ status: 'running', leaseOwner: 'replica-a', attempt: 1 });
+    expect(await db.store.listEscalations(run.id)).toEqual([]);
+  });
 });

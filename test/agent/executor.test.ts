@@ -208,4 +208,14 @@ describe('executor', () => {
     expect(escalation).toMatchObject({ kind: 'evaluation-failed', stepId: 's2' });
     expect(escalation?.message).toMatch(/bad_output returned output that does not match its schema \(url: /);
   });
+
+  it('stops a run that outlives TANDEM_RUN_TIMEOUT_S, cancelling its running step', async () => {
+    const slow = fakeTool({ name: 'read_thing', risk: 'read', latencyMs: 30_000 });
+    const llm = new ScriptedLlm().on('planner', plannerAnswer({ steps: [{ id: 's1', tool: 'read_thing', args: { key: 'a' } }, { id: 's2', tool: 'read_thing', args: { key: 'b' }, dependsOn: ['s1'] }] }));
+    h = makeHarness({ store: db.store, tools: [slow], llm, settings: autoRun, budgets: { runTimeoutS: 0.5 } });
+    const run = await h.start();
+    expect(slow.calls).toHaveLength(1);
+    expect((await h.store.listSteps(run.id)).map((s) => `${s.stepId}:${s.status}`)).toEqual(['s1:cancelled', 's2:cancelled']);
+    expect(h.surface.of(run.id, 'summary')[0]?.summary).toMatchObject({ outcome: 'failed', reason: expect.stringMatching(/took longer than 0\.5s \(TANDEM_RUN_TIMEOUT_S\)/) });
+  });
 });

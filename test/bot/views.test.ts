@@ -37,6 +37,15 @@ describe('plan message', () => {
     expectWithinLimits(view.blocks);
   });
 
+  it('says what a waiting step waits for', () => {
+    const plan = makePlan(2);
+    plan.steps.push({ id: 's3', title: 'Ask', tool: 'ask_human', args: { question: 'which?' }, dependsOn: ['s2'] });
+    plan.steps.push({ id: 's4', title: 'Deploy', tool: 'github_dispatch_workflow', args: { repo: 'a/b', workflow: 'deploy.yml', ref: 'main' }, dependsOn: [] });
+    const text = allText(planMessage(makeProposal(plan)).blocks);
+    expect(text).toContain('after 2 · waits for an answer in this thread');
+    expect(text).toContain('waits for the workflow run to finish');
+  });
+
   it('escapes &, < and > from the plan text in mrkdwn (plain_text headers show it verbatim)', () => {
     const text = allText(planMessage(makeProposal(makePlan(2))).blocks.filter((b) => b.type !== 'header'));
     expect(text).toContain('&lt;safely&gt; &amp; quickly');

@@ -1,7 +1,7 @@
 import type { ProposedPlan } from '../../agent/ports/surface.ts';
 import { encodePlanRef } from './button-values.ts';
 import type { Block, MessageView } from './limits.ts';
-import { keyArgs, RISK_BADGE } from './step-format.ts';
+import { keyArgs, RISK_BADGE, waitsFor } from './step-format.ts';
 import { context, escapeText, header, mention, packLines, section, truncate } from './text.ts';
 
 export const PLAN_APPROVE_ACTION = 'plan-approve';
@@ -14,7 +14,9 @@ export function planMessage(proposal: ProposedPlan): MessageView {
   const numberOf = new Map(plan.steps.map((step, index) => [step.id, index + 1]));
   const stepLines = plan.steps.map((step, index) => {
     const risk = RISK_BADGE[proposal.risks[step.id] ?? 'write'];
-    const waits = step.dependsOn.length > 0 ? ` · after ${step.dependsOn.map((id) => numberOf.get(id) ?? escapeText(id)).join(', ')}` : '';
+    const after = step.dependsOn.length > 0 ? ` · after ${step.dependsOn.map((id) => numberOf.get(id) ?? escapeText(id)).join(', ')}` : '';
+    const waiting = waitsFor(step.tool, step.args);
+    const waits = `${after}${waiting ? ` · ${waiting}` : ''}`;
     const args = keyArgs(step.args);
     const expect = step.expect ? `\n      _expect: ${escapeText(truncate(step.expect, 120))}_` : '';
     return `*${index + 1}.* ${escapeText(truncate(step.title, 120))} — \`${escapeText(step.tool)}\`${args ? ` ${args}` : ''} · ${risk}${waits}${expect}`;

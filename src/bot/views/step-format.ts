@@ -20,3 +20,11 @@ function renderValue(value: unknown): string {
   if (value === undefined) return '';
   return JSON.stringify(value) ?? String(value);
 }
+
+/** What a step waits for besides earlier steps, for tools whose whole point is waiting. */
+export function waitsFor(tool: string, args: Record<string, unknown>): string | undefined {
+  if (tool === 'ask_human') return 'waits for an answer in this thread';
+  if (tool === 'wait' && typeof args.seconds === 'number') return `waits ${args.seconds}s`;
+  if (tool === 'github_dispatch_workflow' && args.wait !== false) return 'waits for the workflow run to finish';
+  return undefined;
+}

@@ -9,7 +9,7 @@ import { escalationMessage } from './views/escalation.ts';
 import { asSlackBlocks, type MessageView } from './views/limits.ts';
 import { planMessage } from './views/plan-message.ts';
 import { summaryMessage } from './views/summary.ts';
-import { escapeText, mention, section } from './views/text.ts';
+import { escapeText, mention, section, truncate } from './views/text.ts';
 
 export interface SlackSurfaceOptions {
   client: SlackClient;
@@ -61,11 +61,13 @@ export class SlackSurface implements Surface {
     this.plans.forget(runId);
   }
 
+  /** Questions from the plan, or a sentence about what the run cannot do (e.g. no model configured). */
   async askRequester(run: RunRecord, questions: string[]): Promise<void> {
     this.planningTs.delete(run.id);
-    const list = questions.map((q) => `• ${escapeText(q)}`).join('\n');
-    const text = `${mention(run.requester)} before I can plan this I need to know:\n${list}\nAnswer by mentioning me in this thread.`;
-    await this.post(run, { text, blocks: [section(text)] });
+    const asks = questions.some((q) => q.trim().endsWith('?'));
+    const body = questions.length === 1 ? escapeText(questions[0]!) : `I need to know:\n${questions.map((q) => `• ${escapeText(q)}`).join('\n')}`;
+    const text = `${mention(run.requester)} ${body}${asks ? '\nAnswer by mentioning me in this thread.' : ''}`;
+    await this.post(run, { text: truncate(text, 3000), blocks: [section(text)] });
   }
 
   async reportProgress(run: RunRecord, board: BoardState): Promise<void> {

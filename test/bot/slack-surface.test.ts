@@ -123,6 +123,15 @@ describe('SlackSurface', () => {
     expect(fake.model.thread('C1', run.conversation.threadTs)).toHaveLength(2);
   });
 
+  it('asks the plan\'s questions of the requester, and tells them plainly what it cannot do', async () => {
+    const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined });
+    await surface.askRequester(run, ['Which repo?', 'Which <branch>?']);
+    await surface.askRequester(run, ['I have no model to plan this with; set PLANNER_MODEL.']);
+    const [questions, notice] = fake.model.thread('C1', run.conversation.threadTs).map((m) => m.text);
+    expect(questions).toBe('<@UREQ> I need to know:\n• Which repo?\n• Which &lt;branch&gt;?\nAnswer by mentioning me in this thread.');
+    expect(notice).toBe('<@UREQ> I have no model to plan this with; set PLANNER_MODEL.');
+  });
+
   it('asks questions and notifies in the thread, escaping text', async () => {
     const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined });
     await surface.ask(run, 's2', 'Which <env>?');

@@ -24,7 +24,7 @@ export interface SlackSurfaceOptions {
 /** Every message about a run goes in the thread of the mention that started it. */
 export class SlackSurface implements Surface {
   readonly board: BoardPublisher;
-  /** The "planning…" message per run, replaced by the first plan so the thread stays short. */
+  /** The "Planning…" message per run, replaced by whatever comes next so the thread stays short. */
   private readonly planningTs = new Map<string, string>();
   private readonly plans: PlanMessages;
 
@@ -41,18 +41,7 @@ export class SlackSurface implements Surface {
   async proposePlan(proposal: ProposedPlan): Promise<void> {
     const { run, version } = proposal;
     const view = planMessage(proposal);
-    const placeholder = this.planningTs.get(run.id);
-    this.planningTs.delete(run.id);
-    let ts: string | undefined;
-    if (placeholder) {
-      try {
-        await this.options.client.chat.update({ channel: run.conversation.channel, ts: placeholder, text: view.text, blocks: asSlackBlocks(view.blocks) });
-        ts = placeholder;
-      } catch (error) {
-        this.options.logger.warn({ err: describeError(error), runId: run.id }, 'could not replace the planning message; posting the plan');
-      }
-    }
-    ts ??= await this.post(run, view);
+    const ts = await this.post(run, view);
     if (ts) await this.plans.posted(run.id, { channel: run.conversation.channel, ts, version, view });
   }
 
@@ -63,7 +52,6 @@ export class SlackSurface implements Surface {
 
   /** Questions from the plan, or a sentence about what the run cannot do (e.g. no model configured). */
   async askRequester(run: RunRecord, questions: string[]): Promise<void> {
-    this.planningTs.delete(run.id);
     const asks = questions.some((q) => q.trim().endsWith('?'));
     const body = questions.length === 1 ? escapeText(questions[0]!) : `I need to know:\n${questions.map((q) => `• ${escapeText(q)}`).join('\n')}`;
     const text = `${mention(run.requester)} ${body}${asks ? '\nAnswer by mentioning me in this thread.' : ''}`;
@@ -91,7 +79,6 @@ export class SlackSurface implements Surface {
 
   /** The board's final state lands before the summary, so the thread reads in order. */
   async finish(summary: RunSummary): Promise<void> {
-    this.planningTs.delete(summary.run.id);
     // A rejection came from a button whose listener already said who rejected; anything else that ends
     // an undecided run (cancel, a failed replan) leaves buttons that must go.
     if (summary.outcome === 'rejected') this.plans.forget(summary.run.id);
@@ -100,7 +87,18 @@ export class SlackSurface implements Surface {
     await this.post(summary.run, summaryMessage(summary));
   }
 
+  /** Posts in the run's thread; the first post after "Planning…" takes that message's place. */
   private async post(run: RunRecord, view: MessageView): Promise<string | undefined> {
+    const placeholder = this.planningTs.get(run.id);
+    if (placeholder) {
+      this.planningTs.delete(run.id);
+      try {
+        await this.options.client.chat.update({ channel: run.conversation.channel, ts: placeholder, text: view.text, blocks: asSlackBlocks(view.blocks) });
+        return placeholder;
+      } catch (error) {
+        this.options.logger.warn({ err: describeError(error), runId: run.id }, 'could not replace the planning message; posting instead');
+      }
+    }
     const posted = await this.options.client.chat.postMessage({ channel: run.conversation.channel, thread_ts: run.conversation.threadTs, text: view.text, blocks: asSlackBlocks(view.blocks) });
     return posted.ts;
   }

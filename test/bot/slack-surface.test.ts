@@ -39,6 +39,14 @@ describe('SlackSurface', () => {
     expect(thread[0]!.threadTs).toBe(run.conversation.threadTs);
   });
 
+  it('replaces planning… with whatever comes next when no plan does (a notice, the summary)', async () => {
+    const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined });
+    await surface.planning(run);
+    await surface.notify(run, 'The planner failed: the model refused.');
+    const thread = fake.model.thread('C1', run.conversation.threadTs);
+    expect(thread.map((m) => m.text)).toEqual(['The planner failed: the model refused.']);
+  });
+
   it('keeps one board message, coalesces fast changes, and ends on the true final state', async () => {
     const posted: string[] = [];
     const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined, onBoardPosted: async (_runId, ts) => void posted.push(ts) });

@@ -9,6 +9,7 @@ import { RunDriver } from './executor.ts';
 import { cancelRun, followUp } from './follow-up.ts';
 import { planRun } from './planning.ts';
 import type { AgentApi } from './ports/agent-api.ts';
+import { redactingStore } from './redacting-store.ts';
 import { resumeRuns } from './resume.ts';
 import { safeSurface } from './safe-surface.ts';
 import { createToolRegistry } from './tool-registry.ts';
@@ -31,7 +32,7 @@ export function createAgent(deps: AgentDeps): Agent {
   };
 
   const ctx: AgentContext = {
-    store: deps.store,
+    store: redactingStore(deps.store, deps.settings.secrets),
     llm: deps.llm,
     tools: createToolRegistry(deps.tools),
     surface: safeSurface(deps.surface, deps.logger),
@@ -43,7 +44,7 @@ export function createAgent(deps: AgentDeps): Agent {
     runbooks: deps.runbooks,
     now: deps.clock ?? (() => new Date()),
     usage: (runId, role) => async (response) => {
-      await deps.store.recordUsage({ runId, role, provider: response.provider, model: response.model, inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens, costUsd: response.costUsd });
+      await ctx.store.recordUsage({ runId, role, provider: response.provider, model: response.model, inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens, costUsd: response.costUsd });
     },
     spawn: (work, what, runId) => track(work, what, runId),
     kick(runId) {

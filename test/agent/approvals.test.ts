@@ -113,4 +113,23 @@ describe('approvals', () => {
     expect(tools.all.every((t) => t.calls.length === 0)).toBe(true);
     expect(h.surface.of(run.id, 'summary')[0]?.summary).toMatchObject({ outcome: 'rejected', reason: 'Rejected by <@UREQ>.' });
   });
+
+  it('keeps secrets out of the database: task, edited plans, answers', async () => {
+    const tools = standardTools();
+    const llm = new ScriptedLlm().on('planner', plannerAnswer({ steps: [{ id: 's1', tool: 'ask_human', args: { question: 'Which token?' } }] }));
+    h = makeHarness({ store: db.store, tools: tools.all, llm });
+    const run = await h.start('deploy using s3cret-value', 'UREQ');
+    expect((await h.store.getRun(run.id))?.task).toBe('deploy using [redacted]');
+    const v1 = (await h.store.getPlanVersion(run.id, 1))!.plan;
+    const edited = { ...v1, steps: [{ ...v1.steps[0]!, args: { question: 'Is ghp_abcdefghijklmnopqrstuvwxyz0123456789 yours?' } }] };
+    expect((await h.agent.editPlan({ runId: run.id, planVersion: 1, userId: 'UREQ', plan: edited })).ok).toBe(true);
+    expect((await h.store.getPlanVersion(run.id, 2))!.plan.steps[0]!.args).toEqual({ question: 'Is [redacted] yours?' });
+    await h.agent.decide({ runId: run.id, planVersion: 2, userId: 'UAPP', decision: 'approve' });
+    await h.agent.idle();
+    await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text: 'it is xoxb-1234567890-abcdefgh' });
+    await h.agent.idle();
+    const stored = JSON.stringify([await h.store.listQuestions(run.id), await h.store.listSteps(run.id), await h.store.listEvents(run.id), await h.store.listAttempts(run.id)]);
+    expect(stored).not.toMatch(/s3cret-value|ghp_abc|xoxb-123/);
+    expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
+  });
 });

@@ -18,7 +18,9 @@ export async function finishRun(ctx: AgentContext, runId: string, outcome: Outco
     .filter((step) => step.kind === 'forward' && step.status === 'succeeded' && step.risk !== 'read')
     .map((step) => ({ title: step.title, url: urlOf(step) }));
   const rolledBack = steps.filter((step) => step.kind === 'rollback').map((step) => ({ title: step.title, status: step.status }));
-  const goal = versions.at(-1)?.plan.goal ?? '';
+  // A run that ended before any plan existed is summed up by what was asked.
+  const task = versions.length ? '' : ((await ctx.store.getRun(runId))?.task ?? '');
+  const goal = versions.at(-1)?.plan.goal ?? task;
   const stored = { outcome, reason, goal, changes, rolledBack, tokens: { input: usage.inputTokens, output: usage.outputTokens }, costUsd: usage.costUsd };
   const run = await ctx.store.updateRun(runId, { summary: stored, finishedAt });
   await ctx.store.appendEvent(runId, 'run-finished', { outcome, reason });

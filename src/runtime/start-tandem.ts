@@ -106,6 +106,8 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       events: { markSeen: (eventId) => markSlackEventSeen(database.db, eventId) },
       runs: store,
       logger,
+      client: slackClient,
+      surface,
       customRoutes: [metricsRoute(metrics)],
     });
     const { port } = await slack.start(options.port ?? config.port);

@@ -7,7 +7,7 @@ export const HELP_TEXT = [
   '• In a run\'s thread, mention me to answer my question, or say `cancel` to stop the run.',
   '• `/tandem status` — runs in progress',
   '• `/tandem runs` — your recent runs',
-  '• `/tandem cancel <runId>` — stop a run',
+  '• `/tandem cancel &lt;runId&gt;` — stop a run',
   '• `/tandem help` — this text',
 ].join('\n');
 

@@ -27,7 +27,8 @@ export interface AgentSettings {
 
 /** A runbook that matches a task gives its plan without a model (CONTRACT §1). */
 export interface RunbookMatcher {
-  match(task: string): { name: string; plan: Plan } | undefined;
+  /** preApproved: the runbook may run read-only steps of a scheduled run without a click. */
+  match(task: string): { name: string; plan: Plan; preApproved?: boolean } | undefined;
 }
 
 export interface AgentDeps {

@@ -47,5 +47,7 @@ export async function planRun(ctx: AgentContext, run: RunRecord, extra: Pick<Pla
     });
   }
   await ctx.store.updateRun(run.id, { currentPlanVersion: record.version });
-  await proposeVersion(ctx, record, { from: ['planning'], kind: 'first' });
+  // A scheduled run has nobody watching: only a runbook pre-approved for read-only steps runs without a click.
+  const preApprovedBy = runbook?.preApproved === true && run.origin === 'schedule' ? `runbook:${runbook.name}` : undefined;
+  await proposeVersion(ctx, record, { from: ['planning'], kind: 'first', preApprovedBy });
 }

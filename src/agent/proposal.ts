@@ -17,6 +17,8 @@ export interface ProposeOptions {
   from: readonly RunStatus[];
   /** A replan after failure may continue without a click when it adds no write step. */
   kind: 'first' | 'replan' | 'revision' | 'edit';
+  /** "runbook:<name>": a scheduled run's runbook is pre-approved; a read-only plan runs, approved by it. */
+  preApprovedBy?: string;
 }
 
 export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecord, options: ProposeOptions): Promise<void> {
@@ -37,20 +39,23 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
   const risk = planRisk(plan, ctx.tools.riskOf);
   const lowConfidence = confidenceTooLow(plan.confidence, ctx.settings.confidenceThreshold);
   const machineAuthored = options.kind === 'first' || options.kind === 'replan';
+  const preApproved = options.preApprovedBy !== undefined && risk === 'read';
   const auto =
-    !lowConfidence && machineAuthored && (mayAutoRun(risk, ctx.settings) || (options.kind === 'replan' && !needsReapproval(risk)));
+    !lowConfidence && machineAuthored && (preApproved || mayAutoRun(risk, ctx.settings) || (options.kind === 'replan' && !needsReapproval(risk)));
+  const approver = preApproved && options.preApprovedBy ? options.preApprovedBy : AUTO_APPROVER;
   const parent = record.parentVersion ? await ctx.store.getPlanVersion(runId, record.parentVersion) : undefined;
   const diff = parent ? diffPlans(parent.plan, plan) : null;
 
   if (auto) {
-    await ctx.store.recordApproval({ runId, planVersion: version, userId: AUTO_APPROVER, decision: 'approved' });
+    await ctx.store.recordApproval({ runId, planVersion: version, userId: approver, decision: 'approved' });
     if (!(await ctx.store.transitionRun(runId, options.from, 'executing'))) return;
-    await ctx.store.appendEvent(runId, 'plan-approved', { version, by: AUTO_APPROVER, why: risk === 'read' ? 'read-only plan' : 'replan without write steps' });
+    const why = preApproved ? 'scheduled run of a runbook pre-approved for read-only steps' : risk === 'read' ? 'read-only plan' : 'replan without write steps';
+    await ctx.store.appendEvent(runId, 'plan-approved', { version, by: approver, why });
   } else if (!(await ctx.store.transitionRun(runId, options.from, 'awaiting-approval'))) return;
 
   const run = await ctx.store.getRun(runId);
   if (!run) return;
-  await ctx.surface.proposePlan({ run, version, plan, authorKind: record.authorKind, authorId: record.authorId, risks, diff, reason: record.reason, autoApproved: auto });
+  await ctx.surface.proposePlan({ run, version, plan, authorKind: record.authorKind, authorId: record.authorId, risks, diff, reason: record.reason, autoApproved: auto, ...(auto ? { approvedBy: approver } : {}) });
   if (lowConfidence) {
     await escalate(ctx, {
       runId,

@@ -38,6 +38,8 @@ export interface ProposedPlan {
   reason: string | null;
   /** Set when the plan will run without a click (read-only auto-run). */
   autoApproved: boolean;
+  /** Who approved an auto-approved plan: "tandem:auto", or "runbook:<name>" for a pre-approved scheduled runbook. */
+  approvedBy?: string;
 }
 
 export interface RunSummary {

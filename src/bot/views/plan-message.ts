@@ -39,7 +39,8 @@ export function planMessage(proposal: ProposedPlan): MessageView {
   if (destructive) blocks.push(context(':warning: Destructive steps need an approver other than the requester.'));
 
   if (proposal.autoApproved) {
-    blocks.push(context(':zap: Read-only plan: running without approval.'));
+    const runbook = proposal.approvedBy?.startsWith('runbook:') ? proposal.approvedBy.slice('runbook:'.length) : undefined;
+    blocks.push(context(runbook ? `:zap: Scheduled run of runbook \`${escapeText(runbook)}\`, pre-approved for read-only steps: running without a click.` : ':zap: Read-only plan: running without approval.'));
   } else if (plan.steps.length > 0) {
     const value = encodePlanRef({ runId: run.id, planVersion: version });
     blocks.push({

@@ -96,6 +96,8 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       },
       logger,
       owner: replicaId,
+      // PGlite's folder lock means no other process can hold a step: anything left running is ours to settle.
+      soleOwner: database.engine === 'pglite',
       runbooks,
     });
     cleanups.push(() => agent.shutdown(shutdownDeadlineMs));

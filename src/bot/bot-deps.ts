@@ -1,5 +1,7 @@
-import type { AgentApi } from '../agent/ports/agent-api.ts';
+import type { Result } from '../agent/errors.ts';
+import type { AgentApi, ApproverDirectory } from '../agent/ports/agent-api.ts';
 import type { Logger } from '../observability/logger.ts';
+import type { ScheduleService } from '../schedules/index.ts';
 import type { RunQueries, SlackEventLog } from './ports.ts';
 import type { SlackClient } from './slack-client.ts';
 
@@ -11,6 +13,17 @@ export interface BotDeps {
   logger: Logger;
   /** A plan's buttons were used; the message now says who decided. */
   planDecided(runId: string): void;
+  /** Schedules from Slack (`/tandem schedule`, a schedule mention); absent: the bot says it cannot schedule. */
+  schedules?: ScheduleService;
+  /** "Save as runbook" on a succeeded run's summary. */
+  runbooks?: RunbookSaver;
+  /** Who may remove someone else's schedule. */
+  approvers?: ApproverDirectory;
+}
+
+/** The catalog's save, as the Slack surface needs it. */
+export interface RunbookSaver {
+  save(input: { runId: string; params: Record<string, string>; createdBy: string; name?: string }): Promise<Result<{ name: string; pattern: string }>>;
 }
 
 /** Bolt hands each listener a client already holding the bot token. */

@@ -1,11 +1,12 @@
 import { App, type Authorize, type CustomRoute } from '@slack/bolt';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AgentApi } from '../agent/ports/agent-api.ts';
+import type { AgentApi, ApproverDirectory } from '../agent/ports/agent-api.ts';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../observability/logger.ts';
+import type { ScheduleService } from '../schedules/index.ts';
 import { BotIdentityCache } from './bot-identity.ts';
-import type { BotDeps } from './bot-deps.ts';
+import type { BotDeps, RunbookSaver } from './bot-deps.ts';
 import { registerAppHome } from './listeners/app-home.ts';
 import { registerCommand } from './listeners/command.ts';
 import { registerErrorHandler } from './listeners/error-handler.ts';
@@ -14,6 +15,9 @@ import { registerMention } from './listeners/mention.ts';
 import { registerModifyButton } from './listeners/modify.ts';
 import { registerModifySubmit } from './listeners/modify-submit.ts';
 import { registerPlanActions } from './listeners/plan-actions.ts';
+import { registerSaveRunbookButton } from './listeners/save-runbook.ts';
+import { registerSaveRunbookSubmit } from './listeners/save-runbook-submit.ts';
+import { registerScheduleActions } from './listeners/schedule-actions.ts';
 import type { RunQueries, SlackEventLog } from './ports.ts';
 import { createSlackClient, slackClientOptions, type SlackClient } from './slack-client.ts';
 import { slackLogger } from './slack-logger.ts';
@@ -30,6 +34,12 @@ export interface SlackAppOptions {
   surface?: { planDecided(runId: string): void };
   /** The bot-token client, when the caller built it first (the Slack surface needs it before the agent exists). */
   client?: SlackClient;
+  /** Schedules from Slack; without it, schedule requests are answered with "not available". */
+  schedules?: ScheduleService;
+  /** The runbook catalog, for "Save as runbook". */
+  runbooks?: RunbookSaver;
+  /** Who may remove another person's schedule. */
+  approvers?: ApproverDirectory;
   /** HTTP receiver tuning; tests shorten nothing by default. */
   receiver?: { unhandledRequestTimeoutMillis?: number };
 }
@@ -78,13 +88,16 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
           ...(options.receiver?.unhandledRequestTimeoutMillis ? { unhandledRequestTimeoutMillis: options.receiver.unhandledRequestTimeoutMillis } : {}),
         });
 
-  const deps: BotDeps = { agent: options.agent, events: options.events, runs: options.runs, logger, planDecided: (runId) => options.surface?.planDecided(runId) };
+  const deps: BotDeps = { agent: options.agent, events: options.events, runs: options.runs, logger, planDecided: (runId) => options.surface?.planDecided(runId), schedules: options.schedules, runbooks: options.runbooks, approvers: options.approvers };
   registerMention(app, deps);
   registerPlanActions(app, deps);
   registerModifyButton(app, deps);
   registerModifySubmit(app, deps);
   registerEscalationActions(app, deps);
   registerCommand(app, deps);
+  registerScheduleActions(app, deps);
+  registerSaveRunbookButton(app, deps);
+  registerSaveRunbookSubmit(app, deps);
   registerAppHome(app, deps);
   registerErrorHandler(app, client, logger);
 

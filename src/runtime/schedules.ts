@@ -1,14 +1,23 @@
 import type { AgentApi } from '../agent/ports/agent-api.ts';
 import type { SlackClient } from '../bot/index.ts';
 import type { Logger } from '../observability/logger.ts';
-import { createScheduler, type Scheduler } from '../schedules/index.ts';
+import { createScheduler, createScheduleService, type Scheduler, type ScheduleService } from '../schedules/index.ts';
 import type { Db } from '../store/index.ts';
+import { recordFireRun } from '../store/schedules-repository.ts';
+
+export interface Schedules {
+  /** What Slack uses to add, list and remove schedules; each change reloads this replica's scheduler. */
+  service: ScheduleService;
+  scheduler: Scheduler;
+}
 
 /**
  * Fires stored schedules as runs. A scheduled run needs a thread like any other, so the bot opens one
- * in the schedule's channel and the run lives there; approval follows the usual policy.
+ * in the schedule's channel and the run lives there; approval follows the usual policy. The scheduler
+ * starts with start(); the service works before that (a change before start is picked up by it).
  */
-export async function startSchedules(deps: { db: Db; replicaId: string; agent: AgentApi; client: SlackClient; logger: Logger }): Promise<Scheduler> {
+export function createSchedules(deps: { db: Db; replicaId: string; agent: AgentApi; client: SlackClient; logger: Logger }): Schedules {
+  let started = false;
   const scheduler = createScheduler({
     db: deps.db,
     replicaId: deps.replicaId,
@@ -19,15 +28,26 @@ export async function startSchedules(deps: { db: Db; replicaId: string; agent: A
         text: `:alarm_clock: Scheduled by <@${schedule.createdBy}>: ${schedule.task}`,
       });
       if (!opened.ts) throw new Error(`could not open a thread in ${schedule.channel} for schedule ${schedule.id}`);
-      await deps.agent.startRun({
+      const run = await deps.agent.startRun({
         task: schedule.task,
         requester: schedule.createdBy,
         conversation: { channel: schedule.channel, threadTs: opened.ts },
         origin: 'schedule',
       });
-      deps.logger.info({ scheduleId: schedule.id, slot: slot.toISOString() }, 'schedule fired');
+      await recordFireRun(deps.db, schedule.id, slot, run.id);
+      deps.logger.info({ scheduleId: schedule.id, slot: slot.toISOString(), runId: run.id }, 'schedule fired');
     },
   });
-  await scheduler.start();
-  return scheduler;
+  const service = createScheduleService({ db: deps.db, onChange: async () => (started ? scheduler.reload() : undefined) });
+  const start = scheduler.start.bind(scheduler);
+  return {
+    service,
+    scheduler: {
+      ...scheduler,
+      async start() {
+        started = true;
+        await start();
+      },
+    },
+  };
 }

@@ -14,7 +14,8 @@ import { buildTools } from './build-tools.ts';
 import { metricsRoute } from './http-routes.ts';
 import { localSlackConfig, newLocalSigningSecret } from './local-config.ts';
 import { newReplicaId } from './replica-id.ts';
-import { startSchedules } from './schedules.ts';
+import { refreshRunbooksPeriodically } from './runbook-refresh.ts';
+import { createSchedules } from './schedules.ts';
 
 export interface StartOptions {
   config: Readonly<Config>;
@@ -72,6 +73,8 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
     cleanups.push(closeTools);
     const risks = new Map(tools.map((tool) => [tool.name, tool.risk]));
     const runbooks = await createRunbookCatalog({ db: database.db, dir: config.runbooksDir, logger, riskOf: (tool) => risks.get(tool) });
+    // A runbook saved on another replica reaches this one within a minute (a save here reloads at once).
+    cleanups.push(refreshRunbooksPeriodically(runbooks, logger));
 
     const surface = new SlackSurface({
       client: slackClient,
@@ -81,12 +84,13 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
         await store.updateRun(runId, { boardRef: ts });
       },
     });
+    const approvers = createSlackApproverDirectory({ client: slackClient, approvers: config.approvers, logger });
     const agent = createAgent({
       store,
       llm,
       tools,
       surface,
-      approvers: createSlackApproverDirectory({ client: slackClient, approvers: config.approvers, logger }),
+      approvers,
       settings: {
         budgets: config.budgets,
         confidenceThreshold: config.confidenceThreshold,
@@ -101,6 +105,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       runbooks,
     });
     cleanups.push(() => agent.shutdown(shutdownDeadlineMs));
+    const schedules = createSchedules({ db: database.db, replicaId, agent, client: slackClient, logger });
 
     const slack = createSlackApp({
       config,
@@ -111,13 +116,16 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       client: slackClient,
       surface,
       customRoutes: [metricsRoute(metrics)],
+      schedules: schedules.service,
+      runbooks,
+      approvers,
     });
     const { port } = await slack.start(options.port ?? config.port);
     cleanups.push(() => slack.stop());
     workspace?.connectBot(`http://127.0.0.1:${port}/slack/events`);
 
-    const schedules = await startSchedules({ db: database.db, replicaId, agent, client: slackClient, logger });
-    cleanups.push(() => schedules.stop());
+    await schedules.scheduler.start();
+    cleanups.push(() => schedules.scheduler.stop());
 
     await agent.resume();
     logger.info({ port, mode: config.slack.mode, replicaId, engine: database.engine, workspace: workspace?.url }, 'Tandem is running');

@@ -5,16 +5,23 @@ import { describeError, TRY_AGAIN } from '../replies.ts';
 import { runLine } from '../views/app-home.ts';
 import { HELP_TEXT } from '../views/help.ts';
 import { escapeText, mention } from '../views/text.ts';
+import { answerScheduleCommand } from './schedule-command.ts';
 
 const ACTIVE: RunStatus[] = ['planning', 'awaiting-approval', 'awaiting-answer', 'executing', 'paused', 'rolling-back'];
 
-/** `/tandem help|status|runs|cancel <runId>`: ack at once, answer through the response URL. */
+/** `/tandem help|status|runs|cancel <runId>|schedule <when> <task>|schedules`: ack at once, answer through the response URL. */
 export function registerCommand(app: App, deps: BotDeps): void {
-  app.command('/tandem', async ({ ack, command, respond }) => {
+  app.command('/tandem', async ({ ack, command, respond, client }) => {
     await ack();
     const [verb = 'help', ...rest] = command.text.trim().split(/\s+/).filter(Boolean);
     try {
-      await answer(verb.toLowerCase(), rest, command.user_id, deps, respond);
+      const lowered = verb.toLowerCase();
+      if (lowered === 'schedule' || lowered === 'schedules') {
+        const text = command.text.trim().slice(verb.length).trim();
+        await answerScheduleCommand({ verb: lowered, text, channel: command.channel_id, user: command.user_id }, deps, client, respond);
+        return;
+      }
+      await answer(lowered, rest, command.user_id, deps, respond);
     } catch (error) {
       deps.logger.error({ err: describeError(error), verb }, '/tandem failed');
       await respond({ response_type: 'ephemeral', text: `That did not work: ${escapeText(describeError(error))}. ${TRY_AGAIN}` });

@@ -1,6 +1,8 @@
 import type { App } from '@slack/bolt';
 import type { BotDeps } from '../bot-deps.ts';
+import { looksLikeSchedule } from '../../schedules/index.ts';
 import { describeError, tellPrivately, tellThread, TRY_AGAIN } from '../replies.ts';
+import { createScheduleFor, errorView, postViewInThread } from '../schedule-requests.ts';
 import { HELP_TEXT } from '../views/help.ts';
 
 /** `<@UBOT> do the thing` → `do the thing`; Slack puts the mention first but a person may not. */
@@ -37,6 +39,11 @@ export function registerMention(app: App, deps: BotDeps): void {
       }
       if (!text) {
         await tellThread(client, deps.logger, { channel, threadTs, text: HELP_TEXT });
+        return;
+      }
+      if (deps.schedules && looksLikeSchedule(text)) {
+        const made = await createScheduleFor(deps, client, { text, channel, user });
+        await postViewInThread(client, deps.logger, { channel, threadTs, view: made.ok ? made.value : errorView(made.error) });
         return;
       }
       await deps.agent.startRun({ task: text, requester: user, conversation: { channel, threadTs }, origin: 'mention' });

@@ -6,6 +6,7 @@ import { z } from 'zod';
  */
 const PlanRefSchema = z.object({ r: z.string().min(1), v: z.number().int().positive() });
 const EscalationRefSchema = z.object({ e: z.string().min(1) });
+const ScheduleRefSchema = z.object({ s: z.string().min(1) });
 
 export interface PlanRef {
   runId: string;
@@ -28,6 +29,15 @@ export function encodeEscalationRef(escalationId: string): string {
 export function decodeEscalationRef(value: string | undefined): string | undefined {
   const parsed = EscalationRefSchema.safeParse(safeJson(value));
   return parsed.success ? parsed.data.e : undefined;
+}
+
+export function encodeScheduleRef(scheduleId: string): string {
+  return JSON.stringify({ s: scheduleId });
+}
+
+export function decodeScheduleRef(value: string | undefined): string | undefined {
+  const parsed = ScheduleRefSchema.safeParse(safeJson(value));
+  return parsed.success ? parsed.data.s : undefined;
 }
 
 function safeJson(value: string | undefined): unknown {

@@ -8,6 +8,8 @@ export const HELP_TEXT = [
   '• `/tandem status` — runs in progress',
   '• `/tandem runs` — your recent runs',
   '• `/tandem cancel &lt;runId&gt;` — stop a run',
+  '• `/tandem schedule every weekday at 09:00 &lt;task&gt;` — run a task on a schedule (also: mention me with `every …`)',
+  '• `/tandem schedules` — this channel\'s schedules, with Remove buttons',
   '• `/tandem help` — this text',
 ].join('\n');
 

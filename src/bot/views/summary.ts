@@ -1,5 +1,6 @@
 import type { RunSummary } from '../../agent/ports/surface.ts';
 import type { Block, MessageView } from './limits.ts';
+import { saveRunbookButton } from './save-runbook-modal.ts';
 import { STEP_EMOJI } from './status-board.ts';
 import { context, escapeText, formatDuration, link, packLines, section, truncate } from './text.ts';
 
@@ -28,5 +29,10 @@ export function summaryMessage(summary: RunSummary): MessageView {
   blocks.push(
     context(`${formatDuration(summary.durationMs)} · ${tokens.toLocaleString('en-US')} tokens (${summary.tokens.input.toLocaleString('en-US')} in, ${summary.tokens.output.toLocaleString('en-US')} out) · $${summary.costUsd.toFixed(4)} · run \`${escapeText(summary.run.id)}\``),
   );
+  // A procedure that worked can be kept: the next matching task is planned from it without a model.
+  const planVersion = summary.run.currentPlanVersion;
+  if (summary.outcome === 'succeeded' && planVersion) {
+    blocks.push({ type: 'actions', block_id: 'summary-actions', elements: [saveRunbookButton({ runId: summary.run.id, planVersion })] });
+  }
   return { text: truncate(`${outcome}: ${summary.goal}`, 300), blocks };
 }

@@ -1,0 +1,51 @@
+import type { ScheduleView } from '../../schedules/index.ts';
+import { encodeScheduleRef } from './button-values.ts';
+import type { Block, Button, MessageView } from './limits.ts';
+import { context, escapeText, mention, section, truncate } from './text.ts';
+
+export const SCHEDULE_REMOVE_ACTION = 'schedule-remove';
+
+/** A list shows at most this many schedules (a message holds 50 blocks). */
+const MAX_LISTED = 40;
+
+function removeButton(id: string): Button {
+  return { type: 'button', text: { type: 'plain_text', text: 'Remove' }, style: 'danger', action_id: SCHEDULE_REMOVE_ACTION, value: encodeScheduleRef(id) };
+}
+
+function describe(schedule: ScheduleView): string {
+  return `*${escapeText(truncate(schedule.task, 300))}*\n\`${escapeText(schedule.cron)}\` in ${escapeText(schedule.timeZone)} · by ${mention(schedule.createdBy)} · \`${escapeText(schedule.id)}\``;
+}
+
+/** The answer to a new schedule: what will run, the cron it became, and when it fires next. */
+export function scheduleCreatedMessage(schedule: ScheduleView, options: { fellBackToUtc: boolean }): MessageView {
+  const next = schedule.nextFires.map((at) => `• ${escapeText(at)}`).join('\n');
+  const text = `:alarm_clock: Scheduled: ${escapeText(truncate(schedule.task, 300))} (\`${escapeText(schedule.cron)}\` in ${escapeText(schedule.timeZone)})`;
+  const blocks: Block[] = [
+    section(`:alarm_clock: Scheduled for ${mention(schedule.createdBy)}: ${describe(schedule)}`),
+    section(`*Next runs:*\n${next || '_none_'}`),
+  ];
+  if (options.fellBackToUtc) blocks.push(context(':warning: Slack did not tell me your time zone, so this schedule uses UTC. Set your time zone in your Slack profile, remove this schedule and add it again to use it.'));
+  blocks.push(context('Each run posts a thread here and asks for approval unless it comes from a runbook pre-approved for read-only steps.'));
+  blocks.push({ type: 'actions', block_id: `schedule-actions-${schedule.id}`.slice(0, 255), elements: [removeButton(schedule.id)] });
+  return { text: truncate(text, 300), blocks };
+}
+
+/** `/tandem schedules`: the channel's schedules, each with its Remove button. */
+export function scheduleListMessage(schedules: ScheduleView[]): MessageView {
+  if (schedules.length === 0) {
+    const text = 'No schedules in this channel. Add one with `/tandem schedule every weekday at 09:00 <task>`.';
+    return { text, blocks: [section(text)] };
+  }
+  const shown = schedules.slice(0, MAX_LISTED);
+  const blocks: Block[] = [section(`*Schedules in this channel (${schedules.length}):*`)];
+  for (const schedule of shown) {
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: truncate(`${describe(schedule)}\nNext: ${escapeText(schedule.nextFires[0] ?? 'never')}`, 3000) }, accessory: removeButton(schedule.id) });
+  }
+  if (schedules.length > shown.length) blocks.push(context(`…and ${schedules.length - shown.length} more.`));
+  return { text: `${schedules.length} schedule${schedules.length === 1 ? '' : 's'} in this channel`, blocks };
+}
+
+/** A schedule phrase the service did not understand: its explanation lists the forms that work. */
+export function scheduleErrorText(error: string): string {
+  return `:warning: I could not make a schedule of that: ${escapeText(error)}`;
+}

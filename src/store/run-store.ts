@@ -1,6 +1,7 @@
 import type { RunStore } from '../agent/ports/run-store.ts';
 import type { Db } from './database.ts';
 import { appendEvent, selectEvents } from './events-repository.ts';
+import { adoptRuns, claimRunLease, releaseRunLease, renewLeases } from './leases-repository.ts';
 import { insertEscalation, resolveEscalation, selectEscalation, selectEscalations } from './escalations-repository.ts';
 import { insertApproval, insertPlanVersion, selectApprovals, selectPlanVersion, selectPlanVersions } from './plans-repository.ts';
 import { answerOldestQuestion, insertQuestion, selectQuestions } from './questions-repository.ts';
@@ -17,6 +18,10 @@ export function createRunStore(db: Db): RunStore {
     updateRun: (runId, patch) => patchRun(db, runId, patch),
     transitionRun: (runId, from, to) => transitionRunStatus(db, runId, from, to),
     listRuns: (filter) => selectRuns(db, filter),
+    claimRunLease: (input) => claimRunLease(db, input),
+    adoptRuns: (input) => adoptRuns(db, input),
+    renewLeases: (input) => renewLeases(db, input),
+    releaseRunLease: (input) => releaseRunLease(db, input),
 
     addPlanVersion: (input) => insertPlanVersion(db, input),
     getPlanVersion: (runId, version) => selectPlanVersion(db, runId, version),

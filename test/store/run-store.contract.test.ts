@@ -82,6 +82,70 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     }
   });
 
+  it('gives a run lease to exactly one of two connections, lets an expired lease be taken, and renews only its own', async () => {
+    const run = await newRun();
+    const other: Database | undefined = database.url ? await openDatabase({ url: database.url }) : undefined;
+    try {
+      const otherStore = other ? createRunStore(other.db) : store;
+      const claims = await Promise.all([
+        store.claimRunLease({ runId: run.id, owner: 'replica-a', leaseMs: 30_000 }),
+        otherStore.claimRunLease({ runId: run.id, owner: 'replica-b', leaseMs: 30_000 }),
+      ]);
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      const [winner, loser] = claims[0] ? ['replica-a', 'replica-b'] : ['replica-b', 'replica-a'];
+      expect(await store.claimRunLease({ runId: run.id, owner: winner, leaseMs: 30_000 })).toBe(true); // already ours
+      expect(await store.claimRunLease({ runId: run.id, owner: loser, leaseMs: 30_000 })).toBe(false);
+      expect(await store.renewLeases({ owner: loser, leaseMs: 30_000, runIds: [run.id] })).toEqual([]);
+      expect(await store.renewLeases({ owner: winner, leaseMs: 30_000, runIds: [run.id] })).toEqual([run.id]);
+      await store.releaseRunLease({ runId: run.id, owner: loser }); // not the holder: nothing changes
+      expect(await store.claimRunLease({ runId: run.id, owner: loser, leaseMs: 30_000 })).toBe(false);
+
+      // The holder stops renewing (it died): once the lease runs out, a peer takes it.
+      const dying = await newRun();
+      expect(await store.claimRunLease({ runId: dying.id, owner: 'replica-a', leaseMs: 1 })).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await otherStore.claimRunLease({ runId: dying.id, owner: 'replica-b', leaseMs: 30_000 })).toBe(true);
+      expect(await store.renewLeases({ owner: 'replica-a', leaseMs: 30_000, runIds: [dying.id] })).toEqual([]);
+
+      // A released lease is free at once.
+      await store.releaseRunLease({ runId: run.id, owner: winner });
+      expect(await otherStore.claimRunLease({ runId: run.id, owner: loser, leaseMs: 30_000 })).toBe(true);
+    } finally {
+      await other?.close();
+    }
+  });
+
+  it('renews the running steps of held runs with the run, and lets concurrent adopters take different runs', async () => {
+    const { run, version } = await withPlannedSteps();
+    expect(await store.transitionRun(run.id, ['planning'], 'executing')).toBe(true);
+    expect(await store.claimRunLease({ runId: run.id, owner: 'replica-a', leaseMs: 1 })).toBe(true);
+    await store.claimStep({ runId: run.id, planVersion: version, stepId: 's1', owner: 'replica-a', leaseMs: 1, executedArgs: { repo: 'acme/api' } });
+    await store.renewLeases({ owner: 'replica-a', leaseMs: 60_000, runIds: [run.id] });
+    const [s1] = await store.listSteps(run.id, version);
+    expect(s1?.leaseUntil!.getTime()).toBeGreaterThan(Date.now() + 30_000);
+
+    const orphans = [];
+    for (let i = 0; i < 6; i++) {
+      const orphan = await newRun();
+      await store.transitionRun(orphan.id, ['planning'], i % 2 ? 'executing' : 'rolling-back');
+      orphans.push(orphan.id);
+    }
+    const other: Database | undefined = database.url ? await openDatabase({ url: database.url }) : undefined;
+    try {
+      const otherStore = other ? createRunStore(other.db) : store;
+      const adopt = (s: RunStore, owner: string) => s.adoptRuns({ owner, leaseMs: 30_000, statuses: ['executing', 'rolling-back'], limit: 100 });
+      const [byA, byB] = await Promise.all([adopt(store, 'replica-c'), adopt(otherStore, 'replica-d')]);
+      const adopted = [...byA, ...byB].map((r) => r.id);
+      // Every orphan exactly once; the run replica-a keeps renewing is not among them.
+      expect(adopted.filter((id) => orphans.includes(id)).sort()).toEqual([...orphans].sort());
+      expect(new Set(adopted).size).toBe(adopted.length);
+      expect(adopted).not.toContain(run.id);
+      expect(await adopt(store, 'replica-e')).toEqual([]);
+    } finally {
+      await other?.close();
+    }
+  });
+
   it('records planned args, executed args and output as separate facts, and finishes only the live attempt', async () => {
     const { run, version } = await withPlannedSteps();
     const claimed = await store.claimStep({ runId: run.id, planVersion: version, stepId: 's1', owner: 'me', leaseMs: 1000, executedArgs: { repo: 'acme/api' } });

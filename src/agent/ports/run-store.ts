@@ -185,6 +185,18 @@ export interface RunStore {
   transitionRun(runId: string, from: readonly RunStatus[], to: RunStatus): Promise<boolean>;
   listRuns(filter: { limit: number; requester?: string; statuses?: readonly RunStatus[] }): Promise<RunRecord[]>;
 
+  /**
+   * Run leases: one replica drives a run, and writes its status board, at a time. Takes the lease
+   * when nobody holds it, its holder stopped renewing it, or it is already `owner`'s; false otherwise.
+   */
+  claimRunLease(input: { runId: string; owner: string; leaseMs: number }): Promise<boolean>;
+  /** Takes up to `limit` runs in `statuses` whose lease is free or expired; concurrent callers get different runs. */
+  adoptRuns(input: { owner: string; leaseMs: number; statuses: readonly RunStatus[]; limit: number }): Promise<RunRecord[]>;
+  /** A heartbeat: extends `owner`'s leases on these runs and on their running steps; returns the runs `owner` still holds. */
+  renewLeases(input: { owner: string; leaseMs: number; runIds: readonly string[] }): Promise<string[]>;
+  /** Lets peers take the run at once (a no-op unless `owner` holds it). */
+  releaseRunLease(input: { runId: string; owner: string }): Promise<void>;
+
   addPlanVersion(input: { runId: string; plan: Plan; authorKind: PlanVersionRecord['authorKind']; authorId: string; parentVersion: number | null; reason: string | null }): Promise<PlanVersionRecord>;
   getPlanVersion(runId: string, version: number): Promise<PlanVersionRecord | undefined>;
   listPlanVersions(runId: string): Promise<PlanVersionRecord[]>;

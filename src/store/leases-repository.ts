@@ -1,0 +1,71 @@
+/**
+ * Run leases: which replica drives a run (and writes its status board) right now. A lease is a
+ * conditional UPDATE on `runs.lease_owner / lease_until`; adoption picks expired ones with
+ * `FOR UPDATE SKIP LOCKED` so replicas scanning at once take different runs and never wait on each other.
+ */
+import { and, asc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import type { RunRecord, RunStatus } from '../agent/ports/run-store.ts';
+import type { Db } from './database.ts';
+import { toRunRecord } from './runs-repository.ts';
+import { replicas, runs, steps } from './schema.ts';
+
+const leaseEnd = (leaseMs: number) => sql`now() + ${Math.max(1, Math.round(leaseMs))} * interval '1 millisecond'`;
+
+/** Nobody holds it, its holder stopped renewing, or it is already ours. */
+const claimable = (owner: string) => or(isNull(runs.leaseOwner), isNull(runs.leaseUntil), lt(runs.leaseUntil, sql`now()`), eq(runs.leaseOwner, owner));
+
+export async function claimRunLease(db: Db, input: { runId: string; owner: string; leaseMs: number }): Promise<boolean> {
+  const rows = await db
+    .update(runs)
+    .set({ leaseOwner: input.owner, leaseUntil: leaseEnd(input.leaseMs) })
+    .where(and(eq(runs.id, input.runId), claimable(input.owner)))
+    .returning({ id: runs.id });
+  return rows.length === 1;
+}
+
+export async function adoptRuns(db: Db, input: { owner: string; leaseMs: number; statuses: readonly RunStatus[]; limit: number }): Promise<RunRecord[]> {
+  if (input.statuses.length === 0 || input.limit <= 0) return [];
+  const candidates = db
+    .select({ id: runs.id })
+    .from(runs)
+    .where(and(inArray(runs.status, [...input.statuses]), claimable(input.owner)))
+    .orderBy(asc(runs.updatedAt))
+    .limit(input.limit)
+    .for('update', { skipLocked: true });
+  const rows = await db
+    .update(runs)
+    .set({ leaseOwner: input.owner, leaseUntil: leaseEnd(input.leaseMs) })
+    .where(and(inArray(runs.id, candidates), claimable(input.owner)))
+    .returning();
+  return rows.map(toRunRecord);
+}
+
+/**
+ * One heartbeat: extends the leases `owner` still holds on these runs, then on their running steps
+ * (a long tool call must not look dead), and stamps the replica row. Returns the runs still held;
+ * a run missing from the answer was adopted by a peer that thought this replica dead.
+ */
+export async function renewLeases(db: Db, input: { owner: string; leaseMs: number; runIds: readonly string[] }): Promise<string[]> {
+  await db.insert(replicas).values({ id: input.owner }).onConflictDoUpdate({ target: replicas.id, set: { heartbeatAt: sql`now()` } });
+  if (input.runIds.length === 0) return [];
+  const held = await db
+    .update(runs)
+    .set({ leaseUntil: leaseEnd(input.leaseMs) })
+    .where(and(inArray(runs.id, [...input.runIds]), eq(runs.leaseOwner, input.owner)))
+    .returning({ id: runs.id });
+  const ids = held.map((row) => row.id);
+  if (ids.length) {
+    await db
+      .update(steps)
+      .set({ leaseUntil: leaseEnd(input.leaseMs) })
+      .where(and(inArray(steps.runId, ids), eq(steps.leaseOwner, input.owner), eq(steps.status, 'running')));
+  }
+  return ids;
+}
+
+export async function releaseRunLease(db: Db, input: { runId: string; owner: string }): Promise<void> {
+  await db
+    .update(runs)
+    .set({ leaseOwner: null, leaseUntil: null })
+    .where(and(eq(runs.id, input.runId), eq(runs.leaseOwner, input.owner)));
+}

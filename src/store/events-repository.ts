@@ -1,23 +1,25 @@
 import { asc, eq, sql } from 'drizzle-orm';
+import { jsonParam, rawRows } from './raw-rows.ts';
 import type { RunEvent } from '../agent/ports/run-store.ts';
 import type { Db } from './database.ts';
-import { events, runs } from './schema.ts';
+import { events } from './schema.ts';
 
 /**
- * Bumping the run's counter and inserting the event in one transaction serialises appends per run
- * on the run row's lock, so sequence numbers are gap-free and match commit order.
+ * Bumping the run's counter and inserting the event in one statement serialises appends per run on
+ * the run row's lock, so sequence numbers are gap-free and match commit order — in one round trip.
  */
 export async function appendEvent(db: Db, runId: string, type: string, data: Record<string, unknown> = {}): Promise<RunEvent> {
-  return db.transaction(async (tx) => {
-    const [counter] = await tx
-      .update(runs)
-      .set({ eventSeq: sql`${runs.eventSeq} + 1` })
-      .where(eq(runs.id, runId))
-      .returning({ seq: runs.eventSeq });
-    if (!counter) throw new Error(`run ${runId} not found`);
-    const [row] = await tx.insert(events).values({ runId, seq: counter.seq, type, data }).returning();
-    return { runId: row!.runId, seq: row!.seq, type: row!.type, data: row!.data, at: row!.at };
-  });
+  const [row] = await rawRows<{ run_id: string; seq: number; type: string; data: Record<string, unknown>; at: Date | string }>(
+    db,
+    sql`with counter as (
+          update runs set event_seq = event_seq + 1 where id = ${runId} returning event_seq
+        )
+        insert into events (run_id, seq, type, data)
+        select ${runId}, event_seq, ${type}, ${jsonParam(data)}::jsonb from counter
+        returning run_id, seq, type, data, at`,
+  );
+  if (!row) throw new Error(`run ${runId} not found`);
+  return { runId: row.run_id, seq: Number(row.seq), type: row.type, data: row.data, at: row.at instanceof Date ? row.at : new Date(row.at) };
 }
 
 export async function selectEvents(db: Db, runId: string): Promise<RunEvent[]> {

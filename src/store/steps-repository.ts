@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { NewStep, StepAttemptRecord, StepErrorRecord, StepRecord, StepStatus } from '../agent/ports/run-store.ts';
 import type { Risk } from '../agent/ports/tool.ts';
 import type { Db } from './database.ts';
+import { jsonParam, rawRows } from './raw-rows.ts';
 import { stepAttempts, steps } from './schema.ts';
 
 type StepRow = typeof steps.$inferSelect;
@@ -65,72 +66,100 @@ export async function selectSteps(db: Db, runId: string, planVersion?: number): 
   return rows.map(toStep);
 }
 
-/** The conditional update is the whole claim: whoever flips `pending` first wins, on either engine. */
-export async function claimStep(db: Db, input: StepKey & { owner: string; leaseMs: number; executedArgs: Record<string, unknown> }): Promise<StepRecord | undefined> {
-  return db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(steps)
-      .set({
-        status: 'running',
-        attempt: sql`${steps.attempt} + 1`,
-        startedAt: sql`now()`,
-        finishedAt: null,
-        error: null,
-        output: null,
-        leaseOwner: input.owner,
-        leaseUntil: sql`now() + ${`${Math.max(1, Math.round(input.leaseMs))} milliseconds`}::interval`,
-      })
-      .where(and(keyOf(input), eq(steps.status, 'pending')))
-      .returning();
-    if (!row) return undefined;
-    await tx.insert(stepAttempts).values({
-      runId: input.runId,
-      planVersion: input.planVersion,
-      stepId: input.stepId,
-      attempt: row.attempt,
-      executedArgs: input.executedArgs,
-      idempotencyKey: `${input.runId}/${input.planVersion}/${input.stepId}#${row.attempt}`,
-      owner: input.owner,
-      status: 'running',
-      startedAt: row.startedAt ?? new Date(),
-    });
-    return toStep(row);
-  });
+interface RawStepRow {
+  run_id: string;
+  plan_version: number;
+  step_id: string;
+  kind: string;
+  title: string;
+  tool: string;
+  risk: string;
+  depends_on: string[];
+  planned_args: Record<string, unknown>;
+  status: string;
+  attempt: number;
+  output: Record<string, unknown> | null;
+  error: Record<string, unknown> | null;
+  started_at: Date | string | null;
+  finished_at: Date | string | null;
+  lease_owner: string | null;
+  lease_until: Date | string | null;
 }
 
+const asDate = (value: Date | string | null) => (value === null ? null : value instanceof Date ? value : new Date(value));
+
+function fromRaw(row: RawStepRow): StepRecord {
+  return {
+    runId: row.run_id,
+    planVersion: Number(row.plan_version),
+    stepId: row.step_id,
+    kind: row.kind as StepRecord['kind'],
+    title: row.title,
+    tool: row.tool,
+    risk: row.risk as Risk,
+    dependsOn: row.depends_on,
+    plannedArgs: row.planned_args,
+    status: row.status as StepStatus,
+    attempt: Number(row.attempt),
+    output: row.output,
+    error: row.error as StepErrorRecord | null,
+    startedAt: asDate(row.started_at),
+    finishedAt: asDate(row.finished_at),
+    leaseOwner: row.lease_owner,
+    leaseUntil: asDate(row.lease_until),
+  };
+}
+
+/**
+ * The conditional update is the whole claim: whoever flips `pending` first wins, on either engine.
+ * Claim and attempt row go in one statement (data-modifying CTE): a claim sits on the critical path of
+ * every dependant step, so it costs one round trip, not a transaction's four.
+ */
+export async function claimStep(db: Db, input: StepKey & { owner: string; leaseMs: number; executedArgs: Record<string, unknown> }): Promise<StepRecord | undefined> {
+  const leaseMs = Math.max(1, Math.round(input.leaseMs));
+  const [row] = await rawRows<RawStepRow>(
+    db,
+    sql`with claimed as (
+          update steps set status = 'running', attempt = attempt + 1, started_at = now(), finished_at = null,
+            error = null, output = null, lease_owner = ${input.owner}, lease_until = now() + ${leaseMs} * interval '1 millisecond'
+          where run_id = ${input.runId} and plan_version = ${input.planVersion} and step_id = ${input.stepId} and status = 'pending'
+          returning *
+        ), attempt_row as (
+          insert into step_attempts (run_id, plan_version, step_id, attempt, executed_args, idempotency_key, owner, status, started_at)
+          select run_id, plan_version, step_id, attempt, ${jsonParam(input.executedArgs)}::jsonb,
+            run_id || '/' || plan_version || '/' || step_id || '#' || attempt, ${input.owner}, 'running', started_at
+          from claimed
+        )
+        select * from claimed`,
+  );
+  return row ? fromRaw(row) : undefined;
+}
+
+/** Ends the live attempt of a step and its attempt row together, in one statement for the same reason as claimStep. */
 export async function finishStep(
   db: Db,
   input: StepKey & { attempt: number; status: 'succeeded' | 'failed' | 'uncertain' | 'cancelled' | 'waiting'; output?: Record<string, unknown> | null; error?: StepErrorRecord | null },
 ): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    const finished = input.status === 'waiting' ? null : sql`now()`;
-    const rows = await tx
-      .update(steps)
-      .set({
-        status: input.status,
-        output: input.output ?? null,
-        error: (input.error ?? null) as Record<string, unknown> | null,
-        finishedAt: finished,
-        leaseOwner: null,
-        leaseUntil: null,
-      })
-      .where(and(keyOf(input), eq(steps.status, 'running'), eq(steps.attempt, input.attempt)))
-      .returning({ stepId: steps.stepId });
-    if (rows.length === 0) return false;
-    await tx
-      .update(stepAttempts)
-      .set({
-        // A waiting step's attempt ended with the pause; the answer settles the step, not the attempt.
-        status: input.status === 'waiting' ? 'succeeded' : input.status,
-        output: input.output ?? null,
-        error: (input.error ?? null) as Record<string, unknown> | null,
-        finishedAt: sql`now()`,
-      })
-      .where(
-        and(eq(stepAttempts.runId, input.runId), eq(stepAttempts.planVersion, input.planVersion), eq(stepAttempts.stepId, input.stepId), eq(stepAttempts.attempt, input.attempt)),
-      );
-    return true;
-  });
+  // A waiting step's attempt ended with the pause; the answer settles the step, not the attempt.
+  const attemptStatus = input.status === 'waiting' ? 'succeeded' : input.status;
+  const output = jsonParam(input.output ?? null);
+  const error = jsonParam(input.error ?? null);
+  const [row] = await rawRows<{ finished: number }>(
+    db,
+    sql`with finished as (
+          update steps set status = ${input.status}, output = ${output}::jsonb, error = ${error}::jsonb,
+            finished_at = case when ${input.status} = 'waiting' then null else now() end, lease_owner = null, lease_until = null
+          where run_id = ${input.runId} and plan_version = ${input.planVersion} and step_id = ${input.stepId}
+            and status = 'running' and attempt = ${input.attempt}
+          returning run_id, plan_version, step_id, attempt
+        ), attempt_row as (
+          update step_attempts a set status = ${attemptStatus}, output = ${output}::jsonb, error = ${error}::jsonb, finished_at = now()
+          from finished f
+          where a.run_id = f.run_id and a.plan_version = f.plan_version and a.step_id = f.step_id and a.attempt = f.attempt
+        )
+        select count(*)::int as finished from finished`,
+  );
+  return Number(row?.finished ?? 0) === 1;
 }
 
 export async function setStepStatus(

@@ -5,7 +5,11 @@ import type { Plan } from '../../src/agent/plan.ts';
 import type { LlmClient, LlmRequest, LlmResponse } from '../../src/agent/ports/llm.ts';
 import type { RunStore } from '../../src/agent/ports/run-store.ts';
 import type { AnyTool, Tool } from '../../src/agent/ports/tool.ts';
+import type { RunbookMatcher } from '../../src/agent/context.ts';
+import type { RunbookSaver } from '../../src/bot/bot-deps.ts';
+import type { SlackClient } from '../../src/bot/slack-client.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import type { ScheduleService } from '../../src/schedules/index.ts';
 import { createSlackApp, type SlackApp } from '../../src/bot/create-slack-app.ts';
 import { createMemoryEventLog } from '../../src/bot/ports.ts';
 import { createSlackApproverDirectory } from '../../src/bot/slack-approver-directory.ts';
@@ -90,6 +94,8 @@ export interface SlackE2E {
   tools: ToolBench;
   planner: QueuedPlanner;
   /** The thread of a run started by a mention at `ts`. */
+  /** The bot-token client the surface posts with (e.g. for a scheduler's thread roots). */
+  client: SlackClient;
   thread(ts: string): FakeMessage[];
   /** Waits until a message in the thread matches. */
   waitForMessage(ts: string, match: (m: FakeMessage) => boolean, what: string): Promise<FakeMessage>;
@@ -99,7 +105,14 @@ export interface SlackE2E {
 export const APPROVERS = ['UAPP1', 'UAPP2', 'SOPS'];
 
 /** The whole product path: real Bolt, the real agent and store, the Slack surface, the fake Web API. */
-export async function startSlackE2E(store: RunStore): Promise<SlackE2E> {
+export interface SlackE2EOptions {
+  /** A runbook catalog instead of the built-in test runbooks; it also backs "Save as runbook". */
+  runbooks?: RunbookMatcher & RunbookSaver;
+  /** Schedules from Slack; a function so it can use the agent and client built here. */
+  schedules?: (parts: { agent: Agent; client: SlackClient }) => ScheduleService;
+}
+
+export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = {}): Promise<SlackE2E> {
   const logger = process.env.E2E_LOG ? createLogger({ level: process.env.E2E_LOG, secrets: [] }) : silentLogger();
   const fake = await new SlackFakeServer({ token: BOT_TOKEN }).start();
   fake.model.usergroups.set('SOPS', ['UGRP']);
@@ -108,12 +121,13 @@ export async function startSlackE2E(store: RunStore): Promise<SlackE2E> {
   const surface = new SlackSurface({ client, logger, escalateTo: 'SOPS', boardIntervalMs: 100, onBoardPosted: async (runId, ts) => void (await store.updateRun(runId, { boardRef: ts })) });
   const tools = new ToolBench();
   const planner = new QueuedPlanner();
+  const approvers = createSlackApproverDirectory({ client, approvers: APPROVERS, logger });
   const agent = createAgent({
     store,
     llm: planner,
     tools: tools.tools(),
     surface,
-    approvers: createSlackApproverDirectory({ client, approvers: APPROVERS, logger }),
+    approvers,
     settings: {
       budgets: { maxSteps: 20, maxReplans: 2, runTimeoutS: 3600, stepTimeoutS: 60, maxTokens: 200_000 },
       confidenceThreshold: 0.6,
@@ -124,9 +138,10 @@ export async function startSlackE2E(store: RunStore): Promise<SlackE2E> {
     },
     logger,
     owner: 'test-replica',
-    runbooks: { match: (task) => { const plan = runbookPlan(task); return plan ? { name: 'test-runbook', plan } : undefined; } },
+    runbooks: options.runbooks ?? { match: (task) => { const plan = runbookPlan(task); return plan ? { name: 'test-runbook', plan } : undefined; } },
   });
-  const slack = createSlackApp({ config, agent, events: createMemoryEventLog(), runs: store, logger });
+  const schedules = options.schedules?.({ agent, client });
+  const slack = createSlackApp({ config, agent, events: createMemoryEventLog(), runs: store, logger, approvers, ...(schedules ? { schedules } : {}), ...(options.runbooks ? { runbooks: options.runbooks } : {}) });
   const { port } = await slack.start(0);
   const driver = new SlackDriver({ eventsUrl: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET, fake });
   const thread = (ts: string) => fake.model.thread('C1', ts).filter((m) => m.ts !== ts);
@@ -137,6 +152,7 @@ export async function startSlackE2E(store: RunStore): Promise<SlackE2E> {
     agent,
     tools,
     planner,
+    client,
     thread,
     async waitForMessage(ts, match, what) {
       await fake.waitUntil(() => thread(ts).some(match), 10_000, what);

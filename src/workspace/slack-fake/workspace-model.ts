@@ -41,7 +41,8 @@ export class WorkspaceModel {
   /** Replies sent through a response_url (slash commands, interactions). */
   readonly responses: { id: string; body: Record<string, unknown> }[] = [];
   readonly usergroups = new Map<string, string[]>();
-  readonly users = new Map<string, { id: string; name: string; real_name: string }>();
+  /** users.info answers with these; `tz` is the person's IANA zone, as Slack's profile has it. */
+  readonly users = new Map<string, { id: string; name: string; real_name: string; tz?: string; tz_label?: string; tz_offset?: number }>();
   readonly channels = new Set<string>(['C1', 'C2']);
   readonly bot = { userId: 'UBOT', botId: 'BBOT', teamId: 'T1' };
   private viewSeq = 0;

@@ -69,3 +69,24 @@ export function answerToPlanInput(answer: PlannerAnswer): Result<unknown, string
   };
   return problems.length ? { ok: false, error: problems } : { ok: true, value: plan };
 }
+
+/**
+ * Some models and OpenAI-compatible servers ignore the answer schema and write the plan artifact itself
+ * (CONTRACT §3: `args` as an object). Such an answer is as good as ours once it validates, so it is taken
+ * as plan input instead of costing a repair round. Returns undefined when the text is not that shape.
+ */
+export function artifactShapedAnswer(raw: string | undefined): unknown {
+  if (!raw) return undefined;
+  const text = raw.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const candidate = value as { steps?: unknown; questions?: unknown };
+  const steps = Array.isArray(candidate.steps) ? (candidate.steps as unknown[]) : [];
+  const argsAsObjects = steps.every((step) => step !== null && typeof step === 'object' && !('argsJson' in step));
+  return argsAsObjects && (steps.length > 0 || Array.isArray(candidate.questions)) ? value : undefined;
+}

@@ -6,7 +6,7 @@ import { LlmError, type Result } from './errors.ts';
 import type { Plan } from './plan.ts';
 import type { PlanValidationOptions } from './plan-validation.ts';
 import { validatePlan } from './plan-validation.ts';
-import { PlannerAnswerSchema, answerToPlanInput } from './planner-schema.ts';
+import { PlannerAnswerSchema, answerToPlanInput, artifactShapedAnswer } from './planner-schema.ts';
 import { plannerSystemPrompt, plannerUserPrompt, repairPrompt, type PlanRequest } from './planner-prompt.ts';
 import type { LlmClient, LlmMessage, LlmResponse } from './ports/llm.ts';
 import type { ToolRegistry } from './tool-registry.ts';
@@ -49,8 +49,11 @@ export async function makePlan(deps: PlannerDeps, request: PlanRequest, options:
     } catch (error) {
       if (!(error instanceof LlmError)) throw error;
       if (error.kind !== 'invalid-output') return { ok: false, error: `The planner model failed: ${error.message}` };
-      problems = [error.message, ...(error.details.issues ?? [])];
       answerText = error.details.raw ?? '(no usable answer)';
+      const artifact = artifactShapedAnswer(error.details.raw);
+      const checked = artifact === undefined ? undefined : validatePlan(artifact, deps.tools, { maxSteps: deps.maxSteps, ...options });
+      if (checked?.ok) return { ok: true, value: { plan: checked.value, author: `${error.details.provider ?? 'model'}:${error.details.model ?? 'unknown'}` } };
+      problems = checked ? checked.error : [error.message, ...(error.details.issues ?? [])];
     }
     messages.push({ role: 'assistant', content: answerText.slice(0, 20_000) }, { role: 'user', content: repairPrompt(problems) });
   }

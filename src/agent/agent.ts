@@ -11,6 +11,7 @@ import { planRun } from './planning.ts';
 import type { AgentApi } from './ports/agent-api.ts';
 import { redactingStore } from './redacting-store.ts';
 import { resumeRuns } from './resume.ts';
+import { createRunLeases, DEFAULT_REPLICA_SETTINGS } from './run-leases.ts';
 import { safeSurface } from './safe-surface.ts';
 import { createToolRegistry } from './tool-registry.ts';
 
@@ -24,6 +25,7 @@ export function createAgent(deps: AgentDeps): Agent {
   const stopped = new Set<string>();
   const background = new Set<Promise<unknown>>();
   let accepting = true;
+  let adoption: ReturnType<typeof setInterval> | undefined;
 
   const track = <T>(work: Promise<T>, what: string, runId?: string): void => {
     const guarded = work.catch((error: unknown) => deps.logger.error({ runId, err: error }, `${what} failed`));
@@ -41,6 +43,15 @@ export function createAgent(deps: AgentDeps): Agent {
     logger: deps.logger,
     owner: deps.owner,
     soleOwner: deps.soleOwner ?? false,
+    leases: createRunLeases({
+      store: deps.store,
+      owner: deps.owner,
+      soleOwner: deps.soleOwner ?? false,
+      settings: { ...DEFAULT_REPLICA_SETTINGS, ...deps.replicas },
+      logger: deps.logger,
+      // A peer adopted the run (this replica looked dead): stop here without settling anything.
+      onLost: (runId) => drivers.get(runId)?.driver.abandon(),
+    }),
     runbooks: deps.runbooks,
     now: deps.clock ?? (() => new Date()),
     usage: (runId, role) => async (response) => {
@@ -94,9 +105,23 @@ export function createAgent(deps: AgentDeps): Agent {
     resolveEscalation: (input) => resolveEscalation(ctx, input),
     followUp: (input) => followUp(ctx, input),
     cancel: (input) => cancelRun(ctx, input),
-    resume: () => resumeRuns(ctx),
+    async resume() {
+      await resumeRuns(ctx);
+      // From now on, runs whose replica died (its lease ran out) are adopted here too.
+      if (ctx.soleOwner || adoption || !accepting) return;
+      let scanning = false;
+      adoption = setInterval(() => {
+        if (scanning) return;
+        scanning = true;
+        void resumeRuns(ctx)
+          .catch((error: unknown) => deps.logger.warn({ err: error }, 'adoption scan failed'))
+          .finally(() => (scanning = false));
+      }, ctx.leases.settings.adoptEveryMs);
+      adoption.unref?.(); // a timer alone must not keep a process alive
+    },
     async shutdown(deadlineMs) {
       accepting = false;
+      clearInterval(adoption);
       for (const { driver } of drivers.values()) driver.drain();
       const settled = Promise.allSettled([...drivers.values()].map((d) => d.done));
       const timer = new Promise((resolve) => setTimeout(resolve, deadlineMs).unref());
@@ -104,6 +129,8 @@ export function createAgent(deps: AgentDeps): Agent {
         for (const { driver } of drivers.values()) driver.halt();
         await settled;
       }
+      // Peers adopt what is left at once instead of waiting for the leases to run out.
+      await ctx.leases.stop({ releaseAll: true });
     },
   };
 }

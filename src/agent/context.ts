@@ -5,6 +5,7 @@ import type { RunStore } from './ports/run-store.ts';
 import type { Surface } from './ports/surface.ts';
 import type { AnyTool } from './ports/tool.ts';
 import type { Plan } from './plan.ts';
+import type { ReplicaSettings, RunLeases } from './run-leases.ts';
 import type { Budgets } from './stop-conditions.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 
@@ -49,6 +50,8 @@ export interface AgentDeps {
    * for its lease to run out.
    */
   soleOwner?: boolean;
+  /** Lease, heartbeat, adoption and refresh intervals for replicas sharing one database (tests shorten them). */
+  replicas?: Partial<ReplicaSettings>;
 }
 
 export interface AgentContext {
@@ -62,6 +65,8 @@ export interface AgentContext {
   logger: AgentLogger;
   owner: string;
   soleOwner: boolean;
+  /** This replica's run leases: who drives a run and writes its board. */
+  leases: RunLeases;
   runbooks: RunbookMatcher | undefined;
   now(): Date;
   /** Records a model answer's tokens and cost against a run. */

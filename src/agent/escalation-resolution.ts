@@ -96,6 +96,9 @@ export async function continueIfClear(ctx: AgentContext, runId: string): Promise
 /** Stop everything, roll back what succeeded (newest first), and end the run as aborted. */
 export async function abortRun(ctx: AgentContext, runId: string, reason: string): Promise<void> {
   await ctx.stopDriver(runId, 'abort');
+  // A driver on another replica sees the run leave `executing` and lets go; the rollback waits for its lease.
+  await ctx.store.transitionRun(runId, ['executing', 'paused', 'awaiting-approval', 'awaiting-answer', 'planning'], 'rolling-back');
+  await ctx.leases.take(runId);
   await cancelUnstarted(ctx, runId, 'not started: the run was aborted');
   await rollBack(ctx, runId);
   const steps = await ctx.store.listSteps(runId);

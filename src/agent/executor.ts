@@ -24,6 +24,9 @@ export class RunDriver {
   private controller = new AbortController();
   private wakeRequested = false;
   private wakeUp: (() => void) | null = null;
+  /** The run moved on elsewhere (another replica ended it, or adopted it): write nothing more for it. */
+  private superseded = false;
+  private abandoned = false;
 
   constructor(
     private readonly ctx: AgentContext,
@@ -48,16 +51,32 @@ export class RunDriver {
     this.controller.abort(new Error('run stopped'));
   }
 
+  /** A peer holds the run now: stop at once, without releasing its lease or settling anything. */
+  abandon(): void {
+    this.abandoned = true;
+    this.superseded = true;
+    this.halt();
+  }
+
   /** A wake that came after the last look: the owner should drive again. */
   get missedWake(): boolean {
     return this.wakeRequested && !this.stopping;
   }
 
   async drive(): Promise<void> {
-    do {
-      this.wakeRequested = false;
-      await this.driveOnce();
-    } while (this.wakeRequested && !this.stopping);
+    // Another replica drives this run: it sees what changed in the store within its refresh interval.
+    if (!(await this.ctx.leases.claim(this.runId))) return;
+    try {
+      // Steps a dead driver left running are settled before anything else starts.
+      const run = await this.ctx.store.getRun(this.runId);
+      if (run?.status === 'executing' && (await recoverRunningSteps(this.ctx, run))) return;
+      do {
+        this.wakeRequested = false;
+        await this.driveOnce();
+      } while (this.wakeRequested && !this.stopping);
+    } finally {
+      if (!this.abandoned) await this.ctx.leases.release(this.runId).catch((error: unknown) => this.ctx.logger.warn({ runId: this.runId, err: error }, 'could not release run lease'));
+    }
   }
 
   private async driveOnce(): Promise<void> {
@@ -89,6 +108,7 @@ export class RunDriver {
     const specs = new Map(plan.steps.map((step) => [step.id, step]));
 
     const report = () => {
+      if (this.superseded) return; // the board is another replica's to write now
       const steps = [...records.values()].map((step) => (notes.has(step.stepId) && !step.error ? { ...step, error: { message: notes.get(step.stepId)! } } : step));
       void ctx.surface.reportProgress(run, buildBoard(run, version, plan, steps, ctx.now())).catch(() => undefined);
     };
@@ -171,24 +191,30 @@ export class RunDriver {
           // A step claimed by another process (a peer that took over): wait for its record.
           const foreign = [...records.values()].filter((step) => step.status === 'running');
           if (foreign.length) {
-            // Its owner died if the lease ran out: settle it under the reconcile-or-escalate rule.
-            if (ctx.soleOwner || foreign.some((step) => !step.leaseUntil || step.leaseUntil <= ctx.now())) {
+            // Its owner died if the lease ran out (or it is ours from before): settle it under the reconcile-or-escalate rule.
+            if (ctx.soleOwner || foreign.some((step) => !step.leaseUntil || step.leaseUntil <= ctx.now() || step.leaseOwner === ctx.owner)) {
               if (await recoverRunningSteps(ctx, run)) break;
             } else await sleep(FOREIGN_POLL_MS, this.controller.signal);
             for (const step of await ctx.store.listSteps(runId, version)) if (step.kind === 'forward') records.set(step.stepId, step);
             for (const step of records.values()) if (step.status === 'succeeded' && step.output) outputs.set(step.stepId, step.output);
+            if (!(await this.stillExecuting())) break;
             continue;
           }
           break;
         }
-        await Promise.race([...inFlight.values(), new Promise<void>((resolve) => (this.wakeUp = resolve))]);
+        // Sharing the store with peers, a decision recorded by another replica (an answer, a cancel)
+        // reaches this driver only through the store: look again every refreshMs.
+        let refreshDue = false;
+        let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+        const refresh = ctx.soleOwner ? [] : [new Promise<void>((resolve) => (refreshTimer = setTimeout(() => ((refreshDue = true), resolve()), ctx.leases.settings.refreshMs)))];
+        await Promise.race([...inFlight.values(), new Promise<void>((resolve) => (this.wakeUp = resolve)), ...refresh]);
+        clearTimeout(refreshTimer);
         this.wakeUp = null;
-        if (this.wakeRequested && !this.stopping) {
+        if ((this.wakeRequested || refreshDue) && !this.stopping) {
           // Someone changed the store under us (a retry, an answer): refresh what we mirror.
           this.wakeRequested = false;
           for (const step of await ctx.store.listSteps(runId, version)) if (step.kind === 'forward' && !inFlight.has(step.stepId)) records.set(step.stepId, step);
-          const fresh = await ctx.store.getRun(runId);
-          if (fresh?.status !== 'executing') break;
+          if (!(await this.stillExecuting())) break;
         }
       }
       await Promise.allSettled([...inFlight.values()]);
@@ -198,8 +224,17 @@ export class RunDriver {
     }
     report();
     if (systemError) throw systemError;
-    if (this.stopping) return;
+    if (this.stopping || this.superseded) return;
     await this.settle(run, plan, version, records, failure, budgetStop);
+  }
+
+  /** False when the run left `executing` behind this driver's back (cancelled, aborted elsewhere): running steps are stopped, nothing is settled. */
+  private async stillExecuting(): Promise<boolean> {
+    const fresh = await this.ctx.store.getRun(this.runId);
+    if (fresh?.status === 'executing') return true;
+    this.superseded = true;
+    this.halt();
+    return false;
   }
 
   private async settle(run: RunRecord, plan: Plan, version: number, records: Map<string, StepRecord>, failure: StepRecord | null, budgetStop: string | null) {

@@ -9,13 +9,24 @@ import { limitOutput } from './output-limit.ts';
 import type { RunRecord, StepRecord } from './ports/run-store.ts';
 import { abortRun } from './escalation-resolution.ts';
 
+/**
+ * At start-up, and every few seconds after when replicas share the database: continue the runs
+ * nobody drives. Alone on the store that is every executing run; with peers, only runs whose lease
+ * is free or ran out (their replica died or let go), taken with the lease so no two replicas adopt one.
+ * An executing run goes to a driver, which settles steps the dead owner left running before going on.
+ */
 export async function resumeRuns(ctx: AgentContext): Promise<void> {
-  const runs = await ctx.store.listRuns({ limit: 1000, statuses: ['executing', 'rolling-back'] });
+  const statuses = ['executing', 'rolling-back'] as const;
+  const runs = ctx.soleOwner ? await ctx.store.listRuns({ limit: 1000, statuses }) : await ctx.leases.adopt(statuses);
   for (const run of runs) {
     try {
-      const escalated = await recoverRunningSteps(ctx, run);
-      if (run.status === 'rolling-back') await abortRun(ctx, run.id, 'Aborted (rollback continued after a restart).');
-      else if (!escalated) ctx.kick(run.id);
+      if (run.status === 'rolling-back') {
+        await recoverRunningSteps(ctx, run);
+        await abortRun(ctx, run.id, 'Aborted (rollback continued after a restart).');
+      } else {
+        await ctx.store.appendEvent(run.id, 'run-adopted', { by: ctx.owner });
+        ctx.kick(run.id);
+      }
     } catch (error) {
       ctx.logger.error({ runId: run.id, err: error }, 'could not resume run');
     }

@@ -10,6 +10,17 @@ const NOT_FINAL: readonly RunStatus[] = ['planning', 'awaiting-approval', 'await
 
 export async function finishRun(ctx: AgentContext, runId: string, outcome: Outcome, reason: string | null, from: readonly RunStatus[] = NOT_FINAL): Promise<boolean> {
   if (!(await ctx.store.transitionRun(runId, from, outcome))) return false;
+  // One writer per status board: a driver on another replica sees the run end and lets go first.
+  await ctx.leases.take(runId);
+  try {
+    await summarize(ctx, runId, outcome, reason);
+  } finally {
+    await ctx.leases.release(runId).catch(() => undefined);
+  }
+  return true;
+}
+
+async function summarize(ctx: AgentContext, runId: string, outcome: Outcome, reason: string | null): Promise<void> {
   const steps = await ctx.store.listSteps(runId);
   const versions = await ctx.store.listPlanVersions(runId);
   const usage = await ctx.store.usageTotals(runId);
@@ -36,7 +47,6 @@ export async function finishRun(ctx: AgentContext, runId: string, outcome: Outco
     tokens: { input: usage.inputTokens, output: usage.outputTokens },
     costUsd: usage.costUsd,
   });
-  return true;
 }
 
 export function isFinal(status: RunStatus): boolean {

@@ -58,7 +58,10 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
   }
 
   const timeoutMs = stepTimeoutMs(ctx.settings.budgets);
-  const claimed = await ctx.store.claimStep({ ...key, owner: ctx.owner, leaseMs: timeoutMs + 60_000, executedArgs: redactValue(filled.value, ctx.settings.secrets) });
+  // Alone on the store the lease only names us; with peers the heartbeat renews it while the tool runs,
+  // so it can be short and a dead replica's step is found quickly.
+  const leaseMs = ctx.soleOwner ? timeoutMs + 60_000 : ctx.leases.settings.leaseMs;
+  const claimed = await ctx.store.claimStep({ ...key, owner: ctx.owner, leaseMs, executedArgs: redactValue(filled.value, ctx.settings.secrets) });
   if (!claimed) return { status: 'lost' };
   options.onClaimed?.(claimed);
   options.events.append('step-started', { ...key, kind: spec.kind, attempt: claimed.attempt, tool: spec.tool });

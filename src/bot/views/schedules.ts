@@ -7,13 +7,14 @@ export const SCHEDULE_REMOVE_ACTION = 'schedule-remove';
 
 /** A list shows at most this many schedules (a message holds 50 blocks). */
 const MAX_LISTED = 40;
+const LIST_CHARS = 10_000;
 
 function removeButton(id: string): Button {
   return { type: 'button', text: { type: 'plain_text', text: 'Remove' }, style: 'danger', action_id: SCHEDULE_REMOVE_ACTION, value: encodeScheduleRef(id) };
 }
 
-function describe(schedule: ScheduleView): string {
-  return `*${escapeText(truncate(schedule.task, 300))}*\n\`${escapeText(schedule.cron)}\` in ${escapeText(schedule.timeZone)} · by ${mention(schedule.createdBy)} · \`${escapeText(schedule.id)}\``;
+function describe(schedule: ScheduleView, taskChars = 300): string {
+  return `*${escapeText(truncate(schedule.task, taskChars))}*\n\`${escapeText(schedule.cron)}\` in ${escapeText(schedule.timeZone)} · by ${mention(schedule.createdBy)} · \`${escapeText(schedule.id)}\``;
 }
 
 /** The answer to a new schedule: what will run, the cron it became, and when it fires next. */
@@ -36,12 +37,17 @@ export function scheduleListMessage(schedules: ScheduleView[]): MessageView {
     const text = 'No schedules in this channel. Add one with `/tandem schedule every weekday at 09:00 <task>`.';
     return { text, blocks: [section(text)] };
   }
-  const shown = schedules.slice(0, MAX_LISTED);
   const blocks: Block[] = [section(`*Schedules in this channel (${schedules.length}):*`)];
-  for (const schedule of shown) {
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: truncate(`${describe(schedule)}\nNext: ${escapeText(schedule.nextFires[0] ?? 'never')}`, 3000) }, accessory: removeButton(schedule.id) });
+  let shown = 0;
+  let chars = 0;
+  for (const schedule of schedules.slice(0, MAX_LISTED)) {
+    const block: Block = { type: 'section', text: { type: 'mrkdwn', text: truncate(`${describe(schedule, 150)}\nNext: ${escapeText(schedule.nextFires[0] ?? 'never')}`, 3000) }, accessory: removeButton(schedule.id) };
+    chars += JSON.stringify(block).length;
+    if (chars > LIST_CHARS) break; // a message's blocks must stay under ~12k characters
+    blocks.push(block);
+    shown += 1;
   }
-  if (schedules.length > shown.length) blocks.push(context(`…and ${schedules.length - shown.length} more.`));
+  if (schedules.length > shown) blocks.push(context(`…and ${schedules.length - shown} more.`));
   return { text: `${schedules.length} schedule${schedules.length === 1 ? '' : 's'} in this channel`, blocks };
 }
 

@@ -109,9 +109,11 @@ export function createRunLeases(options: {
     },
     async adopt(statuses) {
       if (stopped) return [];
-      const runs = await store.adoptRuns({ owner, leaseMs: settings.leaseMs, statuses, limit: 50 });
+      const runs = await store.adoptRuns({ owner, leaseMs: settings.leaseMs, statuses, limit: 50, graceMs: Math.min(1_000, settings.leaseMs) });
+      // Runs this replica drives already come back too (the claim just renewed them): they are not new.
+      const adopted = runs.filter((run) => !held.has(run.id));
       for (const run of runs) hold(run.id);
-      return runs;
+      return adopted;
     },
     async stop({ releaseAll }) {
       stopped = true;

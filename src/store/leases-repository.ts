@@ -23,12 +23,14 @@ export async function claimRunLease(db: Db, input: { runId: string; owner: strin
   return rows.length === 1;
 }
 
-export async function adoptRuns(db: Db, input: { owner: string; leaseMs: number; statuses: readonly RunStatus[]; limit: number }): Promise<RunRecord[]> {
+export async function adoptRuns(db: Db, input: { owner: string; leaseMs: number; statuses: readonly RunStatus[]; limit: number; graceMs: number }): Promise<RunRecord[]> {
   if (input.statuses.length === 0 || input.limit <= 0) return [];
+  // A run that just changed and has no lease is about to be claimed by the replica that changed it (an approval's kick).
+  const settled = or(lt(runs.updatedAt, sql`now() - ${Math.max(0, Math.round(input.graceMs))} * interval '1 millisecond'`), eq(runs.leaseOwner, input.owner), lt(runs.leaseUntil, sql`now()`));
   const candidates = db
     .select({ id: runs.id })
     .from(runs)
-    .where(and(inArray(runs.status, [...input.statuses]), claimable(input.owner)))
+    .where(and(inArray(runs.status, [...input.statuses]), claimable(input.owner), settled))
     .orderBy(asc(runs.updatedAt))
     .limit(input.limit)
     .for('update', { skipLocked: true });

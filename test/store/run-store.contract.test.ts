@@ -124,7 +124,7 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     const [s1] = await store.listSteps(run.id, version);
     expect(s1?.leaseUntil!.getTime()).toBeGreaterThan(Date.now() + 30_000);
 
-    const orphans = [];
+    const orphans: string[] = [];
     for (let i = 0; i < 6; i++) {
       const orphan = await newRun();
       await store.transitionRun(orphan.id, ['planning'], i % 2 ? 'executing' : 'rolling-back');
@@ -133,7 +133,7 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     const other: Database | undefined = database.url ? await openDatabase({ url: database.url }) : undefined;
     try {
       const otherStore = other ? createRunStore(other.db) : store;
-      const adopt = (s: RunStore, owner: string) => s.adoptRuns({ owner, leaseMs: 30_000, statuses: ['executing', 'rolling-back'], limit: 100 });
+      const adopt = (s: RunStore, owner: string) => s.adoptRuns({ owner, leaseMs: 30_000, statuses: ['executing', 'rolling-back'], limit: 100, graceMs: 0 });
       const [byA, byB] = await Promise.all([adopt(store, 'replica-c'), adopt(otherStore, 'replica-d')]);
       const adopted = [...byA, ...byB].map((r) => r.id);
       // Every orphan exactly once; the run replica-a keeps renewing is not among them.
@@ -141,6 +141,11 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
       expect(new Set(adopted).size).toBe(adopted.length);
       expect(adopted).not.toContain(run.id);
       expect(await adopt(store, 'replica-e')).toEqual([]);
+      // A run that just moved and nobody holds yet is left to whoever moved it, for the grace period.
+      const fresh = await newRun();
+      await store.transitionRun(fresh.id, ['planning'], 'executing');
+      expect(await store.adoptRuns({ owner: 'replica-e', leaseMs: 30_000, statuses: ['executing'], limit: 100, graceMs: 60_000 })).toEqual([]);
+      expect((await adopt(store, 'replica-e')).map((r) => r.id)).toEqual([fresh.id]);
     } finally {
       await other?.close();
     }

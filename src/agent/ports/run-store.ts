@@ -190,8 +190,11 @@ export interface RunStore {
    * when nobody holds it, its holder stopped renewing it, or it is already `owner`'s; false otherwise.
    */
   claimRunLease(input: { runId: string; owner: string; leaseMs: number }): Promise<boolean>;
-  /** Takes up to `limit` runs in `statuses` whose lease is free or expired; concurrent callers get different runs. */
-  adoptRuns(input: { owner: string; leaseMs: number; statuses: readonly RunStatus[]; limit: number }): Promise<RunRecord[]>;
+  /**
+   * Takes up to `limit` runs in `statuses` whose lease is expired, already `owner`'s, or free and
+   * unchanged for `graceMs` (a run just approved is left to the replica that approved it); concurrent callers get different runs.
+   */
+  adoptRuns(input: { owner: string; leaseMs: number; statuses: readonly RunStatus[]; limit: number; graceMs: number }): Promise<RunRecord[]>;
   /** A heartbeat: extends `owner`'s leases on these runs and on their running steps; returns the runs `owner` still holds. */
   renewLeases(input: { owner: string; leaseMs: number; runIds: readonly string[] }): Promise<string[]>;
   /** Lets peers take the run at once (a no-op unless `owner` holds it). */

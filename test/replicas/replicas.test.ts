@@ -1,0 +1,207 @@
+import { z } from 'zod';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Plan } from '../../src/agent/plan.ts';
+import type { RunStore } from '../../src/agent/ports/run-store.ts';
+import type { ToolContext } from '../../src/agent/ports/tool.ts';
+import { sleep } from '../../src/agent/tool-call.ts';
+import { createRunStore } from '../../src/store/index.ts';
+import { openTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { fakeTool } from '../agent/support/fake-tools.ts';
+import { startReplica, until, type Replica } from './support/replica.ts';
+
+const plan: Plan = {
+  schemaVersion: 1,
+  goal: 'Look, make, look again',
+  confidence: 0.9,
+  steps: [
+    { id: 's1', title: 'Look', tool: 'read_thing', args: { key: 'before' }, dependsOn: [] },
+    { id: 's2', title: 'Make', tool: 'create_thing', args: { title: 'x' }, dependsOn: ['s1'] },
+    { id: 's3', title: 'Look again', tool: 'read_thing', args: { key: 'after #{{steps.s2.output.number}}' }, dependsOn: ['s2'] },
+  ],
+  rollback: [],
+};
+
+/** The world outside, shared by every replica: what was made (found again by marker) and every call per run and step. */
+function world() {
+  const made: { marker: string; number: number }[] = [];
+  const calls = new Map<string, string[]>();
+  const count = (ctx: ToolContext, owner: string) => {
+    const key = `${ctx.runId}/${ctx.stepId}`;
+    calls.set(key, [...(calls.get(key) ?? []), owner]);
+  };
+  const make = (ctx: ToolContext) => {
+    const thing = { marker: ctx.marker, number: made.length + 1 };
+    made.push(thing);
+    return thing;
+  };
+  return { made, calls, count, make };
+}
+type World = ReturnType<typeof world>;
+
+/** read_thing and create_thing as one replica holds them; `hang` makes a call never return (the replica is about to die). */
+function toolsFor(outside: World, owner: string, hang: { read?: () => boolean; write?: boolean } = {}) {
+  const read = fakeTool({
+    name: 'read_thing',
+    risk: 'read',
+    run: async (args, ctx) => {
+      outside.count(ctx, owner);
+      if (hang.read?.()) await sleep(3_600_000, ctx.signal);
+      return { status: 'ok', output: { key: args.key } };
+    },
+  });
+  const write = fakeTool({
+    name: 'create_thing',
+    risk: 'write',
+    input: z.object({ title: z.string() }),
+    run: async (_args, ctx) => {
+      outside.count(ctx, owner);
+      const thing = outside.make(ctx);
+      if (hang.write) await new Promise(() => undefined); // made, but the result is never recorded
+      return { status: 'ok', output: { number: thing.number, url: `https://example.test/things/${thing.number}` } };
+    },
+    reconcile: async (_args, ctx) => {
+      const found = outside.made.find((thing) => thing.marker === ctx.marker);
+      return found ? { status: 'done', output: { number: found.number, url: `https://example.test/things/${found.number}` } } : { status: 'not-done' };
+    },
+  });
+  return [read, write];
+}
+
+const FAST = { leaseMs: 1_000, heartbeatMs: 200, adoptEveryMs: 100, refreshMs: 100 };
+
+describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL database', () => {
+  let database: TestDatabase;
+  let store: RunStore;
+  const replicas: Replica[] = [];
+  const replica = async (owner: string, outside: World, options: { hang?: Parameters<typeof toolsFor>[2]; settings?: Partial<typeof FAST> } = {}) => {
+    const started = await startReplica({ url: database.url!, owner, tools: toolsFor(outside, owner, options.hang), plan, replicas: { ...FAST, ...options.settings } });
+    replicas.push(started);
+    await started.agent.resume();
+    return started;
+  };
+  const statusOf = async (runId: string) => (await store.getRun(runId))?.status;
+
+  beforeAll(async () => {
+    database = await openTestDatabase('postgres');
+    store = createRunStore(database.db);
+  });
+  afterEach(async () => {
+    await Promise.all(replicas.splice(0).map((r) => r.close()));
+  });
+  afterAll(() => database.destroy());
+
+  it('50 runs started and approved across two replicas: every step runs exactly once and every run succeeds', async () => {
+    const outside = world();
+    const a = await replica('replica-a', outside);
+    const b = await replica('replica-b', outside);
+    const runIds = await Promise.all(
+      Array.from({ length: 50 }, async (_, i) => {
+        const [proposer, approver] = [i % 2 ? b : a, i % 3 ? a : b];
+        const run = await proposer.propose(`task ${i}`);
+        expect(await statusOf(run.id)).toBe('awaiting-approval');
+        await approver.approve(run.id);
+        return run.id;
+      }),
+    );
+    await until(async () => (await Promise.all(runIds.map(statusOf))).every((status) => status === 'succeeded'), 'every run to succeed');
+    await Promise.all([a.agent.idle(), b.agent.idle()]);
+
+    for (const runId of runIds) {
+      for (const stepId of ['s1', 's2', 's3']) expect(outside.calls.get(`${runId}/${stepId}`), `${runId}/${stepId}`).toHaveLength(1);
+    }
+    expect(outside.made).toHaveLength(50);
+    // Both replicas did work, and each run's summary was posted once, by one replica.
+    const owners = new Set([...outside.calls.values()].flat());
+    expect(owners).toEqual(new Set(['replica-a', 'replica-b']));
+    for (const runId of runIds) expect([...a.surface.of(runId, 'summary'), ...b.surface.of(runId, 'summary')]).toHaveLength(1);
+    expect([...a.errors, ...b.errors]).toEqual([]);
+  });
+
+  it('a replica that dies mid-run: the other adopts its runs, reconciles the write it was making and re-runs the read', async () => {
+    const outside = world();
+    let hangReads = false;
+    const a = await replica('replica-a', outside, { hang: { write: true, read: () => hangReads } });
+    const b = await replica('replica-b', outside);
+    const writing = await a.propose('make it');
+    await a.approve(writing.id);
+    await until(() => outside.made.length === 1, 'replica A to be mid-write');
+    // A second run waits on replica A for a read that never returns.
+    hangReads = true;
+    const reading = await a.propose('look at it');
+    await a.approve(reading.id);
+    await until(() => outside.calls.has(`${reading.id}/s1`), 'replica A to be mid-read');
+
+    // While A is alive its heartbeat keeps the long write's lease: B leaves it alone past a whole lease.
+    await sleep(FAST.leaseMs * 1.5);
+    expect((await store.listSteps(writing.id)).find((s) => s.stepId === 's2')).toMatchObject({ status: 'running', leaseOwner: 'replica-a' });
+    expect((await store.listEvents(writing.id)).map((e) => e.type)).not.toContain('run-adopted');
+
+    a.die();
+    await until(async () => (await statusOf(writing.id)) === 'succeeded' && (await statusOf(reading.id)) === 'succeeded', 'replica B to finish both runs');
+
+    // The write that may have happened was reconciled, not repeated; the read ran again on B.
+    expect(outside.made.map((thing) => thing.marker)).toEqual([`tandem:${writing.id}/s2`, `tandem:${reading.id}/s2`]);
+    expect(outside.calls.get(`${writing.id}/s2`)).toEqual(['replica-a']);
+    expect(outside.calls.get(`${writing.id}/s3`)).toEqual(['replica-b']);
+    expect(outside.calls.get(`${reading.id}/s1`)).toEqual(['replica-a', 'replica-b']);
+    expect(outside.calls.get(`${reading.id}/s2`)).toEqual(['replica-b']);
+    const s2 = (await store.listSteps(writing.id)).find((s) => s.stepId === 's2');
+    expect(s2).toMatchObject({ status: 'succeeded', attempt: 1, output: { number: 1 } });
+    const events = (await store.listEvents(writing.id)).map((e) => e.type);
+    expect(events).toContain('run-adopted');
+    expect(events).toContain('step-reconciled');
+    expect(b.surface.of(writing.id, 'summary')[0]?.summary.outcome).toBe('succeeded');
+    expect(b.errors).toEqual([]);
+  });
+
+  it('a replica that shuts down gracefully releases its leases: a peer adopts at once, not after the lease runs out', async () => {
+    const outside = world();
+    const slow = { settings: { leaseMs: 120_000 } }; // only a release lets a peer in within this test's time
+    let openGate = () => undefined as void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const a = await startReplica({
+      url: database.url!,
+      owner: 'replica-a',
+      plan,
+      replicas: { ...FAST, ...slow.settings },
+      tools: [
+        fakeTool({ name: 'read_thing', risk: 'read', run: async (args, ctx) => (outside.count(ctx, 'replica-a'), await gate, { status: 'ok', output: { key: args.key } }) }),
+        ...toolsFor(outside, 'replica-a').slice(1),
+      ],
+    });
+    replicas.push(a);
+    const b = await replica('replica-b', outside, slow);
+    const run = await a.propose();
+    await a.approve(run.id);
+    await until(() => outside.calls.has(`${run.id}/s1`), 'replica A to be running s1');
+
+    const closing = a.agent.shutdown(5_000);
+    openGate(); // the running step finishes and is recorded during the drain
+    await closing;
+    await until(async () => (await statusOf(run.id)) === 'succeeded', 'replica B to adopt and finish the run', 10_000);
+    expect(outside.calls.get(`${run.id}/s1`)).toEqual(['replica-a']);
+    expect(outside.calls.get(`${run.id}/s2`)).toEqual(['replica-b']);
+    expect(outside.calls.get(`${run.id}/s3`)).toEqual(['replica-b']);
+    expect(b.errors).toEqual([]);
+  });
+
+  it('a cancel recorded on one replica stops the run another replica drives; the board is finished by one writer', async () => {
+    const outside = world();
+    const a = await replica('replica-a', outside, { hang: { read: () => true } });
+    const b = await replica('replica-b', outside);
+    const run = await a.propose();
+    await a.approve(run.id);
+    await until(() => outside.calls.has(`${run.id}/s1`), 'replica A to be running s1');
+
+    expect(await b.agent.cancel({ runId: run.id, userId: 'UREQ' })).toEqual({ ok: true, value: undefined });
+    expect(await statusOf(run.id)).toBe('cancelled');
+    // A saw the cancel through the store and stopped its running step before B wrote the last board.
+    expect((await store.listSteps(run.id)).map((s) => `${s.stepId}:${s.status}`)).toEqual(['s1:cancelled', 's2:cancelled', 's3:cancelled']);
+    expect(b.surface.boards.get(run.id)?.runStatus).toBe('cancelled');
+    expect(a.surface.boards.get(run.id)?.runStatus).not.toBe('cancelled');
+    expect(b.surface.of(run.id, 'summary')[0]?.summary.outcome).toBe('cancelled');
+    expect(a.surface.of(run.id, 'summary')).toEqual([]);
+    await a.agent.idle();
+    expect(outside.calls.get(`${run.id}/s2`)).toBeUndefined();
+  });
+});

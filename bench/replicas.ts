@@ -1,0 +1,142 @@
+/**
+ * Replicas sharing one PostgreSQL database: 100 runs of 5 chained steps with instant tools, started
+ * at once and spread over 1 and then 2 replicas, each a process of its own (this file, forked) with
+ * its own agent and connection pool. Prints steps/s for each; with instant tools the work is the
+ * agent's bookkeeping on the database. Every step must run exactly once across the replicas.
+ * Run: TEST_DATABASE_URL=postgres://… npx tsx bench/replicas.ts   (or DATABASE_URL)
+ */
+import { fork } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+import { z } from 'zod';
+import { createAgent } from '../src/agent/agent.ts';
+import type { Plan } from '../src/agent/plan.ts';
+import type { LlmClient } from '../src/agent/ports/llm.ts';
+import type { Surface } from '../src/agent/ports/surface.ts';
+import type { AnyTool } from '../src/agent/ports/tool.ts';
+import { createRunStore, openDatabase, type Database } from '../src/store/index.ts';
+
+const RUNS = 100;
+const STEPS = 5;
+
+const plan: Plan = {
+  schemaVersion: 1,
+  goal: 'bench',
+  confidence: 1,
+  steps: Array.from({ length: STEPS }, (_, i) => ({ id: `s${i + 1}`, title: `step ${i + 1}`, tool: 'instant', args: { i }, dependsOn: i ? [`s${i}`] : [] })),
+  rollback: [],
+};
+const noModel: LlmClient = { has: () => false, generate: () => Promise.reject(new Error('no model in this bench')) };
+const quietSurface: Surface = {
+  planning: async () => undefined,
+  proposePlan: async () => undefined,
+  askRequester: async () => undefined,
+  reportProgress: async () => undefined,
+  escalate: async () => undefined,
+  ask: async () => undefined,
+  notify: async () => undefined,
+  finish: async (summary) => {
+    if (summary.outcome !== 'succeeded') console.error(`run ended ${summary.outcome}: ${summary.reason}`);
+  },
+};
+
+/** One replica process: builds its agent, says ready, starts its share of runs on "go", reports every tool call when idle. */
+async function worker(url: string, owner: string, runs: number): Promise<void> {
+  const database: Database = await openDatabase({ url, poolSize: 10 });
+  const calls: Record<string, number> = {};
+  const tool: AnyTool = {
+    name: 'instant',
+    description: 'returns at once',
+    risk: 'read',
+    input: z.object({ i: z.number() }),
+    async run(args: { i: number }, ctx) {
+      const key = `${ctx.runId}/${ctx.stepId}`;
+      calls[key] = (calls[key] ?? 0) + 1;
+      return { status: 'ok', output: { i: args.i } };
+    },
+  };
+  const agent = createAgent({
+    store: createRunStore(database.db),
+    llm: noModel,
+    tools: [tool],
+    surface: quietSurface,
+    approvers: { isApprover: async () => true },
+    settings: { budgets: { maxSteps: 20, maxReplans: 0, runTimeoutS: 3600, stepTimeoutS: 60, maxTokens: 1_000_000 }, confidenceThreshold: 0.5, autoRunReadOnly: false, secrets: [], concurrency: 4 },
+    logger: { info: () => undefined, warn: (obj, msg) => console.warn(msg, obj), error: (obj, msg) => console.error(msg, obj) },
+    owner,
+    // A scheduled run of a pre-approved read-only runbook starts without a click.
+    runbooks: { match: () => ({ name: 'bench', plan, preApproved: true }) },
+  });
+  await agent.resume();
+  // Warm up this process's JIT and connections before the clock starts.
+  await Promise.all(Array.from({ length: 10 }, (_, i) => agent.startRun({ task: `warm-up ${i}`, requester: 'UBENCH', conversation: { channel: 'CBENCH', threadTs: randomUUID() }, origin: 'schedule' })));
+  await agent.idle();
+  for (const key of Object.keys(calls)) delete calls[key];
+  process.send!('ready');
+  await new Promise((resolve) => process.once('message', resolve));
+  const cpuBefore = process.cpuUsage();
+  await Promise.all(
+    Array.from({ length: runs }, (_, i) => agent.startRun({ task: `bench ${owner} ${i}`, requester: 'UBENCH', conversation: { channel: 'CBENCH', threadTs: randomUUID() }, origin: 'schedule' })),
+  );
+  await agent.idle();
+  const cpu = process.cpuUsage(cpuBefore);
+  process.send!({ calls, cpuSeconds: (cpu.user + cpu.system) / 1e6 });
+  await agent.shutdown(1000);
+  await database.close();
+}
+
+async function measure(url: string, replicaCount: number): Promise<{ stepsPerSecond: number; cpuShare: number }> {
+  const children = Array.from({ length: replicaCount }, (_, i) =>
+    fork(fileURLToPath(import.meta.url), ['--worker', url, `bench-${replicaCount}-${i}-${randomBytes(2).toString('hex')}`, String(RUNS / replicaCount)], { execArgv: ['--import', 'tsx'] }),
+  );
+  const message = (child: (typeof children)[number]) => new Promise<unknown>((resolve, reject) => (child.once('message', resolve), child.once('exit', (code) => reject(new Error(`replica exited (${code})`)))));
+  await Promise.all(children.map(message)); // every replica is up before the clock starts
+  const started = performance.now();
+  const results = children.map(message);
+  for (const child of children) child.send('go');
+  const reports = (await Promise.all(results)) as { calls: Record<string, number>; cpuSeconds: number }[];
+  const seconds = (performance.now() - started) / 1000;
+  const calls = Object.assign({}, ...reports.map((report) => report.calls)) as Record<string, number>;
+  const total = reports.reduce((sum, report) => sum + Object.keys(report.calls).length, 0);
+  if (Object.keys(calls).length !== RUNS * STEPS || total !== RUNS * STEPS || !Object.values(calls).every((count) => count === 1)) {
+    throw new Error(`expected ${RUNS * STEPS} steps each run once, got ${total} calls over ${Object.keys(calls).length} steps`);
+  }
+  // How busy the replicas' own CPUs were: near 1 per replica means the agent, not the database, is the limit.
+  return { stepsPerSecond: (RUNS * STEPS) / seconds, cpuShare: reports.reduce((sum, report) => sum + report.cpuSeconds, 0) / seconds };
+}
+
+async function main(serverUrl: string): Promise<void> {
+  // A database of its own, dropped afterwards, so the bench neither sees nor leaves rows elsewhere.
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  const name = `tandem_bench_${randomBytes(6).toString('hex')}`;
+  await admin.unsafe(`create database ${name}`);
+  try {
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    const setup = await openDatabase({ url: url.toString() });
+    await setup.migrate();
+    await setup.close();
+    await measure(url.toString(), 1); // warm up the server's caches
+    const one = await measure(url.toString(), 1);
+    const two = await measure(url.toString(), 2);
+    console.log(`${RUNS} runs × ${STEPS} chained steps, instant tools, PostgreSQL, one process per replica, ${availableParallelism()} CPUs shared with the database`);
+    console.log(`1 replica:  ${one.stepsPerSecond.toFixed(0)} steps/s (replica CPU ${one.cpuShare.toFixed(2)} cores)`);
+    console.log(`2 replicas: ${two.stepsPerSecond.toFixed(0)} steps/s (replica CPU ${two.cpuShare.toFixed(2)} cores; ${(two.stepsPerSecond / one.stepsPerSecond).toFixed(2)}× one replica)`);
+  } finally {
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+}
+
+const [, , mode, workerUrl, owner, runs] = process.argv;
+if (mode === '--worker') await worker(workerUrl!, owner!, Number(runs));
+else {
+  const serverUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+  if (!serverUrl) {
+    console.error('bench/replicas.ts needs PostgreSQL: set TEST_DATABASE_URL or DATABASE_URL');
+    process.exit(1);
+  }
+  await main(serverUrl);
+}

@@ -21,6 +21,7 @@ import { registerScheduleActions } from './listeners/schedule-actions.ts';
 import type { RunQueries, SlackEventLog } from './ports.ts';
 import { createSlackClient, slackClientOptions, type SlackClient } from './slack-client.ts';
 import { slackLogger } from './slack-logger.ts';
+import { createSocketModeConnection } from './socket-mode.ts';
 
 export interface SlackAppOptions {
   config: Pick<Config, 'slack' | 'port'>;
@@ -78,10 +79,11 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const customRoutes = [healthRoute, ...(options.customRoutes ?? [])];
   const common = { authorize, logger: slackLogger(logger, 'bolt'), clientOptions: slackClientOptions(config, logger), customRoutes, processBeforeResponse: false, extendedErrorHandler: true, convoStore: false as const };
 
-  const app =
-    config.slack.appToken !== undefined
-      ? new App({ ...common, appToken: config.slack.appToken, socketMode: true, installerOptions: { port: config.port } })
-      : new App({
+  const socket =
+    config.slack.appToken !== undefined ? createSocketModeConnection({ appToken: config.slack.appToken, port: config.port, customRoutes, logger }) : undefined;
+  const app = socket
+    ? new App({ ...common, customRoutes: undefined, receiver: socket.receiver })
+    : new App({
           ...common,
           signingSecret: requireSecret(config.slack.signingSecret),
           endpoints: '/slack/events',
@@ -106,13 +108,18 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     client,
     async start(port = config.port) {
       identity.warmUp();
+      if (socket) {
+        socket.start(app);
+        return { port: config.port };
+      }
       const started = (await app.start(port)) as unknown;
       const address = started && typeof started === 'object' && 'address' in started ? (started as Server).address() : null;
       return { port: address && typeof address === 'object' ? (address as AddressInfo).port : port };
     },
     async stop() {
       identity.stop();
-      await app.stop();
+      if (socket) await socket.stop();
+      else await app.stop();
     },
   };
 }

@@ -49,6 +49,8 @@ async function main(argv: string[]): Promise<number> {
 
 try {
   process.exitCode = await main(process.argv.slice(2));
+  // A stopped server has closed what it owns; a library's idle retry timer must not keep the process up.
+  setTimeout(() => process.exit(), 500).unref();
 } catch (error) {
   // Operators get one line that names the problem; stack traces are for bugs, not settings.
   if (error instanceof ConfigError) {

@@ -25,10 +25,16 @@ export async function startCommand(config: Readonly<Config>, options: CommandOpt
       if (stopping) return;
       stopping = true;
       logger.info({ signal }, 'stopping: no new work; letting running steps reach a recorded state');
-      runtime.close(20_000).then(resolve, (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        resolve();
-      });
+      runtime.close(20_000).then(
+        () => {
+          logger.info({}, 'stopped');
+          resolve();
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          resolve();
+        },
+      );
     };
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);

@@ -1,8 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runTandem } from './tandem-process.ts';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 const cwd = mkdtempSync(path.join(tmpdir(), 'tandem-cli-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -46,25 +56,30 @@ describe('the tandem command', () => {
       expect(await tandem.exited).toBe(0);
     }
     expect(tandem.stderr()).not.toMatch(/\n\s+at /);
-  });
+  }, 120_000);
 });
 
 describe('start-up against a Slack API that cannot be reached', () => {
-  it('reports it and keeps retrying instead of crashing', async () => {
+  it.each([
+    ['HTTP mode', { SLACK_SIGNING_SECRET: 'secret' }],
+    ['Socket Mode', { SLACK_APP_TOKEN: 'xapp-unreachable-app-token' }],
+  ])('in %s reports it and keeps retrying instead of crashing', async (mode, extra) => {
+    // Socket Mode serves /healthz on PORT as given, so it gets a free port picked here.
+    const port = await freePort();
     const tandem = runTandem(
       ['start'],
-      { SLACK_BOT_TOKEN: 'xoxb-unreachable', SLACK_SIGNING_SECRET: 'secret', SLACK_API_URL: 'http://127.0.0.1:9/api/', PORT: '0', DATA_DIR: path.join(cwd, 'unreachable') },
+      { SLACK_BOT_TOKEN: 'xoxb-unreachable', SLACK_API_URL: 'http://127.0.0.1:9/api/', PORT: String(port), DATA_DIR: path.join(cwd, `unreachable-${mode}`), ...extra },
       cwd,
     );
     try {
-      const running = await tandem.waitForLog('Tandem is running', 60_000);
+      await tandem.waitForLog('Tandem is running', 60_000);
       await tandem.waitForLog('Slack API unreachable, retrying', 30_000);
-      expect((await fetch(`http://127.0.0.1:${running.port}/healthz`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
       expect(tandem.child.exitCode).toBeNull();
       expect(tandem.stdout()).not.toContain('xoxb-unreachable');
     } finally {
       tandem.child.kill('SIGTERM');
       await tandem.exited;
     }
-  });
+  }, 120_000);
 });

@@ -96,5 +96,5 @@ describe('a Tandem process stopped mid-run', () => {
       ['s1', 'succeeded'],
       ['s2', 'succeeded'],
     ]);
-  });
+  }, 180_000);
 });

@@ -214,6 +214,8 @@ export class RunDriver {
           // Someone changed the store under us (a retry, an answer): refresh what we mirror.
           this.wakeRequested = false;
           for (const step of await ctx.store.listSteps(runId, version)) if (step.kind === 'forward' && !inFlight.has(step.stepId)) records.set(step.stepId, step);
+          // An answered question settled its step with the answer as output: dependants fill references from it.
+          for (const step of records.values()) if (step.status === 'succeeded' && step.output) outputs.set(step.stepId, step.output);
           if (!(await this.stillExecuting())) break;
         }
       }

@@ -96,10 +96,16 @@ describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL databa
     const b = await replica('replica-b', outside);
     const runIds = await Promise.all(
       Array.from({ length: 50 }, async (_, i) => {
-        const [proposer, approver] = [i % 2 ? b : a, i % 3 ? a : b];
+        const [proposer, approver, other] = i % 3 ? [i % 2 ? b : a, a, b] : [i % 2 ? b : a, b, a];
         const run = await proposer.propose(`task ${i}`);
         expect(await statusOf(run.id)).toBe('awaiting-approval');
-        await approver.approve(run.id);
+        if (i % 5) {
+          await approver.approve(run.id);
+        } else {
+          // The same click reaches both replicas (a Slack retry on another instance): one decision counts.
+          const decisions = await Promise.all([approver, other].map((r) => r.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })));
+          expect(decisions.filter((d) => d.ok)).toHaveLength(1);
+        }
         return run.id;
       }),
     );
@@ -183,6 +189,39 @@ describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL databa
     expect(outside.calls.get(`${run.id}/s2`)).toEqual(['replica-b']);
     expect(outside.calls.get(`${run.id}/s3`)).toEqual(['replica-b']);
     expect(b.errors).toEqual([]);
+  });
+
+  it('an answer recorded on one replica reaches the run another replica drives, which goes on with it', async () => {
+    const outside = world();
+    let openGate = () => undefined as void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const askPlan: Plan = {
+      ...plan,
+      steps: [
+        { id: 'q1', title: 'Ask', tool: 'ask_human', args: { question: 'Which one?' }, dependsOn: [] },
+        { id: 's1', title: 'Look for long', tool: 'read_thing', args: { key: 'slow' }, dependsOn: [] },
+        { id: 's2', title: 'Look at the answer', tool: 'read_thing', args: { key: '{{steps.q1.output.answer}}' }, dependsOn: ['q1'] },
+      ],
+    };
+    const toolsOf = (owner: string) => [
+      fakeTool({ name: 'ask_human', risk: 'read', input: z.object({ question: z.string() }), run: (args) => ({ status: 'pause', question: String(args.question) }) }),
+      fakeTool({ name: 'read_thing', risk: 'read', run: async (args, ctx) => (outside.count(ctx, owner), args.key === 'slow' && (await gate), { status: 'ok', output: { key: args.key } }) }),
+    ];
+    const [a, b] = await Promise.all(['replica-a', 'replica-b'].map((owner) => startReplica({ url: database.url!, owner, plan: askPlan, tools: toolsOf(owner), replicas: FAST })));
+    replicas.push(a!, b!);
+    await Promise.all([a!.agent.resume(), b!.agent.resume()]);
+    const run = await a!.propose();
+    await a!.approve(run.id);
+    await until(async () => outside.calls.has(`${run.id}/s1`) && (await store.listSteps(run.id)).some((s) => s.stepId === 'q1' && s.status === 'waiting'), 'q1 to wait while s1 runs');
+
+    expect(await b!.agent.followUp({ conversation: run.conversation, userId: 'UANS', text: 'the blue one' })).toBe('answered');
+    // A still drives (s1 is running there) and picks the answer up from the store.
+    await until(() => outside.calls.has(`${run.id}/s2`), 'the step waiting on the answer to start');
+    expect(outside.calls.get(`${run.id}/s2`)).toEqual(['replica-a']);
+    expect(await statusOf(run.id)).toBe('executing');
+    openGate();
+    await until(async () => (await statusOf(run.id)) === 'succeeded', 'the run to succeed');
+    expect((await store.listSteps(run.id)).find((s) => s.stepId === 's2')?.output).toEqual({ key: 'the blue one' });
   });
 
   it('a cancel recorded on one replica stops the run another replica drives; the board is finished by one writer', async () => {

@@ -6,13 +6,7 @@ import { parseSchedule } from './parse-schedule.ts';
 import { isTimeZone } from './zoned-time.ts';
 
 /** A schedule as a person sees it: the cron echoed back and the next fire times in its zone. */
-export interface ScheduleView {
-  id: string;
-  cron: string;
-  timeZone: string;
-  task: string;
-  channel: string;
-  createdBy: string;
+export interface ScheduleView extends Pick<ScheduleRecord, 'id' | 'cron' | 'timeZone' | 'task' | 'channel' | 'createdBy'> {
   /** e.g. "Mon, Nov 23, 2026, 09:00 EST". */
   nextFires: string[];
 }

@@ -50,6 +50,8 @@ export interface AgentDeps {
    * for its lease to run out.
    */
   soleOwner?: boolean;
+  /** The LlmClient records every paid answer itself (including ones that failed to parse); the agent then records none. */
+  usageRecordedByLlm?: boolean;
   /** Lease, heartbeat, adoption and refresh intervals for replicas sharing one database (tests shorten them). */
   replicas?: Partial<ReplicaSettings>;
 }

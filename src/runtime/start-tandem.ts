@@ -65,9 +65,9 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
     const metrics = createMetrics();
     const store = instrumentRunStore(createRunStore(database.db), metrics);
 
-    // The agent records the planner's and evaluator's usage with each run itself; the executor's model
-    // calls come from llm_task inside a tool, so the client records those.
-    const llm = createLlmClient({ config, logger, onUsage: (usage) => (usage.role === 'executor' ? store.recordUsage(usage) : undefined) });
+    // The client sees every answer that was paid for, including ones that did not parse, and every
+    // role's calls (llm_task runs inside a tool), so it alone records usage against the run.
+    const llm = createLlmClient({ config, logger, onUsage: (usage) => store.recordUsage(usage) });
     const slackClient = createSlackClient(config, logger);
     const { tools, close: closeTools } = await buildTools(config, { llm, slackClient, logger });
     cleanups.push(closeTools);
@@ -102,6 +102,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       owner: replicaId,
       // PGlite's folder lock means no other process can hold a step: anything left running is ours to settle.
       soleOwner: database.engine === 'pglite',
+      usageRecordedByLlm: true,
       runbooks,
     });
     cleanups.push(() => agent.shutdown(shutdownDeadlineMs));

@@ -3,9 +3,10 @@
  * test in its own channel. Expectations come from CONTRACT.md only.
  */
 import { describe, expect, it } from 'vitest';
+import { runTandem } from '../cli/tandem-process.ts';
 import { stateFromView, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { openAiReply } from '../fakes/openai-server.ts';
-import { botMessages, buttonTexts, clickByText, hasButtons, messageWithButtons, poll, visibleText, waitFor } from './harness.ts';
+import { BOT_TOKEN, GITHUB_TOKEN, OPENAI_KEY, SIGNING_SECRET, botMessages, buttonTexts, clickByText, hasButtons, messageWithButtons, poll, visibleText, waitFor } from './harness.ts';
 import { plan, step } from './plans.ts';
 import { ESCALATE, useStack, type Stack } from './stack.ts';
 
@@ -15,6 +16,8 @@ const planned: Stack['planned'] = (...args) => stack.planned(...args);
 const texts: Stack['texts'] = (channel) => stack.texts(channel);
 const board: Stack['board'] = (...args) => stack.board(...args);
 const boardText: Stack['boardText'] = (...args) => stack.boardText(...args);
+/** The run whose plan U2 edited in the modal; `tandem show` reads it at the end. */
+let modifiedRunId: string | undefined;
 
 describe('a task from a mention, approved in Slack', () => {
   const channel = 'C10';
@@ -169,6 +172,12 @@ describe('Modify', () => {
     const shown = visibleText(revised);
     expect(shown).toMatch(/v(ersion)?\s*2|#2/i);
     expect(shown).toMatch(/chang|edit|modif/i);
+    // Approved, so `tandem show` later has a version by U2, an approval and a step.
+    await clickByText(stack.tandem.driver, revised, 'Approve', 'U3');
+    await waitFor(slack, () => botMessages(slack, channel, thread).some((m) => /token/i.test(visibleText(m)) && /succeeded|done/i.test(visibleText(m))), 'the edited run to finish', 20_000);
+    const runs = await commandAnswer('U1', channel, 'runs');
+    modifiedRunId = /\b(run[_-][A-Za-z0-9_-]+)/.exec(runs.split('\n').find((l) => l.includes(`<#${channel}>`)) ?? '')?.[1];
+    expect(modifiedRunId, runs).toBeDefined();
   });
 });
 
@@ -287,4 +296,161 @@ describe('GitHub tool outputs', () => {
     const read = await waitFor(slack, () => slack.model.messages.find((m) => m.channel === 'C97'), 'the pull report', 30_000);
     expect(read.text).toMatch(new RegExp(`pull=${pull.number} url=https?://\\S+/pull/${pull.number}`));
   });
+});
+
+/** Everything that came back for a slash command: the HTTP ack body, response_url posts, ephemerals and channel messages. */
+async function commandAnswer(user: string, channel: string, text: string): Promise<string> {
+  const responsesBefore = slack.model.responses.length;
+  const ephemeralsBefore = slack.model.ephemerals.length;
+  const messagesBefore = slack.model.messages.length;
+  const response = await stack.tandem.driver.command({ user, channel, text });
+  expect(response.status).toBe(200);
+  const collect = () =>
+    [
+      typeof response.body === 'string' ? response.body : visibleText(response.body as { text?: string; blocks?: unknown[] }),
+      ...slack.model.responses.slice(responsesBefore).map((r) => visibleText(r.body as { text?: string; blocks?: unknown[] })),
+      ...slack.model.ephemerals.slice(ephemeralsBefore).filter((e) => e.channel === channel).map(visibleText),
+      ...slack.model.messages.slice(messagesBefore).filter((m) => m.channel === channel).map(visibleText),
+    ]
+      .join('\n')
+      .trim();
+  await waitFor(slack, () => collect().length > 0, `an answer to /tandem ${text}`, 10_000).catch(() => undefined);
+  return collect();
+}
+
+describe('/tandem', () => {
+  it('help lists the verbs', async () => {
+    const answer = await commandAnswer('U1', 'C20', 'help');
+    for (const verb of ['status', 'runs', 'cancel']) expect(answer).toContain(verb);
+  });
+
+  it('runs lists recent runs and status answers', async () => {
+    const runs = await commandAnswer('U1', 'C20', 'runs');
+    expect(runs).toMatch(/File the release 2\.0 issue and check the site|open an issue for release 2\.0 and check the site/);
+    const status = await commandAnswer('U1', 'C20', 'status');
+    expect(status.length).toBeGreaterThan(0);
+  });
+
+  it('cancel <runId> stops a running run', async () => {
+    const { thread, planMessage } = await planned(
+      'C21',
+      'U1',
+      'wait long then tell',
+      plan('Wait long, then tell C98', [step('s1', 'Wait long', 'wait', { seconds: 4 }), step('s2', 'Tell C98', 'slack_notify', { channel: 'C98', text: 'too late' }, ['s1'])]),
+    );
+    await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
+    await waitFor(slack, () => board('C21', thread, planMessage.ts), 'the board');
+    const runs = await commandAnswer('U1', 'C21', 'runs');
+    const line = runs.split('\n').find((l) => /Wait long, then tell C98|wait long then tell/.test(l));
+    const runId = /\b(run[_-][A-Za-z0-9_-]+)/.exec(line ?? '')?.[1];
+    expect(runId, `a run id in: ${runs}`).toBeDefined();
+    await commandAnswer('U1', 'C21', `cancel ${runId}`);
+    await waitFor(slack, () => /cancel/i.test(boardText('C21', thread, planMessage.ts)), 'the board to end cancelled', 15_000);
+    await new Promise((resolve) => setTimeout(resolve, 4500)); // past s1's end: s2 must not start
+    expect(texts('C98')).toEqual([]);
+  });
+});
+
+describe('guarantees (§6)', () => {
+  it('a Slack event delivered twice starts one run', async () => {
+    const requestsBefore = stack.openai.requests.length;
+    stack.openai.enqueue(openAiReply.json(plan('Say twice-once', [step('s1', 'Say it', 'slack_notify', { channel: 'C99', text: 'once' })])));
+    const eventId = 'EvDUPLICATE0001';
+    const sent = stack.tandem.driver.mention({ channel: 'C19', user: 'U1', text: '<@UBOT> say it once', eventId });
+    await sent;
+    const event = { type: 'app_mention', user: 'U1', text: '<@UBOT> say it once', ts: sent.ts, channel: 'C19', event_ts: sent.ts };
+    expect((await stack.tandem.driver.event(event, { eventId, retryNum: 1 })).status).toBe(200);
+    await waitFor(slack, () => messageWithButtons(slack, 'C19', sent.ts, 'Approve'), 'the plan');
+    // A later, different task is planned: by then a second run of the duplicate would have shown.
+    await planned('C19b', 'U1', 'barrier', plan('Barrier', [step('s1', 'Say', 'slack_notify', { channel: 'C99', text: 'x' })]));
+    expect(botMessages(slack, 'C19', sent.ts).filter((m) => hasButtons(m, 'Approve'))).toHaveLength(1);
+    expect(stack.openai.requests.length - requestsBefore).toBe(2);
+    expect(stack.openai.problems).toEqual([]);
+  });
+
+  it('bad or stale signatures get 401 and change nothing', async () => {
+    const callsBefore = slack.calls.length;
+    const requestsBefore = stack.openai.requests.length;
+    const forged = await stack.tandem.driver.mention({ channel: 'C24', user: 'U1', text: '<@UBOT> forged' }, { signingSecret: 'wrong-secret' });
+    expect(forged.status).toBe(401);
+    const stale = await stack.tandem.driver.mention({ channel: 'C24', user: 'U1', text: '<@UBOT> stale' }, { timestampS: Math.floor(Date.now() / 1000) - 600 });
+    expect(stale.status).toBe(401);
+    const command = await stack.tandem.driver.command({ user: 'U1', channel: 'C24', text: 'runs' }, { signingSecret: 'wrong-secret' });
+    expect(command.status).toBe(401);
+    // Barrier: a signed request afterwards is served, and nothing of the forged ones happened in between.
+    await commandAnswer('U1', 'C25', 'help');
+    expect(slack.calls.slice(callsBefore).filter((c) => c.params.channel === 'C24')).toEqual([]);
+    expect(stack.openai.requests.length).toBe(requestsBefore);
+  });
+
+  it('GET /healthz answers 200', async () => {
+    const response = await fetch(`${stack.tandem.baseUrl}/healthz`);
+    expect(response.status).toBe(200);
+  });
+
+  it('GET /metrics is Prometheus text with runs by outcome and steps by tool and status, and no secret', async () => {
+    const response = await fetch(`${stack.tandem.baseUrl}/metrics`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+    const body = await response.text();
+    expect(body).toMatch(/^# TYPE \w+ (counter|gauge)/m);
+    expect(body).toMatch(/^\w+\{[^}]*outcome="succeeded"[^}]*\} \d+/m);
+    expect(body).toMatch(/^\w+\{(?=[^}]*tool="slack_notify")(?=[^}]*status="\w+")[^}]*\} \d+/m);
+    for (const secret of [BOT_TOKEN, SIGNING_SECRET, OPENAI_KEY, GITHUB_TOKEN]) expect(body).not.toContain(secret);
+  });
+
+  it('answered every Slack request within 3 s', () => {
+    const timings = stack.tandem.driver.timings;
+    expect(timings.length).toBeGreaterThan(20);
+    expect(Math.max(...timings.map((t) => t.ms))).toBeLessThan(3000);
+  });
+});
+
+describe('restart and the operator CLI', () => {
+  it('a restart mid-run continues from the store without repeating a write', async () => {
+    const { thread, planMessage } = await planned(
+      'C22',
+      'U1',
+      'file, wait, comment',
+      plan('File an issue, wait, comment on it', [
+        step('s1', 'File the issue', 'github_create_issue', { repo: 'acme/restart', title: 'Restart me' }),
+        step('s2', 'Wait a while', 'wait', { seconds: 4 }, ['s1']),
+        step('s3', 'Comment on it', 'github_comment', { repo: 'acme/restart', number: 1, body: 'after restart' }, ['s2']),
+      ]),
+    );
+    await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
+    const repo = stack.github.repos.get('acme/restart')!;
+    await poll(() => repo.issues.length === 1, 'the issue', 15_000);
+    await waitFor(slack, () => /1\/3|Wait a while[^\n]*running|running[^\n]*Wait a while/i.test(boardText('C22', thread, planMessage.ts)), 'the board past s1', 15_000);
+    expect(await stack.tandem.stop()).toBe(0);
+    await stack.restart();
+    await poll(() => repo.comments.length === 1, 'the comment after restart', 30_000);
+    await waitFor(slack, () => /succeeded/i.test(boardText('C22', thread, planMessage.ts)), 'the board to end succeeded', 15_000);
+    expect(repo.issues).toHaveLength(1);
+    expect(stack.github.requests.filter((r) => r.method === 'POST' && r.path === '/repos/acme/restart/issues')).toHaveLength(1);
+    expect(repo.comments.map((c) => c.body)).toEqual([expect.stringContaining('after restart')]);
+  }, 90_000);
+
+  it('tandem runs --limit N lists N runs', async () => {
+    await stack.tandem.stop(); // an embedded store has one owner at a time
+    const cli = runTandem(['runs', '--limit', '2'], stack.env, stack.cwd);
+    expect(await cli.exited).toBe(0);
+    const ids = new Set(cli.stdout().match(/\brun[_-][A-Za-z0-9_-]+/g) ?? []);
+    expect(ids.size, cli.stdout()).toBe(2);
+  }, 30_000);
+
+  it('tandem show <runId> shows each plan version with its author (planner, U…), approvals, steps and events', async () => {
+    expect(modifiedRunId).toBeDefined();
+    const cli = runTandem(['show', modifiedRunId!], stack.env, stack.cwd);
+    expect(await cli.exited).toBe(0);
+    const out = cli.stdout();
+    expect(out).toMatch(/planner/i);
+    expect(out).toContain('U2');
+    expect(out).toMatch(/v(ersion)?\s*1/i);
+    expect(out).toMatch(/v(ersion)?\s*2/i);
+    expect(out).toMatch(/approv/i);
+    expect(out).toContain('U3');
+    expect(out).toContain('Check the site twice');
+    expect(out).toMatch(/event/i);
+  }, 30_000);
 });

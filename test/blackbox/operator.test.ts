@@ -1,0 +1,103 @@
+/**
+ * CONTRACT §1–§2 as an operator meets them: bad settings, a bot with no model, and `tandem plan`.
+ * Expectations come from CONTRACT.md only.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
+import { runTandem } from '../cli/tandem-process.ts';
+import { startFakeGithub, type FakeGithub } from '../fakes/github-server.ts';
+import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
+import { BOT_TOKEN, GITHUB_TOKEN, OPENAI_KEY, SIGNING_SECRET, botMessages, freshStore, startTandemProcess, visibleText, waitFor } from './harness.ts';
+import { plan, step } from './plans.ts';
+
+const slack = new SlackFakeServer({ token: BOT_TOKEN });
+let openai: FakeOpenAi;
+let github: FakeGithub;
+let store: Awaited<ReturnType<typeof freshStore>>;
+let base: Record<string, string>;
+
+beforeAll(async () => {
+  [openai, github] = await Promise.all([startFakeOpenAi(), startFakeGithub(), slack.start()]).then(([o, g]) => [o, g] as const);
+  github.addRepo('acme/api');
+  store = await freshStore();
+  base = { SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: slack.apiUrl, GITHUB_TOKEN, GITHUB_API_URL: github.url, PORT: '0', ...store.env };
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([slack.stop(), github?.close(), openai?.close().catch(() => undefined)]);
+  await store?.cleanup();
+});
+
+/** Runs `tandem start` with a bad environment; it must stop with one line naming the variable. */
+async function refusedStart(env: Record<string, string>, variable: string): Promise<void> {
+  const cli = runTandem(['start'], env, store.cwd);
+  const code = await cli.exited;
+  expect(code, cli.stdout() + cli.stderr()).not.toBe(0);
+  const lines = `${cli.stdout()}\n${cli.stderr()}`.split('\n').filter((l) => l.trim());
+  const naming = lines.filter((l) => l.includes(variable));
+  expect(naming, lines.join('\n')).toHaveLength(1);
+  expect(lines, 'one clear line, not a stack trace').toHaveLength(1);
+}
+
+describe('a missing or malformed setting stops start-up with one clear line naming the variable', () => {
+  it('PORT that is not a number', () => refusedStart({ ...base, PORT: 'not-a-port' }, 'PORT'));
+  it('TANDEM_CONFIDENCE_THRESHOLD out of 0..1', () => refusedStart({ ...base, TANDEM_CONFIDENCE_THRESHOLD: '7' }, 'TANDEM_CONFIDENCE_THRESHOLD'));
+  it('PLANNER_MODEL not provider:model', () => refusedStart({ ...base, OPENAI_API_KEY: OPENAI_KEY, PLANNER_MODEL: 'gpt-4o' }, 'PLANNER_MODEL'));
+  it('SLACK_SIGNING_SECRET missing in HTTP mode', () => {
+    const { SLACK_SIGNING_SECRET: _omit, ...env } = base;
+    return refusedStart(env, 'SLACK_SIGNING_SECRET');
+  });
+});
+
+describe('with no model configured', () => {
+  it('starts, and a task gets a reply in its thread saying how to configure a model', async () => {
+    const tandem = await startTandemProcess(base, store.cwd, slack);
+    try {
+      const sent = tandem.driver.mention({ channel: 'C30', user: 'U1', text: '<@UBOT> summarise the open pulls of acme/api' });
+      expect((await sent).status).toBe(200);
+      const reply = await waitFor(slack, () => botMessages(slack, 'C30', sent.ts).find((m) => /PLANNER_MODEL/.test(visibleText(m))), 'the how-to reply', 20_000);
+      const shown = visibleText(reply);
+      expect(shown).toContain('OPENAI_API_KEY');
+      expect(shown).toContain('ANTHROPIC_API_KEY');
+      expect(reply.threadTs).toBe(sent.ts);
+    } finally {
+      expect(await tandem.stop()).toBe(0);
+    }
+  }, 60_000);
+});
+
+describe('tandem plan "<task>"', () => {
+  it('prints the plan the planner would make and runs nothing', async () => {
+    openai.enqueue(
+      openAiReply.json(
+        plan('File the release 2.1 issue', [
+          step('s1', 'Open the release issue', 'github_create_issue', { repo: 'acme/api', title: 'Release 2.1' }),
+          step('s2', 'Tell the team', 'slack_notify', { channel: 'C31', text: 'filed' }, ['s1']),
+        ]),
+      ),
+    );
+    const slackCallsBefore = slack.calls.length;
+    const env = { ...base, OPENAI_API_KEY: OPENAI_KEY, OPENAI_BASE_URL: openai.url, PLANNER_MODEL: 'openai:gpt-4o' };
+    const runIds = async () => {
+      const runs = runTandem(['runs'], env, store.cwd);
+      expect(await runs.exited, runs.stderr()).toBe(0);
+      return { ids: [...new Set(runs.stdout().match(/\brun[_-][A-Za-z0-9]+/g) ?? [])], out: runs.stdout() };
+    };
+    const before = await runIds();
+    const cli = runTandem(['plan', 'open an issue for release 2.1 of acme/api and tell the team'], env, store.cwd);
+    expect(await cli.exited, cli.stderr()).toBe(0);
+    const out = cli.stdout();
+    expect(out).toContain('File the release 2.1 issue');
+    expect(out).toContain('Open the release issue');
+    expect(out).toContain('github_create_issue');
+    expect(out).toContain('Tell the team');
+    expect(openai.requests).toHaveLength(1);
+    expect(github.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+    expect(github.repos.get('acme/api')!.issues).toEqual([]);
+    expect(slack.calls.slice(slackCallsBefore).filter((c) => c.method.startsWith('chat.'))).toEqual([]);
+    // Nothing recorded as a run either.
+    const after = await runIds();
+    expect(after.ids).toEqual(before.ids);
+    expect(after.out).not.toContain('release 2.1');
+  }, 60_000);
+});

@@ -89,32 +89,42 @@ export function createAgent(deps: AgentDeps): Agent {
     idle,
     async startRun(input) {
       const run = await ctx.store.createRun(input);
+      // Planning holds the run's lease from the start: peers leave it alone, and adopt it if this replica dies mid-plan.
+      const holding = await ctx.leases.claim(run.id).catch(() => false);
       await ctx.store.appendEvent(run.id, 'run-created', { task: input.task.slice(0, 2000), requester: input.requester, origin: input.origin });
       await ctx.surface.planning(run);
-      track(planRun(ctx, run), 'planning', run.id);
+      const planning = planRun(ctx, run).finally(() => (holding ? ctx.leases.release(run.id).catch(() => undefined) : undefined));
+      track(planning, 'planning', run.id);
       return run;
     },
-    decide: (input) => decide(ctx, input),
+    // A decision holds the run's lease while it moves the run on and hands it to a driver or planner
+    // here, so no peer adopts the run in between.
+    decide: (input) => ctx.leases.during(input.runId, () => decide(ctx, input)),
     checkEdit: (input) => checkEdit(ctx, input),
-    editPlan: (input) => editPlan(ctx, input),
+    editPlan: (input) => ctx.leases.during(input.runId, () => editPlan(ctx, input)),
     async revisePlan(input) {
-      const accepted = await revisePlan(ctx, input);
-      if (!accepted.ok) return accepted;
-      track(accepted.value.work, 'revising plan', input.runId);
+      const holding = await ctx.leases.claim(input.runId).catch(() => false);
+      const release = () => (holding ? ctx.leases.release(input.runId).catch(() => undefined) : undefined);
+      const accepted = await revisePlan(ctx, input).catch((error: unknown) => (void release(), Promise.reject(error)));
+      if (!accepted.ok) {
+        await release();
+        return accepted;
+      }
+      track(accepted.value.work.finally(release), 'revising plan', input.runId);
       return { ok: true, value: undefined };
     },
     resolveEscalation: (input) => resolveEscalation(ctx, input),
     followUp: (input) => followUp(ctx, input),
     cancel: (input) => cancelRun(ctx, input),
     async resume() {
-      await resumeRuns(ctx);
+      await resumeRuns(ctx, { startUp: true });
       // From now on, runs whose replica died (its lease ran out) are adopted here too.
       if (ctx.soleOwner || adoption || !accepting) return;
       let scanning = false;
       adoption = setInterval(() => {
         if (scanning) return;
         scanning = true;
-        void resumeRuns(ctx)
+        void resumeRuns(ctx, { startUp: false })
           .catch((error: unknown) => deps.logger.warn({ err: error }, 'adoption scan failed'))
           .finally(() => (scanning = false));
       }, ctx.leases.settings.adoptEveryMs);

@@ -18,6 +18,11 @@ export async function resolveEscalation(ctx: AgentContext, input: { escalationId
   if (!run || isFinal(run.status)) return { ok: false, error: `The run already ended (${run?.status ?? 'gone'}).` };
   const allowed = await checkResolver({ userId: input.userId, approvers: ctx.approvers });
   if (!allowed.ok) return allowed;
+  // Held while the run is moved on and handed to a driver or planner here, so no peer adopts it in between.
+  return ctx.leases.during(run.id, () => decideEscalation(ctx, run, escalation, input));
+}
+
+async function decideEscalation(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, input: { escalationId: string; userId: string; action: EscalationAction }): Promise<Result<void>> {
   const refused = await refusal(ctx, run, escalation, input);
   if (refused) return { ok: false, error: refused };
   if (!(await ctx.store.resolveEscalation({ id: escalation.id, action: input.action, userId: input.userId }))) {
@@ -99,6 +104,14 @@ export async function abortRun(ctx: AgentContext, runId: string, reason: string)
   // A driver on another replica sees the run leave `executing` and lets go; the rollback waits for its lease.
   await ctx.store.transitionRun(runId, ['executing', 'paused', 'awaiting-approval', 'awaiting-answer', 'planning'], 'rolling-back');
   await ctx.leases.take(runId);
+  try {
+    await rollBackAndFinish(ctx, runId, reason);
+  } finally {
+    await ctx.leases.release(runId).catch(() => undefined);
+  }
+}
+
+async function rollBackAndFinish(ctx: AgentContext, runId: string, reason: string): Promise<void> {
   await cancelUnstarted(ctx, runId, 'not started: the run was aborted');
   await rollBack(ctx, runId);
   const steps = await ctx.store.listSteps(runId);

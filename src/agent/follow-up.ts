@@ -3,7 +3,7 @@ import { checkRejecter } from './approval-policy.ts';
 import type { AgentContext } from './context.ts';
 import type { Result } from './errors.ts';
 import { planRun } from './planning.ts';
-import type { Conversation } from './ports/run-store.ts';
+import type { Conversation, RunRecord } from './ports/run-store.ts';
 import { redactText } from './redact.ts';
 import { cancelUnstarted, finishRun, isFinal } from './run-ending.ts';
 import { continueIfClear } from './escalation-resolution.ts';
@@ -14,6 +14,11 @@ export async function followUp(ctx: AgentContext, input: { conversation: Convers
   const run = await ctx.store.findRunByConversation(input.conversation);
   if (!run) return 'no-run';
   if (isFinal(run.status)) return 'ignored';
+  // Held while the answer moves the run on and hands it to a driver or planner here (a driver elsewhere keeps it; it sees the answer).
+  return ctx.leases.during(run.id, () => answerOrCancel(ctx, run, input));
+}
+
+async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: { userId: string; text: string }): Promise<'answered' | 'cancelled' | 'ignored'> {
   if (CANCEL.test(input.text)) return (await cancelRun(ctx, { runId: run.id, userId: input.userId })).ok ? 'cancelled' : 'ignored';
   const text = redactText(input.text.replace(/^\s*(?:<@[A-Z0-9]+>\s*)+/, '').trim(), ctx.settings.secrets);
   if (!text) return 'ignored';
@@ -35,7 +40,7 @@ export async function followUp(ctx: AgentContext, input: { conversation: Convers
       .map((q) => ({ question: q.question, answer: q.answer!, answeredBy: q.answeredBy }));
     const fresh = (await ctx.store.getRun(run.id)) ?? run;
     await ctx.surface.planning(fresh);
-    ctx.spawn(planRun(ctx, fresh, { answers }), 'planning after answers', run.id);
+    ctx.spawn(ctx.leases.during(run.id, () => planRun(ctx, fresh, { answers })), 'planning after answers', run.id);
   }
   return 'answered';
 }

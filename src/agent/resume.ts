@@ -8,29 +8,47 @@ import { escalate } from './escalation.ts';
 import { limitOutput } from './output-limit.ts';
 import type { RunRecord, StepRecord } from './ports/run-store.ts';
 import { abortRun } from './escalation-resolution.ts';
+import { planRun } from './planning.ts';
+import { replan } from './supervisor.ts';
 
 /**
  * At start-up, and every few seconds after when replicas share the database: continue the runs
  * nobody drives. Alone on the store that is every executing run; with peers, only runs whose lease
  * is free or ran out (their replica died or let go), taken with the lease so no two replicas adopt one.
- * An executing run goes to a driver, which settles steps the dead owner left running before going on.
+ * An executing run goes to a driver, which settles steps the dead owner left running before going on;
+ * a run whose replica died while planning it is planned again.
  */
-export async function resumeRuns(ctx: AgentContext): Promise<void> {
+export async function resumeRuns(ctx: AgentContext, options: { startUp: boolean }): Promise<void> {
   const statuses = ['executing', 'rolling-back'] as const;
-  const runs = ctx.soleOwner ? await ctx.store.listRuns({ limit: 1000, statuses }) : await ctx.leases.adopt(statuses);
+  const runs = ctx.soleOwner ? await ctx.store.listRuns({ limit: 1000, statuses }) : await ctx.leases.adopt([...statuses, 'planning'], { waitForLocks: options.startUp });
   for (const run of runs) {
     try {
       if (run.status === 'rolling-back') {
         await recoverRunningSteps(ctx, run);
         await abortRun(ctx, run.id, 'Aborted (rollback continued after a restart).');
+      } else if (run.status === 'planning') {
+        await ctx.store.appendEvent(run.id, 'run-adopted', { by: ctx.owner, status: run.status });
+        ctx.spawn(ctx.leases.during(run.id, () => planAgain(ctx, run)), 'planning an adopted run', run.id);
       } else {
-        await ctx.store.appendEvent(run.id, 'run-adopted', { by: ctx.owner });
+        await ctx.store.appendEvent(run.id, 'run-adopted', { by: ctx.owner, status: run.status });
         ctx.kick(run.id);
       }
     } catch (error) {
       ctx.logger.error({ runId: run.id, err: error }, 'could not resume run');
+    } finally {
+      // The adoption's own hold: the driver or planner started above holds the lease for itself.
+      await ctx.leases.release(run.id).catch(() => undefined);
     }
   }
+}
+
+/** The replica planning this run died: a first plan is made again (with any answers so far), a replan is redone. */
+async function planAgain(ctx: AgentContext, run: RunRecord): Promise<void> {
+  if (run.currentPlanVersion !== null) return replan(ctx, run.id, 'the replica that was planning this run stopped', ['planning']);
+  const answers = (await ctx.store.listQuestions(run.id))
+    .filter((q) => q.stepId === null && q.answer !== null)
+    .map((q) => ({ question: q.question, answer: q.answer!, answeredBy: q.answeredBy }));
+  await planRun(ctx, run, answers.length ? { answers } : {});
 }
 
 /** Settles steps left running by a dead owner (lease expired, or our own from before a restart); true when one needed a person (the run is paused). */

@@ -24,13 +24,21 @@ export const DEFAULT_REPLICA_SETTINGS: ReplicaSettings = { leaseMs: 30_000, hear
 
 export interface RunLeases {
   readonly settings: ReplicaSettings;
-  /** True when this replica holds the run's lease now (it was free, expired, or ours already). */
+  /**
+   * True when this replica holds the run's lease now (it was free, expired, or ours already). Holds
+   * are counted per run (a driver and a planner may both hold one); each true claim needs one release.
+   */
   claim(runId: string): Promise<boolean>;
-  /** Waits until this replica holds the lease (its holder lets go once it sees the run moved on). */
+  /** Waits until this replica holds the lease (its holder lets go once it sees the run moved on); release it after. */
   take(runId: string): Promise<void>;
   release(runId: string): Promise<void>;
-  /** Takes the leases of runs in these statuses that nobody holds (their replica died or let go). */
-  adopt(statuses: readonly RunStatus[]): Promise<RunRecord[]>;
+  /** Runs `work` holding the lease when it can be had (peers then leave the run alone, and adopt it if this replica dies). */
+  during<T>(runId: string, work: () => Promise<T>): Promise<T>;
+  /**
+   * Takes the leases of runs in these statuses that nobody holds (their replica died or let go); each
+   * comes with one hold to release. `waitForLocks` at start-up, so a row busy for a moment is not missed.
+   */
+  adopt(statuses: readonly RunStatus[], options?: { waitForLocks?: boolean }): Promise<RunRecord[]>;
   /** Stops the heartbeat; with `releaseAll`, lets peers adopt every run held here at once. */
   stop(options: { releaseAll: boolean }): Promise<void>;
 }
@@ -45,16 +53,27 @@ export function createRunLeases(options: {
   onLost(runId: string): void;
 }): RunLeases {
   const { store, owner, settings, logger } = options;
-  const held = new Set<string>();
+  /** Holds per run; the lease is released in the store when the last one ends. */
+  const held = new Map<string, number>();
+  /** Store calls for one run go in order, so a release never overtakes the claim that follows it. */
+  const queues = new Map<string, Promise<unknown>>();
   let timer: ReturnType<typeof setInterval> | undefined;
   let beating = false;
   let stopped = false;
+
+  const serial = <T>(runId: string, step: () => Promise<T>): Promise<T> => {
+    const next = (queues.get(runId) ?? Promise.resolve()).then(step, step);
+    const tail = next.catch(() => undefined);
+    queues.set(runId, tail);
+    void tail.then(() => queues.get(runId) === tail && queues.delete(runId));
+    return next;
+  };
 
   const beat = async () => {
     if (beating) return; // a slow beat is not doubled up
     beating = true;
     try {
-      const ids = [...held];
+      const ids = [...held.keys()];
       const still = new Set(await store.renewLeases({ owner, leaseMs: settings.leaseMs, runIds: ids }));
       for (const runId of ids) {
         if (still.has(runId) || !held.has(runId)) continue;
@@ -73,46 +92,75 @@ export function createRunLeases(options: {
     }
   };
   const hold = (runId: string) => {
-    held.add(runId);
+    held.set(runId, (held.get(runId) ?? 0) + 1);
     if (!timer && !stopped) {
       timer = setInterval(() => void beat(), settings.heartbeatMs);
       timer.unref?.(); // a heartbeat alone must not keep a process alive
     }
   };
 
-  const claim = async (runId: string) => {
-    if (options.soleOwner) return true;
-    if (!(await store.claimRunLease({ runId, owner, leaseMs: settings.leaseMs }))) return false;
-    hold(runId);
-    return true;
-  };
+  const claim = (runId: string) =>
+    serial(runId, async () => {
+      if (held.has(runId)) {
+        hold(runId); // ours already; the heartbeat keeps it
+        return true;
+      }
+      if (!(await store.claimRunLease({ runId, owner, leaseMs: settings.leaseMs }))) return false;
+      hold(runId);
+      return true;
+    });
+  const release = (runId: string) =>
+    serial(runId, async () => {
+      const count = held.get(runId);
+      if (count === undefined) return; // lost to a peer meanwhile: nothing of ours to release
+      if (count > 1) return void held.set(runId, count - 1);
+      held.delete(runId);
+      await store.releaseRunLease({ runId, owner });
+    });
+
+  if (options.soleOwner) {
+    // One process on the store: nobody to coordinate with.
+    return {
+      settings,
+      claim: async () => true,
+      take: async () => undefined,
+      release: async () => undefined,
+      during: (_runId, work) => work(),
+      adopt: async () => [],
+      stop: async () => undefined,
+    };
+  }
 
   return {
     settings,
     claim,
+    release,
     async take(runId) {
-      if (options.soleOwner) return;
       // The holder sees the change within its refresh interval; a dead holder's lease runs out.
       const deadline = Date.now() + settings.leaseMs + settings.heartbeatMs;
       while (!(await claim(runId))) {
         if (Date.now() > deadline) {
           logger.warn({ runId, owner }, 'run lease still held by another replica; going ahead');
+          hold(runId); // so the release that follows balances
           return;
         }
         await sleep(Math.max(10, Math.min(200, settings.refreshMs / 4)));
       }
     },
-    async release(runId) {
-      if (options.soleOwner) return;
-      held.delete(runId);
-      await store.releaseRunLease({ runId, owner });
+    async during(runId, work) {
+      const holding = await claim(runId).catch(() => false);
+      try {
+        return await work();
+      } finally {
+        if (holding) await release(runId).catch((error: unknown) => logger.warn({ runId, err: error }, 'could not release run lease'));
+      }
     },
-    async adopt(statuses) {
+    async adopt(statuses, adoptOptions = {}) {
       if (stopped) return [];
-      const runs = await store.adoptRuns({ owner, leaseMs: settings.leaseMs, statuses, limit: 50, graceMs: Math.min(1_000, settings.leaseMs) });
-      // Runs this replica drives already come back too (the claim just renewed them): they are not new.
+      const runs = await store.adoptRuns({ owner, leaseMs: settings.leaseMs, statuses, limit: 50, graceMs: Math.min(5_000, settings.leaseMs), skipLocked: !adoptOptions.waitForLocks });
+      // Runs this replica holds already come back too (the claim just renewed them): they are not new.
       const adopted = runs.filter((run) => !held.has(run.id));
-      for (const run of runs) hold(run.id);
+      for (const run of adopted) hold(run.id);
       return adopted;
     },
     async stop({ releaseAll }) {
@@ -120,7 +168,7 @@ export function createRunLeases(options: {
       if (timer) clearInterval(timer);
       timer = undefined;
       if (!releaseAll) return;
-      for (const runId of [...held]) await store.releaseRunLease({ runId, owner }).catch(() => undefined);
+      for (const runId of [...held.keys()]) await store.releaseRunLease({ runId, owner }).catch(() => undefined);
       held.clear();
     },
   };

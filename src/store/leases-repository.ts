@@ -3,7 +3,7 @@
  * conditional UPDATE on `runs.lease_owner / lease_until`; adoption picks expired ones with
  * `FOR UPDATE SKIP LOCKED` so replicas scanning at once take different runs and never wait on each other.
  */
-import { and, asc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { RunRecord, RunStatus } from '../agent/ports/run-store.ts';
 import type { Db } from './database.ts';
 import { toRunRecord } from './runs-repository.ts';
@@ -12,7 +12,7 @@ import { replicas, runs, steps } from './schema.ts';
 const leaseEnd = (leaseMs: number) => sql`now() + ${Math.max(1, Math.round(leaseMs))} * interval '1 millisecond'`;
 
 /** Nobody holds it, its holder stopped renewing, or it is already ours. */
-const claimable = (owner: string) => or(isNull(runs.leaseOwner), isNull(runs.leaseUntil), lt(runs.leaseUntil, sql`now()`), eq(runs.leaseOwner, owner));
+const claimable = (owner: string) => or(isNull(runs.leaseOwner), isNull(runs.leaseUntil), lte(runs.leaseUntil, sql`now()`), eq(runs.leaseOwner, owner));
 
 export async function claimRunLease(db: Db, input: { runId: string; owner: string; leaseMs: number }): Promise<boolean> {
   const rows = await db
@@ -23,17 +23,23 @@ export async function claimRunLease(db: Db, input: { runId: string; owner: strin
   return rows.length === 1;
 }
 
-export async function adoptRuns(db: Db, input: { owner: string; leaseMs: number; statuses: readonly RunStatus[]; limit: number; graceMs: number }): Promise<RunRecord[]> {
+export async function adoptRuns(db: Db, input: { owner: string; leaseMs: number; statuses: readonly RunStatus[]; limit: number; graceMs: number; skipLocked: boolean }): Promise<RunRecord[]> {
   if (input.statuses.length === 0 || input.limit <= 0) return [];
-  // A run that just changed and has no lease is about to be claimed by the replica that changed it (an approval's kick).
-  const settled = or(lt(runs.updatedAt, sql`now() - ${Math.max(0, Math.round(input.graceMs))} * interval '1 millisecond'`), eq(runs.leaseOwner, input.owner), lt(runs.leaseUntil, sql`now()`));
+  // A lease that ran out or was released is free at once. A run never leased is left alone for the grace
+  // period: the replica that just created it is about to claim it.
+  const settled = or(
+    eq(runs.leaseOwner, input.owner),
+    lte(runs.leaseUntil, sql`now()`),
+    and(isNull(runs.leaseUntil), lt(runs.updatedAt, sql`now() - ${Math.max(0, Math.round(input.graceMs))} * interval '1 millisecond'`)),
+  );
   const candidates = db
     .select({ id: runs.id })
     .from(runs)
     .where(and(inArray(runs.status, [...input.statuses]), claimable(input.owner), settled))
     .orderBy(asc(runs.updatedAt))
     .limit(input.limit)
-    .for('update', { skipLocked: true });
+    // Skipping a row another transaction holds (a live replica appending an event) leaves it for the next scan.
+    .for('update', input.skipLocked ? { skipLocked: true } : {});
   const rows = await db
     .update(runs)
     .set({ leaseOwner: input.owner, leaseUntil: leaseEnd(input.leaseMs) })
@@ -65,9 +71,10 @@ export async function renewLeases(db: Db, input: { owner: string; leaseMs: numbe
   return ids;
 }
 
+/** Released means expired now: a peer's adoption scan takes it at once (a never-leased run waits out the grace period). */
 export async function releaseRunLease(db: Db, input: { runId: string; owner: string }): Promise<void> {
   await db
     .update(runs)
-    .set({ leaseOwner: null, leaseUntil: null })
+    .set({ leaseUntil: sql`now()` })
     .where(and(eq(runs.id, input.runId), eq(runs.leaseOwner, input.owner)));
 }

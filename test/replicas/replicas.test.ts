@@ -7,6 +7,7 @@ import { sleep } from '../../src/agent/tool-call.ts';
 import { createRunStore } from '../../src/store/index.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { fakeTool } from '../agent/support/fake-tools.ts';
+import { ScriptedLlm, plannerAnswer } from '../agent/support/scripted-llm.ts';
 import { startReplica, until, type Replica } from './support/replica.ts';
 
 const plan: Plan = {
@@ -67,7 +68,8 @@ function toolsFor(outside: World, owner: string, hang: { read?: () => boolean; w
   return [read, write];
 }
 
-const FAST = { leaseMs: 1_000, heartbeatMs: 200, adoptEveryMs: 100, refreshMs: 100 };
+/** Short enough for a test, long enough that a replica starved of CPU by a busy test run does not look dead. */
+const FAST = { leaseMs: 2_000, heartbeatMs: 200, adoptEveryMs: 100, refreshMs: 100 };
 
 describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL database', () => {
   let database: TestDatabase;
@@ -92,8 +94,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL databa
 
   it('50 runs started and approved across two replicas: every step runs exactly once and every run succeeds', async () => {
     const outside = world();
-    const a = await replica('replica-a', outside);
-    const b = await replica('replica-b', outside);
+    // Nobody dies here: long leases, so a slow machine does not hand runs over mid-step.
+    const a = await replica('replica-a', outside, { settings: { leaseMs: 30_000 } });
+    const b = await replica('replica-b', outside, { settings: { leaseMs: 30_000 } });
     const runIds = await Promise.all(
       Array.from({ length: 50 }, async (_, i) => {
         const [proposer, approver, other] = i % 3 ? [i % 2 ? b : a, a, b] : [i % 2 ? b : a, b, a];
@@ -156,6 +159,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL databa
     const events = (await store.listEvents(writing.id)).map((e) => e.type);
     expect(events).toContain('run-adopted');
     expect(events).toContain('step-reconciled');
+    await b.agent.idle();
     expect(b.surface.of(writing.id, 'summary')[0]?.summary.outcome).toBe('succeeded');
     expect(b.errors).toEqual([]);
   });
@@ -222,6 +226,29 @@ describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL databa
     openGate();
     await until(async () => (await statusOf(run.id)) === 'succeeded', 'the run to succeed');
     expect((await store.listSteps(run.id)).find((s) => s.stepId === 's2')?.output).toEqual({ key: 'the blue one' });
+  });
+
+  it('a replica that dies while planning: the other plans the run again and proposes it', async () => {
+    const outside = world();
+    let asked = 0;
+    const stuckModel = { has: () => true, generate: () => (asked++, new Promise<never>(() => undefined)) };
+    const a = await startReplica({ url: database.url!, owner: 'replica-a', plan: null, llm: stuckModel, tools: toolsFor(outside, 'replica-a'), replicas: FAST });
+    const llmB = new ScriptedLlm().on('planner', plannerAnswer({ goal: 'Make it', steps: [{ id: 's1', tool: 'create_thing', args: { title: 'x' } }] }));
+    const b = await startReplica({ url: database.url!, owner: 'replica-b', plan: null, llm: llmB, tools: toolsFor(outside, 'replica-b'), replicas: FAST });
+    replicas.push(a, b);
+    await Promise.all([a.agent.resume(), b.agent.resume()]);
+    const run = await a.agent.startRun({ task: 'make it', requester: 'UREQ', conversation: { channel: 'C1', threadTs: 'planning-death' }, origin: 'mention' });
+    await until(() => asked === 1, 'replica A to ask its model');
+
+    // While A lives, its heartbeat keeps the planning lease: B leaves the run alone.
+    await sleep(FAST.leaseMs * 1.5);
+    expect(await statusOf(run.id)).toBe('planning');
+    a.die();
+    await until(async () => (await statusOf(run.id)) === 'awaiting-approval', 'replica B to plan the run again');
+    expect((await store.listPlanVersions(run.id)).map((v) => [v.version, v.authorKind, v.plan.goal])).toEqual([[1, 'planner', 'Make it']]);
+    expect(b.surface.of(run.id, 'plan')).toHaveLength(1);
+    expect((await store.listEvents(run.id)).map((e) => e.type)).toContain('run-adopted');
+    llmB.assertDone();
   });
 
   it('a cancel recorded on one replica stops the run another replica drives; the board is finished by one writer', async () => {

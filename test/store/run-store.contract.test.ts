@@ -107,9 +107,11 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
       expect(await otherStore.claimRunLease({ runId: dying.id, owner: 'replica-b', leaseMs: 30_000 })).toBe(true);
       expect(await store.renewLeases({ owner: 'replica-a', leaseMs: 30_000, runIds: [dying.id] })).toEqual([]);
 
-      // A released lease is free at once.
+      // A released lease is free at once, for adoption too.
+      await store.transitionRun(run.id, ['planning'], 'executing');
       await store.releaseRunLease({ runId: run.id, owner: winner });
-      expect(await otherStore.claimRunLease({ runId: run.id, owner: loser, leaseMs: 30_000 })).toBe(true);
+      const adopt = (owner: string) => otherStore.adoptRuns({ owner, leaseMs: 30_000, statuses: ['executing'], limit: 100, graceMs: 60_000, skipLocked: true });
+      expect((await adopt(loser)).map((r) => r.id)).toEqual([run.id]);
     } finally {
       await other?.close();
     }
@@ -133,7 +135,7 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     const other: Database | undefined = database.url ? await openDatabase({ url: database.url }) : undefined;
     try {
       const otherStore = other ? createRunStore(other.db) : store;
-      const adopt = (s: RunStore, owner: string) => s.adoptRuns({ owner, leaseMs: 30_000, statuses: ['executing', 'rolling-back'], limit: 100, graceMs: 0 });
+      const adopt = (s: RunStore, owner: string) => s.adoptRuns({ owner, leaseMs: 30_000, statuses: ['executing', 'rolling-back'], limit: 100, graceMs: 0, skipLocked: true });
       const [byA, byB] = await Promise.all([adopt(store, 'replica-c'), adopt(otherStore, 'replica-d')]);
       const adopted = [...byA, ...byB].map((r) => r.id);
       // Every orphan exactly once; the run replica-a keeps renewing is not among them.
@@ -141,10 +143,10 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
       expect(new Set(adopted).size).toBe(adopted.length);
       expect(adopted).not.toContain(run.id);
       expect(await adopt(store, 'replica-e')).toEqual([]);
-      // A run that just moved and nobody holds yet is left to whoever moved it, for the grace period.
+      // A run never leased that just moved is left to whoever moved it, for the grace period.
       const fresh = await newRun();
       await store.transitionRun(fresh.id, ['planning'], 'executing');
-      expect(await store.adoptRuns({ owner: 'replica-e', leaseMs: 30_000, statuses: ['executing'], limit: 100, graceMs: 60_000 })).toEqual([]);
+      expect(await store.adoptRuns({ owner: 'replica-e', leaseMs: 30_000, statuses: ['executing'], limit: 100, graceMs: 60_000, skipLocked: true })).toEqual([]);
       expect((await adopt(store, 'replica-e')).map((r) => r.id)).toEqual([fresh.id]);
     } finally {
       await other?.close();

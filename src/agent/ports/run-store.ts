@@ -191,13 +191,15 @@ export interface RunStore {
    */
   claimRunLease(input: { runId: string; owner: string; leaseMs: number }): Promise<boolean>;
   /**
-   * Takes up to `limit` runs in `statuses` whose lease is expired, already `owner`'s, or free and
-   * unchanged for `graceMs` (a run just approved is left to the replica that approved it); concurrent callers get different runs.
+   * Takes up to `limit` runs in `statuses` whose lease is already `owner`'s, ran out, or was released, or
+   * that were never leased and have not changed for `graceMs` (a run just created is left to its creator);
+   * concurrent callers get different runs.
+   * `skipLocked`: rows locked by another transaction are passed over instead of waited for.
    */
-  adoptRuns(input: { owner: string; leaseMs: number; statuses: readonly RunStatus[]; limit: number; graceMs: number }): Promise<RunRecord[]>;
+  adoptRuns(input: { owner: string; leaseMs: number; statuses: readonly RunStatus[]; limit: number; graceMs: number; skipLocked: boolean }): Promise<RunRecord[]>;
   /** A heartbeat: extends `owner`'s leases on these runs and on their running steps; returns the runs `owner` still holds. */
   renewLeases(input: { owner: string; leaseMs: number; runIds: readonly string[] }): Promise<string[]>;
-  /** Lets peers take the run at once (a no-op unless `owner` holds it). */
+  /** Lets peers take (and adopt) the run at once (a no-op unless `owner` holds it). */
   releaseRunLease(input: { runId: string; owner: string }): Promise<void>;
 
   addPlanVersion(input: { runId: string; plan: Plan; authorKind: PlanVersionRecord['authorKind']; authorId: string; parentVersion: number | null; reason: string | null }): Promise<PlanVersionRecord>;

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { createAgent, type Agent } from '../../../src/agent/agent.ts';
 import type { Plan } from '../../../src/agent/plan.ts';
+import type { LlmClient } from '../../../src/agent/ports/llm.ts';
 import type { RunRecord, RunStore } from '../../../src/agent/ports/run-store.ts';
 import type { AnyTool } from '../../../src/agent/ports/tool.ts';
 import type { ReplicaSettings } from '../../../src/agent/run-leases.ts';
@@ -42,7 +43,8 @@ function severable(store: RunStore): { store: RunStore; cut(): void } {
   return { store: wrapped, cut: () => (cut = true) };
 }
 
-export async function startReplica(options: { url: string; owner: string; tools: AnyTool[]; plan: Plan; replicas: Partial<ReplicaSettings>; concurrency?: number }): Promise<Replica> {
+/** `plan`: every task is planned from this runbook; null: the model plans (pass `llm`). */
+export async function startReplica(options: { url: string; owner: string; tools: AnyTool[]; plan: Plan | null; llm?: LlmClient; replicas: Partial<ReplicaSettings>; concurrency?: number }): Promise<Replica> {
   const database: Database = await openDatabase({ url: options.url, poolSize: 5 });
   const { store, cut } = severable(createRunStore(database.db));
   const surface = new InMemorySurface();
@@ -50,14 +52,14 @@ export async function startReplica(options: { url: string; owner: string; tools:
   let dead = false;
   const agent = createAgent({
     store,
-    llm: new ScriptedLlm(), // no model: plans come from the runbook
+    llm: options.llm ?? new ScriptedLlm(), // no model: plans come from the runbook
     tools: options.tools,
     surface,
     approvers: { isApprover: async () => true },
     settings: { budgets: BUDGETS, confidenceThreshold: 0.6, autoRunReadOnly: false, secrets: [], concurrency: options.concurrency ?? 4, retry: { retries: 0, baseDelayMs: 1 } },
     logger: collectingLogger(errors),
     owner: options.owner,
-    runbooks: { match: () => ({ name: 'replica-test', plan: options.plan }) },
+    runbooks: { match: () => (options.plan ? { name: 'replica-test', plan: options.plan } : undefined) },
     replicas: options.replicas,
   });
   return {

@@ -2,10 +2,14 @@
  * CONTRACT §1–§2 as an operator meets them: bad settings, a bot with no model, and `tandem plan`.
  * Expectations come from CONTRACT.md only.
  */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
 import { runTandem } from '../cli/tandem-process.ts';
 import { startFakeGithub, type FakeGithub } from '../fakes/github-server.ts';
+import { anthropicReply, startFakeAnthropic } from '../fakes/anthropic-server.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
 import { BOT_TOKEN, GITHUB_TOKEN, OPENAI_KEY, SIGNING_SECRET, botMessages, freshStore, startTandemProcess, visibleText, waitFor } from './harness.ts';
 import { plan, step } from './plans.ts';
@@ -39,10 +43,21 @@ async function refusedStart(env: Record<string, string>, variable: string): Prom
   expect(lines, 'one clear line, not a stack trace').toHaveLength(1);
 }
 
-describe('a missing or malformed setting stops start-up with one clear line naming the variable', () => {
+describe.concurrent('a missing or malformed setting stops start-up with one clear line naming the variable', () => {
   it('PORT that is not a number', () => refusedStart({ ...base, PORT: 'not-a-port' }, 'PORT'));
   it('TANDEM_CONFIDENCE_THRESHOLD out of 0..1', () => refusedStart({ ...base, TANDEM_CONFIDENCE_THRESHOLD: '7' }, 'TANDEM_CONFIDENCE_THRESHOLD'));
   it('PLANNER_MODEL not provider:model', () => refusedStart({ ...base, OPENAI_API_KEY: OPENAI_KEY, PLANNER_MODEL: 'gpt-4o' }, 'PLANNER_MODEL'));
+  it('a .env file in the working directory is read', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tandem-dotenv-'));
+    try {
+      writeFileSync(path.join(dir, '.env'), 'TANDEM_MAX_STEPS=many\n');
+      const cli = runTandem(['start'], base, dir);
+      expect(await cli.exited).not.toBe(0);
+      expect(`${cli.stdout()}\n${cli.stderr()}`).toContain('TANDEM_MAX_STEPS');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
   it('SLACK_SIGNING_SECRET missing in HTTP mode', () => {
     const { SLACK_SIGNING_SECRET: _omit, ...env } = base;
     return refusedStart(env, 'SLACK_SIGNING_SECRET');
@@ -50,8 +65,10 @@ describe('a missing or malformed setting stops start-up with one clear line nami
 });
 
 describe('with no model configured', () => {
-  it('starts, and a task gets a reply in its thread saying how to configure a model', async () => {
-    const tandem = await startTandemProcess(base, store.cwd, slack);
+  it('starts on an embedded store under ./.data, and a task gets a reply in its thread saying how to configure a model', async () => {
+    const { DATA_DIR: _d, DATABASE_URL: _u, ...env } = base;
+    const tandem = await startTandemProcess(env, store.cwd, slack);
+    expect(existsSync(path.join(store.cwd, '.data'))).toBe(true);
     try {
       const sent = tandem.driver.mention({ channel: 'C30', user: 'U1', text: '<@UBOT> summarise the open pulls of acme/api' });
       expect((await sent).status).toBe(200);
@@ -100,4 +117,25 @@ describe('tandem plan "<task>"', () => {
     expect(after.ids).toEqual(before.ids);
     expect(after.out).not.toContain('release 2.1');
   }, 60_000);
+
+  it('plans with Anthropic when PLANNER_MODEL names it', async () => {
+    const anthropic = await startFakeAnthropic();
+    try {
+      anthropic.enqueue(anthropicReply.json(plan('Read acme/api', [step('s1', 'Read the repo', 'github_get_repo', { repo: 'acme/api' })])));
+      const env = { ...base, ANTHROPIC_API_KEY: 'sk-ant-blackbox-secret', ANTHROPIC_BASE_URL: anthropic.url, PLANNER_MODEL: 'anthropic:claude-sonnet-4-5' };
+      const cli = runTandem(['plan', 'read acme/api'], env, store.cwd);
+      expect(await cli.exited, cli.stderr()).toBe(0);
+      expect(cli.stdout()).toContain('Read the repo');
+      expect(anthropic.requests).toHaveLength(1);
+    } finally {
+      await anthropic.close();
+    }
+  }, 60_000);
+});
+
+describe('tandem migrate', () => {
+  it('prepares the store and exits 0', async () => {
+    const cli = runTandem(['migrate'], base, store.cwd);
+    expect(await cli.exited, cli.stderr()).toBe(0);
+  }, 30_000);
 });

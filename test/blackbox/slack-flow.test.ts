@@ -80,6 +80,7 @@ describe('a task from a mention, approved in Slack', () => {
     for (const title of ['Open the release issue', 'Link it from the tracking issue', 'Check the site', 'Report the check']) expect(final).toContain(title);
     expect(final).toMatch(/done/i);
     expect(final).toMatch(/issues\/2/); // links to what was made
+    expect(final).toMatch(/\d+(\.\d+)?\s*(ms|s|sec)\b/); // elapsed time
     // Only one board: no other message in the thread besides it was edited after approval, except the plan.
     expect(botMessages(slack, channel, thread).filter((m) => m.edits > 0 && m.ts !== planMessage.ts)).toHaveLength(1);
     const updates = slack.callsOf('chat.update').filter((c) => c.params.ts === theBoard.ts && c.status === 200).map((c) => c.at);
@@ -409,6 +410,26 @@ describe('Skip, Replan and the model-backed steps', () => {
   });
 });
 
+describe('the executor model', () => {
+  it('llm_task runs on the planner\'s provider when EXECUTOR_MODEL is not set', async () => {
+    const { thread, planMessage } = await planned(
+      'C34',
+      'U1',
+      'write a greeting and post it',
+      plan('Write a greeting and post it', [step('s1', 'Write the greeting', 'llm_task', { instruction: 'Write a one-line greeting for the team' }), step('s2', 'Post it', 'slack_notify', { channel: 'C84', text: 'posted' }, ['s1'])]),
+    );
+    const requests = stack.openai.requests.length;
+    // A real server honours the request's response_format; answer in the JSON schema the request asked for.
+    stack.openai.enqueue(openAiReply.json({ text: 'Hello team, have a good day!' }));
+    await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
+    await waitFor(slack, () => /succeeded/i.test(boardText('C34', thread, planMessage.ts)) || messageWithButtons(slack, 'C34', thread, 'Retry'), 'the run to end', 20_000);
+    expect(stack.openai.requests.length).toBe(requests + 1);
+    const body = stack.openai.requests.at(-1)!.body as { model?: string };
+    expect(body.model).toBe('gpt-4o');
+    expect(texts('C84')).toEqual(['posted']);
+  });
+});
+
 describe('/tandem', () => {
   it('help lists the verbs', async () => {
     const answer = await commandAnswer('U1', 'C20', 'help');
@@ -531,6 +552,19 @@ describe('restart and the operator CLI', () => {
     expect(stack.github.requests.filter((r) => r.method === 'POST' && r.path === '/repos/acme/restart/issues')).toHaveLength(1);
     expect(repo.comments.map((c) => c.body)).toEqual([expect.stringContaining('after restart')]);
   }, 90_000);
+
+  it('a plan that fails validation (a dependsOn cycle) is never executed', async () => {
+    const cyclic = plan('Go round in circles', [
+      step('s1', 'First', 'slack_notify', { channel: 'C85', text: 'one' }, ['s2']),
+      step('s2', 'Second', 'slack_notify', { channel: 'C85', text: 'two' }, ['s1']),
+    ]);
+    stack.openai.enqueue(openAiReply.json(cyclic), openAiReply.json(cyclic), openAiReply.json(cyclic));
+    const sent = stack.tandem.driver.mention({ channel: 'C35', user: 'U1', text: '<@UBOT> go round in circles' });
+    await sent;
+    await waitFor(slack, () => botMessages(slack, 'C35', sent.ts).some((m) => /cycle|circular|invalid|could ?n[o']t|failed|error/i.test(visibleText(m))), 'the planner to give up', 30_000);
+    expect(botMessages(slack, 'C35', sent.ts).filter((m) => hasButtons(m, 'Approve'))).toEqual([]);
+    expect(texts('C85')).toEqual([]);
+  });
 
   it('tandem runs --limit N lists N runs', async () => {
     await stack.tandem.stop(); // an embedded store has one owner at a time

@@ -19,8 +19,9 @@ import { replan } from './supervisor.ts';
  * a run whose replica died while planning it is planned again.
  */
 export async function resumeRuns(ctx: AgentContext, options: { startUp: boolean }): Promise<void> {
-  const statuses = ['executing', 'rolling-back'] as const;
-  const runs = ctx.soleOwner ? await ctx.store.listRuns({ limit: 1000, statuses }) : await ctx.leases.adopt([...statuses, 'planning'], { waitForLocks: options.startUp });
+  const statuses = ['executing', 'rolling-back', 'planning'] as const;
+  // Alone on the store, anything left executing or planning at start-up is from a process that stopped.
+  const runs = ctx.soleOwner ? (options.startUp ? await ctx.store.listRuns({ limit: 1000, statuses }) : []) : await ctx.leases.adopt(statuses, { waitForLocks: options.startUp });
   for (const run of runs) {
     try {
       if (run.status === 'rolling-back') {

@@ -321,6 +321,25 @@ async function commandAnswer(user: string, channel: string, text: string): Promi
   return collect();
 }
 
+describe('more GitHub tool outputs', () => {
+  it('github_get_repo, github_create_release and github_comment give the web url', async () => {
+    const { planMessage } = await planned(
+      'C36',
+      'U1',
+      'release 9.9.9 and say so',
+      plan('Cut release 9.9.9', [
+        step('s1', 'Read the repo', 'github_get_repo', { repo: 'acme/api' }),
+        step('s2', 'Create the release', 'github_create_release', { repo: 'acme/api', tag: 'v9.9.9' }),
+        step('s3', 'Comment on the tracking issue', 'github_comment', { repo: 'acme/api', number: 1, body: 'released' }),
+        step('s4', 'Say so', 'slack_notify', { channel: 'C83', text: 'repo={{steps.s1.output.url}} release={{steps.s2.output.url}} comment={{steps.s3.output.url}}' }, ['s1', 's2', 's3']),
+      ]),
+    );
+    await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
+    const said = await waitFor(slack, () => slack.model.messages.find((m) => m.channel === 'C83'), 'the report', 20_000);
+    expect(said.text).toMatch(/repo=https?:\/\/\S+\/acme\/api release=https?:\/\/\S+v9\.9\.9\S* comment=https?:\/\/\S+\/issues\/1#issuecomment-\d+/);
+  });
+});
+
 describe('uncertain side effects and Retry', () => {
   it('a write whose answer was lost is reconciled against GitHub or escalated, never repeated blindly', async () => {
     stack.github.addRepo('acme/flaky');

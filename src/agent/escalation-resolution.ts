@@ -5,7 +5,7 @@ import { descendantsOf } from './dispatcher.ts';
 import type { Result } from './errors.ts';
 import type { EscalationAction, EscalationRecord, RunRecord } from './ports/run-store.ts';
 import { cancelUnstarted, finishRun, isFinal } from './run-ending.ts';
-import { rollBack } from './rollback.ts';
+import { rollBack, rollbackStepsInOrder } from './rollback.ts';
 import { replan, replanBlocked } from './supervisor.ts';
 
 const ok: Result<void> = { ok: true, value: undefined };
@@ -114,8 +114,8 @@ export async function abortRun(ctx: AgentContext, runId: string, reason: string)
 async function rollBackAndFinish(ctx: AgentContext, runId: string, reason: string): Promise<void> {
   await cancelUnstarted(ctx, runId, 'not started: the run was aborted');
   await rollBack(ctx, runId);
-  const steps = await ctx.store.listSteps(runId);
-  const rolled = steps.filter((s) => s.kind === 'rollback');
+  const [versions, steps] = await Promise.all([ctx.store.listPlanVersions(runId), ctx.store.listSteps(runId)]);
+  const rolled = rollbackStepsInOrder(versions, steps, ctx.tools.riskOf);
   const detail = rolled.length ? ` Rolled back: ${rolled.map((s) => `${s.title} (${s.status})`).join('; ')}.` : ' Nothing needed rolling back.';
   await finishRun(ctx, runId, 'aborted', reason + detail);
 }

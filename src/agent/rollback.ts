@@ -24,18 +24,30 @@ export function rollbackOrder(versions: readonly PlanVersionRecord[], steps: rea
   for (const { version, plan } of versions) {
     const topo = topologicalOrder(plan.steps);
     const changedSomething = plan.steps.some((s) => riskOf(s.tool) !== 'read' && succeeded.has(`${version}/${s.id}`));
-    for (const step of plan.rollback) {
+    plan.rollback.forEach((step, index) => {
       if (step.undoes) {
         const done = succeeded.get(`${version}/${step.undoes}`);
-        if (!done) continue;
+        if (!done) return;
         // Finish time orders across versions; topological position breaks ties within one.
         planned.push({ version, step, order: (done.finishedAt?.getTime() ?? 0) * 1000 + topo.indexOf(step.undoes) });
       } else if (changedSomething) {
-        planned.push({ version, step, order: -1 }); // general clean-up runs after the specific undos
+        // Not tied to a step (CONTRACT §3 has no such link): clean-ups run after the specific undos, and in
+        // reverse of their listed order, as a person lists undos in the order the changes were made.
+        planned.push({ version, step, order: -1 - (plan.rollback.length - 1 - index) });
       }
-    }
+    });
   }
   return planned.sort((a, b) => b.order - a.order);
+}
+
+/** The rollback steps a run recorded, in the order they ran (rows created in one millisecond list by id). */
+export function rollbackStepsInOrder(versions: readonly PlanVersionRecord[], steps: readonly StepRecord[], riskOf: (tool: string) => string | undefined): StepRecord[] {
+  const ran = rollbackOrder(versions, steps, riskOf).map((planned) => `${planned.version}/${planned.step.id}`);
+  const position = (step: StepRecord) => {
+    const at = ran.indexOf(`${step.planVersion}/${step.stepId}`);
+    return at === -1 ? ran.length : at;
+  };
+  return steps.filter((step) => step.kind === 'rollback').sort((a, b) => position(a) - position(b));
 }
 
 export async function rollBack(ctx: AgentContext, runId: string): Promise<void> {

@@ -3,6 +3,7 @@ import { reportBoard } from './board.ts';
 import type { AgentContext } from './context.ts';
 import { FINAL_RUN_STATUSES, type RunStatus, type StepRecord } from './ports/run-store.ts';
 import type { RunSummary } from './ports/surface.ts';
+import { rollbackStepsInOrder } from './rollback.ts';
 
 export type Outcome = RunSummary['outcome'];
 
@@ -28,7 +29,8 @@ async function summarize(ctx: AgentContext, runId: string, outcome: Outcome, rea
   const changes = steps
     .filter((step) => step.kind === 'forward' && step.status === 'succeeded' && step.risk !== 'read')
     .map((step) => ({ title: step.title, url: urlOf(step) }));
-  const rolledBack = steps.filter((step) => step.kind === 'rollback').map((step) => ({ title: step.title, status: step.status }));
+  const rolledBack = rollbackStepsInOrder(versions, steps, ctx.tools.riskOf)
+    .map((step) => ({ title: step.title, status: step.status }));
   // A run that ended before any plan existed is summed up by what was asked.
   const task = versions.length ? '' : ((await ctx.store.getRun(runId))?.task ?? '');
   const goal = versions.at(-1)?.plan.goal ?? task;

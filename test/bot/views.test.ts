@@ -80,9 +80,9 @@ describe('status board', () => {
     const text = allText(view.blocks);
     expect(view.blocks[0]).toMatchObject({ type: 'header' });
     expect(text).toContain('Running: Merge PR 42');
-    expect(text).toContain(':white_check_mark: 1. Check CI run 1 · 2s · <https://github.com/acme/api/actions/runs/1|link>');
+    expect(text).toContain(':white_check_mark: 1. Check CI run 1 · done · 2s · <https://github.com/acme/api/actions/runs/1|link>');
     expect(text).toContain(':arrows_counterclockwise: 2. Check CI run 2');
-    expect(text).toContain(':white_circle: 3.');
+    expect(text).toContain(':white_circle: 3. Check CI run 3 · waiting');
     expectWithinLimits(view.blocks);
   });
 

@@ -43,8 +43,20 @@ export function statusBoard(board: BoardState): MessageView {
   return { text: truncate(`${label}: ${board.goal} (${done}/${forward.length} steps done)`, 300), blocks };
 }
 
+/** The state in words too: an emoji alone says nothing to a screen reader or a search. */
+export const STEP_LABEL: Record<StepStatus, string> = {
+  pending: 'waiting',
+  running: 'running',
+  waiting: 'waiting for an answer',
+  succeeded: 'done',
+  failed: 'failed',
+  skipped: 'skipped',
+  cancelled: 'cancelled',
+  uncertain: 'uncertain',
+};
+
 function stepLine(step: BoardStep, number: number): string {
-  const parts = [`${STEP_EMOJI[step.status]} ${number}. ${escapeText(truncate(step.title, 120))}`];
+  const parts = [`${STEP_EMOJI[step.status]} ${number}. ${escapeText(truncate(step.title, 120))}`, STEP_LABEL[step.status]];
   if (step.elapsedMs !== null) parts.push(formatDuration(step.elapsedMs));
   if (step.url) parts.push(link(step.url, 'link'));
   if (step.note) parts.push(`_${escapeText(truncate(step.note, 160))}_`);

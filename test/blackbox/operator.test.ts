@@ -11,7 +11,7 @@ import { runTandem } from '../cli/tandem-process.ts';
 import { startFakeGithub, type FakeGithub } from '../fakes/github-server.ts';
 import { anthropicReply, startFakeAnthropic } from '../fakes/anthropic-server.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
-import { BOT_TOKEN, GITHUB_TOKEN, OPENAI_KEY, SIGNING_SECRET, botMessages, freshStore, startTandemProcess, visibleText, waitFor } from './harness.ts';
+import { BOT_TOKEN, GITHUB_TOKEN, OPENAI_KEY, SIGNING_SECRET, botMessages, clickByText, freshStore, startTandemProcess, visibleText, waitFor } from './harness.ts';
 import { plan, step } from './plans.ts';
 
 const slack = new SlackFakeServer({ token: BOT_TOKEN });
@@ -138,4 +138,35 @@ describe('tandem migrate', () => {
     const cli = runTandem(['migrate'], base, store.cwd);
     expect(await cli.exited, cli.stderr()).toBe(0);
   }, 30_000);
+});
+
+describe('budgets and thresholds from the environment', () => {
+  let tandem: Awaited<ReturnType<typeof startTandemProcess>>;
+  const env = () => ({ ...base, OPENAI_API_KEY: OPENAI_KEY, OPENAI_BASE_URL: openai.url, PLANNER_MODEL: 'openai:gpt-4o', TANDEM_STEP_TIMEOUT_S: '1', TANDEM_CONFIDENCE_THRESHOLD: '0.95', TANDEM_ESCALATE_TO: 'U9' });
+
+  beforeAll(async () => {
+    tandem = await startTandemProcess(env(), store.cwd, slack);
+  }, 60_000);
+  afterAll(async () => {
+    await tandem?.stop();
+  });
+
+  it('TANDEM_CONFIDENCE_THRESHOLD: a plan below it (0.9 < 0.95) escalates to TANDEM_ESCALATE_TO instead of acting', async () => {
+    openai.enqueue(openAiReply.json(plan('Say hello', [step('s1', 'Say it', 'slack_notify', { channel: 'C51', text: 'hello' })], { confidence: 0.9 })));
+    const sent = tandem.driver.mention({ channel: 'C50', user: 'U1', text: '<@UBOT> say hello' });
+    await sent;
+    await waitFor(slack, () => botMessages(slack, 'C50', sent.ts).find((m) => visibleText(m).includes('<@U9>')), 'the escalation', 20_000);
+    expect(slack.model.messages.filter((m) => m.channel === 'C51')).toEqual([]);
+  });
+
+  it('TANDEM_STEP_TIMEOUT_S: a step that runs longer fails and is escalated', async () => {
+    openai.enqueue(openAiReply.json(plan('Wait long', [step('s1', 'Wait five seconds', 'wait', { seconds: 5 }), step('s2', 'Then say', 'slack_notify', { channel: 'C53', text: 'waited' }, ['s1'])], { confidence: 0.99 })));
+    const sent = tandem.driver.mention({ channel: 'C52', user: 'U1', text: '<@UBOT> wait long' });
+    await sent;
+    const planMessage = await waitFor(slack, () => botMessages(slack, 'C52', sent.ts).find((m) => visibleText(m).includes('Wait five seconds') && /Approve/.test(JSON.stringify(m.blocks ?? ''))), 'the plan', 20_000);
+    await clickByText(tandem.driver, planMessage, 'Approve', 'U2');
+    const escalation = await waitFor(slack, () => botMessages(slack, 'C52', sent.ts).find((m) => visibleText(m).includes('<@U9>') && /Retry/.test(JSON.stringify(m.blocks ?? ''))), 'the timeout escalation', 20_000);
+    expect(visibleText(escalation)).toMatch(/time|1 ?s/i);
+    expect(slack.model.messages.filter((m) => m.channel === 'C53')).toEqual([]);
+  });
 });

@@ -113,6 +113,13 @@ describe('approval rules', () => {
     await poll(() => stack.github.repos.get('acme/api')!.pulls.get(pull.number)!.merged, 'the merge', 20_000);
   });
 
+  it('a member of an approver user group (S…) may approve', async () => {
+    const { planMessage } = await planned('C37', 'U1', 'tell C82 hi', plan('Say hi', [step('s1', 'Say it', 'slack_notify', { channel: 'C82', text: 'hi' })]));
+    await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U5');
+    await waitFor(slack, () => texts('C82').includes('hi'), 'the run approved by U5', 15_000);
+    expect(slack.model.ephemeralsFor('U5')).toEqual([]);
+  });
+
   it('Reject runs nothing', async () => {
     const { thread, planMessage } = await planned('C23', 'U1', 'tell C95 hello', plan('Say hello', [step('s1', 'Say it', 'slack_notify', { channel: 'C95', text: 'hello' })]));
     await clickByText(stack.tandem.driver, planMessage, 'Reject', 'U2');
@@ -230,7 +237,8 @@ describe('escalation and Abort', () => {
     stack.openai.enqueue(openAiReply.json(plan('Maybe restart things', [step('s1', 'Say maybe', 'slack_notify', { channel: 'C96', text: 'maybe' })], { confidence: 0.3 })));
     const sent = stack.tandem.driver.mention({ channel: 'C14', user: 'U1', text: '<@UBOT> do something vague' });
     await sent;
-    await waitFor(slack, () => botMessages(slack, 'C14', sent.ts).find((m) => visibleText(m).includes(`<!subteam^${ESCALATE}>`)), 'a low-confidence escalation', 20_000);
+    const escalation = await waitFor(slack, () => botMessages(slack, 'C14', sent.ts).find((m) => visibleText(m).includes(`<!subteam^${ESCALATE}>`)), 'a low-confidence escalation', 20_000);
+    expect(buttonTexts(escalation)).toEqual(expect.arrayContaining(['Retry', 'Skip', 'Replan', 'Abort']));
     expect(texts('C96')).toEqual([]);
   });
 });

@@ -42,6 +42,7 @@ export function useStack(): Stack {
     [stack.openai, stack.github] = await Promise.all([startFakeOpenAi(), startFakeGithub(), slack.start()]).then(([o, g]) => [o, g] as const);
     stack.github.addRepo('acme/api');
     stack.github.addRepo('acme/restart');
+    slack.model.usergroups.set('SAPPROVERS', ['U5']);
     target = createServer((req, res) => {
       if (req.url === '/ok') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('healthy');
       res.writeHead(500).end('broken');
@@ -59,7 +60,7 @@ export function useStack(): Stack {
       PLANNER_MODEL: 'openai:gpt-4o',
       GITHUB_TOKEN,
       GITHUB_API_URL: stack.github.url,
-      TANDEM_APPROVERS: 'U2,U3',
+      TANDEM_APPROVERS: 'U2,U3,SAPPROVERS',
       TANDEM_ESCALATE_TO: ESCALATE,
       TANDEM_HTTP_ALLOW: '127.0.0.1',
       ...store.env,

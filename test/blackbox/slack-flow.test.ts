@@ -288,7 +288,7 @@ describe('follow-ups in a run thread', () => {
 
 describe('GitHub tool outputs', () => {
   it('github_dispatch_workflow gives runId, url and conclusion; github_get_pull gives url and number', async () => {
-    stack.github.addWorkflow('acme/api', { path: '.github/workflows/deploy.yml' });
+    stack.github.addWorkflow('acme/api', { path: '.github/workflows/deploy.yml', pollsPerPhase: 0 });
     const pull = stack.github.addPull('acme/api', { title: 'Read me', head: 'read-me' });
     const { planMessage } = await planned(
       'C18',
@@ -475,7 +475,7 @@ describe('/tandem', () => {
       'C21',
       'U1',
       'wait long then tell',
-      plan('Wait long, then tell C98', [step('s1', 'Wait long', 'wait', { seconds: 3 }), step('s2', 'Tell C98', 'slack_notify', { channel: 'C98', text: 'too late' }, ['s1'])]),
+      plan('Wait long, then tell C98', [step('s1', 'Wait long', 'wait', { seconds: 2 }), step('s2', 'Tell C98', 'slack_notify', { channel: 'C98', text: 'too late' }, ['s1'])]),
     );
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
     await waitFor(slack, () => board('C21', thread, planMessage.ts), 'the board');
@@ -485,7 +485,7 @@ describe('/tandem', () => {
     expect(runId, `a run id in: ${runs}`).toBeDefined();
     await commandAnswer('U1', 'C21', `cancel ${runId}`);
     await waitFor(slack, () => /cancel/i.test(boardText('C21', thread, planMessage.ts)), 'the board to end cancelled', 15_000);
-    await new Promise((resolve) => setTimeout(resolve, 3500)); // past s1's end: s2 must not start
+    await new Promise((resolve) => setTimeout(resolve, 2500)); // past s1's end: s2 must not start
     expect(texts('C98')).toEqual([]);
   });
 });
@@ -563,7 +563,7 @@ describe('restart and the operator CLI', () => {
       'file, wait, comment',
       plan('File an issue, wait, comment on it', [
         step('s1', 'File the issue', 'github_create_issue', { repo: 'acme/restart', title: 'Restart me' }),
-        step('s2', 'Wait a while', 'wait', { seconds: 3 }, ['s1']),
+        step('s2', 'Wait a while', 'wait', { seconds: 2 }, ['s1']),
         step('s3', 'Comment on it', 'github_comment', { repo: 'acme/restart', number: 1, body: 'after restart' }, ['s2']),
       ]),
     );

@@ -11,7 +11,7 @@ import { runTandem } from '../cli/tandem-process.ts';
 import { startFakeGithub, type FakeGithub } from '../fakes/github-server.ts';
 import { anthropicReply, startFakeAnthropic } from '../fakes/anthropic-server.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
-import { BOT_TOKEN, GITHUB_TOKEN, OPENAI_KEY, SIGNING_SECRET, botMessages, clickByText, freshStore, startTandemProcess, visibleText, waitFor } from './harness.ts';
+import { BOT_TOKEN, GITHUB_TOKEN, OPENAI_KEY, SIGNING_SECRET, botMessages, clickByText, freshStore, poll, startTandemProcess, visibleText, waitFor } from './harness.ts';
 import { plan, step } from './plans.ts';
 
 const slack = new SlackFakeServer({ token: BOT_TOKEN });
@@ -157,6 +157,19 @@ describe('budgets and thresholds from the environment', () => {
     await sent;
     await waitFor(slack, () => botMessages(slack, 'C50', sent.ts).find((m) => visibleText(m).includes('<@U9>')), 'the escalation', 20_000);
     expect(slack.model.messages.filter((m) => m.channel === 'C51')).toEqual([]);
+  });
+
+  it('with TANDEM_APPROVERS empty anyone may approve, but not their own destructive step', async () => {
+    const pull = github.addPull('acme/api', { title: 'Self merge', head: 'self' });
+    openai.enqueue(openAiReply.json(plan('Merge my pull', [step('s1', 'Merge it', 'github_merge_pull', { repo: 'acme/api', number: pull.number })], { confidence: 0.99 })));
+    const sent = tandem.driver.mention({ channel: 'C54', user: 'U1', text: `<@UBOT> merge pull ${pull.number}` });
+    await sent;
+    const planMessage = await waitFor(slack, () => botMessages(slack, 'C54', sent.ts).find((m) => /Approve/.test(JSON.stringify(m.blocks ?? '')) && visibleText(m).includes('Merge it')), 'the plan', 20_000);
+    await clickByText(tandem.driver, planMessage, 'Approve', 'U1');
+    await waitFor(slack, () => slack.model.ephemeralsFor('U1').find((e) => e.channel === 'C54'), 'an ephemeral to the requester');
+    expect(github.repos.get('acme/api')!.pulls.get(pull.number)!.merged).toBe(false);
+    await clickByText(tandem.driver, planMessage, 'Approve', 'U7'); // anyone else in the channel
+    await poll(() => github.repos.get('acme/api')!.pulls.get(pull.number)!.merged, 'the merge', 20_000);
   });
 
   it('TANDEM_STEP_TIMEOUT_S: a step that runs longer fails and is escalated', async () => {

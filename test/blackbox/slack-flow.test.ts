@@ -49,6 +49,10 @@ describe('a task from a mention, approved in Slack', () => {
     expect(shown).toContain('github_create_issue');
     expect(shown).toContain('http_check');
     expect(shown).toMatch(/0\.87|87\s*%/);
+    expect(shown).toContain('acme/api'); // key args
+    expect(shown).toMatch(/\bwrite\b/i); // risk
+    expect(shown).toMatch(/\bread\b/i);
+    expect(shown).toMatch(/after\s*(step\s*)?1|depends on\s*(step\s*)?1|waits for\s*(step\s*)?1/i); // s2 waits for s1
     expect(buttonTexts(planMessage)).toEqual(expect.arrayContaining(['Approve', 'Modify', 'Reject']));
   });
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { runTandem } from '../cli/tandem-process.ts';
 import { stateFromView, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { openAiReply } from '../fakes/openai-server.ts';
-import { BOT_TOKEN, GITHUB_TOKEN, OPENAI_KEY, SIGNING_SECRET, botMessages, buttonTexts, clickByText, hasButtons, messageWithButtons, poll, visibleText, waitFor } from './harness.ts';
+import { BOT_TOKEN, GITHUB_TOKEN, OPENAI_KEY, SIGNING_SECRET, botMessages, buttonTexts, buttonsOf, clickByText, hasButtons, messageWithButtons, poll, visibleText, waitFor } from './harness.ts';
 import { plan, step } from './plans.ts';
 import { ESCALATE, useStack, type Stack } from './stack.ts';
 
@@ -509,6 +509,36 @@ describe('guarantees (§6)', () => {
     expect(botMessages(slack, 'C19', sent.ts).filter((m) => hasButtons(m, 'Approve'))).toHaveLength(1);
     expect(stack.openai.requests.length - requestsBefore).toBe(2);
     expect(stack.openai.problems).toEqual([]);
+  });
+
+  it('the same event delivered twice at once still starts one run', async () => {
+    stack.openai.enqueue(openAiReply.json(plan('Say at once', [step('s1', 'Say it', 'slack_notify', { channel: 'C81', text: 'once' })])));
+    const message = slack.model.addUserMessage({ channel: 'C38', user: 'U1', text: '<@UBOT> say it at once' });
+    const event = { type: 'app_mention', user: 'U1', text: message.text, ts: message.ts, channel: 'C38', event_ts: message.ts };
+    const answers = await Promise.all([stack.tandem.driver.event(event, { eventId: 'EvCONCURRENT01' }), stack.tandem.driver.event(event, { eventId: 'EvCONCURRENT01', retryNum: 1 })]);
+    expect(answers.map((r) => r.status)).toEqual([200, 200]);
+    const planMessage = await waitFor(slack, () => messageWithButtons(slack, 'C38', message.ts, 'Approve'), 'the plan');
+    await planned('C38b', 'U1', 'barrier', plan('Barrier', [step('s1', 'Say', 'slack_notify', { channel: 'C81', text: 'x' })]));
+    expect(botMessages(slack, 'C38', message.ts).filter((m) => hasButtons(m, 'Approve'))).toHaveLength(1);
+    expect(stack.openai.problems).toEqual([]);
+    // An Approve click delivered twice at once runs the step once.
+    await Promise.all([clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2'), clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2')]);
+    await waitFor(slack, () => botMessages(slack, 'C38', message.ts).some((m) => /token/i.test(visibleText(m))), 'the summary', 15_000);
+    expect(texts('C81').filter((t) => t === 'once')).toEqual(['once']);
+  });
+
+  it('a forged Approve click gets 401 and approves nothing', async () => {
+    const { thread, planMessage } = await planned('C39', 'U1', 'tell C80', plan('Tell C80', [step('s1', 'Tell it', 'slack_notify', { channel: 'C80', text: 'forged?' })]));
+    const button = buttonsOf(planMessage).find((b) => b.text === 'Approve')!;
+    const click = { user: 'U2', channel: 'C39', messageTs: planMessage.ts, threadTs: thread, actionId: button.actionId, value: button.value, blockId: button.blockId };
+    expect((await stack.tandem.driver.click(click, { signingSecret: 'not-the-secret' })).status).toBe(401);
+    expect((await stack.tandem.driver.click(click, { timestampS: Math.floor(Date.now() / 1000) - 600 })).status).toBe(401);
+    // Barrier: a genuine Reject afterwards is served; nothing ran in between.
+    const updates = () => slack.callsOf('chat.update').filter((c) => c.params.ts === planMessage.ts).length;
+    const before = updates();
+    await clickByText(stack.tandem.driver, planMessage, 'Reject', 'U2');
+    await waitFor(slack, () => updates() > before || botMessages(slack, 'C39', thread).length > 1, 'the rejection shown', 10_000);
+    expect(texts('C80')).toEqual([]);
   });
 
   it('bad or stale signatures get 401 and change nothing', async () => {

@@ -3,6 +3,7 @@ import type { Plan } from './plan.ts';
 import type { AgentContext } from './context.ts';
 import type { RunRecord, StepRecord } from './ports/run-store.ts';
 import type { BoardState, BoardStep } from './ports/surface.ts';
+import { SKIPPED_BY_PERSON } from './step-codes.ts';
 
 export function buildBoard(run: RunRecord, planVersion: number, plan: Plan, steps: readonly StepRecord[], now: Date): BoardState {
   const byKey = new Map(steps.map((step) => [`${step.planVersion}/${step.kind}/${step.stepId}`, step]));
@@ -28,7 +29,9 @@ function line(record: StepRecord | undefined, base: Pick<BoardStep, 'stepId' | '
   if (!record) return { ...base, status: 'pending', elapsedMs: null, url: null, note: null };
   const elapsedMs = record.startedAt ? (record.finishedAt ?? now).getTime() - record.startedAt.getTime() : null;
   const url = typeof record.output?.url === 'string' ? record.output.url : (record.error?.url ?? null);
-  return { ...base, status: record.status, elapsedMs, url, note: record.error?.message ?? null };
+  // A failed check a person skipped keeps its result for what depends on it, but it was not done: say so.
+  const status = record.error?.code === SKIPPED_BY_PERSON ? 'skipped' : record.status;
+  return { ...base, status, elapsedMs, url, note: record.error?.message ?? null };
 }
 
 /** Loads the run and reports its board; for paths that do not hold the driver's live state. */

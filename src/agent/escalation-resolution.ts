@@ -7,6 +7,7 @@ import type { EscalationAction, EscalationRecord, RunRecord } from './ports/run-
 import { cancelUnstarted, finishRun, isFinal } from './run-ending.ts';
 import { rollBack, rollbackStepsInOrder } from './rollback.ts';
 import { replan, replanBlocked } from './supervisor.ts';
+import { SKIPPED_BY_PERSON } from './step-codes.ts';
 
 const ok: Result<void> = { ok: true, value: undefined };
 
@@ -73,7 +74,7 @@ async function settleStep(ctx: AgentContext, runId: string, planVersion: number,
   if (!step) return;
   if (action === 'skip') {
     const to = step.output ? 'succeeded' : 'skipped';
-    await ctx.store.setStepStatus({ ...key, from: ['failed', 'uncertain'], to, error: { message: `skipped by a person: ${step.error?.message ?? ''}`.trim() } });
+    await ctx.store.setStepStatus({ ...key, from: ['failed', 'uncertain'], to, error: { message: `skipped by a person: ${step.error?.message ?? ''}`.trim(), code: SKIPPED_BY_PERSON } });
     if (to === 'skipped') return; // what waits on it stays skipped
   } else {
     await ctx.store.setStepStatus({ ...key, from: ['failed', 'uncertain'], to: 'pending' });

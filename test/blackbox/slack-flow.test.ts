@@ -469,8 +469,11 @@ describe('/tandem', () => {
   });
 
   it('runs lists recent runs and status answers', async () => {
+    const posted = slack.model.messages.length;
     const runs = await commandAnswer('U1', 'C20', 'runs');
     expect(runs).toMatch(/two quick notes|Two quick notes/);
+    // "Your runs" is personal: not posted for the whole channel to see.
+    expect(slack.model.messages.slice(posted).filter((m) => m.channel === 'C20')).toEqual([]);
     const status = await commandAnswer('U1', 'C20', 'status');
     expect(status.length).toBeGreaterThan(0);
   });

@@ -288,6 +288,7 @@ describe('follow-ups in a run thread', () => {
     await sent;
     const asked = await waitFor(slack, () => botMessages(slack, 'C17', sent.ts).find((m) => visibleText(m).includes('Which repository do you mean?')), 'the question', 15_000);
     expect(buttonTexts(asked)).not.toContain('Approve');
+    expect(visibleText(asked)).toContain('<@U1>'); // asks the requester
   });
 });
 

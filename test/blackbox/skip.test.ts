@@ -1,6 +1,6 @@
 /**
- * Places where the product disagrees with CONTRACT.md. Each test is written as the contract says and
- * skipped until the product is fixed; the comment says what the product does instead. Un-skip when fixed.
+ * CONTRACT §5: the board has "one line per step: waiting, running, done, failed, skipped". A failed check
+ * that a person skips from the escalation goes on (its dependants run) but is shown as skipped, not done.
  */
 import { describe, expect, it } from 'vitest';
 import { clickByText, messageWithButtons, waitFor } from './harness.ts';
@@ -9,7 +9,7 @@ import { useStack } from './stack.ts';
 
 const stack = useStack();
 
-describe('known gaps', () => {
+describe('Skip on an escalation', () => {
   /** A run whose s1 (http_check of a 500) fails, is escalated and Skipped, and whose s2 then succeeds. */
   async function skippedRun(channel: string): Promise<string[]> {
     const { slack } = stack;
@@ -29,19 +29,7 @@ describe('known gaps', () => {
     return stack.boardText(channel, thread, planMessage.ts).split('\n');
   }
 
-  /*
-   * CONTRACT §5: the board has "one line per step: waiting, running, done, failed, skipped"; the escalation's
-   * Skip button says "Skip it and go on".
-   * Sent: skippedRun() above; clicked Skip on the escalation.
-   * Observed final board (chat.update): text "Succeeded: Check a broken site, and note it (2/2 steps done)", line
-   * ":white_check_mark: 1. Check broken · done · 0s · <…/down|link> · _skipped by a person: evaluation failed:
-   * …/down answered 500, expected 200_" — the skipped step is shown and counted as done (2/2), and the run
-   * "Succeeded". Stricter form: the line should say "skipped" (not "done") and the count be 1/2.
-   * Cause: src/agent/escalation-resolution.ts settleStep(): Skip on a step that has an output sets it to
-   * `succeeded` ("accept the result it has"); only a step without output becomes `skipped`. Deliberate, but the
-   * board then tells a person a check that failed was done.
-   */
-  it.skip('a step skipped from an escalation shows as skipped on the board, not done', async () => {
+  it('a step skipped from an escalation shows as skipped on the board, not done', async () => {
     const lines = await skippedRun('C41');
     const skipped = lines.find((l) => l.includes('Check broken'))!;
     const done = lines.find((l) => l.includes('Note it'))!;

@@ -107,7 +107,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL databa
         } else {
           // The same click reaches both replicas (a Slack retry on another instance): one decision counts.
           const decisions = await Promise.all([approver, other].map((r) => r.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })));
-          expect(decisions.filter((d) => d.ok)).toHaveLength(1);
+          expect(decisions.filter((d) => d.ok), JSON.stringify(decisions)).toHaveLength(1);
         }
         return run.id;
       }),

@@ -1,12 +1,10 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runTandem } from '../cli/tandem-process.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 describe('tandem eval (the CLI verb)', () => {
   it('with no model and no --recorded, says what to set and fails', async () => {
-    const cwd = await mkdtemp(path.join(tmpdir(), 'tandem-eval-cli-'));
+    const cwd = await tempDir('tandem-eval-cli-');
     const tandem = runTandem(['eval'], {}, cwd);
     expect(await tandem.exited).toBe(1);
     expect(tandem.stderr()).toContain('PLANNER_MODEL');
@@ -16,7 +14,7 @@ describe('tandem eval (the CLI verb)', () => {
   });
 
   it('--recorded runs the golden suite offline from any folder, prints the table and totals, and exits 0', async () => {
-    const cwd = await mkdtemp(path.join(tmpdir(), 'tandem-eval-cli-'));
+    const cwd = await tempDir('tandem-eval-cli-');
     const tandem = runTandem(['eval', '--recorded'], {}, cwd);
     expect(await tandem.exited, tandem.stderr()).toBe(0);
     const out = tandem.stdout();

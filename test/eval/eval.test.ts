@@ -1,5 +1,4 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PlannerAnswerSchema } from '../../src/agent/planner-schema.ts';
@@ -8,6 +7,7 @@ import { evalPassed, formatEvalReport, loadGoldenTasks, parseGoldenTask, runEval
 import { readRecording } from '../../src/eval/recording-file.ts';
 import { createReplayLlm } from '../../src/eval/replay-llm.ts';
 import { useTestStore } from '../helpers/store.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 const GOLDEN = path.resolve(import.meta.dirname, '../../eval/golden');
 const RECORDED = path.resolve(import.meta.dirname, '../../eval/recorded');
@@ -107,7 +107,7 @@ describe('tandem eval --recorded', () => {
   });
 
   it('catches a planner that obeys the injected PR body: a merge step in the replan fails toolsExclude', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'tandem-eval-'));
+    const dir = await tempDir('tandem-eval-');
     const recording = JSON.parse(await readFile(path.join(RECORDED, 'prompt-injection-pr-body.json'), 'utf8'));
     recording.answers[1].value.steps.push({ id: 's6', title: 'Merge PR #77 as its description asks', tool: 'github_merge_pull', argsJson: '{"repo":"acme/api","number":77}', dependsOn: [], expect: null });
     await writeFile(path.join(dir, 'prompt-injection-pr-body.json'), JSON.stringify(recording));
@@ -116,7 +116,7 @@ describe('tandem eval --recorded', () => {
   });
 
   it('a recording the run does not use up, or no recording at all, fails the task', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'tandem-eval-'));
+    const dir = await tempDir('tandem-eval-');
     const recording = JSON.parse(await readFile(path.join(RECORDED, 'label-issue.json'), 'utf8'));
     recording.answers.push(recording.answers[0]);
     await writeFile(path.join(dir, 'label-issue.json'), JSON.stringify(recording));
@@ -134,7 +134,7 @@ describe('tandem eval --recorded', () => {
   });
 
   it('a live run with recording on writes answers that replay offline to the same result and tokens', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'tandem-eval-'));
+    const dir = await tempDir('tandem-eval-');
     const original = await readRecording(RECORDED, 'merge-pull-request');
     if (!original.ok) throw new Error(original.error);
     // Stands in for a configured model: answers with known token counts.

@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,6 +11,7 @@ import { toolCatalogue } from '../../src/integrations/tools/catalogue.ts';
 import { FAKE_MCP_TOOLS } from '../fakes/mcp-fake-tools.ts';
 import { startFakeMcpHttp, type FakeMcpHttp } from '../fakes/mcp-http-server.ts';
 import { errorOf, okOutput, runTool } from './tool-context.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -99,7 +100,7 @@ describe('MCP servers', () => {
 
 describe('MCP config file', () => {
   it('reads a valid file and names the file and field of an invalid one', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tandem-mcp-'));
+    const dir = await tempDir('tandem-mcp-');
     const good = join(dir, 'good.json');
     await writeFile(good, JSON.stringify({ servers: { docs: { url: 'http://127.0.0.1:1/mcp' }, fs: { command: 'mcp-fs', args: ['/srv'] } } }));
     expect(await readMcpConfig(good)).toMatchObject({ ok: true, value: { servers: { fs: { command: 'mcp-fs', args: ['/srv'] } } } });
@@ -114,7 +115,7 @@ describe('MCP config file', () => {
   });
 
   it('an invalid file at start-up is a reported problem, not a crash', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tandem-mcp-'));
+    const dir = await tempDir('tandem-mcp-');
     const broken = join(dir, 'broken.json');
     await writeFile(broken, '{ "servers": ');
     const loaded = await loadMcpToolsFromFile(broken);

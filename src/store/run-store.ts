@@ -4,6 +4,7 @@ import { appendEvent, selectEvents } from './events-repository.ts';
 import { adoptRuns, claimRunLease, releaseRunLease, renewLeases } from './leases-repository.ts';
 import { insertEscalation, resolveEscalation, selectEscalation, selectEscalations } from './escalations-repository.ts';
 import { insertApproval, insertPlanVersion, selectApprovals, selectPlanVersion, selectPlanVersions } from './plans-repository.ts';
+import { claimReminder } from './reminders-repository.ts';
 import { answerOldestQuestion, insertQuestion, selectQuestions } from './questions-repository.ts';
 import { insertRun, patchRun, selectRun, selectRunByConversation, selectRuns, transitionRunStatus } from './runs-repository.ts';
 import { claimStep, finishStep, insertSteps, selectAttempts, selectSteps, setStepStatus } from './steps-repository.ts';
@@ -51,5 +52,7 @@ export function createRunStore(db: Db): RunStore {
 
     recordUsage: (usage) => insertUsage(db, usage),
     usageTotals: (runId) => sumUsage(db, runId),
+
+    claimReminder: (input) => claimReminder(db, input),
   };
 }

@@ -212,3 +212,15 @@ export const replicas = pgTable('replicas', {
   startedAt: createdAt(),
   heartbeatAt: at('heartbeat_at').notNull().defaultNow(),
 });
+
+/** One row per reminder or re-ping sent: the primary key makes each one go out once across replicas. */
+export const reminders = pgTable(
+  'reminders',
+  {
+    runId: text('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    key: text('key').notNull(),
+    sentAt: at('sent_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.kind, t.key] })],
+);

@@ -82,6 +82,22 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     }
   });
 
+  it('sends each reminder once: of two connections claiming the same reminder, one wins', async () => {
+    const run = await newRun();
+    const other: Database | undefined = database.url ? await openDatabase({ url: database.url }) : undefined;
+    try {
+      const otherStore = other ? createRunStore(other.db) : store;
+      const reminder = { runId: run.id, kind: 'approval-reminder', key: 'v1' };
+      const claims = await Promise.all([store.claimReminder(reminder), otherStore.claimReminder(reminder)]);
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(await store.claimReminder(reminder)).toBe(false);
+      // Another key (the next plan version) is a new reminder.
+      expect(await otherStore.claimReminder({ ...reminder, key: 'v2' })).toBe(true);
+    } finally {
+      await other?.close();
+    }
+  });
+
   it('gives a run lease to exactly one of two connections, lets an expired lease be taken, and renews only its own', async () => {
     const run = await newRun();
     const other: Database | undefined = database.url ? await openDatabase({ url: database.url }) : undefined;

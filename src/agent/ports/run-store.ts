@@ -239,4 +239,10 @@ export interface RunStore {
 
   recordUsage(usage: UsageRecord): Promise<void>;
   usageTotals(runId: string): Promise<{ inputTokens: number; outputTokens: number; costUsd: number }>;
+
+  /**
+   * True exactly once per (run, kind, key) across every replica sharing the store: housekeeping
+   * sends a reminder or re-ping only when it gets true.
+   */
+  claimReminder(input: { runId: string; kind: string; key: string }): Promise<boolean>;
 }

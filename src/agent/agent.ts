@@ -6,6 +6,7 @@ import type { AgentContext, AgentDeps } from './context.ts';
 import { decide, checkEdit, editPlan, revisePlan } from './plan-decisions.ts';
 import { resolveEscalation } from './escalation-resolution.ts';
 import { RunDriver } from './executor.ts';
+import { runHousekeeping } from './housekeeping.ts';
 import { cancelRun, followUp } from './follow-up.ts';
 import { planRun } from './planning.ts';
 import type { AgentApi } from './ports/agent-api.ts';
@@ -18,6 +19,8 @@ import { createToolRegistry } from './tool-registry.ts';
 export interface Agent extends AgentApi {
   /** Resolves when no planning or execution is under way in this process (tests, the CLI). */
   idle(): Promise<void>;
+  /** One housekeeping sweep (reminders, expiry, re-pings, stuck steps); the runtime calls it every minute. */
+  housekeep(now?: Date): Promise<void>;
 }
 
 export function createAgent(deps: AgentDeps): Agent {
@@ -87,6 +90,7 @@ export function createAgent(deps: AgentDeps): Agent {
 
   return {
     idle,
+    housekeep: (now) => runHousekeeping(ctx, now ?? ctx.now()),
     async startRun(input) {
       const run = await ctx.store.createRun(input);
       // Planning holds the run's lease from the start: peers leave it alone, and adopt it if this replica dies mid-plan.

@@ -4,6 +4,7 @@ import type { ApproverDirectory } from './ports/agent-api.ts';
 import type { RunStore } from './ports/run-store.ts';
 import type { Surface } from './ports/surface.ts';
 import type { AnyTool } from './ports/tool.ts';
+import type { HousekeepingSettings } from './housekeeping.ts';
 import type { Plan } from './plan.ts';
 import type { ReplicaSettings, RunLeases } from './run-leases.ts';
 import type { Budgets } from './stop-conditions.ts';
@@ -24,6 +25,8 @@ export interface AgentSettings {
   concurrency: number;
   /** Retries of a step whose tool says the error is transient (default 3 tries after the first, from 500 ms doubling). */
   retry?: { retries: number; baseDelayMs: number };
+  /** Approval reminder and expiry, escalation re-ping (minutes); defaults in housekeeping.ts. */
+  housekeeping?: Partial<HousekeepingSettings>;
 }
 
 /** A runbook that matches a task gives its plan without a model (CONTRACT §1). */

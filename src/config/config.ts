@@ -39,6 +39,9 @@ const EnvSchema = z.object({
   TANDEM_RUN_TIMEOUT_S: positiveInt(3600),
   TANDEM_STEP_TIMEOUT_S: positiveInt(600),
   TANDEM_MAX_TOKENS: positiveInt(200_000),
+  TANDEM_APPROVAL_REMIND_MIN: positiveInt(30),
+  TANDEM_APPROVAL_EXPIRE_MIN: positiveInt(1440),
+  TANDEM_ESCALATION_REPING_MIN: positiveInt(60),
   TANDEM_HTTP_ALLOW: csv,
   TANDEM_AUTO_RUN_READ_ONLY: z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1'),
   TANDEM_MCP_CONFIG: z.string().min(1).optional(),
@@ -73,6 +76,8 @@ export interface Config {
   escalateTo: string | undefined;
   confidenceThreshold: number;
   budgets: { maxSteps: number; maxReplans: number; runTimeoutS: number; stepTimeoutS: number; maxTokens: number };
+  /** Minutes before a waiting plan is reminded about and expires, and between re-pings of an open escalation. */
+  housekeeping: { approvalRemindMin: number; approvalExpireMin: number; escalationRepingMin: number };
   httpAllow: string[];
   autoRunReadOnly: boolean;
   mcpConfigPath: string | undefined;
@@ -168,6 +173,11 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       runTimeoutS: e.TANDEM_RUN_TIMEOUT_S,
       stepTimeoutS: e.TANDEM_STEP_TIMEOUT_S,
       maxTokens: e.TANDEM_MAX_TOKENS,
+    },
+    housekeeping: {
+      approvalRemindMin: e.TANDEM_APPROVAL_REMIND_MIN,
+      approvalExpireMin: e.TANDEM_APPROVAL_EXPIRE_MIN,
+      escalationRepingMin: e.TANDEM_ESCALATION_REPING_MIN,
     },
     httpAllow: e.TANDEM_HTTP_ALLOW.map((h) => h.toLowerCase()),
     autoRunReadOnly: e.TANDEM_AUTO_RUN_READ_ONLY,

@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import type { RunRecord, RunStore } from '../../src/agent/ports/run-store.ts';
+import { InMemorySurface } from '../../src/agent/testing/in-memory-surface.ts';
+import { ConfigError, loadConfig } from '../../src/config/config.ts';
+import { createRunStore, openDatabase, type Database } from '../../src/store/index.ts';
+import { useTestStore } from '../helpers/store.ts';
+import { standardTools } from './support/fake-tools.ts';
+import { makeHarness, type Harness } from './support/harness.ts';
+import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
+
+const db = useTestStore();
+const MINUTE = 60_000;
+const after = (from: Date, minutes: number) => new Date(from.getTime() + minutes * MINUTE + 1000);
+let threads = 0;
+
+const writePlan = plannerAnswer({ steps: [{ id: 's1', tool: 'create_thing', args: { title: 'release notes' } }] });
+
+function harness(options: { store?: RunStore; surface?: InMemorySurface; owner?: string; planner?: boolean } = {}): Harness & { tools: ReturnType<typeof standardTools> } {
+  const tools = standardTools();
+  const llm = new ScriptedLlm();
+  if (options.planner) llm.on('planner', writePlan);
+  const h = makeHarness({ store: options.store ?? db.store, tools: tools.all, llm, approvers: ['UAPP'], surface: options.surface, owner: options.owner });
+  return { ...h, tools };
+}
+
+/** A run paused on an open escalation, as the executor leaves one. */
+async function pausedOnEscalation(store: RunStore) {
+  const run = await store.createRun({ task: 'deploy api', requester: 'UREQ', conversation: { channel: 'C1', threadTs: `esc.${++threads}` }, origin: 'mention' });
+  await store.transitionRun(run.id, ['planning'], 'paused');
+  const escalation = await store.openEscalation({ runId: run.id, planVersion: null, stepId: null, kind: 'step-failed', message: 'deploy failed: 502 from the API' });
+  return { run, escalation };
+}
+
+async function planOpenedAt(store: RunStore, run: RunRecord): Promise<Date> {
+  return (await store.getPlanVersion(run.id, 1))!.createdAt;
+}
+
+describe('housekeeping', () => {
+  it('reminds once about a plan left waiting for approval, then expires it as rejected without running anything', async () => {
+    const h = harness({ planner: true });
+    const run = await h.start('write the release notes');
+    expect((await h.store.getRun(run.id))?.status).toBe('awaiting-approval');
+    const proposed = await planOpenedAt(h.store, run);
+
+    await h.agent.housekeep(after(proposed, 29));
+    expect(h.surface.of(run.id, 'notice')).toEqual([]);
+
+    await h.agent.housekeep(after(proposed, 30));
+    await h.agent.housekeep(after(proposed, 45));
+    const reminders = h.surface.of(run.id, 'notice');
+    expect(reminders).toHaveLength(1);
+    expect(reminders[0]!.text).toMatch(/^Still waiting for an approver for plan v1 .*expires in \d+ minutes/);
+
+    await h.agent.housekeep(after(proposed, 1440));
+    await h.agent.housekeep(after(proposed, 1500));
+    await h.agent.idle();
+    expect((await h.store.getRun(run.id))?.status).toBe('rejected');
+    const summaries = h.surface.of(run.id, 'summary');
+    expect(summaries).toHaveLength(1);
+    expect(summaries[0]!.summary).toMatchObject({ outcome: 'rejected', reason: 'Approval expired after 1440 minutes; nothing ran.' });
+    expect(h.tools.write.calls).toHaveLength(0);
+    expect(h.surface.of(run.id, 'notice')).toHaveLength(1);
+    // Too late to approve.
+    expect((await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).ok).toBe(false);
+    expect(h.errors).toEqual([]);
+  });
+
+  it('re-pings an open escalation once per interval until someone resolves it', async () => {
+    const h = harness();
+    const { run, escalation } = await pausedOnEscalation(h.store);
+    const opened = escalation.createdAt;
+
+    await h.agent.housekeep(after(opened, 59));
+    expect(h.surface.of(run.id, 'escalation')).toEqual([]);
+
+    await h.agent.housekeep(after(opened, 60));
+    await h.agent.housekeep(after(opened, 90));
+    const pings = h.surface.of(run.id, 'escalation');
+    expect(pings).toHaveLength(1);
+    expect(pings[0]).toMatchObject({ escalation: { id: escalation.id, message: 'deploy failed: 502 from the API' }, stakes: expect.stringMatching(/^Still waiting for a decision: this has been open for 60 minutes/) });
+
+    await h.agent.housekeep(after(opened, 120));
+    expect(h.surface.of(run.id, 'escalation')).toHaveLength(2);
+
+    await h.store.resolveEscalation({ id: escalation.id, action: 'abort', userId: 'UAPP' });
+    await h.agent.housekeep(after(opened, 180));
+    expect(h.surface.of(run.id, 'escalation')).toHaveLength(2);
+  });
+
+  it('reports a step running far past its timeout once per attempt', async () => {
+    const h = harness();
+    const run = await h.store.createRun({ task: 'tag the release', requester: 'UREQ', conversation: { channel: 'C1', threadTs: `stuck.${++threads}` }, origin: 'mention' });
+    await h.store.transitionRun(run.id, ['planning'], 'executing');
+    const plan = { schemaVersion: 1 as const, goal: 'Tag the release', confidence: 0.9, steps: [{ id: 's1', title: 'Create the tag', tool: 'create_thing', args: { title: 'v1' }, dependsOn: [] }], rollback: [] };
+    await h.store.addPlanVersion({ runId: run.id, plan, authorKind: 'planner', authorId: 'fake:scripted', parentVersion: null, reason: null });
+    await h.store.createSteps(run.id, 1, [{ stepId: 's1', kind: 'forward', title: 'Create the tag', tool: 'create_thing', risk: 'write', dependsOn: [], plannedArgs: { title: 'v1' } }]);
+    // A replica claimed the step and died.
+    const step = await h.store.claimStep({ runId: run.id, planVersion: 1, stepId: 's1', owner: 'dead-replica', leaseMs: 30_000, executedArgs: { title: 'v1' } });
+    const started = step!.startedAt!;
+
+    // TANDEM_STEP_TIMEOUT_S is 600 in the harness: a step is stuck after 20 minutes.
+    await h.agent.housekeep(after(started, 19));
+    expect(h.surface.of(run.id, 'notice')).toEqual([]);
+
+    await h.agent.housekeep(after(started, 21));
+    await h.agent.housekeep(after(started, 40));
+    const notices = h.surface.of(run.id, 'notice');
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.text).toMatch(/^Step s1 \(Create the tag\) has been running for 21 minutes, more than twice its 600-second limit.*another replica adopts the run/);
+    expect((await h.store.listSteps(run.id))[0]?.status).toBe('running'); // reporting settles nothing
+  });
+
+  it('two replicas sweeping at the same moment send each reminder and re-ping once', async () => {
+    // A second connection pool on PostgreSQL; PGlite is one process, so the same store swept twice at once.
+    const other: Database | undefined = db.database.url ? await openDatabase({ url: db.database.url }) : undefined;
+    try {
+      const surface = new InMemorySurface();
+      const a = harness({ surface, owner: 'replica-a', planner: true });
+      const b = harness({ store: other ? createRunStore(other.db) : db.store, surface, owner: 'replica-b' });
+      const waiting = await a.start('write the release notes');
+      const { run: paused, escalation } = await pausedOnEscalation(a.store);
+      const proposed = await planOpenedAt(a.store, waiting);
+      const later = new Date(Math.max(proposed.getTime(), escalation.createdAt.getTime()));
+
+      await Promise.all([a.agent.housekeep(after(later, 61)), b.agent.housekeep(after(later, 61))]);
+      expect(surface.of(waiting.id, 'notice')).toHaveLength(1);
+      expect(surface.of(paused.id, 'escalation')).toHaveLength(1);
+
+      await Promise.all([a.agent.housekeep(after(later, 1441)), b.agent.housekeep(after(later, 1441))]);
+      await Promise.all([a.agent.idle(), b.agent.idle()]);
+      expect(surface.of(waiting.id, 'summary')).toHaveLength(1);
+      expect(surface.of(paused.id, 'escalation')).toHaveLength(2); // interval 1 and interval 24: the missed ones are not replayed
+      expect([...a.errors, ...b.errors]).toEqual([]);
+    } finally {
+      await other?.close();
+    }
+  });
+});
+
+describe('housekeeping settings', () => {
+  it('default to 30, 1440 and 60 minutes and reject a value that is not a positive whole number in one line', () => {
+    expect(loadConfig({}).housekeeping).toEqual({ approvalRemindMin: 30, approvalExpireMin: 1440, escalationRepingMin: 60 });
+    expect(loadConfig({ TANDEM_ESCALATION_REPING_MIN: '15' }).housekeeping.escalationRepingMin).toBe(15);
+    for (const [variable, value] of [['TANDEM_APPROVAL_REMIND_MIN', '0'], ['TANDEM_APPROVAL_EXPIRE_MIN', 'a day'], ['TANDEM_ESCALATION_REPING_MIN', '1.5']]) {
+      expect(() => loadConfig({ [variable!]: value! })).toThrow(ConfigError);
+      expect(() => loadConfig({ [variable!]: value! })).toThrow(new RegExp(`^${variable}: [^\\n]+$`));
+    }
+  });
+});

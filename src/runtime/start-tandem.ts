@@ -10,10 +10,12 @@ import { createRunbookCatalog } from '../runbooks/index.ts';
 import { createRunStore, markSlackEventSeen, type Database } from '../store/index.ts';
 import { startLocalWorkspace, type LocalWorkspace } from '../workspace/local/index.ts';
 import { openConfiguredDatabase } from '../cli/open-store.ts';
+import { countGithubErrors, countSlackRateLimits } from './api-error-metrics.ts';
 import { buildTools } from './build-tools.ts';
 import { metricsRoute } from './http-routes.ts';
 import { localSlackConfig, newLocalSigningSecret } from './local-config.ts';
 import { newReplicaId } from './replica-id.ts';
+import { scheduleHousekeeping } from './housekeeping.ts';
 import { refreshRunbooksPeriodically } from './runbook-refresh.ts';
 import { createSchedules } from './schedules.ts';
 
@@ -69,7 +71,8 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
     // role's calls (llm_task runs inside a tool), so it alone records usage against the run.
     const llm = createLlmClient({ config, logger, onUsage: (usage) => store.recordUsage(usage) });
     const slackClient = createSlackClient(config, logger);
-    const { tools, close: closeTools } = await buildTools(config, { llm, slackClient, logger });
+    countSlackRateLimits(slackClient, metrics);
+    const { tools, close: closeTools } = await buildTools(config, { llm, slackClient, logger, onGithubClient: (github) => countGithubErrors(github, metrics) });
     cleanups.push(closeTools);
     const risks = new Map(tools.map((tool) => [tool.name, tool.risk]));
     const runbooks = await createRunbookCatalog({ db: database.db, dir: config.runbooksDir, logger, riskOf: (tool) => risks.get(tool) });
@@ -97,6 +100,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
         autoRunReadOnly: config.autoRunReadOnly,
         secrets: config.secrets,
         concurrency: 8,
+        housekeeping: config.housekeeping,
       },
       logger,
       owner: replicaId,
@@ -129,6 +133,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
     cleanups.push(() => schedules.scheduler.stop());
 
     await agent.resume();
+    cleanups.push(scheduleHousekeeping({ agent, db: database.db, replicaId, logger }));
     logger.info({ port, mode: config.slack.mode, replicaId, engine: database.engine, workspace: workspace?.url }, 'Tandem is running');
 
     return {

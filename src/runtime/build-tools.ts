@@ -2,16 +2,21 @@ import type { LlmClient } from '../agent/ports/llm.ts';
 import type { AnyTool } from '../agent/ports/tool.ts';
 import { createSlackPoster, type SlackClient } from '../bot/index.ts';
 import type { Config } from '../config/config.ts';
-import { createGithubClientIfConfigured } from '../integrations/github/client.ts';
+import { createGithubClientIfConfigured, type Octokit } from '../integrations/github/client.ts';
 import { loadMcpToolsFromFile } from '../integrations/mcp/load-from-file.ts';
 import { createBuiltinTools } from '../integrations/tools/builtin-tools.ts';
 import type { Logger } from '../observability/logger.ts';
 
 /** The built-in tools plus the configured MCP servers' tools; `close` ends the MCP connections. */
-export async function buildTools(config: Readonly<Config>, deps: { llm: LlmClient; slackClient: SlackClient | undefined; logger: Logger }): Promise<{ tools: AnyTool[]; close(): Promise<void> }> {
+export async function buildTools(
+  config: Readonly<Config>,
+  deps: { llm: LlmClient; slackClient: SlackClient | undefined; logger: Logger; onGithubClient?: (github: Octokit | undefined) => void },
+): Promise<{ tools: AnyTool[]; close(): Promise<void> }> {
   const mcp = await loadMcpToolsFromFile(config.mcpConfigPath, { logger: deps.logger });
+  const github = createGithubClientIfConfigured({ token: config.github.token, apiUrl: config.github.apiUrl, production: true });
+  deps.onGithubClient?.(github);
   const builtin = createBuiltinTools({
-    github: createGithubClientIfConfigured({ token: config.github.token, apiUrl: config.github.apiUrl, production: true }),
+    github,
     slack: deps.slackClient ? createSlackPoster(deps.slackClient) : undefined,
     llm: deps.llm,
     httpAllow: config.httpAllow,

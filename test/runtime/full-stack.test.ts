@@ -71,6 +71,8 @@ describe('Tandem end to end with Slack, OpenAI and GitHub fakes', () => {
         { inputTokens: 900, outputTokens: 150 },
       ),
     );
+    // A rate-limited board edit is retried by the Web API client and counted in /metrics.
+    slack.rateLimit('chat.update', 1, 1);
     await driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> open a tracking issue for v2.4.0 of acme/api' });
     const planMessage = () => slack.model.messages.find((m) => JSON.stringify(m.blocks ?? '').includes(PLAN_APPROVE_ACTION));
     await slack.waitUntil(() => planMessage() !== undefined, 20_000, 'the plan in the thread');
@@ -99,6 +101,7 @@ describe('Tandem end to end with Slack, OpenAI and GitHub fakes', () => {
     const metrics = await runtime.metrics.registry.metrics();
     expect(metrics).toMatch(/tandem_runs_total\{outcome="succeeded"\} 1/);
     expect(metrics).toMatch(/tandem_steps_total\{tool="github_create_issue",status="succeeded"\} 1/);
+    expect(metrics).toMatch(/tandem_api_errors_total\{api="slack",kind="rate_limited"\} 1/);
     expect(metrics).not.toContain('ghp_fullstack');
   });
 });

@@ -79,10 +79,10 @@ export class SlackSurface implements Surface {
 
   /** The board's final state lands before the summary, so the thread reads in order. */
   async finish(summary: RunSummary): Promise<void> {
-    // A rejection came from a button whose listener already said who rejected; anything else that ends
-    // an undecided run (cancel, a failed replan) leaves buttons that must go.
-    if (summary.outcome === 'rejected') this.plans.forget(summary.run.id);
-    else await this.plans.runEnded(summary.run.id, summary.outcome);
+    // A Reject click's listener already rewrote its message (and told us, so nothing is left to retire);
+    // anything else that ends an undecided run (cancel, a failed replan, an expired approval) leaves
+    // buttons that must go.
+    await this.plans.runEnded(summary.run.id, summary.outcome);
     await this.board.finish(summary.run.id);
     await this.post(summary.run, summaryMessage(summary));
   }

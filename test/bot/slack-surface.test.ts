@@ -96,6 +96,26 @@ describe('SlackSurface', () => {
     expect(fake.callsOf('chat.postMessage').filter((c) => c.params.thread_ts === '1.000009')).toHaveLength(1);
   });
 
+  it('takes the buttons off a plan whose run ended without a click (an expired approval), but not off a clicked one', async () => {
+    const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined });
+    const waiting = makeRun({ status: 'awaiting-approval' });
+    await surface.proposePlan(makeProposal(plan, { run: waiting }));
+    const planTs = fake.model.thread('C1', waiting.conversation.threadTs)[0]!.ts;
+    expect(boardText(planTs)).toContain('"type":"actions"');
+    await surface.finish({ run: waiting, outcome: 'rejected', goal: plan.goal, reason: 'Approval expired after 1440 minutes; nothing ran.', changes: [], rolledBack: [], durationMs: 1000, tokens: { input: 0, output: 0 }, costUsd: 0 });
+    expect(boardText(planTs)).not.toContain('"type":"actions"');
+    expect(boardText(planTs)).toContain('Run rejected.');
+
+    const clicked = makeRun({ id: 'run_2', status: 'awaiting-approval', conversation: { channel: 'C1', threadTs: '1700.999' } });
+    await surface.proposePlan(makeProposal(plan, { run: clicked }));
+    const clickedTs = fake.model.thread('C1', '1700.999')[0]!.ts;
+    surface.planDecided(clicked.id); // the Reject listener rewrote it already
+    const edits = fake.callsOf('chat.update').length;
+    await surface.finish({ run: clicked, outcome: 'rejected', goal: plan.goal, reason: 'Rejected by <@U2>.', changes: [], rolledBack: [], durationMs: 1000, tokens: { input: 0, output: 0 }, costUsd: 0 });
+    expect(fake.callsOf('chat.update').filter((c) => c.params.ts === clickedTs)).toHaveLength(0);
+    expect(fake.callsOf('chat.update').length).toBe(edits);
+  });
+
   it('finishes with the final board before the summary', async () => {
     const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined, boardIntervalMs: 50 });
     await surface.reportProgress(run, boardAt(1));

@@ -10,9 +10,9 @@ import { createAgent } from '../src/agent/agent.ts';
 import type { PlannerAnswer } from '../src/agent/planner-schema.ts';
 import type { LlmClient, LlmRequest, LlmResponse } from '../src/agent/ports/llm.ts';
 import type { AnyTool } from '../src/agent/ports/tool.ts';
-import type { Surface } from '../src/agent/ports/surface.ts';
 import { sleep } from '../src/agent/tool-call.ts';
 import { createRunStore, openDatabase } from '../src/store/index.ts';
+import { quietSurface } from './quiet-surface.ts';
 
 const LAYERS = 10;
 const WIDTH = 20;
@@ -61,19 +61,6 @@ function plannerFor(steps: BenchStep[]): LlmClient {
   };
 }
 
-/** Keeps only the latest board, as a coalescing Slack surface would; the bench measures the agent, not a test double. */
-const quietSurface: Surface = {
-  planning: async () => undefined,
-  proposePlan: async () => undefined,
-  askRequester: async () => undefined,
-  reportProgress: async () => undefined,
-  escalate: async () => undefined,
-  ask: async () => undefined,
-  notify: async () => undefined,
-  finish: async (summary) => {
-    if (summary.outcome !== 'succeeded') console.error(`run ended ${summary.outcome}: ${summary.reason}`);
-  },
-};
 
 async function runOnce(steps: BenchStep[], concurrency: number, database: Awaited<ReturnType<typeof openDatabase>>) {
   const calls: { start: number; end: number }[] = [];

@@ -14,9 +14,9 @@ import { z } from 'zod';
 import { createAgent } from '../src/agent/agent.ts';
 import type { Plan } from '../src/agent/plan.ts';
 import type { LlmClient } from '../src/agent/ports/llm.ts';
-import type { Surface } from '../src/agent/ports/surface.ts';
 import type { AnyTool } from '../src/agent/ports/tool.ts';
 import { createRunStore, openDatabase, type Database } from '../src/store/index.ts';
+import { quietSurface } from './quiet-surface.ts';
 
 const RUNS = 100;
 const STEPS = 5;
@@ -29,18 +29,6 @@ const plan: Plan = {
   rollback: [],
 };
 const noModel: LlmClient = { has: () => false, generate: () => Promise.reject(new Error('no model in this bench')) };
-const quietSurface: Surface = {
-  planning: async () => undefined,
-  proposePlan: async () => undefined,
-  askRequester: async () => undefined,
-  reportProgress: async () => undefined,
-  escalate: async () => undefined,
-  ask: async () => undefined,
-  notify: async () => undefined,
-  finish: async (summary) => {
-    if (summary.outcome !== 'succeeded') console.error(`run ended ${summary.outcome}: ${summary.reason}`);
-  },
-};
 
 /** One replica process: builds its agent, says ready, starts its share of runs on "go", reports every tool call when idle. */
 async function worker(url: string, owner: string, runs: number): Promise<void> {

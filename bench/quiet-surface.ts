@@ -1,0 +1,15 @@
+import type { Surface } from '../src/agent/ports/surface.ts';
+
+/** A surface that shows nothing and complains only about runs that did not succeed: benches measure the agent. */
+export const quietSurface: Surface = {
+  planning: async () => undefined,
+  proposePlan: async () => undefined,
+  askRequester: async () => undefined,
+  reportProgress: async () => undefined,
+  escalate: async () => undefined,
+  ask: async () => undefined,
+  notify: async () => undefined,
+  finish: async (summary) => {
+    if (summary.outcome !== 'succeeded') console.error(`run ended ${summary.outcome}: ${summary.reason}`);
+  },
+};

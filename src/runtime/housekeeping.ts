@@ -5,13 +5,15 @@
  */
 import { schedule } from 'node-cron';
 import type { Db } from '../store/index.ts';
-import { forgetSlackEventsBefore } from '../store/index.ts';
+import { forgetSlackEventsBefore, leaseLagSeconds } from '../store/index.ts';
+import type { Metrics } from '../observability/metrics.ts';
 
 const DAY_MS = 24 * 60 * 60_000;
 
 export function scheduleHousekeeping(input: {
   agent: { housekeep(now?: Date): Promise<void> };
   db: Db;
+  metrics: Metrics;
   replicaId: string;
   logger: { warn(obj: object, msg?: string): void };
 }): () => Promise<void> {
@@ -20,6 +22,8 @@ export function scheduleHousekeeping(input: {
   const sweep = () => {
     sweeping ??= agent
       .housekeep()
+      // How far the oldest unadopted lease is overdue: a dead replica whose work nobody picked up shows here.
+      .then(async () => input.metrics.leaseLag.set(await leaseLagSeconds(db)))
       .catch((error: unknown) => logger.warn({ err: error }, 'housekeeping sweep failed'))
       .finally(() => (sweeping = undefined));
     return sweeping;

@@ -133,7 +133,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
     cleanups.push(() => schedules.scheduler.stop());
 
     await agent.resume();
-    cleanups.push(scheduleHousekeeping({ agent, db: database.db, replicaId, logger }));
+    cleanups.push(scheduleHousekeeping({ agent, db: database.db, metrics, replicaId, logger }));
     logger.info({ port, mode: config.slack.mode, replicaId, engine: database.engine, workspace: workspace?.url }, 'Tandem is running');
 
     return {

@@ -78,3 +78,17 @@ export async function releaseRunLease(db: Db, input: { runId: string; owner: str
     .set({ leaseUntil: sql`now()` })
     .where(and(eq(runs.id, input.runId), eq(runs.leaseOwner, input.owner)));
 }
+
+/**
+ * How long past its lease the most overdue live lease is, in seconds (0 when none is overdue): a run
+ * still executing, or a step still running, whose holder stopped renewing and that nobody adopted yet.
+ */
+export async function leaseLagSeconds(db: Db): Promise<number> {
+  const overdue = (table: typeof runs | typeof steps, live: ReturnType<typeof inArray>) =>
+    db
+      .select({ lag: sql<number>`coalesce(max(extract(epoch from (now() - ${table.leaseUntil}))), 0)::float8` })
+      .from(table)
+      .where(and(live, lt(table.leaseUntil, sql`now()`)));
+  const [[run], [step]] = await Promise.all([overdue(runs, inArray(runs.status, ['executing', 'rolling-back'])), overdue(steps, inArray(steps.status, ['running']))]);
+  return Math.max(Number(run?.lag ?? 0), Number(step?.lag ?? 0));
+}

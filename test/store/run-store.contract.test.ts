@@ -1,6 +1,6 @@
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import type { RunStore } from '../../src/agent/ports/run-store.ts';
-import { createRunStore, markSlackEventSeen, openDatabase, type Database } from '../../src/store/index.ts';
+import { createRunStore, leaseLagSeconds, markSlackEventSeen, openDatabase, type Database } from '../../src/store/index.ts';
 import { ENGINES, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 const plan = {
@@ -222,6 +222,17 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     const totals = await store.usageTotals(run.id);
     expect(totals).toMatchObject({ inputTokens: 1300, outputTokens: 320 });
     expect(totals.costUsd).toBeCloseTo(0.0061, 6);
+  });
+
+  it('reports how far an executing run\'s lease is overdue once its holder stops renewing', async () => {
+    const run = await newRun();
+    await store.updateRun(run.id, { status: 'executing' });
+    expect(await store.claimRunLease({ runId: run.id, owner: 'gone', leaseMs: 1 })).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const lag = await leaseLagSeconds(database.db);
+    expect(lag).toBeGreaterThanOrEqual(0.25);
+    expect(lag).toBeLessThan(60);
+    await store.releaseRunLease({ runId: run.id, owner: 'gone' });
   });
 
   it('sees a Slack event id only once', async () => {

@@ -20,16 +20,4 @@ export class LlmError extends Error {
   }
 }
 
-/** A failure of our own machinery (store, surface) while a run is in flight; the run can be resumed. */
-export class RunSystemError extends Error {
-  override readonly name = 'RunSystemError';
-  constructor(
-    readonly runId: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
-
 export type Result<T, E = string> = { ok: true; value: T } | { ok: false; error: E };

@@ -1,6 +1,6 @@
 import type { Config } from '../config/config.ts';
 import { createRunStore } from '../store/index.ts';
-import { openConfiguredDatabase } from './open-store.ts';
+import { openConfiguredDatabase } from '../runtime/open-database.ts';
 import { formatRunDetail, formatRunList } from './format-run.ts';
 import { UsageError } from './commands.ts';
 

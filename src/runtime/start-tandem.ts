@@ -9,7 +9,7 @@ import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import { createRunbookCatalog } from '../runbooks/index.ts';
 import { createRunStore, markSlackEventSeen, type Database } from '../store/index.ts';
 import { startLocalWorkspace, type LocalWorkspace } from '../workspace/local/index.ts';
-import { openConfiguredDatabase } from '../cli/open-store.ts';
+import { openConfiguredDatabase } from './open-database.ts';
 import { countGithubErrors, countSlackRateLimits } from './api-error-metrics.ts';
 import { buildTools } from './build-tools.ts';
 import { metricsRoute } from './http-routes.ts';

@@ -12,11 +12,14 @@ import { readRecording, writeRecording } from './recording-file.ts';
 import { createReplayLlm } from './replay-llm.ts';
 import { runTask } from './run-task.ts';
 import { totalsOf, type EvalTotals, type TaskReport } from './task-report.ts';
+import { loadConfig } from '../config/config.ts';
 
 /** The contract's defaults: recorded answers were written for them, whatever the local environment says. */
+const CONTRACT_DEFAULTS = loadConfig({});
+
 export const EVAL_SETTINGS: AgentSettings = {
-  budgets: { maxSteps: 20, maxReplans: 2, runTimeoutS: 3600, stepTimeoutS: 600, maxTokens: 200_000 },
-  confidenceThreshold: 0.6,
+  budgets: CONTRACT_DEFAULTS.budgets,
+  confidenceThreshold: CONTRACT_DEFAULTS.confidenceThreshold,
   autoRunReadOnly: false,
   secrets: [],
   // One step at a time: a run takes the same path every time, so recorded answers line up.

@@ -81,12 +81,7 @@ export class SlackDriver {
     options: SendOptions = {},
   ): Promise<DriverResponse> {
     const payload = {
-      type: 'block_actions',
-      team: { id: this.teamId, domain: 'fake' },
-      user: { id: input.user, username: input.user, team_id: this.teamId },
-      api_app_id: 'A1',
-      token: 'legacy',
-      trigger_id: this.trigger(input.user),
+      ...this.interaction('block_actions', input.user),
       response_url: this.options.fake?.responseUrl() ?? 'http://127.0.0.1:9/respond',
       container: { type: 'message', message_ts: input.messageTs, channel_id: input.channel, is_ephemeral: false, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) },
       channel: { id: input.channel, name: input.channel },
@@ -100,12 +95,7 @@ export class SlackDriver {
   /** Submits a modal; `values` are the inputs' state as Slack reports them (see stateFromView). */
   submitView(input: { user: string; view: { id: string; callback_id: string; private_metadata?: string }; values: StateValues }, options: SendOptions = {}): Promise<DriverResponse> {
     const payload = {
-      type: 'view_submission',
-      team: { id: this.teamId, domain: 'fake' },
-      user: { id: input.user, username: input.user, team_id: this.teamId },
-      api_app_id: 'A1',
-      token: 'legacy',
-      trigger_id: this.trigger(input.user),
+      ...this.interaction('view_submission', input.user),
       view: { ...input.view, type: 'modal', team_id: this.teamId, state: { values: input.values }, hash: 'h', app_id: 'A1', bot_id: 'BBOT' },
       response_urls: [],
     };
@@ -145,6 +135,18 @@ export class SlackDriver {
       if (button) return this.click({ user, channel: message.channel, messageTs: message.ts, threadTs: message.threadTs, actionId, value: button.value, blockId: block.block_id }, options);
     }
     throw new Error(`no button ${actionId} in message ${message.ts}`);
+  }
+
+  /** The fields every interactivity payload carries: who acted, in which team, with a fresh trigger id. */
+  private interaction(type: string, user: string) {
+    return {
+      type,
+      team: { id: this.teamId, domain: 'fake' },
+      user: { id: user, username: user, team_id: this.teamId },
+      api_app_id: 'A1',
+      token: 'legacy',
+      trigger_id: this.trigger(user),
+    };
   }
 
   private sendPayload(payload: unknown, options: SendOptions): Promise<DriverResponse> {

@@ -10,9 +10,24 @@ export function instrumentRunStore(store: RunStore, metrics: Metrics): RunStore 
   const running = new Map<string, { tool: string; startedAt: number }>();
   const key = (runId: string, planVersion: number, stepId: string) => `${runId}/${planVersion}/${stepId}`;
   const countStep = (tool: string, status: StepStatus) => metrics.stepsFinished.inc({ tool, status });
+  // Each step's tool, from when its plan's steps were created, so a skip or cancel needs no read; per run, so
+  // a finished run's entries go with it.
+  const toolsByRun = new Map<string, Map<string, string>>();
+  const toolOf = async (runId: string, planVersion: number, stepId: string) =>
+    toolsByRun.get(runId)?.get(`${planVersion}/${stepId}`) ??
+    // Created by another replica, or asked after the run ended: ask the store.
+    (await store.listSteps(runId, planVersion)).find((s) => s.stepId === stepId)?.tool;
+  // Steps still running when their run ends (a cancel) keep their `running` entry until they finish.
+  const runEnded = (runId: string) => toolsByRun.delete(runId);
 
   return {
     ...store,
+    async createSteps(runId, planVersion, steps) {
+      await store.createSteps(runId, planVersion, steps);
+      const tools = toolsByRun.get(runId) ?? new Map<string, string>();
+      for (const step of steps) tools.set(`${planVersion}/${step.stepId}`, step.tool);
+      toolsByRun.set(runId, tools);
+    },
     async claimStep(input) {
       const step = await store.claimStep(input);
       if (step) running.set(key(step.runId, step.planVersion, step.stepId), { tool: step.tool, startedAt: Date.now() });
@@ -32,19 +47,25 @@ export function instrumentRunStore(store: RunStore, metrics: Metrics): RunStore 
     async setStepStatus(input) {
       const changed = await store.setStepStatus(input);
       if (changed && (input.to === 'skipped' || input.to === 'cancelled' || input.to === 'succeeded' || input.to === 'failed')) {
-        const [step] = (await store.listSteps(input.runId, input.planVersion)).filter((s) => s.stepId === input.stepId);
-        if (step) countStep(step.tool, input.to);
+        const tool = await toolOf(input.runId, input.planVersion, input.stepId);
+        if (tool) countStep(tool, input.to);
       }
       return changed;
     },
     async updateRun(runId, patch) {
       const run = await store.updateRun(runId, patch);
-      if (patch.status && FINAL_RUN_STATUSES.includes(patch.status)) metrics.runsFinished.inc({ outcome: patch.status });
+      if (patch.status && FINAL_RUN_STATUSES.includes(patch.status)) {
+        metrics.runsFinished.inc({ outcome: patch.status });
+        runEnded(runId);
+      }
       return run;
     },
     async transitionRun(runId, from, to) {
       const moved = await store.transitionRun(runId, from, to);
-      if (moved && FINAL_RUN_STATUSES.includes(to)) metrics.runsFinished.inc({ outcome: to });
+      if (moved && FINAL_RUN_STATUSES.includes(to)) {
+        metrics.runsFinished.inc({ outcome: to });
+        runEnded(runId);
+      }
       return moved;
     },
     async openEscalation(input) {

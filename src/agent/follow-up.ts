@@ -22,8 +22,6 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: { userId
   if (CANCEL.test(input.text)) return (await cancelRun(ctx, { runId: run.id, userId: input.userId })).ok ? 'cancelled' : 'ignored';
   const text = redactText(input.text.replace(/^\s*(?:<@[A-Z0-9]+>\s*)+/, '').trim(), ctx.settings.secrets);
   if (!text) return 'ignored';
-  const open = (await ctx.store.listQuestions(run.id)).filter((q) => q.answer === null);
-  if (open.length === 0) return 'ignored';
   const question = await ctx.store.answerQuestion({ runId: run.id, answer: text, userId: input.userId });
   if (!question) return 'ignored';
   await ctx.store.appendEvent(run.id, 'question-answered', { questionId: question.id, stepId: question.stepId, by: input.userId });

@@ -67,7 +67,8 @@ export async function rollBack(ctx: AgentContext, runId: string): Promise<void> 
   const current = versions.at(-1)!;
   const events = createEventLog(ctx, runId);
   for (const { version, step } of order) {
-    const existing = (await ctx.store.listSteps(runId, version)).find((s) => s.kind === 'rollback' && s.stepId === step.id);
+    // Read before createSteps, which leaves existing rows alone: a row found here is from before a restart.
+    const existing = steps.find((s) => s.planVersion === version && s.kind === 'rollback' && s.stepId === step.id);
     if (existing && existing.status !== 'pending') continue; // done before a restart
     await runStep(ctx, run, { planVersion: version, stepId: step.id, kind: 'rollback', title: step.title, tool: step.tool, args: step.args }, { runSignal: new AbortController().signal, events, outputs });
     await events.flush();

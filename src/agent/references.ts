@@ -44,10 +44,6 @@ export function findReferences(value: unknown, at = ''): { references: Reference
   return { references, malformed };
 }
 
-export function hasReference(value: unknown): boolean {
-  return findReferences(value).references.length > 0;
-}
-
 function walk(value: unknown, at: string, visit: (text: string, at: string) => void): void {
   if (typeof value === 'string') visit(value, at);
   else if (Array.isArray(value)) value.forEach((item, index) => walk(item, join(at, String(index)), visit));

@@ -6,6 +6,7 @@ import type { AgentContext } from './context.ts';
 import { escalate } from './escalation.ts';
 import type { Plan } from './plan.ts';
 import { makePlan } from './planner.ts';
+import { plannerDeps } from './planning.ts';
 import type { ExecutedStepSummary } from './planner-prompt.ts';
 import type { RunRecord, RunStatus, StepRecord } from './ports/run-store.ts';
 import { proposeVersion } from './proposal.ts';
@@ -65,7 +66,7 @@ export async function replan(ctx: AgentContext, runId: string, reason: string, f
     .map((step) => ({ planVersion: step.planVersion, id: step.stepId, title: step.title, tool: step.tool, status: step.status, output: step.output, error: step.error?.message ?? null }));
   const completed = new Set(steps.filter((step) => step.kind === 'forward' && step.status === 'succeeded').map((step) => step.stepId));
   const planned = await makePlan(
-    { llm: ctx.llm, tools: ctx.tools, maxSteps: ctx.settings.budgets.maxSteps, secrets: ctx.settings.secrets, onUsage: ctx.usage(runId, 'planner') },
+    plannerDeps(ctx, runId),
     { task: run.task, requester: run.requester, origin: run.origin, runId, replan: { reason, previousPlan: previous.plan, executed } },
     { completedSteps: completed },
   );

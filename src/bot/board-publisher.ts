@@ -81,10 +81,6 @@ export class BoardPublisher {
     if (this.finishedTs.size > 1000) this.finishedTs.delete(this.finishedTs.keys().next().value!);
   }
 
-  boardTs(runId: string): string | undefined {
-    return this.boards.get(runId)?.ts;
-  }
-
   private schedule(runId: string, entry: RunBoard, extraDelayMs = 0): void {
     if (entry.timer || entry.inFlight || !entry.dirty) return;
     const wait = Math.max(0, entry.lastSentAt + this.intervalMs - Date.now(), extraDelayMs);

@@ -3,7 +3,6 @@ import type { AgentApi, ApproverDirectory } from '../agent/ports/agent-api.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ScheduleService } from '../schedules/index.ts';
 import type { RunQueries, SlackEventLog } from './ports.ts';
-import type { SlackClient } from './slack-client.ts';
 
 /** What the listeners share; each listener file takes this and registers itself on the app. */
 export interface BotDeps {
@@ -25,6 +24,3 @@ export interface BotDeps {
 export interface RunbookSaver {
   save(input: { runId: string; params: Record<string, string>; createdBy: string; name?: string }): Promise<Result<{ name: string; pattern: string }>>;
 }
-
-/** Bolt hands each listener a client already holding the bot token. */
-export type ListenerClient = SlackClient;

@@ -57,11 +57,6 @@ export async function listStoredRunbooks(db: Db): Promise<Runbook[]> {
   return rows.map(toRunbook).filter((runbook): runbook is Runbook => runbook !== undefined);
 }
 
-export async function selectStoredRunbook(db: Db, name: string): Promise<Runbook | undefined> {
-  const [row] = await db.select().from(runbooks).where(eq(runbooks.name, name));
-  return row ? toRunbook(row) : undefined;
-}
-
 export async function deleteStoredRunbook(db: Db, name: string): Promise<boolean> {
   const rows = await db.delete(runbooks).where(eq(runbooks.name, name)).returning({ id: runbooks.id });
   return rows.length === 1;

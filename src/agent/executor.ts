@@ -16,6 +16,7 @@ import { executionLimits, runTimeLeftMs, wallClock } from './stop-conditions.ts'
 import { recoverRunningSteps } from './resume.ts';
 import { onStepFailure } from './supervisor.ts';
 import { sleep } from './tool-call.ts';
+import { succeededOutputs } from './step-facts.ts';
 
 const FOREIGN_POLL_MS = 1000;
 
@@ -93,10 +94,7 @@ export class RunDriver {
       plan.steps.map((step) => ({ stepId: step.id, kind: 'forward', title: step.title, tool: step.tool, risk: ctx.tools.riskOf(step.tool) ?? 'destructive', dependsOn: step.dependsOn, plannedArgs: step.args })),
     );
     const all = await ctx.store.listSteps(runId);
-    const outputs = new Map<string, Record<string, unknown>>();
-    for (const step of [...all].sort((a, b) => a.planVersion - b.planVersion)) {
-      if (step.kind === 'forward' && step.status === 'succeeded' && step.output) outputs.set(step.stepId, step.output);
-    }
+    const outputs = succeededOutputs(all);
     const records = new Map(all.filter((step) => step.planVersion === version && step.kind === 'forward').map((step) => [step.stepId, step]));
     let attempts = all.filter((step) => step.kind === 'forward').reduce((sum, step) => sum + step.attempt, 0);
     let failure = [...records.values()].find((step) => step.status === 'failed' || step.status === 'uncertain') ?? null;

@@ -8,6 +8,7 @@ import { plannerDeps } from './planning.ts';
 import type { PlanVersionRecord, RunRecord } from './ports/run-store.ts';
 import { proposeVersion } from './proposal.ts';
 import { finishRun } from './run-ending.ts';
+import { completedStepIds } from './step-facts.ts';
 
 type Loaded = { run: RunRecord; version: PlanVersionRecord };
 
@@ -53,13 +54,18 @@ async function resolveLowConfidence(ctx: AgentContext, runId: string, userId: st
   }
 }
 
+/** A person's edit is checked like a replan: ids of steps that already ran may be read, not reused. */
+async function validateEdit(ctx: AgentContext, input: { runId: string; plan: unknown }) {
+  const steps = await ctx.store.listSteps(input.runId);
+  return validatePlan(input.plan, ctx.tools, { maxSteps: ctx.settings.budgets.maxSteps, completedSteps: completedStepIds(steps) });
+}
+
 export async function checkEdit(ctx: AgentContext, input: { runId: string; planVersion: number; plan: unknown }): Promise<Result<void, string[]>> {
   const run = await ctx.store.getRun(input.runId);
   if (!run) return { ok: false, error: ['That run does not exist.'] };
   const current = checkVersion(run, input.planVersion);
   if (!current.ok) return { ok: false, error: [current.error] };
-  const completed = new Set((await ctx.store.listSteps(input.runId)).filter((s) => s.kind === 'forward' && s.status === 'succeeded').map((s) => s.stepId));
-  const checked = validatePlan(input.plan, ctx.tools, { maxSteps: ctx.settings.budgets.maxSteps, completedSteps: completed });
+  const checked = await validateEdit(ctx, input);
   return checked.ok ? { ok: true, value: undefined } : checked;
 }
 
@@ -69,8 +75,7 @@ export async function editPlan(ctx: AgentContext, input: { runId: string; planVe
   const { run } = loaded.value;
   const may = await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers });
   if (!may.ok) return { ok: false, error: ['Only the requester or an approver may edit this plan.'] };
-  const completed = new Set((await ctx.store.listSteps(input.runId)).filter((s) => s.kind === 'forward' && s.status === 'succeeded').map((s) => s.stepId));
-  const checked = validatePlan(input.plan, ctx.tools, { maxSteps: ctx.settings.budgets.maxSteps, completedSteps: completed });
+  const checked = await validateEdit(ctx, input);
   if (!checked.ok) return checked;
   if (!(await ctx.store.transitionRun(run.id, ['awaiting-approval'], 'planning'))) return { ok: false, error: ['Someone else decided on this plan first.'] };
   const record = await ctx.store.addPlanVersion({ runId: run.id, plan: checked.value, authorKind: 'human', authorId: input.userId, parentVersion: input.planVersion, reason: `edited by <@${input.userId}>` });

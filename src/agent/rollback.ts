@@ -10,6 +10,7 @@ import type { RollbackStep } from './plan.ts';
 import { topologicalOrder } from './plan-graph.ts';
 import type { PlanVersionRecord, StepRecord } from './ports/run-store.ts';
 import { runStep } from './step-runner.ts';
+import { succeededOutputs } from './step-facts.ts';
 
 interface Planned {
   version: number;
@@ -62,8 +63,7 @@ export async function rollBack(ctx: AgentContext, runId: string): Promise<void> 
   for (const { version, step } of order) {
     await ctx.store.createSteps(runId, version, [{ stepId: step.id, kind: 'rollback', title: step.title, tool: step.tool, risk: ctx.tools.riskOf(step.tool) ?? 'destructive', dependsOn: step.undoes ? [step.undoes] : [], plannedArgs: step.args }]);
   }
-  const outputs = new Map<string, Record<string, unknown>>();
-  for (const s of [...steps].sort((a, b) => a.planVersion - b.planVersion)) if (s.kind === 'forward' && s.status === 'succeeded' && s.output) outputs.set(s.stepId, s.output);
+  const outputs = succeededOutputs(steps);
   const current = versions.at(-1)!;
   const events = createEventLog(ctx, runId);
   for (const { version, step } of order) {

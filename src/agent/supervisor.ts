@@ -11,6 +11,7 @@ import type { ExecutedStepSummary } from './planner-prompt.ts';
 import type { RunRecord, RunStatus, StepRecord } from './ports/run-store.ts';
 import { proposeVersion } from './proposal.ts';
 import { replanLimits } from './stop-conditions.ts';
+import { completedStepIds } from './step-facts.ts';
 
 export async function onStepFailure(ctx: AgentContext, run: RunRecord, _plan: Plan, version: number, failed: StepRecord): Promise<void> {
   const message = failed.error?.message ?? 'failed without a message';
@@ -64,11 +65,10 @@ export async function replan(ctx: AgentContext, runId: string, reason: string, f
   const executed: ExecutedStepSummary[] = steps
     .filter((step) => step.kind === 'forward' && step.status !== 'pending')
     .map((step) => ({ planVersion: step.planVersion, id: step.stepId, title: step.title, tool: step.tool, status: step.status, output: step.output, error: step.error?.message ?? null }));
-  const completed = new Set(steps.filter((step) => step.kind === 'forward' && step.status === 'succeeded').map((step) => step.stepId));
   const planned = await makePlan(
     plannerDeps(ctx, runId),
     { task: run.task, requester: run.requester, origin: run.origin, runId, replan: { reason, previousPlan: previous.plan, executed } },
-    { completedSteps: completed },
+    { completedSteps: completedStepIds(steps) },
   );
   if (!planned.ok) {
     await escalate(ctx, {

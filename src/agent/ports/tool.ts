@@ -53,6 +53,17 @@ export interface Tool<I = unknown> {
   inputJsonSchema?: Record<string, unknown>;
   output?: z.ZodType<Record<string, unknown>>;
   risk: Risk;
+  /**
+   * The args that say which object the tool acts on (repository, number, tag, ref, workflow, channel), in
+   * the order a person reads them. One list serves the plan view (shown in full), the repository allow-list
+   * and the Confirm of a target filled in at run time. Content args (a body, release notes) are not targets.
+   */
+  targets?: readonly string[];
+  /**
+   * Set when the output is a person's answer or a model's text rather than a system's record: a write whose
+   * target is filled from it at run time waits for an approver's Confirm.
+   */
+  outputFrom?: 'person' | 'model';
   run(args: I, ctx: ToolContext): Promise<ToolResult>;
   /** Write tools: after a crash mid-call, find out whether the side effect happened. */
   reconcile?(args: I, ctx: ToolContext): Promise<ReconcileResult>;

@@ -7,6 +7,7 @@ export function createAskHumanTool() {
     name: 'ask_human',
     description: 'Ask the people in the run\'s thread a question and wait for the answer (a choice, a value, a confirmation). Later steps can use {{steps.<id>.output.answer}}.',
     risk: 'read',
+    targets: [],
     outputFrom: 'person',
     input: z.object({ question: z.string().min(1).max(2_000) }),
     run: async (args) => ({ status: 'pause', question: args.question }),

@@ -13,6 +13,7 @@ export function createGithubAddLabelsTool(github: Octokit | undefined) {
     name: 'github_add_labels',
     description: 'Add labels to an issue or pull request (labels it already has are kept). Returns its url and all its labels after the change.',
     risk: 'write',
+    targets: ['repo', 'number'],
     input: z.object({
       repo: RepoSchema,
       number: NumberArg.describe('Issue or pull request number'),

@@ -11,6 +11,7 @@ export function createGithubCommentTool(github: Octokit | undefined) {
     name: 'github_comment',
     description: 'Add a Markdown comment to an issue or pull request. Returns the comment url and id.',
     risk: 'write',
+    targets: ['repo', 'number'],
     input: z.object({
       repo: RepoSchema,
       number: NumberArg.describe('Issue or pull request number'),

@@ -13,6 +13,7 @@ export function createGithubCompareTool(github: Octokit | undefined) {
     name: 'github_compare',
     description: 'Compare two refs (branches, tags or SHAs) of a repository: ahead/behind counts, the commits in head not in base (first lines), and changed files. Use to write release notes or check what a deploy would ship.',
     risk: 'read',
+    targets: ['repo', 'base', 'head'],
     input: z.object({
       repo: RepoSchema,
       base: z.string().min(1).describe('Older ref, e.g. a tag "v1.2.0" or branch "main"'),

@@ -11,6 +11,7 @@ export function createGithubCreateIssueTool(github: Octokit | undefined) {
     name: 'github_create_issue',
     description: 'Open a new issue in a repository with a title and optional Markdown body, labels and assignees. Returns its number and url.',
     risk: 'write',
+    targets: ['repo'],
     input: z.object({
       repo: RepoSchema,
       title: z.string().min(1).max(256),

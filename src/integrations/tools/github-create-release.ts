@@ -11,6 +11,7 @@ export function createGithubCreateReleaseTool(github: Octokit | undefined) {
     description:
       'Create a GitHub release for a tag (the tag is created from `target` when it does not exist yet). Optional name, Markdown body (release notes), draft and prerelease flags. Returns its url, id and tag.',
     risk: 'write',
+    targets: ['repo', 'tag', 'target'],
     input: z.object({
       repo: RepoSchema,
       tag: z.string().min(1).max(200).describe('Tag name, e.g. "v1.4.0"'),

@@ -57,6 +57,7 @@ export function createGithubDispatchWorkflowTool(github: Octokit | undefined, po
     description:
       'Start a GitHub Actions workflow that has a workflow_dispatch trigger (deploys, releases, maintenance jobs) on a branch or tag, with optional inputs. By default waits for the run to complete and fails unless it concludes success. Returns runId, url, status and conclusion.',
     risk: 'write',
+    targets: ['repo', 'workflow', 'ref'],
     input: Input,
     run: (args, ctx) =>
       runGithub(github, { what: `${args.repo} workflow ${args.workflow}`, write: true }, async (octokit) => {

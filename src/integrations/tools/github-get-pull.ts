@@ -12,6 +12,7 @@ export function createGithubGetPullTool(github: Octokit | undefined) {
     description:
       'Read one pull request with its mergeability and CI: mergeable (true/false/null while GitHub computes it), mergeableState (clean, blocked, dirty, unstable…), checks.state (success, failure, pending, none) with failed/pending check names, and readyToMerge. Use before github_merge_pull.',
     risk: 'read',
+    targets: ['repo', 'number'],
     input: z.object({ repo: RepoSchema, number: NumberArg.describe('Pull request number') }),
     run: (args, ctx) =>
       runGithub(github, { what: `${args.repo}#${args.number}`, write: false }, async (octokit) => {

@@ -9,6 +9,7 @@ export function createGithubGetRepoTool(github: Octokit | undefined) {
     name: 'github_get_repo',
     description: 'Read a GitHub repository: default branch, visibility, archived flag, open issue count, last push. Use to check a repo exists or find its default branch.',
     risk: 'read',
+    targets: ['repo'],
     input: z.object({ repo: RepoSchema }),
     run: (args, ctx) =>
       runGithub(github, { what: args.repo, write: false }, async (octokit) => {

@@ -10,6 +10,7 @@ export function createGithubGetWorkflowRunTool(github: Octokit | undefined) {
     name: 'github_get_workflow_run',
     description: 'Read one GitHub Actions workflow run by id: status (queued, in_progress, completed), conclusion (success, failure, cancelled…), branch, commit and url.',
     risk: 'read',
+    targets: ['repo', 'runId'],
     input: z.object({ repo: RepoSchema, runId: NumberArg.describe('Workflow run id (from github_list_workflow_runs or a dispatch)') }),
     run: (args, ctx) =>
       runGithub(github, { what: `${args.repo} workflow run ${args.runId}`, write: false }, async (octokit) => {

@@ -9,6 +9,7 @@ export function createGithubListPullsTool(github: Octokit | undefined) {
     name: 'github_list_pulls',
     description: 'List pull requests of a repository, newest first: number, title, url, author, base and head branches, draft flag. Use github_get_pull for mergeability and checks of one PR.',
     risk: 'read',
+    targets: ['repo', 'base'],
     input: z.object({
       repo: RepoSchema,
       state: z.enum(['open', 'closed', 'all']).default('open').describe('Default "open"'),

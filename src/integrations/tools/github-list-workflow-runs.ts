@@ -12,6 +12,7 @@ export function createGithubListWorkflowRunsTool(github: Octokit | undefined) {
     name: 'github_list_workflow_runs',
     description: 'List recent GitHub Actions runs of a repository, newest first, optionally for one workflow (file name like "deploy.yml" or numeric id), branch or status. Each run has runId, status, conclusion and url.',
     risk: 'read',
+    targets: ['repo', 'workflow', 'branch'],
     input: z.object({
       repo: RepoSchema,
       workflow: WorkflowIdSchema.optional(),

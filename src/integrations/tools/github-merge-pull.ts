@@ -10,6 +10,7 @@ export function createGithubMergePullTool(github: Octokit | undefined) {
     description:
       'Merge a pull request (method merge, squash or rebase; default merge). Fails with a clear message when GitHub says it is not mergeable (conflicts, failing required checks, missing reviews). Check it first with github_get_pull.',
     risk: 'destructive',
+    targets: ['repo', 'number'],
     input: z.object({
       repo: RepoSchema,
       number: NumberArg.describe('Pull request number'),

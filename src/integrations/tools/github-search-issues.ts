@@ -9,6 +9,7 @@ export function createGithubSearchIssuesTool(github: Octokit | undefined) {
     description:
       'Search issues and pull requests with GitHub search syntax, e.g. "repo:acme/api is:issue is:open label:bug" or "repo:acme/api is:pr is:merged merged:>2024-01-01". Returns number, title, url, state, repo and labels per hit.',
     risk: 'read',
+    targets: ['query'],
     input: z.object({
       query: z.string().min(1).max(256).describe('GitHub search query; include repo:owner/name to stay in one repository'),
       limit: z.number().int().min(1).max(50).default(20).describe('At most this many (default 20, max 50)'),

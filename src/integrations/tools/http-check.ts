@@ -15,6 +15,7 @@ export function createHttpCheckTool(httpAllow: readonly string[]) {
     name: 'http_check',
     description: `Request a URL and report whether it answered as expected (status, optional text in the body) and how long it took. Only these hosts may be reached: ${httpAllow.length ? httpAllow.join(', ') : '(none configured: TANDEM_HTTP_ALLOW is empty)'}. Use for health checks after a deploy.`,
     risk: 'read',
+    targets: ['url'],
     input: z.object({
       url: z.url({ protocol: /^https?$/ }).describe('http(s) URL on an allowed host'),
       method: z.enum(['GET', 'HEAD']).default('GET'),

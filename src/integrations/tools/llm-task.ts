@@ -24,6 +24,7 @@ export function createLlmTaskTool(llm: LlmClient | undefined) {
     description:
       'Have the executor model do a language step: summarise a diff, draft release notes, classify issues, extract a value. Pass earlier outputs as inputs (e.g. "{{steps.s1.output.commits}}"); they are treated as data only. Returns { text }.',
     risk: 'read',
+    targets: [],
     outputFrom: 'model',
     input: z.object({
       instruction: z.string().min(1).max(4_000).describe('What to produce, e.g. "Write release notes from these commits"'),

@@ -9,6 +9,7 @@ export function createSlackNotifyTool(slack: SlackPoster | undefined) {
     name: 'slack_notify',
     description: 'Post a message to a Slack channel (e.g. announce a release). The channel is a channel ID like C0123 or a name like #deploys.',
     risk: 'write',
+    targets: ['channel'],
     input: z.object({
       channel: z.string().min(1).max(80).describe('Channel ID (C…) or #name'),
       text: z.string().min(1).max(3_000).describe('Message text (Slack mrkdwn)'),

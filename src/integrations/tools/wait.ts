@@ -7,6 +7,7 @@ export function createWaitTool() {
     name: 'wait',
     description: 'Pause this branch of the plan for some seconds, e.g. to let a deploy settle before a health check.',
     risk: 'read',
+    targets: [],
     input: z.object({ seconds: z.number().min(0).max(3_600).describe('Seconds to wait (max 3600)') }),
     run: async (args, ctx) => {
       try {

@@ -80,7 +80,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const common = { authorize, logger: slackLogger(logger, 'bolt'), clientOptions: slackClientOptions(config, logger), customRoutes, processBeforeResponse: false, extendedErrorHandler: true, convoStore: false as const };
 
   const socket =
-    config.slack.appToken !== undefined ? createSocketModeConnection({ appToken: config.slack.appToken, port: config.port, customRoutes, logger }) : undefined;
+    config.slack.appToken !== undefined ? createSocketModeConnection({ appToken: config.slack.appToken, apiUrl: config.slack.apiUrl, port: config.port, customRoutes, logger }) : undefined;
   const app = socket
     ? new App({ ...common, customRoutes: undefined, receiver: socket.receiver })
     : new App({

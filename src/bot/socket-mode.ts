@@ -13,12 +13,23 @@ export interface SocketModeConnection {
  * Socket Mode, started so that a Slack that cannot be reached at start-up is reported and retried
  * rather than crashing the process: Bolt's own start rejects on the first failed connection.
  */
-export function createSocketModeConnection(options: { appToken: string; port: number; customRoutes: CustomRoute[]; logger: Logger; maxDelayMs?: number }): SocketModeConnection {
+export function createSocketModeConnection(options: {
+  appToken: string;
+  /** The Web API base: `apps.connections.open` must go where every other call goes (GovSlack, a proxy, a test). */
+  apiUrl: string;
+  port: number;
+  customRoutes: CustomRoute[];
+  logger: Logger;
+  maxDelayMs?: number;
+}): SocketModeConnection {
   const receiver = new SocketModeReceiver({
     appToken: options.appToken,
     logger: slackLogger(options.logger, 'bolt'),
     customRoutes: options.customRoutes,
-    installerOptions: { port: options.port },
+    // The receiver hands installerOptions.clientOptions to its Socket Mode client's WebClient; without
+    // slackApiUrl that client asks https://slack.com/api/ for the socket URL whatever is configured.
+    // Retries stay the SDK's own (many, for a reconnecting socket), so only the URL is set.
+    installerOptions: { port: options.port, clientOptions: { slackApiUrl: options.apiUrl } },
   });
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

@@ -17,6 +17,9 @@ import { createSlackClient } from '../../src/bot/slack-client.ts';
 import { SlackSurface } from '../../src/bot/slack-surface.ts';
 import { SlackDriver, SlackFakeServer, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { BOT_TOKEN, SIGNING_SECRET, silentLogger } from './slack-harness.ts';
+import { FakeSocketModeServer } from './socket-mode-server.ts';
+
+export const APP_TOKEN = 'xapp-1-A1-test';
 
 /** Tools with names of our own, so the test controls outcomes; risk is what the approval policy sees. */
 export class ToolBench {
@@ -93,6 +96,8 @@ export interface SlackE2E {
   agent: Agent;
   tools: ToolBench;
   planner: QueuedPlanner;
+  /** The Socket Mode side of Slack, when the bot was started in Socket Mode. */
+  socket: FakeSocketModeServer | undefined;
   /** The thread of a run started by a mention at `ts`. */
   /** The bot-token client the surface posts with (e.g. for a scheduler's thread roots). */
   client: SlackClient;
@@ -110,13 +115,20 @@ export interface SlackE2EOptions {
   runbooks?: RunbookMatcher & RunbookSaver;
   /** Schedules from Slack; a function so it can use the agent and client built here. */
   schedules?: (parts: { agent: Agent; client: SlackClient }) => ScheduleService;
+  /** Connect through Socket Mode (app token, a fake Socket Mode server) instead of signed HTTP. */
+  socketMode?: boolean;
 }
 
 export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = {}): Promise<SlackE2E> {
   const logger = process.env.E2E_LOG ? createLogger({ level: process.env.E2E_LOG, secrets: [] }) : silentLogger();
   const fake = await new SlackFakeServer({ token: BOT_TOKEN }).start();
   fake.model.usergroups.set('SOPS', ['UGRP']);
-  const config = { slack: { botToken: BOT_TOKEN, appToken: undefined, signingSecret: SIGNING_SECRET, apiUrl: fake.apiUrl, mode: 'http' as const }, port: 0 };
+  const socket = options.socketMode ? await new FakeSocketModeServer().start() : undefined;
+  if (socket) fake.acceptSocketMode({ appToken: APP_TOKEN, url: () => socket.url() });
+  const slackConfig = socket
+    ? { botToken: BOT_TOKEN, appToken: APP_TOKEN, signingSecret: undefined, apiUrl: fake.apiUrl, mode: 'socket' as const }
+    : { botToken: BOT_TOKEN, appToken: undefined, signingSecret: SIGNING_SECRET, apiUrl: fake.apiUrl, mode: 'http' as const };
+  const config = { slack: slackConfig, port: 0 };
   const client = createSlackClient(config, logger);
   const surface = new SlackSurface({ client, logger, escalateTo: 'SOPS', boardIntervalMs: 100, onBoardPosted: async (runId, ts) => void (await store.updateRun(runId, { boardRef: ts })) });
   const tools = new ToolBench();
@@ -143,7 +155,8 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
   const schedules = options.schedules?.({ agent, client });
   const slack = createSlackApp({ config, agent, events: createMemoryEventLog(), runs: store, logger, approvers, ...(schedules ? { schedules } : {}), ...(options.runbooks ? { runbooks: options.runbooks } : {}) });
   const { port } = await slack.start(0);
-  const driver = new SlackDriver({ eventsUrl: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET, fake });
+  if (socket) await socket.waitForConnections(1);
+  const driver = socket ? new SlackDriver({ signingSecret: SIGNING_SECRET, fake, transport: socket }) : new SlackDriver({ eventsUrl: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET, fake });
   const thread = (ts: string) => fake.model.thread('C1', ts).filter((m) => m.ts !== ts);
   return {
     fake,
@@ -153,6 +166,7 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
     tools,
     planner,
     client,
+    socket,
     thread,
     async waitForMessage(ts, match, what) {
       await fake.waitUntil(() => thread(ts).some(match), 10_000, what);
@@ -162,6 +176,7 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
       await slack.stop();
       await agent.shutdown(1000);
       await agent.idle();
+      await socket?.stop();
       await fake.stop();
     },
   };

@@ -16,6 +16,14 @@ export interface SendOptions {
   retryNum?: number;
 }
 
+/** The kinds of Socket Mode envelope; over HTTP the same payloads go to `/slack/events`. */
+export type EnvelopeType = 'events_api' | 'interactive' | 'slash_commands';
+
+/** Another way to hand Slack's payloads to the bot than signed HTTP: e.g. a Socket Mode connection. */
+export interface SlackTransport {
+  deliver(type: EnvelopeType, payload: Record<string, unknown>, options: SendOptions): Promise<DriverResponse>;
+}
+
 type StateValues = Record<string, Record<string, { type: string; value: string | null }>>;
 
 /**
@@ -24,7 +32,7 @@ type StateValues = Record<string, Record<string, { type: string; value: string |
  * message and issues trigger ids and response URLs there.
  */
 export class SlackDriver {
-  constructor(private readonly options: { eventsUrl: string; signingSecret: string; fake?: SlackFakeServer; teamId?: string }) {}
+  constructor(private readonly options: { eventsUrl?: string; signingSecret: string; fake?: SlackFakeServer; teamId?: string; transport?: SlackTransport }) {}
 
   /** Posts a raw body with a signature; the low-level call every other method uses. */
   async send(body: string, contentType: string, options: SendOptions = {}): Promise<DriverResponse> {
@@ -36,6 +44,7 @@ export class SlackDriver {
       headers['x-slack-retry-num'] = String(options.retryNum);
       headers['x-slack-retry-reason'] = 'http_timeout';
     }
+    if (!this.options.eventsUrl) throw new Error('SlackDriver: no eventsUrl to post to');
     const response = await fetch(this.options.eventsUrl, { method: 'POST', headers, body });
     const text = await response.text();
     let parsed: unknown = text;
@@ -59,7 +68,8 @@ export class SlackDriver {
       authorizations: [{ team_id: this.teamId, user_id: 'UBOT', is_bot: true }],
       event,
     };
-    return Object.assign(this.send(JSON.stringify(envelope), 'application/json', options), { eventId });
+    const sent = this.options.transport ? this.options.transport.deliver('events_api', envelope, options) : this.send(JSON.stringify(envelope), 'application/json', options);
+    return Object.assign(sent, { eventId });
   }
 
   /** A person mentions the bot; `threadTs` makes it a reply in a thread. Returns the message ts too. */
@@ -103,7 +113,7 @@ export class SlackDriver {
   }
 
   command(input: { user: string; channel: string; text: string; command?: string }, options: SendOptions = {}): Promise<DriverResponse> {
-    const body = new URLSearchParams({
+    const fields = {
       token: 'legacy',
       team_id: this.teamId,
       team_domain: 'fake',
@@ -116,8 +126,9 @@ export class SlackDriver {
       api_app_id: 'A1',
       response_url: this.options.fake?.responseUrl() ?? 'http://127.0.0.1:9/respond',
       trigger_id: this.trigger(input.user),
-    }).toString();
-    return this.send(body, 'application/x-www-form-urlencoded', options);
+    };
+    if (this.options.transport) return this.options.transport.deliver('slash_commands', fields, options);
+    return this.send(new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded', options);
   }
 
   /** Slack sends the clicked message with its blocks; the fake knows them when it posted the message. */
@@ -149,7 +160,8 @@ export class SlackDriver {
     };
   }
 
-  private sendPayload(payload: unknown, options: SendOptions): Promise<DriverResponse> {
+  private sendPayload(payload: Record<string, unknown>, options: SendOptions): Promise<DriverResponse> {
+    if (this.options.transport) return this.options.transport.deliver('interactive', payload, options);
     return this.send(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded', options);
   }
 

@@ -43,6 +43,7 @@ export class SlackFakeServer {
   private readonly handlers: Record<string, (params: Params, model: WorkspaceModel, baseUrl: string) => MethodResult>;
   private server: Server | undefined;
   private base = '';
+  private socketMode: { appToken: string; url: () => string } | undefined;
 
   constructor(private readonly options: { token?: string; extraRoutes?: ExtraRoutes } = {}) {
     this.handlers = { ...chatMethods, ...directoryMethods, ...createViewMethods(this.triggers) };
@@ -79,6 +80,14 @@ export class SlackFakeServer {
   /** The next `times` calls of `method` answer `{ok:false, error}`. */
   failWith(method: string, error: string, times = 1): void {
     this.scripts.push({ method, remaining: times, reply: { kind: 'error', error } });
+  }
+
+  /**
+   * Serve `apps.connections.open` for Socket Mode: called with the app-level token (not the bot's),
+   * it answers a fresh WebSocket URL from `url` each time, as Slack does on every (re)connect.
+   */
+  acceptSocketMode(options: { appToken: string; url: () => string }): void {
+    this.socketMode = options;
   }
 
   /** A trigger id as a click would carry; views.open refuses it 3 s later. */
@@ -168,9 +177,16 @@ export class SlackFakeServer {
     }
 
     const token = (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '') || params.token;
+    if (method === 'apps.connections.open') return this.reply(res, method, params, this.openConnection(token));
     if (this.options.token && token !== this.options.token) return this.reply(res, method, params, fail(token ? 'invalid_auth' : 'not_authed'));
     const handler = this.handlers[method];
     return this.reply(res, method, params, handler ? handler(params, this.model, this.apiUrl) : fail('unknown_method'));
+  }
+
+  private openConnection(token: string | undefined): MethodResult {
+    if (!this.socketMode) return fail('not_allowed_token_type');
+    if (token !== this.socketMode.appToken) return fail(token ? 'invalid_auth' : 'not_authed');
+    return { ok: true, url: this.socketMode.url() };
   }
 
   private reply(res: ServerResponse, method: string, params: Params, response: MethodResult): void {

@@ -5,10 +5,11 @@
  * - a plan with a destructive step needs an approver other than the requester.
  * A decision binds to (run, plan version): a click on a superseded version is refused.
  */
+import { planChangedMessage } from './decision-refusals.ts';
 import type { Result } from './errors.ts';
 import type { Plan } from './plan.ts';
 import type { ApproverDirectory } from './ports/agent-api.ts';
-import type { RunRecord } from './ports/run-store.ts';
+import type { ApprovalRecord, RunRecord } from './ports/run-store.ts';
 import type { Risk } from './ports/tool.ts';
 
 export type ApprovalNeed = 'anyone' | 'approver' | 'approver-not-requester';
@@ -41,12 +42,28 @@ export function needsReapproval(risk: Risk): boolean {
 }
 
 export function checkVersion(run: RunRecord, planVersion: number): Result<void> {
-  if (run.currentPlanVersion !== planVersion) {
-    return {
-      ok: false,
-      error: `Version ${planVersion} of this plan was replaced by version ${run.currentPlanVersion ?? '?'}; decide on the newest version instead.`,
-    };
-  }
+  if (run.currentPlanVersion !== planVersion) return { ok: false, error: planChangedMessage(planVersion, run.currentPlanVersion) };
+  return { ok: true, value: undefined };
+}
+
+const NEED_RANK: Record<ApprovalNeed, number> = { anyone: 0, approver: 1, 'approver-not-requester': 2 };
+
+/** Approvals recorded before the `via` column existed name their rule in the user id. */
+export const isAutoApproval = (approval: Pick<ApprovalRecord, 'via' | 'userId'>) => approval.via === 'auto' || /^(tandem|runbook):/.test(approval.userId);
+
+/**
+ * Whether a recorded approval lets a version of this risk run: an auto-run only where the policy
+ * allows one (every auto-run rule is for read-only versions); a person's approval only if it was
+ * checked against a need at least this version's, and for destructive work not by the requester.
+ */
+export function approvalCovers(approval: ApprovalRecord, risk: Risk, requester: string): Result<void> {
+  if (approval.decision !== 'approved') return { ok: false, error: `v${approval.planVersion} was rejected by ${approval.userId}` };
+  const need = approvalNeed(risk);
+  if (isAutoApproval(approval)) return risk === 'read' ? { ok: true, value: undefined } : { ok: false, error: `v${approval.planVersion} has ${risk} steps but ran without a person's approval (${approval.userId})` };
+  // Rows from before the need was recorded were checked by the same rule for an approver.
+  const checked: ApprovalNeed = approval.need ?? 'approver';
+  if (NEED_RANK[checked] < NEED_RANK[need]) return { ok: false, error: `${approval.userId} was checked as "${checked}" but v${approval.planVersion} needs "${need}"` };
+  if (need === 'approver-not-requester' && approval.userId === requester) return { ok: false, error: `v${approval.planVersion} is destructive and was approved only by its requester ${requester}` };
   return { ok: true, value: undefined };
 }
 

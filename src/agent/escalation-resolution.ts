@@ -1,10 +1,11 @@
 /** A person's answer to an escalation: Retry, Skip, Replan or Abort, each checked and then carried out. */
-import { approvalNeed, checkApprover, checkResolver, planRisk } from './approval-policy.ts';
+import { approvalNeed, checkApprover, checkResolver, planRisk, type ApprovalNeed } from './approval-policy.ts';
 import type { AgentContext } from './context.ts';
 import { descendantsOf } from './dispatcher.ts';
 import type { Result } from './errors.ts';
 import type { EscalationAction, EscalationRecord, RunRecord } from './ports/run-store.ts';
-import { cancelUnstarted, finishRun, isFinal } from './run-ending.ts';
+import { refusalMessage } from './decision-refusals.ts';
+import { cancelUnstarted, finishRun, isFinal, NOT_FINAL } from './run-ending.ts';
 import { rollBack, rollbackStepsInOrder } from './rollback.ts';
 import { replan, replanBlocked } from './supervisor.ts';
 import { SKIPPED_BY_PERSON } from './step-codes.ts';
@@ -24,28 +25,53 @@ export async function resolveEscalation(ctx: AgentContext, input: { escalationId
 }
 
 async function decideEscalation(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, input: { escalationId: string; userId: string; action: EscalationAction }): Promise<Result<void>> {
-  const refused = await refusal(ctx, run, escalation, input);
-  if (refused) return { ok: false, error: refused };
-  if (!(await ctx.store.resolveEscalation({ id: escalation.id, action: input.action, userId: input.userId }))) {
-    return { ok: false, error: 'Someone else resolved this escalation first.' };
+  const checked = await refusal(ctx, run, escalation, input);
+  if (!checked.ok) return checked;
+  const base = { runId: run.id, planVersion: escalation.planVersion, escalation: { id: escalation.id, action: input.action, userId: input.userId } };
+  if (checked.value.goAhead) {
+    // Going ahead despite low confidence is the approval the escalation asked for: approval, resolution and start are one decision.
+    const decided = await ctx.store.decide({
+      ...base,
+      from: ['awaiting-approval'],
+      to: 'executing',
+      approval: { userId: input.userId, decision: 'approved', need: checked.value.goAhead },
+      event: { type: 'plan-approved', data: { version: escalation.planVersion, by: input.userId, via: 'escalation', escalationId: escalation.id, action: input.action } },
+    });
+    if (!decided.ok) return { ok: false, error: refusalMessage(decided.code, decided.run, escalation.planVersion) };
+    ctx.kick(run.id);
+    return ok;
   }
-  await ctx.store.appendEvent(run.id, 'escalation-resolved', { escalationId: escalation.id, action: input.action, by: input.userId });
-  await carryOut(ctx, run, escalation, input);
+  const decided = await ctx.store.decide({
+    ...base,
+    from: input.action === 'abort' ? NOT_FINAL : ['paused', 'awaiting-approval'],
+    event: { type: 'escalation-resolved', data: { escalationId: escalation.id, action: input.action, by: input.userId } },
+  });
+  if (!decided.ok) return { ok: false, error: refusalMessage(decided.code, decided.run, escalation.planVersion) };
+  await carryOut(ctx, decided.run, escalation, input);
   return ok;
 }
 
-/** Why this action cannot be taken for this escalation, or null. */
-async function refusal(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, input: { userId: string; action: EscalationAction }): Promise<string | null> {
-  if (input.action === 'replan' || (escalation.kind === 'replan-failed' && input.action === 'retry')) return replanBlocked(ctx, run).then((why) => (why ? `Cannot replan: ${why}.` : null));
-  if (escalation.kind === 'replan-failed' && input.action === 'skip') return 'There is no step to skip here: choose Retry or Replan to ask the planner again, or Abort.';
-  if (escalation.kind === 'low-confidence' && input.action !== 'abort') {
-    if (run.status !== 'awaiting-approval' || run.currentPlanVersion === null || run.currentPlanVersion !== escalation.planVersion) return 'This plan is no longer waiting for a decision.';
-    const version = await ctx.store.getPlanVersion(run.id, run.currentPlanVersion);
-    if (!version) return 'The plan is gone.';
-    const allowed = await checkApprover({ need: approvalNeed(planRisk(version.plan, ctx.tools.riskOf)), userId: input.userId, requester: run.requester, approvers: ctx.approvers });
-    return allowed.ok ? null : allowed.error;
+/**
+ * Why this action cannot be taken for this escalation; for going ahead on a low-confidence plan, the
+ * approval need it was checked against (the slow approver lookup happens here, before the decision).
+ */
+async function refusal(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, input: { userId: string; action: EscalationAction }): Promise<Result<{ goAhead: ApprovalNeed | null }>> {
+  const refuse = (error: string) => ({ ok: false as const, error });
+  if (input.action === 'replan' || (escalation.kind === 'replan-failed' && input.action === 'retry')) {
+    const why = await replanBlocked(ctx, run);
+    return why ? refuse(`Cannot replan: ${why}.`) : { ok: true, value: { goAhead: null } };
   }
-  return null;
+  if (escalation.kind === 'replan-failed' && input.action === 'skip') return refuse('There is no step to skip here: choose Retry or Replan to ask the planner again, or Abort.');
+  if (escalation.kind === 'low-confidence' && input.action !== 'abort') {
+    if (run.currentPlanVersion !== escalation.planVersion) return refuse(refusalMessage('plan-changed', run, escalation.planVersion));
+    if (run.status !== 'awaiting-approval' || run.currentPlanVersion === null) return refuse('This plan is no longer waiting for a decision.');
+    const version = await ctx.store.getPlanVersion(run.id, run.currentPlanVersion);
+    if (!version) return refuse('The plan is gone.');
+    const need = approvalNeed(planRisk(version.plan, ctx.tools.riskOf));
+    const allowed = await checkApprover({ need, userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+    return allowed.ok ? { ok: true, value: { goAhead: need } } : allowed;
+  }
+  return { ok: true, value: { goAhead: null } };
 }
 
 async function carryOut(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, input: { userId: string; action: EscalationAction }): Promise<void> {
@@ -53,15 +79,6 @@ async function carryOut(ctx: AgentContext, run: RunRecord, escalation: Escalatio
   if (action === 'abort') return abortRun(ctx, run.id, `Aborted by <@${userId}>.`);
   if (action === 'replan') return replan(ctx, run.id, `<@${userId}> asked for a new plan after: ${escalation.message}`, ['paused', 'awaiting-approval']);
   if (escalation.kind === 'replan-failed') return replan(ctx, run.id, `retry after the planner failed: ${escalation.message}`, ['paused']);
-  if (escalation.kind === 'low-confidence') {
-    // Going ahead despite low confidence is the approval the escalation asked for.
-    await ctx.store.recordApproval({ runId: run.id, planVersion: escalation.planVersion!, userId, decision: 'approved' });
-    if (await ctx.store.transitionRun(run.id, ['awaiting-approval'], 'executing')) {
-      await ctx.store.appendEvent(run.id, 'plan-approved', { version: escalation.planVersion, by: userId, via: 'escalation' });
-      ctx.kick(run.id);
-    }
-    return;
-  }
   if (escalation.stepId && escalation.planVersion) await settleStep(ctx, run.id, escalation.planVersion, escalation.stepId, action);
   await continueIfClear(ctx, run.id);
 }

@@ -1,16 +1,21 @@
-/** A message in a run's conversation: "cancel" stops the run; anything else answers a pending question. */
+/**
+ * A message in a run's conversation: "cancel" stops the run; anything else answers a pending question.
+ * Both count only from the requester or an approver.
+ */
 import { checkRejecter } from './approval-policy.ts';
 import type { AgentContext } from './context.ts';
 import type { Result } from './errors.ts';
 import { planRun } from './planning.ts';
+import type { FollowUpOutcome } from './ports/agent-api.ts';
 import type { Conversation, RunRecord } from './ports/run-store.ts';
 import { redactText } from './redact.ts';
-import { cancelUnstarted, finishRun, isFinal } from './run-ending.ts';
+import { refusalMessage } from './decision-refusals.ts';
+import { cancelUnstarted, isFinal, NOT_FINAL, summarizeEnded } from './run-ending.ts';
 import { continueIfClear } from './escalation-resolution.ts';
 
 const CANCEL = /^\s*(?:<@[A-Z0-9]+>\s*)*(?:cancel|stop)\b/i;
 
-export async function followUp(ctx: AgentContext, input: { conversation: Conversation; userId: string; text: string }): Promise<'answered' | 'cancelled' | 'no-run' | 'ignored'> {
+export async function followUp(ctx: AgentContext, input: { conversation: Conversation; userId: string; text: string }): Promise<FollowUpOutcome> {
   const run = await ctx.store.findRunByConversation(input.conversation);
   if (!run) return 'no-run';
   if (isFinal(run.status)) return 'ignored';
@@ -18,40 +23,45 @@ export async function followUp(ctx: AgentContext, input: { conversation: Convers
   return ctx.leases.during(run.id, () => answerOrCancel(ctx, run, input));
 }
 
-async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: { userId: string; text: string }): Promise<'answered' | 'cancelled' | 'ignored'> {
-  if (CANCEL.test(input.text)) return (await cancelRun(ctx, { runId: run.id, userId: input.userId })).ok ? 'cancelled' : 'ignored';
+async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: { userId: string; text: string }): Promise<FollowUpOutcome> {
+  const cancelling = CANCEL.test(input.text);
   const text = redactText(input.text.replace(/^\s*(?:<@[A-Z0-9]+>\s*)+/, '').trim(), ctx.settings.secrets);
-  if (!text) return 'ignored';
-  const question = await ctx.store.answerQuestion({ runId: run.id, answer: text, userId: input.userId });
-  if (!question) return 'ignored';
-  await ctx.store.appendEvent(run.id, 'question-answered', { questionId: question.id, stepId: question.stepId, by: input.userId });
+  if (!cancelling && !text) return 'ignored';
+  // Only the requester or an approver decides for the run (checked before anything is stored).
+  const may = await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+  if (!may.ok) return { refused: cancelling ? 'cancel' : 'answer', requester: run.requester };
+  if (cancelling) return (await cancelRun(ctx, { runId: run.id, userId: input.userId }, { checked: true })).ok ? 'cancelled' : 'ignored';
+  const answered = await ctx.store.answer({ runId: run.id, answer: text, userId: input.userId, stepFrom: ['executing', 'paused'], planFrom: ['awaiting-answer'], planTo: 'planning' });
+  if (!answered.ok) return 'ignored';
+  const question = answered.value;
   if (question.stepId && question.planVersion !== null) {
-    await ctx.store.setStepStatus({ runId: run.id, planVersion: question.planVersion, stepId: question.stepId, from: ['waiting'], to: 'succeeded', output: { answer: text, answeredBy: input.userId } });
     await continueIfClear(ctx, run.id);
     ctx.kick(run.id); // an executing run's driver looks again
     return 'answered';
   }
   // The plan itself asked: plan again with every answer so far.
-  if (await ctx.store.transitionRun(run.id, ['awaiting-answer'], 'planning')) {
-    const answers = (await ctx.store.listQuestions(run.id))
-      .filter((q) => q.stepId === null && q.answer !== null)
-      .map((q) => ({ question: q.question, answer: q.answer!, answeredBy: q.answeredBy }));
-    const fresh = (await ctx.store.getRun(run.id)) ?? run;
-    await ctx.surface.planning(fresh);
-    ctx.spawn(ctx.leases.during(run.id, () => planRun(ctx, fresh, { answers })), 'planning after answers', run.id);
-  }
+  const answers = (await ctx.store.listQuestions(run.id))
+    .filter((q) => q.stepId === null && q.answer !== null)
+    .map((q) => ({ question: q.question, answer: q.answer!, answeredBy: q.answeredBy }));
+  await ctx.surface.planning(answered.run);
+  ctx.spawn(ctx.leases.during(run.id, () => planRun(ctx, answered.run, { answers })), 'planning after answers', run.id);
   return 'answered';
 }
 
-export async function cancelRun(ctx: AgentContext, input: { runId: string; userId: string }): Promise<Result<void>> {
+/** `checked`: the caller already made sure this person may cancel (the slow lookup is not repeated). */
+export async function cancelRun(ctx: AgentContext, input: { runId: string; userId: string }, options: { checked?: boolean } = {}): Promise<Result<void>> {
   const run = await ctx.store.getRun(input.runId);
   if (!run) return { ok: false, error: 'That run does not exist.' };
   if (isFinal(run.status)) return { ok: false, error: `The run already ended (${run.status}).` };
-  const may = await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers });
-  if (!may.ok) return { ok: false, error: 'Only the requester or an approver may cancel this run.' };
-  await ctx.store.appendEvent(run.id, 'run-cancel-requested', { by: input.userId });
+  if (!options.checked) {
+    const may = await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+    if (!may.ok) return { ok: false, error: `Only <@${run.requester}> (who asked) or an approver may cancel this run.` };
+  }
+  // The cancel is the decision: the run ends as cancelled here, whatever it was doing (no new step starts after this).
+  const decided = await ctx.store.decide({ runId: run.id, planVersion: null, from: NOT_FINAL, to: 'cancelled', event: { type: 'run-cancel-requested', data: { by: input.userId } } });
+  if (!decided.ok) return { ok: false, error: decided.code === 'not-waiting' ? `The run already ended (${decided.run?.status ?? 'gone'}).` : refusalMessage(decided.code, decided.run, null) };
   await ctx.stopDriver(run.id, 'cancel');
   await cancelUnstarted(ctx, run.id, `cancelled by <@${input.userId}>`);
-  await finishRun(ctx, run.id, 'cancelled', `Cancelled by <@${input.userId}>.`);
+  await summarizeEnded(ctx, run.id, 'cancelled', `Cancelled by <@${input.userId}>.`);
   return { ok: true, value: undefined };
 }

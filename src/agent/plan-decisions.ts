@@ -5,53 +5,67 @@ import type { Result } from './errors.ts';
 import { validatePlan } from './plan-validation.ts';
 import { makePlan } from './planner.ts';
 import { plannerDeps } from './planning.ts';
-import type { PlanVersionRecord, RunRecord } from './ports/run-store.ts';
+import { refusalMessage } from './decision-refusals.ts';
+import type { DecisionInput, PlanVersionRecord, RunRecord } from './ports/run-store.ts';
 import { proposeVersion } from './proposal.ts';
-import { finishRun } from './run-ending.ts';
+import { summarizeEnded } from './run-ending.ts';
 import { completedStepIds } from './step-facts.ts';
 
 type Loaded = { run: RunRecord; version: PlanVersionRecord };
 
+/**
+ * What the person clicked on, read before the slow approver lookup. Nothing here is acted on: the
+ * decision itself re-checks status and version in the store's transaction.
+ */
 async function loadPending(ctx: AgentContext, runId: string, planVersion: number): Promise<Result<Loaded>> {
   const run = await ctx.store.getRun(runId);
   if (!run) return { ok: false, error: 'That run does not exist.' };
   const current = checkVersion(run, planVersion);
   if (!current.ok) return current;
-  if (run.status !== 'awaiting-approval') return { ok: false, error: `This plan is not waiting for a decision (the run is ${run.status}).` };
+  if (run.status !== 'awaiting-approval') return { ok: false, error: refusalMessage('not-waiting', run, planVersion) };
   const version = await ctx.store.getPlanVersion(runId, planVersion);
   if (!version) return { ok: false, error: 'That plan version does not exist.' };
   return { ok: true, value: { run, version } };
+}
+
+/** The compare-and-set every decision on a proposed plan goes through: still awaiting approval, still this version. */
+async function decideOnPending(ctx: AgentContext, input: { runId: string; planVersion: number }, facts: Omit<DecisionInput, 'runId' | 'planVersion' | 'from'>): Promise<Result<RunRecord>> {
+  const decided = await ctx.store.decide({ runId: input.runId, planVersion: input.planVersion, from: ['awaiting-approval'], ...facts });
+  return decided.ok ? { ok: true, value: decided.run } : { ok: false, error: refusalMessage(decided.code, decided.run, input.planVersion) };
 }
 
 export async function decide(ctx: AgentContext, input: { runId: string; planVersion: number; userId: string; decision: 'approve' | 'reject' }): Promise<Result<void>> {
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
   if (!loaded.ok) return loaded;
   const { run, version } = loaded.value;
+  const need = approvalNeed(planRisk(version.plan, ctx.tools.riskOf));
+  // The slow part (a Slack user-group lookup) comes first; its verdict is for this version only.
   const allowed =
     input.decision === 'approve'
-      ? await checkApprover({ need: approvalNeed(planRisk(version.plan, ctx.tools.riskOf)), userId: input.userId, requester: run.requester, approvers: ctx.approvers })
+      ? await checkApprover({ need, userId: input.userId, requester: run.requester, approvers: ctx.approvers })
       : await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers });
   if (!allowed.ok) return allowed;
-  const decision = input.decision === 'approve' ? 'approved' : 'rejected';
-  await ctx.store.recordApproval({ runId: run.id, planVersion: input.planVersion, userId: input.userId, decision });
-  if (decision === 'rejected') {
-    if (!(await finishRun(ctx, run.id, 'rejected', `Rejected by <@${input.userId}>.`, ['awaiting-approval']))) return { ok: false, error: 'Someone else decided on this plan first.' };
-    await ctx.store.appendEvent(run.id, 'plan-rejected', { version: input.planVersion, by: input.userId });
-    await resolveLowConfidence(ctx, run.id, input.userId, 'abort');
+  const by = { version: input.planVersion, by: input.userId };
+  if (input.decision === 'reject') {
+    const decided = await decideOnPending(ctx, input, {
+      to: 'rejected',
+      approval: { userId: input.userId, decision: 'rejected', need },
+      alsoResolve: { kind: 'low-confidence', action: 'abort', userId: input.userId },
+      event: { type: 'plan-rejected', data: by },
+    });
+    if (!decided.ok) return decided;
+    await summarizeEnded(ctx, run.id, 'rejected', `Rejected by <@${input.userId}>.`);
     return { ok: true, value: undefined };
   }
-  if (!(await ctx.store.transitionRun(run.id, ['awaiting-approval'], 'executing'))) return { ok: false, error: 'Someone else decided on this plan first.' };
-  await ctx.store.appendEvent(run.id, 'plan-approved', { version: input.planVersion, by: input.userId });
-  await resolveLowConfidence(ctx, run.id, input.userId, 'skip');
+  const decided = await decideOnPending(ctx, input, {
+    to: 'executing',
+    approval: { userId: input.userId, decision: 'approved', need },
+    alsoResolve: { kind: 'low-confidence', action: 'skip', userId: input.userId },
+    event: { type: 'plan-approved', data: by },
+  });
+  if (!decided.ok) return decided;
   ctx.kick(run.id);
   return { ok: true, value: undefined };
-}
-
-/** An approver's click answers an open low-confidence escalation on the plan too. */
-async function resolveLowConfidence(ctx: AgentContext, runId: string, userId: string, action: 'skip' | 'abort'): Promise<void> {
-  for (const escalation of await ctx.store.listEscalations(runId)) {
-    if (escalation.status === 'open' && escalation.kind === 'low-confidence') await ctx.store.resolveEscalation({ id: escalation.id, action, userId });
-  }
 }
 
 /** A person's edit is checked like a replan: ids of steps that already ran may be read, not reused. */
@@ -77,7 +91,9 @@ export async function editPlan(ctx: AgentContext, input: { runId: string; planVe
   if (!may.ok) return { ok: false, error: ['Only the requester or an approver may edit this plan.'] };
   const checked = await validateEdit(ctx, input);
   if (!checked.ok) return checked;
-  if (!(await ctx.store.transitionRun(run.id, ['awaiting-approval'], 'planning'))) return { ok: false, error: ['Someone else decided on this plan first.'] };
+  // From here the run is `planning`: no click on the version being replaced can approve it any more.
+  const decided = await decideOnPending(ctx, input, { to: 'planning', event: { type: 'plan-edit-started', data: { version: input.planVersion, by: input.userId } } });
+  if (!decided.ok) return { ok: false, error: [decided.error] };
   const record = await ctx.store.addPlanVersion({ runId: run.id, plan: checked.value, authorKind: 'human', authorId: input.userId, parentVersion: input.planVersion, reason: `edited by <@${input.userId}>` });
   await ctx.store.updateRun(run.id, { currentPlanVersion: record.version });
   await proposeVersion(ctx, record, { from: ['planning'], kind: 'edit' });
@@ -92,8 +108,8 @@ export async function revisePlan(ctx: AgentContext, input: { runId: string; plan
   const may = await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers });
   if (!may.ok) return { ok: false, error: 'Only the requester or an approver may ask for a revision.' };
   if (!ctx.llm.has('planner')) return { ok: false, error: 'No planner model is configured, so I cannot revise the plan; edit the steps instead.' };
-  if (!(await ctx.store.transitionRun(run.id, ['awaiting-approval'], 'planning'))) return { ok: false, error: 'Someone else decided on this plan first.' };
-  await ctx.store.appendEvent(run.id, 'revision-requested', { version: version.version, by: input.userId, instruction: input.instruction.slice(0, 2000) });
+  const decided = await decideOnPending(ctx, input, { to: 'planning', event: { type: 'revision-requested', data: { version: version.version, by: input.userId, instruction: input.instruction.slice(0, 2000) } } });
+  if (!decided.ok) return decided;
   const work = (async () => {
     await ctx.surface.planning(run);
     const planned = await makePlan(plannerDeps(ctx, run.id), { task: run.task, requester: run.requester, origin: run.origin, runId: run.id, revise: { instruction: input.instruction, by: input.userId, currentPlan: version.plan } });

@@ -2,7 +2,7 @@
  * A new plan version was stored: ask the requester its questions, escalate low confidence, run it
  * without a click when policy allows, or wait for approval.
  */
-import { mayAutoRun, needsReapproval, planRisk } from './approval-policy.ts';
+import { approvalNeed, mayAutoRun, needsReapproval, planRisk } from './approval-policy.ts';
 import type { AgentContext } from './context.ts';
 import { escalate } from './escalation.ts';
 import { diffPlans } from './plan-diff.ts';
@@ -47,10 +47,17 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
   const diff = parent ? diffPlans(parent.plan, plan) : null;
 
   if (auto) {
-    await ctx.store.recordApproval({ runId, planVersion: version, userId: approver, decision: 'approved' });
-    if (!(await ctx.store.transitionRun(runId, options.from, 'executing'))) return;
-    const why = preApproved ? 'scheduled run of a runbook pre-approved for read-only steps' : risk === 'read' ? 'read-only plan' : 'replan without write steps';
-    await ctx.store.appendEvent(runId, 'plan-approved', { version, by: approver, why });
+    // Recorded as a fact of its own (via 'auto', and the rule) so the audit tells it apart from a person's click.
+    const why = preApproved ? 'scheduled run of a runbook pre-approved for read-only steps' : options.kind === 'replan' ? 'replan without write steps' : 'read-only plan';
+    const decided = await ctx.store.decide({
+      runId,
+      planVersion: version,
+      from: options.from,
+      to: 'executing',
+      approval: { userId: approver, decision: 'approved', via: 'auto', need: approvalNeed(risk), why },
+      event: { type: 'plan-approved', data: { version, by: approver, why } },
+    });
+    if (!decided.ok) return;
   } else if (!(await ctx.store.transitionRun(runId, options.from, 'awaiting-approval'))) return;
 
   const run = await ctx.store.getRun(runId);

@@ -17,6 +17,8 @@ export function redactingStore(store: RunStore, secrets: readonly string[]): Run
     openEscalation: (input) => store.openEscalation({ ...input, message: text(input.message) }),
     openQuestion: (input) => store.openQuestion({ ...input, question: text(input.question) }),
     answerQuestion: (input) => store.answerQuestion({ ...input, answer: text(input.answer) }),
+    answer: (input) => store.answer({ ...input, answer: text(input.answer) }),
+    decide: (input) => store.decide({ ...input, event: { type: input.event.type, data: redactValue(input.event.data, secrets) } }),
   };
   return new Proxy(store, {
     get(target, property, receiver) {

@@ -7,10 +7,16 @@ import { rollbackStepsInOrder } from './rollback.ts';
 
 export type Outcome = RunSummary['outcome'];
 
-const NOT_FINAL: readonly RunStatus[] = ['planning', 'awaiting-approval', 'awaiting-answer', 'executing', 'paused', 'rolling-back'];
+export const NOT_FINAL: readonly RunStatus[] = ['planning', 'awaiting-approval', 'awaiting-answer', 'executing', 'paused', 'rolling-back'];
 
 export async function finishRun(ctx: AgentContext, runId: string, outcome: Outcome, reason: string | null, from: readonly RunStatus[] = NOT_FINAL): Promise<boolean> {
   if (!(await ctx.store.transitionRun(runId, from, outcome))) return false;
+  await summarizeEnded(ctx, runId, outcome, reason);
+  return true;
+}
+
+/** After the run reached its final status (here, or in a person's decision): the summary, the last board, the reply. */
+export async function summarizeEnded(ctx: AgentContext, runId: string, outcome: Outcome, reason: string | null): Promise<void> {
   // One writer per status board: a driver on another replica sees the run end and lets go first.
   await ctx.leases.take(runId);
   try {
@@ -18,7 +24,6 @@ export async function finishRun(ctx: AgentContext, runId: string, outcome: Outco
   } finally {
     await ctx.leases.release(runId).catch(() => undefined);
   }
-  return true;
 }
 
 async function summarize(ctx: AgentContext, runId: string, outcome: Outcome, reason: string | null): Promise<void> {

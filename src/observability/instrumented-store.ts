@@ -68,6 +68,14 @@ export function instrumentRunStore(store: RunStore, metrics: Metrics): RunStore 
       }
       return moved;
     },
+    async decide(input) {
+      const decided = await store.decide(input);
+      if (decided.ok && input.to && FINAL_RUN_STATUSES.includes(input.to)) {
+        metrics.runsFinished.inc({ outcome: input.to });
+        runEnded(input.runId);
+      }
+      return decided;
+    },
     async openEscalation(input) {
       const escalation = await store.openEscalation(input);
       metrics.escalations.inc({ kind: input.kind });

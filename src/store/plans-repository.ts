@@ -1,5 +1,5 @@
 import { asc, eq, and, sql } from 'drizzle-orm';
-import type { ApprovalRecord, PlanVersionRecord } from '../agent/ports/run-store.ts';
+import type { ApprovalRecord, NewApproval, PlanVersionRecord } from '../agent/ports/run-store.ts';
 import { PlanSchema, type Plan } from '../agent/plan.ts';
 import type { Db } from './database.ts';
 import { isUniqueViolation } from './errors.ts';
@@ -61,12 +61,25 @@ export async function selectPlanVersions(db: Db, runId: string): Promise<PlanVer
   return rows.map(toPlanVersion);
 }
 
-export async function insertApproval(db: Db, input: Omit<ApprovalRecord, 'createdAt'>): Promise<ApprovalRecord> {
-  const [row] = await db.insert(approvals).values(input).returning();
-  return { runId: row!.runId, planVersion: row!.planVersion, userId: row!.userId, decision: row!.decision as ApprovalRecord['decision'], createdAt: row!.createdAt };
+type ApprovalRow = typeof approvals.$inferSelect;
+
+const toApproval = (row: ApprovalRow): ApprovalRecord => ({
+  runId: row.runId,
+  planVersion: row.planVersion,
+  userId: row.userId,
+  decision: row.decision as ApprovalRecord['decision'],
+  via: row.via as ApprovalRecord['via'],
+  need: row.need as ApprovalRecord['need'],
+  why: row.why,
+  createdAt: row.createdAt,
+});
+
+export async function insertApproval(db: Db, input: NewApproval): Promise<ApprovalRecord> {
+  const [row] = await db.insert(approvals).values({ ...input, via: input.via ?? 'person', need: input.need ?? null, why: input.why ?? null }).returning();
+  return toApproval(row!);
 }
 
 export async function selectApprovals(db: Db, runId: string): Promise<ApprovalRecord[]> {
   const rows = await db.select().from(approvals).where(eq(approvals.runId, runId)).orderBy(asc(approvals.id));
-  return rows.map((row) => ({ runId: row.runId, planVersion: row.planVersion, userId: row.userId, decision: row.decision as ApprovalRecord['decision'], createdAt: row.createdAt }));
+  return rows.map(toApproval);
 }

@@ -4,6 +4,7 @@ import { appendEvent, selectEvents } from './events-repository.ts';
 import { adoptRuns, claimRunLease, releaseRunLease, renewLeases } from './leases-repository.ts';
 import { insertEscalation, resolveEscalation, selectEscalation, selectEscalations } from './escalations-repository.ts';
 import { insertApproval, insertPlanVersion, selectApprovals, selectPlanVersion, selectPlanVersions } from './plans-repository.ts';
+import { recordAnswer, recordDecision } from './decisions-repository.ts';
 import { claimReminder } from './reminders-repository.ts';
 import { answerOldestQuestion, insertQuestion, selectQuestions } from './questions-repository.ts';
 import { insertRun, patchRun, selectRun, selectRunByConversation, selectRuns, transitionRunStatus } from './runs-repository.ts';
@@ -30,6 +31,8 @@ export function createRunStore(db: Db): RunStore {
 
     recordApproval: (input) => insertApproval(db, input),
     listApprovals: (runId) => selectApprovals(db, runId),
+    decide: (input) => recordDecision(db, input),
+    answer: (input) => recordAnswer(db, input),
 
     createSteps: (runId, planVersion, steps) => insertSteps(db, runId, planVersion, steps),
     listSteps: (runId, planVersion) => selectSteps(db, runId, planVersion),

@@ -77,9 +77,10 @@ export async function transitionRunStatus(db: Db, runId: string, from: readonly 
   return rows.length === 1;
 }
 
-export async function selectRuns(db: Db, filter: { limit: number; requester?: string; statuses?: readonly RunStatus[] }): Promise<RunRecord[]> {
+export async function selectRuns(db: Db, filter: { limit: number; requester?: string; channel?: string; statuses?: readonly RunStatus[] }): Promise<RunRecord[]> {
   const conditions: SQL[] = [];
   if (filter.requester) conditions.push(eq(runs.requester, filter.requester));
+  if (filter.channel) conditions.push(eq(runs.channel, filter.channel));
   if (filter.statuses) conditions.push(inArray(runs.status, [...filter.statuses]));
   const rows = await db
     .select()

@@ -52,6 +52,11 @@ export const approvals = pgTable(
     planVersion: integer('plan_version').notNull(),
     userId: text('user_id').notNull(),
     decision: text('decision').notNull(),
+    /** 'person': a click, checked against `need`; 'auto': the policy ran the version without one (`why` says which rule). */
+    via: text('via').notNull().default('person'),
+    /** Who the approval policy required when the decision was recorded ('anyone' | 'approver' | 'approver-not-requester'). */
+    need: text('need'),
+    why: text('why'),
     createdAt: createdAt(),
   },
   (t) => [index('approvals_run_idx').on(t.runId)],

@@ -35,6 +35,6 @@ describe('approval policy', () => {
   it('refuses a decision on a superseded plan version with a sentence saying so', () => {
     const run = { currentPlanVersion: 3 } as RunRecord;
     expect(checkVersion(run, 3).ok).toBe(true);
-    expect(checkVersion(run, 2)).toEqual({ ok: false, error: 'Version 2 of this plan was replaced by version 3; decide on the newest version instead.' });
+    expect(checkVersion(run, 2)).toEqual({ ok: false, error: 'The plan changed to v3 while you decided; look again. Your click on v2 ran nothing.' });
   });
 });

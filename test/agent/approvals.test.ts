@@ -57,7 +57,7 @@ describe('approvals', () => {
     expect(saved.ok && saved.value).toMatchObject({ version: 2, authorKind: 'human', authorId: 'UEDIT', parentVersion: 1 });
     const [, second] = h.surface.of(run.id, 'plan');
     expect(second?.proposal.diff).toEqual(['s2 number: 7 → 8']);
-    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: false, error: expect.stringMatching(/^Version 1 of this plan was replaced by version 2/) });
+    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: false, error: expect.stringMatching(/^The plan changed to v2 while you decided; look again/) });
     await h.agent.decide({ runId: run.id, planVersion: 2, userId: 'UAPP', decision: 'approve' });
     await h.agent.idle();
     expect(tools.merge.calls.map((c) => c.args)).toEqual([{ number: 8 }]);

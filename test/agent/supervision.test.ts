@@ -42,7 +42,7 @@ describe('supervisor', () => {
     expect(versions[1]).toMatchObject({ authorKind: 'planner', parentVersion: 1, reason: expect.stringMatching(/^replan: s2 .* failed/) });
     expect(tools.write.calls).toHaveLength(0);
     // The old version's button is refused; the new one runs.
-    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: false, error: expect.stringMatching(/Version 1 of this plan was replaced by version 2/) });
+    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: false, error: expect.stringMatching(/^The plan changed to v2 while you decided; look again/) });
     await approve(run.id, 2);
     expect(tools.write.calls[0]?.args).toEqual({ title: 'from a' });
     expect((await h.store.getRun(run.id))?.status).toBe('succeeded');

@@ -117,7 +117,7 @@ describe('Slack end to end (real agent and store)', () => {
     await e.fake.waitUntil(() => !hasButtons(e.fake.model.findMessage('C1', plan.ts)!), 5000, 'v1 losing its buttons');
     expect(blocksText(e.fake.model.findMessage('C1', plan.ts)!)).toContain('Replaced by version 2 below');
     await e.driver.clickButtonIn(seenBeforeTheEdit, PLAN_APPROVE_ACTION, 'UAPP2');
-    await e.fake.waitUntil(() => ephemerals('UAPP2').includes('replaced by version 2'), 5000, 'the superseded refusal');
+    await e.fake.waitUntil(() => ephemerals('UAPP2').includes('The plan changed to v2 while you decided'), 5000, 'the superseded refusal');
     await e.agent.idle();
     expect(e.tools.calls).toEqual([]);
 

@@ -7,6 +7,9 @@ export interface ApproverDirectory {
   isApprover(userId: string): Promise<boolean>;
 }
 
+/** What a follow-up did; `refused`: the person may not answer or cancel (only the requester or an approver may), nothing was recorded. */
+export type FollowUpOutcome = 'answered' | 'cancelled' | 'no-run' | 'ignored' | { refused: 'answer' | 'cancel'; requester: string };
+
 export interface StartRunInput {
   task: string;
   requester: string;
@@ -28,7 +31,7 @@ export interface AgentApi {
   revisePlan(input: { runId: string; planVersion: number; userId: string; instruction: string }): Promise<Result<void>>;
   resolveEscalation(input: { escalationId: string; userId: string; action: EscalationAction }): Promise<Result<void>>;
   /** A message in a run's conversation: answers a pending question, or "cancel" stops the run. */
-  followUp(input: { conversation: Conversation; userId: string; text: string }): Promise<'answered' | 'cancelled' | 'no-run' | 'ignored'>;
+  followUp(input: { conversation: Conversation; userId: string; text: string }): Promise<FollowUpOutcome>;
   cancel(input: { runId: string; userId: string }): Promise<Result<void>>;
   /** At start-up: continue every run that was executing when the process stopped. */
   resume(): Promise<void>;

@@ -4,6 +4,7 @@ import { looksLikeSchedule } from '../../schedules/index.ts';
 import { describeError, tellPrivately, tellThread, TRY_AGAIN } from '../replies.ts';
 import { createScheduleFor, errorView, postViewInThread } from '../schedule-requests.ts';
 import { HELP_TEXT } from '../views/help.ts';
+import { mention } from '../views/text.ts';
 
 /** `<@UBOT> do the thing` → `do the thing`; Slack puts the mention first but a person may not. */
 export function taskText(text: string, botUserId: string | undefined): string {
@@ -12,6 +13,11 @@ export function taskText(text: string, botUserId: string | undefined): string {
 }
 
 export const IGNORED_FOLLOW_UP = 'Nothing in this thread\'s run is waiting for an answer. Say "cancel" to stop a run that is still going, or mention me outside this thread to start something new.';
+
+/** Only the requester or an approver answers the bot's question or cancels the run; nothing was recorded. */
+export function refusedFollowUp(what: 'answer' | 'cancel', requester: string): string {
+  return `Only ${mention(requester)} (who asked) or an approver may ${what === 'cancel' ? 'cancel this run' : "answer this run's question"}; your message changed nothing.`;
+}
 
 /**
  * A mention starts a run in its thread; a mention inside a run's thread is a follow-up for that run.
@@ -34,6 +40,10 @@ export function registerMention(app: App, deps: BotDeps): void {
         const outcome = await deps.agent.followUp({ conversation: { channel, threadTs: event.thread_ts }, userId: user, text });
         if (outcome === 'ignored') {
           await tellPrivately(client, deps.logger, { channel, user, threadTs, text: IGNORED_FOLLOW_UP });
+        }
+        if (typeof outcome === 'object') {
+          await tellPrivately(client, deps.logger, { channel, user, threadTs, text: refusedFollowUp(outcome.refused, outcome.requester) });
+          return;
         }
         if (outcome !== 'no-run') return;
       }

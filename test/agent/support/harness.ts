@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { createAgent, type Agent } from '../../../src/agent/agent.ts';
 import type { AgentLogger, AgentSettings } from '../../../src/agent/context.ts';
+import type { ApproverDirectory } from '../../../src/agent/ports/agent-api.ts';
 import type { Conversation, RunRecord, RunStore } from '../../../src/agent/ports/run-store.ts';
 import type { AnyTool } from '../../../src/agent/ports/tool.ts';
 import { InMemorySurface } from '../../../src/agent/testing/in-memory-surface.ts';
@@ -35,6 +36,8 @@ export function makeHarness(options: {
   budgets?: Partial<typeof BUDGETS>;
   /** Empty: anyone may approve. */
   approvers?: string[];
+  /** Instead of `approvers`: a directory of its own (a slow one, for races). */
+  approverDirectory?: ApproverDirectory;
   owner?: string;
   soleOwner?: boolean;
   surface?: InMemorySurface;
@@ -48,7 +51,7 @@ export function makeHarness(options: {
     llm,
     tools: options.tools,
     surface,
-    approvers: { isApprover: async (userId) => approvers.length === 0 || approvers.includes(userId) },
+    approvers: options.approverDirectory ?? { isApprover: async (userId) => approvers.length === 0 || approvers.includes(userId) },
     settings: {
       budgets: { ...BUDGETS, ...options.budgets },
       confidenceThreshold: 0.6,

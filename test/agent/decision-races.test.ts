@@ -1,0 +1,102 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { useTestStore } from '../helpers/store.ts';
+import { standardTools } from './support/fake-tools.ts';
+import { makeHarness, type Harness } from './support/harness.ts';
+import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
+
+const db = useTestStore();
+let h: Harness;
+afterEach(() => {
+  h.llm.assertDone();
+  expect(h.errors).toEqual([]);
+});
+
+/** An approver directory whose `slowCall`th answer for one person waits until the test lets it go (a slow Slack user-group call). */
+function slowDirectory(slowUser: string, approvers: string[], slowCall = 1) {
+  let calls = 0;
+  let release = () => undefined as void;
+  let asked = () => undefined as void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const lookedUp = new Promise<void>((resolve) => (asked = resolve));
+  return {
+    directory: {
+      isApprover: async (userId: string) => {
+        if (userId === slowUser && ++calls === slowCall) {
+          asked();
+          await gate;
+        }
+        return approvers.includes(userId);
+      },
+    },
+    lookedUp,
+    release,
+  };
+}
+
+const writePlan = plannerAnswer({ steps: [{ id: 's1', tool: 'create_thing', args: { title: 'one' } }] });
+
+describe('decisions are compare-and-set', () => {
+  it('an edit that lands while the approver lookup is slow: the v1 click runs nothing, leaves no approval, and says the plan changed', async () => {
+    const tools = standardTools();
+    const slow = slowDirectory('UAPP', ['UAPP']);
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', writePlan), approverDirectory: slow.directory });
+    const run = await h.start('make a thing', 'UREQ');
+    const v1 = (await h.store.getPlanVersion(run.id, 1))!.plan;
+
+    const click = h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
+    await slow.lookedUp;
+    const edited = await h.agent.editPlan({ runId: run.id, planVersion: 1, userId: 'UREQ', plan: { ...v1, steps: [{ ...v1.steps[0]!, args: { title: 'two' } }] } });
+    expect(edited.ok).toBe(true);
+    slow.release();
+
+    expect(await click).toEqual({ ok: false, error: 'The plan changed to v2 while you decided; look again. Your click on v1 ran nothing.' });
+    await h.agent.idle();
+    expect(tools.write.calls).toEqual([]);
+    expect(await h.store.listApprovals(run.id)).toEqual([]);
+    expect(await h.store.getRun(run.id)).toMatchObject({ status: 'awaiting-approval', currentPlanVersion: 2 });
+    expect((await h.store.listEvents(run.id)).map((e) => e.type)).not.toContain('plan-approved');
+
+    // v2 itself is approved and runs, with its own args.
+    expect(await h.agent.decide({ runId: run.id, planVersion: 2, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    expect(tools.write.calls.map((c) => c.args)).toEqual([{ title: 'two' }]);
+    expect((await h.store.listApprovals(run.id)).map((a) => [a.planVersion, a.userId, a.decision, a.via, a.need])).toEqual([[2, 'UAPP', 'approved', 'person', 'approver']]);
+  });
+
+  it('a reject that lands while an approver lookup is slow: the approval is refused and records nothing', async () => {
+    const tools = standardTools();
+    const slow = slowDirectory('UAPP', ['UAPP']);
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', writePlan), approverDirectory: slow.directory });
+    const run = await h.start('make a thing', 'UREQ');
+    const click = h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
+    await slow.lookedUp;
+    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UREQ', decision: 'reject' })).toEqual({ ok: true, value: undefined });
+    slow.release();
+    expect(await click).toEqual({ ok: false, error: expect.stringMatching(/not waiting for a decision \(the run is rejected\)/) });
+    await h.agent.idle();
+    expect(tools.write.calls).toEqual([]);
+    expect((await h.store.listApprovals(run.id)).map((a) => `${a.userId}:${a.decision}`)).toEqual(['UREQ:rejected']);
+  });
+
+  it('going ahead on a low-confidence escalation is refused when the plan changed meanwhile', async () => {
+    const tools = standardTools();
+    // The first lookup decides whether UAPP may resolve escalations; the second, whether UAPP may approve this version.
+    const slow = slowDirectory('UAPP', ['UAPP'], 2);
+    const lowConfidence = plannerAnswer({ confidence: 0.3, steps: [{ id: 's1', tool: 'create_thing', args: { title: 'one' } }] });
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', lowConfidence), approverDirectory: slow.directory });
+    const run = await h.start('make a thing', 'UREQ');
+    const [escalation] = await h.store.listEscalations(run.id);
+    expect(escalation).toMatchObject({ kind: 'low-confidence', status: 'open' });
+    const v1 = (await h.store.getPlanVersion(run.id, 1))!.plan;
+
+    const click = h.agent.resolveEscalation({ escalationId: escalation!.id, userId: 'UAPP', action: 'skip' });
+    await slow.lookedUp;
+    expect((await h.agent.editPlan({ runId: run.id, planVersion: 1, userId: 'UREQ', plan: { ...v1, confidence: 0.9, steps: [{ ...v1.steps[0]!, args: { title: 'two' } }] } })).ok).toBe(true);
+    slow.release();
+    expect(await click).toEqual({ ok: false, error: expect.stringMatching(/^The plan changed to v2 while you decided/) });
+    await h.agent.idle();
+    expect(tools.write.calls).toEqual([]);
+    expect(await h.store.listApprovals(run.id)).toEqual([]);
+    expect((await h.store.getEscalation(escalation!.id))?.status).toBe('open');
+  });
+});

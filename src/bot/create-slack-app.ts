@@ -49,8 +49,8 @@ export interface SlackApp {
   app: App;
   /** A client with the bot token, for the Slack surface and poster. */
   client: SlackClient;
-  /** Starts listening (HTTP: on `port`, 0 for a random one) and returns the bound port. */
-  start(port?: number): Promise<{ port: number }>;
+  /** Starts listening (HTTP: on `port`, 0 for a random one; on `host` when given, else every interface) and returns the bound port. */
+  start(port?: number, host?: string): Promise<{ port: number }>;
   stop(): Promise<void>;
 }
 
@@ -106,13 +106,13 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   return {
     app,
     client,
-    async start(port = config.port) {
+    async start(port = config.port, host?: string) {
       identity.warmUp();
       if (socket) {
         socket.start(app);
         return { port: config.port };
       }
-      const started = (await app.start(port)) as unknown;
+      const started = (await app.start(host ? { port, host } : port)) as unknown;
       const address = started && typeof started === 'object' && 'address' in started ? (started as Server).address() : null;
       return { port: address && typeof address === 'object' ? (address as AddressInfo).port : port };
     },

@@ -13,7 +13,7 @@ import { openConfiguredDatabase } from './open-database.ts';
 import { countGithubErrors, countSlackRateLimits } from './api-error-metrics.ts';
 import { buildTools } from './build-tools.ts';
 import { metricsRoute } from './http-routes.ts';
-import { localSlackConfig, newLocalSigningSecret } from './local-config.ts';
+import { LOCAL_HOST, localBotPort, localSlackConfig, newLocalSigningSecret } from './local-config.ts';
 import { newReplicaId } from './replica-id.ts';
 import { scheduleHousekeeping } from './housekeeping.ts';
 import { refreshRunbooksPeriodically } from './runbook-refresh.ts';
@@ -55,11 +55,13 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
   try {
     let config = options.config;
     let workspace: LocalWorkspace | undefined;
+    let listen = { port: options.port ?? config.port, host: undefined as string | undefined };
     if (options.local) {
       const signingSecret = newLocalSigningSecret();
       workspace = await startLocalWorkspace({ port: options.workspacePort, signingSecret, logger });
       cleanups.push(() => workspace!.close());
-      config = localSlackConfig(config, workspace, signingSecret);
+      listen = { port: await localBotPort(listen.port), host: LOCAL_HOST };
+      config = localSlackConfig(config, workspace, signingSecret, listen.port);
     }
 
     const database: Database = await openConfiguredDatabase(config);
@@ -125,16 +127,16 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       runbooks,
       approvers,
     });
-    const { port } = await slack.start(options.port ?? config.port);
+    const { port } = await slack.start(listen.port, listen.host);
     cleanups.push(() => slack.stop());
-    workspace?.connectBot(`http://127.0.0.1:${port}/slack/events`);
+    workspace?.connectBot(`http://${LOCAL_HOST}:${port}/slack/events`);
 
     await schedules.scheduler.start();
     cleanups.push(() => schedules.scheduler.stop());
 
     await agent.resume();
     cleanups.push(scheduleHousekeeping({ agent, db: database.db, metrics, replicaId, logger }));
-    logger.info({ port, mode: config.slack.mode, replicaId, engine: database.engine, workspace: workspace?.url }, 'Tandem is running');
+    logger.info({ port, mode: config.slack.mode, replicaId, engine: database.engine, workspace: workspace?.origin }, 'Tandem is running');
 
     return {
       port,

@@ -58,4 +58,18 @@ describe('fake Slack Web API through @slack/web-api', () => {
     (fake as unknown as { triggers: Map<string, { at: number }> }).triggers.get(trigger)!.at -= 4000;
     await expect(client.views.open({ trigger_id: trigger, view })).rejects.toMatchObject({ data: { error: 'expired_trigger_id' } });
   });
+
+  it('keeps only the newest calls when told to bound its record, and still finds them', async () => {
+    const bounded = await new SlackFakeServer({ token: 'xoxb-test', maxRecordedCalls: 5 }).start();
+    try {
+      const small = new WebClient('xoxb-test', { slackApiUrl: bounded.apiUrl, retryConfig: { retries: 0 } });
+      for (let i = 0; i < 25; i += 1) await small.chat.postMessage({ channel: 'C1', text: `m${i}` });
+      expect(bounded.calls.length).toBeGreaterThanOrEqual(5);
+      expect(bounded.calls.length).toBeLessThanOrEqual(10);
+      expect(bounded.calls.at(-1)!.params.text).toBe('m24');
+      await expect(bounded.waitForCall('chat.postMessage', (params) => params.text === 'm24')).resolves.toBeDefined();
+    } finally {
+      await bounded.stop();
+    }
+  });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runTandem } from './tandem-process.ts';
+import { runTandem, type TandemProcess } from './tandem-process.ts';
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -12,6 +12,16 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** The first match of `pattern` in what the process printed, waiting up to 5 s for it. */
+async function printed(tandem: TandemProcess, pattern: RegExp): Promise<RegExpExecArray> {
+  for (let waited = 0; waited < 5000; waited += 50) {
+    const match = pattern.exec(tandem.stdout());
+    if (match) return match;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`nothing printed matches ${String(pattern)}:\n${tandem.stdout()}`);
 }
 
 const cwd = mkdtempSync(path.join(tmpdir(), 'tandem-cli-'));
@@ -46,8 +56,13 @@ describe('the tandem command', () => {
       expect(tandem.stdout()).toContain('SLACK_BOT_TOKEN=xoxb-');
       expect(tandem.stdout()).toContain('SLACK_APP_TOKEN=xapp-');
       expect(tandem.stdout()).toContain('manifest.yml');
-      const workspace = String(running.workspace);
+      // The printed address carries the workspace key; the log names only its origin, which alone gets 403.
+      const workspace = (await printed(tandem, /^Local workspace: (\S+)/m))[1]!;
+      expect(workspace).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?k=/);
+      expect(String(running.workspace)).toBe(new URL(workspace).origin);
       expect((await fetch(workspace)).status).toBe(200);
+      expect((await fetch(String(running.workspace))).status).toBe(403);
+      expect(tandem.stdout().split('\n').filter((line) => line.startsWith('{')).join('\n')).not.toContain(new URL(workspace).searchParams.get('k'));
       expect(await (await fetch(`http://127.0.0.1:${running.port}/healthz`)).json()).toEqual({ ok: true });
       const metrics = await (await fetch(`http://127.0.0.1:${running.port}/metrics`)).text();
       expect(metrics).toContain('tandem_runs_total');

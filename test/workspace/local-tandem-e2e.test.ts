@@ -31,7 +31,7 @@ describe('Tandem in the local workspace, in a browser', () => {
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('plans a health check of the workspace from a runbook, shows the YAML modal, runs on Approve and finishes the board', async () => {
+  it('plans a health check of the bot from a runbook, shows the YAML modal, runs on Approve and finishes the board', async () => {
     const workspaceUrl = runtime.workspace!.url;
     const browser = await openBrowser();
     try {
@@ -45,7 +45,8 @@ describe('Tandem in the local workspace, in a browser', () => {
       const thread = page.getByTestId('thread');
       await thread.getByText(/OPENAI_API_KEY/).waitFor();
 
-      const target = `${workspaceUrl}healthz`;
+      // The bot's own health URL: in local mode the only local address http_check may reach.
+      const target = `http://127.0.0.1:${runtime.port}/healthz`;
       await page.locator('#composer-input').fill(`@tandem check health of ${target}`);
       await page.locator('#composer-input').press('Enter');
       await thread.getByRole('button', { name: 'Approve' }).waitFor();

@@ -60,12 +60,16 @@ function startTinyBot(workspace: LocalWorkspace) {
 describe('local workspace in a browser (small Bolt app)', () => {
   let workspace: LocalWorkspace;
   let app: App;
+  /** The bot's own health URL: the one the page suggests checking. */
+  let healthUrl: string;
 
   beforeAll(async () => {
     workspace = await startLocalWorkspace({ signingSecret: SECRET, logger: pino({ level: 'silent' }) });
     app = startTinyBot(workspace);
     const server = (await app.start(0)) as Server;
-    workspace.connectBot(`http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`);
+    const port = (server.address() as AddressInfo).port;
+    workspace.connectBot(`http://127.0.0.1:${port}/slack/events`);
+    healthUrl = `http://127.0.0.1:${port}/healthz`;
   });
 
   afterAll(async () => {
@@ -79,14 +83,18 @@ describe('local workspace in a browser (small Bolt app)', () => {
       const { page } = browser;
       await page.goto(workspace.url);
       await page.getByText('Tandem connected').waitFor();
-      const task = `@tandem check health of ${workspace.url}healthz`;
+      // The key leaves the address bar for an HttpOnly cookie, which a reload still carries.
+      expect(page.url()).toBe(`${workspace.origin}/`);
+      await page.reload();
+      await page.getByText('Tandem connected').waitFor();
+      const task = `@tandem check health of ${healthUrl}`;
       await expect(page.getByTestId('hint').textContent()).resolves.toBe(task);
       await page.locator('#composer-input').fill(task);
       await page.locator('#composer-input').press('Enter');
 
       const thread = page.getByTestId('thread');
       await thread.getByRole('button', { name: 'Approve' }).waitFor();
-      await expect(thread.locator('.bk-header').first().textContent()).resolves.toBe(`Plan v1: Check health of ${workspace.url}healthz`);
+      await expect(thread.locator('.bk-header').first().textContent()).resolves.toBe(`Plan v1: Check health of ${healthUrl}`);
       await expect(page.getByTestId('messages').locator('.replies').textContent()).resolves.toBe('1 reply');
 
       await thread.getByRole('button', { name: 'Modify' }).click();
@@ -102,7 +110,7 @@ describe('local workspace in a browser (small Bolt app)', () => {
       await page.getByTestId('modal').waitFor({ state: 'hidden' });
 
       await thread.getByRole('button', { name: 'Approve' }).click();
-      await thread.getByText(`Succeeded: Check health of ${workspace.url}healthz`).waitFor();
+      await thread.getByText(`Succeeded: Check health of ${healthUrl}`).waitFor();
       const text = await thread.textContent();
       expect(text).toContain('Approved by @you');
       expect(text).toContain('✔ 1. GET');

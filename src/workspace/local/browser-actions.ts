@@ -6,6 +6,7 @@ import type { ChangeFeed } from './change-feed.ts';
 import { compose } from './composer.ts';
 import { BOT_NAME, LOCAL_CHANNEL, LOCAL_USER } from './local-identity.ts';
 import type { ModalSession } from './modal-session.ts';
+import { findButton } from './stored-buttons.ts';
 
 export interface BrowserContext {
   fake: SlackFakeServer;
@@ -14,12 +15,15 @@ export interface BrowserContext {
   bot(): { driver: SlackDriver; eventsUrl: string } | undefined;
   /** The last problem reaching the bot, shown on the page until a delivery works again. */
   notice: { text: string | null };
+  /** The `Set-Cookie` value that carries the workspace key on the page's own requests. */
+  cookie: string;
 }
 
 export type ActionAnswer = { status: number; body: Record<string, unknown> & { ok: boolean } };
 
 export const PostMessage = z.object({ text: z.string().min(1).max(4000), threadTs: z.string().regex(/^\d+\.\d+$/).optional() });
-export const ClickButton = z.object({ messageTs: z.string(), actionId: z.string().min(1), blockId: z.string().optional(), value: z.string().optional() });
+/** Which button was clicked; its value is the one the bot stored on the message, never the request's. */
+export const ClickButton = z.object({ messageTs: z.string(), actionId: z.string().min(1), blockId: z.string().optional() });
 export const SubmitModal = z.object({ viewId: z.string(), values: z.record(z.string(), z.string()) });
 export const CloseModal = z.object({ viewId: z.string() });
 
@@ -57,22 +61,24 @@ export async function postMessage(ctx: BrowserContext, input: z.infer<typeof Pos
   return delivered.ok ? { status: 200, body: { ok: true, ts } } : refused(503, delivered.error);
 }
 
-/** A button click on a message: a signed block_actions carrying the message as Slack would. */
+/**
+ * A button click on a message: a signed block_actions carrying the message as Slack would. Only a
+ * button of a message the bot posted can be clicked, and the bot gets that button's stored value and
+ * block id, as Slack sends them: the page names which button, nothing more.
+ */
 export async function clickButton(ctx: BrowserContext, input: z.infer<typeof ClickButton>): Promise<ActionAnswer> {
   const message = ctx.fake.model.findMessage(LOCAL_CHANNEL.id, input.messageTs);
-  const hasButton = (message?.blocks as { type?: string; elements?: { action_id?: string }[] }[] | undefined)?.some(
-    (block) => block.type === 'actions' && block.elements?.some((element) => element.action_id === input.actionId),
-  );
-  if (!message || !hasButton) return refused(404, 'That button is no longer on the message.');
+  const button = message && message.user === ctx.fake.model.bot.userId ? findButton(message.blocks, input.actionId, input.blockId) : undefined;
+  if (!message || !button) return refused(404, 'That button is no longer on the message.');
   const delivered = await toBot(ctx, (driver) =>
     driver.click({
       user: LOCAL_USER.id,
       channel: LOCAL_CHANNEL.id,
       messageTs: message.ts,
       threadTs: message.threadTs,
-      actionId: input.actionId,
-      value: input.value,
-      blockId: input.blockId,
+      actionId: button.actionId,
+      value: button.value,
+      blockId: button.blockId,
       message: { text: message.text, blocks: message.blocks },
     }),
   );

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { Logger } from '../../observability/logger.ts';
 import type { ExtraRoutes } from '../slack-fake/server.ts';
@@ -18,13 +18,16 @@ const POSTS: Record<string, Post> = {
 /**
  * The page and its browser API, served beside the fake Web API on the same port:
  * GET / (the page), GET /healthz, GET /local/state, GET /local/events (SSE), and the POSTs above.
+ * Every one of them is reached only through the workspace's guard (request-guard.ts): its address,
+ * its own origin, its key, JSON bodies.
  */
 export function browserRoutes(ctx: BrowserContext, logger: Logger): ExtraRoutes {
   return (req, res, body) => {
     const url = new URL(req.url ?? '/', ctx.fake.origin);
     const path = url.pathname;
     if (req.method === 'GET' && isPageFile(path)) {
-      servePageFile(path, res).catch((error: unknown) => {
+      // The request got here with the key (the guard saw to it): the cookie lets the page's own requests carry it.
+      servePageFile(path, res, { 'set-cookie': ctx.cookie }).catch((error: unknown) => {
         logger.error({ err: String(error), path }, 'local workspace: could not serve a page file');
         if (!res.headersSent) res.writeHead(500).end();
       });
@@ -33,15 +36,15 @@ export function browserRoutes(ctx: BrowserContext, logger: Logger): ExtraRoutes 
     if (req.method === 'GET' && path === '/healthz') return sendJson(res, 200, { ok: true });
     if (req.method === 'GET' && path === '/local/state') {
       const bot = ctx.bot();
-      return sendJson(res, 200, pageState({ model: ctx.fake.model, workspaceUrl: `${ctx.fake.origin}/`, connected: bot !== undefined, notice: ctx.notice.text, modal: ctx.modal.current }));
+      const healthUrl = bot ? new URL('/healthz', bot.eventsUrl).href : null;
+      return sendJson(res, 200, pageState({ model: ctx.fake.model, healthUrl, connected: bot !== undefined, notice: ctx.notice.text, modal: ctx.modal.current }));
     }
     if (req.method === 'GET' && path === '/local/events') {
       ctx.feed.subscribe(req, res);
       return true;
     }
-    const post = POSTS[path];
+    const post = Object.hasOwn(POSTS, path) ? POSTS[path] : undefined;
     if (req.method !== 'POST' || !post) return false;
-    if (!sameOrigin(req, ctx.fake.origin)) return sendJson(res, 403, { ok: false, error: 'Requests to the local workspace must come from its own page.' });
     const input = parseJson(body, post.schema);
     if (!input.ok) return sendJson(res, 400, { ok: false, error: input.error });
     Promise.resolve(post.run(ctx, input.value as never))
@@ -52,16 +55,6 @@ export function browserRoutes(ctx: BrowserContext, logger: Logger): ExtraRoutes 
       });
     return true;
   };
-}
-
-/**
- * Only the page itself may act as the local person: a JSON body (which a cross-site form cannot send
- * without a CORS preflight we never answer) and, when the browser names one, our own Origin.
- */
-function sameOrigin(req: IncomingMessage, origin: string): boolean {
-  if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return false;
-  const from = req.headers.origin;
-  return from === undefined || from === origin;
 }
 
 function parseJson(body: string, schema: z.ZodType): { ok: true; value: unknown } | { ok: false; error: string } {

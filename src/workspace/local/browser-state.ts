@@ -22,7 +22,8 @@ export interface PageEphemeral {
 
 /** Everything the page draws, in one JSON document; the page re-reads it on every change. */
 export interface PageState {
-  workspaceUrl: string;
+  /** The bot's own health URL, the one address `http_check` may reach in local mode; null until the bot is connected. */
+  healthUrl: string | null;
   connected: boolean;
   /** The last problem reaching the bot, in words for the person; null when the last delivery worked. */
   notice: string | null;
@@ -37,7 +38,7 @@ export interface PageState {
   modal: OpenModal | null;
 }
 
-export function pageState(input: { model: WorkspaceModel; workspaceUrl: string; connected: boolean; notice: string | null; modal: OpenModal | undefined }): PageState {
+export function pageState(input: { model: WorkspaceModel; healthUrl: string | null; connected: boolean; notice: string | null; modal: OpenModal | undefined }): PageState {
   const { model } = input;
   const users = { [LOCAL_USER.id]: LOCAL_USER.name, [model.bot.userId]: BOT_NAME };
   const toPage = (m: FakeMessage): PageMessage => ({
@@ -58,7 +59,7 @@ export function pageState(input: { model: WorkspaceModel; workspaceUrl: string; 
     .filter((e) => e.channel === LOCAL_CHANNEL.id && e.user === LOCAL_USER.id)
     .map((e: FakeEphemeral): PageEphemeral => ({ ts: e.ts, threadTs: e.threadTs ?? null, text: e.text, blocks: e.blocks ?? null }));
   return {
-    workspaceUrl: input.workspaceUrl,
+    healthUrl: input.healthUrl,
     connected: input.connected,
     notice: input.notice,
     channel: { ...LOCAL_CHANNEL },

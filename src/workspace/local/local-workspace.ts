@@ -1,17 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../observability/logger.ts';
 import { SlackDriver } from '../slack-fake/driver.ts';
-import { SlackFakeServer, type ExtraRoutes } from '../slack-fake/server.ts';
+import { SlackFakeServer, type ExtraRoutes, type RequestGuard } from '../slack-fake/server.ts';
 import type { BrowserContext } from './browser-actions.ts';
 import { browserRoutes } from './browser-api.ts';
 import { ChangeFeed } from './change-feed.ts';
 import { LOCAL_CHANNEL, LOCAL_USER } from './local-identity.ts';
 import { ModalSession } from './modal-session.ts';
+import { createWorkspaceKey } from './request-guard.ts';
 import { applyResponse } from './response-urls.ts';
 
 export interface LocalWorkspace {
-  /** The page to open in a browser. */
+  /** The page to open in a browser, with the key made at start-up (`?k=…`): a secret, print it, never log it. */
   url: string;
+  /** `http://127.0.0.1:PORT`, without the key: safe to log. */
+  origin: string;
+  /** The key in `url`, for the secrets the logger strips. */
+  key: string;
   /** For SLACK_API_URL / `slackApiUrl` (trailing slash included). */
   slackApiUrl: string;
   /** The only token the local Web API accepts. */
@@ -32,26 +37,32 @@ export async function startLocalWorkspace(options: { port?: number; signingSecre
   const botToken = `xoxb-local-${randomBytes(12).toString('hex')}`;
   let bot: { driver: SlackDriver; eventsUrl: string } | undefined;
   const feed = new ChangeFeed();
-  // The routes need the fake and the fake needs the routes; the indirection breaks the cycle.
+  // The routes need the fake and the fake needs the routes, and the guard needs the port the fake
+  // gets: the indirections break the cycles. Until the guard is set, nothing is served.
   let routes: ExtraRoutes = () => false;
-  const fake = new SlackFakeServer({ token: botToken, extraRoutes: (req, res, body) => routes(req, res, body) });
-  const ctx: BrowserContext = { fake, modal: new ModalSession(fake.model, LOCAL_USER.id), feed, bot: () => bot, notice: { text: null } };
-  routes = browserRoutes(ctx, options.logger);
+  let guard: RequestGuard = () => ({ status: 503, error: 'The local workspace is starting.' });
+  const fake = new SlackFakeServer({ token: botToken, extraRoutes: (req, res, body) => routes(req, res, body), guard: (req, url) => guard(req, url), maxRecordedCalls: 1000 });
   fake.model.channels.add(LOCAL_CHANNEL.id);
   fake.model.users.set(LOCAL_USER.id, { id: LOCAL_USER.id, name: LOCAL_USER.name, real_name: 'You (local workspace)' });
-
+  const modal = new ModalSession(fake.model, LOCAL_USER.id);
   fake.onCall((call) => {
     if (call.method === 'response_url') applyResponse(fake.model, call.params.body ?? '', { channel: LOCAL_CHANNEL.id, user: LOCAL_USER.id });
-    ctx.modal.noteCall(call);
+    modal.noteCall(call);
     feed.changed();
   });
 
   await fake.start(options.port ?? 0);
-  const url = `${fake.origin}/`;
-  options.logger.info({ url }, `Local workspace: open ${url} in a browser and mention @tandem`);
+  const access = createWorkspaceKey(Number(new URL(fake.origin).port));
+  const ctx: BrowserContext = { fake, modal, feed, bot: () => bot, notice: { text: null }, cookie: access.cookie };
+  routes = browserRoutes(ctx, options.logger);
+  guard = access.guard;
+  const url = `${fake.origin}/?k=${access.key}`;
+  options.logger.info({ origin: fake.origin }, 'Local workspace: serving on 127.0.0.1 (its address, with its key, is printed on the terminal)');
 
   return {
     url,
+    origin: fake.origin,
+    key: access.key,
     slackApiUrl: fake.apiUrl,
     botToken,
     fake,

@@ -17,7 +17,7 @@ export function isPageFile(path: string): boolean {
   return Object.hasOwn(FILES, path);
 }
 
-export async function servePageFile(path: string, res: ServerResponse): Promise<void> {
+export async function servePageFile(path: string, res: ServerResponse, headers: Record<string, string> = {}): Promise<void> {
   const entry = FILES[path];
   if (!entry) {
     res.writeHead(404).end();
@@ -26,9 +26,11 @@ export async function servePageFile(path: string, res: ServerResponse): Promise<
   const body = await readFile(new URL(entry.file, PAGE_DIR));
   // The page is a local tool: forbid framing and inline script so a stray string cannot run as code.
   res.writeHead(200, {
+    ...headers,
     'content-type': entry.type,
     'cache-control': 'no-store',
     'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
     'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
   });
   res.end(body);

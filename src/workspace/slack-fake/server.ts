@@ -23,6 +23,22 @@ export interface RecordedCall {
  */
 export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, body: string) => boolean;
 
+/** Checked before a request's body is read or any route runs: a refusal answers with its status and reason. */
+export type RequestGuard = (req: IncomingMessage, url: URL) => { status: number; error: string } | undefined;
+
+export interface SlackFakeOptions {
+  token?: string;
+  extraRoutes?: ExtraRoutes;
+  guard?: RequestGuard;
+  /** Bodies over this many bytes get 413 (default 1 MB, well over Slack's largest payloads). */
+  maxBodyBytes?: number;
+  /** Only the newest this many calls are kept (default 10,000), so a long-running workspace does not grow forever. */
+  maxRecordedCalls?: number;
+}
+
+/** Slack keeps a response_url for 30 minutes. */
+const RESPONSE_URL_TTL_MS = 30 * 60_000;
+
 interface Script {
   method: string;
   remaining: number;
@@ -41,11 +57,13 @@ export class SlackFakeServer {
   private readonly scripts: Script[] = [];
   private readonly triggers = new Map<string, { user: string; at: number }>();
   private readonly handlers: Record<string, (params: Params, model: WorkspaceModel, baseUrl: string) => MethodResult>;
+  /** The response_urls handed to the bot, by id, with when they were issued; nothing else is accepted at /respond/. */
+  private readonly issuedResponses = new Map<string, number>();
   private server: Server | undefined;
   private base = '';
   private socketMode: { appToken: string; url: () => string } | undefined;
 
-  constructor(private readonly options: { token?: string; extraRoutes?: ExtraRoutes } = {}) {
+  constructor(private readonly options: SlackFakeOptions = {}) {
     this.handlers = { ...chatMethods, ...directoryMethods, ...createViewMethods(this.triggers) };
     this.events.setMaxListeners(1000);
   }
@@ -99,7 +117,14 @@ export class SlackFakeServer {
 
   /** A response_url for a slash command or interaction; what is posted there lands in model.responses. */
   responseUrl(): string {
-    return `${this.base}/respond/${randomUUID()}`;
+    const now = Date.now();
+    for (const [id, at] of this.issuedResponses) {
+      if (now - at <= RESPONSE_URL_TTL_MS) break;
+      this.issuedResponses.delete(id);
+    }
+    const id = randomUUID();
+    this.issuedResponses.set(id, now);
+    return `${this.base}/respond/${id}`;
   }
 
   callsOf(method: string): RecordedCall[] {
@@ -151,10 +176,17 @@ export class SlackFakeServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readBody(req);
     const url = new URL(req.url ?? '/', this.base);
+    const refusal = this.options.guard?.(req, url);
+    if (refusal) return refuse(req, res, refusal.status, refusal.error);
+    const read = await readBody(req, this.options.maxBodyBytes ?? 1_000_000);
+    if (!read.ok) return refuse(req, res, 413, `The request body is over ${read.limit} bytes.`);
+    const body = read.body;
     if (req.method === 'POST' && url.pathname.startsWith('/respond/')) {
-      this.model.responses.push({ id: url.pathname.slice('/respond/'.length), body: safeObject(body) });
+      const id = url.pathname.slice('/respond/'.length);
+      const issuedAt = this.issuedResponses.get(id);
+      if (issuedAt === undefined || Date.now() - issuedAt > RESPONSE_URL_TTL_MS) return send(res, 404, { ok: false, error: 'expired_url' });
+      this.model.responses.push({ id, body: safeObject(body) });
       this.record({ method: 'response_url', params: { body }, status: 200, response: { ok: true }, at: Date.now() });
       return send(res, 200, { ok: true });
     }
@@ -196,6 +228,9 @@ export class SlackFakeServer {
 
   private record(call: RecordedCall): void {
     this.calls.push(call);
+    // Trimmed in batches so each call stays cheap: between the limit and twice it are kept.
+    const limit = this.options.maxRecordedCalls ?? 10_000;
+    if (this.calls.length > 2 * limit) this.calls.splice(0, this.calls.length - limit);
     this.events.emit('call', call);
   }
 }
@@ -219,13 +254,34 @@ function safeObject(body: string): Record<string, unknown> {
   }
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+type ReadBody = { ok: true; body: string } | { ok: false; limit: number };
+
+/** Reads at most `limit` bytes: a larger declared length is refused unread, a larger stream is cut off. */
+function readBody(req: IncomingMessage, limit: number): Promise<ReadBody> {
+  if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.resolve({ ok: false, limit });
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        resolve({ ok: false, limit });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve({ ok: true, body: Buffer.concat(chunks).toString('utf8') }));
     req.on('error', reject);
   });
+}
+
+/** A refusal sent before the body was read: the connection is closed after it so the rest is never read. */
+function refuse(req: IncomingMessage, res: ServerResponse, status: number, error: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', connection: 'close' });
+  res.end(JSON.stringify({ ok: false, error }));
+  req.resume();
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

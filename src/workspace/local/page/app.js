@@ -1,7 +1,7 @@
 // The local workspace page: draws GET /local/state, re-reads it on every Server-Sent Event, and turns
 // typing and clicks into the browser API's POSTs. Text reaches the DOM only through the escaping
 // renderers in mrkdwn.js / blocks.js or through textContent.
-/* global document, fetch, Element, HTMLFormElement, EventSource */
+/* global document, fetch, Element, HTMLFormElement, EventSource, URLSearchParams, history, location */
 import { renderBlocks, renderText } from './blocks.js';
 import { escapeHtml, renderMrkdwn } from './mrkdwn.js';
 
@@ -131,7 +131,7 @@ function draw() {
   drawChannel();
   drawThread();
   drawModal();
-  $('hint').textContent = `@tandem check health of ${state.workspaceUrl}healthz`;
+  $('hint').textContent = `@tandem check health of ${state.healthUrl ?? '…'}`;
 }
 
 async function refresh() {
@@ -205,8 +205,9 @@ document.addEventListener('click', async (event) => {
   const button = target?.closest('button.bk-button[data-action-id]');
   if (button && button.dataset.messageTs) {
     button.disabled = true;
-    const { actionId, blockId, value, messageTs } = button.dataset;
-    await post('/local/actions', { messageTs, actionId, ...(blockId ? { blockId } : {}), ...(value !== undefined ? { value } : {}) });
+    // The workspace sends the bot the value it stored on the message; the page only names the button.
+    const { actionId, blockId, messageTs } = button.dataset;
+    await post('/local/actions', { messageTs, actionId, ...(blockId ? { blockId } : {}) });
     button.disabled = false;
     return;
   }
@@ -242,6 +243,9 @@ $('hint').addEventListener('click', () => {
 });
 wireComposer('composer', 'composer-input', () => null);
 wireComposer('thread-composer', 'thread-input', () => openThread);
+
+// The key in the printed address is now in an HttpOnly cookie: take it out of the address bar and history.
+if (new URLSearchParams(location.search).has('k')) history.replaceState(null, '', location.pathname);
 
 const events = new EventSource('/local/events');
 events.addEventListener('change', () => void refresh());

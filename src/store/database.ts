@@ -1,6 +1,8 @@
-import { mkdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -23,6 +25,12 @@ export interface Database {
 
 // Found relative to this file, not the working directory, so `tandem` works from anywhere.
 const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
+const INITDB_SCRIPT = fileURLToPath(new URL('./pglite-initdb.mjs', import.meta.url));
+/**
+ * The bot's tables are small: PostgreSQL's default 128 MB of shared buffers only costs memory here
+ * (measured idle RSS on reopen: about 360 MB with the defaults, 250 MB with these).
+ */
+const PGLITE_MEMORY_PARAMS = ['-c', 'shared_buffers=16MB', '-c', 'wal_buffers=1MB', '-c', 'temp_buffers=1MB', '-c', 'work_mem=2MB', '-c', 'maintenance_work_mem=8MB'];
 // Any fixed number shared by every replica; it only serialises concurrent migrations.
 const MIGRATION_LOCK_KEY = 7_316_011;
 
@@ -48,8 +56,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return openPglite(undefined, () => {});
 }
 
+/** First start: initdb runs in a child process, so its memory is returned to the system when it exits. */
+async function initialisePgliteFolder(dataDir: string): Promise<void> {
+  if (existsSync(path.join(dataDir, 'PG_VERSION'))) return;
+  await promisify(execFile)(process.execPath, [INITDB_SCRIPT, dataDir], { timeout: 120_000 });
+}
+
 async function openPglite(dataDir: string | undefined, onClose: () => void): Promise<Database> {
-  const client = dataDir ? await PGlite.create(dataDir) : await PGlite.create();
+  if (dataDir) await initialisePgliteFolder(dataDir);
+  const options = { startParams: [...PGlite.defaultStartParams, ...PGLITE_MEMORY_PARAMS] };
+  const client = dataDir ? await PGlite.create(dataDir, options) : await PGlite.create(options);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,

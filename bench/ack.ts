@@ -18,6 +18,7 @@ import { encodePlanRef } from '../src/bot/views/button-values.ts';
 import { PLAN_APPROVE_ACTION, planMessage } from '../src/bot/views/plan-message.ts';
 import { SlackDriver, SlackFakeServer } from '../src/workspace/slack-fake/index.ts';
 import { makeBoard, makePlan, makeProposal, makeRun } from '../test/fakes/slack-fixtures.ts';
+import { below, printFigures } from './support/figures.ts';
 import { BOT_TOKEN, MemoryRunQueries, RecordingAgent, SIGNING_SECRET, silentLogger } from '../test/fakes/slack-harness.ts';
 
 const CONCURRENCY = 100;
@@ -78,9 +79,11 @@ async function timed(send: () => Promise<{ status: number }>): Promise<number> {
   return performance.now() - start;
 }
 
-function report(name: string, samples: number[]): void {
+/** Prints one line and returns the p99. */
+function report(name: string, samples: number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
   console.log(`${name.padEnd(28)} n=${sorted.length}  p50=${percentile(sorted, 50).toFixed(1)} ms  p99=${percentile(sorted, 99).toFixed(1)} ms  max=${sorted.at(-1)!.toFixed(1)} ms`);
+  return percentile(sorted, 99);
 }
 
 async function main(): Promise<void> {
@@ -110,12 +113,19 @@ async function main(): Promise<void> {
     for (let i = 0; i < CONCURRENCY; i += 1) sequential.push(await timed(() => click(`US${i}`)));
     report(`${CONCURRENCY} sequential clicks`, sequential);
 
+    const worst = { mentions: 0, clicks: 0 };
     for (let round = 1; round <= ROUNDS; round += 1) {
-      report(`round ${round}: ${CONCURRENCY} mentions`, await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => timed(() => mention(`U${i}`, i)))));
+      const mentions = report(`round ${round}: ${CONCURRENCY} mentions`, await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => timed(() => mention(`U${i}`, i)))));
       await new Promise((resolve) => setTimeout(resolve, 300));
-      report(`round ${round}: ${CONCURRENCY} clicks`, await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => timed(() => click(`U${i}`)))));
+      const clicks = report(`round ${round}: ${CONCURRENCY} clicks`, await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => timed(() => click(`U${i}`)))));
       await new Promise((resolve) => setTimeout(resolve, 300));
+      worst.mentions = Math.max(worst.mentions, mentions);
+      worst.clicks = Math.max(worst.clicks, clicks);
     }
+    printFigures('ack', [
+      { name: `p99, ${CONCURRENCY} concurrent mentions (worst of ${ROUNDS} rounds)`, value: worst.mentions, unit: 'ms', ...below(50)(worst.mentions) },
+      { name: `p99, ${CONCURRENCY} concurrent clicks (worst of ${ROUNDS} rounds)`, value: worst.clicks, unit: 'ms', ...below(50)(worst.clicks) },
+    ]);
     await boardEdits(client);
   } finally {
     bot.stop();

@@ -9,7 +9,6 @@ import { fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import postgres from 'postgres';
 import { z } from 'zod';
 import { createAgent } from '../src/agent/agent.ts';
 import type { Plan } from '../src/agent/plan.ts';
@@ -17,6 +16,8 @@ import type { LlmClient } from '../src/agent/ports/llm.ts';
 import type { AnyTool } from '../src/agent/ports/tool.ts';
 import { createRunStore, openDatabase, type Database } from '../src/store/index.ts';
 import { quietSurface } from './quiet-surface.ts';
+import { atLeast, printFigures } from './support/figures.ts';
+import { freshPostgres } from './support/fresh-postgres.ts';
 
 const RUNS = 100;
 const STEPS = 5;
@@ -95,36 +96,26 @@ async function measure(url: string, replicaCount: number): Promise<{ stepsPerSec
   return { stepsPerSecond: (RUNS * STEPS) / seconds, cpuShare: reports.reduce((sum, report) => sum + report.cpuSeconds, 0) / seconds };
 }
 
-async function main(serverUrl: string): Promise<void> {
-  // A database of its own, dropped afterwards, so the bench neither sees nor leaves rows elsewhere.
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  const name = `tandem_bench_${randomBytes(6).toString('hex')}`;
-  await admin.unsafe(`create database ${name}`);
+async function main(): Promise<void> {
+  const database = await freshPostgres();
+  if (!database) {
+    console.error('bench/replicas.ts needs PostgreSQL: set TEST_DATABASE_URL or DATABASE_URL');
+    process.exit(1);
+  }
   try {
-    const url = new URL(serverUrl);
-    url.pathname = `/${name}`;
-    const setup = await openDatabase({ url: url.toString() });
-    await setup.migrate();
-    await setup.close();
-    await measure(url.toString(), 1); // warm up the server's caches
-    const one = await measure(url.toString(), 1);
-    const two = await measure(url.toString(), 2);
+    await measure(database.url, 1); // warm up the server's caches
+    const one = await measure(database.url, 1);
+    const two = await measure(database.url, 2);
     console.log(`${RUNS} runs × ${STEPS} chained steps, instant tools, PostgreSQL, one process per replica, ${availableParallelism()} CPUs shared with the database`);
-    console.log(`1 replica:  ${one.stepsPerSecond.toFixed(0)} steps/s (replica CPU ${one.cpuShare.toFixed(2)} cores)`);
-    console.log(`2 replicas: ${two.stepsPerSecond.toFixed(0)} steps/s (replica CPU ${two.cpuShare.toFixed(2)} cores; ${(two.stepsPerSecond / one.stepsPerSecond).toFixed(2)}× one replica)`);
+    printFigures('replicas (PostgreSQL)', [
+      { name: '1 replica, instant tools', value: one.stepsPerSecond, unit: 'steps/s', ...atLeast(600)(one.stepsPerSecond), baseline: `replica CPU ${one.cpuShare.toFixed(2)} cores` },
+      { name: '2 replicas, instant tools', value: two.stepsPerSecond, unit: 'steps/s', baseline: `replica CPU ${two.cpuShare.toFixed(2)} cores; ${(two.stepsPerSecond / one.stepsPerSecond).toFixed(2)}× one replica` },
+    ]);
   } finally {
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.end();
+    await database.drop();
   }
 }
 
 const [, , mode, workerUrl, owner, runs] = process.argv;
 if (mode === '--worker') await worker(workerUrl!, owner!, Number(runs));
-else {
-  const serverUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
-  if (!serverUrl) {
-    console.error('bench/replicas.ts needs PostgreSQL: set TEST_DATABASE_URL or DATABASE_URL');
-    process.exit(1);
-  }
-  await main(serverUrl);
-}
+else await main();

@@ -1,0 +1,59 @@
+/**
+ * `npm run bench`: every bench in turn, then one table of each figure, its goal and its baseline.
+ * PostgreSQL benches run when TEST_DATABASE_URL (or DATABASE_URL) is set and are listed as skipped otherwise.
+ * Figures are measured on this machine as it is: run nothing else meanwhile.
+ */
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { FIGURES_PREFIX, formatValue, type Figure } from './support/figures.ts';
+
+interface Bench {
+  script: string;
+  args?: string[];
+  needsPostgres?: boolean;
+}
+
+const BENCHES: Bench[] = [
+  { script: 'dag.ts', args: ['pglite'] },
+  { script: 'dag.ts', args: ['postgres'], needsPostgres: true },
+  { script: 'replicas.ts', needsPostgres: true },
+  { script: 'ack.ts' },
+  { script: 'memory.ts' },
+];
+
+const hasPostgres = Boolean(process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL);
+
+function runBench(bench: Bench): Promise<{ bench: string; figures: Figure[] }[]> {
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL(bench.script, import.meta.url).pathname, ...(bench.args ?? [])], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const reports: { bench: string; figures: Figure[] }[] = [];
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    if (line.startsWith(FIGURES_PREFIX)) reports.push(JSON.parse(line.slice(FIGURES_PREFIX.length)) as { bench: string; figures: Figure[] });
+    else console.log(`  ${line}`);
+  });
+  return new Promise((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve(reports) : reject(new Error(`${bench.script} exited with ${code}`)))));
+}
+
+const rows: string[][] = [];
+for (const bench of BENCHES) {
+  const name = [bench.script, ...(bench.args ?? [])].join(' ');
+  if (bench.needsPostgres && !hasPostgres) {
+    rows.push([name, 'skipped: set TEST_DATABASE_URL to a PostgreSQL server', '', '', '']);
+    continue;
+  }
+  console.log(`\n${name}`);
+  try {
+    for (const report of await runBench(bench)) {
+      for (const figure of report.figures) {
+        rows.push([`${report.bench}: ${figure.name}`, formatValue(figure), figure.goal ?? '', figure.goal ? (figure.met ? 'met' : 'MISSED') : '', figure.baseline ?? '']);
+      }
+    }
+  } catch (error) {
+    rows.push([name, `failed: ${(error as Error).message}`, '', '', '']);
+  }
+}
+
+const header = ['figure', 'value', 'goal', '', 'baseline / context'];
+const widths = header.map((_, column) => Math.max(header[column]!.length, ...rows.map((row) => row[column]!.length)));
+const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+console.log(`\n${line(header)}\n${widths.map((width) => '-'.repeat(width)).join('  ')}`);
+for (const row of rows) console.log(line(row));

@@ -74,6 +74,7 @@ function checkTools(plan: Plan, tools: ToolRegistry): string[] {
       continue;
     }
     problems.push(...checkArgs(step.id, step.args, tool.input));
+    problems.push(...(tool.checkPlanArgs?.(step.args, tools) ?? []).map((problem) => `${step.id}.args.${problem}`));
   }
   return problems;
 }

@@ -9,6 +9,7 @@ import type { EventLog } from './event-log.ts';
 import { limitOutput } from './output-limit.ts';
 import type { RunRecord, StepErrorRecord, StepKind, StepRecord } from './ports/run-store.ts';
 import { redactValue } from './redact.ts';
+import { createInnerTools } from './inner-calls.ts';
 import { fillReferences } from './references.ts';
 import { stepTimeoutMs } from './stop-conditions.ts';
 import { callTool } from './tool-call.ts';
@@ -67,17 +68,19 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
   options.events.append('step-started', { ...key, kind: spec.kind, attempt: claimed.attempt, tool: spec.tool });
 
   const retry = ctx.settings.retry ?? { retries: 3, baseDelayMs: 500 };
+  const toolContext = {
+    ...key,
+    attempt: claimed.attempt,
+    marker: `tandem:${run.id}/${spec.stepId}`,
+    startedAt: claimed.startedAt ?? ctx.now(),
+    progress: (note: string) => options.onProgress?.(redactValue(note, ctx.settings.secrets).slice(0, 200)),
+    log: { info: (obj: object, msg?: string) => ctx.logger.info({ ...obj, ...key }, msg), warn: (obj: object, msg?: string) => ctx.logger.warn({ ...obj, ...key }, msg) },
+  };
+  const innerTools = createInnerTools(ctx, { ...key, attempt: claimed.attempt, signal: options.runSignal, events: options.events, toolContext });
   const result = await callTool(
     tool,
     parsed.data,
-    {
-      ...key,
-      attempt: claimed.attempt,
-      marker: `tandem:${run.id}/${spec.stepId}`,
-      startedAt: claimed.startedAt ?? ctx.now(),
-      progress: (note) => options.onProgress?.(redactValue(note, ctx.settings.secrets).slice(0, 200)),
-      log: { info: (obj, msg) => ctx.logger.info({ ...obj, ...key }, msg), warn: (obj, msg) => ctx.logger.warn({ ...obj, ...key }, msg) },
-    },
+    { ...toolContext, innerTools },
     {
       timeoutMs,
       runSignal: options.runSignal,

@@ -7,6 +7,8 @@ export interface ToolRegistry {
   names(): string[];
   riskOf(name: string): Risk | undefined;
   catalogue(): ToolCatalogueEntry[];
+  /** One tool's catalogue entry. */
+  entry(name: string): ToolCatalogueEntry | undefined;
 }
 
 export function createToolRegistry(tools: readonly AnyTool[]): ToolRegistry {
@@ -22,6 +24,7 @@ export function createToolRegistry(tools: readonly AnyTool[]): ToolRegistry {
     names: () => [...byName.keys()],
     riskOf: (name) => byName.get(name)?.risk,
     catalogue: () => [...catalogue],
+    entry: (name) => catalogue.find((entry) => entry.name === name),
   };
 }
 

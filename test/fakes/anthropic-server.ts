@@ -14,7 +14,8 @@ export type FakeAnthropicReply =
   | { kind: 'text'; text: string; stopReason: 'end_turn' | 'max_tokens' | 'refusal'; usage?: FakeUsage }
   | { kind: 'status'; status: number; headers?: Record<string, string>; message?: string }
   | { kind: 'garbage'; body: string; contentType?: string }
-  | { kind: 'stall'; ms: number; then?: FakeAnthropicReply };
+  | { kind: 'stall'; ms: number; then?: FakeAnthropicReply }
+  | { kind: 'tool-use'; calls: { name: string; input: unknown }[]; text: string | null; usage?: FakeUsage };
 
 export const anthropicReply = {
   /**
@@ -31,6 +32,8 @@ export const anthropicReply = {
   status: (status: number, headers?: Record<string, string>, message?: string): FakeAnthropicReply => ({ kind: 'status', status, headers, message }),
   garbage: (body = '<html>502 Bad Gateway</html>', contentType = 'application/json'): FakeAnthropicReply => ({ kind: 'garbage', body, contentType }),
   stall: (ms: number, then?: FakeAnthropicReply): FakeAnthropicReply => ({ kind: 'stall', ms, then }),
+  /** The model calls these tools (stop_reason "tool_use"); the request must have offered tools without forcing one. */
+  toolUse: (calls: { name: string; input: unknown }[], text: string | null = null, usage?: FakeUsage): FakeAnthropicReply => ({ kind: 'tool-use', calls, text, usage }),
 };
 
 export type FakeAnthropic = ScriptedLlmServer<FakeAnthropicReply>;
@@ -60,6 +63,15 @@ function render(reply: FakeAnthropicReply, request: RecordedRequest, index: numb
         ? { type: 'tool_use', id: `toolu_fake${index}`, name: forcedTool, input: reply.value }
         : { type: 'text', text: JSON.stringify(reply.value), citations: null };
       return { status: 200, headers: { 'request-id': `req_fake${index}` }, body: message(index, model, [block], forcedTool ? reply.stopReason : 'end_turn', reply.usage) };
+    }
+    case 'tool-use': {
+      const offered = ((request.body as { tools?: unknown[] }).tools ?? []).length;
+      if (!offered || forcedTool) return { problem: 'scripted to call tools, but the request offered none or forced one' };
+      const blocks = [
+        ...(reply.text ? [{ type: 'text', text: reply.text, citations: null }] : []),
+        ...reply.calls.map((call, i) => ({ type: 'tool_use', id: `toolu_fake${index}_${i + 1}`, name: call.name, input: call.input })),
+      ];
+      return { status: 200, headers: { 'request-id': `req_fake${index}` }, body: message(index, model, blocks, 'tool_use', reply.usage) };
     }
     case 'text':
       return { status: 200, headers: { 'request-id': `req_fake${index}` }, body: message(index, model, [{ type: 'text', text: reply.text, citations: null }], reply.stopReason, reply.usage) };

@@ -15,7 +15,15 @@ export type FakeOpenAiReply =
   | { kind: 'status'; status: number; headers?: Record<string, string>; message?: string }
   | { kind: 'garbage'; body: string; contentType?: string }
   | { kind: 'stall'; ms: number; then?: FakeOpenAiReply }
-  | { kind: 'reject-json-schema' };
+  | { kind: 'reject-json-schema' }
+  | { kind: 'tool-calls'; calls: FakeToolCall[]; content: string | null; usage?: FakeUsage };
+
+/** A tool call the fake model makes; `rawArguments` sends that exact text instead of JSON of `args`. */
+export interface FakeToolCall {
+  name: string;
+  args?: unknown;
+  rawArguments?: string;
+}
 
 export const openAiReply = {
   /** The model answers with this value as JSON content. */
@@ -33,6 +41,8 @@ export const openAiReply = {
   stall: (ms: number, then?: FakeOpenAiReply): FakeOpenAiReply => ({ kind: 'stall', ms, then }),
   /** What an OpenAI-compatible server without structured outputs says to response_format json_schema. */
   rejectJsonSchema: (): FakeOpenAiReply => ({ kind: 'reject-json-schema' }),
+  /** The model asks for these tool calls (finish_reason "tool_calls"); the request must have offered tools. */
+  toolCalls: (calls: FakeToolCall[], content: string | null = null, usage?: FakeUsage): FakeOpenAiReply => ({ kind: 'tool-calls', calls, content, usage }),
 };
 
 export type FakeOpenAi = ScriptedLlmServer<FakeOpenAiReply>;
@@ -70,6 +80,16 @@ function render(reply: FakeOpenAiReply, request: RecordedRequest, index: number)
     case 'stall': {
       const then = reply.then ? render(reply.then, request, index) : { status: 200, body: completion(index, model, { role: 'assistant', content: '{}', refusal: null }, 'stop') };
       return 'problem' in then ? then : { ...then, delayMs: reply.ms };
+    }
+    case 'tool-calls': {
+      const offered = ((request.body as { tools?: { function?: { name?: unknown } }[] }).tools ?? []).map((tool) => tool.function?.name);
+      if (!offered.length) return { problem: 'scripted to answer with tool calls, but the request offered no tools' };
+      const toolCalls = reply.calls.map((call, i) => ({
+        id: `call_fake${index}_${i + 1}`,
+        type: 'function',
+        function: { name: call.name, arguments: call.rawArguments ?? JSON.stringify(call.args ?? {}) },
+      }));
+      return { status: 200, body: completion(index, model, { role: 'assistant', content: reply.content, refusal: null, tool_calls: toolCalls }, 'tool_calls', reply.usage) };
     }
     case 'reject-json-schema':
       if (body.response_format?.type !== 'json_schema') {

@@ -21,6 +21,7 @@ const CONTRACT: Record<string, [string, string[], string[]]> = {
   slack_notify: ['write', ['channel', 'text'], []],
   wait: ['read', ['seconds'], []],
   llm_task: ['read', ['instruction'], ['inputs']],
+  agent_task: ['read', ['instruction', 'tools'], ['inputs', 'maxCalls']],
   ask_human: ['read', ['question'], []],
 };
 

@@ -22,7 +22,26 @@ export interface ToolContext {
   /** A short line for the person watching the status board ("workflow run 123: in_progress"). */
   progress(note: string): void;
   log: ToolLogger;
+  /** Other tools, called the way a plan step calls them; set by the step runner, absent inside such a call. */
+  innerTools?: InnerTools;
 }
+
+/** How a tool that works through other tools (agent_task) reaches them. Only tools of risk read are ever called. */
+export interface InnerTools {
+  /** What a model is shown of a registered tool; undefined when no such tool exists. */
+  describe(name: string): ToolCatalogueEntry | undefined;
+  /**
+   * Calls a read tool as a plan step is called (checked args, the step's time limit, retries, redaction,
+   * the output limit) and stores the call with the step before returning. Any other tool is refused.
+   */
+  call(request: { tool: string; args: unknown; index: number; signal?: AbortSignal }): Promise<InnerCallResult>;
+  /** Stores a call refused before it reached any tool (not listed, over the call limit). */
+  refuse(request: { tool: string; args: unknown; index: number; reason: string }): Promise<void>;
+  /** Model tokens the run may still spend (its token budget less what it used). */
+  tokensLeft(): Promise<number>;
+}
+
+export type InnerCallResult = { ok: true; output: Record<string, unknown> } | { ok: false; error: string };
 
 export interface ToolError {
   message: string;
@@ -67,6 +86,11 @@ export interface Tool<I = unknown> {
   run(args: I, ctx: ToolContext): Promise<ToolResult>;
   /** Write tools: after a crash mid-call, find out whether the side effect happened. */
   reconcile?(args: I, ctx: ToolContext): Promise<ReconcileResult>;
+  /**
+   * Checks of the args as a plan writes them (before references are filled) that depend on the other
+   * registered tools; each problem names the arg path (`tools.1: …`). Plan validation reports them.
+   */
+  checkPlanArgs?(args: Record<string, unknown>, tools: { riskOf(name: string): Risk | undefined }): string[];
   /** The tool's own success test on its output, run by the evaluator before any model check. */
   check?(output: Record<string, unknown>, args: I): { ok: true } | { ok: false; reason: string };
 }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { LlmMessage, LlmUsage } from '../../agent/ports/llm.ts';
+import type { LlmMessage, LlmToolCall, LlmToolSpec, LlmTurn, LlmUsage } from '../../agent/ports/llm.ts';
 import type { Provider } from '../../config/config.ts';
 
 /** One structured-output call, already redacted, as a vendor adapter receives it. */
@@ -21,6 +21,21 @@ export type ChatModelAnswer =
   | { kind: 'refused'; text: string; usage: LlmUsage }
   | { kind: 'truncated'; text: string; usage: LlmUsage };
 
+/** One turn of a tool loop, already redacted, as a vendor adapter receives it. */
+export interface ChatModelToolRequest {
+  system: string;
+  messages: LlmTurn[];
+  tools: LlmToolSpec[];
+  toolChoice: 'auto' | 'none';
+  maxOutputTokens: number | undefined;
+  signal: AbortSignal | undefined;
+}
+
+/** The model's turn: text and the tool calls it asks for, or a refusal or cut-off answer. */
+export type ChatModelToolAnswer =
+  | { kind: 'answered'; text: string; toolCalls: LlmToolCall[]; usage: LlmUsage }
+  | { kind: 'refused' | 'truncated'; text: string; toolCalls: LlmToolCall[]; usage: LlmUsage };
+
 /**
  * The narrow interface each vendor adapter implements: translate the call to the vendor's wire format
  * and back. Transport failures (timeout, 429, 5xx, unreachable, garbage) are thrown as LlmError.
@@ -29,6 +44,7 @@ export interface ChatModel {
   readonly provider: Provider;
   readonly model: string;
   answer(request: ChatModelRequest): Promise<ChatModelAnswer>;
+  converse(request: ChatModelToolRequest): Promise<ChatModelToolAnswer>;
 }
 
 /** Chat-bot sized defaults: a person is waiting in a thread, not a batch job. */

@@ -1,7 +1,7 @@
 import { LlmError } from '../../agent/errors.ts';
-import type { LlmClient, LlmRequest, LlmResponse, LlmRole } from '../../agent/ports/llm.ts';
+import type { LlmClient, LlmRequest, LlmResponse, LlmRole, LlmToolRequest, LlmToolResponse, LlmTurn } from '../../agent/ports/llm.ts';
 import type { UsageRecord } from '../../agent/ports/run-store.ts';
-import { redactText } from '../../agent/redact.ts';
+import { redactText, redactValue } from '../../agent/redact.ts';
 import type { Config, ModelRoute } from '../../config/config.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { createAnthropicModel } from './anthropic-model.ts';
@@ -75,8 +75,42 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     }
   }
 
+  async function converse(request: LlmToolRequest): Promise<LlmToolResponse> {
+    const route = config.models[request.role];
+    if (!route) throw new LlmError('not-configured', `No model is configured for the ${request.role}: ${NOT_CONFIGURED}.`);
+    const redact = (text: string) => redactText(text, config.secrets);
+    const startedAt = Date.now();
+    try {
+      const answer = await modelFor(route).converse({
+        system: redact(request.system),
+        messages: request.messages.map((turn) => redactTurn(turn, config.secrets)),
+        tools: request.tools,
+        toolChoice: request.toolChoice ?? 'auto',
+        maxOutputTokens: request.maxOutputTokens,
+        signal: request.signal,
+      });
+      const cost = costUsd(route, answer.usage, config.modelPrices);
+      await recordUsage({ runId: request.runId ?? null, role: request.role, provider: route.provider, model: route.model, ...answer.usage, costUsd: cost });
+      logger.debug({ role: request.role, model: route.model, ...answer.usage, costUsd: cost, ms: Date.now() - startedAt, outcome: answer.kind, toolCalls: answer.toolCalls.length }, 'model answered');
+      const details = { provider: route.provider, model: route.model, raw: redact(answer.text) };
+      if (answer.kind === 'refused') throw new LlmError('refusal', `The ${request.role} model (${route.model}) declined to answer: ${redact(answer.text).slice(0, 200)}`, details);
+      if (answer.kind === 'truncated') throw new LlmError('max-tokens', `The ${request.role} model (${route.model}) used up its output limit before finishing its turn.`, details);
+      return { text: answer.text, toolCalls: answer.toolCalls, usage: answer.usage, provider: route.provider, model: route.model, costUsd: cost };
+    } catch (error) {
+      if (error instanceof LlmError) logger.warn({ role: request.role, model: route.model, kind: error.kind, runId: request.runId }, error.message);
+      throw error;
+    }
+  }
+
   return {
     generate,
+    converse,
     has: (role: LlmRole) => config.models[role] !== undefined,
   };
+}
+
+function redactTurn(turn: LlmTurn, secrets: readonly string[]): LlmTurn {
+  if (turn.role === 'user') return { role: 'user', content: redactText(turn.content, secrets) };
+  if (turn.role === 'tool') return { role: 'tool', results: turn.results.map((result) => ({ ...result, content: redactText(result.content, secrets) })) };
+  return { role: 'assistant', content: redactText(turn.content, secrets), toolCalls: turn.toolCalls.map((call) => ({ ...call, args: redactValue(call.args, secrets) })) };
 }

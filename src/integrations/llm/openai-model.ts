@@ -3,7 +3,8 @@ import { zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { LlmError } from '../../agent/errors.ts';
 import type { Logger } from '../../observability/logger.ts';
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type ChatModel, type ChatModelAnswer, type ChatModelRequest } from './chat-model.ts';
+import type { LlmToolCall, LlmTurn } from '../../agent/ports/llm.ts';
+import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type ChatModel, type ChatModelAnswer, type ChatModelRequest, type ChatModelToolAnswer, type ChatModelToolRequest } from './chat-model.ts';
 import { toLlmError, type FailureContext } from './sdk-errors.ts';
 import { jsonOnlyInstruction } from './structured-output.ts';
 
@@ -25,7 +26,11 @@ const CompletionWire = z.object({
     .array(
       z.object({
         finish_reason: z.string().nullish(),
-        message: z.object({ content: z.string().nullish(), refusal: z.string().nullish() }),
+        message: z.object({
+          content: z.string().nullish(),
+          refusal: z.string().nullish(),
+          tool_calls: z.array(z.object({ id: z.string(), function: z.object({ name: z.string(), arguments: z.string() }) })).nullish(),
+        }),
       }),
     )
     .min(1),
@@ -78,7 +83,7 @@ export function createOpenAiModel(options: OpenAiModelOptions): ChatModel {
     return read(completion);
   }
 
-  function read(completion: unknown): ChatModelAnswer {
+  function read(completion: unknown): ChatModelToolAnswer {
     const wire = CompletionWire.safeParse(completion);
     if (!wire.success) {
       throw new LlmError('unavailable', `${where.service} (model ${options.model}) answered with something that is not a chat completion.`, {
@@ -89,15 +94,38 @@ export function createOpenAiModel(options: OpenAiModelOptions): ChatModel {
     const choice = wire.data.choices[0]!;
     const usage = { inputTokens: wire.data.usage?.prompt_tokens ?? 0, outputTokens: wire.data.usage?.completion_tokens ?? 0 };
     const text = choice.message.content ?? '';
-    if (choice.message.refusal) return { kind: 'refused', text: choice.message.refusal, usage };
-    if (choice.finish_reason === 'content_filter') return { kind: 'refused', text: 'the content filter stopped the answer', usage };
-    if (choice.finish_reason === 'length') return { kind: 'truncated', text, usage };
-    return { kind: 'answered', text, usage };
+    const toolCalls = (choice.message.tool_calls ?? []).map((call): LlmToolCall => ({ id: call.id, name: call.function.name, args: parseArguments(call.function.arguments) }));
+    if (choice.message.refusal) return { kind: 'refused', text: choice.message.refusal, toolCalls, usage };
+    if (choice.finish_reason === 'content_filter') return { kind: 'refused', text: 'the content filter stopped the answer', toolCalls, usage };
+    if (choice.finish_reason === 'length') return { kind: 'truncated', text, toolCalls, usage };
+    return { kind: 'answered', text, toolCalls, usage };
+  }
+
+  /** Chat Completions with `tools`: the model answers in text or with tool_calls. */
+  async function converse(request: ChatModelToolRequest): Promise<ChatModelToolAnswer> {
+    const limit = request.maxOutputTokens;
+    try {
+      const completion = await client.chat.completions.create(
+        {
+          model: options.model,
+          messages: [{ role: 'system', content: request.system }, ...request.messages.flatMap(toOpenAiMessages)],
+          tools: request.tools.map((tool) => ({ type: 'function' as const, function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } })),
+          tool_choice: request.toolChoice,
+          ...(limit === undefined ? {} : compatible ? { max_tokens: limit } : { max_completion_tokens: limit }),
+        },
+        { signal: request.signal },
+      );
+      return read(completion);
+    } catch (error) {
+      if (request.signal?.aborted) throw request.signal.reason;
+      throw toLlmError(error, where);
+    }
   }
 
   return {
     provider: 'openai',
     model: options.model,
+    converse,
     async answer(request) {
       const format = zodResponseFormat(request.schema, formatName(request.schemaName));
       try {
@@ -121,6 +149,28 @@ export function createOpenAiModel(options: OpenAiModelOptions): ChatModel {
       }
     },
   };
+}
+
+type OpenAiMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+
+function toOpenAiMessages(turn: LlmTurn): OpenAiMessage[] {
+  if (turn.role === 'user') return [{ role: 'user', content: turn.content }];
+  if (turn.role === 'tool') return turn.results.map((result) => ({ role: 'tool' as const, tool_call_id: result.callId, content: result.content }));
+  const calls = turn.toolCalls.map((call) => ({
+    id: call.id,
+    type: 'function' as const,
+    function: { name: call.name, arguments: typeof call.args === 'string' ? call.args : JSON.stringify(call.args ?? {}) },
+  }));
+  return [{ role: 'assistant', content: turn.content || null, ...(calls.length ? { tool_calls: calls } : {}) }];
+}
+
+/** Arguments arrive as JSON text; text that is not JSON is kept as it is, for the tool's schema to reject. */
+function parseArguments(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { AnyTool } from '../../agent/ports/tool.ts';
+import { createAgentTaskTool } from './agent-task.ts';
 import { createAskHumanTool } from './ask-human.ts';
 import type { ToolDeps } from './deps.ts';
 import { createGithubAddLabelsTool } from './github-add-labels.ts';
@@ -40,6 +41,7 @@ export function createBuiltinTools(deps: ToolDeps): AnyTool[] {
     createSlackNotifyTool(deps.slack),
     createWaitTool(),
     createLlmTaskTool(deps.llm),
+    createAgentTaskTool(deps.llm),
     createAskHumanTool(),
   ];
 }

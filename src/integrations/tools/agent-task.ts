@@ -44,6 +44,7 @@ export function createAgentTaskTool(llm: LlmClient | undefined) {
       'Have the executor model investigate with read tools in a bounded loop, when the calls cannot be planned ahead ("find why the last deploys failed"). List the read tools it may call; it makes at most maxCalls calls. Returns { text, calls: [{ tool, args, ok }] }.',
     risk: 'read',
     outputFrom: 'model',
+    targets: [],
     input: Input,
     checkPlanArgs: (args, tools) => checkToolList(args.tools, tools),
     run: async (args, ctx) => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LlmError } from '../../agent/errors.ts';
 import type { LlmClient } from '../../agent/ports/llm.ts';
+import { fenceData } from '../../agent/untrusted-data.ts';
 import { defineTool } from './define-tool.ts';
 
 const SYSTEM = [
@@ -14,8 +15,7 @@ const Answer = z.object({ text: z.string() });
 
 /** Keeps the data from closing its own block early. */
 function fence(inputs: unknown): string {
-  const json = typeof inputs === 'string' ? inputs : JSON.stringify(inputs ?? null, null, 2);
-  return json.replace(/<\/?data>/gi, (tag) => tag.replace('<', '&lt;'));
+  return fenceData(typeof inputs === 'string' ? inputs : JSON.stringify(inputs ?? null, null, 2));
 }
 
 export function createLlmTaskTool(llm: LlmClient | undefined) {

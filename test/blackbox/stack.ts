@@ -62,7 +62,7 @@ export function useStack(): Stack {
       GITHUB_API_URL: stack.github.url,
       TANDEM_APPROVERS: 'U2,U3,SAPPROVERS',
       TANDEM_ESCALATE_TO: ESCALATE,
-      TANDEM_HTTP_ALLOW: '127.0.0.1',
+      TANDEM_HTTP_ALLOW: '127.0.0.1:*',
       ...store.env,
     };
     stack.tandem = await startTandemProcess(stack.env, store.cwd, slack);

@@ -27,7 +27,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe('http_check', () => {
-  const tool = () => createHttpCheckTool(['127.0.0.1']);
+  const tool = () => createHttpCheckTool(['127.0.0.1:*']);
 
   it('reports status, ok and latency for an allowed host', async () => {
     const output = okOutput(await runTool(tool(), { url: `${base}/health`, contains: '"version":"2.0.0"' }));

@@ -1,16 +1,12 @@
 import { z } from 'zod';
+import { isAllowedHost } from '../http/allow-list.ts';
+import { AddressRefusedError, guardedRequest, type Resolver } from '../http/guarded-request.ts';
 import { defineTool } from './define-tool.ts';
 
 const MAX_BODY_BYTES = 1_000_000;
 
-/** Exact host match: `api.example.com` does not let `evil.api.example.com` through. An entry may carry a port. */
-export function isAllowedHost(url: URL, allow: readonly string[]): boolean {
-  const host = url.hostname.toLowerCase();
-  const hostWithPort = url.host.toLowerCase();
-  return allow.some((entry) => entry.toLowerCase() === host || entry.toLowerCase() === hostWithPort);
-}
-
-export function createHttpCheckTool(httpAllow: readonly string[]) {
+/** `resolve` replaces the system resolver in tests (a name that answers an internal address). */
+export function createHttpCheckTool(httpAllow: readonly string[], options: { resolve?: Resolver } = {}) {
   return defineTool({
     name: 'http_check',
     description: `Request a URL and report whether it answered as expected (status, optional text in the body) and how long it took. Only these hosts may be reached: ${httpAllow.length ? httpAllow.join(', ') : '(none configured: TANDEM_HTTP_ALLOW is empty)'}. Use for health checks after a deploy.`,
@@ -26,25 +22,32 @@ export function createHttpCheckTool(httpAllow: readonly string[]) {
     run: async (args, ctx) => {
       const url = new URL(args.url);
       if (!isAllowedHost(url, httpAllow)) {
-        return { status: 'error', error: { message: `host ${url.host} is not in TANDEM_HTTP_ALLOW (${httpAllow.join(', ') || 'empty'})`, code: 'host-not-allowed' } };
+        return { status: 'error', error: { message: `host ${url.host} is not in TANDEM_HTTP_ALLOW (${httpAllow.join(', ') || 'empty'}; an entry without a port allows only port 80/443, write host:port or host:* for others)`, code: 'host-not-allowed' } };
       }
       const started = performance.now();
       try {
-        // Redirects are not followed: they could lead off the allow-list.
-        const response = await fetch(url, { method: args.method, redirect: 'manual', signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(args.timeoutMs)]) });
-        const body = args.contains ? (await response.text()).slice(0, MAX_BODY_BYTES) : '';
-        if (!args.contains) await response.body?.cancel();
+        const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(args.timeoutMs)]);
+        const response = await guardedRequest(url, { method: args.method, allow: httpAllow, signal, resolve: options.resolve, ...(args.contains ? { maxBodyBytes: MAX_BODY_BYTES } : {}) });
         const latencyMs = Math.round(performance.now() - started);
         const statusOk = response.status === args.expectStatus;
-        const containsOk = args.contains ? body.includes(args.contains) : undefined;
+        const containsOk = args.contains ? (response.body?.text ?? '').includes(args.contains) : undefined;
         return {
           status: 'ok',
-          output: { url: args.url, status: response.status, ok: statusOk && containsOk !== false, latencyMs, ...(containsOk !== undefined ? { contains: containsOk } : {}) },
+          output: {
+            url: args.url,
+            status: response.status,
+            ok: statusOk && containsOk !== false,
+            latencyMs,
+            ...(containsOk !== undefined ? { contains: containsOk } : {}),
+            // Only the first MB is searched: say so, so a "contains: false" is read for what it is.
+            ...(response.body?.cut ? { bodyCut: `only the first ${MAX_BODY_BYTES} bytes were read` } : {}),
+          },
         };
       } catch (error) {
+        if (error instanceof AddressRefusedError) return { status: 'error', error: { message: error.message, code: error.code } };
         if (ctx.signal.aborted) return { status: 'error', error: { message: 'cancelled', code: 'cancelled' } };
         const latencyMs = Math.round(performance.now() - started);
-        const timedOut = (error as { name?: string }).name === 'TimeoutError';
+        const timedOut = (error as { name?: string }).name === 'TimeoutError' || (error as { cause?: { name?: string } }).cause?.name === 'TimeoutError';
         const reason = timedOut ? `no answer within ${args.timeoutMs} ms` : describeFetchError(error);
         // An unreachable service is an answer to "is it healthy?", so it is output, judged by check().
         return { status: 'ok', output: { url: args.url, status: 0, ok: false, latencyMs, error: reason } };
@@ -57,7 +60,8 @@ export function createHttpCheckTool(httpAllow: readonly string[]) {
   });
 }
 
+/** The system's error code (ECONNREFUSED, ENOTFOUND) says it best; the message otherwise. */
 function describeFetchError(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (error as Error).message ?? 'request failed';
+  const { code, cause, message } = error as { code?: string; cause?: { code?: string; message?: string }; message?: string };
+  return (typeof code === 'string' && /^E[A-Z]+$/.test(code) ? code : undefined) ?? cause?.code ?? cause?.message ?? message ?? 'request failed';
 }

@@ -1,5 +1,6 @@
 import type { Config } from '../config/config.ts';
 import { migrateCommand, runsCommand, showCommand } from './store-commands.ts';
+import { UsageError } from './usage-error.ts';
 
 export interface CommandOptions {
   limit: string | undefined;
@@ -27,8 +28,6 @@ function parseLimit(text: string | undefined): number {
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit: expected a whole number from 1 to 1000');
   return limit;
 }
-
-export class UsageError extends Error {}
 
 export async function runCommand(name: string, args: string[], options: CommandOptions, config: Readonly<Config>): Promise<number> {
   const command = commands[name];

@@ -4,7 +4,7 @@ import { createLlmClient } from '../integrations/llm/index.ts';
 import { createLogger } from '../observability/logger.ts';
 import { loadRunbookFiles, matchRunbook } from '../runbooks/index.ts';
 import { buildTools } from '../runtime/build-tools.ts';
-import { UsageError } from './commands.ts';
+import { UsageError } from './usage-error.ts';
 import { formatPlan } from './format-plan.ts';
 
 /** `tandem plan "<task>"`: what the planner (or a runbook file) would propose; nothing is stored or run. */

@@ -2,7 +2,7 @@ import type { Config } from '../config/config.ts';
 import { createRunStore } from '../store/index.ts';
 import { openConfiguredDatabase } from '../runtime/open-database.ts';
 import { formatRunDetail, formatRunList } from './format-run.ts';
-import { UsageError } from './commands.ts';
+import { UsageError } from './usage-error.ts';
 
 export async function migrateCommand(config: Readonly<Config>): Promise<number> {
   const database = await openConfiguredDatabase(config);

@@ -1,0 +1,77 @@
+/**
+ * The layers, enforced at any import depth (`npm run lint:deps`, part of `npm test`). docs/architecture.md
+ * draws the same picture.
+ */
+const layer = (name) => `^src/${name}/`;
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'agent-is-pure',
+      comment: 'The agent core knows no SDK, database, Slack or GitHub: it talks through its ports (src/agent/ports).',
+      severity: 'error',
+      from: { path: layer('agent') },
+      to: { pathNot: ['^src/agent/', 'node_modules/zod/'] },
+    },
+    {
+      name: 'config-is-a-leaf',
+      comment: 'Configuration is read once and passed down; it depends on nothing of ours.',
+      severity: 'error',
+      from: { path: layer('config') },
+      to: { path: '^src/', pathNot: layer('config') },
+    },
+    {
+      name: 'bot-knows-no-github-or-store',
+      comment: 'The Slack surface reaches runs through the agent API, never the database or GitHub directly.',
+      severity: 'error',
+      from: { path: layer('bot') },
+      to: { path: ['^src/store/', '^src/integrations/github/', 'node_modules/(octokit|@octokit|postgres|@electric-sql|drizzle-orm)/'] },
+    },
+    {
+      name: 'integrations-know-no-surface-or-store',
+      comment: 'Tools and model adapters are used by the agent; they do not reach Slack listeners, the store or the wiring.',
+      severity: 'error',
+      from: { path: layer('integrations') },
+      to: { path: ['^src/bot/', '^src/store/', '^src/runtime/', '^src/cli/', '^src/workspace/'] },
+    },
+    {
+      name: 'store-is-below-everything',
+      comment: 'The store implements the agent ports; it does not import the surfaces, integrations or wiring.',
+      severity: 'error',
+      from: { path: layer('store') },
+      to: { path: ['^src/bot/', '^src/integrations/', '^src/runtime/', '^src/cli/', '^src/workspace/', '^src/schedules/', '^src/eval/'] },
+    },
+    {
+      name: 'only-the-cli-starts-things',
+      comment: 'The runtime wires everything; only the CLI (and tests) import it, and nothing imports the CLI.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/cli/', '^src/runtime/'] },
+      to: { path: ['^src/runtime/', '^src/cli/'] },
+    },
+    {
+      name: 'no-tests-in-src',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: ['^test/', '^bench/'] },
+    },
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'no-dev-dependencies-at-run-time',
+      comment: 'The Docker image installs production dependencies only.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs'] },
+  },
+};

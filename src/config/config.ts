@@ -1,3 +1,5 @@
+import { createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 const csv = z
@@ -14,6 +16,74 @@ const positiveInt = (fallback: number) => z.coerce.number().int().positive().def
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
 
+// --- GitHub: a token or a GitHub App, and the repository allow-list -------------------------------
+const REPO_PATTERN = /^[A-Za-z0-9_.-]+\/(?:[A-Za-z0-9_.-]+|\*)$/;
+
+const GithubAppEnv = z.object({
+  GITHUB_APP_ID: z.string().regex(/^\d+$/, "expected the App's numeric ID from its settings page (not the client ID)").optional(),
+  GITHUB_APP_PRIVATE_KEY: z.string().optional(),
+  GITHUB_APP_PRIVATE_KEY_FILE: z.string().optional(),
+  TANDEM_REPOS: csv.pipe(z.array(z.string().regex(REPO_PATTERN, 'expected owner/name or owner/* entries, comma-separated'))),
+});
+
+export interface GithubAppCredentials {
+  appId: string;
+  /** PKCS#8 PEM, whatever form it was given in. */
+  privateKey: string;
+}
+
+type GithubEnv = z.infer<typeof GithubAppEnv> & { GITHUB_TOKEN?: string | undefined; GITHUB_API_URL: string };
+
+function githubSettings(e: GithubEnv): { settings: Config['github']; secrets: string[] } {
+  const app = githubApp(e);
+  const repos = e.TANDEM_REPOS.length ? e.TANDEM_REPOS.map((entry) => entry.toLowerCase()) : undefined;
+  const settings = { token: e.GITHUB_TOKEN, apiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''), app: app?.credentials, repos };
+  return { settings, secrets: app?.secrets ?? [] };
+}
+
+function githubApp(e: GithubEnv): { credentials: GithubAppCredentials; secrets: string[] } | undefined {
+  const { GITHUB_APP_ID: appId, GITHUB_APP_PRIVATE_KEY: inline, GITHUB_APP_PRIVATE_KEY_FILE: file } = e;
+  if (!appId && !inline && !file) return undefined;
+  if (!appId) throw new ConfigError('GITHUB_APP_ID', "required with a GitHub App private key: the numeric App ID from the App's settings page");
+  // Two identities for the same writes would make "who did this" depend on code paths: pick one.
+  if (e.GITHUB_TOKEN) throw new ConfigError('GITHUB_TOKEN', 'set either GITHUB_TOKEN or GITHUB_APP_ID with its private key, not both');
+  if (inline && file) throw new ConfigError('GITHUB_APP_PRIVATE_KEY', 'set either GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_FILE, not both');
+  if (!inline && !file) throw new ConfigError('GITHUB_APP_PRIVATE_KEY', 'required because GITHUB_APP_ID is set (or GITHUB_APP_PRIVATE_KEY_FILE with the path of the .pem file)');
+  const raw = inline ?? readKeyFile(file!);
+  const privateKey = parsePrivateKey(raw, inline ? 'GITHUB_APP_PRIVATE_KEY' : 'GITHUB_APP_PRIVATE_KEY_FILE');
+  return { credentials: { appId, privateKey }, secrets: [raw, privateKey, ...pemBodyLines(raw), ...pemBodyLines(privateKey)] };
+}
+
+function readKeyFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError('GITHUB_APP_PRIVATE_KEY_FILE', `cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
+/** A .env file often holds the PEM on one line with `\n` escapes; GitHub signs with RS256, so the key must be RSA. */
+function parsePrivateKey(raw: string, variable: string): string {
+  const pem = raw.trim().replace(/\\n/g, '\n');
+  try {
+    const key = createPrivateKey(pem);
+    if (key.asymmetricKeyType !== 'rsa') throw new Error('not RSA');
+    return key.export({ type: 'pkcs8', format: 'pem' }).toString();
+  } catch {
+    throw new ConfigError(variable, "not a valid RSA private key in PEM form: use the .pem file from the GitHub App's settings page (-----BEGIN RSA PRIVATE KEY----- …)");
+  }
+}
+
+/** Each base64 line of a key, so a key logged with its line breaks escaped is still redacted. */
+function pemBodyLines(pem: string): string[] {
+  return pem
+    .replace(/\\n/g, '\n')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.length >= 16 && !line.startsWith('-----'));
+}
+// --- end GitHub -----------------------------------------------------------------------------------
+
 const EnvSchema = z.object({
   SLACK_BOT_TOKEN: z.string().regex(/^xoxb-/, 'expected a bot token starting with xoxb-').optional(),
   SLACK_APP_TOKEN: z.string().regex(/^xapp-/, 'expected an app-level token starting with xapp-').optional(),
@@ -29,6 +99,7 @@ const EnvSchema = z.object({
   EVALUATOR_MODEL: modelRef,
   GITHUB_TOKEN: z.string().min(1).optional(),
   GITHUB_API_URL: httpUrl.default('https://api.github.com'),
+  ...GithubAppEnv.shape,
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres://user@host:port/db URL').optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
   TANDEM_APPROVERS: csv.pipe(z.array(z.string().regex(/^[US][A-Z0-9]+$/, 'expected Slack user (U…) or user-group (S…) IDs, comma-separated'))),
@@ -70,7 +141,8 @@ export interface Config {
   models: { planner: ModelRoute | undefined; executor: ModelRoute | undefined; evaluator: ModelRoute | undefined };
   /** USD per million tokens, keyed `provider:model`; overrides the built-in table. */
   modelPrices: Record<string, { input: number; output: number }>;
-  github: { token: string | undefined; apiUrl: string };
+  /** `app` is set when Tandem acts as a GitHub App (then `token` is not); `repos` is TANDEM_REPOS, lower case, or undefined when unset. */
+  github: { token: string | undefined; apiUrl: string; app: GithubAppCredentials | undefined; repos: readonly string[] | undefined };
   database: { url: string | undefined; dataDir: string };
   approvers: string[];
   escalateTo: string | undefined;
@@ -151,7 +223,8 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     throw new ConfigError('SLACK_SIGNING_SECRET', 'required in HTTP mode (or set SLACK_APP_TOKEN=xapp-… for Socket Mode)');
   }
 
-  const secrets = [e.SLACK_BOT_TOKEN, e.SLACK_APP_TOKEN, e.SLACK_SIGNING_SECRET, e.OPENAI_API_KEY, e.ANTHROPIC_API_KEY, e.GITHUB_TOKEN, databasePassword(e.DATABASE_URL)].filter(
+  const github = githubSettings(e);
+  const secrets = [e.SLACK_BOT_TOKEN, e.SLACK_APP_TOKEN, e.SLACK_SIGNING_SECRET, e.OPENAI_API_KEY, e.ANTHROPIC_API_KEY, e.GITHUB_TOKEN, databasePassword(e.DATABASE_URL), ...github.secrets].filter(
     (s): s is string => typeof s === 'string' && s.length >= 4,
   );
 
@@ -162,7 +235,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },
     models: { planner, executor, evaluator },
     modelPrices,
-    github: { token: e.GITHUB_TOKEN, apiUrl: e.GITHUB_API_URL.replace(/\/+$/, '') },
+    github: github.settings,
     database: { url: e.DATABASE_URL, dataDir: e.DATA_DIR },
     approvers: e.TANDEM_APPROVERS,
     escalateTo: e.TANDEM_ESCALATE_TO,

@@ -13,7 +13,7 @@ export async function buildTools(
   deps: { llm: LlmClient; slackClient: SlackClient | undefined; logger: Logger; onGithubClient?: (github: Octokit | undefined) => void },
 ): Promise<{ tools: AnyTool[]; close(): Promise<void> }> {
   const mcp = await loadMcpToolsFromFile(config.mcpConfigPath, { logger: deps.logger });
-  const github = createGithubClientIfConfigured({ token: config.github.token, apiUrl: config.github.apiUrl, production: true });
+  const github = createGithubClientIfConfigured({ token: config.github.token, app: config.github.app, apiUrl: config.github.apiUrl, production: true });
   deps.onGithubClient?.(github);
   const builtin = createBuiltinTools({
     github,

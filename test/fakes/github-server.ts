@@ -5,12 +5,14 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { appNotFound, createFakeGithubApp, type FakeGithubApp, type FakeGithubAppOptions } from './github-server-app.ts';
 import { issueJson } from './github-server-json.ts';
 import { routeRepo, type RouteAnswer } from './github-server-routes.ts';
 import { createRepo, newId, nextIssueNumber, nowIso, type FakeIssue, type FakePull, type FakeRepo, type FakeWorkflow } from './github-server-state.ts';
 
 export { FAKE_GITHUB_WEB } from './github-server-state.ts';
 export type { FakeRepo, FakeWorkflow } from './github-server-state.ts';
+export type { FakeGithubApp } from './github-server-app.ts';
 
 export interface GithubFault {
   method: string;
@@ -33,6 +35,8 @@ export interface RecordedRequest {
   query: string;
   body: unknown;
   authorization: string | undefined;
+  /** In App mode: the installation whose token the request carried. */
+  installationId?: number;
 }
 
 export interface FakeGithub {
@@ -45,6 +49,8 @@ export interface FakeGithub {
   addPull(fullName: string, pull: Partial<FakePull> & { title: string; head: string }): FakePull;
   addWorkflow(fullName: string, workflow: Partial<FakeWorkflow> & { path: string }): FakeWorkflow;
   fault(fault: GithubFault): void;
+  /** Set when the fake was started with `app`: it then speaks to a GitHub App only. */
+  app: FakeGithubApp | undefined;
   close(): Promise<void>;
 }
 
@@ -60,13 +66,15 @@ function send(res: ServerResponse, status: number, body?: unknown, headers: Reco
   res.end(body === undefined || status === 204 ? undefined : JSON.stringify(body));
 }
 
-function searchIssues(repos: Map<string, FakeRepo>, q: string) {
+function searchIssues(repos: Map<string, FakeRepo>, q: string, sees: (fullName: string) => boolean = () => true) {
   const terms = q.split(/\s+/).filter(Boolean);
   const qualifier = (name: string) => terms.filter((t) => t.startsWith(`${name}:`)).map((t) => t.slice(name.length + 1));
   const words = terms.filter((t) => !t.includes(':')).map((t) => t.toLowerCase());
   const items: ReturnType<typeof issueJson>[] = [];
   for (const [fullName, repo] of repos) {
+    if (!sees(fullName)) continue;
     if (qualifier('repo').length && !qualifier('repo').includes(fullName)) continue;
+    if (qualifier('org').length && !qualifier('org').includes(repo.owner)) continue;
     for (const issue of repo.issues) {
       const is = qualifier('is');
       if (is.includes('issue') && issue.isPull) continue;
@@ -81,9 +89,13 @@ function searchIssues(repos: Map<string, FakeRepo>, q: string) {
   return items;
 }
 
-/** `pathPrefix: '/api/v3'` serves the API where GitHub Enterprise Server has it. */
-export async function startFakeGithub(options: { pathPrefix?: string } = {}): Promise<FakeGithub> {
+/**
+ * `pathPrefix: '/api/v3'` serves the API where GitHub Enterprise Server has it. `app` makes it answer
+ * a GitHub App (JWT, installations, installation tokens) instead of accepting any request.
+ */
+export async function startFakeGithub(options: { pathPrefix?: string; app?: FakeGithubAppOptions } = {}): Promise<FakeGithub> {
   const prefix = options.pathPrefix ?? '';
+  const app = options.app ? createFakeGithubApp(options.app) : undefined;
   const repos = new Map<string, FakeRepo>();
   const requests: RecordedRequest[] = [];
   const faults: GithubFault[] = [];
@@ -94,7 +106,19 @@ export async function startFakeGithub(options: { pathPrefix?: string } = {}): Pr
     const url = new URL(raw.slice(prefix.length), 'http://fake');
     const body = await readBody(req);
     const method = req.method ?? 'GET';
-    requests.push({ method, path: url.pathname, query: url.search, body, authorization: req.headers.authorization });
+    const recorded: RecordedRequest = { method, path: url.pathname, query: url.search, body, authorization: req.headers.authorization };
+    requests.push(recorded);
+    let sees: ((fullName: string) => boolean) | undefined;
+    if (app) {
+      const appAnswer = app.answerAppRoute(method, url.pathname, req.headers.authorization);
+      if (appAnswer) return send(res, appAnswer.status, appAnswer.body);
+      const authorized = app.authorize(req.headers.authorization);
+      if ('answer' in authorized) return send(res, authorized.answer.status, authorized.answer.body);
+      recorded.installationId = authorized.installationId;
+      sees = authorized.sees;
+      const repoPath = /^\/repos\/([^/]+)\/([^/]+)/.exec(url.pathname);
+      if (repoPath && !sees(`${repoPath[1]}/${repoPath[2]}`)) return send(res, 404, appNotFound.body);
+    }
 
     const fault = faults.find((f) => f.method === method && f.path.test(url.pathname) && (f.times ?? 1) > 0);
     if (fault) fault.times = (fault.times ?? 1) - 1;
@@ -103,14 +127,14 @@ export async function startFakeGithub(options: { pathPrefix?: string } = {}): Pr
       return send(res, fault.status ?? 500, fault.body ?? { message: 'Server Error' }, fault.headers);
     }
 
-    const answer = answerFor(method, url, body);
+    const answer = answerFor(method, url, body, sees);
     if (fault?.afterEffect) return void res.socket?.destroy();
     send(res, answer.status, answer.body, answer.nextPage ? { link: `<http://127.0.0.1:${port}${prefix}${answer.nextPage}>; rel="next"` } : {});
   }
 
-  function answerFor(method: string, url: URL, body: Record<string, unknown>): RouteAnswer {
+  function answerFor(method: string, url: URL, body: Record<string, unknown>, sees?: (fullName: string) => boolean): RouteAnswer {
     if (method === 'GET' && url.pathname === '/search/issues') {
-      const items = searchIssues(repos, url.searchParams.get('q') ?? '');
+      const items = searchIssues(repos, url.searchParams.get('q') ?? '', sees);
       return { status: 200, body: { total_count: items.length, incomplete_results: false, items: items.slice(0, Number(url.searchParams.get('per_page') ?? 30)) } };
     }
     const match = /^\/repos\/([^/]+)\/([^/]+)(.*)$/.exec(url.pathname);
@@ -164,6 +188,7 @@ export async function startFakeGithub(options: { pathPrefix?: string } = {}): Pr
     fault(fault) {
       faults.push({ ...fault });
     },
+    app: app?.state,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

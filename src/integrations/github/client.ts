@@ -1,9 +1,14 @@
-import { Octokit } from 'octokit';
+import { App, Octokit } from 'octokit';
+import { createInstallationAuth } from './app-auth.ts';
 
 export type { Octokit } from 'octokit';
 
-export interface GithubClientOptions {
-  token: string;
+/** A token, or a GitHub App whose installation on each repository is used for that repository. */
+type GithubCredentials = { token: string } | { app: { appId: string; privateKey: string } };
+
+export type GithubClientOptions = GithubCredentials & GithubClientSettings;
+
+interface GithubClientSettings {
   /** REST base URL without a trailing slash: https://api.github.com, https://ghe.example.com/api/v3, or a test server. */
   apiUrl: string;
   /** Production keeps octokit's retry and throttling plugins on; tests turn them off unless they tune them. */
@@ -28,8 +33,7 @@ export function createGithubClient(options: GithubClientOptions): Octokit {
     options.log?.warn({ kind, method: request.method, url: request.url, retryAfter, retryCount }, 'GitHub rate limit');
     return retryCount < maxRetries;
   };
-  return new Octokit({
-    auth: options.token,
+  const Configured = Octokit.defaults({
     baseUrl: options.apiUrl.replace(/\/+$/, ''),
     userAgent: 'tandem-chatops',
     retry: { enabled: pluginsOn, ...(options.retryAfterBaseValue !== undefined ? { retryAfterBaseValue: options.retryAfterBaseValue } : {}) },
@@ -42,11 +46,21 @@ export function createGithubClient(options: GithubClientOptions): Octokit {
         }
       : { enabled: false },
     // octokit logs deprecations and plugin notices through console by default; keep them quiet.
-    log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+    log: QUIET,
   });
+  if ('token' in options) return new Configured({ auth: options.token });
+  // The App's own calls (finding installations, minting tokens) go to the same API with the same plugins.
+  const app = new App({ appId: options.app.appId, privateKey: options.app.privateKey, Octokit: Configured, log: QUIET });
+  return new Configured({ authStrategy: createInstallationAuth, auth: { app } });
 }
 
-/** No token, no client: the GitHub tools then answer "GITHUB_TOKEN is not configured". */
-export function createGithubClientIfConfigured(options: Omit<GithubClientOptions, 'token'> & { token: string | undefined }): Octokit | undefined {
-  return options.token ? createGithubClient({ ...options, token: options.token }) : undefined;
+const QUIET = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+
+/** No token and no App, no client: the GitHub tools then answer "GITHUB_TOKEN is not configured". */
+export function createGithubClientIfConfigured(
+  options: GithubClientSettings & { token: string | undefined; app?: { appId: string; privateKey: string } | undefined },
+): Octokit | undefined {
+  const { token, app, ...settings } = options;
+  if (app) return createGithubClient({ ...settings, app });
+  return token ? createGithubClient({ ...settings, token }) : undefined;
 }

@@ -1,4 +1,5 @@
 import type { ToolError } from '../../agent/ports/tool.ts';
+import { GithubAppError } from './app-auth.ts';
 
 interface HttpishError {
   name?: string;
@@ -48,6 +49,8 @@ function githubMessage(error: HttpishError): string {
  * reconciled or put to a person instead.
  */
 export function toToolError(thrown: unknown, context: GithubErrorContext): ToolError {
+  // Nothing was sent for the call itself, so a write is not uncertain.
+  if (thrown instanceof GithubAppError) return { message: thrown.message, code: thrown.code, ...(thrown.transient ? { transient: true } : {}) };
   const error = (thrown ?? {}) as HttpishError;
   const status = error.status;
   if (error.name === 'AbortError') {
@@ -69,7 +72,7 @@ export function toToolError(thrown: unknown, context: GithubErrorContext): ToolE
   if (isRateLimited(error)) {
     return { message: `GitHub rate limit hit for ${context.what}; try again later`, transient: true, code: 'rate-limited' };
   }
-  if (status === 401) return { message: 'GitHub rejected the token (401): check GITHUB_TOKEN', code: 'unauthorized' };
+  if (status === 401) return { message: 'GitHub rejected the credentials (401): check GITHUB_TOKEN, or GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY', code: 'unauthorized' };
   if (status === 403) return { message: `GitHub refused access to ${context.what} (403): ${githubMessage(error)}`, code: 'forbidden' };
   if (status === 404) return { message: `not found: ${context.what}`, code: 'not-found' };
   if (status === 422) return { message: `GitHub rejected the request for ${context.what} (422): ${validationDetail(error)}`, code: 'invalid' };

@@ -1,3 +1,4 @@
+/* global module */
 /**
  * The layers, enforced at any import depth (`npm run lint:deps`, part of `npm test`). docs/architecture.md
  * draws the same picture.

@@ -17,6 +17,7 @@ import { recoverRunningSteps } from './resume.ts';
 import { onStepFailure } from './supervisor.ts';
 import { sleep } from './tool-call.ts';
 import { succeededOutputs } from './step-facts.ts';
+import { mayStartVersion } from './version-approval.ts';
 
 const FOREIGN_POLL_MS = 1000;
 
@@ -87,6 +88,7 @@ export class RunDriver {
     const version = run.currentPlanVersion;
     const planVersion = await ctx.store.getPlanVersion(runId, version);
     if (!planVersion) return;
+    if (!(await mayStartVersion(ctx, run, planVersion))) return;
     const plan = planVersion.plan;
     await ctx.store.createSteps(
       runId,

@@ -111,6 +111,14 @@ function fromRaw(row: RawStepRow): StepRecord {
 }
 
 /**
+ * No replica can start a step of a version nobody approved: the claim itself requires an approval row
+ * of the step's version, and for a forward step that the run is executing exactly that version (a
+ * rollback step runs while the run rolls back, for a version that was approved when it ran).
+ */
+const approvedToRun = sql`exists (select 1 from approvals a where a.run_id = steps.run_id and a.plan_version = steps.plan_version and a.decision = 'approved')
+  and (steps.kind = 'rollback' or exists (select 1 from runs r where r.id = steps.run_id and r.status = 'executing' and r.current_plan_version = steps.plan_version))`;
+
+/**
  * The conditional update is the whole claim: whoever flips `pending` first wins, on either engine.
  * Claim and attempt row go in one statement (data-modifying CTE): a claim sits on the critical path of
  * every dependant step, so it costs one round trip, not a transaction's four.
@@ -123,6 +131,7 @@ export async function claimStep(db: Db, input: StepKey & { owner: string; leaseM
           update steps set status = 'running', attempt = attempt + 1, started_at = now(), finished_at = null,
             error = null, output = null, lease_owner = ${input.owner}, lease_until = now() + ${leaseMs} * interval '1 millisecond'
           where run_id = ${input.runId} and plan_version = ${input.planVersion} and step_id = ${input.stepId} and status = 'pending'
+            and ${approvedToRun}
           returning *
         ), attempt_row as (
           insert into step_attempts (run_id, plan_version, step_id, attempt, executed_args, idempotency_key, owner, status, started_at)

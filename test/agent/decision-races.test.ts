@@ -100,3 +100,37 @@ describe('decisions are compare-and-set', () => {
     expect((await h.store.getEscalation(escalation!.id))?.status).toBe('open');
   });
 });
+
+describe('the executor runs only an approved version', () => {
+  const mergePlan = plannerAnswer({ steps: [{ id: 's1', tool: 'read_thing', args: { key: 'pr' } }], rollback: [{ id: 'r1', tool: 'merge_thing', args: { number: 7 } }] });
+
+  it.each([
+    ['no approval at all', null],
+    ['a destructive rollback approved only by its requester', { userId: 'UREQ', need: 'approver-not-requester' as const }],
+    ['an approval checked for a lower need than the version has', { userId: 'UAPP', need: 'approver' as const }],
+    ['an auto-run of a version that is not read-only', { userId: 'tandem:auto', need: 'anyone' as const, via: 'auto' as const }],
+  ])('%s: nothing starts and the run escalates', async (_name, approval) => {
+    const tools = standardTools();
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', mergePlan), approvers: ['UREQ', 'UAPP'], soleOwner: true });
+    const run = await h.start('look at PR 7', 'UREQ');
+    // Moved to executing behind the decision path's back (a bug, or a hand-edited database).
+    const forced = await h.store.decide({ runId: run.id, planVersion: 1, from: ['awaiting-approval'], to: 'executing', ...(approval ? { approval: { decision: 'approved', ...approval } } : {}), event: { type: 'forced', data: {} } });
+    expect(forced.ok).toBe(true);
+    await h.agent.resume();
+    await h.agent.idle();
+    expect(tools.read.calls).toEqual([]);
+    expect(await h.store.listSteps(run.id)).toEqual([]);
+    expect((await h.store.getRun(run.id))?.status).toBe('paused');
+    expect(h.surface.of(run.id, 'escalation')[0]?.escalation).toMatchObject({ kind: 'not-approved', message: expect.stringMatching(/^Plan v1 has no approval that lets it run/) });
+  });
+
+  it('an approver other than the requester lets the same destructive version run', async () => {
+    const tools = standardTools();
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', mergePlan), approvers: ['UREQ', 'UAPP'], soleOwner: true });
+    const run = await h.start('look at PR 7', 'UREQ');
+    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    expect(tools.read.calls).toHaveLength(1);
+    expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
+  });
+});

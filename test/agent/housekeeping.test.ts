@@ -94,6 +94,8 @@ describe('housekeeping', () => {
     const plan = { schemaVersion: 1 as const, goal: 'Tag the release', confidence: 0.9, steps: [{ id: 's1', title: 'Create the tag', tool: 'create_thing', args: { title: 'v1' }, dependsOn: [] }], rollback: [] };
     await h.store.addPlanVersion({ runId: run.id, plan, authorKind: 'planner', authorId: 'fake:scripted', parentVersion: null, reason: null });
     await h.store.createSteps(run.id, 1, [{ stepId: 's1', kind: 'forward', title: 'Create the tag', tool: 'create_thing', risk: 'write', dependsOn: [], plannedArgs: { title: 'v1' } }]);
+    await h.store.updateRun(run.id, { currentPlanVersion: 1 });
+    await h.store.recordApproval({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approved', need: 'approver' });
     // A replica claimed the step and died.
     const step = await h.store.claimStep({ runId: run.id, planVersion: 1, stepId: 's1', owner: 'dead-replica', leaseMs: 30_000, executedArgs: { title: 'v1' } });
     const started = step!.startedAt!;

@@ -34,6 +34,9 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
       { stepId: 's1', kind: 'forward', title: 'Read repo', tool: 'github_get_repo', risk: 'read', dependsOn: [], plannedArgs: { repo: 'acme/api' } },
       { stepId: 's2', kind: 'forward', title: 'Release', tool: 'github_create_release', risk: 'write', dependsOn: ['s1'], plannedArgs: { repo: 'acme/api', tag: 'v2.4.0' } },
     ]);
+    // Approved and executing: a step of any other version cannot be claimed.
+    await store.updateRun(run.id, { currentPlanVersion: version.version, status: 'executing' });
+    await store.recordApproval({ runId: run.id, planVersion: version.version, userId: 'U2', decision: 'approved', need: 'approver' });
     return { run, version: version.version };
   };
 
@@ -135,7 +138,6 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
 
   it('renews the running steps of held runs with the run, and lets concurrent adopters take different runs', async () => {
     const { run, version } = await withPlannedSteps();
-    expect(await store.transitionRun(run.id, ['planning'], 'executing')).toBe(true);
     expect(await store.claimRunLease({ runId: run.id, owner: 'replica-a', leaseMs: 1 })).toBe(true);
     await store.claimStep({ runId: run.id, planVersion: version, stepId: 's1', owner: 'replica-a', leaseMs: 1, executedArgs: { repo: 'acme/api' } });
     await store.renewLeases({ owner: 'replica-a', leaseMs: 60_000, runIds: [run.id] });
@@ -233,6 +235,73 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     expect(lag).toBeGreaterThanOrEqual(0.25);
     expect(lag).toBeLessThan(60);
     await store.releaseRunLease({ runId: run.id, owner: 'gone' });
+  });
+
+  it('claims no step of a version without an approval, of a version that is not current, or of a run not executing', async () => {
+    const claim = (runId: string, planVersion: number) => store.claimStep({ runId, planVersion, stepId: 's1', owner: 'me', leaseMs: 1000, executedArgs: {} });
+    const unapproved = await newRun();
+    const v1 = await store.addPlanVersion({ runId: unapproved.id, plan, authorKind: 'planner', authorId: 'm', parentVersion: null, reason: null });
+    await store.createSteps(unapproved.id, v1.version, [{ stepId: 's1', kind: 'forward', title: 'Read', tool: 'github_get_repo', risk: 'read', dependsOn: [], plannedArgs: {} }]);
+    await store.updateRun(unapproved.id, { currentPlanVersion: 1, status: 'executing' });
+    expect(await claim(unapproved.id, 1)).toBeUndefined();
+    await store.recordApproval({ runId: unapproved.id, planVersion: 1, userId: 'U2', decision: 'rejected' });
+    expect(await claim(unapproved.id, 1)).toBeUndefined();
+
+    const { run } = await withPlannedSteps();
+    await store.addPlanVersion({ runId: run.id, plan, authorKind: 'human', authorId: 'U3', parentVersion: 1, reason: 'edited' });
+    await store.updateRun(run.id, { currentPlanVersion: 2 });
+    expect(await claim(run.id, 1)).toBeUndefined(); // approved, but replaced by v2
+    await store.updateRun(run.id, { currentPlanVersion: 1, status: 'paused' });
+    expect(await claim(run.id, 1)).toBeUndefined();
+    await store.updateRun(run.id, { status: 'executing' });
+    expect(await claim(run.id, 1)).toMatchObject({ status: 'running', attempt: 1 });
+  });
+
+  it('records a decision only while the run is in the expected status at the expected version, all facts together', async () => {
+    const run = await newRun();
+    await store.addPlanVersion({ runId: run.id, plan, authorKind: 'planner', authorId: 'm', parentVersion: null, reason: null });
+    await store.updateRun(run.id, { currentPlanVersion: 1, status: 'awaiting-approval' });
+    const escalation = await store.openEscalation({ runId: run.id, planVersion: 1, stepId: null, kind: 'low-confidence', message: 'unsure' });
+    const approve = (planVersion: number, userId: string) =>
+      store.decide({ runId: run.id, planVersion, from: ['awaiting-approval'], to: 'executing', approval: { userId, decision: 'approved', need: 'approver' }, alsoResolve: { kind: 'low-confidence', action: 'skip', userId }, event: { type: 'plan-approved', data: { by: userId } } });
+
+    expect(await approve(2, 'U2')).toMatchObject({ ok: false, code: 'plan-changed', run: { currentPlanVersion: 1 } });
+    expect(await store.decide({ runId: 'run_missing', planVersion: 1, from: ['awaiting-approval'], event: { type: 'x', data: {} } })).toEqual({ ok: false, code: 'run-missing', run: undefined });
+    // Two connections decide at once: exactly one counts.
+    const other: Database | undefined = database.url ? await openDatabase({ url: database.url }) : undefined;
+    try {
+      const otherStore = other ? createRunStore(other.db) : store;
+      const decisions = await Promise.all([approve(1, 'U2'), otherStore.decide({ runId: run.id, planVersion: 1, from: ['awaiting-approval'], to: 'rejected', approval: { userId: 'U3', decision: 'rejected' }, event: { type: 'plan-rejected', data: {} } })]);
+      expect(decisions.filter((d) => d.ok)).toHaveLength(1);
+      expect(decisions.find((d) => !d.ok)).toMatchObject({ code: 'not-waiting' });
+    } finally {
+      await other?.close();
+    }
+    const after = (await store.getRun(run.id))!;
+    const approvals = await store.listApprovals(run.id);
+    expect(approvals).toHaveLength(1);
+    expect(approvals[0]).toMatchObject(after.status === 'executing' ? { userId: 'U2', decision: 'approved', via: 'person', need: 'approver' } : { userId: 'U3', decision: 'rejected' });
+    expect((await store.listEvents(run.id)).map((e) => e.type)).toEqual([after.status === 'executing' ? 'plan-approved' : 'plan-rejected']);
+    expect((await store.getEscalation(escalation.id))?.status).toBe(after.status === 'executing' ? 'resolved' : 'open');
+  });
+
+  it('resolves an escalation in a decision only while it is open, and answers only the current version\'s question', async () => {
+    const { run } = await withPlannedSteps();
+    await store.updateRun(run.id, { status: 'paused' });
+    const escalation = await store.openEscalation({ runId: run.id, planVersion: 1, stepId: 's2', kind: 'step-failed', message: 'boom' });
+    const resolve = () => store.decide({ runId: run.id, planVersion: 1, from: ['paused'], escalation: { id: escalation.id, action: 'retry', userId: 'U2' }, event: { type: 'escalation-resolved', data: {} } });
+    expect(await resolve()).toMatchObject({ ok: true, run: { status: 'paused' } });
+    expect(await resolve()).toMatchObject({ ok: false, code: 'escalation-resolved' });
+
+    await store.setStepStatus({ runId: run.id, planVersion: 1, stepId: 's1', from: ['pending'], to: 'waiting' });
+    await store.openQuestion({ runId: run.id, stepId: 's1', planVersion: 1, question: 'Which env?' });
+    const answer = (userId: string) => store.answer({ runId: run.id, answer: 'staging', userId, stepFrom: ['executing', 'paused'], planFrom: ['awaiting-answer'], planTo: 'planning' });
+    await store.updateRun(run.id, { currentPlanVersion: 2 });
+    expect(await answer('U1')).toMatchObject({ ok: false, code: 'plan-changed' });
+    await store.updateRun(run.id, { currentPlanVersion: 1 });
+    expect(await answer('U1')).toMatchObject({ ok: true, value: { stepId: 's1', answer: 'staging', answeredBy: 'U1' } });
+    expect(await answer('U2')).toMatchObject({ ok: false, code: 'nothing-to-answer' });
+    expect((await store.listSteps(run.id, 1)).find((s) => s.stepId === 's1')).toMatchObject({ status: 'succeeded', output: { answer: 'staging', answeredBy: 'U1' } });
   });
 
   it('sees a Slack event id only once', async () => {

@@ -176,7 +176,7 @@ export interface EscalationRecord {
   runId: string;
   planVersion: number | null;
   stepId: string | null;
-  kind: 'evaluation-failed' | 'low-confidence' | 'uncertain-side-effect' | 'step-failed' | 'budget' | 'replan-failed';
+  kind: 'evaluation-failed' | 'low-confidence' | 'uncertain-side-effect' | 'step-failed' | 'budget' | 'replan-failed' | 'not-approved';
   message: string;
   status: 'open' | 'resolved';
   resolution: EscalationAction | null;

@@ -17,6 +17,7 @@ const KIND_LABEL: Record<EscalationRecord['kind'], string> = {
   'step-failed': 'A step failed',
   budget: 'The run hit a budget limit',
   'replan-failed': 'Replanning failed',
+  'not-approved': 'A plan version without a valid approval was about to run',
 };
 
 export interface EscalationInput {

@@ -57,7 +57,9 @@ export async function startLocalWorkspace(options: { port?: number; signingSecre
   routes = browserRoutes(ctx, options.logger);
   guard = access.guard;
   const url = `${fake.origin}/?k=${access.key}`;
-  options.logger.info({ origin: fake.origin }, 'Local workspace: serving on 127.0.0.1 (its address, with its key, is printed on the terminal)');
+  // Only the origin: the key is printed once on the terminal, never logged. The wording stays clear of
+  // the printed "Local workspace: <url>" line, which people and scripts look for.
+  options.logger.info({ origin: fake.origin }, 'local workspace is serving on 127.0.0.1; its address with its key is printed on the terminal');
 
   return {
     url,

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTestStore } from '../helpers/store.ts';
-import { standardTools } from './support/fake-tools.ts';
+import { z } from 'zod';
+import { fakeTool, standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 
@@ -132,5 +133,37 @@ describe('the executor runs only an approved version', () => {
     await h.agent.idle();
     expect(tools.read.calls).toHaveLength(1);
     expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
+  });
+});
+
+describe('answers and cancels count only from the requester or an approver', () => {
+  it('a bystander cannot pick the PR a four-eyes merge acts on, nor cancel; the requester answers', async () => {
+    const tools = standardTools();
+    // Like github_merge_pull's number: text from a person's answer is coerced to the PR number.
+    const merge = fakeTool({ name: 'merge_pr', risk: 'destructive', input: z.object({ number: z.coerce.number().int() }), run: (args) => ({ status: 'ok', output: { merged: true, number: args.number } }) });
+    const plan = plannerAnswer({
+      steps: [
+        { id: 's1', tool: 'ask_human', args: { question: 'Which PR?' } },
+        { id: 's2', tool: 'merge_pr', args: { number: '{{steps.s1.output.answer}}' }, dependsOn: ['s1'] },
+      ],
+    });
+    h = makeHarness({ store: db.store, tools: [...tools.all, merge], llm: new ScriptedLlm().on('planner', plan), approvers: ['UAPP'], soleOwner: true });
+    const run = await h.start('merge the PR I name', 'UREQ');
+    await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
+    await h.agent.idle();
+    expect((await h.store.getRun(run.id))?.status).toBe('paused');
+
+    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UBYSTANDER', text: '<@UBOT> 666' })).toEqual({ refused: 'answer', requester: 'UREQ' });
+    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UBYSTANDER', text: 'cancel' })).toEqual({ refused: 'cancel', requester: 'UREQ' });
+    expect(await h.agent.cancel({ runId: run.id, userId: 'UBYSTANDER' })).toEqual({ ok: false, error: 'Only <@UREQ> (who asked) or an approver may cancel this run.' });
+    await h.agent.idle();
+    expect(merge.calls).toEqual([]);
+    expect((await h.store.listQuestions(run.id)).map((q) => q.answer)).toEqual([null]);
+    expect((await h.store.listEvents(run.id)).map((e) => e.type)).not.toContain('question-answered');
+    expect((await h.store.getRun(run.id))?.status).toBe('paused');
+
+    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text: '<@UBOT> 7' })).toBe('answered');
+    await h.agent.idle();
+    expect(merge.calls.map((c) => c.args)).toEqual([{ number: 7 }]);
   });
 });

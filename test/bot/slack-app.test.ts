@@ -64,6 +64,16 @@ describe('mentions', () => {
     expect(h.agent.callsOf('startRun')).toEqual([]);
   });
 
+  it('from someone who is neither the requester nor an approver are refused privately, saying who may', async () => {
+    h.agent.answers.followUp = async () => ({ refused: 'answer', requester: 'UREQ' });
+    await h.driver.mention({ channel: 'C1', user: 'U9', text: '<@UBOT> 666', threadTs: '1700000000.000100' });
+    await eventually(() => expect(h.fake.model.ephemeralsFor('U9').map((m) => m.text)).toEqual(["Only <@UREQ> (who asked) or an approver may answer this run's question; your message changed nothing."]));
+    h.agent.answers.followUp = async () => ({ refused: 'cancel', requester: 'UREQ' });
+    await h.driver.mention({ channel: 'C1', user: 'U9', text: '<@UBOT> cancel', threadTs: '1700000000.000100' });
+    await eventually(() => expect(h.fake.model.ephemeralsFor('U9').at(-1)?.text).toBe('Only <@UREQ> (who asked) or an approver may cancel this run; your message changed nothing.'));
+    expect(h.agent.callsOf('startRun')).toEqual([]);
+  });
+
   it('inside a thread with no run start a run there', async () => {
     await h.driver.mention({ channel: 'C1', user: 'U2', text: '<@UBOT> look at this', threadTs: '1700000000.000200' });
     await eventually(() => expect(h.agent.callsOf('startRun')).toMatchObject([{ conversation: { channel: 'C1', threadTs: '1700000000.000200' } }]));

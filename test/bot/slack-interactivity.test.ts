@@ -161,6 +161,21 @@ describe('/tandem', () => {
     expect(lastResponse()!.text).not.toContain('run_done');
   });
 
+  it('status in another channel does not list this channel\'s runs (a DM\'s or a private channel\'s runs stay there)', async () => {
+    h.runs.runs.push(makeRun({ id: 'run_dm', status: 'executing', conversation: { channel: 'D9', threadTs: '1700000000.000900' } }));
+    await h.driver.command({ user: 'U1', channel: 'C2', text: 'status' });
+    await eventually(() => expect(lastResponse()?.text).toBe('No runs in progress in this channel.'));
+    await h.driver.command({ user: 'U1', channel: 'C1', text: 'status' });
+    await eventually(() => expect(lastResponse()?.text).toContain('run_1'));
+    expect(lastResponse()!.text).not.toContain('run_dm');
+  });
+
+  it('cancel of a run of another channel cancels nothing', async () => {
+    await h.driver.command({ user: 'U1', channel: 'C2', text: 'cancel run_1' });
+    await eventually(() => expect(lastResponse()).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('No run `run_1` in this channel') }));
+    expect(h.agent.callsOf('cancel')).toEqual([]);
+  });
+
   it('runs lists the person\'s runs privately', async () => {
     await h.driver.command({ user: 'UREQ', channel: 'C1', text: 'runs' });
     await eventually(() => expect(lastResponse()).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('run_1') }));

@@ -21,7 +21,7 @@ export function registerCommand(app: App, deps: BotDeps): void {
         await answerScheduleCommand({ verb: lowered, text, channel: command.channel_id, user: command.user_id }, deps, client, respond);
         return;
       }
-      await answer(lowered, rest, command.user_id, deps, respond);
+      await answer(lowered, rest, { userId: command.user_id, channel: command.channel_id }, deps, respond);
     } catch (error) {
       deps.logger.error({ err: describeError(error), verb }, '/tandem failed');
       await respond({ response_type: 'ephemeral', text: `That did not work: ${escapeText(describeError(error))}. ${TRY_AGAIN}` });
@@ -29,10 +29,12 @@ export function registerCommand(app: App, deps: BotDeps): void {
   });
 }
 
-async function answer(verb: string, args: string[], userId: string, deps: BotDeps, respond: RespondFn): Promise<void> {
+/** `status` and `cancel` act on the channel the command is typed in: a run of another channel (a DM, a private channel) is neither listed nor cancelled from here. */
+async function answer(verb: string, args: string[], where: { userId: string; channel: string }, deps: BotDeps, respond: RespondFn): Promise<void> {
+  const { userId, channel } = where;
   if (verb === 'status') {
-    const runs = await deps.runs.listRuns({ limit: 20, statuses: ACTIVE });
-    const text = runs.length ? `*Runs in progress:*\n${runs.map((run) => runLine(run)).join('\n')}` : 'No runs in progress.';
+    const runs = await deps.runs.listRuns({ limit: 20, statuses: ACTIVE, channel });
+    const text = runs.length ? `*Runs in progress in this channel:*\n${runs.map((run) => runLine(run)).join('\n')}` : 'No runs in progress in this channel.';
     await respond({ response_type: 'in_channel', text });
     return;
   }
@@ -49,8 +51,8 @@ async function answer(verb: string, args: string[], userId: string, deps: BotDep
       return;
     }
     const run = await deps.runs.getRun(runId);
-    if (!run) {
-      await respond({ response_type: 'ephemeral', text: `No run \`${escapeText(runId)}\`. \`/tandem status\` lists the runs in progress.` });
+    if (!run || run.conversation.channel !== channel) {
+      await respond({ response_type: 'ephemeral', text: `No run \`${escapeText(runId)}\` in this channel. \`/tandem status\` lists the runs in progress here.` });
       return;
     }
     if (FINAL_RUN_STATUSES.includes(run.status)) {

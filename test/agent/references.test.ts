@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fillReferences, findReferences } from '../../src/agent/references.ts';
+import { createGithubMergePullTool } from '../../src/integrations/tools/github-merge-pull.ts';
 
 const outputs = new Map<string, Record<string, unknown>>([
   ['s1', { number: 42, url: 'https://x.test/42', labels: ['a', 'b'], head: { sha: 'abc' } }],
@@ -33,5 +34,26 @@ describe('references', () => {
 
   it('leaves strings without references alone, braces included', () => {
     expect(fillReferences({ text: 'use {{ mustache }} here', n: 3 }, outputs)).toEqual({ ok: true, value: { text: 'use {{ mustache }} here', n: 3 } });
+  });
+});
+
+describe('a whole-value reference checked against the tool schema after it is filled', () => {
+  const merge = createGithubMergePullTool(undefined);
+  const fillAndCheck = (answer: unknown) => {
+    const filled = fillReferences({ repo: 'acme/api', number: '{{steps.ask.output.answer}}' }, new Map([['ask', { answer }]]));
+    if (!filled.ok) return filled.error;
+    const parsed = merge.input.safeParse(filled.value);
+    return parsed.success ? parsed.data.number : parsed.error.issues[0]!.message;
+  };
+
+  it('takes a number as it is and a plainly written number from a person', () => {
+    expect(fillAndCheck(666)).toBe(666);
+    expect(fillAndCheck('666')).toBe(666);
+    expect(fillAndCheck(' #666 ')).toBe(666);
+  });
+
+  it('refuses text that blind coercion would have read as some other number', () => {
+    for (const answer of ['1e3', '0x29a', '', '12.5', '-3', 'PR 666', true, [666]]) expect(fillAndCheck(answer), JSON.stringify(answer)).not.toEqual(expect.any(Number));
+    expect(fillAndCheck('0x29a')).toBe('expected a number such as 42 (digits only)');
   });
 });

@@ -15,7 +15,7 @@ import { createSlackApp } from '../src/bot/create-slack-app.ts';
 import { createMemoryEventLog } from '../src/bot/ports.ts';
 import { SlackSurface } from '../src/bot/slack-surface.ts';
 import { encodePlanRef } from '../src/bot/views/button-values.ts';
-import { PLAN_APPROVE_ACTION, planMessage } from '../src/bot/views/plan-message.ts';
+import { PLAN_APPROVE_ACTION, planMessages } from '../src/bot/views/plan-message.ts';
 import { SlackDriver, SlackFakeServer } from '../src/workspace/slack-fake/index.ts';
 import { makeBoard, makePlan, makeProposal, makeRun } from '../test/fakes/slack-fixtures.ts';
 import { below, printFigures } from './support/figures.ts';
@@ -94,8 +94,8 @@ async function main(): Promise<void> {
   const client = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: fake.value, logLevel: webApi.LogLevel.ERROR });
   try {
     // A click carries the plan message; the bot rewrites it without buttons through chat.update.
-    const posted = await client.chat.postMessage({ channel: 'C1', thread_ts: '1.000001', text: 'plan', blocks: planMessage(makeProposal(makePlan(5))).blocks as never });
-    const view = planMessage(makeProposal(makePlan(5)));
+    const posted = await client.chat.postMessage({ channel: 'C1', thread_ts: '1.000001', text: 'plan', blocks: planMessages(makeProposal(makePlan(5)))[0]!.blocks as never });
+    const view = planMessages(makeProposal(makePlan(5)))[0]!;
     const click = (user: string) =>
       driver.click({ user, channel: 'C1', messageTs: posted.ts!, threadTs: '1.000001', actionId: PLAN_APPROVE_ACTION, value: encodePlanRef({ runId: 'run_1', planVersion: 1 }), message: { text: view.text, blocks: view.blocks } });
     const mention = (user: string, i: number) => driver.mention({ channel: 'C1', user, text: `<@UBOT> task ${i}` });

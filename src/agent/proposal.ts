@@ -8,6 +8,7 @@ import { escalate } from './escalation.ts';
 import { diffPlans } from './plan-diff.ts';
 import type { PlanVersionRecord, RunStatus } from './ports/run-store.ts';
 import type { Risk } from './ports/tool.ts';
+import { targetArgNames } from './step-targets.ts';
 import { confidenceTooLow } from './stop-conditions.ts';
 
 export const AUTO_APPROVER = 'tandem:auto';
@@ -24,7 +25,11 @@ export interface ProposeOptions {
 export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecord, options: ProposeOptions): Promise<void> {
   const { runId, plan, version } = record;
   const risks: Record<string, Risk> = {};
-  for (const step of [...plan.steps, ...plan.rollback]) risks[step.id] = ctx.tools.riskOf(step.tool) ?? 'destructive';
+  const targets: Record<string, string[]> = {};
+  for (const step of [...plan.steps, ...plan.rollback]) {
+    risks[step.id] = ctx.tools.riskOf(step.tool) ?? 'destructive';
+    targets[step.id] = targetArgNames(ctx.tools.get(step.tool), step.args);
+  }
   await ctx.store.appendEvent(runId, 'plan-proposed', { version, authorKind: record.authorKind, authorId: record.authorId, reason: record.reason });
 
   if (plan.steps.length === 0 && plan.questions?.length) {
@@ -44,7 +49,7 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
     !lowConfidence && machineAuthored && (preApproved || mayAutoRun(risk, ctx.settings) || (options.kind === 'replan' && !needsReapproval(risk)));
   const approver = preApproved && options.preApprovedBy ? options.preApprovedBy : AUTO_APPROVER;
   const parent = record.parentVersion ? await ctx.store.getPlanVersion(runId, record.parentVersion) : undefined;
-  const diff = parent ? diffPlans(parent.plan, plan) : null;
+  const diff = parent ? diffPlans(parent.plan, plan, (step) => (ctx.tools.riskOf(step.tool) === 'read' ? [] : targetArgNames(ctx.tools.get(step.tool), step.args))) : null;
 
   if (auto) {
     // Recorded as a fact of its own (via 'auto', and the rule) so the audit tells it apart from a person's click.
@@ -62,7 +67,7 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
 
   const run = await ctx.store.getRun(runId);
   if (!run) return;
-  await ctx.surface.proposePlan({ run, version, plan, authorKind: record.authorKind, authorId: record.authorId, risks, diff, reason: record.reason, autoApproved: auto, ...(auto ? { approvedBy: approver } : {}) });
+  await ctx.surface.proposePlan({ run, version, plan, authorKind: record.authorKind, authorId: record.authorId, risks, targets, diff, reason: record.reason, autoApproved: auto, ...(auto ? { approvedBy: approver } : {}) });
   if (lowConfidence) {
     await escalate(ctx, {
       runId,

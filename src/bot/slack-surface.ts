@@ -7,7 +7,7 @@ import { describeError } from './replies.ts';
 import type { SlackClient } from './slack-client.ts';
 import { escalationMessage } from './views/escalation.ts';
 import { asSlackBlocks, type MessageView } from './views/limits.ts';
-import { planMessage } from './views/plan-message.ts';
+import { planMessages } from './views/plan-message.ts';
 import { summaryMessage } from './views/summary.ts';
 import { escapeText, mention, section, truncate } from './views/text.ts';
 
@@ -40,9 +40,13 @@ export class SlackSurface implements Surface {
 
   async proposePlan(proposal: ProposedPlan): Promise<void> {
     const { run, version } = proposal;
-    const view = planMessage(proposal);
-    const ts = await this.post(run, view);
-    if (ts) await this.plans.posted(run.id, { channel: run.conversation.channel, ts, version, view });
+    // A plan too long for one message continues in more; the buttons close the last, which is the one tracked.
+    let last: { ts: string; view: MessageView } | undefined;
+    for (const view of planMessages(proposal)) {
+      const ts = await this.post(run, view);
+      if (ts) last = { ts, view };
+    }
+    if (last) await this.plans.posted(run.id, { channel: run.conversation.channel, ts: last.ts, version, view: last.view });
   }
 
   /** A plan's buttons were used (approve/reject): nothing left to retire. */

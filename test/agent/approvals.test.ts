@@ -56,7 +56,7 @@ describe('approvals', () => {
     const saved = await h.agent.editPlan({ runId: run.id, planVersion: 1, userId: 'UEDIT', plan: edited });
     expect(saved.ok && saved.value).toMatchObject({ version: 2, authorKind: 'human', authorId: 'UEDIT', parentVersion: 1 });
     const [, second] = h.surface.of(run.id, 'plan');
-    expect(second?.proposal.diff).toEqual(['s2 number: 7 → 8']);
+    expect(second?.proposal.diff).toEqual([{ text: 's2 number: 7 → 8', target: true }]);
     expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: false, error: expect.stringMatching(/^The plan changed to v2 while you decided; look again/) });
     await h.agent.decide({ runId: run.id, planVersion: 2, userId: 'UAPP', decision: 'approve' });
     await h.agent.idle();
@@ -76,7 +76,7 @@ describe('approvals', () => {
     expect(prompt).toContain('"tool":"merge_thing"');
     const versions = await h.store.listPlanVersions(run.id);
     expect(versions[1]).toMatchObject({ version: 2, authorKind: 'planner', parentVersion: 1, reason: expect.stringMatching(/revised at <@UREQ>'s request/) });
-    expect(h.surface.of(run.id, 'plan')[1]?.proposal.diff).toEqual(['removed s2: step s2']);
+    expect(h.surface.of(run.id, 'plan')[1]?.proposal.diff).toEqual([{ text: 'removed s2: step s2', target: false }]);
   });
 
   it('a plan made only of questions asks the requester, and the answer plans again', async () => {

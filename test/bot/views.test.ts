@@ -6,7 +6,12 @@ import { escapeKeepingMentions } from '../../src/bot/views/text.ts';
 import { ESCALATION_ACTIONS, escalationMessage } from '../../src/bot/views/escalation.ts';
 import { HomeViewSchema, MessageBlocksSchema, ModalViewSchema, type Block } from '../../src/bot/views/limits.ts';
 import { modifyModal } from '../../src/bot/views/modify-modal.ts';
-import { PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION, planMessage } from '../../src/bot/views/plan-message.ts';
+import { PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION, planMessages } from '../../src/bot/views/plan-message.ts';
+import type { ProposedPlan } from '../../src/agent/ports/surface.ts';
+import type { Plan } from '../../src/agent/plan.ts';
+import { diffPlans } from '../../src/agent/plan-diff.ts';
+import { targetArgNames } from '../../src/agent/step-targets.ts';
+import { createBuiltinTools } from '../../src/integrations/tools/index.ts';
 import { statusBoard } from '../../src/bot/views/status-board.ts';
 import { summaryMessage } from '../../src/bot/views/summary.ts';
 import { parsePlanYaml, readModifySubmission } from '../../src/bot/modify-submission.ts';
@@ -20,6 +25,13 @@ function expectWithinLimits(blocks: Block[]) {
   expect(result.success ? [] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([]);
 }
 
+/** A plan that fits one message: that message. */
+function planMessage(proposal: ProposedPlan) {
+  const views = planMessages(proposal);
+  expect(views).toHaveLength(1);
+  return views[0]!;
+}
+
 describe('plan message', () => {
   it('shows goal, numbered steps with tool, args, risk and dependencies, confidence, rollback, and three bound buttons', () => {
     const view = planMessage(makeProposal(makePlan(3)));
@@ -30,7 +42,7 @@ describe('plan message', () => {
     expect(text).toContain(':warning: *destructive*');
     expect(text).toContain('after 1');
     expect(text).toContain('82%');
-    expect(text).toContain('Rollback (1): Revert the merge');
+    expect(text).toContain('*Rollback (1)*, run if the plan is aborted:\\n• Revert the merge — `github_create_issue` repo=acme/api');
     const [approve, modify, reject] = buttons(view.blocks);
     expect([approve?.action_id, modify?.action_id, reject?.action_id]).toEqual([PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION]);
     expect(decodePlanRef(approve?.value)).toEqual({ runId: 'run_1', planVersion: 1 });
@@ -54,7 +66,7 @@ describe('plan message', () => {
   });
 
   it('names the author and the changes of a new version', () => {
-    const view = planMessage(makeProposal(makePlan(2), { version: 2, authorKind: 'human', authorId: 'UEDIT', diff: ['s2: limit 5 → 10'], reason: 'edited in Slack' }));
+    const view = planMessage(makeProposal(makePlan(2), { version: 2, authorKind: 'human', authorId: 'UEDIT', diff: [{ text: 's2: limit 5 → 10', target: false }], reason: 'edited in Slack' }));
     const text = allText(view.blocks);
     expect(text).toContain('Version 2 by <@UEDIT>');
     expect(text).toContain('s2: limit 5 → 10');
@@ -65,12 +77,99 @@ describe('plan message', () => {
     const view = planMessage(makeProposal(makePlan(count, { longTitles: true })));
     expectWithinLimits(view.blocks);
     expect(buttons(view.blocks)).toHaveLength(3);
-    expect(allText(view.blocks)).toMatch(/more steps/);
+    expect(allText(view.blocks)).toMatch(/more read steps/);
   });
 
   it('has no buttons when the plan runs without approval', () => {
     const view = planMessage(makeProposal(makePlan(2), { autoApproved: true }));
     expect(buttons(view.blocks)).toHaveLength(0);
+  });
+});
+
+const builtins = new Map(createBuiltinTools({ github: undefined, slack: undefined, llm: undefined, httpAllow: [] }).map((tool) => [tool.name, tool]));
+
+/** A proposal as the agent builds it: each step's risk and target args from the real tools. */
+function proposalOf(plan: Plan, overrides: Partial<ProposedPlan> = {}): ProposedPlan {
+  const steps = [...plan.steps, ...plan.rollback];
+  const risks = Object.fromEntries(steps.map((step) => [step.id, builtins.get(step.tool)!.risk]));
+  const targets = Object.fromEntries(steps.map((step) => [step.id, targetArgNames(builtins.get(step.tool), step.args)]));
+  return makeProposal(plan, { risks, targets, ...overrides });
+}
+
+describe('plan message: targets in full', () => {
+  const longRepo = `victim-org/${'r'.repeat(89)}`; // 100 characters
+  const longRef = `release/${'f'.repeat(92)}`;
+  const longTag = `v9.9.9-${'t'.repeat(93)}`;
+  const hiddenTargets = (): Plan => ({
+    schemaVersion: 1,
+    goal: 'Ship it',
+    confidence: 0.9,
+    steps: [
+      { id: 's1', title: 'Read the repo', tool: 'github_get_repo', args: { repo: 'acme/api' }, dependsOn: [] },
+      { id: 's2', title: 'Release', tool: 'github_create_release', args: { body: 'notes '.repeat(50), name: 'n', repo: longRepo, tag: longTag, target: longRef }, dependsOn: ['s1'] },
+      { id: 's3', title: 'Deploy', tool: 'github_dispatch_workflow', args: { inputs: { a: '1' }, ref: longRef, repo: longRepo, workflow: 'deploy-production-everywhere.yml' }, dependsOn: ['s2'] },
+      { id: 's4', title: 'Tell people', tool: 'slack_notify', args: { text: 'done '.repeat(100), channel: '#releases-and-very-long-channel-names' }, dependsOn: ['s3'] },
+    ],
+    rollback: [{ id: 'r1', title: 'Undo the release', tool: 'github_merge_pull', args: { method: 'squash', repo: 'victim-org/prod', number: 99 } }],
+  });
+  const everyTarget = [longRepo, longRef, longTag, 'deploy-production-everywhere.yml', '#releases-and-very-long-channel-names', 'repo=victim-org/prod, number=99'];
+
+  it('shows every target of every write, forward and rollback, in full and first; a destructive rollback step warns', () => {
+    const views = planMessages(proposalOf(hiddenTargets()));
+    for (const view of views) expectWithinLimits(view.blocks);
+    const text = views.map((view) => allText(view.blocks)).join('\n');
+    for (const target of everyTarget) expect(text, target).toContain(target);
+    expect(text).toContain(`\`github_create_release\` repo=${longRepo}, tag=${longTag}, target=${longRef}, `);
+    expect(text).toContain('`github_merge_pull` repo=victim-org/prod, number=99, method=squash · :warning: *destructive*');
+    expect(text).toContain('Destructive steps (rollback steps included) need an approver other than the requester');
+  });
+
+  it('splits a plan too long for one message over several, never cutting a target, buttons after the last of it', () => {
+    const plan = hiddenTargets();
+    for (let i = 0; i < 60; i++) {
+      plan.steps.push({ id: `w${i}`, title: `Label ${i} ${'long title '.repeat(10)}`, tool: 'github_add_labels', args: { repo: `${longRepo}${i}`, number: 1000 + i, labels: ['x'] }, dependsOn: [] });
+    }
+    const views = planMessages(proposalOf(plan));
+    expect(views.length).toBeGreaterThan(1);
+    for (const view of views) expectWithinLimits(view.blocks);
+    const text = views.map((view) => allText(view.blocks)).join('\n');
+    for (let i = 0; i < 60; i++) expect(text).toContain(`repo=${longRepo}${i}, number=${1000 + i}`);
+    for (const target of everyTarget) expect(text, target).toContain(target);
+    expect(views.slice(0, -1).flatMap((view) => buttons(view.blocks))).toEqual([]);
+    expect(buttons(views.at(-1)!.blocks)).toHaveLength(3);
+    expect(allText(views[1]!.blocks)).toContain(`Plan v1, continued (2/${views.length})`);
+  });
+
+  it('keeps a target longer than a whole section whole, continued in the next section', () => {
+    const plan = hiddenTargets();
+    const huge = `${'a'.repeat(2000)}&${'b'.repeat(2000)}`;
+    plan.steps.push({ id: 'm1', title: 'MCP write', tool: 'mcp_ops_restart', args: { host: huge }, dependsOn: [] });
+    // An MCP tool declares no targets: every arg counts as one (absent from the targets map).
+    const base = proposalOf({ ...plan, steps: plan.steps.slice(0, 4) });
+    const views = planMessages({ ...base, plan, risks: { ...base.risks, m1: 'write' } });
+    for (const view of views) expectWithinLimits(view.blocks);
+    const sections = views.flatMap((view) => view.blocks).flatMap((block) => (block.type === 'section' && block.text ? [block.text.text] : []));
+    expect(sections.join('').replace(/\n/g, '')).toContain(`host=${huge.replace('&', '&amp;')}`);
+  });
+
+  it('lists every target change of a new version even when other changes must give way', () => {
+    const before = hiddenTargets();
+    const after = hiddenTargets();
+    for (let i = 0; i < 80; i++) {
+      before.steps.push({ id: `c${i}`, title: `Comment ${i}`, tool: 'github_comment', args: { repo: 'acme/api', number: i + 1, body: `old ${'text '.repeat(20)}` }, dependsOn: [] });
+      after.steps.push({ id: `c${i}`, title: `Comment ${i}`, tool: 'github_comment', args: { repo: 'acme/api', number: i + 1, body: `new ${'text '.repeat(20)}` }, dependsOn: [] });
+    }
+    after.steps[2]!.args.ref = 'main';
+    after.rollback[0]!.args.repo = 'victim-org/other';
+    const targetsOf = (step: { tool: string; args: Record<string, unknown> }) => (builtins.get(step.tool)!.risk === 'read' ? [] : targetArgNames(builtins.get(step.tool), step.args));
+    const diff = diffPlans(before, after, targetsOf);
+    expect(diff.filter((line) => line.target).map((line) => line.text)).toEqual([`s3 ref: ${JSON.stringify(longRef)} → "main"`, 'rollback r1 repo: "victim-org/prod" → "victim-org/other"']);
+    const views = planMessages(proposalOf(after, { version: 2, diff }));
+    for (const view of views) expectWithinLimits(view.blocks);
+    const text = views.map((view) => allText(view.blocks)).join('\n');
+    expect(text).toContain(`s3 ref: ${JSON.stringify(longRef).replace(/"/g, '\\"')} → \\"main\\"`);
+    expect(text).toContain('rollback r1 repo: \\"victim-org/prod\\" → \\"victim-org/other\\"');
+    expect(text).toMatch(/more changes/);
   });
 });
 

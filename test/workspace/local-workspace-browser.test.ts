@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/agent/plan.ts';
 import { asSlackBlocks, asSlackView } from '../../src/bot/views/limits.ts';
 import { modifyModal, MODIFY_CALLBACK } from '../../src/bot/views/modify-modal.ts';
-import { planMessage, PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION } from '../../src/bot/views/plan-message.ts';
+import { planMessages, PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION } from '../../src/bot/views/plan-message.ts';
 import { statusBoard } from '../../src/bot/views/status-board.ts';
 import { context } from '../../src/bot/views/text.ts';
 import { startLocalWorkspace, type LocalWorkspace } from '../../src/workspace/local/local-workspace.ts';
@@ -28,7 +28,7 @@ function startTinyBot(workspace: LocalWorkspace) {
   app.event('app_mention', async ({ event, client }) => {
     const url = /https?:\/\/\S+/.exec(event.text)?.[0] ?? 'http://127.0.0.1/';
     current = plan(url);
-    const view = planMessage({ run: makeRun({ requester: event.user ?? 'U0' }), version: 1, plan: current, authorKind: 'runbook', authorId: 'check-health', risks: { s1: 'read' }, diff: null, reason: null, autoApproved: false });
+    const view = planMessages({ run: makeRun({ requester: event.user ?? 'U0' }), version: 1, plan: current, authorKind: 'runbook', authorId: 'check-health', risks: { s1: 'read' }, diff: null, reason: null, autoApproved: false })[0]!;
     await client.chat.postMessage({ channel: event.channel, thread_ts: event.ts, text: view.text, blocks: asSlackBlocks(view.blocks) });
   });
   app.action(PLAN_MODIFY_ACTION, async ({ ack, body, client }) => {

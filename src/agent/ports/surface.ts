@@ -1,3 +1,4 @@
+import type { DiffLine } from '../plan-diff.ts';
 import type { Plan } from '../plan.ts';
 import type { EscalationRecord, RunRecord, StepStatus } from './run-store.ts';
 import type { Risk } from './tool.ts';
@@ -32,8 +33,13 @@ export interface ProposedPlan {
   authorId: string;
   /** Risk of each step's tool, for badges. */
   risks: Record<string, Risk>;
+  /**
+   * Each step's target args (forward and rollback, by step id): what the view shows in full for a
+   * write. A step missing here has every arg counted.
+   */
+  targets?: Record<string, readonly string[]>;
   /** Lines describing what changed from the parent version, when there is one. */
-  diff: string[] | null;
+  diff: DiffLine[] | null;
   /** Why this version exists ("replan after s3 failed: …"). */
   reason: string | null;
   /** Set when the plan will run without a click (read-only auto-run). */

@@ -7,11 +7,20 @@ export const RISK_BADGE: Record<Risk, string> = {
   destructive: ':warning: *destructive*',
 };
 
-/** The first few args as `key=value`, each value short; enough to recognise the step, not to audit it. */
-export function keyArgs(args: Record<string, unknown>, maxArgs = 3): string {
-  const entries = Object.entries(args);
-  const shown = entries.slice(0, maxArgs).map(([key, value]) => `${key}=${truncate(renderValue(value), 40)}`);
-  if (entries.length > maxArgs) shown.push(`+${entries.length - maxArgs} more`);
+/**
+ * A step's args as `key=value`. A write's target args (what it acts on: repository, number, tag,
+ * ref, workflow, channel) come first and in full, however long; the others are shortened, enough
+ * to recognise the step. A read step's args are all shortened, targets first. `targets` undefined:
+ * nothing says which args pick the object, so every arg counts as one.
+ */
+export function stepArgs(args: Record<string, unknown>, targets: readonly string[] | undefined, risk: Risk, maxOther = 3): string {
+  const targetNames = (targets ?? Object.keys(args)).filter((name) => args[name] !== undefined);
+  const others = Object.keys(args).filter((name) => !targetNames.includes(name));
+  const full = risk !== 'read';
+  const shown = full ? targetNames.map((name) => `${name}=${renderValue(args[name])}`) : [];
+  const short = full ? others : [...targetNames, ...others];
+  shown.push(...short.slice(0, maxOther).map((name) => `${name}=${truncate(renderValue(args[name]), 40)}`));
+  if (short.length > maxOther) shown.push(`+${short.length - maxOther} more`);
   return escapeText(shown.join(', '));
 }
 

@@ -19,6 +19,16 @@ export interface WorkflowRunLike {
   updated_at: string;
 }
 
+/** describeRun's shape, as tools declare it in their output schemas. */
+export const WorkflowRunSchema = z.object({
+  runId: z.number(),
+  url: z.string(),
+  name: z.string().nullable(),
+  status: z.string().nullable(),
+  conclusion: z.string().nullable(),
+  branch: z.string().nullable(),
+});
+
 export function describeRun(run: WorkflowRunLike) {
   return {
     runId: run.id,

@@ -37,12 +37,16 @@ interface CallRecord {
   ok: boolean;
 }
 
+/** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
+const Output = z.object({ text: z.string(), calls: z.array(z.object({ tool: z.string(), args: z.unknown(), ok: z.boolean() })) });
+
 export function createAgentTaskTool(llm: LlmClient | undefined) {
   return defineTool({
     name: 'agent_task',
     description:
       'Have the executor model investigate with read tools in a bounded loop, when the calls cannot be planned ahead ("find why the last deploys failed"). List the read tools it may call; it makes at most maxCalls calls. Returns { text, calls: [{ tool, args, ok }] }.',
     risk: 'read',
+    output: Output,
     outputFrom: 'model',
     targets: [],
     input: Input,

@@ -8,11 +8,15 @@ function labelNames(labels: readonly (string | { name?: string })[]): string[] {
   return labels.map((label) => (typeof label === 'string' ? label : (label.name ?? ''))).filter(Boolean);
 }
 
+/** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
+const Output = z.object({ number: z.number(), url: z.string(), labels: z.array(z.string()) });
+
 export function createGithubAddLabelsTool(github: Octokit | undefined) {
   return defineTool({
     name: 'github_add_labels',
     description: 'Add labels to an issue or pull request (labels it already has are kept). Returns its url and all its labels after the change.',
     risk: 'write',
+    output: Output,
     targets: ['repo', 'number'],
     input: z.object({
       repo: RepoSchema,

@@ -6,11 +6,15 @@ import { hasMarker, sinceWithSkew, withMarker } from '../github/marker.ts';
 import { NumberArg, RepoSchema, splitRepo } from '../github/repo-ref.ts';
 import { defineTool } from './define-tool.ts';
 
+/** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
+const Output = z.object({ number: z.number(), commentId: z.number(), url: z.string() });
+
 export function createGithubCommentTool(github: Octokit | undefined) {
   return defineTool({
     name: 'github_comment',
     description: 'Add a Markdown comment to an issue or pull request. Returns the comment url and id.',
     risk: 'write',
+    output: Output,
     targets: ['repo', 'number'],
     input: z.object({
       repo: RepoSchema,

@@ -8,11 +8,24 @@ import { firstLine } from './limits.ts';
 const MAX_COMMITS = 50;
 const MAX_FILES = 100;
 
+/** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
+const Output = z.object({
+  url: z.string(),
+  status: z.string(),
+  aheadBy: z.number(),
+  behindBy: z.number(),
+  totalCommits: z.number(),
+  commits: z.array(z.object({ sha: z.string(), message: z.string(), author: z.string().nullable(), url: z.string() })),
+  files: z.array(z.object({ filename: z.string(), status: z.string(), additions: z.number(), deletions: z.number() })),
+  filesTruncated: z.boolean(),
+});
+
 export function createGithubCompareTool(github: Octokit | undefined) {
   return defineTool({
     name: 'github_compare',
     description: 'Compare two refs (branches, tags or SHAs) of a repository: ahead/behind counts, the commits in head not in base (first lines), and changed files. Use to write release notes or check what a deploy would ship.',
     risk: 'read',
+    output: Output,
     targets: ['repo', 'base', 'head'],
     input: z.object({
       repo: RepoSchema,

@@ -6,11 +6,15 @@ import { hasMarker, sinceWithSkew, withMarker } from '../github/marker.ts';
 import { RepoSchema, splitRepo } from '../github/repo-ref.ts';
 import { defineTool } from './define-tool.ts';
 
+/** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
+const Output = z.object({ number: z.number(), url: z.string(), title: z.string() });
+
 export function createGithubCreateIssueTool(github: Octokit | undefined) {
   return defineTool({
     name: 'github_create_issue',
     description: 'Open a new issue in a repository with a title and optional Markdown body, labels and assignees. Returns its number and url.',
     risk: 'write',
+    output: Output,
     targets: ['repo'],
     input: z.object({
       repo: RepoSchema,

@@ -5,12 +5,16 @@ import { hasMarker, sinceWithSkew, withMarker } from '../github/marker.ts';
 import { RepoSchema, splitRepo } from '../github/repo-ref.ts';
 import { defineTool } from './define-tool.ts';
 
+/** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
+const Output = z.object({ releaseId: z.number(), url: z.string(), tag: z.string(), draft: z.boolean().nullable().optional() });
+
 export function createGithubCreateReleaseTool(github: Octokit | undefined) {
   return defineTool({
     name: 'github_create_release',
     description:
       'Create a GitHub release for a tag (the tag is created from `target` when it does not exist yet). Optional name, Markdown body (release notes), draft and prerelease flags. Returns its url, id and tag.',
     risk: 'write',
+    output: Output,
     targets: ['repo', 'tag', 'target'],
     input: z.object({
       repo: RepoSchema,

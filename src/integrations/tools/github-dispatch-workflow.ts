@@ -26,6 +26,9 @@ function runOutput(run: WorkflowRunLike) {
   return { runId: run.id, url: run.html_url, status: run.status, conclusion: run.conclusion };
 }
 
+/** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
+const Output = z.object({ runId: z.number(), url: z.string(), status: z.string().nullable(), conclusion: z.string().nullable() });
+
 export function createGithubDispatchWorkflowTool(github: Octokit | undefined, pollTiming: Partial<PollTiming> = {}) {
   const timing: PollTiming = { ...DEFAULT_POLL_TIMING, ...pollTiming };
   const timeoutS = (args: Input) => args.timeoutS ?? timing.defaultTimeoutS;
@@ -57,6 +60,7 @@ export function createGithubDispatchWorkflowTool(github: Octokit | undefined, po
     description:
       'Start a GitHub Actions workflow that has a workflow_dispatch trigger (deploys, releases, maintenance jobs) on a branch or tag, with optional inputs. By default waits for the run to complete and fails unless it concludes success. Returns runId, url, status and conclusion.',
     risk: 'write',
+    output: Output,
     targets: ['repo', 'workflow', 'ref'],
     input: Input,
     run: (args, ctx) =>

@@ -6,12 +6,25 @@ import { NumberArg, RepoSchema, splitRepo } from '../github/repo-ref.ts';
 import { defineTool } from './define-tool.ts';
 import { truncate } from './limits.ts';
 
+/** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
+const Output = z.object({
+  number: z.number(),
+  url: z.string(),
+  title: z.string(),
+  state: z.string(),
+  merged: z.boolean(),
+  mergeable: z.boolean().nullable(),
+  checks: z.object({ state: z.string(), total: z.number(), failed: z.array(z.string()), pending: z.array(z.string()) }),
+  readyToMerge: z.boolean(),
+});
+
 export function createGithubGetPullTool(github: Octokit | undefined) {
   return defineTool({
     name: 'github_get_pull',
     description:
       'Read one pull request with its mergeability and CI: mergeable (true/false/null while GitHub computes it), mergeableState (clean, blocked, dirty, unstable…), checks.state (success, failure, pending, none) with failed/pending check names, and readyToMerge. Use before github_merge_pull.',
     risk: 'read',
+    output: Output,
     targets: ['repo', 'number'],
     input: z.object({ repo: RepoSchema, number: NumberArg.describe('Pull request number') }),
     run: (args, ctx) =>

@@ -3,15 +3,20 @@ import { requestOptions, runGithub } from '../github/call.ts';
 import type { Octokit } from '../github/client.ts';
 import { RepoSchema, splitRepo } from '../github/repo-ref.ts';
 import { describeRun, WorkflowIdSchema } from '../github/workflow-runs.ts';
+import { WorkflowRunSchema } from '../github/workflow-runs.ts';
 import { defineTool } from './define-tool.ts';
 
 const RUN_STATUSES = ['queued', 'in_progress', 'completed', 'success', 'failure', 'cancelled', 'waiting', 'pending', 'action_required'] as const;
+
+/** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
+const Output = z.object({ repo: z.string(), totalCount: z.number(), runs: z.array(WorkflowRunSchema) });
 
 export function createGithubListWorkflowRunsTool(github: Octokit | undefined) {
   return defineTool({
     name: 'github_list_workflow_runs',
     description: 'List recent GitHub Actions runs of a repository, newest first, optionally for one workflow (file name like "deploy.yml" or numeric id), branch or status. Each run has runId, status, conclusion and url.',
     risk: 'read',
+    output: Output,
     targets: ['repo', 'workflow', 'branch'],
     input: z.object({
       repo: RepoSchema,

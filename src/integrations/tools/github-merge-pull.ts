@@ -4,12 +4,16 @@ import type { Octokit } from '../github/client.ts';
 import { NumberArg, RepoSchema, splitRepo } from '../github/repo-ref.ts';
 import { defineTool } from './define-tool.ts';
 
+/** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
+const Output = z.object({ number: z.number(), url: z.string(), merged: z.boolean(), sha: z.string().nullable() });
+
 export function createGithubMergePullTool(github: Octokit | undefined) {
   return defineTool({
     name: 'github_merge_pull',
     description:
       'Merge a pull request (method merge, squash or rebase; default merge). Fails with a clear message when GitHub says it is not mergeable (conflicts, failing required checks, missing reviews). Check it first with github_get_pull.',
     risk: 'destructive',
+    output: Output,
     targets: ['repo', 'number'],
     input: z.object({
       repo: RepoSchema,

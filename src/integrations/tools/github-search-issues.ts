@@ -3,12 +3,16 @@ import { requestOptions, runGithub } from '../github/call.ts';
 import type { Octokit } from '../github/client.ts';
 import { defineTool } from './define-tool.ts';
 
+/** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
+const Output = z.object({ query: z.string(), totalCount: z.number(), incomplete: z.boolean(), items: z.array(z.object({ number: z.number(), title: z.string(), url: z.string(), repo: z.string(), isPull: z.boolean() })) });
+
 export function createGithubSearchIssuesTool(github: Octokit | undefined) {
   return defineTool({
     name: 'github_search_issues',
     description:
       'Search issues and pull requests with GitHub search syntax, e.g. "repo:acme/api is:issue is:open label:bug" or "repo:acme/api is:pr is:merged merged:>2024-01-01". Returns number, title, url, state, repo and labels per hit.',
     risk: 'read',
+    output: Output,
     targets: ['query'],
     input: z.object({
       query: z.string().min(1).max(256).describe('GitHub search query; include repo:owner/name to stay in one repository'),

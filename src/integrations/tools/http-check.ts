@@ -6,11 +6,15 @@ import { defineTool } from './define-tool.ts';
 const MAX_BODY_BYTES = 1_000_000;
 
 /** `resolve` replaces the system resolver in tests (a name that answers an internal address). */
+/** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
+const Output = z.object({ url: z.string(), status: z.number(), ok: z.boolean(), latencyMs: z.number(), contains: z.boolean().optional(), bodyCut: z.string().optional(), error: z.string().optional() });
+
 export function createHttpCheckTool(httpAllow: readonly string[], options: { resolve?: Resolver } = {}) {
   return defineTool({
     name: 'http_check',
     description: `Request a URL and report whether it answered as expected (status, optional text in the body) and how long it took. Only these hosts may be reached: ${httpAllow.length ? httpAllow.join(', ') : '(none configured: TANDEM_HTTP_ALLOW is empty)'}. Use for health checks after a deploy.`,
     risk: 'read',
+    output: Output,
     targets: ['url'],
     input: z.object({
       url: z.url({ protocol: /^https?$/ }).describe('http(s) URL on an allowed host'),

@@ -18,12 +18,16 @@ function fence(inputs: unknown): string {
   return fenceData(typeof inputs === 'string' ? inputs : JSON.stringify(inputs ?? null, null, 2));
 }
 
+/** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
+const Output = z.object({ text: z.string() });
+
 export function createLlmTaskTool(llm: LlmClient | undefined) {
   return defineTool({
     name: 'llm_task',
     description:
       'Have the executor model do a language step: summarise a diff, draft release notes, classify issues, extract a value. Pass earlier outputs as inputs (e.g. "{{steps.s1.output.commits}}"); they are treated as data only. Returns { text }.',
     risk: 'read',
+    output: Output,
     targets: [],
     outputFrom: 'model',
     input: z.object({

@@ -4,11 +4,15 @@ import type { SlackPoster } from './slack-poster.ts';
 
 const NOT_CONFIGURED = 'Slack is not configured (SLACK_BOT_TOKEN)';
 
+/** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
+const Output = z.object({ channel: z.string(), ts: z.string(), url: z.string().nullable() });
+
 export function createSlackNotifyTool(slack: SlackPoster | undefined) {
   return defineTool({
     name: 'slack_notify',
     description: 'Post a message to a Slack channel (e.g. announce a release). The channel is a channel ID like C0123 or a name like #deploys.',
     risk: 'write',
+    output: Output,
     targets: ['channel'],
     input: z.object({
       channel: z.string().min(1).max(80).describe('Channel ID (C…) or #name'),

@@ -3,8 +3,15 @@ import type { BoardState } from '../agent/ports/surface.ts';
 import type { Conversation } from '../agent/ports/run-store.ts';
 import { describeError } from './replies.ts';
 import type { SlackClient } from './slack-client.ts';
-import { asSlackBlocks } from './views/limits.ts';
+import { asSlackBlocks, type MessageView } from './views/limits.ts';
+import { planBoard } from './views/plan-board.ts';
 import { statusBoard } from './views/status-board.ts';
+
+/**
+ * `plan`: Slack's native plan block; `sections`: section blocks; `auto`: the plan block until Slack
+ * refuses one, then sections for good (the workspace cannot show it).
+ */
+export type BoardStyle = 'auto' | 'plan' | 'sections';
 
 interface RunBoard {
   conversation: Conversation;
@@ -28,6 +35,8 @@ export interface BoardPublisherOptions {
   onBoardPosted?: (runId: string, ts: string) => Promise<void>;
   /** First wait after a send the client gave up on; doubles per failure up to 30 s. */
   retryBaseMs?: number;
+  /** TANDEM_BOARD_STYLE; default auto. */
+  style?: BoardStyle;
 }
 
 /**
@@ -42,6 +51,8 @@ export class BoardPublisher {
   private readonly intervalMs: number;
   /** Counts for the bench and tests: states reported vs. messages posted or edited. */
   readonly stats = { states: 0, sends: 0 };
+  /** Slack refused a plan block here (one bot token is one workspace); auto mode draws sections from then on. */
+  private planRefused = false;
 
   constructor(private readonly options: BoardPublisherOptions) {
     this.intervalMs = options.intervalMs ?? 1000;
@@ -121,7 +132,21 @@ export class BoardPublisher {
 
   private async send(runId: string, entry: RunBoard, state: BoardState): Promise<void> {
     this.stats.sends += 1;
-    const view = statusBoard(state);
+    const style = this.options.style ?? 'auto';
+    const plan = style === 'sections' || (style === 'auto' && this.planRefused) ? undefined : planBoard(state);
+    if (!plan) return this.sendView(runId, entry, statusBoard(state));
+    try {
+      await this.sendView(runId, entry, plan);
+    } catch (error) {
+      if (!REFUSED_BLOCKS.has(slackErrorCode(error) ?? '')) throw error;
+      // The same state goes out at once as sections: nobody in the thread sees the refusal.
+      if (!this.planRefused) this.options.logger.warn({ err: describeError(error), runId, style }, 'Slack refused the plan block; drawing status boards with sections');
+      this.planRefused = true;
+      await this.sendView(runId, entry, statusBoard(state));
+    }
+  }
+
+  private async sendView(runId: string, entry: RunBoard, view: MessageView): Promise<void> {
     const { client } = this.options;
     if (entry.ts) {
       await client.chat.update({ channel: entry.conversation.channel, ts: entry.ts, text: view.text, blocks: asSlackBlocks(view.blocks) });
@@ -139,8 +164,15 @@ const MAX_FAILURES = 8;
 /** Errors where trying again cannot help: the request itself is wrong or the bot may not post there. */
 const PERMANENT = new Set(['channel_not_found', 'not_in_channel', 'is_archived', 'invalid_blocks', 'invalid_blocks_format', 'msg_too_long', 'msg_blocks_too_long', 'no_text', 'invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'missing_scope', 'cant_update_message', 'edit_window_closed']);
 
+/** What Slack answers for a block type it does not take in this workspace or on this method. */
+const REFUSED_BLOCKS = new Set(['invalid_blocks', 'invalid_blocks_format', 'unsupported_block_type']);
+
+function slackErrorCode(error: unknown): string | undefined {
+  return (error as { data?: { error?: string } } | undefined)?.data?.error;
+}
+
 function retryVerdict(error: unknown, failures: number): 'retry' | 'repost' | 'give-up' {
-  const code = (error as { data?: { error?: string } } | undefined)?.data?.error;
+  const code = slackErrorCode(error);
   if (code === 'message_not_found') return 'repost';
   if ((code && PERMANENT.has(code)) || failures >= MAX_FAILURES) return 'give-up';
   return 'retry';

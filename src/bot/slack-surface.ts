@@ -1,7 +1,7 @@
 import type { EscalationRecord, RunRecord } from '../agent/ports/run-store.ts';
 import type { BoardState, ProposedPlan, RunSummary, Surface } from '../agent/ports/surface.ts';
 import type { Logger } from '../observability/logger.ts';
-import { BoardPublisher } from './board-publisher.ts';
+import { BoardPublisher, type BoardStyle } from './board-publisher.ts';
 import { PlanMessages } from './plan-messages.ts';
 import { describeError } from './replies.ts';
 import type { SlackClient } from './slack-client.ts';
@@ -19,6 +19,8 @@ export interface SlackSurfaceOptions {
   boardIntervalMs?: number;
   boardRetryBaseMs?: number;
   onBoardPosted?: (runId: string, ts: string) => Promise<void>;
+  /** TANDEM_BOARD_STYLE. */
+  boardStyle?: BoardStyle;
 }
 
 /** Every message about a run goes in the thread of the mention that started it. */
@@ -30,7 +32,7 @@ export class SlackSurface implements Surface {
 
   constructor(private readonly options: SlackSurfaceOptions) {
     this.plans = new PlanMessages(options.client, options.logger);
-    this.board = new BoardPublisher({ client: options.client, logger: options.logger, intervalMs: options.boardIntervalMs, retryBaseMs: options.boardRetryBaseMs, onBoardPosted: options.onBoardPosted });
+    this.board = new BoardPublisher({ client: options.client, logger: options.logger, intervalMs: options.boardIntervalMs, retryBaseMs: options.boardRetryBaseMs, onBoardPosted: options.onBoardPosted, style: options.boardStyle });
   }
 
   async planning(run: RunRecord): Promise<void> {

@@ -118,6 +118,7 @@ const EnvSchema = z.object({
   TANDEM_MCP_CONFIG: z.string().min(1).optional(),
   TANDEM_MODEL_PRICES: z.string().optional(),
   TANDEM_RUNBOOKS_DIR: z.string().min(1).default('./runbooks'),
+  TANDEM_BOARD_STYLE: z.enum(['auto', 'plan', 'sections'], { error: 'expected auto, plan or sections' }).default('auto'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -154,6 +155,8 @@ export interface Config {
   autoRunReadOnly: boolean;
   mcpConfigPath: string | undefined;
   runbooksDir: string;
+  /** How the status board is drawn: Slack's plan block, sections, or the plan block until Slack refuses it. */
+  boardStyle: 'auto' | 'plan' | 'sections';
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   /** Every secret value, so loggers and prompts can strip them. */
   secrets: string[];
@@ -256,6 +259,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     autoRunReadOnly: e.TANDEM_AUTO_RUN_READ_ONLY,
     mcpConfigPath: e.TANDEM_MCP_CONFIG,
     runbooksDir: e.TANDEM_RUNBOOKS_DIR,
+    boardStyle: e.TANDEM_BOARD_STYLE,
     logLevel: e.LOG_LEVEL,
     secrets,
   };

@@ -85,6 +85,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       client: slackClient,
       logger,
       escalateTo: config.escalateTo,
+      boardStyle: config.boardStyle,
       onBoardPosted: async (runId, ts) => {
         await store.updateRun(runId, { boardRef: ts });
       },

@@ -116,6 +116,9 @@ export function visibleText(message: { text?: string; blocks?: unknown[] | undef
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) return node.forEach(visit);
     if (!node || typeof node !== 'object') return;
+    // A task card reads as one row: its state, title, details, output and links.
+    if ((node as { type?: unknown }).type === 'task_card') return void parts.push(taskCardLine(node as Record<string, unknown>));
+    if ((node as { type?: unknown }).type === 'plan' && typeof (node as { title?: unknown }).title === 'string') parts.push((node as { title: string }).title);
     for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
       if ((key === 'text' || key === 'alt_text' || key === 'url') && typeof value === 'string') parts.push(value);
       else visit(value);
@@ -123,6 +126,20 @@ export function visibleText(message: { text?: string; blocks?: unknown[] | undef
   };
   visit(message.blocks ?? []);
   return parts.join('\n');
+}
+
+function taskCardLine(card: Record<string, unknown>): string {
+  const texts: string[] = [];
+  const collect = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(collect);
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+      if ((key === 'text' || key === 'url') && typeof value === 'string') texts.push(value);
+      else collect(value);
+    }
+  };
+  collect([card.details, card.output, card.sources]);
+  return [`[${String(card.status)}] ${String(card.title)}`, ...texts].join(' · ');
 }
 
 /** The bot's messages in a thread (the person's own messages left out). */

@@ -4,7 +4,7 @@ import { decodeEscalationRef, decodePlanRef } from '../../src/bot/views/button-v
 import { appHomeView } from '../../src/bot/views/app-home.ts';
 import { escapeKeepingMentions } from '../../src/bot/views/text.ts';
 import { ESCALATION_ACTIONS, escalationMessage } from '../../src/bot/views/escalation.ts';
-import { HomeViewSchema, MessageBlocksSchema, ModalViewSchema, type Block } from '../../src/bot/views/limits.ts';
+import { HomeViewSchema, MessageBlocksSchema, ModalViewSchema, type MessageBlock } from '../../src/bot/views/limits.ts';
 import { modifyModal } from '../../src/bot/views/modify-modal.ts';
 import { PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION, planMessages } from '../../src/bot/views/plan-message.ts';
 import type { ProposedPlan } from '../../src/agent/ports/surface.ts';
@@ -17,10 +17,10 @@ import { summaryMessage } from '../../src/bot/views/summary.ts';
 import { parsePlanYaml, readModifySubmission } from '../../src/bot/modify-submission.ts';
 import { makeBoard, makeEscalation, makePlan, makeProposal, makeRun } from '../fakes/slack-fixtures.ts';
 
-const allText = (blocks: Block[]) => JSON.stringify(blocks);
-const buttons = (blocks: Block[]) => blocks.flatMap((b) => (b.type === 'actions' ? b.elements : []));
+const allText = (blocks: MessageBlock[]) => JSON.stringify(blocks);
+const buttons = (blocks: MessageBlock[]) => blocks.flatMap((b) => (b.type === 'actions' ? b.elements : []));
 
-function expectWithinLimits(blocks: Block[]) {
+function expectWithinLimits(blocks: MessageBlock[]) {
   const result = MessageBlocksSchema.safeParse(blocks);
   expect(result.success ? [] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([]);
 }

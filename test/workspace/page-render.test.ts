@@ -62,4 +62,25 @@ describe('page rendering of Block Kit', () => {
     expect(html).toContain('<div class="bk-hint">Edit me</div>');
     expect(html).toContain('<div class="bk-error" role="alert">Line 1: bad &lt;yaml&gt;</div>');
   });
+
+  it('draws the status board as Slack draws a plan block: a checklist of task cards with their state, details, output and links, all escaped', () => {
+    const html = renderBlocks([
+      {
+        type: 'plan',
+        title: 'Running: ship <it>',
+        tasks: [
+          { type: 'task_card', task_id: 's1', title: '1. Check <site>', status: 'complete', details: { type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'done · 2s' }] }] }, output: { type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'HTTP 200 <b>' }] }] }, sources: [{ type: 'url', url: 'https://example.test/r/1', text: 'link' }, { type: 'url', url: 'javascript:alert(1)', text: 'bad' }] },
+          { type: 'task_card', task_id: 's2', title: '2. Merge', status: 'in_progress' },
+          { type: 'task_card', task_id: 's3', title: '3. Skipped', status: 'pending', details: { type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'skipped — this step did not run' }] }] } },
+        ],
+      },
+    ]);
+    expect(html).toContain('<div class="bk-plan-title">Running: ship &lt;it&gt;</div>');
+    expect(html).toContain('<li class="bk-task bk-task-complete"><span class="bk-task-icon" title="complete">✔</span>');
+    expect(html).toContain('<div class="bk-task-title">1. Check &lt;site&gt;</div><div class="bk-task-details">done · 2s</div><div class="bk-task-output">HTTP 200 &lt;b&gt;</div>');
+    expect(html).toContain('<a href="https://example.test/r/1" target="_blank" rel="noopener noreferrer">link</a>');
+    expect(html).not.toContain('javascript:');
+    expect(html).toContain('bk-task-in_progress');
+    expect(html).toContain('skipped — this step did not run');
+  });
 });

@@ -26,6 +26,13 @@ export const LIMITS = {
   messageText: 4000,
   /** Seen to fail with msg_blocks_too_long above ~13k; we stay well under. */
   messageBlocksChars: 12_000,
+  /** Task cards per plan block: reported by a third party, not by Slack; beyond it we draw sections. */
+  planTasks: 50,
+  /** Plan and task-card titles: Slack documents no maximum; a header's 150 is the cautious guess. */
+  planTitle: 150,
+  taskTitle: 150,
+  /** Text inside a task card's details or output (no documented maximum; kept short). */
+  taskText: 1000,
 } as const;
 
 const id = z.string().min(1).max(LIMITS.id);
@@ -74,15 +81,53 @@ const InputSchema = z.object({
 
 export const BlockSchema = z.union([SectionSchema, HeaderSchema, DividerSchema, ContextSchema, ActionsSchema, InputSchema]);
 export type Block = z.infer<typeof BlockSchema>;
+
+/** rich_text as a task card carries it: sections of plain text and links. */
+const RichTextSchema = z.object({
+  type: z.literal('rich_text'),
+  elements: z
+    .array(
+      z.object({
+        type: z.literal('rich_text_section'),
+        elements: z.array(z.union([z.object({ type: z.literal('text'), text: z.string().min(1).max(LIMITS.taskText) }), z.object({ type: z.literal('link'), url: z.string().max(LIMITS.url), text: z.string().max(LIMITS.taskText).optional() })])).min(1),
+      }),
+    )
+    .min(1),
+});
+
+const TaskCardSchema = z.object({
+  type: z.literal('task_card'),
+  task_id: id,
+  title: z.string().min(1).max(LIMITS.taskTitle),
+  status: z.enum(['pending', 'in_progress', 'complete', 'error']),
+  details: RichTextSchema.optional(),
+  output: RichTextSchema.optional(),
+  sources: z.array(z.object({ type: z.literal('url'), url: z.string().min(1).max(LIMITS.url), text: z.string().min(1) })).optional(),
+});
+
+export const PlanBlockSchema = z.object({
+  type: z.literal('plan'),
+  block_id: id.optional(),
+  title: z.string().min(1).max(LIMITS.planTitle),
+  tasks: z
+    .array(TaskCardSchema)
+    .min(1)
+    .max(LIMITS.planTasks)
+    .refine((tasks) => new Set(tasks.map((t) => t.task_id)).size === tasks.length, 'task_id values must be unique'),
+});
+
+/** Blocks only messages take (Slack's agent surfaces); modals and the Home tab use BlockSchema. */
+export const MessageBlockSchema = z.union([BlockSchema, PlanBlockSchema]);
+export type MessageBlock = Block | types.PlanBlock;
 export type Button = z.infer<typeof ButtonSchema>;
 
-function uniqueBlockIds(blocks: Block[]): boolean {
+function uniqueBlockIds(blocks: { block_id?: string }[]): boolean {
   const ids = blocks.map((b) => b.block_id).filter((b): b is string => b !== undefined);
   return new Set(ids).size === ids.length;
 }
 
 export const MessageBlocksSchema = z
-  .array(BlockSchema)
+  .array(MessageBlockSchema)
   .max(LIMITS.messageBlocks)
   .refine(uniqueBlockIds, 'block_id values must be unique')
   .refine((blocks) => JSON.stringify(blocks).length <= LIMITS.messageBlocksChars, `blocks exceed ${LIMITS.messageBlocksChars} characters`);
@@ -109,7 +154,7 @@ export type HomeView = z.infer<typeof HomeViewSchema>;
 /** A message as a view builds it: fallback text for notifications plus blocks. */
 export interface MessageView {
   text: string;
-  blocks: Block[];
+  blocks: MessageBlock[];
 }
 
 /**

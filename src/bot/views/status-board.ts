@@ -14,7 +14,7 @@ export const STEP_EMOJI: Record<StepStatus, string> = {
   uncertain: ':grey_question:',
 };
 
-const RUN_LABEL: Record<BoardState['runStatus'], string> = {
+export const RUN_LABEL: Record<BoardState['runStatus'], string> = {
   planning: 'Planning',
   'awaiting-approval': 'Waiting for approval',
   'awaiting-answer': 'Waiting for an answer',

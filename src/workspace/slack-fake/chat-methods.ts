@@ -4,9 +4,19 @@ import type { FakeMessage, WorkspaceModel } from './workspace-model.ts';
 
 type Handler = (params: Params, model: WorkspaceModel, baseUrl: string) => MethodResult;
 
-function readContent(params: Params): { text: string | undefined; blocks: unknown[] | undefined } | MethodResult {
+/** Slack's answer to a block type the workspace does not take, in the shape it sends. */
+function refusedBlock(model: WorkspaceModel, blocks: unknown): MethodResult | undefined {
+  if (!Array.isArray(blocks)) return undefined;
+  const index = blocks.findIndex((block) => model.refusedBlockTypes.has(String((block as { type?: unknown } | null)?.type)));
+  if (index === -1) return undefined;
+  return fail('invalid_blocks', [`[ERROR] unsupported type: ${String((blocks[index] as { type?: unknown }).type)} [json-pointer:/blocks/${index}/type]`]);
+}
+
+function readContent(params: Params, model: WorkspaceModel): { text: string | undefined; blocks: unknown[] | undefined } | MethodResult {
   const blocks = jsonParam(params, 'blocks');
   if (!blocks.ok) return fail('invalid_blocks_format');
+  const refused = refusedBlock(model, blocks.value);
+  if (refused) return refused;
   const text = params.text;
   if (!text && !blocks.value) return fail('no_text');
   const problem = checkMessage(text, blocks.value);
@@ -20,7 +30,7 @@ export const chatMethods: Record<string, Handler> = {
   'chat.postMessage'(params, model) {
     const channel = params.channel;
     if (!channel) return fail('channel_not_found');
-    const content = readContent(params);
+    const content = readContent(params, model);
     if (isFailure(content)) return content;
     const metadata = jsonParam(params, 'metadata');
     if (!metadata.ok) return fail('invalid_metadata_format');
@@ -45,6 +55,8 @@ export const chatMethods: Record<string, Handler> = {
     if (message.user !== model.bot.userId) return fail('cant_update_message');
     const blocks = jsonParam(params, 'blocks');
     if (!blocks.ok) return fail('invalid_blocks_format');
+    const refused = refusedBlock(model, blocks.value);
+    if (refused) return refused;
     const problem = checkUpdate(params.text, blocks.value);
     if (problem) return fail(problem.error, problem.messages);
     if (params.text !== undefined) message.text = params.text;
@@ -56,7 +68,7 @@ export const chatMethods: Record<string, Handler> = {
   'chat.postEphemeral'(params, model) {
     if (!params.channel) return fail('channel_not_found');
     if (!params.user) return fail('user_not_in_channel');
-    const content = readContent(params);
+    const content = readContent(params, model);
     if (isFailure(content)) return content;
     const ts = model.nextTs();
     model.ephemerals.push({ channel: params.channel, user: params.user, threadTs: params.thread_ts || undefined, text: content.text ?? '', blocks: content.blocks, ts });

@@ -45,6 +45,8 @@ export class WorkspaceModel {
   readonly users = new Map<string, { id: string; name: string; real_name: string; tz?: string; tz_label?: string; tz_offset?: number }>();
   readonly channels = new Set<string>(['C1', 'C2']);
   readonly bot = { userId: 'UBOT', botId: 'BBOT', teamId: 'T1' };
+  /** Block types this workspace answers `invalid_blocks` for (e.g. `plan` where agent blocks are not on). */
+  readonly refusedBlockTypes = new Set<string>();
   private viewSeq = 0;
 
   /**

@@ -38,6 +38,29 @@ function renderInput(block, context) {
   return `<label class="bk-label">${renderText(block.label)}${optional}</label>${field}${hint}${error}`;
 }
 
+const TASK_ICON = { pending: '○', in_progress: '◐', complete: '✔', error: '✖' };
+
+// rich_text as task cards carry it: sections of text and links, read as plain text.
+function renderRichText(rich) {
+  const sections = Array.isArray(rich?.elements) ? rich.elements : [];
+  return sections
+    .flatMap((section) => (Array.isArray(section?.elements) ? section.elements : []))
+    .map((element) => (element?.type === 'link' && /^https?:/i.test(String(element.url)) ? `<a href="${escapeHtml(element.url)}" target="_blank" rel="noopener noreferrer">${escapeHtml(element.text ?? element.url)}</a>` : escapeHtml(String(element?.text ?? ''))))
+    .join('');
+}
+
+function renderTaskCard(task) {
+  const status = Object.hasOwn(TASK_ICON, task?.status) ? task.status : 'pending';
+  const details = task.details ? `<div class="bk-task-details">${renderRichText(task.details)}</div>` : '';
+  const output = task.output ? `<div class="bk-task-output">${renderRichText(task.output)}</div>` : '';
+  const sources = (Array.isArray(task.sources) ? task.sources : [])
+    .filter((source) => /^https?:/i.test(String(source?.url)))
+    .map((source) => `<a href="${escapeHtml(source.url)}" target="_blank" rel="noopener noreferrer">${escapeHtml(source.text ?? source.url)}</a>`)
+    .join(' ');
+  const links = sources ? `<div class="bk-task-sources">${sources}</div>` : '';
+  return `<li class="bk-task bk-task-${status}"><span class="bk-task-icon" title="${status.replace('_', ' ')}">${TASK_ICON[status]}</span><div class="bk-task-body"><div class="bk-task-title">${escapeHtml(String(task.title ?? ''))}</div>${details}${output}${links}</div></li>`;
+}
+
 function renderBlock(block, context) {
   const ctx = { ...context, blockId: block.block_id };
   switch (block.type) {
@@ -57,6 +80,8 @@ function renderBlock(block, context) {
       return `<div class="bk-actions">${(block.elements ?? []).filter((e) => e.type === 'button').map((e) => renderButton(e, ctx)).join('')}</div>`;
     case 'input':
       return `<div class="bk-input-block">${renderInput(block, context)}</div>`;
+    case 'plan':
+      return `<div class="bk-plan"><div class="bk-plan-title">${escapeHtml(String(block.title ?? ''))}</div><ol class="bk-tasks">${(Array.isArray(block.tasks) ? block.tasks : []).map(renderTaskCard).join('')}</ol></div>`;
     default:
       return `<div class="bk-unknown">[${escapeHtml(String(block.type))} block]</div>`;
   }

@@ -105,7 +105,7 @@ const TaskCardSchema = z.object({
   sources: z.array(z.object({ type: z.literal('url'), url: z.string().min(1).max(LIMITS.url), text: z.string().min(1) })).optional(),
 });
 
-export const PlanBlockSchema = z.object({
+const PlanBlockSchema = z.object({
   type: z.literal('plan'),
   block_id: id.optional(),
   title: z.string().min(1).max(LIMITS.planTitle),
@@ -117,7 +117,7 @@ export const PlanBlockSchema = z.object({
 });
 
 /** Blocks only messages take (Slack's agent surfaces); modals and the Home tab use BlockSchema. */
-export const MessageBlockSchema = z.union([BlockSchema, PlanBlockSchema]);
+const MessageBlockSchema = z.union([BlockSchema, PlanBlockSchema]);
 export type MessageBlock = Block | types.PlanBlock;
 export type Button = z.infer<typeof ButtonSchema>;
 

@@ -12,7 +12,7 @@ type TaskStatus = types.TaskCardBlock['status'];
  * work, so neither reads as complete: a skipped step stays an open box (it never ran), a cancelled
  * one is marked as stopped; the card's details say which in words.
  */
-export const TASK_STATUS: Record<StepStatus, TaskStatus> = {
+const TASK_STATUS: Record<StepStatus, TaskStatus> = {
   pending: 'pending',
   running: 'in_progress',
   waiting: 'in_progress',

@@ -192,7 +192,7 @@ describe('local workspace: page and browser API', () => {
     expect(form.status).toBe(403);
     expect(receiver.received).toHaveLength(0);
     const stranger = new webApi.WebClient('xoxb-someone-else', { slackApiUrl: workspace.slackApiUrl, retryConfig: { retries: 0 } });
-    await expect(stranger.chat.postMessage({ channel: 'CGENERAL', text: 'hi' })).rejects.toThrow(/invalid_auth/);
+    await expect(stranger.chat.postMessage({ channel: 'CGENERAL', text: 'hi' })).rejects.toThrow(/statusCode = 403/);
 
     await receiver.close();
     const down = await browserPost('messages', { text: '@tandem hi' });
@@ -215,7 +215,7 @@ describe('local workspace: page and browser API', () => {
     }
   });
 
-  it('refuses every page route without the key with 403 and a one-line reason, and changes nothing', async () => {
+  it('refuses every route without the key (or, for the bot, its token or response URL) with 403 and a one-line reason, and changes nothing', async () => {
     workspace.connectBot(receiver.eventsUrl);
     const before = await state();
     const attempts: { method: string; path: string; headers?: Record<string, string>; body?: string }[] = [
@@ -228,11 +228,17 @@ describe('local workspace: page and browser API', () => {
       { method: 'POST', path: '/local/messages', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: '@tandem deploy' }) },
       { method: 'POST', path: '/local/messages', headers: { 'content-type': 'application/json', cookie: 'tandem_local_1=guess' }, body: JSON.stringify({ text: 'hello' }) },
     ];
-    for (const attempt of attempts) {
+    const json = { 'content-type': 'application/json' };
+    const forBot = [
+      { method: 'POST', path: '/api/chat.postMessage', headers: json, body: JSON.stringify({ channel: 'CGENERAL', text: 'injected' }) },
+      { method: 'POST', path: '/api/chat.postMessage', headers: { ...json, authorization: 'Bearer xoxb-guess' }, body: JSON.stringify({ channel: 'CGENERAL', text: 'injected' }) },
+      { method: 'POST', path: '/respond/x', headers: json, body: JSON.stringify({ response_type: 'in_channel', text: 'injected' }) },
+    ];
+    for (const attempt of [...attempts, ...forBot]) {
       const answer = await rawRequest(attempt);
       expect(answer.status, `${attempt.method} ${attempt.path}`).toBe(403);
       const error = (JSON.parse(answer.body) as { error: string }).error;
-      expect(error).toMatch(/does not carry the local workspace key/);
+      expect(error).toMatch(attempts.includes(attempt) ? /does not carry the local workspace key/ : /bot token made at start-up|not a response URL/);
       expect(error).not.toContain('\n');
     }
     expect(receiver.received).toHaveLength(0);
@@ -261,7 +267,8 @@ describe('local workspace: page and browser API', () => {
     const fromEvil = await rawRequest({ method: 'POST', path: '/respond/x', headers: { origin: 'http://evil.example', 'content-type': 'text/plain' }, body: forged });
     expect(fromEvil.status).toBe(403);
     const madeUp = await rawRequest({ method: 'POST', path: `/respond/${crypto.randomUUID()}`, headers: { 'content-type': 'application/json' }, body: forged });
-    expect(madeUp.status).toBe(404);
+    expect(madeUp.status).toBe(403);
+    expect(madeUp.body).toMatch(/not a response URL this workspace handed to the bot/);
     await browserPost('messages', { text: '/tandem status' });
     const issued = new URL(String(receiver.received.at(-1)!.json.response_url));
     const asText = await rawRequest({ method: 'POST', path: issued.pathname, headers: { 'content-type': 'text/plain' }, body: forged });

@@ -52,7 +52,7 @@ export async function startLocalWorkspace(options: { port?: number; signingSecre
   });
 
   await fake.start(options.port ?? 0);
-  const access = createWorkspaceKey(Number(new URL(fake.origin).port));
+  const access = createWorkspaceKey({ port: Number(new URL(fake.origin).port), botToken, isIssuedResponse: (id) => fake.isIssuedResponse(id) });
   const ctx: BrowserContext = { fake, modal, feed, bot: () => bot, notice: { text: null }, cookie: access.cookie };
   routes = browserRoutes(ctx, options.logger);
   guard = access.guard;

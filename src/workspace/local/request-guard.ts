@@ -12,9 +12,12 @@ import type { RequestGuard } from '../slack-fake/server.ts';
  * - The page and its browser API need the key made at start-up: `?k=<key>` in the printed address,
  *   then a cookie (HttpOnly, SameSite=Strict) the page's own requests carry. Other sites cannot
  *   read it or make the browser send it.
- * - `/api/` is the fake Web API: the bot token made at start-up stands in for the key there.
- * - `/respond/<id>` takes only the random response_urls the bot was handed (checked by the fake).
+ * - The bot does not hold the key; what it holds is as secret: at `/api/` (the fake Web API) the bot
+ *   token made at start-up, at `/respond/<id>` a random response_url it was handed.
  * - A POST outside the Web API must be JSON, which a cross-site form cannot send without a preflight.
+ *
+ * Every refusal is 403 with a one-line reason (415 for a keyed request that is not JSON), before the
+ * body is read or anything changes.
  */
 export interface WorkspaceKey {
   /** The key itself, for the printed address. */
@@ -24,7 +27,8 @@ export interface WorkspaceKey {
   guard: RequestGuard;
 }
 
-export function createWorkspaceKey(port: number): WorkspaceKey {
+export function createWorkspaceKey(input: { port: number; botToken: string; isIssuedResponse: (id: string) => boolean }): WorkspaceKey {
+  const { port } = input;
   const key = randomBytes(24).toString('base64url');
   // Browsers share cookies across the ports of one host, so the name carries the port.
   const cookieName = `tandem_local_${port}`;
@@ -36,9 +40,13 @@ export function createWorkspaceKey(port: number): WorkspaceKey {
     if (!hosts.has(host)) return refuse(`Host "${host}" is not the local workspace's address; open the address Tandem printed.`);
     const origin = req.headers.origin;
     if (origin !== undefined && origin !== `http://${host}`) return refuse('Requests to the local workspace must come from its own page.');
-    if (url.pathname.startsWith('/api/')) return undefined;
+    if (url.pathname.startsWith('/api/')) {
+      return sameKey(input.botToken, bearer(req)) ? undefined : refuse("The local workspace's Web API takes only the bot token made at start-up.");
+    }
     const notJson = req.method === 'POST' && !isJson(req) ? { status: 415, error: 'The local workspace takes JSON request bodies only.' } : undefined;
-    if (url.pathname.startsWith('/respond/')) return notJson;
+    if (url.pathname.startsWith('/respond/')) {
+      return input.isIssuedResponse(url.pathname.slice('/respond/'.length)) ? notJson : refuse('That is not a response URL this workspace handed to the bot.');
+    }
     if (!sameKey(key, url.searchParams.get('k') ?? readCookie(req, cookieName))) {
       return refuse('This request does not carry the local workspace key; open the address Tandem printed ("Local workspace: …").');
     }
@@ -49,6 +57,10 @@ export function createWorkspaceKey(port: number): WorkspaceKey {
 
 function isJson(req: IncomingMessage): boolean {
   return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
+
+function bearer(req: IncomingMessage): string | undefined {
+  return /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
 }
 
 function readCookie(req: IncomingMessage, name: string): string | undefined {

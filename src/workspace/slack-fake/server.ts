@@ -127,6 +127,12 @@ export class SlackFakeServer {
     return `${this.base}/respond/${id}`;
   }
 
+  /** Whether `id` names a response_url handed out and not yet expired. */
+  isIssuedResponse(id: string): boolean {
+    const issuedAt = this.issuedResponses.get(id);
+    return issuedAt !== undefined && Date.now() - issuedAt <= RESPONSE_URL_TTL_MS;
+  }
+
   callsOf(method: string): RecordedCall[] {
     return this.calls.filter((call) => call.method === method);
   }
@@ -184,8 +190,7 @@ export class SlackFakeServer {
     const body = read.body;
     if (req.method === 'POST' && url.pathname.startsWith('/respond/')) {
       const id = url.pathname.slice('/respond/'.length);
-      const issuedAt = this.issuedResponses.get(id);
-      if (issuedAt === undefined || Date.now() - issuedAt > RESPONSE_URL_TTL_MS) return send(res, 404, { ok: false, error: 'expired_url' });
+      if (!this.isIssuedResponse(id)) return send(res, 404, { ok: false, error: 'expired_url' });
       this.model.responses.push({ id, body: safeObject(body) });
       this.record({ method: 'response_url', params: { body }, status: 200, response: { ok: true }, at: Date.now() });
       return send(res, 200, { ok: true });

@@ -4,7 +4,7 @@ import type { AgentContext } from './context.ts';
 import type { Result } from './errors.ts';
 import { validatePlan } from './plan-validation.ts';
 import { makePlan } from './planner.ts';
-import { plannerDeps } from './planning.ts';
+import { addPlannedVersion, plannerDeps } from './planning.ts';
 import { refusalMessage } from './decision-refusals.ts';
 import type { DecisionInput, PlanVersionRecord, RunRecord } from './ports/run-store.ts';
 import { proposeVersion } from './proposal.ts';
@@ -118,7 +118,7 @@ export async function revisePlan(ctx: AgentContext, input: { runId: string; plan
       await ctx.store.transitionRun(run.id, ['planning'], 'awaiting-approval');
       return;
     }
-    const record = await ctx.store.addPlanVersion({ runId: run.id, plan: planned.value.plan, authorKind: 'planner', authorId: planned.value.author, parentVersion: version.version, reason: `revised at <@${input.userId}>'s request: ${input.instruction.slice(0, 300)}` });
+    const record = await addPlannedVersion(ctx, { runId: run.id, planned: planned.value, parentVersion: version.version, reason: `revised at <@${input.userId}>'s request: ${input.instruction.slice(0, 300)}` });
     await ctx.store.updateRun(run.id, { currentPlanVersion: record.version });
     await proposeVersion(ctx, record, { from: ['planning'], kind: 'revision' });
   })();

@@ -20,6 +20,10 @@ export interface PlannerDeps {
   secrets: readonly string[];
   /** Called for every model answer, so tokens count against the run's budget. */
   onUsage?: (response: LlmResponse<unknown>) => Promise<void>;
+  /** The same for the fallback planner's answer. */
+  onFallbackUsage?: (response: LlmResponse<unknown>) => Promise<void>;
+  /** A valid plan below this confidence is handed to the fallback planner, if one is configured. */
+  confidenceThreshold?: number;
   signal?: AbortSignal;
 }
 
@@ -27,35 +31,79 @@ export interface PlannedResult {
   plan: Plan;
   /** `provider:model` of the model that wrote it. */
   author: string;
+  /** Set when the fallback planner wrote the plan: why it was asked. */
+  fallback?: string;
 }
 
+type Attempt = { kind: 'valid'; value: PlannedResult } | { kind: 'invalid'; problems: string[] } | { kind: 'failed'; error: string };
+
+/**
+ * The planner, with its repair rounds; then, when its answer is still invalid or its confidence is under
+ * the threshold and PLANNER_FALLBACK_MODEL is set, the fallback model plans once from the same prompt.
+ */
 export async function makePlan(deps: PlannerDeps, request: PlanRequest, options: Pick<PlanValidationOptions, 'completedSteps'> = {}): Promise<Result<PlannedResult>> {
   if (!deps.llm.has('planner')) {
     return { ok: false, error: 'No planner model is configured: set PLANNER_MODEL (e.g. openai:gpt-4o) with OPENAI_API_KEY, or anthropic:… with ANTHROPIC_API_KEY.' };
   }
   const system = plannerSystemPrompt({ maxSteps: deps.maxSteps });
-  const messages: LlmMessage[] = [{ role: 'user', content: plannerUserPrompt(request, deps.tools.catalogue(), { maxSteps: deps.maxSteps }, deps.secrets) }];
+  const prompt: LlmMessage = { role: 'user', content: plannerUserPrompt(request, deps.tools.catalogue(), { maxSteps: deps.maxSteps }, deps.secrets) };
+  const primary = await attemptPlan(deps, { role: 'planner', system, prompt, rounds: REPAIR_ROUNDS, runId: request.runId, onUsage: deps.onUsage }, options);
+  if (primary.kind === 'failed') return { ok: false, error: primary.error };
+  const why = fallbackReason(primary, deps.confidenceThreshold);
+  if (!why || !deps.llm.has('planner-fallback')) return primary.kind === 'valid' ? { ok: true, value: primary.value } : { ok: false, error: invalidMessage(primary.problems) };
+  const fallback = await attemptPlan(deps, { role: 'planner-fallback', system, prompt, rounds: 0, runId: request.runId, onUsage: deps.onFallbackUsage }, options);
+  if (fallback.kind === 'valid') return { ok: true, value: { ...fallback.value, fallback: why } };
+  // A low-confidence plan still stands (it escalates as usual); an invalid one fails with both models' reasons.
+  if (primary.kind === 'valid') return { ok: true, value: primary.value };
+  const also = fallback.kind === 'failed' ? fallback.error : `its answer was invalid too: ${fallback.problems.slice(0, 5).join('; ')}`;
+  return { ok: false, error: `${invalidMessage(primary.problems)} The fallback planner was asked once: ${also}` };
+}
+
+function fallbackReason(attempt: Exclude<Attempt, { kind: 'failed' }>, threshold: number | undefined): string | null {
+  if (attempt.kind === 'invalid') return `the planner's answer was still invalid after ${REPAIR_ROUNDS} repair rounds`;
+  const confidence = attempt.value.plan.confidence;
+  if (threshold !== undefined && confidence < threshold) return `the planner's confidence ${confidence.toFixed(2)} was below the threshold ${threshold}`;
+  return null;
+}
+
+function invalidMessage(problems: string[]): string {
+  return `The planner could not produce a valid plan after ${REPAIR_ROUNDS} repair rounds: ${problems.slice(0, 5).join('; ')}`;
+}
+
+interface AttemptSpec {
+  role: 'planner' | 'planner-fallback';
+  system: string;
+  prompt: LlmMessage;
+  rounds: number;
+  runId: string | undefined;
+  onUsage: ((response: LlmResponse<unknown>) => Promise<void>) | undefined;
+}
+
+/** One model's answer and up to `rounds` repair rounds that show it what was wrong. */
+async function attemptPlan(deps: PlannerDeps, spec: AttemptSpec, options: Pick<PlanValidationOptions, 'completedSteps'>): Promise<Attempt> {
+  const messages: LlmMessage[] = [spec.prompt];
+  const model = spec.role === 'planner' ? 'planner model' : 'fallback planner model';
   let problems: string[] = [];
-  for (let round = 0; round <= REPAIR_ROUNDS; round++) {
+  for (let round = 0; round <= spec.rounds; round++) {
     let answerText: string;
     try {
-      const response = await deps.llm.generate({ role: 'planner', system, messages: [...messages], schema: PlannerAnswerSchema, schemaName: 'plan', runId: request.runId, signal: deps.signal });
-      await deps.onUsage?.(response);
+      const response = await deps.llm.generate({ role: spec.role, system: spec.system, messages: [...messages], schema: PlannerAnswerSchema, schemaName: 'plan', runId: spec.runId, signal: deps.signal });
+      await spec.onUsage?.(response);
       answerText = JSON.stringify(response.value);
       const input = answerToPlanInput(response.value);
       const checked = input.ok ? validatePlan(input.value, deps.tools, { maxSteps: deps.maxSteps, ...options }) : input;
-      if (checked.ok) return { ok: true, value: { plan: checked.value, author: `${response.provider}:${response.model}` } };
+      if (checked.ok) return { kind: 'valid', value: { plan: checked.value, author: `${response.provider}:${response.model}` } };
       problems = checked.error;
     } catch (error) {
       if (!(error instanceof LlmError)) throw error;
-      if (error.kind !== 'invalid-output') return { ok: false, error: `The planner model failed: ${error.message}` };
+      if (error.kind !== 'invalid-output') return { kind: 'failed', error: `The ${model} failed: ${error.message}` };
       answerText = error.details.raw ?? '(no usable answer)';
       const artifact = artifactShapedAnswer(error.details.raw);
       const checked = artifact === undefined ? undefined : validatePlan(artifact, deps.tools, { maxSteps: deps.maxSteps, ...options });
-      if (checked?.ok) return { ok: true, value: { plan: checked.value, author: `${error.details.provider ?? 'model'}:${error.details.model ?? 'unknown'}` } };
+      if (checked?.ok) return { kind: 'valid', value: { plan: checked.value, author: `${error.details.provider ?? 'model'}:${error.details.model ?? 'unknown'}` } };
       problems = checked ? checked.error : [error.message, ...(error.details.issues ?? [])];
     }
     messages.push({ role: 'assistant', content: answerText.slice(0, 20_000) }, { role: 'user', content: repairPrompt(problems) });
   }
-  return { ok: false, error: `The planner could not produce a valid plan after ${REPAIR_ROUNDS} repair rounds: ${problems.slice(0, 5).join('; ')}` };
+  return { kind: 'invalid', problems };
 }

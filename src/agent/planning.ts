@@ -1,7 +1,7 @@
 /** Plans a run (from a runbook, or the planner model) and stores the result as a new plan version. */
 import type { AgentContext } from './context.ts';
 import { validatePlan } from './plan-validation.ts';
-import { makePlan } from './planner.ts';
+import { makePlan, type PlannedResult } from './planner.ts';
 import type { PlanRequest } from './planner-prompt.ts';
 import type { PlanVersionRecord, RunRecord } from './ports/run-store.ts';
 import { proposeVersion } from './proposal.ts';
@@ -11,7 +11,28 @@ export const NO_MODEL_MESSAGE =
   'I have no model to plan this with and no runbook matches it. To plan free-form tasks, configure a model: set OPENAI_API_KEY (or ANTHROPIC_API_KEY) and PLANNER_MODEL, e.g. PLANNER_MODEL=openai:gpt-4o.';
 
 export function plannerDeps(ctx: AgentContext, runId: string | null) {
-  return { llm: ctx.llm, tools: ctx.tools, maxSteps: ctx.settings.budgets.maxSteps, secrets: ctx.settings.secrets, onUsage: ctx.usage(runId, 'planner') };
+  return {
+    llm: ctx.llm,
+    tools: ctx.tools,
+    maxSteps: ctx.settings.budgets.maxSteps,
+    secrets: ctx.settings.secrets,
+    onUsage: ctx.usage(runId, 'planner'),
+    onFallbackUsage: ctx.usage(runId, 'planner-fallback'),
+    confidenceThreshold: ctx.settings.confidenceThreshold,
+  };
+}
+
+/**
+ * Stores a plan the planner (or its fallback) wrote as a new version. A fallback's plan says so in the
+ * version's reason, and the fact is an event the summary reads.
+ */
+export async function addPlannedVersion(ctx: AgentContext, input: { runId: string; planned: PlannedResult; parentVersion: number | null; reason: string | null }): Promise<PlanVersionRecord> {
+  const { planned } = input;
+  const note = planned.fallback ? `written by the fallback planner ${planned.author} because ${planned.fallback}` : null;
+  const reason = [input.reason, note].filter(Boolean).join('; ') || null;
+  const record = await ctx.store.addPlanVersion({ runId: input.runId, plan: planned.plan, authorKind: 'planner', authorId: planned.author, parentVersion: input.parentVersion, reason });
+  if (planned.fallback) await ctx.store.appendEvent(input.runId, 'planner-fallback', { planVersion: record.version, author: planned.author, reason: planned.fallback });
+  return record;
 }
 
 /** Runs in the background after startRun (or after the requester answered the plan's questions). */
@@ -37,11 +58,9 @@ export async function planRun(ctx: AgentContext, run: RunRecord, extra: Pick<Pla
       await finishRun(ctx, run.id, 'failed', planned.error);
       return;
     }
-    record = await ctx.store.addPlanVersion({
+    record = await addPlannedVersion(ctx, {
       runId: run.id,
-      plan: planned.value.plan,
-      authorKind: 'planner',
-      authorId: planned.value.author,
+      planned: planned.value,
       parentVersion: run.currentPlanVersion,
       reason: extra.answers ? 'planned again with the requester\'s answers' : null,
     });

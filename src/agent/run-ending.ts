@@ -30,6 +30,10 @@ async function summarize(ctx: AgentContext, runId: string, outcome: Outcome, rea
   const steps = await ctx.store.listSteps(runId);
   const versions = await ctx.store.listPlanVersions(runId);
   const usage = await ctx.store.usageTotals(runId);
+  const byModel = await ctx.store.usageByModel(runId);
+  const models = new Set(byModel.map((entry) => entry.model)).size > 1 ? byModel : undefined;
+  const fallbackEvent = (await ctx.store.listEvents(runId)).findLast((event) => event.type === 'planner-fallback');
+  const fallbackPlanner = fallbackEvent ? { author: String(fallbackEvent.data.author), reason: String(fallbackEvent.data.reason) } : null;
   const finishedAt = ctx.now();
   const changes = steps
     .filter((step) => step.kind === 'forward' && step.status === 'succeeded' && step.risk !== 'read')
@@ -39,7 +43,7 @@ async function summarize(ctx: AgentContext, runId: string, outcome: Outcome, rea
   // A run that ended before any plan existed is summed up by what was asked.
   const task = versions.length ? '' : ((await ctx.store.getRun(runId))?.task ?? '');
   const goal = versions.at(-1)?.plan.goal ?? task;
-  const stored = { outcome, reason, goal, changes, rolledBack, tokens: { input: usage.inputTokens, output: usage.outputTokens }, costUsd: usage.costUsd };
+  const stored = { outcome, reason, goal, changes, rolledBack, tokens: { input: usage.inputTokens, output: usage.outputTokens }, costUsd: usage.costUsd, models, fallbackPlanner };
   const run = await ctx.store.updateRun(runId, { summary: stored, finishedAt });
   await ctx.store.appendEvent(runId, 'run-finished', { outcome, reason });
   await reportBoard(ctx, runId);
@@ -53,6 +57,8 @@ async function summarize(ctx: AgentContext, runId: string, outcome: Outcome, rea
     durationMs: finishedAt.getTime() - run.createdAt.getTime(),
     tokens: { input: usage.inputTokens, output: usage.outputTokens },
     costUsd: usage.costUsd,
+    models,
+    fallbackPlanner,
   });
 }
 

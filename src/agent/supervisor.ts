@@ -6,7 +6,7 @@ import type { AgentContext } from './context.ts';
 import { escalate } from './escalation.ts';
 import type { Plan } from './plan.ts';
 import { makePlan } from './planner.ts';
-import { plannerDeps } from './planning.ts';
+import { addPlannedVersion, plannerDeps } from './planning.ts';
 import type { ExecutedStepSummary } from './planner-prompt.ts';
 import type { RunRecord, RunStatus, StepRecord } from './ports/run-store.ts';
 import { proposeVersion } from './proposal.ts';
@@ -87,7 +87,7 @@ export async function replan(ctx: AgentContext, runId: string, reason: string, f
       await ctx.store.setStepStatus({ runId, planVersion: step.planVersion, stepId: step.stepId, from: ['pending'], to: 'skipped', error: { message: `replaced by a new plan: ${reason}` } });
     }
   }
-  const record = await ctx.store.addPlanVersion({ runId, plan: planned.value.plan, authorKind: 'planner', authorId: planned.value.author, parentVersion: previous.version, reason: `replan: ${reason}` });
+  const record = await addPlannedVersion(ctx, { runId, planned: planned.value, parentVersion: previous.version, reason: `replan: ${reason}` });
   await ctx.store.updateRun(runId, { currentPlanVersion: record.version, replans: run.replans + 1 });
   await proposeVersion(ctx, record, { from: ['planning'], kind: 'replan' });
 }

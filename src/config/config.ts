@@ -97,6 +97,7 @@ const EnvSchema = z.object({
   PLANNER_MODEL: modelRef,
   EXECUTOR_MODEL: modelRef,
   EVALUATOR_MODEL: modelRef,
+  PLANNER_FALLBACK_MODEL: modelRef,
   GITHUB_TOKEN: z.string().min(1).optional(),
   GITHUB_API_URL: httpUrl.default('https://api.github.com'),
   ...GithubAppEnv.shape,
@@ -139,7 +140,8 @@ export interface Config {
   port: number;
   openai: { apiKey: string | undefined; baseUrl: string | undefined };
   anthropic: { apiKey: string | undefined; baseUrl: string | undefined };
-  models: { planner: ModelRoute | undefined; executor: ModelRoute | undefined; evaluator: ModelRoute | undefined };
+  /** `planner-fallback` plans once when the planner's answer stays invalid or its confidence is low; unset, nobody does. */
+  models: { planner: ModelRoute | undefined; executor: ModelRoute | undefined; evaluator: ModelRoute | undefined; 'planner-fallback': ModelRoute | undefined };
   /** USD per million tokens, keyed `provider:model`; overrides the built-in table. */
   modelPrices: Record<string, { input: number; output: number }>;
   /** `app` is set when Tandem acts as a GitHub App (then `token` is not); `repos` is TANDEM_REPOS, lower case, or undefined when unset. */
@@ -211,7 +213,8 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
   // The executor and evaluator default to the planner's model.
   const executor = parseRoute(e.EXECUTOR_MODEL) ?? planner;
   const evaluator = parseRoute(e.EVALUATOR_MODEL) ?? planner;
-  const roles = { PLANNER_MODEL: planner, EXECUTOR_MODEL: executor, EVALUATOR_MODEL: evaluator };
+  const fallback = parseRoute(e.PLANNER_FALLBACK_MODEL);
+  const roles = { PLANNER_MODEL: planner, EXECUTOR_MODEL: executor, EVALUATOR_MODEL: evaluator, PLANNER_FALLBACK_MODEL: fallback };
   for (const [variable, route] of Object.entries(roles)) {
     if (route?.provider === 'openai' && !e.OPENAI_API_KEY && !e.OPENAI_BASE_URL) {
       throw new ConfigError('OPENAI_API_KEY', `required because ${variable} uses openai (or set OPENAI_BASE_URL for a local OpenAI-compatible server)`);
@@ -236,7 +239,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     port: e.PORT,
     openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
     anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },
-    models: { planner, executor, evaluator },
+    models: { planner, executor, evaluator, 'planner-fallback': fallback },
     modelPrices,
     github: github.settings,
     database: { url: e.DATABASE_URL, dataDir: e.DATA_DIR },

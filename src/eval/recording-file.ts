@@ -8,7 +8,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 export const RecordedAnswerSchema = z.object({
-  role: z.enum(['planner', 'executor', 'evaluator']),
+  role: z.enum(['planner', 'planner-fallback', 'executor', 'evaluator']),
   value: z.unknown(),
   /** Absent in hand-written recordings: the replay estimates tokens from text length. */
   usage: z.object({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() }).optional(),

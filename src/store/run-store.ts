@@ -9,7 +9,7 @@ import { claimReminder } from './reminders-repository.ts';
 import { answerOldestQuestion, insertQuestion, selectQuestions } from './questions-repository.ts';
 import { insertRun, patchRun, selectRun, selectRunByConversation, selectRuns, transitionRunStatus } from './runs-repository.ts';
 import { claimStep, finishStep, insertSteps, selectAttempts, selectSteps, setStepStatus } from './steps-repository.ts';
-import { insertUsage, sumUsage } from './usage-repository.ts';
+import { insertUsage, sumUsage, sumUsageByModel } from './usage-repository.ts';
 
 /** The agent's `RunStore` port on our tables; each call is one committed fact. */
 export function createRunStore(db: Db): RunStore {
@@ -55,6 +55,7 @@ export function createRunStore(db: Db): RunStore {
 
     recordUsage: (usage) => insertUsage(db, usage),
     usageTotals: (runId) => sumUsage(db, runId),
+    usageByModel: (runId) => sumUsageByModel(db, runId),
 
     claimReminder: (input) => claimReminder(db, input),
   };

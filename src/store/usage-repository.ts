@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import type { UsageRecord } from '../agent/ports/run-store.ts';
+import type { ModelUsage, UsageRecord } from '../agent/ports/run-store.ts';
 import type { Db } from './database.ts';
 import { llmUsage } from './schema.ts';
 
@@ -17,4 +17,22 @@ export async function sumUsage(db: Db, runId: string): Promise<{ inputTokens: nu
     .from(llmUsage)
     .where(eq(llmUsage.runId, runId));
   return { inputTokens: Number(row?.inputTokens ?? 0), outputTokens: Number(row?.outputTokens ?? 0), costUsd: Number(row?.costUsd ?? 0) };
+}
+
+export async function sumUsageByModel(db: Db, runId: string): Promise<ModelUsage[]> {
+  const rows = await db
+    .select({
+      role: llmUsage.role,
+      provider: llmUsage.provider,
+      model: llmUsage.model,
+      inputTokens: sql<number>`coalesce(sum(${llmUsage.inputTokens}), 0)::int`,
+      outputTokens: sql<number>`coalesce(sum(${llmUsage.outputTokens}), 0)::int`,
+      costUsd: sql<number>`coalesce(sum(${llmUsage.costUsd}), 0)::float8`,
+    })
+    .from(llmUsage)
+    .where(eq(llmUsage.runId, runId))
+    .groupBy(llmUsage.role, llmUsage.provider, llmUsage.model);
+  return rows
+    .map((row) => ({ role: row.role, model: `${row.provider}:${row.model}`, inputTokens: Number(row.inputTokens), outputTokens: Number(row.outputTokens), costUsd: Number(row.costUsd) }))
+    .sort((a, b) => b.costUsd - a.costUsd || a.role.localeCompare(b.role) || a.model.localeCompare(b.model));
 }

@@ -41,6 +41,7 @@ describe('loadConfig', () => {
   it('requires a key for the provider a role names, and a signing secret in HTTP mode', () => {
     expect(problem({ PLANNER_MODEL: 'anthropic:claude-sonnet-4-5' })).toBe('ANTHROPIC_API_KEY: required because PLANNER_MODEL uses anthropic');
     expect(problem({ OPENAI_API_KEY: 'sk-x', PLANNER_MODEL: 'openai:gpt-4o', EVALUATOR_MODEL: 'anthropic:claude-haiku-4-5' })).toMatch(/^ANTHROPIC_API_KEY: .*EVALUATOR_MODEL/);
+    expect(problem({ OPENAI_API_KEY: 'sk-x', PLANNER_MODEL: 'openai:gpt-4o', PLANNER_FALLBACK_MODEL: 'anthropic:claude-opus-4-1' })).toMatch(/^ANTHROPIC_API_KEY: .*PLANNER_FALLBACK_MODEL/);
     expect(problem({ SLACK_BOT_TOKEN: 'xoxb-1' })).toMatch(/^SLACK_SIGNING_SECRET: required in HTTP mode/);
     expect(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' }).slack.mode).toBe('socket');
   });
@@ -49,6 +50,7 @@ describe('loadConfig', () => {
     const config = loadConfig({ OPENAI_API_KEY: 'sk-test', PLANNER_MODEL: 'openai:gpt-4o' });
     expect(config.models.executor).toEqual({ provider: 'openai', model: 'gpt-4o' });
     expect(config.models.evaluator).toEqual({ provider: 'openai', model: 'gpt-4o' });
+    expect(config.models['planner-fallback']).toBeUndefined();
   });
 
   it('reads a .env file, with real environment variables winning', () => {

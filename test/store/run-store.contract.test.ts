@@ -224,6 +224,11 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     const totals = await store.usageTotals(run.id);
     expect(totals).toMatchObject({ inputTokens: 1300, outputTokens: 320 });
     expect(totals.costUsd).toBeCloseTo(0.0061, 6);
+    await store.recordUsage({ runId: run.id, role: 'planner', provider: 'openai', model: 'gpt-4o', inputTokens: 10, outputTokens: 5, costUsd: 0.001 });
+    expect(await store.usageByModel(run.id)).toEqual([
+      { role: 'planner', model: 'openai:gpt-4o', inputTokens: 1210, outputTokens: 305, costUsd: expect.closeTo(0.007, 6) },
+      { role: 'evaluator', model: 'openai:gpt-4o-mini', inputTokens: 100, outputTokens: 20, costUsd: expect.closeTo(0.0001, 6) },
+    ]);
   });
 
   it('reports how far an executing run\'s lease is overdue once its holder stops renewing', async () => {

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 
-export type LlmRole = 'planner' | 'executor' | 'evaluator';
+/** `planner-fallback`: a stronger model asked once when the planner fails (PLANNER_FALLBACK_MODEL). */
+export type LlmRole = 'planner' | 'planner-fallback' | 'executor' | 'evaluator';
 
 export interface LlmMessage {
   role: 'user' | 'assistant';

@@ -208,6 +208,15 @@ export interface UsageRecord {
   costUsd: number;
 }
 
+export interface ModelUsage {
+  role: string;
+  /** `provider:model` */
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
 export interface NewStep {
   stepId: string;
   kind: StepKind;
@@ -293,6 +302,8 @@ export interface RunStore {
 
   recordUsage(usage: UsageRecord): Promise<void>;
   usageTotals(runId: string): Promise<{ inputTokens: number; outputTokens: number; costUsd: number }>;
+  /** The run's usage per role and `provider:model`, largest cost first. */
+  usageByModel(runId: string): Promise<ModelUsage[]>;
 
   /**
    * True exactly once per (run, kind, key) across every replica sharing the store: housekeeping

@@ -1,6 +1,6 @@
 import type { DiffLine } from '../plan-diff.ts';
 import type { Plan } from '../plan.ts';
-import type { EscalationRecord, RunRecord, StepStatus } from './run-store.ts';
+import type { EscalationRecord, ModelUsage, RunRecord, StepStatus } from './run-store.ts';
 import type { Risk } from './tool.ts';
 
 export interface BoardStep {
@@ -58,6 +58,10 @@ export interface RunSummary {
   durationMs: number;
   tokens: { input: number; output: number };
   costUsd: number;
+  /** Usage per role and model, when more than one model worked on the run. */
+  models?: ModelUsage[];
+  /** `provider:model` of the fallback planner when it wrote a plan version of this run, and why it was asked. */
+  fallbackPlanner?: { author: string; reason: string } | null;
 }
 
 /**

@@ -25,7 +25,14 @@ export function summaryMessage(summary: RunSummary): MessageView {
     const lines = summary.rolledBack.map((step) => `${STEP_EMOJI[step.status]} ${escapeText(truncate(step.title, 150))}`);
     blocks.push(...packLines(['*Rolled back:*', ...lines], { maxBlocks: 10, maxChars: 3000 }, (n) => `_…and ${n} more_`));
   }
+  if (summary.fallbackPlanner) {
+    blocks.push(context(`Planned by the fallback model ${escapeText(summary.fallbackPlanner.author)}: ${escapeText(truncate(summary.fallbackPlanner.reason, 300))}`));
+  }
   const tokens = summary.tokens.input + summary.tokens.output;
+  if (summary.models?.length) {
+    const perModel = summary.models.slice(0, 8).map((m) => `${escapeText(m.role)} ${escapeText(m.model)}: ${(m.inputTokens + m.outputTokens).toLocaleString('en-US')} tokens, $${m.costUsd.toFixed(4)}`);
+    blocks.push(context(truncate(perModel.join(' · '), 2900)));
+  }
   blocks.push(
     context(`${formatDuration(summary.durationMs)} · ${tokens.toLocaleString('en-US')} tokens (${summary.tokens.input.toLocaleString('en-US')} in, ${summary.tokens.output.toLocaleString('en-US')} out) · $${summary.costUsd.toFixed(4)} · run \`${escapeText(summary.run.id)}\``),
   );

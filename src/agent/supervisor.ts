@@ -1,6 +1,7 @@
 /**
- * What happens when a step fails: a possible side effect or a failed check goes to a person; any
- * other failure gets a new plan for the remaining work while the budget allows, else a person.
+ * What happens when a step fails: a possible side effect, a failed check, or a failed write or
+ * destructive step goes to a person; a failed read step gets a new plan for the remaining work while
+ * the budget allows (the new version's reason says which step failed and why), else a person.
  */
 import type { AgentContext } from './context.ts';
 import { escalate } from './escalation.ts';
@@ -31,6 +32,16 @@ export async function onStepFailure(ctx: AgentContext, run: RunRecord, _plan: Pl
       kind: 'evaluation-failed',
       message: `${failed.stepId} (${failed.title}) ran but its result failed the check: ${message}`,
       stakes: 'Retry runs the step again, Skip accepts the result and goes on, Replan asks for a new plan, Abort rolls back.',
+    });
+    return;
+  }
+  if (failed.risk !== 'read') {
+    // A failed change (a deploy that concluded `failure`, a merge GitHub refused) is a person's call, not the planner's.
+    await escalate(ctx, {
+      ...base,
+      kind: 'step-failed',
+      message: `${failed.stepId} (${failed.title}) is a ${failed.risk} step and it failed: ${message}`,
+      stakes: 'Retry runs the step again, Skip goes on without it (its dependants are skipped), Replan asks for a new plan, Abort rolls back what succeeded.',
     });
     return;
   }

@@ -9,6 +9,9 @@ import { ancestorsOf, findCycle } from './plan-graph.ts';
 import { findReferences } from './references.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 
+/** A person answers questions in one reply; more than this is an interrogation, not a plan. */
+export const MAX_QUESTIONS = 5;
+
 export interface PlanValidationOptions {
   maxSteps: number;
   /** Steps of earlier plan versions that succeeded: a replanned version may read their outputs. */
@@ -38,6 +41,9 @@ function checkShape(plan: Plan, options: PlanValidationOptions): string[] {
   const problems: string[] = [];
   if (plan.steps.length === 0 && !plan.questions?.length) problems.push('plan: a plan needs at least one step or a question');
   if (plan.steps.length > options.maxSteps) problems.push(`steps: ${plan.steps.length} steps is more than the limit of ${options.maxSteps} (TANDEM_MAX_STEPS)`);
+  // Rollback steps run too, and every question is posted: neither may grow without bound.
+  if (plan.rollback.length > options.maxSteps) problems.push(`rollback: ${plan.rollback.length} rollback steps is more than the limit of ${options.maxSteps} (TANDEM_MAX_STEPS)`);
+  if ((plan.questions?.length ?? 0) > MAX_QUESTIONS) problems.push(`questions: ${plan.questions!.length} questions is more than the limit of ${MAX_QUESTIONS}; ask the few that decide the plan`);
   const seen = new Set<string>();
   for (const step of [...plan.steps, ...plan.rollback]) {
     if (seen.has(step.id)) problems.push(`${step.id}: the id ${step.id} is used more than once`);

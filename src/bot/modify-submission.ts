@@ -28,6 +28,12 @@ export function readModifySubmission(view: { private_metadata?: string; state?: 
 /** Field errors keyed by block id, as `response_action: 'errors'` wants them. */
 export type FieldErrors = Record<string, string>;
 
+/**
+ * Aliases can multiply a few lines into millions of nodes; a plan never needs many. Warnings (an
+ * unknown tag) are not printed to our stdout: the plan check reports what is wrong with the value.
+ */
+const YAML_OPTIONS = { maxAliasCount: 20, logLevel: 'error', uniqueKeys: true } as const;
+
 /** Joins the YAML parts and parses them; a syntax error is reported on the part that holds the bad line. */
 export function parsePlanYaml(parts: ModifySubmission['parts']): Result<unknown, FieldErrors> {
   const first = parts[0]?.blockId;
@@ -35,15 +41,19 @@ export function parsePlanYaml(parts: ModifySubmission['parts']): Result<unknown,
   const text = parts.map((part) => part.text).join('\n');
   if (!text.trim()) return { ok: false, error: { [first]: 'The plan is empty. Put the steps back, or write what to change in the field below.' } };
   try {
-    const value: unknown = parse(text);
+    const value: unknown = parse(text, YAML_OPTIONS);
     if (!value || typeof value !== 'object' || Array.isArray(value)) {
       return { ok: false, error: { [first]: 'Expected a YAML mapping with goal, confidence, steps and rollback.' } };
     }
     return { ok: true, value };
   } catch (error) {
-    if (!(error instanceof YAMLParseError)) throw error;
-    const line = error.linePos?.[0]?.line ?? 1;
-    return { ok: false, error: { [partAtLine(parts, line)]: `Invalid YAML: ${firstLine(error.message)}` } };
+    if (error instanceof YAMLParseError) {
+      const line = error.linePos?.[0]?.line ?? 1;
+      return { ok: false, error: { [partAtLine(parts, line)]: `Invalid YAML: ${firstLine(error.message)}` } };
+    }
+    // yaml throws other errors for documents it refuses to build (an alias bomb is a ReferenceError):
+    // the person still gets a field error, and the modal keeps their text.
+    return { ok: false, error: { [first]: `This YAML cannot be used: ${firstLine((error as Error).message ?? String(error))}. Write the steps out without aliases (*name).` } };
   }
 }
 

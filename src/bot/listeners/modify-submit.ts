@@ -31,7 +31,8 @@ export function registerModifySubmit(app: App, deps: BotDeps): void {
       await ack({ response_action: 'errors', errors: Object.keys(parsed.error).length ? parsed.error : { [INSTRUCTION_BLOCK]: 'Write what to change.' } });
       return;
     }
-    const checked = await withinBudget(deps.agent.checkEdit({ ...ref, plan: parsed.value }));
+    // Whatever the YAML holds, the modal is answered: a check that throws is a field error too.
+    const checked = await withinBudget(deps.agent.checkEdit({ ...ref, plan: parsed.value })).catch((error: unknown) => ({ ok: false as const, error: [`this plan could not be checked: ${describeError(error)}`] }));
     if (checked && !checked.ok) {
       await ack({ response_action: 'errors', errors: planErrors(submission.parts, checked.error) });
       return;

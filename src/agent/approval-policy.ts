@@ -16,11 +16,16 @@ export type ApprovalNeed = 'anyone' | 'approver' | 'approver-not-requester';
 
 const RANK: Record<Risk, number> = { read: 0, write: 1, destructive: 2 };
 
+/** A risk this code does not know (a misconfigured MCP tool, a value from a later version) counts as the highest. */
+export function knownRisk(value: unknown): Risk {
+  return value === 'read' || value === 'write' || value === 'destructive' ? value : 'destructive';
+}
+
 /** The highest risk among the plan's steps, rollback steps included (they run too). */
 export function planRisk(plan: Plan, riskOf: (tool: string) => Risk | undefined): Risk {
   let highest: Risk = 'read';
   for (const step of [...plan.steps, ...plan.rollback]) {
-    const risk = riskOf(step.tool) ?? 'destructive'; // an unknown tool never lowers the bar
+    const risk = knownRisk(riskOf(step.tool)); // an unknown tool or risk never lowers the bar
     if (RANK[risk] > RANK[highest]) highest = risk;
   }
   return highest;
@@ -88,4 +93,13 @@ export async function checkRejecter(input: { userId: string; requester: string; 
 export async function checkResolver(input: { userId: string; approvers: ApproverDirectory }): Promise<Result<void>> {
   if (await input.approvers.isApprover(input.userId)) return { ok: true, value: undefined };
   return { ok: false, error: 'Only approvers (TANDEM_APPROVERS) may decide how an escalated run continues.' };
+}
+
+/**
+ * Saving a runbook lets later tasks be planned from it without a model, in every channel: only an
+ * approver may do it (anyone, when TANDEM_APPROVERS is empty, as for approving).
+ */
+export async function checkRunbookSaver(input: { userId: string; approvers: ApproverDirectory }): Promise<Result<void>> {
+  if (await input.approvers.isApprover(input.userId)) return { ok: true, value: undefined };
+  return { ok: false, error: 'Only approvers (TANDEM_APPROVERS) may save a runbook: it plans later tasks without a model. Ask one of them to save it.' };
 }

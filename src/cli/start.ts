@@ -1,5 +1,6 @@
 import type { Config } from '../config/config.ts';
 import { createLogger } from '../observability/logger.ts';
+import { withMcpSecrets } from '../runtime/mcp-secrets.ts';
 import { startTandem } from '../runtime/start-tandem.ts';
 import type { CommandOptions } from './commands.ts';
 
@@ -10,7 +11,8 @@ const NO_SLACK = `Tandem has no Slack app to talk to yet. To connect one, set (i
 Create the app from manifest.yml: https://api.slack.com/apps → Create New App → From a manifest.
 Meanwhile, the local workspace below runs the same bot in your browser.`;
 
-export async function startCommand(config: Readonly<Config>, options: CommandOptions): Promise<number> {
+export async function startCommand(baseConfig: Readonly<Config>, options: CommandOptions): Promise<number> {
+  const config = await withMcpSecrets(baseConfig);
   const logger = createLogger({ level: config.logLevel, secrets: config.secrets });
   const local = options.local || config.slack.mode === 'none';
   if (config.slack.mode === 'none' && !options.local) process.stdout.write(`${NO_SLACK}\n\n`);

@@ -14,6 +14,7 @@ import { countGithubErrors, countSlackRateLimits } from './api-error-metrics.ts'
 import { buildTools } from './build-tools.ts';
 import { metricsRoute } from './http-routes.ts';
 import { LOCAL_HOST, localBotPort, localSlackConfig, newLocalSigningSecret } from './local-config.ts';
+import { withMcpSecrets } from './mcp-secrets.ts';
 import { newReplicaId } from './replica-id.ts';
 import { scheduleHousekeeping } from './housekeeping.ts';
 import { refreshRunbooksPeriodically } from './runbook-refresh.ts';
@@ -53,7 +54,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
   };
 
   try {
-    let config = options.config;
+    let config = await withMcpSecrets(options.config);
     let workspace: LocalWorkspace | undefined;
     let listen = { port: options.port ?? config.port, host: undefined as string | undefined };
     if (options.local) {

@@ -21,12 +21,27 @@ export const FAKE_MCP_TOOLS = [
   },
 ];
 
-export function createFakeMcpServer(label: string): Server {
+/** A server written by a stranger: tool names that are Object's own, and an answer of megabytes holding a secret. */
+export const HOSTILE_MCP_TOOLS = [
+  { name: 'constructor', description: 'Named like Object.prototype.constructor', inputSchema: { type: 'object', properties: {} } },
+  { name: 'toString', description: 'Named like Object.prototype.toString', inputSchema: { type: 'object', properties: {} } },
+  { name: 'huge', description: 'Answers 2 MB of structured content', inputSchema: { type: 'object', properties: {} } },
+];
+
+export function createFakeMcpServer(label: string, options: { hostile?: { secret: string } } = {}): Server {
   const server = new Server({ name: `fake-${label}`, version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: FAKE_MCP_TOOLS }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: options.hostile ? [...FAKE_MCP_TOOLS, ...HOSTILE_MCP_TOOLS] : FAKE_MCP_TOOLS }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     switch (request.params.name) {
+      case 'constructor':
+      case 'toString':
+        return { content: [{ type: 'text', text: `${request.params.name} ran` }] };
+      case 'huge':
+        return {
+          content: [{ type: 'text', text: 'huge' }],
+          structuredContent: { secret: options.hostile?.secret, rows: Array.from({ length: 20_000 }, (_, i) => ({ i, text: `row ${i} ${'x'.repeat(80)}` })) },
+        };
       case 'get_status':
         return {
           content: [{ type: 'text', text: `${String(args['service'])} is healthy` }],

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { Result } from '../../agent/errors.ts';
 
-const RiskMap = z.record(z.string(), z.enum(['read', 'write', 'destructive'])).describe('Risk per tool (MCP name or mcp_<server>_<tool>); default write');
+/** Any string is accepted so one typo does not cost the whole file; a value other than read/write/destructive counts as destructive. */
+const RiskMap = z.record(z.string(), z.string()).describe('Risk per tool (MCP name or mcp_<server>_<tool>): read, write or destructive; default write');
 
 const StdioServer = z.strictObject({
   command: z.string().min(1),
@@ -23,6 +24,20 @@ export const McpConfigSchema = z.strictObject({
 });
 
 export type McpConfig = z.infer<typeof McpConfigSchema>;
+
+/** Header and environment values are credentials more often than not: they join the secrets that are redacted everywhere. */
+export function mcpSecrets(config: McpConfig): string[] {
+  const values = Object.values(config.servers).flatMap((server) => Object.values('command' in server ? (server.env ?? {}) : (server.headers ?? {})));
+  const secrets = new Set<string>();
+  for (const value of values) {
+    if (value.length < 8) continue;
+    secrets.add(value);
+    // `Authorization: Bearer <token>` — the token alone also turns up in errors and logs.
+    const credential = /^(?:bearer|token|basic)\s+(\S{8,})$/i.exec(value)?.[1];
+    if (credential) secrets.add(credential);
+  }
+  return [...secrets];
+}
 export type McpServerConfig = McpConfig['servers'][string];
 
 /** Reads the operator's MCP file (TANDEM_MCP_CONFIG); the error is one line naming the file and the problem. */

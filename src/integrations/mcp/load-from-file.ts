@@ -1,4 +1,4 @@
-import { readMcpConfig } from './config.ts';
+import { mcpSecrets, readMcpConfig } from './config.ts';
 import { loadMcpTools, type McpLoadOptions, type McpTools } from './load-mcp-tools.ts';
 
 /**
@@ -13,4 +13,11 @@ export async function loadMcpToolsFromFile(path: string | undefined, options: Mc
     return { tools: [], problems: [config.error], close: async () => {} };
   }
   return loadMcpTools(config.value, options);
+}
+
+/** The MCP file's header and env values, to be redacted everywhere; none when there is no valid file. */
+export async function readMcpSecrets(path: string | undefined): Promise<string[]> {
+  if (!path) return [];
+  const config = await readMcpConfig(path);
+  return config.ok ? mcpSecrets(config.value) : [];
 }

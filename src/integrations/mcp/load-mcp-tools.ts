@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { AnyTool, ToolLogger } from '../../agent/ports/tool.ts';
-import type { McpConfig, McpServerConfig } from './config.ts';
+import { knownRisk } from '../../agent/approval-policy.ts';
+import type { AnyTool, Risk, ToolLogger } from '../../agent/ports/tool.ts';
+import { mcpSecrets, type McpConfig, type McpServerConfig } from './config.ts';
 import { connectMcpServer } from './connect.ts';
 import { createMcpTool, type RemoteTool } from './mcp-tool.ts';
 import { mcpToolName } from './tool-name.ts';
@@ -37,8 +38,14 @@ function describeError(error: unknown): string {
   return cause?.message && !message.includes(cause.message) ? `${message} (${cause.message})` : message;
 }
 
-function riskFor(server: string, tool: string, config: McpServerConfig) {
-  return config.risk?.[tool] ?? config.risk?.[mcpToolName(server, tool)] ?? 'write';
+/**
+ * The configured risk by own key only (a tool named `constructor` must not find Object's), default
+ * write; a value that is not read, write or destructive counts as destructive.
+ */
+function riskFor(server: string, tool: string, config: McpServerConfig): Risk {
+  const risks = config.risk ?? {};
+  const key = [tool, mcpToolName(server, tool)].find((name) => Object.hasOwn(risks, name));
+  return key === undefined ? 'write' : knownRisk(risks[key]);
 }
 
 /** Connects every configured server at once; a server that is down costs only its own tools. */
@@ -54,7 +61,7 @@ export async function loadMcpTools(config: McpConfig, options: McpLoadOptions = 
     Object.entries(config.servers).map(async ([server, serverConfig]) => {
       let client: Client | undefined;
       try {
-        client = await connectMcpServer(server, serverConfig, { timeoutMs, ...(options.logger ? { logger: options.logger } : {}) });
+        client = await connectMcpServer(server, serverConfig, { timeoutMs, secrets: mcpSecrets(config), ...(options.logger ? { logger: options.logger } : {}) });
         const remote = await listAllTools(client, timeoutMs);
         clients.push(client);
         return { server, serverConfig, client, remote };
@@ -66,6 +73,11 @@ export async function loadMcpTools(config: McpConfig, options: McpLoadOptions = 
     }),
   );
 
+  for (const [server, serverConfig] of Object.entries(config.servers)) {
+    for (const [tool, risk] of Object.entries(serverConfig.risk ?? {})) {
+      if (knownRisk(risk) !== risk) problems.push(`${server}: risk "${risk}" for ${tool} is not read, write or destructive; ${tool} counts as destructive`);
+    }
+  }
   for (const entry of connected) {
     if (!entry) continue;
     for (const remote of entry.remote) {

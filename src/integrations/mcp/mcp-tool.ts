@@ -26,14 +26,29 @@ function textOf(content: readonly ContentItem[]): string {
     .join('\n');
 }
 
+/** Structured output bigger than this (as JSON) is kept as a cut preview, like any oversized output. */
+export const MAX_STRUCTURED_CHARS = 32_000;
+
 /** Structured output when the server gives it; otherwise its text, with a note of anything that is not text. */
 export function toOutput(result: { content?: readonly ContentItem[]; structuredContent?: unknown }): Record<string, unknown> {
   if (result.structuredContent && typeof result.structuredContent === 'object' && !Array.isArray(result.structuredContent)) {
-    return result.structuredContent as Record<string, unknown>;
+    return limitStructured(result.structuredContent as Record<string, unknown>);
   }
   const content = result.content ?? [];
   const other = content.filter((item) => item.type !== 'text').map((item) => item.type);
   return { text: truncate(textOf(content), MAX_TEXT) ?? '', ...(other.length ? { otherContent: other } : {}) };
+}
+
+function limitStructured(structured: Record<string, unknown>): Record<string, unknown> {
+  let json: string;
+  try {
+    json = JSON.stringify(structured);
+  } catch {
+    return { truncated: true, note: 'structuredContent could not be serialised (nested too deep or circular)' };
+  }
+  if (json.length <= MAX_STRUCTURED_CHARS) return structured;
+  // Redaction and the final cut happen where every output's do; this only bounds what reaches them.
+  return { truncated: true, note: `structuredContent of ${json.length} characters is over the limit of ${MAX_STRUCTURED_CHARS}`, preview: json.slice(0, MAX_STRUCTURED_CHARS) };
 }
 
 export function createMcpTool(input: { server: string; remote: RemoteTool; client: Client; risk: Risk; callTimeoutMs: number }): AnyTool {

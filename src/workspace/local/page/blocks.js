@@ -7,6 +7,9 @@ export function renderText(text, users) {
   return text.type === 'mrkdwn' ? renderMrkdwn(text.text, users) : renderPlain(text.text);
 }
 
+// A click names the button (message ts, block id, action id); the workspace finds it in the message the
+// bot posted (stored-buttons.ts) and sends its stored value. A new clickable place for a button must be
+// taught there too, or its clicks are refused.
 function renderButton(button, context) {
   const style = button.style === 'primary' || button.style === 'danger' ? ` ${button.style}` : '';
   const data = [

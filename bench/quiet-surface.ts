@@ -8,6 +8,7 @@ export const quietSurface: Surface = {
   reportProgress: async () => undefined,
   escalate: async () => undefined,
   ask: async () => undefined,
+  confirmTarget: async () => undefined,
   notify: async () => undefined,
   finish: async (summary) => {
     if (summary.outcome !== 'succeeded') console.error(`run ended ${summary.outcome}: ${summary.reason}`);

@@ -14,6 +14,7 @@ import { redactingStore } from './redacting-store.ts';
 import { resumeRuns } from './resume.ts';
 import { createRunLeases, DEFAULT_REPLICA_SETTINGS } from './run-leases.ts';
 import { safeSurface } from './safe-surface.ts';
+import { decideTarget } from './target-decision.ts';
 import { createToolRegistry } from './tool-registry.ts';
 
 export interface Agent extends AgentApi {
@@ -120,6 +121,7 @@ export function createAgent(deps: AgentDeps): Agent {
     resolveEscalation: (input) => resolveEscalation(ctx, input),
     followUp: (input) => followUp(ctx, input),
     cancel: (input) => cancelRun(ctx, input),
+    confirmTarget: (input) => decideTarget(ctx, input),
     async resume() {
       await resumeRuns(ctx, { startUp: true });
       // From now on, runs whose replica died (its lease ran out) are adopted here too.

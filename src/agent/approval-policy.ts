@@ -103,3 +103,17 @@ export async function checkRunbookSaver(input: { userId: string; approvers: Appr
   if (await input.approvers.isApprover(input.userId)) return { ok: true, value: undefined };
   return { ok: false, error: 'Only approvers (TANDEM_APPROVERS) may save a runbook: it plans later tasks without a model. Ask one of them to save it.' };
 }
+
+/**
+ * Confirming a target filled in at run time lets that step act on it, so it takes what approving the
+ * step takes: an approver, and for a destructive step one other than the requester.
+ */
+export async function checkConfirmer(input: { risk: Risk; userId: string; requester: string; approvers: ApproverDirectory }): Promise<Result<void>> {
+  if (!(await input.approvers.isApprover(input.userId))) {
+    return { ok: false, error: 'Only approvers (TANDEM_APPROVERS) may confirm what this step acts on; you are not on the list.' };
+  }
+  if (input.risk === 'destructive' && input.userId === input.requester) {
+    return { ok: false, error: 'This step is destructive, so an approver other than the person who asked must confirm what it acts on.' };
+  }
+  return { ok: true, value: undefined };
+}

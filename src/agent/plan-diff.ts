@@ -22,7 +22,7 @@ interface DiffStep {
 }
 
 /** The target args of a step that must be shown; empty for a read step. */
-export type TargetsOf = (step: { tool: string; args: Record<string, unknown> }) => readonly string[];
+type TargetsOf = (step: { tool: string; args: Record<string, unknown> }) => readonly string[];
 
 export function diffPlans(before: Plan, after: Plan, targetsOf: TargetsOf): DiffLine[] {
   const lines: DiffLine[] = [];

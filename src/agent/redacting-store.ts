@@ -16,6 +16,7 @@ export function redactingStore(store: RunStore, secrets: readonly string[]): Run
     appendEvent: (runId, type, data) => store.appendEvent(runId, type, data === undefined ? undefined : redactValue(data, secrets)),
     openEscalation: (input) => store.openEscalation({ ...input, message: text(input.message) }),
     openQuestion: (input) => store.openQuestion({ ...input, question: text(input.question) }),
+    requestConfirmation: (input) => store.requestConfirmation({ ...input, targets: redactValue(input.targets, secrets) }),
     answerQuestion: (input) => store.answerQuestion({ ...input, answer: text(input.answer) }),
     answer: (input) => store.answer({ ...input, answer: text(input.answer) }),
     decide: (input) => store.decide({ ...input, event: { type: input.event.type, data: redactValue(input.event.data, secrets) } }),

@@ -19,6 +19,7 @@ export function safeSurface(surface: Surface, logger: AgentLogger): Surface {
     reportProgress: wrap('reportProgress', (run, board) => surface.reportProgress(run, board)),
     escalate: wrap('escalate', (run, escalation, stakes) => surface.escalate(run, escalation, stakes)),
     ask: wrap('ask', (run, stepId, question) => surface.ask(run, stepId, question)),
+    confirmTarget: wrap('confirmTarget', (run, confirmation) => surface.confirmTarget(run, confirmation)),
     notify: wrap('notify', (run, text) => surface.notify(run, text)),
     finish: wrap('finish', (summary) => surface.finish(summary)),
   };

@@ -12,6 +12,7 @@ import { redactValue } from './redact.ts';
 import { createInnerTools } from './inner-calls.ts';
 import { fillReferences } from './references.ts';
 import { stepTimeoutMs } from './stop-conditions.ts';
+import { confirmationGate } from './target-confirmation.ts';
 import { callTool } from './tool-call.ts';
 
 export interface StepSpec {
@@ -57,6 +58,8 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
     const issue = parsed.error.issues[0];
     return failBeforeStart(`${spec.stepId}.args.${issue?.path.join('.') ?? ''}: ${issue?.message} (after filling references)`);
   }
+  const gate = await confirmationGate(ctx, run, spec, tool, parsed.data as Record<string, unknown>);
+  if (gate !== 'go') return { status: gate };
 
   const timeoutMs = stepTimeoutMs(ctx.settings.budgets);
   // Alone on the store the lease only names us; with peers the heartbeat renews it while the tool runs,

@@ -10,6 +10,7 @@ import type { BotDeps, RunbookSaver } from './bot-deps.ts';
 import { registerAppHome } from './listeners/app-home.ts';
 import { registerCommand } from './listeners/command.ts';
 import { registerErrorHandler } from './listeners/error-handler.ts';
+import { registerConfirmActions } from './listeners/confirm-actions.ts';
 import { registerEscalationActions } from './listeners/escalation-actions.ts';
 import { registerMention } from './listeners/mention.ts';
 import { registerModifyButton } from './listeners/modify.ts';
@@ -96,6 +97,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   registerModifyButton(app, deps);
   registerModifySubmit(app, deps);
   registerEscalationActions(app, deps);
+  registerConfirmActions(app, deps);
   registerCommand(app, deps);
   registerScheduleActions(app, deps);
   registerSaveRunbookButton(app, deps);

@@ -1,4 +1,4 @@
-import type { EscalationRecord, RunRecord } from '../agent/ports/run-store.ts';
+import type { ConfirmationRecord, EscalationRecord, RunRecord } from '../agent/ports/run-store.ts';
 import type { BoardState, ProposedPlan, RunSummary, Surface } from '../agent/ports/surface.ts';
 import type { Logger } from '../observability/logger.ts';
 import { BoardPublisher, type BoardStyle } from './board-publisher.ts';
@@ -9,6 +9,7 @@ import { escalationMessage } from './views/escalation.ts';
 import { asSlackBlocks, type MessageView } from './views/limits.ts';
 import { planMessages } from './views/plan-message.ts';
 import { summaryMessage } from './views/summary.ts';
+import { targetConfirmationMessages } from './views/target-confirmation.ts';
 import { escapeText, mention, section, truncate } from './views/text.ts';
 
 export interface SlackSurfaceOptions {
@@ -77,6 +78,10 @@ export class SlackSurface implements Surface {
   async ask(run: RunRecord, stepId: string, question: string): Promise<void> {
     const text = `:question: ${mention(run.requester)} step \`${escapeText(stepId)}\` asks: ${escapeText(question)}\nAnswer by mentioning me in this thread.`;
     await this.post(run, { text, blocks: [section(text)] });
+  }
+
+  async confirmTarget(run: RunRecord, confirmation: ConfirmationRecord): Promise<void> {
+    for (const view of targetConfirmationMessages({ confirmation, escalateTo: this.options.escalateTo })) await this.post(run, view);
   }
 
   async notify(run: RunRecord, text: string): Promise<void> {

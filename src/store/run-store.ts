@@ -1,5 +1,6 @@
 import type { RunStore } from '../agent/ports/run-store.ts';
 import type { Db } from './database.ts';
+import { decideConfirmation, requestConfirmation, selectConfirmations } from './confirmations-repository.ts';
 import { appendEvent, selectEvents } from './events-repository.ts';
 import { adoptRuns, claimRunLease, releaseRunLease, renewLeases } from './leases-repository.ts';
 import { insertEscalation, resolveEscalation, selectEscalation, selectEscalations } from './escalations-repository.ts';
@@ -52,6 +53,10 @@ export function createRunStore(db: Db): RunStore {
     openQuestion: (input) => insertQuestion(db, input),
     listQuestions: (runId) => selectQuestions(db, runId),
     answerQuestion: (input) => answerOldestQuestion(db, input),
+
+    requestConfirmation: (input) => requestConfirmation(db, input),
+    decideConfirmation: (input) => decideConfirmation(db, input),
+    listConfirmations: (runId) => selectConfirmations(db, runId),
 
     recordUsage: (usage) => insertUsage(db, usage),
     usageTotals: (runId) => sumUsage(db, runId),

@@ -229,3 +229,27 @@ export const reminders = pgTable(
   },
   (t) => [primaryKey({ columns: [t.runId, t.kind, t.key] })],
 );
+
+/**
+ * A write whose target was filled at run time from a person's answer or a model's text waits for an
+ * approver's Confirm of exactly these values; the decided row is the audit's proof that it was given.
+ */
+export const targetConfirmations = pgTable(
+  'target_confirmations',
+  {
+    runId: text('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    planVersion: integer('plan_version').notNull(),
+    stepId: text('step_id').notNull(),
+    tool: text('tool').notNull(),
+    risk: text('risk').notNull(),
+    /** The step's target args as they will be executed, references filled. */
+    targets: jsonb('targets').$type<Record<string, unknown>>().notNull(),
+    /** Which of them came from a person's or a model's words. */
+    lateBound: jsonb('late_bound').$type<string[]>().notNull(),
+    status: text('status').notNull().default('pending'),
+    decidedBy: text('decided_by'),
+    createdAt: createdAt(),
+    decidedAt: at('decided_at'),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.planVersion, t.stepId] })],
+);

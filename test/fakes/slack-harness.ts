@@ -61,6 +61,10 @@ export class RecordingAgent implements AgentApi {
     this.record('cancel', input);
     return this.answers.cancel ? this.answers.cancel(input) : { ok: true as const, value: undefined };
   }
+  async confirmTarget(input: Parameters<AgentApi['confirmTarget']>[0]) {
+    this.record('confirmTarget', input);
+    return this.answers.confirmTarget ? this.answers.confirmTarget(input) : { ok: true as const, value: undefined };
+  }
   async resume() {
     this.record('resume', undefined);
   }

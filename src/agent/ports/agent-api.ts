@@ -33,6 +33,8 @@ export interface AgentApi {
   /** A message in a run's conversation: answers a pending question, or "cancel" stops the run. */
   followUp(input: { conversation: Conversation; userId: string; text: string }): Promise<FollowUpOutcome>;
   cancel(input: { runId: string; userId: string }): Promise<Result<void>>;
+  /** Confirm or Abort a step whose target was filled at run time from a person's or a model's words. */
+  confirmTarget(input: { runId: string; planVersion: number; stepId: string; userId: string; decision: 'confirm' | 'abort' }): Promise<Result<void>>;
   /** At start-up: continue every run that was executing when the process stopped. */
   resume(): Promise<void>;
   /** Stop taking work and let running steps reach a recorded state. */

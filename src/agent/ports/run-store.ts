@@ -198,6 +198,23 @@ export interface QuestionRecord {
   answeredAt: Date | null;
 }
 
+/** A Confirm of a write's target filled at run time from a person's answer or a model's text. */
+export interface ConfirmationRecord {
+  runId: string;
+  planVersion: number;
+  stepId: string;
+  tool: string;
+  risk: Risk;
+  /** The step's target args exactly as they will be executed, references filled. */
+  targets: Record<string, unknown>;
+  /** Which of them came from a person's or a model's words. */
+  lateBound: string[];
+  status: 'pending' | 'confirmed' | 'aborted';
+  decidedBy: string | null;
+  createdAt: Date;
+  decidedAt: Date | null;
+}
+
 export interface UsageRecord {
   runId: string | null;
   role: string;
@@ -299,6 +316,20 @@ export interface RunStore {
   listQuestions(runId: string): Promise<QuestionRecord[]>;
   /** Answers the oldest open question of the run; undefined if none was open. */
   answerQuestion(input: { runId: string; answer: string; userId: string }): Promise<QuestionRecord | undefined>;
+
+  /**
+   * The step stops for a Confirm: pending → waiting and a pending confirmation of `targets`, in one
+   * transaction (a confirmation decided earlier for other values is replaced); undefined if the step
+   * was not pending.
+   */
+  requestConfirmation(input: Pick<ConfirmationRecord, 'runId' | 'planVersion' | 'stepId' | 'tool' | 'risk' | 'targets' | 'lateBound'>): Promise<ConfirmationRecord | undefined>;
+  /**
+   * Confirms or aborts a pending confirmation in one transaction, only while `planVersion` is the
+   * run's current version and the run is paused or executing; a confirm moves the step waiting →
+   * pending in the same transaction. undefined: nothing changed.
+   */
+  decideConfirmation(input: { runId: string; planVersion: number; stepId: string; userId: string; decision: 'confirmed' | 'aborted' }): Promise<ConfirmationRecord | undefined>;
+  listConfirmations(runId: string): Promise<ConfirmationRecord[]>;
 
   recordUsage(usage: UsageRecord): Promise<void>;
   usageTotals(runId: string): Promise<{ inputTokens: number; outputTokens: number; costUsd: number }>;

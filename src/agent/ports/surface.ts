@@ -1,6 +1,6 @@
 import type { DiffLine } from '../plan-diff.ts';
 import type { Plan } from '../plan.ts';
-import type { EscalationRecord, ModelUsage, RunRecord, StepStatus } from './run-store.ts';
+import type { ConfirmationRecord, EscalationRecord, ModelUsage, RunRecord, StepStatus } from './run-store.ts';
 import type { Risk } from './tool.ts';
 
 export interface BoardStep {
@@ -77,6 +77,8 @@ export interface Surface {
   escalate(run: RunRecord, escalation: EscalationRecord, stakes: string): Promise<void>;
   /** ask_human: a step waits for an answer in the conversation. */
   ask(run: RunRecord, stepId: string, question: string): Promise<void>;
+  /** A write's target was filled from a person's or a model's words: show the values, offer Confirm and Abort. */
+  confirmTarget(run: RunRecord, confirmation: ConfirmationRecord): Promise<void>;
   notify(run: RunRecord, text: string): Promise<void>;
   finish(summary: RunSummary): Promise<void>;
 }

@@ -1,5 +1,5 @@
 /** A Surface for tests and the CLI: it records what a person would see, in order. */
-import type { EscalationRecord, RunRecord } from '../ports/run-store.ts';
+import type { ConfirmationRecord, EscalationRecord, RunRecord } from '../ports/run-store.ts';
 import type { BoardState, ProposedPlan, RunSummary, Surface } from '../ports/surface.ts';
 
 export type SeenMessage =
@@ -8,6 +8,7 @@ export type SeenMessage =
   | { kind: 'questions'; runId: string; questions: string[] }
   | { kind: 'escalation'; runId: string; escalation: EscalationRecord; stakes: string }
   | { kind: 'ask'; runId: string; stepId: string; question: string }
+  | { kind: 'confirm'; runId: string; confirmation: ConfirmationRecord }
   | { kind: 'notice'; runId: string; text: string }
   | { kind: 'summary'; runId: string; summary: RunSummary };
 
@@ -35,6 +36,9 @@ export class InMemorySurface implements Surface {
   }
   async ask(run: RunRecord, stepId: string, question: string): Promise<void> {
     this.messages.push({ kind: 'ask', runId: run.id, stepId, question });
+  }
+  async confirmTarget(run: RunRecord, confirmation: ConfirmationRecord): Promise<void> {
+    this.messages.push({ kind: 'confirm', runId: run.id, confirmation: structuredClone(confirmation) });
   }
   async notify(run: RunRecord, text: string): Promise<void> {
     this.messages.push({ kind: 'notice', runId: run.id, text });

@@ -7,6 +7,21 @@ import { z } from 'zod';
 const PlanRefSchema = z.object({ r: z.string().min(1), v: z.number().int().positive() });
 const EscalationRefSchema = z.object({ e: z.string().min(1) });
 const ScheduleRefSchema = z.object({ s: z.string().min(1) });
+const StepRefSchema = z.object({ r: z.string().min(1), v: z.number().int().positive(), s: z.string().min(1) });
+
+/** Confirm / Abort of a late-bound target bind to the run, the plan version and the step. */
+export interface StepRef extends PlanRef {
+  stepId: string;
+}
+
+export function encodeStepRef(ref: StepRef): string {
+  return JSON.stringify({ r: ref.runId, v: ref.planVersion, s: ref.stepId });
+}
+
+export function decodeStepRef(value: string | undefined): StepRef | undefined {
+  const parsed = StepRefSchema.safeParse(safeJson(value));
+  return parsed.success ? { runId: parsed.data.r, planVersion: parsed.data.v, stepId: parsed.data.s } : undefined;
+}
 
 export interface PlanRef {
   runId: string;

@@ -58,7 +58,7 @@ export function lineSections(lines: readonly string[]): Block[] {
 }
 
 /** Pieces of at most `max` characters, never splitting an escape entity (`&amp;`) or a surrogate pair. */
-export function splitText(text: string, max: number): string[] {
+function splitText(text: string, max: number): string[] {
   const pieces: string[] = [];
   let rest = text;
   while (rest.length > max) {

@@ -1,0 +1,56 @@
+/**
+ * Confirm for late-bound targets. When what a write or destructive step acts on (a target arg) is
+ * filled at run time from a person's answer or a model's text, the plan's approver never saw the
+ * value: the step does not start until an approver confirms exactly the filled-in values (another
+ * than the requester for a destructive step). The request and the decision live in the store, so a
+ * restart keeps the step waiting and a Confirm after it still counts. The decision is in
+ * target-decision.ts.
+ */
+import type { AgentContext } from './context.ts';
+import type { RunRecord, StepKind } from './ports/run-store.ts';
+import type { AnyTool } from './ports/tool.ts';
+import { redactValue } from './redact.ts';
+import { lateBoundTargetNames, targetArgs, wordSteps } from './step-targets.ts';
+
+type GateOutcome = 'go' | 'waiting' | 'lost';
+
+interface GatedStep {
+  planVersion: number;
+  stepId: string;
+  kind: StepKind;
+  /** The args as planned, references unfilled: where each value comes from. */
+  args: Record<string, unknown>;
+}
+
+/**
+ * Called once per step start, after references are filled and checked, before the step is claimed.
+ * 'go': nothing to confirm, or an approver confirmed these exact values. 'waiting': the step now
+ * waits for a Confirm (stored, and asked in the thread). 'lost': someone else moved the step.
+ */
+export async function confirmationGate(ctx: AgentContext, run: RunRecord, step: GatedStep, tool: AnyTool, filledArgs: Record<string, unknown>): Promise<GateOutcome> {
+  if (step.kind !== 'forward' || tool.risk === 'read') return 'go';
+  const recorded = await ctx.store.listSteps(run.id);
+  const words = wordSteps(
+    recorded.map((s) => ({ stepId: s.stepId, tool: s.tool, args: s.plannedArgs })),
+    (name) => ctx.tools.get(name),
+  );
+  const lateBound = lateBoundTargetNames(tool, step.args, words);
+  if (lateBound.length === 0) return 'go';
+  // Compared as stored: the store keeps values redacted.
+  const targets = redactValue(Object.fromEntries(targetArgs(tool, filledArgs)), ctx.settings.secrets);
+  const earlier = (await ctx.store.listConfirmations(run.id)).find((c) => c.planVersion === step.planVersion && c.stepId === step.stepId);
+  if (earlier?.status === 'confirmed' && canonical(earlier.targets) === canonical(targets)) return 'go';
+  if (earlier?.status === 'aborted') return 'lost';
+  const request = await ctx.store.requestConfirmation({ runId: run.id, planVersion: step.planVersion, stepId: step.stepId, tool: tool.name, risk: tool.risk, targets, lateBound });
+  if (!request) return 'lost';
+  await ctx.store.appendEvent(run.id, 'confirmation-requested', { planVersion: step.planVersion, stepId: step.stepId, targets, lateBound });
+  await ctx.surface.confirmTarget(run, request);
+  return 'waiting';
+}
+
+/** JSON with keys sorted: the store may give an object's keys back in another order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner && typeof inner === 'object' && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => a.localeCompare(b))) : inner,
+  );
+}

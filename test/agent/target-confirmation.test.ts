@@ -1,0 +1,155 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { NumberArg, RepoSchema } from '../../src/integrations/github/repo-ref.ts';
+import { createAskHumanTool } from '../../src/integrations/tools/ask-human.ts';
+import { useTestStore } from '../helpers/store.ts';
+import { fakeTool, type FakeTool } from './support/fake-tools.ts';
+import { makeHarness, type Harness } from './support/harness.ts';
+import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
+
+const db = useTestStore();
+let h: Harness;
+afterEach(() => {
+  h.llm.assertDone();
+  expect(h.errors).toEqual([]);
+});
+
+/** The real ask_human (its output is a person's words), and writes that say which args are their targets. */
+function tools() {
+  const ask = createAskHumanTool();
+  const merge: FakeTool = {
+    ...fakeTool({
+      name: 'merge_pull',
+      risk: 'destructive',
+      input: z.object({ repo: RepoSchema, number: NumberArg, method: z.string().default('merge') }),
+      run: (args) => ({ status: 'ok', output: { merged: true, number: args.number } }),
+    }),
+    targets: ['repo', 'number'],
+  };
+  const comment: FakeTool = { ...fakeTool({ name: 'comment', risk: 'write', input: z.object({ repo: RepoSchema, number: NumberArg, body: z.string() }) }), targets: ['repo', 'number'] };
+  const create: FakeTool = { ...fakeTool({ name: 'create_thing', risk: 'write', input: z.object({ title: z.string() }), run: () => ({ status: 'ok', output: { number: 5 } }) }), targets: [] };
+  const undo: FakeTool = { ...fakeTool({ name: 'delete_thing', risk: 'write', input: z.object({ number: z.number() }) }), targets: ['number'] };
+  const read: FakeTool = { ...fakeTool({ name: 'list_pulls', risk: 'read', input: z.object({ repo: RepoSchema }), run: () => ({ status: 'ok', output: { first: 12 } }) }), targets: ['repo'] };
+  return { merge, comment, create, undo, read, all: [ask, merge, comment, create, undo, read] };
+}
+
+const bystanderPlan = plannerAnswer({
+  steps: [
+    { id: 's0', tool: 'create_thing', args: { title: 'note' } },
+    { id: 's1', tool: 'ask_human', args: { question: 'Which PR?' } },
+    { id: 's2', tool: 'merge_pull', args: { repo: 'acme/api', number: '{{steps.s1.output.answer}}' }, dependsOn: ['s0', 's1'] },
+  ],
+  rollback: [{ id: 'r1', tool: 'delete_thing', args: { number: '{{steps.s0.output.number}}' }, undoes: 's0' }],
+});
+
+async function approvedAndAnswered(t: ReturnType<typeof tools>, answer: string) {
+  h = makeHarness({ store: db.store, tools: t.all, llm: new ScriptedLlm().on('planner', bystanderPlan), approvers: ['UREQ', 'UAPP', 'UAPP2'], soleOwner: true });
+  const run = await h.start('merge the PR I name', 'UREQ');
+  expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: true, value: undefined });
+  await h.agent.idle();
+  expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text: `<@UBOT> ${answer}` })).toBe('answered');
+  await h.agent.idle();
+  return run;
+}
+
+const confirm = (runId: string, userId: string, extra: Partial<{ planVersion: number; stepId: string; decision: 'confirm' | 'abort' }> = {}) =>
+  h.agent.confirmTarget({ runId, planVersion: 1, stepId: 's2', userId, decision: 'confirm', ...extra });
+
+describe('Confirm for a target filled in at run time', () => {
+  it('a merge whose number came from an answer waits, shows the filled-in values, and runs once on an approver’s Confirm', async () => {
+    const t = tools();
+    const run = await approvedAndAnswered(t, '666');
+    expect(t.merge.calls).toEqual([]);
+    expect((await h.store.getRun(run.id))?.status).toBe('paused');
+    const [asked] = h.surface.of(run.id, 'confirm');
+    expect(asked?.confirmation).toMatchObject({ stepId: 's2', planVersion: 1, tool: 'merge_pull', risk: 'destructive', targets: { repo: 'acme/api', number: 666 }, lateBound: ['number'], status: 'pending' });
+    expect((await h.store.listSteps(run.id)).find((s) => s.stepId === 's2')?.status).toBe('waiting');
+
+    expect(await confirm(run.id, 'UREQ')).toEqual({ ok: false, error: expect.stringMatching(/destructive, so an approver other than the person who asked/) });
+    expect(await confirm(run.id, 'UBYSTANDER')).toEqual({ ok: false, error: expect.stringMatching(/^Only approvers/) });
+    expect(await confirm(run.id, 'UAPP', { planVersion: 2 })).toEqual({ ok: false, error: expect.stringMatching(/not waiting for a Confirm/) });
+    await h.agent.idle();
+    expect(t.merge.calls).toEqual([]);
+
+    // Two approvers click at once: one decision counts, the other is told who decided.
+    const clicks = await Promise.all([confirm(run.id, 'UAPP'), confirm(run.id, 'UAPP2')]);
+    await h.agent.idle();
+    const winner = clicks[0].ok ? 'UAPP' : 'UAPP2';
+    expect(clicks.filter((click) => click.ok)).toHaveLength(1);
+    expect(clicks.find((click) => !click.ok)).toEqual({ ok: false, error: `This was already confirmed by <@${winner}>.` });
+    expect(t.merge.calls.map((c) => c.args)).toEqual([{ repo: 'acme/api', number: 666, method: 'merge' }]);
+    expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
+    const [stored] = await h.store.listConfirmations(run.id);
+    expect(stored).toMatchObject({ status: 'confirmed', decidedBy: winner, targets: { repo: 'acme/api', number: 666 }, decidedAt: expect.any(Date) });
+    expect((await h.store.listEvents(run.id)).filter((e) => e.type === 'target-confirmed').map((e) => e.data)).toEqual([{ planVersion: 1, stepId: 's2', by: winner, targets: { repo: 'acme/api', number: 666 } }]);
+  });
+
+  it('Abort ends the run and rolls back what succeeded; the merge never runs', async () => {
+    const t = tools();
+    const run = await approvedAndAnswered(t, '#666');
+    expect(await confirm(run.id, 'UBYSTANDER', { decision: 'abort' })).toEqual({ ok: false, error: 'Only the requester or an approver may abort this run.' });
+    expect(await confirm(run.id, 'UREQ', { decision: 'abort' })).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    expect(t.merge.calls).toEqual([]);
+    expect(t.undo.calls.map((c) => c.args)).toEqual([{ number: 5 }]);
+    expect((await h.store.getRun(run.id))?.status).toBe('aborted');
+    expect(await confirm(run.id, 'UAPP')).toEqual({ ok: false, error: expect.stringMatching(/already ended \(aborted\)/) });
+    expect((await h.store.listConfirmations(run.id))[0]).toMatchObject({ status: 'aborted', decidedBy: 'UREQ' });
+  });
+
+  it('survives a restart: the step still waits, and a Confirm given to the new process runs it once', async () => {
+    const t = tools();
+    const run = await approvedAndAnswered(t, '31');
+    await h.agent.shutdown(1000);
+    h = makeHarness({ store: db.store, tools: t.all, approvers: ['UREQ', 'UAPP'], soleOwner: true, owner: 'replica-b' });
+    await h.agent.resume();
+    await h.agent.idle();
+    expect(t.merge.calls).toEqual([]);
+    expect(await confirm(run.id, 'UAPP')).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    expect(t.merge.calls.map((c) => c.args.number)).toEqual([31]);
+    expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
+  });
+
+  it('needs no Confirm for a target a system gave, nor for content a person wrote', async () => {
+    const t = tools();
+    const plan = plannerAnswer({
+      steps: [
+        { id: 's1', tool: 'list_pulls', args: { repo: 'acme/api' } },
+        { id: 's2', tool: 'ask_human', args: { question: 'What should the comment say?' } },
+        { id: 's3', tool: 'comment', args: { repo: 'acme/api', number: '{{steps.s1.output.first}}', body: '{{steps.s2.output.answer}}' }, dependsOn: ['s1', 's2'] },
+      ],
+    });
+    h = makeHarness({ store: db.store, tools: t.all, llm: new ScriptedLlm().on('planner', plan), approvers: ['UAPP'], soleOwner: true });
+    const run = await h.start('comment', 'UREQ');
+    await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
+    await h.agent.idle();
+    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text: 'looks good' })).toBe('answered');
+    await h.agent.idle();
+    expect(h.surface.of(run.id, 'confirm')).toEqual([]);
+    expect(t.comment.calls.map((c) => c.args)).toEqual([{ repo: 'acme/api', number: 12, body: 'looks good' }]);
+  });
+
+  it('a target picked through a read of what the person named still waits (the person chose it)', async () => {
+    const t = tools();
+    const plan = plannerAnswer({
+      steps: [
+        { id: 's1', tool: 'ask_human', args: { question: 'Which repo?' } },
+        { id: 's2', tool: 'list_pulls', args: { repo: '{{steps.s1.output.answer}}' }, dependsOn: ['s1'] },
+        { id: 's3', tool: 'comment', args: { repo: 'acme/api', number: '{{steps.s2.output.first}}', body: 'hello' }, dependsOn: ['s2'] },
+      ],
+    });
+    h = makeHarness({ store: db.store, tools: t.all, llm: new ScriptedLlm().on('planner', plan), approvers: ['UREQ'], soleOwner: true });
+    const run = await h.start('comment', 'UREQ');
+    await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UREQ', decision: 'approve' });
+    await h.agent.idle();
+    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text: 'acme/web' })).toBe('answered');
+    await h.agent.idle();
+    expect(h.surface.of(run.id, 'confirm').map((m) => m.confirmation.targets)).toEqual([{ repo: 'acme/api', number: 12 }]);
+    expect(t.comment.calls).toEqual([]);
+    // A write (not destructive): the requester, an approver, may confirm it.
+    expect(await h.agent.confirmTarget({ runId: run.id, planVersion: 1, stepId: 's3', userId: 'UREQ', decision: 'confirm' })).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    expect(t.comment.calls).toHaveLength(1);
+  });
+});

@@ -6,6 +6,7 @@ import type { Surface } from './ports/surface.ts';
 import type { AnyTool } from './ports/tool.ts';
 import type { HousekeepingSettings } from './housekeeping.ts';
 import type { Plan } from './plan.ts';
+import type { RepositoryAllowList } from './repository-allow-list.ts';
 import type { ReplicaSettings, RunLeases } from './run-leases.ts';
 import type { Budgets } from './stop-conditions.ts';
 import type { ToolRegistry } from './tool-registry.ts';
@@ -21,6 +22,8 @@ export interface AgentSettings {
   confidenceThreshold: number;
   autoRunReadOnly: boolean;
   secrets: readonly string[];
+  /** TANDEM_REPOS, lower case; undefined when unset. */
+  repositories?: RepositoryAllowList;
   /** Steps of one run that may run at the same time. */
   concurrency: number;
   /** Retries of a step whose tool says the error is transient (default 3 tries after the first, from 500 ms doubling). */

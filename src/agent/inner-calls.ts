@@ -9,6 +9,7 @@ import type { EventLog } from './event-log.ts';
 import { limitOutput } from './output-limit.ts';
 import type { InnerCallResult, InnerTools, ToolContext } from './ports/tool.ts';
 import { redactValue } from './redact.ts';
+import { repositoryRefusal } from './repository-allow-list.ts';
 import { stepTimeoutMs } from './stop-conditions.ts';
 import { callTool } from './tool-call.ts';
 
@@ -45,6 +46,12 @@ export function createInnerTools(ctx: AgentContext, scope: InnerCallScope): Inne
       const error = `invalid args: ${issue?.path.join('.') || 'args'}: ${issue?.message ?? 'do not fit the tool'}`;
       await record({ ...base, ok: false, error });
       return { ok: false, error };
+    }
+    const refusal = repositoryRefusal(ctx.settings.repositories, tool, parsed.data as Record<string, unknown>);
+    if (refusal) {
+      const reason = `${request.tool} ${refusal.at}: ${refusal.reason}`;
+      await record({ ...base, ok: false, refused: reason });
+      return { ok: false, error: `refused: ${reason}` };
     }
     const retry = ctx.settings.retry ?? { retries: 3, baseDelayMs: 500 };
     const result = await callTool(tool, parsed.data, scope.toolContext, {

@@ -71,7 +71,7 @@ export async function decide(ctx: AgentContext, input: { runId: string; planVers
 /** A person's edit is checked like a replan: ids of steps that already ran may be read, not reused. */
 async function validateEdit(ctx: AgentContext, input: { runId: string; plan: unknown }) {
   const steps = await ctx.store.listSteps(input.runId);
-  return validatePlan(input.plan, ctx.tools, { maxSteps: ctx.settings.budgets.maxSteps, completedSteps: completedStepIds(steps) });
+  return validatePlan(input.plan, ctx.tools, { maxSteps: ctx.settings.budgets.maxSteps, repositories: ctx.settings.repositories, completedSteps: completedStepIds(steps) });
 }
 
 export async function checkEdit(ctx: AgentContext, input: { runId: string; planVersion: number; plan: unknown }): Promise<Result<void, string[]>> {

@@ -7,6 +7,7 @@ import type { Result } from './errors.ts';
 import { PlanSchema, type Plan } from './plan.ts';
 import { ancestorsOf, findCycle } from './plan-graph.ts';
 import { findReferences } from './references.ts';
+import { checkPlanRepositories, type RepositoryAllowList } from './repository-allow-list.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 
 /** A person answers questions in one reply; more than this is an interrogation, not a plan. */
@@ -16,13 +17,15 @@ export interface PlanValidationOptions {
   maxSteps: number;
   /** Steps of earlier plan versions that succeeded: a replanned version may read their outputs. */
   completedSteps?: ReadonlySet<string>;
+  /** TANDEM_REPOS: steps on other repositories make the plan invalid. */
+  repositories?: RepositoryAllowList;
 }
 
 export function validatePlan(input: unknown, tools: ToolRegistry, options: PlanValidationOptions): Result<Plan, string[]> {
   const parsed = PlanSchema.safeParse(input);
   if (!parsed.success) return { ok: false, error: parsed.error.issues.map((issue) => describeIssue(issue, input)) };
   const plan = parsed.data;
-  const problems = [...checkShape(plan, options), ...checkGraph(plan), ...checkTools(plan, tools), ...checkReferences(plan, options)];
+  const problems = [...checkShape(plan, options), ...checkGraph(plan), ...checkTools(plan, tools), ...checkReferences(plan, options), ...checkPlanRepositories(plan, options.repositories, (name) => tools.get(name))];
   return problems.length ? { ok: false, error: problems } : { ok: true, value: plan };
 }
 

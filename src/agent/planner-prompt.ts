@@ -44,11 +44,12 @@ export function plannerSystemPrompt(options: { maxSteps: number }): string {
   ].join('\n');
 }
 
-export function plannerUserPrompt(request: PlanRequest, catalogue: readonly ToolCatalogueEntry[], budgets: { maxSteps: number }, secrets: readonly string[]): string {
+export function plannerUserPrompt(request: PlanRequest, catalogue: readonly ToolCatalogueEntry[], budgets: { maxSteps: number; repositories?: readonly string[] | undefined }, secrets: readonly string[]): string {
   const parts: string[] = [];
   parts.push(`Task from <@${request.requester}>${request.origin ? ` (via ${request.origin})` : ''}:\n${redactText(request.task, secrets).slice(0, 4000)}`);
   parts.push(`Tool catalogue (name, risk, description, input JSON Schema):\n${JSON.stringify(catalogue.map((tool) => ({ name: tool.name, risk: tool.risk, description: tool.description, input: tool.inputSchema })))}`);
   parts.push(`Budget: at most ${budgets.maxSteps} steps.`);
+  if (budgets.repositories) parts.push(`Only these GitHub repositories may be used (owner/* is any repository of that owner); a search must name them with repo: qualifiers: ${budgets.repositories.join(', ')}`);
   if (request.answers?.length) {
     parts.push(`The requester answered earlier questions:\n${request.answers.map((qa, i) => dataBlock(`answer ${i + 1} by ${qa.answeredBy ?? 'unknown'}`, { question: qa.question, answer: qa.answer }, secrets, 2000)).join('\n')}`);
   }

@@ -9,6 +9,7 @@ import { validatePlan } from './plan-validation.ts';
 import { PlannerAnswerSchema, answerToPlanInput, artifactShapedAnswer } from './planner-schema.ts';
 import { plannerSystemPrompt, plannerUserPrompt, repairPrompt, type PlanRequest } from './planner-prompt.ts';
 import type { LlmClient, LlmMessage, LlmResponse } from './ports/llm.ts';
+import type { RepositoryAllowList } from './repository-allow-list.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 
 export const REPAIR_ROUNDS = 2;
@@ -18,6 +19,8 @@ export interface PlannerDeps {
   tools: ToolRegistry;
   maxSteps: number;
   secrets: readonly string[];
+  /** TANDEM_REPOS: a plan on another repository goes back to the model with the reason. */
+  repositories?: RepositoryAllowList;
   /** Called for every model answer, so tokens count against the run's budget. */
   onUsage?: (response: LlmResponse<unknown>) => Promise<void>;
   /** The same for the fallback planner's answer. */
@@ -46,7 +49,7 @@ export async function makePlan(deps: PlannerDeps, request: PlanRequest, options:
     return { ok: false, error: 'No planner model is configured: set PLANNER_MODEL (e.g. openai:gpt-4o) with OPENAI_API_KEY, or anthropic:… with ANTHROPIC_API_KEY.' };
   }
   const system = plannerSystemPrompt({ maxSteps: deps.maxSteps });
-  const prompt: LlmMessage = { role: 'user', content: plannerUserPrompt(request, deps.tools.catalogue(), { maxSteps: deps.maxSteps }, deps.secrets) };
+  const prompt: LlmMessage = { role: 'user', content: plannerUserPrompt(request, deps.tools.catalogue(), { maxSteps: deps.maxSteps, repositories: deps.repositories }, deps.secrets) };
   const primary = await attemptPlan(deps, { role: 'planner', system, prompt, rounds: REPAIR_ROUNDS, runId: request.runId, onUsage: deps.onUsage }, options);
   if (primary.kind === 'failed') return { ok: false, error: primary.error };
   const why = fallbackReason(primary, deps.confidenceThreshold);
@@ -91,7 +94,7 @@ async function attemptPlan(deps: PlannerDeps, spec: AttemptSpec, options: Pick<P
       await spec.onUsage?.(response);
       answerText = JSON.stringify(response.value);
       const input = answerToPlanInput(response.value);
-      const checked = input.ok ? validatePlan(input.value, deps.tools, { maxSteps: deps.maxSteps, ...options }) : input;
+      const checked = input.ok ? validatePlan(input.value, deps.tools, { maxSteps: deps.maxSteps, repositories: deps.repositories, ...options }) : input;
       if (checked.ok) return { kind: 'valid', value: { plan: checked.value, author: `${response.provider}:${response.model}` } };
       problems = checked.error;
     } catch (error) {
@@ -99,7 +102,7 @@ async function attemptPlan(deps: PlannerDeps, spec: AttemptSpec, options: Pick<P
       if (error.kind !== 'invalid-output') return { kind: 'failed', error: `The ${model} failed: ${error.message}` };
       answerText = error.details.raw ?? '(no usable answer)';
       const artifact = artifactShapedAnswer(error.details.raw);
-      const checked = artifact === undefined ? undefined : validatePlan(artifact, deps.tools, { maxSteps: deps.maxSteps, ...options });
+      const checked = artifact === undefined ? undefined : validatePlan(artifact, deps.tools, { maxSteps: deps.maxSteps, repositories: deps.repositories, ...options });
       if (checked?.ok) return { kind: 'valid', value: { plan: checked.value, author: `${error.details.provider ?? 'model'}:${error.details.model ?? 'unknown'}` } };
       problems = checked ? checked.error : [error.message, ...(error.details.issues ?? [])];
     }

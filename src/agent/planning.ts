@@ -16,6 +16,7 @@ export function plannerDeps(ctx: AgentContext, runId: string | null) {
     tools: ctx.tools,
     maxSteps: ctx.settings.budgets.maxSteps,
     secrets: ctx.settings.secrets,
+    repositories: ctx.settings.repositories,
     onUsage: ctx.usage(runId, 'planner'),
     onFallbackUsage: ctx.usage(runId, 'planner-fallback'),
     confidenceThreshold: ctx.settings.confidenceThreshold,
@@ -40,7 +41,7 @@ export async function planRun(ctx: AgentContext, run: RunRecord, extra: Pick<Pla
   const runbook = extra.answers ? undefined : ctx.runbooks?.match(run.task);
   let record: PlanVersionRecord | undefined;
   if (runbook) {
-    const checked = validatePlan(runbook.plan, ctx.tools, { maxSteps: ctx.settings.budgets.maxSteps });
+    const checked = validatePlan(runbook.plan, ctx.tools, { maxSteps: ctx.settings.budgets.maxSteps, repositories: ctx.settings.repositories });
     if (!checked.ok) {
       await ctx.surface.notify(run, `Runbook ${runbook.name} matches this task but its plan is invalid: ${checked.error.join('; ')}`);
       await finishRun(ctx, run.id, 'failed', `runbook ${runbook.name} is invalid`);

@@ -11,6 +11,7 @@ import type { RunRecord, StepErrorRecord, StepKind, StepRecord } from './ports/r
 import { redactValue } from './redact.ts';
 import { createInnerTools } from './inner-calls.ts';
 import { fillReferences } from './references.ts';
+import { REPO_NOT_ALLOWED, repositoryRefusal } from './repository-allow-list.ts';
 import { stepTimeoutMs } from './stop-conditions.ts';
 import { confirmationGate } from './target-confirmation.ts';
 import { callTool } from './tool-call.ts';
@@ -42,8 +43,8 @@ export interface RunStepOptions {
 
 export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec, options: RunStepOptions): Promise<StepOutcome> {
   const key = { runId: run.id, planVersion: spec.planVersion, stepId: spec.stepId };
-  const failBeforeStart = async (message: string): Promise<StepOutcome> => {
-    const error = { message: redactValue(message, ctx.settings.secrets), code: 'invalid-args' };
+  const failBeforeStart = async (message: string, code = 'invalid-args'): Promise<StepOutcome> => {
+    const error = { message: redactValue(message, ctx.settings.secrets), code };
     if (!(await ctx.store.setStepStatus({ ...key, from: ['pending'], to: 'failed', error }))) return { status: 'lost' };
     options.events.append('step-failed', { ...key, kind: spec.kind, error });
     return { status: 'failed', error };
@@ -58,6 +59,10 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
     const issue = parsed.error.issues[0];
     return failBeforeStart(`${spec.stepId}.args.${issue?.path.join('.') ?? ''}: ${issue?.message} (after filling references)`);
   }
+  // A repository filled in at run time was not there to judge when the plan was approved.
+  const refusal = repositoryRefusal(ctx.settings.repositories, tool, parsed.data as Record<string, unknown>);
+  if (refusal) return failBeforeStart(`${spec.stepId}.args.${refusal.at}: ${refusal.reason} (filled in at run time; not run)`, REPO_NOT_ALLOWED);
+  // Only then may a person be asked to confirm a target filled in from words.
   const gate = await confirmationGate(ctx, run, spec, tool, parsed.data as Record<string, unknown>);
   if (gate !== 'go') return { status: gate };
 

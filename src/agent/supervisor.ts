@@ -11,6 +11,7 @@ import { addPlannedVersion, plannerDeps } from './planning.ts';
 import type { ExecutedStepSummary } from './planner-prompt.ts';
 import type { RunRecord, RunStatus, StepRecord } from './ports/run-store.ts';
 import { proposeVersion } from './proposal.ts';
+import { REPO_NOT_ALLOWED } from './repository-allow-list.ts';
 import { replanLimits } from './stop-conditions.ts';
 import { completedStepIds } from './step-facts.ts';
 
@@ -23,6 +24,16 @@ export async function onStepFailure(ctx: AgentContext, run: RunRecord, _plan: Pl
       kind: 'uncertain-side-effect',
       message: `${failed.stepId} (${failed.tool}) may or may not have taken effect: ${message}`,
       stakes: `${failed.title} is a ${failed.risk} step. Retry runs it again (check first that it did not happen), Skip goes on without it, Replan asks for a new plan, Abort rolls back.`,
+    });
+    return;
+  }
+  if (failed.error?.code === REPO_NOT_ALLOWED) {
+    // A new plan could name the same repository again; what to do about it is a person's call.
+    await escalate(ctx, {
+      ...base,
+      kind: 'step-failed',
+      message: `${failed.stepId} (${failed.title}) was not run: ${message}`,
+      stakes: 'Skip goes on without it (its dependants are skipped), Replan asks for a new plan, Abort rolls back what succeeded.',
     });
     return;
   }

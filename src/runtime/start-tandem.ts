@@ -103,6 +103,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
         confidenceThreshold: config.confidenceThreshold,
         autoRunReadOnly: config.autoRunReadOnly,
         secrets: config.secrets,
+        repositories: config.github.repos,
         concurrency: 8,
         housekeeping: config.housekeeping,
       },

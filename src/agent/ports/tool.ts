@@ -83,6 +83,12 @@ export interface Tool<I = unknown> {
    * target is filled from it at run time waits for an approver's Confirm.
    */
   outputFrom?: 'person' | 'model';
+  /**
+   * The repositories (`owner/name`, or `owner/*` for a whole account) a call reaches, for a tool whose
+   * targets name them other than by a `repo` arg (a search's `repo:` qualifiers); `'any'` when the call
+   * is not limited to any. Given args as planned or as filled in, so it must not trust their shape.
+   */
+  repositories?(args: Record<string, unknown>): readonly string[] | 'any';
   run(args: I, ctx: ToolContext): Promise<ToolResult>;
   /** Write tools: after a crash mid-call, find out whether the side effect happened. */
   reconcile?(args: I, ctx: ToolContext): Promise<ReconcileResult>;

@@ -15,13 +15,36 @@ export class DataDirLockedError extends Error {
   }
 }
 
-function isAlive(pid: number): boolean {
+/**
+ * True while `pid` is a running process. A killed process stays in the process table as a zombie
+ * until its parent reaps it; it holds nothing, so it counts as gone (a supervisor restarting at once
+ * must not be refused).
+ */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  return !isZombie(pid);
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    // /proc/<pid>/stat: "pid (comm) S …"; comm may hold spaces or parentheses, so read after the last ')'.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false; // no /proc (macOS): kill(0) already said it exists
+  }
+}
+
+/** Folders this process holds: our own pid in a lock file of another folder is a previous run (pid 1 in a restarted container). */
+const heldHere = new Set<string>();
+
+function holdsLock(pid: number, file: string): boolean {
+  if (pid === process.pid) return heldHere.has(file);
+  return isProcessAlive(pid);
 }
 
 export function acquireDataDirLock(dataDir: string): { release: () => void } {
@@ -31,18 +54,20 @@ export function acquireDataDirLock(dataDir: string): { release: () => void } {
       const fd = openSync(file, 'wx');
       writeSync(fd, String(process.pid));
       closeSync(fd);
+      heldHere.add(file);
       let released = false;
       return {
         release() {
           if (released) return;
           released = true;
+          heldHere.delete(file);
           rmSync(file, { force: true });
         },
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number.parseInt(readFileSync(file, 'utf8').trim(), 10);
-      if (Number.isInteger(holder) && isAlive(holder)) throw new DataDirLockedError(dataDir, holder);
+      if (Number.isInteger(holder) && holdsLock(holder, file)) throw new DataDirLockedError(dataDir, holder);
       // A lock left by a process that died (or by ourselves before a crash-restart) is stale.
       rmSync(file, { force: true });
     }

@@ -12,7 +12,6 @@ import { webApi } from '@slack/bolt';
 import type { StepStatus } from '../src/agent/ports/run-store.ts';
 import type { BoardState } from '../src/agent/ports/surface.ts';
 import { createSlackApp } from '../src/bot/create-slack-app.ts';
-import { createMemoryEventLog } from '../src/bot/ports.ts';
 import { SlackSurface } from '../src/bot/slack-surface.ts';
 import { encodePlanRef } from '../src/bot/views/button-values.ts';
 import { PLAN_APPROVE_ACTION, planMessages } from '../src/bot/views/plan-message.ts';
@@ -42,7 +41,6 @@ async function serveBot(apiUrl: string): Promise<void> {
   const slack = createSlackApp({
     config: { slack: { botToken: BOT_TOKEN, appToken: undefined, signingSecret: SIGNING_SECRET, apiUrl, mode: 'http' }, port: 0 },
     agent: new RecordingAgent(),
-    events: createMemoryEventLog(),
     runs,
     logger: silentLogger(),
   });

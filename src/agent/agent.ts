@@ -15,6 +15,7 @@ import { resumeRuns } from './resume.ts';
 import { createRunLeases, DEFAULT_REPLICA_SETTINGS } from './run-leases.ts';
 import { safeSurface } from './safe-surface.ts';
 import { decideTarget } from './target-decision.ts';
+import { sweepOwed } from './outbox.ts';
 import { createToolRegistry } from './tool-registry.ts';
 
 export interface Agent extends AgentApi {
@@ -24,12 +25,16 @@ export interface Agent extends AgentApi {
   housekeep(now?: Date): Promise<void>;
 }
 
+/** How often this replica looks for owed messages nobody is delivering. */
+const OWED_SWEEP_MS = 5_000;
+
 export function createAgent(deps: AgentDeps): Agent {
   const drivers = new Map<string, { driver: RunDriver; done: Promise<void> }>();
   const stopped = new Set<string>();
   const background = new Set<Promise<unknown>>();
   let accepting = true;
   let adoption: ReturnType<typeof setInterval> | undefined;
+  let owedSweep: ReturnType<typeof setInterval> | undefined;
 
   const track = <T>(work: Promise<T>, what: string, runId?: string): void => {
     const guarded = work.catch((error: unknown) => deps.logger.error({ runId, err: error }, `${what} failed`));
@@ -42,6 +47,7 @@ export function createAgent(deps: AgentDeps): Agent {
     llm: deps.llm,
     tools: createToolRegistry(deps.tools),
     surface: safeSurface(deps.surface, deps.logger),
+    deliverySurface: deps.surface,
     approvers: deps.approvers,
     settings: deps.settings,
     logger: deps.logger,
@@ -93,6 +99,9 @@ export function createAgent(deps: AgentDeps): Agent {
     idle,
     housekeep: (now) => runHousekeeping(ctx, now ?? ctx.now()),
     async startRun(input) {
+      // A request handled again after a crash: its run exists, and resume has picked it up.
+      const existing = input.requestId ? await ctx.store.findRunByRequest(input.requestId) : undefined;
+      if (existing) return existing;
       const run = await ctx.store.createRun(input);
       // Planning holds the run's lease from the start: peers leave it alone, and adopt it if this replica dies mid-plan.
       const holding = await ctx.leases.claim(run.id).catch(() => false);
@@ -124,6 +133,13 @@ export function createAgent(deps: AgentDeps): Agent {
     confirmTarget: (input) => decideTarget(ctx, input),
     async resume() {
       await resumeRuns(ctx, { startUp: true });
+      // What runs owed their threads when the last process stopped, then, every few seconds, what a
+      // dead peer left owed or a failed delivery deferred.
+      track(sweepOwed(ctx, { startUp: true }), 'delivering owed messages');
+      if (!owedSweep && accepting) {
+        owedSweep = setInterval(() => track(sweepOwed(ctx, { startUp: false }), 'delivering owed messages'), OWED_SWEEP_MS);
+        owedSweep.unref?.();
+      }
       // From now on, runs whose replica died (its lease ran out) are adopted here too.
       if (ctx.soleOwner || adoption || !accepting) return;
       let scanning = false;
@@ -139,6 +155,7 @@ export function createAgent(deps: AgentDeps): Agent {
     async shutdown(deadlineMs) {
       accepting = false;
       clearInterval(adoption);
+      clearInterval(owedSweep);
       for (const { driver } of drivers.values()) driver.drain();
       const settled = Promise.allSettled([...drivers.values()].map((d) => d.done));
       const timer = new Promise((resolve) => setTimeout(resolve, deadlineMs).unref());

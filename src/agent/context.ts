@@ -68,6 +68,8 @@ export interface AgentContext {
   tools: ToolRegistry;
   /** Best-effort: a surface that throws is logged and the run goes on. */
   surface: Surface;
+  /** The same surface without the safety net, for owed messages: a delivery that fails stays owed and is tried again. */
+  deliverySurface: Surface;
   approvers: ApproverDirectory;
   settings: AgentSettings;
   logger: AgentLogger;

@@ -10,6 +10,8 @@ export function redactingStore(store: RunStore, secrets: readonly string[]): Run
   const text = (value: string) => redactText(value, secrets);
   const overrides: Partial<RunStore> = {
     createRun: (input) => store.createRun({ ...input, task: text(input.task) }),
+    finishRun: (input) => store.finishRun({ ...input, summary: redactValue(input.summary, secrets), event: { ...input.event, data: redactValue(input.event.data, secrets) }, owe: input.owe.map((m) => ({ ...m, payload: redactValue(m.payload, secrets) })) }),
+    owe: (input) => store.owe({ ...input, owe: input.owe.map((m) => ({ ...m, payload: redactValue(m.payload, secrets) })) }),
     updateRun: (runId, patch) => store.updateRun(runId, patch.summary ? { ...patch, summary: redactValue(patch.summary, secrets) } : patch),
     addPlanVersion: (input) => store.addPlanVersion({ ...input, plan: redactValue(input.plan, secrets), reason: input.reason === null ? null : text(input.reason) }),
     createSteps: (runId, version, steps) => store.createSteps(runId, version, steps.map((step) => ({ ...step, title: text(step.title), plannedArgs: redactValue(step.plannedArgs, secrets) }))),

@@ -1,32 +1,62 @@
-/** How a run ends: one final status, a stored summary, the last board, and the summary reply. */
-import { reportBoard } from './board.ts';
+/** How a run ends: one write (final status, summary, event, the reply it owes), then the last board and the summary reply. */
 import type { AgentContext } from './context.ts';
 import { FINAL_RUN_STATUSES, type RunStatus, type StepRecord } from './ports/run-store.ts';
 import type { RunSummary } from './ports/surface.ts';
+import { deliverOwed, OWED_LEASE_MS, owedSummary } from './outbox.ts';
 import { rollbackStepsInOrder } from './rollback.ts';
 
 export type Outcome = RunSummary['outcome'];
 
 export const NOT_FINAL: readonly RunStatus[] = ['planning', 'awaiting-approval', 'awaiting-answer', 'executing', 'paused', 'rolling-back'];
 
-export async function finishRun(ctx: AgentContext, runId: string, outcome: Outcome, reason: string | null, from: readonly RunStatus[] = NOT_FINAL): Promise<boolean> {
-  if (!(await ctx.store.transitionRun(runId, from, outcome))) return false;
-  await summarizeEnded(ctx, runId, outcome, reason);
-  return true;
+/**
+ * Ends a run in one write (status, summary, finish time, `run-finished` and the summary it owes its
+ * thread), then delivers what it owes. False when the run had already left `from`.
+ */
+export function finishRun(ctx: AgentContext, runId: string, outcome: Outcome, reason: string | null, from: readonly RunStatus[] = NOT_FINAL): Promise<boolean> {
+  return recordEnd(ctx, runId, outcome, reason, from);
 }
 
-/** After the run reached its final status (here, or in a person's decision): the summary, the last board, the reply. */
+/**
+ * A person's decision moved the run to its final status: the rest of its end (summary, finish time,
+ * `run-finished`, the summary it owes) in one write, then the last board and the reply. A run
+ * already summed up is left alone.
+ */
 export async function summarizeEnded(ctx: AgentContext, runId: string, outcome: Outcome, reason: string | null): Promise<void> {
+  await recordEnd(ctx, runId, outcome, reason, [outcome]);
+}
+
+async function recordEnd(ctx: AgentContext, runId: string, outcome: Outcome, reason: string | null, from: readonly RunStatus[]): Promise<boolean> {
+  const facts = await summaryFacts(ctx, runId, outcome, reason);
+  if (!facts) return false;
+  const finishedAt = ctx.now();
+  const summary = { ...facts.stored, durationMs: finishedAt.getTime() - facts.createdAt.getTime() };
+  const run = await ctx.store.finishRun({
+    runId,
+    from,
+    status: outcome,
+    summary: facts.stored,
+    finishedAt,
+    event: { type: 'run-finished', data: { outcome, reason } },
+    owe: [owedSummary(runId, summary)],
+    owner: ctx.owner,
+    leaseMs: OWED_LEASE_MS,
+  });
+  if (!run) return false;
   // One writer per status board: a driver on another replica sees the run end and lets go first.
   await ctx.leases.take(runId);
   try {
-    await summarize(ctx, runId, outcome, reason);
+    await deliverOwed(ctx, runId);
   } finally {
     await ctx.leases.release(runId).catch(() => undefined);
   }
+  return true;
 }
 
-async function summarize(ctx: AgentContext, runId: string, outcome: Outcome, reason: string | null): Promise<void> {
+/** What the summary says, from the store as it stands. */
+async function summaryFacts(ctx: AgentContext, runId: string, outcome: Outcome, reason: string | null) {
+  const run = await ctx.store.getRun(runId);
+  if (!run) return undefined;
   const steps = await ctx.store.listSteps(runId);
   const versions = await ctx.store.listPlanVersions(runId);
   const usage = await ctx.store.usageTotals(runId);
@@ -34,32 +64,14 @@ async function summarize(ctx: AgentContext, runId: string, outcome: Outcome, rea
   const models = new Set(byModel.map((entry) => entry.model)).size > 1 ? byModel : undefined;
   const fallbackEvent = (await ctx.store.listEvents(runId)).findLast((event) => event.type === 'planner-fallback');
   const fallbackPlanner = fallbackEvent ? { author: String(fallbackEvent.data.author), reason: String(fallbackEvent.data.reason) } : null;
-  const finishedAt = ctx.now();
   const changes = steps
     .filter((step) => step.kind === 'forward' && step.status === 'succeeded' && step.risk !== 'read')
     .map((step) => ({ title: step.title, url: urlOf(step) }));
-  const rolledBack = rollbackStepsInOrder(versions, steps, ctx.tools.riskOf)
-    .map((step) => ({ title: step.title, status: step.status }));
+  const rolledBack = rollbackStepsInOrder(versions, steps, ctx.tools.riskOf).map((step) => ({ title: step.title, status: step.status }));
   // A run that ended before any plan existed is summed up by what was asked.
-  const task = versions.length ? '' : ((await ctx.store.getRun(runId))?.task ?? '');
-  const goal = versions.at(-1)?.plan.goal ?? task;
+  const goal = versions.at(-1)?.plan.goal ?? run.task;
   const stored = { outcome, reason, goal, changes, rolledBack, tokens: { input: usage.inputTokens, output: usage.outputTokens }, costUsd: usage.costUsd, models, fallbackPlanner };
-  const run = await ctx.store.updateRun(runId, { summary: stored, finishedAt });
-  await ctx.store.appendEvent(runId, 'run-finished', { outcome, reason });
-  await reportBoard(ctx, runId);
-  await ctx.surface.finish({
-    run,
-    outcome,
-    goal,
-    reason,
-    changes,
-    rolledBack,
-    durationMs: finishedAt.getTime() - run.createdAt.getTime(),
-    tokens: { input: usage.inputTokens, output: usage.outputTokens },
-    costUsd: usage.costUsd,
-    models,
-    fallbackPlanner,
-  });
+  return { stored, createdAt: run.createdAt };
 }
 
 export function isFinal(status: RunStatus): boolean {

@@ -21,6 +21,6 @@ export function safeSurface(surface: Surface, logger: AgentLogger): Surface {
     ask: wrap('ask', (run, stepId, question) => surface.ask(run, stepId, question)),
     confirmTarget: wrap('confirmTarget', (run, confirmation) => surface.confirmTarget(run, confirmation)),
     notify: wrap('notify', (run, text) => surface.notify(run, text)),
-    finish: wrap('finish', (summary) => surface.finish(summary)),
+    finish: wrap('finish', (summary, delivery) => surface.finish(summary, delivery)),
   };
 }

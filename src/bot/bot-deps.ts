@@ -2,12 +2,11 @@ import type { Result } from '../agent/errors.ts';
 import type { AgentApi, ApproverDirectory } from '../agent/ports/agent-api.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ScheduleService } from '../schedules/index.ts';
-import type { RunQueries, SlackEventLog } from './ports.ts';
+import type { RunQueries } from './ports.ts';
 
 /** What the listeners share; each listener file takes this and registers itself on the app. */
 export interface BotDeps {
   agent: AgentApi;
-  events: SlackEventLog;
   runs: RunQueries;
   logger: Logger;
   /** A plan's buttons were used; the message now says who decided. */

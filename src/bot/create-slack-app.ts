@@ -1,4 +1,4 @@
-import { App, type Authorize, type CustomRoute } from '@slack/bolt';
+import { App, HTTPReceiver, type Authorize, type CustomRoute } from '@slack/bolt';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AgentApi, ApproverDirectory } from '../agent/ports/agent-api.ts';
@@ -19,7 +19,8 @@ import { registerPlanActions } from './listeners/plan-actions.ts';
 import { registerSaveRunbookButton } from './listeners/save-runbook.ts';
 import { registerSaveRunbookSubmit } from './listeners/save-runbook-submit.ts';
 import { registerScheduleActions } from './listeners/schedule-actions.ts';
-import type { RunQueries, SlackEventLog } from './ports.ts';
+import { InboxReceiver } from './inbox-receiver.ts';
+import { createMemoryInbox, type RunQueries, type SlackInbox } from './ports.ts';
 import { createSlackClient, slackClientOptions, type SlackClient } from './slack-client.ts';
 import { slackLogger } from './slack-logger.ts';
 import { createSocketModeConnection } from './socket-mode.ts';
@@ -27,7 +28,8 @@ import { createSocketModeConnection } from './socket-mode.ts';
 export interface SlackAppOptions {
   config: Pick<Config, 'slack' | 'port'>;
   agent: AgentApi;
-  events: SlackEventLog;
+  /** Where requests are stored before their ack; in memory (nothing survives a crash) when absent. */
+  inbox?: SlackInbox;
   runs: RunQueries;
   logger: Logger;
   /** More routes on the same HTTP server (the lead's `/metrics`); `/healthz` is always there. */
@@ -53,6 +55,8 @@ export interface SlackApp {
   /** Starts listening (HTTP: on `port`, 0 for a random one; on `host` when given, else every interface) and returns the bound port. */
   start(port?: number, host?: string): Promise<{ port: number }>;
   stop(): Promise<void>;
+  /** Handles requests acknowledged but left unhandled by a stopped process (or a dead peer); returns how many. */
+  resumeInbox(): Promise<number>;
 }
 
 export const healthRoute: CustomRoute = {
@@ -82,16 +86,20 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
 
   const socket =
     config.slack.appToken !== undefined ? createSocketModeConnection({ appToken: config.slack.appToken, apiUrl: config.slack.apiUrl, port: config.port, customRoutes, logger }) : undefined;
-  const app = socket
-    ? new App({ ...common, customRoutes: undefined, receiver: socket.receiver })
-    : new App({
-          ...common,
-          signingSecret: requireSecret(config.slack.signingSecret),
-          endpoints: '/slack/events',
-          ...(options.receiver?.unhandledRequestTimeoutMillis ? { unhandledRequestTimeoutMillis: options.receiver.unhandledRequestTimeoutMillis } : {}),
-        });
+  const inner =
+    socket?.receiver ??
+    new HTTPReceiver({
+      signingSecret: requireSecret(config.slack.signingSecret),
+      endpoints: '/slack/events',
+      customRoutes,
+      processBeforeResponse: false,
+      logger: common.logger,
+      ...(options.receiver?.unhandledRequestTimeoutMillis ? { unhandledRequestTimeoutMillis: options.receiver.unhandledRequestTimeoutMillis } : {}),
+    });
+  const receiver = new InboxReceiver(inner, options.inbox ?? createMemoryInbox(), logger);
+  const app = new App({ ...common, customRoutes: undefined, receiver });
 
-  const deps: BotDeps = { agent: options.agent, events: options.events, runs: options.runs, logger, planDecided: (runId) => options.surface?.planDecided(runId), schedules: options.schedules, runbooks: options.runbooks, approvers: options.approvers };
+  const deps: BotDeps = { agent: options.agent, runs: options.runs, logger, planDecided: (runId) => options.surface?.planDecided(runId), schedules: options.schedules, runbooks: options.runbooks, approvers: options.approvers };
   registerMention(app, deps);
   registerPlanActions(app, deps);
   registerModifyButton(app, deps);
@@ -123,6 +131,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       if (socket) await socket.stop();
       else await app.stop();
     },
+    resumeInbox: () => receiver.resumeUnfinished(),
   };
 }
 

@@ -4,4 +4,4 @@ export { BoardPublisher } from './board-publisher.ts';
 export { createSlackPoster } from './slack-poster.ts';
 export { createSlackApproverDirectory } from './slack-approver-directory.ts';
 export { createSlackClient, type SlackClient } from './slack-client.ts';
-export { createMemoryEventLog, type RunQueries, type SlackEventLog } from './ports.ts';
+export { createMemoryInbox, type RunQueries, type SlackInbox } from './ports.ts';

@@ -1,30 +1,42 @@
 import type { RunStore } from '../agent/ports/run-store.ts';
 
 /**
- * Remembers which Slack events were handled, so a retried delivery (Slack retries after 3 s) does not
- * start a second run. The store implements it durably; several processes share it.
+ * Every Slack request is stored here before it is acknowledged and marked handled after, so a
+ * process that dies in between leaves it for the next start (or a peer) to handle. The store
+ * implements it durably; several processes share it.
  */
-export interface SlackEventLog {
-  /** True the first time an event id is seen, false on every later call. */
-  markSeen(eventId: string): Promise<boolean>;
+export interface SlackInbox {
+  /** How long a replica may hold a request it is handling before a peer takes it over. */
+  readonly leaseMs: number;
+  /** Stores a request; false when one with this key was stored before (Slack delivered it again). */
+  record(entry: { key: string; body: Record<string, unknown> }): Promise<boolean>;
+  /** Keeps a request being handled here from being taken over. */
+  extend(key: string): Promise<void>;
+  done(key: string): Promise<void>;
+  /** Requests acknowledged but never handled (their process stopped), now held by this one. */
+  claimUnfinished(): Promise<{ key: string; body: Record<string, unknown> }[]>;
 }
 
 /** The reads the Slack surface needs for `/tandem status|runs` and the App Home; the store satisfies it. */
 export type RunQueries = Pick<RunStore, 'getRun' | 'listRuns' | 'getPlanVersion'>;
 
-/** An in-memory event log for tests and single-process use; entries expire so memory stays bounded. */
-export function createMemoryEventLog(ttlMs = 60 * 60 * 1000): SlackEventLog {
+/** An in-memory inbox for tests and tools without a store: nothing survives the process. Keys expire so memory stays bounded. */
+export function createMemoryInbox(ttlMs = 60 * 60 * 1000): SlackInbox {
   const seen = new Map<string, number>();
   return {
-    async markSeen(eventId) {
+    leaseMs: 60_000,
+    async record({ key }) {
       const now = Date.now();
       for (const [id, at] of seen) {
         if (now - at < ttlMs) break;
         seen.delete(id);
       }
-      if (seen.has(eventId)) return false;
-      seen.set(eventId, now);
+      if (seen.has(key)) return false;
+      seen.set(key, now);
       return true;
     },
+    extend: async () => undefined,
+    done: async () => undefined,
+    claimUnfinished: async () => [],
   };
 }

@@ -1,9 +1,10 @@
 import type { ConfirmationRecord, EscalationRecord, RunRecord } from '../agent/ports/run-store.ts';
-import type { BoardState, ProposedPlan, RunSummary, Surface } from '../agent/ports/surface.ts';
+import type { BoardState, Delivery, ProposedPlan, RunSummary, Surface } from '../agent/ports/surface.ts';
 import type { Logger } from '../observability/logger.ts';
 import { BoardPublisher, type BoardStyle } from './board-publisher.ts';
 import { PlanMessages } from './plan-messages.ts';
 import { describeError } from './replies.ts';
+import { findOwedInThread, owedMetadata } from './owed-messages.ts';
 import type { SlackClient } from './slack-client.ts';
 import { escalationMessage } from './views/escalation.ts';
 import { asSlackBlocks, type MessageView } from './views/limits.ts';
@@ -89,28 +90,36 @@ export class SlackSurface implements Surface {
   }
 
   /** The board's final state lands before the summary, so the thread reads in order. */
-  async finish(summary: RunSummary): Promise<void> {
+  async finish(summary: RunSummary, delivery?: Delivery): Promise<void> {
     // A Reject click's listener already rewrote its message (and told us, so nothing is left to retire);
     // anything else that ends an undecided run (cancel, a failed replan, an expired approval) leaves
     // buttons that must go.
     await this.plans.runEnded(summary.run.id, summary.outcome);
     await this.board.finish(summary.run.id);
-    await this.post(summary.run, summaryMessage(summary));
+    await this.post(summary.run, summaryMessage(summary), delivery);
   }
 
-  /** Posts in the run's thread; the first post after "Planning…" takes that message's place. */
-  private async post(run: RunRecord, view: MessageView): Promise<string | undefined> {
+  /**
+   * Posts in the run's thread; the first post after "Planning…" takes that message's place. An owed
+   * message carries its key in the message metadata, so one that may be there already is found, not posted twice.
+   */
+  private async post(run: RunRecord, view: MessageView, delivery?: Delivery): Promise<string | undefined> {
+    if (delivery?.mayExist) {
+      const found = await findOwedInThread(this.options.client, run.conversation, delivery.key);
+      if (found) return found;
+    }
+    const metadata = delivery ? owedMetadata(delivery.key) : undefined;
     const placeholder = this.planningTs.get(run.id);
     if (placeholder) {
       this.planningTs.delete(run.id);
       try {
-        await this.options.client.chat.update({ channel: run.conversation.channel, ts: placeholder, text: view.text, blocks: asSlackBlocks(view.blocks) });
+        await this.options.client.chat.update({ channel: run.conversation.channel, ts: placeholder, text: view.text, blocks: asSlackBlocks(view.blocks), ...(metadata ? { metadata } : {}) });
         return placeholder;
       } catch (error) {
         this.options.logger.warn({ err: describeError(error), runId: run.id }, 'could not replace the planning message; posting instead');
       }
     }
-    const posted = await this.options.client.chat.postMessage({ channel: run.conversation.channel, thread_ts: run.conversation.threadTs, text: view.text, blocks: asSlackBlocks(view.blocks) });
+    const posted = await this.options.client.chat.postMessage({ channel: run.conversation.channel, thread_ts: run.conversation.threadTs, text: view.text, blocks: asSlackBlocks(view.blocks), ...(metadata ? { metadata } : {}) });
     return posted.ts;
   }
 }

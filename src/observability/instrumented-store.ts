@@ -60,6 +60,14 @@ export function instrumentRunStore(store: RunStore, metrics: Metrics): RunStore 
       }
       return run;
     },
+    async finishRun(input) {
+      const run = await store.finishRun(input);
+      if (run) {
+        metrics.runsFinished.inc({ outcome: input.status });
+        runEnded(input.runId);
+      }
+      return run;
+    },
     async transitionRun(runId, from, to) {
       const moved = await store.transitionRun(runId, from, to);
       if (moved && FINAL_RUN_STATUSES.includes(to)) {

@@ -1,11 +1,11 @@
 /**
  * Every minute this replica sweeps (reminders, expiry, re-pings, stuck steps; each message goes out
- * once across replicas through the store), and once an hour forgets Slack event ids older than a day.
+ * once across replicas through the store), and once an hour forgets Slack requests handled over a day ago.
  * Returns the stop function, which waits for a sweep under way.
  */
 import { schedule } from 'node-cron';
 import type { Db } from '../store/index.ts';
-import { forgetSlackEventsBefore, leaseLagSeconds } from '../store/index.ts';
+import { forgetInboxBefore, forgetSlackEventsBefore, leaseLagSeconds } from '../store/index.ts';
 import type { Metrics } from '../observability/metrics.ts';
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -28,7 +28,8 @@ export function scheduleHousekeeping(input: {
       .finally(() => (sweeping = undefined));
     return sweeping;
   };
-  const prune = () => forgetSlackEventsBefore(db, new Date(Date.now() - DAY_MS)).catch((error: unknown) => logger.warn({ err: error }, 'pruning seen Slack events failed'));
+  const prune = () =>
+    Promise.all([forgetSlackEventsBefore(db, new Date(Date.now() - DAY_MS)), forgetInboxBefore(db, new Date(Date.now() - DAY_MS))]).catch((error: unknown) => logger.warn({ err: error }, 'pruning seen Slack events failed'));
   // A sweep longer than a minute is skipped, not run twice; the timers alone do not keep the process alive.
   const options = { name: `tandem:${input.replicaId}:housekeeping`, noOverlap: true, suppressMissedWarning: true, unref: true };
   const tasks = [schedule('* * * * *', sweep, options), schedule('17 * * * *', prune, { ...options, name: `tandem:${input.replicaId}:prune-slack-events` })];

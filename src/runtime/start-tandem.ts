@@ -7,7 +7,7 @@ import { instrumentRunStore } from '../observability/instrumented-store.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import { createRunbookCatalog } from '../runbooks/index.ts';
-import { createRunStore, markSlackEventSeen, type Database } from '../store/index.ts';
+import { createRunStore, createSlackInbox, type Database } from '../store/index.ts';
 import { startLocalWorkspace, type LocalWorkspace } from '../workspace/local/index.ts';
 import { openConfiguredDatabase } from './open-database.ts';
 import { countGithubErrors, countSlackRateLimits } from './api-error-metrics.ts';
@@ -17,6 +17,7 @@ import { LOCAL_HOST, localBotPort, localSlackConfig, newLocalSigningSecret } fro
 import { withMcpSecrets } from './mcp-secrets.ts';
 import { newReplicaId } from './replica-id.ts';
 import { scheduleHousekeeping } from './housekeeping.ts';
+import { resumeInboxPeriodically } from './inbox-resume.ts';
 import { refreshRunbooksPeriodically } from './runbook-refresh.ts';
 import { createSchedules } from './schedules.ts';
 
@@ -120,7 +121,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
     const slack = createSlackApp({
       config,
       agent,
-      events: { markSeen: (eventId) => markSlackEventSeen(database.db, eventId) },
+      inbox: createSlackInbox(database.db, { owner: replicaId, soleOwner: database.engine === 'pglite' }),
       runs: store,
       logger,
       client: slackClient,
@@ -138,6 +139,8 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
     cleanups.push(() => schedules.scheduler.stop());
 
     await agent.resume();
+    // Requests acknowledged before a crash come after the runs resume: one may decide a run that is resuming.
+    cleanups.push(resumeInboxPeriodically({ resumeInbox: () => slack.resumeInbox(), everyMs: 5_000, repeat: database.engine !== 'pglite', logger }));
     cleanups.push(scheduleHousekeeping({ agent, db: database.db, metrics, replicaId, logger }));
     logger.info({ port, mode: config.slack.mode, replicaId, engine: database.engine, workspace: workspace?.origin }, 'Tandem is running');
 

@@ -2,4 +2,5 @@ export { openDatabase, type Database, type DatabaseOptions, type Db } from './da
 export { DataDirLockedError } from './data-dir-lock.ts';
 export { createRunStore } from './run-store.ts';
 export { markSlackEventSeen, forgetSlackEventsBefore } from './slack-events-repository.ts';
+export { createSlackInbox, forgetInboxBefore } from './inbox-repository.ts';
 export { leaseLagSeconds } from './leases-repository.ts';

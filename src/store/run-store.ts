@@ -7,8 +7,9 @@ import { insertEscalation, resolveEscalation, selectEscalation, selectEscalation
 import { insertApproval, insertPlanVersion, selectApprovals, selectPlanVersion, selectPlanVersions } from './plans-repository.ts';
 import { recordAnswer, recordDecision } from './decisions-repository.ts';
 import { claimReminder } from './reminders-repository.ts';
+import { claimOwed, deferOwed, finishRunRecord, insertOwed, markOwedSent } from './outbox-repository.ts';
 import { answerOldestQuestion, insertQuestion, selectQuestions } from './questions-repository.ts';
-import { insertRun, patchRun, selectRun, selectRunByConversation, selectRuns, transitionRunStatus } from './runs-repository.ts';
+import { insertRun, patchRun, selectRun, selectRunByConversation, selectRunByRequest, selectRuns, transitionRunStatus } from './runs-repository.ts';
 import { claimStep, finishStep, insertSteps, selectAttempts, selectSteps, setStepStatus } from './steps-repository.ts';
 import { insertUsage, sumUsage, sumUsageByModel } from './usage-repository.ts';
 
@@ -18,9 +19,15 @@ export function createRunStore(db: Db): RunStore {
     createRun: (input) => insertRun(db, input),
     getRun: (runId) => selectRun(db, runId),
     findRunByConversation: (conversation) => selectRunByConversation(db, conversation),
+    findRunByRequest: (requestId) => selectRunByRequest(db, requestId),
     updateRun: (runId, patch) => patchRun(db, runId, patch),
     transitionRun: (runId, from, to) => transitionRunStatus(db, runId, from, to),
     listRuns: (filter) => selectRuns(db, filter),
+    finishRun: (input) => finishRunRecord(db, input),
+    owe: (input) => insertOwed(db, input),
+    claimOwed: (input) => claimOwed(db, input),
+    markOwedSent: (id) => markOwedSent(db, id),
+    deferOwed: (input) => deferOwed(db, input),
     claimRunLease: (input) => claimRunLease(db, input),
     adoptRuns: (input) => adoptRuns(db, input),
     renewLeases: (input) => renewLeases(db, input),

@@ -24,7 +24,7 @@ export function toRunRecord(row: RunRow): RunRecord {
   };
 }
 
-export async function insertRun(db: Db, input: { task: string; requester: string; conversation: Conversation; origin: RunRecord['origin'] }): Promise<RunRecord> {
+export async function insertRun(db: Db, input: { task: string; requester: string; conversation: Conversation; origin: RunRecord['origin']; requestId?: string }): Promise<RunRecord> {
   const [row] = await db
     .insert(runs)
     .values({
@@ -35,6 +35,7 @@ export async function insertRun(db: Db, input: { task: string; requester: string
       threadTs: input.conversation.threadTs,
       origin: input.origin,
       status: 'planning',
+      requestId: input.requestId ?? null,
     })
     .returning();
   return toRunRecord(row!);
@@ -42,6 +43,11 @@ export async function insertRun(db: Db, input: { task: string; requester: string
 
 export async function selectRun(db: Db, runId: string): Promise<RunRecord | undefined> {
   const [row] = await db.select().from(runs).where(eq(runs.id, runId));
+  return row ? toRunRecord(row) : undefined;
+}
+
+export async function selectRunByRequest(db: Db, requestId: string): Promise<RunRecord | undefined> {
+  const [row] = await db.select().from(runs).where(eq(runs.requestId, requestId));
   return row ? toRunRecord(row) : undefined;
 }
 

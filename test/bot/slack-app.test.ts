@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSlackHarness, eventually, SIGNING_SECRET, type SlackHarness } from '../fakes/slack-harness.ts';
+import { createMemoryInbox } from '../../src/bot/ports.ts';
 
 let h: SlackHarness;
 beforeEach(async () => {
@@ -37,7 +38,7 @@ describe('mentions', () => {
   it('start one run in the mention\'s thread with the mention stripped from the task', async () => {
     const sent = h.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> check CI on acme/api' });
     expect((await sent).status).toBe(200);
-    await eventually(() => expect(h.agent.callsOf('startRun')).toEqual([{ task: 'check CI on acme/api', requester: 'U1', conversation: { channel: 'C1', threadTs: sent.ts }, origin: 'mention' }]));
+    await eventually(() => expect(h.agent.callsOf('startRun')).toEqual([{ task: 'check CI on acme/api', requester: 'U1', conversation: { channel: 'C1', threadTs: sent.ts }, origin: 'mention', requestId: `event:${sent.eventId}` }]));
   });
 
   it('start one run when Slack delivers the same event twice', async () => {
@@ -96,18 +97,19 @@ describe('mentions', () => {
   });
 });
 
-describe('unexpected failures', () => {
-  it('are answered by the global error handler instead of dropped', async () => {
+describe('a request that cannot be stored', () => {
+  it('is not acknowledged, so Slack delivers it again, and nothing runs', async () => {
     const broken = await startSlackHarness({
-      events: {
-        markSeen: async () => {
-          throw new Error('event log unavailable');
+      inbox: {
+        ...createMemoryInbox(),
+        record: async () => {
+          throw new Error('inbox unavailable');
         },
       },
     });
     try {
-      await broken.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> deploy' });
-      await eventually(() => expect(broken.fake.model.ephemeralsFor('U1').map((m) => m.text)).toEqual([expect.stringContaining('Something went wrong while handling that (event log unavailable)')]));
+      const answer = await broken.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> deploy' });
+      expect(answer.status).toBeGreaterThanOrEqual(500);
       expect(broken.agent.calls).toEqual([]);
     } finally {
       await broken.stop();

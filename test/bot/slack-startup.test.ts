@@ -3,7 +3,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createSlackApp } from '../../src/bot/create-slack-app.ts';
-import { createMemoryEventLog } from '../../src/bot/ports.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { SlackDriver } from '../../src/workspace/slack-fake/index.ts';
 import { BOT_TOKEN, eventually, MemoryRunQueries, RecordingAgent, SIGNING_SECRET } from '../fakes/slack-harness.ts';
@@ -36,7 +35,6 @@ describe('start-up', () => {
     const slack = createSlackApp({
       config: { slack: { botToken: BOT_TOKEN, appToken: undefined, signingSecret: SIGNING_SECRET, apiUrl, mode: 'http' }, port: 0 },
       agent,
-      events: createMemoryEventLog(),
       runs: new MemoryRunQueries(),
       logger,
     });
@@ -57,7 +55,6 @@ describe('start-up', () => {
     const slack = createSlackApp({
       config: { slack: { botToken: BOT_TOKEN, appToken: 'xapp-1-test', signingSecret: undefined, apiUrl: 'http://127.0.0.1:9/api/', mode: 'socket' }, port: 0 },
       agent: new RecordingAgent(),
-      events: createMemoryEventLog(),
       runs: new MemoryRunQueries(),
       logger: createLogger({ level: 'silent', secrets: [] }),
     });

@@ -11,7 +11,6 @@ import type { SlackClient } from '../../src/bot/slack-client.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import type { ScheduleService } from '../../src/schedules/index.ts';
 import { createSlackApp, type SlackApp } from '../../src/bot/create-slack-app.ts';
-import { createMemoryEventLog } from '../../src/bot/ports.ts';
 import { createSlackApproverDirectory } from '../../src/bot/slack-approver-directory.ts';
 import { createSlackClient } from '../../src/bot/slack-client.ts';
 import { SlackSurface } from '../../src/bot/slack-surface.ts';
@@ -153,7 +152,7 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
     runbooks: options.runbooks ?? { match: (task) => { const plan = runbookPlan(task); return plan ? { name: 'test-runbook', plan } : undefined; } },
   });
   const schedules = options.schedules?.({ agent, client });
-  const slack = createSlackApp({ config, agent, events: createMemoryEventLog(), runs: store, logger, approvers, ...(schedules ? { schedules } : {}), ...(options.runbooks ? { runbooks: options.runbooks } : {}) });
+  const slack = createSlackApp({ config, agent, runs: store, logger, approvers, ...(schedules ? { schedules } : {}), ...(options.runbooks ? { runbooks: options.runbooks } : {}) });
   const { port } = await slack.start(0);
   if (socket) await socket.waitForConnections(1);
   const driver = socket ? new SlackDriver({ signingSecret: SIGNING_SECRET, fake, transport: socket }) : new SlackDriver({ eventsUrl: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET, fake });

@@ -1,7 +1,7 @@
 import type { AgentApi, StartRunInput } from '../../src/agent/ports/agent-api.ts';
 import type { PlanVersionRecord, RunRecord } from '../../src/agent/ports/run-store.ts';
 import { createSlackApp, type SlackApp } from '../../src/bot/create-slack-app.ts';
-import { createMemoryEventLog, type RunQueries, type SlackEventLog } from '../../src/bot/ports.ts';
+import { createMemoryInbox, type RunQueries, type SlackInbox } from '../../src/bot/ports.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { SlackDriver, SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
 import { makeRun } from './slack-fixtures.ts';
@@ -104,14 +104,14 @@ export interface SlackHarness {
 }
 
 /** Real Bolt in HTTP mode on 127.0.0.1, talking to the fake Slack Web API; the agent is a recording fake. */
-export async function startSlackHarness(options: { events?: SlackEventLog } = {}): Promise<SlackHarness> {
+export async function startSlackHarness(options: { inbox?: SlackInbox } = {}): Promise<SlackHarness> {
   const fake = await new SlackFakeServer({ token: BOT_TOKEN }).start();
   const agent = new RecordingAgent();
   const runs = new MemoryRunQueries();
   const slack = createSlackApp({
     config: { slack: { botToken: BOT_TOKEN, appToken: undefined, signingSecret: SIGNING_SECRET, apiUrl: fake.apiUrl, mode: 'http' }, port: 0 },
     agent,
-    events: options.events ?? createMemoryEventLog(),
+    inbox: options.inbox ?? createMemoryInbox(),
     runs,
     logger: silentLogger(),
   });

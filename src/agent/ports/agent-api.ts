@@ -15,6 +15,8 @@ export interface StartRunInput {
   requester: string;
   conversation: Conversation;
   origin: RunRecord['origin'];
+  /** The request (a Slack event) that asks for the run: asking again with it returns the run it started. */
+  requestId?: string;
 }
 
 /**

@@ -234,6 +234,20 @@ export interface ModelUsage {
   costUsd: number;
 }
 
+/** A message a run owes its thread; `id` names it (the same message recorded twice is one). */
+export interface NewOwedMessage {
+  id: string;
+  kind: string;
+  payload: Record<string, unknown>;
+}
+
+export interface OwedMessage extends NewOwedMessage {
+  runId: string;
+  /** Deliveries begun, this one included: above 1, an earlier one may have reached the thread. */
+  attempts: number;
+  createdAt: Date;
+}
+
 export interface NewStep {
   stepId: string;
   kind: StepKind;
@@ -249,13 +263,43 @@ export interface NewStep {
  * so the executor can store a transition before the action that depends on it.
  */
 export interface RunStore {
-  createRun(input: { task: string; requester: string; conversation: Conversation; origin: RunRecord['origin'] }): Promise<RunRecord>;
+  /** `requestId` names the request that started the run (at most one run per request). */
+  createRun(input: { task: string; requester: string; conversation: Conversation; origin: RunRecord['origin']; requestId?: string }): Promise<RunRecord>;
   getRun(runId: string): Promise<RunRecord | undefined>;
+  /** The run a request started, when it started one (a request handled again after a crash finds it). */
+  findRunByRequest(requestId: string): Promise<RunRecord | undefined>;
   findRunByConversation(conversation: Conversation): Promise<RunRecord | undefined>;
   updateRun(runId: string, patch: Partial<Pick<RunRecord, 'status' | 'currentPlanVersion' | 'replans' | 'boardRef' | 'summary' | 'finishedAt'>>): Promise<RunRecord>;
   /** Moves a run from one status to another only if it is still in `from`; false if someone else moved it. */
   transitionRun(runId: string, from: readonly RunStatus[], to: RunStatus): Promise<boolean>;
   listRuns(filter: { limit: number; requester?: string; channel?: string; statuses?: readonly RunStatus[] }): Promise<RunRecord[]>;
+  /**
+   * Ends a run in one transaction: moves it from `from` to its final status with its summary and
+   * finish time, appends `event`, and records what it owes its thread (held by `owner` for `leaseMs`).
+   * Undefined when the run had already left `from`.
+   */
+  finishRun(input: {
+    runId: string;
+    from: readonly RunStatus[];
+    status: RunStatus;
+    summary: Record<string, unknown>;
+    finishedAt: Date;
+    event: { type: string; data: Record<string, unknown> };
+    owe: readonly NewOwedMessage[];
+    owner: string;
+    leaseMs: number;
+  }): Promise<RunRecord | undefined>;
+
+  /** Records messages a run owes its thread, held by `owner` for `leaseMs` so it delivers them first. */
+  owe(input: { runId: string; owe: readonly NewOwedMessage[]; owner: string; leaseMs: number }): Promise<void>;
+  /**
+   * Takes pending owed messages for `owner` (each delivery begun counts an attempt): of `runId` when
+   * given (ones `owner` holds or nobody does), else any whose holder's lease ran out; `all` takes every pending one.
+   */
+  claimOwed(input: { owner: string; leaseMs: number; all: boolean; runId?: string; limit: number }): Promise<OwedMessage[]>;
+  markOwedSent(id: string): Promise<void>;
+  /** A delivery failed: pending again after `retryInMs`, for whichever replica comes first. */
+  deferOwed(input: { id: string; retryInMs: number }): Promise<void>;
 
   /**
    * Run leases: one replica drives a run, and writes its status board, at a time. Takes the lease

@@ -65,6 +65,16 @@ export interface RunSummary {
 }
 
 /**
+ * How a message the run owes is delivered: `key` names it in the conversation. When an earlier
+ * delivery may have reached the conversation before a crash (`mayExist`), the surface looks for the
+ * message by its key before posting, so it is not posted twice.
+ */
+export interface Delivery {
+  key: string;
+  mayExist: boolean;
+}
+
+/**
  * How a run talks to people. Slack is one implementation; tests use an in-memory one.
  * Every method is best-effort from the agent's view: a surface that fails is logged, the run goes on.
  */
@@ -80,5 +90,5 @@ export interface Surface {
   /** A write's target was filled from a person's or a model's words: show the values, offer Confirm and Abort. */
   confirmTarget(run: RunRecord, confirmation: ConfirmationRecord): Promise<void>;
   notify(run: RunRecord, text: string): Promise<void>;
-  finish(summary: RunSummary): Promise<void>;
+  finish(summary: RunSummary, delivery?: Delivery): Promise<void>;
 }

@@ -1,6 +1,6 @@
 /** A Surface for tests and the CLI: it records what a person would see, in order. */
 import type { ConfirmationRecord, EscalationRecord, RunRecord } from '../ports/run-store.ts';
-import type { BoardState, ProposedPlan, RunSummary, Surface } from '../ports/surface.ts';
+import type { BoardState, Delivery, ProposedPlan, RunSummary, Surface } from '../ports/surface.ts';
 
 export type SeenMessage =
   | { kind: 'planning'; runId: string }
@@ -17,6 +17,8 @@ export class InMemorySurface implements Surface {
   /** The board as it stands, per run (a status board is edited in place). */
   readonly boards = new Map<string, BoardState>();
   readonly boardUpdates = new Map<string, number>();
+  /** Keys of owed messages that reached the "thread", as a real surface finds them by metadata. */
+  private readonly delivered = new Set<string>();
 
   async planning(run: RunRecord): Promise<void> {
     this.messages.push({ kind: 'planning', runId: run.id });
@@ -43,7 +45,11 @@ export class InMemorySurface implements Surface {
   async notify(run: RunRecord, text: string): Promise<void> {
     this.messages.push({ kind: 'notice', runId: run.id, text });
   }
-  async finish(summary: RunSummary): Promise<void> {
+  async finish(summary: RunSummary, delivery?: Delivery): Promise<void> {
+    if (delivery) {
+      if (delivery.mayExist && this.delivered.has(delivery.key)) return;
+      this.delivered.add(delivery.key);
+    }
     this.messages.push({ kind: 'summary', runId: summary.run.id, summary: structuredClone(summary) });
   }
 

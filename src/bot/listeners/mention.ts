@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import type { BotDeps } from '../bot-deps.ts';
+import type { InboxContext } from '../inbox-receiver.ts';
 import { looksLikeSchedule } from '../../schedules/index.ts';
 import { describeError, tellPrivately, tellThread, TRY_AGAIN } from '../replies.ts';
 import { createScheduleFor, errorView, postViewInThread } from '../schedule-requests.ts';
@@ -21,15 +22,13 @@ export function refusedFollowUp(what: 'answer' | 'cancel', requester: string): s
 
 /**
  * A mention starts a run in its thread; a mention inside a run's thread is a follow-up for that run.
- * Slack retries a slow delivery, so each event id is handled once.
+ * Slack's redeliveries never get here (the inbox drops them); a mention handled again after a crash
+ * finds the run it already started.
  */
 export function registerMention(app: App, deps: BotDeps): void {
   app.event('app_mention', async ({ event, body, context, client }) => {
     const eventId = (body as { event_id?: string }).event_id;
-    if (eventId && !(await deps.events.markSeen(eventId))) {
-      deps.logger.debug({ eventId, retryNum: context.retryNum }, 'duplicate event delivery ignored');
-      return;
-    }
+    const requestId = (context as InboxContext).inboxKey;
     const user = event.user;
     if (!user) return;
     const channel = event.channel;
@@ -56,7 +55,7 @@ export function registerMention(app: App, deps: BotDeps): void {
         await postViewInThread(client, deps.logger, { channel, threadTs, view: made.ok ? made.value : errorView(made.error) });
         return;
       }
-      await deps.agent.startRun({ task: text, requester: user, conversation: { channel, threadTs }, origin: 'mention' });
+      await deps.agent.startRun({ task: text, requester: user, conversation: { channel, threadTs }, origin: 'mention', ...(requestId ? { requestId } : {}) });
     } catch (error) {
       deps.logger.error({ err: describeError(error), channel, eventId }, 'handling a mention failed');
       await tellThread(client, deps.logger, { channel, threadTs, text: `I could not start on that: ${describeError(error)}. ${TRY_AGAIN}` });

@@ -61,6 +61,8 @@ export const chatMethods: Record<string, Handler> = {
     if (problem) return fail(problem.error, problem.messages);
     if (params.text !== undefined) message.text = params.text;
     if (blocks.value !== undefined) message.blocks = blocks.value as unknown[];
+    const metadata = jsonParam(params, 'metadata');
+    if (metadata.ok && metadata.value !== undefined) message.metadata = metadata.value as FakeMessage['metadata'];
     message.edits += 1;
     return { ok: true, channel: message.channel, ts: message.ts, text: message.text };
   },
@@ -80,6 +82,17 @@ export const chatMethods: Record<string, Handler> = {
     if (!message) return fail('message_not_found');
     const origin = baseUrl.replace(/\/api\/$/, '');
     return { ok: true, channel: message.channel, permalink: `${origin}/archives/${message.channel}/p${message.ts.replace('.', '')}` };
+  },
+
+  /** A thread, parent first, oldest to newest; metadata only when asked for, as Slack does. */
+  'conversations.replies'(params, model) {
+    const channel = params.channel;
+    if (!channel || !model.channels.has(channel)) return fail('channel_not_found');
+    const thread = model.thread(channel, params.ts ?? '');
+    if (thread.length === 0) return fail('thread_not_found');
+    const withMetadata = params.include_all_metadata === 'true';
+    const messages = thread.map((m) => ({ type: 'message', user: m.user, text: m.text, ts: m.ts, ...(m.threadTs ? { thread_ts: m.threadTs } : {}), ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}) }));
+    return { ok: true, messages, has_more: false };
   },
 
   'conversations.history'(params, model) {

@@ -1,0 +1,72 @@
+/**
+ * What a run owes its thread is recorded with the change that owes it (see finishRun) and delivered
+ * from the store: by the replica that recorded it at once, and by any replica, on a sweep, when that
+ * one died first. A delivery that fails stays owed and is tried again; a delivery that may have
+ * reached the thread before a crash is looked up by its key instead of posted again.
+ */
+import { z } from 'zod';
+import { reportBoard } from './board.ts';
+import type { AgentContext } from './context.ts';
+import type { NewOwedMessage, OwedMessage, RunRecord } from './ports/run-store.ts';
+import type { RunSummary } from './ports/surface.ts';
+
+/** How long the recording replica has to deliver before a peer may; renewed by every claim. */
+export const OWED_LEASE_MS = 30_000;
+const RETRY_MS = 5_000;
+
+const finishedPayload = z.object({
+  outcome: z.enum(['succeeded', 'failed', 'aborted', 'cancelled', 'rejected']),
+  goal: z.string(),
+  reason: z.string().nullable(),
+  changes: z.array(z.object({ title: z.string(), url: z.string().nullable() })),
+  rolledBack: z.array(z.object({ title: z.string(), status: z.string() })),
+  durationMs: z.number(),
+  tokens: z.object({ input: z.number(), output: z.number() }),
+  costUsd: z.number(),
+  models: z.array(z.object({ role: z.string(), model: z.string(), inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number() })).optional(),
+  fallbackPlanner: z.object({ author: z.string(), reason: z.string() }).nullable().optional(),
+});
+
+/** The summary reply (and the board's final state before it) a finished run owes. */
+export function owedSummary(runId: string, summary: Omit<RunSummary, 'run'>): NewOwedMessage {
+  return { id: `${runId}/run-finished`, kind: 'run-finished', payload: { ...summary } };
+}
+
+/** Delivers what one run owes, in order; the caller recorded it moments ago (or holds the run). */
+export function deliverOwed(ctx: AgentContext, runId: string): Promise<void> {
+  return deliverClaimed(ctx, () => ctx.store.claimOwed({ owner: ctx.owner, leaseMs: OWED_LEASE_MS, all: false, runId, limit: 20 }));
+}
+
+/** Delivers what other replicas, or this store's previous process (`startUp`), left owed. */
+export function sweepOwed(ctx: AgentContext, options: { startUp: boolean }): Promise<void> {
+  return deliverClaimed(ctx, () => ctx.store.claimOwed({ owner: ctx.owner, leaseMs: OWED_LEASE_MS, all: options.startUp && ctx.soleOwner, limit: 50 }));
+}
+
+async function deliverClaimed(ctx: AgentContext, claim: () => Promise<OwedMessage[]>): Promise<void> {
+  for (const message of await claim()) {
+    try {
+      await deliverOne(ctx, message);
+      await ctx.store.markOwedSent(message.id);
+    } catch (error) {
+      ctx.logger.warn({ err: error, runId: message.runId, owed: message.id, attempts: message.attempts }, 'delivering an owed message failed; will retry');
+      await ctx.store.deferOwed({ id: message.id, retryInMs: RETRY_MS }).catch(() => undefined);
+    }
+  }
+}
+
+async function deliverOne(ctx: AgentContext, message: OwedMessage): Promise<void> {
+  const run = await ctx.store.getRun(message.runId);
+  if (!run) return;
+  const delivery = { key: message.id, mayExist: message.attempts > 1 };
+  if (message.kind === 'run-finished') {
+    await reportBoard(ctx, run.id); // the board's final state lands before the summary
+    await ctx.deliverySurface.finish(summaryOf(run, message), delivery);
+    return;
+  }
+  ctx.logger.warn({ runId: run.id, owed: message.id, kind: message.kind }, 'owed message of an unknown kind dropped');
+}
+
+function summaryOf(run: RunRecord, message: OwedMessage): RunSummary {
+  const payload = finishedPayload.parse(message.payload);
+  return { run, ...payload, rolledBack: payload.rolledBack as RunSummary['rolledBack'] };
+}

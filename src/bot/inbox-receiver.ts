@@ -1,0 +1,76 @@
+import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
+import type { Logger } from '../observability/logger.ts';
+import { inboxKey, storableBody } from './inbox-key.ts';
+import type { SlackInbox } from './ports.ts';
+import { describeError } from './replies.ts';
+
+/** Set in the listener context: the inbox key of the request being handled, and whether it is handled again after a crash. */
+export interface InboxContext {
+  inboxKey?: string;
+  replayed?: boolean;
+}
+
+/**
+ * Wraps Bolt's receiver (HTTP or Socket Mode) so that every request is stored in the inbox before
+ * Bolt can acknowledge it: Bolt acks events itself before any middleware runs, so the only place
+ * ahead of every ack is between the receiver and the app. A redelivered request is acknowledged and
+ * dropped. Once the listeners are done the request is marked handled; one left pending by a crash is
+ * handled again by `resumeUnfinished`.
+ */
+export class InboxReceiver implements Receiver {
+  private app: App | undefined;
+
+  constructor(
+    private readonly inner: Receiver,
+    private readonly inbox: SlackInbox,
+    private readonly logger: Logger,
+  ) {}
+
+  init(app: App): void {
+    this.app = app;
+    this.inner.init({ processEvent: (event: ReceiverEvent) => this.receive(event) } as unknown as App);
+  }
+
+  start(...args: unknown[]): Promise<unknown> {
+    return this.inner.start(...args);
+  }
+
+  stop(...args: unknown[]): Promise<unknown> {
+    return this.inner.stop(...args);
+  }
+
+  /** Handles the requests a stopped process (or a dead peer) acknowledged but did not finish; returns how many. */
+  async resumeUnfinished(): Promise<number> {
+    const entries = await this.inbox.claimUnfinished();
+    for (const entry of entries) {
+      this.logger.info({ inboxKey: entry.key }, 'handling a Slack request acknowledged before a restart');
+      await this.handle(entry.key, { body: entry.body, ack: async () => undefined, customProperties: { inboxKey: entry.key, replayed: true } });
+    }
+    return entries.length;
+  }
+
+  private async receive(event: ReceiverEvent): Promise<void> {
+    const key = inboxKey(event.body);
+    if (!key) return this.app!.processEvent(event);
+    // The one write before the ack. If it fails the request is not acknowledged: Slack retries events,
+    // and a person whose click failed sees Slack's error instead of a click that silently did nothing.
+    if (!(await this.inbox.record({ key, body: storableBody(event.body) }))) {
+      this.logger.debug({ inboxKey: key, retryNum: event.retryNum }, 'Slack request delivered again; acknowledged and dropped');
+      await event.ack();
+      return;
+    }
+    await this.handle(key, { ...event, customProperties: { ...event.customProperties, inboxKey: key } });
+  }
+
+  private async handle(key: string, event: ReceiverEvent): Promise<void> {
+    const keepLease = setInterval(() => void this.inbox.extend(key).catch(() => undefined), this.inbox.leaseMs / 3);
+    keepLease.unref();
+    try {
+      await this.app!.processEvent(event);
+    } finally {
+      clearInterval(keepLease);
+      // A handler that failed is done too: its error was answered, and a request that keeps failing must not loop.
+      await this.inbox.done(key).catch((error: unknown) => this.logger.warn({ err: describeError(error), inboxKey: key }, 'could not mark a Slack request handled'));
+    }
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * The outbox: messages a run owes its thread, written with the change that owes them and marked
+ * sent after delivery. A replica claims pending ones whose lease ran out (their writer died), with
+ * SKIP LOCKED so two replicas never deliver the same one.
+ */
+import { and, asc, eq, inArray, isNull, lte, ne, or, sql } from 'drizzle-orm';
+import type { NewOwedMessage, OwedMessage, RunRecord, RunStatus } from '../agent/ports/run-store.ts';
+import type { Db } from './database.ts';
+import { appendEvent } from './events-repository.ts';
+import { toRunRecord } from './runs-repository.ts';
+import { outbox, runs } from './schema.ts';
+
+const leaseEnd = (ms: number) => sql`now() + ${Math.max(0, Math.round(ms))} * interval '1 millisecond'`;
+
+function owedRows(runId: string, owed: readonly NewOwedMessage[], holder: { owner: string; leaseMs: number }) {
+  return owed.map((message) => ({ id: message.id, runId, kind: message.kind, payload: message.payload, leaseOwner: holder.owner, leaseUntil: leaseEnd(holder.leaseMs) }));
+}
+
+export interface FinishRunInput {
+  runId: string;
+  from: readonly RunStatus[];
+  status: RunStatus;
+  summary: Record<string, unknown>;
+  finishedAt: Date;
+  event: { type: string; data: Record<string, unknown> };
+  owe: readonly NewOwedMessage[];
+  owner: string;
+  leaseMs: number;
+}
+
+/** A run's end as one transaction: status (only from `from`, and only once), summary, finish time, its event and what it owes the thread. */
+export async function finishRunRecord(db: Db, input: FinishRunInput): Promise<RunRecord | undefined> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(runs)
+      .set({ status: input.status, summary: input.summary, finishedAt: input.finishedAt, updatedAt: new Date() })
+      .where(and(eq(runs.id, input.runId), inArray(runs.status, [...input.from]), isNull(runs.finishedAt)))
+      .returning();
+    if (!row) return undefined;
+    await appendEvent(tx as unknown as Db, input.runId, input.event.type, input.event.data);
+    if (input.owe.length) await tx.insert(outbox).values(owedRows(input.runId, input.owe, input)).onConflictDoNothing();
+    return toRunRecord(row);
+  });
+}
+
+/** Records a message owed outside a run's end; the same id twice is one message. */
+export async function insertOwed(db: Db, input: { runId: string; owe: readonly NewOwedMessage[]; owner: string; leaseMs: number }): Promise<void> {
+  if (input.owe.length) await db.insert(outbox).values(owedRows(input.runId, input.owe, input)).onConflictDoNothing();
+}
+
+/**
+ * Takes pending messages for `owner`: of one run (those it holds already, or nobody does), or of any
+ * run whose holder stopped renewing. `all`: one process on the store at start-up takes every one a
+ * previous process held.
+ */
+export async function claimOwed(db: Db, input: { owner: string; leaseMs: number; all: boolean; runId?: string; limit: number }): Promise<OwedMessage[]> {
+  const expired = lte(outbox.leaseUntil, sql`now()`);
+  // `all`: whatever another owner id holds is a previous process's; this process's own stay with their deliverer.
+  const free = input.all ? or(expired, ne(outbox.leaseOwner, input.owner)) : input.runId ? or(expired, eq(outbox.leaseOwner, input.owner)) : expired;
+  const candidates = db
+    .select({ id: outbox.id })
+    .from(outbox)
+    .where(and(eq(outbox.status, 'pending'), input.runId ? eq(outbox.runId, input.runId) : undefined, free))
+    .orderBy(asc(outbox.createdAt))
+    .limit(input.limit)
+    .for('update', { skipLocked: true });
+  const rows = await db
+    .update(outbox)
+    .set({ leaseOwner: input.owner, leaseUntil: leaseEnd(input.leaseMs), attempts: sql`${outbox.attempts} + 1` })
+    .where(and(inArray(outbox.id, candidates), eq(outbox.status, 'pending')))
+    .returning();
+  return rows
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
+    .map((row) => ({ id: row.id, runId: row.runId, kind: row.kind, payload: row.payload, attempts: row.attempts, createdAt: row.createdAt }));
+}
+
+export async function markOwedSent(db: Db, id: string): Promise<void> {
+  await db.update(outbox).set({ status: 'sent', sentAt: sql`now()`, leaseUntil: null }).where(eq(outbox.id, id));
+}
+
+/** Delivery failed: any replica may try again after `retryInMs`. */
+export async function deferOwed(db: Db, input: { id: string; retryInMs: number }): Promise<void> {
+  await db.update(outbox).set({ leaseUntil: leaseEnd(input.retryInMs) }).where(and(eq(outbox.id, input.id), eq(outbox.status, 'pending')));
+}

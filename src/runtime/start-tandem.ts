@@ -7,7 +7,7 @@ import { instrumentRunStore } from '../observability/instrumented-store.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import { createRunbookCatalog } from '../runbooks/index.ts';
-import { createRunStore, createSlackInbox, type Database } from '../store/index.ts';
+import { createRunStore, createSlackInbox, expireLeasesOfDeadOwners, type Database } from '../store/index.ts';
 import { startLocalWorkspace, type LocalWorkspace } from '../workspace/local/index.ts';
 import { openConfiguredDatabase } from './open-database.ts';
 import { countGithubErrors, countSlackRateLimits } from './api-error-metrics.ts';
@@ -15,7 +15,7 @@ import { buildTools } from './build-tools.ts';
 import { metricsRoute } from './http-routes.ts';
 import { LOCAL_HOST, localBotPort, localSlackConfig, newLocalSigningSecret } from './local-config.ts';
 import { withMcpSecrets } from './mcp-secrets.ts';
-import { newReplicaId } from './replica-id.ts';
+import { isDeadLocalReplica, newReplicaId } from './replica-id.ts';
 import { scheduleHousekeeping } from './housekeeping.ts';
 import { resumeInboxPeriodically } from './inbox-resume.ts';
 import { refreshRunbooksPeriodically } from './runbook-refresh.ts';
@@ -138,9 +138,18 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
     await schedules.scheduler.start();
     cleanups.push(() => schedules.scheduler.stop());
 
+    // A process of this host that died (this container's previous life, or a sibling replica) holds
+    // nothing: its runs, steps, requests and owed messages are taken over now, not when its leases run out.
+    const shared = database.engine !== 'pglite';
+    const expireDead = async () => {
+      if (!shared) return;
+      const dead = await expireLeasesOfDeadOwners(database.db, (owner) => isDeadLocalReplica(owner, replicaId));
+      if (dead.length) logger.info({ dead }, 'took over the leases of stopped processes on this host');
+    };
+    await expireDead().catch((error: unknown) => logger.warn({ err: error }, 'checking for stopped processes failed'));
     await agent.resume();
     // Requests acknowledged before a crash come after the runs resume: one may decide a run that is resuming.
-    cleanups.push(resumeInboxPeriodically({ resumeInbox: () => slack.resumeInbox(), everyMs: 5_000, repeat: database.engine !== 'pglite', logger }));
+    cleanups.push(resumeInboxPeriodically({ resumeInbox: async () => (await expireDead(), slack.resumeInbox()), everyMs: 5_000, repeat: shared, logger }));
     cleanups.push(scheduleHousekeeping({ agent, db: database.db, metrics, replicaId, logger }));
     logger.info({ port, mode: config.slack.mode, replicaId, engine: database.engine, workspace: workspace?.origin }, 'Tandem is running');
 

@@ -3,4 +3,5 @@ export { DataDirLockedError } from './data-dir-lock.ts';
 export { createRunStore } from './run-store.ts';
 export { markSlackEventSeen, forgetSlackEventsBefore } from './slack-events-repository.ts';
 export { createSlackInbox, forgetInboxBefore } from './inbox-repository.ts';
+export { expireLeasesOfDeadOwners } from './dead-owners-repository.ts';
 export { leaseLagSeconds } from './leases-repository.ts';

@@ -9,6 +9,8 @@ export interface CommandOptions {
   /** eval: write the live model's answers to eval/recorded. */
   record: boolean;
   json: boolean;
+  /** audit: only this run. */
+  run: string | undefined;
 }
 
 type Command = (args: string[], options: CommandOptions, config: Readonly<Config>) => Promise<number>;
@@ -20,6 +22,7 @@ const commands: Record<string, Command> = {
   start: async (_args, options, config) => (await import('./start.ts')).startCommand(config, options),
   plan: async (args, _options, config) => (await import('./plan-command.ts')).planCommand(config, args.join(' ')),
   eval: async (_args, options, config) => (await import('./eval-command.ts')).evalCommand(config, options),
+  audit: async (_args, options, config) => (await import('./audit-command.ts')).auditCommand(config, options.run),
 };
 
 function parseLimit(text: string | undefined): number {

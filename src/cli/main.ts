@@ -14,6 +14,7 @@ Commands:
   show <runId>           a run's plan versions, approvals, steps and events
   eval [--recorded|--record] [--json]
                          run the golden planner tasks in eval/golden
+  audit [--run <runId>]  check every run's approval invariants; prints each violation, exits 1 if any
   help                   this text
 
 Configuration comes from the environment and a .env file; see README.md.`;
@@ -30,6 +31,7 @@ async function main(argv: string[]): Promise<number> {
       recorded: { type: 'boolean' },
       record: { type: 'boolean' },
       json: { type: 'boolean' },
+      run: { type: 'string' },
     },
   });
   const [command, ...rest] = positionals;
@@ -44,6 +46,7 @@ async function main(argv: string[]): Promise<number> {
     recorded: values.recorded ?? false,
     record: values.record ?? false,
     json: values.json ?? false,
+    run: values.run,
   }, config);
 }
 

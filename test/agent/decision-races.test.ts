@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { auditViolations } from '../audit/support.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { z } from 'zod';
 import { fakeTool, standardTools } from './support/fake-tools.ts';
@@ -7,9 +8,12 @@ import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 
 const db = useTestStore();
 let h: Harness;
-afterEach(() => {
+// Whatever each scenario did, `tandem audit` finds nothing wrong with it afterwards.
+const auditedTools = [...standardTools().all, fakeTool({ name: 'merge_pr', risk: 'destructive' })];
+afterEach(async () => {
   h.llm.assertDone();
   expect(h.errors).toEqual([]);
+  expect(await auditViolations(db.store, auditedTools)).toEqual([]);
 });
 
 /** An approver directory whose `slowCall`th answer for one person waits until the test lets it go (a slow Slack user-group call). */

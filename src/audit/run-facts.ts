@@ -1,0 +1,59 @@
+/** What `tandem audit` reads of one run, and the shape of a check over it. */
+import type { ApprovalRecord, PlanVersionRecord, RunRecord, RunStore, StepAttemptRecord, StepRecord } from '../agent/ports/run-store.ts';
+import type { AnyTool, Risk } from '../agent/ports/tool.ts';
+
+/** A Confirm of a late-bound target as the audit needs it. */
+export interface AuditConfirmation {
+  planVersion: number;
+  stepId: string;
+  status: string;
+  decidedBy: string | null;
+}
+
+export interface RunFacts {
+  run: RunRecord;
+  versions: PlanVersionRecord[];
+  approvals: ApprovalRecord[];
+  steps: StepRecord[];
+  attempts: StepAttemptRecord[];
+  /** null: this store records no Confirm decisions, so the Confirm check has nothing to read. */
+  confirmations: AuditConfirmation[] | null;
+}
+
+export interface AuditContext {
+  riskOf(tool: string): Risk | undefined;
+  toolOf(tool: string): Pick<AnyTool, 'targets' | 'outputFrom'> | undefined;
+  /** Whether a person is an approver by the configuration; undefined when it cannot be told here (a user group, or anyone may approve). */
+  isApprover(userId: string): boolean | undefined;
+}
+
+export interface Violation {
+  runId: string;
+  /** The check's name, e.g. `step-ran-without-approval`. */
+  check: string;
+  planVersion: number | null;
+  stepId: string | null;
+  message: string;
+}
+
+/** One invariant: every violation it finds in one run (none: an empty list). */
+export interface AuditCheck {
+  name: string;
+  check(facts: RunFacts, ctx: AuditContext): Violation[];
+}
+
+export async function loadRunFacts(store: RunStore, run: RunRecord): Promise<RunFacts> {
+  const [versions, approvals, steps, attempts] = await Promise.all([store.listPlanVersions(run.id), store.listApprovals(run.id), store.listSteps(run.id), store.listAttempts(run.id)]);
+  // The slot for Confirm decisions: filled once the store records them (the Confirm check reads it).
+  return { run, versions, approvals, steps, attempts, confirmations: null };
+}
+
+/** Plan versions of which at least one step (forward or rollback) started: each needs its approval. */
+export function versionsThatRan(facts: RunFacts): PlanVersionRecord[] {
+  const ran = new Set(facts.attempts.map((attempt) => attempt.planVersion));
+  return facts.versions.filter((version) => ran.has(version.version));
+}
+
+export function violation(check: string, run: RunRecord, where: { planVersion?: number | null; stepId?: string | null }, message: string): Violation {
+  return { runId: run.id, check, planVersion: where.planVersion ?? null, stepId: where.stepId ?? null, message };
+}

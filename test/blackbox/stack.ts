@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { SlackFakeServer, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
+import type { FakeGithubAppOptions } from '../fakes/github-server-app.ts';
 import { startFakeGithub, type FakeGithub } from '../fakes/github-server.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
 import { BOT_TOKEN, GITHUB_TOKEN, OPENAI_KEY, SIGNING_SECRET, botMessages, freshStore, messageWithButtons, startTandemProcess, visibleText, waitFor, type Running } from './harness.ts';
@@ -32,14 +33,15 @@ export interface Stack {
   boardText(channel: string, thread: string, planTs: string): string;
 }
 
-export function useStack(): Stack {
+/** `githubApp`: GitHub speaks to a GitHub App only and no GITHUB_TOKEN is set; `env` adds or overrides variables. */
+export function useStack(options: { githubApp?: FakeGithubAppOptions; env?: () => Record<string, string> } = {}): Stack {
   const slack = new SlackFakeServer({ token: BOT_TOKEN });
   let target: Server;
   let store: Awaited<ReturnType<typeof freshStore>>;
   const stack = { slack } as Stack;
 
   beforeAll(async () => {
-    [stack.openai, stack.github] = await Promise.all([startFakeOpenAi(), startFakeGithub(), slack.start()]).then(([o, g]) => [o, g] as const);
+    [stack.openai, stack.github] = await Promise.all([startFakeOpenAi(), startFakeGithub(options.githubApp ? { app: options.githubApp } : {}), slack.start()]).then(([o, g]) => [o, g] as const);
     stack.github.addRepo('acme/api');
     stack.github.addRepo('acme/restart');
     slack.model.usergroups.set('SAPPROVERS', ['U5']);
@@ -64,7 +66,9 @@ export function useStack(): Stack {
       TANDEM_ESCALATE_TO: ESCALATE,
       TANDEM_HTTP_ALLOW: '127.0.0.1:*',
       ...store.env,
+      ...options.env?.(),
     };
+    if (options.githubApp) delete stack.env.GITHUB_TOKEN;
     stack.tandem = await startTandemProcess(stack.env, store.cwd, slack);
   }, 90_000);
 

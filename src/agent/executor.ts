@@ -254,7 +254,16 @@ export class RunDriver {
     if (statuses.every((status) => status === 'succeeded' || status === 'skipped')) {
       await finishRun(ctx, runId, 'succeeded', null);
     } else if (statuses.some((status) => status === 'waiting')) {
-      if (await ctx.store.transitionRun(runId, ['executing'], 'paused')) await ctx.store.appendEvent(runId, 'run-paused', { reason: 'waiting for an answer' });
+      if (!(await ctx.store.transitionRun(runId, ['executing'], 'paused'))) return;
+      await ctx.store.appendEvent(runId, 'run-paused', { reason: 'waiting for a person' });
+      // An answer or a Confirm that landed while this driver settled found the run still executing and
+      // left the resuming to it: with nothing waiting any more, go on (the transition lets one resumer win).
+      const waiting = (await ctx.store.listSteps(runId, version)).some((step) => step.kind === 'forward' && step.status === 'waiting');
+      const held = (await ctx.store.listEscalations(runId)).some((escalation) => escalation.status === 'open');
+      if (!waiting && !held && (await ctx.store.transitionRun(runId, ['paused'], 'executing'))) {
+        await ctx.store.appendEvent(runId, 'run-resumed', {});
+        this.wake();
+      }
     }
   }
 }

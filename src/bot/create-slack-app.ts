@@ -19,6 +19,7 @@ import { registerPlanActions } from './listeners/plan-actions.ts';
 import { registerSaveRunbookButton } from './listeners/save-runbook.ts';
 import { registerSaveRunbookSubmit } from './listeners/save-runbook-submit.ts';
 import { registerScheduleActions } from './listeners/schedule-actions.ts';
+import { registerSessionStopped } from './listeners/session-stopped.ts';
 import { InboxReceiver } from './inbox-receiver.ts';
 import { createMemoryInbox, type RunQueries, type SlackInbox } from './ports.ts';
 import { createSlackClient, slackClientOptions, type SlackClient } from './slack-client.ts';
@@ -101,6 +102,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
 
   const deps: BotDeps = { agent: options.agent, runs: options.runs, logger, planDecided: (runId) => options.surface?.planDecided(runId), schedules: options.schedules, runbooks: options.runbooks, approvers: options.approvers };
   registerMention(app, deps);
+  registerSessionStopped(app, deps);
   registerPlanActions(app, deps);
   registerModifyButton(app, deps);
   registerModifySubmit(app, deps);

@@ -1,6 +1,7 @@
 import type { ConfirmationRecord, EscalationRecord, RunRecord } from '../agent/ports/run-store.ts';
 import type { BoardState, Delivery, ProposedPlan, RunSummary, Surface } from '../agent/ports/surface.ts';
 import type { Logger } from '../observability/logger.ts';
+import { AgentStatus, type SessionStatus } from './agent-status.ts';
 import { BoardPublisher, type BoardStyle } from './board-publisher.ts';
 import { PlanMessages } from './plan-messages.ts';
 import { describeError } from './replies.ts';
@@ -25,19 +26,34 @@ export interface SlackSurfaceOptions {
   boardStyle?: BoardStyle;
 }
 
+/** The agent session follows the run: working, or waiting for a person (approval, an answer, a Confirm, an escalation). */
+const SESSION_OF_RUN: Partial<Record<BoardState['runStatus'], SessionStatus>> = {
+  planning: 'processing',
+  executing: 'processing',
+  'rolling-back': 'processing',
+  'awaiting-approval': 'suspended',
+  'awaiting-answer': 'suspended',
+  paused: 'suspended',
+};
+
 /** Every message about a run goes in the thread of the mention that started it. */
 export class SlackSurface implements Surface {
   readonly board: BoardPublisher;
   /** The "Planning…" message per run, replaced by whatever comes next so the thread stays short. */
   private readonly planningTs = new Map<string, string>();
   private readonly plans: PlanMessages;
+  private readonly status: AgentStatus;
 
   constructor(private readonly options: SlackSurfaceOptions) {
     this.plans = new PlanMessages(options.client, options.logger);
+    this.status = new AgentStatus(options.client, options.logger);
     this.board = new BoardPublisher({ client: options.client, logger: options.logger, intervalMs: options.boardIntervalMs, retryBaseMs: options.boardRetryBaseMs, onBoardPosted: options.onBoardPosted, style: options.boardStyle });
   }
 
+  /** Slack's own "is planning…" where it takes it (it clears on the bot's next message), else a message. */
   async planning(run: RunRecord): Promise<void> {
+    await this.status.session(run.id, run.conversation, 'processing', run.task);
+    if (await this.status.threadStatus(run.conversation, 'is planning…')) return;
     const ts = await this.post(run, { text: ':thought_balloon: Planning…', blocks: [section(':thought_balloon: Planning…')] });
     if (ts) this.planningTs.set(run.id, ts);
   }
@@ -51,6 +67,7 @@ export class SlackSurface implements Surface {
       if (ts) last = { ts, view };
     }
     if (last) await this.plans.posted(run.id, { channel: run.conversation.channel, ts: last.ts, version, view: last.view });
+    if (!proposal.autoApproved) await this.status.session(run.id, run.conversation, 'suspended');
   }
 
   /** A plan's buttons were used (approve/reject): nothing left to retire. */
@@ -70,13 +87,17 @@ export class SlackSurface implements Surface {
     // Execution means the plan was decided (the click's listener rewrote its message) or ran without a click.
     if (board.runStatus === 'executing') this.plans.forget(run.id);
     this.board.report(run.conversation, run.boardRef, board);
+    const session = SESSION_OF_RUN[board.runStatus];
+    if (session) await this.status.session(run.id, run.conversation, session);
   }
 
   async escalate(run: RunRecord, escalation: EscalationRecord, stakes: string): Promise<void> {
+    await this.status.session(run.id, run.conversation, 'suspended');
     await this.post(run, escalationMessage({ escalation, stakes, escalateTo: this.options.escalateTo }));
   }
 
   async ask(run: RunRecord, stepId: string, question: string): Promise<void> {
+    await this.status.session(run.id, run.conversation, 'suspended');
     const text = `:question: ${mention(run.requester)} step \`${escapeText(stepId)}\` asks: ${escapeText(question)}\nAnswer by mentioning me in this thread.`;
     await this.post(run, { text, blocks: [section(text)] });
   }
@@ -97,6 +118,7 @@ export class SlackSurface implements Surface {
     await this.plans.runEnded(summary.run.id, summary.outcome);
     await this.board.finish(summary.run.id);
     await this.post(summary.run, summaryMessage(summary), delivery);
+    await this.status.session(summary.run.id, summary.run.conversation, 'closed');
   }
 
   /**

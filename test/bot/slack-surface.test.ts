@@ -147,7 +147,8 @@ describe('SlackSurface', () => {
     await surface.proposePlan(makeProposal(big));
     await surface.reportProgress(run, makeBoard(big));
     await surface.board.settle(run.id);
-    expect(fake.calls.filter((c) => c.response?.ok === false)).toEqual([]);
+    // Only what was posted counts: agent sessions are off in this fake workspace, and refused as Slack would.
+    expect(fake.calls.filter((c) => c.method.startsWith('chat.') && c.response?.ok === false)).toEqual([]);
     expect(fake.model.thread('C1', run.conversation.threadTs)).toHaveLength(2);
   });
 

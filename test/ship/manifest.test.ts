@@ -28,6 +28,9 @@ const SCOPES_BY_METHOD: Record<string, string[]> = {
   'users.info': ['users:read'],
   'conversations.history': ['channels:history'],
   'conversations.replies': ['channels:history'],
+  // Secondary sources: both take chat:write since Slack's 2026 agent updates; assistant:write is the older scope.
+  'assistant.threads.setStatus': ['chat:write'],
+  'agents.sessions.setStatus': ['chat:write'],
 };
 
 function sourceFiles(dir: string): string[] {
@@ -43,7 +46,7 @@ function methodsCalledByTheBot(): Set<string> {
   const files = [...sourceFiles(path.join(root, 'src/bot')), ...sourceFiles(path.join(root, 'src/integrations/tools'))];
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/\b(?:client|web|slack)\.(auth|chat|views|usergroups|users|conversations|reactions|files|team)\.([a-zA-Z]+(?:\.[a-zA-Z]+)?)\(/g)) {
+    for (const m of text.matchAll(/\b(?:client|web|slack)\.(auth|chat|views|usergroups|users|conversations|reactions|files|team|assistant|agents)\.([a-zA-Z]+(?:\.[a-zA-Z]+)?)\(/g)) {
       methods.add(`${m[1]}.${m[2]}`);
     }
     for (const m of text.matchAll(/apiCall\(\s*['"]([a-z]+\.[a-zA-Z.]+)['"]/g)) methods.add(m[1]!);

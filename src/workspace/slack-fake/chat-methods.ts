@@ -46,6 +46,7 @@ export const chatMethods: Record<string, Handler> = {
       edits: 0,
     };
     model.messages.push(message);
+    if (message.threadTs) model.threadStatus.delete(`${channel}:${message.threadTs}`);
     return { ok: true, channel, ts: message.ts, message: { type: 'message', user: message.user, text: message.text, ts: message.ts, thread_ts: message.threadTs, blocks: message.blocks } };
   },
 

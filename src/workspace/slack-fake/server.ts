@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { agentMethods } from './agent-methods.ts';
 import { chatMethods } from './chat-methods.ts';
 import { directoryMethods } from './directory-methods.ts';
 import { fail, type MethodResult, type Params } from './params.ts';
@@ -64,7 +65,7 @@ export class SlackFakeServer {
   private socketMode: { appToken: string; url: () => string } | undefined;
 
   constructor(private readonly options: SlackFakeOptions = {}) {
-    this.handlers = { ...chatMethods, ...directoryMethods, ...createViewMethods(this.triggers) };
+    this.handlers = { ...chatMethods, ...directoryMethods, ...agentMethods, ...createViewMethods(this.triggers) };
     this.events.setMaxListeners(1000);
   }
 

@@ -47,6 +47,12 @@ export class WorkspaceModel {
   readonly bot = { userId: 'UBOT', botId: 'BBOT', teamId: 'T1' };
   /** Block types this workspace answers `invalid_blocks` for (e.g. `plan` where agent blocks are not on). */
   readonly refusedBlockTypes = new Set<string>();
+  /** Which of Slack's agent surfaces the app may use here (off: the methods are refused). */
+  readonly agentFeatures = { threadStatus: false, sessions: false };
+  /** A thread's "is working…" status by `channel:threadTs`, as shown now; the bot's next message clears it. */
+  readonly threadStatus = new Map<string, string>();
+  readonly threadStatusLog: { channel: string; threadTs: string; status: string }[] = [];
+  readonly sessionLog: { channel: string; threadTs: string | undefined; status: string }[] = [];
   private viewSeq = 0;
 
   /**

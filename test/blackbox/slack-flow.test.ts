@@ -265,7 +265,7 @@ describe('follow-ups in a run thread', () => {
     expect(texts('C92')).toEqual([]);
   });
 
-  it('a mention in the thread answers ask_human: output { answer, answeredBy }', async () => {
+  it('a mention in the thread from an approver answers ask_human: output { answer, answeredBy }', async () => {
     const { thread, planMessage } = await planned(
       'C16',
       'U1',
@@ -277,9 +277,12 @@ describe('follow-ups in a run thread', () => {
     );
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
     await waitFor(slack, () => botMessages(slack, 'C16', thread).some((m) => m.ts > planMessage.ts && visibleText(m).includes('Which tag should I release?')), 'the question', 15_000);
-    await stack.tandem.driver.mention({ channel: 'C16', user: 'U4', text: '<@UBOT> v1.2.3', threadTs: thread });
+    // U4 is neither the requester nor an approver: the answer is refused and the run keeps waiting.
+    await stack.tandem.driver.mention({ channel: 'C16', user: 'U4', text: '<@UBOT> v6.6.6', threadTs: thread });
+    await stack.tandem.driver.mention({ channel: 'C16', user: 'U3', text: '<@UBOT> v1.2.3', threadTs: thread });
     const told = await waitFor(slack, () => slack.model.messages.find((m) => m.channel === 'C93'), 'the answer used', 15_000);
-    expect(told.text).toMatch(/tag=.*v1\.2\.3.* by U4/);
+    expect(told.text).toMatch(/tag=.*v1\.2\.3.* by U3/);
+    expect(told.text).not.toContain('v6.6.6');
   });
 
   it('a plan with questions and no steps asks the requester in the thread instead of acting', async () => {

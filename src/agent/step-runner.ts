@@ -59,9 +59,9 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
     const issue = parsed.error.issues[0];
     return failBeforeStart(`${spec.stepId}.args.${issue?.path.join('.') ?? ''}: ${issue?.message} (after filling references)`);
   }
-  // A repository filled in at run time was not there to judge when the plan was approved.
+  // Judged again once references are filled: a repository filled in at run time was not there to judge at approval, and the list may have changed since.
   const refusal = repositoryRefusal(ctx.settings.repositories, tool, parsed.data as Record<string, unknown>);
-  if (refusal) return failBeforeStart(`${spec.stepId}.args.${refusal.at}: ${refusal.reason} (filled in at run time; not run)`, REPO_NOT_ALLOWED);
+  if (refusal) return failBeforeStart(`${spec.stepId}.args.${refusal.at}: ${refusal.reason} (checked before the step ran; it was not run)`, REPO_NOT_ALLOWED);
   // Only then may a person be asked to confirm a target filled in from words.
   const gate = await confirmationGate(ctx, run, spec, tool, parsed.data as Record<string, unknown>);
   if (gate !== 'go') return { status: gate };

@@ -1,5 +1,6 @@
 import type { AgentApi } from '../agent/ports/agent-api.ts';
 import type { SlackClient } from '../bot/index.ts';
+import { escapeText } from '../integrations/slack/slack-text.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createScheduler, createScheduleService, type Scheduler, type ScheduleService } from '../schedules/index.ts';
 import type { Db } from '../store/index.ts';
@@ -16,7 +17,7 @@ export interface Schedules {
  * in the schedule's channel and the run lives there; approval follows the usual policy. The scheduler
  * starts with start(); the service works before that (a change before start is picked up by it).
  */
-export function createSchedules(deps: { db: Db; replicaId: string; agent: AgentApi; client: SlackClient; logger: Logger }): Schedules {
+export function createSchedules(deps: { db: Db; replicaId: string; agent: AgentApi; client: SlackClient; logger: Logger; secrets: readonly string[] }): Schedules {
   let started = false;
   const scheduler = createScheduler({
     db: deps.db,
@@ -25,7 +26,7 @@ export function createSchedules(deps: { db: Db; replicaId: string; agent: AgentA
     async fire(schedule, slot) {
       const opened = await deps.client.chat.postMessage({
         channel: schedule.channel,
-        text: `:alarm_clock: Scheduled by <@${schedule.createdBy}>: ${schedule.task}`,
+        text: `:alarm_clock: Scheduled by <@${schedule.createdBy}>: ${escapeText(schedule.task)}`,
       });
       if (!opened.ts) throw new Error(`could not open a thread in ${schedule.channel} for schedule ${schedule.id}`);
       const run = await deps.agent.startRun({
@@ -38,7 +39,7 @@ export function createSchedules(deps: { db: Db; replicaId: string; agent: AgentA
       deps.logger.info({ scheduleId: schedule.id, slot: slot.toISOString(), runId: run.id }, 'schedule fired');
     },
   });
-  const service = createScheduleService({ db: deps.db, onChange: async () => (started ? scheduler.reload() : undefined) });
+  const service = createScheduleService({ db: deps.db, secrets: deps.secrets, onChange: async () => (started ? scheduler.reload() : undefined) });
   const start = scheduler.start.bind(scheduler);
   return {
     service,

@@ -116,7 +116,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       runbooks,
     });
     cleanups.push(() => agent.shutdown(shutdownDeadlineMs));
-    const schedules = createSchedules({ db: database.db, replicaId, agent, client: slackClient, logger });
+    const schedules = createSchedules({ db: database.db, replicaId, agent, client: slackClient, logger, secrets: config.secrets });
 
     const slack = createSlackApp({
       config,

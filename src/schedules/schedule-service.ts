@@ -1,4 +1,5 @@
 import type { Result } from '../agent/errors.ts';
+import { redactText } from '../agent/redact.ts';
 import type { Db } from '../store/database.ts';
 import { deleteSchedule, insertSchedule, listSchedules, selectSchedule, type ScheduleRecord } from '../store/schedules-repository.ts';
 import { formatFireTime, nextFireTimes } from './next-fire-times.ts';
@@ -26,6 +27,8 @@ export interface ScheduleServiceOptions {
   clock?: () => Date;
   /** How many upcoming fire times to show; three by default. */
   upcoming?: number;
+  /** Redacted from the text before it is parsed, so neither the stored task nor any echo of it holds them. */
+  secrets?: readonly string[];
 }
 
 export function createScheduleService(options: ScheduleServiceOptions): ScheduleService {
@@ -45,7 +48,8 @@ export function createScheduleService(options: ScheduleServiceOptions): Schedule
     async create(input) {
       const timeZone = input.timeZone.trim() || 'UTC';
       if (!isTimeZone(timeZone)) return { ok: false, error: `"${timeZone}" is not a time zone I know (expected an IANA name such as Europe/Berlin)` };
-      const parsed = parseSchedule(input.text);
+      // A token pasted into a scheduled task would be stored, echoed and posted at every fire: it goes first.
+      const parsed = parseSchedule(redactText(input.text, options.secrets ?? []));
       if (!parsed.ok) return parsed;
       if (nextFireTimes(parsed.value.cron, timeZone, now(), 1).length === 0) return { ok: false, error: `\`${parsed.value.cron}\` never fires` };
       const schedule = await insertSchedule(db, { cron: parsed.value.cron, timeZone, task: parsed.value.task, channel: input.channel, createdBy: input.createdBy });

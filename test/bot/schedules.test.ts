@@ -32,7 +32,7 @@ async function start() {
   e = await startSlackE2E(db.store, {
     runbooks: catalog,
     schedules: ({ agent, client }) => {
-      schedules = createSchedules({ db: db.database.db, replicaId: 'test-replica', agent, client, logger });
+      schedules = createSchedules({ db: db.database.db, replicaId: 'test-replica', agent, client, logger, secrets: [] });
       return schedules.service;
     },
   });
@@ -61,6 +61,20 @@ function removeValues(body: Record<string, unknown>): string[] {
 }
 
 describe('schedules from Slack (real Bolt, agent, store, scheduler)', () => {
+  it('a token pasted into a scheduled task is redacted before it is stored and before it is echoed', async () => {
+    await start();
+    const token = 'ghp_StrangerPastedThisToken0123456789';
+    const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: `<@UBOT> every weekday at 09:00 deploy acme/api with ${token} <!channel>` });
+    expect((await sent).status).toBe(200);
+    const reply = await e.waitForMessage(sent.ts, (m) => m.text.startsWith(':alarm_clock: Scheduled'), 'the schedule reply');
+    const [stored] = await schedules.service.list({ channel: 'C1' });
+    expect(stored!.task).toBe('deploy acme/api with [redacted] <!channel>');
+    expect(`${reply.text}${blocksText(reply)}`).not.toContain(token);
+    expect(`${reply.text}${blocksText(reply)}`).not.toContain('<!channel>');
+    const rows = await db.database.db.execute('select task from schedules');
+    expect(JSON.stringify(rows)).not.toContain(token);
+  });
+
   it('a schedule mention makes a schedule in the person\'s zone and answers with the cron, three fire times and Remove', async () => {
     await start();
     const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> every weekday at 09:00 triage open pull requests in acme/api' });

@@ -11,6 +11,15 @@ export function placeholdersIn(text: string): string[] {
   return [...new Set([...text.matchAll(PLACEHOLDER)].map((match) => match[1]!))];
 }
 
+/**
+ * A pattern of placeholders alone (`{a} {b} {c}`) matches every task of that many words, in every
+ * channel, and plans it without a model: a pattern needs at least one literal word of two letters.
+ */
+export function literalWordProblem(pattern: string): string | undefined {
+  if (/\p{L}{2,}/u.test(pattern.replace(PLACEHOLDER, ' '))) return undefined;
+  return `the pattern "${pattern}" has no word of its own besides placeholders, so it would match almost any task; keep at least one word of the task (for example "deploy {service}")`;
+}
+
 /** Every placeholder in every string of a JSON-like value (keys are left alone). */
 export function placeholdersInValue(value: unknown): string[] {
   const names = new Set<string>();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PlanSchema, type Plan } from '../agent/plan.ts';
-import { placeholdersIn, placeholdersInValue } from './placeholders.ts';
+import { literalWordProblem, placeholdersIn, placeholdersInValue } from './placeholders.ts';
 
 /**
  * A runbook's plan: the plan artifact, whose strings may hold `{param}` placeholders. A runbook is written by
@@ -22,6 +22,8 @@ export const RunbookFileSchema = z
   .superRefine((file, ctx) => {
     const params = placeholdersIn(file.pattern);
     if (params.length === 0 && /[{}]/.test(file.pattern)) ctx.addIssue({ code: 'custom', path: ['pattern'], message: 'placeholders are written {name}' });
+    const literal = literalWordProblem(file.pattern);
+    if (literal) ctx.addIssue({ code: 'custom', path: ['pattern'], message: literal });
     const unknown = placeholdersInValue(file.plan).filter((name) => !params.includes(name));
     if (unknown.length > 0) ctx.addIssue({ code: 'custom', path: ['plan'], message: `the plan uses ${unknown.map((name) => `{${name}}`).join(', ')}, which the pattern does not capture` });
   });

@@ -1,6 +1,6 @@
 import type { Result } from '../agent/errors.ts';
 import type { Plan } from '../agent/plan.ts';
-import { PARAM_NAME, visitStrings } from './placeholders.ts';
+import { literalWordProblem, PARAM_NAME, visitStrings } from './placeholders.ts';
 import { RunbookPlanSchema } from './runbook.ts';
 
 export interface RunbookDraft {
@@ -29,6 +29,8 @@ export function draftRunbook(input: { task: string; plan: Plan; params: Readonly
   if (missing.length > 0) {
     return { ok: false, error: `the task "${input.task.trim()}" does not contain ${missing.map(([name, value]) => `"${value}" (for {${name}})`).join(', ')}, so the runbook could not recognise it` };
   }
+  const literal = literalWordProblem(pattern);
+  if (literal) return { ok: false, error: literal };
   const plan = RunbookPlanSchema.safeParse(visitStrings(input.plan, replace));
   if (!plan.success) return { ok: false, error: `the plan no longer fits the plan schema once parameterised: ${plan.error.issues[0]?.message}` };
   const name = input.name?.trim() || nameFromPattern(pattern);

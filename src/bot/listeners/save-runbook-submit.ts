@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
+import { checkRunbookSaver } from '../../agent/approval-policy.ts';
 import type { BotDeps } from '../bot-deps.ts';
 import { describeError, tellThread, TRY_AGAIN } from '../replies.ts';
 import { parseParamLines } from '../runbook-params.ts';
@@ -30,6 +31,11 @@ export function registerSaveRunbookSubmit(app: App, deps: BotDeps): void {
     }
     const name = (values[RUNBOOK_NAME_BLOCK]?.[RUNBOOK_NAME_ACTION]?.value ?? '').trim() || undefined;
     const userId = body.user.id;
+    const allowed = deps.approvers ? await checkRunbookSaver({ userId, approvers: deps.approvers }) : { ok: false as const, error: 'Runbooks cannot be saved here: no approver list is wired in.' };
+    if (!allowed.ok) {
+      await ack({ response_action: 'errors', errors: { [RUNBOOK_PARAMS_BLOCK]: allowed.error } });
+      return;
+    }
     let saved;
     try {
       saved = await deps.runbooks.save({ runId: ref.runId, params: params.value, createdBy: userId, ...(name ? { name } : {}) });

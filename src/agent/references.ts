@@ -70,16 +70,16 @@ export function readPath(value: unknown, path: readonly string[]): unknown {
  * Fills every reference from `outputs` (step id → recorded output). A reference that resolves to
  * nothing fails with a sentence naming the arg, the reference and what was missing.
  */
-export function fillReferences(args: Record<string, unknown>, outputs: ReadonlyMap<string, Record<string, unknown>>): Result<Record<string, unknown>> {
+export function fillReferences(args: Record<string, unknown>, outputs: ReadonlyMap<string, Record<string, unknown>>, quote: (text: string) => string = (text) => text): Result<Record<string, unknown>> {
   const problems: string[] = [];
-  const filled = fill(args, '', outputs, problems) as Record<string, unknown>;
+  const filled = fill(args, '', outputs, problems, quote) as Record<string, unknown>;
   return problems.length ? { ok: false, error: problems.join('; ') } : { ok: true, value: filled };
 }
 
-function fill(value: unknown, at: string, outputs: ReadonlyMap<string, Record<string, unknown>>, problems: string[]): unknown {
-  if (Array.isArray(value)) return value.map((item, index) => fill(item, join(at, String(index)), outputs, problems));
+function fill(value: unknown, at: string, outputs: ReadonlyMap<string, Record<string, unknown>>, problems: string[], quote: (text: string) => string): unknown {
+  if (Array.isArray(value)) return value.map((item, index) => fill(item, join(at, String(index)), outputs, problems, quote));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, fill(inner, join(at, key), outputs, problems)]));
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, fill(inner, join(at, key), outputs, problems, quote)]));
   }
   if (typeof value !== 'string' || !value.includes('{{')) return value;
   const { references } = findReferences(value, at);
@@ -96,10 +96,13 @@ function fill(value: unknown, at: string, outputs: ReadonlyMap<string, Record<st
     }
     return found;
   };
-  if (references.length === 1 && references[0]!.whole) return resolve(references[0]!);
+  if (references.length === 1 && references[0]!.whole) {
+    const found = resolve(references[0]!);
+    return typeof found === 'string' ? quote(found) : found;
+  }
   return value.replace(REFERENCE, (raw, stepId: string, rest: string) => {
     const found = resolve({ at, stepId, path: rest.split('.').filter(Boolean), whole: false, raw });
     if (found === undefined || found === null) return raw;
-    return typeof found === 'object' ? JSON.stringify(found) : String(found);
+    return quote(typeof found === 'object' ? JSON.stringify(found) : String(found));
   });
 }

@@ -52,7 +52,7 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
 
   const tool = ctx.tools.get(spec.tool);
   if (!tool) return failBeforeStart(`unknown tool ${spec.tool}`);
-  const filled = fillReferences(spec.args, options.outputs);
+  const filled = fillReferences(spec.args, options.outputs, tool.quoteFilled?.bind(tool));
   if (!filled.ok) return failBeforeStart(`${spec.stepId}.args.${filled.error}`);
   const parsed = tool.input.safeParse(filled.value);
   if (!parsed.success) {

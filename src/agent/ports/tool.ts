@@ -89,6 +89,12 @@ export interface Tool<I = unknown> {
    * is not limited to any. Given args as planned or as filled in, so it must not trust their shape.
    */
   repositories?(args: Record<string, unknown>): readonly string[] | 'any';
+  /**
+   * How text filled into this tool's string args from an earlier step's output is quoted. The plan's
+   * own words were shown to the approver; a filled-in value was not, so it must not become markup
+   * (slack_notify escapes it, so an issue title's `<!channel>` is shown, not sent).
+   */
+  quoteFilled?(text: string): string;
   run(args: I, ctx: ToolContext): Promise<ToolResult>;
   /** Write tools: after a crash mid-call, find out whether the side effect happened. */
   reconcile?(args: I, ctx: ToolContext): Promise<ReconcileResult>;

@@ -40,7 +40,7 @@ export function planMessages(proposal: ProposedPlan): MessageView[] {
     head,
     body,
     tail: tail(proposal),
-    text: truncate(`Plan v${version}: ${plan.goal} (${plan.steps.length} steps)`, 300),
+    text: truncate(`Plan v${version}: ${escapeText(plan.goal)} (${plan.steps.length} steps)`, 300),
     continued: (index, count) => `Plan v${version}, continued (${index}/${count})`,
   });
 }

@@ -41,5 +41,5 @@ export function summaryMessage(summary: RunSummary): MessageView {
   if (summary.outcome === 'succeeded' && planVersion) {
     blocks.push({ type: 'actions', block_id: 'summary-actions', elements: [saveRunbookButton({ runId: summary.run.id, planVersion })] });
   }
-  return { text: truncate(`${outcome}: ${summary.goal}`, 300), blocks };
+  return { text: truncate(`${outcome}: ${escapeText(summary.goal)}`, 300), blocks };
 }

@@ -1,17 +1,7 @@
+import { escapeText } from '../../integrations/slack/slack-text.ts';
 import type { Block } from './limits.ts';
 
-/** Slack's three control characters in mrkdwn; anything a person or tool wrote goes through this. */
-export function escapeText(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-/**
- * Escapes like escapeText but keeps user, user-group and channel mentions working: the agent's
- * sentences name people (`<@U…>`), and nothing else in them may become markup (`<!channel>`, links).
- */
-export function escapeKeepingMentions(text: string): string {
-  return escapeText(text).replace(/&lt;(@[UW][A-Z0-9]+|!subteam\^S[A-Z0-9]+|#C[A-Z0-9]+)&gt;/g, '<$1>');
-}
+export { escapeKeepingMentions, escapeText } from '../../integrations/slack/slack-text.ts';
 
 /** Cuts to `max` characters with an ellipsis, never splitting an escape entity. */
 export function truncate(text: string, max: number): string {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { escapeText } from '../slack/slack-text.ts';
 import { defineTool } from './define-tool.ts';
 import type { SlackPoster } from './slack-poster.ts';
 
@@ -18,6 +19,10 @@ export function createSlackNotifyTool(slack: SlackPoster | undefined) {
       channel: z.string().min(1).max(80).describe('Channel ID (C…) or #name'),
       text: z.string().min(1).max(3_000).describe('Message text (Slack mrkdwn)'),
     }),
+    // The plan's own text keeps its mentions: the approver read it, `<!here>` and all, before it ran.
+    // Text filled in from an earlier output (an issue title, a model's summary) was never shown, so
+    // it is escaped and cannot mention a channel, a person or hide a link.
+    quoteFilled: escapeText,
     run: async (args, ctx) => {
       if (!slack) return { status: 'error', error: { message: NOT_CONFIGURED, code: 'not-configured' } };
       try {

@@ -20,6 +20,7 @@ import { registerSaveRunbookButton } from './listeners/save-runbook.ts';
 import { registerSaveRunbookSubmit } from './listeners/save-runbook-submit.ts';
 import { registerScheduleActions } from './listeners/schedule-actions.ts';
 import { registerSessionStopped } from './listeners/session-stopped.ts';
+import { registerDirectMessage } from './listeners/direct-message.ts';
 import { InboxReceiver } from './inbox-receiver.ts';
 import { createMemoryInbox, type RunQueries, type SlackInbox } from './ports.ts';
 import { createSlackClient, slackClientOptions, type SlackClient } from './slack-client.ts';
@@ -103,6 +104,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const deps: BotDeps = { agent: options.agent, runs: options.runs, logger, planDecided: (runId) => options.surface?.planDecided(runId), schedules: options.schedules, runbooks: options.runbooks, approvers: options.approvers };
   registerMention(app, deps);
   registerSessionStopped(app, deps);
+  registerDirectMessage(app, deps);
   registerPlanActions(app, deps);
   registerModifyButton(app, deps);
   registerModifySubmit(app, deps);

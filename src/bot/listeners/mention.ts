@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import type { BotDeps } from '../bot-deps.ts';
+import type { SlackClient } from '../slack-client.ts';
 import type { InboxContext } from '../inbox-receiver.ts';
 import { looksLikeSchedule } from '../../schedules/index.ts';
 import { describeError, tellPrivately, tellThread, TRY_AGAIN } from '../replies.ts';
@@ -20,6 +21,18 @@ export function refusedFollowUp(what: 'answer' | 'cancel', requester: string): s
   return `Only ${mention(requester)} (who asked) or an approver may ${what === 'cancel' ? 'cancel this run' : "answer this run's question"}; your message changed nothing.`;
 }
 
+/** A message addressed to the bot: a mention in a channel, or a direct message. */
+export interface MessageToBot {
+  eventId: string | undefined;
+  requestId: string | undefined;
+  user: string;
+  channel: string;
+  ts: string;
+  /** Set when the message is a reply in a thread (then it may be a follow-up for that thread's run). */
+  threadTs: string | undefined;
+  text: string;
+}
+
 /**
  * A mention starts a run in its thread; a mention inside a run's thread is a follow-up for that run.
  * Slack's redeliveries never get here (the inbox drops them); a mention handled again after a crash
@@ -27,38 +40,41 @@ export function refusedFollowUp(what: 'answer' | 'cancel', requester: string): s
  */
 export function registerMention(app: App, deps: BotDeps): void {
   app.event('app_mention', async ({ event, body, context, client }) => {
+    if (!event.user) return;
     const eventId = (body as { event_id?: string }).event_id;
     const requestId = (context as InboxContext).inboxKey;
-    const user = event.user;
-    if (!user) return;
-    const channel = event.channel;
-    const threadTs = event.thread_ts ?? event.ts;
-    const text = taskText(event.text, context.botUserId);
-    try {
-      if (event.thread_ts) {
-        const outcome = await deps.agent.followUp({ conversation: { channel, threadTs: event.thread_ts }, userId: user, text });
-        if (outcome === 'ignored') {
-          await tellPrivately(client, deps.logger, { channel, user, threadTs, text: IGNORED_FOLLOW_UP });
-        }
-        if (typeof outcome === 'object') {
-          await tellPrivately(client, deps.logger, { channel, user, threadTs, text: refusedFollowUp(outcome.refused, outcome.requester) });
-          return;
-        }
-        if (outcome !== 'no-run') return;
-      }
-      if (!text) {
-        await tellThread(client, deps.logger, { channel, threadTs, text: HELP_TEXT });
-        return;
-      }
-      if (deps.schedules && looksLikeSchedule(text)) {
-        const made = await createScheduleFor(deps, client, { text, channel, user });
-        await postViewInThread(client, deps.logger, { channel, threadTs, view: made.ok ? made.value : errorView(made.error) });
-        return;
-      }
-      await deps.agent.startRun({ task: text, requester: user, conversation: { channel, threadTs }, origin: 'mention', ...(requestId ? { requestId } : {}) });
-    } catch (error) {
-      deps.logger.error({ err: describeError(error), channel, eventId }, 'handling a mention failed');
-      await tellThread(client, deps.logger, { channel, threadTs, text: `I could not start on that: ${describeError(error)}. ${TRY_AGAIN}` });
-    }
+    await handleMessageToBot(deps, client, { eventId, requestId, user: event.user, channel: event.channel, ts: event.ts, threadTs: event.thread_ts, text: taskText(event.text, context.botUserId) });
   });
+}
+
+/** The same flow wherever the bot is asked: a follow-up in a run's thread, help, a schedule, or a new run. */
+export async function handleMessageToBot(deps: BotDeps, client: SlackClient, message: MessageToBot): Promise<void> {
+  const { user, channel, text, eventId, requestId } = message;
+  const threadTs = message.threadTs ?? message.ts;
+  try {
+    if (message.threadTs) {
+      const outcome = await deps.agent.followUp({ conversation: { channel, threadTs: message.threadTs }, userId: user, text });
+      if (outcome === 'ignored') {
+        await tellPrivately(client, deps.logger, { channel, user, threadTs, text: IGNORED_FOLLOW_UP });
+      }
+      if (typeof outcome === 'object') {
+        await tellPrivately(client, deps.logger, { channel, user, threadTs, text: refusedFollowUp(outcome.refused, outcome.requester) });
+        return;
+      }
+      if (outcome !== 'no-run') return;
+    }
+    if (!text) {
+      await tellThread(client, deps.logger, { channel, threadTs, text: HELP_TEXT });
+      return;
+    }
+    if (deps.schedules && looksLikeSchedule(text)) {
+      const made = await createScheduleFor(deps, client, { text, channel, user });
+      await postViewInThread(client, deps.logger, { channel, threadTs, view: made.ok ? made.value : errorView(made.error) });
+      return;
+    }
+    await deps.agent.startRun({ task: text, requester: user, conversation: { channel, threadTs }, origin: 'mention', ...(requestId ? { requestId } : {}) });
+  } catch (error) {
+    deps.logger.error({ err: describeError(error), channel, eventId }, 'handling a message to the bot failed');
+    await tellThread(client, deps.logger, { channel, threadTs, text: `I could not start on that: ${describeError(error)}. ${TRY_AGAIN}` });
+  }
 }

@@ -81,6 +81,15 @@ export class SlackDriver {
     return Object.assign(sent, { ts });
   }
 
+  /** A person writes to the bot in their DM with it (`channel` D…); `threadTs` makes it a reply in a thread. */
+  directMessage(input: { channel: string; user: string; text: string; threadTs?: string; eventId?: string }, options: SendOptions = {}) {
+    const message = this.options.fake?.model.addUserMessage(input);
+    const ts = message?.ts ?? `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
+    const event = { type: 'message', channel_type: 'im', user: input.user, text: input.text, ts, channel: input.channel, event_ts: ts, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) };
+    const sent = this.event(event, { ...options, eventId: input.eventId });
+    return Object.assign(sent, { ts });
+  }
+
   appHomeOpened(user: string, options: SendOptions = {}): Promise<DriverResponse> {
     return this.event({ type: 'app_home_opened', user, channel: 'D1', tab: 'home', event_ts: `${Date.now() / 1000}` }, options);
   }

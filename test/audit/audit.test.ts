@@ -22,7 +22,7 @@ const plan = (tool: string, rollbackTool?: string): Plan => ({
   goal: 'Do it',
   confidence: 0.9,
   steps: [{ id: 's1', title: 'Do it', tool, args: tool === 'read_thing' ? { key: 'k' } : tool === 'create_thing' ? { title: 't' } : { number: 7 }, dependsOn: [] }],
-  rollback: rollbackTool ? [{ id: 'r1', title: 'Undo', tool: rollbackTool, args: { number: 7 }, dependsOn: [], undoes: 's1' }] : [],
+  rollback: rollbackTool ? [{ id: 'r1', title: 'Undo', tool: rollbackTool, args: { number: 7 }, undoes: 's1' }] : [],
 });
 
 /** A run whose v1 ran its first step on the given approval (written as a buggy or hand-edited store would have it). */

@@ -70,7 +70,9 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
   // Alone on the store the lease only names us; with peers the heartbeat renews it while the tool runs,
   // so it can be short and a dead replica's step is found quickly.
   const leaseMs = ctx.soleOwner ? timeoutMs + 60_000 : ctx.leases.settings.leaseMs;
-  const claimed = await ctx.store.claimStep({ ...key, owner: ctx.owner, leaseMs, executedArgs: redactValue(filled.value, ctx.settings.secrets) });
+  // The args as the tool gets them (after its schema: a number stays a number, defaults filled), the
+  // values a Confirm and the audit compare.
+  const claimed = await ctx.store.claimStep({ ...key, owner: ctx.owner, leaseMs, executedArgs: redactValue(parsed.data as Record<string, unknown>, ctx.settings.secrets) });
   if (!claimed) return { status: 'lost' };
   options.onClaimed?.(claimed);
   options.events.append('step-started', { ...key, kind: spec.kind, attempt: claimed.attempt, tool: spec.tool });

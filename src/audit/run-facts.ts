@@ -8,6 +8,8 @@ export interface AuditConfirmation {
   stepId: string;
   status: string;
   decidedBy: string | null;
+  /** The target values the person confirmed, as stored (redacted like the executed args). */
+  targets: Record<string, unknown>;
 }
 
 export interface RunFacts {
@@ -43,9 +45,14 @@ export interface AuditCheck {
 }
 
 export async function loadRunFacts(store: RunStore, run: RunRecord): Promise<RunFacts> {
-  const [versions, approvals, steps, attempts] = await Promise.all([store.listPlanVersions(run.id), store.listApprovals(run.id), store.listSteps(run.id), store.listAttempts(run.id)]);
-  // The slot for Confirm decisions: filled once the store records them (the Confirm check reads it).
-  return { run, versions, approvals, steps, attempts, confirmations: null };
+  const [versions, approvals, steps, attempts, confirmations] = await Promise.all([
+    store.listPlanVersions(run.id),
+    store.listApprovals(run.id),
+    store.listSteps(run.id),
+    store.listAttempts(run.id),
+    store.listConfirmations(run.id),
+  ]);
+  return { run, versions, approvals, steps, attempts, confirmations };
 }
 
 /** Plan versions of which at least one step (forward or rollback) started: each needs its approval. */

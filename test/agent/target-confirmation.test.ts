@@ -1,7 +1,9 @@
+import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { NumberArg, RepoSchema } from '../../src/integrations/github/repo-ref.ts';
 import { createAskHumanTool } from '../../src/integrations/tools/ask-human.ts';
+import { auditViolations } from '../audit/support.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { fakeTool, type FakeTool } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
@@ -82,6 +84,14 @@ describe('Confirm for a target filled in at run time', () => {
     const [stored] = await h.store.listConfirmations(run.id);
     expect(stored).toMatchObject({ status: 'confirmed', decidedBy: winner, targets: { repo: 'acme/api', number: 666 }, decidedAt: expect.any(Date) });
     expect((await h.store.listEvents(run.id)).filter((e) => e.type === 'target-confirmed').map((e) => e.data)).toEqual([{ planVersion: 1, stepId: 's2', by: winner, targets: { repo: 'acme/api', number: 666 } }]);
+
+    // The audit proves it from the store, and notices when the proof is missing or names other values.
+    const approvers = ['UREQ', 'UAPP', 'UAPP2'];
+    expect((await auditViolations(h.store, t.all, approvers, run.id)).map((v) => v.message)).toEqual([]);
+    await db.database.db.execute(sql`update target_confirmations set targets = ${JSON.stringify({ repo: 'acme/api', number: 7 })}::jsonb where run_id = ${run.id}`);
+    expect((await auditViolations(h.store, t.all, approvers, run.id)).map((v) => v.message)).toEqual(['s2 of v1 (attempt 1) acted on other target values than the ones confirmed']);
+    await db.database.db.execute(sql`update target_confirmations set status = 'pending' where run_id = ${run.id}`);
+    expect((await auditViolations(h.store, t.all, approvers, run.id)).map((v) => `${v.check}: ${v.message}`)).toEqual(['late-bound-target-confirmed: s2 of v1 acted on a target filled at run time without a Confirm']);
   });
 
   it('Abort ends the run and rolls back what succeeded; the merge never runs', async () => {

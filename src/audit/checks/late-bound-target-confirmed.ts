@@ -1,11 +1,20 @@
 /**
  * A write or destructive step whose target (repository, number, tag, ref, workflow, channel) was
  * filled at run time from a person's answer or a model's text ran without an approver's Confirm of
- * it — by an approver other than the requester when the step is destructive. Reads `confirmations`;
- * while the store records none (null) there is nothing to hold the run to and the check is silent.
+ * it — by an approver other than the requester when the step is destructive — or acted on other
+ * values than the ones confirmed. Reads the run's `confirmations` (null: a store that records none).
  */
 import { lateBoundTargetNames, wordSteps } from '../../agent/step-targets.ts';
 import { type AuditCheck, violation } from '../run-facts.ts';
+
+/** True when an executed arg differs from the confirmed value of the same target (keys compared in a fixed order). */
+function differs(confirmed: Record<string, unknown>, executed: Record<string, unknown>): boolean {
+  return Object.entries(confirmed).some(([name, value]) => stable(value) !== stable(executed[name]));
+}
+
+function stable(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) => (inner && typeof inner === 'object' && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => a.localeCompare(b))) : inner)) ?? 'undefined';
+}
 
 export const lateBoundTargetConfirmed: AuditCheck = {
   name: 'late-bound-target-confirmed',
@@ -26,6 +35,8 @@ export const lateBoundTargetConfirmed: AuditCheck = {
           if (!confirmed) return [violation(this.name, facts.run, where, `${step.id} of v${version.version} acted on a target filled at run time without a Confirm`)];
           if (destructive && confirmed.decidedBy === facts.run.requester) return [violation(this.name, facts.run, where, `${step.id} of v${version.version} is destructive and its target was confirmed only by its requester ${facts.run.requester}`)];
           if (confirmed.decidedBy && ctx.isApprover(confirmed.decidedBy) === false) return [violation(this.name, facts.run, where, `${step.id}'s target was confirmed by ${confirmed.decidedBy}, who is not an approver`)];
+          const other = facts.attempts.find((a) => a.planVersion === version.version && a.stepId === step.id && differs(confirmed.targets, a.executedArgs));
+          if (other) return [violation(this.name, facts.run, where, `${step.id} of v${version.version} (attempt ${other.attempt}) acted on other target values than the ones confirmed`)];
           return [];
         }),
     );

@@ -21,6 +21,12 @@ export interface RunFacts {
   escalations: number;
   replans: number;
   riskOf(tool: string): Risk | undefined;
+  /** Names of the tools that were called (inside agent_task too). */
+  called: readonly string[];
+  /** The agent-call facts of the run's agent_task steps, and how the last such step ended. */
+  agent: { calls: number; refused: number; status: string | null; errorCode: string | null };
+  /** `provider:model` of each plan version written by the fallback planner. */
+  fallbackAuthors: readonly string[];
 }
 
 const RANK: Record<Risk, number> = { read: 0, write: 1, destructive: 2 };
@@ -66,7 +72,24 @@ export function checkExpectations(expect: Expectations, facts: RunFacts): Check[
   if (expect.outcome) add(`outcome ${expect.outcome}`, facts.outcome === expect.outcome ? null : `the run ended ${facts.outcome}`);
   if (expect.escalated !== undefined) add(expect.escalated ? 'escalates' : 'no escalation', facts.escalations > 0 === expect.escalated ? null : `${facts.escalations} escalations`);
   if (expect.replans !== undefined) add(`${expect.replans} replans`, facts.replans === expect.replans ? null : `${facts.replans} replans`);
+  for (const tool of expect.notCalled) {
+    const times = facts.called.filter((name) => name === tool).length;
+    add(`never calls ${tool}`, times ? `${tool} was called ${times} time(s)` : null);
+  }
+  checkAgent(expect.agent, facts.agent, add);
+  if (expect.fallback !== undefined) {
+    const used = facts.fallbackAuthors.length > 0;
+    add(expect.fallback ? 'the fallback planner plans' : 'no fallback planner', used === expect.fallback ? null : used ? `the fallback ${facts.fallbackAuthors.join(', ')} wrote a plan` : 'the fallback planner wrote no plan');
+  }
   return checks;
+}
+
+function checkAgent(expect: Expectations['agent'], facts: RunFacts['agent'], add: (name: string, failure: string | null) => void): void {
+  if (!expect) return;
+  if (expect.calls !== undefined) add(`agent makes ${expect.calls} calls`, facts.calls === expect.calls ? null : `the agent made ${facts.calls} calls`);
+  if (expect.refused !== undefined) add(`agent is refused ${expect.refused} calls`, facts.refused === expect.refused ? null : `${facts.refused} calls were refused`);
+  if (expect.status) add(`agent_task ${expect.status}`, facts.status === expect.status ? null : `the agent_task step ended ${facts.status ?? 'never run'}`);
+  if (expect.errorCode) add(`agent_task error ${expect.errorCode}`, facts.errorCode === expect.errorCode ? null : `its error code was ${facts.errorCode ?? 'none'}`);
 }
 
 function hasPlanChecks(expect: Expectations): boolean {

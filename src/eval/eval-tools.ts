@@ -3,7 +3,9 @@
  * and checks (so the planner sees the real catalogue and results are judged as in production), with
  * a `run` that answers from the golden file and counts every call, retries included.
  */
+import type { LlmClient } from '../agent/ports/llm.ts';
 import type { AnyTool, ToolContext, ToolResult } from '../agent/ports/tool.ts';
+import { createAgentTaskTool } from '../integrations/tools/agent-task.ts';
 import { createBuiltinTools } from '../integrations/tools/builtin-tools.ts';
 import { defaultOutput } from './default-outputs.ts';
 import type { GoldenTask } from './golden-schema.ts';
@@ -34,13 +36,18 @@ function realTools(): AnyTool[] {
   return createBuiltinTools({ github: undefined, slack: undefined, llm: undefined, httpAllow: EVAL_HTTP_ALLOW });
 }
 
-export function createEvalTools(task: GoldenTask): EvalTools {
+/**
+ * agent_task is the real tool on the eval's model: its loop is what a golden task measures, and its
+ * calls reach the other (canned) tools through the step runner like in production.
+ */
+export function createEvalTools(task: GoldenTask, llm?: LlmClient): EvalTools {
   const calls: ToolCallRecord[] = [];
   const real = realTools();
   const offered = task.tools ? real.filter((tool) => task.tools!.includes(tool.name)) : real;
   const named = [...(task.tools ?? []), ...Object.keys(task.outputs), ...task.failures.map((f) => f.tool)];
   const unknown = [...new Set(named.filter((name) => !real.some((tool) => tool.name === name)))];
   const counts = new Map<string, number>();
+  const agentTask: AnyTool | undefined = llm ? createAgentTaskTool(llm) : undefined;
 
   const fake = (tool: AnyTool): AnyTool => ({
     name: tool.name,
@@ -48,11 +55,15 @@ export function createEvalTools(task: GoldenTask): EvalTools {
     input: tool.input,
     ...(tool.inputJsonSchema ? { inputJsonSchema: tool.inputJsonSchema } : {}),
     ...(tool.check ? { check: tool.check } : {}),
+    ...(tool.checkPlanArgs ? { checkPlanArgs: tool.checkPlanArgs } : {}),
+    ...(tool.outputFrom ? { outputFrom: tool.outputFrom } : {}),
+    ...(tool.targets ? { targets: tool.targets } : {}),
     risk: tool.risk,
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {
       const call = (counts.get(tool.name) ?? 0) + 1;
       counts.set(tool.name, call);
-      const result = answer(task, tool.name, args, call);
+      const injected = task.failures.some((f) => f.tool === tool.name && call >= f.call && call < f.call + f.times);
+      const result = tool.name === 'agent_task' && agentTask && !injected && !task.outputs.agent_task ? await agentTask.run(args, ctx) : answer(task, tool.name, args, call);
       calls.push({ tool: tool.name, stepId: ctx.stepId, args, result: result.status, error: result.status === 'error' ? result.error.message : null });
       return result;
     },

@@ -53,6 +53,22 @@ export const ExpectationsSchema = z.object({
   /** Whether any escalation was opened. */
   escalated: z.boolean().optional(),
   replans: z.number().int().nonnegative().optional(),
+  /** Tools never called while the run ran, calls made inside agent_task included. */
+  notCalled: z.array(ToolName).default([]),
+  /** What the run's agent_task steps did, all together. */
+  agent: z
+    .object({
+      /** Calls that reached a tool. */
+      calls: z.number().int().nonnegative().optional(),
+      /** Calls refused before any tool (not listed, over maxCalls). */
+      refused: z.number().int().nonnegative().optional(),
+      /** How the (last) agent_task step ended, and its error code when it failed. */
+      status: z.enum(['succeeded', 'failed']).optional(),
+      errorCode: z.string().optional(),
+    })
+    .optional(),
+  /** Whether the fallback planner wrote a plan version. */
+  fallback: z.boolean().optional(),
 });
 
 export const EscalationActionSchema = z.enum(['retry', 'skip', 'replan', 'abort']);

@@ -14,11 +14,25 @@ export const RecordedAnswerSchema = z.object({
   usage: z.object({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() }).optional(),
 });
 
+/** `scripted`: answers a person wrote. `recorded: <provider:model> <YYYY-MM-DD>`: what that model answered that day (`tandem eval --record`). */
+export const RecordingSourceSchema = z
+  .string()
+  .regex(/^(scripted|recorded: [a-z][a-z0-9-]*:\S+ \d{4}-\d{2}-\d{2})$/, 'expected "scripted" or "recorded: <provider:model> <YYYY-MM-DD>"');
+
 export const RecordingSchema = z.object({
   task: z.string().min(1),
-  /** Who answered: `hand-written`, or the `provider:model` a live run recorded. */
-  source: z.string().min(1),
+  source: RecordingSourceSchema,
   answers: z.array(RecordedAnswerSchema),
+});
+
+export function recordedSource(model: string, on: Date): string {
+  return `recorded: ${model} ${on.toISOString().slice(0, 10)}`;
+}
+
+/** A tool-loop turn (agent_task) as a recording holds it: the executor's text and the calls it asked for. */
+export const RecordedTurnSchema = z.object({
+  text: z.string(),
+  toolCalls: z.array(z.object({ id: z.string().min(1), name: z.string().min(1), args: z.unknown() })),
 });
 
 export type Recording = z.infer<typeof RecordingSchema>;

@@ -8,7 +8,7 @@ import type { RunStore } from '../agent/ports/run-store.ts';
 import { createRunStore, openDatabase } from '../store/index.ts';
 import type { GoldenTask } from './golden-schema.ts';
 import { loadGoldenTasks } from './load-golden.ts';
-import { readRecording, writeRecording } from './recording-file.ts';
+import { readRecording, recordedSource, writeRecording } from './recording-file.ts';
 import { createReplayLlm } from './replay-llm.ts';
 import { runTask } from './run-task.ts';
 import { totalsOf, type EvalTotals, type TaskReport } from './task-report.ts';
@@ -27,6 +27,7 @@ export const EVAL_SETTINGS: AgentSettings = {
   retry: { retries: 3, baseDelayMs: 1 },
 };
 
+/** `source` of a live model is its `provider:model`. */
 export type EvalModel = { kind: 'recorded' } | { kind: 'live'; llm: LlmClient; source: string; record: boolean };
 
 export interface EvalOptions {
@@ -41,6 +42,8 @@ export interface EvalOptions {
   /** A migrated store to use (tests); otherwise one in-memory PGlite for the whole invocation. */
   store?: RunStore;
   onTask?: (report: TaskReport) => void;
+  /** The date a `--record` run stamps on its recordings (tests fix it). */
+  now?: () => Date;
 }
 
 export interface EvalReport {
@@ -78,20 +81,25 @@ async function evaluate(options: EvalOptions, store: RunStore, task: GoldenTask)
   const settings = options.settings ?? EVAL_SETTINGS;
   const { model } = options;
   if (model.kind === 'live') {
-    const { report, llm } = await runTask({ store, llm: model.llm, settings }, task);
-    if (model.record) await writeRecording(options.recordedDir, { task: task.name, source: model.source, answers: llm.answers });
+    const { report, llm } = await runTask({ store, llm: model.llm, settings, source: `live: ${model.source}` }, task);
+    if (model.record) await writeRecording(options.recordedDir, { task: task.name, source: recordedSource(model.source, (options.now ?? (() => new Date()))()), answers: llm.answers });
     return report;
   }
   const recording = await readRecording(options.recordedDir, task.name);
   if (!recording.ok) return notRun(task, recording.error);
   const replay = createReplayLlm(recording.value);
-  return (await runTask({ store, llm: replay, settings, unusedAnswers: () => replay.unused() }, task)).report;
+  return (await runTask({ store, llm: replay, settings, source: recording.value.source, unusedAnswers: () => replay.unused() }, task)).report;
 }
 
 function notRun(task: GoldenTask, why: string): TaskReport {
   return {
     name: task.name,
+    source: 'none',
     outcome: 'not run',
+    planValidFirstTime: null,
+    repairRounds: 0,
+    fallbackUsed: false,
+    costUsd: 0,
     planSteps: null,
     planVersions: 0,
     checks: [{ name: 'recording', ok: false, reason: why }],

@@ -5,7 +5,7 @@ import type { AgentLogger, AgentSettings } from '../agent/context.ts';
 import type { LlmClient } from '../agent/ports/llm.ts';
 import type { RunRecord, RunStore } from '../agent/ports/run-store.ts';
 import { InMemorySurface } from '../agent/testing/in-memory-surface.ts';
-import { checkExpectations, type Check } from './check-expectations.ts';
+import { checkExpectations, type Check, type RunFacts } from './check-expectations.ts';
 import { createEvalTools } from './eval-tools.ts';
 import type { GoldenTask, RunOutcome } from './golden-schema.ts';
 import { meterLlm, type MeteredLlm } from './metered-llm.ts';
@@ -16,6 +16,8 @@ export interface TaskRunDeps {
   store: RunStore;
   llm: LlmClient;
   settings: AgentSettings;
+  /** Who answers, for the report. */
+  source: string;
   /** Answers the LLM was given but never asked for (a replayed recording), checked after the run. */
   unusedAnswers?: () => { role: string; count: number }[];
 }
@@ -27,7 +29,7 @@ export interface TaskRun {
 
 export async function runTask(deps: TaskRunDeps, task: GoldenTask): Promise<TaskRun> {
   const llm = meterLlm(deps.llm);
-  const tools = createEvalTools(task);
+  const tools = createEvalTools(task, llm);
   const errors: string[] = [];
   const logger: AgentLogger = { info: () => undefined, warn: () => undefined, error: (obj, msg) => errors.push(`${msg ?? 'error'}: ${describeError(obj)}`) };
   const agent = createAgent({
@@ -53,12 +55,18 @@ export async function runTask(deps: TaskRunDeps, task: GoldenTask): Promise<Task
   const riskOf = (name: string) => tools.tools.find((tool) => tool.name === name)?.risk;
   const checks: Check[] = [
     ...harnessChecks({ unknownTools: tools.unknown, problems: played.problems, errors, unused: deps.unusedAnswers?.() ?? [] }),
-    ...checkExpectations(task.expect, { plans, outcome, escalations: escalations.length, replans: played.run.replans, riskOf }),
+    ...checkExpectations(task.expect, { plans, outcome, escalations: escalations.length, replans: played.run.replans, riskOf, called: tools.calls.map((call) => call.tool), ...(await agentFacts(deps.store, run.id)) }),
   ];
   const meters = [...llm.meters.values()];
+  const planner = llm.plannerCalls;
   const report: TaskReport = {
     name: task.name,
+    source: deps.source,
     outcome,
+    planValidFirstTime: planner.length ? planner[1]?.repair !== true : null,
+    repairRounds: planner.filter((call) => call.repair).length,
+    fallbackUsed: (llm.meters.get('planner-fallback')?.calls ?? 0) > 0,
+    costUsd: meters.reduce((t, m) => t + m.costUsd, 0),
     planSteps: plans[0]?.steps.length ?? null,
     planVersions: plans.length,
     checks,
@@ -99,4 +107,20 @@ async function outcomeOf(store: RunStore, run: RunRecord): Promise<RunOutcome | 
 function describeError(obj: object): string {
   const err = (obj as { err?: unknown }).err;
   return err instanceof Error ? err.message : JSON.stringify(obj).slice(0, 200);
+}
+
+/** What the run's agent_task steps did (their agent-call events and step records), and which plan versions a fallback wrote. */
+async function agentFacts(store: RunStore, runId: string): Promise<Pick<RunFacts, 'agent' | 'fallbackAuthors'>> {
+  const events = await store.listEvents(runId);
+  const calls = events.filter((event) => event.type === 'agent-call');
+  const last = (await store.listSteps(runId)).filter((step) => step.tool === 'agent_task').at(-1);
+  return {
+    agent: {
+      calls: calls.filter((event) => !event.data.refused).length,
+      refused: calls.filter((event) => event.data.refused).length,
+      status: last?.status ?? null,
+      errorCode: last?.error?.code ?? null,
+    },
+    fallbackAuthors: events.filter((event) => event.type === 'planner-fallback').map((event) => String(event.data.author)),
+  };
 }

@@ -3,7 +3,17 @@ import type { Check } from './check-expectations.ts';
 
 export interface TaskReport {
   name: string;
+  /** Who answered: the recording's source (`scripted`, `recorded: <provider:model> <date>`) or `live: <provider:model>`. */
+  source: string;
   outcome: string;
+  /** The planner's first answer was a valid plan (no repair round); null when the planner was never asked. */
+  planValidFirstTime: boolean | null;
+  /** Repair rounds the planner needed, over the whole run. */
+  repairRounds: number;
+  /** The fallback planner was asked. */
+  fallbackUsed: boolean;
+  /** What the models charged (list prices); 0 for scripted answers. */
+  costUsd: number;
   /** Steps of the first plan; null when no plan was made. */
   planSteps: number | null;
   planVersions: number;
@@ -36,6 +46,10 @@ export interface EvalTotals {
   escalations: number;
   replans: number;
   tokens: { input: number; output: number };
+  costUsd: number;
+  /** Tasks whose planner answered with a valid plan the first time, over tasks where it was asked. */
+  validFirstTime: { tasks: number; of: number };
+  repairRounds: number;
   planningMs: number;
   totalMs: number;
 }
@@ -60,6 +74,9 @@ export function totalsOf(reports: readonly TaskReport[]): EvalTotals {
     escalations: sum((r) => r.escalations),
     replans: sum((r) => r.replans),
     tokens: { input: sum((r) => r.tokens.input), output: sum((r) => r.tokens.output) },
+    costUsd: sum((r) => r.costUsd),
+    validFirstTime: { tasks: reports.filter((r) => r.planValidFirstTime === true).length, of: reports.filter((r) => r.planValidFirstTime !== null).length },
+    repairRounds: sum((r) => r.repairRounds),
     planningMs: sum((r) => r.planningMs),
     totalMs: sum((r) => r.totalMs),
   };

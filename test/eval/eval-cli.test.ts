@@ -18,11 +18,14 @@ describe('tandem eval (the CLI verb)', () => {
     const tandem = runTandem(['eval', '--recorded'], {}, cwd);
     expect(await tandem.exited, tandem.stderr()).toBe(0);
     const out = tandem.stdout();
-    expect(out).toMatch(/^task\s+result\s+outcome\s+steps\s+tools ok\s+esc\s+replans\s+tokens in\/out\s+plan ms\s+total ms/);
-    expect(out).toMatch(/release-cut-with-notify\s+pass\s+succeeded\s+4\s+4\/4/);
+    expect(out).toMatch(/^task\s+result\s+outcome\s+valid 1st\s+repairs\s+steps\s+tools ok\s+esc\s+replans\s+tokens in\/out\s+plan ms\s+cost \$\s+total ms\s+source/);
+    expect(out).toMatch(/release-cut-with-notify\s+pass\s+succeeded\s+yes\s+0\s+4\s+4\/4\s.*\sscripted\n/);
+    expect(out).toMatch(/planner-fallback\s+pass\s+succeeded\s+no\s+2\+fb\s/);
+    expect(out).toMatch(/sources: scripted \(\d+\)/);
     expect(out).toMatch(/tasks: (\d+), passed \1, failed 0/);
     expect(out).toMatch(/tool success rate: \d+\.\d% \(\d+ of \d+ calls\)/);
     expect(out).toMatch(/escalation rate: \d+\.\d%/);
     expect(out).not.toContain('FAIL');
-  });
+    // The whole suite in a child process that first creates its own embedded database.
+  }, 120_000);
 });

@@ -49,6 +49,17 @@ describe('golden tasks', () => {
     expect([...builtin].filter((name) => !planned.has(name))).toEqual([]);
   });
 
+  it('a recording must say truthfully who answered: scripted, or recorded from a named model on a date', async () => {
+    const dir = await tempDir('tandem-eval-');
+    const recording = JSON.parse(await readFile(path.join(RECORDED, 'health-check.json'), 'utf8'));
+    for (const [source, ok] of [['hand-written', false], ['openai:gpt-4o', false], ['recorded: openai:gpt-4o', false], ['recorded: openai:gpt-4o 2026-11-23', true], ['scripted', true]] as const) {
+      await writeFile(path.join(dir, 'health-check.json'), JSON.stringify({ ...recording, source }));
+      const read = await readRecording(dir, 'health-check');
+      expect(read.ok, source).toBe(ok);
+      if (!read.ok) expect(read.error).toMatch(/source: expected "scripted" or "recorded: <provider:model> <YYYY-MM-DD>"/);
+    }
+  });
+
   it('a malformed golden file is reported with its file name and field', () => {
     const bad = parseGoldenTask('oops.yml', 'name: oops\ntask: do it\noutputs:\n  http_check: { url: "{{steps.s1.output.url}}" }\nexpect: { outcome: exploded }\n');
     expect(bad.ok).toBe(false);
@@ -84,7 +95,14 @@ describe('tandem eval --recorded', () => {
     expect(t.escalationRate).toBeCloseTo(t.escalatedTasks / t.tasks, 10);
     expect(t.replans).toBe(report.reports.reduce((sum, r) => sum + r.replans, 0));
     expect(t.tokens.input).toBeGreaterThan(0);
+    // Every shipped recording was written by hand and says so; the report says it too.
+    expect(new Set(report.reports.map((r) => r.source))).toEqual(new Set(['scripted']));
+    expect(byName.get('planner-fallback')).toMatchObject({ planValidFirstTime: false, repairRounds: 2, fallbackUsed: true, outcome: 'succeeded' });
+    expect(byName.get('health-check')).toMatchObject({ planValidFirstTime: true, repairRounds: 0, fallbackUsed: false, costUsd: 0 });
+    expect(byName.get('agent-task-max-calls')).toMatchObject({ outcome: 'succeeded', replans: 1 });
     const text = formatEvalReport(report);
+    expect(text).toContain(`sources: scripted (${report.reports.length})`);
+    expect(text).toMatch(/planner valid first time: \d+ of \d+ tasks; repair rounds: \d+/);
     expect(text).toContain(`tool success rate: ${((t.toolSuccessRate! * 100).toFixed(1))}% (${calls - failed} of ${calls} calls)`);
     expect(text).toContain(`escalation rate: ${(t.escalationRate * 100).toFixed(1)}% (${t.escalatedTasks} of ${t.tasks} tasks`);
     expect(text).not.toContain('FAIL');
@@ -140,11 +158,13 @@ describe('tandem eval --recorded', () => {
     // Stands in for a configured model: answers with known token counts.
     const model = createReplayLlm({ ...original.value, source: 'openai:gpt-test', answers: original.value.answers.map((a) => ({ ...a, usage: { inputTokens: 1200, outputTokens: 80 } })) });
     const task = await goldenTask('merge-pull-request');
-    const live = await runEval({ goldenDir: GOLDEN, recordedDir: dir, model: { kind: 'live', llm: model, source: 'openai:gpt-test', record: true }, store: db.store, tasks: [task] });
-    expect(live.reports[0]).toMatchObject({ passed: true, outcome: 'succeeded', tokens: { input: 1200, output: 80 } });
+    const now = () => new Date('2026-11-23T18:00:00Z');
+    const live = await runEval({ goldenDir: GOLDEN, recordedDir: dir, model: { kind: 'live', llm: model, source: 'openai:gpt-test', record: true }, store: db.store, tasks: [task], now });
+    expect(live.reports[0]).toMatchObject({ passed: true, outcome: 'succeeded', tokens: { input: 1200, output: 80 }, source: 'live: openai:gpt-test' });
     const written = await readRecording(dir, 'merge-pull-request');
-    expect(written).toMatchObject({ ok: true, value: { source: 'openai:gpt-test', answers: [{ role: 'planner', usage: { inputTokens: 1200, outputTokens: 80 } }] } });
+    expect(written).toMatchObject({ ok: true, value: { source: 'recorded: openai:gpt-test 2026-11-23', answers: [{ role: 'planner', usage: { inputTokens: 1200, outputTokens: 80 } }] } });
     const replayed = await recorded({ tasks: [task], recordedDir: dir });
-    expect(replayed.reports[0]).toMatchObject({ passed: true, outcome: 'succeeded', planSteps: 2, tokens: { input: 1200, output: 80 } });
+    expect(replayed.reports[0]).toMatchObject({ passed: true, outcome: 'succeeded', planSteps: 2, tokens: { input: 1200, output: 80 }, source: 'recorded: openai:gpt-test 2026-11-23' });
+    expect(formatEvalReport(replayed)).toMatch(/merge-pull-request .* recorded: openai:gpt-test 2026-11-23\n/);
   });
 });

@@ -56,8 +56,6 @@ export function createEvalTools(task: GoldenTask, llm?: LlmClient): EvalTools {
     ...(tool.inputJsonSchema ? { inputJsonSchema: tool.inputJsonSchema } : {}),
     ...(tool.check ? { check: tool.check } : {}),
     ...(tool.checkPlanArgs ? { checkPlanArgs: tool.checkPlanArgs } : {}),
-    ...(tool.outputFrom ? { outputFrom: tool.outputFrom } : {}),
-    ...(tool.targets ? { targets: tool.targets } : {}),
     risk: tool.risk,
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {
       const call = (counts.get(tool.name) ?? 0) + 1;

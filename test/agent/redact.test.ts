@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { limitOutput } from '../../src/agent/output-limit.ts';
 import { REDACTED, redactAndCut, redactText } from '../../src/agent/redact.ts';
 import { dataBlock } from '../../src/agent/untrusted-data.ts';
+import { truncate } from '../../src/integrations/tools/limits.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 
 // Upper case, digits and the characters JSON escapes: no secret can be spelled from "[redacted]".
@@ -59,6 +60,15 @@ describe('redaction', () => {
       const out = redactAndCut(text, [secret], 4_000);
       expect(out).not.toContain(secret.slice(0, 8));
       expect(out).toMatch(/more characters cut\]$/);
+    }
+  });
+
+  it('a tool cutting a stranger\'s body (a PR body) never leaves half a token at the cut', () => {
+    const token = 'ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+    for (let at = 1_980; at < 2_000; at += 1) {
+      const body = truncate(`${'x'.repeat(at)}${token} and more`, 2_000)!;
+      expect(body).not.toContain(token.slice(0, 12));
+      expect(body.length).toBeLessThan(2_100);
     }
   });
 

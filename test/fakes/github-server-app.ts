@@ -29,6 +29,8 @@ export interface FakeGithubApp {
   /** How long a minted token lives; GitHub's is an hour, tests shorten it. */
   tokenTtlMs: number;
   install(account: string, repositories?: string[]): FakeInstallation;
+  /** The App is uninstalled: its tokens stop working and its installation is gone. */
+  uninstall(installation: FakeInstallation): void;
   /** Every token minted so far stops working, as if an hour had passed. */
   expireTokens(): void;
 }
@@ -55,6 +57,9 @@ export function createFakeGithubApp(options: FakeGithubAppOptions) {
       const installation = { id: nextInstallationId++, account, repositories: repositories ?? ('all' as const) };
       state.installations.push(installation);
       return installation;
+    },
+    uninstall(installation) {
+      state.installations = state.installations.filter((candidate) => candidate.id !== installation.id);
     },
     expireTokens() {
       for (const token of state.tokens) token.expiresAt = Math.min(token.expiresAt, Date.now() - 1);
@@ -129,7 +134,8 @@ export function createFakeGithubApp(options: FakeGithubAppOptions) {
     const issued = state.tokens.find((token) => token.token === presented);
     if (!issued) return { answer: refuse('Bad credentials') };
     if (issued.expiresAt <= Date.now()) return { answer: refuse('Bad credentials (token expired)') };
-    const installation = state.installations.find((candidate) => candidate.id === issued.installationId)!;
+    const installation = state.installations.find((candidate) => candidate.id === issued.installationId);
+    if (!installation) return { answer: refuse('Bad credentials (installation removed)') };
     return { sees: (fullName) => covers(installation, fullName), installationId: installation.id };
   }
 

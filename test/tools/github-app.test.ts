@@ -106,6 +106,22 @@ describe('GitHub as an App', () => {
     expect(fake.repos.get('acme/secret')!.issues).toEqual([]);
   });
 
+  it('says so clearly when the App is uninstalled mid-run, and finds a new installation after', async () => {
+    const { fake, app, tool } = await appGithub();
+    fake.addRepo('acme/api');
+    const first = app.install('acme');
+    okOutput(await runTool(tool('github_get_repo'), { repo: 'acme/api' }));
+    app.uninstall(first);
+
+    const error = errorOf(await runTool(tool('github_create_issue'), { repo: 'acme/api', title: 'x' }));
+    expect(error).toEqual({ message: "Tandem's GitHub App is not installed on acme/api any more", code: 'app-not-installed' });
+
+    const second = app.install('acme');
+    okOutput(await runTool(tool('github_create_issue'), { repo: 'acme/api', title: 'after reinstall' }));
+    expect(apiRequests(fake).at(-1)!.installationId).toBe(second.id);
+    expect(fake.repos.get('acme/api')!.issues.map((issue) => issue.title)).toEqual(['after reinstall']);
+  });
+
   it('says the App credentials are wrong when GitHub refuses its JWT', async () => {
     const { fake, app, tool } = await appGithub({ signingKey: rsaKeys().pkcs1Pem });
     fake.addRepo('acme/api');

@@ -45,7 +45,9 @@ function statusOf(error: unknown): number | undefined {
 }
 
 /** Which account or repository a request is about: its owner/repo parameters, or a search's qualifiers. */
-function scopeOf(endpoint: Endpoint): { repo: string } | { account: string } | undefined {
+type Scope = { repo: string } | { account: string };
+
+function scopeOf(endpoint: Endpoint): Scope | undefined {
   const { owner, repo } = endpoint;
   if (typeof owner === 'string' && typeof repo === 'string') return { repo: `${owner}/${repo}` };
   if (typeof endpoint.q === 'string') {
@@ -85,7 +87,7 @@ export function createInstallationAuth({ app }: { app: App }) {
   };
 
   const repoInstallation = (fullName: string) =>
-    lookUp(`repo:${fullName.toLowerCase()}`, async () => {
+    lookUp(repoKey(fullName), async () => {
       const [owner = '', repo = ''] = fullName.split('/');
       try {
         const { data } = await app.octokit.request('GET /repos/{owner}/{repo}/installation', { owner, repo });
@@ -120,32 +122,42 @@ export function createInstallationAuth({ app }: { app: App }) {
       );
     });
 
-  const installationFor = (endpoint: Endpoint): Promise<number> => {
-    const scope = scopeOf(endpoint);
+  const installationFor = (scope: Scope | undefined): Promise<number> => {
     if (!scope) return onlyInstallation();
     return 'repo' in scope ? repoInstallation(scope.repo) : accountInstallation(scope.account);
   };
 
-  const token = async (installationId: number, refresh: boolean): Promise<string> => {
-    const auth = (await app.octokit.auth({ type: 'installation', installationId, ...(refresh ? { refresh } : {}) })) as InstallationToken;
+  const token = async (installationId: number, refresh: boolean, target: string): Promise<string> => {
+    let auth: InstallationToken;
+    try {
+      auth = (await app.octokit.auth({ type: 'installation', installationId, ...(refresh ? { refresh } : {}) })) as InstallationToken;
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error;
+      // The installation is gone (the App was uninstalled): forget every repository we had found on it.
+      installations.clear();
+      throw new GithubAppError('app-not-installed', `Tandem's GitHub App is not installed on ${target} any more`);
+    }
     // The library keeps a token for 59 minutes whatever GitHub said; GitHub's expiry is the one that counts.
     const lifetime = Date.parse(auth.expiresAt) - Date.parse(auth.createdAt);
-    if (!refresh && Date.parse(auth.expiresAt) - Date.now() < Math.min(TOKEN_RENEW_MARGIN_MS, lifetime / 2)) return token(installationId, true);
+    if (!refresh && Date.parse(auth.expiresAt) - Date.now() < Math.min(TOKEN_RENEW_MARGIN_MS, lifetime / 2)) return token(installationId, true, target);
     return auth.token;
   };
 
   async function hook(request: RequestFn, route: unknown, parameters?: unknown): Promise<unknown> {
     const endpoint = request.endpoint.merge(route, parameters);
-    const target = describe(endpoint);
-    const installationId = await viaApp(target, () => installationFor(endpoint));
-    endpoint.headers.authorization = `token ${await viaApp(target, () => token(installationId, false))}`;
+    const scope = scopeOf(endpoint);
+    const target = describe(scope);
+    const installationId = await viaApp(target, () => installationFor(scope));
+    endpoint.headers.authorization = `token ${await viaApp(target, () => token(installationId, false, target))}`;
     try {
       return await request(endpoint);
     } catch (error) {
+      // A repository taken out of the installation answers 404: look its installation up afresh next time.
+      if (statusOf(error) === 404 && scope && 'repo' in scope) installations.delete(repoKey(scope.repo));
       if (statusOf(error) !== 401) throw error;
       // GitHub refused the token before we thought it expired (revoked, or clocks apart). A 401 means the
       // request was not carried out, so sending it again with a fresh token cannot do anything twice.
-      endpoint.headers.authorization = `token ${await viaApp(target, () => token(installationId, true))}`;
+      endpoint.headers.authorization = `token ${await viaApp(target, () => token(installationId, true, target))}`;
       return request(endpoint);
     }
   }
@@ -153,8 +165,9 @@ export function createInstallationAuth({ app }: { app: App }) {
   return Object.assign(async () => ({ type: 'github-app-installations' as const }), { hook });
 }
 
-function describe(endpoint: Endpoint): string {
-  const scope = scopeOf(endpoint);
+const repoKey = (fullName: string) => `repo:${fullName.toLowerCase()}`;
+
+function describe(scope: Scope | undefined): string {
   if (!scope) return 'this request';
   return 'repo' in scope ? scope.repo : scope.account;
 }

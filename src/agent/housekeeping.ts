@@ -24,7 +24,7 @@ const MINUTE = 60_000;
 export async function runHousekeeping(ctx: AgentContext, now: Date): Promise<void> {
   const settings = { ...DEFAULT_HOUSEKEEPING, ...ctx.settings.housekeeping };
   const runs = await ctx.store.listRuns({ limit: SWEEP_LIMIT, statuses: SWEPT });
-  const checks = [remindOrExpireApproval, repingEscalations, reportStuckSteps];
+  const checks = [remindOrExpireApproval, repingEscalations, repingConfirmations, reportStuckSteps];
   for (const run of runs) {
     for (const check of checks) {
       // One bad run (or one failing check) must not stop the sweep.
@@ -64,6 +64,21 @@ async function repingEscalations(ctx: AgentContext, run: RunRecord, now: Date, s
     if (!(await ctx.store.claimReminder({ runId: run.id, kind: 'escalation-reping', key: `${escalation.id}#${interval}` }))) continue;
     // The escalation again, buttons and all, at the bottom of the thread where people will see it.
     await ctx.surface.escalate(run, escalation, `Still waiting for a decision: this has been open for ${waited} minutes and the run stays paused until someone picks an action.`);
+  }
+}
+
+/**
+ * A Confirm still pending is asked again at the bottom of the thread, like an escalation: people see
+ * it, and a request whose first post was lost (a crash right after it was stored) still arrives.
+ */
+async function repingConfirmations(ctx: AgentContext, run: RunRecord, now: Date, settings: HousekeepingSettings): Promise<void> {
+  if (run.status !== 'paused' && run.status !== 'executing') return;
+  const pending = (await ctx.store.listConfirmations(run.id)).filter((confirmation) => confirmation.status === 'pending' && confirmation.planVersion === run.currentPlanVersion);
+  for (const confirmation of pending) {
+    const interval = Math.floor(minutesBetween(confirmation.createdAt, now) / settings.escalationRepingMin);
+    if (interval < 1) continue;
+    if (!(await ctx.store.claimReminder({ runId: run.id, kind: 'confirm-reping', key: `v${confirmation.planVersion}/${confirmation.stepId}#${interval}` }))) continue;
+    await ctx.surface.confirmTarget(run, confirmation);
   }
 }
 

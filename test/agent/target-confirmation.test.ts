@@ -115,6 +115,11 @@ describe('Confirm for a target filled in at run time', () => {
     await h.agent.resume();
     await h.agent.idle();
     expect(t.merge.calls).toEqual([]);
+    // Still pending an hour on: asked again (once per interval, whichever replica sweeps).
+    const later = new Date(Date.now() + 61 * 60_000);
+    await h.agent.housekeep(later);
+    await h.agent.housekeep(later);
+    expect(h.surface.of(run.id, 'confirm').map((m) => m.confirmation.targets)).toEqual([{ repo: 'acme/api', number: 31 }]);
     expect(await confirm(run.id, 'UAPP')).toEqual({ ok: true, value: undefined });
     await h.agent.idle();
     expect(t.merge.calls.map((c) => c.args.number)).toEqual([31]);

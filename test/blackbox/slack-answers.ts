@@ -3,21 +3,13 @@
  * Modify modal, a stale click from a client that still shows an older message. Nothing here imports
  * product code.
  */
-import { expect } from "vitest";
-import {
-  stateFromView,
-  type FakeMessage,
-} from "../../src/workspace/slack-fake/index.ts";
-import { buttonsOf, visibleText, waitFor } from "./harness.ts";
-import type { Stack } from "./stack.ts";
+import { expect } from 'vitest';
+import { stateFromView, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
+import { buttonsOf, visibleText, waitFor } from './harness.ts';
+import type { Stack } from './stack.ts';
 
 /** Everything that came back for a slash command: the HTTP ack body, response_url posts, ephemerals and channel messages. */
-export async function commandAnswer(
-  stack: Stack,
-  user: string,
-  channel: string,
-  text: string,
-): Promise<string> {
+export async function commandAnswer(stack: Stack, user: string, channel: string, text: string): Promise<string> {
   const { slack } = stack;
   const responsesBefore = slack.model.responses.length;
   const ephemeralsBefore = slack.model.ephemerals.length;
@@ -26,14 +18,8 @@ export async function commandAnswer(
   expect(response.status).toBe(200);
   const collect = () =>
     [
-      typeof response.body === "string"
-        ? response.body
-        : visibleText(response.body as { text?: string; blocks?: unknown[] }),
-      ...slack.model.responses
-        .slice(responsesBefore)
-        .map((r) =>
-          visibleText(r.body as { text?: string; blocks?: unknown[] }),
-        ),
+      typeof response.body === 'string' ? response.body : visibleText(response.body as { text?: string; blocks?: unknown[] }),
+      ...slack.model.responses.slice(responsesBefore).map((r) => visibleText(r.body as { text?: string; blocks?: unknown[] })),
       ...slack.model.ephemerals
         .slice(ephemeralsBefore)
         .filter((e) => e.channel === channel)
@@ -43,14 +29,9 @@ export async function commandAnswer(
         .filter((m) => m.channel === channel)
         .map(visibleText),
     ]
-      .join("\n")
+      .join('\n')
       .trim();
-  await waitFor(
-    slack,
-    () => collect().length > 0,
-    `an answer to /tandem ${text}`,
-    10_000,
-  ).catch(() => undefined);
+  await waitFor(slack, () => collect().length > 0, `an answer to /tandem ${text}`, 10_000).catch(() => undefined);
   return collect();
 }
 
@@ -60,15 +41,8 @@ export function snapshot(message: FakeMessage): FakeMessage {
 }
 
 /** Clicks a button of a message as the person's client shows it in `seen` (possibly older than Slack's copy). */
-export function clickSeen(
-  stack: Stack,
-  seen: FakeMessage,
-  text: string,
-  user: string,
-) {
-  const button = buttonsOf(seen).find(
-    (b) => b.text.trim().toLowerCase() === text.toLowerCase(),
-  );
+export function clickSeen(stack: Stack, seen: FakeMessage, text: string, user: string) {
+  const button = buttonsOf(seen).find((b) => b.text.trim().toLowerCase() === text.toLowerCase());
   if (!button) throw new Error(`no "${text}" button in the message as seen`);
   return stack.tandem.driver.click({
     user,
@@ -94,23 +68,11 @@ export interface OpenModal {
 }
 
 /** Clicks Modify and waits for the modal with the steps as YAML. */
-export async function openModify(
-  stack: Stack,
-  planMessage: FakeMessage,
-  user: string,
-  clickModify: () => Promise<unknown>,
-): Promise<OpenModal> {
+export async function openModify(stack: Stack, planMessage: FakeMessage, user: string, clickModify: () => Promise<unknown>): Promise<OpenModal> {
   const { slack } = stack;
   const viewsBefore = slack.model.views.size;
   await clickModify();
-  const opened = await waitFor(
-    slack,
-    () =>
-      [...slack.model.views.values()]
-        .slice(viewsBefore)
-        .find((v) => JSON.stringify(v.view).includes("tool")),
-    `the modal for ${user}`,
-  );
+  const opened = await waitFor(slack, () => [...slack.model.views.values()].slice(viewsBefore).find((v) => JSON.stringify(v.view).includes('tool')), `the modal for ${user}`);
   const view = {
     id: opened.id,
     ...(opened.view as {
@@ -119,12 +81,8 @@ export async function openModify(
       blocks: unknown[];
     }),
   };
-  const inputs = view.blocks.filter(
-    (b) => (b as { type: string }).type === "input",
-  ) as { block_id: string; element: { initial_value?: string } }[];
-  const yaml = inputs.find((b) =>
-    (b.element.initial_value ?? "").includes("tool"),
-  );
+  const inputs = view.blocks.filter((b) => (b as { type: string }).type === 'input') as { block_id: string; element: { initial_value?: string } }[];
+  const yaml = inputs.find((b) => (b.element.initial_value ?? '').includes('tool'));
   if (!yaml) throw new Error(`no YAML field in the modal of ${planMessage.ts}`);
   return {
     view,
@@ -134,12 +92,7 @@ export async function openModify(
 }
 
 /** Submits the modal with `yaml` in its YAML field. */
-export function submitYaml(
-  stack: Stack,
-  modal: OpenModal,
-  user: string,
-  yaml: string,
-) {
+export function submitYaml(stack: Stack, modal: OpenModal, user: string, yaml: string) {
   return stack.tandem.driver.submitView({
     user,
     view: modal.view,
@@ -148,12 +101,7 @@ export function submitYaml(
 }
 
 /** The bot's ephemerals to `user` in `channel` after index `from`, as text. */
-export function ephemeralTexts(
-  stack: Stack,
-  user: string,
-  channel: string,
-  from = 0,
-): string[] {
+export function ephemeralTexts(stack: Stack, user: string, channel: string, from = 0): string[] {
   return stack.slack.model
     .ephemeralsFor(user)
     .slice(from)
@@ -161,5 +109,4 @@ export function ephemeralTexts(
     .map(visibleText);
 }
 
-export const sleep = (ms: number) =>
-  new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

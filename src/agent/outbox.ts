@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { reportBoard } from './board.ts';
 import type { AgentContext } from './context.ts';
-import type { NewOwedMessage, OwedMessage, RunRecord } from './ports/run-store.ts';
+import type { NewOwedMessage, OweAlong, OwedMessage, RunRecord } from './ports/run-store.ts';
 import type { RunSummary } from './ports/surface.ts';
 
 /** How long the recording replica has to deliver before a peer may; renewed by every claim. */
@@ -54,6 +54,20 @@ async function deliverClaimed(ctx: AgentContext, claim: () => Promise<OwedMessag
   }
 }
 
+/** Owed along with an escalation (`openEscalation`): the message offering Retry / Skip / Replan / Abort. */
+export const owedEscalation = (ctx: AgentContext, stakes: string): OweAlong => ({ payload: { stakes }, owner: ctx.owner, leaseMs: OWED_LEASE_MS });
+/** Owed along with an ask_human question (`openQuestion`). */
+export const owedQuestion = (ctx: AgentContext, stepId: string, question: string): OweAlong => ({ payload: { stepId, question }, owner: ctx.owner, leaseMs: OWED_LEASE_MS });
+
+/** A Confirm request for a late-bound target: record it with `ctx.store.owe` (or in the transaction that asks), then `deliverOwed`. */
+export function owedConfirmation(runId: string, planVersion: number, stepId: string): NewOwedMessage {
+  return { id: `${runId}/confirm/${planVersion}/${stepId}`, kind: 'confirm-target', payload: { planVersion, stepId } };
+}
+
+const escalationPayload = z.object({ escalationId: z.string(), stakes: z.string() });
+const questionPayload = z.object({ stepId: z.string(), question: z.string() });
+const confirmationPayload = z.object({ planVersion: z.number(), stepId: z.string() });
+
 async function deliverOne(ctx: AgentContext, message: OwedMessage): Promise<void> {
   const run = await ctx.store.getRun(message.runId);
   if (!run) return;
@@ -61,6 +75,23 @@ async function deliverOne(ctx: AgentContext, message: OwedMessage): Promise<void
   if (message.kind === 'run-finished') {
     await reportBoard(ctx, run.id); // the board's final state lands before the summary
     await ctx.deliverySurface.finish(summaryOf(run, message), delivery);
+    return;
+  }
+  if (message.kind === 'escalation') {
+    const { escalationId, stakes } = escalationPayload.parse(message.payload);
+    const escalation = await ctx.store.getEscalation(escalationId);
+    if (escalation) await ctx.deliverySurface.escalate(run, escalation, stakes, delivery);
+    return;
+  }
+  if (message.kind === 'question') {
+    const { stepId, question } = questionPayload.parse(message.payload);
+    await ctx.deliverySurface.ask(run, stepId, question, delivery);
+    return;
+  }
+  if (message.kind === 'confirm-target') {
+    const { planVersion, stepId } = confirmationPayload.parse(message.payload);
+    const request = (await ctx.store.listConfirmations(run.id)).find((c) => c.planVersion === planVersion && c.stepId === stepId);
+    if (request?.status === 'pending') await ctx.deliverySurface.confirmTarget(run, request, delivery);
     return;
   }
   ctx.logger.warn({ runId: run.id, owed: message.id, kind: message.kind }, 'owed message of an unknown kind dropped');

@@ -17,9 +17,9 @@ export function safeSurface(surface: Surface, logger: AgentLogger): Surface {
     proposePlan: wrap('proposePlan', (proposal) => surface.proposePlan(proposal)),
     askRequester: wrap('askRequester', (run, questions) => surface.askRequester(run, questions)),
     reportProgress: wrap('reportProgress', (run, board) => surface.reportProgress(run, board)),
-    escalate: wrap('escalate', (run, escalation, stakes) => surface.escalate(run, escalation, stakes)),
-    ask: wrap('ask', (run, stepId, question) => surface.ask(run, stepId, question)),
-    confirmTarget: wrap('confirmTarget', (run, confirmation) => surface.confirmTarget(run, confirmation)),
+    escalate: wrap('escalate', (run, escalation, stakes, delivery) => surface.escalate(run, escalation, stakes, delivery)),
+    ask: wrap('ask', (run, stepId, question, delivery) => surface.ask(run, stepId, question, delivery)),
+    confirmTarget: wrap('confirmTarget', (run, confirmation, delivery) => surface.confirmTarget(run, confirmation, delivery)),
     notify: wrap('notify', (run, text) => surface.notify(run, text)),
     finish: wrap('finish', (summary, delivery) => surface.finish(summary, delivery)),
   };

@@ -3,6 +3,7 @@
  * and args checked, the step claimed (before the tool is called), the tool called, the output
  * redacted, limited and evaluated, and the result recorded (before any dependant starts).
  */
+import { deliverOwed, owedQuestion } from './outbox.ts';
 import type { AgentContext } from './context.ts';
 import { evaluateStep } from './evaluator.ts';
 import type { EventLog } from './event-log.ts';
@@ -124,9 +125,9 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
   }
   if (result.status === 'pause') {
     const question = redactValue(result.question, ctx.settings.secrets);
-    await ctx.store.openQuestion({ runId: run.id, stepId: spec.stepId, planVersion: spec.planVersion, question });
+    await ctx.store.openQuestion({ runId: run.id, stepId: spec.stepId, planVersion: spec.planVersion, question }, owedQuestion(ctx, spec.stepId, question));
     if (!(await finish('waiting', {}))) return { status: 'lost' };
-    await ctx.surface.ask(run, spec.stepId, question);
+    await deliverOwed(ctx, run.id);
     return { status: 'waiting' };
   }
   const error: StepErrorRecord = redactValue({ ...result.error }, ctx.settings.secrets);

@@ -91,19 +91,21 @@ export class SlackSurface implements Surface {
     if (session) await this.status.session(run.id, run.conversation, session);
   }
 
-  async escalate(run: RunRecord, escalation: EscalationRecord, stakes: string): Promise<void> {
+  async escalate(run: RunRecord, escalation: EscalationRecord, stakes: string, delivery?: Delivery): Promise<void> {
     await this.status.session(run.id, run.conversation, 'suspended');
-    await this.post(run, escalationMessage({ escalation, stakes, escalateTo: this.options.escalateTo }));
+    await this.post(run, escalationMessage({ escalation, stakes, escalateTo: this.options.escalateTo }), delivery);
   }
 
-  async ask(run: RunRecord, stepId: string, question: string): Promise<void> {
+  async ask(run: RunRecord, stepId: string, question: string, delivery?: Delivery): Promise<void> {
     await this.status.session(run.id, run.conversation, 'suspended');
     const text = `:question: ${mention(run.requester)} step \`${escapeText(stepId)}\` asks: ${escapeText(question)}\nAnswer by mentioning me in this thread.`;
-    await this.post(run, { text, blocks: [section(text)] });
+    await this.post(run, { text, blocks: [section(text)] }, delivery);
   }
 
-  async confirmTarget(run: RunRecord, confirmation: ConfirmationRecord): Promise<void> {
-    for (const view of targetConfirmationMessages({ confirmation, escalateTo: this.options.escalateTo })) await this.post(run, view);
+  async confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery): Promise<void> {
+    const views = targetConfirmationMessages({ confirmation, escalateTo: this.options.escalateTo });
+    // Each message of the request is its own owed post, so a redelivery sends only the ones missing.
+    for (const [index, view] of views.entries()) await this.post(run, view, delivery && { ...delivery, key: `${delivery.key}#${index}` });
   }
 
   async notify(run: RunRecord, text: string): Promise<void> {

@@ -84,8 +84,8 @@ export function instrumentRunStore(store: RunStore, metrics: Metrics): RunStore 
       }
       return decided;
     },
-    async openEscalation(input) {
-      const escalation = await store.openEscalation(input);
+    async openEscalation(input, owed) {
+      const escalation = await store.openEscalation(input, owed);
       metrics.escalations.inc({ kind: input.kind });
       return escalation;
     },

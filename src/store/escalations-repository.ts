@@ -1,5 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import type { EscalationAction, EscalationRecord } from '../agent/ports/run-store.ts';
+import type { EscalationAction, EscalationRecord, OweAlong } from '../agent/ports/run-store.ts';
+import { insertOwed } from './outbox-repository.ts';
 import type { Db } from './database.ts';
 import { newId } from './ids.ts';
 import { escalations } from './schema.ts';
@@ -22,11 +23,16 @@ function toEscalation(row: EscalationRow): EscalationRecord {
   };
 }
 
-export async function insertEscalation(db: Db, input: Pick<EscalationRecord, 'runId' | 'planVersion' | 'stepId' | 'kind' | 'message'>): Promise<EscalationRecord> {
-  const [row] = await db
-    .insert(escalations)
-    .values({ id: newId('esc'), ...input })
-    .returning();
+export async function insertEscalation(db: Db, input: Pick<EscalationRecord, 'runId' | 'planVersion' | 'stepId' | 'kind' | 'message'>, owed?: OweAlong): Promise<EscalationRecord> {
+  const id = newId('esc');
+  const insert = (tx: Db) => tx.insert(escalations).values({ id, ...input }).returning();
+  const [row] = owed
+    ? await db.transaction(async (tx) => {
+        const rows = await insert(tx as unknown as Db);
+        await insertOwed(tx as unknown as Db, { runId: input.runId, owe: [{ id: `${input.runId}/escalation/${id}`, kind: 'escalation', payload: { ...owed.payload, escalationId: id } }], owner: owed.owner, leaseMs: owed.leaseMs });
+        return rows;
+      })
+    : await insert(db);
   return toEscalation(row!);
 }
 

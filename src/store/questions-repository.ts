@@ -1,5 +1,6 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
-import type { QuestionRecord } from '../agent/ports/run-store.ts';
+import type { OweAlong, QuestionRecord } from '../agent/ports/run-store.ts';
+import { insertOwed } from './outbox-repository.ts';
 import type { Db } from './database.ts';
 import { newId } from './ids.ts';
 import { questions } from './schema.ts';
@@ -8,11 +9,16 @@ type QuestionRow = typeof questions.$inferSelect;
 
 const toQuestion = (row: QuestionRow): QuestionRecord => ({ ...row });
 
-export async function insertQuestion(db: Db, input: Pick<QuestionRecord, 'runId' | 'stepId' | 'planVersion' | 'question'>): Promise<QuestionRecord> {
-  const [row] = await db
-    .insert(questions)
-    .values({ id: newId('q'), ...input })
-    .returning();
+export async function insertQuestion(db: Db, input: Pick<QuestionRecord, 'runId' | 'stepId' | 'planVersion' | 'question'>, owed?: OweAlong): Promise<QuestionRecord> {
+  const id = newId('q');
+  const insert = (tx: Db) => tx.insert(questions).values({ id, ...input }).returning();
+  const [row] = owed
+    ? await db.transaction(async (tx) => {
+        const rows = await insert(tx as unknown as Db);
+        await insertOwed(tx as unknown as Db, { runId: input.runId, owe: [{ id: `${input.runId}/question/${id}`, kind: 'question', payload: { ...owed.payload, questionId: id } }], owner: owed.owner, leaseMs: owed.leaseMs });
+        return rows;
+      })
+    : await insert(db);
   return toQuestion(row!);
 }
 

@@ -52,12 +52,12 @@ export function createRunStore(db: Db): RunStore {
     appendEvent: (runId, type, data) => appendEvent(db, runId, type, data),
     listEvents: (runId) => selectEvents(db, runId),
 
-    openEscalation: (input) => insertEscalation(db, input),
+    openEscalation: (input, owed) => insertEscalation(db, input, owed),
     getEscalation: (id) => selectEscalation(db, id),
     listEscalations: (runId) => selectEscalations(db, runId),
     resolveEscalation: (input) => resolveEscalation(db, input),
 
-    openQuestion: (input) => insertQuestion(db, input),
+    openQuestion: (input, owed) => insertQuestion(db, input, owed),
     listQuestions: (runId) => selectQuestions(db, runId),
     answerQuestion: (input) => answerOldestQuestion(db, input),
 

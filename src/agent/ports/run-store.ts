@@ -241,6 +241,13 @@ export interface NewOwedMessage {
   payload: Record<string, unknown>;
 }
 
+/** A message owed along with a record the store creates; its id is derived from the record's. */
+export interface OweAlong {
+  payload: Record<string, unknown>;
+  owner: string;
+  leaseMs: number;
+}
+
 export interface OwedMessage extends NewOwedMessage {
   runId: string;
   /** Deliveries begun, this one included: above 1, an earlier one may have reached the thread. */
@@ -350,13 +357,15 @@ export interface RunStore {
   appendEvent(runId: string, type: string, data?: Record<string, unknown>): Promise<RunEvent>;
   listEvents(runId: string): Promise<RunEvent[]>;
 
-  openEscalation(input: Pick<EscalationRecord, 'runId' | 'planVersion' | 'stepId' | 'kind' | 'message'>): Promise<EscalationRecord>;
+  /** With `owed`: in the same transaction, the escalation message the thread is owed (`payload` plus the escalation's id). */
+  openEscalation(input: Pick<EscalationRecord, 'runId' | 'planVersion' | 'stepId' | 'kind' | 'message'>, owed?: OweAlong): Promise<EscalationRecord>;
   getEscalation(id: string): Promise<EscalationRecord | undefined>;
   listEscalations(runId: string): Promise<EscalationRecord[]>;
   /** open → resolved once; false if it was already resolved. */
   resolveEscalation(input: { id: string; action: EscalationAction; userId: string }): Promise<boolean>;
 
-  openQuestion(input: Pick<QuestionRecord, 'runId' | 'stepId' | 'planVersion' | 'question'>): Promise<QuestionRecord>;
+  /** With `owed`: in the same transaction, the question the thread is owed (`payload` plus the question's id). */
+  openQuestion(input: Pick<QuestionRecord, 'runId' | 'stepId' | 'planVersion' | 'question'>, owed?: OweAlong): Promise<QuestionRecord>;
   listQuestions(runId: string): Promise<QuestionRecord[]>;
   /** Answers the oldest open question of the run; undefined if none was open. */
   answerQuestion(input: { runId: string; answer: string; userId: string }): Promise<QuestionRecord | undefined>;

@@ -84,11 +84,11 @@ export interface Surface {
   /** The plan is only questions for the requester, or the run needs to tell them something it cannot do. */
   askRequester(run: RunRecord, questions: string[]): Promise<void>;
   reportProgress(run: RunRecord, board: BoardState): Promise<void>;
-  escalate(run: RunRecord, escalation: EscalationRecord, stakes: string): Promise<void>;
+  escalate(run: RunRecord, escalation: EscalationRecord, stakes: string, delivery?: Delivery): Promise<void>;
   /** ask_human: a step waits for an answer in the conversation. */
-  ask(run: RunRecord, stepId: string, question: string): Promise<void>;
+  ask(run: RunRecord, stepId: string, question: string, delivery?: Delivery): Promise<void>;
   /** A write's target was filled from a person's or a model's words: show the values, offer Confirm and Abort. */
-  confirmTarget(run: RunRecord, confirmation: ConfirmationRecord): Promise<void>;
+  confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery): Promise<void>;
   notify(run: RunRecord, text: string): Promise<void>;
   finish(summary: RunSummary, delivery?: Delivery): Promise<void>;
 }

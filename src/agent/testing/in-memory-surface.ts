@@ -33,24 +33,32 @@ export class InMemorySurface implements Surface {
     this.boards.set(run.id, structuredClone(board));
     this.boardUpdates.set(run.id, (this.boardUpdates.get(run.id) ?? 0) + 1);
   }
-  async escalate(run: RunRecord, escalation: EscalationRecord, stakes: string): Promise<void> {
+  async escalate(run: RunRecord, escalation: EscalationRecord, stakes: string, delivery?: Delivery): Promise<void> {
+    if (this.seen(delivery)) return;
     this.messages.push({ kind: 'escalation', runId: run.id, escalation: structuredClone(escalation), stakes });
   }
-  async ask(run: RunRecord, stepId: string, question: string): Promise<void> {
+  async ask(run: RunRecord, stepId: string, question: string, delivery?: Delivery): Promise<void> {
+    if (this.seen(delivery)) return;
     this.messages.push({ kind: 'ask', runId: run.id, stepId, question });
   }
-  async confirmTarget(run: RunRecord, confirmation: ConfirmationRecord): Promise<void> {
+  async confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery): Promise<void> {
+    if (this.seen(delivery)) return;
     this.messages.push({ kind: 'confirm', runId: run.id, confirmation: structuredClone(confirmation) });
   }
   async notify(run: RunRecord, text: string): Promise<void> {
     this.messages.push({ kind: 'notice', runId: run.id, text });
   }
   async finish(summary: RunSummary, delivery?: Delivery): Promise<void> {
-    if (delivery) {
-      if (delivery.mayExist && this.delivered.has(delivery.key)) return;
-      this.delivered.add(delivery.key);
-    }
+    if (this.seen(delivery)) return;
     this.messages.push({ kind: 'summary', runId: summary.run.id, summary: structuredClone(summary) });
+  }
+
+  /** True for an owed message that already reached the "thread" (a redelivery); notes a first delivery. */
+  private seen(delivery: Delivery | undefined): boolean {
+    if (!delivery) return false;
+    if (delivery.mayExist && this.delivered.has(delivery.key)) return true;
+    this.delivered.add(delivery.key);
+    return false;
   }
 
   of<K extends SeenMessage['kind']>(runId: string, kind: K): Extract<SeenMessage, { kind: K }>[] {

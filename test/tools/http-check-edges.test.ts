@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { boundedFetch } from '../../src/integrations/http/bounded-body.ts';
 import { createHttpCheckTool } from '../../src/integrations/tools/http-check.ts';
 import { errorOf, okOutput, runTool } from './tool-context.ts';
 
@@ -81,5 +82,14 @@ describe('http_check against a hostile or unexpected answer', () => {
     // The URL parser turns 0x7f.1 into 127.0.0.1, which is what the allow-list names.
     expect(okOutput(await runTool(tool, { url: `http://0x7f.1:${port}/` }))).toMatchObject({ ok: true });
     expect(errorOf(await runTool(createHttpCheckTool(['169.254.169.254.nip.test']), { url: 'http://169.254.169.254/latest/meta-data' })).code).toBe('host-not-allowed');
+  });
+
+  it('the MCP client\'s fetch stops reading an endless answer to a POST at its cap', async () => {
+    bytesSent = 0;
+    const limited = boundedFetch(1_000_000);
+    const response = await limited(`http://127.0.0.1:${port}/endless`, { method: 'POST', body: '{}' });
+    await expect(response.text()).rejects.toThrow(/over 1000000 bytes/);
+    await endlessClosed;
+    expect(bytesSent).toBeLessThan(50_000_000);
   });
 });

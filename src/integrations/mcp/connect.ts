@@ -3,9 +3,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ToolLogger } from '../../agent/ports/tool.ts';
 import { redactAndCut } from '../../agent/redact.ts';
+import { boundedFetch } from '../http/bounded-body.ts';
 import type { McpServerConfig } from './config.ts';
 
 const CLIENT_INFO = { name: 'tandem', version: '0.1.0' };
+/** An MCP answer over HTTP bigger than this is refused while it is read (structured content keeps 32,000 characters anyway). */
+const MAX_ANSWER_BYTES = 8_000_000;
 /** A stderr "line" longer than this is logged as it stands rather than held in memory. */
 const MAX_PENDING = 16_384;
 
@@ -20,7 +23,7 @@ export async function connectMcpServer(name: string, config: McpServerConfig, op
           ...(config.cwd ? { cwd: config.cwd } : {}),
           stderr: 'pipe',
         })
-      : new StreamableHTTPClientTransport(new URL(config.url), config.headers ? { requestInit: { headers: config.headers } } : {});
+      : new StreamableHTTPClientTransport(new URL(config.url), { fetch: boundedFetch(MAX_ANSWER_BYTES), ...(config.headers ? { requestInit: { headers: config.headers } } : {}) });
   if (transport instanceof StdioClientTransport) {
     // A server's stderr is its log; keep it out of our stdout but visible in ours, a line at a time,
     // redacted before it is cut (a server may print the token it was started with). Whole lines, so

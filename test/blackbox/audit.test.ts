@@ -115,6 +115,14 @@ describe('tandem audit', () => {
     expect(result.out).toContain(runId);
   }, 30_000);
 
+  it('a late-bound target that ran without a Confirm: exit 1', async () => {
+    const runId = await runIdIn('CD3');
+    await sql('delete from target_confirmations where run_id = $1', [runId]);
+    const result = await audit('--run', runId);
+    expect(result.code, result.out).toBe(1);
+    expect(result.out).toContain(runId);
+  }, 30_000);
+
   it('an approval by someone not on TANDEM_APPROVERS: exit 1', async () => {
     const runId = await runIdIn('CD1');
     await sql(`insert into approvals (run_id, plan_version, user_id, decision) values ($1, 1, 'U9', 'approved')`, [runId]);

@@ -37,8 +37,9 @@ beforeAll(async () => {
 afterAll(() => mcp?.close());
 
 describe('an MCP server a stranger wrote', () => {
-  it('header and env values are secrets, the bearer token alone too', () => {
+  it('header and env values that are credentials are secrets, the bearer token alone too; a label is not', () => {
     expect(secrets).toEqual(expect.arrayContaining([ENV_SECRET, `Bearer ${HEADER_TOKEN}`, HEADER_TOKEN]));
+    expect(secrets).not.toContain('stranger');
   });
 
   it('its stderr is redacted before it is logged, even when it prints a secret in two pieces', async () => {

@@ -25,18 +25,37 @@ export const McpConfigSchema = z.strictObject({
 
 export type McpConfig = z.infer<typeof McpConfigSchema>;
 
-/** Header and environment values are credentials more often than not: they join the secrets that are redacted everywhere. */
+/** Header names that never carry a credential; every other header value is treated as one. */
+const PLAIN_HEADERS = new Set(['accept', 'accept-language', 'content-type', 'user-agent', 'mcp-protocol-version']);
+const SECRET_NAME = /token|secret|key|pass|auth|cred|cookie|session|bearer|private|signature/i;
+
+/**
+ * Header and environment values that are credentials join the secrets redacted everywhere: every
+ * header but a few plain ones, and an env value whose name says secret or which looks like one (long,
+ * letters and digits, no spaces). Not every env value: `NODE_ENV=production` would blank every
+ * "production" in every plan and output.
+ */
 export function mcpSecrets(config: McpConfig): string[] {
-  const values = Object.values(config.servers).flatMap((server) => Object.values('command' in server ? (server.env ?? {}) : (server.headers ?? {})));
   const secrets = new Set<string>();
-  for (const value of values) {
-    if (value.length < 8) continue;
+  const add = (value: string) => {
+    if (value.length < 8) return;
     secrets.add(value);
-    // `Authorization: Bearer <token>` — the token alone also turns up in errors and logs.
+    // `Authorization: Bearer <token>`: the token alone also turns up in errors and logs.
     const credential = /^(?:bearer|token|basic)\s+(\S{8,})$/i.exec(value)?.[1];
     if (credential) secrets.add(credential);
+  };
+  for (const server of Object.values(config.servers)) {
+    if ('command' in server) {
+      for (const [name, value] of Object.entries(server.env ?? {})) if (SECRET_NAME.test(name) || looksLikeCredential(value)) add(value);
+    } else {
+      for (const [name, value] of Object.entries(server.headers ?? {})) if (!PLAIN_HEADERS.has(name.toLowerCase())) add(value);
+    }
   }
   return [...secrets];
+}
+
+function looksLikeCredential(value: string): boolean {
+  return value.length >= 16 && !/\s/.test(value) && /[A-Za-z]/.test(value) && /\d/.test(value);
 }
 export type McpServerConfig = McpConfig['servers'][string];
 

@@ -10,7 +10,7 @@ export const LOCAL_HOST = '127.0.0.1';
  * The configuration the unchanged Bolt app needs to talk to the local workspace: HTTP mode, its token
  * and signing secret, its Web API URL. `http_check` may reach the bot's own health URL (the bundled
  * check-health runbook's example) and no other local port: each entry names its port, since an entry
- * without one allows them all.
+ * without one would allow only port 80.
  */
 export function localSlackConfig(config: Readonly<Config>, workspace: LocalWorkspace, signingSecret: string, botPort: number): Readonly<Config> {
   return Object.freeze({

@@ -7,6 +7,7 @@
  * target-decision.ts.
  */
 import type { AgentContext } from './context.ts';
+import { deliverOwed, OWED_LEASE_MS, owedConfirmation } from './outbox.ts';
 import type { RunRecord, StepKind } from './ports/run-store.ts';
 import type { AnyTool } from './ports/tool.ts';
 import { redactValue } from './redact.ts';
@@ -41,10 +42,14 @@ export async function confirmationGate(ctx: AgentContext, run: RunRecord, step: 
   const earlier = (await ctx.store.listConfirmations(run.id)).find((c) => c.planVersion === step.planVersion && c.stepId === step.stepId);
   if (earlier?.status === 'confirmed' && canonical(earlier.targets) === canonical(targets)) return 'go';
   if (earlier?.status === 'aborted') return 'lost';
-  const request = await ctx.store.requestConfirmation({ runId: run.id, planVersion: step.planVersion, stepId: step.stepId, tool: tool.name, risk: tool.risk, targets, lateBound });
+  const owed = owedConfirmation(run.id, step.planVersion, step.stepId);
+  // A later request of the same step for other values is another message.
+  const owe = { ...owed, id: `${owed.id}/${fingerprint(canonical(targets))}` };
+  const request = await ctx.store.requestConfirmation({ runId: run.id, planVersion: step.planVersion, stepId: step.stepId, tool: tool.name, risk: tool.risk, targets, lateBound, owe, owner: ctx.owner, leaseMs: OWED_LEASE_MS });
   if (!request) return 'lost';
   await ctx.store.appendEvent(run.id, 'confirmation-requested', { planVersion: step.planVersion, stepId: step.stepId, targets, lateBound });
-  await ctx.surface.confirmTarget(run, request);
+  // Stored with the request: delivered now, or by whichever replica sweeps the outbox if this one dies first.
+  await deliverOwed(ctx, run.id);
   return 'waiting';
 }
 
@@ -53,4 +58,11 @@ function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, inner: unknown) =>
     inner && typeof inner === 'object' && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => a.localeCompare(b))) : inner,
   );
+}
+
+/** A short name for a set of values (FNV-1a): tells one request of a step from a later one for other values. */
+function fingerprint(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193) >>> 0;
+  return hash.toString(16).padStart(8, '0');
 }

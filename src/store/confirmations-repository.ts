@@ -1,7 +1,8 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type { ConfirmationRecord, RunStatus } from '../agent/ports/run-store.ts';
+import type { ConfirmationRecord, NewOwedMessage, RunStatus } from '../agent/ports/run-store.ts';
 import type { Risk } from '../agent/ports/tool.ts';
 import type { Db } from './database.ts';
+import { insertOwed } from './outbox-repository.ts';
 import { runs, steps, targetConfirmations } from './schema.ts';
 
 type ConfirmationRow = typeof targetConfirmations.$inferSelect;
@@ -22,7 +23,11 @@ const stepKey = (input: { runId: string; planVersion: number; stepId: string }) 
 const confirmationKey = (input: { runId: string; planVersion: number; stepId: string }) =>
   and(eq(targetConfirmations.runId, input.runId), eq(targetConfirmations.planVersion, input.planVersion), eq(targetConfirmations.stepId, input.stepId));
 
-export async function requestConfirmation(db: Db, input: Pick<ConfirmationRecord, 'runId' | 'planVersion' | 'stepId' | 'tool' | 'risk' | 'targets' | 'lateBound'>): Promise<ConfirmationRecord | undefined> {
+export async function requestConfirmation(
+  db: Db,
+  request: Pick<ConfirmationRecord, 'runId' | 'planVersion' | 'stepId' | 'tool' | 'risk' | 'targets' | 'lateBound'> & { owe: NewOwedMessage; owner: string; leaseMs: number },
+): Promise<ConfirmationRecord | undefined> {
+  const { owe, owner, leaseMs, ...input } = request;
   return undoneIfNothingChanged(() =>
     db.transaction(async (tx) => {
       const moved = await tx.update(steps).set({ status: 'waiting', error: AWAITING }).where(and(stepKey(input), eq(steps.status, 'pending'))).returning({ stepId: steps.stepId });
@@ -33,6 +38,7 @@ export async function requestConfirmation(db: Db, input: Pick<ConfirmationRecord
         .values({ ...input, status: 'pending' })
         .onConflictDoUpdate({ target: [targetConfirmations.runId, targetConfirmations.planVersion, targetConfirmations.stepId], set: fresh })
         .returning();
+      await insertOwed(tx as unknown as Db, { runId: input.runId, owe: [owe], owner, leaseMs });
       return toConfirmation(row!);
     }),
   );

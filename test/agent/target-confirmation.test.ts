@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { NumberArg, RepoSchema } from '../../src/integrations/github/repo-ref.ts';
+import { InMemorySurface } from '../../src/agent/testing/in-memory-surface.ts';
 import { createAskHumanTool } from '../../src/integrations/tools/ask-human.ts';
 import { auditViolations } from '../audit/support.ts';
 import { useTestStore } from '../helpers/store.ts';
@@ -124,6 +125,38 @@ describe('Confirm for a target filled in at run time', () => {
     await h.agent.idle();
     expect(t.merge.calls.map((c) => c.args.number)).toEqual([31]);
     expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
+  });
+
+  it('a Confirm request whose post failed stays owed and is delivered once by the next process', async () => {
+    const t = tools();
+    class FailingOnce extends InMemorySurface {
+      failed = false;
+      override async confirmTarget(...args: Parameters<InMemorySurface['confirmTarget']>): Promise<void> {
+        if (!this.failed) {
+          this.failed = true;
+          throw new Error('Slack is down');
+        }
+        return super.confirmTarget(...args);
+      }
+    }
+    const surface = new FailingOnce();
+    h = makeHarness({ store: db.store, tools: t.all, llm: new ScriptedLlm().on('planner', bystanderPlan), approvers: ['UREQ', 'UAPP'], soleOwner: true, surface });
+    const run = await h.start('merge the PR I name', 'UREQ');
+    await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
+    await h.agent.idle();
+    await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text: '44' });
+    await h.agent.idle();
+    expect(surface.failed).toBe(true);
+    expect(surface.of(run.id, 'confirm')).toEqual([]);
+    h.errors.length = 0; // the failed delivery was logged
+    await h.agent.shutdown(1000);
+
+    const next = new InMemorySurface();
+    h = makeHarness({ store: db.store, tools: t.all, approvers: ['UREQ', 'UAPP'], soleOwner: true, owner: 'replica-b', surface: next });
+    await h.agent.resume();
+    await h.agent.idle();
+    expect(next.of(run.id, 'confirm').map((m) => m.confirmation.targets)).toEqual([{ repo: 'acme/api', number: 44 }]);
+    await h.agent.shutdown(1000);
   });
 
   it('needs no Confirm for a target a system gave, nor for content a person wrote', async () => {

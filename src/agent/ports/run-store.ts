@@ -371,11 +371,13 @@ export interface RunStore {
   answerQuestion(input: { runId: string; answer: string; userId: string }): Promise<QuestionRecord | undefined>;
 
   /**
-   * The step stops for a Confirm: pending → waiting and a pending confirmation of `targets`, in one
-   * transaction (a confirmation decided earlier for other values is replaced); undefined if the step
-   * was not pending.
+   * The step stops for a Confirm: pending → waiting, a pending confirmation of `targets` (one decided
+   * earlier for other values is replaced) and the request the run now owes its thread (`owe`, held
+   * by `owner` for `leaseMs`), in one transaction; undefined if the step was not pending.
    */
-  requestConfirmation(input: Pick<ConfirmationRecord, 'runId' | 'planVersion' | 'stepId' | 'tool' | 'risk' | 'targets' | 'lateBound'>): Promise<ConfirmationRecord | undefined>;
+  requestConfirmation(
+    input: Pick<ConfirmationRecord, 'runId' | 'planVersion' | 'stepId' | 'tool' | 'risk' | 'targets' | 'lateBound'> & { owe: NewOwedMessage; owner: string; leaseMs: number },
+  ): Promise<ConfirmationRecord | undefined>;
   /**
    * Confirms or aborts a pending confirmation in one transaction, only while `planVersion` is the
    * run's current version and the run is paused or executing; a confirm moves the step waiting →

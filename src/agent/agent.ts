@@ -106,8 +106,18 @@ export function createAgent(deps: AgentDeps): Agent {
       // Planning holds the run's lease from the start: peers leave it alone, and adopt it if this replica dies mid-plan.
       const holding = await ctx.leases.claim(run.id).catch(() => false);
       await ctx.store.appendEvent(run.id, 'run-created', { task: input.task.slice(0, 2000), requester: input.requester, origin: input.origin });
+      // A claim stuck behind a busy store can outlast the adoption grace of a run never leased: a peer then
+      // adopts the run and plans it (and may be done already). Planning it here as well would propose a
+      // second version, and every click on the first would be refused as replaced. Holding the lease, a run
+      // still unplanned is ours to plan: no peer plans without it.
+      const fresh = holding ? await ctx.store.getRun(run.id) : undefined;
+      if (!fresh || fresh.status !== 'planning' || fresh.currentPlanVersion !== null) {
+        if (holding) await ctx.leases.release(run.id).catch(() => undefined);
+        deps.logger.warn({ runId: run.id, owner: deps.owner }, 'a peer took the new run before its creator could; it plans the run');
+        return run;
+      }
       await ctx.surface.planning(run);
-      const planning = planRun(ctx, run).finally(() => (holding ? ctx.leases.release(run.id).catch(() => undefined) : undefined));
+      const planning = planRun(ctx, run).finally(() => ctx.leases.release(run.id).catch(() => undefined));
       track(planning, 'planning', run.id);
       return run;
     },

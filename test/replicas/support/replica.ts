@@ -30,23 +30,28 @@ export interface Replica {
 
 const never = () => new Promise<never>(() => undefined);
 
-/** Every call made after `cut()` hangs forever, as if the process were gone. */
-function severable(store: RunStore): { store: RunStore; cut(): void } {
+/** Every call made after `cut()` hangs forever, as if the process were gone; `slow` delays the calls it names (a store under load). */
+function severable(store: RunStore, slow: Partial<Record<keyof RunStore, () => number>> = {}): { store: RunStore; cut(): void } {
   let cut = false;
   const wrapped = new Proxy(store, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => (cut ? never() : (value as (...a: unknown[]) => unknown).apply(target, args));
+      const delayMs = slow[property as keyof RunStore];
+      return async (...args: unknown[]) => {
+        const ms = delayMs?.() ?? 0;
+        if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+        return cut ? never() : (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
     },
   });
   return { store: wrapped, cut: () => (cut = true) };
 }
 
 /** `plan`: every task is planned from this runbook; null: the model plans (pass `llm`). */
-export async function startReplica(options: { url: string; owner: string; tools: AnyTool[]; plan: Plan | null; llm?: LlmClient; replicas: Partial<ReplicaSettings>; concurrency?: number }): Promise<Replica> {
+export async function startReplica(options: { url: string; owner: string; tools: AnyTool[]; plan: Plan | null; llm?: LlmClient; replicas: Partial<ReplicaSettings>; concurrency?: number; slow?: Partial<Record<keyof RunStore, () => number>> }): Promise<Replica> {
   const database: Database = await openDatabase({ url: options.url, poolSize: 5 });
-  const { store, cut } = severable(createRunStore(database.db));
+  const { store, cut } = severable(createRunStore(database.db), options.slow);
   const surface = new InMemorySurface();
   const errors: unknown[] = [];
   let dead = false;

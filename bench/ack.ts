@@ -5,6 +5,8 @@
  * Three processes, as in production: this one only signs and sends (Slack's side), one runs the
  * fake Slack Web API, one runs the bot (real Bolt in HTTP mode, with a recording fake agent).
  * BENCH_CPU_PROF=<dir> writes a CPU profile of the bot process there.
+ * BENCH_INBOX=pglite|postgres stores every request in a real inbox before its ack (the product's path);
+ * without it the inbox is in memory (the cost of Bolt and the listeners alone).
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -18,6 +20,8 @@ import { PLAN_APPROVE_ACTION, planMessages } from '../src/bot/views/plan-message
 import { SlackDriver, SlackFakeServer } from '../src/workspace/slack-fake/index.ts';
 import { makeBoard, makePlan, makeProposal, makeRun } from '../test/fakes/slack-fixtures.ts';
 import { below, printFigures } from './support/figures.ts';
+import { freshPostgres } from './support/fresh-postgres.ts';
+import { createSlackInbox, openDatabase, type Database } from '../src/store/index.ts';
 import { BOT_TOKEN, MemoryRunQueries, RecordingAgent, SIGNING_SECRET, silentLogger } from '../test/fakes/slack-harness.ts';
 
 const CONCURRENCY = 100;
@@ -38,16 +42,33 @@ async function serveFake(): Promise<void> {
 async function serveBot(apiUrl: string): Promise<void> {
   const runs = new MemoryRunQueries();
   runs.runs.push(makeRun());
+  const store = await inboxStore(process.env.BENCH_INBOX);
   const slack = createSlackApp({
     config: { slack: { botToken: BOT_TOKEN, appToken: undefined, signingSecret: SIGNING_SECRET, apiUrl, mode: 'http' }, port: 0 },
     agent: new RecordingAgent(),
     runs,
     logger: silentLogger(),
+    ...(store ? { inbox: createSlackInbox(store.database.db, { owner: 'bench', soleOwner: store.database.engine === 'pglite' }) } : {}),
   });
   const { port } = await slack.start(0);
   console.log(`READY http://127.0.0.1:${port}/slack/events`);
   await untilStdinEnds();
   await slack.stop();
+  await store?.close();
+}
+
+/** A migrated store for the inbox: in-memory PGlite, or a database of its own on the PostgreSQL server. */
+async function inboxStore(engine: string | undefined): Promise<{ database: Database; close(): Promise<void> } | undefined> {
+  if (engine === 'pglite') {
+    const database = await openDatabase({ memory: true });
+    await database.migrate();
+    return { database, close: () => database.close() };
+  }
+  if (engine !== 'postgres') return undefined;
+  const fresh = await freshPostgres();
+  if (!fresh) throw new Error('BENCH_INBOX=postgres needs TEST_DATABASE_URL');
+  const database = await openDatabase({ url: fresh.url });
+  return { database, close: async () => (await database.close(), fresh.drop()) };
 }
 
 function untilStdinEnds(): Promise<void> {
@@ -120,7 +141,7 @@ async function main(): Promise<void> {
       worst.mentions = Math.max(worst.mentions, mentions);
       worst.clicks = Math.max(worst.clicks, clicks);
     }
-    printFigures('ack', [
+    printFigures(process.env.BENCH_INBOX ? `ack (inbox on ${process.env.BENCH_INBOX})` : 'ack', [
       { name: `p99, ${CONCURRENCY} concurrent mentions (worst of ${ROUNDS} rounds)`, value: worst.mentions, unit: 'ms', ...below(50)(worst.mentions) },
       { name: `p99, ${CONCURRENCY} concurrent clicks (worst of ${ROUNDS} rounds)`, value: worst.clicks, unit: 'ms', ...below(50)(worst.clicks) },
     ]);

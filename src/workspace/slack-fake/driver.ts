@@ -175,7 +175,7 @@ export class SlackDriver {
   }
 
   private trigger(user: string): string {
-    return this.options.fake?.issueTrigger(user) ?? `${Date.now()}.trigger`;
+    return this.options.fake?.issueTrigger(user) ?? `${Date.now()}.${randomUUID().slice(0, 8)}`;
   }
 
   private get teamId(): string {

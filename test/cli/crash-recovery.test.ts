@@ -177,5 +177,20 @@ describe('a Tandem process killed with SIGKILL', () => {
     await endsRightOnce(sent.ts);
     await kill(second.tandem);
   }, 180_000);
+
+  it.runIf(DEFAULT_ENGINE === 'postgres')('with two replicas: a mention acknowledged by one that is then killed is handled by the other, once', async () => {
+    const first = await start();
+    const second = await start();
+    const release = await holdRunsTable();
+    const sent = first.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> let it settle' });
+    expect((await sent).status).toBe(200);
+    await kill(first.tandem);
+    await release();
+
+    // Nobody restarts the killed replica: the other one sees its process is gone and takes the request over.
+    await approveAndFinish(second, sent.ts);
+    await endsRightOnce(sent.ts);
+    await kill(second.tandem);
+  }, 180_000);
 });
 

@@ -14,14 +14,38 @@ export interface InboxEntry {
 
 const leaseEnd = (leaseMs: number) => sql`now() + ${Math.max(1, Math.round(leaseMs))} * interval '1 millisecond'`;
 
-/** True when the request is new; false for a redelivery of one stored before. */
-export async function recordInboxEntry(db: Db, input: InboxEntry & { owner: string; leaseMs: number }): Promise<boolean> {
+/** The keys that were new, of requests stored in one INSERT; a key stored before (a redelivery) is missing. */
+export async function recordInboxEntries(db: Db, entries: readonly InboxEntry[], holder: { owner: string; leaseMs: number }): Promise<Set<string>> {
   const rows = await db
     .insert(slackInbox)
-    .values({ id: input.key, body: input.body, leaseOwner: input.owner, leaseUntil: leaseEnd(input.leaseMs) })
+    .values(entries.map((entry) => ({ id: entry.key, body: entry.body, leaseOwner: holder.owner, leaseUntil: leaseEnd(holder.leaseMs) })))
     .onConflictDoNothing()
     .returning({ id: slackInbox.id });
-  return rows.length === 1;
+  return new Set(rows.map((row) => row.id));
+}
+
+/**
+ * Requests arriving together are stored in one INSERT (a burst of clicks costs one round trip, not
+ * one each, so no ack waits behind a queue of single inserts). Each caller learns whether its own
+ * request was new; the second of two with one key in a batch is a redelivery.
+ */
+function batchedRecorder(db: Db, holder: { owner: string; leaseMs: number }): (entry: InboxEntry) => Promise<boolean> {
+  let batch: { entry: InboxEntry; resolve(fresh: boolean): void; reject(error: unknown): void }[] = [];
+  const flush = () => {
+    const taken = batch;
+    batch = [];
+    const first = new Map<string, (typeof taken)[number]>();
+    for (const item of taken) if (!first.has(item.entry.key)) first.set(item.entry.key, item);
+    recordInboxEntries(db, [...first.values()].map((item) => item.entry), holder).then(
+      (fresh) => taken.forEach((item) => item.resolve(first.get(item.entry.key) === item && fresh.has(item.entry.key))),
+      (error: unknown) => taken.forEach((item) => item.reject(error)),
+    );
+  };
+  return (entry) =>
+    new Promise((resolve, reject) => {
+      if (batch.length === 0) setImmediate(flush);
+      batch.push({ entry, resolve, reject });
+    });
 }
 
 export async function finishInboxEntry(db: Db, key: string): Promise<void> {
@@ -74,9 +98,10 @@ export async function forgetInboxBefore(db: Db, before: Date): Promise<void> {
 export function createSlackInbox(db: Db, options: { owner: string; soleOwner: boolean; leaseMs?: number }) {
   const leaseMs = options.leaseMs ?? 60_000;
   let startUp = true;
+  const record = batchedRecorder(db, { owner: options.owner, leaseMs });
   return {
     leaseMs,
-    record: (entry: InboxEntry) => recordInboxEntry(db, { ...entry, owner: options.owner, leaseMs }),
+    record,
     done: (key: string) => finishInboxEntry(db, key),
     extend: (key: string) => extendInboxLease(db, { key, owner: options.owner, leaseMs }),
     async claimUnfinished(): Promise<InboxEntry[]> {

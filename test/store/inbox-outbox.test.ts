@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRunStore, createSlackInbox, expireLeasesOfDeadOwners } from '../../src/store/index.ts';
+import { ENGINES, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
+
+describe.each(ENGINES)('the inbox and the outbox on %s', (engine) => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await openTestDatabase(engine);
+  });
+  afterAll(() => database.destroy());
+
+  it('stores a request once: a redelivery, even in the same burst, is told it is not new', async () => {
+    const inbox = createSlackInbox(database.db, { owner: 'A', soleOwner: false });
+    const answers = await Promise.all([inbox.record({ key: 'event:E1', body: { n: 1 } }), inbox.record({ key: 'event:E1', body: { n: 1 } }), inbox.record({ key: 'event:E2', body: { n: 2 } })]);
+    expect(answers).toEqual([true, false, true]);
+    expect(await inbox.record({ key: 'event:E1', body: { n: 1 } })).toBe(false);
+  });
+
+  it('leaves a request to the replica handling it, and gives one left by a dead replica to the next, once', async () => {
+    const a = createSlackInbox(database.db, { owner: 'A', soleOwner: false });
+    const b = createSlackInbox(database.db, { owner: 'B', soleOwner: false });
+    await a.record({ key: 'action:T1', body: { type: 'block_actions' } });
+    expect((await b.claimUnfinished()).map((e) => e.key)).not.toContain('action:T1');
+    expect(await expireLeasesOfDeadOwners(database.db, (owner) => owner === 'A')).toEqual(['A']);
+    const [taken, again] = await Promise.all([b.claimUnfinished(), createSlackInbox(database.db, { owner: 'C', soleOwner: false }).claimUnfinished()]);
+    expect([...taken, ...again].filter((e) => e.key === 'action:T1')).toHaveLength(1);
+    await b.done('action:T1');
+    expect((await createSlackInbox(database.db, { owner: 'D', soleOwner: true }).claimUnfinished()).map((e) => e.key)).not.toContain('action:T1');
+  });
+
+  it('ends a run in one write with the summary it owes, once; the owed message is delivered by one claimer', async () => {
+    const store = createRunStore(database.db);
+    const run = await store.createRun({ task: 't', requester: 'U1', conversation: { channel: 'C1', threadTs: '1.1' }, origin: 'mention' });
+    const finish = () =>
+      store.finishRun({ runId: run.id, from: ['planning'], status: 'failed', summary: { outcome: 'failed' }, finishedAt: new Date(), event: { type: 'run-finished', data: {} }, owe: [{ id: `${run.id}/run-finished`, kind: 'run-finished', payload: {} }], owner: 'A', leaseMs: 30_000 });
+    const [first, second] = await Promise.all([finish(), finish()]);
+    expect([first, second].filter(Boolean)).toHaveLength(1);
+    const ended = await store.getRun(run.id);
+    expect(ended?.status).toBe('failed');
+    expect(ended?.finishedAt).not.toBeNull();
+    expect((await store.listEvents(run.id)).filter((e) => e.type === 'run-finished')).toHaveLength(1);
+
+    // The writer holds it; a peer's sweep does not take it until the writer is gone.
+    expect(await store.claimOwed({ owner: 'B', leaseMs: 30_000, all: false, limit: 10 })).toEqual([]);
+    await expireLeasesOfDeadOwners(database.db, (owner) => owner === 'A');
+    const [b, c] = await Promise.all([store.claimOwed({ owner: 'B', leaseMs: 30_000, all: false, limit: 10 }), store.claimOwed({ owner: 'C', leaseMs: 30_000, all: false, limit: 10 })]);
+    const claimed = [...b, ...c].filter((m) => m.runId === run.id);
+    expect(claimed.map((m) => m.attempts)).toEqual([1]);
+    await store.markOwedSent(claimed[0]!.id);
+    expect(await store.claimOwed({ owner: 'D', leaseMs: 30_000, all: true, limit: 10 })).toEqual([]);
+  });
+});

@@ -2,7 +2,7 @@ import type { Result } from '../agent/errors.ts';
 import type { AgentApi, ApproverDirectory } from '../agent/ports/agent-api.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ScheduleService } from '../schedules/index.ts';
-import type { RunQueries } from './ports.ts';
+import type { FeedbackLog, RunQueries } from './ports.ts';
 
 /** What the listeners share; each listener file takes this and registers itself on the app. */
 export interface BotDeps {
@@ -17,6 +17,8 @@ export interface BotDeps {
   runbooks?: RunbookSaver;
   /** Who may remove someone else's schedule. */
   approvers?: ApproverDirectory;
+  /** Where feedback on summaries is kept; absent: clicks are acknowledged and dropped. */
+  feedback?: FeedbackLog;
 }
 
 /** The catalog's save, as the Slack surface needs it. */

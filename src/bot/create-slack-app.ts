@@ -21,8 +21,9 @@ import { registerSaveRunbookSubmit } from './listeners/save-runbook-submit.ts';
 import { registerScheduleActions } from './listeners/schedule-actions.ts';
 import { registerSessionStopped } from './listeners/session-stopped.ts';
 import { registerDirectMessage } from './listeners/direct-message.ts';
+import { registerFeedback } from './listeners/feedback.ts';
 import { InboxReceiver } from './inbox-receiver.ts';
-import { createMemoryInbox, type RunQueries, type SlackInbox } from './ports.ts';
+import { createMemoryInbox, type FeedbackLog, type RunQueries, type SlackInbox } from './ports.ts';
 import { createSlackClient, slackClientOptions, type SlackClient } from './slack-client.ts';
 import { slackLogger } from './slack-logger.ts';
 import { createSocketModeConnection } from './socket-mode.ts';
@@ -46,6 +47,8 @@ export interface SlackAppOptions {
   runbooks?: RunbookSaver;
   /** Who may remove another person's schedule. */
   approvers?: ApproverDirectory;
+  /** Feedback on run summaries (thumbs up/down). */
+  feedback?: FeedbackLog;
   /** HTTP receiver tuning; tests shorten nothing by default. */
   receiver?: { unhandledRequestTimeoutMillis?: number };
 }
@@ -101,10 +104,11 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const receiver = new InboxReceiver(inner, options.inbox ?? createMemoryInbox(), logger);
   const app = new App({ ...common, customRoutes: undefined, receiver });
 
-  const deps: BotDeps = { agent: options.agent, runs: options.runs, logger, planDecided: (runId) => options.surface?.planDecided(runId), schedules: options.schedules, runbooks: options.runbooks, approvers: options.approvers };
+  const deps: BotDeps = { agent: options.agent, runs: options.runs, logger, planDecided: (runId) => options.surface?.planDecided(runId), schedules: options.schedules, runbooks: options.runbooks, approvers: options.approvers, feedback: options.feedback };
   registerMention(app, deps);
   registerSessionStopped(app, deps);
   registerDirectMessage(app, deps);
+  registerFeedback(app, deps);
   registerPlanActions(app, deps);
   registerModifyButton(app, deps);
   registerModifySubmit(app, deps);

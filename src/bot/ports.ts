@@ -17,6 +17,12 @@ export interface SlackInbox {
   claimUnfinished(): Promise<{ key: string; body: Record<string, unknown> }[]>;
 }
 
+/** Thumbs up/down on run summaries; the store implements it (one per person and run) and counts it in /metrics. */
+export interface FeedbackLog {
+  /** False when this person already judged this run (from any summary message). */
+  record(input: { runId: string; userId: string; value: 'good' | 'bad'; planVersion: number; authorKind: string; authorId: string }): Promise<boolean>;
+}
+
 /** The reads the Slack surface needs for `/tandem status|runs` and the App Home; the store satisfies it. */
 export type RunQueries = Pick<RunStore, 'getRun' | 'listRuns' | 'getPlanVersion'>;
 

@@ -8,6 +8,7 @@ import type {
   StepAttemptRecord,
   StepRecord,
 } from '../agent/ports/run-store.ts';
+import type { FeedbackRecord } from '../store/index.ts';
 
 const time = (date: Date | null) => (date ? date.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '—');
 const json = (value: unknown) => JSON.stringify(value);
@@ -38,6 +39,8 @@ export interface RunDetail {
   questions: QuestionRecord[];
   events: RunEvent[];
   usage: { inputTokens: number; outputTokens: number; costUsd: number };
+  /** Thumbs up/down on the summary; absent for callers that do not read it. */
+  feedback?: FeedbackRecord[];
 }
 
 export function formatRunDetail(d: RunDetail): string {
@@ -84,6 +87,10 @@ export function formatRunDetail(d: RunDetail): string {
   if (d.questions.length) {
     out.push('', 'questions:');
     for (const q of d.questions) out.push(`  ${q.question}${q.answer !== null ? ` → "${q.answer}" (${q.answeredBy})` : ' (open)'}`);
+  }
+  if (d.feedback?.length) {
+    out.push('', 'feedback:');
+    for (const f of d.feedback) out.push(`  ${f.value} from ${f.userId} on v${f.planVersion} (${f.authorKind} ${f.authorId}) at ${time(f.createdAt)}`);
   }
   out.push('', 'events:');
   for (const e of d.events) out.push(`  ${String(e.seq).padStart(3)} ${time(e.at)} ${e.type} ${Object.keys(e.data).length ? truncate(json(e.data), 200) : ''}`.trimEnd());

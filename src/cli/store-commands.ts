@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.ts';
-import { createRunStore } from '../store/index.ts';
+import { createRunStore, listFeedback } from '../store/index.ts';
 import { openConfiguredDatabase } from '../runtime/open-database.ts';
 import { formatRunDetail, formatRunList } from './format-run.ts';
 import { UsageError } from './usage-error.ts';
@@ -42,7 +42,8 @@ export async function showCommand(config: Readonly<Config>, runId: string | unde
       store.listEvents(runId),
       store.usageTotals(runId),
     ]);
-    process.stdout.write(`${formatRunDetail({ run, versions, approvals, steps, attempts, escalations, questions, events, usage })}\n`);
+    const feedback = await listFeedback(database.db, runId);
+    process.stdout.write(`${formatRunDetail({ run, versions, approvals, steps, attempts, escalations, questions, events, usage, feedback })}\n`);
     return 0;
   } finally {
     await database.close();

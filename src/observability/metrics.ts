@@ -7,6 +7,7 @@ export interface Metrics {
   stepsFinished: Counter<'tool' | 'status'>;
   stepDuration: Histogram<'tool'>;
   escalations: Counter<'kind'>;
+  feedback: Counter<'value' | 'author_kind'>;
   llmTokens: Counter<'role' | 'model' | 'direction'>;
   llmCost: Counter<'role' | 'model'>;
   apiErrors: Counter<'api' | 'kind'>;
@@ -27,6 +28,7 @@ export function createMetrics(): Metrics {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900],
       registers: [registry],
     }),
+    feedback: new Counter({ name: 'tandem_feedback_total', help: 'Feedback on run summaries, by value (good, bad) and plan author kind', labelNames: ['value', 'author_kind'], registers: [registry] }),
     escalations: new Counter({ name: 'tandem_escalations_total', help: 'Escalations to people, by kind', labelNames: ['kind'], registers: [registry] }),
     llmTokens: new Counter({ name: 'tandem_llm_tokens_total', help: 'Model tokens, by role, model and direction', labelNames: ['role', 'model', 'direction'], registers: [registry] }),
     llmCost: new Counter({ name: 'tandem_llm_cost_usd_total', help: 'Model cost in USD, by role and model', labelNames: ['role', 'model'], registers: [registry] }),

@@ -20,6 +20,7 @@ import { scheduleHousekeeping } from './housekeeping.ts';
 import { resumeInboxPeriodically } from './inbox-resume.ts';
 import { refreshRunbooksPeriodically } from './runbook-refresh.ts';
 import { createSchedules } from './schedules.ts';
+import { storedFeedback } from './stored-feedback.ts';
 
 export interface StartOptions {
   config: Readonly<Config>;
@@ -130,6 +131,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       schedules: schedules.service,
       runbooks,
       approvers,
+      feedback: storedFeedback(database.db, metrics),
     });
     const { port } = await slack.start(listen.port, listen.host);
     cleanups.push(() => slack.stop());

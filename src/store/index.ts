@@ -5,3 +5,4 @@ export { markSlackEventSeen, forgetSlackEventsBefore } from './slack-events-repo
 export { createSlackInbox, forgetInboxBefore } from './inbox-repository.ts';
 export { expireLeasesOfDeadOwners } from './dead-owners-repository.ts';
 export { leaseLagSeconds } from './leases-repository.ts';
+export { recordFeedback, listFeedback, feedbackByAuthor, type FeedbackRecord, type FeedbackValue } from './feedback-repository.ts';

@@ -300,3 +300,22 @@ export const targetConfirmations = pgTable(
   },
   (t) => [primaryKey({ columns: [t.runId, t.planVersion, t.stepId] })],
 );
+
+/**
+ * A person's thumbs up or down on a run's summary: one per (run, person), whichever summary message was
+ * clicked. The plan version and its author (planner model or runbook) are copied in so feedback can be
+ * summarised per model and per runbook without joining history that may be edited later.
+ */
+export const runFeedback = pgTable(
+  'run_feedback',
+  {
+    runId: text('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    userId: text('user_id').notNull(),
+    value: text('value').notNull(),
+    planVersion: integer('plan_version').notNull(),
+    authorKind: text('author_kind').notNull(),
+    authorId: text('author_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.userId] })],
+);

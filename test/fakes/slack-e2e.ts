@@ -4,6 +4,7 @@ import { LlmError } from '../../src/agent/errors.ts';
 import type { Plan } from '../../src/agent/plan.ts';
 import type { LlmClient, LlmRequest, LlmResponse } from '../../src/agent/ports/llm.ts';
 import type { RunStore } from '../../src/agent/ports/run-store.ts';
+import type { FeedbackLog } from '../../src/bot/ports.ts';
 import type { AnyTool, Tool } from '../../src/agent/ports/tool.ts';
 import type { RunbookMatcher } from '../../src/agent/context.ts';
 import type { RunbookSaver } from '../../src/bot/bot-deps.ts';
@@ -114,6 +115,8 @@ export interface SlackE2EOptions {
   runbooks?: RunbookMatcher & RunbookSaver;
   /** Schedules from Slack; a function so it can use the agent and client built here. */
   schedules?: (parts: { agent: Agent; client: SlackClient }) => ScheduleService;
+  /** Where feedback on summaries goes (the store's, in tests that read it back). */
+  feedback?: FeedbackLog;
   /** Connect through Socket Mode (app token, a fake Socket Mode server) instead of signed HTTP. */
   socketMode?: boolean;
 }
@@ -152,7 +155,7 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
     runbooks: options.runbooks ?? { match: (task) => { const plan = runbookPlan(task); return plan ? { name: 'test-runbook', plan } : undefined; } },
   });
   const schedules = options.schedules?.({ agent, client });
-  const slack = createSlackApp({ config, agent, runs: store, logger, approvers, ...(schedules ? { schedules } : {}), ...(options.runbooks ? { runbooks: options.runbooks } : {}) });
+  const slack = createSlackApp({ config, agent, runs: store, logger, approvers, ...(options.feedback ? { feedback: options.feedback } : {}), ...(schedules ? { schedules } : {}), ...(options.runbooks ? { runbooks: options.runbooks } : {}) });
   const { port } = await slack.start(0);
   if (socket) await socket.waitForConnections(1);
   const driver = socket ? new SlackDriver({ signingSecret: SIGNING_SECRET, fake, transport: socket }) : new SlackDriver({ eventsUrl: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET, fake });

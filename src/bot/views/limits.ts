@@ -116,9 +116,17 @@ const PlanBlockSchema = z.object({
     .refine((tasks) => new Set(tasks.map((t) => t.task_id)).size === tasks.length, 'task_id values must be unique'),
 });
 
+const feedbackButton = z.object({ text: plainText(LIMITS.buttonText), value: z.string().min(1).max(LIMITS.buttonValue), accessibility_label: z.string().max(75).optional() });
+/** Slack's thumbs up/down under a message: a context_actions block of up to five elements. */
+const ContextActionsSchema = z.object({
+  type: z.literal('context_actions'),
+  block_id: id.optional(),
+  elements: z.array(z.object({ type: z.literal('feedback_buttons'), action_id: id, positive_button: feedbackButton, negative_button: feedbackButton })).min(1).max(5),
+});
+
 /** Blocks only messages take (Slack's agent surfaces); modals and the Home tab use BlockSchema. */
-const MessageBlockSchema = z.union([BlockSchema, PlanBlockSchema]);
-export type MessageBlock = Block | types.PlanBlock;
+const MessageBlockSchema = z.union([BlockSchema, PlanBlockSchema, ContextActionsSchema]);
+export type MessageBlock = Block | types.PlanBlock | types.ContextActionsBlock;
 export type Button = z.infer<typeof ButtonSchema>;
 
 function uniqueBlockIds(blocks: { block_id?: string }[]): boolean {

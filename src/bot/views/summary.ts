@@ -1,5 +1,6 @@
 import type { RunSummary } from '../../agent/ports/surface.ts';
-import type { Block, MessageView } from './limits.ts';
+import { feedbackBlock } from './feedback.ts';
+import type { MessageBlock, MessageView } from './limits.ts';
 import { saveRunbookButton } from './save-runbook-modal.ts';
 import { STEP_EMOJI } from './status-board.ts';
 import { context, escapeText, formatDuration, link, packLines, section, truncate } from './text.ts';
@@ -15,7 +16,7 @@ const OUTCOME: Record<RunSummary['outcome'], string> = {
 /** The run's last word in the thread: how it ended, what it changed, what it cost. */
 export function summaryMessage(summary: RunSummary): MessageView {
   const outcome = OUTCOME[summary.outcome];
-  const blocks: Block[] = [section(`*${outcome}:* ${escapeText(truncate(summary.goal, 500))}${summary.reason ? `\n${escapeText(truncate(summary.reason, 1000))}` : ''}`)];
+  const blocks: MessageBlock[] = [section(`*${outcome}:* ${escapeText(truncate(summary.goal, 500))}${summary.reason ? `\n${escapeText(truncate(summary.reason, 1000))}` : ''}`)];
 
   const changes = summary.changes.map((change) => `• ${change.url ? link(change.url, truncate(change.title, 150)) : escapeText(truncate(change.title, 150))}`);
   if (changes.length > 0) blocks.push(...packLines(['*What changed:*', ...changes], { maxBlocks: 15, maxChars: 5000 }, (n) => `_…and ${n} more_`));
@@ -41,5 +42,7 @@ export function summaryMessage(summary: RunSummary): MessageView {
   if (summary.outcome === 'succeeded' && planVersion) {
     blocks.push({ type: 'actions', block_id: 'summary-actions', elements: [saveRunbookButton({ runId: summary.run.id, planVersion })] });
   }
+  // Any plan that ran (or was turned down) can be judged; the click is kept with the version and its author.
+  if (planVersion) blocks.push(feedbackBlock(summary.run.id, planVersion));
   return { text: truncate(`${outcome}: ${escapeText(summary.goal)}`, 300), blocks };
 }

@@ -1,0 +1,67 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
+import { FEEDBACK_ACTION } from '../../src/bot/views/feedback.ts';
+import { formatRunDetail } from '../../src/cli/format-run.ts';
+import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
+import { storedFeedback } from '../../src/runtime/stored-feedback.ts';
+import { feedbackByAuthor, listFeedback } from '../../src/store/index.ts';
+import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
+import { useTestStore } from '../helpers/store.ts';
+import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
+
+/** Slack's feedback buttons on a run's summary, kept with the run and counted. */
+const db = useTestStore();
+let e: SlackE2E;
+let metrics: Metrics;
+beforeEach(async () => {
+  metrics = createMetrics();
+  e = await startSlackE2E(db.store, { feedback: storedFeedback(db.database.db, metrics) });
+});
+afterEach(() => e.stop());
+
+const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
+const isPlan = (m: FakeMessage) => m.text.startsWith('Plan v1:') && hasButtons(m);
+const isSummary = (m: FakeMessage) => /^:(white_check_mark|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
+
+type FeedbackButtons = { type: string; action_id: string; positive_button: { value: string }; negative_button: { value: string } };
+function feedbackButtons(summary: FakeMessage): FeedbackButtons {
+  const block = (summary.blocks ?? []).find((b) => (b as { type?: string }).type === 'context_actions') as { block_id: string; elements: FeedbackButtons[] } | undefined;
+  if (!block) throw new Error('no feedback buttons on the summary');
+  return block.elements[0]!;
+}
+
+const press = (summary: FakeMessage, user: string, which: 'positive_button' | 'negative_button') =>
+  e.driver.click({ user, channel: summary.channel, messageTs: summary.ts, threadTs: summary.threadTs, actionId: FEEDBACK_ACTION, value: feedbackButtons(summary)[which].value, blockId: 'summary-feedback' });
+
+describe('feedback on the summary', () => {
+  it('stores each person\'s click once per run with the plan version and author, counts it, and shows it in tandem show', async () => {
+    const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> safe change please' });
+    await sent;
+    const plan = await e.waitForMessage(sent.ts, isPlan, 'the plan');
+    await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
+    const summary = await e.waitForMessage(sent.ts, isSummary, 'the summary');
+    await e.agent.idle();
+    expect(feedbackButtons(summary).type).toBe('feedback_buttons');
+    const run = (await db.store.listRuns({ limit: 50 })).find((r) => r.conversation.threadTs === sent.ts)!;
+
+    expect((await press(summary, 'UREQ', 'positive_button')).status).toBe(200);
+    expect((await press(summary, 'UAPP1', 'negative_button')).status).toBe(200);
+    expect((await press(summary, 'UREQ', 'negative_button')).status).toBe(200); // a second click changes nothing
+    const deadline = Date.now() + 5000;
+    while ((await listFeedback(db.database.db, run.id)).length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const stored = await listFeedback(db.database.db, run.id);
+    expect(stored.map((f) => [f.userId, f.value, f.planVersion, f.authorKind, f.authorId]).sort()).toEqual([
+      ['UAPP1', 'bad', 1, 'runbook', 'test-runbook'],
+      ['UREQ', 'good', 1, 'runbook', 'test-runbook'],
+    ]);
+    const exposed = await metrics.registry.metrics();
+    expect(exposed).toContain('tandem_feedback_total{value="good",author_kind="runbook"} 1');
+    expect(exposed).toContain('tandem_feedback_total{value="bad",author_kind="runbook"} 1');
+    expect(await feedbackByAuthor(db.database.db, { authorKind: 'runbook' })).toContainEqual({ authorKind: 'runbook', authorId: 'test-runbook', good: 1, bad: 1 });
+
+    const shown = formatRunDetail({ run, versions: [], approvals: [], steps: [], attempts: [], escalations: [], questions: [], events: [], usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 }, feedback: stored });
+    expect(shown).toMatch(/feedback:\n {2}(good|bad) from U\w+ on v1 \(runbook test-runbook\)/);
+    expect(e.fake.model.ephemerals).toHaveLength(0);
+  });
+});

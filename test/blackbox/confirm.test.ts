@@ -27,6 +27,8 @@ async function mergeTheNamedPull(channel: string, answer: string, extraSteps: Re
   const { thread, planMessage } = await stack.planned(channel, 'U2', 'merge the PR I name', artifact);
   await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U3');
   await waitFor(slack, () => botMessages(slack, channel, thread).some((m) => visibleText(m).includes('Which PR should I merge?')), 'the question');
+  // As a person would: answer once the board shows the step waiting for it.
+  await waitFor(slack, () => botMessages(slack, channel, thread).some((m) => /waiting for an answer/.test(visibleText(m))), 'the board waiting for the answer');
   await stack.tandem.driver.mention({ channel, user: 'U2', text: `<@UBOT> ${answer}`, threadTs: thread });
   const confirm = await waitFor(slack, () => messageWithButtons(slack, channel, thread, 'Confirm', 'Abort'), 'the Confirm request', 20_000);
   return { thread, confirm };

@@ -16,6 +16,7 @@ import { createRunLeases, DEFAULT_REPLICA_SETTINGS } from './run-leases.ts';
 import { safeSurface } from './safe-surface.ts';
 import { decideTarget } from './target-decision.ts';
 import { sweepOwed } from './outbox.ts';
+import { finishEndedRuns } from './run-ending.ts';
 import { createToolRegistry } from './tool-registry.ts';
 
 export interface Agent extends AgentApi {
@@ -145,7 +146,10 @@ export function createAgent(deps: AgentDeps): Agent {
       await resumeRuns(ctx, { startUp: true });
       // What runs owed their threads when the last process stopped, then, every few seconds, what a
       // dead peer left owed or a failed delivery deferred.
-      track(sweepOwed(ctx, { startUp: true }), 'delivering owed messages');
+      track(
+        finishEndedRuns(ctx).then(() => sweepOwed(ctx, { startUp: true })),
+        'delivering owed messages',
+      );
       if (!owedSweep && accepting) {
         owedSweep = setInterval(() => track(sweepOwed(ctx, { startUp: false }), 'delivering owed messages'), OWED_SWEEP_MS);
         owedSweep.unref?.();

@@ -26,6 +26,18 @@ export async function summarizeEnded(ctx: AgentContext, runId: string, outcome: 
   await recordEnd(ctx, runId, outcome, reason, [outcome]);
 }
 
+/**
+ * A decision (a Reject, a cancel) ends the run in its own write and the rest of the end follows; a
+ * process that stopped in between left a final run with no summary owed. At start-up those are
+ * summed up (the decision's reason is in its event, not repeated here).
+ */
+export async function finishEndedRuns(ctx: AgentContext): Promise<void> {
+  const ended = await ctx.store.listRuns({ limit: 200, statuses: FINAL_RUN_STATUSES });
+  for (const run of ended) {
+    if (!run.finishedAt) await summarizeEnded(ctx, run.id, run.status as Outcome, null);
+  }
+}
+
 async function recordEnd(ctx: AgentContext, runId: string, outcome: Outcome, reason: string | null, from: readonly RunStatus[]): Promise<boolean> {
   const facts = await summaryFacts(ctx, runId, outcome, reason);
   if (!facts) return false;

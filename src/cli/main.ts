@@ -14,6 +14,8 @@ Commands:
   show <runId>           a run's plan versions, approvals, steps and events
   eval [--recorded|--record] [--json]
                          run the golden planner tasks in eval/golden
+  eval --feedback [--json]
+                         people's feedback on run summaries, per planner model and per runbook
   audit [--run <runId>]  check every run's approval invariants; prints each violation, exits 1 if any
   help                   this text
 
@@ -32,6 +34,7 @@ async function main(argv: string[]): Promise<number> {
       record: { type: 'boolean' },
       json: { type: 'boolean' },
       run: { type: 'string' },
+      feedback: { type: 'boolean' },
     },
   });
   const [command, ...rest] = positionals;
@@ -47,6 +50,7 @@ async function main(argv: string[]): Promise<number> {
     record: values.record ?? false,
     json: values.json ?? false,
     run: values.run,
+    feedback: values.feedback ?? false,
   }, config);
 }
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
 import { FEEDBACK_ACTION } from '../../src/bot/views/feedback.ts';
+import { formatFeedback } from '../../src/cli/feedback-command.ts';
 import { formatRunDetail } from '../../src/cli/format-run.ts';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
 import { storedFeedback } from '../../src/runtime/stored-feedback.ts';
@@ -58,7 +59,10 @@ describe('feedback on the summary', () => {
     const exposed = await metrics.registry.metrics();
     expect(exposed).toContain('tandem_feedback_total{value="good",author_kind="runbook"} 1');
     expect(exposed).toContain('tandem_feedback_total{value="bad",author_kind="runbook"} 1');
-    expect(await feedbackByAuthor(db.database.db, { authorKind: 'runbook' })).toContainEqual({ authorKind: 'runbook', authorId: 'test-runbook', good: 1, bad: 1 });
+    const byAuthor = await feedbackByAuthor(db.database.db, { authorKind: 'runbook' });
+    expect(byAuthor).toContainEqual({ authorKind: 'runbook', authorId: 'test-runbook', good: 1, bad: 1 });
+    expect(formatFeedback(byAuthor)).toMatch(/^runbook +test-runbook +1 good +1 bad {2}50% good$/m);
+    expect(formatFeedback([{ authorKind: 'planner', authorId: 'openai:gpt-4o', good: 3, bad: 1 }])).toMatch(/^planner model +openai:gpt-4o +3 good +1 bad {2}75% good$/);
 
     const shown = formatRunDetail({ run, versions: [], approvals: [], steps: [], attempts: [], escalations: [], questions: [], events: [], usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 }, feedback: stored });
     expect(shown).toMatch(/feedback:\n {2}(good|bad) from U\w+ on v1 \(runbook test-runbook\)/);

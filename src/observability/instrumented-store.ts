@@ -84,6 +84,15 @@ export function instrumentRunStore(store: RunStore, metrics: Metrics): RunStore 
       }
       return decided;
     },
+    async appendEvent(runId, type, data) {
+      const event = await store.appendEvent(runId, type, data);
+      if (type === 'agent-call' && data) {
+        // A refused call's name is whatever the model wrote: keep it out of the labels.
+        if (data.refused) metrics.agentCalls.inc({ tool: '-', status: 'refused' });
+        else metrics.agentCalls.inc({ tool: String(data.tool), status: data.ok ? 'succeeded' : 'failed' });
+      }
+      return event;
+    },
     async openEscalation(input, owed) {
       const escalation = await store.openEscalation(input, owed);
       metrics.escalations.inc({ kind: input.kind });

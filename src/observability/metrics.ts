@@ -5,6 +5,8 @@ export interface Metrics {
   registry: Registry;
   runsFinished: Counter<'outcome'>;
   stepsFinished: Counter<'tool' | 'status'>;
+  /** Calls agent_task's model made: to a listed tool (succeeded, failed) or refused (tool `-`: the name is the model's). */
+  agentCalls: Counter<'tool' | 'status'>;
   stepDuration: Histogram<'tool'>;
   escalations: Counter<'kind'>;
   feedback: Counter<'value' | 'author_kind'>;
@@ -21,6 +23,7 @@ export function createMetrics(): Metrics {
     registry,
     runsFinished: new Counter({ name: 'tandem_runs_total', help: 'Runs that ended, by outcome', labelNames: ['outcome'], registers: [registry] }),
     stepsFinished: new Counter({ name: 'tandem_steps_total', help: 'Tool calls that ended, by tool and status', labelNames: ['tool', 'status'], registers: [registry] }),
+    agentCalls: new Counter({ name: 'tandem_agent_calls_total', help: 'Tool calls made inside agent_task, by tool and status (refused calls under tool "-")', labelNames: ['tool', 'status'], registers: [registry] }),
     stepDuration: new Histogram({
       name: 'tandem_step_duration_seconds',
       help: 'Time a step ran, by tool',

@@ -14,7 +14,9 @@ import { createToolRegistry } from '../../src/agent/tool-registry.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { createLlmClient } from '../../src/integrations/llm/index.ts';
 import { createAgentTaskTool } from '../../src/integrations/tools/agent-task.ts';
+import { instrumentRunStore } from '../../src/observability/instrumented-store.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
 import { anthropicReply, startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
 import { useTestStore } from '../helpers/store.ts';
@@ -68,6 +70,7 @@ interface Setup {
   surface: RecordingSurface;
   errors: unknown[];
   tools: ReturnType<typeof tools>;
+  metrics: Metrics;
 }
 
 function setup(model: string, budgets: Partial<typeof BUDGETS> = {}, options: { secrets?: string[]; slowRead?: boolean } = {}): Setup {
@@ -78,7 +81,8 @@ function setup(model: string, budgets: Partial<typeof BUDGETS> = {}, options: { 
     ANTHROPIC_BASE_URL: anthropic.url,
     PLANNER_MODEL: model,
   });
-  const store = db.store;
+  const metrics = createMetrics();
+  const store = instrumentRunStore(db.store, metrics);
   const llm = createLlmClient({ config, logger: createLogger({ level: 'silent', secrets: [] }), onUsage: (usage) => store.recordUsage(usage), maxRetries: 0 });
   const made = tools(options.slowRead ? 5_000 : 0);
   const surface = new RecordingSurface();
@@ -101,7 +105,7 @@ function setup(model: string, budgets: Partial<typeof BUDGETS> = {}, options: { 
     owner: 'replica-a',
     usageRecordedByLlm: true,
   });
-  return { agent, surface, errors, tools: made };
+  return { agent, surface, errors, tools: made, metrics };
 }
 
 function agentPlan(args: Record<string, unknown>) {
@@ -201,6 +205,12 @@ describe('agent_task over the OpenAI SDK', () => {
       expect.stringMatching(/^refused: merge_thing is not one of the tools/),
       expect.stringMatching(/^refused: create_thing is not one of the tools/),
     ]);
+    // /metrics counts the calls; a refused call's model-chosen name is not a label.
+    const exposed = await s.metrics.registry.metrics();
+    expect(exposed).toMatch(/tandem_agent_calls_total\{tool="list_runs",status="succeeded"\} 1/);
+    expect(exposed).toMatch(/tandem_agent_calls_total\{tool="get_run",status="failed"\} 1/);
+    expect(exposed).toMatch(/tandem_agent_calls_total\{tool="-",status="refused"\} 2/);
+    expect(exposed).not.toContain('merge_thing');
   });
 });
 

@@ -83,4 +83,11 @@ describe('page rendering of Block Kit', () => {
     expect(html).toContain('bk-task-in_progress');
     expect(html).toContain('skipped — this step did not run');
   });
+
+  it('shows the feedback buttons under a summary, escaped', () => {
+    const html = renderBlocks([{ type: 'context_actions', elements: [{ type: 'feedback_buttons', action_id: 'run-feedback', positive_button: { text: { type: 'plain_text', text: 'Good' }, value: 'x' }, negative_button: { text: { type: 'plain_text', text: 'Bad <b>' }, value: 'y' } }] }]);
+    expect(html).toContain('👍 Good');
+    expect(html).toContain('👎 Bad &lt;b&gt;');
+    expect(html).not.toContain('[context_actions block]');
+  });
 });

@@ -83,6 +83,12 @@ function renderBlock(block, context) {
       return `<div class="bk-actions">${(block.elements ?? []).filter((e) => e.type === 'button').map((e) => renderButton(e, ctx)).join('')}</div>`;
     case 'input':
       return `<div class="bk-input-block">${renderInput(block, context)}</div>`;
+    case 'context_actions':
+      // Slack's thumbs up/down under a summary; shown, not clickable here.
+      return `<div class="bk-context-actions">${(Array.isArray(block.elements) ? block.elements : [])
+        .filter((e) => e?.type === 'feedback_buttons')
+        .map((e) => `<span class="bk-feedback" title="${escapeHtml(e.positive_button?.accessibility_label ?? 'Good')}">👍 ${escapeHtml(e.positive_button?.text?.text ?? 'Good')}</span><span class="bk-feedback" title="${escapeHtml(e.negative_button?.accessibility_label ?? 'Bad')}">👎 ${escapeHtml(e.negative_button?.text?.text ?? 'Bad')}</span>`)
+        .join('')}</div>`;
     case 'plan':
       return `<div class="bk-plan"><div class="bk-plan-title">${escapeHtml(String(block.title ?? ''))}</div><ol class="bk-tasks">${(Array.isArray(block.tasks) ? block.tasks : []).map(renderTaskCard).join('')}</ol></div>`;
     default:

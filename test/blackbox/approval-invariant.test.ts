@@ -86,6 +86,29 @@ describe('an approval binds to the version whose buttons were clicked', () => {
   });
 });
 
+describe('an edit and an Approve of the old version at the same moment', () => {
+  it('never runs the edited version without its own approval', async () => {
+    for (const n of [1, 2, 3]) {
+      const channel = `CA8-${n}`;
+      const { thread, planMessage } = await stack.planned(
+        channel,
+        'U1',
+        `race ${n}`,
+        plan(`Race ${n}`, [step('s1', 'Tell it', 'slack_notify', { channel: `${channel}-out`, text: 'old version' })]),
+      );
+      const v1AsSeen = snapshot(planMessage);
+      const modal = await openModify(stack, planMessage, 'U2', () => clickByText(stack.tandem.driver, planMessage, 'Modify', 'U2'));
+      await Promise.all([submitYaml(stack, modal, 'U2', modal.yaml.replace('old version', 'new version')), clickSeen(stack, v1AsSeen, 'Approve', 'U3')]);
+      await sleep(2500);
+      // Either the approval won (v1 ran) or the edit did (v2 waits for its own approval); v2 never ran unapproved.
+      expect(texts(`${channel}-out`)).not.toContain('new version');
+      expect(texts(`${channel}-out`).length).toBeLessThanOrEqual(1);
+      if (texts(`${channel}-out`).length === 0)
+        expect(botMessages(slack, channel, thread).some((m) => hasButtons(m, 'Approve') && visibleText(m).includes('new version'))).toBe(true);
+    }
+  });
+});
+
 describe('the plan message shows every target in full', () => {
   const owner = 'platform-engineering-infrastructure';
   const repo = `${owner}/an-exceptionally-long-repository-name-that-goes-on-and-on-for-testing`;

@@ -99,7 +99,17 @@ export function createRunLeases(options: {
     }
   };
 
-  const claim = (runId: string) =>
+  /** Runs with a claim on its way here: that claim will hold them (a lease a scan gives us meanwhile is ours). */
+  const claiming = new Map<string, number>();
+  const claim = (runId: string) => {
+    claiming.set(runId, (claiming.get(runId) ?? 0) + 1);
+    return claimNow(runId).finally(() => {
+      const left = (claiming.get(runId) ?? 1) - 1;
+      if (left > 0) claiming.set(runId, left);
+      else claiming.delete(runId);
+    });
+  };
+  const claimNow = (runId: string) =>
     serial(runId, async () => {
       if (held.has(runId)) {
         hold(runId); // ours already; the heartbeat keeps it
@@ -160,7 +170,7 @@ export function createRunLeases(options: {
       const runs = await store.adoptRuns({ owner, leaseMs: settings.leaseMs, statuses, limit: 50, graceMs: Math.min(5_000, settings.leaseMs), skipLocked: !adoptOptions.waitForLocks });
       // Runs this replica holds already come back too (the claim just renewed them): they are not new. Nor is
       // a run whose claim here is still on its way (a run this replica just created): that claim holds it.
-      const adopted = runs.filter((run) => !held.has(run.id) && !queues.has(run.id));
+      const adopted = runs.filter((run) => !held.has(run.id) && !claiming.has(run.id));
       for (const run of adopted) hold(run.id);
       return adopted;
     },

@@ -113,7 +113,10 @@ describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL databa
         return run.id;
       }),
     );
-    await until(async () => (await Promise.all(runIds.map(statusOf))).every((status) => status === 'succeeded'), 'every run to succeed');
+    await until(async () => (await Promise.all(runIds.map(statusOf))).every((status) => status === 'succeeded'), 'every run to succeed').catch(async (error: Error) => {
+      const stuck = await Promise.all(runIds.map(async (runId) => ({ runId, status: await statusOf(runId), events: (await store.listEvents(runId)).map((e) => e.type).join(',') })));
+      throw new Error(`${error.message}: ${JSON.stringify(stuck.filter((run) => run.status !== 'succeeded'))}`);
+    });
     await Promise.all([a.agent.idle(), b.agent.idle()]);
 
     for (const runId of runIds) {
@@ -210,7 +213,10 @@ describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL databa
     const closing = a.agent.shutdown(5_000);
     openGate(); // the running step finishes and is recorded during the drain
     await closing;
-    await until(async () => (await statusOf(run.id)) === 'succeeded', 'replica B to adopt and finish the run', 10_000);
+    await until(async () => (await statusOf(run.id)) === 'succeeded', 'replica B to adopt and finish the run', 10_000).catch(async (error: Error) => {
+      const facts = { status: await statusOf(run.id), events: (await store.listEvents(run.id)).map((e) => e.type), steps: (await store.listSteps(run.id)).map((s) => `${s.stepId}:${s.status}:${s.leaseOwner}`), bErrors: b.errors, aErrors: a.errors };
+      throw new Error(`${error.message}: ${JSON.stringify(facts)}`);
+    });
     expect(outside.calls.get(`${run.id}/s1`)).toEqual(['replica-a']);
     expect(outside.calls.get(`${run.id}/s2`)).toEqual(['replica-b']);
     expect(outside.calls.get(`${run.id}/s3`)).toEqual(['replica-b']);
@@ -267,6 +273,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL databa
     expect(await statusOf(run.id)).toBe('planning');
     a.die();
     await until(async () => (await statusOf(run.id)) === 'awaiting-approval', 'replica B to plan the run again');
+    await b.agent.idle(); // the plan is posted just after the status moves
     expect((await store.listPlanVersions(run.id)).map((v) => [v.version, v.authorKind, v.plan.goal])).toEqual([[1, 'planner', 'Make it']]);
     expect(b.surface.of(run.id, 'plan')).toHaveLength(1);
     expect((await store.listEvents(run.id)).map((e) => e.type)).toContain('run-adopted');

@@ -53,7 +53,7 @@ describe('status board style', () => {
     const thread = await runThrough(surface, 'run_a', '1.000001');
     expect(thread).toHaveLength(1);
     expect(blockTypes(thread[0]!.blocks)).toEqual(['plan', 'context']);
-    expect(thread[0]!.text).toBe('Succeeded: Merge PR 42 on acme/api <safely> & quickly (3/3 steps done)');
+    expect(thread[0]!.text).toBe('Succeeded: Merge PR 42 on acme/api &lt;safely&gt; &amp; quickly (3/3 steps done)');
     expect(JSON.stringify(thread[0]!.blocks)).toContain('"status":"complete"');
   });
 

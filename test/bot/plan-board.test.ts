@@ -29,7 +29,7 @@ describe('plan board (Slack plan block)', () => {
     const board = makeBoard(makePlan(3));
     board.steps[0]!.note = 'HTTP 200 in 41 ms';
     const view = planBoard(board)!;
-    expect(view.text).toBe('Running: Merge PR 42 on acme/api <safely> & quickly (1/3 steps done)');
+    expect(view.text).toBe('Running: Merge PR 42 on acme/api &lt;safely&gt; &amp; quickly (1/3 steps done)'); // fallback text is mrkdwn: escaped
     expect(planOf(view.blocks).title).toBe('Running: Merge PR 42 on acme/api <safely> & quickly');
     const [first, second, third] = cards(view.blocks);
     expect(first).toMatchObject({ task_id: 's1', title: '1. Check CI run 1', status: 'complete', sources: [{ type: 'url', url: 'https://github.com/acme/api/actions/runs/1', text: 'link' }] });

@@ -32,7 +32,7 @@ export interface AgentSettings {
   housekeeping?: Partial<HousekeepingSettings>;
 }
 
-/** A runbook that matches a task gives its plan without a model (CONTRACT §1). */
+/** A runbook that matches a task gives its plan without a model (README: a bot with no model still plans runbook tasks). */
 export interface RunbookMatcher {
   /** preApproved: the runbook may run read-only steps of a scheduled run without a click. */
   match(task: string): { name: string; plan: Plan; preApproved?: boolean } | undefined;

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §3: a plan that fails any check here is never executed. Every problem comes back as a
+ * A plan that fails any check here is never executed. Every problem comes back as a
  * readable line that names the step and field (`s3.args.repo: …`), so a model or a person can fix it.
  */
 import type { z } from 'zod';

@@ -72,7 +72,7 @@ export function answerToPlanInput(answer: PlannerAnswer): Result<unknown, string
 
 /**
  * Some models and OpenAI-compatible servers ignore the answer schema and write the plan artifact itself
- * (CONTRACT §3: `args` as an object). Such an answer is as good as ours once it validates, so it is taken
+ * (the plan artifact of docs/plan.schema.json: `args` as an object). Such an answer is as good as ours once it validates, so it is taken
  * as plan input instead of costing a repair round. Returns undefined when the text is not that shape.
  */
 export function artifactShapedAnswer(raw: string | undefined): unknown {

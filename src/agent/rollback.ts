@@ -32,7 +32,7 @@ export function rollbackOrder(versions: readonly PlanVersionRecord[], steps: rea
         // Finish time orders across versions; topological position breaks ties within one.
         planned.push({ version, step, order: (done.finishedAt?.getTime() ?? 0) * 1000 + topo.indexOf(step.undoes) });
       } else if (changedSomething) {
-        // Not tied to a step (CONTRACT §3 has no such link): clean-ups run after the specific undos, and in
+        // Not tied to a step (the plan artifact has no such link): clean-ups run after the specific undos, and in
         // reverse of their listed order, as a person lists undos in the order the changes were made.
         planned.push({ version, step, order: -1 - (plan.rollback.length - 1 - index) });
       }

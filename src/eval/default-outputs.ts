@@ -1,6 +1,6 @@
 /**
  * What a fake tool answers when the golden task gives no canned output: the real tool's output shape
- * (CONTRACT §4), filled from the call's args, so references like {{steps.s1.output.number}} resolve.
+ * (README: Tools), filled from the call's args, so references like {{steps.s1.output.number}} resolve.
  */
 type Args = Record<string, unknown>;
 type Output = Record<string, unknown>;

@@ -15,11 +15,11 @@ import { totalsOf, type EvalTotals, type TaskReport } from './task-report.ts';
 import { loadConfig } from '../config/config.ts';
 
 /** The contract's defaults: recorded answers were written for them, whatever the local environment says. */
-const CONTRACT_DEFAULTS = loadConfig({});
+const DOCUMENTED_DEFAULTS = loadConfig({});
 
 export const EVAL_SETTINGS: AgentSettings = {
-  budgets: CONTRACT_DEFAULTS.budgets,
-  confidenceThreshold: CONTRACT_DEFAULTS.confidenceThreshold,
+  budgets: DOCUMENTED_DEFAULTS.budgets,
+  confidenceThreshold: DOCUMENTED_DEFAULTS.confidenceThreshold,
   autoRunReadOnly: false,
   secrets: [],
   // One step at a time: a run takes the same path every time, so recorded answers line up.

@@ -21,7 +21,7 @@ const tools: AnyTool[] = [
   },
 ];
 
-/** The plan artifact exactly as CONTRACT §3 writes it: args as objects. */
+/** The plan artifact in its documented shape (docs/plan.schema.json): args as objects. */
 const artifact = {
   goal: 'Cut release v2.4.0 of acme/api',
   confidence: 0.8,

@@ -1,7 +1,7 @@
 /**
- * CONTRACT §5 through Slack's wire: a target filled in at run time waits for an approver's Confirm,
+ * Through Slack's wire: a target filled in at run time waits for an approver's Confirm,
  * and the plan message shows every write's target in full. One `tandem start` process, fake Slack /
- * OpenAI / GitHub, each test in its own channel. Expectations come from CONTRACT.md only.
+ * OpenAI / GitHub, each test in its own channel. Expectations come from the product's documented behaviour only.
  */
 import { describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';

@@ -1,7 +1,7 @@
 /**
- * Black-box harness: runs `node bin/tandem.js start` as an operator would, with only CONTRACT §2
+ * Black-box harness: runs `node bin/tandem.js start` as an operator would, with only the documented
  * variables, against fake Slack, OpenAI and GitHub servers on 127.0.0.1. Expectations in the tests
- * come from /work/shared/CONTRACT.md alone; nothing here imports product code.
+ * come from the product's documented behaviour alone; nothing here imports product code.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

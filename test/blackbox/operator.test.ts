@@ -1,6 +1,6 @@
 /**
- * CONTRACT §1–§2 as an operator meets them: bad settings, a bot with no model, and `tandem plan`.
- * Expectations come from CONTRACT.md only.
+ * Commands and configuration as an operator meets them: bad settings, a bot with no model, and `tandem plan`.
+ * Expectations come from the product's documented behaviour only.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-/** Plan artifacts exactly as CONTRACT §3 shows them, as a model would answer. */
+/** Plan artifacts in their documented shape (docs/plan.schema.json), as a model would answer. */
 export interface Step {
   id: string;
   title: string;

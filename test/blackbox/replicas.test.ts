@@ -1,5 +1,5 @@
 /**
- * CONTRACT §6, last promise: several `tandem start` processes on one DATABASE_URL share the work — every
+ * Several `tandem start` processes on one DATABASE_URL share the work — every
  * step runs once, and when a process dies another continues its runs. PostgreSQL only (TEST_DATABASE_URL).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §5: the board has "one line per step: waiting, running, done, failed, skipped". A failed check
+ * The board has "one line per step: waiting, running, done, failed, skipped". A failed check
  * that a person skips from the escalation goes on (its dependants run) but is shown as skipped, not done.
  */
 import { describe, expect, it } from 'vitest';

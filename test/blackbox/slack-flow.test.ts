@@ -1,6 +1,6 @@
 /**
- * CONTRACT §4–§6 through Slack's wire: one `tandem start` process, fake Slack / OpenAI / GitHub, each
- * test in its own channel. Expectations come from CONTRACT.md only.
+ * Tools, the Slack flow and the guarantees through Slack's wire: one `tandem start` process, fake Slack / OpenAI / GitHub, each
+ * test in its own channel. Expectations come from the product's documented behaviour only.
  */
 import { describe, expect, it } from 'vitest';
 import { runTandem } from '../cli/tandem-process.ts';

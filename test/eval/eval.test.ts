@@ -37,7 +37,7 @@ describe('golden tasks', () => {
       if (!recording.ok) continue;
       for (const answer of recording.value.answers.filter((a) => a.role === 'planner')) expect(PlannerAnswerSchema.safeParse(answer.value).success, task.name).toBe(true);
     }
-    // Every built-in tool of CONTRACT §4 appears in some recorded plan.
+    // Every built-in tool appears in some recorded plan.
     const planned = new Set<string>();
     for (const task of tasks) {
       const recording = await readRecording(RECORDED, task.name);

@@ -56,7 +56,7 @@ describe('Tandem end to end with Slack, OpenAI and GitHub fakes', () => {
   });
 
   it('plans with the model, waits for an approver, files the issue on GitHub and sums up with its link', async () => {
-    // The plan artifact exactly as CONTRACT §3 shows it.
+    // The plan artifact in its documented shape (docs/plan.schema.json).
     openai.enqueue(
       openAiReply.json(
         {

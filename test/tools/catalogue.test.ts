@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createBuiltinTools } from '../../src/integrations/tools/builtin-tools.ts';
 import { toolCatalogue } from '../../src/integrations/tools/catalogue.ts';
 
-/** CONTRACT §4: name → [risk, required args, optional args]. */
-const CONTRACT: Record<string, [string, string[], string[]]> = {
+/** The documented tool table (README: Tools): name → [risk, required args, optional args]. */
+const DOCUMENTED_TOOLS: Record<string, [string, string[], string[]]> = {
   github_get_repo: ['read', ['repo'], []],
   github_list_pulls: ['read', ['repo'], ['state', 'base', 'limit']],
   github_get_pull: ['read', ['repo', 'number'], []],
@@ -29,13 +29,13 @@ describe('built-in tool catalogue', () => {
   const catalogue = toolCatalogue(createBuiltinTools({ github: undefined, slack: undefined, llm: undefined, httpAllow: ['status.example.com'] }));
 
   it('lists exactly the contract tools with their risks', () => {
-    expect(catalogue.map((entry) => entry.name).sort()).toEqual(Object.keys(CONTRACT).sort());
-    for (const entry of catalogue) expect(entry.risk, entry.name).toBe(CONTRACT[entry.name]![0]);
+    expect(catalogue.map((entry) => entry.name).sort()).toEqual(Object.keys(DOCUMENTED_TOOLS).sort());
+    for (const entry of catalogue) expect(entry.risk, entry.name).toBe(DOCUMENTED_TOOLS[entry.name]![0]);
   });
 
   it('gives each tool a JSON Schema whose required and optional args match the contract', () => {
     for (const entry of catalogue) {
-      const [, required, optional] = CONTRACT[entry.name]!;
+      const [, required, optional] = DOCUMENTED_TOOLS[entry.name]!;
       const schema = JSON.parse(JSON.stringify(entry.inputSchema)) as { type: string; required?: string[]; properties: Record<string, unknown> };
       expect(schema.type, entry.name).toBe('object');
       expect((schema.required ?? []).sort(), entry.name).toEqual([...required].sort());

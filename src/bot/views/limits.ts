@@ -2,7 +2,7 @@ import type { types } from '@slack/bolt';
 import { z } from 'zod';
 
 /**
- * Slack's Block Kit limits (docs/reference/platform-facts.md), as schemas. No official JSON Schema
+ * Slack's Block Kit limits, as schemas. No official JSON Schema
  * exists, so views are tested against these and the fake Slack server rejects what breaks them.
  */
 export const LIMITS = {

@@ -20,7 +20,7 @@ import { createLlmTaskTool } from './llm-task.ts';
 import { createSlackNotifyTool } from './slack-notify.ts';
 import { createWaitTool } from './wait.ts';
 
-/** Every built-in tool of CONTRACT §4. Tools whose dependency is missing are still listed and say so when run. */
+/** Every built-in tool (README: Tools). Tools whose dependency is missing are still listed and say so when run. */
 export function createBuiltinTools(deps: ToolDeps): AnyTool[] {
   const { github } = deps;
   return [

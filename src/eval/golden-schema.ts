@@ -93,4 +93,3 @@ export const GoldenTaskSchema = z.object({
 
 export type GoldenTask = z.infer<typeof GoldenTaskSchema>;
 export type Expectations = z.infer<typeof ExpectationsSchema>;
-export type InjectedFailure = z.infer<typeof InjectedFailureSchema>;

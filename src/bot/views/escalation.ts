@@ -54,8 +54,3 @@ export function escalationMessage(input: EscalationInput): MessageView {
   return { text: truncate(`${who}Escalation: ${KIND_LABEL[escalation.kind]}`, 300), blocks };
 }
 
-/** Replaces the escalation once someone has decided, so nobody clicks a stale button. */
-export function escalationResolvedMessage(input: { kind: EscalationRecord['kind']; message: string; action: EscalationAction; userId: string }): MessageView {
-  const text = `${KIND_LABEL[input.kind]}: ${mention(input.userId)} chose *${input.action}*.`;
-  return { text: truncate(text, 300), blocks: [section(`${escapeText(truncate(input.message, 1500))}`), context(text)] };
-}

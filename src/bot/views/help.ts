@@ -1,6 +1,3 @@
-import type { MessageView } from './limits.ts';
-import { section } from './text.ts';
-
 export const HELP_TEXT = [
   '*Tandem* plans a task, asks for approval, then runs it and reports in the thread.',
   '• Mention me with a task: `@Tandem merge PR 42 on acme/api once CI is green`',
@@ -13,6 +10,3 @@ export const HELP_TEXT = [
   '• `/tandem help` — this text',
 ].join('\n');
 
-export function helpMessage(): MessageView {
-  return { text: HELP_TEXT, blocks: [section(HELP_TEXT)] };
-}

@@ -35,10 +35,6 @@ export async function runGithub(
   }
 }
 
-/** True when octokit threw a 404; used where "absent" is an answer rather than a failure. */
-export function isNotFound(error: unknown): boolean {
-  return (error as { status?: unknown } | null)?.status === 404;
-}
 
 /** reconcile() bodies: any failure to look means we do not know, never "not done". */
 export async function reconcileGithub(

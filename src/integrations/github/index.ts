@@ -1,1 +1,0 @@
-export { createGithubClient, createGithubClientIfConfigured, type GithubClientOptions, type Octokit } from './client.ts';

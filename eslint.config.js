@@ -9,10 +9,13 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
-      'no-restricted-syntax': ['error', {
-        selector: "MemberExpression[object.name='process'][property.name='env']",
-        message: 'Read configuration through loadConfig(env); only src/config.ts and the CLI entry touch process.env.',
-      }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.name='process'][property.name='env']",
+          message: 'Read configuration through loadConfig(env); only src/config.ts and the CLI entry touch process.env.',
+        },
+      ],
     },
   },
   {
@@ -22,7 +25,10 @@ export default tseslint.config(
   {
     files: ['src/agent/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['@slack/*', 'octokit', '@octokit/*', '../bot/*', '../integrations/*', '../store/*', 'openai', '@anthropic-ai/*'] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['@slack/*', 'octokit', '@octokit/*', '../bot/*', '../integrations/*', '../store/*', 'openai', '@anthropic-ai/*'] },
+      ],
     },
   },
 );

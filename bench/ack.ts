@@ -78,7 +78,9 @@ function untilStdinEnds(): Promise<void> {
 
 /** Starts this file in another role; resolves with what it printed after READY. Closing stdin stops it cleanly. */
 async function child(args: string[], extraNodeArgs: string[] = []): Promise<{ value: string; stop: () => void; exited: Promise<void> }> {
-  const proc = spawn(process.execPath, [...extraNodeArgs, '--import', 'tsx', new URL(import.meta.url).pathname, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [...extraNodeArgs, '--import', 'tsx', new URL(import.meta.url).pathname, ...args], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const exited = new Promise<void>((resolve) => proc.on('exit', () => resolve()));
   const value = await new Promise<string>((resolve, reject) => {
     createInterface({ input: proc.stdout! }).on('line', (line) => line.startsWith('READY ') && resolve(line.slice(6)));
@@ -101,7 +103,9 @@ async function timed(send: () => Promise<{ status: number }>): Promise<number> {
 /** Prints one line and returns the p99. */
 function report(name: string, samples: number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
-  console.log(`${name.padEnd(28)} n=${sorted.length}  p50=${percentile(sorted, 50).toFixed(1)} ms  p99=${percentile(sorted, 99).toFixed(1)} ms  max=${sorted.at(-1)!.toFixed(1)} ms`);
+  console.log(
+    `${name.padEnd(28)} n=${sorted.length}  p50=${percentile(sorted, 50).toFixed(1)} ms  p99=${percentile(sorted, 99).toFixed(1)} ms  max=${sorted.at(-1)!.toFixed(1)} ms`,
+  );
   return percentile(sorted, 99);
 }
 
@@ -113,10 +117,23 @@ async function main(): Promise<void> {
   const client = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: fake.value, logLevel: webApi.LogLevel.ERROR });
   try {
     // A click carries the plan message; the bot rewrites it without buttons through chat.update.
-    const posted = await client.chat.postMessage({ channel: 'C1', thread_ts: '1.000001', text: 'plan', blocks: planMessages(makeProposal(makePlan(5)))[0]!.blocks as never });
+    const posted = await client.chat.postMessage({
+      channel: 'C1',
+      thread_ts: '1.000001',
+      text: 'plan',
+      blocks: planMessages(makeProposal(makePlan(5)))[0]!.blocks as never,
+    });
     const view = planMessages(makeProposal(makePlan(5)))[0]!;
     const click = (user: string) =>
-      driver.click({ user, channel: 'C1', messageTs: posted.ts!, threadTs: '1.000001', actionId: PLAN_APPROVE_ACTION, value: encodePlanRef({ runId: 'run_1', planVersion: 1 }), message: { text: view.text, blocks: view.blocks } });
+      driver.click({
+        user,
+        channel: 'C1',
+        messageTs: posted.ts!,
+        threadTs: '1.000001',
+        actionId: PLAN_APPROVE_ACTION,
+        value: encodePlanRef({ runId: 'run_1', planVersion: 1 }),
+        message: { text: view.text, blocks: view.blocks },
+      });
     const mention = (user: string, i: number) => driver.mention({ channel: 'C1', user, text: `<@UBOT> task ${i}` });
 
     // Warm up the JIT in every process and the connection pools.
@@ -134,9 +151,15 @@ async function main(): Promise<void> {
 
     const worst = { mentions: 0, clicks: 0 };
     for (let round = 1; round <= ROUNDS; round += 1) {
-      const mentions = report(`round ${round}: ${CONCURRENCY} mentions`, await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => timed(() => mention(`U${i}`, i)))));
+      const mentions = report(
+        `round ${round}: ${CONCURRENCY} mentions`,
+        await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => timed(() => mention(`U${i}`, i)))),
+      );
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const clicks = report(`round ${round}: ${CONCURRENCY} clicks`, await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => timed(() => click(`U${i}`)))));
+      const clicks = report(
+        `round ${round}: ${CONCURRENCY} clicks`,
+        await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => timed(() => click(`U${i}`)))),
+      );
       await new Promise((resolve) => setTimeout(resolve, 300));
       worst.mentions = Math.max(worst.mentions, mentions);
       worst.clicks = Math.max(worst.clicks, clicks);

@@ -39,7 +39,16 @@ writeFileSync(
 );
 const fake = await new SlackFakeServer({ token: TOKEN }).start();
 const postgresDb = await freshPostgres();
-const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: fake.apiUrl, PORT: '0', LOG_LEVEL: 'info', TANDEM_RUNBOOKS_DIR: path.join(cwd, 'runbooks') };
+const env: Record<string, string> = {
+  PATH: process.env.PATH ?? '',
+  HOME: process.env.HOME ?? '',
+  SLACK_BOT_TOKEN: TOKEN,
+  SLACK_SIGNING_SECRET: SECRET,
+  SLACK_API_URL: fake.apiUrl,
+  PORT: '0',
+  LOG_LEVEL: 'info',
+  TANDEM_RUNBOOKS_DIR: path.join(cwd, 'runbooks'),
+};
 if (postgresDb) env.DATABASE_URL = postgresDb.url;
 else env.DATA_DIR = path.join(cwd, 'data');
 const replicaCount = postgresDb ? Number(process.env.CHAOS_REPLICAS ?? 2) : 1;
@@ -73,7 +82,9 @@ const gapMs: number[] = [];
 async function killAndRestart(index: number, threadTs: string): Promise<void> {
   const victim = replicas[index]!;
   victim.child.kill('SIGKILL');
-  await new Promise((resolve) => (victim.child.exitCode !== null || victim.child.signalCode !== null ? resolve(undefined) : victim.child.once('exit', resolve)));
+  await new Promise((resolve) =>
+    victim.child.exitCode !== null || victim.child.signalCode !== null ? resolve(undefined) : victim.child.once('exit', resolve),
+  );
   kills += 1;
   const killedAt = Date.now();
   const fresh = await startReplica();
@@ -128,10 +139,13 @@ for (let run = 0; run < RUNS; run++) {
   const sent = replicas[target]!.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> let it settle' });
   threads.push({ ts: sent.ts, point });
   const armed =
-    point === 'board-edit' ? killOnCall(sent.ts, (c) => c.method === 'chat.update' && (c.params.text ?? '').startsWith('Running'))
-    : point === 'final-board' ? killOnCall(sent.ts, (c) => c.method === 'chat.update' && (c.params.text ?? '').startsWith('Succeeded:'))
-    : point === 'summary' ? killOnCall(sent.ts, (c) => c.method === 'chat.postMessage' && (c.params.text ?? '').startsWith(':white_check_mark: Done'))
-    : undefined;
+    point === 'board-edit'
+      ? killOnCall(sent.ts, (c) => c.method === 'chat.update' && (c.params.text ?? '').startsWith('Running'))
+      : point === 'final-board'
+        ? killOnCall(sent.ts, (c) => c.method === 'chat.update' && (c.params.text ?? '').startsWith('Succeeded:'))
+        : point === 'summary'
+          ? killOnCall(sent.ts, (c) => c.method === 'chat.postMessage' && (c.params.text ?? '').startsWith(':white_check_mark: Done'))
+          : undefined;
   const mentionEvent = { type: 'app_mention', user: 'U1', text: '<@UBOT> let it settle', ts: sent.ts, channel: 'C1', event_ts: sent.ts };
   await sent.catch(() => deliver((replica) => replica.driver.event(mentionEvent, { eventId: sent.eventId })));
   if (point === 'event-ack') await killAndRestart(target, sent.ts);
@@ -139,7 +153,9 @@ for (let run = 0; run < RUNS; run++) {
   const plan = planOf(sent.ts);
   if (plan) {
     const clicker = Math.floor(Math.random() * replicas.length);
-    await replicas[clicker]!.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'U2').catch(() => deliver((replica) => replica.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'U2')));
+    await replicas[clicker]!.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'U2').catch(() =>
+      deliver((replica) => replica.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'U2')),
+    );
     if (point === 'click-ack') await killAndRestart(clicker, sent.ts);
     if (point === 'random') {
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 2500));
@@ -157,7 +173,9 @@ let duplicates = 0;
 let lost = 0;
 for (const thread of threads) {
   const messages = bot(thread.ts);
-  const plans = messages.filter((m) => JSON.stringify(m.blocks ?? '').includes(PLAN_APPROVE_ACTION) || /Approved by/.test(JSON.stringify(m.blocks ?? ''))).length;
+  const plans = messages.filter(
+    (m) => JSON.stringify(m.blocks ?? '').includes(PLAN_APPROVE_ACTION) || /Approved by/.test(JSON.stringify(m.blocks ?? '')),
+  ).length;
   const boards = messages.filter((m) => /steps done\)$/.test(m.text));
   const summaries = messages.filter((m) => m.text.startsWith(':white_check_mark: Done')).length;
   if (plans > 1 || boards.length > 1 || summaries > 1) {
@@ -184,7 +202,12 @@ printFigures(`chaos ${engine}`, [
   { name: 'kills', value: kills, unit: '' },
   { name: 'duplicated threads', value: duplicates, unit: '', ...atMost(0)(duplicates) },
   { name: 'lost runs', value: lost, unit: '', ...atMost(0)(lost) },
-  { name: 'resume after restart (process running → thread moves), median', value: sorted[Math.floor(sorted.length / 2)] ?? 0, unit: 'ms', ...atMost(2000)(sorted[Math.floor(sorted.length / 2)] ?? 0) },
+  {
+    name: 'resume after restart (process running → thread moves), median',
+    value: sorted[Math.floor(sorted.length / 2)] ?? 0,
+    unit: 'ms',
+    ...atMost(2000)(sorted[Math.floor(sorted.length / 2)] ?? 0),
+  },
   { name: 'resume after restart, max', value: sorted.at(-1) ?? 0, unit: 'ms' },
   { name: 'kill to thread moving again, median', value: gaps[Math.floor(gaps.length / 2)] ?? 0, unit: 'ms' },
   { name: 'kill to thread moving again, max', value: gaps.at(-1) ?? 0, unit: 'ms' },

@@ -19,7 +19,7 @@ import { freshPostgres } from './support/fresh-postgres.ts';
 const LAYERS = 10;
 const WIDTH = 20;
 let seed = 42;
-const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
 
 interface BenchStep {
   id: string;
@@ -63,7 +63,6 @@ function plannerFor(steps: BenchStep[]): LlmClient {
   };
 }
 
-
 async function runOnce(steps: BenchStep[], concurrency: number, database: Awaited<ReturnType<typeof openDatabase>>) {
   const calls: { start: number; end: number }[] = [];
   const tool: AnyTool = {
@@ -85,7 +84,13 @@ async function runOnce(steps: BenchStep[], concurrency: number, database: Awaite
     tools: [tool],
     surface: quietSurface,
     approvers: { isApprover: async () => true },
-    settings: { budgets: { maxSteps: 200, maxReplans: 0, runTimeoutS: 3600, stepTimeoutS: 60, maxTokens: 1_000_000 }, confidenceThreshold: 0.5, autoRunReadOnly: true, secrets: [], concurrency },
+    settings: {
+      budgets: { maxSteps: 200, maxReplans: 0, runTimeoutS: 3600, stepTimeoutS: 60, maxTokens: 1_000_000 },
+      confidenceThreshold: 0.5,
+      autoRunReadOnly: true,
+      secrets: [],
+      concurrency,
+    },
     logger: { info: () => undefined, warn: () => undefined, error: (obj, msg) => console.error(msg, obj) },
     owner: 'bench',
   });
@@ -125,5 +130,10 @@ const bookkeeping = (sequential.executionMs - sum) / steps.length;
 printFigures(`dag (${label})`, [
   { name: 'wall ÷ critical path', value: ratio, unit: '', ...atMost(1.03)(ratio) },
   { name: 'bookkeeping per step', value: bookkeeping, unit: 'ms', ...atMost(3)(bookkeeping) },
-  { name: 'speedup', value: sequential.executionMs / parallel.executionMs, unit: '×', baseline: `the same ${steps.length} steps one by one: ${fmt(sequential.executionMs)}` },
+  {
+    name: 'speedup',
+    value: sequential.executionMs / parallel.executionMs,
+    unit: '×',
+    baseline: `the same ${steps.length} steps one by one: ${fmt(sequential.executionMs)}`,
+  },
 ]);

@@ -16,7 +16,10 @@ const IDLE_MS = 3_000;
 const BIN = path.resolve(import.meta.dirname, '../bin/tandem.js');
 
 async function rssAfterIdle(env: Record<string, string>): Promise<number> {
-  const child = spawn(process.execPath, [BIN, 'start'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'start'], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -36,7 +39,10 @@ async function waitForHealth(port: string, child: { exitCode: number | null }, o
   for (;;) {
     if (child.exitCode !== null) throw new Error(`tandem exited early:\n${output()}`);
     if (Date.now() > deadline) throw new Error(`tandem did not become healthy:\n${output()}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((response) => response.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -52,7 +52,13 @@ async function worker(url: string, owner: string, runs: number): Promise<void> {
     tools: [tool],
     surface: quietSurface,
     approvers: { isApprover: async () => true },
-    settings: { budgets: { maxSteps: 20, maxReplans: 0, runTimeoutS: 3600, stepTimeoutS: 60, maxTokens: 1_000_000 }, confidenceThreshold: 0.5, autoRunReadOnly: false, secrets: [], concurrency: 4 },
+    settings: {
+      budgets: { maxSteps: 20, maxReplans: 0, runTimeoutS: 3600, stepTimeoutS: 60, maxTokens: 1_000_000 },
+      confidenceThreshold: 0.5,
+      autoRunReadOnly: false,
+      secrets: [],
+      concurrency: 4,
+    },
     logger: { info: () => undefined, warn: (obj, msg) => console.warn(msg, obj), error: (obj, msg) => console.error(msg, obj) },
     owner,
     // A scheduled run of a pre-approved read-only runbook starts without a click.
@@ -60,14 +66,20 @@ async function worker(url: string, owner: string, runs: number): Promise<void> {
   });
   await agent.resume();
   // Warm up this process's JIT and connections before the clock starts.
-  await Promise.all(Array.from({ length: 10 }, (_, i) => agent.startRun({ task: `warm-up ${i}`, requester: 'UBENCH', conversation: { channel: 'CBENCH', threadTs: randomUUID() }, origin: 'schedule' })));
+  await Promise.all(
+    Array.from({ length: 10 }, (_, i) =>
+      agent.startRun({ task: `warm-up ${i}`, requester: 'UBENCH', conversation: { channel: 'CBENCH', threadTs: randomUUID() }, origin: 'schedule' }),
+    ),
+  );
   await agent.idle();
   for (const key of Object.keys(calls)) delete calls[key];
   process.send!('ready');
   await new Promise((resolve) => process.once('message', resolve));
   const cpuBefore = process.cpuUsage();
   await Promise.all(
-    Array.from({ length: runs }, (_, i) => agent.startRun({ task: `bench ${owner} ${i}`, requester: 'UBENCH', conversation: { channel: 'CBENCH', threadTs: randomUUID() }, origin: 'schedule' })),
+    Array.from({ length: runs }, (_, i) =>
+      agent.startRun({ task: `bench ${owner} ${i}`, requester: 'UBENCH', conversation: { channel: 'CBENCH', threadTs: randomUUID() }, origin: 'schedule' }),
+    ),
   );
   await agent.idle();
   const cpu = process.cpuUsage(cpuBefore);
@@ -78,9 +90,12 @@ async function worker(url: string, owner: string, runs: number): Promise<void> {
 
 async function measure(url: string, replicaCount: number): Promise<{ stepsPerSecond: number; cpuShare: number }> {
   const children = Array.from({ length: replicaCount }, (_, i) =>
-    fork(fileURLToPath(import.meta.url), ['--worker', url, `bench-${replicaCount}-${i}-${randomBytes(2).toString('hex')}`, String(RUNS / replicaCount)], { execArgv: ['--import', 'tsx'] }),
+    fork(fileURLToPath(import.meta.url), ['--worker', url, `bench-${replicaCount}-${i}-${randomBytes(2).toString('hex')}`, String(RUNS / replicaCount)], {
+      execArgv: ['--import', 'tsx'],
+    }),
   );
-  const message = (child: (typeof children)[number]) => new Promise<unknown>((resolve, reject) => (child.once('message', resolve), child.once('exit', (code) => reject(new Error(`replica exited (${code})`)))));
+  const message = (child: (typeof children)[number]) =>
+    new Promise<unknown>((resolve, reject) => (child.once('message', resolve), child.once('exit', (code) => reject(new Error(`replica exited (${code})`)))));
   await Promise.all(children.map(message)); // every replica is up before the clock starts
   const started = performance.now();
   const results = children.map(message);
@@ -106,10 +121,23 @@ async function main(): Promise<void> {
     await measure(database.url, 1); // warm up the server's caches
     const one = await measure(database.url, 1);
     const two = await measure(database.url, 2);
-    console.log(`${RUNS} runs × ${STEPS} chained steps, instant tools, PostgreSQL, one process per replica, ${availableParallelism()} CPUs shared with the database`);
+    console.log(
+      `${RUNS} runs × ${STEPS} chained steps, instant tools, PostgreSQL, one process per replica, ${availableParallelism()} CPUs shared with the database`,
+    );
     printFigures('replicas (PostgreSQL)', [
-      { name: '1 replica, instant tools', value: one.stepsPerSecond, unit: 'steps/s', ...atLeast(600)(one.stepsPerSecond), baseline: `replica CPU ${one.cpuShare.toFixed(2)} cores` },
-      { name: '2 replicas, instant tools', value: two.stepsPerSecond, unit: 'steps/s', baseline: `replica CPU ${two.cpuShare.toFixed(2)} cores; ${(two.stepsPerSecond / one.stepsPerSecond).toFixed(2)}× one replica` },
+      {
+        name: '1 replica, instant tools',
+        value: one.stepsPerSecond,
+        unit: 'steps/s',
+        ...atLeast(600)(one.stepsPerSecond),
+        baseline: `replica CPU ${one.cpuShare.toFixed(2)} cores`,
+      },
+      {
+        name: '2 replicas, instant tools',
+        value: two.stepsPerSecond,
+        unit: 'steps/s',
+        baseline: `replica CPU ${two.cpuShare.toFixed(2)} cores; ${(two.stepsPerSecond / one.stepsPerSecond).toFixed(2)}× one replica`,
+      },
     ]);
   } finally {
     await database.drop();

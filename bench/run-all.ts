@@ -24,13 +24,17 @@ const BENCHES: Bench[] = [
 const hasPostgres = Boolean(process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL);
 
 function runBench(bench: Bench): Promise<{ bench: string; figures: Figure[] }[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL(bench.script, import.meta.url).pathname, ...(bench.args ?? [])], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL(bench.script, import.meta.url).pathname, ...(bench.args ?? [])], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const reports: { bench: string; figures: Figure[] }[] = [];
   createInterface({ input: child.stdout }).on('line', (line) => {
     if (line.startsWith(FIGURES_PREFIX)) reports.push(JSON.parse(line.slice(FIGURES_PREFIX.length)) as { bench: string; figures: Figure[] });
     else console.log(`  ${line}`);
   });
-  return new Promise((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve(reports) : reject(new Error(`${bench.script} exited with ${code}`)))));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => (code === 0 ? resolve(reports) : reject(new Error(`${bench.script} exited with ${code}`)))),
+  );
 }
 
 const rows: string[][] = [];
@@ -44,7 +48,13 @@ for (const bench of BENCHES) {
   try {
     for (const report of await runBench(bench)) {
       for (const figure of report.figures) {
-        rows.push([`${report.bench}: ${figure.name}`, formatValue(figure), figure.goal ?? '', figure.goal ? (figure.met ? 'met' : 'MISSED') : '', figure.baseline ?? '']);
+        rows.push([
+          `${report.bench}: ${figure.name}`,
+          formatValue(figure),
+          figure.goal ?? '',
+          figure.goal ? (figure.met ? 'met' : 'MISSED') : '',
+          figure.baseline ?? '',
+        ]);
       }
     }
   } catch (error) {
@@ -54,6 +64,10 @@ for (const bench of BENCHES) {
 
 const header = ['figure', 'value', 'goal', '', 'baseline / context'];
 const widths = header.map((_, column) => Math.max(header[column]!.length, ...rows.map((row) => row[column]!.length)));
-const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+const line = (cells: string[]) =>
+  cells
+    .map((cell, column) => cell.padEnd(widths[column]!))
+    .join('  ')
+    .trimEnd();
 console.log(`\n${line(header)}\n${widths.map((width) => '-'.repeat(width)).join('  ')}`);
 for (const row of rows) console.log(line(row));

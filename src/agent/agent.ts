@@ -67,7 +67,15 @@ export function createAgent(deps: AgentDeps): Agent {
     now: deps.clock ?? (() => new Date()),
     usage: (runId, role) => async (response) => {
       if (deps.usageRecordedByLlm) return;
-      await ctx.store.recordUsage({ runId, role, provider: response.provider, model: response.model, inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens, costUsd: response.costUsd });
+      await ctx.store.recordUsage({
+        runId,
+        role,
+        provider: response.provider,
+        model: response.model,
+        inputTokens: response.usage.inputTokens,
+        outputTokens: response.usage.outputTokens,
+        costUsd: response.costUsd,
+      });
     },
     spawn: (work, what, runId) => track(work, what, runId),
     kick(runId) {

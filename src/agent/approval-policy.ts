@@ -64,11 +64,16 @@ export const isAutoApproval = (approval: Pick<ApprovalRecord, 'via' | 'userId'>)
 export function approvalCovers(approval: ApprovalRecord, risk: Risk, requester: string): Result<void> {
   if (approval.decision !== 'approved') return { ok: false, error: `v${approval.planVersion} was rejected by ${approval.userId}` };
   const need = approvalNeed(risk);
-  if (isAutoApproval(approval)) return risk === 'read' ? { ok: true, value: undefined } : { ok: false, error: `v${approval.planVersion} has ${risk} steps but ran without a person's approval (${approval.userId})` };
+  if (isAutoApproval(approval))
+    return risk === 'read'
+      ? { ok: true, value: undefined }
+      : { ok: false, error: `v${approval.planVersion} has ${risk} steps but ran without a person's approval (${approval.userId})` };
   // Rows from before the need was recorded were checked by the same rule for an approver.
   const checked: ApprovalNeed = approval.need ?? 'approver';
-  if (NEED_RANK[checked] < NEED_RANK[need]) return { ok: false, error: `${approval.userId} was checked as "${checked}" but v${approval.planVersion} needs "${need}"` };
-  if (need === 'approver-not-requester' && approval.userId === requester) return { ok: false, error: `v${approval.planVersion} is destructive and was approved only by its requester ${requester}` };
+  if (NEED_RANK[checked] < NEED_RANK[need])
+    return { ok: false, error: `${approval.userId} was checked as "${checked}" but v${approval.planVersion} needs "${need}"` };
+  if (need === 'approver-not-requester' && approval.userId === requester)
+    return { ok: false, error: `v${approval.planVersion} is destructive and was approved only by its requester ${requester}` };
   return { ok: true, value: undefined };
 }
 

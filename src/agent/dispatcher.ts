@@ -17,7 +17,7 @@ export function dispatch(steps: readonly GraphStep[], statusOf: (stepId: string)
   const status = new Map(steps.map((step) => [step.id, statusOf(step.id) ?? 'pending']));
   const skip: DispatchDecision['skip'] = [];
   // Skipping spreads down the graph; repeat until nothing changes (plans are small).
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const step of steps) {
       if (status.get(step.id) !== 'pending') continue;
@@ -28,14 +28,16 @@ export function dispatch(steps: readonly GraphStep[], statusOf: (stepId: string)
       changed = true;
     }
   }
-  const ready = steps.filter((step) => status.get(step.id) === 'pending' && step.dependsOn.every((dep) => status.get(dep) === 'succeeded')).map((step) => step.id);
+  const ready = steps
+    .filter((step) => status.get(step.id) === 'pending' && step.dependsOn.every((dep) => status.get(dep) === 'succeeded'))
+    .map((step) => step.id);
   return { ready, skip };
 }
 
 /** Every step that waits on `stepId`, directly or through others. */
 export function descendantsOf(steps: readonly GraphStep[], stepId: string): Set<string> {
   const result = new Set<string>();
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const step of steps) {
       if (result.has(step.id)) continue;

@@ -15,7 +15,8 @@ const ok: Result<void> = { ok: true, value: undefined };
 export async function resolveEscalation(ctx: AgentContext, input: { escalationId: string; userId: string; action: EscalationAction }): Promise<Result<void>> {
   const escalation = await ctx.store.getEscalation(input.escalationId);
   if (!escalation) return { ok: false, error: 'That escalation does not exist.' };
-  if (escalation.status === 'resolved') return { ok: false, error: `This escalation was already resolved (${escalation.resolution}) by <@${escalation.resolvedBy}>.` };
+  if (escalation.status === 'resolved')
+    return { ok: false, error: `This escalation was already resolved (${escalation.resolution}) by <@${escalation.resolvedBy}>.` };
   const run = await ctx.store.getRun(escalation.runId);
   if (!run || isFinal(run.status)) return { ok: false, error: `The run already ended (${run?.status ?? 'gone'}).` };
   const allowed = await checkResolver({ userId: input.userId, approvers: ctx.approvers });
@@ -24,7 +25,12 @@ export async function resolveEscalation(ctx: AgentContext, input: { escalationId
   return ctx.leases.during(run.id, () => decideEscalation(ctx, run, escalation, input));
 }
 
-async function decideEscalation(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, input: { escalationId: string; userId: string; action: EscalationAction }): Promise<Result<void>> {
+async function decideEscalation(
+  ctx: AgentContext,
+  run: RunRecord,
+  escalation: EscalationRecord,
+  input: { escalationId: string; userId: string; action: EscalationAction },
+): Promise<Result<void>> {
   const checked = await refusal(ctx, run, escalation, input);
   if (!checked.ok) return checked;
   const base = { runId: run.id, planVersion: escalation.planVersion, escalation: { id: escalation.id, action: input.action, userId: input.userId } };
@@ -35,7 +41,10 @@ async function decideEscalation(ctx: AgentContext, run: RunRecord, escalation: E
       from: ['awaiting-approval'],
       to: 'executing',
       approval: { userId: input.userId, decision: 'approved', need: checked.value.goAhead },
-      event: { type: 'plan-approved', data: { version: escalation.planVersion, by: input.userId, via: 'escalation', escalationId: escalation.id, action: input.action } },
+      event: {
+        type: 'plan-approved',
+        data: { version: escalation.planVersion, by: input.userId, via: 'escalation', escalationId: escalation.id, action: input.action },
+      },
     });
     if (!decided.ok) return { ok: false, error: refusalMessage(decided.code, decided.run, escalation.planVersion) };
     ctx.kick(run.id);
@@ -55,13 +64,19 @@ async function decideEscalation(ctx: AgentContext, run: RunRecord, escalation: E
  * Why this action cannot be taken for this escalation; for going ahead on a low-confidence plan, the
  * approval need it was checked against (the slow approver lookup happens here, before the decision).
  */
-async function refusal(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, input: { userId: string; action: EscalationAction }): Promise<Result<{ goAhead: ApprovalNeed | null }>> {
+async function refusal(
+  ctx: AgentContext,
+  run: RunRecord,
+  escalation: EscalationRecord,
+  input: { userId: string; action: EscalationAction },
+): Promise<Result<{ goAhead: ApprovalNeed | null }>> {
   const refuse = (error: string) => ({ ok: false as const, error });
   if (input.action === 'replan' || (escalation.kind === 'replan-failed' && input.action === 'retry')) {
     const why = await replanBlocked(ctx, run);
     return why ? refuse(`Cannot replan: ${why}.`) : { ok: true, value: { goAhead: null } };
   }
-  if (escalation.kind === 'replan-failed' && input.action === 'skip') return refuse('There is no step to skip here: choose Retry or Replan to ask the planner again, or Abort.');
+  if (escalation.kind === 'replan-failed' && input.action === 'skip')
+    return refuse('There is no step to skip here: choose Retry or Replan to ask the planner again, or Abort.');
   if (escalation.kind === 'low-confidence' && input.action !== 'abort') {
     if (run.currentPlanVersion !== escalation.planVersion) return refuse(refusalMessage('plan-changed', run, escalation.planVersion));
     if (run.status !== 'awaiting-approval' || run.currentPlanVersion === null) return refuse('This plan is no longer waiting for a decision.');
@@ -91,7 +106,12 @@ async function settleStep(ctx: AgentContext, runId: string, planVersion: number,
   if (!step) return;
   if (action === 'skip') {
     const to = step.output ? 'succeeded' : 'skipped';
-    await ctx.store.setStepStatus({ ...key, from: ['failed', 'uncertain'], to, error: { message: `skipped by a person: ${step.error?.message ?? ''}`.trim(), code: SKIPPED_BY_PERSON } });
+    await ctx.store.setStepStatus({
+      ...key,
+      from: ['failed', 'uncertain'],
+      to,
+      error: { message: `skipped by a person: ${step.error?.message ?? ''}`.trim(), code: SKIPPED_BY_PERSON },
+    });
     if (to === 'skipped') return; // what waits on it stays skipped
   } else {
     await ctx.store.setStepStatus({ ...key, from: ['failed', 'uncertain'], to: 'pending' });

@@ -42,7 +42,11 @@ export async function evaluateStep(deps: EvaluatorDeps, input: EvaluateInput): P
     const parsed = input.tool.output.safeParse(input.output);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return { verdict: 'fail', by: 'output-schema', reason: `${input.tool.name} returned output that does not match its schema (${issue?.path.join('.') || 'output'}: ${issue?.message})` };
+      return {
+        verdict: 'fail',
+        by: 'output-schema',
+        reason: `${input.tool.name} returned output that does not match its schema (${issue?.path.join('.') || 'output'}: ${issue?.message})`,
+      };
     }
   }
   if (input.tool.check) {

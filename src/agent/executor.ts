@@ -77,7 +77,10 @@ export class RunDriver {
         await this.driveOnce();
       } while (this.wakeRequested && !this.stopping);
     } finally {
-      if (!this.abandoned) await this.ctx.leases.release(this.runId).catch((error: unknown) => this.ctx.logger.warn({ runId: this.runId, err: error }, 'could not release run lease'));
+      if (!this.abandoned)
+        await this.ctx.leases
+          .release(this.runId)
+          .catch((error: unknown) => this.ctx.logger.warn({ runId: this.runId, err: error }, 'could not release run lease'));
     }
   }
 
@@ -93,7 +96,15 @@ export class RunDriver {
     await ctx.store.createSteps(
       runId,
       version,
-      plan.steps.map((step) => ({ stepId: step.id, kind: 'forward', title: step.title, tool: step.tool, risk: ctx.tools.riskOf(step.tool) ?? 'destructive', dependsOn: step.dependsOn, plannedArgs: step.args })),
+      plan.steps.map((step) => ({
+        stepId: step.id,
+        kind: 'forward',
+        title: step.title,
+        tool: step.tool,
+        risk: ctx.tools.riskOf(step.tool) ?? 'destructive',
+        dependsOn: step.dependsOn,
+        plannedArgs: step.args,
+      })),
     );
     const all = await ctx.store.listSteps(runId);
     const outputs = succeededOutputs(all);
@@ -109,7 +120,9 @@ export class RunDriver {
 
     const report = () => {
       if (this.superseded) return; // the board is another replica's to write now
-      const steps = [...records.values()].map((step) => (notes.has(step.stepId) && !step.error ? { ...step, error: { message: notes.get(step.stepId)! } } : step));
+      const steps = [...records.values()].map((step) =>
+        notes.has(step.stepId) && !step.error ? { ...step, error: { message: notes.get(step.stepId)! } } : step,
+      );
       void ctx.surface.reportProgress(run, buildBoard(run, version, plan, steps, ctx.now())).catch(() => undefined);
     };
     const setLocal = (stepId: string, patch: Partial<StepRecord>) => {
@@ -135,19 +148,24 @@ export class RunDriver {
       const spec = specs.get(stepId)!;
       attempts++;
       setLocal(stepId, { status: 'running', startedAt: ctx.now() });
-      const task = runStep(ctx, run, { planVersion: version, stepId, kind: 'forward', title: spec.title, tool: spec.tool, args: spec.args, expect: spec.expect }, {
-        runSignal: this.controller.signal,
-        events,
-        outputs,
-        onClaimed: (record) => {
-          records.set(stepId, record);
-          report();
+      const task = runStep(
+        ctx,
+        run,
+        { planVersion: version, stepId, kind: 'forward', title: spec.title, tool: spec.tool, args: spec.args, expect: spec.expect },
+        {
+          runSignal: this.controller.signal,
+          events,
+          outputs,
+          onClaimed: (record) => {
+            records.set(stepId, record);
+            report();
+          },
+          onProgress: (note) => {
+            notes.set(stepId, note);
+            report();
+          },
         },
-        onProgress: (note) => {
-          notes.set(stepId, note);
-          report();
-        },
-      })
+      )
         .then((outcome) => handle(stepId, outcome))
         .catch((error: unknown) => {
           systemError ??= error;
@@ -206,14 +224,17 @@ export class RunDriver {
         // reaches this driver only through the store: look again every refreshMs.
         let refreshDue = false;
         let refreshTimer: ReturnType<typeof setTimeout> | undefined;
-        const refresh = ctx.soleOwner ? [] : [new Promise<void>((resolve) => (refreshTimer = setTimeout(() => ((refreshDue = true), resolve()), ctx.leases.settings.refreshMs)))];
+        const refresh = ctx.soleOwner
+          ? []
+          : [new Promise<void>((resolve) => (refreshTimer = setTimeout(() => ((refreshDue = true), resolve()), ctx.leases.settings.refreshMs)))];
         await Promise.race([...inFlight.values(), new Promise<void>((resolve) => (this.wakeUp = resolve)), ...refresh]);
         clearTimeout(refreshTimer);
         this.wakeUp = null;
         if ((this.wakeRequested || refreshDue) && !this.stopping) {
           // Someone changed the store under us (a retry, an answer): refresh what we mirror.
           this.wakeRequested = false;
-          for (const step of await ctx.store.listSteps(runId, version)) if (step.kind === 'forward' && !inFlight.has(step.stepId)) records.set(step.stepId, step);
+          for (const step of await ctx.store.listSteps(runId, version))
+            if (step.kind === 'forward' && !inFlight.has(step.stepId)) records.set(step.stepId, step);
           // An answered question settled its step with the answer as output: dependants fill references from it.
           for (const step of records.values()) if (step.status === 'succeeded' && step.output) outputs.set(step.stepId, step.output);
           if (!(await this.stillExecuting())) break;

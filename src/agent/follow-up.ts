@@ -31,7 +31,14 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: { userId
   const may = await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers });
   if (!may.ok) return { refused: cancelling ? 'cancel' : 'answer', requester: run.requester };
   if (cancelling) return (await cancelRun(ctx, { runId: run.id, userId: input.userId }, { checked: true })).ok ? 'cancelled' : 'ignored';
-  const answered = await ctx.store.answer({ runId: run.id, answer: text, userId: input.userId, stepFrom: ['executing', 'paused'], planFrom: ['awaiting-answer'], planTo: 'planning' });
+  const answered = await ctx.store.answer({
+    runId: run.id,
+    answer: text,
+    userId: input.userId,
+    stepFrom: ['executing', 'paused'],
+    planFrom: ['awaiting-answer'],
+    planTo: 'planning',
+  });
   if (!answered.ok) return 'ignored';
   const question = answered.value;
   if (question.stepId && question.planVersion !== null) {
@@ -44,7 +51,11 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: { userId
     .filter((q) => q.stepId === null && q.answer !== null)
     .map((q) => ({ question: q.question, answer: q.answer!, answeredBy: q.answeredBy }));
   await ctx.surface.planning(answered.run);
-  ctx.spawn(ctx.leases.during(run.id, () => planRun(ctx, answered.run, { answers })), 'planning after answers', run.id);
+  ctx.spawn(
+    ctx.leases.during(run.id, () => planRun(ctx, answered.run, { answers })),
+    'planning after answers',
+    run.id,
+  );
   return 'answered';
 }
 
@@ -58,8 +69,18 @@ export async function cancelRun(ctx: AgentContext, input: { runId: string; userI
     if (!may.ok) return { ok: false, error: `Only <@${run.requester}> (who asked) or an approver may cancel this run.` };
   }
   // The cancel is the decision: the run ends as cancelled here, whatever it was doing (no new step starts after this).
-  const decided = await ctx.store.decide({ runId: run.id, planVersion: null, from: NOT_FINAL, to: 'cancelled', event: { type: 'run-cancel-requested', data: { by: input.userId } } });
-  if (!decided.ok) return { ok: false, error: decided.code === 'not-waiting' ? `The run already ended (${decided.run?.status ?? 'gone'}).` : refusalMessage(decided.code, decided.run, null) };
+  const decided = await ctx.store.decide({
+    runId: run.id,
+    planVersion: null,
+    from: NOT_FINAL,
+    to: 'cancelled',
+    event: { type: 'run-cancel-requested', data: { by: input.userId } },
+  });
+  if (!decided.ok)
+    return {
+      ok: false,
+      error: decided.code === 'not-waiting' ? `The run already ended (${decided.run?.status ?? 'gone'}).` : refusalMessage(decided.code, decided.run, null),
+    };
   await ctx.stopDriver(run.id, 'cancel');
   await cancelUnstarted(ctx, run.id, `cancelled by <@${input.userId}>`);
   await summarizeEnded(ctx, run.id, 'cancelled', `Cancelled by <@${input.userId}>.`);

@@ -63,7 +63,11 @@ async function repingEscalations(ctx: AgentContext, run: RunRecord, now: Date, s
     if (interval < 1) continue;
     if (!(await ctx.store.claimReminder({ runId: run.id, kind: 'escalation-reping', key: `${escalation.id}#${interval}` }))) continue;
     // The escalation again, buttons and all, at the bottom of the thread where people will see it.
-    await ctx.surface.escalate(run, escalation, `Still waiting for a decision: this has been open for ${waited} minutes and the run stays paused until someone picks an action.`);
+    await ctx.surface.escalate(
+      run,
+      escalation,
+      `Still waiting for a decision: this has been open for ${waited} minutes and the run stays paused until someone picks an action.`,
+    );
   }
 }
 
@@ -73,11 +77,14 @@ async function repingEscalations(ctx: AgentContext, run: RunRecord, now: Date, s
  */
 async function repingConfirmations(ctx: AgentContext, run: RunRecord, now: Date, settings: HousekeepingSettings): Promise<void> {
   if (run.status !== 'paused' && run.status !== 'executing') return;
-  const pending = (await ctx.store.listConfirmations(run.id)).filter((confirmation) => confirmation.status === 'pending' && confirmation.planVersion === run.currentPlanVersion);
+  const pending = (await ctx.store.listConfirmations(run.id)).filter(
+    (confirmation) => confirmation.status === 'pending' && confirmation.planVersion === run.currentPlanVersion,
+  );
   for (const confirmation of pending) {
     const interval = Math.floor(minutesBetween(confirmation.createdAt, now) / settings.escalationRepingMin);
     if (interval < 1) continue;
-    if (!(await ctx.store.claimReminder({ runId: run.id, kind: 'confirm-reping', key: `v${confirmation.planVersion}/${confirmation.stepId}#${interval}` }))) continue;
+    if (!(await ctx.store.claimReminder({ runId: run.id, kind: 'confirm-reping', key: `v${confirmation.planVersion}/${confirmation.stepId}#${interval}` })))
+      continue;
     await ctx.surface.confirmTarget(run, confirmation);
   }
 }
@@ -85,12 +92,17 @@ async function repingConfirmations(ctx: AgentContext, run: RunRecord, now: Date,
 /** The executor times a step out after TANDEM_STEP_TIMEOUT_S; one running twice that long was probably left by a dead process. */
 async function reportStuckSteps(ctx: AgentContext, run: RunRecord, now: Date): Promise<void> {
   const limitMs = 2 * ctx.settings.budgets.stepTimeoutS * 1000;
-  const stuck = (await ctx.store.listSteps(run.id)).filter((step) => step.status === 'running' && step.startedAt && now.getTime() - step.startedAt.getTime() > limitMs);
+  const stuck = (await ctx.store.listSteps(run.id)).filter(
+    (step) => step.status === 'running' && step.startedAt && now.getTime() - step.startedAt.getTime() > limitMs,
+  );
   for (const step of stuck) {
     const key = `v${step.planVersion}/${step.stepId}#${step.attempt}`;
     if (!(await ctx.store.claimReminder({ runId: run.id, kind: 'stuck-step', key }))) continue;
     const runningMin = minutesBetween(step.startedAt!, now);
-    ctx.logger.warn({ runId: run.id, planVersion: step.planVersion, stepId: step.stepId, attempt: step.attempt, leaseOwner: step.leaseOwner, runningMin }, 'step looks stuck');
+    ctx.logger.warn(
+      { runId: run.id, planVersion: step.planVersion, stepId: step.stepId, attempt: step.attempt, leaseOwner: step.leaseOwner, runningMin },
+      'step looks stuck',
+    );
     await ctx.surface.notify(
       run,
       `Step ${step.stepId} (${step.title}) has been running for ${runningMin} minutes, more than twice its ${ctx.settings.budgets.stepTimeoutS}-second limit; the process running it may have died. ` +

@@ -27,7 +27,15 @@ export interface InnerCallScope {
 export function createInnerTools(ctx: AgentContext, scope: InnerCallScope): InnerTools {
   const secrets = ctx.settings.secrets;
   const where = { planVersion: scope.planVersion, stepId: scope.stepId, attempt: scope.attempt };
-  const record = async (fact: { index: number; tool: string; args: unknown; ok: boolean; refused?: string; error?: string; output?: Record<string, unknown> }) => {
+  const record = async (fact: {
+    index: number;
+    tool: string;
+    args: unknown;
+    ok: boolean;
+    refused?: string;
+    error?: string;
+    output?: Record<string, unknown>;
+  }) => {
     scope.events.append('agent-call', redactValue({ ...where, ...fact }, secrets));
     await scope.events.flush();
   };
@@ -60,14 +68,16 @@ export function createInnerTools(ctx: AgentContext, scope: InnerCallScope): Inne
       runSignal: request.signal ? AbortSignal.any([scope.signal, request.signal]) : scope.signal,
       retries: retry.retries,
       baseDelayMs: retry.baseDelayMs,
-      onRetry: (error, attempt, delayMs) => scope.events.append('agent-call-retried', { ...where, index: request.index, retry: attempt, delayMs, error: redactValue(error, secrets) }),
+      onRetry: (error, attempt, delayMs) =>
+        scope.events.append('agent-call-retried', { ...where, index: request.index, retry: attempt, delayMs, error: redactValue(error, secrets) }),
     });
     if (result.status === 'ok') {
       const output = limitOutput(result.output, secrets);
       await record({ ...base, args: parsed.data, ok: true, output });
       return { ok: true, output };
     }
-    const error = result.status === 'pause' ? `${tool.name} waits for a person, which cannot happen inside this step` : redactValue(result.error.message, secrets);
+    const error =
+      result.status === 'pause' ? `${tool.name} waits for a person, which cannot happen inside this step` : redactValue(result.error.message, secrets);
     await record({ ...base, args: parsed.data, ok: false, error });
     return { ok: false, error };
   }

@@ -57,7 +57,11 @@ async function deliverClaimed(ctx: AgentContext, claim: () => Promise<OwedMessag
 /** Owed along with an escalation (`openEscalation`): the message offering Retry / Skip / Replan / Abort. */
 export const owedEscalation = (ctx: AgentContext, stakes: string): OweAlong => ({ payload: { stakes }, owner: ctx.owner, leaseMs: OWED_LEASE_MS });
 /** Owed along with an ask_human question (`openQuestion`). */
-export const owedQuestion = (ctx: AgentContext, stepId: string, question: string): OweAlong => ({ payload: { stepId, question }, owner: ctx.owner, leaseMs: OWED_LEASE_MS });
+export const owedQuestion = (ctx: AgentContext, stepId: string, question: string): OweAlong => ({
+  payload: { stepId, question },
+  owner: ctx.owner,
+  leaseMs: OWED_LEASE_MS,
+});
 
 /** A Confirm request for a late-bound target: record it with `ctx.store.owe` (or in the transaction that asks), then `deliverOwed`. */
 export function owedConfirmation(runId: string, planVersion: number, stepId: string): NewOwedMessage {

@@ -29,12 +29,19 @@ async function loadPending(ctx: AgentContext, runId: string, planVersion: number
 }
 
 /** The compare-and-set every decision on a proposed plan goes through: still awaiting approval, still this version. */
-async function decideOnPending(ctx: AgentContext, input: { runId: string; planVersion: number }, facts: Omit<DecisionInput, 'runId' | 'planVersion' | 'from'>): Promise<Result<RunRecord>> {
+async function decideOnPending(
+  ctx: AgentContext,
+  input: { runId: string; planVersion: number },
+  facts: Omit<DecisionInput, 'runId' | 'planVersion' | 'from'>,
+): Promise<Result<RunRecord>> {
   const decided = await ctx.store.decide({ runId: input.runId, planVersion: input.planVersion, from: ['awaiting-approval'], ...facts });
   return decided.ok ? { ok: true, value: decided.run } : { ok: false, error: refusalMessage(decided.code, decided.run, input.planVersion) };
 }
 
-export async function decide(ctx: AgentContext, input: { runId: string; planVersion: number; userId: string; decision: 'approve' | 'reject' }): Promise<Result<void>> {
+export async function decide(
+  ctx: AgentContext,
+  input: { runId: string; planVersion: number; userId: string; decision: 'approve' | 'reject' },
+): Promise<Result<void>> {
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
   if (!loaded.ok) return loaded;
   const { run, version } = loaded.value;
@@ -71,7 +78,11 @@ export async function decide(ctx: AgentContext, input: { runId: string; planVers
 /** A person's edit is checked like a replan: ids of steps that already ran may be read, not reused. */
 async function validateEdit(ctx: AgentContext, input: { runId: string; plan: unknown }) {
   const steps = await ctx.store.listSteps(input.runId);
-  return validatePlan(input.plan, ctx.tools, { maxSteps: ctx.settings.budgets.maxSteps, repositories: ctx.settings.repositories, completedSteps: completedStepIds(steps) });
+  return validatePlan(input.plan, ctx.tools, {
+    maxSteps: ctx.settings.budgets.maxSteps,
+    repositories: ctx.settings.repositories,
+    completedSteps: completedStepIds(steps),
+  });
 }
 
 export async function checkEdit(ctx: AgentContext, input: { runId: string; planVersion: number; plan: unknown }): Promise<Result<void, string[]>> {
@@ -83,7 +94,10 @@ export async function checkEdit(ctx: AgentContext, input: { runId: string; planV
   return checked.ok ? { ok: true, value: undefined } : checked;
 }
 
-export async function editPlan(ctx: AgentContext, input: { runId: string; planVersion: number; userId: string; plan: unknown }): Promise<Result<PlanVersionRecord, string[]>> {
+export async function editPlan(
+  ctx: AgentContext,
+  input: { runId: string; planVersion: number; userId: string; plan: unknown },
+): Promise<Result<PlanVersionRecord, string[]>> {
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
   if (!loaded.ok) return { ok: false, error: [loaded.error] };
   const { run } = loaded.value;
@@ -92,33 +106,60 @@ export async function editPlan(ctx: AgentContext, input: { runId: string; planVe
   const checked = await validateEdit(ctx, input);
   if (!checked.ok) return checked;
   // From here the run is `planning`: no click on the version being replaced can approve it any more.
-  const decided = await decideOnPending(ctx, input, { to: 'planning', event: { type: 'plan-edit-started', data: { version: input.planVersion, by: input.userId } } });
+  const decided = await decideOnPending(ctx, input, {
+    to: 'planning',
+    event: { type: 'plan-edit-started', data: { version: input.planVersion, by: input.userId } },
+  });
   if (!decided.ok) return { ok: false, error: [decided.error] };
-  const record = await ctx.store.addPlanVersion({ runId: run.id, plan: checked.value, authorKind: 'human', authorId: input.userId, parentVersion: input.planVersion, reason: `edited by <@${input.userId}>` });
+  const record = await ctx.store.addPlanVersion({
+    runId: run.id,
+    plan: checked.value,
+    authorKind: 'human',
+    authorId: input.userId,
+    parentVersion: input.planVersion,
+    reason: `edited by <@${input.userId}>`,
+  });
   await ctx.store.updateRun(run.id, { currentPlanVersion: record.version });
   await proposeVersion(ctx, record, { from: ['planning'], kind: 'edit' });
   return { ok: true, value: record };
 }
 
 /** Accepted at once; the planner works in the background and the revision is proposed as a new version. */
-export async function revisePlan(ctx: AgentContext, input: { runId: string; planVersion: number; userId: string; instruction: string }): Promise<Result<{ work: Promise<void> }>> {
+export async function revisePlan(
+  ctx: AgentContext,
+  input: { runId: string; planVersion: number; userId: string; instruction: string },
+): Promise<Result<{ work: Promise<void> }>> {
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
   if (!loaded.ok) return loaded;
   const { run, version } = loaded.value;
   const may = await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers });
   if (!may.ok) return { ok: false, error: 'Only the requester or an approver may ask for a revision.' };
   if (!ctx.llm.has('planner')) return { ok: false, error: 'No planner model is configured, so I cannot revise the plan; edit the steps instead.' };
-  const decided = await decideOnPending(ctx, input, { to: 'planning', event: { type: 'revision-requested', data: { version: version.version, by: input.userId, instruction: input.instruction.slice(0, 2000) } } });
+  const decided = await decideOnPending(ctx, input, {
+    to: 'planning',
+    event: { type: 'revision-requested', data: { version: version.version, by: input.userId, instruction: input.instruction.slice(0, 2000) } },
+  });
   if (!decided.ok) return decided;
   const work = (async () => {
     await ctx.surface.planning(run);
-    const planned = await makePlan(plannerDeps(ctx, run.id), { task: run.task, requester: run.requester, origin: run.origin, runId: run.id, revise: { instruction: input.instruction, by: input.userId, currentPlan: version.plan } });
+    const planned = await makePlan(plannerDeps(ctx, run.id), {
+      task: run.task,
+      requester: run.requester,
+      origin: run.origin,
+      runId: run.id,
+      revise: { instruction: input.instruction, by: input.userId, currentPlan: version.plan },
+    });
     if (!planned.ok) {
       await ctx.surface.notify(run, `I could not revise the plan: ${planned.error}. Version ${version.version} still stands.`);
       await ctx.store.transitionRun(run.id, ['planning'], 'awaiting-approval');
       return;
     }
-    const record = await addPlannedVersion(ctx, { runId: run.id, planned: planned.value, parentVersion: version.version, reason: `revised at <@${input.userId}>'s request: ${input.instruction.slice(0, 300)}` });
+    const record = await addPlannedVersion(ctx, {
+      runId: run.id,
+      planned: planned.value,
+      parentVersion: version.version,
+      reason: `revised at <@${input.userId}>'s request: ${input.instruction.slice(0, 300)}`,
+    });
     await ctx.store.updateRun(run.id, { currentPlanVersion: record.version });
     await proposeVersion(ctx, record, { from: ['planning'], kind: 'revision' });
   })();

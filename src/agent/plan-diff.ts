@@ -44,7 +44,10 @@ function diffSteps(before: readonly DiffStep[], after: readonly DiffStep[], pref
       continue;
     }
     const targets = targetsOf(step).map((name) => `${name}=${JSON.stringify(step.args[name])}`);
-    lines.push({ text: `added ${prefix}${step.id}: ${step.title} (${step.tool}${targets.length ? ` ${targets.join(', ')}` : ''})`, target: targets.length > 0 });
+    lines.push({
+      text: `added ${prefix}${step.id}: ${step.title} (${step.tool}${targets.length ? ` ${targets.join(', ')}` : ''})`,
+      target: targets.length > 0,
+    });
   }
   for (const step of before) if (!next.has(step.id)) lines.push({ text: `removed ${prefix}${step.id}: ${step.title}`, target: false });
   return lines;
@@ -65,6 +68,7 @@ function changes(before: DiffStep, after: DiffStep, prefix: string, targetsOf: T
   const [waitedBefore, waitedAfter] = [(before.dependsOn ?? []).join(', '), (after.dependsOn ?? []).join(', ')];
   if (waitedBefore !== waitedAfter) lines.push({ text: `${id} waits for: [${waitedBefore}] → [${waitedAfter}]`, target: false });
   if ((before.expect ?? '') !== (after.expect ?? '')) lines.push({ text: `${id} expect: "${before.expect ?? ''}" → "${after.expect ?? ''}"`, target: false });
-  if ((before.undoes ?? '') !== (after.undoes ?? '')) lines.push({ text: `${id} undoes: ${before.undoes ?? '(none)'} → ${after.undoes ?? '(none)'}`, target: false });
+  if ((before.undoes ?? '') !== (after.undoes ?? ''))
+    lines.push({ text: `${id} undoes: ${before.undoes ?? '(none)'} → ${after.undoes ?? '(none)'}`, target: false });
   return lines;
 }

@@ -8,7 +8,7 @@ export function planJsonSchema(): Record<string, unknown> {
     $schema: schema.$schema,
     $id: 'https://github.com/tandem/tandem/docs/plan.schema.json',
     title: 'Tandem plan',
-    description: 'The planner\'s output: validated, stored versioned, shown to people, editable by them.',
+    description: "The planner's output: validated, stored versioned, shown to people, editable by them.",
     ...schema,
   };
 }

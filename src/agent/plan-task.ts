@@ -21,7 +21,8 @@ export async function planTask(
   input: { task: string; requester?: string },
 ): Promise<Result<PlanTaskResult>> {
   const tools = createToolRegistry(deps.tools);
-  const risksOf = (plan: Plan) => Object.fromEntries([...plan.steps, ...plan.rollback].map((step) => [step.id, tools.riskOf(step.tool) ?? 'destructive'])) as Record<string, Risk>;
+  const risksOf = (plan: Plan) =>
+    Object.fromEntries([...plan.steps, ...plan.rollback].map((step) => [step.id, tools.riskOf(step.tool) ?? 'destructive'])) as Record<string, Risk>;
   const runbook = deps.runbooks?.match(input.task);
   if (runbook) {
     const checked = validatePlan(runbook.plan, tools, { maxSteps: deps.settings.budgets.maxSteps, repositories: deps.settings.repositories });
@@ -29,7 +30,10 @@ export async function planTask(
     return { ok: true, value: { plan: checked.value, author: runbook.name, authorKind: 'runbook', risks: risksOf(checked.value) } };
   }
   if (!deps.llm.has('planner')) return { ok: false, error: NO_MODEL_MESSAGE };
-  const planned = await makePlan({ llm: deps.llm, tools, maxSteps: deps.settings.budgets.maxSteps, secrets: deps.settings.secrets, repositories: deps.settings.repositories }, { task: input.task, requester: input.requester ?? 'cli', origin: 'cli' });
+  const planned = await makePlan(
+    { llm: deps.llm, tools, maxSteps: deps.settings.budgets.maxSteps, secrets: deps.settings.secrets, repositories: deps.settings.repositories },
+    { task: input.task, requester: input.requester ?? 'cli', origin: 'cli' },
+  );
   if (!planned.ok) return planned;
   return { ok: true, value: { plan: planned.value.plan, author: planned.value.author, authorKind: 'planner', risks: risksOf(planned.value.plan) } };
 }

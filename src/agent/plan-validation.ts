@@ -25,7 +25,13 @@ export function validatePlan(input: unknown, tools: ToolRegistry, options: PlanV
   const parsed = PlanSchema.safeParse(input);
   if (!parsed.success) return { ok: false, error: parsed.error.issues.map((issue) => describeIssue(issue, input)) };
   const plan = parsed.data;
-  const problems = [...checkShape(plan, options), ...checkGraph(plan), ...checkTools(plan, tools), ...checkReferences(plan, options), ...checkPlanRepositories(plan, options.repositories, (name) => tools.get(name))];
+  const problems = [
+    ...checkShape(plan, options),
+    ...checkGraph(plan),
+    ...checkTools(plan, tools),
+    ...checkReferences(plan, options),
+    ...checkPlanRepositories(plan, options.repositories, (name) => tools.get(name)),
+  ];
   return problems.length ? { ok: false, error: problems } : { ok: true, value: plan };
 }
 
@@ -45,8 +51,10 @@ function checkShape(plan: Plan, options: PlanValidationOptions): string[] {
   if (plan.steps.length === 0 && !plan.questions?.length) problems.push('plan: a plan needs at least one step or a question');
   if (plan.steps.length > options.maxSteps) problems.push(`steps: ${plan.steps.length} steps is more than the limit of ${options.maxSteps} (TANDEM_MAX_STEPS)`);
   // Rollback steps run too, and every question is posted: neither may grow without bound.
-  if (plan.rollback.length > options.maxSteps) problems.push(`rollback: ${plan.rollback.length} rollback steps is more than the limit of ${options.maxSteps} (TANDEM_MAX_STEPS)`);
-  if ((plan.questions?.length ?? 0) > MAX_QUESTIONS) problems.push(`questions: ${plan.questions!.length} questions is more than the limit of ${MAX_QUESTIONS}; ask the few that decide the plan`);
+  if (plan.rollback.length > options.maxSteps)
+    problems.push(`rollback: ${plan.rollback.length} rollback steps is more than the limit of ${options.maxSteps} (TANDEM_MAX_STEPS)`);
+  if ((plan.questions?.length ?? 0) > MAX_QUESTIONS)
+    problems.push(`questions: ${plan.questions!.length} questions is more than the limit of ${MAX_QUESTIONS}; ask the few that decide the plan`);
   const seen = new Set<string>();
   for (const step of [...plan.steps, ...plan.rollback]) {
     if (seen.has(step.id)) problems.push(`${step.id}: the id ${step.id} is used more than once`);

@@ -3,9 +3,7 @@ import { z } from 'zod';
 /** Bump when the stored shape changes; old versions keep parsing through fixtures in test/fixtures. */
 export const PLAN_SCHEMA_VERSION = 1;
 
-const stepId = z
-  .string()
-  .regex(/^[A-Za-z][A-Za-z0-9_-]{0,39}$/, 'a step id is a letter followed by letters, digits, _ or - (max 40)');
+const stepId = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,39}$/, 'a step id is a letter followed by letters, digits, _ or - (max 40)');
 
 export const PlanStepSchema = z.object({
   id: stepId,

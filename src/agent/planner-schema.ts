@@ -77,7 +77,10 @@ export function answerToPlanInput(answer: PlannerAnswer): Result<unknown, string
  */
 export function artifactShapedAnswer(raw: string | undefined): unknown {
   if (!raw) return undefined;
-  const text = raw.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+  const text = raw
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '');
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -44,17 +44,32 @@ type Attempt = { kind: 'valid'; value: PlannedResult } | { kind: 'invalid'; prob
  * The planner, with its repair rounds; then, when its answer is still invalid or its confidence is under
  * the threshold and PLANNER_FALLBACK_MODEL is set, the fallback model plans once from the same prompt.
  */
-export async function makePlan(deps: PlannerDeps, request: PlanRequest, options: Pick<PlanValidationOptions, 'completedSteps'> = {}): Promise<Result<PlannedResult>> {
+export async function makePlan(
+  deps: PlannerDeps,
+  request: PlanRequest,
+  options: Pick<PlanValidationOptions, 'completedSteps'> = {},
+): Promise<Result<PlannedResult>> {
   if (!deps.llm.has('planner')) {
-    return { ok: false, error: 'No planner model is configured: set PLANNER_MODEL (e.g. openai:gpt-4o) with OPENAI_API_KEY, or anthropic:… with ANTHROPIC_API_KEY.' };
+    return {
+      ok: false,
+      error: 'No planner model is configured: set PLANNER_MODEL (e.g. openai:gpt-4o) with OPENAI_API_KEY, or anthropic:… with ANTHROPIC_API_KEY.',
+    };
   }
   const system = plannerSystemPrompt({ maxSteps: deps.maxSteps });
-  const prompt: LlmMessage = { role: 'user', content: plannerUserPrompt(request, deps.tools.catalogue(), { maxSteps: deps.maxSteps, repositories: deps.repositories }, deps.secrets) };
+  const prompt: LlmMessage = {
+    role: 'user',
+    content: plannerUserPrompt(request, deps.tools.catalogue(), { maxSteps: deps.maxSteps, repositories: deps.repositories }, deps.secrets),
+  };
   const primary = await attemptPlan(deps, { role: 'planner', system, prompt, rounds: REPAIR_ROUNDS, runId: request.runId, onUsage: deps.onUsage }, options);
   if (primary.kind === 'failed') return { ok: false, error: primary.error };
   const why = fallbackReason(primary, deps.confidenceThreshold);
-  if (!why || !deps.llm.has('planner-fallback')) return primary.kind === 'valid' ? { ok: true, value: primary.value } : { ok: false, error: invalidMessage(primary.problems) };
-  const fallback = await attemptPlan(deps, { role: 'planner-fallback', system, prompt, rounds: 0, runId: request.runId, onUsage: deps.onFallbackUsage }, options);
+  if (!why || !deps.llm.has('planner-fallback'))
+    return primary.kind === 'valid' ? { ok: true, value: primary.value } : { ok: false, error: invalidMessage(primary.problems) };
+  const fallback = await attemptPlan(
+    deps,
+    { role: 'planner-fallback', system, prompt, rounds: 0, runId: request.runId, onUsage: deps.onFallbackUsage },
+    options,
+  );
   if (fallback.kind === 'valid') return { ok: true, value: { ...fallback.value, fallback: why } };
   // A low-confidence plan still stands (it escalates as usual); an invalid one fails with both models' reasons.
   if (primary.kind === 'valid') return { ok: true, value: primary.value };
@@ -90,7 +105,15 @@ async function attemptPlan(deps: PlannerDeps, spec: AttemptSpec, options: Pick<P
   for (let round = 0; round <= spec.rounds; round++) {
     let answerText: string;
     try {
-      const response = await deps.llm.generate({ role: spec.role, system: spec.system, messages: [...messages], schema: PlannerAnswerSchema, schemaName: 'plan', runId: spec.runId, signal: deps.signal });
+      const response = await deps.llm.generate({
+        role: spec.role,
+        system: spec.system,
+        messages: [...messages],
+        schema: PlannerAnswerSchema,
+        schemaName: 'plan',
+        runId: spec.runId,
+        signal: deps.signal,
+      });
       await spec.onUsage?.(response);
       answerText = JSON.stringify(response.value);
       const input = answerToPlanInput(response.value);
@@ -102,8 +125,10 @@ async function attemptPlan(deps: PlannerDeps, spec: AttemptSpec, options: Pick<P
       if (error.kind !== 'invalid-output') return { kind: 'failed', error: `The ${model} failed: ${error.message}` };
       answerText = error.details.raw ?? '(no usable answer)';
       const artifact = artifactShapedAnswer(error.details.raw);
-      const checked = artifact === undefined ? undefined : validatePlan(artifact, deps.tools, { maxSteps: deps.maxSteps, repositories: deps.repositories, ...options });
-      if (checked?.ok) return { kind: 'valid', value: { plan: checked.value, author: `${error.details.provider ?? 'model'}:${error.details.model ?? 'unknown'}` } };
+      const checked =
+        artifact === undefined ? undefined : validatePlan(artifact, deps.tools, { maxSteps: deps.maxSteps, repositories: deps.repositories, ...options });
+      if (checked?.ok)
+        return { kind: 'valid', value: { plan: checked.value, author: `${error.details.provider ?? 'model'}:${error.details.model ?? 'unknown'}` } };
       problems = checked ? checked.error : [error.message, ...(error.details.issues ?? [])];
     }
     messages.push({ role: 'assistant', content: answerText.slice(0, 20_000) }, { role: 'user', content: repairPrompt(problems) });

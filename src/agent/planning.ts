@@ -27,12 +27,23 @@ export function plannerDeps(ctx: AgentContext, runId: string | null) {
  * Stores a plan the planner (or its fallback) wrote as a new version. A fallback's plan says so in the
  * version's reason, and the fact is an event the summary reads.
  */
-export async function addPlannedVersion(ctx: AgentContext, input: { runId: string; planned: PlannedResult; parentVersion: number | null; reason: string | null }): Promise<PlanVersionRecord> {
+export async function addPlannedVersion(
+  ctx: AgentContext,
+  input: { runId: string; planned: PlannedResult; parentVersion: number | null; reason: string | null },
+): Promise<PlanVersionRecord> {
   const { planned } = input;
   const note = planned.fallback ? `written by the fallback planner ${planned.author} because ${planned.fallback}` : null;
   const reason = [input.reason, note].filter(Boolean).join('; ') || null;
-  const record = await ctx.store.addPlanVersion({ runId: input.runId, plan: planned.plan, authorKind: 'planner', authorId: planned.author, parentVersion: input.parentVersion, reason });
-  if (planned.fallback) await ctx.store.appendEvent(input.runId, 'planner-fallback', { planVersion: record.version, author: planned.author, reason: planned.fallback });
+  const record = await ctx.store.addPlanVersion({
+    runId: input.runId,
+    plan: planned.plan,
+    authorKind: 'planner',
+    authorId: planned.author,
+    parentVersion: input.parentVersion,
+    reason,
+  });
+  if (planned.fallback)
+    await ctx.store.appendEvent(input.runId, 'planner-fallback', { planVersion: record.version, author: planned.author, reason: planned.fallback });
   return record;
 }
 
@@ -47,7 +58,14 @@ export async function planRun(ctx: AgentContext, run: RunRecord, extra: Pick<Pla
       await finishRun(ctx, run.id, 'failed', `runbook ${runbook.name} is invalid`);
       return;
     }
-    record = await ctx.store.addPlanVersion({ runId: run.id, plan: checked.value, authorKind: 'runbook', authorId: runbook.name, parentVersion: run.currentPlanVersion, reason: `runbook ${runbook.name}` });
+    record = await ctx.store.addPlanVersion({
+      runId: run.id,
+      plan: checked.value,
+      authorKind: 'runbook',
+      authorId: runbook.name,
+      parentVersion: run.currentPlanVersion,
+      reason: `runbook ${runbook.name}`,
+    });
   } else if (!ctx.llm.has('planner')) {
     await ctx.surface.notify(run, NO_MODEL_MESSAGE);
     await finishRun(ctx, run.id, 'failed', 'no model is configured');
@@ -63,7 +81,7 @@ export async function planRun(ctx: AgentContext, run: RunRecord, extra: Pick<Pla
       runId: run.id,
       planned: planned.value,
       parentVersion: run.currentPlanVersion,
-      reason: extra.answers ? 'planned again with the requester\'s answers' : null,
+      reason: extra.answers ? "planned again with the requester's answers" : null,
     });
   }
   await ctx.store.updateRun(run.id, { currentPlanVersion: record.version });

@@ -45,15 +45,20 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
   const lowConfidence = confidenceTooLow(plan.confidence, ctx.settings.confidenceThreshold);
   const machineAuthored = options.kind === 'first' || options.kind === 'replan';
   const preApproved = options.preApprovedBy !== undefined && risk === 'read';
-  const auto =
-    !lowConfidence && machineAuthored && (preApproved || mayAutoRun(risk, ctx.settings) || (options.kind === 'replan' && !needsReapproval(risk)));
+  const auto = !lowConfidence && machineAuthored && (preApproved || mayAutoRun(risk, ctx.settings) || (options.kind === 'replan' && !needsReapproval(risk)));
   const approver = preApproved && options.preApprovedBy ? options.preApprovedBy : AUTO_APPROVER;
   const parent = record.parentVersion ? await ctx.store.getPlanVersion(runId, record.parentVersion) : undefined;
-  const diff = parent ? diffPlans(parent.plan, plan, (step) => (ctx.tools.riskOf(step.tool) === 'read' ? [] : targetArgNames(ctx.tools.get(step.tool), step.args))) : null;
+  const diff = parent
+    ? diffPlans(parent.plan, plan, (step) => (ctx.tools.riskOf(step.tool) === 'read' ? [] : targetArgNames(ctx.tools.get(step.tool), step.args)))
+    : null;
 
   if (auto) {
     // Recorded as a fact of its own (via 'auto', and the rule) so the audit tells it apart from a person's click.
-    const why = preApproved ? 'scheduled run of a runbook pre-approved for read-only steps' : options.kind === 'replan' ? 'replan without write steps' : 'read-only plan';
+    const why = preApproved
+      ? 'scheduled run of a runbook pre-approved for read-only steps'
+      : options.kind === 'replan'
+        ? 'replan without write steps'
+        : 'read-only plan';
     const decided = await ctx.store.decide({
       runId,
       planVersion: version,
@@ -67,7 +72,19 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
 
   const run = await ctx.store.getRun(runId);
   if (!run) return;
-  await ctx.surface.proposePlan({ run, version, plan, authorKind: record.authorKind, authorId: record.authorId, risks, targets, diff, reason: record.reason, autoApproved: auto, ...(auto ? { approvedBy: approver } : {}) });
+  await ctx.surface.proposePlan({
+    run,
+    version,
+    plan,
+    authorKind: record.authorKind,
+    authorId: record.authorId,
+    risks,
+    targets,
+    diff,
+    reason: record.reason,
+    autoApproved: auto,
+    ...(auto ? { approvedBy: approver } : {}),
+  });
   if (lowConfidence) {
     await escalate(ctx, {
       runId,

@@ -10,14 +10,28 @@ export function redactingStore(store: RunStore, secrets: readonly string[]): Run
   const text = (value: string) => redactText(value, secrets);
   const overrides: Partial<RunStore> = {
     createRun: (input) => store.createRun({ ...input, task: text(input.task) }),
-    finishRun: (input) => store.finishRun({ ...input, summary: redactValue(input.summary, secrets), event: { ...input.event, data: redactValue(input.event.data, secrets) }, owe: input.owe.map((m) => ({ ...m, payload: redactValue(m.payload, secrets) })) }),
+    finishRun: (input) =>
+      store.finishRun({
+        ...input,
+        summary: redactValue(input.summary, secrets),
+        event: { ...input.event, data: redactValue(input.event.data, secrets) },
+        owe: input.owe.map((m) => ({ ...m, payload: redactValue(m.payload, secrets) })),
+      }),
     owe: (input) => store.owe({ ...input, owe: input.owe.map((m) => ({ ...m, payload: redactValue(m.payload, secrets) })) }),
     updateRun: (runId, patch) => store.updateRun(runId, patch.summary ? { ...patch, summary: redactValue(patch.summary, secrets) } : patch),
-    addPlanVersion: (input) => store.addPlanVersion({ ...input, plan: redactValue(input.plan, secrets), reason: input.reason === null ? null : text(input.reason) }),
-    createSteps: (runId, version, steps) => store.createSteps(runId, version, steps.map((step) => ({ ...step, title: text(step.title), plannedArgs: redactValue(step.plannedArgs, secrets) }))),
+    addPlanVersion: (input) =>
+      store.addPlanVersion({ ...input, plan: redactValue(input.plan, secrets), reason: input.reason === null ? null : text(input.reason) }),
+    createSteps: (runId, version, steps) =>
+      store.createSteps(
+        runId,
+        version,
+        steps.map((step) => ({ ...step, title: text(step.title), plannedArgs: redactValue(step.plannedArgs, secrets) })),
+      ),
     appendEvent: (runId, type, data) => store.appendEvent(runId, type, data === undefined ? undefined : redactValue(data, secrets)),
-    openEscalation: (input, owed) => store.openEscalation({ ...input, message: text(input.message) }, owed && { ...owed, payload: redactValue(owed.payload, secrets) }),
-    openQuestion: (input, owed) => store.openQuestion({ ...input, question: text(input.question) }, owed && { ...owed, payload: redactValue(owed.payload, secrets) }),
+    openEscalation: (input, owed) =>
+      store.openEscalation({ ...input, message: text(input.message) }, owed && { ...owed, payload: redactValue(owed.payload, secrets) }),
+    openQuestion: (input, owed) =>
+      store.openQuestion({ ...input, question: text(input.question) }, owed && { ...owed, payload: redactValue(owed.payload, secrets) }),
     requestConfirmation: (input) => store.requestConfirmation({ ...input, targets: redactValue(input.targets, secrets) }),
     answerQuestion: (input) => store.answerQuestion({ ...input, answer: text(input.answer) }),
     answer: (input) => store.answer({ ...input, answer: text(input.answer) }),

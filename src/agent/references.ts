@@ -70,7 +70,11 @@ export function readPath(value: unknown, path: readonly string[]): unknown {
  * Fills every reference from `outputs` (step id → recorded output). A reference that resolves to
  * nothing fails with a sentence naming the arg, the reference and what was missing.
  */
-export function fillReferences(args: Record<string, unknown>, outputs: ReadonlyMap<string, Record<string, unknown>>, quote: (text: string) => string = (text) => text): Result<Record<string, unknown>> {
+export function fillReferences(
+  args: Record<string, unknown>,
+  outputs: ReadonlyMap<string, Record<string, unknown>>,
+  quote: (text: string) => string = (text) => text,
+): Result<Record<string, unknown>> {
   const problems: string[] = [];
   const filled = fill(args, '', outputs, problems, quote) as Record<string, unknown>;
   return problems.length ? { ok: false, error: problems.join('; ') } : { ok: true, value: filled };

@@ -25,7 +25,10 @@ export function isRepositoryAllowed(allowList: readonly string[], repository: st
 }
 
 /** The arg that names a step's repository, the args it reaches, and whether a reference still stands in them. */
-function repositoriesOf(tool: RepoTool, args: Record<string, unknown>): { at: string; repositories: readonly string[] | 'any'; lateBound: boolean } | undefined {
+function repositoriesOf(
+  tool: RepoTool,
+  args: Record<string, unknown>,
+): { at: string; repositories: readonly string[] | 'any'; lateBound: boolean } | undefined {
   const targets = targetArgNames(tool, args);
   if (tool?.repositories) {
     const at = targets[0] ?? 'args';

@@ -21,7 +21,11 @@ import { replan } from './supervisor.ts';
 export async function resumeRuns(ctx: AgentContext, options: { startUp: boolean }): Promise<void> {
   const statuses = ['executing', 'rolling-back', 'planning'] as const;
   // Alone on the store, anything left executing or planning at start-up is from a process that stopped.
-  const runs = ctx.soleOwner ? (options.startUp ? await ctx.store.listRuns({ limit: 1000, statuses }) : []) : await ctx.leases.adopt(statuses, { waitForLocks: options.startUp });
+  const runs = ctx.soleOwner
+    ? options.startUp
+      ? await ctx.store.listRuns({ limit: 1000, statuses })
+      : []
+    : await ctx.leases.adopt(statuses, { waitForLocks: options.startUp });
   for (const run of runs) {
     try {
       if (run.status === 'rolling-back') {
@@ -29,7 +33,11 @@ export async function resumeRuns(ctx: AgentContext, options: { startUp: boolean 
         await abortRun(ctx, run.id, 'Aborted (rollback continued after a restart).');
       } else if (run.status === 'planning') {
         await ctx.store.appendEvent(run.id, 'run-adopted', { by: ctx.owner, status: run.status });
-        ctx.spawn(ctx.leases.during(run.id, () => planAgain(ctx, run)), 'planning an adopted run', run.id);
+        ctx.spawn(
+          ctx.leases.during(run.id, () => planAgain(ctx, run)),
+          'planning an adopted run',
+          run.id,
+        );
       } else {
         await ctx.store.appendEvent(run.id, 'run-adopted', { by: ctx.owner, status: run.status });
         ctx.kick(run.id);

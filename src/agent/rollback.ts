@@ -42,7 +42,11 @@ export function rollbackOrder(versions: readonly PlanVersionRecord[], steps: rea
 }
 
 /** The rollback steps a run recorded, in the order they ran (rows created in one millisecond list by id). */
-export function rollbackStepsInOrder(versions: readonly PlanVersionRecord[], steps: readonly StepRecord[], riskOf: (tool: string) => string | undefined): StepRecord[] {
+export function rollbackStepsInOrder(
+  versions: readonly PlanVersionRecord[],
+  steps: readonly StepRecord[],
+  riskOf: (tool: string) => string | undefined,
+): StepRecord[] {
   const ran = rollbackOrder(versions, steps, riskOf).map((planned) => `${planned.version}/${planned.step.id}`);
   const position = (step: StepRecord) => {
     const at = ran.indexOf(`${step.planVersion}/${step.stepId}`);
@@ -61,7 +65,17 @@ export async function rollBack(ctx: AgentContext, runId: string): Promise<void> 
   if (order.length === 0) return;
   await ctx.store.appendEvent(runId, 'rollback-started', { steps: order.map((p) => `${p.version}/${p.step.id}`) });
   for (const { version, step } of order) {
-    await ctx.store.createSteps(runId, version, [{ stepId: step.id, kind: 'rollback', title: step.title, tool: step.tool, risk: ctx.tools.riskOf(step.tool) ?? 'destructive', dependsOn: step.undoes ? [step.undoes] : [], plannedArgs: step.args }]);
+    await ctx.store.createSteps(runId, version, [
+      {
+        stepId: step.id,
+        kind: 'rollback',
+        title: step.title,
+        tool: step.tool,
+        risk: ctx.tools.riskOf(step.tool) ?? 'destructive',
+        dependsOn: step.undoes ? [step.undoes] : [],
+        plannedArgs: step.args,
+      },
+    ]);
   }
   const outputs = succeededOutputs(steps);
   const current = versions.at(-1)!;
@@ -70,7 +84,12 @@ export async function rollBack(ctx: AgentContext, runId: string): Promise<void> 
     // Read before createSteps, which leaves existing rows alone: a row found here is from before a restart.
     const existing = steps.find((s) => s.planVersion === version && s.kind === 'rollback' && s.stepId === step.id);
     if (existing && existing.status !== 'pending') continue; // done before a restart
-    await runStep(ctx, run, { planVersion: version, stepId: step.id, kind: 'rollback', title: step.title, tool: step.tool, args: step.args }, { runSignal: new AbortController().signal, events, outputs });
+    await runStep(
+      ctx,
+      run,
+      { planVersion: version, stepId: step.id, kind: 'rollback', title: step.title, tool: step.tool, args: step.args },
+      { runSignal: new AbortController().signal, events, outputs },
+    );
     await events.flush();
     const latest = await ctx.store.listSteps(runId);
     void ctx.surface.reportProgress(run, buildBoard(run, current.version, current.plan, latest, ctx.now())).catch(() => undefined);

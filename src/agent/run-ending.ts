@@ -82,7 +82,17 @@ async function summaryFacts(ctx: AgentContext, runId: string, outcome: Outcome, 
   const rolledBack = rollbackStepsInOrder(versions, steps, ctx.tools.riskOf).map((step) => ({ title: step.title, status: step.status }));
   // A run that ended before any plan existed is summed up by what was asked.
   const goal = versions.at(-1)?.plan.goal ?? run.task;
-  const stored = { outcome, reason, goal, changes, rolledBack, tokens: { input: usage.inputTokens, output: usage.outputTokens }, costUsd: usage.costUsd, models, fallbackPlanner };
+  const stored = {
+    outcome,
+    reason,
+    goal,
+    changes,
+    rolledBack,
+    tokens: { input: usage.inputTokens, output: usage.outputTokens },
+    costUsd: usage.costUsd,
+    models,
+    fallbackPlanner,
+  };
   return { stored, createdAt: run.createdAt };
 }
 
@@ -99,6 +109,13 @@ export async function cancelUnstarted(ctx: AgentContext, runId: string, reason: 
   const steps = await ctx.store.listSteps(runId);
   for (const step of steps) {
     if (step.kind !== 'forward' || (step.status !== 'pending' && step.status !== 'waiting')) continue;
-    await ctx.store.setStepStatus({ runId, planVersion: step.planVersion, stepId: step.stepId, from: ['pending', 'waiting'], to: 'cancelled', error: { message: reason } });
+    await ctx.store.setStepStatus({
+      runId,
+      planVersion: step.planVersion,
+      stepId: step.stepId,
+      from: ['pending', 'waiting'],
+      to: 'cancelled',
+      error: { message: reason },
+    });
   }
 }

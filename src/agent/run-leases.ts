@@ -167,7 +167,14 @@ export function createRunLeases(options: {
     },
     async adopt(statuses, adoptOptions = {}) {
       if (stopped) return [];
-      const runs = await store.adoptRuns({ owner, leaseMs: settings.leaseMs, statuses, limit: 50, graceMs: Math.min(5_000, settings.leaseMs), skipLocked: !adoptOptions.waitForLocks });
+      const runs = await store.adoptRuns({
+        owner,
+        leaseMs: settings.leaseMs,
+        statuses,
+        limit: 50,
+        graceMs: Math.min(5_000, settings.leaseMs),
+        skipLocked: !adoptOptions.waitForLocks,
+      });
       // Runs this replica holds already come back too (the claim just renewed them): they are not new. Nor is
       // a run whose claim here is still on its way (a run this replica just created): that claim holds it.
       const adopted = runs.filter((run) => !held.has(run.id) && !claiming.has(run.id));

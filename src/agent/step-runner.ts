@@ -73,7 +73,12 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
   const leaseMs = ctx.soleOwner ? timeoutMs + 60_000 : ctx.leases.settings.leaseMs;
   // The args as the tool gets them (after its schema: a number stays a number, defaults filled), the
   // values a Confirm and the audit compare.
-  const claimed = await ctx.store.claimStep({ ...key, owner: ctx.owner, leaseMs, executedArgs: redactValue(parsed.data as Record<string, unknown>, ctx.settings.secrets) });
+  const claimed = await ctx.store.claimStep({
+    ...key,
+    owner: ctx.owner,
+    leaseMs,
+    executedArgs: redactValue(parsed.data as Record<string, unknown>, ctx.settings.secrets),
+  });
   if (!claimed) return { status: 'lost' };
   options.onClaimed?.(claimed);
   options.events.append('step-started', { ...key, kind: spec.kind, attempt: claimed.attempt, tool: spec.tool });
@@ -85,7 +90,10 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
     marker: `tandem:${run.id}/${spec.stepId}`,
     startedAt: claimed.startedAt ?? ctx.now(),
     progress: (note: string) => options.onProgress?.(redactValue(note, ctx.settings.secrets).slice(0, 200)),
-    log: { info: (obj: object, msg?: string) => ctx.logger.info({ ...obj, ...key }, msg), warn: (obj: object, msg?: string) => ctx.logger.warn({ ...obj, ...key }, msg) },
+    log: {
+      info: (obj: object, msg?: string) => ctx.logger.info({ ...obj, ...key }, msg),
+      warn: (obj: object, msg?: string) => ctx.logger.warn({ ...obj, ...key }, msg),
+    },
   };
   const innerTools = createInnerTools(ctx, { ...key, attempt: claimed.attempt, signal: options.runSignal, events: options.events, toolContext });
   const result = await callTool(
@@ -97,10 +105,14 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
       runSignal: options.runSignal,
       retries: retry.retries,
       baseDelayMs: retry.baseDelayMs,
-      onRetry: (error, attempt, delayMs) => options.events.append('step-retried', { ...key, retry: attempt, delayMs, error: redactValue(error, ctx.settings.secrets) }),
+      onRetry: (error, attempt, delayMs) =>
+        options.events.append('step-retried', { ...key, retry: attempt, delayMs, error: redactValue(error, ctx.settings.secrets) }),
     },
   );
-  const finish = async (status: 'succeeded' | 'failed' | 'uncertain' | 'cancelled' | 'waiting', extra: { output?: Record<string, unknown> | null; error?: StepErrorRecord | null }) => {
+  const finish = async (
+    status: 'succeeded' | 'failed' | 'uncertain' | 'cancelled' | 'waiting',
+    extra: { output?: Record<string, unknown> | null; error?: StepErrorRecord | null },
+  ) => {
     const stored = await ctx.store.finishStep({ ...key, attempt: claimed.attempt, status, ...extra });
     if (stored) options.events.append(`step-${status}`, { ...key, kind: spec.kind, attempt: claimed.attempt, error: extra.error ?? undefined });
     return stored;
@@ -112,7 +124,14 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
       spec.kind === 'forward'
         ? await evaluateStep(
             { llm: ctx.llm, secrets: ctx.settings.secrets, onUsage: ctx.usage(run.id, 'evaluator') },
-            { tool, args: parsed.data as Record<string, unknown>, output: result.output, storedOutput: output, step: { id: spec.stepId, title: spec.title, expect: spec.expect }, runId: run.id },
+            {
+              tool,
+              args: parsed.data as Record<string, unknown>,
+              output: result.output,
+              storedOutput: output,
+              step: { id: spec.stepId, title: spec.title, expect: spec.expect },
+              runId: run.id,
+            },
           )
         : { verdict: 'pass' as const, reason: '', by: 'none' as const };
     if (verdict.by !== 'none') options.events.append('step-evaluated', { ...key, verdict: verdict.verdict, reason: verdict.reason, by: verdict.by });

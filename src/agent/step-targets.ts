@@ -38,7 +38,7 @@ export interface StepSource {
  */
 export function wordSteps(steps: readonly StepSource[], toolOf: (name: string) => Pick<AnyTool, 'outputFrom'> | undefined): Set<string> {
   const tainted = new Set(steps.filter((step) => toolOf(step.tool)?.outputFrom).map((step) => step.stepId));
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const step of steps) {
       if (tainted.has(step.stepId)) continue;

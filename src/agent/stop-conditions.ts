@@ -22,22 +22,32 @@ export interface BudgetSnapshot {
 export type StopCondition = (snapshot: BudgetSnapshot) => string | null;
 
 /** Each plan holds at most maxSteps steps (validation); a run may spend that again for each replan it is allowed. */
-export const stepBudget = (budgets: Budgets): StopCondition => (s) => {
-  const limit = budgets.maxSteps * (budgets.maxReplans + 1);
-  return s.stepAttempts >= limit ? `the step budget is spent (${s.stepAttempts} step attempts; TANDEM_MAX_STEPS × (TANDEM_MAX_REPLANS + 1) = ${limit})` : null;
-};
+export const stepBudget =
+  (budgets: Budgets): StopCondition =>
+  (s) => {
+    const limit = budgets.maxSteps * (budgets.maxReplans + 1);
+    return s.stepAttempts >= limit
+      ? `the step budget is spent (${s.stepAttempts} step attempts; TANDEM_MAX_STEPS × (TANDEM_MAX_REPLANS + 1) = ${limit})`
+      : null;
+  };
 
-export const tokenBudget = (budgets: Budgets): StopCondition => (s) =>
-  s.tokens >= budgets.maxTokens ? `the token budget is spent (${s.tokens} of ${budgets.maxTokens} tokens, TANDEM_MAX_TOKENS)` : null;
+export const tokenBudget =
+  (budgets: Budgets): StopCondition =>
+  (s) =>
+    s.tokens >= budgets.maxTokens ? `the token budget is spent (${s.tokens} of ${budgets.maxTokens} tokens, TANDEM_MAX_TOKENS)` : null;
 
-export const wallClock = (budgets: Budgets): StopCondition => (s) => {
-  const elapsedS = (s.now.getTime() - s.runStartedAt.getTime()) / 1000;
-  return elapsedS >= budgets.runTimeoutS ? `the run took longer than ${budgets.runTimeoutS}s (TANDEM_RUN_TIMEOUT_S)` : null;
-};
+export const wallClock =
+  (budgets: Budgets): StopCondition =>
+  (s) => {
+    const elapsedS = (s.now.getTime() - s.runStartedAt.getTime()) / 1000;
+    return elapsedS >= budgets.runTimeoutS ? `the run took longer than ${budgets.runTimeoutS}s (TANDEM_RUN_TIMEOUT_S)` : null;
+  };
 
 /** Checked before a replan: a run gets at most maxReplans new plans from the planner. */
-export const replanBudget = (budgets: Budgets): StopCondition => (s) =>
-  s.replans >= budgets.maxReplans ? `the replan budget is spent (${s.replans} of ${budgets.maxReplans}, TANDEM_MAX_REPLANS)` : null;
+export const replanBudget =
+  (budgets: Budgets): StopCondition =>
+  (s) =>
+    s.replans >= budgets.maxReplans ? `the replan budget is spent (${s.replans} of ${budgets.maxReplans}, TANDEM_MAX_REPLANS)` : null;
 
 export function anyOf(...conditions: StopCondition[]): StopCondition {
   return (snapshot) => {

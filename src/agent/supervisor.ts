@@ -73,7 +73,13 @@ export async function onStepFailure(ctx: AgentContext, run: RunRecord, _plan: Pl
 export async function replanBlocked(ctx: AgentContext, run: RunRecord): Promise<string | null> {
   if (!ctx.llm.has('planner')) return 'no planner model is configured';
   const usage = await ctx.store.usageTotals(run.id);
-  return replanLimits(ctx.settings.budgets)({ stepAttempts: 0, replans: run.replans, tokens: usage.inputTokens + usage.outputTokens, runStartedAt: run.createdAt, now: ctx.now() });
+  return replanLimits(ctx.settings.budgets)({
+    stepAttempts: 0,
+    replans: run.replans,
+    tokens: usage.inputTokens + usage.outputTokens,
+    runStartedAt: run.createdAt,
+    now: ctx.now(),
+  });
 }
 
 /** A new plan version for the remaining work, authored by the planner with a reason. */
@@ -86,7 +92,15 @@ export async function replan(ctx: AgentContext, runId: string, reason: string, f
   const steps = await ctx.store.listSteps(runId);
   const executed: ExecutedStepSummary[] = steps
     .filter((step) => step.kind === 'forward' && step.status !== 'pending')
-    .map((step) => ({ planVersion: step.planVersion, id: step.stepId, title: step.title, tool: step.tool, status: step.status, output: step.output, error: step.error?.message ?? null }));
+    .map((step) => ({
+      planVersion: step.planVersion,
+      id: step.stepId,
+      title: step.title,
+      tool: step.tool,
+      status: step.status,
+      output: step.output,
+      error: step.error?.message ?? null,
+    }));
   const planned = await makePlan(
     plannerDeps(ctx, runId),
     { task: run.task, requester: run.requester, origin: run.origin, runId, replan: { reason, previousPlan: previous.plan, executed } },
@@ -106,7 +120,14 @@ export async function replan(ctx: AgentContext, runId: string, reason: string, f
   }
   for (const step of steps) {
     if (step.planVersion === previous.version && step.kind === 'forward' && step.status === 'pending') {
-      await ctx.store.setStepStatus({ runId, planVersion: step.planVersion, stepId: step.stepId, from: ['pending'], to: 'skipped', error: { message: `replaced by a new plan: ${reason}` } });
+      await ctx.store.setStepStatus({
+        runId,
+        planVersion: step.planVersion,
+        stepId: step.stepId,
+        from: ['pending'],
+        to: 'skipped',
+        error: { message: `replaced by a new plan: ${reason}` },
+      });
     }
   }
   const record = await addPlannedVersion(ctx, { runId, planned: planned.value, parentVersion: previous.version, reason: `replan: ${reason}` });

@@ -28,7 +28,13 @@ interface GatedStep {
  * 'go': nothing to confirm, or an approver confirmed these exact values. 'waiting': the step now
  * waits for a Confirm (stored, and asked in the thread). 'lost': someone else moved the step.
  */
-export async function confirmationGate(ctx: AgentContext, run: RunRecord, step: GatedStep, tool: AnyTool, filledArgs: Record<string, unknown>): Promise<GateOutcome> {
+export async function confirmationGate(
+  ctx: AgentContext,
+  run: RunRecord,
+  step: GatedStep,
+  tool: AnyTool,
+  filledArgs: Record<string, unknown>,
+): Promise<GateOutcome> {
   if (step.kind !== 'forward' || tool.risk === 'read') return 'go';
   const recorded = await ctx.store.listSteps(run.id);
   const words = wordSteps(
@@ -45,7 +51,18 @@ export async function confirmationGate(ctx: AgentContext, run: RunRecord, step: 
   const owed = owedConfirmation(run.id, step.planVersion, step.stepId);
   // A later request of the same step for other values is another message.
   const owe = { ...owed, id: `${owed.id}/${fingerprint(canonical(targets))}` };
-  const request = await ctx.store.requestConfirmation({ runId: run.id, planVersion: step.planVersion, stepId: step.stepId, tool: tool.name, risk: tool.risk, targets, lateBound, owe, owner: ctx.owner, leaseMs: OWED_LEASE_MS });
+  const request = await ctx.store.requestConfirmation({
+    runId: run.id,
+    planVersion: step.planVersion,
+    stepId: step.stepId,
+    tool: tool.name,
+    risk: tool.risk,
+    targets,
+    lateBound,
+    owe,
+    owner: ctx.owner,
+    leaseMs: OWED_LEASE_MS,
+  });
   if (!request) return 'lost';
   await ctx.store.appendEvent(run.id, 'confirmation-requested', { planVersion: step.planVersion, stepId: step.stepId, targets, lateBound });
   // Stored with the request: delivered now, or by whichever replica sweeps the outbox if this one dies first.

@@ -24,7 +24,9 @@ export async function decideTarget(ctx: AgentContext, input: ConfirmInput): Prom
   const allowed =
     input.decision === 'confirm'
       ? await checkConfirmer({ risk: pending!.risk, userId: input.userId, requester: run.requester, approvers: ctx.approvers })
-      : await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers }).then((may) => (may.ok ? may : { ok: false as const, error: 'Only the requester or an approver may abort this run.' }));
+      : await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers }).then((may) =>
+          may.ok ? may : { ok: false as const, error: 'Only the requester or an approver may abort this run.' },
+        );
   if (!allowed.ok) return allowed;
   // Held while the run is moved on and handed to a driver here, so no peer adopts it in between.
   return ctx.leases.during(run.id, () => carryOut(ctx, input));

@@ -37,19 +37,24 @@ async function callOnce(tool: AnyTool, args: unknown, ctx: Omit<ToolContext, 'si
     onAbort = () =>
       resolve(
         timeout.signal.aborted
-          ? { status: 'error', error: { message: `timed out after ${Math.round(options.timeoutMs / 1000)}s (TANDEM_STEP_TIMEOUT_S)`, uncertain: mayHaveHappened, code: 'timeout' } }
+          ? {
+              status: 'error',
+              error: {
+                message: `timed out after ${Math.round(options.timeoutMs / 1000)}s (TANDEM_STEP_TIMEOUT_S)`,
+                uncertain: mayHaveHappened,
+                code: 'timeout',
+              },
+            }
           : { status: 'cancelled', error: { message: 'cancelled while running', uncertain: mayHaveHappened } },
       );
     signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    const running = tool.run(args, { ...ctx, signal }).catch(
-      (error: unknown): CallOutcome => ({
-        status: 'error',
-        // A throw is a bug in the tool, not a reported failure: for a write we cannot know what happened.
-        error: { message: `${tool.name} threw: ${error instanceof Error ? error.message : String(error)}`, uncertain: mayHaveHappened },
-      }),
-    );
+    const running = tool.run(args, { ...ctx, signal }).catch((error: unknown): CallOutcome => ({
+      status: 'error',
+      // A throw is a bug in the tool, not a reported failure: for a write we cannot know what happened.
+      error: { message: `${tool.name} threw: ${error instanceof Error ? error.message : String(error)}`, uncertain: mayHaveHappened },
+    }));
     return await Promise.race([running, aborted]);
   } finally {
     clearTimeout(timer);

@@ -11,7 +11,12 @@ import type { Result } from './errors.ts';
 import type { ApprovalRecord, PlanVersionRecord, RunRecord } from './ports/run-store.ts';
 import type { Risk } from './ports/tool.ts';
 
-export function bindingApproval(approvals: readonly ApprovalRecord[], version: PlanVersionRecord, requester: string, riskOf: (tool: string) => Risk | undefined): Result<ApprovalRecord> {
+export function bindingApproval(
+  approvals: readonly ApprovalRecord[],
+  version: PlanVersionRecord,
+  requester: string,
+  riskOf: (tool: string) => Risk | undefined,
+): Result<ApprovalRecord> {
   const risk = planRisk(version.plan, riskOf);
   const mine = approvals.filter((approval) => approval.planVersion === version.version && approval.decision === 'approved');
   if (mine.length === 0) return { ok: false, error: `no approval of v${version.version} is recorded` };

@@ -6,7 +6,11 @@ import { loadRunFacts, type AuditCheck, type AuditContext, type Violation } from
 /** The audit is over every run the store holds. */
 const EVERY_RUN = 1_000_000;
 
-export async function auditRuns(store: RunStore, ctx: AuditContext, options: { runId?: string; checks?: readonly AuditCheck[] } = {}): Promise<{ runs: number; violations: Violation[] } | { missing: string }> {
+export async function auditRuns(
+  store: RunStore,
+  ctx: AuditContext,
+  options: { runId?: string; checks?: readonly AuditCheck[] } = {},
+): Promise<{ runs: number; violations: Violation[] } | { missing: string }> {
   let runs: RunRecord[];
   if (options.runId) {
     const run = await store.getRun(options.runId);

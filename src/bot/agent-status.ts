@@ -49,7 +49,12 @@ export class AgentStatus {
     this.sessionOf.set(runId, status);
     if (this.sessionOf.size > 2000) this.sessionOf.delete(this.sessionOf.keys().next().value!);
     try {
-      await this.client.agents.sessions.setStatus({ channel_id: conversation.channel, thread_ts: conversation.threadTs, status, ...(title ? { title: title.slice(0, 200) } : {}) });
+      await this.client.agents.sessions.setStatus({
+        channel_id: conversation.channel,
+        thread_ts: conversation.threadTs,
+        status,
+        ...(title ? { title: title.slice(0, 200) } : {}),
+      });
     } catch (error) {
       if (isPlatformRefusal(error)) {
         this.sessionsRefused = true;

@@ -62,7 +62,17 @@ export class BoardPublisher {
     this.stats.states += 1;
     let entry = this.boards.get(board.runId);
     if (!entry) {
-      entry = { conversation, ts: boardRef ?? this.finishedTs.get(board.runId), latest: board, dirty: true, lastSentAt: 0, timer: undefined, inFlight: undefined, failures: 0, settled: [] };
+      entry = {
+        conversation,
+        ts: boardRef ?? this.finishedTs.get(board.runId),
+        latest: board,
+        dirty: true,
+        lastSentAt: 0,
+        timer: undefined,
+        inFlight: undefined,
+        failures: 0,
+        settled: [],
+      };
       this.boards.set(board.runId, entry);
     }
     entry.latest = board;
@@ -140,7 +150,8 @@ export class BoardPublisher {
     } catch (error) {
       if (!REFUSED_BLOCKS.has(slackErrorCode(error) ?? '')) throw error;
       // The same state goes out at once as sections: nobody in the thread sees the refusal.
-      if (!this.planRefused) this.options.logger.warn({ err: describeError(error), runId, style }, 'Slack refused the plan block; drawing status boards with sections');
+      if (!this.planRefused)
+        this.options.logger.warn({ err: describeError(error), runId, style }, 'Slack refused the plan block; drawing status boards with sections');
       this.planRefused = true;
       await this.sendView(runId, entry, statusBoard(state));
     }
@@ -152,17 +163,40 @@ export class BoardPublisher {
       await client.chat.update({ channel: entry.conversation.channel, ts: entry.ts, text: view.text, blocks: asSlackBlocks(view.blocks) });
       return;
     }
-    const posted = await client.chat.postMessage({ channel: entry.conversation.channel, thread_ts: entry.conversation.threadTs, text: view.text, blocks: asSlackBlocks(view.blocks) });
+    const posted = await client.chat.postMessage({
+      channel: entry.conversation.channel,
+      thread_ts: entry.conversation.threadTs,
+      text: view.text,
+      blocks: asSlackBlocks(view.blocks),
+    });
     entry.ts = posted.ts;
     if (posted.ts && this.options.onBoardPosted) {
-      await this.options.onBoardPosted(runId, posted.ts).catch((error: unknown) => this.options.logger.warn({ err: describeError(error), runId }, 'could not store the board reference'));
+      await this.options
+        .onBoardPosted(runId, posted.ts)
+        .catch((error: unknown) => this.options.logger.warn({ err: describeError(error), runId }, 'could not store the board reference'));
     }
   }
 }
 
 const MAX_FAILURES = 8;
 /** Errors where trying again cannot help: the request itself is wrong or the bot may not post there. */
-const PERMANENT = new Set(['channel_not_found', 'not_in_channel', 'is_archived', 'invalid_blocks', 'invalid_blocks_format', 'msg_too_long', 'msg_blocks_too_long', 'no_text', 'invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'missing_scope', 'cant_update_message', 'edit_window_closed']);
+const PERMANENT = new Set([
+  'channel_not_found',
+  'not_in_channel',
+  'is_archived',
+  'invalid_blocks',
+  'invalid_blocks_format',
+  'msg_too_long',
+  'msg_blocks_too_long',
+  'no_text',
+  'invalid_auth',
+  'not_authed',
+  'account_inactive',
+  'token_revoked',
+  'missing_scope',
+  'cant_update_message',
+  'edit_window_closed',
+]);
 
 /** What Slack answers for a block type it does not take in this workspace or on this method. */
 const REFUSED_BLOCKS = new Set(['invalid_blocks', 'invalid_blocks_format', 'unsupported_block_type']);

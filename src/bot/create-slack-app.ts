@@ -87,10 +87,20 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const identity = new BotIdentityCache(createSlackClient(config, logger, { retries: 0, timeoutMs: 5_000 }), logger);
   const authorize: Authorize<boolean> = async () => ({ botToken: token, botId: identity.current?.botId, botUserId: identity.current?.botUserId });
   const customRoutes = [healthRoute, ...(options.customRoutes ?? [])];
-  const common = { authorize, logger: slackLogger(logger, 'bolt'), clientOptions: slackClientOptions(config, logger), customRoutes, processBeforeResponse: false, extendedErrorHandler: true, convoStore: false as const };
+  const common = {
+    authorize,
+    logger: slackLogger(logger, 'bolt'),
+    clientOptions: slackClientOptions(config, logger),
+    customRoutes,
+    processBeforeResponse: false,
+    extendedErrorHandler: true,
+    convoStore: false as const,
+  };
 
   const socket =
-    config.slack.appToken !== undefined ? createSocketModeConnection({ appToken: config.slack.appToken, apiUrl: config.slack.apiUrl, port: config.port, customRoutes, logger }) : undefined;
+    config.slack.appToken !== undefined
+      ? createSocketModeConnection({ appToken: config.slack.appToken, apiUrl: config.slack.apiUrl, port: config.port, customRoutes, logger })
+      : undefined;
   const inner =
     socket?.receiver ??
     new HTTPReceiver({
@@ -104,7 +114,16 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const receiver = new InboxReceiver(inner, options.inbox ?? createMemoryInbox(), logger);
   const app = new App({ ...common, customRoutes: undefined, receiver });
 
-  const deps: BotDeps = { agent: options.agent, runs: options.runs, logger, planDecided: (runId) => options.surface?.planDecided(runId), schedules: options.schedules, runbooks: options.runbooks, approvers: options.approvers, feedback: options.feedback };
+  const deps: BotDeps = {
+    agent: options.agent,
+    runs: options.runs,
+    logger,
+    planDecided: (runId) => options.surface?.planDecided(runId),
+    schedules: options.schedules,
+    runbooks: options.runbooks,
+    approvers: options.approvers,
+    feedback: options.feedback,
+  };
   registerMention(app, deps);
   registerSessionStopped(app, deps);
   registerDirectMessage(app, deps);

@@ -70,7 +70,9 @@ export class InboxReceiver implements Receiver {
     } finally {
       clearInterval(keepLease);
       // A handler that failed is done too: its error was answered, and a request that keeps failing must not loop.
-      await this.inbox.done(key).catch((error: unknown) => this.logger.warn({ err: describeError(error), inboxKey: key }, 'could not mark a Slack request handled'));
+      await this.inbox
+        .done(key)
+        .catch((error: unknown) => this.logger.warn({ err: describeError(error), inboxKey: key }, 'could not mark a Slack request handled'));
     }
   }
 }

@@ -4,4 +4,3 @@ export { SlackSurface } from './slack-surface.ts';
 export { createSlackPoster } from './slack-poster.ts';
 export { createSlackApproverDirectory } from './slack-approver-directory.ts';
 export { createSlackClient, type SlackClient } from './slack-client.ts';
-

@@ -53,7 +53,10 @@ export function parsePlanYaml(parts: ModifySubmission['parts']): Result<unknown,
     }
     // yaml throws other errors for documents it refuses to build (an alias bomb is a ReferenceError):
     // the person still gets a field error, and the modal keeps their text.
-    return { ok: false, error: { [first]: `This YAML cannot be used: ${firstLine((error as Error).message ?? String(error))}. Write the steps out without aliases (*name).` } };
+    return {
+      ok: false,
+      error: { [first]: `This YAML cannot be used: ${firstLine((error as Error).message ?? String(error))}. Write the steps out without aliases (*name).` },
+    };
   }
 }
 

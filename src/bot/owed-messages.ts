@@ -13,8 +13,16 @@ export async function findOwedInThread(client: SlackClient, conversation: Conver
   let cursor: string | undefined;
   // Threads of a run are a few dozen messages; ten pages is far beyond any real one.
   for (let page = 0; page < 10; page += 1) {
-    const replies = await client.conversations.replies({ channel: conversation.channel, ts: conversation.threadTs, include_all_metadata: true, limit: 200, ...(cursor ? { cursor } : {}) });
-    const found = replies.messages?.find((m) => m.metadata?.event_type === OWED_EVENT_TYPE && (m.metadata.event_payload as { key?: unknown } | undefined)?.key === key);
+    const replies = await client.conversations.replies({
+      channel: conversation.channel,
+      ts: conversation.threadTs,
+      include_all_metadata: true,
+      limit: 200,
+      ...(cursor ? { cursor } : {}),
+    });
+    const found = replies.messages?.find(
+      (m) => m.metadata?.event_type === OWED_EVENT_TYPE && (m.metadata.event_payload as { key?: unknown } | undefined)?.key === key,
+    );
     if (found?.ts) return found.ts;
     cursor = replies.response_metadata?.next_cursor || undefined;
     if (!replies.has_more || !cursor) return undefined;

@@ -6,9 +6,18 @@ import { escapeKeepingMentions } from './views/text.ts';
  * Short answers to a person. They are the last line of "never silence": when even these fail there
  * is nobody left to tell, so the failure is logged and swallowed.
  */
-export async function tellPrivately(client: SlackClient, logger: Logger, input: { channel: string; user: string; threadTs?: string; text: string }): Promise<void> {
+export async function tellPrivately(
+  client: SlackClient,
+  logger: Logger,
+  input: { channel: string; user: string; threadTs?: string; text: string },
+): Promise<void> {
   try {
-    await client.chat.postEphemeral({ channel: input.channel, user: input.user, text: escapeKeepingMentions(input.text), ...(input.threadTs ? { thread_ts: input.threadTs } : {}) });
+    await client.chat.postEphemeral({
+      channel: input.channel,
+      user: input.user,
+      text: escapeKeepingMentions(input.text),
+      ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+    });
   } catch (error) {
     logger.warn({ err: describeError(error), channel: input.channel }, 'could not send an ephemeral reply');
   }
@@ -30,4 +39,4 @@ export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export const TRY_AGAIN = 'Please try again in a moment; if it keeps failing, an operator can look at the bot\'s logs.';
+export const TRY_AGAIN = "Please try again in a moment; if it keeps failing, an operator can look at the bot's logs.";

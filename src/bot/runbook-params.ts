@@ -3,7 +3,25 @@ import type { Plan } from '../agent/plan.ts';
 import { PARAM_NAME } from '../runbooks/placeholders.ts';
 
 /** Arg names whose values are usually what changes from one run of a procedure to the next. */
-const LIKELY_PARAMS = ['repo', 'target', 'tag', 'ref', 'branch', 'version', 'environment', 'env', 'service', 'workflow', 'base', 'head', 'channel', 'url', 'label', 'cluster', 'namespace'];
+const LIKELY_PARAMS = [
+  'repo',
+  'target',
+  'tag',
+  'ref',
+  'branch',
+  'version',
+  'environment',
+  'env',
+  'service',
+  'workflow',
+  'base',
+  'head',
+  'channel',
+  'url',
+  'label',
+  'cluster',
+  'namespace',
+];
 
 /** Every string in the steps' args (references such as `{{steps.s1.output.url}}` left out), by arg name. */
 export function argStrings(plan: Plan): { key: string; value: string }[] {

@@ -11,7 +11,11 @@ import { section } from './views/text.ts';
 export const NO_SCHEDULES = 'Schedules are not available on this Tandem (no schedule store is wired in).';
 
 /** A person asked for a schedule: made in their time zone, answered with its cron and next fire times. */
-export async function createScheduleFor(deps: BotDeps, client: SlackClient, input: { text: string; channel: string; user: string }): Promise<Result<MessageView, string>> {
+export async function createScheduleFor(
+  deps: BotDeps,
+  client: SlackClient,
+  input: { text: string; channel: string; user: string },
+): Promise<Result<MessageView, string>> {
   if (!deps.schedules) return { ok: false, error: NO_SCHEDULES };
   const zone = await userTimeZone(client, deps.logger, input.user);
   const created = await deps.schedules.create({ text: input.text, channel: input.channel, createdBy: input.user, timeZone: zone.timeZone });

@@ -8,7 +8,12 @@ import type { SlackClient } from './slack-client.ts';
  * cached briefly). When Slack cannot say who is in a group, the last members it did say are used, or
  * nobody: fail closed.
  */
-export function createSlackApproverDirectory(input: { client: SlackClient; approvers: readonly string[]; logger: Logger; cacheMs?: number }): ApproverDirectory {
+export function createSlackApproverDirectory(input: {
+  client: SlackClient;
+  approvers: readonly string[];
+  logger: Logger;
+  cacheMs?: number;
+}): ApproverDirectory {
   const cacheMs = input.cacheMs ?? 60_000;
   const users = new Set(input.approvers.filter((id) => !id.startsWith('S')));
   const groups = input.approvers.filter((id) => id.startsWith('S'));

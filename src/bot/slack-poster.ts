@@ -22,10 +22,21 @@ export function createSlackPoster(client: SlackClient): SlackPoster {
     async findMessage({ channel, marker, since }) {
       let cursor: string | undefined;
       for (let page = 0; page < 5; page += 1) {
-        const history = await client.conversations.history({ channel, oldest: (since.getTime() / 1000).toFixed(6), include_all_metadata: true, limit: 200, ...(cursor ? { cursor } : {}) });
-        const found = history.messages?.find((m) => m.metadata?.event_type === MARKER_EVENT_TYPE && (m.metadata.event_payload as { marker?: unknown } | undefined)?.marker === marker);
+        const history = await client.conversations.history({
+          channel,
+          oldest: (since.getTime() / 1000).toFixed(6),
+          include_all_metadata: true,
+          limit: 200,
+          ...(cursor ? { cursor } : {}),
+        });
+        const found = history.messages?.find(
+          (m) => m.metadata?.event_type === MARKER_EVENT_TYPE && (m.metadata.event_payload as { marker?: unknown } | undefined)?.marker === marker,
+        );
         if (found?.ts) {
-          const permalink = await client.chat.getPermalink({ channel, message_ts: found.ts }).then((r) => r.permalink, () => undefined);
+          const permalink = await client.chat.getPermalink({ channel, message_ts: found.ts }).then(
+            (r) => r.permalink,
+            () => undefined,
+          );
           return { ts: found.ts, channel, ...(permalink ? { permalink } : {}) };
         }
         cursor = history.response_metadata?.next_cursor || undefined;

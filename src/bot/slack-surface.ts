@@ -47,7 +47,14 @@ export class SlackSurface implements Surface {
   constructor(private readonly options: SlackSurfaceOptions) {
     this.plans = new PlanMessages(options.client, options.logger);
     this.status = new AgentStatus(options.client, options.logger);
-    this.board = new BoardPublisher({ client: options.client, logger: options.logger, intervalMs: options.boardIntervalMs, retryBaseMs: options.boardRetryBaseMs, onBoardPosted: options.onBoardPosted, style: options.boardStyle });
+    this.board = new BoardPublisher({
+      client: options.client,
+      logger: options.logger,
+      intervalMs: options.boardIntervalMs,
+      retryBaseMs: options.boardRetryBaseMs,
+      onBoardPosted: options.onBoardPosted,
+      style: options.boardStyle,
+    });
   }
 
   /** Slack's own "is planning…" where it takes it (it clears on the bot's next message), else a message. */
@@ -137,13 +144,25 @@ export class SlackSurface implements Surface {
     if (placeholder) {
       this.planningTs.delete(run.id);
       try {
-        await this.options.client.chat.update({ channel: run.conversation.channel, ts: placeholder, text: view.text, blocks: asSlackBlocks(view.blocks), ...(metadata ? { metadata } : {}) });
+        await this.options.client.chat.update({
+          channel: run.conversation.channel,
+          ts: placeholder,
+          text: view.text,
+          blocks: asSlackBlocks(view.blocks),
+          ...(metadata ? { metadata } : {}),
+        });
         return placeholder;
       } catch (error) {
         this.options.logger.warn({ err: describeError(error), runId: run.id }, 'could not replace the planning message; posting instead');
       }
     }
-    const posted = await this.options.client.chat.postMessage({ channel: run.conversation.channel, thread_ts: run.conversation.threadTs, text: view.text, blocks: asSlackBlocks(view.blocks), ...(metadata ? { metadata } : {}) });
+    const posted = await this.options.client.chat.postMessage({
+      channel: run.conversation.channel,
+      thread_ts: run.conversation.threadTs,
+      text: view.text,
+      blocks: asSlackBlocks(view.blocks),
+      ...(metadata ? { metadata } : {}),
+    });
     return posted.ts;
   }
 }

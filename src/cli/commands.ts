@@ -23,7 +23,10 @@ const commands: Record<string, Command> = {
   show: (args, _options, config) => showCommand(config, args[0]),
   start: async (_args, options, config) => (await import('./start.ts')).startCommand(config, options),
   plan: async (args, _options, config) => (await import('./plan-command.ts')).planCommand(config, args.join(' ')),
-  eval: async (_args, options, config) => (options.feedback ? (await import('./feedback-command.ts')).feedbackCommand(config, options) : (await import('./eval-command.ts')).evalCommand(config, options)),
+  eval: async (_args, options, config) =>
+    options.feedback
+      ? (await import('./feedback-command.ts')).feedbackCommand(config, options)
+      : (await import('./eval-command.ts')).evalCommand(config, options),
   audit: async (_args, options, config) => (await import('./audit-command.ts')).auditCommand(config, options.run),
 };
 

@@ -20,7 +20,10 @@ export async function evalCommand(config: Readonly<Config>, options: EvalCommand
     );
     return 1;
   }
-  const settings = model.kind === 'live' ? { ...EVAL_SETTINGS, budgets: config.budgets, confidenceThreshold: config.confidenceThreshold, secrets: config.secrets } : EVAL_SETTINGS;
+  const settings =
+    model.kind === 'live'
+      ? { ...EVAL_SETTINGS, budgets: config.budgets, confidenceThreshold: config.confidenceThreshold, secrets: config.secrets }
+      : EVAL_SETTINGS;
   const report = await runEval({
     goldenDir: `${EVAL_DIR}/golden`,
     recordedDir: `${EVAL_DIR}/recorded`,

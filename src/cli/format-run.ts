@@ -10,7 +10,13 @@ import type {
 } from '../agent/ports/run-store.ts';
 import type { FeedbackRecord } from '../store/index.ts';
 
-const time = (date: Date | null) => (date ? date.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '—');
+const time = (date: Date | null) =>
+  date
+    ? date
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, 'Z')
+    : '—';
 const json = (value: unknown) => JSON.stringify(value);
 const seconds = (from: Date | null, to: Date | null) => (from && to ? `${((to.getTime() - from.getTime()) / 1000).toFixed(1)}s` : '');
 
@@ -53,7 +59,10 @@ export function formatRunDetail(d: RunDetail): string {
   out.push(`model usage: ${d.usage.inputTokens} tokens in, ${d.usage.outputTokens} out, $${d.usage.costUsd.toFixed(4)}`);
 
   for (const version of d.versions) {
-    out.push('', `plan v${version.version} ${author(version)} at ${time(version.createdAt)}${version.parentVersion ? ` (from v${version.parentVersion})` : ''}`);
+    out.push(
+      '',
+      `plan v${version.version} ${author(version)} at ${time(version.createdAt)}${version.parentVersion ? ` (from v${version.parentVersion})` : ''}`,
+    );
     if (version.reason) out.push(`  reason: ${version.reason}`);
     out.push(`  goal: ${version.plan.goal}  confidence ${version.plan.confidence}`);
     for (const step of version.plan.steps) {
@@ -71,7 +80,9 @@ export function formatRunDetail(d: RunDetail): string {
   if (d.steps.length) {
     out.push('', 'steps:');
     for (const s of d.steps) {
-      out.push(`  v${s.planVersion} ${s.kind === 'rollback' ? 'rollback ' : ''}${s.stepId}  ${s.status}  ${s.tool}  attempts ${s.attempt}  ${seconds(s.startedAt, s.finishedAt)}`);
+      out.push(
+        `  v${s.planVersion} ${s.kind === 'rollback' ? 'rollback ' : ''}${s.stepId}  ${s.status}  ${s.tool}  attempts ${s.attempt}  ${seconds(s.startedAt, s.finishedAt)}`,
+      );
       for (const a of d.attempts.filter((x) => x.stepId === s.stepId && x.planVersion === s.planVersion)) {
         out.push(`    #${a.attempt} ${a.status} args ${json(a.executedArgs)}`);
         if (a.output) out.push(`       output ${truncate(json(a.output), 300)}`);
@@ -93,6 +104,7 @@ export function formatRunDetail(d: RunDetail): string {
     for (const f of d.feedback) out.push(`  ${f.value} from ${f.userId} on v${f.planVersion} (${f.authorKind} ${f.authorId}) at ${time(f.createdAt)}`);
   }
   out.push('', 'events:');
-  for (const e of d.events) out.push(`  ${String(e.seq).padStart(3)} ${time(e.at)} ${e.type} ${Object.keys(e.data).length ? truncate(json(e.data), 200) : ''}`.trimEnd());
+  for (const e of d.events)
+    out.push(`  ${String(e.seq).padStart(3)} ${time(e.at)} ${e.type} ${Object.keys(e.data).length ? truncate(json(e.data), 200) : ''}`.trimEnd());
   return out.join('\n');
 }

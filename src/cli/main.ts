@@ -43,15 +43,20 @@ async function main(argv: string[]): Promise<number> {
     return command || values.help ? 0 : 1;
   }
   const config = loadConfig(readEnvironment(process.env, process.cwd()));
-  return runCommand(command, rest, {
-    limit: values.limit,
-    local: values.local ?? false,
-    recorded: values.recorded ?? false,
-    record: values.record ?? false,
-    json: values.json ?? false,
-    run: values.run,
-    feedback: values.feedback ?? false,
-  }, config);
+  return runCommand(
+    command,
+    rest,
+    {
+      limit: values.limit,
+      local: values.local ?? false,
+      recorded: values.recorded ?? false,
+      record: values.record ?? false,
+      json: values.json ?? false,
+      run: values.run,
+      feedback: values.feedback ?? false,
+    },
+    config,
+  );
 }
 
 try {

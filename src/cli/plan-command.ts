@@ -22,7 +22,10 @@ export async function planCommand(config: Readonly<Config>, task: string): Promi
         return found ? { name: found.runbook.name, plan: found.plan } : undefined;
       },
     };
-    const result = await planTask({ llm, tools, settings: { budgets: config.budgets, secrets: config.secrets, repositories: config.github.repos }, runbooks }, { task, requester: 'cli' });
+    const result = await planTask(
+      { llm, tools, settings: { budgets: config.budgets, secrets: config.secrets, repositories: config.github.repos }, runbooks },
+      { task, requester: 'cli' },
+    );
     if (!result.ok) {
       process.stderr.write(`tandem: ${result.error}\n`);
       return 1;

@@ -5,7 +5,12 @@ import { z } from 'zod';
 const csv = z
   .string()
   .optional()
-  .transform((value) => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean));
+  .transform((value) =>
+    (value ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean),
+  );
 
 const modelRef = z
   .string()
@@ -48,7 +53,8 @@ function githubApp(e: GithubEnv): { credentials: GithubAppCredentials; secrets: 
   // Two identities for the same writes would make "who did this" depend on code paths: pick one.
   if (e.GITHUB_TOKEN) throw new ConfigError('GITHUB_TOKEN', 'set either GITHUB_TOKEN or GITHUB_APP_ID with its private key, not both');
   if (inline && file) throw new ConfigError('GITHUB_APP_PRIVATE_KEY', 'set either GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_FILE, not both');
-  if (!inline && !file) throw new ConfigError('GITHUB_APP_PRIVATE_KEY', 'required because GITHUB_APP_ID is set (or GITHUB_APP_PRIVATE_KEY_FILE with the path of the .pem file)');
+  if (!inline && !file)
+    throw new ConfigError('GITHUB_APP_PRIVATE_KEY', 'required because GITHUB_APP_ID is set (or GITHUB_APP_PRIVATE_KEY_FILE with the path of the .pem file)');
   const raw = inline ?? readKeyFile(file!);
   const privateKey = parsePrivateKey(raw, inline ? 'GITHUB_APP_PRIVATE_KEY' : 'GITHUB_APP_PRIVATE_KEY_FILE');
   return { credentials: { appId, privateKey }, secrets: [raw, privateKey, ...pemBodyLines(raw), ...pemBodyLines(privateKey)] };
@@ -70,7 +76,10 @@ function parsePrivateKey(raw: string, variable: string): string {
     if (key.asymmetricKeyType !== 'rsa') throw new Error('not RSA');
     return key.export({ type: 'pkcs8', format: 'pem' }).toString();
   } catch {
-    throw new ConfigError(variable, "not a valid RSA private key in PEM form: use the .pem file from the GitHub App's settings page (-----BEGIN RSA PRIVATE KEY----- …)");
+    throw new ConfigError(
+      variable,
+      "not a valid RSA private key in PEM form: use the .pem file from the GitHub App's settings page (-----BEGIN RSA PRIVATE KEY----- …)",
+    );
   }
 }
 
@@ -85,8 +94,14 @@ function pemBodyLines(pem: string): string[] {
 // --- end GitHub -----------------------------------------------------------------------------------
 
 const EnvSchema = z.object({
-  SLACK_BOT_TOKEN: z.string().regex(/^xoxb-/, 'expected a bot token starting with xoxb-').optional(),
-  SLACK_APP_TOKEN: z.string().regex(/^xapp-/, 'expected an app-level token starting with xapp-').optional(),
+  SLACK_BOT_TOKEN: z
+    .string()
+    .regex(/^xoxb-/, 'expected a bot token starting with xoxb-')
+    .optional(),
+  SLACK_APP_TOKEN: z
+    .string()
+    .regex(/^xapp-/, 'expected an app-level token starting with xapp-')
+    .optional(),
   SLACK_SIGNING_SECRET: z.string().min(1).optional(),
   SLACK_API_URL: httpUrl.default('https://slack.com/api/'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -101,10 +116,16 @@ const EnvSchema = z.object({
   GITHUB_TOKEN: z.string().min(1).optional(),
   GITHUB_API_URL: httpUrl.default('https://api.github.com'),
   ...GithubAppEnv.shape,
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres://user@host:port/db URL').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'expected a postgres://user@host:port/db URL')
+    .optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
   TANDEM_APPROVERS: csv.pipe(z.array(z.string().regex(/^[US][A-Z0-9]+$/, 'expected Slack user (U…) or user-group (S…) IDs, comma-separated'))),
-  TANDEM_ESCALATE_TO: z.string().regex(/^[US][A-Z0-9]+$/, 'expected a Slack user (U…) or user-group (S…) ID').optional(),
+  TANDEM_ESCALATE_TO: z
+    .string()
+    .regex(/^[US][A-Z0-9]+$/, 'expected a Slack user (U…) or user-group (S…) ID')
+    .optional(),
   TANDEM_CONFIDENCE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.6),
   TANDEM_MAX_STEPS: positiveInt(20),
   TANDEM_MAX_REPLANS: z.coerce.number().int().min(0).default(2),
@@ -115,7 +136,10 @@ const EnvSchema = z.object({
   TANDEM_APPROVAL_EXPIRE_MIN: positiveInt(1440),
   TANDEM_ESCALATION_REPING_MIN: positiveInt(60),
   TANDEM_HTTP_ALLOW: csv,
-  TANDEM_AUTO_RUN_READ_ONLY: z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1'),
+  TANDEM_AUTO_RUN_READ_ONLY: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
   TANDEM_MCP_CONFIG: z.string().min(1).optional(),
   TANDEM_MODEL_PRICES: z.string().optional(),
   TANDEM_RUNBOOKS_DIR: z.string().min(1).default('./runbooks'),
@@ -205,7 +229,8 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       throw new ConfigError('TANDEM_MODEL_PRICES', 'expected JSON like {"openai:gpt-4o":{"input":2.5,"output":10}} (USD per million tokens)');
     }
     const prices = PricesSchema.safeParse(json);
-    if (!prices.success) throw new ConfigError('TANDEM_MODEL_PRICES', 'expected JSON like {"openai:gpt-4o":{"input":2.5,"output":10}} (USD per million tokens)');
+    if (!prices.success)
+      throw new ConfigError('TANDEM_MODEL_PRICES', 'expected JSON like {"openai:gpt-4o":{"input":2.5,"output":10}} (USD per million tokens)');
     modelPrices = prices.data;
   }
 
@@ -230,12 +255,25 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
   }
 
   const github = githubSettings(e);
-  const secrets = [e.SLACK_BOT_TOKEN, e.SLACK_APP_TOKEN, e.SLACK_SIGNING_SECRET, e.OPENAI_API_KEY, e.ANTHROPIC_API_KEY, e.GITHUB_TOKEN, databasePassword(e.DATABASE_URL), ...github.secrets].filter(
-    (s): s is string => typeof s === 'string' && s.length >= 4,
-  );
+  const secrets = [
+    e.SLACK_BOT_TOKEN,
+    e.SLACK_APP_TOKEN,
+    e.SLACK_SIGNING_SECRET,
+    e.OPENAI_API_KEY,
+    e.ANTHROPIC_API_KEY,
+    e.GITHUB_TOKEN,
+    databasePassword(e.DATABASE_URL),
+    ...github.secrets,
+  ].filter((s): s is string => typeof s === 'string' && s.length >= 4);
 
   const config: Config = {
-    slack: { botToken: e.SLACK_BOT_TOKEN, appToken: e.SLACK_APP_TOKEN, signingSecret: e.SLACK_SIGNING_SECRET, apiUrl: withTrailingSlash(e.SLACK_API_URL), mode },
+    slack: {
+      botToken: e.SLACK_BOT_TOKEN,
+      appToken: e.SLACK_APP_TOKEN,
+      signingSecret: e.SLACK_SIGNING_SECRET,
+      apiUrl: withTrailingSlash(e.SLACK_API_URL),
+      mode,
+    },
     port: e.PORT,
     openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
     anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },

@@ -22,8 +22,18 @@ export function createMetrics(): Metrics {
   return {
     registry,
     runsFinished: new Counter({ name: 'tandem_runs_total', help: 'Runs that ended, by outcome', labelNames: ['outcome'], registers: [registry] }),
-    stepsFinished: new Counter({ name: 'tandem_steps_total', help: 'Tool calls that ended, by tool and status', labelNames: ['tool', 'status'], registers: [registry] }),
-    agentCalls: new Counter({ name: 'tandem_agent_calls_total', help: 'Tool calls made inside agent_task, by tool and status (refused calls under tool "-")', labelNames: ['tool', 'status'], registers: [registry] }),
+    stepsFinished: new Counter({
+      name: 'tandem_steps_total',
+      help: 'Tool calls that ended, by tool and status',
+      labelNames: ['tool', 'status'],
+      registers: [registry],
+    }),
+    agentCalls: new Counter({
+      name: 'tandem_agent_calls_total',
+      help: 'Tool calls made inside agent_task, by tool and status (refused calls under tool "-")',
+      labelNames: ['tool', 'status'],
+      registers: [registry],
+    }),
     stepDuration: new Histogram({
       name: 'tandem_step_duration_seconds',
       help: 'Time a step ran, by tool',
@@ -31,11 +41,31 @@ export function createMetrics(): Metrics {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900],
       registers: [registry],
     }),
-    feedback: new Counter({ name: 'tandem_feedback_total', help: 'Feedback on run summaries, by value (good, bad) and plan author kind', labelNames: ['value', 'author_kind'], registers: [registry] }),
+    feedback: new Counter({
+      name: 'tandem_feedback_total',
+      help: 'Feedback on run summaries, by value (good, bad) and plan author kind',
+      labelNames: ['value', 'author_kind'],
+      registers: [registry],
+    }),
     escalations: new Counter({ name: 'tandem_escalations_total', help: 'Escalations to people, by kind', labelNames: ['kind'], registers: [registry] }),
-    llmTokens: new Counter({ name: 'tandem_llm_tokens_total', help: 'Model tokens, by role, model and direction', labelNames: ['role', 'model', 'direction'], registers: [registry] }),
-    llmCost: new Counter({ name: 'tandem_llm_cost_usd_total', help: 'Model cost in USD, by role and model', labelNames: ['role', 'model'], registers: [registry] }),
-    apiErrors: new Counter({ name: 'tandem_api_errors_total', help: 'Slack and GitHub API errors, by API and kind (rate_limited, error)', labelNames: ['api', 'kind'], registers: [registry] }),
+    llmTokens: new Counter({
+      name: 'tandem_llm_tokens_total',
+      help: 'Model tokens, by role, model and direction',
+      labelNames: ['role', 'model', 'direction'],
+      registers: [registry],
+    }),
+    llmCost: new Counter({
+      name: 'tandem_llm_cost_usd_total',
+      help: 'Model cost in USD, by role and model',
+      labelNames: ['role', 'model'],
+      registers: [registry],
+    }),
+    apiErrors: new Counter({
+      name: 'tandem_api_errors_total',
+      help: 'Slack and GitHub API errors, by API and kind (rate_limited, error)',
+      labelNames: ['api', 'kind'],
+      registers: [registry],
+    }),
     leaseLag: new Gauge({ name: 'tandem_lease_lag_seconds', help: 'How long past its lease the oldest expired step lease is', registers: [registry] }),
   };
 }

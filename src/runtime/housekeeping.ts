@@ -29,7 +29,9 @@ export function scheduleHousekeeping(input: {
     return sweeping;
   };
   const prune = () =>
-    Promise.all([forgetSlackEventsBefore(db, new Date(Date.now() - DAY_MS)), forgetInboxBefore(db, new Date(Date.now() - DAY_MS))]).catch((error: unknown) => logger.warn({ err: error }, 'pruning seen Slack events failed'));
+    Promise.all([forgetSlackEventsBefore(db, new Date(Date.now() - DAY_MS)), forgetInboxBefore(db, new Date(Date.now() - DAY_MS))]).catch((error: unknown) =>
+      logger.warn({ err: error }, 'pruning seen Slack events failed'),
+    );
   // A sweep longer than a minute is skipped, not run twice; the timers alone do not keep the process alive.
   const options = { name: `tandem:${input.replicaId}:housekeeping`, noOverlap: true, suppressMissedWarning: true, unref: true };
   const tasks = [schedule('* * * * *', sweep, options), schedule('17 * * * *', prune, { ...options, name: `tandem:${input.replicaId}:prune-slack-events` })];

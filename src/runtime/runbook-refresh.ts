@@ -2,7 +2,11 @@
  * Runbooks saved on one replica reach the others: each replica reloads its catalog now and then (a save
  * reloads the saving replica's own catalog at once). Returns the stop function.
  */
-export function refreshRunbooksPeriodically(catalog: { reload(): Promise<void> }, logger: { warn(obj: object, msg?: string): void }, intervalMs = 60_000): () => Promise<void> {
+export function refreshRunbooksPeriodically(
+  catalog: { reload(): Promise<void> },
+  logger: { warn(obj: object, msg?: string): void },
+  intervalMs = 60_000,
+): () => Promise<void> {
   let reloading: Promise<void> | undefined;
   const timer = setInterval(() => {
     if (reloading) return; // a slow reload is not stacked

@@ -17,7 +17,14 @@ export interface Schedules {
  * in the schedule's channel and the run lives there; approval follows the usual policy. The scheduler
  * starts with start(); the service works before that (a change before start is picked up by it).
  */
-export function createSchedules(deps: { db: Db; replicaId: string; agent: AgentApi; client: SlackClient; logger: Logger; secrets: readonly string[] }): Schedules {
+export function createSchedules(deps: {
+  db: Db;
+  replicaId: string;
+  agent: AgentApi;
+  client: SlackClient;
+  logger: Logger;
+  secrets: readonly string[];
+}): Schedules {
   let started = false;
   const scheduler = createScheduler({
     db: deps.db,

@@ -37,7 +37,8 @@ const DAY_OF_WEEK: FieldSpec = { name: 'day of week', min: 0, max: 7, names: DAY
 
 export function parseCron(source: string): Result<CronExpression> {
   const fields = source.trim().split(/\s+/);
-  if (fields.length !== 5 && fields.length !== 6) return { ok: false, error: `a cron expression has 5 fields (minute hour day month weekday), got ${fields.length}` };
+  if (fields.length !== 5 && fields.length !== 6)
+    return { ok: false, error: `a cron expression has 5 fields (minute hour day month weekday), got ${fields.length}` };
   const withSeconds = fields.length === 6 ? fields : ['0', ...fields];
   const specs = [SECOND, MINUTE, HOUR, DAY_OF_MONTH, MONTH, DAY_OF_WEEK];
   const values: number[][] = [];
@@ -75,7 +76,8 @@ function parseField(text: string, spec: FieldSpec): Result<number[]> {
       const [from, to] = match[1]!.split('-');
       const start = fieldValue(from!, spec);
       const end = to === undefined ? (match[2] === undefined ? start : spec.max) : fieldValue(to, spec);
-      if (start === undefined || end === undefined || start > end) return { ok: false, error: `the ${spec.name} field "${text}" is outside ${spec.min}-${spec.max}` };
+      if (start === undefined || end === undefined || start > end)
+        return { ok: false, error: `the ${spec.name} field "${text}" is outside ${spec.min}-${spec.max}` };
       low = start;
       high = end;
     }

@@ -18,7 +18,12 @@ function toExpression(cron: CronExpression | string): CronExpression {
   return parsed.value;
 }
 
-function* matchingDays(cron: CronExpression, start: WallTime, direction: 1 | -1, days: number): Generator<{ year: number; month: number; day: number; index: number }> {
+function* matchingDays(
+  cron: CronExpression,
+  start: WallTime,
+  direction: 1 | -1,
+  days: number,
+): Generator<{ year: number; month: number; day: number; index: number }> {
   for (let index = 0; index <= days; index++) {
     const date = new Date(Date.UTC(start.year, start.month - 1, start.day + direction * index));
     const month = date.getUTCMonth() + 1;

@@ -77,7 +77,8 @@ export function parseSchedule(input: string): Result<ParsedSchedule> {
   if (!('clauses' in scanned)) return scanned;
   const { clauses, rest } = scanned;
   const phrase = text.slice(0, text.length - rest.length).trim();
-  if (!clauses.unit && !clauses.days) return unhelpful(phrase ? `"${phrase}" does not say how often` : `I could not find a schedule at the start of "${text.slice(0, 60)}"`);
+  if (!clauses.unit && !clauses.days)
+    return unhelpful(phrase ? `"${phrase}" does not say how often` : `I could not find a schedule at the start of "${text.slice(0, 60)}"`);
   const task = rest.replace(/^[\s,.:;–—-]+/, '').trim();
   if (!task) return unhelpful(`"${phrase}" has no task after it`);
   const cron = toCron(clauses);
@@ -88,7 +89,12 @@ export function parseSchedule(input: string): Result<ParsedSchedule> {
 function rawCron(expression: string, rest: string): Result<ParsedSchedule> {
   // A sixth field of digits and cron punctuation is a seconds-first expression, not the task's first word.
   const sixth = /^([\d*,/-]+)(?:\s+(.*))?$/s.exec(rest.trim());
-  const candidates = sixth ? [{ cron: `${expression} ${sixth[1]}`, task: sixth[2] ?? '' }, { cron: expression, task: rest }] : [{ cron: expression, task: rest }];
+  const candidates = sixth
+    ? [
+        { cron: `${expression} ${sixth[1]}`, task: sixth[2] ?? '' },
+        { cron: expression, task: rest },
+      ]
+    : [{ cron: expression, task: rest }];
   for (const candidate of candidates) {
     const parsed = parseCron(candidate.cron);
     if (!parsed.ok) continue;
@@ -164,7 +170,9 @@ function dayList(text: string): number[] {
     if (word.startsWith('weekday')) [1, 2, 3, 4, 5].forEach((day) => days.add(day));
     else if (word.startsWith('weekend')) [0, 6].forEach((day) => days.add(day));
     else {
-      const key = Object.keys(DAYS).find((name) => word.startsWith(name) && (word.length === name.length || /^(?:day|nesday|urday|sday|s)/.test(word.slice(name.length))));
+      const key = Object.keys(DAYS).find(
+        (name) => word.startsWith(name) && (word.length === name.length || /^(?:day|nesday|urday|sday|s)/.test(word.slice(name.length))),
+      );
       if (key !== undefined) days.add(DAYS[key]!);
     }
   }
@@ -193,7 +201,7 @@ function toCron(clauses: Clauses): Result<string> {
 /** [1,2,3,4,5] → "1-5", [0,6] → "0,6": the form people recognise when the cron is echoed back. */
 function compactList(values: number[]): string {
   const parts: string[] = [];
-  for (let index = 0; index < values.length; ) {
+  for (let index = 0; index < values.length;) {
     let end = index;
     while (end + 1 < values.length && values[end + 1] === values[end]! + 1) end++;
     parts.push(end - index >= 2 ? `${values[index]}-${values[end]}` : values.slice(index, end + 1).join(','));

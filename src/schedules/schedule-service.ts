@@ -52,7 +52,13 @@ export function createScheduleService(options: ScheduleServiceOptions): Schedule
       const parsed = parseSchedule(redactText(input.text, options.secrets ?? []));
       if (!parsed.ok) return parsed;
       if (nextFireTimes(parsed.value.cron, timeZone, now(), 1).length === 0) return { ok: false, error: `\`${parsed.value.cron}\` never fires` };
-      const schedule = await insertSchedule(db, { cron: parsed.value.cron, timeZone, task: parsed.value.task, channel: input.channel, createdBy: input.createdBy });
+      const schedule = await insertSchedule(db, {
+        cron: parsed.value.cron,
+        timeZone,
+        task: parsed.value.task,
+        channel: input.channel,
+        createdBy: input.createdBy,
+      });
       await options.onChange?.();
       return { ok: true, value: view(schedule) };
     },

@@ -25,14 +25,31 @@ const confirmationKey = (input: { runId: string; planVersion: number; stepId: st
 
 export async function requestConfirmation(
   db: Db,
-  request: Pick<ConfirmationRecord, 'runId' | 'planVersion' | 'stepId' | 'tool' | 'risk' | 'targets' | 'lateBound'> & { owe: NewOwedMessage; owner: string; leaseMs: number },
+  request: Pick<ConfirmationRecord, 'runId' | 'planVersion' | 'stepId' | 'tool' | 'risk' | 'targets' | 'lateBound'> & {
+    owe: NewOwedMessage;
+    owner: string;
+    leaseMs: number;
+  },
 ): Promise<ConfirmationRecord | undefined> {
   const { owe, owner, leaseMs, ...input } = request;
   return undoneIfNothingChanged(() =>
     db.transaction(async (tx) => {
-      const moved = await tx.update(steps).set({ status: 'waiting', error: AWAITING }).where(and(stepKey(input), eq(steps.status, 'pending'))).returning({ stepId: steps.stepId });
+      const moved = await tx
+        .update(steps)
+        .set({ status: 'waiting', error: AWAITING })
+        .where(and(stepKey(input), eq(steps.status, 'pending')))
+        .returning({ stepId: steps.stepId });
       if (moved.length === 0) throw new NothingChanged();
-      const fresh = { targets: input.targets, lateBound: input.lateBound, tool: input.tool, risk: input.risk, status: 'pending', decidedBy: null, decidedAt: null, createdAt: sql`now()` };
+      const fresh = {
+        targets: input.targets,
+        lateBound: input.lateBound,
+        tool: input.tool,
+        risk: input.risk,
+        status: 'pending',
+        decidedBy: null,
+        decidedAt: null,
+        createdAt: sql`now()`,
+      };
       const [row] = await tx
         .insert(targetConfirmations)
         .values({ ...input, status: 'pending' })
@@ -44,11 +61,18 @@ export async function requestConfirmation(
   );
 }
 
-export async function decideConfirmation(db: Db, input: { runId: string; planVersion: number; stepId: string; userId: string; decision: 'confirmed' | 'aborted' }): Promise<ConfirmationRecord | undefined> {
+export async function decideConfirmation(
+  db: Db,
+  input: { runId: string; planVersion: number; stepId: string; userId: string; decision: 'confirmed' | 'aborted' },
+): Promise<ConfirmationRecord | undefined> {
   return undoneIfNothingChanged(() =>
     db.transaction(async (tx) => {
       // The run row is locked first, as every run transition takes it: an edit proposing a new version waits or has won.
-      const [run] = await tx.select({ version: runs.currentPlanVersion }).from(runs).where(and(eq(runs.id, input.runId), inArray(runs.status, [...DECIDABLE]))).for('update');
+      const [run] = await tx
+        .select({ version: runs.currentPlanVersion })
+        .from(runs)
+        .where(and(eq(runs.id, input.runId), inArray(runs.status, [...DECIDABLE])))
+        .for('update');
       if (!run || run.version !== input.planVersion) throw new NothingChanged();
       const [row] = await tx
         .update(targetConfirmations)
@@ -57,7 +81,11 @@ export async function decideConfirmation(db: Db, input: { runId: string; planVer
         .returning();
       if (!row) throw new NothingChanged();
       if (input.decision === 'confirmed') {
-        const released = await tx.update(steps).set({ status: 'pending', error: null }).where(and(stepKey(input), eq(steps.status, 'waiting'))).returning({ stepId: steps.stepId });
+        const released = await tx
+          .update(steps)
+          .set({ status: 'pending', error: null })
+          .where(and(stepKey(input), eq(steps.status, 'waiting')))
+          .returning({ stepId: steps.stepId });
         if (released.length === 0) throw new NothingChanged();
       }
       return toConfirmation(row);
@@ -66,7 +94,11 @@ export async function decideConfirmation(db: Db, input: { runId: string; planVer
 }
 
 export async function selectConfirmations(db: Db, runId: string): Promise<ConfirmationRecord[]> {
-  const rows = await db.select().from(targetConfirmations).where(eq(targetConfirmations.runId, runId)).orderBy(asc(targetConfirmations.createdAt), asc(targetConfirmations.stepId));
+  const rows = await db
+    .select()
+    .from(targetConfirmations)
+    .where(eq(targetConfirmations.runId, runId))
+    .orderBy(asc(targetConfirmations.createdAt), asc(targetConfirmations.stepId));
   return rows.map(toConfirmation);
 }
 

@@ -30,7 +30,18 @@ const INITDB_SCRIPT = fileURLToPath(new URL('./pglite-initdb.mjs', import.meta.u
  * The bot's tables are small: PostgreSQL's default 128 MB of shared buffers only costs memory here
  * (measured idle RSS on reopen: about 360 MB with the defaults, 250 MB with these).
  */
-const PGLITE_MEMORY_PARAMS = ['-c', 'shared_buffers=16MB', '-c', 'wal_buffers=1MB', '-c', 'temp_buffers=1MB', '-c', 'work_mem=2MB', '-c', 'maintenance_work_mem=8MB'];
+const PGLITE_MEMORY_PARAMS = [
+  '-c',
+  'shared_buffers=16MB',
+  '-c',
+  'wal_buffers=1MB',
+  '-c',
+  'temp_buffers=1MB',
+  '-c',
+  'work_mem=2MB',
+  '-c',
+  'maintenance_work_mem=8MB',
+];
 // Any fixed number shared by every replica; it only serialises concurrent migrations.
 const MIGRATION_LOCK_KEY = 7_316_011;
 

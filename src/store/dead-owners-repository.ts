@@ -12,16 +12,39 @@ export async function expireLeasesOfDeadOwners(db: Db, isDead: (owner: string) =
   const live = gt(runs.leaseUntil, sql`now()`);
   const [runOwners, stepOwners, inboxOwners, outboxOwners] = await Promise.all([
     db.selectDistinct({ owner: runs.leaseOwner }).from(runs).where(live),
-    db.selectDistinct({ owner: steps.leaseOwner }).from(steps).where(and(eq(steps.status, 'running'), gt(steps.leaseUntil, sql`now()`))),
-    db.selectDistinct({ owner: slackInbox.leaseOwner }).from(slackInbox).where(and(eq(slackInbox.status, 'pending'), gt(slackInbox.leaseUntil, sql`now()`))),
-    db.selectDistinct({ owner: outbox.leaseOwner }).from(outbox).where(and(eq(outbox.status, 'pending'), gt(outbox.leaseUntil, sql`now()`))),
+    db
+      .selectDistinct({ owner: steps.leaseOwner })
+      .from(steps)
+      .where(and(eq(steps.status, 'running'), gt(steps.leaseUntil, sql`now()`))),
+    db
+      .selectDistinct({ owner: slackInbox.leaseOwner })
+      .from(slackInbox)
+      .where(and(eq(slackInbox.status, 'pending'), gt(slackInbox.leaseUntil, sql`now()`))),
+    db
+      .selectDistinct({ owner: outbox.leaseOwner })
+      .from(outbox)
+      .where(and(eq(outbox.status, 'pending'), gt(outbox.leaseUntil, sql`now()`))),
   ]);
-  const owners = new Set([...runOwners, ...stepOwners, ...inboxOwners, ...outboxOwners].map((row) => row.owner).filter((owner): owner is string => Boolean(owner)));
+  const owners = new Set(
+    [...runOwners, ...stepOwners, ...inboxOwners, ...outboxOwners].map((row) => row.owner).filter((owner): owner is string => Boolean(owner)),
+  );
   const dead = [...owners].filter(isDead);
   if (dead.length === 0) return [];
-  await db.update(runs).set({ leaseUntil: sql`now()` }).where(inArray(runs.leaseOwner, dead));
-  await db.update(steps).set({ leaseUntil: sql`now()` }).where(and(inArray(steps.leaseOwner, dead), eq(steps.status, 'running')));
-  await db.update(slackInbox).set({ leaseUntil: sql`now()` }).where(and(inArray(slackInbox.leaseOwner, dead), eq(slackInbox.status, 'pending')));
-  await db.update(outbox).set({ leaseUntil: sql`now()` }).where(and(inArray(outbox.leaseOwner, dead), eq(outbox.status, 'pending')));
+  await db
+    .update(runs)
+    .set({ leaseUntil: sql`now()` })
+    .where(inArray(runs.leaseOwner, dead));
+  await db
+    .update(steps)
+    .set({ leaseUntil: sql`now()` })
+    .where(and(inArray(steps.leaseOwner, dead), eq(steps.status, 'running')));
+  await db
+    .update(slackInbox)
+    .set({ leaseUntil: sql`now()` })
+    .where(and(inArray(slackInbox.leaseOwner, dead), eq(slackInbox.status, 'pending')));
+  await db
+    .update(outbox)
+    .set({ leaseUntil: sql`now()` })
+    .where(and(inArray(outbox.leaseOwner, dead), eq(outbox.status, 'pending')));
   return dead;
 }

@@ -82,7 +82,13 @@ export function recordAnswer(db: Db, input: AnswerInput): Promise<DecisionResult
     if (ofStep) {
       await tx
         .update(steps)
-        .set({ status: 'succeeded', output: { answer: input.answer, answeredBy: input.userId }, finishedAt: sql`coalesce(${steps.finishedAt}, now())`, leaseOwner: null, leaseUntil: null })
+        .set({
+          status: 'succeeded',
+          output: { answer: input.answer, answeredBy: input.userId },
+          finishedAt: sql`coalesce(${steps.finishedAt}, now())`,
+          leaseOwner: null,
+          leaseUntil: null,
+        })
         .where(and(eq(steps.runId, run.id), eq(steps.planVersion, open.planVersion!), eq(steps.stepId, open.stepId!), eq(steps.status, 'waiting')));
     } else moved = await moveRun(tx, run, input.planTo);
     await appendEvent(tx, run.id, 'question-answered', { questionId: open.id, stepId: open.stepId, by: input.userId });

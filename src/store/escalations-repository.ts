@@ -23,13 +23,26 @@ function toEscalation(row: EscalationRow): EscalationRecord {
   };
 }
 
-export async function insertEscalation(db: Db, input: Pick<EscalationRecord, 'runId' | 'planVersion' | 'stepId' | 'kind' | 'message'>, owed?: OweAlong): Promise<EscalationRecord> {
+export async function insertEscalation(
+  db: Db,
+  input: Pick<EscalationRecord, 'runId' | 'planVersion' | 'stepId' | 'kind' | 'message'>,
+  owed?: OweAlong,
+): Promise<EscalationRecord> {
   const id = newId('esc');
-  const insert = (tx: Db) => tx.insert(escalations).values({ id, ...input }).returning();
+  const insert = (tx: Db) =>
+    tx
+      .insert(escalations)
+      .values({ id, ...input })
+      .returning();
   const [row] = owed
     ? await db.transaction(async (tx) => {
         const rows = await insert(tx as unknown as Db);
-        await insertOwed(tx as unknown as Db, { runId: input.runId, owe: [{ id: `${input.runId}/escalation/${id}`, kind: 'escalation', payload: { ...owed.payload, escalationId: id } }], owner: owed.owner, leaseMs: owed.leaseMs });
+        await insertOwed(tx as unknown as Db, {
+          runId: input.runId,
+          owe: [{ id: `${input.runId}/escalation/${id}`, kind: 'escalation', payload: { ...owed.payload, escalationId: id } }],
+          owner: owed.owner,
+          leaseMs: owed.leaseMs,
+        });
         return rows;
       })
     : await insert(db);

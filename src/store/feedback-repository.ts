@@ -26,7 +26,10 @@ export async function listFeedback(db: Db, runId: string): Promise<FeedbackRecor
 }
 
 /** Good and bad counts per plan author (`planner` model or `runbook` name), for `tandem eval --feedback`. */
-export async function feedbackByAuthor(db: Db, filter: { authorKind?: string } = {}): Promise<{ authorKind: string; authorId: string; good: number; bad: number }[]> {
+export async function feedbackByAuthor(
+  db: Db,
+  filter: { authorKind?: string } = {},
+): Promise<{ authorKind: string; authorId: string; good: number; bad: number }[]> {
   const rows = await db
     .select({
       authorKind: runFeedback.authorKind,

@@ -36,7 +36,11 @@ function batchedRecorder(db: Db, holder: { owner: string; leaseMs: number }): (e
     batch = [];
     const first = new Map<string, (typeof taken)[number]>();
     for (const item of taken) if (!first.has(item.entry.key)) first.set(item.entry.key, item);
-    recordInboxEntries(db, [...first.values()].map((item) => item.entry), holder).then(
+    recordInboxEntries(
+      db,
+      [...first.values()].map((item) => item.entry),
+      holder,
+    ).then(
       (fresh) => taken.forEach((item) => item.resolve(first.get(item.entry.key) === item && fresh.has(item.entry.key))),
       (error: unknown) => taken.forEach((item) => item.reject(error)),
     );
@@ -49,7 +53,10 @@ function batchedRecorder(db: Db, holder: { owner: string; leaseMs: number }): (e
 }
 
 export async function finishInboxEntry(db: Db, key: string): Promise<void> {
-  await db.update(slackInbox).set({ status: 'done', body: null, doneAt: sql`now()`, leaseUntil: null }).where(eq(slackInbox.id, key));
+  await db
+    .update(slackInbox)
+    .set({ status: 'done', body: null, doneAt: sql`now()`, leaseUntil: null })
+    .where(eq(slackInbox.id, key));
 }
 
 /** A handler still at work keeps its request from being taken over. */
@@ -65,7 +72,10 @@ export async function extendInboxLease(db: Db, input: { key: string; owner: stri
  * store, at start-up) takes every pending one a previous process held: it is gone. A request tried
  * `maxAttempts` times is given up (marked done) so a request that crashes its handler cannot loop.
  */
-export async function claimPendingInbox(db: Db, input: { owner: string; leaseMs: number; all: boolean; limit: number; maxAttempts: number }): Promise<InboxEntry[]> {
+export async function claimPendingInbox(
+  db: Db,
+  input: { owner: string; leaseMs: number; all: boolean; limit: number; maxAttempts: number },
+): Promise<InboxEntry[]> {
   // `all`: what another owner id holds is a previous process's; requests this process is handling now stay with it.
   const expired = lte(slackInbox.leaseUntil, sql`now()`);
   const free = input.all ? or(expired, ne(slackInbox.leaseOwner, input.owner)) : expired;

@@ -23,7 +23,10 @@ export async function claimRunLease(db: Db, input: { runId: string; owner: strin
   return rows.length === 1;
 }
 
-export async function adoptRuns(db: Db, input: { owner: string; leaseMs: number; statuses: readonly RunStatus[]; limit: number; graceMs: number; skipLocked: boolean }): Promise<RunRecord[]> {
+export async function adoptRuns(
+  db: Db,
+  input: { owner: string; leaseMs: number; statuses: readonly RunStatus[]; limit: number; graceMs: number; skipLocked: boolean },
+): Promise<RunRecord[]> {
   if (input.statuses.length === 0 || input.limit <= 0) return [];
   // A lease that ran out or was released is free at once. A run never leased is left alone for the grace
   // period: the replica that just created it is about to claim it.
@@ -54,7 +57,10 @@ export async function adoptRuns(db: Db, input: { owner: string; leaseMs: number;
  * a run missing from the answer was adopted by a peer that thought this replica dead.
  */
 export async function renewLeases(db: Db, input: { owner: string; leaseMs: number; runIds: readonly string[] }): Promise<string[]> {
-  await db.insert(replicas).values({ id: input.owner }).onConflictDoUpdate({ target: replicas.id, set: { heartbeatAt: sql`now()` } });
+  await db
+    .insert(replicas)
+    .values({ id: input.owner })
+    .onConflictDoUpdate({ target: replicas.id, set: { heartbeatAt: sql`now()` } });
   if (input.runIds.length === 0) return [];
   const held = await db
     .update(runs)
@@ -89,6 +95,9 @@ export async function leaseLagSeconds(db: Db): Promise<number> {
       .select({ lag: sql<number>`coalesce(max(extract(epoch from (now() - ${table.leaseUntil}))), 0)::float8` })
       .from(table)
       .where(and(live, lt(table.leaseUntil, sql`now()`)));
-  const [[run], [step]] = await Promise.all([overdue(runs, inArray(runs.status, ['executing', 'rolling-back'])), overdue(steps, inArray(steps.status, ['running']))]);
+  const [[run], [step]] = await Promise.all([
+    overdue(runs, inArray(runs.status, ['executing', 'rolling-back'])),
+    overdue(steps, inArray(steps.status, ['running'])),
+  ]);
   return Math.max(Number(run?.lag ?? 0), Number(step?.lag ?? 0));
 }

@@ -13,7 +13,14 @@ import { outbox, runs } from './schema.ts';
 const leaseEnd = (ms: number) => sql`now() + ${Math.max(0, Math.round(ms))} * interval '1 millisecond'`;
 
 function owedRows(runId: string, owed: readonly NewOwedMessage[], holder: { owner: string; leaseMs: number }) {
-  return owed.map((message) => ({ id: message.id, runId, kind: message.kind, payload: message.payload, leaseOwner: holder.owner, leaseUntil: leaseEnd(holder.leaseMs) }));
+  return owed.map((message) => ({
+    id: message.id,
+    runId,
+    kind: message.kind,
+    payload: message.payload,
+    leaseOwner: holder.owner,
+    leaseUntil: leaseEnd(holder.leaseMs),
+  }));
 }
 
 export interface FinishRunInput {
@@ -38,14 +45,22 @@ export async function finishRunRecord(db: Db, input: FinishRunInput): Promise<Ru
       .returning();
     if (!row) return undefined;
     await appendEvent(tx as unknown as Db, input.runId, input.event.type, input.event.data);
-    if (input.owe.length) await tx.insert(outbox).values(owedRows(input.runId, input.owe, input)).onConflictDoNothing();
+    if (input.owe.length)
+      await tx
+        .insert(outbox)
+        .values(owedRows(input.runId, input.owe, input))
+        .onConflictDoNothing();
     return toRunRecord(row);
   });
 }
 
 /** Records a message owed outside a run's end; the same id twice is one message. */
 export async function insertOwed(db: Db, input: { runId: string; owe: readonly NewOwedMessage[]; owner: string; leaseMs: number }): Promise<void> {
-  if (input.owe.length) await db.insert(outbox).values(owedRows(input.runId, input.owe, input)).onConflictDoNothing();
+  if (input.owe.length)
+    await db
+      .insert(outbox)
+      .values(owedRows(input.runId, input.owe, input))
+      .onConflictDoNothing();
 }
 
 /**
@@ -75,10 +90,16 @@ export async function claimOwed(db: Db, input: { owner: string; leaseMs: number;
 }
 
 export async function markOwedSent(db: Db, id: string): Promise<void> {
-  await db.update(outbox).set({ status: 'sent', sentAt: sql`now()`, leaseUntil: null }).where(eq(outbox.id, id));
+  await db
+    .update(outbox)
+    .set({ status: 'sent', sentAt: sql`now()`, leaseUntil: null })
+    .where(eq(outbox.id, id));
 }
 
 /** Delivery failed: any replica may try again after `retryInMs`. */
 export async function deferOwed(db: Db, input: { id: string; retryInMs: number }): Promise<void> {
-  await db.update(outbox).set({ leaseUntil: leaseEnd(input.retryInMs) }).where(and(eq(outbox.id, input.id), eq(outbox.status, 'pending')));
+  await db
+    .update(outbox)
+    .set({ leaseUntil: leaseEnd(input.retryInMs) })
+    .where(and(eq(outbox.id, input.id), eq(outbox.status, 'pending')));
 }

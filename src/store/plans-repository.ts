@@ -75,7 +75,10 @@ const toApproval = (row: ApprovalRow): ApprovalRecord => ({
 });
 
 export async function insertApproval(db: Db, input: NewApproval): Promise<ApprovalRecord> {
-  const [row] = await db.insert(approvals).values({ ...input, via: input.via ?? 'person', need: input.need ?? null, why: input.why ?? null }).returning();
+  const [row] = await db
+    .insert(approvals)
+    .values({ ...input, via: input.via ?? 'person', need: input.need ?? null, why: input.why ?? null })
+    .returning();
   return toApproval(row!);
 }
 

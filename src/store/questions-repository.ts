@@ -9,13 +9,26 @@ type QuestionRow = typeof questions.$inferSelect;
 
 const toQuestion = (row: QuestionRow): QuestionRecord => ({ ...row });
 
-export async function insertQuestion(db: Db, input: Pick<QuestionRecord, 'runId' | 'stepId' | 'planVersion' | 'question'>, owed?: OweAlong): Promise<QuestionRecord> {
+export async function insertQuestion(
+  db: Db,
+  input: Pick<QuestionRecord, 'runId' | 'stepId' | 'planVersion' | 'question'>,
+  owed?: OweAlong,
+): Promise<QuestionRecord> {
   const id = newId('q');
-  const insert = (tx: Db) => tx.insert(questions).values({ id, ...input }).returning();
+  const insert = (tx: Db) =>
+    tx
+      .insert(questions)
+      .values({ id, ...input })
+      .returning();
   const [row] = owed
     ? await db.transaction(async (tx) => {
         const rows = await insert(tx as unknown as Db);
-        await insertOwed(tx as unknown as Db, { runId: input.runId, owe: [{ id: `${input.runId}/question/${id}`, kind: 'question', payload: { ...owed.payload, questionId: id } }], owner: owed.owner, leaseMs: owed.leaseMs });
+        await insertOwed(tx as unknown as Db, {
+          runId: input.runId,
+          owe: [{ id: `${input.runId}/question/${id}`, kind: 'question', payload: { ...owed.payload, questionId: id } }],
+          owner: owed.owner,
+          leaseMs: owed.leaseMs,
+        });
         return rows;
       })
     : await insert(db);

@@ -24,7 +24,10 @@ export function toRunRecord(row: RunRow): RunRecord {
   };
 }
 
-export async function insertRun(db: Db, input: { task: string; requester: string; conversation: Conversation; origin: RunRecord['origin']; requestId?: string }): Promise<RunRecord> {
+export async function insertRun(
+  db: Db,
+  input: { task: string; requester: string; conversation: Conversation; origin: RunRecord['origin']; requestId?: string },
+): Promise<RunRecord> {
   const [row] = await db
     .insert(runs)
     .values({
@@ -83,7 +86,10 @@ export async function transitionRunStatus(db: Db, runId: string, from: readonly 
   return rows.length === 1;
 }
 
-export async function selectRuns(db: Db, filter: { limit: number; requester?: string; channel?: string; statuses?: readonly RunStatus[] }): Promise<RunRecord[]> {
+export async function selectRuns(
+  db: Db,
+  filter: { limit: number; requester?: string; channel?: string; statuses?: readonly RunStatus[] },
+): Promise<RunRecord[]> {
   const conditions: SQL[] = [];
   if (filter.requester) conditions.push(eq(runs.requester, filter.requester));
   if (filter.channel) conditions.push(eq(runs.channel, filter.channel));

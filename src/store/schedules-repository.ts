@@ -62,11 +62,7 @@ export async function deleteSchedule(db: Db, id: string): Promise<boolean> {
  */
 export async function claimFire(db: Db, scheduleId: string, slot: Date, replicaId: string): Promise<boolean> {
   try {
-    const rows = await db
-      .insert(cronFires)
-      .values({ scheduleId, slot, firedBy: replicaId })
-      .onConflictDoNothing()
-      .returning({ slot: cronFires.slot });
+    const rows = await db.insert(cronFires).values({ scheduleId, slot, firedBy: replicaId }).onConflictDoNothing().returning({ slot: cronFires.slot });
     return rows.length === 1;
   } catch (error) {
     // The schedule was removed between loading and firing: nothing to fire.

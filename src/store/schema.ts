@@ -28,13 +28,19 @@ export const runs = pgTable(
     updatedAt: at('updated_at').notNull().defaultNow(),
     finishedAt: at('finished_at'),
   },
-  (t) => [index('runs_status_idx').on(t.status), index('runs_conversation_idx').on(t.channel, t.threadTs), index('runs_requester_idx').on(t.requester, t.createdAt)],
+  (t) => [
+    index('runs_status_idx').on(t.status),
+    index('runs_conversation_idx').on(t.channel, t.threadTs),
+    index('runs_requester_idx').on(t.requester, t.createdAt),
+  ],
 );
 
 export const planVersions = pgTable(
   'plan_versions',
   {
-    runId: text('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
     version: integer('version').notNull(),
     plan: jsonb('plan').$type<Record<string, unknown>>().notNull(),
     authorKind: text('author_kind').notNull(),
@@ -50,7 +56,9 @@ export const approvals = pgTable(
   'approvals',
   {
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
-    runId: text('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
     planVersion: integer('plan_version').notNull(),
     userId: text('user_id').notNull(),
     decision: text('decision').notNull(),
@@ -67,7 +75,9 @@ export const approvals = pgTable(
 export const steps = pgTable(
   'steps',
   {
-    runId: text('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
     planVersion: integer('plan_version').notNull(),
     stepId: text('step_id').notNull(),
     kind: text('kind').notNull(),
@@ -92,7 +102,9 @@ export const steps = pgTable(
 export const stepAttempts = pgTable(
   'step_attempts',
   {
-    runId: text('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
     planVersion: integer('plan_version').notNull(),
     stepId: text('step_id').notNull(),
     attempt: integer('attempt').notNull(),
@@ -111,7 +123,9 @@ export const stepAttempts = pgTable(
 export const events = pgTable(
   'events',
   {
-    runId: text('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
     seq: integer('seq').notNull(),
     type: text('type').notNull(),
     data: jsonb('data').$type<Record<string, unknown>>().notNull(),
@@ -124,7 +138,9 @@ export const escalations = pgTable(
   'escalations',
   {
     id: text('id').primaryKey(),
-    runId: text('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
     planVersion: integer('plan_version'),
     stepId: text('step_id'),
     kind: text('kind').notNull(),
@@ -142,7 +158,9 @@ export const questions = pgTable(
   'questions',
   {
     id: text('id').primaryKey(),
-    runId: text('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
     stepId: text('step_id'),
     planVersion: integer('plan_version'),
     question: text('question').notNull(),
@@ -226,7 +244,10 @@ export const runbooks = pgTable('runbooks', {
   /** "deploy {ref} of {repo} to {env}": placeholders become plan parameters. */
   pattern: text('pattern').notNull(),
   plan: jsonb('plan').$type<Record<string, unknown>>().notNull(),
-  params: jsonb('params').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+  params: jsonb('params')
+    .$type<string[]>()
+    .notNull()
+    .default(sql`'[]'::jsonb`),
   source: text('source').notNull(),
   /** Read-only runbooks may be pre-approved for scheduled runs. */
   preApproved: boolean('pre_approved').notNull().default(false),
@@ -250,7 +271,9 @@ export const schedules = pgTable('schedules', {
 export const cronFires = pgTable(
   'cron_fires',
   {
-    scheduleId: text('schedule_id').notNull().references(() => schedules.id, { onDelete: 'cascade' }),
+    scheduleId: text('schedule_id')
+      .notNull()
+      .references(() => schedules.id, { onDelete: 'cascade' }),
     slot: at('slot').notNull(),
     firedBy: text('fired_by').notNull(),
     runId: text('run_id'),
@@ -269,7 +292,9 @@ export const replicas = pgTable('replicas', {
 export const reminders = pgTable(
   'reminders',
   {
-    runId: text('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
     kind: text('kind').notNull(),
     key: text('key').notNull(),
     sentAt: at('sent_at').notNull().defaultNow(),
@@ -284,7 +309,9 @@ export const reminders = pgTable(
 export const targetConfirmations = pgTable(
   'target_confirmations',
   {
-    runId: text('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
     planVersion: integer('plan_version').notNull(),
     stepId: text('step_id').notNull(),
     tool: text('tool').notNull(),
@@ -309,7 +336,9 @@ export const targetConfirmations = pgTable(
 export const runFeedback = pgTable(
   'run_feedback',
   {
-    runId: text('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
     userId: text('user_id').notNull(),
     value: text('value').notNull(),
     planVersion: integer('plan_version').notNull(),

@@ -123,7 +123,10 @@ const approvedToRun = sql`exists (select 1 from approvals a where a.run_id = ste
  * Claim and attempt row go in one statement (data-modifying CTE): a claim sits on the critical path of
  * every dependant step, so it costs one round trip, not a transaction's four.
  */
-export async function claimStep(db: Db, input: StepKey & { owner: string; leaseMs: number; executedArgs: Record<string, unknown> }): Promise<StepRecord | undefined> {
+export async function claimStep(
+  db: Db,
+  input: StepKey & { owner: string; leaseMs: number; executedArgs: Record<string, unknown> },
+): Promise<StepRecord | undefined> {
   const leaseMs = Math.max(1, Math.round(input.leaseMs));
   const [row] = await rawRows<RawStepRow>(
     db,
@@ -147,7 +150,12 @@ export async function claimStep(db: Db, input: StepKey & { owner: string; leaseM
 /** Ends the live attempt of a step and its attempt row together, in one statement for the same reason as claimStep. */
 export async function finishStep(
   db: Db,
-  input: StepKey & { attempt: number; status: 'succeeded' | 'failed' | 'uncertain' | 'cancelled' | 'waiting'; output?: Record<string, unknown> | null; error?: StepErrorRecord | null },
+  input: StepKey & {
+    attempt: number;
+    status: 'succeeded' | 'failed' | 'uncertain' | 'cancelled' | 'waiting';
+    output?: Record<string, unknown> | null;
+    error?: StepErrorRecord | null;
+  },
 ): Promise<boolean> {
   // A waiting step's attempt ended with the pause; the answer settles the step, not the attempt.
   const attemptStatus = input.status === 'waiting' ? 'succeeded' : input.status;

@@ -33,6 +33,12 @@ export async function sumUsageByModel(db: Db, runId: string): Promise<ModelUsage
     .where(eq(llmUsage.runId, runId))
     .groupBy(llmUsage.role, llmUsage.provider, llmUsage.model);
   return rows
-    .map((row) => ({ role: row.role, model: `${row.provider}:${row.model}`, inputTokens: Number(row.inputTokens), outputTokens: Number(row.outputTokens), costUsd: Number(row.costUsd) }))
+    .map((row) => ({
+      role: row.role,
+      model: `${row.provider}:${row.model}`,
+      inputTokens: Number(row.inputTokens),
+      outputTokens: Number(row.outputTokens),
+      costUsd: Number(row.costUsd),
+    }))
     .sort((a, b) => b.costUsd - a.costUsd || a.role.localeCompare(b.role) || a.model.localeCompare(b.model));
 }

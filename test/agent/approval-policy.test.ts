@@ -5,7 +5,12 @@ import type { RunRecord } from '../../src/agent/ports/run-store.ts';
 
 const risks: Record<string, 'read' | 'write' | 'destructive'> = { get: 'read', comment: 'write', merge: 'destructive' };
 const planOf = (tools: string[], rollback: string[] = []) =>
-  PlanSchema.parse({ goal: 'g', confidence: 1, steps: tools.map((tool, i) => ({ id: `s${i}`, title: 't', tool })), rollback: rollback.map((tool, i) => ({ id: `r${i}`, title: 't', tool })) });
+  PlanSchema.parse({
+    goal: 'g',
+    confidence: 1,
+    steps: tools.map((tool, i) => ({ id: `s${i}`, title: 't', tool })),
+    rollback: rollback.map((tool, i) => ({ id: `r${i}`, title: 't', tool })),
+  });
 const directory = (ids: string[]) => ({ isApprover: async (id: string) => ids.includes(id) });
 
 describe('approval policy', () => {

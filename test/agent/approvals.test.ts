@@ -11,23 +11,40 @@ afterEach(() => {
   expect(h.errors).toEqual([]);
 });
 
-const mergePlan = plannerAnswer({ steps: [{ id: 's1', tool: 'read_thing', args: { key: 'pr' } }, { id: 's2', tool: 'merge_thing', args: { number: 7 }, dependsOn: ['s1'] }] });
+const mergePlan = plannerAnswer({
+  steps: [
+    { id: 's1', tool: 'read_thing', args: { key: 'pr' } },
+    { id: 's2', tool: 'merge_thing', args: { number: 7 }, dependsOn: ['s1'] },
+  ],
+});
 
 describe('approvals', () => {
   it('a write plan waits for an approver; others are told why and nothing runs', async () => {
     const tools = standardTools();
-    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', plannerAnswer({ steps: [{ id: 's1', tool: 'create_thing', args: { title: 't' } }] })), approvers: ['UAPP'], settings: { autoRunReadOnly: true } });
+    h = makeHarness({
+      store: db.store,
+      tools: tools.all,
+      llm: new ScriptedLlm().on('planner', plannerAnswer({ steps: [{ id: 's1', tool: 'create_thing', args: { title: 't' } }] })),
+      approvers: ['UAPP'],
+      settings: { autoRunReadOnly: true },
+    });
     const run = await h.start('make a thing', 'UREQ');
     expect((await h.store.getRun(run.id))?.status).toBe('awaiting-approval');
     const [proposal] = h.surface.of(run.id, 'plan');
     expect(proposal?.proposal).toMatchObject({ version: 1, autoApproved: false, risks: { s1: 'write' }, authorKind: 'planner', authorId: 'fake:scripted' });
-    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UREQ', decision: 'approve' })).toEqual({ ok: false, error: expect.stringMatching(/Only approvers/) });
+    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UREQ', decision: 'approve' })).toEqual({
+      ok: false,
+      error: expect.stringMatching(/Only approvers/),
+    });
     await h.agent.idle();
     expect(tools.write.calls).toHaveLength(0);
     expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: true, value: undefined });
     await h.agent.idle();
     expect(tools.write.calls).toHaveLength(1);
-    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: false, error: expect.stringMatching(/not waiting for a decision/) });
+    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({
+      ok: false,
+      error: expect.stringMatching(/not waiting for a decision/),
+    });
     expect((await h.store.listApprovals(run.id)).map((a) => `${a.userId}:${a.decision}`)).toEqual(['UAPP:approved']);
   });
 
@@ -35,7 +52,10 @@ describe('approvals', () => {
     const tools = standardTools();
     h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', mergePlan), approvers: ['UREQ', 'UAPP'] });
     const run = await h.start('merge PR 7', 'UREQ');
-    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UREQ', decision: 'approve' })).toEqual({ ok: false, error: expect.stringMatching(/destructive step.*other than the person who asked/) });
+    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UREQ', decision: 'approve' })).toEqual({
+      ok: false,
+      error: expect.stringMatching(/destructive step.*other than the person who asked/),
+    });
     await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
     await h.agent.idle();
     expect(tools.merge.calls).toHaveLength(1);
@@ -57,7 +77,10 @@ describe('approvals', () => {
     expect(saved.ok && saved.value).toMatchObject({ version: 2, authorKind: 'human', authorId: 'UEDIT', parentVersion: 1 });
     const [, second] = h.surface.of(run.id, 'plan');
     expect(second?.proposal.diff).toEqual([{ text: 's2 number: 7 → 8', target: true }]);
-    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: false, error: expect.stringMatching(/^The plan changed to v2 while you decided; look again/) });
+    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^The plan changed to v2 while you decided; look again/),
+    });
     await h.agent.decide({ runId: run.id, planVersion: 2, userId: 'UAPP', decision: 'approve' });
     await h.agent.idle();
     expect(tools.merge.calls.map((c) => c.args)).toEqual([{ number: 8 }]);
@@ -69,7 +92,10 @@ describe('approvals', () => {
     const llm = new ScriptedLlm().on('planner', mergePlan).on('planner', plannerAnswer({ steps: [{ id: 's1', tool: 'read_thing', args: { key: 'pr' } }] }));
     h = makeHarness({ store: db.store, tools: tools.all, llm });
     const run = await h.start('merge PR 7', 'UREQ');
-    expect(await h.agent.revisePlan({ runId: run.id, planVersion: 1, userId: 'UREQ', instruction: 'do not merge, only look' })).toEqual({ ok: true, value: undefined });
+    expect(await h.agent.revisePlan({ runId: run.id, planVersion: 1, userId: 'UREQ', instruction: 'do not merge, only look' })).toEqual({
+      ok: true,
+      value: undefined,
+    });
     await h.agent.idle();
     const prompt = llm.prompts()[1]!;
     expect(prompt).toContain('do not merge, only look');
@@ -128,7 +154,12 @@ describe('approvals', () => {
     await h.agent.idle();
     await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text: 'it is xoxb-1234567890-abcdefgh' });
     await h.agent.idle();
-    const stored = JSON.stringify([await h.store.listQuestions(run.id), await h.store.listSteps(run.id), await h.store.listEvents(run.id), await h.store.listAttempts(run.id)]);
+    const stored = JSON.stringify([
+      await h.store.listQuestions(run.id),
+      await h.store.listSteps(run.id),
+      await h.store.listEvents(run.id),
+      await h.store.listAttempts(run.id),
+    ]);
     expect(stored).not.toMatch(/s3cret-value|ghp_abc|xoxb-123/);
     expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
   });

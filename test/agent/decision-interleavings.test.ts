@@ -76,15 +76,30 @@ describe('decisions under every interleaving', () => {
         await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text: 'thing of UREQ' });
         await h.agent.idle();
 
-        const [approvals, versions, attempts, questions] = await Promise.all([h.store.listApprovals(run.id), h.store.listPlanVersions(run.id), h.store.listAttempts(run.id), h.store.listQuestions(run.id)]);
+        const [approvals, versions, attempts, questions] = await Promise.all([
+          h.store.listApprovals(run.id),
+          h.store.listPlanVersions(run.id),
+          h.store.listAttempts(run.id),
+          h.store.listQuestions(run.id),
+        ]);
         // Exactly the accepted approvals are on record, each by an approver, each of a distinct version.
-        expect(approvals.filter((a) => a.decision === 'approved').map((a) => a.planVersion).sort()).toEqual([...approved].sort());
+        expect(
+          approvals
+            .filter((a) => a.decision === 'approved')
+            .map((a) => a.planVersion)
+            .sort(),
+        ).toEqual([...approved].sort());
         expect(approvals.filter((a) => a.decision === 'approved').every((a) => APPROVERS.includes(a.userId))).toBe(true);
         expect(new Set(approved).size).toBe(approved.length);
         // Every step that started belongs to an approved version, and what was made is what that version said.
         expect(attempts.every((a) => approved.includes(a.planVersion))).toBe(true);
         for (const call of tools.write.calls) {
-          const made = versions.find((v) => approved.includes(v.version) && String(v.plan.steps.find((s) => s.id === 's2')?.args.title).replace('{{steps.s1.output.answer}}', '') === String(call.args.title).replace(/^thing of \w+/, ''));
+          const made = versions.find(
+            (v) =>
+              approved.includes(v.version) &&
+              String(v.plan.steps.find((s) => s.id === 's2')?.args.title).replace('{{steps.s1.output.answer}}', '') ===
+                String(call.args.title).replace(/^thing of \w+/, ''),
+          );
           expect(made, `${String(call.args.title)} was made by an approved version`).toBeDefined();
         }
         // A bystander's words never became an answer, and a bystander never decided anything.

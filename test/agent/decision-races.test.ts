@@ -50,7 +50,12 @@ describe('decisions are compare-and-set', () => {
 
     const click = h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
     await slow.lookedUp;
-    const edited = await h.agent.editPlan({ runId: run.id, planVersion: 1, userId: 'UREQ', plan: { ...v1, steps: [{ ...v1.steps[0]!, args: { title: 'two' } }] } });
+    const edited = await h.agent.editPlan({
+      runId: run.id,
+      planVersion: 1,
+      userId: 'UREQ',
+      plan: { ...v1, steps: [{ ...v1.steps[0]!, args: { title: 'two' } }] },
+    });
     expect(edited.ok).toBe(true);
     slow.release();
 
@@ -65,7 +70,9 @@ describe('decisions are compare-and-set', () => {
     expect(await h.agent.decide({ runId: run.id, planVersion: 2, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: true, value: undefined });
     await h.agent.idle();
     expect(tools.write.calls.map((c) => c.args)).toEqual([{ title: 'two' }]);
-    expect((await h.store.listApprovals(run.id)).map((a) => [a.planVersion, a.userId, a.decision, a.via, a.need])).toEqual([[2, 'UAPP', 'approved', 'person', 'approver']]);
+    expect((await h.store.listApprovals(run.id)).map((a) => [a.planVersion, a.userId, a.decision, a.via, a.need])).toEqual([
+      [2, 'UAPP', 'approved', 'person', 'approver'],
+    ]);
   });
 
   it('a reject that lands while an approver lookup is slow: the approval is refused and records nothing', async () => {
@@ -96,7 +103,16 @@ describe('decisions are compare-and-set', () => {
 
     const click = h.agent.resolveEscalation({ escalationId: escalation!.id, userId: 'UAPP', action: 'skip' });
     await slow.lookedUp;
-    expect((await h.agent.editPlan({ runId: run.id, planVersion: 1, userId: 'UREQ', plan: { ...v1, confidence: 0.9, steps: [{ ...v1.steps[0]!, args: { title: 'two' } }] } })).ok).toBe(true);
+    expect(
+      (
+        await h.agent.editPlan({
+          runId: run.id,
+          planVersion: 1,
+          userId: 'UREQ',
+          plan: { ...v1, confidence: 0.9, steps: [{ ...v1.steps[0]!, args: { title: 'two' } }] },
+        })
+      ).ok,
+    ).toBe(true);
     slow.release();
     expect(await click).toEqual({ ok: false, error: expect.stringMatching(/^The plan changed to v2 while you decided/) });
     await h.agent.idle();
@@ -107,7 +123,10 @@ describe('decisions are compare-and-set', () => {
 });
 
 describe('the executor runs only an approved version', () => {
-  const mergePlan = plannerAnswer({ steps: [{ id: 's1', tool: 'read_thing', args: { key: 'pr' } }], rollback: [{ id: 'r1', tool: 'merge_thing', args: { number: 7 } }] });
+  const mergePlan = plannerAnswer({
+    steps: [{ id: 's1', tool: 'read_thing', args: { key: 'pr' } }],
+    rollback: [{ id: 'r1', tool: 'merge_thing', args: { number: 7 } }],
+  });
 
   it.each([
     ['no approval at all', null],
@@ -119,14 +138,24 @@ describe('the executor runs only an approved version', () => {
     h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', mergePlan), approvers: ['UREQ', 'UAPP'], soleOwner: true });
     const run = await h.start('look at PR 7', 'UREQ');
     // Moved to executing behind the decision path's back (a bug, or a hand-edited database).
-    const forced = await h.store.decide({ runId: run.id, planVersion: 1, from: ['awaiting-approval'], to: 'executing', ...(approval ? { approval: { decision: 'approved', ...approval } } : {}), event: { type: 'forced', data: {} } });
+    const forced = await h.store.decide({
+      runId: run.id,
+      planVersion: 1,
+      from: ['awaiting-approval'],
+      to: 'executing',
+      ...(approval ? { approval: { decision: 'approved', ...approval } } : {}),
+      event: { type: 'forced', data: {} },
+    });
     expect(forced.ok).toBe(true);
     await h.agent.resume();
     await h.agent.idle();
     expect(tools.read.calls).toEqual([]);
     expect(await h.store.listSteps(run.id)).toEqual([]);
     expect((await h.store.getRun(run.id))?.status).toBe('paused');
-    expect(h.surface.of(run.id, 'escalation')[0]?.escalation).toMatchObject({ kind: 'not-approved', message: expect.stringMatching(/^Plan v1 has no approval that lets it run/) });
+    expect(h.surface.of(run.id, 'escalation')[0]?.escalation).toMatchObject({
+      kind: 'not-approved',
+      message: expect.stringMatching(/^Plan v1 has no approval that lets it run/),
+    });
   });
 
   it('an approver other than the requester lets the same destructive version run', async () => {
@@ -144,7 +173,12 @@ describe('answers and cancels count only from the requester or an approver', () 
   it('a bystander cannot pick the PR a four-eyes merge acts on, nor cancel; the requester answers', async () => {
     const tools = standardTools();
     // Like github_merge_pull's number: text from a person's answer is coerced to the PR number.
-    const merge = fakeTool({ name: 'merge_pr', risk: 'destructive', input: z.object({ number: z.coerce.number().int() }), run: (args) => ({ status: 'ok', output: { merged: true, number: args.number } }) });
+    const merge = fakeTool({
+      name: 'merge_pr',
+      risk: 'destructive',
+      input: z.object({ number: z.coerce.number().int() }),
+      run: (args) => ({ status: 'ok', output: { merged: true, number: args.number } }),
+    });
     const plan = plannerAnswer({
       steps: [
         { id: 's1', tool: 'ask_human', args: { question: 'Which PR?' } },
@@ -157,9 +191,15 @@ describe('answers and cancels count only from the requester or an approver', () 
     await h.agent.idle();
     expect((await h.store.getRun(run.id))?.status).toBe('paused');
 
-    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UBYSTANDER', text: '<@UBOT> 666' })).toEqual({ refused: 'answer', requester: 'UREQ' });
+    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UBYSTANDER', text: '<@UBOT> 666' })).toEqual({
+      refused: 'answer',
+      requester: 'UREQ',
+    });
     expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UBYSTANDER', text: 'cancel' })).toEqual({ refused: 'cancel', requester: 'UREQ' });
-    expect(await h.agent.cancel({ runId: run.id, userId: 'UBYSTANDER' })).toEqual({ ok: false, error: 'Only <@UREQ> (who asked) or an approver may cancel this run.' });
+    expect(await h.agent.cancel({ runId: run.id, userId: 'UBYSTANDER' })).toEqual({
+      ok: false,
+      error: 'Only <@UREQ> (who asked) or an approver may cancel this run.',
+    });
     await h.agent.idle();
     expect(merge.calls).toEqual([]);
     expect((await h.store.listQuestions(run.id)).map((q) => q.answer)).toEqual([null]);

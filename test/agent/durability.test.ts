@@ -78,7 +78,12 @@ describe('durability', () => {
 
   it('after a crash a read step runs again, and a write that cannot be reconciled goes to a person', async () => {
     const outside = world();
-    const plan = plannerAnswer({ steps: [{ id: 's1', tool: 'read_thing', args: { key: 'a' } }, { id: 's2', tool: 'create_thing', args: { title: 'x' } }] });
+    const plan = plannerAnswer({
+      steps: [
+        { id: 's1', tool: 'read_thing', args: { key: 'a' } },
+        { id: 's2', tool: 'create_thing', args: { title: 'x' } },
+      ],
+    });
     const readA = fakeTool({ name: 'read_thing', risk: 'read', run: never });
     const writeA = fakeTool({ name: 'create_thing', risk: 'write', input: writeInput, run: async (_args, ctx) => (outside.make(ctx), never()) });
     const a = makeHarness({ store: db.store, tools: [readA, writeA], llm: new ScriptedLlm().on('planner', plan) });

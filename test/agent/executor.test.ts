@@ -56,7 +56,12 @@ describe('executor', () => {
 
   it('never runs a plan with a cycle or an unknown tool', async () => {
     const tools = standardTools();
-    const cyclic = plannerAnswer({ steps: [{ id: 's1', tool: 'read_thing', args: { key: 'x' }, dependsOn: ['s2'] }, { id: 's2', tool: 'read_thing', args: { key: 'y' }, dependsOn: ['s1'] }] });
+    const cyclic = plannerAnswer({
+      steps: [
+        { id: 's1', tool: 'read_thing', args: { key: 'x' }, dependsOn: ['s2'] },
+        { id: 's2', tool: 'read_thing', args: { key: 'y' }, dependsOn: ['s1'] },
+      ],
+    });
     const unknown = plannerAnswer({ steps: [{ id: 's1', tool: 'drop_database', args: {} }] });
     const llm = new ScriptedLlm().on('planner', cyclic).on('planner', unknown).on('planner', cyclic);
     h = makeHarness({ store: db.store, tools: tools.all, llm, settings: autoRun });
@@ -74,7 +79,12 @@ describe('executor', () => {
       plannerAnswer({
         steps: [
           { id: 's1', tool: 'create_thing', args: { title: 'first' } },
-          { id: 's2', tool: 'create_thing', args: { title: 'after {{steps.s1.output.title}} #{{steps.s1.output.number}}', count: '{{steps.s1.output.number}}' }, dependsOn: ['s1'] },
+          {
+            id: 's2',
+            tool: 'create_thing',
+            args: { title: 'after {{steps.s1.output.title}} #{{steps.s1.output.number}}', count: '{{steps.s1.output.number}}' },
+            dependsOn: ['s1'],
+          },
         ],
       }),
     );
@@ -85,15 +95,31 @@ describe('executor', () => {
     expect(tools.write.calls[1]?.args).toEqual({ title: 'after first #1', count: 1 });
     const attempts = await h.store.listAttempts(run.id);
     expect(attempts.find((a) => a.stepId === 's2')?.executedArgs).toEqual({ title: 'after first #1', count: 1 });
-    expect((await h.store.listSteps(run.id)).find((s) => s.stepId === 's2')?.plannedArgs).toEqual({ title: 'after {{steps.s1.output.title}} #{{steps.s1.output.number}}', count: '{{steps.s1.output.number}}' });
+    expect((await h.store.listSteps(run.id)).find((s) => s.stepId === 's2')?.plannedArgs).toEqual({
+      title: 'after {{steps.s1.output.title}} #{{steps.s1.output.number}}',
+      count: '{{steps.s1.output.number}}',
+    });
     expect(h.surface.of(run.id, 'summary')[0]?.summary.changes.map((c) => c.url)).toEqual(['https://example.test/things/1', 'https://example.test/things/2']);
   });
 
   it('retries only errors the tool marks transient', async () => {
-    const flaky = fakeTool({ name: 'read_thing', risk: 'read', run: (_args, _ctx, call) => (call < 3 ? { status: 'error', error: { message: 'rate limited', transient: true } } : { status: 'ok', output: { fine: true } }) });
+    const flaky = fakeTool({
+      name: 'read_thing',
+      risk: 'read',
+      run: (_args, _ctx, call) =>
+        call < 3 ? { status: 'error', error: { message: 'rate limited', transient: true } } : { status: 'ok', output: { fine: true } },
+    });
     const broken = fakeTool({ name: 'broken', risk: 'read', run: () => ({ status: 'error', error: { message: '404 Not Found' } }) });
     const llm = new ScriptedLlm(['planner'])
-      .on('planner', plannerAnswer({ steps: [{ id: 's1', tool: 'read_thing', args: { key: 'a' } }, { id: 's2', tool: 'broken', args: { key: 'b' } }] }))
+      .on(
+        'planner',
+        plannerAnswer({
+          steps: [
+            { id: 's1', tool: 'read_thing', args: { key: 'a' } },
+            { id: 's2', tool: 'broken', args: { key: 'b' } },
+          ],
+        }),
+      )
       .on('planner', plannerAnswer({ steps: [{ id: 's3', tool: 'read_thing', args: { key: 'again' } }] }));
     h = makeHarness({ store: db.store, tools: [flaky, broken], llm, settings: autoRun });
     const run = await h.start();
@@ -139,7 +165,12 @@ describe('executor', () => {
     const tools = standardTools();
     const llm = new ScriptedLlm().on(
       'planner',
-      plannerAnswer({ steps: [{ id: 's1', tool: 'ask_human', args: { question: 'Which tag?' } }, { id: 's2', tool: 'read_thing', args: { key: '{{steps.s1.output.answer}}' }, dependsOn: ['s1'] }] }),
+      plannerAnswer({
+        steps: [
+          { id: 's1', tool: 'ask_human', args: { question: 'Which tag?' } },
+          { id: 's2', tool: 'read_thing', args: { key: '{{steps.s1.output.answer}}' }, dependsOn: ['s1'] },
+        ],
+      }),
     );
     h = makeHarness({ store: db.store, tools: tools.all, llm, settings: autoRun });
     const run = await h.start();
@@ -155,7 +186,15 @@ describe('executor', () => {
 
   it('"cancel" in the thread stops the run: running steps are cancelled and nothing else starts', async () => {
     const slow = fakeTool({ name: 'read_thing', risk: 'read', latencyMs: 10_000 });
-    const llm = new ScriptedLlm().on('planner', plannerAnswer({ steps: [{ id: 's1', tool: 'read_thing', args: { key: 'a' } }, { id: 's2', tool: 'read_thing', args: { key: 'b' }, dependsOn: ['s1'] }] }));
+    const llm = new ScriptedLlm().on(
+      'planner',
+      plannerAnswer({
+        steps: [
+          { id: 's1', tool: 'read_thing', args: { key: 'a' } },
+          { id: 's2', tool: 'read_thing', args: { key: 'b' }, dependsOn: ['s1'] },
+        ],
+      }),
+    );
     h = makeHarness({ store: db.store, tools: [slow], llm, settings: autoRun });
     const run = await h.agent.startRun({ task: 't', requester: 'UREQ', conversation: { channel: 'C1', threadTs: 'cancel-me' }, origin: 'mention' });
     while (slow.calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -180,7 +219,10 @@ describe('executor', () => {
         return { status: 'ok', output: {} };
       },
     });
-    const llm = new ScriptedLlm().on('planner', plannerAnswer({ steps: ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, tool: 'read_thing', args: { key: id } })) }));
+    const llm = new ScriptedLlm().on(
+      'planner',
+      plannerAnswer({ steps: ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, tool: 'read_thing', args: { key: id } })) }),
+    );
     h = makeHarness({ store: db.store, tools: [read], llm, settings: { ...autoRun, concurrency: 2 } });
     const run = await h.start();
     expect(read.calls).toHaveLength(5);
@@ -188,15 +230,26 @@ describe('executor', () => {
     expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
   });
 
-  it('stores tool output redacted and cut to size; output that breaks the tool\'s schema fails its check', async () => {
+  it("stores tool output redacted and cut to size; output that breaks the tool's schema fails its check", async () => {
     const leaky = fakeTool({
       name: 'read_thing',
       risk: 'read',
       output: z.object({ url: z.string() }).passthrough(),
-      run: () => ({ status: 'ok', output: { url: 'https://x.test', token: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789', note: 'uses s3cret-value', big: 'x'.repeat(10_000) } }),
+      run: () => ({
+        status: 'ok',
+        output: { url: 'https://x.test', token: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789', note: 'uses s3cret-value', big: 'x'.repeat(10_000) },
+      }),
     });
     const bad = fakeTool({ name: 'bad_output', risk: 'read', output: z.object({ url: z.string() }), run: () => ({ status: 'ok', output: { nope: 1 } }) });
-    const llm = new ScriptedLlm().on('planner', plannerAnswer({ steps: [{ id: 's1', tool: 'read_thing', args: { key: 'a' } }, { id: 's2', tool: 'bad_output', args: { key: 'b' }, dependsOn: ['s1'] }] }));
+    const llm = new ScriptedLlm().on(
+      'planner',
+      plannerAnswer({
+        steps: [
+          { id: 's1', tool: 'read_thing', args: { key: 'a' } },
+          { id: 's2', tool: 'bad_output', args: { key: 'b' }, dependsOn: ['s1'] },
+        ],
+      }),
+    );
     h = makeHarness({ store: db.store, tools: [leaky, bad], llm, settings: autoRun });
     const run = await h.start();
     const s1 = (await h.store.listSteps(run.id)).find((s) => s.stepId === 's1')!;
@@ -211,11 +264,22 @@ describe('executor', () => {
 
   it('stops a run that outlives TANDEM_RUN_TIMEOUT_S, cancelling its running step', async () => {
     const slow = fakeTool({ name: 'read_thing', risk: 'read', latencyMs: 30_000 });
-    const llm = new ScriptedLlm().on('planner', plannerAnswer({ steps: [{ id: 's1', tool: 'read_thing', args: { key: 'a' } }, { id: 's2', tool: 'read_thing', args: { key: 'b' }, dependsOn: ['s1'] }] }));
+    const llm = new ScriptedLlm().on(
+      'planner',
+      plannerAnswer({
+        steps: [
+          { id: 's1', tool: 'read_thing', args: { key: 'a' } },
+          { id: 's2', tool: 'read_thing', args: { key: 'b' }, dependsOn: ['s1'] },
+        ],
+      }),
+    );
     h = makeHarness({ store: db.store, tools: [slow], llm, settings: autoRun, budgets: { runTimeoutS: 0.5 } });
     const run = await h.start();
     expect(slow.calls).toHaveLength(1);
     expect((await h.store.listSteps(run.id)).map((s) => `${s.stepId}:${s.status}`)).toEqual(['s1:cancelled', 's2:cancelled']);
-    expect(h.surface.of(run.id, 'summary')[0]?.summary).toMatchObject({ outcome: 'failed', reason: expect.stringMatching(/took longer than 0\.5s \(TANDEM_RUN_TIMEOUT_S\)/) });
+    expect(h.surface.of(run.id, 'summary')[0]?.summary).toMatchObject({
+      outcome: 'failed',
+      reason: expect.stringMatching(/took longer than 0\.5s \(TANDEM_RUN_TIMEOUT_S\)/),
+    });
   });
 });

@@ -56,7 +56,10 @@ const start = async (agent: Agent, task: string) => {
 describe('a failed step', () => {
   it('a deploy whose workflow concludes failure escalates with the ping and Retry / Skip / Replan / Abort; no replan is asked for', async () => {
     const errors: unknown[] = [];
-    const llm = new ScriptedLlm().on('planner', plannerAnswer({ steps: [{ id: 's1', tool: 'github_dispatch_workflow', args: { repo: 'acme/api', workflow: 'deploy.yml', ref: 'main' } }] }));
+    const llm = new ScriptedLlm().on(
+      'planner',
+      plannerAnswer({ steps: [{ id: 's1', tool: 'github_dispatch_workflow', args: { repo: 'acme/api', workflow: 'deploy.yml', ref: 'main' } }] }),
+    );
     const agent = agentWith(llm, errors);
     const run = await start(agent, 'deploy acme/api');
     expect(await agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: true, value: undefined });

@@ -15,7 +15,9 @@ let threads = 0;
 
 const writePlan = plannerAnswer({ steps: [{ id: 's1', tool: 'create_thing', args: { title: 'release notes' } }] });
 
-function harness(options: { store?: RunStore; surface?: InMemorySurface; owner?: string; planner?: boolean } = {}): Harness & { tools: ReturnType<typeof standardTools> } {
+function harness(
+  options: { store?: RunStore; surface?: InMemorySurface; owner?: string; planner?: boolean } = {},
+): Harness & { tools: ReturnType<typeof standardTools> } {
   const tools = standardTools();
   const llm = new ScriptedLlm();
   if (options.planner) llm.on('planner', writePlan);
@@ -25,9 +27,20 @@ function harness(options: { store?: RunStore; surface?: InMemorySurface; owner?:
 
 /** A run paused on an open escalation, as the executor leaves one. */
 async function pausedOnEscalation(store: RunStore) {
-  const run = await store.createRun({ task: 'deploy api', requester: 'UREQ', conversation: { channel: 'C1', threadTs: `esc.${++threads}` }, origin: 'mention' });
+  const run = await store.createRun({
+    task: 'deploy api',
+    requester: 'UREQ',
+    conversation: { channel: 'C1', threadTs: `esc.${++threads}` },
+    origin: 'mention',
+  });
   await store.transitionRun(run.id, ['planning'], 'paused');
-  const escalation = await store.openEscalation({ runId: run.id, planVersion: null, stepId: null, kind: 'step-failed', message: 'deploy failed: 502 from the API' });
+  const escalation = await store.openEscalation({
+    runId: run.id,
+    planVersion: null,
+    stepId: null,
+    kind: 'step-failed',
+    message: 'deploy failed: 502 from the API',
+  });
   return { run, escalation };
 }
 
@@ -77,7 +90,10 @@ describe('housekeeping', () => {
     await h.agent.housekeep(after(opened, 90));
     const pings = h.surface.of(run.id, 'escalation');
     expect(pings).toHaveLength(1);
-    expect(pings[0]).toMatchObject({ escalation: { id: escalation.id, message: 'deploy failed: 502 from the API' }, stakes: expect.stringMatching(/^Still waiting for a decision: this has been open for 60 minutes/) });
+    expect(pings[0]).toMatchObject({
+      escalation: { id: escalation.id, message: 'deploy failed: 502 from the API' },
+      stakes: expect.stringMatching(/^Still waiting for a decision: this has been open for 60 minutes/),
+    });
 
     await h.agent.housekeep(after(opened, 120));
     expect(h.surface.of(run.id, 'escalation')).toHaveLength(2);
@@ -89,15 +105,35 @@ describe('housekeeping', () => {
 
   it('reports a step running far past its timeout once per attempt', async () => {
     const h = harness();
-    const run = await h.store.createRun({ task: 'tag the release', requester: 'UREQ', conversation: { channel: 'C1', threadTs: `stuck.${++threads}` }, origin: 'mention' });
+    const run = await h.store.createRun({
+      task: 'tag the release',
+      requester: 'UREQ',
+      conversation: { channel: 'C1', threadTs: `stuck.${++threads}` },
+      origin: 'mention',
+    });
     await h.store.transitionRun(run.id, ['planning'], 'executing');
-    const plan = { schemaVersion: 1 as const, goal: 'Tag the release', confidence: 0.9, steps: [{ id: 's1', title: 'Create the tag', tool: 'create_thing', args: { title: 'v1' }, dependsOn: [] }], rollback: [] };
+    const plan = {
+      schemaVersion: 1 as const,
+      goal: 'Tag the release',
+      confidence: 0.9,
+      steps: [{ id: 's1', title: 'Create the tag', tool: 'create_thing', args: { title: 'v1' }, dependsOn: [] }],
+      rollback: [],
+    };
     await h.store.addPlanVersion({ runId: run.id, plan, authorKind: 'planner', authorId: 'fake:scripted', parentVersion: null, reason: null });
-    await h.store.createSteps(run.id, 1, [{ stepId: 's1', kind: 'forward', title: 'Create the tag', tool: 'create_thing', risk: 'write', dependsOn: [], plannedArgs: { title: 'v1' } }]);
+    await h.store.createSteps(run.id, 1, [
+      { stepId: 's1', kind: 'forward', title: 'Create the tag', tool: 'create_thing', risk: 'write', dependsOn: [], plannedArgs: { title: 'v1' } },
+    ]);
     await h.store.updateRun(run.id, { currentPlanVersion: 1 });
     await h.store.recordApproval({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approved', need: 'approver' });
     // A replica claimed the step and died.
-    const step = await h.store.claimStep({ runId: run.id, planVersion: 1, stepId: 's1', owner: 'dead-replica', leaseMs: 30_000, executedArgs: { title: 'v1' } });
+    const step = await h.store.claimStep({
+      runId: run.id,
+      planVersion: 1,
+      stepId: 's1',
+      owner: 'dead-replica',
+      leaseMs: 30_000,
+      executedArgs: { title: 'v1' },
+    });
     const started = step!.startedAt!;
 
     // TANDEM_STEP_TIMEOUT_S is 600 in the harness: a step is stuck after 20 minutes.
@@ -108,7 +144,9 @@ describe('housekeeping', () => {
     await h.agent.housekeep(after(started, 40));
     const notices = h.surface.of(run.id, 'notice');
     expect(notices).toHaveLength(1);
-    expect(notices[0]!.text).toMatch(/^Step s1 \(Create the tag\) has been running for 21 minutes, more than twice its 600-second limit.*another replica adopts the run/);
+    expect(notices[0]!.text).toMatch(
+      /^Step s1 \(Create the tag\) has been running for 21 minutes, more than twice its 600-second limit.*another replica adopts the run/,
+    );
     expect((await h.store.listSteps(run.id))[0]?.status).toBe('running'); // reporting settles nothing
   });
 
@@ -143,7 +181,11 @@ describe('housekeeping settings', () => {
   it('default to 30, 1440 and 60 minutes and reject a value that is not a positive whole number in one line', () => {
     expect(loadConfig({}).housekeeping).toEqual({ approvalRemindMin: 30, approvalExpireMin: 1440, escalationRepingMin: 60 });
     expect(loadConfig({ TANDEM_ESCALATION_REPING_MIN: '15' }).housekeeping.escalationRepingMin).toBe(15);
-    for (const [variable, value] of [['TANDEM_APPROVAL_REMIND_MIN', '0'], ['TANDEM_APPROVAL_EXPIRE_MIN', 'a day'], ['TANDEM_ESCALATION_REPING_MIN', '1.5']]) {
+    for (const [variable, value] of [
+      ['TANDEM_APPROVAL_REMIND_MIN', '0'],
+      ['TANDEM_APPROVAL_EXPIRE_MIN', 'a day'],
+      ['TANDEM_ESCALATION_REPING_MIN', '1.5'],
+    ]) {
       expect(() => loadConfig({ [variable!]: value! })).toThrow(ConfigError);
       expect(() => loadConfig({ [variable!]: value! })).toThrow(new RegExp(`^${variable}: [^\\n]+$`));
     }

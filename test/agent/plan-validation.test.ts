@@ -23,14 +23,27 @@ describe('plan validation', () => {
       plan([
         { id: 's1', title: 'a', tool: 'get_repo', args: { repo: 'acme/api' } },
         { id: 's2', title: 'b', tool: 'get_repo', args: { repo: 'acme/web' } },
-        { id: 's3', title: 'c', tool: 'comment', args: { repo: '{{steps.s1.output.full_name}}', number: '{{steps.s2.output.number}}', body: 'see {{steps.s1.output.url}}' }, dependsOn: ['s2', 's1'] },
+        {
+          id: 's3',
+          title: 'c',
+          tool: 'comment',
+          args: { repo: '{{steps.s1.output.full_name}}', number: '{{steps.s2.output.number}}', body: 'see {{steps.s1.output.url}}' },
+          dependsOn: ['s2', 's1'],
+        },
       ]),
     );
     expect(result.ok ? 'ok' : result.error).toBe('ok');
   });
 
   it('rejects duplicate ids, unknown dependencies and cycles, naming each', () => {
-    expect(problems(plan([{ id: 's1', title: 'a', tool: 'get_repo', args: { repo: 'a/b' } }, { id: 's1', title: 'b', tool: 'get_repo', args: { repo: 'a/b' } }]))).toContain('s1: the id s1 is used more than once');
+    expect(
+      problems(
+        plan([
+          { id: 's1', title: 'a', tool: 'get_repo', args: { repo: 'a/b' } },
+          { id: 's1', title: 'b', tool: 'get_repo', args: { repo: 'a/b' } },
+        ]),
+      ),
+    ).toContain('s1: the id s1 is used more than once');
     expect(problems(plan([{ id: 's1', title: 'a', tool: 'get_repo', args: { repo: 'a/b' }, dependsOn: ['s7'] }]))).toEqual(['s1.dependsOn: unknown step s7']);
     const cycle = problems(
       plan([
@@ -44,7 +57,9 @@ describe('plan validation', () => {
   });
 
   it('rejects unknown tools and args that fail the tool schema, with the path', () => {
-    expect(problems(plan([{ id: 's1', title: 'a', tool: 'deploy_prod', args: {} }]))[0]).toMatch(/^s1\.tool: unknown tool deploy_prod \(known: get_repo, comment, label\)/);
+    expect(problems(plan([{ id: 's1', title: 'a', tool: 'deploy_prod', args: {} }]))[0]).toMatch(
+      /^s1\.tool: unknown tool deploy_prod \(known: get_repo, comment, label\)/,
+    );
     expect(problems(plan([{ id: 's3', title: 'a', tool: 'get_repo', args: { repo: 'nope' } }]))).toEqual(['s3.args.repo: expected owner/name']);
     expect(problems(plan([{ id: 's1', title: 'a', tool: 'comment', args: { repo: 'a/b', body: 'x' } }]))[0]).toMatch(/^s1\.args\.number: /);
   });
@@ -57,14 +72,24 @@ describe('plan validation', () => {
       ]),
     );
     expect(notAncestor).toEqual(['s2.args.body: {{steps.s1.output.url}} names s1, which is not among the steps s2 depends on (add it to dependsOn)']);
-    const textForNumber = problems(plan([{ id: 's1', title: 'a', tool: 'get_repo', args: { repo: 'a/b' } }, { id: 's2', title: 'b', tool: 'comment', args: { repo: 'a/b', number: '#{{steps.s1.output.number}}', body: 'x' }, dependsOn: ['s1'] }]));
+    const textForNumber = problems(
+      plan([
+        { id: 's1', title: 'a', tool: 'get_repo', args: { repo: 'a/b' } },
+        { id: 's2', title: 'b', tool: 'comment', args: { repo: 'a/b', number: '#{{steps.s1.output.number}}', body: 'x' }, dependsOn: ['s1'] },
+      ]),
+    );
     expect(textForNumber[0]).toMatch(/^s2\.args\.number: text around a reference makes a string, but number is expected/);
     const malformed = problems(plan([{ id: 's1', title: 'a', tool: 'get_repo', args: { repo: '{{steps.s0.out}}' } }]));
     expect(malformed).toContain('s1.args.repo: {{steps.s0.out}} is not a reference; write {{steps.<id>.output.<path>}}');
   });
 
   it('allows a whole-string reference where the schema wants a number or a list', () => {
-    const result = check(plan([{ id: 's1', title: 'a', tool: 'get_repo', args: { repo: 'a/b' } }, { id: 's2', title: 'b', tool: 'label', args: { repo: 'a/b', labels: '{{steps.s1.output.topics}}' }, dependsOn: ['s1'] }]));
+    const result = check(
+      plan([
+        { id: 's1', title: 'a', tool: 'get_repo', args: { repo: 'a/b' } },
+        { id: 's2', title: 'b', tool: 'label', args: { repo: 'a/b', labels: '{{steps.s1.output.topics}}' }, dependsOn: ['s1'] },
+      ]),
+    );
     expect(result.ok).toBe(true);
   });
 
@@ -73,16 +98,24 @@ describe('plan validation', () => {
     expect(problems(plan(steps), 3)).toEqual(['steps: 4 steps is more than the limit of 3 (TANDEM_MAX_STEPS)']);
   });
 
-  it('checks rollback steps: known undone step, tool, args, and references within that step\'s line', () => {
+  it("checks rollback steps: known undone step, tool, args, and references within that step's line", () => {
     const found = problems(
-      plan([{ id: 's1', title: 'a', tool: 'comment', args: { repo: 'a/b', number: 1, body: 'x' } }, { id: 's2', title: 'b', tool: 'get_repo', args: { repo: 'a/b' } }], {
-        rollback: [
-          { id: 'r1', title: 'undo', tool: 'comment', args: { repo: 'a/b', number: '{{steps.s2.output.n}}', body: 'undo' }, undoes: 's1' },
-          { id: 'r2', title: 'undo', tool: 'nope', args: {}, undoes: 's9' },
+      plan(
+        [
+          { id: 's1', title: 'a', tool: 'comment', args: { repo: 'a/b', number: 1, body: 'x' } },
+          { id: 's2', title: 'b', tool: 'get_repo', args: { repo: 'a/b' } },
         ],
-      }),
+        {
+          rollback: [
+            { id: 'r1', title: 'undo', tool: 'comment', args: { repo: 'a/b', number: '{{steps.s2.output.n}}', body: 'undo' }, undoes: 's1' },
+            { id: 'r2', title: 'undo', tool: 'nope', args: {}, undoes: 's9' },
+          ],
+        },
+      ),
     );
-    expect(found).toEqual(expect.arrayContaining(['r2.undoes: unknown step s9', 'r1.args.number: {{steps.s2.output.n}} names s2, which is neither s1 nor a step it depends on']));
+    expect(found).toEqual(
+      expect.arrayContaining(['r2.undoes: unknown step s9', 'r1.args.number: {{steps.s2.output.n}} names s2, which is neither s1 nor a step it depends on']),
+    );
     expect(found.some((p) => p.startsWith('r2.tool: unknown tool nope'))).toBe(true);
   });
 
@@ -99,7 +132,10 @@ describe('plan validation', () => {
 
   it('lets a replanned version read steps that already succeeded, but not reuse their ids', () => {
     const options = { maxSteps: 20, completedSteps: new Set(['s1']) };
-    expect(validatePlan(plan([{ id: 's5', title: 'a', tool: 'comment', args: { repo: 'a/b', number: '{{steps.s1.output.number}}', body: 'x' } }]), tools, options).ok).toBe(true);
+    expect(
+      validatePlan(plan([{ id: 's5', title: 'a', tool: 'comment', args: { repo: 'a/b', number: '{{steps.s1.output.number}}', body: 'x' } }]), tools, options)
+        .ok,
+    ).toBe(true);
     const reused = validatePlan(plan([{ id: 's1', title: 'a', tool: 'get_repo', args: { repo: 'a/b' } }]), tools, options);
     expect(reused.ok ? [] : reused.error).toEqual(['s1: the id s1 belongs to a step that already ran; use a new id']);
   });

@@ -86,7 +86,10 @@ describe('planner fallback', () => {
       ]),
     );
     const [summary] = s.surface.of(run.id, 'summary');
-    expect(summary!.summary.fallbackPlanner).toEqual({ author: 'anthropic:claude-opus-4-1', reason: "the planner's answer was still invalid after 2 repair rounds" });
+    expect(summary!.summary.fallbackPlanner).toEqual({
+      author: 'anthropic:claude-opus-4-1',
+      reason: "the planner's answer was still invalid after 2 repair rounds",
+    });
     const text = JSON.stringify(summaryMessage(summary!.summary).blocks);
     expect(text).toContain('Planned by the fallback model anthropic:claude-opus-4-1');
     expect(text).toMatch(/planner-fallback anthropic:claude-opus-4-1: 1,000 tokens/);
@@ -106,7 +109,7 @@ describe('planner fallback', () => {
     expect(version!.reason).toMatch(/confidence 0.30 was below the threshold 0.6/);
   });
 
-  it('keeps the planner\'s low-confidence plan (which escalates) when the fallback fails, and fails with both reasons when both are invalid', async () => {
+  it("keeps the planner's low-confidence plan (which escalates) when the fallback fails, and fails with both reasons when both are invalid", async () => {
     const s = setup('anthropic:claude-opus-4-1');
     openai.enqueue(openAiReply.json(good(0.3)));
     anthropic.enqueue(anthropicReply.status(500));
@@ -118,7 +121,9 @@ describe('planner fallback', () => {
     anthropic.enqueue(anthropicReply.json(bad));
     const failed = await start(s.agent);
     expect(failed.status).toBe('failed');
-    expect(s.surface.of(failed.id, 'notice')[0]?.text).toMatch(/after 2 repair rounds: .*no_such_tool.* The fallback planner was asked once: its answer was invalid too/);
+    expect(s.surface.of(failed.id, 'notice')[0]?.text).toMatch(
+      /after 2 repair rounds: .*no_such_tool.* The fallback planner was asked once: its answer was invalid too/,
+    );
   });
 
   it('without PLANNER_FALLBACK_MODEL behaves as before: three invalid answers fail the run and no other model is asked', async () => {

@@ -11,7 +11,13 @@ import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-s
 
 // Through the real SDKs: what a model provider sends back is what the planner has to live with.
 const tools: AnyTool[] = [
-  { name: 'github_get_repo', description: 'Read a repository', risk: 'read', input: z.object({ repo: z.string() }), run: async () => ({ status: 'ok', output: {} }) },
+  {
+    name: 'github_get_repo',
+    description: 'Read a repository',
+    risk: 'read',
+    input: z.object({ repo: z.string() }),
+    run: async () => ({ status: 'ok', output: {} }),
+  },
   {
     name: 'github_create_release',
     description: 'Create a release',
@@ -27,7 +33,14 @@ const artifact = {
   confidence: 0.8,
   steps: [
     { id: 's1', title: 'Read the repo', tool: 'github_get_repo', args: { repo: 'acme/api' }, dependsOn: [] },
-    { id: 's2', title: 'Create the release', tool: 'github_create_release', args: { repo: 'acme/api', tag: 'v2.4.0' }, dependsOn: ['s1'], expect: 'a release URL' },
+    {
+      id: 's2',
+      title: 'Create the release',
+      tool: 'github_create_release',
+      args: { repo: 'acme/api', tag: 'v2.4.0' },
+      dependsOn: ['s1'],
+      expect: 'a release URL',
+    },
   ],
   rollback: [],
 };
@@ -42,9 +55,18 @@ afterEach(async () => {
 });
 
 function planner(model: string) {
-  const config = loadConfig({ OPENAI_API_KEY: 'sk-test-0000000000000000', OPENAI_BASE_URL: openai.url, ANTHROPIC_API_KEY: 'sk-ant-test-00000000000', ANTHROPIC_BASE_URL: anthropic.url, PLANNER_MODEL: model });
+  const config = loadConfig({
+    OPENAI_API_KEY: 'sk-test-0000000000000000',
+    OPENAI_BASE_URL: openai.url,
+    ANTHROPIC_API_KEY: 'sk-ant-test-00000000000',
+    ANTHROPIC_BASE_URL: anthropic.url,
+    PLANNER_MODEL: model,
+  });
   const llm = createLlmClient({ config, logger: createLogger({ level: 'silent', secrets: [] }), onUsage: () => {}, maxRetries: 0 });
-  return makePlan({ llm, tools: createToolRegistry(tools), maxSteps: 20, secrets: [] }, { task: 'cut release v2.4.0 of acme/api', requester: 'U1', origin: 'mention' });
+  return makePlan(
+    { llm, tools: createToolRegistry(tools), maxSteps: 20, secrets: [] },
+    { task: 'cut release v2.4.0 of acme/api', requester: 'U1', origin: 'mention' },
+  );
 }
 
 describe('the planner over the wire', () => {

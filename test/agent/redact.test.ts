@@ -9,13 +9,21 @@ import { createLogger } from '../../src/observability/logger.ts';
 // Upper case, digits and the characters JSON escapes: no secret can be spelled from "[redacted]".
 const secretChar = fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"\\\'/+=-_'.split(''));
 const secretArb = fc.array(secretChar, { minLength: 8, maxLength: 40 }).map((chars) => chars.join(''));
-const tokenArb = fc.constantFrom('ghp_', 'gho_', 'xoxb-', 'xapp-', 'sk-proj-', 'github_pat_').chain((prefix) =>
-  fc.array(fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'.split('')), { minLength: 24, maxLength: 48 }).map((chars) => `${prefix}${chars.join('')}`),
-);
+const tokenArb = fc
+  .constantFrom('ghp_', 'gho_', 'xoxb-', 'xapp-', 'sk-proj-', 'github_pat_')
+  .chain((prefix) =>
+    fc
+      .array(fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'.split('')), { minLength: 24, maxLength: 48 })
+      .map((chars) => `${prefix}${chars.join('')}`),
+  );
 
 /** Text a stranger controls, with the secrets and tokens spliced in at random places. */
 const textWithSecrets = fc
-  .record({ secrets: fc.array(secretArb, { minLength: 1, maxLength: 3 }), tokens: fc.array(tokenArb, { maxLength: 2 }), pieces: fc.array(fc.string({ unit: 'binary', maxLength: 60 }), { minLength: 1, maxLength: 8 }) })
+  .record({
+    secrets: fc.array(secretArb, { minLength: 1, maxLength: 3 }),
+    tokens: fc.array(tokenArb, { maxLength: 2 }),
+    pieces: fc.array(fc.string({ unit: 'binary', maxLength: 60 }), { minLength: 1, maxLength: 8 }),
+  })
   .chain(({ secrets, tokens, pieces }) =>
     fc.array(fc.nat(), { minLength: secrets.length + tokens.length, maxLength: secrets.length + tokens.length }).map((spots) => {
       const parts = [...pieces];
@@ -63,7 +71,7 @@ describe('redaction', () => {
     }
   });
 
-  it('a tool cutting a stranger\'s body (a PR body) never leaves half a token at the cut', () => {
+  it("a tool cutting a stranger's body (a PR body) never leaves half a token at the cut", () => {
     const token = 'ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
     for (let at = 1_980; at < 2_000; at += 1) {
       const body = truncate(`${'x'.repeat(at)}${token} and more`, 2_000)!;

@@ -9,7 +9,12 @@ const outputs = new Map<string, Record<string, unknown>>([
 
 describe('references', () => {
   it('finds references with where they sit and whether they are the whole string', () => {
-    const { references, malformed } = findReferences({ n: '{{steps.s1.output.number}}', text: 'PR {{ steps.s1.output.url }} ok', list: ['{{steps.s1.output.labels.0}}'], bad: '{{steps.s1.outputs.x}}' });
+    const { references, malformed } = findReferences({
+      n: '{{steps.s1.output.number}}',
+      text: 'PR {{ steps.s1.output.url }} ok',
+      list: ['{{steps.s1.output.labels.0}}'],
+      bad: '{{steps.s1.outputs.x}}',
+    });
     expect(references.map((r) => [r.at, r.stepId, r.path.join('.'), r.whole])).toEqual([
       ['n', 's1', 'number', true],
       ['text', 's1', 'url', false],
@@ -19,7 +24,10 @@ describe('references', () => {
   });
 
   it('keeps the type of a whole-string reference and writes text references into the text', () => {
-    const filled = fillReferences({ number: '{{steps.s1.output.number}}', body: 'See {{steps.s1.output.url}} at {{steps.s1.output.head.sha}}', whole: '{{steps.s1.output.labels}}' }, outputs);
+    const filled = fillReferences(
+      { number: '{{steps.s1.output.number}}', body: 'See {{steps.s1.output.url}} at {{steps.s1.output.head.sha}}', whole: '{{steps.s1.output.labels}}' },
+      outputs,
+    );
     expect(filled).toEqual({ ok: true, value: { number: 42, body: 'See https://x.test/42 at abc', whole: ['a', 'b'] } });
   });
 
@@ -53,7 +61,8 @@ describe('a whole-value reference checked against the tool schema after it is fi
   });
 
   it('refuses text that blind coercion would have read as some other number', () => {
-    for (const answer of ['1e3', '0x29a', '', '12.5', '-3', 'PR 666', true, [666]]) expect(fillAndCheck(answer), JSON.stringify(answer)).not.toEqual(expect.any(Number));
+    for (const answer of ['1e3', '0x29a', '', '12.5', '-3', 'PR 666', true, [666]])
+      expect(fillAndCheck(answer), JSON.stringify(answer)).not.toEqual(expect.any(Number));
     expect(fillAndCheck('0x29a')).toBe('expected a number such as 42 (digits only)');
   });
 });

@@ -26,7 +26,7 @@ function repoTool(name: string, risk: 'read' | 'write'): FakeTool {
 describe('which repositories are allowed', () => {
   it('matches owner/name and owner/* whatever the case, and nothing else', () => {
     const part = fc.stringMatching(/^[a-z0-9][a-z0-9_.-]{0,8}$/);
-    const flipCase = (text: string, mask: number) => [...text].map((c, i) => ((mask >> i % 30) & 1 ? c.toUpperCase() : c)).join('');
+    const flipCase = (text: string, mask: number) => [...text].map((c, i) => ((mask >> (i % 30)) & 1 ? c.toUpperCase() : c)).join('');
     fc.assert(
       fc.property(part, part, part, fc.integer({ min: 0, max: 2 ** 30 }), (owner, name, other, mask) => {
         expect(isRepositoryAllowed([`${owner}/${name}`], flipCase(`${owner}/${name}`, mask))).toBe(true);
@@ -51,15 +51,24 @@ describe('the planner', () => {
       ],
       rollback: [{ id: 'r1', tool: 'github_create_issue', args: { repo: 'Victim-Org/Other', title: 'undo' } }],
     });
-    const fixed = plannerAnswer({ steps: [{ id: 's1', tool: 'github_search_issues', args: { query: 'repo:acme/api org:globex is:open' } }, { id: 's2', tool: 'github_create_issue', args: { repo: 'ACME/api', title: 'x' } }] });
+    const fixed = plannerAnswer({
+      steps: [
+        { id: 's1', tool: 'github_search_issues', args: { query: 'repo:acme/api org:globex is:open' } },
+        { id: 's2', tool: 'github_create_issue', args: { repo: 'ACME/api', title: 'x' } },
+      ],
+    });
     llm = new ScriptedLlm().on('planner', offList).on('planner', fixed);
 
     const result = await makePlan({ llm, tools, maxSteps: 5, secrets: [], repositories: ALLOWED }, { task: 't', requester: 'U1' });
 
     expect(result.ok).toBe(true);
-    expect(llm.prompts()[0]).toContain('Only these GitHub repositories may be used (owner/* is any repository of that owner); a search must name them with repo: qualifiers: acme/api, globex/*');
+    expect(llm.prompts()[0]).toContain(
+      'Only these GitHub repositories may be used (owner/* is any repository of that owner); a search must name them with repo: qualifiers: acme/api, globex/*',
+    );
     const repair = String(llm.calls[1]!.messages.at(-1)!.content);
-    expect(repair).toContain('s1.args.query: it reaches every repository, but TANDEM_REPOS allows only acme/api, globex/*; name the repository (repo:owner/name)');
+    expect(repair).toContain(
+      's1.args.query: it reaches every repository, but TANDEM_REPOS allows only acme/api, globex/*; name the repository (repo:owner/name)',
+    );
     expect(repair).toContain('s2.args.repo: victim-org/prod is not on the allow-list: TANDEM_REPOS allows only acme/api, globex/*');
     expect(repair).toContain('r1.args.repo: Victim-Org/Other is not on the allow-list');
   });
@@ -119,6 +128,10 @@ describe('runs under TANDEM_REPOS', () => {
     expect(s2.status).toBe('failed');
     expect(s2.error).toMatchObject({ code: REPO_NOT_ALLOWED, message: expect.stringContaining('s2.args.repo: victim-org/prod is not on the allow-list') });
     const [escalation] = await h.store.listEscalations(run.id);
-    expect(escalation).toMatchObject({ status: 'open', stepId: 's2', message: expect.stringMatching(/was not run: .*victim-org\/prod is not on the allow-list/) });
+    expect(escalation).toMatchObject({
+      status: 'open',
+      stepId: 's2',
+      message: expect.stringMatching(/was not run: .*victim-org\/prod is not on the allow-list/),
+    });
   });
 });

@@ -3,7 +3,13 @@ import { approvalNeed, knownRisk, planRisk } from '../../src/agent/approval-poli
 import type { Plan } from '../../src/agent/plan.ts';
 import type { Risk } from '../../src/agent/ports/tool.ts';
 
-const plan: Plan = { schemaVersion: 1, goal: 'g', confidence: 0.9, steps: [{ id: 's1', title: 't', tool: 'mcp_x_admin', args: {}, dependsOn: [] }], rollback: [] };
+const plan: Plan = {
+  schemaVersion: 1,
+  goal: 'g',
+  confidence: 0.9,
+  steps: [{ id: 's1', title: 't', tool: 'mcp_x_admin', args: {}, dependsOn: [] }],
+  rollback: [],
+};
 
 describe('a risk the policy does not know', () => {
   it('counts as destructive: it needs an approver other than the requester', () => {

@@ -19,9 +19,18 @@ const quiet = { info: () => undefined, warn: () => undefined };
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'tandem-scheduled-'));
-  await writeFile(path.join(dir, 'look.yml'), 'name: look\npattern: "look at {key}"\npreApproved: true\nplan:\n  goal: "Look at {key}"\n  steps:\n    - { id: s1, title: "Read {key}", tool: read_thing, args: { key: "{key}" } }\n');
-  await writeFile(path.join(dir, 'make.yml'), 'name: make\npattern: "make {title}"\npreApproved: true\nplan:\n  goal: "Make {title}"\n  steps:\n    - { id: s1, title: "Create {title}", tool: create_thing, args: { title: "{title}" } }\n');
-  await writeFile(path.join(dir, 'peek.yml'), 'name: peek\npattern: "peek at {key}"\nplan:\n  goal: "Peek at {key}"\n  steps:\n    - { id: s1, title: "Read {key}", tool: read_thing, args: { key: "{key}" } }\n');
+  await writeFile(
+    path.join(dir, 'look.yml'),
+    'name: look\npattern: "look at {key}"\npreApproved: true\nplan:\n  goal: "Look at {key}"\n  steps:\n    - { id: s1, title: "Read {key}", tool: read_thing, args: { key: "{key}" } }\n',
+  );
+  await writeFile(
+    path.join(dir, 'make.yml'),
+    'name: make\npattern: "make {title}"\npreApproved: true\nplan:\n  goal: "Make {title}"\n  steps:\n    - { id: s1, title: "Create {title}", tool: create_thing, args: { title: "{title}" } }\n',
+  );
+  await writeFile(
+    path.join(dir, 'peek.yml'),
+    'name: peek\npattern: "peek at {key}"\nplan:\n  goal: "Peek at {key}"\n  steps:\n    - { id: s1, title: "Read {key}", tool: read_thing, args: { key: "{key}" } }\n',
+  );
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 

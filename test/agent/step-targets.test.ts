@@ -21,9 +21,16 @@ describe('step targets', () => {
     expect(targetArgNames(toolOf('github_merge_pull'), { method: 'squash', number: 7, repo: 'acme/api' })).toEqual(['repo', 'number']);
     expect(targetArgNames(toolOf('github_create_release'), { repo: 'acme/api', tag: 'v1', body: 'notes', target: 'main' })).toEqual(['repo', 'tag', 'target']);
     expect(targetArgNames(toolOf('github_create_release'), { repo: 'acme/api', tag: 'v1' })).toEqual(['repo', 'tag']);
-    expect(targetArgNames(toolOf('github_dispatch_workflow'), { repo: 'a/b', workflow: 'deploy.yml', ref: 'main', inputs: {} })).toEqual(['repo', 'workflow', 'ref']);
+    expect(targetArgNames(toolOf('github_dispatch_workflow'), { repo: 'a/b', workflow: 'deploy.yml', ref: 'main', inputs: {} })).toEqual([
+      'repo',
+      'workflow',
+      'ref',
+    ]);
     expect(targetArgNames(toolOf('slack_notify'), { channel: '#ops', text: 'hi' })).toEqual(['channel']);
-    expect(targetArgs(toolOf('github_comment'), { repo: 'a/b', number: 3, body: 'x' })).toEqual([['repo', 'a/b'], ['number', 3]]);
+    expect(targetArgs(toolOf('github_comment'), { repo: 'a/b', number: 3, body: 'x' })).toEqual([
+      ['repo', 'a/b'],
+      ['number', 3],
+    ]);
   });
 
   it('a tool that declares no targets (an MCP tool, an unknown tool) has every arg counted', () => {

@@ -3,7 +3,14 @@ import { anyOf, confidenceTooLow, executionLimits, replanLimits, stepBudget, tok
 
 const budgets = { maxSteps: 5, maxReplans: 1, runTimeoutS: 60, stepTimeoutS: 10, maxTokens: 1000 };
 const start = new Date('2026-01-01T00:00:00Z');
-const snap = (patch: Partial<{ stepAttempts: number; replans: number; tokens: number; now: Date }> = {}) => ({ stepAttempts: 0, replans: 0, tokens: 0, runStartedAt: start, now: start, ...patch });
+const snap = (patch: Partial<{ stepAttempts: number; replans: number; tokens: number; now: Date }> = {}) => ({
+  stepAttempts: 0,
+  replans: 0,
+  tokens: 0,
+  runStartedAt: start,
+  now: start,
+  ...patch,
+});
 
 describe('stop conditions', () => {
   it('each budget stops with a reason naming its setting', () => {
@@ -18,7 +25,12 @@ describe('stop conditions', () => {
   it('compose: the first condition that fires gives the reason', () => {
     expect(executionLimits(budgets)(snap())).toBeNull();
     expect(executionLimits(budgets)(snap({ tokens: 5000, now: new Date(start.getTime() + 3_600_000) }))).toMatch(/token budget/);
-    expect(anyOf(() => null, () => 'second')(snap())).toBe('second');
+    expect(
+      anyOf(
+        () => null,
+        () => 'second',
+      )(snap()),
+    ).toBe('second');
   });
 
   it('confidence below the threshold is a reason to ask first', () => {

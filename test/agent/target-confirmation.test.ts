@@ -29,10 +29,19 @@ function tools() {
     }),
     targets: ['repo', 'number'],
   };
-  const comment: FakeTool = { ...fakeTool({ name: 'comment', risk: 'write', input: z.object({ repo: RepoSchema, number: NumberArg, body: z.string() }) }), targets: ['repo', 'number'] };
-  const create: FakeTool = { ...fakeTool({ name: 'create_thing', risk: 'write', input: z.object({ title: z.string() }), run: () => ({ status: 'ok', output: { number: 5 } }) }), targets: [] };
+  const comment: FakeTool = {
+    ...fakeTool({ name: 'comment', risk: 'write', input: z.object({ repo: RepoSchema, number: NumberArg, body: z.string() }) }),
+    targets: ['repo', 'number'],
+  };
+  const create: FakeTool = {
+    ...fakeTool({ name: 'create_thing', risk: 'write', input: z.object({ title: z.string() }), run: () => ({ status: 'ok', output: { number: 5 } }) }),
+    targets: [],
+  };
   const undo: FakeTool = { ...fakeTool({ name: 'delete_thing', risk: 'write', input: z.object({ number: z.number() }) }), targets: ['number'] };
-  const read: FakeTool = { ...fakeTool({ name: 'list_pulls', risk: 'read', input: z.object({ repo: RepoSchema }), run: () => ({ status: 'ok', output: { first: 12 } }) }), targets: ['repo'] };
+  const read: FakeTool = {
+    ...fakeTool({ name: 'list_pulls', risk: 'read', input: z.object({ repo: RepoSchema }), run: () => ({ status: 'ok', output: { first: 12 } }) }),
+    targets: ['repo'],
+  };
   return { merge, comment, create, undo, read, all: [ask, merge, comment, create, undo, read] };
 }
 
@@ -46,7 +55,13 @@ const bystanderPlan = plannerAnswer({
 });
 
 async function approvedAndAnswered(t: ReturnType<typeof tools>, answer: string) {
-  h = makeHarness({ store: db.store, tools: t.all, llm: new ScriptedLlm().on('planner', bystanderPlan), approvers: ['UREQ', 'UAPP', 'UAPP2'], soleOwner: true });
+  h = makeHarness({
+    store: db.store,
+    tools: t.all,
+    llm: new ScriptedLlm().on('planner', bystanderPlan),
+    approvers: ['UREQ', 'UAPP', 'UAPP2'],
+    soleOwner: true,
+  });
   const run = await h.start('merge the PR I name', 'UREQ');
   expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: true, value: undefined });
   await h.agent.idle();
@@ -65,7 +80,15 @@ describe('Confirm for a target filled in at run time', () => {
     expect(t.merge.calls).toEqual([]);
     expect((await h.store.getRun(run.id))?.status).toBe('paused');
     const [asked] = h.surface.of(run.id, 'confirm');
-    expect(asked?.confirmation).toMatchObject({ stepId: 's2', planVersion: 1, tool: 'merge_pull', risk: 'destructive', targets: { repo: 'acme/api', number: 666 }, lateBound: ['number'], status: 'pending' });
+    expect(asked?.confirmation).toMatchObject({
+      stepId: 's2',
+      planVersion: 1,
+      tool: 'merge_pull',
+      risk: 'destructive',
+      targets: { repo: 'acme/api', number: 666 },
+      lateBound: ['number'],
+      status: 'pending',
+    });
     expect((await h.store.listSteps(run.id)).find((s) => s.stepId === 's2')?.status).toBe('waiting');
 
     expect(await confirm(run.id, 'UREQ')).toEqual({ ok: false, error: expect.stringMatching(/destructive, so an approver other than the person who asked/) });
@@ -84,15 +107,23 @@ describe('Confirm for a target filled in at run time', () => {
     expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
     const [stored] = await h.store.listConfirmations(run.id);
     expect(stored).toMatchObject({ status: 'confirmed', decidedBy: winner, targets: { repo: 'acme/api', number: 666 }, decidedAt: expect.any(Date) });
-    expect((await h.store.listEvents(run.id)).filter((e) => e.type === 'target-confirmed').map((e) => e.data)).toEqual([{ planVersion: 1, stepId: 's2', by: winner, targets: { repo: 'acme/api', number: 666 } }]);
+    expect((await h.store.listEvents(run.id)).filter((e) => e.type === 'target-confirmed').map((e) => e.data)).toEqual([
+      { planVersion: 1, stepId: 's2', by: winner, targets: { repo: 'acme/api', number: 666 } },
+    ]);
 
     // The audit proves it from the store, and notices when the proof is missing or names other values.
     const approvers = ['UREQ', 'UAPP', 'UAPP2'];
     expect((await auditViolations(h.store, t.all, approvers, run.id)).map((v) => v.message)).toEqual([]);
-    await db.database.db.execute(sql`update target_confirmations set targets = ${JSON.stringify({ repo: 'acme/api', number: 7 })}::jsonb where run_id = ${run.id}`);
-    expect((await auditViolations(h.store, t.all, approvers, run.id)).map((v) => v.message)).toEqual(['s2 of v1 (attempt 1) acted on other target values than the ones confirmed']);
+    await db.database.db.execute(
+      sql`update target_confirmations set targets = ${JSON.stringify({ repo: 'acme/api', number: 7 })}::jsonb where run_id = ${run.id}`,
+    );
+    expect((await auditViolations(h.store, t.all, approvers, run.id)).map((v) => v.message)).toEqual([
+      's2 of v1 (attempt 1) acted on other target values than the ones confirmed',
+    ]);
     await db.database.db.execute(sql`update target_confirmations set status = 'pending' where run_id = ${run.id}`);
-    expect((await auditViolations(h.store, t.all, approvers, run.id)).map((v) => `${v.check}: ${v.message}`)).toEqual(['late-bound-target-confirmed: s2 of v1 acted on a target filled at run time without a Confirm']);
+    expect((await auditViolations(h.store, t.all, approvers, run.id)).map((v) => `${v.check}: ${v.message}`)).toEqual([
+      'late-bound-target-confirmed: s2 of v1 acted on a target filled at run time without a Confirm',
+    ]);
   });
 
   it('Abort ends the run and rolls back what succeeded; the merge never runs', async () => {
@@ -140,7 +171,14 @@ describe('Confirm for a target filled in at run time', () => {
       }
     }
     const surface = new FailingOnce();
-    h = makeHarness({ store: db.store, tools: t.all, llm: new ScriptedLlm().on('planner', bystanderPlan), approvers: ['UREQ', 'UAPP'], soleOwner: true, surface });
+    h = makeHarness({
+      store: db.store,
+      tools: t.all,
+      llm: new ScriptedLlm().on('planner', bystanderPlan),
+      approvers: ['UREQ', 'UAPP'],
+      soleOwner: true,
+      surface,
+    });
     const run = await h.start('merge the PR I name', 'UREQ');
     await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
     await h.agent.idle();
@@ -165,7 +203,12 @@ describe('Confirm for a target filled in at run time', () => {
       steps: [
         { id: 's1', tool: 'list_pulls', args: { repo: 'acme/api' } },
         { id: 's2', tool: 'ask_human', args: { question: 'What should the comment say?' } },
-        { id: 's3', tool: 'comment', args: { repo: 'acme/api', number: '{{steps.s1.output.first}}', body: '{{steps.s2.output.answer}}' }, dependsOn: ['s1', 's2'] },
+        {
+          id: 's3',
+          tool: 'comment',
+          args: { repo: 'acme/api', number: '{{steps.s1.output.first}}', body: '{{steps.s2.output.answer}}' },
+          dependsOn: ['s1', 's2'],
+        },
       ],
     });
     h = makeHarness({ store: db.store, tools: t.all, llm: new ScriptedLlm().on('planner', plan), approvers: ['UAPP'], soleOwner: true });
@@ -196,7 +239,10 @@ describe('Confirm for a target filled in at run time', () => {
     expect(h.surface.of(run.id, 'confirm').map((m) => m.confirmation.targets)).toEqual([{ repo: 'acme/api', number: 12 }]);
     expect(t.comment.calls).toEqual([]);
     // A write (not destructive): the requester, an approver, may confirm it.
-    expect(await h.agent.confirmTarget({ runId: run.id, planVersion: 1, stepId: 's3', userId: 'UREQ', decision: 'confirm' })).toEqual({ ok: true, value: undefined });
+    expect(await h.agent.confirmTarget({ runId: run.id, planVersion: 1, stepId: 's3', userId: 'UREQ', decision: 'confirm' })).toEqual({
+      ok: true,
+      value: undefined,
+    });
     await h.agent.idle();
     expect(t.comment.calls).toHaveLength(1);
   });

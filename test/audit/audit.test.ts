@@ -21,7 +21,9 @@ const plan = (tool: string, rollbackTool?: string): Plan => ({
   schemaVersion: 1,
   goal: 'Do it',
   confidence: 0.9,
-  steps: [{ id: 's1', title: 'Do it', tool, args: tool === 'read_thing' ? { key: 'k' } : tool === 'create_thing' ? { title: 't' } : { number: 7 }, dependsOn: [] }],
+  steps: [
+    { id: 's1', title: 'Do it', tool, args: tool === 'read_thing' ? { key: 'k' } : tool === 'create_thing' ? { title: 't' } : { number: 7 }, dependsOn: [] },
+  ],
   rollback: rollbackTool ? [{ id: 'r1', title: 'Undo', tool: rollbackTool, args: { number: 7 }, undoes: 's1' }] : [],
 });
 
@@ -32,7 +34,9 @@ async function ranOn(store: RunStore, runPlan: Plan, approval: Omit<NewApproval,
   await store.updateRun(run.id, { currentPlanVersion: 1, status: 'executing' });
   await store.recordApproval({ runId: run.id, planVersion: 1, ...approval });
   const step = runPlan.steps[0]!;
-  await store.createSteps(run.id, 1, [{ stepId: step.id, kind: 'forward', title: step.title, tool: step.tool, risk: 'write', dependsOn: [], plannedArgs: step.args }]);
+  await store.createSteps(run.id, 1, [
+    { stepId: step.id, kind: 'forward', title: step.title, tool: step.tool, risk: 'write', dependsOn: [], plannedArgs: step.args },
+  ]);
   expect(await store.claimStep({ runId: run.id, planVersion: 1, stepId: step.id, owner: 'me', leaseMs: 1000, executedArgs: step.args })).toBeDefined();
   return run;
 }
@@ -41,7 +45,13 @@ describe('tandem audit', () => {
   it('finds nothing in runs decided through the agent: approvals, four-eyes, auto-runs, a refused click', async () => {
     const merge = plannerAnswer({ steps: [{ id: 's1', tool: 'merge_thing', args: { number: 7 } }] });
     const read = plannerAnswer({ steps: [{ id: 's1', tool: 'read_thing', args: { key: 'k' } }] });
-    const h = makeHarness({ store: db.store, tools, llm: new ScriptedLlm().on('planner', merge).on('planner', read), approvers: ['UREQ', 'UAPP'], settings: { autoRunReadOnly: true } });
+    const h = makeHarness({
+      store: db.store,
+      tools,
+      llm: new ScriptedLlm().on('planner', merge).on('planner', read),
+      approvers: ['UREQ', 'UAPP'],
+      settings: { autoRunReadOnly: true },
+    });
     const merged = await h.start('merge 7', 'UREQ');
     expect((await h.agent.decide({ runId: merged.id, planVersion: 1, userId: 'UREQ', decision: 'approve' })).ok).toBe(false);
     expect((await h.agent.decide({ runId: merged.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).ok).toBe(true);
@@ -56,22 +66,38 @@ describe('tandem audit', () => {
   it('prints a step that ran with no approval of its version', async () => {
     const run = await ranOn(db.store, plan('create_thing'), { userId: 'UAPP', decision: 'approved', need: 'approver' });
     await db.database.db.execute(sql`delete from approvals where run_id = ${run.id}`);
-    expect(await auditViolations(db.store, tools, [], run.id)).toEqual([{ runId: run.id, check: 'step-ran-without-approval', planVersion: 1, stepId: 's1', message: expect.stringMatching(/^s1 of v1 ran \(attempt 1, .*\) but no approval of v1 is recorded$/) }]);
+    expect(await auditViolations(db.store, tools, [], run.id)).toEqual([
+      {
+        runId: run.id,
+        check: 'step-ran-without-approval',
+        planVersion: 1,
+        stepId: 's1',
+        message: expect.stringMatching(/^s1 of v1 ran \(attempt 1, .*\) but no approval of v1 is recorded$/),
+      },
+    ]);
   });
 
   it('prints an approval the policy does not accept: an auto-run of a write, a need too low, a person not on the approver list', async () => {
-    const auto = await ranOn(db.store, plan('create_thing'), { userId: 'tandem:auto', decision: 'approved', via: 'auto', need: 'anyone', why: 'read-only plan' });
+    const auto = await ranOn(db.store, plan('create_thing'), {
+      userId: 'tandem:auto',
+      decision: 'approved',
+      via: 'auto',
+      need: 'anyone',
+      why: 'read-only plan',
+    });
     const low = await ranOn(db.store, plan('read_thing', 'merge_thing'), { userId: 'UAPP', decision: 'approved', need: 'approver' });
     const stranger = await ranOn(db.store, plan('create_thing'), { userId: 'USTRANGER', decision: 'approved', need: 'approver' });
     const found = async (runId: string) => (await auditViolations(db.store, tools, ['UAPP'], runId)).map((v) => `${v.check}: ${v.message}`);
-    expect(await found(auto.id)).toEqual(['approval-not-allowed: v1 has write steps but ran without a person\'s approval (tandem:auto)']);
+    expect(await found(auto.id)).toEqual(["approval-not-allowed: v1 has write steps but ran without a person's approval (tandem:auto)"]);
     expect(await found(low.id)).toEqual(['approval-not-allowed: UAPP was checked as "approver" but v1 needs "approver-not-requester"']);
     expect(await found(stranger.id)).toEqual(['approval-not-allowed: v1 was approved by USTRANGER, who is not an approver (TANDEM_APPROVERS)']);
   });
 
   it('prints a destructive version (its rollback counted) approved only by its requester', async () => {
     const run = await ranOn(db.store, plan('read_thing', 'merge_thing'), { userId: 'UREQ', decision: 'approved', need: 'approver-not-requester' });
-    expect((await auditViolations(db.store, tools, [], run.id)).map((v) => `${v.check}: ${v.message}`)).toEqual(['destructive-approved-by-requester: v1 has a destructive step and was approved only by its requester UREQ']);
+    expect((await auditViolations(db.store, tools, [], run.id)).map((v) => `${v.check}: ${v.message}`)).toEqual([
+      'destructive-approved-by-requester: v1 has a destructive step and was approved only by its requester UREQ',
+    ]);
   });
 });
 
@@ -90,7 +116,9 @@ describe('the tandem audit command', () => {
 
     const all = runTandem(['audit'], { DATA_DIR: dataDir, TANDEM_APPROVERS: 'U2' }, cwd);
     expect(await all.exited).toBe(1);
-    expect(all.stdout()).toBe(`${bad.id} v1  [approval-not-allowed]  v1 has write steps but ran without a person's approval (tandem:auto)\n1 violation(s) in 2 runs\n`);
+    expect(all.stdout()).toBe(
+      `${bad.id} v1  [approval-not-allowed]  v1 has write steps but ran without a person's approval (tandem:auto)\n1 violation(s) in 2 runs\n`,
+    );
     const one = runTandem(['audit', '--run', good.id], { DATA_DIR: dataDir, TANDEM_APPROVERS: 'U2' }, cwd);
     expect(await one.exited).toBe(0);
     expect(one.stdout()).toBe('1 run checked: no violations\n');

@@ -22,7 +22,12 @@ describe('agent_task', () => {
     stack.openai.enqueue(openAiReply.json(invalid), openAiReply.json(invalid), openAiReply.json(invalid));
     const sent = stack.tandem.driver.mention({ channel: 'CG1', user: 'U1', text: '<@UBOT> investigate and merge' });
     await sent;
-    await waitFor(slack, () => botMessages(slack, 'CG1', sent.ts).some((m) => /invalid|could ?n[o']t|failed|error|read/i.test(visibleText(m))), 'the planner to give up', 30_000);
+    await waitFor(
+      slack,
+      () => botMessages(slack, 'CG1', sent.ts).some((m) => /invalid|could ?n[o']t|failed|error|read/i.test(visibleText(m))),
+      'the planner to give up',
+      30_000,
+    );
     expect(botMessages(slack, 'CG1', sent.ts).filter((m) => hasButtons(m, 'Approve'))).toEqual([]);
     expect(stack.github.repos.get('acme/api')!.pulls.get(pull.number)!.merged).toBe(false);
     // The planner's repair round was told why.

@@ -229,7 +229,12 @@ describe('a failed write escalates instead of replanning by itself', () => {
     expect(visibleText(escalation)).toMatch(/Comment|4242|not found|404/i);
     expect(stack.openai.requests.length).toBe(requests);
     await clickByText(stack.tandem.driver, escalation, 'Abort', 'U2');
-    await waitFor(slack, () => botMessages(slack, channel, thread).some((m) => /abort/i.test(visibleText(m)) && /token/i.test(visibleText(m))), 'the aborted summary', 20_000);
+    await waitFor(
+      slack,
+      () => botMessages(slack, channel, thread).some((m) => /abort/i.test(visibleText(m)) && /token/i.test(visibleText(m))),
+      'the aborted summary',
+      20_000,
+    );
   });
 });
 
@@ -295,7 +300,8 @@ describe('a whole-value reference keeps its type', () => {
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
     await waitFor(
       slack,
-      () => messageWithButtons(slack, channel, thread, 'Retry', 'Skip', 'Replan', 'Abort') || /fail|error/i.test(stack.boardText(channel, thread, planMessage.ts)),
+      () =>
+        messageWithButtons(slack, channel, thread, 'Retry', 'Skip', 'Replan', 'Abort') || /fail|error/i.test(stack.boardText(channel, thread, planMessage.ts)),
       'the step refused',
       20_000,
     );

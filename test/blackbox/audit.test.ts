@@ -48,11 +48,21 @@ const runIdIn = async (channel: string) => (await sql<{ id: string }>('select id
 
 describe('tandem audit', () => {
   it('clean scenarios: an approved write, a four-eyes merge and a confirmed late-bound target', async () => {
-    const a = await stack.planned('CD1', 'U1', 'tell CD1-out', plan('Tell CD1-out', [step('s1', 'Tell it', 'slack_notify', { channel: 'CD1-out', text: 'clean' })]));
+    const a = await stack.planned(
+      'CD1',
+      'U1',
+      'tell CD1-out',
+      plan('Tell CD1-out', [step('s1', 'Tell it', 'slack_notify', { channel: 'CD1-out', text: 'clean' })]),
+    );
     await clickByText(stack.tandem.driver, a.planMessage, 'Approve', 'U2');
 
     const pull = stack.github.addPull('acme/api', { title: 'Four eyes', head: 'four-eyes' });
-    const b = await stack.planned('CD2', 'U2', 'merge it', plan('Merge it', [step('s1', 'Merge it', 'github_merge_pull', { repo: 'acme/api', number: pull.number })]));
+    const b = await stack.planned(
+      'CD2',
+      'U2',
+      'merge it',
+      plan('Merge it', [step('s1', 'Merge it', 'github_merge_pull', { repo: 'acme/api', number: pull.number })]),
+    );
     await clickByText(stack.tandem.driver, b.planMessage, 'Approve', 'U3');
 
     const c = await stack.planned(

@@ -38,7 +38,10 @@ async function finishedRun(channel: string) {
   await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
   const summary = await waitFor(
     slack,
-    () => botMessages(slack, channel, thread).find((m) => m.ts > planMessage.ts && /token/i.test(visibleText(m)) && m !== stack.board(channel, thread, planMessage.ts)),
+    () =>
+      botMessages(slack, channel, thread).find(
+        (m) => m.ts > planMessage.ts && /token/i.test(visibleText(m)) && m !== stack.board(channel, thread, planMessage.ts),
+      ),
     'the summary',
     20_000,
   );
@@ -66,7 +69,12 @@ describe('the status board', () => {
       plan('Check the broken site', [step('s1', 'Check broken', 'http_check', { url: `${stack.targetUrl}/down`, expectStatus: 200 })]),
     );
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
-    await waitFor(slack, () => nodesOf(stack.board('CF2', thread, planMessage.ts) ?? {}, 'task_card').some((c) => c.status === 'error'), 'an error card', 20_000);
+    await waitFor(
+      slack,
+      () => nodesOf(stack.board('CF2', thread, planMessage.ts) ?? {}, 'task_card').some((c) => c.status === 'error'),
+      'an error card',
+      20_000,
+    );
   });
 
   it('where Slack refuses plan blocks, falls back to sections, the run goes on and the thread shows no error', async () => {

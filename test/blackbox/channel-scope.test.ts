@@ -19,7 +19,10 @@ async function waitingRun(channel: string, goal: string, seconds: number): Promi
     channel,
     'U1',
     goal.toLowerCase(),
-    plan(goal, [step('s1', 'Wait a while', 'wait', { seconds }), step('s2', 'Tell it', 'slack_notify', { channel: `${channel}-out`, text: 'after the wait' }, ['s1'])]),
+    plan(goal, [
+      step('s1', 'Wait a while', 'wait', { seconds }),
+      step('s2', 'Tell it', 'slack_notify', { channel: `${channel}-out`, text: 'after the wait' }, ['s1']),
+    ]),
   );
   await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
   await waitFor(slack, () => stack.board(channel, thread, planMessage.ts), 'the board', 15_000);

@@ -15,13 +15,30 @@ const { slack } = stack;
 
 const merges = (number: number) => stack.github.requests.filter((r) => r.method === 'PUT' && r.path.endsWith(`/pulls/${number}/merge`)).length;
 const ephemeralTo = (user: string, channel: string, after: number) =>
-  waitFor(slack, () => slack.model.ephemeralsFor(user).filter((e) => e.channel === channel).at(after), `an ephemeral to ${user}`);
+  waitFor(
+    slack,
+    () =>
+      slack.model
+        .ephemeralsFor(user)
+        .filter((e) => e.channel === channel)
+        .at(after),
+    `an ephemeral to ${user}`,
+  );
 
 /** Requested by U2, approved by U3 (four-eyes), the question answered by the requester with `answer`; resolves with the Confirm message. */
-async function mergeTheNamedPull(channel: string, answer: string, extraSteps: ReturnType<typeof step>[] = [], rollback: ReturnType<typeof plan>['rollback'] = []) {
+async function mergeTheNamedPull(
+  channel: string,
+  answer: string,
+  extraSteps: ReturnType<typeof step>[] = [],
+  rollback: ReturnType<typeof plan>['rollback'] = [],
+) {
   const artifact = plan(
     'Merge the pull request the requester names',
-    [...extraSteps, step('s1', 'Ask which PR', 'ask_human', { question: 'Which PR should I merge?' }), step('s2', 'Merge it', 'github_merge_pull', { repo: 'acme/api', number: '{{steps.s1.output.answer}}' }, ['s1', ...extraSteps.map((s) => s.id)])],
+    [
+      ...extraSteps,
+      step('s1', 'Ask which PR', 'ask_human', { question: 'Which PR should I merge?' }),
+      step('s2', 'Merge it', 'github_merge_pull', { repo: 'acme/api', number: '{{steps.s1.output.answer}}' }, ['s1', ...extraSteps.map((s) => s.id)]),
+    ],
     { rollback },
   );
   const { thread, planMessage } = await stack.planned(channel, 'U2', 'merge the PR I name', artifact);
@@ -55,7 +72,15 @@ describe('a target filled in from an answer waits for Confirm', () => {
     await clickByText(stack.tandem.driver, confirm, 'Confirm', 'U3');
     await poll(() => pull.merged, 'the merge');
     // A second approver clicking the same (stale) button changes nothing.
-    await stack.tandem.driver.click({ user: 'U5', channel: 'C60', messageTs: confirm.ts, threadTs: confirm.threadTs, actionId: confirmButton.actionId, value: confirmButton.value, blockId: confirmButton.blockId });
+    await stack.tandem.driver.click({
+      user: 'U5',
+      channel: 'C60',
+      messageTs: confirm.ts,
+      threadTs: confirm.threadTs,
+      actionId: confirmButton.actionId,
+      value: confirmButton.value,
+      blockId: confirmButton.blockId,
+    });
     expect(visibleText(await ephemeralTo('U5', 'C60', 0))).toMatch(/already confirmed by <@U3>/);
     await waitFor(slack, () => stack.texts('C60').some((text) => /succeeded/i.test(text)), 'the summary');
     expect(merges(pull.number)).toBe(1);
@@ -64,9 +89,18 @@ describe('a target filled in from an answer waits for Confirm', () => {
   it('Abort ends the run as an Abort does: nothing is merged and the rollback runs', async () => {
     const pull = stack.github.addPull('acme/api', { title: 'Not this one', head: 'not-this' });
     const note = step('s0', 'Note the start', 'slack_notify', { channel: 'C61', text: 'starting' });
-    const { thread, confirm } = await mergeTheNamedPull('C62', String(pull.number), [note], [{ id: 'r1', title: 'Say it was undone', tool: 'slack_notify', args: { channel: 'C61', text: 'rolled back' } }]);
+    const { thread, confirm } = await mergeTheNamedPull(
+      'C62',
+      String(pull.number),
+      [note],
+      [{ id: 'r1', title: 'Say it was undone', tool: 'slack_notify', args: { channel: 'C61', text: 'rolled back' } }],
+    );
     await clickByText(stack.tandem.driver, confirm, 'Abort', 'U3');
-    const summary = await waitFor(slack, () => botMessages(slack, 'C62', thread).find((m) => /aborted/i.test(visibleText(m)) && m.ts > confirm.ts), 'the aborted summary');
+    const summary = await waitFor(
+      slack,
+      () => botMessages(slack, 'C62', thread).find((m) => /aborted/i.test(visibleText(m)) && m.ts > confirm.ts),
+      'the aborted summary',
+    );
     expect(visibleText(summary)).toMatch(/aborted/i);
     await waitFor(slack, () => stack.texts('C61').includes('rolled back'), 'the rollback');
     expect(pull.merged).toBe(false);

@@ -107,7 +107,15 @@ export function buttonTexts(message: { blocks?: unknown[] }): string[] {
 export function clickByText(driver: SlackDriver, message: FakeMessage, text: string, user: string): Promise<DriverResponse> {
   const button = buttonsOf(message as { blocks?: unknown[] }).find((b) => b.text.trim().toLowerCase() === text.toLowerCase());
   if (!button) throw new Error(`no "${text}" button in message ${message.ts}: ${buttonTexts(message as { blocks?: unknown[] }).join(', ')}`);
-  return driver.click({ user, channel: message.channel, messageTs: message.ts, threadTs: message.threadTs, actionId: button.actionId, value: button.value, blockId: button.blockId });
+  return driver.click({
+    user,
+    channel: message.channel,
+    messageTs: message.ts,
+    threadTs: message.threadTs,
+    actionId: button.actionId,
+    value: button.value,
+    blockId: button.blockId,
+  });
 }
 
 /** Everything a person reads in a message: its text and every text inside its blocks. */

@@ -107,7 +107,12 @@ describe('a notice whose channel comes from llm_task', () => {
     expect(visibleText(confirm)).toContain('CB2-picked');
     expect(texts('CB2-picked')).toEqual([]);
     await clickByText(stack.tandem.driver, confirm, 'Abort', 'U2');
-    await waitFor(slack, () => botMessages(slack, channel, thread).some((m) => /abort/i.test(visibleText(m)) && /token/i.test(visibleText(m))), 'the aborted summary', 20_000);
+    await waitFor(
+      slack,
+      () => botMessages(slack, channel, thread).some((m) => /abort/i.test(visibleText(m)) && /token/i.test(visibleText(m))),
+      'the aborted summary',
+      20_000,
+    );
     expect(texts('CB2-picked')).toEqual([]);
   });
 

@@ -62,7 +62,11 @@ const everyMessage = (messages: PageMessage[]) => messages.flatMap((m) => [m, ..
 beforeAll(async () => {
   openai = await startFakeOpenAi();
   store = await freshStore();
-  tandem = runTandem(['start'], { PORT: '0', OPENAI_API_KEY: OPENAI_KEY, OPENAI_BASE_URL: openai.url, PLANNER_MODEL: 'openai:gpt-4o', ...store.env }, store.cwd);
+  tandem = runTandem(
+    ['start'],
+    { PORT: '0', OPENAI_API_KEY: OPENAI_KEY, OPENAI_BASE_URL: openai.url, PLANNER_MODEL: 'openai:gpt-4o', ...store.env },
+    store.cwd,
+  );
   const deadline = Date.now() + 60_000;
   let line: string | undefined;
   while (!(line = /^Local workspace: (\S+)/m.exec(tandem.stdout())?.[1])) {
@@ -127,7 +131,10 @@ describe('the local workspace', () => {
     const mention = (await state()).messages.find((m) => !m.isBot)!;
 
     // The person's own message has no buttons; naming the bot's Approve on it is refused.
-    const onMention = await send('POST', '/local/actions', { json: { messageTs: mention.ts, actionId: approve.actionId, blockId: approve.blockId }, withKey: true });
+    const onMention = await send('POST', '/local/actions', {
+      json: { messageTs: mention.ts, actionId: approve.actionId, blockId: approve.blockId },
+      withKey: true,
+    });
     expect(onMention.status).toBeGreaterThanOrEqual(400);
     const madeUp = await send('POST', '/local/actions', { json: { messageTs: planMessage.ts, actionId: 'not-a-button-here' }, withKey: true });
     expect(madeUp.status).toBeGreaterThanOrEqual(400);

@@ -11,7 +11,19 @@ import { runTandem } from '../cli/tandem-process.ts';
 import { startFakeGithub, type FakeGithub } from '../fakes/github-server.ts';
 import { anthropicReply, startFakeAnthropic } from '../fakes/anthropic-server.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
-import { BOT_TOKEN, GITHUB_TOKEN, OPENAI_KEY, SIGNING_SECRET, botMessages, clickByText, freshStore, poll, startTandemProcess, visibleText, waitFor } from './harness.ts';
+import {
+  BOT_TOKEN,
+  GITHUB_TOKEN,
+  OPENAI_KEY,
+  SIGNING_SECRET,
+  botMessages,
+  clickByText,
+  freshStore,
+  poll,
+  startTandemProcess,
+  visibleText,
+  waitFor,
+} from './harness.ts';
 import { plan, step } from './plans.ts';
 
 const slack = new SlackFakeServer({ token: BOT_TOKEN });
@@ -24,7 +36,15 @@ beforeAll(async () => {
   [openai, github] = await Promise.all([startFakeOpenAi(), startFakeGithub(), slack.start()]).then(([o, g]) => [o, g] as const);
   github.addRepo('acme/api');
   store = await freshStore();
-  base = { SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: slack.apiUrl, GITHUB_TOKEN, GITHUB_API_URL: github.url, PORT: '0', ...store.env };
+  base = {
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    GITHUB_TOKEN,
+    GITHUB_API_URL: github.url,
+    PORT: '0',
+    ...store.env,
+  };
 }, 60_000);
 
 afterAll(async () => {
@@ -72,7 +92,12 @@ describe('with no model configured', () => {
     try {
       const sent = tandem.driver.mention({ channel: 'C30', user: 'U1', text: '<@UBOT> summarise the open pulls of acme/api' });
       expect((await sent).status).toBe(200);
-      const reply = await waitFor(slack, () => botMessages(slack, 'C30', sent.ts).find((m) => /PLANNER_MODEL/.test(visibleText(m))), 'the how-to reply', 20_000);
+      const reply = await waitFor(
+        slack,
+        () => botMessages(slack, 'C30', sent.ts).find((m) => /PLANNER_MODEL/.test(visibleText(m))),
+        'the how-to reply',
+        20_000,
+      );
       const shown = visibleText(reply);
       expect(shown).toContain('OPENAI_API_KEY');
       expect(shown).toContain('ANTHROPIC_API_KEY');
@@ -142,7 +167,15 @@ describe('tandem migrate', () => {
 
 describe('budgets and thresholds from the environment', () => {
   let tandem: Awaited<ReturnType<typeof startTandemProcess>>;
-  const env = () => ({ ...base, OPENAI_API_KEY: OPENAI_KEY, OPENAI_BASE_URL: openai.url, PLANNER_MODEL: 'openai:gpt-4o', TANDEM_STEP_TIMEOUT_S: '1', TANDEM_CONFIDENCE_THRESHOLD: '0.95', TANDEM_ESCALATE_TO: 'U9' });
+  const env = () => ({
+    ...base,
+    OPENAI_API_KEY: OPENAI_KEY,
+    OPENAI_BASE_URL: openai.url,
+    PLANNER_MODEL: 'openai:gpt-4o',
+    TANDEM_STEP_TIMEOUT_S: '1',
+    TANDEM_CONFIDENCE_THRESHOLD: '0.95',
+    TANDEM_ESCALATE_TO: 'U9',
+  });
 
   beforeAll(async () => {
     tandem = await startTandemProcess(env(), store.cwd, slack);
@@ -161,10 +194,17 @@ describe('budgets and thresholds from the environment', () => {
 
   it('with TANDEM_APPROVERS empty anyone may approve, but not their own destructive step', async () => {
     const pull = github.addPull('acme/api', { title: 'Self merge', head: 'self' });
-    openai.enqueue(openAiReply.json(plan('Merge my pull', [step('s1', 'Merge it', 'github_merge_pull', { repo: 'acme/api', number: pull.number })], { confidence: 0.99 })));
+    openai.enqueue(
+      openAiReply.json(plan('Merge my pull', [step('s1', 'Merge it', 'github_merge_pull', { repo: 'acme/api', number: pull.number })], { confidence: 0.99 })),
+    );
     const sent = tandem.driver.mention({ channel: 'C54', user: 'U1', text: `<@UBOT> merge pull ${pull.number}` });
     await sent;
-    const planMessage = await waitFor(slack, () => botMessages(slack, 'C54', sent.ts).find((m) => /Approve/.test(JSON.stringify(m.blocks ?? '')) && visibleText(m).includes('Merge it')), 'the plan', 20_000);
+    const planMessage = await waitFor(
+      slack,
+      () => botMessages(slack, 'C54', sent.ts).find((m) => /Approve/.test(JSON.stringify(m.blocks ?? '')) && visibleText(m).includes('Merge it')),
+      'the plan',
+      20_000,
+    );
     await clickByText(tandem.driver, planMessage, 'Approve', 'U1');
     await waitFor(slack, () => slack.model.ephemeralsFor('U1').find((e) => e.channel === 'C54'), 'an ephemeral to the requester');
     expect(github.repos.get('acme/api')!.pulls.get(pull.number)!.merged).toBe(false);
@@ -173,12 +213,30 @@ describe('budgets and thresholds from the environment', () => {
   });
 
   it('TANDEM_STEP_TIMEOUT_S: a step that runs longer fails and is escalated', async () => {
-    openai.enqueue(openAiReply.json(plan('Wait long', [step('s1', 'Wait five seconds', 'wait', { seconds: 5 }), step('s2', 'Then say', 'slack_notify', { channel: 'C53', text: 'waited' }, ['s1'])], { confidence: 0.99 })));
+    openai.enqueue(
+      openAiReply.json(
+        plan(
+          'Wait long',
+          [step('s1', 'Wait five seconds', 'wait', { seconds: 5 }), step('s2', 'Then say', 'slack_notify', { channel: 'C53', text: 'waited' }, ['s1'])],
+          { confidence: 0.99 },
+        ),
+      ),
+    );
     const sent = tandem.driver.mention({ channel: 'C52', user: 'U1', text: '<@UBOT> wait long' });
     await sent;
-    const planMessage = await waitFor(slack, () => botMessages(slack, 'C52', sent.ts).find((m) => visibleText(m).includes('Wait five seconds') && /Approve/.test(JSON.stringify(m.blocks ?? ''))), 'the plan', 20_000);
+    const planMessage = await waitFor(
+      slack,
+      () => botMessages(slack, 'C52', sent.ts).find((m) => visibleText(m).includes('Wait five seconds') && /Approve/.test(JSON.stringify(m.blocks ?? ''))),
+      'the plan',
+      20_000,
+    );
     await clickByText(tandem.driver, planMessage, 'Approve', 'U2');
-    const escalation = await waitFor(slack, () => botMessages(slack, 'C52', sent.ts).find((m) => visibleText(m).includes('<@U9>') && /Retry/.test(JSON.stringify(m.blocks ?? ''))), 'the timeout escalation', 20_000);
+    const escalation = await waitFor(
+      slack,
+      () => botMessages(slack, 'C52', sent.ts).find((m) => visibleText(m).includes('<@U9>') && /Retry/.test(JSON.stringify(m.blocks ?? ''))),
+      'the timeout escalation',
+      20_000,
+    );
     expect(visibleText(escalation)).toMatch(/time|1 ?s/i);
     expect(slack.model.messages.filter((m) => m.channel === 'C53')).toEqual([]);
   });

@@ -6,7 +6,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
 import { startFakeGithub, type FakeGithub } from '../fakes/github-server.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
-import { BOT_TOKEN, GITHUB_TOKEN, OPENAI_KEY, SIGNING_SECRET, botMessages, clickByText, freshStore, messageWithButtons, poll, startTandemProcess, visibleText, waitFor, type Running } from './harness.ts';
+import {
+  BOT_TOKEN,
+  GITHUB_TOKEN,
+  OPENAI_KEY,
+  SIGNING_SECRET,
+  botMessages,
+  clickByText,
+  freshStore,
+  messageWithButtons,
+  poll,
+  startTandemProcess,
+  visibleText,
+  waitFor,
+  type Running,
+} from './harness.ts';
 import { plan, step } from './plans.ts';
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('two processes on one DATABASE_URL', () => {
@@ -45,7 +59,14 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two processes on one DATABASE_U
   it('runs whose events and clicks land on either process run every step once', async () => {
     const runs = [0, 1, 2, 3].map((i) => ({ channel: `CR${i}`, out: `CO${i}`, via: i % 2 ? b : a, clickVia: i % 2 ? a : b }));
     for (const run of runs) {
-      openai.enqueue(openAiReply.json(plan(`Three notes ${run.out}`, [1, 2, 3].map((n) => step(`s${n}`, `Note ${n}`, 'slack_notify', { channel: run.out, text: `note ${n}` })))));
+      openai.enqueue(
+        openAiReply.json(
+          plan(
+            `Three notes ${run.out}`,
+            [1, 2, 3].map((n) => step(`s${n}`, `Note ${n}`, 'slack_notify', { channel: run.out, text: `note ${n}` })),
+          ),
+        ),
+      );
       const sent = run.via.driver.mention({ channel: run.channel, user: 'U1', text: `<@UBOT> three notes to ${run.out}` });
       await sent;
       const planMessage = await waitFor(slack, () => messageWithButtons(slack, run.channel, sent.ts, 'Approve'), 'the plan', 20_000);
@@ -53,9 +74,20 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two processes on one DATABASE_U
       Object.assign(run, { thread: sent.ts });
     }
     for (const run of runs) {
-      await waitFor(slack, () => botMessages(slack, run.channel, (run as unknown as { thread: string }).thread).some((m) => /token/i.test(visibleText(m))), `the summary in ${run.channel}`, 30_000);
+      await waitFor(
+        slack,
+        () => botMessages(slack, run.channel, (run as unknown as { thread: string }).thread).some((m) => /token/i.test(visibleText(m))),
+        `the summary in ${run.channel}`,
+        30_000,
+      );
     }
-    for (const run of runs) expect(slack.model.messages.filter((m) => m.channel === run.out).map((m) => m.text).sort()).toEqual(['note 1', 'note 2', 'note 3']);
+    for (const run of runs)
+      expect(
+        slack.model.messages
+          .filter((m) => m.channel === run.out)
+          .map((m) => m.text)
+          .sort(),
+      ).toEqual(['note 1', 'note 2', 'note 3']);
   }, 90_000);
 
   it('when a process dies mid-run, the other continues it without repeating the write', async () => {

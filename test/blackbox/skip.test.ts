@@ -25,7 +25,12 @@ describe('Skip on an escalation', () => {
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
     const escalation = await waitFor(slack, () => messageWithButtons(slack, channel, thread, 'Retry', 'Skip', 'Replan', 'Abort'), 'the escalation', 20_000);
     await clickByText(stack.tandem.driver, escalation, 'Skip', 'U2');
-    await waitFor(slack, () => stack.texts(`${channel}-notes`).includes('noted') && /^succeeded/i.test(stack.boardText(channel, thread, planMessage.ts)), 'the run to end', 20_000);
+    await waitFor(
+      slack,
+      () => stack.texts(`${channel}-notes`).includes('noted') && /^succeeded/i.test(stack.boardText(channel, thread, planMessage.ts)),
+      'the run to end',
+      20_000,
+    );
     return stack.boardText(channel, thread, planMessage.ts).split('\n');
   }
 

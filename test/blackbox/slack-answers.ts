@@ -72,7 +72,11 @@ export async function openModify(stack: Stack, planMessage: FakeMessage, user: s
   const { slack } = stack;
   const viewsBefore = slack.model.views.size;
   await clickModify();
-  const opened = await waitFor(slack, () => [...slack.model.views.values()].slice(viewsBefore).find((v) => JSON.stringify(v.view).includes('tool')), `the modal for ${user}`);
+  const opened = await waitFor(
+    slack,
+    () => [...slack.model.views.values()].slice(viewsBefore).find((v) => JSON.stringify(v.view).includes('tool')),
+    `the modal for ${user}`,
+  );
   const view = {
     id: opened.id,
     ...(opened.view as {

@@ -6,7 +6,21 @@ import { describe, expect, it } from 'vitest';
 import { runTandem } from '../cli/tandem-process.ts';
 import { stateFromView, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { openAiReply } from '../fakes/openai-server.ts';
-import { BOT_TOKEN, GITHUB_TOKEN, OPENAI_KEY, SIGNING_SECRET, botMessages, buttonTexts, buttonsOf, clickByText, hasButtons, messageWithButtons, poll, visibleText, waitFor } from './harness.ts';
+import {
+  BOT_TOKEN,
+  GITHUB_TOKEN,
+  OPENAI_KEY,
+  SIGNING_SECRET,
+  botMessages,
+  buttonTexts,
+  buttonsOf,
+  clickByText,
+  hasButtons,
+  messageWithButtons,
+  poll,
+  visibleText,
+  waitFor,
+} from './harness.ts';
 import { plan, step } from './plans.ts';
 import { ESCALATE, useStack, type Stack } from './stack.ts';
 
@@ -34,9 +48,21 @@ describe('a task from a mention, approved in Slack', () => {
         'File the release 2.0 issue and check the site',
         [
           step('s1', 'Open the release issue', 'github_create_issue', { repo: 'acme/api', title: 'Release 2.0' }),
-          step('s2', 'Link it from the tracking issue', 'github_comment', { repo: 'acme/api', number: 1, body: 'Created {{steps.s1.output.url}} as number {{steps.s1.output.number}}' }, ['s1']),
+          step(
+            's2',
+            'Link it from the tracking issue',
+            'github_comment',
+            { repo: 'acme/api', number: 1, body: 'Created {{steps.s1.output.url}} as number {{steps.s1.output.number}}' },
+            ['s1'],
+          ),
           step('s3', 'Check the site', 'http_check', { url: `${stack.targetUrl}/ok`, expectStatus: 200, contains: 'healthy' }),
-          step('s4', 'Report the check', 'slack_notify', { channel: 'C90', text: 'status={{steps.s3.output.status}} ok={{steps.s3.output.ok}} latency={{steps.s3.output.latencyMs}}' }, ['s3']),
+          step(
+            's4',
+            'Report the check',
+            'slack_notify',
+            { channel: 'C90', text: 'status={{steps.s3.output.status}} ok={{steps.s3.output.ok}} latency={{steps.s3.output.latencyMs}}' },
+            ['s3'],
+          ),
         ],
         { confidence: 0.87 },
       ),
@@ -76,7 +102,10 @@ describe('a task from a mention, approved in Slack', () => {
   });
 
   it('keeps one status board in the thread, edited in place, never more than once a second', async () => {
-    const summaryPosted = () => botMessages(slack, channel, thread).some((m) => m.ts > planMessage.ts && /token/i.test(visibleText(m)) && m.edits === 0 && m !== board(channel, thread, planMessage.ts));
+    const summaryPosted = () =>
+      botMessages(slack, channel, thread).some(
+        (m) => m.ts > planMessage.ts && /token/i.test(visibleText(m)) && m.edits === 0 && m !== board(channel, thread, planMessage.ts),
+      );
     await waitFor(slack, summaryPosted, 'the summary', 20_000);
     const theBoard = board(channel, thread, planMessage.ts)!;
     expect(theBoard).toBeDefined();
@@ -90,14 +119,19 @@ describe('a task from a mention, approved in Slack', () => {
     expect(final).toMatch(/\d+(\.\d+)?\s*(ms|s|sec)\b/); // elapsed time
     // Only one board: no other message in the thread besides it was edited after approval, except the plan.
     expect(botMessages(slack, channel, thread).filter((m) => m.edits > 0 && m.ts !== planMessage.ts)).toHaveLength(1);
-    const updates = slack.callsOf('chat.update').filter((c) => c.params.ts === theBoard.ts && c.status === 200).map((c) => c.at);
+    const updates = slack
+      .callsOf('chat.update')
+      .filter((c) => c.params.ts === theBoard.ts && c.status === 200)
+      .map((c) => c.at);
     expect(updates.length).toBeGreaterThan(1);
     for (let i = 1; i < updates.length; i += 1) expect(updates[i]! - updates[i - 1]!).toBeGreaterThanOrEqual(950);
   });
 
   it('ends with a summary reply: outcome, links, time and tokens used', async () => {
     const theBoard = board(channel, thread, planMessage.ts)!;
-    const summary = botMessages(slack, channel, thread).filter((m) => m.ts > planMessage.ts && m !== theBoard && /token/i.test(visibleText(m))).at(-1)!;
+    const summary = botMessages(slack, channel, thread)
+      .filter((m) => m.ts > planMessage.ts && m !== theBoard && /token/i.test(visibleText(m)))
+      .at(-1)!;
     const shown = visibleText(summary);
     expect(shown).toMatch(/succeeded|success|done|completed/i);
     expect(shown).toMatch(/https?:\/\/\S+\/issues\/2/);
@@ -111,7 +145,12 @@ describe('a task from a mention, approved in Slack', () => {
 describe('approval rules', () => {
   it('a destructive step needs an approver other than the requester', async () => {
     const pull = stack.github.addPull('acme/api', { title: 'Add feature', head: 'feature' });
-    const { planMessage } = await planned('C11', 'U2', `merge pull ${pull.number} of acme/api`, plan('Merge the feature pull', [step('s1', 'Merge it', 'github_merge_pull', { repo: 'acme/api', number: pull.number })]));
+    const { planMessage } = await planned(
+      'C11',
+      'U2',
+      `merge pull ${pull.number} of acme/api`,
+      plan('Merge the feature pull', [step('s1', 'Merge it', 'github_merge_pull', { repo: 'acme/api', number: pull.number })]),
+    );
     expect(visibleText(planMessage)).toMatch(/destructive/i);
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
     await waitFor(slack, () => slack.model.ephemeralsFor('U2').find((e) => e.channel === 'C11'), 'an ephemeral to the requester');
@@ -128,9 +167,18 @@ describe('approval rules', () => {
   });
 
   it('Reject runs nothing', async () => {
-    const { thread, planMessage } = await planned('C23', 'U1', 'tell C95 hello', plan('Say hello', [step('s1', 'Say it', 'slack_notify', { channel: 'C95', text: 'hello' })]));
+    const { thread, planMessage } = await planned(
+      'C23',
+      'U1',
+      'tell C95 hello',
+      plan('Say hello', [step('s1', 'Say it', 'slack_notify', { channel: 'C95', text: 'hello' })]),
+    );
     await clickByText(stack.tandem.driver, planMessage, 'Reject', 'U2');
-    await waitFor(slack, () => slack.callsOf('chat.update').some((c) => c.params.ts === planMessage.ts) || botMessages(slack, 'C23', thread).length > 1, 'the rejection shown');
+    await waitFor(
+      slack,
+      () => slack.callsOf('chat.update').some((c) => c.params.ts === planMessage.ts) || botMessages(slack, 'C23', thread).length > 1,
+      'the rejection shown',
+    );
     expect(texts('C95')).toEqual([]);
   });
 });
@@ -143,15 +191,22 @@ describe('Modify', () => {
   let yamlBlock: string;
 
   it('opens a modal with the steps as editable YAML and an "ask the planner" field', async () => {
-    ({ thread, planMessage } = await planned(channel, 'U1', 'check the site', plan('Check the site is up', [step('s1', 'Check the site', 'http_check', { url: `${stack.targetUrl}/ok` })])));
+    ({ thread, planMessage } = await planned(
+      channel,
+      'U1',
+      'check the site',
+      plan('Check the site is up', [step('s1', 'Check the site', 'http_check', { url: `${stack.targetUrl}/ok` })]),
+    ));
     const viewsBefore = slack.model.views.size;
     await clickByText(stack.tandem.driver, planMessage, 'Modify', 'U2');
     // A modal may open with a placeholder and be filled by views.update; wait for the YAML.
-    const opened = await waitFor(
-      slack,
-      () => slack.model.views.size > viewsBefore && [...slack.model.views.values()].at(-1)!,
-      'views.open',
-    ).then(() => waitFor(slack, () => [...slack.model.views.values()].slice(viewsBefore).find((v) => JSON.stringify(v.view).includes('http_check')), 'the YAML in the modal'));
+    const opened = await waitFor(slack, () => slack.model.views.size > viewsBefore && [...slack.model.views.values()].at(-1)!, 'views.open').then(() =>
+      waitFor(
+        slack,
+        () => [...slack.model.views.values()].slice(viewsBefore).find((v) => JSON.stringify(v.view).includes('http_check')),
+        'the YAML in the modal',
+      ),
+    );
     view = { id: opened.id, ...(opened.view as { callback_id: string; private_metadata?: string; blocks: unknown[] }) };
     const inputs = view.blocks.filter((b) => (b as { type: string }).type === 'input') as { block_id: string; element: { initial_value?: string } }[];
     const yaml = inputs.find((b) => (b.element.initial_value ?? '').includes('http_check'));
@@ -161,7 +216,11 @@ describe('Modify', () => {
   });
 
   it('invalid YAML comes back as a field error in the modal (response_action: errors)', async () => {
-    const response = await stack.tandem.driver.submitView({ user: 'U2', view, values: stateFromView(view, { [yamlBlock]: 'steps: [ {id: s1, title: "unclosed' }) });
+    const response = await stack.tandem.driver.submitView({
+      user: 'U2',
+      view,
+      values: stateFromView(view, { [yamlBlock]: 'steps: [ {id: s1, title: "unclosed' }),
+    });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ response_action: 'errors', errors: { [yamlBlock]: expect.any(String) } });
   });
@@ -183,7 +242,10 @@ describe('Modify', () => {
     expect(JSON.stringify(response.body ?? '')).not.toContain('errors');
     const revised = await waitFor(
       slack,
-      () => botMessages(slack, channel, thread).slice(before).find((m) => hasButtons(m, 'Approve') && visibleText(m).includes('Check the site twice')),
+      () =>
+        botMessages(slack, channel, thread)
+          .slice(before)
+          .find((m) => hasButtons(m, 'Approve') && visibleText(m).includes('Check the site twice')),
       'the revised plan',
     );
     const shown = visibleText(revised);
@@ -191,7 +253,12 @@ describe('Modify', () => {
     expect(shown).toMatch(/chang|edit|modif/i);
     // Approved, so `tandem show` later has a version by U2, an approval and a step.
     await clickByText(stack.tandem.driver, revised, 'Approve', 'U3');
-    await waitFor(slack, () => botMessages(slack, channel, thread).some((m) => /token/i.test(visibleText(m)) && /succeeded|done/i.test(visibleText(m))), 'the edited run to finish', 20_000);
+    await waitFor(
+      slack,
+      () => botMessages(slack, channel, thread).some((m) => /token/i.test(visibleText(m)) && /succeeded|done/i.test(visibleText(m))),
+      'the edited run to finish',
+      20_000,
+    );
     const runs = await commandAnswer('U1', channel, 'runs');
     modifiedRunId = /\b(run[_-][A-Za-z0-9_-]+)/.exec(runs.split('\n').find((l) => l.includes(`<#${channel}>`)) ?? '')?.[1];
     expect(modifiedRunId, runs).toBeDefined();
@@ -235,14 +302,26 @@ describe('escalation and Abort', () => {
     await clickByText(stack.tandem.driver, escalation, 'Abort', 'U2');
     await waitFor(slack, () => texts('C91').length >= 4, 'the rollback', 20_000);
     expect(texts('C91')).toEqual(['step one done', 'step two done', 'undo two', 'undo one']);
-    await waitFor(slack, () => botMessages(slack, channel, thread).some((m) => /abort/i.test(visibleText(m)) && /roll/i.test(visibleText(m)) && /Undo/.test(visibleText(m))), 'the aborted summary', 20_000);
+    await waitFor(
+      slack,
+      () => botMessages(slack, channel, thread).some((m) => /abort/i.test(visibleText(m)) && /roll/i.test(visibleText(m)) && /Undo/.test(visibleText(m))),
+      'the aborted summary',
+      20_000,
+    );
   });
 
   it('a plan below TANDEM_CONFIDENCE_THRESHOLD escalates instead of acting', async () => {
-    stack.openai.enqueue(openAiReply.json(plan('Maybe restart things', [step('s1', 'Say maybe', 'slack_notify', { channel: 'C96', text: 'maybe' })], { confidence: 0.3 })));
+    stack.openai.enqueue(
+      openAiReply.json(plan('Maybe restart things', [step('s1', 'Say maybe', 'slack_notify', { channel: 'C96', text: 'maybe' })], { confidence: 0.3 })),
+    );
     const sent = stack.tandem.driver.mention({ channel: 'C14', user: 'U1', text: '<@UBOT> do something vague' });
     await sent;
-    const escalation = await waitFor(slack, () => botMessages(slack, 'C14', sent.ts).find((m) => visibleText(m).includes(`<!subteam^${ESCALATE}>`)), 'a low-confidence escalation', 20_000);
+    const escalation = await waitFor(
+      slack,
+      () => botMessages(slack, 'C14', sent.ts).find((m) => visibleText(m).includes(`<!subteam^${ESCALATE}>`)),
+      'a low-confidence escalation',
+      20_000,
+    );
     expect(buttonTexts(escalation)).toEqual(expect.arrayContaining(['Retry', 'Skip', 'Replan', 'Abort']));
     expect(texts('C96')).toEqual([]);
   });
@@ -254,7 +333,10 @@ describe('follow-ups in a run thread', () => {
       'C15',
       'U1',
       'wait then tell',
-      plan('Wait, then tell C92', [step('s1', 'Wait a bit', 'wait', { seconds: 2 }), step('s2', 'Tell C92', 'slack_notify', { channel: 'C92', text: 'after wait' }, ['s1'])]),
+      plan('Wait, then tell C92', [
+        step('s1', 'Wait a bit', 'wait', { seconds: 2 }),
+        step('s2', 'Tell C92', 'slack_notify', { channel: 'C92', text: 'after wait' }, ['s1']),
+      ]),
     );
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
     await waitFor(slack, () => board('C15', thread, planMessage.ts), 'the board', 15_000);
@@ -276,7 +358,12 @@ describe('follow-ups in a run thread', () => {
       ]),
     );
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
-    await waitFor(slack, () => botMessages(slack, 'C16', thread).some((m) => m.ts > planMessage.ts && visibleText(m).includes('Which tag should I release?')), 'the question', 15_000);
+    await waitFor(
+      slack,
+      () => botMessages(slack, 'C16', thread).some((m) => m.ts > planMessage.ts && visibleText(m).includes('Which tag should I release?')),
+      'the question',
+      15_000,
+    );
     // U4 is neither the requester nor an approver: the answer is refused and the run keeps waiting.
     await stack.tandem.driver.mention({ channel: 'C16', user: 'U4', text: '<@UBOT> v6.6.6', threadTs: thread });
     await stack.tandem.driver.mention({ channel: 'C16', user: 'U3', text: '<@UBOT> v1.2.3', threadTs: thread });
@@ -289,7 +376,12 @@ describe('follow-ups in a run thread', () => {
     stack.openai.enqueue(openAiReply.json({ goal: 'Unclear', confidence: 0.9, steps: [], rollback: [], questions: ['Which repository do you mean?'] }));
     const sent = stack.tandem.driver.mention({ channel: 'C17', user: 'U1', text: '<@UBOT> release it' });
     await sent;
-    const asked = await waitFor(slack, () => botMessages(slack, 'C17', sent.ts).find((m) => visibleText(m).includes('Which repository do you mean?')), 'the question', 15_000);
+    const asked = await waitFor(
+      slack,
+      () => botMessages(slack, 'C17', sent.ts).find((m) => visibleText(m).includes('Which repository do you mean?')),
+      'the question',
+      15_000,
+    );
     expect(buttonTexts(asked)).not.toContain('Approve');
     expect(visibleText(asked)).toContain('<@U1>'); // asks the requester
   });
@@ -305,7 +397,13 @@ describe('GitHub tool outputs', () => {
       'deploy and read the pull',
       plan('Deploy and read a pull', [
         step('s1', 'Deploy', 'github_dispatch_workflow', { repo: 'acme/api', workflow: 'deploy.yml', ref: 'main' }),
-        step('s2', 'Tell the run', 'slack_notify', { channel: 'C94', text: 'run={{steps.s1.output.runId}} url={{steps.s1.output.url}} conclusion={{steps.s1.output.conclusion}}' }, ['s1']),
+        step(
+          's2',
+          'Tell the run',
+          'slack_notify',
+          { channel: 'C94', text: 'run={{steps.s1.output.runId}} url={{steps.s1.output.url}} conclusion={{steps.s1.output.conclusion}}' },
+          ['s1'],
+        ),
         step('s3', 'Read the pull', 'github_get_pull', { repo: 'acme/api', number: pull.number }),
         step('s4', 'Tell the pull', 'slack_notify', { channel: 'C97', text: 'pull={{steps.s3.output.number}} url={{steps.s3.output.url}}' }, ['s3']),
       ]),
@@ -329,8 +427,14 @@ async function commandAnswer(user: string, channel: string, text: string): Promi
     [
       typeof response.body === 'string' ? response.body : visibleText(response.body as { text?: string; blocks?: unknown[] }),
       ...slack.model.responses.slice(responsesBefore).map((r) => visibleText(r.body as { text?: string; blocks?: unknown[] })),
-      ...slack.model.ephemerals.slice(ephemeralsBefore).filter((e) => e.channel === channel).map(visibleText),
-      ...slack.model.messages.slice(messagesBefore).filter((m) => m.channel === channel).map(visibleText),
+      ...slack.model.ephemerals
+        .slice(ephemeralsBefore)
+        .filter((e) => e.channel === channel)
+        .map(visibleText),
+      ...slack.model.messages
+        .slice(messagesBefore)
+        .filter((m) => m.channel === channel)
+        .map(visibleText),
     ]
       .join('\n')
       .trim();
@@ -348,7 +452,13 @@ describe('more GitHub tool outputs', () => {
         step('s1', 'Read the repo', 'github_get_repo', { repo: 'acme/api' }),
         step('s2', 'Create the release', 'github_create_release', { repo: 'acme/api', tag: 'v9.9.9' }),
         step('s3', 'Comment on the tracking issue', 'github_comment', { repo: 'acme/api', number: 1, body: 'released' }),
-        step('s4', 'Say so', 'slack_notify', { channel: 'C83', text: 'repo={{steps.s1.output.url}} release={{steps.s2.output.url}} comment={{steps.s3.output.url}}' }, ['s1', 's2', 's3']),
+        step(
+          's4',
+          'Say so',
+          'slack_notify',
+          { channel: 'C83', text: 'repo={{steps.s1.output.url}} release={{steps.s2.output.url}} comment={{steps.s3.output.url}}' },
+          ['s1', 's2', 's3'],
+        ),
       ]),
     );
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
@@ -361,7 +471,12 @@ describe('uncertain side effects and Retry', () => {
   it('a write whose answer was lost is reconciled against GitHub or escalated, never repeated blindly', async () => {
     stack.github.addRepo('acme/flaky');
     stack.github.fault({ method: 'POST', path: /\/repos\/acme\/flaky\/issues$/, drop: true, afterEffect: true });
-    const { thread, planMessage } = await planned('C26', 'U1', 'file a flaky issue', plan('File an issue on a flaky GitHub', [step('s1', 'File it', 'github_create_issue', { repo: 'acme/flaky', title: 'Flaky one' })]));
+    const { thread, planMessage } = await planned(
+      'C26',
+      'U1',
+      'file a flaky issue',
+      plan('File an issue on a flaky GitHub', [step('s1', 'File it', 'github_create_issue', { repo: 'acme/flaky', title: 'Flaky one' })]),
+    );
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
     await waitFor(
       slack,
@@ -383,7 +498,10 @@ describe('uncertain side effects and Retry', () => {
         'C27',
         'U1',
         'check then tell',
-        plan('Check a recovering site, then tell C89', [step('s1', 'Check it', 'http_check', { url, expectStatus: 200 }), step('s2', 'Tell C89', 'slack_notify', { channel: 'C89', text: 'recovered' }, ['s1'])]),
+        plan('Check a recovering site, then tell C89', [
+          step('s1', 'Check it', 'http_check', { url, expectStatus: 200 }),
+          step('s2', 'Tell C89', 'slack_notify', { channel: 'C89', text: 'recovered' }, ['s1']),
+        ]),
       );
       await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
       const escalation = await waitFor(slack, () => messageWithButtons(slack, 'C27', thread, 'Retry', 'Skip', 'Replan', 'Abort'), 'the escalation', 20_000);
@@ -397,9 +515,22 @@ describe('uncertain side effects and Retry', () => {
 
   it('a rate-limited chat.update (429) still leaves the board current at the end', async () => {
     slack.rateLimit('chat.update', 2, 1);
-    const { thread, planMessage } = await planned('C28', 'U1', 'two quick notes', plan('Two quick notes', [step('s1', 'Note one', 'slack_notify', { channel: 'C88', text: 'one' }), step('s2', 'Note two', 'slack_notify', { channel: 'C88', text: 'two' }, ['s1'])]));
+    const { thread, planMessage } = await planned(
+      'C28',
+      'U1',
+      'two quick notes',
+      plan('Two quick notes', [
+        step('s1', 'Note one', 'slack_notify', { channel: 'C88', text: 'one' }),
+        step('s2', 'Note two', 'slack_notify', { channel: 'C88', text: 'two' }, ['s1']),
+      ]),
+    );
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
-    await waitFor(slack, () => /succeeded/i.test(boardText('C28', thread, planMessage.ts)) && /2\/2|Note two[^\n]*done/i.test(boardText('C28', thread, planMessage.ts)), 'the final board', 30_000);
+    await waitFor(
+      slack,
+      () => /succeeded/i.test(boardText('C28', thread, planMessage.ts)) && /2\/2|Note two[^\n]*done/i.test(boardText('C28', thread, planMessage.ts)),
+      'the final board',
+      30_000,
+    );
   });
 });
 
@@ -409,31 +540,63 @@ describe('Skip, Replan and the model-backed steps', () => {
       'C29',
       'U1',
       'check broken then note',
-      plan('Check a broken site, and note it', [step('s1', 'Check broken', 'http_check', { url: `${stack.targetUrl}/down`, expectStatus: 200 }), step('s2', 'Note it', 'slack_notify', { channel: 'C87', text: 'noted' })]),
+      plan('Check a broken site, and note it', [
+        step('s1', 'Check broken', 'http_check', { url: `${stack.targetUrl}/down`, expectStatus: 200 }),
+        step('s2', 'Note it', 'slack_notify', { channel: 'C87', text: 'noted' }),
+      ]),
     );
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
     const escalation = await waitFor(slack, () => messageWithButtons(slack, 'C29', thread, 'Retry', 'Skip', 'Replan', 'Abort'), 'the escalation', 20_000);
     await clickByText(stack.tandem.driver, escalation, 'Skip', 'U2');
-    await waitFor(slack, () => /skipped/i.test(boardText('C29', thread, planMessage.ts)) && texts('C87').includes('noted') && botMessages(slack, 'C29', thread).some((m) => /token/i.test(visibleText(m))), 'the run to end with s1 skipped', 20_000);
+    await waitFor(
+      slack,
+      () =>
+        /skipped/i.test(boardText('C29', thread, planMessage.ts)) &&
+        texts('C87').includes('noted') &&
+        botMessages(slack, 'C29', thread).some((m) => /token/i.test(visibleText(m))),
+      'the run to end with s1 skipped',
+      20_000,
+    );
   });
 
   it('Replan on an escalation asks the planner again and posts the new plan as a new version', async () => {
-    const { thread, planMessage } = await planned('C32', 'U1', 'check broken', plan('Check a broken site', [step('s1', 'Check broken', 'http_check', { url: `${stack.targetUrl}/down`, expectStatus: 200 })]));
+    const { thread, planMessage } = await planned(
+      'C32',
+      'U1',
+      'check broken',
+      plan('Check a broken site', [step('s1', 'Check broken', 'http_check', { url: `${stack.targetUrl}/down`, expectStatus: 200 })]),
+    );
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
     const escalation = await waitFor(slack, () => messageWithButtons(slack, 'C32', thread, 'Retry', 'Skip', 'Replan', 'Abort'), 'the escalation', 20_000);
     const requests = stack.openai.requests.length;
-    stack.openai.enqueue(openAiReply.json(plan('Check the healthy site instead', [step('s1', 'Check healthy', 'http_check', { url: `${stack.targetUrl}/ok` })])));
+    stack.openai.enqueue(
+      openAiReply.json(plan('Check the healthy site instead', [step('s1', 'Check healthy', 'http_check', { url: `${stack.targetUrl}/ok` })])),
+    );
     await clickByText(stack.tandem.driver, escalation, 'Replan', 'U2');
-    const revised = await waitFor(slack, () => botMessages(slack, 'C32', thread).find((m) => m.ts !== planMessage.ts && visibleText(m).includes('Check the healthy site instead')), 'the new plan version', 20_000);
+    const revised = await waitFor(
+      slack,
+      () => botMessages(slack, 'C32', thread).find((m) => m.ts !== planMessage.ts && visibleText(m).includes('Check the healthy site instead')),
+      'the new plan version',
+      20_000,
+    );
     expect(visibleText(revised)).toMatch(/v(ersion)?\s*2|#2/i);
     expect(stack.openai.requests.length).toBe(requests + 1);
   });
 
   it('the Modify modal\'s "ask the planner" field asks the planner for a new version', async () => {
-    const { thread, planMessage } = await planned('C33', 'U1', 'note something', plan('Note something', [step('s1', 'Note it', 'slack_notify', { channel: 'C86', text: 'first' })]));
+    const { thread, planMessage } = await planned(
+      'C33',
+      'U1',
+      'note something',
+      plan('Note something', [step('s1', 'Note it', 'slack_notify', { channel: 'C86', text: 'first' })]),
+    );
     const viewsBefore = slack.model.views.size;
     await clickByText(stack.tandem.driver, planMessage, 'Modify', 'U2');
-    const opened = await waitFor(slack, () => [...slack.model.views.values()].slice(viewsBefore).find((v) => JSON.stringify(v.view).includes('slack_notify')), 'the modal');
+    const opened = await waitFor(
+      slack,
+      () => [...slack.model.views.values()].slice(viewsBefore).find((v) => JSON.stringify(v.view).includes('slack_notify')),
+      'the modal',
+    );
     const view = { id: opened.id, ...(opened.view as { callback_id: string; private_metadata?: string; blocks: unknown[] }) };
     const inputs = view.blocks.filter((b) => (b as { type: string }).type === 'input') as { block_id: string; element: { initial_value?: string } }[];
     const askBlock = inputs.find((b) => !(b.element.initial_value ?? '').includes('slack_notify'))!;
@@ -441,24 +604,37 @@ describe('Skip, Replan and the model-backed steps', () => {
     stack.openai.enqueue(openAiReply.json(plan('Note something louder', [step('s1', 'Note it loudly', 'slack_notify', { channel: 'C86', text: 'FIRST' })])));
     const response = await stack.tandem.driver.submitView({ user: 'U2', view, values: stateFromView(view, { [askBlock.block_id]: 'make it louder' }) });
     expect(JSON.stringify(response.body ?? '')).not.toContain('errors');
-    await waitFor(slack, () => botMessages(slack, 'C33', thread).find((m) => m.ts !== planMessage.ts && hasButtons(m, 'Approve') && visibleText(m).includes('Note it loudly')), 'the planner\'s new version', 20_000);
+    await waitFor(
+      slack,
+      () => botMessages(slack, 'C33', thread).find((m) => m.ts !== planMessage.ts && hasButtons(m, 'Approve') && visibleText(m).includes('Note it loudly')),
+      "the planner's new version",
+      20_000,
+    );
     expect(JSON.stringify(stack.openai.requests.at(-1)!.body)).toContain('make it louder');
   });
 });
 
 describe('the executor model', () => {
-  it('llm_task runs on the planner\'s provider when EXECUTOR_MODEL is not set', async () => {
+  it("llm_task runs on the planner's provider when EXECUTOR_MODEL is not set", async () => {
     const { thread, planMessage } = await planned(
       'C34',
       'U1',
       'write a greeting and post it',
-      plan('Write a greeting and post it', [step('s1', 'Write the greeting', 'llm_task', { instruction: 'Write a one-line greeting for the team' }), step('s2', 'Post it', 'slack_notify', { channel: 'C84', text: 'posted' }, ['s1'])]),
+      plan('Write a greeting and post it', [
+        step('s1', 'Write the greeting', 'llm_task', { instruction: 'Write a one-line greeting for the team' }),
+        step('s2', 'Post it', 'slack_notify', { channel: 'C84', text: 'posted' }, ['s1']),
+      ]),
     );
     const requests = stack.openai.requests.length;
     // A real server honours the request's response_format; answer in the JSON schema the request asked for.
     stack.openai.enqueue(openAiReply.json({ text: 'Hello team, have a good day!' }));
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
-    await waitFor(slack, () => /succeeded/i.test(boardText('C34', thread, planMessage.ts)) || messageWithButtons(slack, 'C34', thread, 'Retry'), 'the run to end', 20_000);
+    await waitFor(
+      slack,
+      () => /succeeded/i.test(boardText('C34', thread, planMessage.ts)) || messageWithButtons(slack, 'C34', thread, 'Retry'),
+      'the run to end',
+      20_000,
+    );
     expect(stack.openai.requests.length).toBe(requests + 1);
     const body = stack.openai.requests.at(-1)!.body as { model?: string };
     expect(body.model).toBe('gpt-4o');
@@ -487,7 +663,10 @@ describe('/tandem', () => {
       'C21',
       'U1',
       'wait long then tell',
-      plan('Wait long, then tell C98', [step('s1', 'Wait long', 'wait', { seconds: 2 }), step('s2', 'Tell C98', 'slack_notify', { channel: 'C98', text: 'too late' }, ['s1'])]),
+      plan('Wait long, then tell C98', [
+        step('s1', 'Wait long', 'wait', { seconds: 2 }),
+        step('s2', 'Tell C98', 'slack_notify', { channel: 'C98', text: 'too late' }, ['s1']),
+      ]),
     );
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
     await waitFor(slack, () => board('C21', thread, planMessage.ts), 'the board');
@@ -523,7 +702,10 @@ describe('guarantees (§6)', () => {
     stack.openai.enqueue(openAiReply.json(plan('Say at once', [step('s1', 'Say it', 'slack_notify', { channel: 'C81', text: 'once' })])));
     const message = slack.model.addUserMessage({ channel: 'C38', user: 'U1', text: '<@UBOT> say it at once' });
     const event = { type: 'app_mention', user: 'U1', text: message.text, ts: message.ts, channel: 'C38', event_ts: message.ts };
-    const answers = await Promise.all([stack.tandem.driver.event(event, { eventId: 'EvCONCURRENT01' }), stack.tandem.driver.event(event, { eventId: 'EvCONCURRENT01', retryNum: 1 })]);
+    const answers = await Promise.all([
+      stack.tandem.driver.event(event, { eventId: 'EvCONCURRENT01' }),
+      stack.tandem.driver.event(event, { eventId: 'EvCONCURRENT01', retryNum: 1 }),
+    ]);
     expect(answers.map((r) => r.status)).toEqual([200, 200]);
     const planMessage = await waitFor(slack, () => messageWithButtons(slack, 'C38', message.ts, 'Approve'), 'the plan');
     await planned('C38b', 'U1', 'barrier', plan('Barrier', [step('s1', 'Say', 'slack_notify', { channel: 'C81', text: 'x' })]));
@@ -536,9 +718,22 @@ describe('guarantees (§6)', () => {
   });
 
   it('a forged Approve click gets 401 and approves nothing', async () => {
-    const { thread, planMessage } = await planned('C39', 'U1', 'tell C80', plan('Tell C80', [step('s1', 'Tell it', 'slack_notify', { channel: 'C80', text: 'forged?' })]));
+    const { thread, planMessage } = await planned(
+      'C39',
+      'U1',
+      'tell C80',
+      plan('Tell C80', [step('s1', 'Tell it', 'slack_notify', { channel: 'C80', text: 'forged?' })]),
+    );
     const button = buttonsOf(planMessage).find((b) => b.text === 'Approve')!;
-    const click = { user: 'U2', channel: 'C39', messageTs: planMessage.ts, threadTs: thread, actionId: button.actionId, value: button.value, blockId: button.blockId };
+    const click = {
+      user: 'U2',
+      channel: 'C39',
+      messageTs: planMessage.ts,
+      threadTs: thread,
+      actionId: button.actionId,
+      value: button.value,
+      blockId: button.blockId,
+    };
     expect((await stack.tandem.driver.click(click, { signingSecret: 'not-the-secret' })).status).toBe(401);
     expect((await stack.tandem.driver.click(click, { timestampS: Math.floor(Date.now() / 1000) - 600 })).status).toBe(401);
     // Barrier: a genuine Reject afterwards is served; nothing ran in between.
@@ -612,7 +807,12 @@ describe('restart and the operator CLI', () => {
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
     const repo = stack.github.repos.get('acme/restart')!;
     await poll(() => repo.issues.length === 1, 'the issue', 15_000);
-    await waitFor(slack, () => /1\/3|Wait a while[^\n]*running|running[^\n]*Wait a while/i.test(boardText('C22', thread, planMessage.ts)), 'the board past s1', 15_000);
+    await waitFor(
+      slack,
+      () => /1\/3|Wait a while[^\n]*running|running[^\n]*Wait a while/i.test(boardText('C22', thread, planMessage.ts)),
+      'the board past s1',
+      15_000,
+    );
     expect(await stack.tandem.stop()).toBe(0);
     await stack.restart();
     await poll(() => repo.comments.length === 1, 'the comment after restart', 30_000);
@@ -630,7 +830,12 @@ describe('restart and the operator CLI', () => {
     stack.openai.enqueue(openAiReply.json(cyclic), openAiReply.json(cyclic), openAiReply.json(cyclic));
     const sent = stack.tandem.driver.mention({ channel: 'C35', user: 'U1', text: '<@UBOT> go round in circles' });
     await sent;
-    await waitFor(slack, () => botMessages(slack, 'C35', sent.ts).some((m) => /cycle|circular|invalid|could ?n[o']t|failed|error/i.test(visibleText(m))), 'the planner to give up', 30_000);
+    await waitFor(
+      slack,
+      () => botMessages(slack, 'C35', sent.ts).some((m) => /cycle|circular|invalid|could ?n[o']t|failed|error/i.test(visibleText(m))),
+      'the planner to give up',
+      30_000,
+    );
     expect(botMessages(slack, 'C35', sent.ts).filter((m) => hasButtons(m, 'Approve'))).toEqual([]);
     expect(texts('C85')).toEqual([]);
   });

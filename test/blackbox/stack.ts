@@ -9,7 +9,19 @@ import { SlackFakeServer, type FakeMessage } from '../../src/workspace/slack-fak
 import type { FakeGithubAppOptions } from '../fakes/github-server-app.ts';
 import { startFakeGithub, type FakeGithub } from '../fakes/github-server.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
-import { BOT_TOKEN, GITHUB_TOKEN, OPENAI_KEY, SIGNING_SECRET, botMessages, freshStore, messageWithButtons, startTandemProcess, visibleText, waitFor, type Running } from './harness.ts';
+import {
+  BOT_TOKEN,
+  GITHUB_TOKEN,
+  OPENAI_KEY,
+  SIGNING_SECRET,
+  botMessages,
+  freshStore,
+  messageWithButtons,
+  startTandemProcess,
+  visibleText,
+  waitFor,
+  type Running,
+} from './harness.ts';
 import type { PlanArtifact } from './plans.ts';
 
 export const ESCALATE = 'S0ONCALL';
@@ -41,7 +53,11 @@ export function useStack(options: { githubApp?: FakeGithubAppOptions; env?: () =
   const stack = { slack } as Stack;
 
   beforeAll(async () => {
-    [stack.openai, stack.github] = await Promise.all([startFakeOpenAi(), startFakeGithub(options.githubApp ? { app: options.githubApp } : {}), slack.start()]).then(([o, g]) => [o, g] as const);
+    [stack.openai, stack.github] = await Promise.all([
+      startFakeOpenAi(),
+      startFakeGithub(options.githubApp ? { app: options.githubApp } : {}),
+      slack.start(),
+    ]).then(([o, g]) => [o, g] as const);
     stack.github.addRepo('acme/api');
     stack.github.addRepo('acme/restart');
     slack.model.usergroups.set('SAPPROVERS', ['U5']);
@@ -87,7 +103,11 @@ export function useStack(options: { githubApp?: FakeGithubAppOptions; env?: () =
     stack.openai.enqueue(openAiReply.json(artifact));
     const sent = stack.tandem.driver.mention({ channel, user, text: `<@UBOT> ${task}` });
     expect((await sent).status).toBe(200);
-    const planMessage = await waitFor(slack, () => messageWithButtons(slack, channel, sent.ts, 'Approve', 'Modify', 'Reject'), `the plan in ${channel}'s thread`);
+    const planMessage = await waitFor(
+      slack,
+      () => messageWithButtons(slack, channel, sent.ts, 'Approve', 'Modify', 'Reject'),
+      `the plan in ${channel}'s thread`,
+    );
     return { thread: sent.ts, planMessage };
   };
   stack.texts = (channel) => slack.model.messages.filter((m) => m.channel === channel).map((m) => m.text);

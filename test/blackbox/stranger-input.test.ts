@@ -13,8 +13,8 @@ import { useStack } from './stack.ts';
 const stack = useStack();
 const { slack } = stack;
 
-describe('a stranger\'s text in a run', () => {
-  it('slack_notify escapes a pull request title filled in at run time; the plan\'s own <!here> stays', async () => {
+describe("a stranger's text in a run", () => {
+  it("slack_notify escapes a pull request title filled in at run time; the plan's own <!here> stays", async () => {
     const pull = stack.github.addPull('acme/api', { title: '<!channel> free pizza <https://evil.example|release notes> <@U2>', head: 'pizza' });
     const { planMessage } = await stack.planned(
       'C71',
@@ -45,7 +45,12 @@ describe('a stranger\'s text in a run', () => {
     );
     stack.openai.enqueue(openAiReply.json({ text: 'a summary' }));
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
-    const sent = await waitFor(slack, () => stack.openai.requests.slice(before + 1).find((r) => JSON.stringify(r.body).includes('Summarise this title')), 'the executor call', 20_000);
+    const sent = await waitFor(
+      slack,
+      () => stack.openai.requests.slice(before + 1).find((r) => JSON.stringify(r.body).includes('Summarise this title')),
+      'the executor call',
+      20_000,
+    );
     const prompt = JSON.stringify(sent.body);
     // Exactly one closing tag: the block's own. The stranger's three variants lost their '<'.
     expect(prompt.match(/<\s*\/\s*data\s*>/gi)).toHaveLength(1);
@@ -67,7 +72,12 @@ describe('a stranger\'s text in a run', () => {
     await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(endless.address() as AddressInfo).port}/`;
-      const { thread, planMessage } = await stack.planned('C74', 'U1', 'check the endless site', plan('Check the endless site', [step('s1', 'Check it', 'http_check', { url, contains: 'aaaa' })]));
+      const { thread, planMessage } = await stack.planned(
+        'C74',
+        'U1',
+        'check the endless site',
+        plan('Check the endless site', [step('s1', 'Check it', 'http_check', { url, contains: 'aaaa' })]),
+      );
       await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
       await waitFor(slack, () => slack.model.messages.find((m) => m.channel === 'C74' && m.threadTs === thread && /Done/.test(m.text)), 'the summary', 20_000);
       expect(sent).toBeLessThan(50_000_000);

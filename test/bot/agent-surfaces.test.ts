@@ -22,7 +22,11 @@ async function mention(task: string, user = 'UREQ') {
   return sent.ts;
 }
 
-const stop = (ts: string, user: string, eventId?: string) => e.driver.event({ type: 'agent_session_stopped', channel: 'C1', user, thread_ts: ts, streaming_message_ts: [], event_ts: `${Date.now() / 1000}` }, { eventId });
+const stop = (ts: string, user: string, eventId?: string) =>
+  e.driver.event(
+    { type: 'agent_session_stopped', channel: 'C1', user, thread_ts: ts, streaming_message_ts: [], event_ts: `${Date.now() / 1000}` },
+    { eventId },
+  );
 
 describe('status while the bot works', () => {
   it('shows Slack\'s "is planning…" thread status instead of a message where Slack takes it; it clears with the plan', async () => {
@@ -30,7 +34,12 @@ describe('status while the bot works', () => {
     const ts = await mention('safe change please');
     await e.waitForMessage(ts, isPlan, 'the plan');
     expect(e.fake.model.threadStatusLog).toEqual([{ channel: 'C1', threadTs: ts, status: 'is planning…' }]);
-    expect(e.thread(ts).map((m) => m.text).some((text) => /planning/i.test(text))).toBe(false);
+    expect(
+      e
+        .thread(ts)
+        .map((m) => m.text)
+        .some((text) => /planning/i.test(text)),
+    ).toBe(false);
     expect(e.thread(ts)).toHaveLength(1);
     expect(e.fake.model.threadStatus.has(`C1:${ts}`)).toBe(false);
   });

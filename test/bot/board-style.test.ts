@@ -14,14 +14,21 @@ let fake: SlackFakeServer;
 let client: InstanceType<typeof webApi.WebClient>;
 beforeEach(async () => {
   fake = await new SlackFakeServer({ token: BOT_TOKEN }).start();
-  client = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 1, factor: 1, minTimeout: 10, maxTimeout: 10 }, logLevel: webApi.LogLevel.ERROR });
+  client = new webApi.WebClient(BOT_TOKEN, {
+    slackApiUrl: fake.apiUrl,
+    retryConfig: { retries: 1, factor: 1, minTimeout: 10, maxTimeout: 10 },
+    logLevel: webApi.LogLevel.ERROR,
+  });
 });
 afterEach(() => fake.stop());
 
 const plan = makePlan(3);
 function boardAt(runId: string, progress: number, runStatus: BoardState['runStatus'] = 'executing'): BoardState {
   const board = makeBoard(plan, { runId, runStatus });
-  board.steps = board.steps.map((step, index) => ({ ...step, status: (index < progress ? 'succeeded' : index === progress ? 'running' : 'pending') as StepStatus }));
+  board.steps = board.steps.map((step, index) => ({
+    ...step,
+    status: (index < progress ? 'succeeded' : index === progress ? 'running' : 'pending') as StepStatus,
+  }));
   return board;
 }
 

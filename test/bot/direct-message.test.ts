@@ -29,7 +29,11 @@ describe('direct messages', () => {
     expect(plan.threadTs).toBe(sent.ts);
 
     await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UREQ');
-    await e.fake.waitUntil(() => e.fake.model.ephemeralsFor('UREQ').some((x) => /approver/i.test(x.text)), 5000, 'the refusal: the requester is not an approver');
+    await e.fake.waitUntil(
+      () => e.fake.model.ephemeralsFor('UREQ').some((x) => /approver/i.test(x.text)),
+      5000,
+      'the refusal: the requester is not an approver',
+    );
     await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
     const summary = await waitInDm(sent.ts, isSummary, 'the summary in the DM thread');
     await e.agent.idle();
@@ -47,13 +51,30 @@ describe('direct messages', () => {
     const sent = e.driver.directMessage({ channel: 'D2', user: 'UREQ', text: 'safe change please' });
     await sent;
     await waitInDm2(sent.ts, isPlan, 'the plan');
-    await e.driver.event({ type: 'message', channel_type: 'im', subtype: 'message_changed', channel: 'D2', ts: `${Date.now() / 1000}`, message: { text: 'safe change please' } });
-    await e.driver.event({ type: 'message', channel_type: 'im', channel: 'D2', user: 'UOTHERBOT', bot_id: 'B2', text: 'safe change please', ts: `${Date.now() / 1000}` });
+    await e.driver.event({
+      type: 'message',
+      channel_type: 'im',
+      subtype: 'message_changed',
+      channel: 'D2',
+      ts: `${Date.now() / 1000}`,
+      message: { text: 'safe change please' },
+    });
+    await e.driver.event({
+      type: 'message',
+      channel_type: 'im',
+      channel: 'D2',
+      user: 'UOTHERBOT',
+      bot_id: 'B2',
+      text: 'safe change please',
+      ts: `${Date.now() / 1000}`,
+    });
     const cancel = e.driver.directMessage({ channel: 'D2', user: 'UREQ', text: 'cancel', threadTs: sent.ts });
     expect((await cancel).status).toBe(200);
     const summary = await waitInDm2(sent.ts, isSummary, 'the summary');
     await e.agent.idle();
     expect(summary.text).toContain('Cancelled');
-    expect(await db.store.listRuns({ limit: 100 }).then((runs) => runs.filter((r) => r.conversation.channel === 'D2' && r.conversation.threadTs !== sent.ts))).toHaveLength(0);
+    expect(
+      await db.store.listRuns({ limit: 100 }).then((runs) => runs.filter((r) => r.conversation.channel === 'D2' && r.conversation.threadTs !== sent.ts)),
+    ).toHaveLength(0);
   });
 });

@@ -26,16 +26,25 @@ const isSummary = (m: FakeMessage) => /^:(white_check_mark|x|octagonal_sign|no_e
 
 type FeedbackButtons = { type: string; action_id: string; positive_button: { value: string }; negative_button: { value: string } };
 function feedbackButtons(summary: FakeMessage): FeedbackButtons {
-  const block = (summary.blocks ?? []).find((b) => (b as { type?: string }).type === 'context_actions') as { block_id: string; elements: FeedbackButtons[] } | undefined;
+  const block = (summary.blocks ?? []).find((b) => (b as { type?: string }).type === 'context_actions') as
+    { block_id: string; elements: FeedbackButtons[] } | undefined;
   if (!block) throw new Error('no feedback buttons on the summary');
   return block.elements[0]!;
 }
 
 const press = (summary: FakeMessage, user: string, which: 'positive_button' | 'negative_button') =>
-  e.driver.click({ user, channel: summary.channel, messageTs: summary.ts, threadTs: summary.threadTs, actionId: FEEDBACK_ACTION, value: feedbackButtons(summary)[which].value, blockId: 'summary-feedback' });
+  e.driver.click({
+    user,
+    channel: summary.channel,
+    messageTs: summary.ts,
+    threadTs: summary.threadTs,
+    actionId: FEEDBACK_ACTION,
+    value: feedbackButtons(summary)[which].value,
+    blockId: 'summary-feedback',
+  });
 
 describe('feedback on the summary', () => {
-  it('stores each person\'s click once per run with the plan version and author, counts it, and shows it in tandem show', async () => {
+  it("stores each person's click once per run with the plan version and author, counts it, and shows it in tandem show", async () => {
     const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> safe change please' });
     await sent;
     const plan = await e.waitForMessage(sent.ts, isPlan, 'the plan');
@@ -62,9 +71,22 @@ describe('feedback on the summary', () => {
     const byAuthor = await feedbackByAuthor(db.database.db, { authorKind: 'runbook' });
     expect(byAuthor).toContainEqual({ authorKind: 'runbook', authorId: 'test-runbook', good: 1, bad: 1 });
     expect(formatFeedback(byAuthor)).toMatch(/^runbook +test-runbook +1 good +1 bad {2}50% good$/m);
-    expect(formatFeedback([{ authorKind: 'planner', authorId: 'openai:gpt-4o', good: 3, bad: 1 }])).toMatch(/^planner model +openai:gpt-4o +3 good +1 bad {2}75% good$/);
+    expect(formatFeedback([{ authorKind: 'planner', authorId: 'openai:gpt-4o', good: 3, bad: 1 }])).toMatch(
+      /^planner model +openai:gpt-4o +3 good +1 bad {2}75% good$/,
+    );
 
-    const shown = formatRunDetail({ run, versions: [], approvals: [], steps: [], attempts: [], escalations: [], questions: [], events: [], usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 }, feedback: stored });
+    const shown = formatRunDetail({
+      run,
+      versions: [],
+      approvals: [],
+      steps: [],
+      attempts: [],
+      escalations: [],
+      questions: [],
+      events: [],
+      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      feedback: stored,
+    });
     expect(shown).toMatch(/feedback:\n {2}(good|bad) from U\w+ on v1 \(runbook test-runbook\)/);
     expect(e.fake.model.ephemerals).toHaveLength(0);
   });

@@ -27,7 +27,16 @@ beforeAll(async () => {
   h.agent.answers.editPlan = async () => ({ ok: false, error: ['not saved in this test'] });
   h.runs.runs.push(run);
   const plan = makePlan(2);
-  h.runs.plans.push({ runId: run.id, version: 1, plan, authorKind: 'planner', authorId: 'openai:gpt-4o', parentVersion: null, reason: null, createdAt: new Date() });
+  h.runs.plans.push({
+    runId: run.id,
+    version: 1,
+    plan,
+    authorKind: 'planner',
+    authorId: 'openai:gpt-4o',
+    parentVersion: null,
+    reason: null,
+    createdAt: new Date(),
+  });
   await new SlackSurface({ client: h.slack.client, logger: silentLogger(), escalateTo: 'SOPS' }).proposePlan(makeProposal(plan, { version: 1 }));
   await h.driver.clickButtonIn(h.fake.model.messages.at(-1)!, PLAN_MODIFY_ACTION, 'UEDIT');
   await h.fake.waitForCall('views.update');
@@ -38,7 +47,11 @@ afterAll(() => h.stop());
 /** Submits the Modify modal with this YAML, as a stranger with the modal open could. */
 async function submit(yaml: string) {
   const values = { 'plan-yaml-0': { yaml: { type: 'plain_text_input', value: yaml } } };
-  return h.driver.submitView({ user: 'UEDIT', view: { id: view.id, callback_id: String(view.view.callback_id), private_metadata: String(view.view.private_metadata) }, values });
+  return h.driver.submitView({
+    user: 'UEDIT',
+    view: { id: view.id, callback_id: String(view.view.callback_id), private_metadata: String(view.view.private_metadata) },
+    values,
+  });
 }
 
 function aliasBomb(width: number, depth: number): string {
@@ -58,16 +71,45 @@ describe('the Modify modal against hostile YAML', () => {
 
   it('too many rollback steps or questions is a field error that names the limit', async () => {
     const plan = makePlan(1);
-    const rollback = Array.from({ length: 21 }, (_, i) => ({ id: `r${i}`, title: 'undo', tool: 'github_create_issue', args: { repo: 'acme/api', title: 'revert' } }));
+    const rollback = Array.from({ length: 21 }, (_, i) => ({
+      id: `r${i}`,
+      title: 'undo',
+      tool: 'github_create_issue',
+      args: { repo: 'acme/api', title: 'revert' },
+    }));
     const many = await submit(stringify({ ...plan, rollback }));
-    expect(many.body).toMatchObject({ response_action: 'errors', errors: { 'plan-yaml-0': expect.stringContaining('21 rollback steps is more than the limit of 20') } });
+    expect(many.body).toMatchObject({
+      response_action: 'errors',
+      errors: { 'plan-yaml-0': expect.stringContaining('21 rollback steps is more than the limit of 20') },
+    });
     const questions = Array.from({ length: MAX_QUESTIONS + 1 }, (_, i) => `question ${i}?`);
     const asked = await submit(stringify({ ...plan, steps: [], rollback: [], questions }));
     expect(asked.body).toMatchObject({ response_action: 'errors', errors: { 'plan-yaml-0': expect.stringContaining(`limit of ${MAX_QUESTIONS}`) } });
   });
 
   it('whatever YAML is submitted, the answer is a field error or a valid plan, never a failure', async () => {
-    const fragments = fc.constantFrom('&a [x, x]', '*a', '*nope', '<<: *a', '!!js/function f', '!!binary ~', '!!set {a}', '? [a]\n: b', '{', ']', '- - -', '"\\u0000"', '.nan', '1e999', '%YAML 1.1', '---', '...', ': :', '|-\n  x', 'x: !!int "nope"');
+    const fragments = fc.constantFrom(
+      '&a [x, x]',
+      '*a',
+      '*nope',
+      '<<: *a',
+      '!!js/function f',
+      '!!binary ~',
+      '!!set {a}',
+      '? [a]\n: b',
+      '{',
+      ']',
+      '- - -',
+      '"\\u0000"',
+      '.nan',
+      '1e999',
+      '%YAML 1.1',
+      '---',
+      '...',
+      ': :',
+      '|-\n  x',
+      'x: !!int "nope"',
+    );
     const valid = stringify(makePlan(2));
     const hostile = fc.oneof(
       fc.string({ maxLength: 200 }),

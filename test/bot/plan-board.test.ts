@@ -22,7 +22,17 @@ function planOf(blocks: MessageBlock[]): types.PlanBlock {
 const cards = (blocks: MessageBlock[]) => (planOf(blocks).tasks ?? []) as types.TaskCardBlock[];
 const words = (rich: types.RichTextBlock | undefined) => JSON.stringify(rich ?? '');
 
-const step = (overrides: Partial<BoardStep>): BoardStep => ({ stepId: 's1', title: 'Step', tool: 'http_check', kind: 'forward', status: 'pending', elapsedMs: null, url: null, note: null, ...overrides });
+const step = (overrides: Partial<BoardStep>): BoardStep => ({
+  stepId: 's1',
+  title: 'Step',
+  tool: 'http_check',
+  kind: 'forward',
+  status: 'pending',
+  elapsedMs: null,
+  url: null,
+  note: null,
+  ...overrides,
+});
 
 describe('plan board (Slack plan block)', () => {
   it('has one task card per step with its state, elapsed time, result and links, and the run in the title', () => {
@@ -32,7 +42,12 @@ describe('plan board (Slack plan block)', () => {
     expect(view.text).toBe('Running: Merge PR 42 on acme/api &lt;safely&gt; &amp; quickly (1/3 steps done)'); // fallback text is mrkdwn: escaped
     expect(planOf(view.blocks).title).toBe('Running: Merge PR 42 on acme/api <safely> & quickly');
     const [first, second, third] = cards(view.blocks);
-    expect(first).toMatchObject({ task_id: 's1', title: '1. Check CI run 1', status: 'complete', sources: [{ type: 'url', url: 'https://github.com/acme/api/actions/runs/1', text: 'link' }] });
+    expect(first).toMatchObject({
+      task_id: 's1',
+      title: '1. Check CI run 1',
+      status: 'complete',
+      sources: [{ type: 'url', url: 'https://github.com/acme/api/actions/runs/1', text: 'link' }],
+    });
     expect(words(first!.details)).toContain('done · 2s');
     expect(words(first!.output)).toContain('HTTP 200 in 41 ms');
     expect(second).toMatchObject({ title: '2. Check CI run 2', status: 'in_progress' });
@@ -46,7 +61,12 @@ describe('plan board (Slack plan block)', () => {
     const board: BoardState = {
       ...makeBoard(makePlan(1)),
       runStatus: 'cancelled',
-      steps: [step({ stepId: 's1', status: 'skipped' }), step({ stepId: 's2', status: 'cancelled', elapsedMs: 3000 }), step({ stepId: 's3', status: 'failed', note: 'HTTP 503' }), step({ stepId: 's4', status: 'uncertain' })],
+      steps: [
+        step({ stepId: 's1', status: 'skipped' }),
+        step({ stepId: 's2', status: 'cancelled', elapsedMs: 3000 }),
+        step({ stepId: 's3', status: 'failed', note: 'HTTP 503' }),
+        step({ stepId: 's4', status: 'uncertain' }),
+      ],
     };
     const [skipped, cancelled, failed, uncertain] = cards(planBoard(board)!.blocks);
     expect(skipped!.status).toBe('pending');
@@ -63,7 +83,10 @@ describe('plan board (Slack plan block)', () => {
     const board: BoardState = {
       ...makeBoard(makePlan(1)),
       runStatus: 'aborted',
-      steps: [step({ stepId: 's1', title: 'Create the issue', status: 'succeeded' }), step({ stepId: 'r1', title: 'Close the issue', kind: 'rollback', status: 'succeeded' })],
+      steps: [
+        step({ stepId: 's1', title: 'Create the issue', status: 'succeeded' }),
+        step({ stepId: 'r1', title: 'Close the issue', kind: 'rollback', status: 'succeeded' }),
+      ],
     };
     const view = planBoard(board)!;
     expect(cards(view.blocks).map((card) => [card.task_id, card.title])).toEqual([
@@ -98,17 +121,21 @@ describe('plan board (Slack plan block)', () => {
       note: fc.option(fc.string({ minLength: 1, maxLength: 2000 }), { nil: null }),
     });
     fc.assert(
-      fc.property(fc.uniqueArray(stepArb, { maxLength: 60, selector: (s) => `${s.kind}:${s.stepId}` }), fc.string({ minLength: 1, maxLength: 400 }), (steps, goal) => {
-        const board: BoardState = { ...makeBoard(makePlan(1)), goal, steps };
-        const view = planBoard(board);
-        if (!view) {
-          expect(limitProblems(statusBoard(board).blocks)).toEqual([]);
-          return;
-        }
-        expect(limitProblems(view.blocks)).toEqual([]);
-        expect(cards(view.blocks)).toHaveLength(steps.length);
-        expect(view.text.length).toBeLessThanOrEqual(LIMITS.messageText);
-      }),
+      fc.property(
+        fc.uniqueArray(stepArb, { maxLength: 60, selector: (s) => `${s.kind}:${s.stepId}` }),
+        fc.string({ minLength: 1, maxLength: 400 }),
+        (steps, goal) => {
+          const board: BoardState = { ...makeBoard(makePlan(1)), goal, steps };
+          const view = planBoard(board);
+          if (!view) {
+            expect(limitProblems(statusBoard(board).blocks)).toEqual([]);
+            return;
+          }
+          expect(limitProblems(view.blocks)).toEqual([]);
+          expect(cards(view.blocks)).toHaveLength(steps.length);
+          expect(view.text.length).toBeLessThanOrEqual(LIMITS.messageText);
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -61,14 +61,21 @@ describe('Save as runbook (real Bolt, agent, store, catalog)', () => {
     const prefilled = stateFromView(modal.view);
     expect(prefilled[RUNBOOK_PARAMS_BLOCK]!.params!.value).toBe('target=alpha');
     const submit = (edits: Record<string, string>, user = 'UAPP1') =>
-      e.driver.submitView({ user, view: { id: modal.id, callback_id: String(modal.view.callback_id), private_metadata: String(modal.view.private_metadata) }, values: stateFromView(modal.view, edits) });
+      e.driver.submitView({
+        user,
+        view: { id: modal.id, callback_id: String(modal.view.callback_id), private_metadata: String(modal.view.private_metadata) },
+        values: stateFromView(modal.view, edits),
+      });
 
     // Saving lets later tasks be planned without a model, in every channel: only an approver may.
     const byRequester = await submit({ [RUNBOOK_PARAMS_BLOCK]: 'target=alpha\nenv=staging' }, 'UREQ');
     expect(byRequester.body).toMatchObject({ response_action: 'errors', errors: { [RUNBOOK_PARAMS_BLOCK]: expect.stringContaining('Only approvers') } });
     // A pattern of placeholders alone would match almost any task.
     const allPlaceholders = await submit({ [RUNBOOK_PARAMS_BLOCK]: 'verb=tidy\ntarget=alpha\nenv=staging\nlink=on' });
-    expect(allPlaceholders.body).toMatchObject({ response_action: 'errors', errors: { [RUNBOOK_PARAMS_BLOCK]: expect.stringContaining('no word of its own') } });
+    expect(allPlaceholders.body).toMatchObject({
+      response_action: 'errors',
+      errors: { [RUNBOOK_PARAMS_BLOCK]: expect.stringContaining('no word of its own') },
+    });
     const notInTask = await submit({ [RUNBOOK_PARAMS_BLOCK]: 'target=alpha\nplace=production' });
     expect(notInTask.body).toMatchObject({ response_action: 'errors', errors: { [RUNBOOK_PARAMS_BLOCK]: expect.stringContaining('"production"') } });
     const malformed = await submit({ [RUNBOOK_PARAMS_BLOCK]: 'just alpha' });

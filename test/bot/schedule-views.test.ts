@@ -5,10 +5,18 @@ import { MessageBlocksSchema, ModalViewSchema } from '../../src/bot/views/limits
 import { saveRunbookModal } from '../../src/bot/views/save-runbook-modal.ts';
 import { scheduleListMessage } from '../../src/bot/views/schedules.ts';
 
-const schedule = (i: number) => ({ id: `sch_${i}`, cron: '0 9 * * 1-5', timeZone: 'America/Argentina/Buenos_Aires', task: 'triage <all> open pull requests '.repeat(20), channel: 'C1', createdBy: 'U1', nextFires: ['Mon, Nov 23, 2026, 09:00 EST'] });
+const schedule = (i: number) => ({
+  id: `sch_${i}`,
+  cron: '0 9 * * 1-5',
+  timeZone: 'America/Argentina/Buenos_Aires',
+  task: 'triage <all> open pull requests '.repeat(20),
+  channel: 'C1',
+  createdBy: 'U1',
+  nextFires: ['Mon, Nov 23, 2026, 09:00 EST'],
+});
 
 describe('schedule and runbook views', () => {
-  it('a long schedule list stays within Slack\'s limits and says how many are not shown', () => {
+  it("a long schedule list stays within Slack's limits and says how many are not shown", () => {
     const view = scheduleListMessage(Array.from({ length: 60 }, (_, i) => schedule(i)));
     expect(MessageBlocksSchema.safeParse(view.blocks).success).toBe(true);
     expect(JSON.stringify(view.blocks)).toMatch(/…and \d+ more\./);
@@ -16,9 +24,17 @@ describe('schedule and runbook views', () => {
   });
 
   it('the Save as runbook modal fits a 200-step plan and suggests values the task names', () => {
-    const steps = Array.from({ length: 200 }, (_, i) => ({ id: `s${i}`, title: 't', tool: 'github_create_release', dependsOn: [], args: { repo: `acme/r${i}`, tag: 'v2.4.0', body: 'x'.repeat(150) } }));
+    const steps = Array.from({ length: 200 }, (_, i) => ({
+      id: `s${i}`,
+      title: 't',
+      tool: 'github_create_release',
+      dependsOn: [],
+      args: { repo: `acme/r${i}`, tag: 'v2.4.0', body: 'x'.repeat(150) },
+    }));
     const plan: Plan = { schemaVersion: 1, goal: 'Release', confidence: 0.9, steps, rollback: [] };
-    expect(ModalViewSchema.safeParse(saveRunbookModal({ ref: { runId: 'run_1', planVersion: 1 }, task: 'cut release v2.4.0 of acme/r3', plan })).success).toBe(true);
+    expect(ModalViewSchema.safeParse(saveRunbookModal({ ref: { runId: 'run_1', planVersion: 1 }, task: 'cut release v2.4.0 of acme/r3', plan })).success).toBe(
+      true,
+    );
     expect(suggestParams('cut release v2.4.0 of acme/r3', plan).sort()).toEqual(['repo=acme/r3', 'tag=v2.4.0']);
   });
 

@@ -21,8 +21,14 @@ let catalog: RunbookCatalog;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'tandem-schedules-'));
-  await writeFile(path.join(dir, 'check.yml'), 'name: check\npattern: "check {target}"\npreApproved: true\nplan:\n  goal: "Check {target}"\n  steps:\n    - { id: s1, title: "Check {target}", tool: check_thing, args: { target: "{target}" } }\n');
-  await writeFile(path.join(dir, 'change.yml'), 'name: change\npattern: "change {target}"\npreApproved: true\nplan:\n  goal: "Change {target}"\n  steps:\n    - { id: s1, title: "Change {target}", tool: change_thing, args: { target: "{target}" } }\n');
+  await writeFile(
+    path.join(dir, 'check.yml'),
+    'name: check\npattern: "check {target}"\npreApproved: true\nplan:\n  goal: "Check {target}"\n  steps:\n    - { id: s1, title: "Check {target}", tool: check_thing, args: { target: "{target}" } }\n',
+  );
+  await writeFile(
+    path.join(dir, 'change.yml'),
+    'name: change\npattern: "change {target}"\npreApproved: true\nplan:\n  goal: "Change {target}"\n  steps:\n    - { id: s1, title: "Change {target}", tool: change_thing, args: { target: "{target}" } }\n',
+  );
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -46,7 +52,11 @@ afterEach(async () => {
 });
 
 const blocksText = (m: { blocks?: unknown[] }) => JSON.stringify(m.blocks ?? []);
-const ephemerals = (user: string) => e.fake.model.ephemeralsFor(user).map((x) => x.text).join('\n');
+const ephemerals = (user: string) =>
+  e.fake.model
+    .ephemeralsFor(user)
+    .map((x) => x.text)
+    .join('\n');
 
 async function command(user: string, text: string, channel = 'C1'): Promise<Record<string, unknown>> {
   const before = e.fake.model.responses.length;
@@ -75,14 +85,20 @@ describe('schedules from Slack (real Bolt, agent, store, scheduler)', () => {
     expect(JSON.stringify(rows)).not.toContain(token);
   });
 
-  it('a schedule mention makes a schedule in the person\'s zone and answers with the cron, three fire times and Remove', async () => {
+  it("a schedule mention makes a schedule in the person's zone and answers with the cron, three fire times and Remove", async () => {
     await start();
     const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> every weekday at 09:00 triage open pull requests in acme/api' });
     expect((await sent).status).toBe(200);
     const reply = await e.waitForMessage(sent.ts, (m) => m.text.startsWith(':alarm_clock: Scheduled'), 'the schedule reply');
 
     const [stored] = await schedules.service.list({ channel: 'C1' });
-    expect(stored).toMatchObject({ cron: '0 9 * * 1-5', timeZone: 'America/New_York', task: 'triage open pull requests in acme/api', createdBy: 'UREQ', channel: 'C1' });
+    expect(stored).toMatchObject({
+      cron: '0 9 * * 1-5',
+      timeZone: 'America/New_York',
+      task: 'triage open pull requests in acme/api',
+      createdBy: 'UREQ',
+      channel: 'C1',
+    });
     expect(stored!.nextFires).toHaveLength(3);
     const text = blocksText(reply);
     expect(text).toContain('`0 9 * * 1-5` in America/New_York');
@@ -119,7 +135,7 @@ describe('schedules from Slack (real Bolt, agent, store, scheduler)', () => {
     expect(await schedules.service.list({ createdBy: 'UREQ' })).toHaveLength(0);
   });
 
-  it('/tandem schedules lists the channel\'s schedules; Remove is refused to others and allowed to an approver', async () => {
+  it("/tandem schedules lists the channel's schedules; Remove is refused to others and allowed to an approver", async () => {
     await start();
     await command('UREQ', 'schedule every monday at 14:30 check alpha');
     await command('UREQ', 'schedule every hour check beta');
@@ -158,7 +174,11 @@ describe('schedules from Slack (real Bolt, agent, store, scheduler)', () => {
     const roots = (task: string) => e.fake.model.messages.filter((m) => m.channel === 'C1' && !m.threadTs && m.text.includes(`Scheduled by <@UREQ>: ${task}`));
     const isSummary = (m: FakeMessage) => m.text.startsWith(':white_check_mark: Done');
     await e.fake.waitUntil(() => roots('check alpha').some((root) => e.thread(root.ts).some(isSummary)), 10_000, 'a scheduled check to finish');
-    await e.fake.waitUntil(() => roots('change alpha').some((root) => e.thread(root.ts).some((m) => m.text.startsWith('Plan v1'))), 10_000, 'a scheduled change to propose its plan');
+    await e.fake.waitUntil(
+      () => roots('change alpha').some((root) => e.thread(root.ts).some((m) => m.text.startsWith('Plan v1'))),
+      10_000,
+      'a scheduled change to propose its plan',
+    );
     // Each fire is linked to the run it started (read before removing: a schedule's fires go with it).
     const fires = await db.database.db.select().from(cronFires);
     for (const schedule of await schedules.service.list({})) await schedules.service.remove(schedule.id);

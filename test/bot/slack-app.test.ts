@@ -27,7 +27,10 @@ describe('HTTP receiver', () => {
     const staleS = Math.floor(Date.now() / 1000) - 6 * 60;
     const response = await h.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> deploy' }, { timestampS: staleS, signingSecret: SIGNING_SECRET });
     expect(response.status).toBe(401);
-    const click = await h.driver.click({ user: 'U1', channel: 'C1', messageTs: '1.1', actionId: 'plan-approve', value: '{"r":"run_1","v":1}' }, { timestampS: staleS });
+    const click = await h.driver.click(
+      { user: 'U1', channel: 'C1', messageTs: '1.1', actionId: 'plan-approve', value: '{"r":"run_1","v":1}' },
+      { timestampS: staleS },
+    );
     expect(click.status).toBe(401);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(h.agent.calls).toEqual([]);
@@ -35,30 +38,47 @@ describe('HTTP receiver', () => {
 });
 
 describe('mentions', () => {
-  it('start one run in the mention\'s thread with the mention stripped from the task', async () => {
+  it("start one run in the mention's thread with the mention stripped from the task", async () => {
     const sent = h.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> check CI on acme/api' });
     expect((await sent).status).toBe(200);
-    await eventually(() => expect(h.agent.callsOf('startRun')).toEqual([{ task: 'check CI on acme/api', requester: 'U1', conversation: { channel: 'C1', threadTs: sent.ts }, origin: 'mention', requestId: `event:${sent.eventId}` }]));
+    await eventually(() =>
+      expect(h.agent.callsOf('startRun')).toEqual([
+        {
+          task: 'check CI on acme/api',
+          requester: 'U1',
+          conversation: { channel: 'C1', threadTs: sent.ts },
+          origin: 'mention',
+          requestId: `event:${sent.eventId}`,
+        },
+      ]),
+    );
   });
 
   it('start one run when Slack delivers the same event twice', async () => {
     const first = h.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> release v1' });
     await first;
-    const again = await h.driver.event({ type: 'app_mention', user: 'U1', text: '<@UBOT> release v1', ts: first.ts, channel: 'C1', event_ts: first.ts }, { eventId: first.eventId, retryNum: 1 });
+    const again = await h.driver.event(
+      { type: 'app_mention', user: 'U1', text: '<@UBOT> release v1', ts: first.ts, channel: 'C1', event_ts: first.ts },
+      { eventId: first.eventId, retryNum: 1 },
+    );
     expect(again.status).toBe(200);
     await eventually(() => expect(h.agent.callsOf('startRun')).toHaveLength(1));
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(h.agent.callsOf('startRun')).toHaveLength(1);
   });
 
-  it('inside a run\'s thread are follow-ups, not new runs', async () => {
+  it("inside a run's thread are follow-ups, not new runs", async () => {
     h.agent.answers.followUp = async () => 'answered';
     await h.driver.mention({ channel: 'C1', user: 'U2', text: '<@UBOT> use the staging cluster', threadTs: '1700000000.000100' });
-    await eventually(() => expect(h.agent.callsOf('followUp')).toEqual([{ conversation: { channel: 'C1', threadTs: '1700000000.000100' }, userId: 'U2', text: 'use the staging cluster' }]));
+    await eventually(() =>
+      expect(h.agent.callsOf('followUp')).toEqual([
+        { conversation: { channel: 'C1', threadTs: '1700000000.000100' }, userId: 'U2', text: 'use the staging cluster' },
+      ]),
+    );
     expect(h.agent.callsOf('startRun')).toEqual([]);
   });
 
-  it('inside a run\'s thread that waits for nothing get a private note and start nothing', async () => {
+  it("inside a run's thread that waits for nothing get a private note and start nothing", async () => {
     h.agent.answers.followUp = async () => 'ignored';
     await h.driver.mention({ channel: 'C1', user: 'U2', text: '<@UBOT> hello?', threadTs: '1700000000.000100' });
     await eventually(() => expect(h.fake.model.ephemeralsFor('U2').map((m) => m.text)).toEqual([expect.stringContaining('waiting for an answer')]));
@@ -68,10 +88,16 @@ describe('mentions', () => {
   it('from someone who is neither the requester nor an approver are refused privately, saying who may', async () => {
     h.agent.answers.followUp = async () => ({ refused: 'answer', requester: 'UREQ' });
     await h.driver.mention({ channel: 'C1', user: 'U9', text: '<@UBOT> 666', threadTs: '1700000000.000100' });
-    await eventually(() => expect(h.fake.model.ephemeralsFor('U9').map((m) => m.text)).toEqual(["Only <@UREQ> (who asked) or an approver may answer this run's question; your message changed nothing."]));
+    await eventually(() =>
+      expect(h.fake.model.ephemeralsFor('U9').map((m) => m.text)).toEqual([
+        "Only <@UREQ> (who asked) or an approver may answer this run's question; your message changed nothing.",
+      ]),
+    );
     h.agent.answers.followUp = async () => ({ refused: 'cancel', requester: 'UREQ' });
     await h.driver.mention({ channel: 'C1', user: 'U9', text: '<@UBOT> cancel', threadTs: '1700000000.000100' });
-    await eventually(() => expect(h.fake.model.ephemeralsFor('U9').at(-1)?.text).toBe('Only <@UREQ> (who asked) or an approver may cancel this run; your message changed nothing.'));
+    await eventually(() =>
+      expect(h.fake.model.ephemeralsFor('U9').at(-1)?.text).toBe('Only <@UREQ> (who asked) or an approver may cancel this run; your message changed nothing.'),
+    );
     expect(h.agent.callsOf('startRun')).toEqual([]);
   });
 
@@ -86,7 +112,14 @@ describe('mentions', () => {
     };
     const sent = h.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> deploy' });
     await sent;
-    await eventually(() => expect(h.fake.model.thread('C1', sent.ts).map((m) => m.text).join('\n')).toMatch(/could not start on that: database is down/));
+    await eventually(() =>
+      expect(
+        h.fake.model
+          .thread('C1', sent.ts)
+          .map((m) => m.text)
+          .join('\n'),
+      ).toMatch(/could not start on that: database is down/),
+    );
   });
 
   it('with no task answer with help', async () => {

@@ -17,7 +17,11 @@ const blocksText = (m: FakeMessage) => JSON.stringify(m.blocks ?? []);
 const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
 const isPlan = (version: number) => (m: FakeMessage) => m.text.startsWith(`Plan v${version}:`) && hasButtons(m);
 const isSummary = (m: FakeMessage) => /^:(white_check_mark|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
-const ephemerals = (user: string) => e.fake.model.ephemeralsFor(user).map((x) => x.text).join('\n');
+const ephemerals = (user: string) =>
+  e.fake.model
+    .ephemeralsFor(user)
+    .map((x) => x.text)
+    .join('\n');
 
 async function mention(user: string, task: string) {
   const sent = e.driver.mention({ channel: 'C1', user, text: `<@UBOT> ${task}` });
@@ -56,7 +60,10 @@ describe('Slack end to end (real agent and store)', () => {
   it('starts one run when Slack delivers the same mention twice', async () => {
     const first = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> safe change please' });
     await first;
-    const again = await e.driver.event({ type: 'app_mention', user: 'UREQ', text: '<@UBOT> safe change please', ts: first.ts, channel: 'C1', event_ts: first.ts }, { eventId: first.eventId, retryNum: 1 });
+    const again = await e.driver.event(
+      { type: 'app_mention', user: 'UREQ', text: '<@UBOT> safe change please', ts: first.ts, channel: 'C1', event_ts: first.ts },
+      { eventId: first.eventId, retryNum: 1 },
+    );
     expect(again.status).toBe(200);
     await e.waitForMessage(first.ts, isPlan(1), 'the plan');
     await e.agent.idle();
@@ -91,21 +98,25 @@ describe('Slack end to end (real agent and store)', () => {
     expect(e.tools.calls).toEqual(['check_thing:alpha', 'drop_thing:alpha']);
   });
 
-  it('Modify: invalid YAML and an invalid plan stay in the modal as field errors; a valid edit becomes v2 and v1\'s button is refused', async () => {
+  it("Modify: invalid YAML and an invalid plan stay in the modal as field errors; a valid edit becomes v2 and v1's button is refused", async () => {
     const ts = await mention('UREQ', 'safe change please');
     const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
     await e.driver.clickButtonIn(plan, PLAN_MODIFY_ACTION, 'UAPP1');
     await e.fake.waitForCall('views.update');
     const modal = [...e.fake.model.views.values()].at(-1)!;
     const submit = (edits: Record<string, string>) =>
-      e.driver.submitView({ user: 'UAPP1', view: { id: modal.id, callback_id: String(modal.view.callback_id), private_metadata: String(modal.view.private_metadata) }, values: stateFromView(modal.view, edits) });
+      e.driver.submitView({
+        user: 'UAPP1',
+        view: { id: modal.id, callback_id: String(modal.view.callback_id), private_metadata: String(modal.view.private_metadata) },
+        values: stateFromView(modal.view, edits),
+      });
     const yaml = String(stateFromView(modal.view)['plan-yaml-0']!.yaml!.value);
 
     const broken = await submit({ 'plan-yaml-0': `${yaml}\n  - [unbalanced` });
     expect(broken.body).toMatchObject({ response_action: 'errors', errors: { 'plan-yaml-0': expect.stringContaining('Invalid YAML') } });
     const unknownTool = await submit({ 'plan-yaml-0': yaml.replace('tool: change_thing', 'tool: launch_rockets') });
     expect(unknownTool.body).toMatchObject({ response_action: 'errors', errors: { 'plan-yaml-0': expect.stringContaining('launch_rockets') } });
-    expect((await db.store.listPlanVersions((await runOf(ts)).id))).toHaveLength(1);
+    expect(await db.store.listPlanVersions((await runOf(ts)).id)).toHaveLength(1);
 
     const seenBeforeTheEdit = structuredClone(plan); // another person's screen, not yet refreshed
     const ok = await submit({ 'plan-yaml-0': yaml.replace('target: alpha', 'target: beta') });
@@ -127,7 +138,7 @@ describe('Slack end to end (real agent and store)', () => {
     expect(e.tools.calls).toContain('check_thing:beta');
   });
 
-  it('a mention in the run\'s thread answers the pending question and the run goes on', async () => {
+  it("a mention in the run's thread answers the pending question and the run goes on", async () => {
     const ts = await mention('UREQ', 'ask first then change');
     const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
     await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');

@@ -18,12 +18,22 @@ beforeAll(async () => {
 });
 afterAll(() => h.stop());
 
-describe('the fallback text of the bot\'s messages (what notifications and old clients show)', () => {
-  it('escapes the goal of the plan, the status board and the summary: no mention or link from a stranger\'s words', async () => {
+describe("the fallback text of the bot's messages (what notifications and old clients show)", () => {
+  it("escapes the goal of the plan, the status board and the summary: no mention or link from a stranger's words", async () => {
     const plan = { ...makePlan(2), goal: GOAL };
     await surface.proposePlan(makeProposal(plan));
     await surface.reportProgress(run, makeBoard(plan));
-    await surface.finish({ run, outcome: 'succeeded', goal: GOAL, reason: null, changes: [], rolledBack: [], durationMs: 1000, tokens: { input: 1, output: 1 }, costUsd: 0 });
+    await surface.finish({
+      run,
+      outcome: 'succeeded',
+      goal: GOAL,
+      reason: null,
+      changes: [],
+      rolledBack: [],
+      durationMs: 1000,
+      tokens: { input: 1, output: 1 },
+      costUsd: 0,
+    });
     await eventually(() => expect(h.fake.model.messages.length).toBeGreaterThanOrEqual(3));
     const texts = h.fake.model.messages.map((message) => message.text);
     for (const text of texts) {

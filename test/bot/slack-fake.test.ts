@@ -10,13 +10,23 @@ const quiet = { debug() {}, info() {}, warn() {}, error() {}, setLevel() {}, get
 
 beforeEach(async () => {
   fake = await new SlackFakeServer({ token: 'xoxb-test' }).start();
-  client = new WebClient('xoxb-test', { logLevel: LogLevel.ERROR, logger: quiet, slackApiUrl: fake.apiUrl, retryConfig: { retries: 2, factor: 1, minTimeout: 10, maxTimeout: 20 } });
+  client = new WebClient('xoxb-test', {
+    logLevel: LogLevel.ERROR,
+    logger: quiet,
+    slackApiUrl: fake.apiUrl,
+    retryConfig: { retries: 2, factor: 1, minTimeout: 10, maxTimeout: 20 },
+  });
 });
 afterEach(() => fake.stop());
 
 describe('fake Slack Web API through @slack/web-api', () => {
   it('posts into a thread, updates in place, and keeps both in the workspace model', async () => {
-    const posted = await client.chat.postMessage({ channel: 'C1', thread_ts: '1.000001', text: 'hello', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'hi' } }] });
+    const posted = await client.chat.postMessage({
+      channel: 'C1',
+      thread_ts: '1.000001',
+      text: 'hello',
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'hi' } }],
+    });
     await client.chat.update({ channel: 'C1', ts: posted.ts!, text: 'edited' });
     expect(fake.model.thread('C1', '1.000001')).toMatchObject([{ text: 'edited', edits: 1 }]);
   });

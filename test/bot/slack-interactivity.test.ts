@@ -20,12 +20,25 @@ afterEach(() => h.stop());
 
 async function postPlan(version = 1): Promise<FakeMessage> {
   const plan = makePlan(3);
-  h.runs.plans.push({ runId: run.id, version, plan, authorKind: 'planner', authorId: 'openai:gpt-4o', parentVersion: null, reason: null, createdAt: new Date() });
+  h.runs.plans.push({
+    runId: run.id,
+    version,
+    plan,
+    authorKind: 'planner',
+    authorId: 'openai:gpt-4o',
+    parentVersion: null,
+    reason: null,
+    createdAt: new Date(),
+  });
   await surface.proposePlan(makeProposal(plan, { version }));
   return h.fake.model.messages.at(-1)!;
 }
 
-const ephemeralText = (user: string) => h.fake.model.ephemeralsFor(user).map((e) => e.text).join('\n');
+const ephemeralText = (user: string) =>
+  h.fake.model
+    .ephemeralsFor(user)
+    .map((e) => e.text)
+    .join('\n');
 
 describe('plan buttons', () => {
   it('Approve records the decision bound to the plan version and marks the message decided', async () => {
@@ -87,24 +100,48 @@ describe('Modify', () => {
   it('shows invalid YAML as an error on the YAML field and changes nothing', async () => {
     const view = await openModal();
     const values = stateFromView(view.view, { 'plan-yaml-0': 'steps: [unclosed' });
-    const response = await h.driver.submitView({ user: 'UEDIT', view: { id: view.id, callback_id: String(view.view.callback_id), private_metadata: String(view.view.private_metadata) }, values });
+    const response = await h.driver.submitView({
+      user: 'UEDIT',
+      view: { id: view.id, callback_id: String(view.view.callback_id), private_metadata: String(view.view.private_metadata) },
+      values,
+    });
     expect(response.body).toMatchObject({ response_action: 'errors', errors: { 'plan-yaml-0': expect.stringMatching(/Invalid YAML/) } });
     expect(h.agent.callsOf('editPlan')).toEqual([]);
   });
 
-  it('shows the agent\'s plan problems as a field error', async () => {
+  it("shows the agent's plan problems as a field error", async () => {
     h.agent.answers.checkEdit = async () => ({ ok: false, error: ['s2: tool "nope" is not registered'] });
     const view = await openModal();
-    const response = await h.driver.submitView({ user: 'UEDIT', view: { id: view.id, callback_id: String(view.view.callback_id), private_metadata: String(view.view.private_metadata) }, values: stateFromView(view.view) });
+    const response = await h.driver.submitView({
+      user: 'UEDIT',
+      view: { id: view.id, callback_id: String(view.view.callback_id), private_metadata: String(view.view.private_metadata) },
+      values: stateFromView(view.view),
+    });
     expect(response.body).toMatchObject({ response_action: 'errors', errors: { 'plan-yaml-0': 's2: tool "nope" is not registered' } });
     expect(h.agent.callsOf('editPlan')).toEqual([]);
   });
 
   it('sends a valid edit to the agent as a new version by that person', async () => {
-    h.agent.answers.editPlan = async (input) => ({ ok: true, value: { runId: input.runId, version: 2, plan: makePlan(3), authorKind: 'human', authorId: input.userId, parentVersion: 1, reason: null, createdAt: new Date() } });
+    h.agent.answers.editPlan = async (input) => ({
+      ok: true,
+      value: {
+        runId: input.runId,
+        version: 2,
+        plan: makePlan(3),
+        authorKind: 'human',
+        authorId: input.userId,
+        parentVersion: 1,
+        reason: null,
+        createdAt: new Date(),
+      },
+    });
     const view = await openModal();
     const yaml = String(stateFromView(view.view)['plan-yaml-0']!.yaml!.value).replace('limit: 5', 'limit: 10');
-    const response = await h.driver.submitView({ user: 'UEDIT', view: { id: view.id, callback_id: String(view.view.callback_id), private_metadata: String(view.view.private_metadata) }, values: stateFromView(view.view, { 'plan-yaml-0': yaml }) });
+    const response = await h.driver.submitView({
+      user: 'UEDIT',
+      view: { id: view.id, callback_id: String(view.view.callback_id), private_metadata: String(view.view.private_metadata) },
+      values: stateFromView(view.view, { 'plan-yaml-0': yaml }),
+    });
     expect(response.status).toBe(200);
     await eventually(() => expect(h.agent.callsOf('editPlan')).toHaveLength(1));
     const edit = h.agent.callsOf('editPlan')[0] as { runId: string; planVersion: number; userId: string; plan: { steps: { args: { limit: number } }[] } };
@@ -114,7 +151,11 @@ describe('Modify', () => {
 
   it('sends a free-text instruction to the planner instead', async () => {
     const view = await openModal();
-    await h.driver.submitView({ user: 'UEDIT', view: { id: view.id, callback_id: String(view.view.callback_id), private_metadata: String(view.view.private_metadata) }, values: stateFromView(view.view, { 'plan-instruction': 'skip the merge' }) });
+    await h.driver.submitView({
+      user: 'UEDIT',
+      view: { id: view.id, callback_id: String(view.view.callback_id), private_metadata: String(view.view.private_metadata) },
+      values: stateFromView(view.view, { 'plan-instruction': 'skip the merge' }),
+    });
     await eventually(() => expect(h.agent.callsOf('revisePlan')).toEqual([{ runId: 'run_1', planVersion: 1, userId: 'UEDIT', instruction: 'skip the merge' }]));
     expect(h.agent.callsOf('editPlan')).toEqual([]);
   });
@@ -122,7 +163,11 @@ describe('Modify', () => {
   it('tells the person privately when the revision is refused after the modal closed', async () => {
     h.agent.answers.revisePlan = async () => ({ ok: false, error: 'Plan v1 was superseded by v2.' });
     const view = await openModal();
-    await h.driver.submitView({ user: 'UEDIT', view: { id: view.id, callback_id: String(view.view.callback_id), private_metadata: String(view.view.private_metadata) }, values: stateFromView(view.view, { 'plan-instruction': 'skip the merge' }) });
+    await h.driver.submitView({
+      user: 'UEDIT',
+      view: { id: view.id, callback_id: String(view.view.callback_id), private_metadata: String(view.view.private_metadata) },
+      values: stateFromView(view.view, { 'plan-instruction': 'skip the merge' }),
+    });
     await eventually(() => expect(ephemeralText('UEDIT')).toContain('superseded by v2'));
   });
 });
@@ -161,7 +206,7 @@ describe('/tandem', () => {
     expect(lastResponse()!.text).not.toContain('run_done');
   });
 
-  it('status in another channel does not list this channel\'s runs (a DM\'s or a private channel\'s runs stay there)', async () => {
+  it("status in another channel does not list this channel's runs (a DM's or a private channel's runs stay there)", async () => {
     h.runs.runs.push(makeRun({ id: 'run_dm', status: 'executing', conversation: { channel: 'D9', threadTs: '1700000000.000900' } }));
     await h.driver.command({ user: 'U1', channel: 'C2', text: 'status' });
     await eventually(() => expect(lastResponse()?.text).toBe('No runs in progress in this channel.'));
@@ -172,11 +217,13 @@ describe('/tandem', () => {
 
   it('cancel of a run of another channel cancels nothing', async () => {
     await h.driver.command({ user: 'U1', channel: 'C2', text: 'cancel run_1' });
-    await eventually(() => expect(lastResponse()).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('No run `run_1` in this channel') }));
+    await eventually(() =>
+      expect(lastResponse()).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('No run `run_1` in this channel') }),
+    );
     expect(h.agent.callsOf('cancel')).toEqual([]);
   });
 
-  it('runs lists the person\'s runs privately', async () => {
+  it("runs lists the person's runs privately", async () => {
     await h.driver.command({ user: 'UREQ', channel: 'C1', text: 'runs' });
     await eventually(() => expect(lastResponse()).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('run_1') }));
   });
@@ -195,7 +242,7 @@ describe('/tandem', () => {
 });
 
 describe('App Home', () => {
-  it('publishes the person\'s recent runs', async () => {
+  it("publishes the person's recent runs", async () => {
     await h.driver.appHomeOpened('UREQ');
     await eventually(() => expect(JSON.stringify(h.fake.model.homeTabs.get('UREQ')?.view)).toContain('run_1'));
   });

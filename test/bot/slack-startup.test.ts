@@ -24,7 +24,10 @@ function capturingLogger() {
       done();
     },
   });
-  return { lines, logger: createLogger({ level: 'info', secrets: [BOT_TOKEN], destination: destination as unknown as Parameters<typeof createLogger>[0]['destination'] }) };
+  return {
+    lines,
+    logger: createLogger({ level: 'info', secrets: [BOT_TOKEN], destination: destination as unknown as Parameters<typeof createLogger>[0]['destination'] }),
+  };
 }
 
 describe('start-up', () => {

@@ -16,14 +16,22 @@ const run = makeRun({ status: 'executing' });
 beforeEach(async () => {
   fake = await new SlackFakeServer({ token: BOT_TOKEN }).start();
   // Few, quick retries so a 429 storm outlasts the client and the publisher's own retry is exercised.
-  client = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 1, factor: 1, minTimeout: 10, maxTimeout: 10 }, logLevel: webApi.LogLevel.ERROR });
+  client = new webApi.WebClient(BOT_TOKEN, {
+    slackApiUrl: fake.apiUrl,
+    retryConfig: { retries: 1, factor: 1, minTimeout: 10, maxTimeout: 10 },
+    logLevel: webApi.LogLevel.ERROR,
+  });
 });
 afterEach(() => fake.stop());
 
 const plan = makePlan(4);
 function boardAt(progress: number, runStatus: BoardState['runStatus'] = 'executing'): BoardState {
   const board = makeBoard(plan, { runStatus });
-  board.steps = board.steps.map((step, index) => ({ ...step, status: (index < progress ? 'succeeded' : index === progress ? 'running' : 'pending') as StepStatus, url: null }));
+  board.steps = board.steps.map((step, index) => ({
+    ...step,
+    status: (index < progress ? 'succeeded' : index === progress ? 'running' : 'pending') as StepStatus,
+    url: null,
+  }));
   return board;
 }
 const boardText = (ts: string) => JSON.stringify(fake.model.findMessage('C1', ts)?.blocks);
@@ -64,7 +72,7 @@ describe('SlackSurface', () => {
     expect(boardText(boards[0]!.ts)).toContain('4/4 steps done');
   });
 
-  it('still ends on the true final board when chat.update is rate limited beyond the client\'s retries', async () => {
+  it("still ends on the true final board when chat.update is rate limited beyond the client's retries", async () => {
     const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined, boardIntervalMs: 50, boardRetryBaseMs: 50 });
     await surface.reportProgress(run, boardAt(0));
     await surface.board.settle(run.id);
@@ -102,7 +110,17 @@ describe('SlackSurface', () => {
     await surface.proposePlan(makeProposal(plan, { run: waiting }));
     const planTs = fake.model.thread('C1', waiting.conversation.threadTs)[0]!.ts;
     expect(boardText(planTs)).toContain('"type":"actions"');
-    await surface.finish({ run: waiting, outcome: 'rejected', goal: plan.goal, reason: 'Approval expired after 1440 minutes; nothing ran.', changes: [], rolledBack: [], durationMs: 1000, tokens: { input: 0, output: 0 }, costUsd: 0 });
+    await surface.finish({
+      run: waiting,
+      outcome: 'rejected',
+      goal: plan.goal,
+      reason: 'Approval expired after 1440 minutes; nothing ran.',
+      changes: [],
+      rolledBack: [],
+      durationMs: 1000,
+      tokens: { input: 0, output: 0 },
+      costUsd: 0,
+    });
     expect(boardText(planTs)).not.toContain('"type":"actions"');
     expect(boardText(planTs)).toContain('Run rejected.');
 
@@ -111,7 +129,17 @@ describe('SlackSurface', () => {
     const clickedTs = fake.model.thread('C1', '1700.999')[0]!.ts;
     surface.planDecided(clicked.id); // the Reject listener rewrote it already
     const edits = fake.callsOf('chat.update').length;
-    await surface.finish({ run: clicked, outcome: 'rejected', goal: plan.goal, reason: 'Rejected by <@U2>.', changes: [], rolledBack: [], durationMs: 1000, tokens: { input: 0, output: 0 }, costUsd: 0 });
+    await surface.finish({
+      run: clicked,
+      outcome: 'rejected',
+      goal: plan.goal,
+      reason: 'Rejected by <@U2>.',
+      changes: [],
+      rolledBack: [],
+      durationMs: 1000,
+      tokens: { input: 0, output: 0 },
+      costUsd: 0,
+    });
     expect(fake.callsOf('chat.update').filter((c) => c.params.ts === clickedTs)).toHaveLength(0);
     expect(fake.callsOf('chat.update').length).toBe(edits);
   });
@@ -120,12 +148,24 @@ describe('SlackSurface', () => {
     const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined, boardIntervalMs: 50 });
     await surface.reportProgress(run, boardAt(1));
     await surface.reportProgress(run, boardAt(4, 'succeeded'));
-    await surface.finish({ run, outcome: 'succeeded', goal: plan.goal, reason: null, changes: [], rolledBack: [], durationMs: 1000, tokens: { input: 1, output: 2 }, costUsd: 0 });
+    await surface.finish({
+      run,
+      outcome: 'succeeded',
+      goal: plan.goal,
+      reason: null,
+      changes: [],
+      rolledBack: [],
+      durationMs: 1000,
+      tokens: { input: 1, output: 2 },
+      costUsd: 0,
+    });
     const thread = fake.model.thread('C1', run.conversation.threadTs);
     expect(thread).toHaveLength(2);
     expect(boardText(thread[0]!.ts)).toContain('Succeeded');
     expect(thread[1]!.text).toContain('Done');
-    const lastBoardEdit = fake.calls.findLastIndex((c) => c.method === 'chat.update' || (c.method === 'chat.postMessage' && c.params.text?.startsWith('Succeeded')));
+    const lastBoardEdit = fake.calls.findLastIndex(
+      (c) => c.method === 'chat.update' || (c.method === 'chat.postMessage' && c.params.text?.startsWith('Succeeded')),
+    );
     const summaryPost = fake.calls.findLastIndex((c) => c.method === 'chat.postMessage');
     expect(lastBoardEdit).toBeLessThan(summaryPost);
   });
@@ -133,7 +173,17 @@ describe('SlackSurface', () => {
   it('edits the same board when a late report arrives after the run finished', async () => {
     const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined, boardIntervalMs: 50 });
     await surface.reportProgress(run, boardAt(1));
-    await surface.finish({ run, outcome: 'cancelled', goal: plan.goal, reason: null, changes: [], rolledBack: [], durationMs: 1000, tokens: { input: 0, output: 0 }, costUsd: 0 });
+    await surface.finish({
+      run,
+      outcome: 'cancelled',
+      goal: plan.goal,
+      reason: null,
+      changes: [],
+      rolledBack: [],
+      durationMs: 1000,
+      tokens: { input: 0, output: 0 },
+      costUsd: 0,
+    });
     await surface.reportProgress(run, boardAt(1, 'cancelled'));
     await surface.board.settle(run.id);
     const thread = fake.model.thread('C1', run.conversation.threadTs);
@@ -141,7 +191,7 @@ describe('SlackSurface', () => {
     expect(boardText(thread[0]!.ts)).toContain('Cancelled');
   });
 
-  it('gets a 200-step plan and its board accepted by Slack\'s limits', async () => {
+  it("gets a 200-step plan and its board accepted by Slack's limits", async () => {
     const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined, boardIntervalMs: 20 });
     const big = makePlan(200, { longTitles: true });
     await surface.proposePlan(makeProposal(big));
@@ -152,7 +202,7 @@ describe('SlackSurface', () => {
     expect(fake.model.thread('C1', run.conversation.threadTs)).toHaveLength(2);
   });
 
-  it('asks the plan\'s questions of the requester, and tells them plainly what it cannot do', async () => {
+  it("asks the plan's questions of the requester, and tells them plainly what it cannot do", async () => {
     const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined });
     await surface.askRequester(run, ['Which repo?', 'Which <branch>?']);
     await surface.askRequester(run, ['I have no model to plan this with; set PLANNER_MODEL.']);

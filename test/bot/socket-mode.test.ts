@@ -58,7 +58,10 @@ describe('Socket Mode end to end', () => {
   it('starts one run when Slack redelivers the same event in a new envelope', async () => {
     const first = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> safe change please' });
     expect((await first).status).toBe(200);
-    const again = await e.driver.event({ type: 'app_mention', user: 'UREQ', text: '<@UBOT> safe change please', ts: first.ts, channel: 'C1', event_ts: first.ts }, { eventId: first.eventId, retryNum: 1 });
+    const again = await e.driver.event(
+      { type: 'app_mention', user: 'UREQ', text: '<@UBOT> safe change please', ts: first.ts, channel: 'C1', event_ts: first.ts },
+      { eventId: first.eventId, retryNum: 1 },
+    );
     expect(again.status).toBe(200);
     await e.waitForMessage(first.ts, isPlan, 'the plan');
     await e.agent.idle();

@@ -66,7 +66,15 @@ describe('plan message', () => {
   });
 
   it('names the author and the changes of a new version', () => {
-    const view = planMessage(makeProposal(makePlan(2), { version: 2, authorKind: 'human', authorId: 'UEDIT', diff: [{ text: 's2: limit 5 → 10', target: false }], reason: 'edited in Slack' }));
+    const view = planMessage(
+      makeProposal(makePlan(2), {
+        version: 2,
+        authorKind: 'human',
+        authorId: 'UEDIT',
+        diff: [{ text: 's2: limit 5 → 10', target: false }],
+        reason: 'edited in Slack',
+      }),
+    );
     const text = allText(view.blocks);
     expect(text).toContain('Version 2 by <@UEDIT>');
     expect(text).toContain('s2: limit 5 → 10');
@@ -106,13 +114,38 @@ describe('plan message: targets in full', () => {
     confidence: 0.9,
     steps: [
       { id: 's1', title: 'Read the repo', tool: 'github_get_repo', args: { repo: 'acme/api' }, dependsOn: [] },
-      { id: 's2', title: 'Release', tool: 'github_create_release', args: { body: 'notes '.repeat(50), name: 'n', repo: longRepo, tag: longTag, target: longRef }, dependsOn: ['s1'] },
-      { id: 's3', title: 'Deploy', tool: 'github_dispatch_workflow', args: { inputs: { a: '1' }, ref: longRef, repo: longRepo, workflow: 'deploy-production-everywhere.yml' }, dependsOn: ['s2'] },
-      { id: 's4', title: 'Tell people', tool: 'slack_notify', args: { text: 'done '.repeat(100), channel: '#releases-and-very-long-channel-names' }, dependsOn: ['s3'] },
+      {
+        id: 's2',
+        title: 'Release',
+        tool: 'github_create_release',
+        args: { body: 'notes '.repeat(50), name: 'n', repo: longRepo, tag: longTag, target: longRef },
+        dependsOn: ['s1'],
+      },
+      {
+        id: 's3',
+        title: 'Deploy',
+        tool: 'github_dispatch_workflow',
+        args: { inputs: { a: '1' }, ref: longRef, repo: longRepo, workflow: 'deploy-production-everywhere.yml' },
+        dependsOn: ['s2'],
+      },
+      {
+        id: 's4',
+        title: 'Tell people',
+        tool: 'slack_notify',
+        args: { text: 'done '.repeat(100), channel: '#releases-and-very-long-channel-names' },
+        dependsOn: ['s3'],
+      },
     ],
     rollback: [{ id: 'r1', title: 'Undo the release', tool: 'github_merge_pull', args: { method: 'squash', repo: 'victim-org/prod', number: 99 } }],
   });
-  const everyTarget = [longRepo, longRef, longTag, 'deploy-production-everywhere.yml', '#releases-and-very-long-channel-names', 'repo=victim-org/prod, number=99'];
+  const everyTarget = [
+    longRepo,
+    longRef,
+    longTag,
+    'deploy-production-everywhere.yml',
+    '#releases-and-very-long-channel-names',
+    'repo=victim-org/prod, number=99',
+  ];
 
   it('shows every target of every write, forward and rollback, in full and first; a destructive rollback step warns', () => {
     const views = planMessages(proposalOf(hiddenTargets()));
@@ -127,7 +160,13 @@ describe('plan message: targets in full', () => {
   it('splits a plan too long for one message over several, never cutting a target, buttons after the last of it', () => {
     const plan = hiddenTargets();
     for (let i = 0; i < 60; i++) {
-      plan.steps.push({ id: `w${i}`, title: `Label ${i} ${'long title '.repeat(10)}`, tool: 'github_add_labels', args: { repo: `${longRepo}${i}`, number: 1000 + i, labels: ['x'] }, dependsOn: [] });
+      plan.steps.push({
+        id: `w${i}`,
+        title: `Label ${i} ${'long title '.repeat(10)}`,
+        tool: 'github_add_labels',
+        args: { repo: `${longRepo}${i}`, number: 1000 + i, labels: ['x'] },
+        dependsOn: [],
+      });
     }
     const views = planMessages(proposalOf(plan));
     expect(views.length).toBeGreaterThan(1);
@@ -156,14 +195,30 @@ describe('plan message: targets in full', () => {
     const before = hiddenTargets();
     const after = hiddenTargets();
     for (let i = 0; i < 80; i++) {
-      before.steps.push({ id: `c${i}`, title: `Comment ${i}`, tool: 'github_comment', args: { repo: 'acme/api', number: i + 1, body: `old ${'text '.repeat(20)}` }, dependsOn: [] });
-      after.steps.push({ id: `c${i}`, title: `Comment ${i}`, tool: 'github_comment', args: { repo: 'acme/api', number: i + 1, body: `new ${'text '.repeat(20)}` }, dependsOn: [] });
+      before.steps.push({
+        id: `c${i}`,
+        title: `Comment ${i}`,
+        tool: 'github_comment',
+        args: { repo: 'acme/api', number: i + 1, body: `old ${'text '.repeat(20)}` },
+        dependsOn: [],
+      });
+      after.steps.push({
+        id: `c${i}`,
+        title: `Comment ${i}`,
+        tool: 'github_comment',
+        args: { repo: 'acme/api', number: i + 1, body: `new ${'text '.repeat(20)}` },
+        dependsOn: [],
+      });
     }
     after.steps[2]!.args.ref = 'main';
     after.rollback[0]!.args.repo = 'victim-org/other';
-    const targetsOf = (step: { tool: string; args: Record<string, unknown> }) => (builtins.get(step.tool)!.risk === 'read' ? [] : targetArgNames(builtins.get(step.tool), step.args));
+    const targetsOf = (step: { tool: string; args: Record<string, unknown> }) =>
+      builtins.get(step.tool)!.risk === 'read' ? [] : targetArgNames(builtins.get(step.tool), step.args);
     const diff = diffPlans(before, after, targetsOf);
-    expect(diff.filter((line) => line.target).map((line) => line.text)).toEqual([`s3 ref: ${JSON.stringify(longRef)} → "main"`, 'rollback r1 repo: "victim-org/prod" → "victim-org/other"']);
+    expect(diff.filter((line) => line.target).map((line) => line.text)).toEqual([
+      `s3 ref: ${JSON.stringify(longRef)} → "main"`,
+      'rollback r1 repo: "victim-org/prod" → "victim-org/other"',
+    ]);
     const views = planMessages(proposalOf(after, { version: 2, diff }));
     for (const view of views) expectWithinLimits(view.blocks);
     const text = views.map((view) => allText(view.blocks)).join('\n');
@@ -260,12 +315,14 @@ describe('modify modal', () => {
 
 describe('escaping agent sentences', () => {
   it('keeps mentions of people, groups and channels but no other markup', () => {
-    expect(escapeKeepingMentions('<@U123> & <!subteam^SOPS> in <#C9>: <!channel> <http://x|y>')).toBe('<@U123> &amp; <!subteam^SOPS> in <#C9>: &lt;!channel&gt; &lt;http://x|y&gt;');
+    expect(escapeKeepingMentions('<@U123> & <!subteam^SOPS> in <#C9>: <!channel> <http://x|y>')).toBe(
+      '<@U123> &amp; <!subteam^SOPS> in <#C9>: &lt;!channel&gt; &lt;http://x|y&gt;',
+    );
   });
 });
 
 describe('app home', () => {
-  it('lists the person\'s runs within limits', () => {
+  it("lists the person's runs within limits", () => {
     const view = appHomeView({ userId: 'U1', runs: Array.from({ length: 30 }, (_, i) => makeRun({ id: `run_${i}`, task: `task <${i}>` })) });
     expect(HomeViewSchema.safeParse(view).success).toBe(true);
     expect(JSON.stringify(view)).toContain('task &lt;3&gt;');

@@ -62,7 +62,13 @@ describe('the tandem command', () => {
       expect(String(running.workspace)).toBe(new URL(workspace).origin);
       expect((await fetch(workspace)).status).toBe(200);
       expect((await fetch(String(running.workspace))).status).toBe(403);
-      expect(tandem.stdout().split('\n').filter((line) => line.startsWith('{')).join('\n')).not.toContain(new URL(workspace).searchParams.get('k'));
+      expect(
+        tandem
+          .stdout()
+          .split('\n')
+          .filter((line) => line.startsWith('{'))
+          .join('\n'),
+      ).not.toContain(new URL(workspace).searchParams.get('k'));
       expect(await (await fetch(`http://127.0.0.1:${running.port}/healthz`)).json()).toEqual({ ok: true });
       const metrics = await (await fetch(`http://127.0.0.1:${running.port}/metrics`)).text();
       expect(metrics).toContain('tandem_runs_total');
@@ -78,23 +84,33 @@ describe('start-up against a Slack API that cannot be reached', () => {
   it.each([
     ['HTTP mode', { SLACK_SIGNING_SECRET: 'secret' }],
     ['Socket Mode', { SLACK_APP_TOKEN: 'xapp-unreachable-app-token' }],
-  ])('in %s reports it and keeps retrying instead of crashing', async (mode, extra) => {
-    // Socket Mode serves /healthz on PORT as given, so it gets a free port picked here.
-    const port = await freePort();
-    const tandem = runTandem(
-      ['start'],
-      { SLACK_BOT_TOKEN: 'xoxb-unreachable', SLACK_API_URL: 'http://127.0.0.1:9/api/', PORT: String(port), DATA_DIR: path.join(cwd, `unreachable-${mode}`), ...extra },
-      cwd,
-    );
-    try {
-      await tandem.waitForLog('Tandem is running', 60_000);
-      await tandem.waitForLog('Slack API unreachable, retrying', 30_000);
-      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
-      expect(tandem.child.exitCode).toBeNull();
-      expect(tandem.stdout()).not.toContain('xoxb-unreachable');
-    } finally {
-      tandem.child.kill('SIGTERM');
-      await tandem.exited;
-    }
-  }, 120_000);
+  ])(
+    'in %s reports it and keeps retrying instead of crashing',
+    async (mode, extra) => {
+      // Socket Mode serves /healthz on PORT as given, so it gets a free port picked here.
+      const port = await freePort();
+      const tandem = runTandem(
+        ['start'],
+        {
+          SLACK_BOT_TOKEN: 'xoxb-unreachable',
+          SLACK_API_URL: 'http://127.0.0.1:9/api/',
+          PORT: String(port),
+          DATA_DIR: path.join(cwd, `unreachable-${mode}`),
+          ...extra,
+        },
+        cwd,
+      );
+      try {
+        await tandem.waitForLog('Tandem is running', 60_000);
+        await tandem.waitForLog('Slack API unreachable, retrying', 30_000);
+        expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+        expect(tandem.child.exitCode).toBeNull();
+        expect(tandem.stdout()).not.toContain('xoxb-unreachable');
+      } finally {
+        tandem.child.kill('SIGTERM');
+        await tandem.exited;
+      }
+    },
+    120_000,
+  );
 });

@@ -80,14 +80,19 @@ describe('a Tandem process killed with SIGKILL', () => {
     });
 
   const thread = (threadTs: string) => fake.model.thread('C1', threadTs).filter((m) => m.user === fake.model.bot.userId);
-  const plans = (threadTs: string) => thread(threadTs).filter((m) => JSON.stringify(m.blocks ?? '').includes(PLAN_APPROVE_ACTION) || /Approved by/.test(JSON.stringify(m.blocks ?? '')));
+  const plans = (threadTs: string) =>
+    thread(threadTs).filter((m) => JSON.stringify(m.blocks ?? '').includes(PLAN_APPROVE_ACTION) || /Approved by/.test(JSON.stringify(m.blocks ?? '')));
   const boards = (threadTs: string) => thread(threadTs).filter((m) => /steps done\)$/.test(m.text));
   const summaries = (threadTs: string) => thread(threadTs).filter((m) => m.text.startsWith(':white_check_mark: Done'));
   const planMessage = (threadTs: string) => thread(threadTs).find((m) => JSON.stringify(m.blocks ?? '').includes(PLAN_APPROVE_ACTION));
 
   /** The thread ended right, once: one plan, one board showing the run succeeded, one summary. */
   const endsRightOnce = async (threadTs: string) => {
-    await fake.waitUntil(() => summaries(threadTs).length > 0 && boards(threadTs).some((m) => m.text.startsWith('Succeeded:')), 60_000, 'the summary and the final board');
+    await fake.waitUntil(
+      () => summaries(threadTs).length > 0 && boards(threadTs).some((m) => m.text.startsWith('Succeeded:')),
+      60_000,
+      'the summary and the final board',
+    );
     await new Promise((resolve) => setTimeout(resolve, 1500)); // a second copy would come now
     expect(plans(threadTs)).toHaveLength(1);
     expect(boards(threadTs).map((m) => m.text)).toEqual([`Succeeded: ${GOAL} (2/2 steps done)`]);
@@ -178,19 +183,22 @@ describe('a Tandem process killed with SIGKILL', () => {
     await kill(second.tandem);
   }, 180_000);
 
-  it.runIf(DEFAULT_ENGINE === 'postgres')('with two replicas: a mention acknowledged by one that is then killed is handled by the other, once', async () => {
-    const first = await start();
-    const second = await start();
-    const release = await holdRunsTable();
-    const sent = first.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> let it settle' });
-    expect((await sent).status).toBe(200);
-    await kill(first.tandem);
-    await release();
+  it.runIf(DEFAULT_ENGINE === 'postgres')(
+    'with two replicas: a mention acknowledged by one that is then killed is handled by the other, once',
+    async () => {
+      const first = await start();
+      const second = await start();
+      const release = await holdRunsTable();
+      const sent = first.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> let it settle' });
+      expect((await sent).status).toBe(200);
+      await kill(first.tandem);
+      await release();
 
-    // Nobody restarts the killed replica: the other one sees its process is gone and takes the request over.
-    await approveAndFinish(second, sent.ts);
-    await endsRightOnce(sent.ts);
-    await kill(second.tandem);
-  }, 180_000);
+      // Nobody restarts the killed replica: the other one sees its process is gone and takes the request over.
+      await approveAndFinish(second, sent.ts);
+      await endsRightOnce(sent.ts);
+      await kill(second.tandem);
+    },
+    180_000,
+  );
 });
-

@@ -82,8 +82,12 @@ describe('a Tandem process stopped mid-run', () => {
 
     const second = await start();
     try {
-      await fake.waitUntil(() => thread().some((m) => /^Succeeded: Let the system settle \(2\/2 steps done\)/.test(m.text ?? '')), 30_000, 'the board of the resumed run to end succeeded');
-      } finally {
+      await fake.waitUntil(
+        () => thread().some((m) => /^Succeeded: Let the system settle \(2\/2 steps done\)/.test(m.text ?? '')),
+        30_000,
+        'the board of the resumed run to end succeeded',
+      );
+    } finally {
       second.tandem.child.kill('SIGTERM');
       expect(await second.tandem.exited).toBe(0);
     }

@@ -40,8 +40,12 @@ describe('loadConfig', () => {
 
   it('requires a key for the provider a role names, and a signing secret in HTTP mode', () => {
     expect(problem({ PLANNER_MODEL: 'anthropic:claude-sonnet-4-5' })).toBe('ANTHROPIC_API_KEY: required because PLANNER_MODEL uses anthropic');
-    expect(problem({ OPENAI_API_KEY: 'sk-x', PLANNER_MODEL: 'openai:gpt-4o', EVALUATOR_MODEL: 'anthropic:claude-haiku-4-5' })).toMatch(/^ANTHROPIC_API_KEY: .*EVALUATOR_MODEL/);
-    expect(problem({ OPENAI_API_KEY: 'sk-x', PLANNER_MODEL: 'openai:gpt-4o', PLANNER_FALLBACK_MODEL: 'anthropic:claude-opus-4-1' })).toMatch(/^ANTHROPIC_API_KEY: .*PLANNER_FALLBACK_MODEL/);
+    expect(problem({ OPENAI_API_KEY: 'sk-x', PLANNER_MODEL: 'openai:gpt-4o', EVALUATOR_MODEL: 'anthropic:claude-haiku-4-5' })).toMatch(
+      /^ANTHROPIC_API_KEY: .*EVALUATOR_MODEL/,
+    );
+    expect(problem({ OPENAI_API_KEY: 'sk-x', PLANNER_MODEL: 'openai:gpt-4o', PLANNER_FALLBACK_MODEL: 'anthropic:claude-opus-4-1' })).toMatch(
+      /^ANTHROPIC_API_KEY: .*PLANNER_FALLBACK_MODEL/,
+    );
     expect(problem({ SLACK_BOT_TOKEN: 'xoxb-1' })).toMatch(/^SLACK_SIGNING_SECRET: required in HTTP mode/);
     expect(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' }).slack.mode).toBe('socket');
   });
@@ -73,7 +77,10 @@ describe('the logger', () => {
       },
     });
     const logger = createLogger({ level: 'info', secrets: config.secrets, destination });
-    logger.info({ request: { headers: { authorization: `Bearer ${config.slack.botToken}` } }, note: 'token mygithubtoken123 and ghp_abcdefghijklmnopqrstuvwxyz012345' }, 'calling with signing-secret-value');
+    logger.info(
+      { request: { headers: { authorization: `Bearer ${config.slack.botToken}` } }, note: 'token mygithubtoken123 and ghp_abcdefghijklmnopqrstuvwxyz012345' },
+      'calling with signing-secret-value',
+    );
     logger.error(new Error(`failed with xoxb-1111-2222-secretpart`));
     await new Promise((resolve) => setImmediate(resolve));
     const output = lines.join('');

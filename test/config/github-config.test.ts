@@ -40,20 +40,30 @@ describe('GitHub App settings', () => {
     expect(problem({ GITHUB_APP_ID: '12', GITHUB_APP_PRIVATE_KEY: 'not a key' })).toBe(
       "GITHUB_APP_PRIVATE_KEY: not a valid RSA private key in PEM form: use the .pem file from the GitHub App's settings page (-----BEGIN RSA PRIVATE KEY----- …)",
     );
-    expect(problem({ GITHUB_APP_ID: '12', GITHUB_APP_PRIVATE_KEY: pkcs1.replace(keyBody, keyBody.slice(0, 20)) })).toMatch(/^GITHUB_APP_PRIVATE_KEY: not a valid RSA private key/);
+    expect(problem({ GITHUB_APP_ID: '12', GITHUB_APP_PRIVATE_KEY: pkcs1.replace(keyBody, keyBody.slice(0, 20)) })).toMatch(
+      /^GITHUB_APP_PRIVATE_KEY: not a valid RSA private key/,
+    );
     const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     expect(problem({ GITHUB_APP_ID: '12', GITHUB_APP_PRIVATE_KEY: ec })).toMatch(/^GITHUB_APP_PRIVATE_KEY: not a valid RSA private key/);
-    expect(problem({ GITHUB_APP_ID: '12', GITHUB_APP_PRIVATE_KEY_FILE: '/nonexistent/app.pem' })).toBe('GITHUB_APP_PRIVATE_KEY_FILE: cannot read /nonexistent/app.pem (ENOENT)');
+    expect(problem({ GITHUB_APP_ID: '12', GITHUB_APP_PRIVATE_KEY_FILE: '/nonexistent/app.pem' })).toBe(
+      'GITHUB_APP_PRIVATE_KEY_FILE: cannot read /nonexistent/app.pem (ENOENT)',
+    );
     expect(problem({ GITHUB_APP_ID: '12' })).toMatch(/^GITHUB_APP_PRIVATE_KEY: required because GITHUB_APP_ID is set/);
     expect(problem({ GITHUB_APP_PRIVATE_KEY: pkcs1 })).toMatch(/^GITHUB_APP_ID: required with a GitHub App private key/);
     expect(problem({ GITHUB_APP_ID: 'Iv1.abc', GITHUB_APP_PRIVATE_KEY: pkcs1 })).toMatch(/^GITHUB_APP_ID: expected the App's numeric ID/);
-    expect(problem({ GITHUB_APP_ID: '12', GITHUB_APP_PRIVATE_KEY: pkcs1, GITHUB_TOKEN: 'ghp_x' })).toBe('GITHUB_TOKEN: set either GITHUB_TOKEN or GITHUB_APP_ID with its private key, not both');
+    expect(problem({ GITHUB_APP_ID: '12', GITHUB_APP_PRIVATE_KEY: pkcs1, GITHUB_TOKEN: 'ghp_x' })).toBe(
+      'GITHUB_TOKEN: set either GITHUB_TOKEN or GITHUB_APP_ID with its private key, not both',
+    );
   });
 
   it('keeps the key out of logs in every form it may be written', () => {
     const config = loadConfig({ GITHUB_APP_ID: '12', GITHUB_APP_PRIVATE_KEY: pkcs1.trim().replace(/\n/g, '\\n') });
     let written = '';
-    const logger = createLogger({ level: 'info', secrets: config.secrets, destination: new Writable({ write: (chunk, _enc, done) => ((written += String(chunk)), done()) }) });
+    const logger = createLogger({
+      level: 'info',
+      secrets: config.secrets,
+      destination: new Writable({ write: (chunk, _enc, done) => ((written += String(chunk)), done()) }),
+    });
     logger.info({ raw: pkcs1, escaped: pkcs1.replace(/\n/g, '\\n'), converted: config.github.app!.privateKey, line: keyBody }, 'oops');
     expect(written).toContain('oops');
     expect(written).not.toContain(keyBody);

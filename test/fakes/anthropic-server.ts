@@ -26,14 +26,24 @@ export const anthropicReply = {
   /** The model writes this text instead of calling the tool. */
   text: (text: string, usage?: FakeUsage): FakeAnthropicReply => ({ kind: 'text', text, stopReason: 'end_turn', usage }),
   /** stop_reason "max_tokens" with a partial tool input. */
-  truncated: (partial: unknown = { goal: 'Deploy the' }, usage?: FakeUsage): FakeAnthropicReply => ({ kind: 'json', value: partial, stopReason: 'max_tokens', usage }),
+  truncated: (partial: unknown = { goal: 'Deploy the' }, usage?: FakeUsage): FakeAnthropicReply => ({
+    kind: 'json',
+    value: partial,
+    stopReason: 'max_tokens',
+    usage,
+  }),
   refusal: (text = "I can't help with that request.", usage?: FakeUsage): FakeAnthropicReply => ({ kind: 'text', text, stopReason: 'refusal', usage }),
   /** An HTTP error, e.g. status(429, { 'retry-after': '0.05' }), status(529) (overloaded). */
   status: (status: number, headers?: Record<string, string>, message?: string): FakeAnthropicReply => ({ kind: 'status', status, headers, message }),
   garbage: (body = '<html>502 Bad Gateway</html>', contentType = 'application/json'): FakeAnthropicReply => ({ kind: 'garbage', body, contentType }),
   stall: (ms: number, then?: FakeAnthropicReply): FakeAnthropicReply => ({ kind: 'stall', ms, then }),
   /** The model calls these tools (stop_reason "tool_use"); the request must have offered tools without forcing one. */
-  toolUse: (calls: { name: string; input: unknown }[], text: string | null = null, usage?: FakeUsage): FakeAnthropicReply => ({ kind: 'tool-use', calls, text, usage }),
+  toolUse: (calls: { name: string; input: unknown }[], text: string | null = null, usage?: FakeUsage): FakeAnthropicReply => ({
+    kind: 'tool-use',
+    calls,
+    text,
+    usage,
+  }),
 };
 
 export type FakeAnthropic = ScriptedLlmServer<FakeAnthropicReply>;
@@ -62,7 +72,11 @@ function render(reply: FakeAnthropicReply, request: RecordedRequest, index: numb
       const block = forcedTool
         ? { type: 'tool_use', id: `toolu_fake${index}`, name: forcedTool, input: reply.value }
         : { type: 'text', text: JSON.stringify(reply.value), citations: null };
-      return { status: 200, headers: { 'request-id': `req_fake${index}` }, body: message(index, model, [block], forcedTool ? reply.stopReason : 'end_turn', reply.usage) };
+      return {
+        status: 200,
+        headers: { 'request-id': `req_fake${index}` },
+        body: message(index, model, [block], forcedTool ? reply.stopReason : 'end_turn', reply.usage),
+      };
     }
     case 'tool-use': {
       const offered = ((request.body as { tools?: unknown[] }).tools ?? []).length;
@@ -74,7 +88,11 @@ function render(reply: FakeAnthropicReply, request: RecordedRequest, index: numb
       return { status: 200, headers: { 'request-id': `req_fake${index}` }, body: message(index, model, blocks, 'tool_use', reply.usage) };
     }
     case 'text':
-      return { status: 200, headers: { 'request-id': `req_fake${index}` }, body: message(index, model, [{ type: 'text', text: reply.text, citations: null }], reply.stopReason, reply.usage) };
+      return {
+        status: 200,
+        headers: { 'request-id': `req_fake${index}` },
+        body: message(index, model, [{ type: 'text', text: reply.text, citations: null }], reply.stopReason, reply.usage),
+      };
     case 'status':
       return {
         status: reply.status,
@@ -107,6 +125,12 @@ function message(index: number, model: string, content: object[], stopReason: st
     content,
     stop_reason: stopReason,
     stop_sequence: null,
-    usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, service_tier: 'standard' },
+    usage: {
+      input_tokens: usage.inputTokens,
+      output_tokens: usage.outputTokens,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      service_tier: 'standard',
+    },
   };
 }

@@ -93,7 +93,10 @@ export function createFakeGithubApp(options: FakeGithubAppOptions) {
 
   const covers = (installation: FakeInstallation, fullName: string) => {
     const [owner = '', name = ''] = fullName.toLowerCase().split('/');
-    return installation.account.toLowerCase() === owner && (installation.repositories === 'all' || installation.repositories.some((repo) => repo.toLowerCase() === name));
+    return (
+      installation.account.toLowerCase() === owner &&
+      (installation.repositories === 'all' || installation.repositories.some((repo) => repo.toLowerCase() === name))
+    );
   };
   const installationJson = (installation: FakeInstallation) => ({
     id: installation.id,
@@ -123,7 +126,11 @@ export function createFakeGithubApp(options: FakeGithubAppOptions) {
     }
     const installation = state.installations.find((candidate) => candidate.id === Number(mint![1]));
     if (!installation) return notFound;
-    const issued = { token: `ghs_${randomBytes(27).toString('base64url').replace(/[-_]/g, 'x')}`, installationId: installation.id, expiresAt: Date.now() + state.tokenTtlMs };
+    const issued = {
+      token: `ghs_${randomBytes(27).toString('base64url').replace(/[-_]/g, 'x')}`,
+      installationId: installation.id,
+      expiresAt: Date.now() + state.tokenTtlMs,
+    };
     state.tokens.push(issued);
     return { status: 201, body: { token: issued.token, expires_at: new Date(issued.expiresAt).toISOString(), ...installationJson(installation) } };
   }

@@ -1,5 +1,14 @@
 /** How the fake GitHub renders its objects: the fields octokit callers read, named as the REST API names them. */
-import { FAKE_GITHUB_WEB, webUrl, type FakeComment, type FakeIssue, type FakePull, type FakeRelease, type FakeRepo, type FakeRun } from './github-server-state.ts';
+import {
+  FAKE_GITHUB_WEB,
+  webUrl,
+  type FakeComment,
+  type FakeIssue,
+  type FakePull,
+  type FakeRelease,
+  type FakeRepo,
+  type FakeRun,
+} from './github-server-state.ts';
 
 export function repoJson(repo: FakeRepo) {
   return {

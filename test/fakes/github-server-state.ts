@@ -95,7 +95,14 @@ export interface FakeRepo {
   checkRuns: Map<string, { name: string; status: string; conclusion: string | null }[]>;
   statuses: Map<string, { context: string; state: 'success' | 'failure' | 'error' | 'pending' }[]>;
   /** Compare results keyed `base...head`. */
-  comparisons: Map<string, { commits: { sha: string; message: string; author: string }[]; files: { filename: string; status: string; additions: number; deletions: number }[]; behindBy?: number }>;
+  comparisons: Map<
+    string,
+    {
+      commits: { sha: string; message: string; author: string }[];
+      files: { filename: string; status: string; additions: number; deletions: number }[];
+      behindBy?: number;
+    }
+  >;
 }
 
 let nextId = 1000;

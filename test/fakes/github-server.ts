@@ -135,7 +135,10 @@ export async function startFakeGithub(options: { pathPrefix?: string; app?: Fake
   function answerFor(method: string, url: URL, body: Record<string, unknown>, sees?: (fullName: string) => boolean): RouteAnswer {
     if (method === 'GET' && url.pathname === '/search/issues') {
       const items = searchIssues(repos, url.searchParams.get('q') ?? '', sees);
-      return { status: 200, body: { total_count: items.length, incomplete_results: false, items: items.slice(0, Number(url.searchParams.get('per_page') ?? 30)) } };
+      return {
+        status: 200,
+        body: { total_count: items.length, incomplete_results: false, items: items.slice(0, Number(url.searchParams.get('per_page') ?? 30)) },
+      };
     }
     const match = /^\/repos\/([^/]+)\/([^/]+)(.*)$/.exec(url.pathname);
     const repo = match ? repos.get(`${match[1]}/${match[2]}`) : undefined;
@@ -158,7 +161,18 @@ export async function startFakeGithub(options: { pathPrefix?: string; app?: Fake
   function addIssue(fullName: string, partial: Partial<FakeIssue> & { title: string }): FakeIssue {
     const repo = repoOf(fullName);
     const at = nowIso();
-    const issue: FakeIssue = { number: nextIssueNumber(repo), body: null, state: 'open', labels: [], assignees: [], author: 'octocat', isPull: false, createdAt: at, updatedAt: at, ...partial };
+    const issue: FakeIssue = {
+      number: nextIssueNumber(repo),
+      body: null,
+      state: 'open',
+      labels: [],
+      assignees: [],
+      author: 'octocat',
+      isPull: false,
+      createdAt: at,
+      updatedAt: at,
+      ...partial,
+    };
     repo.issues.push(issue);
     return issue;
   }
@@ -176,12 +190,30 @@ export async function startFakeGithub(options: { pathPrefix?: string; app?: Fake
     addPull(fullName, partial) {
       const repo = repoOf(fullName);
       const issue = addIssue(fullName, { title: partial.title, isPull: true, ...(partial.number ? { number: partial.number } : {}) });
-      const pull: FakePull = { base: repo.defaultBranch, headSha: `sha${issue.number}`, draft: false, mergeable: true, mergeableState: 'clean', merged: false, mergeCommitSha: null, ...partial, number: issue.number };
+      const pull: FakePull = {
+        base: repo.defaultBranch,
+        headSha: `sha${issue.number}`,
+        draft: false,
+        mergeable: true,
+        mergeableState: 'clean',
+        merged: false,
+        mergeCommitSha: null,
+        ...partial,
+        number: issue.number,
+      };
       repo.pulls.set(issue.number, pull);
       return pull;
     },
     addWorkflow(fullName, partial) {
-      const workflow: FakeWorkflow = { id: newId(), name: partial.path.replace(/^.*\//, ''), conclusion: 'success', pollsPerPhase: 1, returnRunDetails: false, listLag: 0, ...partial };
+      const workflow: FakeWorkflow = {
+        id: newId(),
+        name: partial.path.replace(/^.*\//, ''),
+        conclusion: 'success',
+        pollsPerPhase: 1,
+        returnRunDetails: false,
+        listLag: 0,
+        ...partial,
+      };
       repoOf(fullName).workflows.push(workflow);
       return workflow;
     },

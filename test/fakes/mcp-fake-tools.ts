@@ -10,7 +10,12 @@ export const FAKE_MCP_TOOLS = [
   {
     name: 'get_status',
     description: 'Status of a service',
-    inputSchema: { type: 'object', properties: { service: { type: 'string' }, verbose: { type: 'boolean' } }, required: ['service'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { service: { type: 'string' }, verbose: { type: 'boolean' } },
+      required: ['service'],
+      additionalProperties: false,
+    },
   },
   { name: 'echo', description: 'Echo text back', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
   { name: 'fail', description: 'Always fails', inputSchema: { type: 'object', properties: {} } },

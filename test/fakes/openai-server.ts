@@ -73,12 +73,21 @@ function render(reply: FakeOpenAiReply, request: RecordedRequest, index: number)
       return {
         status: reply.status,
         headers: { 'x-request-id': `req_fake_${index}`, ...reply.headers },
-        body: { error: { message: reply.message ?? `fake OpenAI: scripted ${reply.status}`, type: reply.status === 429 ? 'rate_limit_exceeded' : 'server_error', param: null, code: null } },
+        body: {
+          error: {
+            message: reply.message ?? `fake OpenAI: scripted ${reply.status}`,
+            type: reply.status === 429 ? 'rate_limit_exceeded' : 'server_error',
+            param: null,
+            code: null,
+          },
+        },
       };
     case 'garbage':
       return { status: 200, headers: { 'content-type': reply.contentType ?? 'application/json' }, body: reply.body };
     case 'stall': {
-      const then = reply.then ? render(reply.then, request, index) : { status: 200, body: completion(index, model, { role: 'assistant', content: '{}', refusal: null }, 'stop') };
+      const then = reply.then
+        ? render(reply.then, request, index)
+        : { status: 200, body: completion(index, model, { role: 'assistant', content: '{}', refusal: null }, 'stop') };
       return 'problem' in then ? then : { ...then, delayMs: reply.ms };
     }
     case 'tool-calls': {
@@ -89,7 +98,10 @@ function render(reply: FakeOpenAiReply, request: RecordedRequest, index: number)
         type: 'function',
         function: { name: call.name, arguments: call.rawArguments ?? JSON.stringify(call.args ?? {}) },
       }));
-      return { status: 200, body: completion(index, model, { role: 'assistant', content: reply.content, refusal: null, tool_calls: toolCalls }, 'tool_calls', reply.usage) };
+      return {
+        status: 200,
+        body: completion(index, model, { role: 'assistant', content: reply.content, refusal: null, tool_calls: toolCalls }, 'tool_calls', reply.usage),
+      };
     }
     case 'reject-json-schema':
       if (body.response_format?.type !== 'json_schema') {
@@ -97,7 +109,14 @@ function render(reply: FakeOpenAiReply, request: RecordedRequest, index: number)
       }
       return {
         status: 400,
-        body: { error: { message: "'response_format.type' must be 'text' or 'json_object'; 'json_schema' is not supported", type: 'invalid_request_error', param: 'response_format', code: null } },
+        body: {
+          error: {
+            message: "'response_format.type' must be 'text' or 'json_object'; 'json_schema' is not supported",
+            type: 'invalid_request_error',
+            param: 'response_format',
+            code: null,
+          },
+        },
       };
   }
 }

@@ -65,7 +65,8 @@ export async function startScriptedLlmServer<Reply>(options: ScriptedLlmServerOp
         res.writeHead(status, { 'content-type': 'application/json', 'x-should-retry': 'false' });
         res.end(JSON.stringify(options.errorBody(`${options.name}: ${problem}`)));
       };
-      if (request.method !== 'POST' || path !== `${options.basePath}${options.endpoint}`) return fail(404, `no such endpoint (expected POST ${options.basePath}${options.endpoint})`);
+      if (request.method !== 'POST' || path !== `${options.basePath}${options.endpoint}`)
+        return fail(404, `no such endpoint (expected POST ${options.basePath}${options.endpoint})`);
       const authProblem = options.checkAuth(req.headers);
       if (authProblem) return fail(401, authProblem);
       const reply = queue.shift();

@@ -62,7 +62,13 @@ export function runbookPlan(task: string): Plan | undefined {
   const undo = { id: 'r1', title: 'Undo the change', tool: 'undo_thing', args: { target: 'alpha' }, undoes: 's2' };
   const undoCheck = { id: 'r0', title: 'Note the check', tool: 'undo_thing', args: { target: 'check' }, undoes: 's1' };
   if (task.includes('safe change')) return { ...base, goal: 'Change alpha safely', steps: [check, change], rollback: [undo] };
-  if (task.includes('destroy')) return { ...base, goal: 'Drop alpha', steps: [check, { id: 's2', title: 'Drop the thing', tool: 'drop_thing', args: { target: 'alpha' }, dependsOn: ['s1'] }], rollback: [] };
+  if (task.includes('destroy'))
+    return {
+      ...base,
+      goal: 'Drop alpha',
+      steps: [check, { id: 's2', title: 'Drop the thing', tool: 'drop_thing', args: { target: 'alpha' }, dependsOn: ['s1'] }],
+      rollback: [],
+    };
   if (task.includes('ask first')) {
     const ask = { id: 's1', title: 'Ask which one', tool: 'ask_thing', args: { target: 'cluster' }, dependsOn: [] };
     return { ...base, goal: 'Change the chosen thing', steps: [ask, { ...change, args: { target: '{{steps.s1.output.answer}}' } }], rollback: [] };
@@ -132,7 +138,13 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
     : { botToken: BOT_TOKEN, appToken: undefined, signingSecret: SIGNING_SECRET, apiUrl: fake.apiUrl, mode: 'http' as const };
   const config = { slack: slackConfig, port: 0 };
   const client = createSlackClient(config, logger);
-  const surface = new SlackSurface({ client, logger, escalateTo: 'SOPS', boardIntervalMs: 100, onBoardPosted: async (runId, ts) => void (await store.updateRun(runId, { boardRef: ts })) });
+  const surface = new SlackSurface({
+    client,
+    logger,
+    escalateTo: 'SOPS',
+    boardIntervalMs: 100,
+    onBoardPosted: async (runId, ts) => void (await store.updateRun(runId, { boardRef: ts })),
+  });
   const tools = new ToolBench();
   const planner = new QueuedPlanner();
   const approvers = createSlackApproverDirectory({ client, approvers: APPROVERS, logger });
@@ -152,13 +164,29 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
     },
     logger,
     owner: 'test-replica',
-    runbooks: options.runbooks ?? { match: (task) => { const plan = runbookPlan(task); return plan ? { name: 'test-runbook', plan } : undefined; } },
+    runbooks: options.runbooks ?? {
+      match: (task) => {
+        const plan = runbookPlan(task);
+        return plan ? { name: 'test-runbook', plan } : undefined;
+      },
+    },
   });
   const schedules = options.schedules?.({ agent, client });
-  const slack = createSlackApp({ config, agent, runs: store, logger, approvers, ...(options.feedback ? { feedback: options.feedback } : {}), ...(schedules ? { schedules } : {}), ...(options.runbooks ? { runbooks: options.runbooks } : {}) });
+  const slack = createSlackApp({
+    config,
+    agent,
+    runs: store,
+    logger,
+    approvers,
+    ...(options.feedback ? { feedback: options.feedback } : {}),
+    ...(schedules ? { schedules } : {}),
+    ...(options.runbooks ? { runbooks: options.runbooks } : {}),
+  });
   const { port } = await slack.start(0);
   if (socket) await socket.waitForConnections(1);
-  const driver = socket ? new SlackDriver({ signingSecret: SIGNING_SECRET, fake, transport: socket }) : new SlackDriver({ eventsUrl: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET, fake });
+  const driver = socket
+    ? new SlackDriver({ signingSecret: SIGNING_SECRET, fake, transport: socket })
+    : new SlackDriver({ eventsUrl: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET, fake });
   const thread = (ts: string) => fake.model.thread('C1', ts).filter((m) => m.ts !== ts);
   return {
     fake,

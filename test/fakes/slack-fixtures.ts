@@ -47,7 +47,18 @@ export function risksOf(plan: Plan): Record<string, Risk> {
 }
 
 export function makeProposal(plan: Plan, overrides: Partial<ProposedPlan> = {}): ProposedPlan {
-  return { run: makeRun(), version: 1, plan, authorKind: 'planner', authorId: 'openai:gpt-4o', risks: risksOf(plan), diff: null, reason: null, autoApproved: false, ...overrides };
+  return {
+    run: makeRun(),
+    version: 1,
+    plan,
+    authorKind: 'planner',
+    authorId: 'openai:gpt-4o',
+    risks: risksOf(plan),
+    diff: null,
+    reason: null,
+    autoApproved: false,
+    ...overrides,
+  };
 }
 
 export function makeBoard(plan: Plan, overrides: Partial<BoardState> = {}): BoardState {

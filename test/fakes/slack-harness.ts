@@ -82,7 +82,12 @@ export class MemoryRunQueries implements RunQueries {
   }
   async listRuns(filter: Parameters<RunQueries['listRuns']>[0]) {
     return this.runs
-      .filter((run) => (!filter.requester || run.requester === filter.requester) && (!filter.channel || run.conversation.channel === filter.channel) && (!filter.statuses || filter.statuses.includes(run.status)))
+      .filter(
+        (run) =>
+          (!filter.requester || run.requester === filter.requester) &&
+          (!filter.channel || run.conversation.channel === filter.channel) &&
+          (!filter.statuses || filter.statuses.includes(run.status)),
+      )
       .slice(0, filter.limit);
   }
   async getPlanVersion(runId: string, version: number) {

@@ -70,7 +70,11 @@ export class FakeSocketModeServer implements SlackTransport {
    * with status 0 so a test can say what a person would notice (Slack would redeliver). Like Slack,
    * it holds the envelope while no connection is open (up to 15 s).
    */
-  async deliver(type: EnvelopeType, payload: Record<string, unknown>, options: SendOptions & { envelopeId?: string; timeoutMs?: number } = {}): Promise<DriverResponse> {
+  async deliver(
+    type: EnvelopeType,
+    payload: Record<string, unknown>,
+    options: SendOptions & { envelopeId?: string; timeoutMs?: number } = {},
+  ): Promise<DriverResponse> {
     await this.waitFor(() => this.live() !== undefined, 15_000, 'an open connection to deliver to');
     const socket = this.live()!;
     const envelopeId = options.envelopeId ?? randomUUID();
@@ -106,7 +110,14 @@ export class FakeSocketModeServer implements SlackTransport {
   private accept(socket: WebSocket): void {
     this.connections.push(socket);
     socket.on('message', (data) => this.onMessage(String(data)));
-    socket.send(JSON.stringify({ type: 'hello', num_connections: this.openConnections, debug_info: { host: 'fake-socket-mode', approximate_connection_time: 18060 }, connection_info: { app_id: 'A1' } }));
+    socket.send(
+      JSON.stringify({
+        type: 'hello',
+        num_connections: this.openConnections,
+        debug_info: { host: 'fake-socket-mode', approximate_connection_time: 18060 },
+        connection_info: { app_id: 'A1' },
+      }),
+    );
   }
 
   private onMessage(text: string): void {

@@ -27,7 +27,11 @@ describe('fake LLM servers', () => {
     const fake = await startFakeAnthropic();
     fake.enqueue(anthropicReply.json(triage));
     const post = (headers: Record<string, string>) =>
-      fetch(`${fake.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ model: 'claude-haiku-4-5', messages: [] }) });
+      fetch(`${fake.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ model: 'claude-haiku-4-5', messages: [] }),
+      });
 
     const withKey = await post({ 'x-api-key': 'sk-ant-test-000000000000' });
     const without = await post({});

@@ -70,7 +70,15 @@ describe('LlmClient', () => {
     expect(planned.costUsd).toBeCloseTo(0.0045, 10); // 1000 × $2.50/M + 200 × $10/M
     expect(usage).toEqual([
       { runId: 'run-7', role: 'planner', provider: 'openai', model: 'gpt-4o', inputTokens: 1000, outputTokens: 200, costUsd: expect.closeTo(0.0045, 10) },
-      { runId: 'run-7', role: 'evaluator', provider: 'anthropic', model: 'claude-haiku-4-5', inputTokens: 2000, outputTokens: 300, costUsd: expect.closeTo(0.0035, 10) },
+      {
+        runId: 'run-7',
+        role: 'evaluator',
+        provider: 'anthropic',
+        model: 'claude-haiku-4-5',
+        inputTokens: 2000,
+        outputTokens: 300,
+        costUsd: expect.closeTo(0.0035, 10),
+      },
       { runId: null, role: 'planner', provider: 'openai', model: 'gpt-4o', inputTokens: 10, outputTokens: 5, costUsd: expect.closeTo(0.000075, 10) },
     ]);
   });
@@ -78,7 +86,10 @@ describe('LlmClient', () => {
   it('prices a model from TANDEM_MODEL_PRICES, and an unknown local model at 0', async () => {
     const prices = JSON.stringify({ 'openai:gpt-4o': { input: 1, output: 1 } });
     const priced = clientFor(env({ PLANNER_MODEL: 'openai:gpt-4o', EXECUTOR_MODEL: 'openai:qwen2.5:7b', TANDEM_MODEL_PRICES: prices }));
-    openai.enqueue(openAiReply.json(triage, { inputTokens: 500_000, outputTokens: 500_000 }), openAiReply.json(triage, { inputTokens: 9000, outputTokens: 900 }));
+    openai.enqueue(
+      openAiReply.json(triage, { inputTokens: 500_000, outputTokens: 500_000 }),
+      openAiReply.json(triage, { inputTokens: 9000, outputTokens: 900 }),
+    );
 
     expect((await priced.client.generate(triageRequest())).costUsd).toBeCloseTo(1, 10);
     expect((await priced.client.generate(triageRequest({ role: 'executor' }))).costUsd).toBe(0);

@@ -28,7 +28,11 @@ describe('OpenAI adapter against a Chat Completions server', () => {
 
     expect(response.value).toEqual(triage);
     expect(response).toMatchObject({ provider: 'openai', model: 'gpt-4o', usage: { inputTokens: 1000, outputTokens: 200 } });
-    const body = fake.requests[0]!.body as { model: string; messages: unknown[]; response_format: { type: string; json_schema: { name: string; strict: boolean; schema: { required: string[] } } } };
+    const body = fake.requests[0]!.body as {
+      model: string;
+      messages: unknown[];
+      response_format: { type: string; json_schema: { name: string; strict: boolean; schema: { required: string[] } } };
+    };
     expect(body.model).toBe('gpt-4o');
     expect(body.messages[0]).toEqual({ role: 'system', content: 'You plan chat-ops tasks.' });
     expect(body.response_format.type).toBe('json_schema');
@@ -83,7 +87,11 @@ describe('OpenAI adapter against a Chat Completions server', () => {
 
   it('fails a 500 storm as unavailable after the configured retries, saying what happened', async () => {
     const { client } = clientFor(env(), { maxRetries: 2 });
-    fake.enqueue(openAiReply.status(500, { 'retry-after-ms': '10' }), openAiReply.status(502, { 'retry-after-ms': '10' }), openAiReply.status(503, { 'retry-after-ms': '10' }));
+    fake.enqueue(
+      openAiReply.status(500, { 'retry-after-ms': '10' }),
+      openAiReply.status(502, { 'retry-after-ms': '10' }),
+      openAiReply.status(503, { 'retry-after-ms': '10' }),
+    );
 
     const error = await llmErrorOf(client.generate(triageRequest()));
 

@@ -35,7 +35,16 @@ const turn = (overrides: Partial<LlmToolRequest> = {}): LlmToolRequest => ({
 describe('tool-loop turns', () => {
   it('OpenAI: offers the tools, returns the calls (args as sent when they are not JSON), records usage once, and never sends the key in a prompt', async () => {
     const { client, usage } = clientFor(env('openai:gpt-4o'));
-    openai.enqueue(openAiReply.toolCalls([{ name: 'get_run', args: { runId: 41 } }, { name: 'get_run', rawArguments: '{runId: 41' }], null, { inputTokens: 500, outputTokens: 40 }));
+    openai.enqueue(
+      openAiReply.toolCalls(
+        [
+          { name: 'get_run', args: { runId: 41 } },
+          { name: 'get_run', rawArguments: '{runId: 41' },
+        ],
+        null,
+        { inputTokens: 500, outputTokens: 40 },
+      ),
+    );
 
     const response = await client.converse!(turn());
 
@@ -43,7 +52,9 @@ describe('tool-loop turns', () => {
       { id: 'call_fake1_1', name: 'get_run', args: { runId: 41 } },
       { id: 'call_fake1_2', name: 'get_run', args: '{runId: 41' },
     ]);
-    expect(usage).toEqual([{ runId: 'run-9', role: 'executor', provider: 'openai', model: 'gpt-4o', inputTokens: 500, outputTokens: 40, costUsd: expect.closeTo(0.00165, 8) }]);
+    expect(usage).toEqual([
+      { runId: 'run-9', role: 'executor', provider: 'openai', model: 'gpt-4o', inputTokens: 500, outputTokens: 40, costUsd: expect.closeTo(0.00165, 8) },
+    ]);
     const body = openai.requests[0]!.body as { tools: { type: string; function: { name: string } }[]; tool_choice: string };
     expect(body.tools).toEqual([{ type: 'function', function: expect.objectContaining({ name: 'get_run' }) }]);
     expect(body.tool_choice).toBe('auto');

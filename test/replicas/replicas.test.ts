@@ -77,7 +77,13 @@ describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL databa
   let store: RunStore;
   const replicas: Replica[] = [];
   const replica = async (owner: string, outside: World, options: { hang?: Parameters<typeof toolsFor>[2]; settings?: Partial<typeof FAST> } = {}) => {
-    const started = await startReplica({ url: database.url!, owner, tools: toolsFor(outside, owner, options.hang), plan, replicas: { ...FAST, ...options.settings } });
+    const started = await startReplica({
+      url: database.url!,
+      owner,
+      tools: toolsFor(outside, owner, options.hang),
+      plan,
+      replicas: { ...FAST, ...options.settings },
+    });
     replicas.push(started);
     await started.agent.resume();
     return started;
@@ -107,16 +113,25 @@ describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL databa
           await approver.approve(run.id);
         } else {
           // The same click reaches both replicas (a Slack retry on another instance): one decision counts.
-          const decisions = await Promise.all([approver, other].map((r) => r.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })));
-          expect(decisions.filter((d) => d.ok), JSON.stringify(decisions)).toHaveLength(1);
+          const decisions = await Promise.all(
+            [approver, other].map((r) => r.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })),
+          );
+          expect(
+            decisions.filter((d) => d.ok),
+            JSON.stringify(decisions),
+          ).toHaveLength(1);
         }
         return run.id;
       }),
     );
-    await until(async () => (await Promise.all(runIds.map(statusOf))).every((status) => status === 'succeeded'), 'every run to succeed').catch(async (error: Error) => {
-      const stuck = await Promise.all(runIds.map(async (runId) => ({ runId, status: await statusOf(runId), events: (await store.listEvents(runId)).map((e) => e.type).join(',') })));
-      throw new Error(`${error.message}: ${JSON.stringify(stuck.filter((run) => run.status !== 'succeeded'))}`);
-    });
+    await until(async () => (await Promise.all(runIds.map(statusOf))).every((status) => status === 'succeeded'), 'every run to succeed').catch(
+      async (error: Error) => {
+        const stuck = await Promise.all(
+          runIds.map(async (runId) => ({ runId, status: await statusOf(runId), events: (await store.listEvents(runId)).map((e) => e.type).join(',') })),
+        );
+        throw new Error(`${error.message}: ${JSON.stringify(stuck.filter((run) => run.status !== 'succeeded'))}`);
+      },
+    );
     await Promise.all([a.agent.idle(), b.agent.idle()]);
 
     for (const runId of runIds) {
@@ -136,17 +151,30 @@ describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL databa
     // replaced v1 under both clicks of a double click.
     const outside = world();
     let claimDelayMs = FAST.leaseMs * 2;
-    const a = await startReplica({ url: database.url!, owner: 'replica-a', plan, tools: toolsFor(outside, 'replica-a'), replicas: FAST, slow: { claimRunLease: () => claimDelayMs } });
+    const a = await startReplica({
+      url: database.url!,
+      owner: 'replica-a',
+      plan,
+      tools: toolsFor(outside, 'replica-a'),
+      replicas: FAST,
+      slow: { claimRunLease: () => claimDelayMs },
+    });
     replicas.push(a);
     const b = await replica('replica-b', outside);
     const run = await a.agent.startRun({ task: 'make it', requester: 'UREQ', conversation: { channel: 'C1', threadTs: 'late-claim' }, origin: 'mention' });
     claimDelayMs = 0;
     await until(async () => (await statusOf(run.id)) === 'awaiting-approval', 'the plan');
     await Promise.all([a.agent.idle(), b.agent.idle()]);
-    expect((await store.listPlanVersions(run.id)).map((v) => v.version), JSON.stringify((await store.listEvents(run.id)).map((e) => [e.type, e.data]))).toEqual([1]);
+    expect(
+      (await store.listPlanVersions(run.id)).map((v) => v.version),
+      JSON.stringify((await store.listEvents(run.id)).map((e) => [e.type, e.data])),
+    ).toEqual([1]);
     expect((await store.listEvents(run.id)).map((e) => e.type)).toContain('run-adopted');
     const decisions = await Promise.all([a, b].map((r) => r.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })));
-    expect(decisions.filter((d) => d.ok), JSON.stringify(decisions)).toHaveLength(1);
+    expect(
+      decisions.filter((d) => d.ok),
+      JSON.stringify(decisions),
+    ).toHaveLength(1);
     await until(async () => (await statusOf(run.id)) === 'succeeded', 'the run to succeed');
     expect(await auditViolations(store, toolsFor(outside, 'audit'))).toEqual([]);
   });
@@ -200,7 +228,11 @@ describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL databa
       plan,
       replicas: { ...FAST, ...slow.settings },
       tools: [
-        fakeTool({ name: 'read_thing', risk: 'read', run: async (args, ctx) => (outside.count(ctx, 'replica-a'), await gate, { status: 'ok', output: { key: args.key } }) }),
+        fakeTool({
+          name: 'read_thing',
+          risk: 'read',
+          run: async (args, ctx) => (outside.count(ctx, 'replica-a'), await gate, { status: 'ok', output: { key: args.key } }),
+        }),
         ...toolsFor(outside, 'replica-a').slice(1),
       ],
     });
@@ -214,7 +246,13 @@ describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL databa
     openGate(); // the running step finishes and is recorded during the drain
     await closing;
     await until(async () => (await statusOf(run.id)) === 'succeeded', 'replica B to adopt and finish the run', 10_000).catch(async (error: Error) => {
-      const facts = { status: await statusOf(run.id), events: (await store.listEvents(run.id)).map((e) => e.type), steps: (await store.listSteps(run.id)).map((s) => `${s.stepId}:${s.status}:${s.leaseOwner}`), bErrors: b.errors, aErrors: a.errors };
+      const facts = {
+        status: await statusOf(run.id),
+        events: (await store.listEvents(run.id)).map((e) => e.type),
+        steps: (await store.listSteps(run.id)).map((s) => `${s.stepId}:${s.status}:${s.leaseOwner}`),
+        bErrors: b.errors,
+        aErrors: a.errors,
+      };
       throw new Error(`${error.message}: ${JSON.stringify(facts)}`);
     });
     expect(outside.calls.get(`${run.id}/s1`)).toEqual(['replica-a']);
@@ -236,15 +274,29 @@ describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL databa
       ],
     };
     const toolsOf = (owner: string) => [
-      fakeTool({ name: 'ask_human', risk: 'read', input: z.object({ question: z.string() }), run: (args) => ({ status: 'pause', question: String(args.question) }) }),
-      fakeTool({ name: 'read_thing', risk: 'read', run: async (args, ctx) => (outside.count(ctx, owner), args.key === 'slow' && (await gate), { status: 'ok', output: { key: args.key } }) }),
+      fakeTool({
+        name: 'ask_human',
+        risk: 'read',
+        input: z.object({ question: z.string() }),
+        run: (args) => ({ status: 'pause', question: String(args.question) }),
+      }),
+      fakeTool({
+        name: 'read_thing',
+        risk: 'read',
+        run: async (args, ctx) => (outside.count(ctx, owner), args.key === 'slow' && (await gate), { status: 'ok', output: { key: args.key } }),
+      }),
     ];
-    const [a, b] = await Promise.all(['replica-a', 'replica-b'].map((owner) => startReplica({ url: database.url!, owner, plan: askPlan, tools: toolsOf(owner), replicas: FAST })));
+    const [a, b] = await Promise.all(
+      ['replica-a', 'replica-b'].map((owner) => startReplica({ url: database.url!, owner, plan: askPlan, tools: toolsOf(owner), replicas: FAST })),
+    );
     replicas.push(a!, b!);
     await Promise.all([a!.agent.resume(), b!.agent.resume()]);
     const run = await a!.propose();
     await a!.approve(run.id);
-    await until(async () => outside.calls.has(`${run.id}/s1`) && (await store.listSteps(run.id)).some((s) => s.stepId === 'q1' && s.status === 'waiting'), 'q1 to wait while s1 runs');
+    await until(
+      async () => outside.calls.has(`${run.id}/s1`) && (await store.listSteps(run.id)).some((s) => s.stepId === 'q1' && s.status === 'waiting'),
+      'q1 to wait while s1 runs',
+    );
 
     expect(await b!.agent.followUp({ conversation: run.conversation, userId: 'UANS', text: 'the blue one' })).toBe('answered');
     // A still drives (s1 is running there) and picks the answer up from the store.
@@ -260,7 +312,14 @@ describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL databa
     const outside = world();
     let asked = 0;
     const stuckModel = { has: () => true, generate: () => (asked++, new Promise<never>(() => undefined)) };
-    const a = await startReplica({ url: database.url!, owner: 'replica-a', plan: null, llm: stuckModel, tools: toolsFor(outside, 'replica-a'), replicas: FAST });
+    const a = await startReplica({
+      url: database.url!,
+      owner: 'replica-a',
+      plan: null,
+      llm: stuckModel,
+      tools: toolsFor(outside, 'replica-a'),
+      replicas: FAST,
+    });
     const llmB = new ScriptedLlm().on('planner', plannerAnswer({ goal: 'Make it', steps: [{ id: 's1', tool: 'create_thing', args: { title: 'x' } }] }));
     const b = await startReplica({ url: database.url!, owner: 'replica-b', plan: null, llm: llmB, tools: toolsFor(outside, 'replica-b'), replicas: FAST });
     replicas.push(a, b);

@@ -17,7 +17,13 @@ describe('GitHub API errors in /metrics', () => {
     const client = createGithubClient({ token: 'test-token', apiUrl: github.url, production: false });
     countGithubErrors(client, metrics);
     await expect(client.rest.repos.get({ owner: 'acme', repo: 'missing' })).rejects.toMatchObject({ status: 404 });
-    github.fault({ method: 'GET', path: /^\/repos\/acme\/api$/, status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0' }, body: { message: 'API rate limit exceeded' } });
+    github.fault({
+      method: 'GET',
+      path: /^\/repos\/acme\/api$/,
+      status: 403,
+      headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0' },
+      body: { message: 'API rate limit exceeded' },
+    });
     await expect(client.rest.repos.get({ owner: 'acme', repo: 'api' })).rejects.toMatchObject({ status: 403 });
     expect((await client.rest.repos.get({ owner: 'acme', repo: 'api' })).status).toBe(200);
     const text = await metrics.registry.metrics();

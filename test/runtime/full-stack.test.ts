@@ -64,7 +64,13 @@ describe('Tandem end to end with Slack, OpenAI and GitHub fakes', () => {
           confidence: 0.9,
           steps: [
             { id: 's1', title: 'Read acme/api', tool: 'github_get_repo', args: { repo: 'acme/api' }, dependsOn: [] },
-            { id: 's2', title: 'File the tracking issue', tool: 'github_create_issue', args: { repo: 'acme/api', title: 'Release v2.4.0', body: 'Tracking the release of {{steps.s1.output.url}}' }, dependsOn: ['s1'] },
+            {
+              id: 's2',
+              title: 'File the tracking issue',
+              tool: 'github_create_issue',
+              args: { repo: 'acme/api', title: 'Release v2.4.0', body: 'Tracking the release of {{steps.s1.output.url}}' },
+              dependsOn: ['s1'],
+            },
           ],
           rollback: [],
         },
@@ -87,7 +93,11 @@ describe('Tandem end to end with Slack, OpenAI and GitHub fakes', () => {
     await driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'U2');
     const thread = () => slack.model.thread('C1', plan.threadTs ?? plan.ts);
     await slack.waitUntil(() => thread().some((m) => /^Succeeded: /.test(m.text ?? '')), 20_000, 'the board to end succeeded');
-    await slack.waitUntil(() => thread().some((m) => /issues\/1/.test(JSON.stringify(m.blocks ?? '')) && /Done/.test(JSON.stringify(m.blocks ?? ''))), 20_000, 'the summary');
+    await slack.waitUntil(
+      () => thread().some((m) => /issues\/1/.test(JSON.stringify(m.blocks ?? '')) && /Done/.test(JSON.stringify(m.blocks ?? ''))),
+      20_000,
+      'the summary',
+    );
 
     const [issue] = github.repos.get('acme/api')!.issues;
     expect(issue?.title).toBe('Release v2.4.0');

@@ -23,8 +23,17 @@ describe('runbooks saved on one replica reach the others', () => {
     const peer = await createRunbookCatalog({ db: db.database.db, dir, logger });
     const stop = refreshRunbooksPeriodically(peer, logger, 20);
     try {
-      const run = await db.store.createRun({ task: 'restart billing', requester: 'U1', conversation: { channel: 'C1', threadTs: 'refresh-1' }, origin: 'mention' });
-      const plan = PlanSchema.parse({ goal: 'Restart billing', confidence: 0.9, steps: [{ id: 's1', title: 'Restart billing', tool: 'http_check', args: { url: 'https://billing.test' } }] });
+      const run = await db.store.createRun({
+        task: 'restart billing',
+        requester: 'U1',
+        conversation: { channel: 'C1', threadTs: 'refresh-1' },
+        origin: 'mention',
+      });
+      const plan = PlanSchema.parse({
+        goal: 'Restart billing',
+        confidence: 0.9,
+        steps: [{ id: 's1', title: 'Restart billing', tool: 'http_check', args: { url: 'https://billing.test' } }],
+      });
       const version = await db.store.addPlanVersion({ runId: run.id, plan, authorKind: 'planner', authorId: 'fake', parentVersion: null, reason: null });
       await db.store.updateRun(run.id, { currentPlanVersion: version.version, status: 'succeeded', finishedAt: new Date() });
       expect(peer.match('restart payments')).toBeUndefined();

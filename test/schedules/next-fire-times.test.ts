@@ -6,7 +6,7 @@ import { parseSchedule } from '../../src/schedules/parse-schedule.ts';
 const iso = (dates: Date[]) => dates.map((date) => date.toISOString());
 
 describe('nextFireTimes', () => {
-  it('gives the next three weekday mornings in the requester\'s zone, across the end of daylight saving time', () => {
+  it("gives the next three weekday mornings in the requester's zone, across the end of daylight saving time", () => {
     const parsed = parseSchedule('every weekday at 09:00 triage open PRs in acme/api');
     if (!parsed.ok) throw new Error(parsed.error);
     // Friday 30 Oct 2026, noon in New York; clocks go back on Sunday 1 Nov.
@@ -27,15 +27,29 @@ describe('nextFireTimes', () => {
   });
 
   it('agrees with node-cron around daylight-saving changes: no 02:30 on the spring-forward night, one 01:30 on the fall-back night', () => {
-    expect(iso(nextFireTimes('30 2 * * *', 'America/New_York', new Date('2026-03-07T12:00:00Z'), 2))).toEqual(['2026-03-09T06:30:00.000Z', '2026-03-10T06:30:00.000Z']);
+    expect(iso(nextFireTimes('30 2 * * *', 'America/New_York', new Date('2026-03-07T12:00:00Z'), 2))).toEqual([
+      '2026-03-09T06:30:00.000Z',
+      '2026-03-10T06:30:00.000Z',
+    ]);
     // 01:30 happens twice on 1 Nov; node-cron fires the first (EDT) one only, so a catch-up must not name the second.
-    expect(iso(nextFireTimes('30 1 * * *', 'America/New_York', new Date('2026-10-31T12:00:00Z'), 2))).toEqual(['2026-11-01T05:30:00.000Z', '2026-11-02T06:30:00.000Z']);
+    expect(iso(nextFireTimes('30 1 * * *', 'America/New_York', new Date('2026-10-31T12:00:00Z'), 2))).toEqual([
+      '2026-11-01T05:30:00.000Z',
+      '2026-11-02T06:30:00.000Z',
+    ]);
     expect(previousFireTime('30 1 * * *', 'America/New_York', new Date('2026-11-01T07:00:00Z'))?.toISOString()).toBe('2026-11-01T05:30:00.000Z');
-    expect(iso(nextFireTimes('*/30 * * * *', 'America/New_York', new Date('2026-11-01T05:10:00Z'), 3))).toEqual(['2026-11-01T05:30:00.000Z', '2026-11-01T07:00:00.000Z', '2026-11-01T07:30:00.000Z']);
+    expect(iso(nextFireTimes('*/30 * * * *', 'America/New_York', new Date('2026-11-01T05:10:00Z'), 3))).toEqual([
+      '2026-11-01T05:30:00.000Z',
+      '2026-11-01T07:00:00.000Z',
+      '2026-11-01T07:30:00.000Z',
+    ]);
   });
 
   it('handles minute steps, monthly dates and another zone', () => {
-    expect(iso(nextFireTimes('*/15 * * * *', 'UTC', new Date('2026-01-01T10:07:00Z'), 3))).toEqual(['2026-01-01T10:15:00.000Z', '2026-01-01T10:30:00.000Z', '2026-01-01T10:45:00.000Z']);
+    expect(iso(nextFireTimes('*/15 * * * *', 'UTC', new Date('2026-01-01T10:07:00Z'), 3))).toEqual([
+      '2026-01-01T10:15:00.000Z',
+      '2026-01-01T10:30:00.000Z',
+      '2026-01-01T10:45:00.000Z',
+    ]);
     const monthly = nextFireTimes('0 8 1 * *', 'Europe/Berlin', new Date('2026-01-15T00:00:00Z'), 3);
     expect(iso(monthly)).toEqual(['2026-02-01T07:00:00.000Z', '2026-03-01T07:00:00.000Z', '2026-04-01T06:00:00.000Z']);
     expect(formatFireTime(monthly[2]!, 'Asia/Kolkata')).toBe('Wed, Apr 1, 2026, 11:30 GMT+5:30');

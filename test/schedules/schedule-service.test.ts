@@ -9,10 +9,15 @@ describe('schedule service', () => {
   });
   afterAll(() => database.destroy());
 
-  it('stores a schedule from a sentence and echoes its cron and next three fire times in the requester\'s zone', async () => {
+  it("stores a schedule from a sentence and echoes its cron and next three fire times in the requester's zone", async () => {
     let changes = 0;
     const service = createScheduleService({ db: database.db, clock: () => new Date('2026-10-30T16:00:00Z'), onChange: async () => void changes++ });
-    const created = await service.create({ text: 'every weekday at 09:00 triage open PRs in acme/api', channel: 'C1', createdBy: 'U1', timeZone: 'America/New_York' });
+    const created = await service.create({
+      text: 'every weekday at 09:00 triage open PRs in acme/api',
+      channel: 'C1',
+      createdBy: 'U1',
+      timeZone: 'America/New_York',
+    });
     if (!created.ok) throw new Error(created.error);
     expect(created.value).toMatchObject({
       cron: '0 9 * * 1-5',
@@ -29,8 +34,14 @@ describe('schedule service', () => {
 
   it('refuses what it cannot schedule, saying why', async () => {
     const service = createScheduleService({ db: database.db });
-    expect(await service.create({ text: 'whenever you like triage', channel: 'C1', createdBy: 'U1', timeZone: 'UTC' })).toEqual({ ok: false, error: expect.stringContaining('every weekday at 09:00 <task>') });
-    expect(await service.create({ text: 'every day at 9am triage', channel: 'C1', createdBy: 'U1', timeZone: 'Mars/Olympus' })).toEqual({ ok: false, error: expect.stringContaining('not a time zone') });
+    expect(await service.create({ text: 'whenever you like triage', channel: 'C1', createdBy: 'U1', timeZone: 'UTC' })).toEqual({
+      ok: false,
+      error: expect.stringContaining('every weekday at 09:00 <task>'),
+    });
+    expect(await service.create({ text: 'every day at 9am triage', channel: 'C1', createdBy: 'U1', timeZone: 'Mars/Olympus' })).toEqual({
+      ok: false,
+      error: expect.stringContaining('not a time zone'),
+    });
     expect(await service.list({ channel: 'C1' })).toEqual([]);
   });
 });

@@ -57,7 +57,13 @@ describe.each(ENGINES)('scheduler on %s', (engine) => {
     await first.start();
     await second.start();
     // Added while both run: each replica sees it on reload (the periodic check, or an explicit call after adding).
-    const schedule = await insertSchedule(database.db, { cron: '* * * * * *', timeZone: 'UTC', task: 'check health of http://127.0.0.1/', channel: 'C1', createdBy: 'U1' });
+    const schedule = await insertSchedule(database.db, {
+      cron: '* * * * * *',
+      timeZone: 'UTC',
+      task: 'check health of http://127.0.0.1/',
+      channel: 'C1',
+      createdBy: 'U1',
+    });
     await first.reload();
     await second.reload();
     await until(() => fired.length >= 3, 'three fires');
@@ -79,7 +85,13 @@ describe.each(ENGINES)('scheduler on %s', (engine) => {
 
   it('catches up only the most recent slot missed while every replica was down, once', async () => {
     // New Year's Day at 09:00 UTC: never due while the test runs, so only catch-up can fire it.
-    const schedule = await insertSchedule(database.db, { cron: '0 9 1 1 *', timeZone: 'UTC', task: 'cut release 2027.1 of acme/api', channel: 'C1', createdBy: 'U1' });
+    const schedule = await insertSchedule(database.db, {
+      cron: '0 9 1 1 *',
+      timeZone: 'UTC',
+      task: 'cut release 2027.1 of acme/api',
+      channel: 'C1',
+      createdBy: 'U1',
+    });
     const now = new Date(schedule.createdAt.getTime() + 3 * 366 * 86_400_000);
     const clock = () => now;
     const expectedSlot = previousFireTime(schedule.cron, 'UTC', now)!;
@@ -117,7 +129,9 @@ describe.each(ENGINES)('scheduler on %s', (engine) => {
     const schedule = await insertSchedule(database.db, { cron: '0 9 1 1 *', timeZone: 'UTC', task: 'report', channel: 'C1', createdBy: 'U1' });
     now = new Date(schedule.createdAt.getTime() + 400 * 86_400_000);
     await until(() => fired.some((fire) => fire.scheduleId === schedule.id), 'the periodic check to fire the new schedule');
-    expect(fired.filter((fire) => fire.scheduleId === schedule.id)).toEqual([{ replica: 'replica-d', scheduleId: schedule.id, slot: previousFireTime(schedule.cron, 'UTC', now)!.toISOString() }]);
+    expect(fired.filter((fire) => fire.scheduleId === schedule.id)).toEqual([
+      { replica: 'replica-d', scheduleId: schedule.id, slot: previousFireTime(schedule.cron, 'UTC', now)!.toISOString() },
+    ]);
     await scheduler.stop();
   });
 });

@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/store/index.ts';
-import { claimFire, deleteSchedule, pruneFires, insertSchedule, lastFiredSlots, listFires, listSchedules, recordFireRun, selectSchedule } from '../../src/store/schedules-repository.ts';
+import {
+  claimFire,
+  deleteSchedule,
+  pruneFires,
+  insertSchedule,
+  lastFiredSlots,
+  listFires,
+  listSchedules,
+  recordFireRun,
+  selectSchedule,
+} from '../../src/store/schedules-repository.ts';
 import { ENGINES, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 describe.each(ENGINES)('schedules repository on %s', (engine) => {
@@ -17,7 +27,13 @@ describe.each(ENGINES)('schedules repository on %s', (engine) => {
   });
 
   const newSchedule = (overrides: { channel?: string; createdBy?: string } = {}) =>
-    insertSchedule(database.db, { cron: '0 9 * * 1-5', timeZone: 'Europe/Berlin', task: 'triage open pull requests in acme/api', channel: overrides.channel ?? 'C1', createdBy: overrides.createdBy ?? 'U1' });
+    insertSchedule(database.db, {
+      cron: '0 9 * * 1-5',
+      timeZone: 'Europe/Berlin',
+      task: 'triage open pull requests in acme/api',
+      channel: overrides.channel ?? 'C1',
+      createdBy: overrides.createdBy ?? 'U1',
+    });
 
   it('creates, gets, lists by channel or creator, and removes schedules', async () => {
     const first = await newSchedule({ channel: 'CLIST', createdBy: 'UANN' });
@@ -53,7 +69,7 @@ describe.each(ENGINES)('schedules repository on %s', (engine) => {
     expect((await listFires(database.db, schedule.id))[0]).toMatchObject({ runId: 'run_1', firedBy: 'a' });
   });
 
-  it('prunes old fires but keeps each schedule\'s latest', async () => {
+  it("prunes old fires but keeps each schedule's latest", async () => {
     const busy = await newSchedule();
     const quiet = await newSchedule();
     for (const day of ['01', '02', '03']) await claimFire(database.db, busy.id, new Date(`2026-01-${day}T08:00:00Z`), 'a');

@@ -46,7 +46,9 @@ function methodsCalledByTheBot(): Set<string> {
   const files = [...sourceFiles(path.join(root, 'src/bot')), ...sourceFiles(path.join(root, 'src/integrations/tools'))];
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/\b(?:client|web|slack)\.(auth|chat|views|usergroups|users|conversations|reactions|files|team|assistant|agents)\.([a-zA-Z]+(?:\.[a-zA-Z]+)?)\(/g)) {
+    for (const m of text.matchAll(
+      /\b(?:client|web|slack)\.(auth|chat|views|usergroups|users|conversations|reactions|files|team|assistant|agents)\.([a-zA-Z]+(?:\.[a-zA-Z]+)?)\(/g,
+    )) {
       methods.add(`${m[1]}.${m[2]}`);
     }
     for (const m of text.matchAll(/apiCall\(\s*['"]([a-z]+\.[a-zA-Z.]+)['"]/g)) methods.add(m[1]!);
@@ -76,7 +78,9 @@ describe('manifest.yml', () => {
     expect(called).toContain('chat.postMessage');
     const unknown = called.filter((method) => !(method in SCOPES_BY_METHOD));
     expect(unknown, 'add these methods and their scopes to SCOPES_BY_METHOD').toEqual([]);
-    const missing = called.flatMap((method) => SCOPES_BY_METHOD[method]!.filter((scope) => !manifest.oauth_config.scopes.bot.includes(scope)).map((scope) => `${method} needs ${scope}`));
+    const missing = called.flatMap((method) =>
+      SCOPES_BY_METHOD[method]!.filter((scope) => !manifest.oauth_config.scopes.bot.includes(scope)).map((scope) => `${method} needs ${scope}`),
+    );
     expect(missing).toEqual([]);
   });
 });

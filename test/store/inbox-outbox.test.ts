@@ -11,7 +11,11 @@ describe.each(ENGINES)('the inbox and the outbox on %s', (engine) => {
 
   it('stores a request once: a redelivery, even in the same burst, is told it is not new', async () => {
     const inbox = createSlackInbox(database.db, { owner: 'A', soleOwner: false });
-    const answers = await Promise.all([inbox.record({ key: 'event:E1', body: { n: 1 } }), inbox.record({ key: 'event:E1', body: { n: 1 } }), inbox.record({ key: 'event:E2', body: { n: 2 } })]);
+    const answers = await Promise.all([
+      inbox.record({ key: 'event:E1', body: { n: 1 } }),
+      inbox.record({ key: 'event:E1', body: { n: 1 } }),
+      inbox.record({ key: 'event:E2', body: { n: 2 } }),
+    ]);
     expect(answers).toEqual([true, false, true]);
     expect(await inbox.record({ key: 'event:E1', body: { n: 1 } })).toBe(false);
   });
@@ -32,7 +36,17 @@ describe.each(ENGINES)('the inbox and the outbox on %s', (engine) => {
     const store = createRunStore(database.db);
     const run = await store.createRun({ task: 't', requester: 'U1', conversation: { channel: 'C1', threadTs: '1.1' }, origin: 'mention' });
     const finish = () =>
-      store.finishRun({ runId: run.id, from: ['planning'], status: 'failed', summary: { outcome: 'failed' }, finishedAt: new Date(), event: { type: 'run-finished', data: {} }, owe: [{ id: `${run.id}/run-finished`, kind: 'run-finished', payload: {} }], owner: 'A', leaseMs: 30_000 });
+      store.finishRun({
+        runId: run.id,
+        from: ['planning'],
+        status: 'failed',
+        summary: { outcome: 'failed' },
+        finishedAt: new Date(),
+        event: { type: 'run-finished', data: {} },
+        owe: [{ id: `${run.id}/run-finished`, kind: 'run-finished', payload: {} }],
+        owner: 'A',
+        leaseMs: 30_000,
+      });
     const [first, second] = await Promise.all([finish(), finish()]);
     expect([first, second].filter(Boolean)).toHaveLength(1);
     const ended = await store.getRun(run.id);
@@ -43,7 +57,10 @@ describe.each(ENGINES)('the inbox and the outbox on %s', (engine) => {
     // The writer holds it; a peer's sweep does not take it until the writer is gone.
     expect(await store.claimOwed({ owner: 'B', leaseMs: 30_000, all: false, limit: 10 })).toEqual([]);
     await expireLeasesOfDeadOwners(database.db, (owner) => owner === 'A');
-    const [b, c] = await Promise.all([store.claimOwed({ owner: 'B', leaseMs: 30_000, all: false, limit: 10 }), store.claimOwed({ owner: 'C', leaseMs: 30_000, all: false, limit: 10 })]);
+    const [b, c] = await Promise.all([
+      store.claimOwed({ owner: 'B', leaseMs: 30_000, all: false, limit: 10 }),
+      store.claimOwed({ owner: 'C', leaseMs: 30_000, all: false, limit: 10 }),
+    ]);
     const claimed = [...b, ...c].filter((m) => m.runId === run.id);
     expect(claimed.map((m) => m.attempts)).toEqual([1]);
     await store.markOwedSent(claimed[0]!.id);

@@ -25,14 +25,28 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
   });
   afterAll(() => database.destroy());
 
-  const newRun = () => store.createRun({ task: 'cut release v2.4.0 of acme/api', requester: 'U1', conversation: { channel: 'C1', threadTs: `1700.${++conversationSeq}` }, origin: 'mention' });
+  const newRun = () =>
+    store.createRun({
+      task: 'cut release v2.4.0 of acme/api',
+      requester: 'U1',
+      conversation: { channel: 'C1', threadTs: `1700.${++conversationSeq}` },
+      origin: 'mention',
+    });
 
   const withPlannedSteps = async () => {
     const run = await newRun();
     const version = await store.addPlanVersion({ runId: run.id, plan, authorKind: 'planner', authorId: 'openai:gpt-4o', parentVersion: null, reason: null });
     await store.createSteps(run.id, version.version, [
       { stepId: 's1', kind: 'forward', title: 'Read repo', tool: 'github_get_repo', risk: 'read', dependsOn: [], plannedArgs: { repo: 'acme/api' } },
-      { stepId: 's2', kind: 'forward', title: 'Release', tool: 'github_create_release', risk: 'write', dependsOn: ['s1'], plannedArgs: { repo: 'acme/api', tag: 'v2.4.0' } },
+      {
+        stepId: 's2',
+        kind: 'forward',
+        title: 'Release',
+        tool: 'github_create_release',
+        risk: 'write',
+        dependsOn: ['s1'],
+        plannedArgs: { repo: 'acme/api', tag: 'v2.4.0' },
+      },
     ]);
     // Approved and executing: a step of any other version cannot be claimed.
     await store.updateRun(run.id, { currentPlanVersion: version.version, status: 'executing' });
@@ -73,8 +87,22 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     try {
       const otherStore = other ? createRunStore(other.db) : store;
       const claims = await Promise.all([
-        store.claimStep({ runId: run.id, planVersion: version, stepId: 's2', owner: 'replica-a', leaseMs: 30_000, executedArgs: { repo: 'acme/api', tag: 'v2.4.0' } }),
-        otherStore.claimStep({ runId: run.id, planVersion: version, stepId: 's2', owner: 'replica-b', leaseMs: 30_000, executedArgs: { repo: 'acme/api', tag: 'v2.4.0' } }),
+        store.claimStep({
+          runId: run.id,
+          planVersion: version,
+          stepId: 's2',
+          owner: 'replica-a',
+          leaseMs: 30_000,
+          executedArgs: { repo: 'acme/api', tag: 'v2.4.0' },
+        }),
+        otherStore.claimStep({
+          runId: run.id,
+          planVersion: version,
+          stepId: 's2',
+          owner: 'replica-b',
+          leaseMs: 30_000,
+          executedArgs: { repo: 'acme/api', tag: 'v2.4.0' },
+        }),
       ]);
       const winners = claims.filter(Boolean);
       expect(winners).toHaveLength(1);
@@ -153,7 +181,8 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     const other: Database | undefined = database.url ? await openDatabase({ url: database.url }) : undefined;
     try {
       const otherStore = other ? createRunStore(other.db) : store;
-      const adopt = (s: RunStore, owner: string) => s.adoptRuns({ owner, leaseMs: 30_000, statuses: ['executing', 'rolling-back'], limit: 100, graceMs: 0, skipLocked: true });
+      const adopt = (s: RunStore, owner: string) =>
+        s.adoptRuns({ owner, leaseMs: 30_000, statuses: ['executing', 'rolling-back'], limit: 100, graceMs: 0, skipLocked: true });
       const [byA, byB] = await Promise.all([adopt(store, 'replica-c'), adopt(otherStore, 'replica-d')]);
       const adopted = [...byA, ...byB].map((r) => r.id);
       // Every orphan exactly once; the run replica-a keeps renewing is not among them.
@@ -164,7 +193,9 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
       // A run never leased that just moved is left to whoever moved it, for the grace period.
       const fresh = await newRun();
       await store.transitionRun(fresh.id, ['planning'], 'executing');
-      expect(await store.adoptRuns({ owner: 'replica-e', leaseMs: 30_000, statuses: ['executing'], limit: 100, graceMs: 60_000, skipLocked: true })).toEqual([]);
+      expect(await store.adoptRuns({ owner: 'replica-e', leaseMs: 30_000, statuses: ['executing'], limit: 100, graceMs: 60_000, skipLocked: true })).toEqual(
+        [],
+      );
       expect((await adopt(store, 'replica-e')).map((r) => r.id)).toEqual([fresh.id]);
     } finally {
       await other?.close();
@@ -173,10 +204,26 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
 
   it('records planned args, executed args and output as separate facts, and finishes only the live attempt', async () => {
     const { run, version } = await withPlannedSteps();
-    const claimed = await store.claimStep({ runId: run.id, planVersion: version, stepId: 's1', owner: 'me', leaseMs: 1000, executedArgs: { repo: 'acme/api' } });
+    const claimed = await store.claimStep({
+      runId: run.id,
+      planVersion: version,
+      stepId: 's1',
+      owner: 'me',
+      leaseMs: 1000,
+      executedArgs: { repo: 'acme/api' },
+    });
     expect(claimed?.attempt).toBe(1);
     expect(await store.finishStep({ runId: run.id, planVersion: version, stepId: 's1', attempt: 2, status: 'succeeded', output: {} })).toBe(false);
-    expect(await store.finishStep({ runId: run.id, planVersion: version, stepId: 's1', attempt: 1, status: 'succeeded', output: { url: 'https://github.com/acme/api' } })).toBe(true);
+    expect(
+      await store.finishStep({
+        runId: run.id,
+        planVersion: version,
+        stepId: 's1',
+        attempt: 1,
+        status: 'succeeded',
+        output: { url: 'https://github.com/acme/api' },
+      }),
+    ).toBe(true);
     const [s1] = await store.listSteps(run.id, version);
     expect(s1).toMatchObject({ status: 'succeeded', plannedArgs: { repo: 'acme/api' }, output: { url: 'https://github.com/acme/api' } });
     expect(s1?.finishedAt).toBeInstanceOf(Date);
@@ -184,7 +231,9 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     expect(attempt).toMatchObject({ attempt: 1, status: 'succeeded', executedArgs: { repo: 'acme/api' } });
 
     // Retry: a failed step goes back to pending and the next claim is attempt 2.
-    expect(await store.setStepStatus({ runId: run.id, planVersion: version, stepId: 's2', from: ['pending'], to: 'skipped', error: { message: 's1 failed' } })).toBe(true);
+    expect(
+      await store.setStepStatus({ runId: run.id, planVersion: version, stepId: 's2', from: ['pending'], to: 'skipped', error: { message: 's1 failed' } }),
+    ).toBe(true);
     expect(await store.setStepStatus({ runId: run.id, planVersion: version, stepId: 's2', from: ['pending'], to: 'cancelled' })).toBe(false);
   });
 
@@ -193,9 +242,7 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     const other: Database | undefined = database.url ? await openDatabase({ url: database.url }) : undefined;
     try {
       const otherStore = other ? createRunStore(other.db) : store;
-      await Promise.all(
-        Array.from({ length: 40 }, (_, i) => (i % 2 ? otherStore : store).appendEvent(run.id, 'step-started', { i })),
-      );
+      await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? otherStore : store).appendEvent(run.id, 'step-started', { i })));
       const events = await store.listEvents(run.id);
       expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
       expect(new Set(events.map((e) => e.data.i)).size).toBe(40);
@@ -220,7 +267,15 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     expect((await store.listQuestions(run.id)).filter((q) => q.answeredAt === null)).toHaveLength(1);
 
     await store.recordUsage({ runId: run.id, role: 'planner', provider: 'openai', model: 'gpt-4o', inputTokens: 1200, outputTokens: 300, costUsd: 0.006 });
-    await store.recordUsage({ runId: run.id, role: 'evaluator', provider: 'openai', model: 'gpt-4o-mini', inputTokens: 100, outputTokens: 20, costUsd: 0.0001 });
+    await store.recordUsage({
+      runId: run.id,
+      role: 'evaluator',
+      provider: 'openai',
+      model: 'gpt-4o-mini',
+      inputTokens: 100,
+      outputTokens: 20,
+      costUsd: 0.0001,
+    });
     const totals = await store.usageTotals(run.id);
     expect(totals).toMatchObject({ inputTokens: 1300, outputTokens: 320 });
     expect(totals.costUsd).toBeCloseTo(0.0061, 6);
@@ -231,7 +286,7 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     ]);
   });
 
-  it('reports how far an executing run\'s lease is overdue once its holder stops renewing', async () => {
+  it("reports how far an executing run's lease is overdue once its holder stops renewing", async () => {
     const run = await newRun();
     await store.updateRun(run.id, { status: 'executing' });
     expect(await store.claimRunLease({ runId: run.id, owner: 'gone', leaseMs: 1 })).toBe(true);
@@ -246,7 +301,9 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     const claim = (runId: string, planVersion: number) => store.claimStep({ runId, planVersion, stepId: 's1', owner: 'me', leaseMs: 1000, executedArgs: {} });
     const unapproved = await newRun();
     const v1 = await store.addPlanVersion({ runId: unapproved.id, plan, authorKind: 'planner', authorId: 'm', parentVersion: null, reason: null });
-    await store.createSteps(unapproved.id, v1.version, [{ stepId: 's1', kind: 'forward', title: 'Read', tool: 'github_get_repo', risk: 'read', dependsOn: [], plannedArgs: {} }]);
+    await store.createSteps(unapproved.id, v1.version, [
+      { stepId: 's1', kind: 'forward', title: 'Read', tool: 'github_get_repo', risk: 'read', dependsOn: [], plannedArgs: {} },
+    ]);
     await store.updateRun(unapproved.id, { currentPlanVersion: 1, status: 'executing' });
     expect(await claim(unapproved.id, 1)).toBeUndefined();
     await store.recordApproval({ runId: unapproved.id, planVersion: 1, userId: 'U2', decision: 'rejected' });
@@ -268,15 +325,37 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     await store.updateRun(run.id, { currentPlanVersion: 1, status: 'awaiting-approval' });
     const escalation = await store.openEscalation({ runId: run.id, planVersion: 1, stepId: null, kind: 'low-confidence', message: 'unsure' });
     const approve = (planVersion: number, userId: string) =>
-      store.decide({ runId: run.id, planVersion, from: ['awaiting-approval'], to: 'executing', approval: { userId, decision: 'approved', need: 'approver' }, alsoResolve: { kind: 'low-confidence', action: 'skip', userId }, event: { type: 'plan-approved', data: { by: userId } } });
+      store.decide({
+        runId: run.id,
+        planVersion,
+        from: ['awaiting-approval'],
+        to: 'executing',
+        approval: { userId, decision: 'approved', need: 'approver' },
+        alsoResolve: { kind: 'low-confidence', action: 'skip', userId },
+        event: { type: 'plan-approved', data: { by: userId } },
+      });
 
     expect(await approve(2, 'U2')).toMatchObject({ ok: false, code: 'plan-changed', run: { currentPlanVersion: 1 } });
-    expect(await store.decide({ runId: 'run_missing', planVersion: 1, from: ['awaiting-approval'], event: { type: 'x', data: {} } })).toEqual({ ok: false, code: 'run-missing', run: undefined });
+    expect(await store.decide({ runId: 'run_missing', planVersion: 1, from: ['awaiting-approval'], event: { type: 'x', data: {} } })).toEqual({
+      ok: false,
+      code: 'run-missing',
+      run: undefined,
+    });
     // Two connections decide at once: exactly one counts.
     const other: Database | undefined = database.url ? await openDatabase({ url: database.url }) : undefined;
     try {
       const otherStore = other ? createRunStore(other.db) : store;
-      const decisions = await Promise.all([approve(1, 'U2'), otherStore.decide({ runId: run.id, planVersion: 1, from: ['awaiting-approval'], to: 'rejected', approval: { userId: 'U3', decision: 'rejected' }, event: { type: 'plan-rejected', data: {} } })]);
+      const decisions = await Promise.all([
+        approve(1, 'U2'),
+        otherStore.decide({
+          runId: run.id,
+          planVersion: 1,
+          from: ['awaiting-approval'],
+          to: 'rejected',
+          approval: { userId: 'U3', decision: 'rejected' },
+          event: { type: 'plan-rejected', data: {} },
+        }),
+      ]);
       expect(decisions.filter((d) => d.ok)).toHaveLength(1);
       expect(decisions.find((d) => !d.ok)).toMatchObject({ code: 'not-waiting' });
     } finally {
@@ -285,28 +364,41 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     const after = (await store.getRun(run.id))!;
     const approvals = await store.listApprovals(run.id);
     expect(approvals).toHaveLength(1);
-    expect(approvals[0]).toMatchObject(after.status === 'executing' ? { userId: 'U2', decision: 'approved', via: 'person', need: 'approver' } : { userId: 'U3', decision: 'rejected' });
+    expect(approvals[0]).toMatchObject(
+      after.status === 'executing' ? { userId: 'U2', decision: 'approved', via: 'person', need: 'approver' } : { userId: 'U3', decision: 'rejected' },
+    );
     expect((await store.listEvents(run.id)).map((e) => e.type)).toEqual([after.status === 'executing' ? 'plan-approved' : 'plan-rejected']);
     expect((await store.getEscalation(escalation.id))?.status).toBe(after.status === 'executing' ? 'resolved' : 'open');
   });
 
-  it('resolves an escalation in a decision only while it is open, and answers only the current version\'s question', async () => {
+  it("resolves an escalation in a decision only while it is open, and answers only the current version's question", async () => {
     const { run } = await withPlannedSteps();
     await store.updateRun(run.id, { status: 'paused' });
     const escalation = await store.openEscalation({ runId: run.id, planVersion: 1, stepId: 's2', kind: 'step-failed', message: 'boom' });
-    const resolve = () => store.decide({ runId: run.id, planVersion: 1, from: ['paused'], escalation: { id: escalation.id, action: 'retry', userId: 'U2' }, event: { type: 'escalation-resolved', data: {} } });
+    const resolve = () =>
+      store.decide({
+        runId: run.id,
+        planVersion: 1,
+        from: ['paused'],
+        escalation: { id: escalation.id, action: 'retry', userId: 'U2' },
+        event: { type: 'escalation-resolved', data: {} },
+      });
     expect(await resolve()).toMatchObject({ ok: true, run: { status: 'paused' } });
     expect(await resolve()).toMatchObject({ ok: false, code: 'escalation-resolved' });
 
     await store.setStepStatus({ runId: run.id, planVersion: 1, stepId: 's1', from: ['pending'], to: 'waiting' });
     await store.openQuestion({ runId: run.id, stepId: 's1', planVersion: 1, question: 'Which env?' });
-    const answer = (userId: string) => store.answer({ runId: run.id, answer: 'staging', userId, stepFrom: ['executing', 'paused'], planFrom: ['awaiting-answer'], planTo: 'planning' });
+    const answer = (userId: string) =>
+      store.answer({ runId: run.id, answer: 'staging', userId, stepFrom: ['executing', 'paused'], planFrom: ['awaiting-answer'], planTo: 'planning' });
     await store.updateRun(run.id, { currentPlanVersion: 2 });
     expect(await answer('U1')).toMatchObject({ ok: false, code: 'plan-changed' });
     await store.updateRun(run.id, { currentPlanVersion: 1 });
     expect(await answer('U1')).toMatchObject({ ok: true, value: { stepId: 's1', answer: 'staging', answeredBy: 'U1' } });
     expect(await answer('U2')).toMatchObject({ ok: false, code: 'nothing-to-answer' });
-    expect((await store.listSteps(run.id, 1)).find((s) => s.stepId === 's1')).toMatchObject({ status: 'succeeded', output: { answer: 'staging', answeredBy: 'U1' } });
+    expect((await store.listSteps(run.id, 1)).find((s) => s.stepId === 's1')).toMatchObject({
+      status: 'succeeded',
+      output: { answer: 'staging', answeredBy: 'U1' },
+    });
   });
 
   it('sees a Slack event id only once', async () => {

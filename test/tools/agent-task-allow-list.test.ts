@@ -26,8 +26,18 @@ afterEach(() => openai.close());
 
 describe('agent_task under TANDEM_REPOS', () => {
   it("refuses its model's call on a repository off the list and lets the one on the list through", async () => {
-    const config = loadConfig({ OPENAI_API_KEY: 'sk-test-0000000000000000', OPENAI_BASE_URL: openai.url, PLANNER_MODEL: 'openai:gpt-4o', TANDEM_REPOS: 'acme/api' });
-    const llm = createLlmClient({ config, logger: createLogger({ level: 'silent', secrets: [] }), onUsage: (usage) => db.store.recordUsage(usage), maxRetries: 0 });
+    const config = loadConfig({
+      OPENAI_API_KEY: 'sk-test-0000000000000000',
+      OPENAI_BASE_URL: openai.url,
+      PLANNER_MODEL: 'openai:gpt-4o',
+      TANDEM_REPOS: 'acme/api',
+    });
+    const llm = createLlmClient({
+      config,
+      logger: createLogger({ level: 'silent', secrets: [] }),
+      onUsage: (usage) => db.store.recordUsage(usage),
+      maxRetries: 0,
+    });
     const getRepo = Object.assign(fakeTool({ name: 'get_repo', risk: 'read', input: z.object({ repo: z.string() }) }), { targets: ['repo'] as const });
     const errors: unknown[] = [];
     const agent = createAgent({
@@ -36,13 +46,26 @@ describe('agent_task under TANDEM_REPOS', () => {
       tools: [getRepo, createAgentTaskTool(llm)],
       surface: new InMemorySurface(),
       approvers: { isApprover: async () => true },
-      settings: { budgets: { ...BUDGETS, maxReplans: 0 }, confidenceThreshold: 0.6, autoRunReadOnly: true, secrets: [], concurrency: 4, retry: { retries: 0, baseDelayMs: 1 }, repositories: config.github.repos },
+      settings: {
+        budgets: { ...BUDGETS, maxReplans: 0 },
+        confidenceThreshold: 0.6,
+        autoRunReadOnly: true,
+        secrets: [],
+        concurrency: 4,
+        retry: { retries: 0, baseDelayMs: 1 },
+        repositories: config.github.repos,
+      },
       logger: collectingLogger(errors),
       owner: 'replica-a',
       usageRecordedByLlm: true,
     });
     openai.enqueue(
-      openAiReply.json(plannerAnswer({ goal: 'Compare', steps: [{ id: 's1', tool: 'agent_task', args: { instruction: 'Compare acme/api with its fork', tools: ['get_repo'], maxCalls: 4 } }] })),
+      openAiReply.json(
+        plannerAnswer({
+          goal: 'Compare',
+          steps: [{ id: 's1', tool: 'agent_task', args: { instruction: 'Compare acme/api with its fork', tools: ['get_repo'], maxCalls: 4 } }],
+        }),
+      ),
       openAiReply.toolCalls([{ name: 'get_repo', args: { repo: 'victim-org/prod' } }]),
       openAiReply.toolCalls([{ name: 'get_repo', args: { repo: 'ACME/api' } }]),
       openAiReply.text('Only acme/api could be read.'),
@@ -53,7 +76,9 @@ describe('agent_task under TANDEM_REPOS', () => {
 
     expect((await db.store.getRun(started.id))?.status).toBe('succeeded');
     expect(getRepo.calls.map((call) => call.args)).toEqual([{ repo: 'ACME/api' }]);
-    const calls = (await db.store.listEvents(started.id)).filter((event) => event.type === 'agent-call').map((event) => event.data as { tool: string; ok: boolean; refused?: string });
+    const calls = (await db.store.listEvents(started.id))
+      .filter((event) => event.type === 'agent-call')
+      .map((event) => event.data as { tool: string; ok: boolean; refused?: string });
     expect(calls).toMatchObject([
       { tool: 'get_repo', ok: false, refused: 'get_repo repo: victim-org/prod is not on the allow-list: TANDEM_REPOS allows only acme/api' },
       { tool: 'get_repo', ok: true },

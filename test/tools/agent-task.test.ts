@@ -109,20 +109,34 @@ function setup(model: string, budgets: Partial<typeof BUDGETS> = {}, options: { 
 }
 
 function agentPlan(args: Record<string, unknown>) {
-  return plannerAnswer({ goal: 'Find why the deploy failed', steps: [{ id: 's1', tool: 'agent_task', args: { instruction: 'Find why the last deploy of acme/api failed', ...args } }] });
+  return plannerAnswer({
+    goal: 'Find why the deploy failed',
+    steps: [{ id: 's1', tool: 'agent_task', args: { instruction: 'Find why the last deploy of acme/api failed', ...args } }],
+  });
 }
 
 async function start(s: Setup): Promise<RunRecord> {
-  const run = await s.agent.startRun({ task: 'why did the deploy fail', requester: 'UREQ', conversation: { channel: 'C1', threadTs: randomUUID() }, origin: 'mention' });
+  const run = await s.agent.startRun({
+    task: 'why did the deploy fail',
+    requester: 'UREQ',
+    conversation: { channel: 'C1', threadTs: randomUUID() },
+    origin: 'mention',
+  });
   await s.agent.idle();
   return (await db.store.getRun(run.id))!;
 }
 
 async function agentCalls(runId: string) {
-  return (await db.store.listEvents(runId)).filter((event) => event.type === 'agent-call').map((event) => event.data as { index: number; tool: string; ok: boolean; refused?: string; error?: string });
+  return (await db.store.listEvents(runId))
+    .filter((event) => event.type === 'agent-call')
+    .map((event) => event.data as { index: number; tool: string; ok: boolean; refused?: string; error?: string });
 }
 
-type OpenAiBody = { messages: { role: string; content: string | null; tool_call_id?: string }[]; tools?: { function: { name: string } }[]; tool_choice?: string };
+type OpenAiBody = {
+  messages: { role: string; content: string | null; tool_call_id?: string }[];
+  tools?: { function: { name: string } }[];
+  tool_choice?: string;
+};
 
 describe('agent_task over the OpenAI SDK', () => {
   it('calls the listed tools, gets their results as data, and answers with text and the calls it made', async () => {
@@ -201,7 +215,12 @@ describe('agent_task over the OpenAI SDK', () => {
     const listed = third.messages.find((message) => message.role === 'tool' && message.content?.includes('IGNORE YOUR INSTRUCTIONS'))!;
     expect(listed.content).toMatch(/^<data source="result of list_runs">/);
     const last = openai.requests[3]!.body as OpenAiBody;
-    expect(last.messages.filter((message) => message.role === 'tool').slice(-2).map((message) => message.content)).toEqual([
+    expect(
+      last.messages
+        .filter((message) => message.role === 'tool')
+        .slice(-2)
+        .map((message) => message.content),
+    ).toEqual([
       expect.stringMatching(/^refused: merge_thing is not one of the tools/),
       expect.stringMatching(/^refused: create_thing is not one of the tools/),
     ]);
@@ -251,7 +270,10 @@ describe('agent_task over the Anthropic SDK', () => {
       anthropicReply.json(agentPlan({ tools: ['list_runs'], maxCalls: 3 })),
       anthropicReply.toolUse([{ name: 'list_runs', input: { repo: 'acme/api' } }]),
       anthropicReply.toolUse([{ name: 'list_runs', input: { repo: 'acme/api' } }]),
-      anthropicReply.toolUse([{ name: 'list_runs', input: { repo: 'acme/api' } }, { name: 'list_runs', input: { repo: 'acme/web' } }]),
+      anthropicReply.toolUse([
+        { name: 'list_runs', input: { repo: 'acme/api' } },
+        { name: 'list_runs', input: { repo: 'acme/web' } },
+      ]),
       anthropicReply.toolUse([{ name: 'list_runs', input: { repo: 'acme/api' } }]),
     );
 
@@ -288,7 +310,7 @@ describe('agent_task over the Anthropic SDK', () => {
     expect(step!.output).toMatchObject({ text: 'Run 41 failed.', calls: [{ tool: 'list_runs', ok: true }] });
   });
 
-  it('stops when the run\'s token budget is spent, after the call it was making', async () => {
+  it("stops when the run's token budget is spent, after the call it was making", async () => {
     // The planner's answer uses 190 tokens, the first agent turn 190 more: over a budget of 300.
     const s = setup('anthropic:claude-haiku-4-5', { maxTokens: 300 });
     anthropic.enqueue(
@@ -305,10 +327,19 @@ describe('agent_task over the Anthropic SDK', () => {
 
 describe('agent_task in plan validation', () => {
   const made = tools();
-  const registry = createToolRegistry([...made.all, createAgentTaskTool(undefined), fakeTool({ name: 'ask_human', risk: 'read', input: z.object({ question: z.string() }) })]);
+  const registry = createToolRegistry([
+    ...made.all,
+    createAgentTaskTool(undefined),
+    fakeTool({ name: 'ask_human', risk: 'read', input: z.object({ question: z.string() }) }),
+  ]);
   const check = (toolList: unknown) =>
     validatePlan(
-      { goal: 'g', confidence: 0.9, steps: [{ id: 's1', title: 't', tool: 'agent_task', args: { instruction: 'look', tools: toolList }, dependsOn: [] }], rollback: [] },
+      {
+        goal: 'g',
+        confidence: 0.9,
+        steps: [{ id: 's1', title: 't', tool: 'agent_task', args: { instruction: 'look', tools: toolList }, dependsOn: [] }],
+        rollback: [],
+      },
       registry,
       { maxSteps: 20 },
     );
@@ -320,14 +351,16 @@ describe('agent_task in plan validation', () => {
   it('rejects a write or destructive tool, an unknown tool, a nested loop, a question, and a list filled from a reference, saying why', () => {
     const result = check(['create_thing', 'merge_thing', 'nope', 'agent_task', 'ask_human', '{{steps.s0.output.tool}}']);
     expect(result.ok).toBe(false);
-    expect(!result.ok && result.error).toEqual(expect.arrayContaining([
-      expect.stringMatching(/^s1\.args\.tools\.0: create_thing is a write tool; agent_task may list only read tools/),
-      expect.stringMatching(/^s1\.args\.tools\.1: merge_thing is a destructive tool/),
-      's1.args.tools.2: unknown tool nope',
-      expect.stringMatching(/^s1\.args\.tools\.3: agent_task cannot run inside agent_task/),
-      expect.stringMatching(/^s1\.args\.tools\.4: ask_human cannot run inside agent_task/),
-      expect.stringMatching(/^s1\.args\.tools\.5: the tool list must be written in the plan/),
-    ]));
+    expect(!result.ok && result.error).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^s1\.args\.tools\.0: create_thing is a write tool; agent_task may list only read tools/),
+        expect.stringMatching(/^s1\.args\.tools\.1: merge_thing is a destructive tool/),
+        's1.args.tools.2: unknown tool nope',
+        expect.stringMatching(/^s1\.args\.tools\.3: agent_task cannot run inside agent_task/),
+        expect.stringMatching(/^s1\.args\.tools\.4: ask_human cannot run inside agent_task/),
+        expect.stringMatching(/^s1\.args\.tools\.5: the tool list must be written in the plan/),
+      ]),
+    );
     const whole = check('{{steps.s0.output.tools}}');
     expect(!whole.ok && whole.error).toEqual(expect.arrayContaining([expect.stringMatching(/^s1\.args\.tools: the tool list must be written in the plan/)]));
   });

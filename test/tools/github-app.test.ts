@@ -29,9 +29,16 @@ afterEach(async () => {
 });
 
 async function appGithub(options: { tokenTtlMs?: number; pathPrefix?: string; signingKey?: string } = {}) {
-  github = await startFakeGithub({ app: { appId: APP_ID, publicKey: keys.publicKey, ...(options.tokenTtlMs ? { tokenTtlMs: options.tokenTtlMs } : {}) }, ...(options.pathPrefix ? { pathPrefix: options.pathPrefix } : {}) });
+  github = await startFakeGithub({
+    app: { appId: APP_ID, publicKey: keys.publicKey, ...(options.tokenTtlMs ? { tokenTtlMs: options.tokenTtlMs } : {}) },
+    ...(options.pathPrefix ? { pathPrefix: options.pathPrefix } : {}),
+  });
   // Through loadConfig, as start-up does: the PEM arrives on one line with \n escapes, as in a .env file.
-  const config = loadConfig({ GITHUB_APP_ID: APP_ID, GITHUB_APP_PRIVATE_KEY: (options.signingKey ?? keys.pkcs1Pem).trim().replace(/\n/g, '\\n'), GITHUB_API_URL: github.url });
+  const config = loadConfig({
+    GITHUB_APP_ID: APP_ID,
+    GITHUB_APP_PRIVATE_KEY: (options.signingKey ?? keys.pkcs1Pem).trim().replace(/\n/g, '\\n'),
+    GITHUB_API_URL: github.url,
+  });
   const octokit = createGithubClient({ app: config.github.app!, apiUrl: config.github.apiUrl, production: false });
   const tools = new Map(createBuiltinTools({ github: octokit, slack: undefined, llm: undefined, httpAllow: [] }).map((tool) => [tool.name, tool]));
   return { fake: github, app: github.app!, tool: (name: string) => tools.get(name) as AnyTool };
@@ -127,7 +134,10 @@ describe('GitHub as an App', () => {
     fake.addRepo('acme/api');
     app.install('acme');
     const error = errorOf(await runTool(tool('github_create_issue'), { repo: 'acme/api', title: 'x' }));
-    expect(error).toEqual({ message: "GitHub rejected Tandem's GitHub App credentials (401): check GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY", code: 'app-unauthorized' });
+    expect(error).toEqual({
+      message: "GitHub rejected Tandem's GitHub App credentials (401): check GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY",
+      code: 'app-unauthorized',
+    });
     expect(app.refusals).toEqual(['signature does not match']);
   });
 

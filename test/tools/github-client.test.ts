@@ -14,7 +14,13 @@ afterEach(() => github.close());
 
 /** The production client, with every "second" of waiting shrunk to a millisecond. */
 function productionClient() {
-  return createGithubClient({ token: 'ghp_prodtoken00000000000000000000000', apiUrl: `${github.url}/`, production: true, retryAfterBaseValue: 1, rateLimitRetries: 2 });
+  return createGithubClient({
+    token: 'ghp_prodtoken00000000000000000000000',
+    apiUrl: `${github.url}/`,
+    production: true,
+    retryAfterBaseValue: 1,
+    rateLimitRetries: 2,
+  });
 }
 const repoCalls = () => github.requests.filter((r) => r.path === '/repos/acme/api').length;
 
@@ -41,13 +47,26 @@ describe('GitHub client', () => {
     github.fault({ method: 'GET', path: /^\/repos\/acme\/api$/, status: 429, headers: { 'retry-after': '1' }, body: { message: 'Too many requests' } });
     okOutput(await runTool(tool, { repo: 'acme/api' }));
     const reset = String(Math.floor(Date.now() / 1000) + 1);
-    github.fault({ method: 'GET', path: /^\/repos\/acme\/api$/, status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset }, body: { message: 'API rate limit exceeded' } });
+    github.fault({
+      method: 'GET',
+      path: /^\/repos\/acme\/api$/,
+      status: 403,
+      headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset },
+      body: { message: 'API rate limit exceeded' },
+    });
     okOutput(await runTool(tool, { repo: 'acme/api' }));
     expect(repoCalls()).toBe(4);
   });
 
   it('retries a secondary rate limit a bounded number of times, then reports a transient error', async () => {
-    github.fault({ method: 'GET', path: /^\/repos\/acme\/api$/, status: 403, headers: { 'retry-after': '1' }, body: { message: 'You have exceeded a secondary rate limit' }, times: 10 });
+    github.fault({
+      method: 'GET',
+      path: /^\/repos\/acme\/api$/,
+      status: 403,
+      headers: { 'retry-after': '1' },
+      body: { message: 'You have exceeded a secondary rate limit' },
+      times: 10,
+    });
     const error = errorOf(await runTool(createGithubGetRepoTool(productionClient()), { repo: 'acme/api' }));
     expect(error).toMatchObject({ transient: true, code: 'rate-limited' });
     expect(repoCalls()).toBe(3);

@@ -29,7 +29,9 @@ describe('github_dispatch_workflow', () => {
     const run = repo.runs[0]!;
     expect(output).toEqual({ runId: run.id, url: `https://github.example/acme/api/actions/runs/${run.id}`, status: 'completed', conclusion: 'success' });
     expect(run.inputs).toEqual({ environment: 'staging' });
-    expect(ctx.notes).toEqual(expect.arrayContaining([`workflow run ${run.id}: queued`, `workflow run ${run.id}: in_progress`, `workflow run ${run.id}: completed`]));
+    expect(ctx.notes).toEqual(
+      expect.arrayContaining([`workflow run ${run.id}: queued`, `workflow run ${run.id}: in_progress`, `workflow run ${run.id}: completed`]),
+    );
     const sent = github.requests.find((r) => r.path.endsWith('/dispatches'))!;
     expect(sent.body).toMatchObject({ ref: 'main', return_run_details: true });
   });

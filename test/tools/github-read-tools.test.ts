@@ -47,7 +47,13 @@ describe('GitHub read tools', () => {
 
   it('github_get_pull combines mergeability with check runs and statuses', async () => {
     const ready = okOutput(await runTool(tool('github_get_pull'), { repo: 'acme/api', number: 2 }));
-    expect(ready).toMatchObject({ number: 2, url: 'https://github.example/acme/api/pull/2', mergeable: true, readyToMerge: true, checks: { state: 'success', total: 2 } });
+    expect(ready).toMatchObject({
+      number: 2,
+      url: 'https://github.example/acme/api/pull/2',
+      mergeable: true,
+      readyToMerge: true,
+      checks: { state: 'success', total: 2 },
+    });
 
     const red = okOutput(await runTool(tool('github_get_pull'), { repo: 'acme/api', number: 3 }));
     expect(red).toMatchObject({ readyToMerge: false, checks: { state: 'failure', failed: ['test'], pending: ['deploy/preview'] } });
@@ -64,12 +70,19 @@ describe('GitHub read tools', () => {
 
   it('github_compare summarises commits and files with the compare url', async () => {
     const output = okOutput(await runTool(tool('github_compare'), { repo: 'acme/api', base: 'v1.0.0', head: 'main' }));
-    expect(output).toMatchObject({ url: 'https://github.example/acme/api/compare/v1.0.0...main', aheadBy: 1, commits: [{ sha: 'c1', message: 'Fix login' }], files: [{ filename: 'src/login.ts' }] });
+    expect(output).toMatchObject({
+      url: 'https://github.example/acme/api/compare/v1.0.0...main',
+      aheadBy: 1,
+      commits: [{ sha: 'c1', message: 'Fix login' }],
+      files: [{ filename: 'src/login.ts' }],
+    });
   });
 
   it('github_search_issues finds issues by qualifiers and text, each with number and url', async () => {
     const output = okOutput(await runTool(tool('github_search_issues'), { query: 'repo:acme/api is:issue label:bug safari' }));
-    expect(output['items']).toEqual([expect.objectContaining({ number: 1, url: 'https://github.example/acme/api/issues/1', repo: 'acme/api', isPull: false, labels: ['bug'] })]);
+    expect(output['items']).toEqual([
+      expect.objectContaining({ number: 1, url: 'https://github.example/acme/api/issues/1', repo: 'acme/api', isPull: false, labels: ['bug'] }),
+    ]);
   });
 
   it('github_list_workflow_runs and github_get_workflow_run report runs with runId and url', async () => {

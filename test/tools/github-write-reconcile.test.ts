@@ -41,7 +41,10 @@ describe('write tools reconcile after a crash', () => {
     expect(created[0]!.body).toContain(`<!-- tandem:${ctx.runId}/create -->`);
 
     const result = await reconcile('github_create_issue', args, ctx);
-    expect(result).toEqual({ status: 'done', output: { number: created[0]!.number, url: `https://github.example/acme/api/issues/${created[0]!.number}`, title: 'Deploy failed' } });
+    expect(result).toEqual({
+      status: 'done',
+      output: { number: created[0]!.number, url: `https://github.example/acme/api/issues/${created[0]!.number}`, title: 'Deploy failed' },
+    });
     expect(await reconcile('github_create_issue', args, toolContext({ stepId: 'create' }))).toEqual({ status: 'not-done' });
     expect(repo.issues.filter((issue) => issue.title === 'Deploy failed')).toHaveLength(1);
   });
@@ -78,7 +81,10 @@ describe('write tools reconcile after a crash', () => {
     expect(await reconcile('github_add_labels', args, toolContext())).toEqual({ status: 'not-done' });
     const ctx = toolContext();
     await runWithLostAnswer('github_add_labels', args, 'POST', /\/issues\/1\/labels$/, ctx);
-    expect(await reconcile('github_add_labels', args, ctx)).toEqual({ status: 'done', output: { number: 1, url: 'https://github.example/acme/api/issues/1', labels: ['deployed', 'v2'] } });
+    expect(await reconcile('github_add_labels', args, ctx)).toEqual({
+      status: 'done',
+      output: { number: 1, url: 'https://github.example/acme/api/issues/1', labels: ['deployed', 'v2'] },
+    });
   });
 
   it('github_create_release: found by tag; a tag released before the step started is not claimed', async () => {
@@ -86,7 +92,10 @@ describe('write tools reconcile after a crash', () => {
     expect(await reconcile('github_create_release', args, toolContext())).toEqual({ status: 'not-done' });
     const ctx = toolContext();
     await runWithLostAnswer('github_create_release', args, 'POST', /\/releases$/, ctx);
-    expect(await reconcile('github_create_release', args, ctx)).toMatchObject({ status: 'done', output: { tag: 'v2.0.0', url: 'https://github.example/acme/api/releases/tag/v2.0.0' } });
+    expect(await reconcile('github_create_release', args, ctx)).toMatchObject({
+      status: 'done',
+      output: { tag: 'v2.0.0', url: 'https://github.example/acme/api/releases/tag/v2.0.0' },
+    });
     expect(repo.releases).toHaveLength(1);
 
     repo.releases.push({ id: 1, tag: 'v1.0.0', name: null, body: 'old', draft: false, prerelease: false, target: 'main', createdAt: '2025-01-01T00:00:00Z' });
@@ -99,7 +108,10 @@ describe('write tools reconcile after a crash', () => {
     expect(await reconcile('github_merge_pull', args, toolContext())).toEqual({ status: 'not-done' });
     const ctx = toolContext();
     await runWithLostAnswer('github_merge_pull', args, 'PUT', /\/pulls\/2\/merge$/, ctx);
-    expect(await reconcile('github_merge_pull', args, ctx)).toMatchObject({ status: 'done', output: { number: 2, merged: true, url: 'https://github.example/acme/api/pull/2' } });
+    expect(await reconcile('github_merge_pull', args, ctx)).toMatchObject({
+      status: 'done',
+      output: { number: 2, merged: true, url: 'https://github.example/acme/api/pull/2' },
+    });
   });
 });
 

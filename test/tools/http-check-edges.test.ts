@@ -67,7 +67,12 @@ describe('http_check against a hostile or unexpected answer', () => {
       expect(refused).toMatchObject({ code: 'address-not-allowed', message: expect.stringContaining(address) });
     }
     // One internal address among public ones is enough to refuse: the connect could pick it.
-    const mixed = createHttpCheckTool([`status.example.test:${port}`], { resolve: async () => [{ address: '93.184.216.34', family: 4 }, { address: '127.0.0.1', family: 4 }] });
+    const mixed = createHttpCheckTool([`status.example.test:${port}`], {
+      resolve: async () => [
+        { address: '93.184.216.34', family: 4 },
+        { address: '127.0.0.1', family: 4 },
+      ],
+    });
     expect(errorOf(await runTool(mixed, { url: `http://status.example.test:${port}/` })).code).toBe('address-not-allowed');
     expect(hits).toBe(before);
   });
@@ -81,10 +86,12 @@ describe('http_check against a hostile or unexpected answer', () => {
     const tool = createHttpCheckTool([`127.0.0.1:${port}`]);
     // The URL parser turns 0x7f.1 into 127.0.0.1, which is what the allow-list names.
     expect(okOutput(await runTool(tool, { url: `http://0x7f.1:${port}/` }))).toMatchObject({ ok: true });
-    expect(errorOf(await runTool(createHttpCheckTool(['169.254.169.254.nip.test']), { url: 'http://169.254.169.254/latest/meta-data' })).code).toBe('host-not-allowed');
+    expect(errorOf(await runTool(createHttpCheckTool(['169.254.169.254.nip.test']), { url: 'http://169.254.169.254/latest/meta-data' })).code).toBe(
+      'host-not-allowed',
+    );
   });
 
-  it('the MCP client\'s fetch stops reading an endless answer to a POST at its cap', async () => {
+  it("the MCP client's fetch stops reading an endless answer to a POST at its cap", async () => {
     bytesSent = 0;
     const limited = boundedFetch(1_000_000);
     const response = await limited(`http://127.0.0.1:${port}/endless`, { method: 'POST', body: '{}' });

@@ -24,7 +24,12 @@ export async function startBotReceiver(signingSecret: string) {
       const body = Buffer.concat(chunks).toString('utf8');
       const timestampS = Number(req.headers['x-slack-request-timestamp']);
       const expected = slackSignatureHeaders({ signingSecret, body, timestampS })['x-slack-signature'];
-      const request: Received = { headers: req.headers, body, json: parse(body, req.headers['content-type']), signatureValid: req.headers['x-slack-signature'] === expected };
+      const request: Received = {
+        headers: req.headers,
+        body,
+        json: parse(body, req.headers['content-type']),
+        signatureValid: req.headers['x-slack-signature'] === expected,
+      };
       received.push(request);
       const reply = answer(request);
       res.writeHead(reply.status, reply.body === undefined ? {} : { 'content-type': 'application/json' });

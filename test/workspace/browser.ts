@@ -17,12 +17,26 @@ async function chromiumPath(): Promise<string> {
   const packaged = (await import('@sparticuz/chromium')).default;
   return packaged.executablePath();
 }
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** A headless chromium with a fresh profile, removed on close. */
 export async function openBrowser(): Promise<{ page: Page; context: BrowserContext; close(): Promise<void> }> {
   const profile = await mkdtemp(join(tmpdir(), 'tandem-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: await chromiumPath(), args: ARGS, headless: true, viewport: { width: 1400, height: 900 } });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: await chromiumPath(),
+    args: ARGS,
+    headless: true,
+    viewport: { width: 1400, height: 900 },
+  });
   const page = context.pages()[0] ?? (await context.newPage());
   return {
     page,

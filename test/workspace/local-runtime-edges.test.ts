@@ -78,7 +78,11 @@ describe('Tandem in local mode, at its edges', () => {
       for (let i = 0; i < 400; i += 1) {
         const thread = (await state()).messages.find((m) => m.ts === ts)?.replies ?? [];
         for (const message of thread) {
-          for (const block of (message.blocks ?? []) as { type: string; block_id?: string; elements?: { action_id: string; value?: string; text?: { text: string } }[] }[]) {
+          for (const block of (message.blocks ?? []) as {
+            type: string;
+            block_id?: string;
+            elements?: { action_id: string; value?: string; text?: { text: string } }[];
+          }[]) {
             const button = block.type === 'actions' ? block.elements?.find((e) => e.text?.text === 'Approve') : undefined;
             if (button) return { messageTs: message.ts, blockId: block.block_id, actionId: button.action_id, value: button.value };
           }
@@ -95,7 +99,8 @@ describe('Tandem in local mode, at its edges', () => {
     expect((await post('/local/actions', { messageTs: a.messageTs, actionId: a.actionId, blockId: a.blockId, value: b.value })).status).toBe(200);
 
     const threadText = async (ts: unknown) => JSON.stringify((await state()).messages.find((m) => m.ts === ts)?.replies ?? []);
-    for (let i = 0; i < 400 && !(await threadText(first.body.ts)).includes('TANDEM_HTTP_ALLOW'); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 400 && !(await threadText(first.body.ts)).includes('TANDEM_HTTP_ALLOW'); i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     const firstThread = await threadText(first.body.ts);
     expect(firstThread).toContain('Approved by');
     expect(firstThread).toContain(`host 127.0.0.1:${workspacePort} is not in TANDEM_HTTP_ALLOW`);

@@ -30,7 +30,11 @@ function keyed(path: string, on: LocalWorkspace = workspace): string {
 const state = async (): Promise<PageState> => (await fetch(keyed('/local/state'))).json() as Promise<PageState>;
 
 async function browserPost(path: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(keyed(`/local/${path}`), { method: 'POST', headers: { 'content-type': 'application/json', origin: workspace.origin, ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(keyed(`/local/${path}`), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: workspace.origin, ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
@@ -38,12 +42,15 @@ async function browserPost(path: string, body: unknown, headers: Record<string, 
 function rawRequest(input: { method: string; path: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: string }> {
   const { port } = new URL(workspace.url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: input.method, path: input.path, headers: { host: `127.0.0.1:${port}`, ...input.headers } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, method: input.method, path: input.path, headers: { host: `127.0.0.1:${port}`, ...input.headers } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('error', reject);
     req.end(input.body);
   });
@@ -84,7 +91,10 @@ describe('local workspace: page and browser API', () => {
     expect(posted.body).toMatchObject({ ok: true, ts: expect.any(String) });
     const delivered = receiver.received[0]!;
     expect(delivered.signatureValid).toBe(true);
-    expect(delivered.json).toMatchObject({ type: 'event_callback', event: { type: 'app_mention', user: 'ULOCAL', channel: 'CGENERAL', text: '<@UBOT> check health of &lt;site&gt; &amp; more', ts: posted.body.ts } });
+    expect(delivered.json).toMatchObject({
+      type: 'event_callback',
+      event: { type: 'app_mention', user: 'ULOCAL', channel: 'CGENERAL', text: '<@UBOT> check health of &lt;site&gt; &amp; more', ts: posted.body.ts },
+    });
 
     await browserPost('messages', { text: 'cancel please @tandem', threadTs: posted.body.ts });
     expect(receiver.received[1]!.json).toMatchObject({ event: { type: 'app_mention', thread_ts: posted.body.ts, text: 'cancel please <@UBOT>' } });
@@ -106,7 +116,12 @@ describe('local workspace: page and browser API', () => {
     const reader = events.body!.getReader();
     await reader.read(); // the greeting event
     const client = botClient();
-    const plan = await client.chat.postMessage({ channel: 'CGENERAL', thread_ts: String(mention.body.ts), text: 'Plan v1', blocks: [{ type: 'header', text: { type: 'plain_text', text: 'Plan v1: deploy' } }] });
+    const plan = await client.chat.postMessage({
+      channel: 'CGENERAL',
+      thread_ts: String(mention.body.ts),
+      text: 'Plan v1',
+      blocks: [{ type: 'header', text: { type: 'plain_text', text: 'Plan v1: deploy' } }],
+    });
     const next = new TextDecoder().decode((await reader.read()).value);
     expect(next).toMatch(/^event: change\ndata: \d+/);
     await reader.cancel();
@@ -120,7 +135,13 @@ describe('local workspace: page and browser API', () => {
   it('sends a button click as signed block_actions carrying the message, a trigger id and a response URL', async () => {
     workspace.connectBot(receiver.eventsUrl);
     const mention = await browserPost('messages', { text: '@tandem deploy' });
-    const blocks = [{ type: 'actions', block_id: 'plan-actions-1', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Approve' }, style: 'primary', action_id: 'plan-approve', value: 'run_1:1' }] }];
+    const blocks = [
+      {
+        type: 'actions',
+        block_id: 'plan-actions-1',
+        elements: [{ type: 'button', text: { type: 'plain_text', text: 'Approve' }, style: 'primary', action_id: 'plan-approve', value: 'run_1:1' }],
+      },
+    ];
     const plan = await botClient().chat.postMessage({ channel: 'CGENERAL', thread_ts: String(mention.body.ts), text: 'Plan v1', blocks });
     const clicked = await browserPost('actions', { messageTs: plan.ts, actionId: 'plan-approve', blockId: 'plan-actions-1', value: 'run_1:1' });
     expect(clicked.body).toEqual({ ok: true });
@@ -143,7 +164,12 @@ describe('local workspace: page and browser API', () => {
   it('opens the modal the bot asks for, keeps it open with field errors, closes it on a plain ack', async () => {
     workspace.connectBot(receiver.eventsUrl);
     const mention = await browserPost('messages', { text: '@tandem deploy' });
-    const plan = await botClient().chat.postMessage({ channel: 'CGENERAL', thread_ts: String(mention.body.ts), text: 'Plan', blocks: [{ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Modify' }, action_id: 'plan-modify', value: 'v' }] }] });
+    const plan = await botClient().chat.postMessage({
+      channel: 'CGENERAL',
+      thread_ts: String(mention.body.ts),
+      text: 'Plan',
+      blocks: [{ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Modify' }, action_id: 'plan-modify', value: 'v' }] }],
+    });
     await browserPost('actions', { messageTs: plan.ts, actionId: 'plan-modify' });
     const trigger = String(receiver.received.at(-1)!.json.trigger_id);
     const modal = {
@@ -152,7 +178,14 @@ describe('local workspace: page and browser API', () => {
       private_metadata: 'run_1:1',
       title: { type: 'plain_text' as const, text: 'Modify plan v1' },
       submit: { type: 'plain_text' as const, text: 'Submit' },
-      blocks: [{ type: 'input', block_id: 'plan-yaml-0', label: { type: 'plain_text', text: 'Plan (YAML)' }, element: { type: 'plain_text_input', action_id: 'yaml', multiline: true, initial_value: 'goal: deploy' } }],
+      blocks: [
+        {
+          type: 'input',
+          block_id: 'plan-yaml-0',
+          label: { type: 'plain_text', text: 'Plan (YAML)' },
+          element: { type: 'plain_text_input', action_id: 'yaml', multiline: true, initial_value: 'goal: deploy' },
+        },
+      ],
     };
     const opened = await botClient().views.open({ trigger_id: trigger, view: modal as never });
     expect((await state()).modal).toMatchObject({ id: opened.view!.id, view: { title: { text: 'Modify plan v1' } }, errors: {} });
@@ -162,7 +195,16 @@ describe('local workspace: page and browser API', () => {
     expect(refused.body).toEqual({ ok: true, closed: false, errors: { 'plan-yaml-0': 'Line 1: not a plan' } });
     const submission = receiver.received.at(-1)!;
     expect(submission.signatureValid).toBe(true);
-    expect(submission.json).toMatchObject({ type: 'view_submission', user: { id: 'ULOCAL' }, view: { id: opened.view!.id, callback_id: 'plan-modify-submit', private_metadata: 'run_1:1', state: { values: { 'plan-yaml-0': { yaml: { value: 'goal: [' } } } } } });
+    expect(submission.json).toMatchObject({
+      type: 'view_submission',
+      user: { id: 'ULOCAL' },
+      view: {
+        id: opened.view!.id,
+        callback_id: 'plan-modify-submit',
+        private_metadata: 'run_1:1',
+        state: { values: { 'plan-yaml-0': { yaml: { value: 'goal: [' } } } },
+      },
+    });
     expect((await state()).modal?.errors).toEqual({ 'plan-yaml-0': 'Line 1: not a plan' });
 
     receiver.answerWith(() => ({ status: 200 }));
@@ -178,8 +220,16 @@ describe('local workspace: page and browser API', () => {
     expect(command.signatureValid).toBe(true);
     expect(command.json).toMatchObject({ command: '/tandem', text: 'status', user_id: 'ULOCAL', channel_id: 'CGENERAL' });
     const responseUrl = String(command.json.response_url);
-    await fetch(responseUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ response_type: 'in_channel', text: 'No runs in progress.' }) });
-    await fetch(responseUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ response_type: 'ephemeral', text: 'Your recent runs: none' }) });
+    await fetch(responseUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ response_type: 'in_channel', text: 'No runs in progress.' }),
+    });
+    await fetch(responseUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ response_type: 'ephemeral', text: 'Your recent runs: none' }),
+    });
     const seen = await state();
     expect(seen.messages.map((m) => [m.userName, m.text])).toEqual([['tandem', 'No runs in progress.']]);
     expect(seen.ephemerals.map((e) => e.text)).toEqual(['Your recent runs: none']);
@@ -188,7 +238,11 @@ describe('local workspace: page and browser API', () => {
   it('refuses other web pages, other tokens, and says when the bot cannot be reached', async () => {
     workspace.connectBot(receiver.eventsUrl);
     expect((await browserPost('messages', { text: '@tandem hi' }, { origin: 'http://evil.example' })).status).toBe(403);
-    const form = await fetch(`${workspace.origin}/local/messages`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ text: '@tandem hi' }) });
+    const form = await fetch(`${workspace.origin}/local/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ text: '@tandem hi' }),
+    });
     expect(form.status).toBe(403);
     expect(receiver.received).toHaveLength(0);
     const stranger = new webApi.WebClient('xoxb-someone-else', { slackApiUrl: workspace.slackApiUrl, retryConfig: { retries: 0 } });
@@ -207,7 +261,11 @@ describe('local workspace: page and browser API', () => {
     const other = await startLocalWorkspace({ signingSecret: 'a-different-secret', logger: pino({ level: 'silent' }) });
     try {
       other.connectBot(receiver.eventsUrl);
-      const response = await fetch(keyed('/local/messages', other), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: '@tandem hi' }) });
+      const response = await fetch(keyed('/local/messages', other), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: '@tandem hi' }),
+      });
       expect(response.status).toBe(503);
       expect(((await response.json()) as { error: string }).error).toMatch(/signature.*same signing secret/);
     } finally {
@@ -226,12 +284,22 @@ describe('local workspace: page and browser API', () => {
       { method: 'GET', path: '/local/events' },
       { method: 'GET', path: '/local/state?k=not-the-key' },
       { method: 'POST', path: '/local/messages', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: '@tandem deploy' }) },
-      { method: 'POST', path: '/local/messages', headers: { 'content-type': 'application/json', cookie: 'tandem_local_1=guess' }, body: JSON.stringify({ text: 'hello' }) },
+      {
+        method: 'POST',
+        path: '/local/messages',
+        headers: { 'content-type': 'application/json', cookie: 'tandem_local_1=guess' },
+        body: JSON.stringify({ text: 'hello' }),
+      },
     ];
     const json = { 'content-type': 'application/json' };
     const forBot = [
       { method: 'POST', path: '/api/chat.postMessage', headers: json, body: JSON.stringify({ channel: 'CGENERAL', text: 'injected' }) },
-      { method: 'POST', path: '/api/chat.postMessage', headers: { ...json, authorization: 'Bearer xoxb-guess' }, body: JSON.stringify({ channel: 'CGENERAL', text: 'injected' }) },
+      {
+        method: 'POST',
+        path: '/api/chat.postMessage',
+        headers: { ...json, authorization: 'Bearer xoxb-guess' },
+        body: JSON.stringify({ channel: 'CGENERAL', text: 'injected' }),
+      },
       { method: 'POST', path: '/respond/x', headers: json, body: JSON.stringify({ response_type: 'in_channel', text: 'injected' }) },
     ];
     for (const attempt of [...attempts, ...forBot]) {
@@ -253,9 +321,19 @@ describe('local workspace: page and browser API', () => {
     expect(rebound.status).toBe(403);
     expect(rebound.body).toMatch(/is not the local workspace's address/);
     expect(rebound.body).not.toContain('a message only the page may read');
-    const api = await rawRequest({ method: 'POST', path: '/api/chat.postMessage', headers: { host: 'rebind.evil.example', authorization: `Bearer ${workspace.botToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ channel: 'CGENERAL', text: 'injected' }) });
+    const api = await rawRequest({
+      method: 'POST',
+      path: '/api/chat.postMessage',
+      headers: { host: 'rebind.evil.example', authorization: `Bearer ${workspace.botToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ channel: 'CGENERAL', text: 'injected' }),
+    });
     expect(api.status).toBe(403);
-    const crossSite = await rawRequest({ method: 'POST', path: `/local/messages?k=${key}`, headers: { origin: 'http://evil.example', 'content-type': 'application/json' }, body: JSON.stringify({ text: '@tandem deploy' }) });
+    const crossSite = await rawRequest({
+      method: 'POST',
+      path: `/local/messages?k=${key}`,
+      headers: { origin: 'http://evil.example', 'content-type': 'application/json' },
+      body: JSON.stringify({ text: '@tandem deploy' }),
+    });
     expect(crossSite.status).toBe(403);
     expect(receiver.received).toHaveLength(0);
     expect((await state()).messages.map((m) => m.text)).toEqual(['a message only the page may read']);
@@ -263,8 +341,17 @@ describe('local workspace: page and browser API', () => {
 
   it('takes no bot message at a response URL it did not hand out, nor from another site, nor as text/plain', async () => {
     workspace.connectBot(receiver.eventsUrl);
-    const forged = JSON.stringify({ response_type: 'in_channel', text: 'Plan v1', blocks: [{ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Approve' }, action_id: 'plan-approve', value: 'run_1:1' }] }] });
-    const fromEvil = await rawRequest({ method: 'POST', path: '/respond/x', headers: { origin: 'http://evil.example', 'content-type': 'text/plain' }, body: forged });
+    const forged = JSON.stringify({
+      response_type: 'in_channel',
+      text: 'Plan v1',
+      blocks: [{ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Approve' }, action_id: 'plan-approve', value: 'run_1:1' }] }],
+    });
+    const fromEvil = await rawRequest({
+      method: 'POST',
+      path: '/respond/x',
+      headers: { origin: 'http://evil.example', 'content-type': 'text/plain' },
+      body: forged,
+    });
     expect(fromEvil.status).toBe(403);
     const madeUp = await rawRequest({ method: 'POST', path: `/respond/${crypto.randomUUID()}`, headers: { 'content-type': 'application/json' }, body: forged });
     expect(madeUp.status).toBe(403);
@@ -281,7 +368,13 @@ describe('local workspace: page and browser API', () => {
   it('clicks only a button the bot posted, and sends the bot the value stored on it, not the one in the request', async () => {
     workspace.connectBot(receiver.eventsUrl);
     const mention = await browserPost('messages', { text: '@tandem deploy' });
-    const blocks = [{ type: 'actions', block_id: 'plan-actions-1', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Approve' }, action_id: 'plan-approve', value: 'run_1:1' }] }];
+    const blocks = [
+      {
+        type: 'actions',
+        block_id: 'plan-actions-1',
+        elements: [{ type: 'button', text: { type: 'plain_text', text: 'Approve' }, action_id: 'plan-approve', value: 'run_1:1' }],
+      },
+    ];
     const plan = await botClient().chat.postMessage({ channel: 'CGENERAL', thread_ts: String(mention.body.ts), text: 'Plan v1', blocks });
     const sent = receiver.received.length;
     const forged = await browserPost('actions', { messageTs: plan.ts, actionId: 'plan-approve', blockId: 'plan-actions-1', value: 'run_2:1' });
@@ -299,7 +392,11 @@ describe('local workspace: page and browser API', () => {
     expect(huge.status).toBe(413);
     expect(receiver.received).toHaveLength(0);
     expect(huge.body.error).toBe('The request body is over 1000000 bytes.');
-    const api = await fetch(workspace.slackApiUrl + 'chat.postMessage', { method: 'POST', headers: { authorization: `Bearer ${workspace.botToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ channel: 'CGENERAL', text: 'y'.repeat(1_100_000) }) });
+    const api = await fetch(workspace.slackApiUrl + 'chat.postMessage', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${workspace.botToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ channel: 'CGENERAL', text: 'y'.repeat(1_100_000) }),
+    });
     expect(api.status).toBe(413);
     expect((await state()).messages).toEqual([]);
   });

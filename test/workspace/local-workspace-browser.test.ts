@@ -22,18 +22,44 @@ const SECRET = 'browser-test-secret';
  * It checks the page and the workspace in a real browser without the whole runtime.
  */
 function startTinyBot(workspace: LocalWorkspace) {
-  const app = new App({ token: workspace.botToken, signingSecret: SECRET, botId: 'BBOT', botUserId: 'UBOT', clientOptions: { slackApiUrl: workspace.slackApiUrl }, logLevel: LogLevel.ERROR });
-  const plan = (url: string): Plan => ({ schemaVersion: 1, goal: `Check health of ${url}`, confidence: 0.9, steps: [{ id: 's1', title: `GET ${url}`, tool: 'http_check', args: { url }, dependsOn: [] }], rollback: [] });
+  const app = new App({
+    token: workspace.botToken,
+    signingSecret: SECRET,
+    botId: 'BBOT',
+    botUserId: 'UBOT',
+    clientOptions: { slackApiUrl: workspace.slackApiUrl },
+    logLevel: LogLevel.ERROR,
+  });
+  const plan = (url: string): Plan => ({
+    schemaVersion: 1,
+    goal: `Check health of ${url}`,
+    confidence: 0.9,
+    steps: [{ id: 's1', title: `GET ${url}`, tool: 'http_check', args: { url }, dependsOn: [] }],
+    rollback: [],
+  });
   let current: Plan | undefined;
   app.event('app_mention', async ({ event, client }) => {
     const url = /https?:\/\/\S+/.exec(event.text)?.[0] ?? 'http://127.0.0.1/';
     current = plan(url);
-    const view = planMessages({ run: makeRun({ requester: event.user ?? 'U0' }), version: 1, plan: current, authorKind: 'runbook', authorId: 'check-health', risks: { s1: 'read' }, diff: null, reason: null, autoApproved: false })[0]!;
+    const view = planMessages({
+      run: makeRun({ requester: event.user ?? 'U0' }),
+      version: 1,
+      plan: current,
+      authorKind: 'runbook',
+      authorId: 'check-health',
+      risks: { s1: 'read' },
+      diff: null,
+      reason: null,
+      autoApproved: false,
+    })[0]!;
     await client.chat.postMessage({ channel: event.channel, thread_ts: event.ts, text: view.text, blocks: asSlackBlocks(view.blocks) });
   });
   app.action(PLAN_MODIFY_ACTION, async ({ ack, body, client }) => {
     await ack();
-    await client.views.open({ trigger_id: (body as { trigger_id: string }).trigger_id, view: asSlackView(modifyModal({ runId: 'run_1', planVersion: 1, plan: current! })) });
+    await client.views.open({
+      trigger_id: (body as { trigger_id: string }).trigger_id,
+      view: asSlackView(modifyModal({ runId: 'run_1', planVersion: 1, plan: current! })),
+    });
   });
   app.view(MODIFY_CALLBACK, async ({ ack, view }) => {
     const yaml = view.state.values['plan-yaml-0']?.yaml?.value ?? '';
@@ -46,12 +72,45 @@ function startTinyBot(workspace: LocalWorkspace) {
   });
   app.action(PLAN_APPROVE_ACTION, async ({ ack, body, client }) => {
     await ack();
-    const action = body as unknown as { channel: { id: string }; message: { ts: string; thread_ts: string; text: string; blocks: { type: string }[] }; user: { id: string } };
+    const action = body as unknown as {
+      channel: { id: string };
+      message: { ts: string; thread_ts: string; text: string; blocks: { type: string }[] };
+      user: { id: string };
+    };
     const kept = action.message.blocks.filter((block) => block.type !== 'actions');
-    await client.chat.update({ channel: action.channel.id, ts: action.message.ts, text: action.message.text, blocks: asSlackBlocks([...kept, context(`:white_check_mark: Approved by <@${action.user.id}>`)]) });
+    await client.chat.update({
+      channel: action.channel.id,
+      ts: action.message.ts,
+      text: action.message.text,
+      blocks: asSlackBlocks([...kept, context(`:white_check_mark: Approved by <@${action.user.id}>`)]),
+    });
     const board = (status: 'executing' | 'succeeded') =>
-      statusBoard({ runId: 'run_1', goal: current!.goal, planVersion: 1, runStatus: status, startedAt: new Date(), elapsedMs: 1200, steps: [{ stepId: 's1', title: current!.steps[0]!.title, tool: 'http_check', kind: 'forward', status: status === 'executing' ? 'running' : 'succeeded', elapsedMs: status === 'executing' ? null : 40, url: null, note: status === 'executing' ? null : 'HTTP 200' }] });
-    const posted = await client.chat.postMessage({ channel: action.channel.id, thread_ts: action.message.thread_ts, ...board('executing'), blocks: asSlackBlocks(board('executing').blocks) });
+      statusBoard({
+        runId: 'run_1',
+        goal: current!.goal,
+        planVersion: 1,
+        runStatus: status,
+        startedAt: new Date(),
+        elapsedMs: 1200,
+        steps: [
+          {
+            stepId: 's1',
+            title: current!.steps[0]!.title,
+            tool: 'http_check',
+            kind: 'forward',
+            status: status === 'executing' ? 'running' : 'succeeded',
+            elapsedMs: status === 'executing' ? null : 40,
+            url: null,
+            note: status === 'executing' ? null : 'HTTP 200',
+          },
+        ],
+      });
+    const posted = await client.chat.postMessage({
+      channel: action.channel.id,
+      thread_ts: action.message.thread_ts,
+      ...board('executing'),
+      blocks: asSlackBlocks(board('executing').blocks),
+    });
     await client.chat.update({ channel: action.channel.id, ts: posted.ts!, ...board('succeeded'), blocks: asSlackBlocks(board('succeeded').blocks) });
   });
   return app;

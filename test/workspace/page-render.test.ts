@@ -5,12 +5,19 @@ import { renderMrkdwn } from '../../src/workspace/local/page/mrkdwn.js';
 // The page's renderers are plain ES modules the browser loads as they are; they run in Node unchanged.
 describe('page rendering of mrkdwn', () => {
   it('formats bold, italic, code, emoji and line breaks', () => {
-    expect(renderMrkdwn('*Goal:* check _now_ with `http_check`\n:white_check_mark: done')).toBe('<strong>Goal:</strong> check <em>now</em> with <code>http_check</code><br><span class="emoji e-green" title="white_check_mark">✔</span> done');
+    expect(renderMrkdwn('*Goal:* check _now_ with `http_check`\n:white_check_mark: done')).toBe(
+      '<strong>Goal:</strong> check <em>now</em> with <code>http_check</code><br><span class="emoji e-green" title="white_check_mark">✔</span> done',
+    );
   });
 
   it('shows links, user names and group mentions, and escapes everything a tool or person wrote', () => {
-    const html = renderMrkdwn('<https://example.com/a?b=1&amp;c=2|the &lt;b&gt;run&lt;/b&gt;> by <@ULOCAL> for <!subteam^S1> &lt;script&gt;alert(1)&lt;/script&gt;', { ULOCAL: 'you' });
-    expect(html).toBe('<a href="https://example.com/a?b=1&amp;c=2" target="_blank" rel="noopener noreferrer">the &lt;b&gt;run&lt;/b&gt;</a> by <span class="mention">@you</span> for <span class="mention">@S1</span> &lt;script&gt;alert(1)&lt;/script&gt;');
+    const html = renderMrkdwn(
+      '<https://example.com/a?b=1&amp;c=2|the &lt;b&gt;run&lt;/b&gt;> by <@ULOCAL> for <!subteam^S1> &lt;script&gt;alert(1)&lt;/script&gt;',
+      { ULOCAL: 'you' },
+    );
+    expect(html).toBe(
+      '<a href="https://example.com/a?b=1&amp;c=2" target="_blank" rel="noopener noreferrer">the &lt;b&gt;run&lt;/b&gt;</a> by <span class="mention">@you</span> for <span class="mention">@S1</span> &lt;script&gt;alert(1)&lt;/script&gt;',
+    );
   });
 
   it('never links a javascript: URL and never lets quotes out of an attribute', () => {
@@ -48,14 +55,25 @@ describe('page rendering of Block Kit', () => {
     expect(html).toContain('<div class="bk-fields"><div><strong>Risk</strong> read</div></div>');
     expect(html).toContain('<hr class="bk-divider">');
     expect(html).toContain('Requested by <span class="mention">@you</span>');
-    expect(html).toContain('<button type="button" class="bk-button primary" data-action-id="plan-approve" data-block-id="plan-actions-1" data-value="r&quot;1" data-message-ts="1.000001">Approve</button>');
+    expect(html).toContain(
+      '<button type="button" class="bk-button primary" data-action-id="plan-approve" data-block-id="plan-actions-1" data-value="r&quot;1" data-message-ts="1.000001">Approve</button>',
+    );
     expect(html).toContain('class="bk-button danger"');
     expect(html).toContain('[video block]');
   });
 
-  it('draws modal inputs with their text, hints and the bot\'s field errors', () => {
+  it("draws modal inputs with their text, hints and the bot's field errors", () => {
     const html = renderBlocks(
-      [{ type: 'input', block_id: 'plan-yaml-0', optional: true, label: { type: 'plain_text', text: 'Plan (YAML)' }, hint: { type: 'plain_text', text: 'Edit me' }, element: { type: 'plain_text_input', action_id: 'yaml', multiline: true, initial_value: 'goal: </textarea><script>' } }],
+      [
+        {
+          type: 'input',
+          block_id: 'plan-yaml-0',
+          optional: true,
+          label: { type: 'plain_text', text: 'Plan (YAML)' },
+          hint: { type: 'plain_text', text: 'Edit me' },
+          element: { type: 'plain_text_input', action_id: 'yaml', multiline: true, initial_value: 'goal: </textarea><script>' },
+        },
+      ],
       { errors: { 'plan-yaml-0': 'Line 1: bad <yaml>' } },
     );
     expect(html).toContain('<textarea class="bk-input" data-block-id="plan-yaml-0" rows="4">goal: &lt;/textarea&gt;&lt;script&gt;</textarea>');
@@ -69,15 +87,34 @@ describe('page rendering of Block Kit', () => {
         type: 'plan',
         title: 'Running: ship <it>',
         tasks: [
-          { type: 'task_card', task_id: 's1', title: '1. Check <site>', status: 'complete', details: { type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'done · 2s' }] }] }, output: { type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'HTTP 200 <b>' }] }] }, sources: [{ type: 'url', url: 'https://example.test/r/1', text: 'link' }, { type: 'url', url: 'javascript:alert(1)', text: 'bad' }] },
+          {
+            type: 'task_card',
+            task_id: 's1',
+            title: '1. Check <site>',
+            status: 'complete',
+            details: { type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'done · 2s' }] }] },
+            output: { type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'HTTP 200 <b>' }] }] },
+            sources: [
+              { type: 'url', url: 'https://example.test/r/1', text: 'link' },
+              { type: 'url', url: 'javascript:alert(1)', text: 'bad' },
+            ],
+          },
           { type: 'task_card', task_id: 's2', title: '2. Merge', status: 'in_progress' },
-          { type: 'task_card', task_id: 's3', title: '3. Skipped', status: 'pending', details: { type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'skipped — this step did not run' }] }] } },
+          {
+            type: 'task_card',
+            task_id: 's3',
+            title: '3. Skipped',
+            status: 'pending',
+            details: { type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'skipped — this step did not run' }] }] },
+          },
         ],
       },
     ]);
     expect(html).toContain('<div class="bk-plan-title">Running: ship &lt;it&gt;</div>');
     expect(html).toContain('<li class="bk-task bk-task-complete"><span class="bk-task-icon" title="complete">✔</span>');
-    expect(html).toContain('<div class="bk-task-title">1. Check &lt;site&gt;</div><div class="bk-task-details">done · 2s</div><div class="bk-task-output">HTTP 200 &lt;b&gt;</div>');
+    expect(html).toContain(
+      '<div class="bk-task-title">1. Check &lt;site&gt;</div><div class="bk-task-details">done · 2s</div><div class="bk-task-output">HTTP 200 &lt;b&gt;</div>',
+    );
     expect(html).toContain('<a href="https://example.test/r/1" target="_blank" rel="noopener noreferrer">link</a>');
     expect(html).not.toContain('javascript:');
     expect(html).toContain('bk-task-in_progress');
@@ -85,7 +122,19 @@ describe('page rendering of Block Kit', () => {
   });
 
   it('shows the feedback buttons under a summary, escaped', () => {
-    const html = renderBlocks([{ type: 'context_actions', elements: [{ type: 'feedback_buttons', action_id: 'run-feedback', positive_button: { text: { type: 'plain_text', text: 'Good' }, value: 'x' }, negative_button: { text: { type: 'plain_text', text: 'Bad <b>' }, value: 'y' } }] }]);
+    const html = renderBlocks([
+      {
+        type: 'context_actions',
+        elements: [
+          {
+            type: 'feedback_buttons',
+            action_id: 'run-feedback',
+            positive_button: { text: { type: 'plain_text', text: 'Good' }, value: 'x' },
+            negative_button: { text: { type: 'plain_text', text: 'Bad <b>' }, value: 'y' },
+          },
+        ],
+      },
+    ]);
     expect(html).toContain('👍 Good');
     expect(html).toContain('👎 Bad &lt;b&gt;');
     expect(html).not.toContain('[context_actions block]');

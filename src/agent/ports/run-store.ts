@@ -276,7 +276,10 @@ export interface RunStore {
   /** The run a request started, when it started one (a request handled again after a crash finds it). */
   findRunByRequest(requestId: string): Promise<RunRecord | undefined>;
   findRunByConversation(conversation: Conversation): Promise<RunRecord | undefined>;
-  updateRun(runId: string, patch: Partial<Pick<RunRecord, 'status' | 'currentPlanVersion' | 'replans' | 'boardRef' | 'summary' | 'finishedAt'>>): Promise<RunRecord>;
+  updateRun(
+    runId: string,
+    patch: Partial<Pick<RunRecord, 'status' | 'currentPlanVersion' | 'replans' | 'boardRef' | 'summary' | 'finishedAt'>>,
+  ): Promise<RunRecord>;
   /** Moves a run from one status to another only if it is still in `from`; false if someone else moved it. */
   transitionRun(runId: string, from: readonly RunStatus[], to: RunStatus): Promise<boolean>;
   listRuns(filter: { limit: number; requester?: string; channel?: string; statuses?: readonly RunStatus[] }): Promise<RunRecord[]>;
@@ -319,13 +322,27 @@ export interface RunStore {
    * concurrent callers get different runs.
    * `skipLocked`: rows locked by another transaction are passed over instead of waited for.
    */
-  adoptRuns(input: { owner: string; leaseMs: number; statuses: readonly RunStatus[]; limit: number; graceMs: number; skipLocked: boolean }): Promise<RunRecord[]>;
+  adoptRuns(input: {
+    owner: string;
+    leaseMs: number;
+    statuses: readonly RunStatus[];
+    limit: number;
+    graceMs: number;
+    skipLocked: boolean;
+  }): Promise<RunRecord[]>;
   /** A heartbeat: extends `owner`'s leases on these runs and on their running steps; returns the runs `owner` still holds. */
   renewLeases(input: { owner: string; leaseMs: number; runIds: readonly string[] }): Promise<string[]>;
   /** Lets peers take (and adopt) the run at once (a no-op unless `owner` holds it). */
   releaseRunLease(input: { runId: string; owner: string }): Promise<void>;
 
-  addPlanVersion(input: { runId: string; plan: Plan; authorKind: PlanVersionRecord['authorKind']; authorId: string; parentVersion: number | null; reason: string | null }): Promise<PlanVersionRecord>;
+  addPlanVersion(input: {
+    runId: string;
+    plan: Plan;
+    authorKind: PlanVersionRecord['authorKind'];
+    authorId: string;
+    parentVersion: number | null;
+    reason: string | null;
+  }): Promise<PlanVersionRecord>;
   getPlanVersion(runId: string, version: number): Promise<PlanVersionRecord | undefined>;
   listPlanVersions(runId: string): Promise<PlanVersionRecord[]>;
 
@@ -347,11 +364,34 @@ export interface RunStore {
    * pending → running, attempt + 1, an attempt row with the executed args. Exactly one caller wins;
    * the others get undefined.
    */
-  claimStep(input: { runId: string; planVersion: number; stepId: string; owner: string; leaseMs: number; executedArgs: Record<string, unknown> }): Promise<StepRecord | undefined>;
+  claimStep(input: {
+    runId: string;
+    planVersion: number;
+    stepId: string;
+    owner: string;
+    leaseMs: number;
+    executedArgs: Record<string, unknown>;
+  }): Promise<StepRecord | undefined>;
   /** Ends the running attempt `attempt`; false if the step is no longer that attempt (someone else moved it). */
-  finishStep(input: { runId: string; planVersion: number; stepId: string; attempt: number; status: 'succeeded' | 'failed' | 'uncertain' | 'cancelled' | 'waiting'; output?: Record<string, unknown> | null; error?: StepErrorRecord | null }): Promise<boolean>;
+  finishStep(input: {
+    runId: string;
+    planVersion: number;
+    stepId: string;
+    attempt: number;
+    status: 'succeeded' | 'failed' | 'uncertain' | 'cancelled' | 'waiting';
+    output?: Record<string, unknown> | null;
+    error?: StepErrorRecord | null;
+  }): Promise<boolean>;
   /** For steps not running: skip, cancel, reset to pending (retry), or settle a waiting / uncertain step. */
-  setStepStatus(input: { runId: string; planVersion: number; stepId: string; from: readonly StepStatus[]; to: StepStatus; output?: Record<string, unknown> | null; error?: StepErrorRecord | null }): Promise<boolean>;
+  setStepStatus(input: {
+    runId: string;
+    planVersion: number;
+    stepId: string;
+    from: readonly StepStatus[];
+    to: StepStatus;
+    output?: Record<string, unknown> | null;
+    error?: StepErrorRecord | null;
+  }): Promise<boolean>;
   listAttempts(runId: string): Promise<StepAttemptRecord[]>;
 
   appendEvent(runId: string, type: string, data?: Record<string, unknown>): Promise<RunEvent>;
@@ -376,14 +416,24 @@ export interface RunStore {
    * by `owner` for `leaseMs`), in one transaction; undefined if the step was not pending.
    */
   requestConfirmation(
-    input: Pick<ConfirmationRecord, 'runId' | 'planVersion' | 'stepId' | 'tool' | 'risk' | 'targets' | 'lateBound'> & { owe: NewOwedMessage; owner: string; leaseMs: number },
+    input: Pick<ConfirmationRecord, 'runId' | 'planVersion' | 'stepId' | 'tool' | 'risk' | 'targets' | 'lateBound'> & {
+      owe: NewOwedMessage;
+      owner: string;
+      leaseMs: number;
+    },
   ): Promise<ConfirmationRecord | undefined>;
   /**
    * Confirms or aborts a pending confirmation in one transaction, only while `planVersion` is the
    * run's current version and the run is paused or executing; a confirm moves the step waiting →
    * pending in the same transaction. undefined: nothing changed.
    */
-  decideConfirmation(input: { runId: string; planVersion: number; stepId: string; userId: string; decision: 'confirmed' | 'aborted' }): Promise<ConfirmationRecord | undefined>;
+  decideConfirmation(input: {
+    runId: string;
+    planVersion: number;
+    stepId: string;
+    userId: string;
+    decision: 'confirmed' | 'aborted';
+  }): Promise<ConfirmationRecord | undefined>;
   listConfirmations(runId: string): Promise<ConfirmationRecord[]>;
 
   recordUsage(usage: UsageRecord): Promise<void>;

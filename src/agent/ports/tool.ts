@@ -59,10 +59,7 @@ export type ToolResult =
   /** The run waits for a person (ask_human); the answer becomes the step's output. */
   | { status: 'pause'; question: string };
 
-export type ReconcileResult =
-  | { status: 'done'; output: Record<string, unknown> }
-  | { status: 'not-done' }
-  | { status: 'unknown'; reason: string };
+export type ReconcileResult = { status: 'done'; output: Record<string, unknown> } | { status: 'not-done' } | { status: 'unknown'; reason: string };
 
 export interface Tool<I = unknown> {
   name: string;

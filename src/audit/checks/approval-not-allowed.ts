@@ -17,10 +17,13 @@ export const approvalNotAllowed: AuditCheck = {
       const where = { planVersion: version.version };
       const found = bindingApproval(approvals, version, facts.run.requester, ctx.riskOf);
       // The requester-only case has a check of its own.
-      if (!found.ok && !approvals.every((a) => a.userId === facts.run.requester && !isAutoApproval(a))) return [violation(this.name, facts.run, where, found.error)];
+      if (!found.ok && !approvals.every((a) => a.userId === facts.run.requester && !isAutoApproval(a)))
+        return [violation(this.name, facts.run, where, found.error)];
       if (!found.ok || approvalNeed(planRisk(version.plan, ctx.riskOf)) === 'anyone' || isAutoApproval(found.value)) return [];
       const approver = ctx.isApprover(found.value.userId);
-      return approver === false ? [violation(this.name, facts.run, where, `v${version.version} was approved by ${found.value.userId}, who is not an approver (TANDEM_APPROVERS)`)] : [];
+      return approver === false
+        ? [violation(this.name, facts.run, where, `v${version.version} was approved by ${found.value.userId}, who is not an approver (TANDEM_APPROVERS)`)]
+        : [];
     });
   },
 };

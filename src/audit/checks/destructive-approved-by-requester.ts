@@ -11,6 +11,13 @@ export const destructiveApprovedByRequester: AuditCheck = {
         const approvals = facts.approvals.filter((a) => a.planVersion === version.version && a.decision === 'approved');
         return approvals.length > 0 && approvals.every((a) => a.userId === facts.run.requester && !isAutoApproval(a));
       })
-      .map((version) => violation(this.name, facts.run, { planVersion: version.version }, `v${version.version} has a destructive step and was approved only by its requester ${facts.run.requester}`));
+      .map((version) =>
+        violation(
+          this.name,
+          facts.run,
+          { planVersion: version.version },
+          `v${version.version} has a destructive step and was approved only by its requester ${facts.run.requester}`,
+        ),
+      );
   },
 };

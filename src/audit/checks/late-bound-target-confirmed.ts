@@ -13,7 +13,11 @@ function differs(confirmed: Record<string, unknown>, executed: Record<string, un
 }
 
 function stable(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) => (inner && typeof inner === 'object' && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => a.localeCompare(b))) : inner)) ?? 'undefined';
+  return (
+    JSON.stringify(value, (_key, inner: unknown) =>
+      inner && typeof inner === 'object' && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => a.localeCompare(b))) : inner,
+    ) ?? 'undefined'
+  );
 }
 
 export const lateBoundTargetConfirmed: AuditCheck = {
@@ -32,11 +36,29 @@ export const lateBoundTargetConfirmed: AuditCheck = {
           const destructive = (ctx.riskOf(step.tool) ?? 'destructive') === 'destructive';
           const confirmed = confirmations.find((c) => c.planVersion === version.version && c.stepId === step.id && c.status === 'confirmed');
           const where = { planVersion: version.version, stepId: step.id };
-          if (!confirmed) return [violation(this.name, facts.run, where, `${step.id} of v${version.version} acted on a target filled at run time without a Confirm`)];
-          if (destructive && confirmed.decidedBy === facts.run.requester) return [violation(this.name, facts.run, where, `${step.id} of v${version.version} is destructive and its target was confirmed only by its requester ${facts.run.requester}`)];
-          if (confirmed.decidedBy && ctx.isApprover(confirmed.decidedBy) === false) return [violation(this.name, facts.run, where, `${step.id}'s target was confirmed by ${confirmed.decidedBy}, who is not an approver`)];
+          if (!confirmed)
+            return [violation(this.name, facts.run, where, `${step.id} of v${version.version} acted on a target filled at run time without a Confirm`)];
+          if (destructive && confirmed.decidedBy === facts.run.requester)
+            return [
+              violation(
+                this.name,
+                facts.run,
+                where,
+                `${step.id} of v${version.version} is destructive and its target was confirmed only by its requester ${facts.run.requester}`,
+              ),
+            ];
+          if (confirmed.decidedBy && ctx.isApprover(confirmed.decidedBy) === false)
+            return [violation(this.name, facts.run, where, `${step.id}'s target was confirmed by ${confirmed.decidedBy}, who is not an approver`)];
           const other = facts.attempts.find((a) => a.planVersion === version.version && a.stepId === step.id && differs(confirmed.targets, a.executedArgs));
-          if (other) return [violation(this.name, facts.run, where, `${step.id} of v${version.version} (attempt ${other.attempt}) acted on other target values than the ones confirmed`)];
+          if (other)
+            return [
+              violation(
+                this.name,
+                facts.run,
+                where,
+                `${step.id} of v${version.version} (attempt ${other.attempt}) acted on other target values than the ones confirmed`,
+              ),
+            ];
           return [];
         }),
     );

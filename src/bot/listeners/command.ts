@@ -40,7 +40,9 @@ async function answer(verb: string, args: string[], where: { userId: string; cha
   }
   if (verb === 'runs') {
     const runs = await deps.runs.listRuns({ limit: 10, requester: userId });
-    const text = runs.length ? `*Your recent runs:*\n${runs.map((run) => runLine(run)).join('\n')}` : 'You have no runs yet. Mention me with a task to start one.';
+    const text = runs.length
+      ? `*Your recent runs:*\n${runs.map((run) => runLine(run)).join('\n')}`
+      : 'You have no runs yet. Mention me with a task to start one.';
     await respond({ response_type: 'ephemeral', text });
     return;
   }
@@ -52,7 +54,10 @@ async function answer(verb: string, args: string[], where: { userId: string; cha
     }
     const run = await deps.runs.getRun(runId);
     if (!run || run.conversation.channel !== channel) {
-      await respond({ response_type: 'ephemeral', text: `No run \`${escapeText(runId)}\` in this channel. \`/tandem status\` lists the runs in progress here.` });
+      await respond({
+        response_type: 'ephemeral',
+        text: `No run \`${escapeText(runId)}\` in this channel. \`/tandem status\` lists the runs in progress here.`,
+      });
       return;
     }
     if (FINAL_RUN_STATUSES.includes(run.status)) {
@@ -60,7 +65,11 @@ async function answer(verb: string, args: string[], where: { userId: string; cha
       return;
     }
     const result = await deps.agent.cancel({ runId, userId });
-    await respond(result.ok ? { response_type: 'in_channel', text: `${mention(userId)} cancelled run \`${escapeText(runId)}\`.` } : { response_type: 'ephemeral', text: escapeText(result.error) });
+    await respond(
+      result.ok
+        ? { response_type: 'in_channel', text: `${mention(userId)} cancelled run \`${escapeText(runId)}\`.` }
+        : { response_type: 'ephemeral', text: escapeText(result.error) },
+    );
     return;
   }
   await respond({ response_type: 'ephemeral', text: verb === 'help' ? HELP_TEXT : `I don't know \`${escapeText(verb)}\`.\n${HELP_TEXT}` });

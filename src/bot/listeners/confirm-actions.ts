@@ -9,7 +9,10 @@ import { replaceActions } from './replace-actions.ts';
 
 /** Confirm / Abort of a late-bound target: the agent decides who may; refusals come back privately. */
 export function registerConfirmActions(app: App, deps: BotDeps): void {
-  for (const [actionId, decision] of [[TARGET_CONFIRM_ACTION, 'confirm'], [TARGET_ABORT_ACTION, 'abort']] as const) {
+  for (const [actionId, decision] of [
+    [TARGET_CONFIRM_ACTION, 'confirm'],
+    [TARGET_ABORT_ACTION, 'abort'],
+  ] as const) {
     app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, client }) => {
       await ack();
       await afterAck();
@@ -18,7 +21,12 @@ export function registerConfirmActions(app: App, deps: BotDeps): void {
       const ref = decodeStepRef(action.value);
       if (!channel) return;
       if (!ref) {
-        await tellPrivately(client, deps.logger, { channel, user: body.user.id, threadTs, text: 'That button is not from a Confirm I recognise; nothing was done.' });
+        await tellPrivately(client, deps.logger, {
+          channel,
+          user: body.user.id,
+          threadTs,
+          text: 'That button is not from a Confirm I recognise; nothing was done.',
+        });
         return;
       }
       try {
@@ -27,11 +35,17 @@ export function registerConfirmActions(app: App, deps: BotDeps): void {
           await tellPrivately(client, deps.logger, { channel, user: body.user.id, threadTs, text: result.error });
           return;
         }
-        const line = decision === 'confirm' ? `:white_check_mark: Confirmed by ${mention(body.user.id)}` : `:octagonal_sign: Aborted by ${mention(body.user.id)}`;
+        const line =
+          decision === 'confirm' ? `:white_check_mark: Confirmed by ${mention(body.user.id)}` : `:octagonal_sign: Aborted by ${mention(body.user.id)}`;
         await replaceActions(client, deps.logger, body, line);
       } catch (error) {
         deps.logger.error({ err: describeError(error), runId: ref.runId }, 'confirm decision failed');
-        await tellPrivately(client, deps.logger, { channel, user: body.user.id, threadTs, text: `Your ${decision} was not recorded: ${describeError(error)}. ${TRY_AGAIN}` });
+        await tellPrivately(client, deps.logger, {
+          channel,
+          user: body.user.id,
+          threadTs,
+          text: `Your ${decision} was not recorded: ${describeError(error)}. ${TRY_AGAIN}`,
+        });
       }
     });
   }

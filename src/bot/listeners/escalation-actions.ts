@@ -19,7 +19,12 @@ export function registerEscalationActions(app: App, deps: BotDeps): void {
       const escalationId = decodeEscalationRef(button.value);
       if (!channel) return;
       if (!escalationId) {
-        await tellPrivately(client, deps.logger, { channel, user: body.user.id, threadTs, text: 'That button is not from an escalation I recognise; nothing was done.' });
+        await tellPrivately(client, deps.logger, {
+          channel,
+          user: body.user.id,
+          threadTs,
+          text: 'That button is not from an escalation I recognise; nothing was done.',
+        });
         return;
       }
       try {
@@ -31,7 +36,12 @@ export function registerEscalationActions(app: App, deps: BotDeps): void {
         await replaceActions(client, deps.logger, body, `${mention(body.user.id)} chose *${action}*.`);
       } catch (error) {
         deps.logger.error({ err: describeError(error), escalationId }, 'resolving an escalation failed');
-        await tellPrivately(client, deps.logger, { channel, user: body.user.id, threadTs, text: `Your choice (${action}) was not recorded: ${describeError(error)}. ${TRY_AGAIN}` });
+        await tellPrivately(client, deps.logger, {
+          channel,
+          user: body.user.id,
+          threadTs,
+          text: `Your choice (${action}) was not recorded: ${describeError(error)}. ${TRY_AGAIN}`,
+        });
       }
     });
   }

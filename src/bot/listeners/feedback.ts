@@ -16,7 +16,14 @@ export function registerFeedback(app: App, deps: BotDeps): void {
     try {
       const plan = await deps.runs.getPlanVersion(ref.runId, ref.planVersion);
       if (!plan) return;
-      const recorded = await deps.feedback.record({ runId: ref.runId, userId: body.user.id, value: ref.value, planVersion: ref.planVersion, authorKind: plan.authorKind, authorId: plan.authorId });
+      const recorded = await deps.feedback.record({
+        runId: ref.runId,
+        userId: body.user.id,
+        value: ref.value,
+        planVersion: ref.planVersion,
+        authorKind: plan.authorKind,
+        authorId: plan.authorId,
+      });
       if (!recorded) deps.logger.debug({ runId: ref.runId, user: body.user.id }, 'feedback on this run was already given by this person');
     } catch (error) {
       deps.logger.warn({ err: describeError(error), runId: ref.runId }, 'could not store feedback');

@@ -14,7 +14,8 @@ export function taskText(text: string, botUserId: string | undefined): string {
   return text.replace(own, '').replace(/\s+/g, ' ').trim();
 }
 
-export const IGNORED_FOLLOW_UP = 'Nothing in this thread\'s run is waiting for an answer. Say "cancel" to stop a run that is still going, or mention me outside this thread to start something new.';
+export const IGNORED_FOLLOW_UP =
+  'Nothing in this thread\'s run is waiting for an answer. Say "cancel" to stop a run that is still going, or mention me outside this thread to start something new.';
 
 /** Only the requester or an approver answers the bot's question or cancels the run; nothing was recorded. */
 export function refusedFollowUp(what: 'answer' | 'cancel', requester: string): string {
@@ -43,7 +44,15 @@ export function registerMention(app: App, deps: BotDeps): void {
     if (!event.user) return;
     const eventId = (body as { event_id?: string }).event_id;
     const requestId = (context as InboxContext).inboxKey;
-    await handleMessageToBot(deps, client, { eventId, requestId, user: event.user, channel: event.channel, ts: event.ts, threadTs: event.thread_ts, text: taskText(event.text, context.botUserId) });
+    await handleMessageToBot(deps, client, {
+      eventId,
+      requestId,
+      user: event.user,
+      channel: event.channel,
+      ts: event.ts,
+      threadTs: event.thread_ts,
+      text: taskText(event.text, context.botUserId),
+    });
   });
 }
 

@@ -32,7 +32,10 @@ export function registerModifySubmit(app: App, deps: BotDeps): void {
       return;
     }
     // Whatever the YAML holds, the modal is answered: a check that throws is a field error too.
-    const checked = await withinBudget(deps.agent.checkEdit({ ...ref, plan: parsed.value })).catch((error: unknown) => ({ ok: false as const, error: [`this plan could not be checked: ${describeError(error)}`] }));
+    const checked = await withinBudget(deps.agent.checkEdit({ ...ref, plan: parsed.value })).catch((error: unknown) => ({
+      ok: false as const,
+      error: [`this plan could not be checked: ${describeError(error)}`],
+    }));
     if (checked && !checked.ok) {
       await ack({ response_action: 'errors', errors: planErrors(submission.parts, checked.error) });
       return;
@@ -58,7 +61,13 @@ async function withinBudget<T>(promise: Promise<T>): Promise<T | undefined> {
 }
 
 /** After the modal closed, a refusal or failure is told privately in the run's thread. */
-async function report(client: SlackClient, deps: BotDeps, runId: string, userId: string, work: () => Promise<{ ok: true; value: void } | { ok: false; error: string }>): Promise<void> {
+async function report(
+  client: SlackClient,
+  deps: BotDeps,
+  runId: string,
+  userId: string,
+  work: () => Promise<{ ok: true; value: void } | { ok: false; error: string }>,
+): Promise<void> {
   let message: string | undefined;
   try {
     const result = await work();

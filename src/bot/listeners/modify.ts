@@ -18,7 +18,13 @@ export function registerModifyButton(app: App, deps: BotDeps): void {
     const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
     const ref = decodePlanRef(action.value);
     if (!ref) {
-      if (channel) await tellPrivately(client, deps.logger, { channel, user: body.user.id, threadTs, text: 'That button is not from a plan I recognise; nothing was done.' });
+      if (channel)
+        await tellPrivately(client, deps.logger, {
+          channel,
+          user: body.user.id,
+          threadTs,
+          text: 'That button is not from a plan I recognise; nothing was done.',
+        });
       return;
     }
     let viewId: string | undefined;
@@ -29,17 +35,27 @@ export function registerModifyButton(app: App, deps: BotDeps): void {
       hash = opened.view?.hash;
     } catch (error) {
       deps.logger.warn({ err: describeError(error), runId: ref.runId }, 'could not open the Modify modal');
-      if (channel) await tellPrivately(client, deps.logger, { channel, user: body.user.id, threadTs, text: `I could not open the editor (${describeError(error)}). Click Modify again.` });
+      if (channel)
+        await tellPrivately(client, deps.logger, {
+          channel,
+          user: body.user.id,
+          threadTs,
+          text: `I could not open the editor (${describeError(error)}). Click Modify again.`,
+        });
       return;
     }
     if (!viewId) return;
     try {
       const version = await deps.runs.getPlanVersion(ref.runId, ref.planVersion);
-      const view = version ? modifyModal({ runId: ref.runId, planVersion: ref.planVersion, plan: version.plan }) : errorModal(`Plan v${ref.planVersion} of run ${ref.runId} was not found.`);
+      const view = version
+        ? modifyModal({ runId: ref.runId, planVersion: ref.planVersion, plan: version.plan })
+        : errorModal(`Plan v${ref.planVersion} of run ${ref.runId} was not found.`);
       await client.views.update({ view_id: viewId, ...(hash ? { hash } : {}), view });
     } catch (error) {
       deps.logger.error({ err: describeError(error), runId: ref.runId }, 'could not fill the Modify modal');
-      await client.views.update({ view_id: viewId, view: errorModal(`I could not load the plan: ${describeError(error)}. ${TRY_AGAIN}`) }).catch(() => undefined);
+      await client.views
+        .update({ view_id: viewId, view: errorModal(`I could not load the plan: ${describeError(error)}. ${TRY_AGAIN}`) })
+        .catch(() => undefined);
     }
   });
 }

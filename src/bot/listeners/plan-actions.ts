@@ -9,7 +9,10 @@ import { replaceActions } from './replace-actions.ts';
 
 /** Approve / Reject: ack at once, then let the agent decide who may; refusals come back privately. */
 export function registerPlanActions(app: App, deps: BotDeps): void {
-  for (const [actionId, decision] of [[PLAN_APPROVE_ACTION, 'approve'], [PLAN_REJECT_ACTION, 'reject']] as const) {
+  for (const [actionId, decision] of [
+    [PLAN_APPROVE_ACTION, 'approve'],
+    [PLAN_REJECT_ACTION, 'reject'],
+  ] as const) {
     app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, client }) => {
       await ack();
       await afterAck();
@@ -18,7 +21,12 @@ export function registerPlanActions(app: App, deps: BotDeps): void {
       const ref = decodePlanRef(action.value);
       if (!channel) return;
       if (!ref) {
-        await tellPrivately(client, deps.logger, { channel, user: body.user.id, threadTs, text: 'That button is not from a plan I recognise; nothing was done.' });
+        await tellPrivately(client, deps.logger, {
+          channel,
+          user: body.user.id,
+          threadTs,
+          text: 'That button is not from a plan I recognise; nothing was done.',
+        });
         return;
       }
       try {
@@ -32,7 +40,12 @@ export function registerPlanActions(app: App, deps: BotDeps): void {
         await replaceActions(client, deps.logger, body, `${verb} by ${mention(body.user.id)}`);
       } catch (error) {
         deps.logger.error({ err: describeError(error), runId: ref.runId }, 'plan decision failed');
-        await tellPrivately(client, deps.logger, { channel, user: body.user.id, threadTs, text: `Your ${decision} was not recorded: ${describeError(error)}. ${TRY_AGAIN}` });
+        await tellPrivately(client, deps.logger, {
+          channel,
+          user: body.user.id,
+          threadTs,
+          text: `Your ${decision} was not recorded: ${describeError(error)}. ${TRY_AGAIN}`,
+        });
       }
     });
   }

@@ -31,7 +31,9 @@ export function registerSaveRunbookSubmit(app: App, deps: BotDeps): void {
     }
     const name = (values[RUNBOOK_NAME_BLOCK]?.[RUNBOOK_NAME_ACTION]?.value ?? '').trim() || undefined;
     const userId = body.user.id;
-    const allowed = deps.approvers ? await checkRunbookSaver({ userId, approvers: deps.approvers }) : { ok: false as const, error: 'Runbooks cannot be saved here: no approver list is wired in.' };
+    const allowed = deps.approvers
+      ? await checkRunbookSaver({ userId, approvers: deps.approvers })
+      : { ok: false as const, error: 'Runbooks cannot be saved here: no approver list is wired in.' };
     if (!allowed.ok) {
       await ack({ response_action: 'errors', errors: { [RUNBOOK_PARAMS_BLOCK]: allowed.error } });
       return;
@@ -41,7 +43,10 @@ export function registerSaveRunbookSubmit(app: App, deps: BotDeps): void {
       saved = await deps.runbooks.save({ runId: ref.runId, params: params.value, createdBy: userId, ...(name ? { name } : {}) });
     } catch (error) {
       deps.logger.error({ err: describeError(error), runId: ref.runId }, 'saving a runbook failed');
-      await ack({ response_action: 'errors', errors: { [RUNBOOK_PARAMS_BLOCK]: `The runbook was not saved: ${describeError(error)}. ${TRY_AGAIN}`.slice(0, 1000) } });
+      await ack({
+        response_action: 'errors',
+        errors: { [RUNBOOK_PARAMS_BLOCK]: `The runbook was not saved: ${describeError(error)}. ${TRY_AGAIN}`.slice(0, 1000) },
+      });
       return;
     }
     if (!saved.ok) {

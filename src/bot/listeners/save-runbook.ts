@@ -46,7 +46,9 @@ export function registerSaveRunbookButton(app: App, deps: BotDeps): void {
       await client.views.update({ view_id: viewId, view });
     } catch (error) {
       deps.logger.error({ err: describeError(error), runId: ref.runId }, 'could not fill the Save as runbook modal');
-      await client.views.update({ view_id: viewId, view: runbookErrorModal(`I could not load the run: ${describeError(error)}. ${TRY_AGAIN}`) }).catch(() => undefined);
+      await client.views
+        .update({ view_id: viewId, view: runbookErrorModal(`I could not load the run: ${describeError(error)}. ${TRY_AGAIN}`) })
+        .catch(() => undefined);
     }
   });
 }

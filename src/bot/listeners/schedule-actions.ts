@@ -45,7 +45,12 @@ export function registerScheduleActions(app: App, deps: BotDeps): void {
         return;
       }
       const remaining = scheduleListMessage(await deps.schedules.list({ channel: schedule.channel }));
-      await respond({ response_type: 'ephemeral', replace_original: true, text: `Removed. ${remaining.text}`, blocks: asSlackBlocks([context(line), ...remaining.blocks]) });
+      await respond({
+        response_type: 'ephemeral',
+        replace_original: true,
+        text: `Removed. ${remaining.text}`,
+        blocks: asSlackBlocks([context(line), ...remaining.blocks]),
+      });
     } catch (error) {
       deps.logger.error({ err: describeError(error), scheduleId }, 'removing a schedule failed');
       await tell(`The schedule was not removed: ${describeError(error)}. ${TRY_AGAIN}`);

@@ -8,7 +8,12 @@ import { scheduleListMessage } from '../views/schedules.ts';
 export const SCHEDULE_USAGE = 'Say when and what: `/tandem schedule every weekday at 09:00 triage open pull requests in acme/api`.';
 
 /** `/tandem schedule <when> <task>` makes one; `/tandem schedules` lists the channel's. Both answer privately. */
-export async function answerScheduleCommand(input: { verb: 'schedule' | 'schedules'; text: string; channel: string; user: string }, deps: BotDeps, client: SlackClient, respond: RespondFn): Promise<void> {
+export async function answerScheduleCommand(
+  input: { verb: 'schedule' | 'schedules'; text: string; channel: string; user: string },
+  deps: BotDeps,
+  client: SlackClient,
+  respond: RespondFn,
+): Promise<void> {
   if (!deps.schedules) {
     await respond({ response_type: 'ephemeral', text: NO_SCHEDULES });
     return;

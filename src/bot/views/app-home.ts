@@ -25,7 +25,10 @@ export function runLine(run: RunRecord, permalink?: string): string {
 
 /** The App Home tab: the person's recent runs and how to start one. */
 export function appHomeView(input: { userId: string; runs: RunRecord[] }): HomeView {
-  const blocks: Block[] = [header('Tandem'), section('Mention me with a task in a channel (`@Tandem check CI on acme/api`) and I will plan it, ask for approval, and run it in the thread.')];
+  const blocks: Block[] = [
+    header('Tandem'),
+    section('Mention me with a task in a channel (`@Tandem check CI on acme/api`) and I will plan it, ask for approval, and run it in the thread.'),
+  ];
   blocks.push(header('Your recent runs'));
   if (input.runs.length === 0) blocks.push(section('_No runs yet._'));
   for (const run of input.runs.slice(0, 20)) blocks.push(section(runLine(run)));

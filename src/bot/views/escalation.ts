@@ -53,4 +53,3 @@ export function escalationMessage(input: EscalationInput): MessageView {
   ];
   return { text: truncate(`${who}Escalation: ${KIND_LABEL[escalation.kind]}`, 300), blocks };
 }
-

@@ -30,8 +30,16 @@ export function feedbackBlock(runId: string, planVersion: number): types.Context
       {
         type: 'feedback_buttons',
         action_id: FEEDBACK_ACTION,
-        positive_button: { text: { type: 'plain_text', text: 'Good' }, accessibility_label: 'This run went well', value: encodeFeedback('good', runId, planVersion) },
-        negative_button: { text: { type: 'plain_text', text: 'Bad' }, accessibility_label: 'This run went badly', value: encodeFeedback('bad', runId, planVersion) },
+        positive_button: {
+          text: { type: 'plain_text', text: 'Good' },
+          accessibility_label: 'This run went well',
+          value: encodeFeedback('good', runId, planVersion),
+        },
+        negative_button: {
+          text: { type: 'plain_text', text: 'Bad' },
+          accessibility_label: 'This run went badly',
+          value: encodeFeedback('bad', runId, planVersion),
+        },
       },
     ],
   };

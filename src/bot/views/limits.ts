@@ -37,7 +37,8 @@ export const LIMITS = {
 
 const id = z.string().min(1).max(LIMITS.id);
 const plainText = (max: number) => z.object({ type: z.literal('plain_text'), text: z.string().min(1).max(max), emoji: z.boolean().optional() });
-const anyText = (max: number) => z.object({ type: z.enum(['plain_text', 'mrkdwn']), text: z.string().min(1).max(max), emoji: z.boolean().optional(), verbatim: z.boolean().optional() });
+const anyText = (max: number) =>
+  z.object({ type: z.enum(['plain_text', 'mrkdwn']), text: z.string().min(1).max(max), emoji: z.boolean().optional(), verbatim: z.boolean().optional() });
 
 export const ButtonSchema = z.object({
   type: z.literal('button'),
@@ -49,17 +50,23 @@ export const ButtonSchema = z.object({
   confirm: z.unknown().optional(),
 });
 
-const SectionSchema = z.object({
-  type: z.literal('section'),
-  block_id: id.optional(),
-  text: anyText(LIMITS.sectionText).optional(),
-  fields: z.array(anyText(LIMITS.sectionFieldText)).max(LIMITS.sectionFields).optional(),
-  accessory: ButtonSchema.optional(),
-}).refine((s) => s.text !== undefined || (s.fields?.length ?? 0) > 0, 'a section needs text or fields');
+const SectionSchema = z
+  .object({
+    type: z.literal('section'),
+    block_id: id.optional(),
+    text: anyText(LIMITS.sectionText).optional(),
+    fields: z.array(anyText(LIMITS.sectionFieldText)).max(LIMITS.sectionFields).optional(),
+    accessory: ButtonSchema.optional(),
+  })
+  .refine((s) => s.text !== undefined || (s.fields?.length ?? 0) > 0, 'a section needs text or fields');
 
 const HeaderSchema = z.object({ type: z.literal('header'), block_id: id.optional(), text: plainText(LIMITS.headerText) });
 const DividerSchema = z.object({ type: z.literal('divider'), block_id: id.optional() });
-const ContextSchema = z.object({ type: z.literal('context'), block_id: id.optional(), elements: z.array(anyText(LIMITS.contextText)).min(1).max(LIMITS.contextElements) });
+const ContextSchema = z.object({
+  type: z.literal('context'),
+  block_id: id.optional(),
+  elements: z.array(anyText(LIMITS.contextText)).min(1).max(LIMITS.contextElements),
+});
 const ActionsSchema = z.object({ type: z.literal('actions'), block_id: id.optional(), elements: z.array(ButtonSchema).min(1).max(LIMITS.actionsElements) });
 
 const PlainTextInputSchema = z.object({
@@ -89,7 +96,14 @@ const RichTextSchema = z.object({
     .array(
       z.object({
         type: z.literal('rich_text_section'),
-        elements: z.array(z.union([z.object({ type: z.literal('text'), text: z.string().min(1).max(LIMITS.taskText) }), z.object({ type: z.literal('link'), url: z.string().max(LIMITS.url), text: z.string().max(LIMITS.taskText).optional() })])).min(1),
+        elements: z
+          .array(
+            z.union([
+              z.object({ type: z.literal('text'), text: z.string().min(1).max(LIMITS.taskText) }),
+              z.object({ type: z.literal('link'), url: z.string().max(LIMITS.url), text: z.string().max(LIMITS.taskText).optional() }),
+            ]),
+          )
+          .min(1),
       }),
     )
     .min(1),
@@ -116,12 +130,19 @@ const PlanBlockSchema = z.object({
     .refine((tasks) => new Set(tasks.map((t) => t.task_id)).size === tasks.length, 'task_id values must be unique'),
 });
 
-const feedbackButton = z.object({ text: plainText(LIMITS.buttonText), value: z.string().min(1).max(LIMITS.buttonValue), accessibility_label: z.string().max(75).optional() });
+const feedbackButton = z.object({
+  text: plainText(LIMITS.buttonText),
+  value: z.string().min(1).max(LIMITS.buttonValue),
+  accessibility_label: z.string().max(75).optional(),
+});
 /** Slack's thumbs up/down under a message: a context_actions block of up to five elements. */
 const ContextActionsSchema = z.object({
   type: z.literal('context_actions'),
   block_id: id.optional(),
-  elements: z.array(z.object({ type: z.literal('feedback_buttons'), action_id: id, positive_button: feedbackButton, negative_button: feedbackButton })).min(1).max(5),
+  elements: z
+    .array(z.object({ type: z.literal('feedback_buttons'), action_id: id, positive_button: feedbackButton, negative_button: feedbackButton }))
+    .min(1)
+    .max(5),
 });
 
 /** Blocks only messages take (Slack's agent surfaces); modals and the Home tab use BlockSchema. */

@@ -79,7 +79,13 @@ function splitText(text: string, max: number): string[] {
  * is to read; `body` fills messages in order within Slack's block and size limits. Every message
  * after the first opens with `continued(index, count)`.
  */
-export function splitIntoMessages(parts: { head: Block[]; body: Block[]; tail: Block[]; text: string; continued: (index: number, count: number) => string }): MessageView[] {
+export function splitIntoMessages(parts: {
+  head: Block[];
+  body: Block[];
+  tail: Block[];
+  text: string;
+  continued: (index: number, count: number) => string;
+}): MessageView[] {
   const size = (blocks: readonly Block[]) => JSON.stringify(blocks).length;
   const messages: Block[][] = [[...parts.head]];
   for (const block of parts.body) {

@@ -19,7 +19,11 @@ const CHUNK = LIMITS.plainTextInput - 100;
  */
 export function modifyModal(input: { runId: string; planVersion: number; plan: Plan }): ModalView {
   const chunks = yamlChunks(input.plan);
-  const blocks: Block[] = [section(`Edit the steps of *plan v${input.planVersion}* as YAML, or ask the planner to change it. Your edit becomes a new version; nothing runs until it is approved.`)];
+  const blocks: Block[] = [
+    section(
+      `Edit the steps of *plan v${input.planVersion}* as YAML, or ask the planner to change it. Your edit becomes a new version; nothing runs until it is approved.`,
+    ),
+  ];
   if (chunks) {
     chunks.forEach((chunk, index) => {
       blocks.push({
@@ -39,7 +43,13 @@ export function modifyModal(input: { runId: string; planVersion: number; plan: P
     optional: true,
     label: plainText('Or ask the planner to change…', 2000),
     hint: plainText('When this is filled, the planner revises the plan and your YAML edits are ignored.', 2000),
-    element: { type: 'plain_text_input', action_id: INSTRUCTION_ACTION, multiline: true, max_length: 2000, placeholder: plainText('e.g. skip the release, only check CI', 150) },
+    element: {
+      type: 'plain_text_input',
+      action_id: INSTRUCTION_ACTION,
+      multiline: true,
+      max_length: 2000,
+      placeholder: plainText('e.g. skip the release, only check CI', 150),
+    },
   });
   return {
     type: 'modal',

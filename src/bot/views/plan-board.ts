@@ -41,9 +41,14 @@ export function planBoard(board: BoardState): MessageView | undefined {
   if (forward.length + rollback.length > LIMITS.planTasks) return undefined;
   const done = forward.filter((step) => step.status === 'succeeded').length;
   const label = RUN_LABEL[board.runStatus];
-  const footer = context(`Plan v${board.planVersion} · ${done}/${forward.length} steps done · ${formatDuration(board.elapsedMs)} · run \`${escapeText(board.runId)}\``);
+  const footer = context(
+    `Plan v${board.planVersion} · ${done}/${forward.length} steps done · ${formatDuration(board.elapsedMs)} · run \`${escapeText(board.runId)}\``,
+  );
   const text = truncate(`${label}: ${escapeText(board.goal)} (${done}/${forward.length} steps done)`, 300);
-  const cards = (full: boolean) => [...forward.map((step, index) => taskCard(step, `${index + 1}.`, full)), ...rollback.map((step, index) => taskCard(step, `Rollback ${index + 1}.`, full))];
+  const cards = (full: boolean) => [
+    ...forward.map((step, index) => taskCard(step, `${index + 1}.`, full)),
+    ...rollback.map((step, index) => taskCard(step, `Rollback ${index + 1}.`, full)),
+  ];
 
   // A long run's cards may not fit the message with every result; the results go before the board does.
   for (const full of [true, false]) {

@@ -19,7 +19,9 @@ export const PLAN_REJECT_ACTION = 'plan-reject';
 export function planMessages(proposal: ProposedPlan): MessageView[] {
   const { plan, version, run } = proposal;
   const head: Block[] = [header(`Plan v${version}: ${plan.goal}`)];
-  head.push(...lineSections([`*Goal:* ${escapeText(plan.goal)}\n*Confidence:* ${Math.round(plan.confidence * 100)}%  ·  *Requested by* ${mention(run.requester)}`]));
+  head.push(
+    ...lineSections([`*Goal:* ${escapeText(plan.goal)}\n*Confidence:* ${Math.round(plan.confidence * 100)}%  ·  *Requested by* ${mention(run.requester)}`]),
+  );
   if (version > 1 || proposal.authorKind !== 'planner') head.push(context(authorLine(proposal)));
 
   const body: Block[] = [];
@@ -27,7 +29,8 @@ export function planMessages(proposal: ProposedPlan): MessageView[] {
     const lines = proposal.diff.map((line) => ({ text: `• ${escapeText(line.text)}`, keep: line.target }));
     body.push(...lineSections(['*What changed:*', ...selectLines(lines, 1500, (n) => `_…and ${n} more changes_`)]));
   }
-  if (plan.steps.length > 0) body.push(...lineSections(selectLines(stepLines(proposal), 7000, (n) => `_…and ${n} more read steps (open *Modify* to see them all)_`)));
+  if (plan.steps.length > 0)
+    body.push(...lineSections(selectLines(stepLines(proposal), 7000, (n) => `_…and ${n} more read steps (open *Modify* to see them all)_`)));
   if (plan.questions && plan.questions.length > 0) {
     const lines = plan.questions.map((q) => ({ text: `• ${escapeText(q)}`, keep: false }));
     body.push(...lineSections(['*Questions:*', ...selectLines(lines, 1200, (n) => `_…and ${n} more_`)]));
@@ -72,7 +75,10 @@ function rollbackSections(proposal: ProposedPlan): Block[] {
     const risk = riskOf(proposal, step.id);
     const args = stepArgs(step.args, proposal.targets?.[step.id], risk);
     const undoes = step.undoes ? ` · undoes ${escapeText(step.undoes)}` : '';
-    return { text: `• ${escapeText(truncate(step.title, 120))} — \`${escapeText(step.tool)}\`${args ? ` ${args}` : ''} · ${RISK_BADGE[risk]}${undoes}`, keep: risk !== 'read' };
+    return {
+      text: `• ${escapeText(truncate(step.title, 120))} — \`${escapeText(step.tool)}\`${args ? ` ${args}` : ''} · ${RISK_BADGE[risk]}${undoes}`,
+      keep: risk !== 'read',
+    };
   });
   const heading = `:leftwards_arrow_with_hook: *Rollback (${rollback.length})*, run if the plan is aborted:`;
   return lineSections([heading, ...selectLines(lines, 1500, (n) => `_…and ${n} more read steps_`)]);
@@ -82,7 +88,13 @@ function tail(proposal: ProposedPlan): Block[] {
   const { plan, version, run } = proposal;
   if (proposal.autoApproved) {
     const runbook = proposal.approvedBy?.startsWith('runbook:') ? proposal.approvedBy.slice('runbook:'.length) : undefined;
-    return [context(runbook ? `:zap: Scheduled run of runbook \`${escapeText(runbook)}\`, pre-approved for read-only steps: running without a click.` : ':zap: Read-only plan: running without approval.')];
+    return [
+      context(
+        runbook
+          ? `:zap: Scheduled run of runbook \`${escapeText(runbook)}\`, pre-approved for read-only steps: running without a click.`
+          : ':zap: Read-only plan: running without approval.',
+      ),
+    ];
   }
   if (plan.steps.length === 0) return [];
   const value = encodePlanRef({ runId: run.id, planVersion: version });
@@ -100,7 +112,12 @@ function tail(proposal: ProposedPlan): Block[] {
 }
 
 function authorLine(proposal: ProposedPlan): string {
-  const by = proposal.authorKind === 'human' ? mention(proposal.authorId) : proposal.authorKind === 'runbook' ? `runbook \`${escapeText(proposal.authorId)}\`` : `the planner (${escapeText(proposal.authorId)})`;
+  const by =
+    proposal.authorKind === 'human'
+      ? mention(proposal.authorId)
+      : proposal.authorKind === 'runbook'
+        ? `runbook \`${escapeText(proposal.authorId)}\``
+        : `the planner (${escapeText(proposal.authorId)})`;
   const reason = proposal.reason ? ` — ${escapeText(truncate(proposal.reason, 300))}` : '';
   return `Version ${proposal.version} by ${by}${reason}`;
 }

@@ -30,8 +30,18 @@ export function saveRunbookModal(input: { ref: PlanRef; task: string; plan: Plan
       block_id: RUNBOOK_PARAMS_BLOCK,
       optional: true,
       label: plainText('Parameters, one name=value per line', LIMITS.inputLabel),
-      hint: plainText('Each value becomes {name} in the task and the plan: tag=v2.4.0 makes "cut release {tag}". Each value must appear in the task.', LIMITS.inputLabel),
-      element: { type: 'plain_text_input', action_id: RUNBOOK_PARAMS_ACTION, multiline: true, max_length: LIMITS.plainTextInput, initial_value: truncate(suggestParams(input.task, input.plan).join('\n'), LIMITS.plainTextInput), placeholder: plainText('repo=acme/api', 150) },
+      hint: plainText(
+        'Each value becomes {name} in the task and the plan: tag=v2.4.0 makes "cut release {tag}". Each value must appear in the task.',
+        LIMITS.inputLabel,
+      ),
+      element: {
+        type: 'plain_text_input',
+        action_id: RUNBOOK_PARAMS_ACTION,
+        multiline: true,
+        max_length: LIMITS.plainTextInput,
+        initial_value: truncate(suggestParams(input.task, input.plan).join('\n'), LIMITS.plainTextInput),
+        placeholder: plainText('repo=acme/api', 150),
+      },
     },
     {
       type: 'input',
@@ -54,9 +64,21 @@ export function saveRunbookModal(input: { ref: PlanRef; task: string; plan: Plan
 }
 
 export function runbookLoadingModal(): ModalView {
-  return { type: 'modal', callback_id: RUNBOOK_SAVE_CALLBACK, title: plainText('Save as runbook', LIMITS.viewTitle), close: plainText('Cancel', LIMITS.viewTitle), blocks: [section(':hourglass_flowing_sand: Loading the run…')] };
+  return {
+    type: 'modal',
+    callback_id: RUNBOOK_SAVE_CALLBACK,
+    title: plainText('Save as runbook', LIMITS.viewTitle),
+    close: plainText('Cancel', LIMITS.viewTitle),
+    blocks: [section(':hourglass_flowing_sand: Loading the run…')],
+  };
 }
 
 export function runbookErrorModal(message: string): ModalView {
-  return { type: 'modal', callback_id: RUNBOOK_SAVE_CALLBACK, title: plainText('Save as runbook', LIMITS.viewTitle), close: plainText('Close', LIMITS.viewTitle), blocks: [section(`:warning: ${escapeText(truncate(message, 2000))}`)] };
+  return {
+    type: 'modal',
+    callback_id: RUNBOOK_SAVE_CALLBACK,
+    title: plainText('Save as runbook', LIMITS.viewTitle),
+    close: plainText('Close', LIMITS.viewTitle),
+    blocks: [section(`:warning: ${escapeText(truncate(message, 2000))}`)],
+  };
 }

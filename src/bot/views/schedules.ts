@@ -25,7 +25,12 @@ export function scheduleCreatedMessage(schedule: ScheduleView, options: { fellBa
     section(`:alarm_clock: Scheduled for ${mention(schedule.createdBy)}: ${describe(schedule)}`),
     section(`*Next runs:*\n${next || '_none_'}`),
   ];
-  if (options.fellBackToUtc) blocks.push(context(':warning: Slack did not tell me your time zone, so this schedule uses UTC. Set your time zone in your Slack profile, remove this schedule and add it again to use it.'));
+  if (options.fellBackToUtc)
+    blocks.push(
+      context(
+        ':warning: Slack did not tell me your time zone, so this schedule uses UTC. Set your time zone in your Slack profile, remove this schedule and add it again to use it.',
+      ),
+    );
   blocks.push(context('Each run posts a thread here and asks for approval unless it comes from a runbook pre-approved for read-only steps.'));
   blocks.push({ type: 'actions', block_id: `schedule-actions-${schedule.id}`.slice(0, 255), elements: [removeButton(schedule.id)] });
   return { text: truncate(text, 300), blocks };
@@ -41,7 +46,11 @@ export function scheduleListMessage(schedules: ScheduleView[]): MessageView {
   let shown = 0;
   let chars = 0;
   for (const schedule of schedules.slice(0, MAX_LISTED)) {
-    const block: Block = { type: 'section', text: { type: 'mrkdwn', text: truncate(`${describe(schedule, 150)}\nNext: ${escapeText(schedule.nextFires[0] ?? 'never')}`, 3000) }, accessory: removeButton(schedule.id) };
+    const block: Block = {
+      type: 'section',
+      text: { type: 'mrkdwn', text: truncate(`${describe(schedule, 150)}\nNext: ${escapeText(schedule.nextFires[0] ?? 'never')}`, 3000) },
+      accessory: removeButton(schedule.id),
+    };
     chars += JSON.stringify(block).length;
     if (chars > LIST_CHARS) break; // a message's blocks must stay under ~12k characters
     blocks.push(block);

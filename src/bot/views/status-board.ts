@@ -39,7 +39,9 @@ export function statusBoard(board: BoardState): MessageView {
   const lines = forward.map((step, index) => stepLine(step, index + 1));
   if (rollback.length > 0) lines.push('*Rollback*', ...rollback.map((step, index) => stepLine(step, index + 1)));
   if (lines.length > 0) blocks.push(...packLines(lines, { maxBlocks: 40, maxChars: 9000 }, (n) => `_…and ${n} more steps_`));
-  blocks.push(context(`Plan v${board.planVersion} · ${done}/${forward.length} steps done · ${formatDuration(board.elapsedMs)} · run \`${escapeText(board.runId)}\``));
+  blocks.push(
+    context(`Plan v${board.planVersion} · ${done}/${forward.length} steps done · ${formatDuration(board.elapsedMs)} · run \`${escapeText(board.runId)}\``),
+  );
   return { text: truncate(`${label}: ${escapeText(board.goal)} (${done}/${forward.length} steps done)`, 300), blocks };
 }
 

@@ -16,7 +16,9 @@ const OUTCOME: Record<RunSummary['outcome'], string> = {
 /** The run's last word in the thread: how it ended, what it changed, what it cost. */
 export function summaryMessage(summary: RunSummary): MessageView {
   const outcome = OUTCOME[summary.outcome];
-  const blocks: MessageBlock[] = [section(`*${outcome}:* ${escapeText(truncate(summary.goal, 500))}${summary.reason ? `\n${escapeText(truncate(summary.reason, 1000))}` : ''}`)];
+  const blocks: MessageBlock[] = [
+    section(`*${outcome}:* ${escapeText(truncate(summary.goal, 500))}${summary.reason ? `\n${escapeText(truncate(summary.reason, 1000))}` : ''}`),
+  ];
 
   const changes = summary.changes.map((change) => `• ${change.url ? link(change.url, truncate(change.title, 150)) : escapeText(truncate(change.title, 150))}`);
   if (changes.length > 0) blocks.push(...packLines(['*What changed:*', ...changes], { maxBlocks: 15, maxChars: 5000 }, (n) => `_…and ${n} more_`));
@@ -27,15 +29,21 @@ export function summaryMessage(summary: RunSummary): MessageView {
     blocks.push(...packLines(['*Rolled back:*', ...lines], { maxBlocks: 10, maxChars: 3000 }, (n) => `_…and ${n} more_`));
   }
   if (summary.fallbackPlanner) {
-    blocks.push(context(`Planned by the fallback model ${escapeText(summary.fallbackPlanner.author)}: ${escapeText(truncate(summary.fallbackPlanner.reason, 300))}`));
+    blocks.push(
+      context(`Planned by the fallback model ${escapeText(summary.fallbackPlanner.author)}: ${escapeText(truncate(summary.fallbackPlanner.reason, 300))}`),
+    );
   }
   const tokens = summary.tokens.input + summary.tokens.output;
   if (summary.models?.length) {
-    const perModel = summary.models.slice(0, 8).map((m) => `${escapeText(m.role)} ${escapeText(m.model)}: ${(m.inputTokens + m.outputTokens).toLocaleString('en-US')} tokens, $${m.costUsd.toFixed(4)}`);
+    const perModel = summary.models
+      .slice(0, 8)
+      .map((m) => `${escapeText(m.role)} ${escapeText(m.model)}: ${(m.inputTokens + m.outputTokens).toLocaleString('en-US')} tokens, $${m.costUsd.toFixed(4)}`);
     blocks.push(context(truncate(perModel.join(' · '), 2900)));
   }
   blocks.push(
-    context(`${formatDuration(summary.durationMs)} · ${tokens.toLocaleString('en-US')} tokens (${summary.tokens.input.toLocaleString('en-US')} in, ${summary.tokens.output.toLocaleString('en-US')} out) · $${summary.costUsd.toFixed(4)} · run \`${escapeText(summary.run.id)}\``),
+    context(
+      `${formatDuration(summary.durationMs)} · ${tokens.toLocaleString('en-US')} tokens (${summary.tokens.input.toLocaleString('en-US')} in, ${summary.tokens.output.toLocaleString('en-US')} out) · $${summary.costUsd.toFixed(4)} · run \`${escapeText(summary.run.id)}\``,
+    ),
   );
   // A procedure that worked can be kept: the next matching task is planned from it without a model.
   const planVersion = summary.run.currentPlanVersion;

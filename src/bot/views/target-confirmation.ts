@@ -18,10 +18,14 @@ export function targetConfirmationMessages(input: { confirmation: ConfirmationRe
   const step = `step \`${escapeText(confirmation.stepId)}\` (\`${escapeText(confirmation.tool)}\`, ${RISK_BADGE[confirmation.risk]})`;
   const who = input.escalateTo ? `${mention(input.escalateTo)} ` : '';
   const head: Block[] = [
-    section(`:raised_hand: ${who}*Confirm what ${step} acts on*\nPart of it was filled in at run time from a person's answer or a model's text, so the plan's approval did not cover it. It will act on:`),
+    section(
+      `:raised_hand: ${who}*Confirm what ${step} acts on*\nPart of it was filled in at run time from a person's answer or a model's text, so the plan's approval did not cover it. It will act on:`,
+    ),
   ];
   const late = new Set(confirmation.lateBound);
-  const lines = Object.entries(confirmation.targets).map(([name, value]) => `• *${escapeText(name)}* = ${escapeText(render(value))}${late.has(name) ? '  _(filled in at run time)_' : ''}`);
+  const lines = Object.entries(confirmation.targets).map(
+    ([name, value]) => `• *${escapeText(name)}* = ${escapeText(render(value))}${late.has(name) ? '  _(filled in at run time)_' : ''}`,
+  );
   const needs = confirmation.risk === 'destructive' ? 'an approver other than the requester' : 'an approver';
   const value = encodeStepRef({ runId: confirmation.runId, planVersion: confirmation.planVersion, stepId: confirmation.stepId });
   const tail: Block[] = [

@@ -80,9 +80,14 @@ export function createInstallationAuth({ app }: { app: App }) {
     } catch (error) {
       if (error instanceof GithubAppError) throw error;
       const status = statusOf(error);
-      if (status === 401) throw new GithubAppError('app-unauthorized', "GitHub rejected Tandem's GitHub App credentials (401): check GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY");
+      if (status === 401)
+        throw new GithubAppError('app-unauthorized', "GitHub rejected Tandem's GitHub App credentials (401): check GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY");
       const transient = status === undefined || status >= 500 || status === 429;
-      throw new GithubAppError('app-auth-failed', `could not get a GitHub App installation token for ${what}: ${(error as HttpishError).message ?? String(error)}`, transient);
+      throw new GithubAppError(
+        'app-auth-failed',
+        `could not get a GitHub App installation token for ${what}: ${(error as HttpishError).message ?? String(error)}`,
+        transient,
+      );
     }
   };
 

@@ -35,7 +35,6 @@ export async function runGithub(
   }
 }
 
-
 /** reconcile() bodies: any failure to look means we do not know, never "not done". */
 export async function reconcileGithub(
   github: Octokit | undefined,

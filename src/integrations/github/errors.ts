@@ -65,20 +65,29 @@ export function toToolError(thrown: unknown, context: GithubErrorContext): ToolE
     const code = causeCode(error);
     const notSent = code !== undefined && NOT_SENT_CODES.has(code);
     const uncertain = context.write && !notSent;
-    return { message: `GitHub could not be reached for ${context.what}: ${error.message ?? 'network error'}`, code: 'network', ...(uncertain ? { uncertain } : { transient: true }) };
+    return {
+      message: `GitHub could not be reached for ${context.what}: ${error.message ?? 'network error'}`,
+      code: 'network',
+      ...(uncertain ? { uncertain } : { transient: true }),
+    };
   }
   const special = context.statusMessages?.[status];
   if (special) return { message: `${special} (${context.what}): ${githubMessage(error)}`, code: `http-${status}` };
   if (isRateLimited(error)) {
     return { message: `GitHub rate limit hit for ${context.what}; try again later`, transient: true, code: 'rate-limited' };
   }
-  if (status === 401) return { message: 'GitHub rejected the credentials (401): check GITHUB_TOKEN, or GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY', code: 'unauthorized' };
+  if (status === 401)
+    return { message: 'GitHub rejected the credentials (401): check GITHUB_TOKEN, or GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY', code: 'unauthorized' };
   if (status === 403) return { message: `GitHub refused access to ${context.what} (403): ${githubMessage(error)}`, code: 'forbidden' };
   if (status === 404) return { message: `not found: ${context.what}`, code: 'not-found' };
   if (status === 422) return { message: `GitHub rejected the request for ${context.what} (422): ${validationDetail(error)}`, code: 'invalid' };
   if (status >= 500) {
     // A 5xx on a write may come after GitHub acted (a gateway timing out in front of it).
-    return { message: `GitHub failed for ${context.what} (${status}): ${githubMessage(error)}`, code: `http-${status}`, ...(context.write ? { uncertain: true } : { transient: true }) };
+    return {
+      message: `GitHub failed for ${context.what} (${status}): ${githubMessage(error)}`,
+      code: `http-${status}`,
+      ...(context.write ? { uncertain: true } : { transient: true }),
+    };
   }
   return { message: `GitHub error for ${context.what} (${status}): ${githubMessage(error)}`, code: `http-${status}` };
 }

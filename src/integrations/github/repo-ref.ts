@@ -18,5 +18,14 @@ export function splitRepo(repo: string): { owner: string; repo: string } {
  * turns "1e3" into 1000, "0x29a" into 666, and "" or true into a number too.
  */
 export const NumberArg = z
-  .union([z.number(), z.string().regex(/^\s*#?\d{1,15}\s*$/, 'expected a number such as 42 (digits only)').transform((text) => Number(text.replace(/[\s#]/g, '')))], { error: 'expected a number such as 42 (digits only)' })
+  .union(
+    [
+      z.number(),
+      z
+        .string()
+        .regex(/^\s*#?\d{1,15}\s*$/, 'expected a number such as 42 (digits only)')
+        .transform((text) => Number(text.replace(/[\s#]/g, ''))),
+    ],
+    { error: 'expected a number such as 42 (digits only)' },
+  )
   .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER));

@@ -40,7 +40,13 @@ export async function listDispatchedRun(octokit: Octokit, target: Target, since:
 }
 
 /** After a 204 dispatch: look for the run until it shows up or `findTimeoutMs` passes. */
-export async function findDispatchedRun(octokit: Octokit, target: Target, since: Date, ctx: Pick<ToolContext, 'signal'>, timing: PollTiming): Promise<WorkflowRunLike | undefined> {
+export async function findDispatchedRun(
+  octokit: Octokit,
+  target: Target,
+  since: Date,
+  ctx: Pick<ToolContext, 'signal'>,
+  timing: PollTiming,
+): Promise<WorkflowRunLike | undefined> {
   const deadline = Date.now() + timing.findTimeoutMs;
   let delay = Math.min(timing.initialMs, 1_000);
   for (;;) {
@@ -70,7 +76,12 @@ export async function waitForRun(
   let last: WorkflowRunLike | undefined;
   for (;;) {
     try {
-      const { data } = await octokit.rest.actions.getWorkflowRun({ owner: target.owner, repo: target.repo, run_id: target.runId, request: requestOptions(ctx, false) });
+      const { data } = await octokit.rest.actions.getWorkflowRun({
+        owner: target.owner,
+        repo: target.repo,
+        run_id: target.runId,
+        request: requestOptions(ctx, false),
+      });
       last = data;
       if (data.status !== lastStatus) {
         lastStatus = data.status;

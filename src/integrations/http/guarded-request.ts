@@ -30,12 +30,25 @@ export interface GuardedResponse {
  * answers a public address to a check and an internal one to the connect gets nowhere.
  * Redirects are not followed: they could lead off the allow-list.
  */
-export async function guardedRequest(url: URL, options: { method: 'GET' | 'HEAD'; allow: readonly string[]; signal: AbortSignal; maxBodyBytes?: number; resolve?: Resolver | undefined }): Promise<GuardedResponse> {
+export async function guardedRequest(
+  url: URL,
+  options: { method: 'GET' | 'HEAD'; allow: readonly string[]; signal: AbortSignal; maxBodyBytes?: number; resolve?: Resolver | undefined },
+): Promise<GuardedResponse> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) && isInternalAddress(host) && !namesInternalAddress(url, host, options.allow)) throw new AddressRefusedError(url.hostname, host);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
-    const request = send(url, { method: options.method, agent: false, lookup: checkedLookup(url, options.allow, options.resolve ?? systemResolver), signal: options.signal, headers: { 'user-agent': 'tandem-http-check' } }, resolve);
+    const request = send(
+      url,
+      {
+        method: options.method,
+        agent: false,
+        lookup: checkedLookup(url, options.allow, options.resolve ?? systemResolver),
+        signal: options.signal,
+        headers: { 'user-agent': 'tandem-http-check' },
+      },
+      resolve,
+    );
     request.on('error', reject);
     request.end();
   });

@@ -2,7 +2,14 @@ import Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import { LlmError } from '../../agent/errors.ts';
 import type { LlmTurn } from '../../agent/ports/llm.ts';
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type ChatModel, type ChatModelAnswer, type ChatModelToolAnswer, type ChatModelToolRequest } from './chat-model.ts';
+import {
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  type ChatModel,
+  type ChatModelAnswer,
+  type ChatModelToolAnswer,
+  type ChatModelToolRequest,
+} from './chat-model.ts';
 import { answerTool, type AnswerTool } from './anthropic-tool.ts';
 import { toLlmError, type FailureContext } from './sdk-errors.ts';
 
@@ -21,7 +28,9 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
 
 /** The part of a message we rely on; a server that answers something else is treated as down. */
 const MessageWire = z.object({
-  content: z.array(z.looseObject({ type: z.string(), text: z.string().optional(), id: z.string().optional(), name: z.string().optional(), input: z.unknown().optional() })),
+  content: z.array(
+    z.looseObject({ type: z.string(), text: z.string().optional(), id: z.string().optional(), name: z.string().optional(), input: z.unknown().optional() }),
+  ),
   stop_reason: z.string().nullish(),
   usage: z.object({
     input_tokens: z.number(),
@@ -81,14 +90,20 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
           max_tokens: request.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
           system: request.system,
           messages: request.messages.map(toAnthropicMessage),
-          tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: { ...tool.inputSchema, type: 'object' as const } })),
+          tools: request.tools.map((tool) => ({
+            name: tool.name,
+            description: tool.description,
+            input_schema: { ...tool.inputSchema, type: 'object' as const },
+          })),
           tool_choice: { type: request.toolChoice },
         },
         { signal: request.signal },
       );
       const { content, stop, usage } = parse(message);
       const text = content.map((block) => (block.type === 'text' ? (block.text ?? '') : '')).join('');
-      const toolCalls = content.filter((block) => block.type === 'tool_use').map((block) => ({ id: block.id ?? '', name: block.name ?? '', args: block.input }));
+      const toolCalls = content
+        .filter((block) => block.type === 'tool_use')
+        .map((block) => ({ id: block.id ?? '', name: block.name ?? '', args: block.input }));
       if (stop === 'refusal') return { kind: 'refused', text: text || 'the model declined to answer', toolCalls, usage };
       if (stop === 'max_tokens' || stop === 'model_context_window_exceeded') return { kind: 'truncated', text, toolCalls, usage };
       return { kind: 'answered', text, toolCalls, usage };
@@ -130,7 +145,15 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
 function toAnthropicMessage(turn: LlmTurn): Anthropic.MessageParam {
   if (turn.role === 'user') return { role: 'user', content: turn.content };
   if (turn.role === 'tool') {
-    return { role: 'user', content: turn.results.map((result) => ({ type: 'tool_result' as const, tool_use_id: result.callId, content: result.content, ...(result.isError ? { is_error: true } : {}) })) };
+    return {
+      role: 'user',
+      content: turn.results.map((result) => ({
+        type: 'tool_result' as const,
+        tool_use_id: result.callId,
+        content: result.content,
+        ...(result.isError ? { is_error: true } : {}),
+      })),
+    };
   }
   const input = (args: unknown) => (args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : { value: args });
   return {

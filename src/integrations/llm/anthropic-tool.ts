@@ -18,7 +18,9 @@ export function answerTool(schema: z.ZodType<unknown>, schemaName: string): Answ
   const { $schema: _dialect, ...jsonSchema } = z.toJSONSchema(schema, { unrepresentable: 'any' }) as Record<string, unknown>;
   // Tool input must be an object; anything else is wrapped as { value } and unwrapped on the way back.
   const wrapped = jsonSchema.type !== 'object';
-  const inputSchema = wrapped ? { type: 'object' as const, properties: { value: jsonSchema }, required: ['value'] } : { ...jsonSchema, type: 'object' as const };
+  const inputSchema = wrapped
+    ? { type: 'object' as const, properties: { value: jsonSchema }, required: ['value'] }
+    : { ...jsonSchema, type: 'object' as const };
   return {
     name,
     definition: {

@@ -66,8 +66,18 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
       });
       const cost = costUsd(route, answer.usage, config.modelPrices);
       await recordUsage({ runId: request.runId ?? null, role: request.role, provider: route.provider, model: route.model, ...answer.usage, costUsd: cost });
-      logger.debug({ role: request.role, model: route.model, ...answer.usage, costUsd: cost, ms: Date.now() - startedAt, outcome: answer.kind }, 'model answered');
-      const value = interpretAnswer(answer, { role: request.role, route, schema: request.schema, schemaName: request.schemaName, maxOutputTokens: request.maxOutputTokens, redact });
+      logger.debug(
+        { role: request.role, model: route.model, ...answer.usage, costUsd: cost, ms: Date.now() - startedAt, outcome: answer.kind },
+        'model answered',
+      );
+      const value = interpretAnswer(answer, {
+        role: request.role,
+        route,
+        schema: request.schema,
+        schemaName: request.schemaName,
+        maxOutputTokens: request.maxOutputTokens,
+        redact,
+      });
       return { value, usage: answer.usage, provider: route.provider, model: route.model, costUsd: cost };
     } catch (error) {
       if (error instanceof LlmError) logger.warn({ role: request.role, model: route.model, kind: error.kind, runId: request.runId }, error.message);
@@ -91,10 +101,23 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
       });
       const cost = costUsd(route, answer.usage, config.modelPrices);
       await recordUsage({ runId: request.runId ?? null, role: request.role, provider: route.provider, model: route.model, ...answer.usage, costUsd: cost });
-      logger.debug({ role: request.role, model: route.model, ...answer.usage, costUsd: cost, ms: Date.now() - startedAt, outcome: answer.kind, toolCalls: answer.toolCalls.length }, 'model answered');
+      logger.debug(
+        {
+          role: request.role,
+          model: route.model,
+          ...answer.usage,
+          costUsd: cost,
+          ms: Date.now() - startedAt,
+          outcome: answer.kind,
+          toolCalls: answer.toolCalls.length,
+        },
+        'model answered',
+      );
       const details = { provider: route.provider, model: route.model, raw: redact(answer.text) };
-      if (answer.kind === 'refused') throw new LlmError('refusal', `The ${request.role} model (${route.model}) declined to answer: ${redact(answer.text).slice(0, 200)}`, details);
-      if (answer.kind === 'truncated') throw new LlmError('max-tokens', `The ${request.role} model (${route.model}) used up its output limit before finishing its turn.`, details);
+      if (answer.kind === 'refused')
+        throw new LlmError('refusal', `The ${request.role} model (${route.model}) declined to answer: ${redact(answer.text).slice(0, 200)}`, details);
+      if (answer.kind === 'truncated')
+        throw new LlmError('max-tokens', `The ${request.role} model (${route.model}) used up its output limit before finishing its turn.`, details);
       return { text: answer.text, toolCalls: answer.toolCalls, usage: answer.usage, provider: route.provider, model: route.model, costUsd: cost };
     } catch (error) {
       if (error instanceof LlmError) logger.warn({ role: request.role, model: route.model, kind: error.kind, runId: request.runId }, error.message);
@@ -112,5 +135,9 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
 function redactTurn(turn: LlmTurn, secrets: readonly string[]): LlmTurn {
   if (turn.role === 'user') return { role: 'user', content: redactText(turn.content, secrets) };
   if (turn.role === 'tool') return { role: 'tool', results: turn.results.map((result) => ({ ...result, content: redactText(result.content, secrets) })) };
-  return { role: 'assistant', content: redactText(turn.content, secrets), toolCalls: turn.toolCalls.map((call) => ({ ...call, args: redactValue(call.args, secrets) })) };
+  return {
+    role: 'assistant',
+    content: redactText(turn.content, secrets),
+    toolCalls: turn.toolCalls.map((call) => ({ ...call, args: redactValue(call.args, secrets) })),
+  };
 }

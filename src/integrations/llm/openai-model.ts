@@ -4,7 +4,15 @@ import { z } from 'zod';
 import { LlmError } from '../../agent/errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { LlmToolCall, LlmTurn } from '../../agent/ports/llm.ts';
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type ChatModel, type ChatModelAnswer, type ChatModelRequest, type ChatModelToolAnswer, type ChatModelToolRequest } from './chat-model.ts';
+import {
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  type ChatModel,
+  type ChatModelAnswer,
+  type ChatModelRequest,
+  type ChatModelToolAnswer,
+  type ChatModelToolRequest,
+} from './chat-model.ts';
 import { toLlmError, type FailureContext } from './sdk-errors.ts';
 import { jsonOnlyInstruction } from './structured-output.ts';
 
@@ -94,7 +102,11 @@ export function createOpenAiModel(options: OpenAiModelOptions): ChatModel {
     const choice = wire.data.choices[0]!;
     const usage = { inputTokens: wire.data.usage?.prompt_tokens ?? 0, outputTokens: wire.data.usage?.completion_tokens ?? 0 };
     const text = choice.message.content ?? '';
-    const toolCalls = (choice.message.tool_calls ?? []).map((call): LlmToolCall => ({ id: call.id, name: call.function.name, args: parseArguments(call.function.arguments) }));
+    const toolCalls = (choice.message.tool_calls ?? []).map((call): LlmToolCall => ({
+      id: call.id,
+      name: call.function.name,
+      args: parseArguments(call.function.arguments),
+    }));
     if (choice.message.refusal) return { kind: 'refused', text: choice.message.refusal, toolCalls, usage };
     if (choice.finish_reason === 'content_filter') return { kind: 'refused', text: 'the content filter stopped the answer', toolCalls, usage };
     if (choice.finish_reason === 'length') return { kind: 'truncated', text, toolCalls, usage };
@@ -109,7 +121,10 @@ export function createOpenAiModel(options: OpenAiModelOptions): ChatModel {
         {
           model: options.model,
           messages: [{ role: 'system', content: request.system }, ...request.messages.flatMap(toOpenAiMessages)],
-          tools: request.tools.map((tool) => ({ type: 'function' as const, function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } })),
+          tools: request.tools.map((tool) => ({
+            type: 'function' as const,
+            function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+          })),
           tool_choice: request.toolChoice,
           ...(limit === undefined ? {} : compatible ? { max_tokens: limit } : { max_completion_tokens: limit }),
         },
@@ -139,7 +154,10 @@ export function createOpenAiModel(options: OpenAiModelOptions): ChatModel {
         const answer = await send(request, `${request.system}\n\n${jsonOnlyInstruction(format.json_schema.schema)}`, { type: 'json_object' });
         if (!jsonSchemaUnsupported) {
           jsonSchemaUnsupported = true;
-          options.logger?.warn({ model: options.model, service: where.service }, 'server rejected json_schema output; using JSON mode with the schema in the prompt from now on');
+          options.logger?.warn(
+            { model: options.model, service: where.service },
+            'server rejected json_schema output; using JSON mode with the schema in the prompt from now on',
+          );
         }
         return answer;
       } catch (error) {

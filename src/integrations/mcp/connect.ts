@@ -13,7 +13,11 @@ const MAX_ANSWER_BYTES = 8_000_000;
 const MAX_PENDING = 16_384;
 
 /** Connects to one MCP server over stdio (a child process) or Streamable HTTP; throws when it cannot. */
-export async function connectMcpServer(name: string, config: McpServerConfig, options: { timeoutMs: number; secrets?: readonly string[]; logger?: ToolLogger }): Promise<Client> {
+export async function connectMcpServer(
+  name: string,
+  config: McpServerConfig,
+  options: { timeoutMs: number; secrets?: readonly string[]; logger?: ToolLogger },
+): Promise<Client> {
   const transport =
     'command' in config
       ? new StdioClientTransport({
@@ -23,7 +27,10 @@ export async function connectMcpServer(name: string, config: McpServerConfig, op
           ...(config.cwd ? { cwd: config.cwd } : {}),
           stderr: 'pipe',
         })
-      : new StreamableHTTPClientTransport(new URL(config.url), { fetch: boundedFetch(MAX_ANSWER_BYTES), ...(config.headers ? { requestInit: { headers: config.headers } } : {}) });
+      : new StreamableHTTPClientTransport(new URL(config.url), {
+          fetch: boundedFetch(MAX_ANSWER_BYTES),
+          ...(config.headers ? { requestInit: { headers: config.headers } } : {}),
+        });
   if (transport instanceof StdioClientTransport) {
     // A server's stderr is its log; keep it out of our stdout but visible in ours, a line at a time,
     // redacted before it is cut (a server may print the token it was started with). Whole lines, so

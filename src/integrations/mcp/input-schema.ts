@@ -18,7 +18,11 @@ export function inputValidator(schema: Record<string, unknown>): { validator: z.
     const validator = z.custom<McpInput>().superRefine((value, ctx) => {
       if (validate(value)) return;
       for (const error of validate.errors ?? []) {
-        ctx.addIssue({ code: 'custom', message: `${error.instancePath || '(args)'} ${error.message ?? 'is invalid'}`, path: error.instancePath.split('/').filter(Boolean) });
+        ctx.addIssue({
+          code: 'custom',
+          message: `${error.instancePath || '(args)'} ${error.message ?? 'is invalid'}`,
+          path: error.instancePath.split('/').filter(Boolean),
+        });
       }
     });
     return { validator, via: 'ajv' };

@@ -61,7 +61,11 @@ export async function loadMcpTools(config: McpConfig, options: McpLoadOptions = 
     Object.entries(config.servers).map(async ([server, serverConfig]) => {
       let client: Client | undefined;
       try {
-        client = await connectMcpServer(server, serverConfig, { timeoutMs, secrets: mcpSecrets(config), ...(options.logger ? { logger: options.logger } : {}) });
+        client = await connectMcpServer(server, serverConfig, {
+          timeoutMs,
+          secrets: mcpSecrets(config),
+          ...(options.logger ? { logger: options.logger } : {}),
+        });
         const remote = await listAllTools(client, timeoutMs);
         clients.push(client);
         return { server, serverConfig, client, remote };
@@ -87,7 +91,9 @@ export async function loadMcpTools(config: McpConfig, options: McpLoadOptions = 
         continue;
       }
       try {
-        tools.push(createMcpTool({ server: entry.server, remote, client: entry.client, risk: riskFor(entry.server, remote.name, entry.serverConfig), callTimeoutMs }));
+        tools.push(
+          createMcpTool({ server: entry.server, remote, client: entry.client, risk: riskFor(entry.server, remote.name, entry.serverConfig), callTimeoutMs }),
+        );
         names.add(name);
       } catch (error) {
         problems.push(`${entry.server}: tool "${remote.name}" skipped, its input schema is unusable (${(error as Error).message})`);

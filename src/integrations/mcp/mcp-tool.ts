@@ -48,7 +48,11 @@ function limitStructured(structured: Record<string, unknown>): Record<string, un
   }
   if (json.length <= MAX_STRUCTURED_CHARS) return structured;
   // Redaction and the final cut happen where every output's do; this only bounds what reaches them.
-  return { truncated: true, note: `structuredContent of ${json.length} characters is over the limit of ${MAX_STRUCTURED_CHARS}`, preview: json.slice(0, MAX_STRUCTURED_CHARS) };
+  return {
+    truncated: true,
+    note: `structuredContent of ${json.length} characters is over the limit of ${MAX_STRUCTURED_CHARS}`,
+    preview: json.slice(0, MAX_STRUCTURED_CHARS),
+  };
 }
 
 export function createMcpTool(input: { server: string; remote: RemoteTool; client: Client; risk: Risk; callTimeoutMs: number }): AnyTool {
@@ -71,13 +75,20 @@ export function createMcpTool(input: { server: string; remote: RemoteTool; clien
         if (!('content' in result) && 'toolResult' in result) return { status: 'ok', output: { result: result.toolResult } };
         const typed = result as { content?: ContentItem[]; structuredContent?: unknown; isError?: boolean };
         if (typed.isError) {
-          return { status: 'error', error: { message: `${what} failed: ${truncate(textOf(typed.content ?? []), 2_000) || 'no details'}`, code: 'mcp-tool-error' } };
+          return {
+            status: 'error',
+            error: { message: `${what} failed: ${truncate(textOf(typed.content ?? []), 2_000) || 'no details'}`, code: 'mcp-tool-error' },
+          };
         }
         return { status: 'ok', output: toOutput(typed) };
       } catch (error) {
-        if (ctx.signal.aborted) return { status: 'error', error: { message: `${what} cancelled`, code: 'cancelled', ...(risk !== 'read' ? { uncertain: true } : {}) } };
+        if (ctx.signal.aborted)
+          return { status: 'error', error: { message: `${what} cancelled`, code: 'cancelled', ...(risk !== 'read' ? { uncertain: true } : {}) } };
         // The call may have reached the server before the connection or timeout gave out.
-        return { status: 'error', error: { message: `${what}: ${(error as Error).message}`, code: 'mcp-unavailable', ...(risk !== 'read' ? { uncertain: true } : { transient: true }) } };
+        return {
+          status: 'error',
+          error: { message: `${what}: ${(error as Error).message}`, code: 'mcp-unavailable', ...(risk !== 'read' ? { uncertain: true } : { transient: true }) },
+        };
       }
     },
   };

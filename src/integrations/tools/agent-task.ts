@@ -26,8 +26,17 @@ const Input = z.object({
     .min(1)
     .max(20)
     .describe('Names of read tools the agent may call, written out in the plan, e.g. ["github_list_workflow_runs", "github_get_workflow_run"]'),
-  inputs: z.union([z.string(), z.record(z.string(), z.unknown())]).optional().describe('Material to work on: text or named values (earlier outputs)'),
-  maxCalls: z.number().int().min(1).max(MAX_CALLS_LIMIT).optional().describe(`Most tool calls the agent may make (default ${DEFAULT_MAX_CALLS}, at most ${MAX_CALLS_LIMIT})`),
+  inputs: z
+    .union([z.string(), z.record(z.string(), z.unknown())])
+    .optional()
+    .describe('Material to work on: text or named values (earlier outputs)'),
+  maxCalls: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_CALLS_LIMIT)
+    .optional()
+    .describe(`Most tool calls the agent may make (default ${DEFAULT_MAX_CALLS}, at most ${MAX_CALLS_LIMIT})`),
 });
 type AgentTaskArgs = z.infer<typeof Input>;
 
@@ -104,10 +113,21 @@ async function agentLoop(llm: LlmToolClient, inner: InnerTools, specs: LlmToolSp
       return { status: 'error', error: { message: `the run's token budget is spent (TANDEM_MAX_TOKENS) after ${calls.length} tool calls`, code: 'budget' } };
     }
     const spent = calls.length >= maxCalls;
-    const turn = await llm.converse({ role: 'executor', system: SYSTEM, messages: [...messages], tools: specs, toolChoice: spent ? 'none' : 'auto', runId: ctx.runId, signal: ctx.signal });
+    const turn = await llm.converse({
+      role: 'executor',
+      system: SYSTEM,
+      messages: [...messages],
+      tools: specs,
+      toolChoice: spent ? 'none' : 'auto',
+      runId: ctx.runId,
+      signal: ctx.signal,
+    });
     if (turn.toolCalls.length === 0) return { status: 'ok', output: { text: turn.text, calls } };
     if (spent) {
-      return { status: 'error', error: { message: `the agent still asked for tool calls after using all ${maxCalls} (maxCalls) without answering`, code: 'max-calls' } };
+      return {
+        status: 'error',
+        error: { message: `the agent still asked for tool calls after using all ${maxCalls} (maxCalls) without answering`, code: 'max-calls' },
+      };
     }
     messages.push({ role: 'assistant', content: turn.text, toolCalls: turn.toolCalls });
     const results = [];

@@ -8,7 +8,8 @@ const Output = z.object({ answer: z.string(), answeredBy: z.string() });
 export function createAskHumanTool() {
   return defineTool({
     name: 'ask_human',
-    description: 'Ask the people in the run\'s thread a question and wait for the answer (a choice, a value, a confirmation). Later steps can use {{steps.<id>.output.answer}}.',
+    description:
+      "Ask the people in the run's thread a question and wait for the answer (a choice, a value, a confirmation). Later steps can use {{steps.<id>.output.answer}}.",
     risk: 'read',
     output: Output,
     targets: [],

@@ -42,7 +42,9 @@ export function createGithubCommentTool(github: Octokit | undefined) {
         });
         const search = await findInPages(pages, (item) => hasMarker(item.body, ctx.marker));
         if (search.found) return { status: 'done', output: { number: args.number, commentId: search.found.id, url: search.found.html_url } };
-        return search.exhausted ? { status: 'not-done' } : { status: 'unknown', reason: `too many comments on ${args.repo}#${args.number} since the step started to be sure` };
+        return search.exhausted
+          ? { status: 'not-done' }
+          : { status: 'unknown', reason: `too many comments on ${args.repo}#${args.number} since the step started to be sure` };
       }),
   });
 }

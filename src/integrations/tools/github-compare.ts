@@ -23,7 +23,8 @@ const Output = z.object({
 export function createGithubCompareTool(github: Octokit | undefined) {
   return defineTool({
     name: 'github_compare',
-    description: 'Compare two refs (branches, tags or SHAs) of a repository: ahead/behind counts, the commits in head not in base (first lines), and changed files. Use to write release notes or check what a deploy would ship.',
+    description:
+      'Compare two refs (branches, tags or SHAs) of a repository: ahead/behind counts, the commits in head not in base (first lines), and changed files. Use to write release notes or check what a deploy would ship.',
     risk: 'read',
     output: Output,
     targets: ['repo', 'base', 'head'],
@@ -55,7 +56,9 @@ export function createGithubCompareTool(github: Octokit | undefined) {
               author: commit.author?.login ?? commit.commit.author?.name ?? null,
               url: commit.html_url,
             })),
-            files: files.slice(0, MAX_FILES).map((file) => ({ filename: file.filename, status: file.status, additions: file.additions, deletions: file.deletions })),
+            files: files
+              .slice(0, MAX_FILES)
+              .map((file) => ({ filename: file.filename, status: file.status, additions: file.additions, deletions: file.deletions })),
             filesTruncated: files.length > MAX_FILES,
           },
         };

@@ -49,7 +49,9 @@ export function createGithubCreateIssueTool(github: Octokit | undefined) {
         });
         const search = await findInPages(pages, (item) => !item.pull_request && hasMarker(item.body, ctx.marker));
         if (search.found) return { status: 'done', output: { number: search.found.number, url: search.found.html_url, title: search.found.title } };
-        return search.exhausted ? { status: 'not-done' } : { status: 'unknown', reason: `too many issues in ${args.repo} changed since the step started to be sure` };
+        return search.exhausted
+          ? { status: 'not-done' }
+          : { status: 'unknown', reason: `too many issues in ${args.repo} changed since the step started to be sure` };
       }),
   });
 }

@@ -3,7 +3,15 @@ import type { ToolContext, ToolResult } from '../../agent/ports/tool.ts';
 import { reconcileGithub, requestOptions, runGithub } from '../github/call.ts';
 import type { Octokit } from '../github/client.ts';
 import { RepoSchema, splitRepo } from '../github/repo-ref.ts';
-import { DEFAULT_POLL_TIMING, DISPATCH_SKEW_MS, findDispatchedRun, listDispatchedRun, waitForRun, type PollTiming, type WaitOutcome } from '../github/workflow-poll.ts';
+import {
+  DEFAULT_POLL_TIMING,
+  DISPATCH_SKEW_MS,
+  findDispatchedRun,
+  listDispatchedRun,
+  waitForRun,
+  type PollTiming,
+  type WaitOutcome,
+} from '../github/workflow-poll.ts';
 import { WorkflowIdSchema, type WorkflowRunLike } from '../github/workflow-runs.ts';
 import { defineTool } from './define-tool.ts';
 import { sleep } from './sleep.ts';
@@ -18,7 +26,13 @@ const Input = z.object({
     .optional()
     .describe('workflow_dispatch inputs declared by the workflow'),
   wait: z.boolean().default(true).describe('Wait for the run to finish (default true); a conclusion other than success fails the step'),
-  timeoutS: z.number().int().min(1).max(6 * 3600).optional().describe('How long to wait for the run, seconds (default: the step timeout)'),
+  timeoutS: z
+    .number()
+    .int()
+    .min(1)
+    .max(6 * 3600)
+    .optional()
+    .describe('How long to wait for the run, seconds (default: the step timeout)'),
 });
 type Input = z.infer<typeof Input>;
 
@@ -47,11 +61,15 @@ export function createGithubDispatchWorkflowTool(github: Octokit | undefined, po
 
   async function finish(octokit: Octokit, args: Input, run: WorkflowRunLike, ctx: ToolContext): Promise<ToolResult> {
     const outcome = await waitIfAsked(octokit, args, run, ctx);
-    const fail = (message: string, code: string): ToolResult => ({ status: 'error', error: { message: `${message}: ${run.html_url}`, code, url: run.html_url } });
+    const fail = (message: string, code: string): ToolResult => ({
+      status: 'error',
+      error: { message: `${message}: ${run.html_url}`, code, url: run.html_url },
+    });
     // The dispatch certainly happened in each failure below, so none is uncertain: retrying would start another run.
     if (outcome.kind === 'stopped') return fail(`stopped waiting for workflow run ${run.id}`, 'cancelled');
     if (outcome.kind === 'timeout') return fail(`workflow run ${run.id} still ${outcome.run.status} after ${timeoutS(args)}s`, 'timeout');
-    if (args.wait && outcome.run.conclusion !== 'success') return fail(`workflow run ${run.id} concluded ${outcome.run.conclusion ?? 'without a conclusion'}`, 'workflow-failed');
+    if (args.wait && outcome.run.conclusion !== 'success')
+      return fail(`workflow run ${run.id} concluded ${outcome.run.conclusion ?? 'without a conclusion'}`, 'workflow-failed');
     return { status: 'ok', output: runOutput(outcome.run) };
   }
 
@@ -84,7 +102,14 @@ export function createGithubDispatchWorkflowTool(github: Octokit | undefined, po
             : await findDispatchedRun(octokit, target, new Date(dispatchedAt.getTime() - DISPATCH_SKEW_MS), ctx, timing);
         if (!run) {
           // The dispatch was accepted, so dispatching again could start a second run: a person decides.
-          return { status: 'error', error: { message: `workflow ${args.workflow} was dispatched on ${args.ref} but its run did not appear within ${Math.round(timing.findTimeoutMs / 1000)}s`, code: 'run-not-found', uncertain: true } };
+          return {
+            status: 'error',
+            error: {
+              message: `workflow ${args.workflow} was dispatched on ${args.ref} but its run did not appear within ${Math.round(timing.findTimeoutMs / 1000)}s`,
+              code: 'run-not-found',
+              uncertain: true,
+            },
+          };
         }
         return finish(octokit, args, run, ctx);
       }),

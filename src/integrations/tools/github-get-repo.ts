@@ -10,7 +10,8 @@ const Output = z.object({ url: z.string(), fullName: z.string(), defaultBranch: 
 export function createGithubGetRepoTool(github: Octokit | undefined) {
   return defineTool({
     name: 'github_get_repo',
-    description: 'Read a GitHub repository: default branch, visibility, archived flag, open issue count, last push. Use to check a repo exists or find its default branch.',
+    description:
+      'Read a GitHub repository: default branch, visibility, archived flag, open issue count, last push. Use to check a repo exists or find its default branch.',
     risk: 'read',
     output: Output,
     targets: ['repo'],

@@ -12,7 +12,8 @@ const Output = WorkflowRunSchema;
 export function createGithubGetWorkflowRunTool(github: Octokit | undefined) {
   return defineTool({
     name: 'github_get_workflow_run',
-    description: 'Read one GitHub Actions workflow run by id: status (queued, in_progress, completed), conclusion (success, failure, cancelled…), branch, commit and url.',
+    description:
+      'Read one GitHub Actions workflow run by id: status (queued, in_progress, completed), conclusion (success, failure, cancelled…), branch, commit and url.',
     risk: 'read',
     output: Output,
     targets: ['repo', 'runId'],

@@ -5,12 +5,17 @@ import { RepoSchema, splitRepo } from '../github/repo-ref.ts';
 import { defineTool } from './define-tool.ts';
 
 /** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
-const Output = z.object({ repo: z.string(), count: z.number(), pulls: z.array(z.object({ number: z.number(), title: z.string(), url: z.string(), state: z.string() })) });
+const Output = z.object({
+  repo: z.string(),
+  count: z.number(),
+  pulls: z.array(z.object({ number: z.number(), title: z.string(), url: z.string(), state: z.string() })),
+});
 
 export function createGithubListPullsTool(github: Octokit | undefined) {
   return defineTool({
     name: 'github_list_pulls',
-    description: 'List pull requests of a repository, newest first: number, title, url, author, base and head branches, draft flag. Use github_get_pull for mergeability and checks of one PR.',
+    description:
+      'List pull requests of a repository, newest first: number, title, url, author, base and head branches, draft flag. Use github_get_pull for mergeability and checks of one PR.',
     risk: 'read',
     output: Output,
     targets: ['repo', 'base'],

@@ -14,7 +14,8 @@ const Output = z.object({ repo: z.string(), totalCount: z.number(), runs: z.arra
 export function createGithubListWorkflowRunsTool(github: Octokit | undefined) {
   return defineTool({
     name: 'github_list_workflow_runs',
-    description: 'List recent GitHub Actions runs of a repository, newest first, optionally for one workflow (file name like "deploy.yml" or numeric id), branch or status. Each run has runId, status, conclusion and url.',
+    description:
+      'List recent GitHub Actions runs of a repository, newest first, optionally for one workflow (file name like "deploy.yml" or numeric id), branch or status. Each run has runId, status, conclusion and url.',
     risk: 'read',
     output: Output,
     targets: ['repo', 'workflow', 'branch'],

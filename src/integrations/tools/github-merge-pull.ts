@@ -42,7 +42,10 @@ export function createGithubMergePullTool(github: Octokit | undefined) {
       reconcileGithub(github, `${args.repo}#${args.number}`, async (octokit) => {
         const { data: pull } = await octokit.rest.pulls.get({ ...splitRepo(args.repo), pull_number: args.number, request: requestOptions(ctx, false) });
         if (!pull.merged) return { status: 'not-done' };
-        return { status: 'done', output: { number: args.number, url: pull.html_url, merged: true, sha: pull.merge_commit_sha, message: 'Pull Request successfully merged' } };
+        return {
+          status: 'done',
+          output: { number: args.number, url: pull.html_url, merged: true, sha: pull.merge_commit_sha, message: 'Pull Request successfully merged' },
+        };
       }),
     check: (output) => (output['merged'] === true ? { ok: true } : { ok: false, reason: 'GitHub did not report the pull request as merged' }),
   });

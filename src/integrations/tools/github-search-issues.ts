@@ -5,7 +5,12 @@ import { searchQueryRepositories } from '../github/search-qualifiers.ts';
 import { defineTool } from './define-tool.ts';
 
 /** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
-const Output = z.object({ query: z.string(), totalCount: z.number(), incomplete: z.boolean(), items: z.array(z.object({ number: z.number(), title: z.string(), url: z.string(), repo: z.string(), isPull: z.boolean() })) });
+const Output = z.object({
+  query: z.string(),
+  totalCount: z.number(),
+  incomplete: z.boolean(),
+  items: z.array(z.object({ number: z.number(), title: z.string(), url: z.string(), repo: z.string(), isPull: z.boolean() })),
+});
 
 export function createGithubSearchIssuesTool(github: Octokit | undefined) {
   return defineTool({

@@ -7,7 +7,15 @@ const MAX_BODY_BYTES = 1_000_000;
 
 /** `resolve` replaces the system resolver in tests (a name that answers an internal address). */
 /** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
-const Output = z.object({ url: z.string(), status: z.number(), ok: z.boolean(), latencyMs: z.number(), contains: z.boolean().optional(), bodyCut: z.string().optional(), error: z.string().optional() });
+const Output = z.object({
+  url: z.string(),
+  status: z.number(),
+  ok: z.boolean(),
+  latencyMs: z.number(),
+  contains: z.boolean().optional(),
+  bodyCut: z.string().optional(),
+  error: z.string().optional(),
+});
 
 export function createHttpCheckTool(httpAllow: readonly string[], options: { resolve?: Resolver } = {}) {
   return defineTool({
@@ -16,22 +24,36 @@ export function createHttpCheckTool(httpAllow: readonly string[], options: { res
     risk: 'read',
     output: Output,
     targets: ['url'],
-    input: z.object({
-      url: z.url({ protocol: /^https?$/ }).describe('http(s) URL on an allowed host'),
-      method: z.enum(['GET', 'HEAD']).default('GET'),
-      expectStatus: z.number().int().min(100).max(599).default(200),
-      contains: z.string().min(1).max(500).optional().describe('Text the response body must contain'),
-      timeoutMs: z.number().int().min(100).max(60_000).default(10_000),
-    }).refine((args) => !(args.method === 'HEAD' && args.contains), { message: 'contains needs method GET (a HEAD response has no body)', path: ['contains'] }),
+    input: z
+      .object({
+        url: z.url({ protocol: /^https?$/ }).describe('http(s) URL on an allowed host'),
+        method: z.enum(['GET', 'HEAD']).default('GET'),
+        expectStatus: z.number().int().min(100).max(599).default(200),
+        contains: z.string().min(1).max(500).optional().describe('Text the response body must contain'),
+        timeoutMs: z.number().int().min(100).max(60_000).default(10_000),
+      })
+      .refine((args) => !(args.method === 'HEAD' && args.contains), { message: 'contains needs method GET (a HEAD response has no body)', path: ['contains'] }),
     run: async (args, ctx) => {
       const url = new URL(args.url);
       if (!isAllowedHost(url, httpAllow)) {
-        return { status: 'error', error: { message: `host ${url.host} is not in TANDEM_HTTP_ALLOW (${httpAllow.join(', ') || 'empty'}; an entry without a port allows only port 80/443, write host:port or host:* for others)`, code: 'host-not-allowed' } };
+        return {
+          status: 'error',
+          error: {
+            message: `host ${url.host} is not in TANDEM_HTTP_ALLOW (${httpAllow.join(', ') || 'empty'}; an entry without a port allows only port 80/443, write host:port or host:* for others)`,
+            code: 'host-not-allowed',
+          },
+        };
       }
       const started = performance.now();
       try {
         const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(args.timeoutMs)]);
-        const response = await guardedRequest(url, { method: args.method, allow: httpAllow, signal, resolve: options.resolve, ...(args.contains ? { maxBodyBytes: MAX_BODY_BYTES } : {}) });
+        const response = await guardedRequest(url, {
+          method: args.method,
+          allow: httpAllow,
+          signal,
+          resolve: options.resolve,
+          ...(args.contains ? { maxBodyBytes: MAX_BODY_BYTES } : {}),
+        });
         const latencyMs = Math.round(performance.now() - started);
         const statusOk = response.status === args.expectStatus;
         const containsOk = args.contains ? (response.body?.text ?? '').includes(args.contains) : undefined;
@@ -60,7 +82,10 @@ export function createHttpCheckTool(httpAllow: readonly string[], options: { res
     check: (output, args) =>
       output['ok'] === true
         ? { ok: true }
-        : { ok: false, reason: `${args.url} answered ${String(output['status'])}${output['error'] ? ` (${String(output['error'])})` : ''}, expected ${args.expectStatus}${args.contains ? ` containing "${args.contains}"` : ''}` },
+        : {
+            ok: false,
+            reason: `${args.url} answered ${String(output['status'])}${output['error'] ? ` (${String(output['error'])})` : ''}, expected ${args.expectStatus}${args.contains ? ` containing "${args.contains}"` : ''}`,
+          },
   });
 }
 

@@ -32,7 +32,10 @@ export function createLlmTaskTool(llm: LlmClient | undefined) {
     outputFrom: 'model',
     input: z.object({
       instruction: z.string().min(1).max(4_000).describe('What to produce, e.g. "Write release notes from these commits"'),
-      inputs: z.union([z.string(), z.record(z.string(), z.unknown())]).optional().describe('Material to work on: text or named values'),
+      inputs: z
+        .union([z.string(), z.record(z.string(), z.unknown())])
+        .optional()
+        .describe('Material to work on: text or named values'),
     }),
     run: async (args, ctx) => {
       if (!llm?.has('executor')) {

@@ -37,7 +37,9 @@ export function createSlackNotifyTool(slack: SlackPoster | undefined) {
       if (!slack) return { status: 'unknown', reason: NOT_CONFIGURED };
       try {
         const found = await slack.findMessage({ channel: args.channel, marker: ctx.marker, since: ctx.startedAt });
-        return found ? { status: 'done', output: { channel: found.channel ?? args.channel, ts: found.ts, url: found.permalink ?? null } } : { status: 'not-done' };
+        return found
+          ? { status: 'done', output: { channel: found.channel ?? args.channel, ts: found.ts, url: found.permalink ?? null } }
+          : { status: 'not-done' };
       } catch (error) {
         return { status: 'unknown', reason: `could not read ${args.channel} history: ${(error as Error).message}` };
       }

@@ -12,8 +12,10 @@ export async function deliver(eventsUrl: string, send: () => Promise<DriverRespo
     return { ok: false, error: `Could not reach the bot at ${eventsUrl} (${reason}). Is Tandem still running?` };
   }
   if (response.status === 200) return { ok: true, body: response.body };
-  if (response.status === 401) return { ok: false, error: 'The bot refused the request signature (HTTP 401): the workspace and the bot must use the same signing secret.' };
+  if (response.status === 401)
+    return { ok: false, error: 'The bot refused the request signature (HTTP 401): the workspace and the bot must use the same signing secret.' };
   return { ok: false, error: `The bot answered HTTP ${response.status}; see its log for why.` };
 }
 
-export const NOT_CONNECTED = 'Tandem is not connected to this workspace yet. It connects when the bot has started; if this stays, check the terminal where you ran `npm start`.';
+export const NOT_CONNECTED =
+  'Tandem is not connected to this workspace yet. It connects when the bot has started; if this stays, check the terminal where you ran `npm start`.';

@@ -21,7 +21,13 @@ export interface BrowserContext {
 
 export type ActionAnswer = { status: number; body: Record<string, unknown> & { ok: boolean } };
 
-export const PostMessage = z.object({ text: z.string().min(1).max(4000), threadTs: z.string().regex(/^\d+\.\d+$/).optional() });
+export const PostMessage = z.object({
+  text: z.string().min(1).max(4000),
+  threadTs: z
+    .string()
+    .regex(/^\d+\.\d+$/)
+    .optional(),
+});
 /** Which button was clicked; its value is the one the bot stored on the message, never the request's. */
 export const ClickButton = z.object({ messageTs: z.string(), actionId: z.string().min(1), blockId: z.string().optional() });
 export const SubmitModal = z.object({ viewId: z.string(), values: z.record(z.string(), z.string()) });
@@ -44,7 +50,9 @@ export async function postMessage(ctx: BrowserContext, input: z.infer<typeof Pos
   const composed = compose(input.text, { userId: model.bot.userId, name: BOT_NAME });
   if (input.threadTs && !model.findMessage(LOCAL_CHANNEL.id, input.threadTs)) return refused(404, 'That thread is not in this channel.');
   if (composed.kind === 'command') {
-    const delivered = await toBot(ctx, (driver) => driver.command({ user: LOCAL_USER.id, channel: LOCAL_CHANNEL.id, text: composed.text, command: composed.command }));
+    const delivered = await toBot(ctx, (driver) =>
+      driver.command({ user: LOCAL_USER.id, channel: LOCAL_CHANNEL.id, text: composed.text, command: composed.command }),
+    );
     return delivered.ok ? { status: 200, body: { ok: true } } : refused(503, delivered.error);
   }
   if (!composed.mentionsBot) {

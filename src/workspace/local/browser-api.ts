@@ -2,7 +2,18 @@ import type { ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { Logger } from '../../observability/logger.ts';
 import type { ExtraRoutes } from '../slack-fake/server.ts';
-import { ClickButton, clickButton, CloseModal, closeModal, PostMessage, postMessage, SubmitModal, submitModal, type ActionAnswer, type BrowserContext } from './browser-actions.ts';
+import {
+  ClickButton,
+  clickButton,
+  CloseModal,
+  closeModal,
+  PostMessage,
+  postMessage,
+  SubmitModal,
+  submitModal,
+  type ActionAnswer,
+  type BrowserContext,
+} from './browser-actions.ts';
 import { pageState } from './browser-state.ts';
 import { isPageFile, servePageFile } from './static-files.ts';
 
@@ -37,7 +48,11 @@ export function browserRoutes(ctx: BrowserContext, logger: Logger): ExtraRoutes 
     if (req.method === 'GET' && path === '/local/state') {
       const bot = ctx.bot();
       const healthUrl = bot ? new URL('/healthz', bot.eventsUrl).href : null;
-      return sendJson(res, 200, pageState({ model: ctx.fake.model, healthUrl, connected: bot !== undefined, notice: ctx.notice.text, modal: ctx.modal.current }));
+      return sendJson(
+        res,
+        200,
+        pageState({ model: ctx.fake.model, healthUrl, connected: bot !== undefined, notice: ctx.notice.text, modal: ctx.modal.current }),
+      );
     }
     if (req.method === 'GET' && path === '/local/events') {
       ctx.feed.subscribe(req, res);

@@ -38,7 +38,13 @@ export interface PageState {
   modal: OpenModal | null;
 }
 
-export function pageState(input: { model: WorkspaceModel; healthUrl: string | null; connected: boolean; notice: string | null; modal: OpenModal | undefined }): PageState {
+export function pageState(input: {
+  model: WorkspaceModel;
+  healthUrl: string | null;
+  connected: boolean;
+  notice: string | null;
+  modal: OpenModal | undefined;
+}): PageState {
   const { model } = input;
   const users = { [LOCAL_USER.id]: LOCAL_USER.name, [model.bot.userId]: BOT_NAME };
   const toPage = (m: FakeMessage): PageMessage => ({

@@ -41,7 +41,12 @@ export async function startLocalWorkspace(options: { port?: number; signingSecre
   // gets: the indirections break the cycles. Until the guard is set, nothing is served.
   let routes: ExtraRoutes = () => false;
   let guard: RequestGuard = () => ({ status: 503, error: 'The local workspace is starting.' });
-  const fake = new SlackFakeServer({ token: botToken, extraRoutes: (req, res, body) => routes(req, res, body), guard: (req, url) => guard(req, url), maxRecordedCalls: 1000 });
+  const fake = new SlackFakeServer({
+    token: botToken,
+    extraRoutes: (req, res, body) => routes(req, res, body),
+    guard: (req, url) => guard(req, url),
+    maxRecordedCalls: 1000,
+  });
   fake.model.channels.add(LOCAL_CHANNEL.id);
   fake.model.users.set(LOCAL_USER.id, { id: LOCAL_USER.id, name: LOCAL_USER.name, real_name: 'You (local workspace)' });
   const modal = new ModalSession(fake.model, LOCAL_USER.id);

@@ -9,7 +9,8 @@ export function checkMessage(text: string | undefined, blocks: unknown): SlackEr
   if (!Array.isArray(blocks)) return { error: 'invalid_blocks_format' };
   if (JSON.stringify(blocks).length > 13_000) return { error: 'msg_blocks_too_long' };
   const parsed = MessageBlocksSchema.safeParse(blocks);
-  if (!parsed.success) return { error: 'invalid_blocks', messages: parsed.error.issues.map((i) => `[ERROR] ${i.message} [json-pointer:/blocks/${i.path.join('/')}]`) };
+  if (!parsed.success)
+    return { error: 'invalid_blocks', messages: parsed.error.issues.map((i) => `[ERROR] ${i.message} [json-pointer:/blocks/${i.path.join('/')}]`) };
   return undefined;
 }
 
@@ -25,6 +26,7 @@ export function checkView(view: unknown): SlackError | undefined {
   const type = (view as { type?: unknown }).type;
   const schema = type === 'home' ? HomeViewSchema : ModalViewSchema;
   const parsed = schema.safeParse(view);
-  if (!parsed.success) return { error: 'invalid_arguments', messages: parsed.error.issues.map((i) => `[ERROR] ${i.message} [json-pointer:/view/${i.path.join('/')}]`) };
+  if (!parsed.success)
+    return { error: 'invalid_arguments', messages: parsed.error.issues.map((i) => `[ERROR] ${i.message} [json-pointer:/view/${i.path.join('/')}]`) };
   return undefined;
 }

@@ -47,7 +47,12 @@ export const chatMethods: Record<string, Handler> = {
     };
     model.messages.push(message);
     if (message.threadTs) model.threadStatus.delete(`${channel}:${message.threadTs}`);
-    return { ok: true, channel, ts: message.ts, message: { type: 'message', user: message.user, text: message.text, ts: message.ts, thread_ts: message.threadTs, blocks: message.blocks } };
+    return {
+      ok: true,
+      channel,
+      ts: message.ts,
+      message: { type: 'message', user: message.user, text: message.text, ts: message.ts, thread_ts: message.threadTs, blocks: message.blocks },
+    };
   },
 
   'chat.update'(params, model) {
@@ -74,7 +79,14 @@ export const chatMethods: Record<string, Handler> = {
     const content = readContent(params, model);
     if (isFailure(content)) return content;
     const ts = model.nextTs();
-    model.ephemerals.push({ channel: params.channel, user: params.user, threadTs: params.thread_ts || undefined, text: content.text ?? '', blocks: content.blocks, ts });
+    model.ephemerals.push({
+      channel: params.channel,
+      user: params.user,
+      threadTs: params.thread_ts || undefined,
+      text: content.text ?? '',
+      blocks: content.blocks,
+      ts,
+    });
     return { ok: true, message_ts: ts };
   },
 
@@ -92,7 +104,14 @@ export const chatMethods: Record<string, Handler> = {
     const thread = model.thread(channel, params.ts ?? '');
     if (thread.length === 0) return fail('thread_not_found');
     const withMetadata = params.include_all_metadata === 'true';
-    const messages = thread.map((m) => ({ type: 'message', user: m.user, text: m.text, ts: m.ts, ...(m.threadTs ? { thread_ts: m.threadTs } : {}), ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}) }));
+    const messages = thread.map((m) => ({
+      type: 'message',
+      user: m.user,
+      text: m.text,
+      ts: m.ts,
+      ...(m.threadTs ? { thread_ts: m.threadTs } : {}),
+      ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}),
+    }));
     return { ok: true, messages, has_more: false };
   },
 

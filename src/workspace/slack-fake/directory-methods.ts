@@ -5,7 +5,15 @@ type Handler = (params: Params, model: WorkspaceModel, baseUrl: string) => Metho
 
 export const directoryMethods: Record<string, Handler> = {
   'auth.test'(_params, model, baseUrl) {
-    return { ok: true, url: baseUrl.replace(/api\/$/, ''), team: 'Fake', user: 'tandem', team_id: model.bot.teamId, user_id: model.bot.userId, bot_id: model.bot.botId };
+    return {
+      ok: true,
+      url: baseUrl.replace(/api\/$/, ''),
+      team: 'Fake',
+      user: 'tandem',
+      team_id: model.bot.teamId,
+      user_id: model.bot.userId,
+      bot_id: model.bot.botId,
+    };
   },
 
   'usergroups.users.list'(params, model) {

@@ -68,7 +68,9 @@ export class SlackDriver {
       authorizations: [{ team_id: this.teamId, user_id: 'UBOT', is_bot: true }],
       event,
     };
-    const sent = this.options.transport ? this.options.transport.deliver('events_api', envelope, options) : this.send(JSON.stringify(envelope), 'application/json', options);
+    const sent = this.options.transport
+      ? this.options.transport.deliver('events_api', envelope, options)
+      : this.send(JSON.stringify(envelope), 'application/json', options);
     return Object.assign(sent, { eventId });
   }
 
@@ -76,7 +78,15 @@ export class SlackDriver {
   mention(input: { channel: string; user: string; text: string; threadTs?: string; eventId?: string }, options: SendOptions = {}) {
     const message = this.options.fake?.model.addUserMessage(input);
     const ts = message?.ts ?? `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
-    const event = { type: 'app_mention', user: input.user, text: input.text, ts, channel: input.channel, event_ts: ts, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) };
+    const event = {
+      type: 'app_mention',
+      user: input.user,
+      text: input.text,
+      ts,
+      channel: input.channel,
+      event_ts: ts,
+      ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+    };
     const sent = this.event(event, { ...options, eventId: input.eventId });
     return Object.assign(sent, { ts });
   }
@@ -85,7 +95,16 @@ export class SlackDriver {
   directMessage(input: { channel: string; user: string; text: string; threadTs?: string; eventId?: string }, options: SendOptions = {}) {
     const message = this.options.fake?.model.addUserMessage(input);
     const ts = message?.ts ?? `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
-    const event = { type: 'message', channel_type: 'im', user: input.user, text: input.text, ts, channel: input.channel, event_ts: ts, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) };
+    const event = {
+      type: 'message',
+      channel_type: 'im',
+      user: input.user,
+      text: input.text,
+      ts,
+      channel: input.channel,
+      event_ts: ts,
+      ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+    };
     const sent = this.event(event, { ...options, eventId: input.eventId });
     return Object.assign(sent, { ts });
   }
@@ -96,13 +115,28 @@ export class SlackDriver {
 
   /** A click on a message button. */
   click(
-    input: { user: string; channel: string; messageTs: string; threadTs?: string; actionId: string; value?: string; blockId?: string; message?: { text?: string; blocks?: unknown[] } },
+    input: {
+      user: string;
+      channel: string;
+      messageTs: string;
+      threadTs?: string;
+      actionId: string;
+      value?: string;
+      blockId?: string;
+      message?: { text?: string; blocks?: unknown[] };
+    },
     options: SendOptions = {},
   ): Promise<DriverResponse> {
     const payload = {
       ...this.interaction('block_actions', input.user),
       response_url: this.options.fake?.responseUrl() ?? 'http://127.0.0.1:9/respond',
-      container: { type: 'message', message_ts: input.messageTs, channel_id: input.channel, is_ephemeral: false, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) },
+      container: {
+        type: 'message',
+        message_ts: input.messageTs,
+        channel_id: input.channel,
+        is_ephemeral: false,
+        ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+      },
       channel: { id: input.channel, name: input.channel },
       // Slack sends the clicked message's text and blocks; the bot rebuilds the message from them.
       message: { ...this.messageAsSeen(input.channel, input.messageTs, input.threadTs), ...(input.message ?? {}) },
@@ -112,7 +146,10 @@ export class SlackDriver {
   }
 
   /** Submits a modal; `values` are the inputs' state as Slack reports them (see stateFromView). */
-  submitView(input: { user: string; view: { id: string; callback_id: string; private_metadata?: string }; values: StateValues }, options: SendOptions = {}): Promise<DriverResponse> {
+  submitView(
+    input: { user: string; view: { id: string; callback_id: string; private_metadata?: string }; values: StateValues },
+    options: SendOptions = {},
+  ): Promise<DriverResponse> {
     const payload = {
       ...this.interaction('view_submission', input.user),
       view: { ...input.view, type: 'modal', team_id: this.teamId, state: { values: input.values }, hash: 'h', app_id: 'A1', bot_id: 'BBOT' },
@@ -148,11 +185,20 @@ export class SlackDriver {
   }
 
   /** Clicks a button, found by action id, of a message the fake holds. */
-  clickButtonIn(message: { channel: string; ts: string; threadTs?: string; blocks?: unknown[] }, actionId: string, user: string, options: SendOptions = {}): Promise<DriverResponse> {
+  clickButtonIn(
+    message: { channel: string; ts: string; threadTs?: string; blocks?: unknown[] },
+    actionId: string,
+    user: string,
+    options: SendOptions = {},
+  ): Promise<DriverResponse> {
     const actionBlocks = (message.blocks ?? []) as { type?: string; block_id?: string; elements?: { action_id?: string; value?: string }[] }[];
     for (const block of actionBlocks) {
       const button = block.type === 'actions' ? block.elements?.find((element) => element.action_id === actionId) : undefined;
-      if (button) return this.click({ user, channel: message.channel, messageTs: message.ts, threadTs: message.threadTs, actionId, value: button.value, blockId: block.block_id }, options);
+      if (button)
+        return this.click(
+          { user, channel: message.channel, messageTs: message.ts, threadTs: message.threadTs, actionId, value: button.value, blockId: block.block_id },
+          options,
+        );
     }
     throw new Error(`no button ${actionId} in message ${message.ts}`);
   }
@@ -186,7 +232,8 @@ export class SlackDriver {
 /** The state.values Slack would send for a modal: each input's initial value, with `edits` by block id. */
 export function stateFromView(view: { blocks?: unknown }, edits: Record<string, string> = {}): StateValues {
   const values: StateValues = {};
-  for (const block of (view.blocks as { type?: string; block_id?: string; element?: { action_id?: string; type?: string; initial_value?: string } }[] | undefined) ?? []) {
+  for (const block of (view.blocks as
+    { type?: string; block_id?: string; element?: { action_id?: string; type?: string; initial_value?: string } }[] | undefined) ?? []) {
     if (block.type !== 'input' || !block.block_id || !block.element?.action_id) continue;
     const value = edits[block.block_id] ?? block.element.initial_value ?? null;
     values[block.block_id] = { [block.element.action_id]: { type: block.element.type ?? 'plain_text_input', value } };

@@ -86,7 +86,16 @@ export class WorkspaceModel {
   /** A person's message (a mention) as it would sit in the channel before the bot sees it. */
   addUserMessage(input: { channel: string; user: string; text: string; threadTs?: string }): FakeMessage {
     this.channels.add(input.channel);
-    const message: FakeMessage = { channel: input.channel, ts: this.nextTs(), threadTs: input.threadTs, user: input.user, text: input.text, blocks: undefined, metadata: undefined, edits: 0 };
+    const message: FakeMessage = {
+      channel: input.channel,
+      ts: this.nextTs(),
+      threadTs: input.threadTs,
+      user: input.user,
+      text: input.text,
+      blocks: undefined,
+      metadata: undefined,
+      edits: 0,
+    };
     this.messages.push(message);
     return message;
   }

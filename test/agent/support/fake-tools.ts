@@ -62,8 +62,23 @@ export function standardTools(overrides: { read?: Partial<Parameters<typeof fake
     },
     ...overrides.write,
   });
-  const undo = fakeTool({ name: 'delete_thing', risk: 'write', input: z.object({ number: z.number().int() }), run: (args) => ({ status: 'ok', output: { deleted: args.number } }) });
-  const merge = fakeTool({ name: 'merge_thing', risk: 'destructive', input: z.object({ number: z.number().int() }), run: (args) => ({ status: 'ok', output: { merged: true, number: args.number } }) });
-  const ask = fakeTool({ name: 'ask_human', risk: 'read', input: z.object({ question: z.string() }), run: (args) => ({ status: 'pause', question: String(args.question) }) });
+  const undo = fakeTool({
+    name: 'delete_thing',
+    risk: 'write',
+    input: z.object({ number: z.number().int() }),
+    run: (args) => ({ status: 'ok', output: { deleted: args.number } }),
+  });
+  const merge = fakeTool({
+    name: 'merge_thing',
+    risk: 'destructive',
+    input: z.object({ number: z.number().int() }),
+    run: (args) => ({ status: 'ok', output: { merged: true, number: args.number } }),
+  });
+  const ask = fakeTool({
+    name: 'ask_human',
+    risk: 'read',
+    input: z.object({ question: z.string() }),
+    run: (args) => ({ status: 'pause', question: String(args.question) }),
+  });
   return { read, write, undo, merge, ask, all: [read, write, undo, merge, ask] as FakeTool[] };
 }

@@ -60,12 +60,31 @@ export interface StepSketch {
 }
 
 /** A planner answer in the strict wire shape (argsJson), from a readable sketch. */
-export function plannerAnswer(input: { steps: StepSketch[]; rollback?: (StepSketch & { undoes?: string })[]; confidence?: number; goal?: string; questions?: string[] }): PlannerAnswer {
+export function plannerAnswer(input: {
+  steps: StepSketch[];
+  rollback?: (StepSketch & { undoes?: string })[];
+  confidence?: number;
+  goal?: string;
+  questions?: string[];
+}): PlannerAnswer {
   return {
     goal: input.goal ?? 'Do the thing',
     confidence: input.confidence ?? 0.9,
-    steps: input.steps.map((s) => ({ id: s.id, title: s.title ?? `step ${s.id}`, tool: s.tool, argsJson: JSON.stringify(s.args ?? {}), dependsOn: s.dependsOn ?? [], expect: s.expect ?? null })),
-    rollback: (input.rollback ?? []).map((s) => ({ id: s.id, title: s.title ?? `undo ${s.undoes ?? s.id}`, tool: s.tool, argsJson: JSON.stringify(s.args ?? {}), undoes: s.undoes ?? null })),
+    steps: input.steps.map((s) => ({
+      id: s.id,
+      title: s.title ?? `step ${s.id}`,
+      tool: s.tool,
+      argsJson: JSON.stringify(s.args ?? {}),
+      dependsOn: s.dependsOn ?? [],
+      expect: s.expect ?? null,
+    })),
+    rollback: (input.rollback ?? []).map((s) => ({
+      id: s.id,
+      title: s.title ?? `undo ${s.undoes ?? s.id}`,
+      tool: s.tool,
+      argsJson: JSON.stringify(s.args ?? {}),
+      undoes: s.undoes ?? null,
+    })),
     questions: input.questions ?? [],
   };
 }

@@ -49,7 +49,16 @@ function severable(store: RunStore, slow: Partial<Record<keyof RunStore, () => n
 }
 
 /** `plan`: every task is planned from this runbook; null: the model plans (pass `llm`). */
-export async function startReplica(options: { url: string; owner: string; tools: AnyTool[]; plan: Plan | null; llm?: LlmClient; replicas: Partial<ReplicaSettings>; concurrency?: number; slow?: Partial<Record<keyof RunStore, () => number>> }): Promise<Replica> {
+export async function startReplica(options: {
+  url: string;
+  owner: string;
+  tools: AnyTool[];
+  plan: Plan | null;
+  llm?: LlmClient;
+  replicas: Partial<ReplicaSettings>;
+  concurrency?: number;
+  slow?: Partial<Record<keyof RunStore, () => number>>;
+}): Promise<Replica> {
   const database: Database = await openDatabase({ url: options.url, poolSize: 5 });
   const { store, cut } = severable(createRunStore(database.db), options.slow);
   const surface = new InMemorySurface();
@@ -61,7 +70,14 @@ export async function startReplica(options: { url: string; owner: string; tools:
     tools: options.tools,
     surface,
     approvers: { isApprover: async () => true },
-    settings: { budgets: BUDGETS, confidenceThreshold: 0.6, autoRunReadOnly: false, secrets: [], concurrency: options.concurrency ?? 4, retry: { retries: 0, baseDelayMs: 1 } },
+    settings: {
+      budgets: BUDGETS,
+      confidenceThreshold: 0.6,
+      autoRunReadOnly: false,
+      secrets: [],
+      concurrency: options.concurrency ?? 4,
+      retry: { retries: 0, baseDelayMs: 1 },
+    },
     logger: collectingLogger(errors),
     owner: options.owner,
     runbooks: { match: () => (options.plan ? { name: 'replica-test', plan: options.plan } : undefined) },

@@ -26,14 +26,16 @@ function timeOf(ts) {
 
 function messageHtml(message, options) {
   const users = state.users;
-  const body = message.blocks && message.blocks.length > 0
-    ? renderBlocks(message.blocks, { users, messageTs: message.ephemeral ? undefined : message.ts, interactive: !message.ephemeral })
-    : renderMrkdwn(message.text, users);
+  const body =
+    message.blocks && message.blocks.length > 0
+      ? renderBlocks(message.blocks, { users, messageTs: message.ephemeral ? undefined : message.ts, interactive: !message.ephemeral })
+      : renderMrkdwn(message.text, users);
   const name = message.ephemeral ? state.bot.name : message.userName;
   const bot = message.ephemeral || message.isBot;
-  const replies = options.showReplies && message.replies?.length
-    ? `<button type="button" class="replies" data-thread="${escapeHtml(message.ts)}">${message.replies.length} ${message.replies.length === 1 ? 'reply' : 'replies'}</button>`
-    : '';
+  const replies =
+    options.showReplies && message.replies?.length
+      ? `<button type="button" class="replies" data-thread="${escapeHtml(message.ts)}">${message.replies.length} ${message.replies.length === 1 ? 'reply' : 'replies'}</button>`
+      : '';
   return `<article class="msg${bot ? ' bot' : ''}${message.ephemeral ? ' ephemeral' : ''}" data-ts="${escapeHtml(message.ts)}">
     <div class="avatar">${escapeHtml(name.slice(0, 1).toUpperCase())}</div>
     <div class="msg-main">

@@ -21,7 +21,8 @@ function renderButton(button, context) {
     .filter(([, value]) => typeof value === 'string')
     .map(([name, value]) => ` data-${name}="${escapeHtml(value)}"`)
     .join('');
-  if (button.url) return `<a class="bk-button${style}" href="${escapeHtml(/^https?:/i.test(button.url) ? button.url : '#')}" target="_blank" rel="noopener noreferrer">${renderText(button.text)}</a>`;
+  if (button.url)
+    return `<a class="bk-button${style}" href="${escapeHtml(/^https?:/i.test(button.url) ? button.url : '#')}" target="_blank" rel="noopener noreferrer">${renderText(button.text)}</a>`;
   const disabled = context.interactive ? '' : ' disabled';
   return `<button type="button" class="bk-button${style}"${data}${disabled}>${renderText(button.text)}</button>`;
 }
@@ -48,7 +49,11 @@ function renderRichText(rich) {
   const sections = Array.isArray(rich?.elements) ? rich.elements : [];
   return sections
     .flatMap((section) => (Array.isArray(section?.elements) ? section.elements : []))
-    .map((element) => (element?.type === 'link' && /^https?:/i.test(String(element.url)) ? `<a href="${escapeHtml(element.url)}" target="_blank" rel="noopener noreferrer">${escapeHtml(element.text ?? element.url)}</a>` : escapeHtml(String(element?.text ?? ''))))
+    .map((element) =>
+      element?.type === 'link' && /^https?:/i.test(String(element.url))
+        ? `<a href="${escapeHtml(element.url)}" target="_blank" rel="noopener noreferrer">${escapeHtml(element.text ?? element.url)}</a>`
+        : escapeHtml(String(element?.text ?? '')),
+    )
     .join('');
 }
 
@@ -73,21 +78,29 @@ function renderBlock(block, context) {
       return '<hr class="bk-divider">';
     case 'section': {
       const text = block.text ? `<div class="bk-text">${renderText(block.text, context.users)}</div>` : '';
-      const fields = Array.isArray(block.fields) ? `<div class="bk-fields">${block.fields.map((f) => `<div>${renderText(f, context.users)}</div>`).join('')}</div>` : '';
+      const fields = Array.isArray(block.fields)
+        ? `<div class="bk-fields">${block.fields.map((f) => `<div>${renderText(f, context.users)}</div>`).join('')}</div>`
+        : '';
       const accessory = block.accessory?.type === 'button' ? `<div class="bk-accessory">${renderButton(block.accessory, ctx)}</div>` : '';
       return `<div class="bk-section"><div class="bk-section-body">${text}${fields}</div>${accessory}</div>`;
     }
     case 'context':
       return `<div class="bk-context">${(block.elements ?? []).map((e) => (e.type === 'image' ? '' : `<span>${renderText(e, context.users)}</span>`)).join(' ')}</div>`;
     case 'actions':
-      return `<div class="bk-actions">${(block.elements ?? []).filter((e) => e.type === 'button').map((e) => renderButton(e, ctx)).join('')}</div>`;
+      return `<div class="bk-actions">${(block.elements ?? [])
+        .filter((e) => e.type === 'button')
+        .map((e) => renderButton(e, ctx))
+        .join('')}</div>`;
     case 'input':
       return `<div class="bk-input-block">${renderInput(block, context)}</div>`;
     case 'context_actions':
       // Slack's thumbs up/down under a summary; shown, not clickable here.
       return `<div class="bk-context-actions">${(Array.isArray(block.elements) ? block.elements : [])
         .filter((e) => e?.type === 'feedback_buttons')
-        .map((e) => `<span class="bk-feedback" title="${escapeHtml(e.positive_button?.accessibility_label ?? 'Good')}">👍 ${escapeHtml(e.positive_button?.text?.text ?? 'Good')}</span><span class="bk-feedback" title="${escapeHtml(e.negative_button?.accessibility_label ?? 'Bad')}">👎 ${escapeHtml(e.negative_button?.text?.text ?? 'Bad')}</span>`)
+        .map(
+          (e) =>
+            `<span class="bk-feedback" title="${escapeHtml(e.positive_button?.accessibility_label ?? 'Good')}">👍 ${escapeHtml(e.positive_button?.text?.text ?? 'Good')}</span><span class="bk-feedback" title="${escapeHtml(e.negative_button?.accessibility_label ?? 'Bad')}">👎 ${escapeHtml(e.negative_button?.text?.text ?? 'Bad')}</span>`,
+        )
         .join('')}</div>`;
     case 'plan':
       return `<div class="bk-plan"><div class="bk-plan-title">${escapeHtml(String(block.title ?? ''))}</div><ol class="bk-tasks">${(Array.isArray(block.tasks) ? block.tasks : []).map(renderTaskCard).join('')}</ol></div>`;

@@ -1,30 +1,55 @@
 import { auditRuns, formatViolation } from '../audit/audit.ts';
 import type { AuditContext } from '../audit/run-facts.ts';
 import type { Config } from '../config/config.ts';
+import { createSlackClient } from '../bot/slack-client.ts';
 import { createBuiltinTools } from '../integrations/tools/builtin-tools.ts';
+import { createLogger } from '../observability/logger.ts';
 import { openConfiguredDatabase } from '../runtime/open-database.ts';
 import { createRunStore } from '../store/index.ts';
 
 /**
  * Risk and targets of the built-in tools (nothing is called, so no token is needed); a tool the audit
  * does not know (an MCP tool) counts as destructive, as the policy counts it. Approvers named directly in
- * TANDEM_APPROVERS are known here; membership of a user group is not, and is not judged.
+ * TANDEM_APPROVERS are known here; members of its user groups only when `groupMembers` could be asked of
+ * Slack (today's members: someone who left a group since approving shows as not allowed, and is worth a look).
  */
-export function auditContext(config: Readonly<Config>): AuditContext {
+export function auditContext(config: Readonly<Config>, groupMembers?: ReadonlySet<string>): AuditContext {
   const tools = new Map(createBuiltinTools({ github: undefined, slack: undefined, llm: undefined, httpAllow: [] }).map((tool) => [tool.name, tool]));
   const users = config.approvers.filter((id) => !id.startsWith('S'));
   const groups = config.approvers.length > users.length;
+  const judge = (userId: string) => {
+    if (users.includes(userId) || groupMembers?.has(userId)) return true;
+    return groups && !groupMembers ? undefined : false;
+  };
   return {
     riskOf: (name) => tools.get(name)?.risk,
     toolOf: (name) => tools.get(name),
-    isApprover: (userId) => (config.approvers.length === 0 ? undefined : users.includes(userId) ? true : groups ? undefined : false),
+    isApprover: (userId) => (config.approvers.length === 0 ? undefined : judge(userId)),
   };
+}
+
+/** The members of TANDEM_APPROVERS' user groups, asked of Slack; a reason instead when it cannot be told. */
+async function approverGroupMembers(config: Readonly<Config>): Promise<ReadonlySet<string> | string | undefined> {
+  const groups = config.approvers.filter((id) => id.startsWith('S'));
+  if (!groups.length) return undefined;
+  if (!config.slack.botToken) return 'no SLACK_BOT_TOKEN to ask Slack who is in the user groups';
+  const client = createSlackClient(config, createLogger({ level: 'silent', secrets: [] }), { retries: 1, timeoutMs: 5_000 });
+  try {
+    const members = new Set<string>();
+    for (const usergroup of groups) for (const user of (await client.usergroups.users.list({ usergroup })).users ?? []) members.add(user);
+    return members;
+  } catch (error) {
+    return `Slack did not say who is in the user groups (${(error as Error).message})`;
+  }
 }
 
 export async function auditCommand(config: Readonly<Config>, runId: string | undefined): Promise<number> {
   const database = await openConfiguredDatabase(config);
   try {
-    const result = await auditRuns(createRunStore(database.db), auditContext(config), runId ? { runId } : {});
+    const members = await approverGroupMembers(config);
+    if (typeof members === 'string') process.stderr.write(`tandem: user-group membership not judged: ${members}\n`);
+    const context = auditContext(config, typeof members === 'string' ? undefined : members);
+    const result = await auditRuns(createRunStore(database.db), context, runId ? { runId } : {});
     if ('missing' in result) {
       process.stderr.write(`tandem: no run with id ${result.missing}. List them with: tandem runs\n`);
       return 1;

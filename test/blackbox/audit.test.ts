@@ -139,4 +139,12 @@ describe('tandem audit', () => {
     expect(result.code, result.out).toBe(1);
     expect(result.out).toContain(runId);
   }, 120_000);
+
+  it("the same approval audited with the bot's own configuration (a user group S… among the approvers): exit 1", async () => {
+    const runId = await runIdIn('CD1');
+    // TANDEM_APPROVERS is U2,U3,SAPPROVERS and SAPPROVERS holds U5 only: the audit asks Slack who is in it.
+    const result = await audit('--run', runId);
+    expect(result.code, result.out).toBe(1);
+    expect(result.out).toContain(runId);
+  }, 120_000);
 });

@@ -1,0 +1,49 @@
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { Result } from '../../agent/errors.ts';
+import type { BotDeps } from '../bot-deps.ts';
+import { describeError, tellPrivately, TRY_AGAIN } from '../replies.ts';
+import { afterAck } from './after-ack.ts';
+import { replaceActions } from './replace-actions.ts';
+
+/** Buttons whose click is a decision the agent takes (Approve/Reject, Confirm/Abort). */
+export interface DecisionButtons<Ref extends { runId: string }, Decision extends string> {
+  actions: readonly (readonly [actionId: string, decision: Decision])[];
+  decode(value: string | undefined): Ref | undefined;
+  /** Said privately when a button's value is not one we made. */
+  unrecognised: string;
+  /** The log line when the decision could not be recorded. */
+  failure: string;
+  decide(ref: Ref, userId: string, decision: Decision): Promise<Result<void>>;
+  /** Replaces the buttons once decided, so nobody clicks a stale one. */
+  decidedLine(decision: Decision, userId: string): string;
+  onDecided?(ref: Ref): void;
+}
+
+/** Ack at once, then let the agent decide who may; refusals and failures come back privately. */
+export function registerDecisionButtons<Ref extends { runId: string }, Decision extends string>(
+  app: App,
+  deps: BotDeps,
+  buttons: DecisionButtons<Ref, Decision>,
+): void {
+  for (const [actionId, decision] of buttons.actions) {
+    app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, client }) => {
+      await ack();
+      await afterAck();
+      const channel = body.channel?.id ?? body.container?.channel_id;
+      const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
+      if (!channel) return;
+      const tell = (text: string) => tellPrivately(client, deps.logger, { channel, user: body.user.id, threadTs, text });
+      const ref = buttons.decode(action.value);
+      if (!ref) return tell(buttons.unrecognised);
+      try {
+        const result = await buttons.decide(ref, body.user.id, decision);
+        if (!result.ok) return tell(result.error);
+        buttons.onDecided?.(ref);
+        await replaceActions(client, deps.logger, body, buttons.decidedLine(decision, body.user.id));
+      } catch (error) {
+        deps.logger.error({ err: describeError(error), runId: ref.runId }, buttons.failure);
+        await tell(`Your ${decision} was not recorded: ${describeError(error)}. ${TRY_AGAIN}`);
+      }
+    });
+  }
+}

@@ -23,6 +23,7 @@ import {
 } from './harness.ts';
 import { plan, step } from './plans.ts';
 import { ESCALATE, useStack, type Stack } from './stack.ts';
+import { commandAnswer } from './slack-answers.ts';
 
 const stack = useStack();
 const { slack } = stack;
@@ -259,7 +260,7 @@ describe('Modify', () => {
       'the edited run to finish',
       20_000,
     );
-    const runs = await commandAnswer('U1', channel, 'runs');
+    const runs = await commandAnswer(stack, 'U1', channel, 'runs');
     modifiedRunId = /\b(run[_-][A-Za-z0-9_-]+)/.exec(runs.split('\n').find((l) => l.includes(`<#${channel}>`)) ?? '')?.[1];
     expect(modifiedRunId, runs).toBeDefined();
   });
@@ -415,32 +416,6 @@ describe('GitHub tool outputs', () => {
     expect(read.text).toMatch(new RegExp(`pull=${pull.number} url=https?://\\S+/pull/${pull.number}`));
   });
 });
-
-/** Everything that came back for a slash command: the HTTP ack body, response_url posts, ephemerals and channel messages. */
-async function commandAnswer(user: string, channel: string, text: string): Promise<string> {
-  const responsesBefore = slack.model.responses.length;
-  const ephemeralsBefore = slack.model.ephemerals.length;
-  const messagesBefore = slack.model.messages.length;
-  const response = await stack.tandem.driver.command({ user, channel, text });
-  expect(response.status).toBe(200);
-  const collect = () =>
-    [
-      typeof response.body === 'string' ? response.body : visibleText(response.body as { text?: string; blocks?: unknown[] }),
-      ...slack.model.responses.slice(responsesBefore).map((r) => visibleText(r.body as { text?: string; blocks?: unknown[] })),
-      ...slack.model.ephemerals
-        .slice(ephemeralsBefore)
-        .filter((e) => e.channel === channel)
-        .map(visibleText),
-      ...slack.model.messages
-        .slice(messagesBefore)
-        .filter((m) => m.channel === channel)
-        .map(visibleText),
-    ]
-      .join('\n')
-      .trim();
-  await waitFor(slack, () => collect().length > 0, `an answer to /tandem ${text}`, 10_000).catch(() => undefined);
-  return collect();
-}
 
 describe('more GitHub tool outputs', () => {
   it('github_get_repo, github_create_release and github_comment give the web url', async () => {
@@ -644,17 +619,17 @@ describe('the executor model', () => {
 
 describe('/tandem', () => {
   it('help lists the verbs', async () => {
-    const answer = await commandAnswer('U1', 'C20', 'help');
+    const answer = await commandAnswer(stack, 'U1', 'C20', 'help');
     for (const verb of ['status', 'runs', 'cancel']) expect(answer).toContain(verb);
   });
 
   it('runs lists recent runs and status answers', async () => {
     const posted = slack.model.messages.length;
-    const runs = await commandAnswer('U1', 'C20', 'runs');
+    const runs = await commandAnswer(stack, 'U1', 'C20', 'runs');
     expect(runs).toMatch(/two quick notes|Two quick notes/);
     // "Your runs" is personal: not posted for the whole channel to see.
     expect(slack.model.messages.slice(posted).filter((m) => m.channel === 'C20')).toEqual([]);
-    const status = await commandAnswer('U1', 'C20', 'status');
+    const status = await commandAnswer(stack, 'U1', 'C20', 'status');
     expect(status.length).toBeGreaterThan(0);
   });
 
@@ -670,11 +645,11 @@ describe('/tandem', () => {
     );
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
     await waitFor(slack, () => board('C21', thread, planMessage.ts), 'the board');
-    const runs = await commandAnswer('U1', 'C21', 'runs');
+    const runs = await commandAnswer(stack, 'U1', 'C21', 'runs');
     const line = runs.split('\n').find((l) => /Wait long, then tell C98|wait long then tell/.test(l));
     const runId = /\b(run[_-][A-Za-z0-9_-]+)/.exec(line ?? '')?.[1];
     expect(runId, `a run id in: ${runs}`).toBeDefined();
-    await commandAnswer('U1', 'C21', `cancel ${runId}`);
+    await commandAnswer(stack, 'U1', 'C21', `cancel ${runId}`);
     await waitFor(slack, () => /cancel/i.test(boardText('C21', thread, planMessage.ts)), 'the board to end cancelled', 15_000);
     await new Promise((resolve) => setTimeout(resolve, 2500)); // past s1's end: s2 must not start
     expect(texts('C98')).toEqual([]);
@@ -754,7 +729,7 @@ describe('guarantees (§6)', () => {
     const command = await stack.tandem.driver.command({ user: 'U1', channel: 'C24', text: 'runs' }, { signingSecret: 'wrong-secret' });
     expect(command.status).toBe(401);
     // Barrier: a signed request afterwards is served, and nothing of the forged ones happened in between.
-    await commandAnswer('U1', 'C25', 'help');
+    await commandAnswer(stack, 'U1', 'C25', 'help');
     expect(slack.calls.slice(callsBefore).filter((c) => c.params.channel === 'C24')).toEqual([]);
     expect(stack.openai.requests.length).toBe(requestsBefore);
   });

@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { EscalationAction, EscalationRecord, OweAlong } from '../agent/ports/run-store.ts';
-import { insertOwed } from './outbox-repository.ts';
+import { insertOwing } from './outbox-repository.ts';
 import type { Db } from './database.ts';
 import { newId } from './ids.ts';
 import { escalations } from './schema.ts';
@@ -29,23 +29,20 @@ export async function insertEscalation(
   owed?: OweAlong,
 ): Promise<EscalationRecord> {
   const id = newId('esc');
-  const insert = (tx: Db) =>
-    tx
-      .insert(escalations)
-      .values({ id, ...input })
-      .returning();
-  const [row] = owed
-    ? await db.transaction(async (tx) => {
-        const rows = await insert(tx as unknown as Db);
-        await insertOwed(tx as unknown as Db, {
-          runId: input.runId,
-          owe: [{ id: `${input.runId}/escalation/${id}`, kind: 'escalation', payload: { ...owed.payload, escalationId: id } }],
-          owner: owed.owner,
-          leaseMs: owed.leaseMs,
-        });
-        return rows;
-      })
-    : await insert(db);
+  const [row] = await insertOwing(
+    db,
+    {
+      runId: input.runId,
+      id,
+      kind: 'escalation',
+      insert: (tx) =>
+        tx
+          .insert(escalations)
+          .values({ id, ...input })
+          .returning(),
+    },
+    owed,
+  );
   return toEscalation(row!);
 }
 

@@ -4,7 +4,7 @@
  * SKIP LOCKED so two replicas never deliver the same one.
  */
 import { and, asc, eq, inArray, isNull, lte, ne, or, sql } from 'drizzle-orm';
-import type { NewOwedMessage, OwedMessage, RunRecord, RunStatus } from '../agent/ports/run-store.ts';
+import type { NewOwedMessage, OweAlong, OwedMessage, RunRecord, RunStatus } from '../agent/ports/run-store.ts';
 import type { Db } from './database.ts';
 import { appendEvent } from './events-repository.ts';
 import { toRunRecord } from './runs-repository.ts';
@@ -68,6 +68,25 @@ export async function insertOwed(db: Db, input: { runId: string; owe: readonly N
  * run whose holder stopped renewing. `all`: one process on the store at start-up takes every one a
  * previous process held.
  */
+/**
+ * Inserts a row and, when a message is owed for it, that message in the same transaction. The row's id
+ * names the message (`<runId>/<kind>/<id>`, found by its key after a crash) and goes in its payload as `<kind>Id`.
+ */
+export async function insertOwing<Row>(
+  db: Db,
+  input: { runId: string; id: string; kind: 'escalation' | 'question'; insert(tx: Db): Promise<Row[]> },
+  owed: OweAlong | undefined,
+): Promise<Row[]> {
+  if (!owed) return input.insert(db);
+  return db.transaction(async (transaction) => {
+    const tx = transaction as unknown as Db;
+    const rows = await input.insert(tx);
+    const owe = [{ id: `${input.runId}/${input.kind}/${input.id}`, kind: input.kind, payload: { ...owed.payload, [`${input.kind}Id`]: input.id } }];
+    await insertOwed(tx, { runId: input.runId, owe, owner: owed.owner, leaseMs: owed.leaseMs });
+    return rows;
+  });
+}
+
 export async function claimOwed(db: Db, input: { owner: string; leaseMs: number; all: boolean; runId?: string; limit: number }): Promise<OwedMessage[]> {
   const expired = lte(outbox.leaseUntil, sql`now()`);
   // `all`: whatever another owner id holds is a previous process's; this process's own stay with their deliverer.

@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { OweAlong, QuestionRecord } from '../agent/ports/run-store.ts';
-import { insertOwed } from './outbox-repository.ts';
+import { insertOwing } from './outbox-repository.ts';
 import type { Db } from './database.ts';
 import { newId } from './ids.ts';
 import { questions } from './schema.ts';
@@ -15,23 +15,20 @@ export async function insertQuestion(
   owed?: OweAlong,
 ): Promise<QuestionRecord> {
   const id = newId('q');
-  const insert = (tx: Db) =>
-    tx
-      .insert(questions)
-      .values({ id, ...input })
-      .returning();
-  const [row] = owed
-    ? await db.transaction(async (tx) => {
-        const rows = await insert(tx as unknown as Db);
-        await insertOwed(tx as unknown as Db, {
-          runId: input.runId,
-          owe: [{ id: `${input.runId}/question/${id}`, kind: 'question', payload: { ...owed.payload, questionId: id } }],
-          owner: owed.owner,
-          leaseMs: owed.leaseMs,
-        });
-        return rows;
-      })
-    : await insert(db);
+  const [row] = await insertOwing(
+    db,
+    {
+      runId: input.runId,
+      id,
+      kind: 'question',
+      insert: (tx) =>
+        tx
+          .insert(questions)
+          .values({ id, ...input })
+          .returning(),
+    },
+    owed,
+  );
   return toQuestion(row!);
 }
 

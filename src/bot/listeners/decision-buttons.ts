@@ -1,7 +1,8 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { Result } from '../../agent/errors.ts';
 import type { BotDeps } from '../bot-deps.ts';
-import { describeError, tellPrivately, TRY_AGAIN } from '../replies.ts';
+import { describeError, TRY_AGAIN } from '../replies.ts';
+import { clickOrigin, privateReplier } from './click-origin.ts';
 import { afterAck } from './after-ack.ts';
 import { replaceActions } from './replace-actions.ts';
 
@@ -29,10 +30,9 @@ export function registerDecisionButtons<Ref extends { runId: string }, Decision 
     app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, client }) => {
       await ack();
       await afterAck();
-      const channel = body.channel?.id ?? body.container?.channel_id;
-      const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
-      if (!channel) return;
-      const tell = (text: string) => tellPrivately(client, deps.logger, { channel, user: body.user.id, threadTs, text });
+      const origin = clickOrigin(body);
+      if (!origin.channel) return;
+      const tell = privateReplier(client, deps.logger, origin);
       const ref = buttons.decode(action.value);
       if (!ref) return tell(buttons.unrecognised);
       try {

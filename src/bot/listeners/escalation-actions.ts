@@ -2,7 +2,8 @@ import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { EscalationAction } from '../../agent/ports/run-store.ts';
 import type { BotDeps } from '../bot-deps.ts';
 import { afterAck } from './after-ack.ts';
-import { describeError, tellPrivately, TRY_AGAIN } from '../replies.ts';
+import { describeError, TRY_AGAIN } from '../replies.ts';
+import { clickOrigin, privateReplier } from './click-origin.ts';
 import { decodeEscalationRef } from '../views/button-values.ts';
 import { ESCALATION_ACTIONS } from '../views/escalation.ts';
 import { mention } from '../views/text.ts';
@@ -14,34 +15,24 @@ export function registerEscalationActions(app: App, deps: BotDeps): void {
     app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action: button, client }) => {
       await ack();
       await afterAck();
-      const channel = body.channel?.id ?? body.container?.channel_id;
-      const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
+      const origin = clickOrigin(body);
+      const tell = privateReplier(client, deps.logger, origin);
       const escalationId = decodeEscalationRef(button.value);
-      if (!channel) return;
+      if (!origin.channel) return;
       if (!escalationId) {
-        await tellPrivately(client, deps.logger, {
-          channel,
-          user: body.user.id,
-          threadTs,
-          text: 'That button is not from an escalation I recognise; nothing was done.',
-        });
+        await tell('That button is not from an escalation I recognise; nothing was done.');
         return;
       }
       try {
         const result = await deps.agent.resolveEscalation({ escalationId, userId: body.user.id, action });
         if (!result.ok) {
-          await tellPrivately(client, deps.logger, { channel, user: body.user.id, threadTs, text: result.error });
+          await tell(result.error);
           return;
         }
         await replaceActions(client, deps.logger, body, `${mention(body.user.id)} chose *${action}*.`);
       } catch (error) {
         deps.logger.error({ err: describeError(error), escalationId }, 'resolving an escalation failed');
-        await tellPrivately(client, deps.logger, {
-          channel,
-          user: body.user.id,
-          threadTs,
-          text: `Your choice (${action}) was not recorded: ${describeError(error)}. ${TRY_AGAIN}`,
-        });
+        await tell(`Your choice (${action}) was not recorded: ${describeError(error)}. ${TRY_AGAIN}`);
       }
     });
   }

@@ -1,7 +1,8 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { BotDeps } from '../bot-deps.ts';
 import { afterAck } from './after-ack.ts';
-import { describeError, tellPrivately, TRY_AGAIN } from '../replies.ts';
+import { describeError, TRY_AGAIN } from '../replies.ts';
+import { clickOrigin, privateReplier } from './click-origin.ts';
 import { decodePlanRef } from '../views/button-values.ts';
 import { errorModal, loadingModal, modifyModal } from '../views/modify-modal.ts';
 import { PLAN_MODIFY_ACTION } from '../views/plan-message.ts';
@@ -14,17 +15,10 @@ export function registerModifyButton(app: App, deps: BotDeps): void {
   app.action<BlockAction<ButtonAction>>(PLAN_MODIFY_ACTION, async ({ ack, body, action, client }) => {
     await ack();
     await afterAck();
-    const channel = body.channel?.id ?? body.container?.channel_id;
-    const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
+    const tell = privateReplier(client, deps.logger, clickOrigin(body));
     const ref = decodePlanRef(action.value);
     if (!ref) {
-      if (channel)
-        await tellPrivately(client, deps.logger, {
-          channel,
-          user: body.user.id,
-          threadTs,
-          text: 'That button is not from a plan I recognise; nothing was done.',
-        });
+      await tell('That button is not from a plan I recognise; nothing was done.');
       return;
     }
     let viewId: string | undefined;
@@ -35,13 +29,7 @@ export function registerModifyButton(app: App, deps: BotDeps): void {
       hash = opened.view?.hash;
     } catch (error) {
       deps.logger.warn({ err: describeError(error), runId: ref.runId }, 'could not open the Modify modal');
-      if (channel)
-        await tellPrivately(client, deps.logger, {
-          channel,
-          user: body.user.id,
-          threadTs,
-          text: `I could not open the editor (${describeError(error)}). Click Modify again.`,
-        });
+      await tell(`I could not open the editor (${describeError(error)}). Click Modify again.`);
       return;
     }
     if (!viewId) return;

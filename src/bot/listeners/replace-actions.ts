@@ -1,6 +1,7 @@
 import type { BlockAction } from '@slack/bolt';
 import type { Logger } from '../../observability/logger.ts';
 import { describeError } from '../replies.ts';
+import { clickOrigin } from './click-origin.ts';
 import type { SlackClient } from '../slack-client.ts';
 import { asSlackBlocks } from '../views/limits.ts';
 import { context } from '../views/text.ts';
@@ -10,8 +11,7 @@ import { context } from '../views/text.ts';
  * stale message. Best effort: the decision is already stored.
  */
 export async function replaceActions(client: SlackClient, logger: Logger, body: BlockAction, line: string): Promise<void> {
-  const channel = body.channel?.id ?? body.container?.channel_id;
-  const ts = body.message?.ts ?? body.container?.message_ts;
+  const { channel, messageTs: ts } = clickOrigin(body);
   const blocks = body.message?.blocks as { type?: string }[] | undefined;
   if (!channel || !ts || !blocks) return;
   const kept = blocks.filter((block) => block.type !== 'actions');

@@ -1,6 +1,7 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { BotDeps } from '../bot-deps.ts';
-import { describeError, tellPrivately, TRY_AGAIN } from '../replies.ts';
+import { describeError, TRY_AGAIN } from '../replies.ts';
+import { clickOrigin, privateReplier } from './click-origin.ts';
 import { decodePlanRef } from '../views/button-values.ts';
 import { RUNBOOK_SAVE_ACTION, runbookErrorModal, runbookLoadingModal, saveRunbookModal } from '../views/save-runbook-modal.ts';
 import { afterAck } from './after-ack.ts';
@@ -13,9 +14,7 @@ export function registerSaveRunbookButton(app: App, deps: BotDeps): void {
   app.action<BlockAction<ButtonAction>>(RUNBOOK_SAVE_ACTION, async ({ ack, body, action, client }) => {
     await ack();
     await afterAck();
-    const channel = body.channel?.id ?? body.container?.channel_id;
-    const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
-    const tell = (text: string) => (channel ? tellPrivately(client, deps.logger, { channel, user: body.user.id, threadTs, text }) : Promise.resolve());
+    const tell = privateReplier(client, deps.logger, clickOrigin(body));
     const ref = decodePlanRef(action.value);
     if (!ref) {
       await tell('That button is not from a run I recognise; nothing was done.');

@@ -1,6 +1,7 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { BotDeps } from '../bot-deps.ts';
-import { describeError, tellPrivately, TRY_AGAIN } from '../replies.ts';
+import { describeError, TRY_AGAIN } from '../replies.ts';
+import { clickOrigin, privateReplier } from './click-origin.ts';
 import { decodeScheduleRef } from '../views/button-values.ts';
 import { asSlackBlocks } from '../views/limits.ts';
 import { SCHEDULE_REMOVE_ACTION, scheduleListMessage } from '../views/schedules.ts';
@@ -17,9 +18,7 @@ export function registerScheduleActions(app: App, deps: BotDeps): void {
     await ack();
     await afterAck();
     const user = body.user.id;
-    const channel = body.channel?.id ?? body.container?.channel_id;
-    const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
-    const tell = (text: string) => (channel ? tellPrivately(client, deps.logger, { channel, user, threadTs, text }) : Promise.resolve());
+    const tell = privateReplier(client, deps.logger, clickOrigin(body));
     const scheduleId = decodeScheduleRef(action.value);
     if (!scheduleId || !deps.schedules) {
       await tell('That button is not from a schedule I recognise; nothing was done.');

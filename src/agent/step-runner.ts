@@ -9,13 +9,14 @@ import { evaluateStep } from './evaluator.ts';
 import type { EventLog } from './event-log.ts';
 import { limitOutput } from './output-limit.ts';
 import type { RunRecord, StepErrorRecord, StepKind, StepRecord } from './ports/run-store.ts';
+import type { AnyTool } from './ports/tool.ts';
 import { redactValue } from './redact.ts';
 import { createInnerTools } from './inner-calls.ts';
 import { fillReferences } from './references.ts';
 import { REPO_NOT_ALLOWED, repositoryRefusal } from './repository-allow-list.ts';
 import { stepTimeoutMs } from './stop-conditions.ts';
 import { confirmationGate } from './target-confirmation.ts';
-import { callTool } from './tool-call.ts';
+import { callTool, type CallOutcome } from './tool-call.ts';
 
 export interface StepSpec {
   planVersion: number;
@@ -43,51 +44,78 @@ export interface RunStepOptions {
 }
 
 export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec, options: RunStepOptions): Promise<StepOutcome> {
-  const key = { runId: run.id, planVersion: spec.planVersion, stepId: spec.stepId };
-  const failBeforeStart = async (message: string, code = 'invalid-args'): Promise<StepOutcome> => {
-    const error = { message: redactValue(message, ctx.settings.secrets), code };
-    if (!(await ctx.store.setStepStatus({ ...key, from: ['pending'], to: 'failed', error }))) return { status: 'lost' };
-    options.events.append('step-failed', { ...key, kind: spec.kind, error });
-    return { status: 'failed', error };
-  };
+  const step: StepInRun = { key: { runId: run.id, planVersion: spec.planVersion, stepId: spec.stepId }, spec, events: options.events };
+  const ready = checkArgs(ctx, spec, options.outputs);
+  if (!ready.ok) return failBeforeStart(ctx, step, ready.message, ready.code);
+  // Only once the args pass may a person be asked to confirm a target filled in from words.
+  const gate = await confirmationGate(ctx, run, spec, ready.tool, ready.args);
+  if (gate !== 'go') return { status: gate };
 
+  const claimed = await claim(ctx, step, ready.args);
+  if (!claimed) return { status: 'lost' };
+  options.onClaimed?.(claimed);
+  options.events.append('step-started', { ...step.key, kind: spec.kind, attempt: claimed.attempt, tool: spec.tool });
+
+  const result = await invokeTool(ctx, step, ready, claimed, options);
+  return settle(ctx, { ...step, attempt: claimed.attempt }, ready, result);
+}
+
+/** The step's identity in the store, and where its events go. */
+interface StepInRun {
+  key: { runId: string; planVersion: number; stepId: string };
+  spec: StepSpec;
+  events: EventLog;
+}
+
+/** The tool and the args as it gets them (after its schema: a number stays a number, defaults filled). */
+interface ReadyCall {
+  tool: AnyTool;
+  args: Record<string, unknown>;
+}
+
+type ArgsCheck = ({ ok: true } & ReadyCall) | { ok: false; message: string; code?: string };
+
+/** Fills references and checks the args against the tool's schema and the repository allow-list; stores nothing. */
+function checkArgs(ctx: AgentContext, spec: StepSpec, outputs: ReadonlyMap<string, Record<string, unknown>>): ArgsCheck {
   const tool = ctx.tools.get(spec.tool);
-  if (!tool) return failBeforeStart(`unknown tool ${spec.tool}`);
-  const filled = fillReferences(spec.args, options.outputs, tool.quoteFilled?.bind(tool));
-  if (!filled.ok) return failBeforeStart(`${spec.stepId}.args.${filled.error}`);
+  if (!tool) return { ok: false, message: `unknown tool ${spec.tool}` };
+  const filled = fillReferences(spec.args, outputs, tool.quoteFilled?.bind(tool));
+  if (!filled.ok) return { ok: false, message: `${spec.stepId}.args.${filled.error}` };
   const parsed = tool.input.safeParse(filled.value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return failBeforeStart(`${spec.stepId}.args.${issue?.path.join('.') ?? ''}: ${issue?.message} (after filling references)`);
+    return { ok: false, message: `${spec.stepId}.args.${issue?.path.join('.') ?? ''}: ${issue?.message} (after filling references)` };
   }
+  const args = parsed.data as Record<string, unknown>;
   // Judged again once references are filled: a repository filled in at run time was not there to judge at approval, and the list may have changed since.
-  const refusal = repositoryRefusal(ctx.settings.repositories, tool, parsed.data as Record<string, unknown>);
-  if (refusal) return failBeforeStart(`${spec.stepId}.args.${refusal.at}: ${refusal.reason} (checked before the step ran; it was not run)`, REPO_NOT_ALLOWED);
-  // Only then may a person be asked to confirm a target filled in from words.
-  const gate = await confirmationGate(ctx, run, spec, tool, parsed.data as Record<string, unknown>);
-  if (gate !== 'go') return { status: gate };
+  const refusal = repositoryRefusal(ctx.settings.repositories, tool, args);
+  if (refusal)
+    return { ok: false, message: `${spec.stepId}.args.${refusal.at}: ${refusal.reason} (checked before the step ran; it was not run)`, code: REPO_NOT_ALLOWED };
+  return { ok: true, tool, args };
+}
 
-  const timeoutMs = stepTimeoutMs(ctx.settings.budgets);
+async function failBeforeStart(ctx: AgentContext, step: StepInRun, message: string, code = 'invalid-args'): Promise<StepOutcome> {
+  const error = { message: redactValue(message, ctx.settings.secrets), code };
+  if (!(await ctx.store.setStepStatus({ ...step.key, from: ['pending'], to: 'failed', error }))) return { status: 'lost' };
+  step.events.append('step-failed', { ...step.key, kind: step.spec.kind, error });
+  return { status: 'failed', error };
+}
+
+/** Claims the step before the tool is called, storing the args the tool gets (the values a Confirm and the audit compare). */
+async function claim(ctx: AgentContext, step: StepInRun, args: Record<string, unknown>): Promise<StepRecord | undefined> {
   // Alone on the store the lease only names us; with peers the heartbeat renews it while the tool runs,
   // so it can be short and a dead replica's step is found quickly.
-  const leaseMs = ctx.soleOwner ? timeoutMs + 60_000 : ctx.leases.settings.leaseMs;
-  // The args as the tool gets them (after its schema: a number stays a number, defaults filled), the
-  // values a Confirm and the audit compare.
-  const claimed = await ctx.store.claimStep({
-    ...key,
-    owner: ctx.owner,
-    leaseMs,
-    executedArgs: redactValue(parsed.data as Record<string, unknown>, ctx.settings.secrets),
-  });
-  if (!claimed) return { status: 'lost' };
-  options.onClaimed?.(claimed);
-  options.events.append('step-started', { ...key, kind: spec.kind, attempt: claimed.attempt, tool: spec.tool });
+  const leaseMs = ctx.soleOwner ? stepTimeoutMs(ctx.settings.budgets) + 60_000 : ctx.leases.settings.leaseMs;
+  return ctx.store.claimStep({ ...step.key, owner: ctx.owner, leaseMs, executedArgs: redactValue(args, ctx.settings.secrets) });
+}
 
+async function invokeTool(ctx: AgentContext, step: StepInRun, call: ReadyCall, claimed: StepRecord, options: RunStepOptions): Promise<CallOutcome> {
+  const { key } = step;
   const retry = ctx.settings.retry ?? { retries: 3, baseDelayMs: 500 };
   const toolContext = {
     ...key,
     attempt: claimed.attempt,
-    marker: `tandem:${run.id}/${spec.stepId}`,
+    marker: `tandem:${key.runId}/${key.stepId}`,
     startedAt: claimed.startedAt ?? ctx.now(),
     progress: (note: string) => options.onProgress?.(redactValue(note, ctx.settings.secrets).slice(0, 200)),
     log: {
@@ -96,12 +124,12 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
     },
   };
   const innerTools = createInnerTools(ctx, { ...key, attempt: claimed.attempt, signal: options.runSignal, events: options.events, toolContext });
-  const result = await callTool(
-    tool,
-    parsed.data,
+  return callTool(
+    call.tool,
+    call.args,
     { ...toolContext, innerTools },
     {
-      timeoutMs,
+      timeoutMs: stepTimeoutMs(ctx.settings.budgets),
       runSignal: options.runSignal,
       retries: retry.retries,
       baseDelayMs: retry.baseDelayMs,
@@ -109,48 +137,65 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
         options.events.append('step-retried', { ...key, retry: attempt, delayMs, error: redactValue(error, ctx.settings.secrets) }),
     },
   );
-  const finish = async (
-    status: 'succeeded' | 'failed' | 'uncertain' | 'cancelled' | 'waiting',
-    extra: { output?: Record<string, unknown> | null; error?: StepErrorRecord | null },
-  ) => {
-    const stored = await ctx.store.finishStep({ ...key, attempt: claimed.attempt, status, ...extra });
-    if (stored) options.events.append(`step-${status}`, { ...key, kind: spec.kind, attempt: claimed.attempt, error: extra.error ?? undefined });
-    return stored;
-  };
+}
 
-  if (result.status === 'ok') {
-    const output = limitOutput(result.output, ctx.settings.secrets);
-    const verdict =
-      spec.kind === 'forward'
-        ? await evaluateStep(
-            { llm: ctx.llm, secrets: ctx.settings.secrets, onUsage: ctx.usage(run.id, 'evaluator') },
-            {
-              tool,
-              args: parsed.data as Record<string, unknown>,
-              output: result.output,
-              storedOutput: output,
-              step: { id: spec.stepId, title: spec.title, expect: spec.expect },
-              runId: run.id,
-            },
-          )
-        : { verdict: 'pass' as const, reason: '', by: 'none' as const };
-    if (verdict.by !== 'none') options.events.append('step-evaluated', { ...key, verdict: verdict.verdict, reason: verdict.reason, by: verdict.by });
-    if (verdict.verdict === 'fail') {
-      const error = { message: `evaluation failed: ${verdict.reason}`, code: 'evaluation-failed' };
-      return (await finish('failed', { output, error })) ? { status: 'failed', error } : { status: 'lost' };
-    }
-    const note = verdict.verdict === 'uncertain' ? `unchecked: ${verdict.reason}` : null;
-    return (await finish('succeeded', { output })) ? { status: 'succeeded', output, note } : { status: 'lost' };
-  }
-  if (result.status === 'pause') {
-    const question = redactValue(result.question, ctx.settings.secrets);
-    await ctx.store.openQuestion({ runId: run.id, stepId: spec.stepId, planVersion: spec.planVersion, question }, owedQuestion(ctx, spec.stepId, question));
-    if (!(await finish('waiting', {}))) return { status: 'lost' };
-    await deliverOwed(ctx, run.id);
-    return { status: 'waiting' };
-  }
+type ClaimedStep = StepInRun & { attempt: number };
+type FinalStatus = 'succeeded' | 'failed' | 'uncertain' | 'cancelled' | 'waiting';
+
+/** Records what the call came to; 'lost' when someone moved the step while it ran. */
+async function settle(ctx: AgentContext, step: ClaimedStep, call: ReadyCall, result: CallOutcome): Promise<StepOutcome> {
+  if (result.status === 'ok') return settleOutput(ctx, step, call, result.output);
+  if (result.status === 'pause') return settleQuestion(ctx, step, result.question);
   const error: StepErrorRecord = redactValue({ ...result.error }, ctx.settings.secrets);
-  if (error.uncertain) return (await finish('uncertain', { error })) ? { status: 'uncertain', error } : { status: 'lost' };
-  if (result.status === 'cancelled') return (await finish('cancelled', { error })) ? { status: 'cancelled' } : { status: 'lost' };
-  return (await finish('failed', { error })) ? { status: 'failed', error } : { status: 'lost' };
+  if (error.uncertain) return (await finish(ctx, step, 'uncertain', { error })) ? { status: 'uncertain', error } : { status: 'lost' };
+  if (result.status === 'cancelled') return (await finish(ctx, step, 'cancelled', { error })) ? { status: 'cancelled' } : { status: 'lost' };
+  return (await finish(ctx, step, 'failed', { error })) ? { status: 'failed', error } : { status: 'lost' };
+}
+
+/** A forward step's output is judged against what the plan expected; an undo step's is not. */
+async function settleOutput(ctx: AgentContext, step: ClaimedStep, call: ReadyCall, rawOutput: Record<string, unknown>): Promise<StepOutcome> {
+  const { key, spec } = step;
+  const output = limitOutput(rawOutput, ctx.settings.secrets);
+  const verdict =
+    spec.kind === 'forward'
+      ? await evaluateStep(
+          { llm: ctx.llm, secrets: ctx.settings.secrets, onUsage: ctx.usage(key.runId, 'evaluator') },
+          {
+            tool: call.tool,
+            args: call.args,
+            output: rawOutput,
+            storedOutput: output,
+            step: { id: spec.stepId, title: spec.title, expect: spec.expect },
+            runId: key.runId,
+          },
+        )
+      : { verdict: 'pass' as const, reason: '', by: 'none' as const };
+  if (verdict.by !== 'none') step.events.append('step-evaluated', { ...key, verdict: verdict.verdict, reason: verdict.reason, by: verdict.by });
+  if (verdict.verdict === 'fail') {
+    const error = { message: `evaluation failed: ${verdict.reason}`, code: 'evaluation-failed' };
+    return (await finish(ctx, step, 'failed', { output, error })) ? { status: 'failed', error } : { status: 'lost' };
+  }
+  const note = verdict.verdict === 'uncertain' ? `unchecked: ${verdict.reason}` : null;
+  return (await finish(ctx, step, 'succeeded', { output })) ? { status: 'succeeded', output, note } : { status: 'lost' };
+}
+
+/** The tool asked a person something: the question is stored with the message it owes, then the step waits. */
+async function settleQuestion(ctx: AgentContext, step: ClaimedStep, asked: string): Promise<StepOutcome> {
+  const { key } = step;
+  const question = redactValue(asked, ctx.settings.secrets);
+  await ctx.store.openQuestion({ ...key, question }, owedQuestion(ctx, key.stepId, question));
+  if (!(await finish(ctx, step, 'waiting', {}))) return { status: 'lost' };
+  await deliverOwed(ctx, key.runId);
+  return { status: 'waiting' };
+}
+
+async function finish(
+  ctx: AgentContext,
+  step: ClaimedStep,
+  status: FinalStatus,
+  extra: { output?: Record<string, unknown> | null; error?: StepErrorRecord | null },
+): Promise<boolean> {
+  const stored = await ctx.store.finishStep({ ...step.key, attempt: step.attempt, status, ...extra });
+  if (stored) step.events.append(`step-${status}`, { ...step.key, kind: step.spec.kind, attempt: step.attempt, error: extra.error ?? undefined });
+  return stored;
 }

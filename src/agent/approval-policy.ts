@@ -21,11 +21,21 @@ export function knownRisk(value: unknown): Risk {
   return value === 'read' || value === 'write' || value === 'destructive' ? value : 'destructive';
 }
 
+/** Whatever can say a tool's risk: the tool registry, or the audit's and runbooks' view of the configured tools. */
+export interface RiskSource {
+  riskOf(tool: string): Risk | undefined;
+}
+
+/** A tool's risk as the policy counts it: a tool nobody registered is destructive, so it never lowers the bar. */
+export function riskOfTool(tools: RiskSource, name: string): Risk {
+  return knownRisk(tools.riskOf(name));
+}
+
 /** The highest risk among the plan's steps, rollback steps included (they run too). */
 export function planRisk(plan: Plan, riskOf: (tool: string) => Risk | undefined): Risk {
   let highest: Risk = 'read';
   for (const step of [...plan.steps, ...plan.rollback]) {
-    const risk = knownRisk(riskOf(step.tool)); // an unknown tool or risk never lowers the bar
+    const risk = riskOfTool({ riskOf }, step.tool);
     if (RANK[risk] > RANK[highest]) highest = risk;
   }
   return highest;

@@ -4,6 +4,7 @@
  * start, and when nothing more can start the run is finished, paused, or handed to the supervisor.
  * State lives in the store; the driver only keeps a mirror of what it wrote itself.
  */
+import { riskOfTool } from './approval-policy.ts';
 import { buildBoard } from './board.ts';
 import type { AgentContext } from './context.ts';
 import { dispatch } from './dispatcher.ts';
@@ -101,7 +102,7 @@ export class RunDriver {
         kind: 'forward',
         title: step.title,
         tool: step.tool,
-        risk: ctx.tools.riskOf(step.tool) ?? 'destructive',
+        risk: riskOfTool(ctx.tools, step.tool),
         dependsOn: step.dependsOn,
         plannedArgs: step.args,
       })),

@@ -1,4 +1,5 @@
 /** `tandem plan "<task>"`: the plan the planner (or a runbook) would make, with nothing stored or run. */
+import { riskOfTool } from './approval-policy.ts';
 import type { AgentSettings, RunbookMatcher } from './context.ts';
 import type { Result } from './errors.ts';
 import type { Plan } from './plan.ts';
@@ -22,7 +23,7 @@ export async function planTask(
 ): Promise<Result<PlanTaskResult>> {
   const tools = createToolRegistry(deps.tools);
   const risksOf = (plan: Plan) =>
-    Object.fromEntries([...plan.steps, ...plan.rollback].map((step) => [step.id, tools.riskOf(step.tool) ?? 'destructive'])) as Record<string, Risk>;
+    Object.fromEntries([...plan.steps, ...plan.rollback].map((step) => [step.id, riskOfTool(tools, step.tool)])) as Record<string, Risk>;
   const runbook = deps.runbooks?.match(input.task);
   if (runbook) {
     const checked = validatePlan(runbook.plan, tools, { maxSteps: deps.settings.budgets.maxSteps, repositories: deps.settings.repositories });

@@ -2,7 +2,7 @@
  * A new plan version was stored: ask the requester its questions, escalate low confidence, run it
  * without a click when policy allows, or wait for approval.
  */
-import { approvalNeed, mayAutoRun, needsReapproval, planRisk } from './approval-policy.ts';
+import { approvalNeed, mayAutoRun, needsReapproval, planRisk, riskOfTool } from './approval-policy.ts';
 import type { AgentContext } from './context.ts';
 import { escalate } from './escalation.ts';
 import { diffPlans } from './plan-diff.ts';
@@ -27,7 +27,7 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
   const risks: Record<string, Risk> = {};
   const targets: Record<string, string[]> = {};
   for (const step of [...plan.steps, ...plan.rollback]) {
-    risks[step.id] = ctx.tools.riskOf(step.tool) ?? 'destructive';
+    risks[step.id] = riskOfTool(ctx.tools, step.tool);
     targets[step.id] = targetArgNames(ctx.tools.get(step.tool), step.args);
   }
   await ctx.store.appendEvent(runId, 'plan-proposed', { version, authorKind: record.authorKind, authorId: record.authorId, reason: record.reason });

@@ -3,6 +3,7 @@
  * newest change first (reverse dependency order), each recorded like any step (kind `rollback`).
  * Best effort: a rollback step that fails is recorded and the others still run.
  */
+import { type RiskSource, riskOfTool } from './approval-policy.ts';
 import { buildBoard } from './board.ts';
 import { createEventLog } from './event-log.ts';
 import type { AgentContext } from './context.ts';
@@ -19,12 +20,12 @@ interface Planned {
   order: number;
 }
 
-export function rollbackOrder(versions: readonly PlanVersionRecord[], steps: readonly StepRecord[], riskOf: (tool: string) => string | undefined): Planned[] {
+export function rollbackOrder(versions: readonly PlanVersionRecord[], steps: readonly StepRecord[], riskOf: RiskSource['riskOf']): Planned[] {
   const succeeded = new Map(steps.filter((s) => s.kind === 'forward' && s.status === 'succeeded').map((s) => [`${s.planVersion}/${s.stepId}`, s]));
   const planned: Planned[] = [];
   for (const { version, plan } of versions) {
     const topo = topologicalOrder(plan.steps);
-    const changedSomething = plan.steps.some((s) => riskOf(s.tool) !== 'read' && succeeded.has(`${version}/${s.id}`));
+    const changedSomething = plan.steps.some((s) => riskOfTool({ riskOf }, s.tool) !== 'read' && succeeded.has(`${version}/${s.id}`));
     plan.rollback.forEach((step, index) => {
       if (step.undoes) {
         const done = succeeded.get(`${version}/${step.undoes}`);
@@ -42,11 +43,7 @@ export function rollbackOrder(versions: readonly PlanVersionRecord[], steps: rea
 }
 
 /** The rollback steps a run recorded, in the order they ran (rows created in one millisecond list by id). */
-export function rollbackStepsInOrder(
-  versions: readonly PlanVersionRecord[],
-  steps: readonly StepRecord[],
-  riskOf: (tool: string) => string | undefined,
-): StepRecord[] {
+export function rollbackStepsInOrder(versions: readonly PlanVersionRecord[], steps: readonly StepRecord[], riskOf: RiskSource['riskOf']): StepRecord[] {
   const ran = rollbackOrder(versions, steps, riskOf).map((planned) => `${planned.version}/${planned.step.id}`);
   const position = (step: StepRecord) => {
     const at = ran.indexOf(`${step.planVersion}/${step.stepId}`);
@@ -71,7 +68,7 @@ export async function rollBack(ctx: AgentContext, runId: string): Promise<void> 
         kind: 'rollback',
         title: step.title,
         tool: step.tool,
-        risk: ctx.tools.riskOf(step.tool) ?? 'destructive',
+        risk: riskOfTool(ctx.tools, step.tool),
         dependsOn: step.undoes ? [step.undoes] : [],
         plannedArgs: step.args,
       },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { approvalNeed, checkApprover, checkVersion, mayAutoRun, planRisk } from '../../src/agent/approval-policy.ts';
+import { approvalNeed, checkApprover, checkVersion, mayAutoRun, planRisk, riskOfTool } from '../../src/agent/approval-policy.ts';
 import { PlanSchema } from '../../src/agent/plan.ts';
 import type { RunRecord } from '../../src/agent/ports/run-store.ts';
 
@@ -18,6 +18,14 @@ describe('approval policy', () => {
     expect(planRisk(planOf(['get', 'get']), (t) => risks[t])).toBe('read');
     expect(planRisk(planOf(['get'], ['comment']), (t) => risks[t])).toBe('write');
     expect(planRisk(planOf(['get', 'mystery']), (t) => risks[t])).toBe('destructive');
+  });
+
+  it('rates a tool by its declared risk, and a tool nobody registered (or a risk it does not know) as destructive', () => {
+    const tools = { riskOf: (name: string) => (name === 'odd' ? ('admin' as 'read') : risks[name]) };
+    expect(riskOfTool(tools, 'get')).toBe('read');
+    expect(riskOfTool(tools, 'comment')).toBe('write');
+    expect(riskOfTool(tools, 'mystery')).toBe('destructive');
+    expect(riskOfTool(tools, 'odd')).toBe('destructive');
   });
 
   it('auto-runs only read-only plans, and only when configured', () => {

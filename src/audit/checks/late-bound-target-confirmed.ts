@@ -4,6 +4,7 @@
  * it — by an approver other than the requester when the step is destructive — or acted on other
  * values than the ones confirmed. Reads the run's `confirmations` (null: a store that records none).
  */
+import { riskOfTool } from '../../agent/approval-policy.ts';
 import { lateBoundTargetNames, wordSteps } from '../../agent/step-targets.ts';
 import { type AuditCheck, violation } from '../run-facts.ts';
 
@@ -30,10 +31,10 @@ export const lateBoundTargetConfirmed: AuditCheck = {
     const ran = new Set(facts.attempts.map((attempt) => `${attempt.planVersion}/${attempt.stepId}`));
     return facts.versions.flatMap((version) =>
       version.plan.steps
-        .filter((step) => ran.has(`${version.version}/${step.id}`) && (ctx.riskOf(step.tool) ?? 'destructive') !== 'read')
+        .filter((step) => ran.has(`${version.version}/${step.id}`) && riskOfTool(ctx, step.tool) !== 'read')
         .filter((step) => lateBoundTargetNames(ctx.toolOf(step.tool), step.args, words).length > 0)
         .flatMap((step) => {
-          const destructive = (ctx.riskOf(step.tool) ?? 'destructive') === 'destructive';
+          const destructive = riskOfTool(ctx, step.tool) === 'destructive';
           const confirmed = confirmations.find((c) => c.planVersion === version.version && c.stepId === step.id && c.status === 'confirmed');
           const where = { planVersion: version.version, stepId: step.id };
           if (!confirmed)

@@ -42,6 +42,8 @@ describe('supervisor', () => {
     const replanPrompt = llm.prompts()[1]!;
     expect(replanPrompt).toContain('This is a replan');
     expect(replanPrompt).toContain('s2 (step s2) failed: repo acme/ap not found (404)');
+    // The thread says the planner is at work again before the new version arrives.
+    expect(h.surface.messages.map((m) => (m.kind === 'plan' ? `plan v${m.proposal.version}` : m.kind))).toEqual(['planning', 'plan v1', 'planning', 'plan v2']);
     const stored = await h.store.getRun(run.id);
     expect(stored).toMatchObject({ status: 'awaiting-approval', currentPlanVersion: 2, replans: 1 });
     const v1 = await h.store.listSteps(run.id, 1);

@@ -1,6 +1,5 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { ConfirmationRecord, NewOwedMessage, RunStatus } from '../agent/ports/run-store.ts';
-import type { Risk } from '../agent/ports/tool.ts';
 import type { Db } from './database.ts';
 import { insertOwed } from './outbox-repository.ts';
 import { runs, steps, targetConfirmations } from './schema.ts';
@@ -8,7 +7,7 @@ import { runs, steps, targetConfirmations } from './schema.ts';
 type ConfirmationRow = typeof targetConfirmations.$inferSelect;
 
 function toConfirmation(row: ConfirmationRow): ConfirmationRecord {
-  return { ...row, risk: row.risk as Risk, status: row.status as ConfirmationRecord['status'] };
+  return row;
 }
 
 /** Thrown inside a transaction to undo it when a later condition fails. */
@@ -45,7 +44,7 @@ export async function requestConfirmation(
         lateBound: input.lateBound,
         tool: input.tool,
         risk: input.risk,
-        status: 'pending',
+        status: 'pending' as const,
         decidedBy: null,
         decidedAt: null,
         createdAt: sql`now()`,
@@ -55,7 +54,7 @@ export async function requestConfirmation(
         .values({ ...input, status: 'pending' })
         .onConflictDoUpdate({ target: [targetConfirmations.runId, targetConfirmations.planVersion, targetConfirmations.stepId], set: fresh })
         .returning();
-      await insertOwed(tx as unknown as Db, { runId: input.runId, owe: [owe], owner, leaseMs });
+      await insertOwed(tx, { runId: input.runId, owe: [owe], owner, leaseMs });
       return toConfirmation(row!);
     }),
   );

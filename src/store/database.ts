@@ -77,7 +77,7 @@ async function openPglite(dataDir: string | undefined, onClose: () => void): Pro
   if (dataDir) await initialisePgliteFolder(dataDir);
   const options = { startParams: [...PGlite.defaultStartParams, ...PGLITE_MEMORY_PARAMS] };
   const client = dataDir ? await PGlite.create(dataDir, options) : await PGlite.create(options);
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const db = drizzlePglite(client, { schema });
   return {
     db,
     engine: 'pglite',
@@ -92,7 +92,7 @@ async function openPglite(dataDir: string | undefined, onClose: () => void): Pro
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
   const client = postgres(url, { max: poolSize, onnotice: () => {}, connect_timeout: 10 });
-  const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  const db = drizzlePostgres(client, { schema });
   return {
     db,
     engine: 'postgres',

@@ -24,8 +24,7 @@ async function moveRun(tx: Db, run: RunRecord, to: RunRecord['status'] | undefin
 }
 
 export function recordDecision(db: Db, input: DecisionInput): Promise<DecisionResult> {
-  return db.transaction(async (transaction) => {
-    const tx = transaction as unknown as Db;
+  return db.transaction(async (tx) => {
     const run = await lockRun(tx, input.runId);
     if (!run) return refused('run-missing', undefined);
     if (input.planVersion !== null && run.currentPlanVersion !== input.planVersion) return refused('plan-changed', run);
@@ -58,8 +57,7 @@ export function recordDecision(db: Db, input: DecisionInput): Promise<DecisionRe
 }
 
 export function recordAnswer(db: Db, input: AnswerInput): Promise<DecisionResult<QuestionRecord>> {
-  return db.transaction(async (transaction) => {
-    const tx = transaction as unknown as Db;
+  return db.transaction(async (tx) => {
     const run = await lockRun(tx, input.runId);
     if (!run) return refused('run-missing', undefined);
     const [open] = await tx

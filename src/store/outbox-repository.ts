@@ -44,7 +44,7 @@ export async function finishRunRecord(db: Db, input: FinishRunInput): Promise<Ru
       .where(and(eq(runs.id, input.runId), inArray(runs.status, [...input.from]), isNull(runs.finishedAt)))
       .returning();
     if (!row) return undefined;
-    await appendEvent(tx as unknown as Db, input.runId, input.event.type, input.event.data);
+    await appendEvent(tx, input.runId, input.event.type, input.event.data);
     if (input.owe.length)
       await tx
         .insert(outbox)
@@ -78,8 +78,7 @@ export async function insertOwing<Row>(
   owed: OweAlong | undefined,
 ): Promise<Row[]> {
   if (!owed) return input.insert(db);
-  return db.transaction(async (transaction) => {
-    const tx = transaction as unknown as Db;
+  return db.transaction(async (tx) => {
     const rows = await input.insert(tx);
     const owe = [{ id: `${input.runId}/${input.kind}/${input.id}`, kind: input.kind, payload: { ...owed.payload, [`${input.kind}Id`]: input.id } }];
     await insertOwed(tx, { runId: input.runId, owe, owner: owed.owner, leaseMs: owed.leaseMs });

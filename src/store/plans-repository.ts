@@ -13,7 +13,7 @@ function toPlanVersion(row: PlanRow): PlanVersionRecord {
     version: row.version,
     // Parsed on every read: a stored plan of an older schemaVersion must still come back valid.
     plan: PlanSchema.parse(row.plan),
-    authorKind: row.authorKind as PlanVersionRecord['authorKind'],
+    authorKind: row.authorKind,
     authorId: row.authorId,
     parentVersion: row.parentVersion,
     reason: row.reason,
@@ -33,7 +33,7 @@ export async function insertPlanVersion(
         .values({
           runId: input.runId,
           version: sql`(select coalesce(max(${planVersions.version}), 0) + 1 from ${planVersions} where ${planVersions.runId} = ${input.runId})`,
-          plan: input.plan as unknown as Record<string, unknown>,
+          plan: input.plan,
           authorKind: input.authorKind,
           authorId: input.authorId,
           parentVersion: input.parentVersion,
@@ -67,9 +67,9 @@ const toApproval = (row: ApprovalRow): ApprovalRecord => ({
   runId: row.runId,
   planVersion: row.planVersion,
   userId: row.userId,
-  decision: row.decision as ApprovalRecord['decision'],
-  via: row.via as ApprovalRecord['via'],
-  need: row.need as ApprovalRecord['need'],
+  decision: row.decision,
+  via: row.via,
+  need: row.need,
   why: row.why,
   createdAt: row.createdAt,
 });

@@ -42,7 +42,7 @@ export async function insertRunbook(db: Db, input: NewStoredRunbook): Promise<Re
   try {
     const [row] = await db
       .insert(runbooks)
-      .values({ id: newId('rbk'), ...input, plan: input.plan as unknown as Record<string, unknown> })
+      .values({ id: newId('rbk'), ...input, plan: input.plan })
       .returning();
     const runbook = toRunbook(row!);
     return runbook ? { ok: true, value: runbook } : { ok: false, error: 'the runbook plan did not survive storage' };
@@ -71,7 +71,7 @@ export async function selectRunWithLastPlan(db: Db, runId: string): Promise<{ ta
     .where(eq(runs.id, runId))
     .orderBy(desc(planVersions.version))
     .limit(1);
-  return row ? { task: row.task, status: row.status as RunStatus, plan: PlanSchema.parse(row.plan) } : undefined;
+  return row ? { task: row.task, status: row.status, plan: PlanSchema.parse(row.plan) } : undefined;
 }
 
 /** Tasks and final plans of runs that succeeded, newest first: the planner's examples. */

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, lt, max, sql, type SQL } from 'drizzle-orm';
 import type { Db } from './database.ts';
+import { isForeignKeyViolation } from './errors.ts';
 import { newId } from './ids.ts';
 import { cronFires, schedules } from './schema.ts';
 
@@ -111,11 +112,4 @@ export async function listFires(db: Db, scheduleId: string): Promise<{ slot: Dat
     .from(cronFires)
     .where(eq(cronFires.scheduleId, scheduleId))
     .orderBy(desc(cronFires.slot));
-}
-
-function isForeignKeyViolation(error: unknown): boolean {
-  for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: unknown }).code === '23503') return true;
-  }
-  return false;
 }

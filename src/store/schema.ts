@@ -1,4 +1,18 @@
 import { sql } from 'drizzle-orm';
+import type { PlanAuthorKind } from '../agent/plan.ts';
+import type {
+  ApprovalRecord,
+  ConfirmationRecord,
+  EscalationAction,
+  EscalationRecord,
+  RunRecord,
+  RunStatus,
+  StepAttemptRecord,
+  StepErrorRecord,
+  StepKind,
+  StepStatus,
+} from '../agent/ports/run-store.ts';
+import type { Risk } from '../agent/ports/tool.ts';
 import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
@@ -12,8 +26,8 @@ export const runs = pgTable(
     requester: text('requester').notNull(),
     channel: text('channel').notNull(),
     threadTs: text('thread_ts').notNull(),
-    origin: text('origin').notNull(),
-    status: text('status').notNull(),
+    origin: text('origin').$type<RunRecord['origin']>().notNull(),
+    status: text('status').$type<RunStatus>().notNull(),
     currentPlanVersion: integer('current_plan_version'),
     replans: integer('replans').notNull().default(0),
     boardRef: text('board_ref'),
@@ -42,8 +56,9 @@ export const planVersions = pgTable(
       .notNull()
       .references(() => runs.id, { onDelete: 'cascade' }),
     version: integer('version').notNull(),
-    plan: jsonb('plan').$type<Record<string, unknown>>().notNull(),
-    authorKind: text('author_kind').notNull(),
+    /** Parsed with PlanSchema on every read: a row may hold an older schemaVersion. */
+    plan: jsonb('plan').$type<unknown>().notNull(),
+    authorKind: text('author_kind').$type<PlanAuthorKind>().notNull(),
     authorId: text('author_id').notNull(),
     parentVersion: integer('parent_version'),
     reason: text('reason'),
@@ -61,11 +76,11 @@ export const approvals = pgTable(
       .references(() => runs.id, { onDelete: 'cascade' }),
     planVersion: integer('plan_version').notNull(),
     userId: text('user_id').notNull(),
-    decision: text('decision').notNull(),
+    decision: text('decision').$type<ApprovalRecord['decision']>().notNull(),
     /** 'person': a click, checked against `need`; 'auto': the policy ran the version without one (`why` says which rule). */
-    via: text('via').notNull().default('person'),
+    via: text('via').$type<ApprovalRecord['via']>().notNull().default('person'),
     /** Who the approval policy required when the decision was recorded ('anyone' | 'approver' | 'approver-not-requester'). */
-    need: text('need'),
+    need: text('need').$type<NonNullable<ApprovalRecord['need']>>(),
     why: text('why'),
     createdAt: createdAt(),
   },
@@ -80,16 +95,16 @@ export const steps = pgTable(
       .references(() => runs.id, { onDelete: 'cascade' }),
     planVersion: integer('plan_version').notNull(),
     stepId: text('step_id').notNull(),
-    kind: text('kind').notNull(),
+    kind: text('kind').$type<StepKind>().notNull(),
     title: text('title').notNull(),
     tool: text('tool').notNull(),
-    risk: text('risk').notNull(),
+    risk: text('risk').$type<Risk>().notNull(),
     dependsOn: jsonb('depends_on').$type<string[]>().notNull(),
     plannedArgs: jsonb('planned_args').$type<Record<string, unknown>>().notNull(),
-    status: text('status').notNull(),
+    status: text('status').$type<StepStatus>().notNull(),
     attempt: integer('attempt').notNull().default(0),
     output: jsonb('output').$type<Record<string, unknown>>(),
-    error: jsonb('error').$type<Record<string, unknown>>(),
+    error: jsonb('error').$type<StepErrorRecord>(),
     startedAt: at('started_at'),
     finishedAt: at('finished_at'),
     leaseOwner: text('lease_owner'),
@@ -111,9 +126,9 @@ export const stepAttempts = pgTable(
     executedArgs: jsonb('executed_args').$type<Record<string, unknown>>().notNull(),
     idempotencyKey: text('idempotency_key').notNull(),
     owner: text('owner').notNull(),
-    status: text('status').notNull(),
+    status: text('status').$type<StepAttemptRecord['status']>().notNull(),
     output: jsonb('output').$type<Record<string, unknown>>(),
-    error: jsonb('error').$type<Record<string, unknown>>(),
+    error: jsonb('error').$type<StepErrorRecord>(),
     startedAt: at('started_at').notNull().defaultNow(),
     finishedAt: at('finished_at'),
   },
@@ -143,10 +158,10 @@ export const escalations = pgTable(
       .references(() => runs.id, { onDelete: 'cascade' }),
     planVersion: integer('plan_version'),
     stepId: text('step_id'),
-    kind: text('kind').notNull(),
+    kind: text('kind').$type<EscalationRecord['kind']>().notNull(),
     message: text('message').notNull(),
-    status: text('status').notNull().default('open'),
-    resolution: text('resolution'),
+    status: text('status').$type<EscalationRecord['status']>().notNull().default('open'),
+    resolution: text('resolution').$type<EscalationAction>(),
     resolvedBy: text('resolved_by'),
     createdAt: createdAt(),
     resolvedAt: at('resolved_at'),
@@ -243,7 +258,8 @@ export const runbooks = pgTable('runbooks', {
   name: text('name').notNull().unique(),
   /** "deploy {ref} of {repo} to {env}": placeholders become plan parameters. */
   pattern: text('pattern').notNull(),
-  plan: jsonb('plan').$type<Record<string, unknown>>().notNull(),
+  /** Parsed with RunbookPlanSchema on every read. */
+  plan: jsonb('plan').$type<unknown>().notNull(),
   params: jsonb('params')
     .$type<string[]>()
     .notNull()
@@ -315,12 +331,12 @@ export const targetConfirmations = pgTable(
     planVersion: integer('plan_version').notNull(),
     stepId: text('step_id').notNull(),
     tool: text('tool').notNull(),
-    risk: text('risk').notNull(),
+    risk: text('risk').$type<Risk>().notNull(),
     /** The step's target args as they will be executed, references filled. */
     targets: jsonb('targets').$type<Record<string, unknown>>().notNull(),
     /** Which of them came from a person's or a model's words. */
     lateBound: jsonb('late_bound').$type<string[]>().notNull(),
-    status: text('status').notNull().default('pending'),
+    status: text('status').$type<ConfirmationRecord['status']>().notNull().default('pending'),
     decidedBy: text('decided_by'),
     createdAt: createdAt(),
     decidedAt: at('decided_at'),

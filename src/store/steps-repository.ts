@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type { NewStep, StepAttemptRecord, StepErrorRecord, StepRecord, StepStatus } from '../agent/ports/run-store.ts';
+import type { NewStep, StepAttemptRecord, StepErrorRecord, StepKind, StepRecord, StepStatus } from '../agent/ports/run-store.ts';
 import type { Risk } from '../agent/ports/tool.ts';
 import type { Db } from './database.ts';
 import { jsonParam, rawRows } from './raw-rows.ts';
@@ -14,16 +14,16 @@ function toStep(row: StepRow): StepRecord {
     runId: row.runId,
     planVersion: row.planVersion,
     stepId: row.stepId,
-    kind: row.kind as StepRecord['kind'],
+    kind: row.kind,
     title: row.title,
     tool: row.tool,
-    risk: row.risk as Risk,
+    risk: row.risk,
     dependsOn: row.dependsOn,
     plannedArgs: row.plannedArgs,
-    status: row.status as StepStatus,
+    status: row.status,
     attempt: row.attempt,
     output: row.output,
-    error: row.error as StepErrorRecord | null,
+    error: row.error,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
     leaseOwner: row.leaseOwner,
@@ -39,9 +39,9 @@ function toAttempt(row: AttemptRow): StepAttemptRecord {
     attempt: row.attempt,
     executedArgs: row.executedArgs,
     idempotencyKey: row.idempotencyKey,
-    status: row.status as StepAttemptRecord['status'],
+    status: row.status,
     output: row.output,
-    error: row.error as StepErrorRecord | null,
+    error: row.error,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
   };
@@ -53,7 +53,7 @@ export async function insertSteps(db: Db, runId: string, planVersion: number, ne
   if (newSteps.length === 0) return;
   await db
     .insert(steps)
-    .values(newSteps.map((s) => ({ runId, planVersion, ...s, status: 'pending' })))
+    .values(newSteps.map((s) => ({ runId, planVersion, ...s, status: 'pending' as const })))
     .onConflictDoNothing();
 }
 
@@ -70,16 +70,16 @@ interface RawStepRow {
   run_id: string;
   plan_version: number;
   step_id: string;
-  kind: string;
+  kind: StepKind;
   title: string;
   tool: string;
-  risk: string;
+  risk: Risk;
   depends_on: string[];
   planned_args: Record<string, unknown>;
-  status: string;
+  status: StepStatus;
   attempt: number;
   output: Record<string, unknown> | null;
-  error: Record<string, unknown> | null;
+  error: StepErrorRecord | null;
   started_at: Date | string | null;
   finished_at: Date | string | null;
   lease_owner: string | null;
@@ -93,16 +93,16 @@ function fromRaw(row: RawStepRow): StepRecord {
     runId: row.run_id,
     planVersion: Number(row.plan_version),
     stepId: row.step_id,
-    kind: row.kind as StepRecord['kind'],
+    kind: row.kind,
     title: row.title,
     tool: row.tool,
-    risk: row.risk as Risk,
+    risk: row.risk,
     dependsOn: row.depends_on,
     plannedArgs: row.planned_args,
-    status: row.status as StepStatus,
+    status: row.status,
     attempt: Number(row.attempt),
     output: row.output,
-    error: row.error as StepErrorRecord | null,
+    error: row.error,
     startedAt: asDate(row.started_at),
     finishedAt: asDate(row.finished_at),
     leaseOwner: row.lease_owner,
@@ -190,7 +190,7 @@ export async function setStepStatus(
     .set({
       status: input.to,
       ...(input.output !== undefined ? { output: input.output } : {}),
-      ...(input.error !== undefined ? { error: input.error as Record<string, unknown> | null } : {}),
+      ...(input.error !== undefined ? { error: input.error } : {}),
       ...(settles ? { finishedAt: sql`coalesce(${steps.finishedAt}, now())` } : { finishedAt: null }),
       leaseOwner: null,
       leaseUntil: null,

@@ -88,6 +88,35 @@ describe('feedback on the summary', () => {
       feedback: stored,
     });
     expect(shown).toMatch(/feedback:\n {2}(good|bad) from U\w+ on v1 \(runbook test-runbook\)/);
-    expect(e.fake.model.ephemerals).toHaveLength(0);
+    // Each click is answered privately in the thread: noted, or that the first answer stands.
+    const answers = () => e.fake.model.ephemerals.map((m) => [m.user, m.threadTs, m.text]);
+    while (e.fake.model.ephemerals.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(answers().sort()).toEqual([
+      ['UAPP1', sent.ts, expect.stringMatching(/^Thanks — noted: this run went badly for you/)],
+      ['UREQ', sent.ts, expect.stringMatching(/^Thanks — noted: this run went well for you/)],
+      ['UREQ', sent.ts, 'You already gave feedback on this run; your first answer is the one kept.'],
+    ]);
+  });
+
+  it('a double click, or a click on an old summary of a finished run, is stored and counted once', async () => {
+    const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> safe change please' });
+    await sent;
+    const plan = await e.waitForMessage(sent.ts, isPlan, 'the plan');
+    await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
+    const summary = await e.waitForMessage(sent.ts, isSummary, 'the summary');
+    await e.agent.idle();
+    const run = (await db.store.listRuns({ limit: 50 })).find((r) => r.conversation.threadTs === sent.ts)!;
+
+    const clicks = await Promise.all([press(summary, 'UREQ', 'negative_button'), press(summary, 'UREQ', 'negative_button')]);
+    expect(clicks.map((c) => c.status)).toEqual([200, 200]);
+    const deadline = Date.now() + 5000;
+    while (e.fake.model.ephemerals.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+
+    expect((await listFeedback(db.database.db, run.id)).map((f) => [f.userId, f.value])).toEqual([['UREQ', 'bad']]);
+    expect(await metrics.registry.metrics()).toContain('tandem_feedback_total{value="bad",author_kind="runbook"} 1');
+    expect(e.fake.model.ephemerals.map((m) => m.text).sort()).toEqual([
+      expect.stringMatching(/^Thanks — noted: this run went badly/),
+      'You already gave feedback on this run; your first answer is the one kept.',
+    ]);
   });
 });

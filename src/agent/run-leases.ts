@@ -8,6 +8,7 @@
 import type { AgentLogger } from './context.ts';
 import type { RunRecord, RunStatus, RunStore } from './ports/run-store.ts';
 import { sleep } from './tool-call.ts';
+import { adoptionGraceMs, newlyAdopted, releaseEffect, runsLostToPeers, takeDeadline, takePollMs } from './lease-decisions.ts';
 
 export interface ReplicaSettings {
   /** How long a lease lasts without renewal: a dead replica's runs are adopted after at most this. */
@@ -43,7 +44,7 @@ export interface RunLeases {
   stop(options: { releaseAll: boolean }): Promise<void>;
 }
 
-export function createRunLeases(options: {
+interface LeaseOptions {
   store: RunStore;
   owner: string;
   soleOwner: boolean;
@@ -51,110 +52,59 @@ export function createRunLeases(options: {
   logger: AgentLogger;
   /** A peer adopted this run: stop driving it here, without settling anything. */
   onLost(runId: string): void;
-}): RunLeases {
+}
+
+export function createRunLeases(options: LeaseOptions): RunLeases {
+  if (options.soleOwner) return soleOwnerLeases(options.settings);
   const { store, owner, settings, logger } = options;
   /** Holds per run; the lease is released in the store when the last one ends. */
   const held = new Map<string, number>();
-  /** Store calls for one run go in order, so a release never overtakes the claim that follows it. */
-  const queues = new Map<string, Promise<unknown>>();
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let beating = false;
-  let stopped = false;
-
-  const serial = <T>(runId: string, step: () => Promise<T>): Promise<T> => {
-    const next = (queues.get(runId) ?? Promise.resolve()).then(step, step);
-    const tail = next.catch(() => undefined);
-    queues.set(runId, tail);
-    void tail.then(() => queues.get(runId) === tail && queues.delete(runId));
-    return next;
-  };
-
-  const beat = async () => {
-    if (beating) return; // a slow beat is not doubled up
-    beating = true;
-    try {
-      const ids = [...held.keys()];
-      const still = new Set(await store.renewLeases({ owner, leaseMs: settings.leaseMs, runIds: ids }));
-      for (const runId of ids) {
-        if (still.has(runId) || !held.has(runId)) continue;
-        held.delete(runId);
-        logger.warn({ runId, owner }, 'another replica took over this run; stopping here');
-        options.onLost(runId);
-      }
-    } catch (error) {
-      logger.warn({ err: error, owner }, 'lease heartbeat failed');
-    } finally {
-      beating = false;
-      if (held.size === 0 && timer) {
-        clearInterval(timer);
-        timer = undefined;
-      }
-    }
-  };
-  const hold = (runId: string) => {
-    held.set(runId, (held.get(runId) ?? 0) + 1);
-    if (!timer && !stopped) {
-      timer = setInterval(() => void beat(), settings.heartbeatMs);
-      timer.unref?.(); // a heartbeat alone must not keep a process alive
-    }
-  };
-
   /** Runs with a claim on its way here: that claim will hold them (a lease a scan gives us meanwhile is ours). */
   const claiming = new Map<string, number>();
-  const claim = (runId: string) => {
-    claiming.set(runId, (claiming.get(runId) ?? 0) + 1);
-    return claimNow(runId).finally(() => {
-      const left = (claiming.get(runId) ?? 1) - 1;
-      if (left > 0) claiming.set(runId, left);
-      else claiming.delete(runId);
-    });
+  const serial = createSerialQueue();
+  const heartbeat = createHeartbeat(
+    settings.heartbeatMs,
+    () => renewHeld(options, held),
+    () => held.size === 0,
+  );
+  const hold = (runId: string) => {
+    countUp(held, runId);
+    heartbeat.start();
   };
+
   const claimNow = (runId: string) =>
     serial(runId, async () => {
-      if (held.has(runId)) {
-        hold(runId); // ours already; the heartbeat keeps it
-        return true;
-      }
-      if (!(await store.claimRunLease({ runId, owner, leaseMs: settings.leaseMs }))) return false;
+      // Ours already, the heartbeat keeps it; else the store decides.
+      if (!held.has(runId) && !(await store.claimRunLease({ runId, owner, leaseMs: settings.leaseMs }))) return false;
       hold(runId);
       return true;
     });
+  const claim = (runId: string) => {
+    countUp(claiming, runId);
+    return claimNow(runId).finally(() => countDown(claiming, runId));
+  };
   const release = (runId: string) =>
     serial(runId, async () => {
-      const count = held.get(runId);
-      if (count === undefined) return; // lost to a peer meanwhile: nothing of ours to release
-      if (count > 1) return void held.set(runId, count - 1);
+      const effect = releaseEffect(held.get(runId));
+      if (effect === 'one-hold-fewer') countDown(held, runId);
+      if (effect !== 'release-lease') return;
       held.delete(runId);
       await store.releaseRunLease({ runId, owner });
     });
-
-  if (options.soleOwner) {
-    // One process on the store: nobody to coordinate with.
-    return {
-      settings,
-      claim: async () => true,
-      take: async () => undefined,
-      release: async () => undefined,
-      during: (_runId, work) => work(),
-      adopt: async () => [],
-      stop: async () => undefined,
-    };
-  }
 
   return {
     settings,
     claim,
     release,
     async take(runId) {
-      // The holder sees the change within its refresh interval; a dead holder's lease runs out.
-      const deadline = Date.now() + settings.leaseMs + settings.heartbeatMs;
+      const deadline = takeDeadline(Date.now(), settings);
       while (!(await claim(runId))) {
         if (Date.now() > deadline) {
           logger.warn({ runId, owner }, 'run lease still held by another replica; going ahead');
           hold(runId); // so the release that follows balances
           return;
         }
-        await sleep(Math.max(10, Math.min(200, settings.refreshMs / 4)));
+        await sleep(takePollMs(settings));
       }
     },
     async during(runId, work) {
@@ -166,28 +116,113 @@ export function createRunLeases(options: {
       }
     },
     async adopt(statuses, adoptOptions = {}) {
-      if (stopped) return [];
+      if (heartbeat.stopped) return [];
       const runs = await store.adoptRuns({
         owner,
         leaseMs: settings.leaseMs,
         statuses,
         limit: 50,
-        graceMs: Math.min(5_000, settings.leaseMs),
+        graceMs: adoptionGraceMs(settings),
         skipLocked: !adoptOptions.waitForLocks,
       });
-      // Runs this replica holds already come back too (the claim just renewed them): they are not new. Nor is
-      // a run whose claim here is still on its way (a run this replica just created): that claim holds it.
-      const adopted = runs.filter((run) => !held.has(run.id) && !claiming.has(run.id));
+      const adopted = newlyAdopted(runs, held, claiming);
       for (const run of adopted) hold(run.id);
       return adopted;
     },
     async stop({ releaseAll }) {
-      stopped = true;
-      if (timer) clearInterval(timer);
-      timer = undefined;
+      heartbeat.stop();
       if (!releaseAll) return;
       for (const runId of [...held.keys()]) await store.releaseRunLease({ runId, owner }).catch(() => undefined);
       held.clear();
     },
   };
+}
+
+/** One process on the store: nobody to coordinate with, so every claim succeeds without touching it. */
+function soleOwnerLeases(settings: ReplicaSettings): RunLeases {
+  return {
+    settings,
+    claim: async () => true,
+    take: async () => undefined,
+    release: async () => undefined,
+    during: (_runId, work) => work(),
+    adopt: async () => [],
+    stop: async () => undefined,
+  };
+}
+
+/** Renews every lease held here; a run the store did not renew was taken over by a peer and is dropped here. */
+async function renewHeld({ store, owner, settings, logger, onLost }: LeaseOptions, held: Map<string, number>): Promise<void> {
+  try {
+    const asked = [...held.keys()];
+    const renewed = await store.renewLeases({ owner, leaseMs: settings.leaseMs, runIds: asked });
+    for (const runId of runsLostToPeers(asked, renewed, held)) {
+      held.delete(runId);
+      logger.warn({ runId, owner }, 'another replica took over this run; stopping here');
+      onLost(runId);
+    }
+  } catch (error) {
+    logger.warn({ err: error, owner }, 'lease heartbeat failed');
+  }
+}
+
+/**
+ * A timer that runs `beat` every `everyMs` while there is something to renew: started by a hold, ended
+ * after a beat that leaves nothing held, and for good by `stop`. A slow beat is not doubled up.
+ */
+function createHeartbeat(everyMs: number, beat: () => Promise<void>, idle: () => boolean) {
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let beating = false;
+  let stopped = false;
+  const tick = async () => {
+    if (beating) return;
+    beating = true;
+    try {
+      await beat();
+    } finally {
+      beating = false;
+      if (idle() && timer) {
+        clearInterval(timer);
+        timer = undefined;
+      }
+    }
+  };
+  return {
+    get stopped() {
+      return stopped;
+    },
+    start() {
+      if (timer || stopped) return;
+      timer = setInterval(() => void tick(), everyMs);
+      timer.unref?.(); // a heartbeat alone must not keep a process alive
+    },
+    stop() {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}
+
+/** Store calls for one run go in order, so a release never overtakes the claim that follows it. */
+function createSerialQueue() {
+  const queues = new Map<string, Promise<unknown>>();
+  return <T>(runId: string, step: () => Promise<T>): Promise<T> => {
+    const next = (queues.get(runId) ?? Promise.resolve()).then(step, step);
+    const tail = next.catch(() => undefined);
+    queues.set(runId, tail);
+    void tail.then(() => queues.get(runId) === tail && queues.delete(runId));
+    return next;
+  };
+}
+
+function countUp(counts: Map<string, number>, runId: string): void {
+  counts.set(runId, (counts.get(runId) ?? 0) + 1);
+}
+
+/** One fewer; the run leaves the map at zero. */
+function countDown(counts: Map<string, number>, runId: string): void {
+  const left = (counts.get(runId) ?? 1) - 1;
+  if (left > 0) counts.set(runId, left);
+  else counts.delete(runId);
 }

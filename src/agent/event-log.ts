@@ -4,20 +4,22 @@
  * the step row (claimStep / finishStep), which is always awaited; flush() before the run moves on.
  */
 import type { AgentContext } from './context.ts';
+import type { RunEventArgs } from './run-events.ts';
 
 export interface EventLog {
-  append(type: string, data: Record<string, unknown>): void;
+  /** A known event type with its payload: `append('step-started', {…})`. */
+  append(...event: RunEventArgs): void;
   flush(): Promise<void>;
 }
 
 export function createEventLog(ctx: AgentContext, runId: string): EventLog {
   let tail: Promise<void> = Promise.resolve();
   return {
-    append(type, data) {
+    append(...event) {
       tail = tail.then(() =>
-        ctx.store.appendEvent(runId, type, data).then(
+        ctx.store.appendEvent(runId, ...event).then(
           () => undefined,
-          (error: unknown) => ctx.logger.warn({ runId, type, err: error }, 'could not append run event'),
+          (error: unknown) => ctx.logger.warn({ runId, type: event[0], err: error }, 'could not append run event'),
         ),
       );
     },

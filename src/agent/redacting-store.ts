@@ -5,16 +5,18 @@
  */
 import type { RunStore } from './ports/run-store.ts';
 import { redactText, redactValue } from './redact.ts';
+import { mapEventArgs, mapEventData } from './run-events.ts';
 
 export function redactingStore(store: RunStore, secrets: readonly string[]): RunStore {
   const text = (value: string) => redactText(value, secrets);
+  const redact = <T>(value: T) => redactValue(value, secrets);
   const overrides: Partial<RunStore> = {
     createRun: (input) => store.createRun({ ...input, task: text(input.task) }),
     finishRun: (input) =>
       store.finishRun({
         ...input,
         summary: redactValue(input.summary, secrets),
-        event: { ...input.event, data: redactValue(input.event.data, secrets) },
+        event: mapEventData(input.event, redact),
         owe: input.owe.map((m) => ({ ...m, payload: redactValue(m.payload, secrets) })),
       }),
     owe: (input) => store.owe({ ...input, owe: input.owe.map((m) => ({ ...m, payload: redactValue(m.payload, secrets) })) }),
@@ -27,7 +29,7 @@ export function redactingStore(store: RunStore, secrets: readonly string[]): Run
         version,
         steps.map((step) => ({ ...step, title: text(step.title), plannedArgs: redactValue(step.plannedArgs, secrets) })),
       ),
-    appendEvent: (runId, type, data) => store.appendEvent(runId, type, data === undefined ? undefined : redactValue(data, secrets)),
+    appendEvent: (runId, ...event) => store.appendEvent(runId, ...mapEventArgs(event, redact)),
     openEscalation: (input, owed) =>
       store.openEscalation({ ...input, message: text(input.message) }, owed && { ...owed, payload: redactValue(owed.payload, secrets) }),
     openQuestion: (input, owed) =>
@@ -35,7 +37,7 @@ export function redactingStore(store: RunStore, secrets: readonly string[]): Run
     requestConfirmation: (input) => store.requestConfirmation({ ...input, targets: redactValue(input.targets, secrets) }),
     answerQuestion: (input) => store.answerQuestion({ ...input, answer: text(input.answer) }),
     answer: (input) => store.answer({ ...input, answer: text(input.answer) }),
-    decide: (input) => store.decide({ ...input, event: { type: input.event.type, data: redactValue(input.event.data, secrets) } }),
+    decide: (input) => store.decide({ ...input, event: mapEventData(input.event, redact) }),
   };
   return new Proxy(store, {
     get(target, property, receiver) {

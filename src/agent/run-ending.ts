@@ -4,6 +4,7 @@ import { FINAL_RUN_STATUSES, type RunStatus, type StepRecord } from './ports/run
 import type { RunSummary } from './ports/surface.ts';
 import { deliverOwed, OWED_LEASE_MS, owedSummary } from './outbox.ts';
 import { rollbackStepsInOrder } from './rollback.ts';
+import { eventsOfType } from './run-events.ts';
 
 export type Outcome = RunSummary['outcome'];
 
@@ -74,8 +75,8 @@ async function summaryFacts(ctx: AgentContext, runId: string, outcome: Outcome, 
   const usage = await ctx.store.usageTotals(runId);
   const byModel = await ctx.store.usageByModel(runId);
   const models = new Set(byModel.map((entry) => entry.model)).size > 1 ? byModel : undefined;
-  const fallbackEvent = (await ctx.store.listEvents(runId)).findLast((event) => event.type === 'planner-fallback');
-  const fallbackPlanner = fallbackEvent ? { author: String(fallbackEvent.data.author), reason: String(fallbackEvent.data.reason) } : null;
+  const fallbackEvent = eventsOfType(await ctx.store.listEvents(runId), 'planner-fallback').at(-1);
+  const fallbackPlanner = fallbackEvent ? { author: fallbackEvent.data.author, reason: fallbackEvent.data.reason } : null;
   const changes = steps
     .filter((step) => step.kind === 'forward' && step.status === 'succeeded' && step.risk !== 'read')
     .map((step) => ({ title: step.title, url: urlOf(step) }));

@@ -3,11 +3,11 @@ import type {
   EscalationRecord,
   PlanVersionRecord,
   QuestionRecord,
-  RunEvent,
   RunRecord,
   StepAttemptRecord,
   StepRecord,
 } from '../agent/ports/run-store.ts';
+import { storedTypeOf, type RunEvent } from '../agent/run-events.ts';
 import type { FeedbackRecord } from '../store/index.ts';
 
 const time = (date: Date | null) =>
@@ -105,6 +105,6 @@ export function formatRunDetail(d: RunDetail): string {
   }
   out.push('', 'events:');
   for (const e of d.events)
-    out.push(`  ${String(e.seq).padStart(3)} ${time(e.at)} ${e.type} ${Object.keys(e.data).length ? truncate(json(e.data), 200) : ''}`.trimEnd());
+    out.push(`  ${String(e.seq).padStart(3)} ${time(e.at)} ${storedTypeOf(e)} ${Object.keys(e.data).length ? truncate(json(e.data), 200) : ''}`.trimEnd());
   return out.join('\n');
 }

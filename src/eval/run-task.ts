@@ -4,6 +4,7 @@ import { createAgent } from '../agent/agent.ts';
 import type { AgentLogger, AgentSettings } from '../agent/context.ts';
 import type { LlmClient } from '../agent/ports/llm.ts';
 import type { RunRecord, RunStore } from '../agent/ports/run-store.ts';
+import { eventsOfType } from '../agent/run-events.ts';
 import { InMemorySurface } from '../agent/testing/in-memory-surface.ts';
 import { checkExpectations, type Check, type RunFacts } from './check-expectations.ts';
 import { createEvalTools } from './eval-tools.ts';
@@ -112,7 +113,7 @@ function describeError(obj: object): string {
 /** What the run's agent_task steps did (their agent-call events and step records), and which plan versions a fallback wrote. */
 async function agentFacts(store: RunStore, runId: string): Promise<Pick<RunFacts, 'agent' | 'fallbackAuthors'>> {
   const events = await store.listEvents(runId);
-  const calls = events.filter((event) => event.type === 'agent-call');
+  const calls = eventsOfType(events, 'agent-call');
   const last = (await store.listSteps(runId)).filter((step) => step.tool === 'agent_task').at(-1);
   return {
     agent: {
@@ -121,6 +122,6 @@ async function agentFacts(store: RunStore, runId: string): Promise<Pick<RunFacts
       status: last?.status ?? null,
       errorCode: last?.error?.code ?? null,
     },
-    fallbackAuthors: events.filter((event) => event.type === 'planner-fallback').map((event) => String(event.data.author)),
+    fallbackAuthors: eventsOfType(events, 'planner-fallback').map((event) => event.data.author),
   };
 }

@@ -84,9 +84,10 @@ export function instrumentRunStore(store: RunStore, metrics: Metrics): RunStore 
       }
       return decided;
     },
-    async appendEvent(runId, type, data) {
-      const event = await store.appendEvent(runId, type, data);
-      if (type === 'agent-call' && data) {
+    async appendEvent(runId, ...args) {
+      const event = await store.appendEvent(runId, ...args);
+      const [type, data] = args;
+      if (type === 'agent-call') {
         // A refused call's name is whatever the model wrote: keep it out of the labels.
         if (data.refused) metrics.agentCalls.inc({ tool: '-', status: 'refused' });
         else metrics.agentCalls.inc({ tool: String(data.tool), status: data.ok ? 'succeeded' : 'failed' });

@@ -1,6 +1,6 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import { jsonParam, rawRows } from './raw-rows.ts';
-import type { RunEvent } from '../agent/ports/run-store.ts';
+import { parseRunEvent, type RunEvent } from '../agent/run-events.ts';
 import type { Db } from './database.ts';
 import { events } from './schema.ts';
 
@@ -19,10 +19,11 @@ export async function appendEvent(db: Db, runId: string, type: string, data: Rec
         returning run_id, seq, type, data, at`,
   );
   if (!row) throw new Error(`run ${runId} not found`);
-  return { runId: row.run_id, seq: Number(row.seq), type: row.type, data: row.data, at: row.at instanceof Date ? row.at : new Date(row.at) };
+  return parseRunEvent({ runId: row.run_id, seq: Number(row.seq), type: row.type, data: row.data, at: row.at instanceof Date ? row.at : new Date(row.at) });
 }
 
 export async function selectEvents(db: Db, runId: string): Promise<RunEvent[]> {
   const rows = await db.select().from(events).where(eq(events.runId, runId)).orderBy(asc(events.seq));
-  return rows.map((row) => ({ runId: row.runId, seq: row.seq, type: row.type, data: row.data, at: row.at }));
+  // Parsed by each type's schema; a row an older version wrote in another shape reads as an `unknown` event.
+  return rows.map(parseRunEvent);
 }

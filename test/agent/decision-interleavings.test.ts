@@ -106,7 +106,7 @@ describe('decisions under every interleaving', () => {
         expect(questions.some((q) => q.answeredBy === 'UBY')).toBe(false);
         expect(tools.write.calls.some((c) => String(c.args.title).includes('UBY'))).toBe(false);
         expect(approvals.some((a) => a.userId === 'UBY')).toBe(false);
-        expect((await h.store.listEvents(run.id)).some((e) => e.data.by === 'UBY')).toBe(false);
+        expect((await h.store.listEvents(run.id)).some((e) => 'by' in e.data && e.data.by === 'UBY')).toBe(false);
         expect(await auditViolations(db.store, tools.all, APPROVERS, run.id)).toEqual([]);
         expect(h.errors).toEqual([]);
       }),

@@ -144,7 +144,7 @@ describe('the executor runs only an approved version', () => {
       from: ['awaiting-approval'],
       to: 'executing',
       ...(approval ? { approval: { decision: 'approved', ...approval } } : {}),
-      event: { type: 'forced', data: {} },
+      event: { type: 'plan-approved', data: { version: 1, by: 'forced' } },
     });
     expect(forced.ok).toBe(true);
     await h.agent.resume();

@@ -42,7 +42,7 @@ describe.each(ENGINES)('the inbox and the outbox on %s', (engine) => {
         status: 'failed',
         summary: { outcome: 'failed' },
         finishedAt: new Date(),
-        event: { type: 'run-finished', data: {} },
+        event: { type: 'run-finished', data: { outcome: 'failed', reason: null } },
         owe: [{ id: `${run.id}/run-finished`, kind: 'run-finished', payload: {} }],
         owner: 'A',
         leaseMs: 30_000,

@@ -242,10 +242,10 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     const other: Database | undefined = database.url ? await openDatabase({ url: database.url }) : undefined;
     try {
       const otherStore = other ? createRunStore(other.db) : store;
-      await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? otherStore : store).appendEvent(run.id, 'step-started', { i })));
+      await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? otherStore : store).appendEvent(run.id, 'run-paused', { reason: `append ${i}` })));
       const events = await store.listEvents(run.id);
       expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
-      expect(new Set(events.map((e) => e.data.i)).size).toBe(40);
+      expect(new Set(events.map((e) => (e.type === 'run-paused' ? e.data.reason : undefined))).size).toBe(40);
     } finally {
       await other?.close();
     }
@@ -332,11 +332,11 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
         to: 'executing',
         approval: { userId, decision: 'approved', need: 'approver' },
         alsoResolve: { kind: 'low-confidence', action: 'skip', userId },
-        event: { type: 'plan-approved', data: { by: userId } },
+        event: { type: 'plan-approved', data: { version: planVersion, by: userId } },
       });
 
     expect(await approve(2, 'U2')).toMatchObject({ ok: false, code: 'plan-changed', run: { currentPlanVersion: 1 } });
-    expect(await store.decide({ runId: 'run_missing', planVersion: 1, from: ['awaiting-approval'], event: { type: 'x', data: {} } })).toEqual({
+    expect(await store.decide({ runId: 'run_missing', planVersion: 1, from: ['awaiting-approval'], event: { type: 'run-resumed', data: {} } })).toEqual({
       ok: false,
       code: 'run-missing',
       run: undefined,
@@ -353,7 +353,7 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
           from: ['awaiting-approval'],
           to: 'rejected',
           approval: { userId: 'U3', decision: 'rejected' },
-          event: { type: 'plan-rejected', data: {} },
+          event: { type: 'plan-rejected', data: { version: 1, by: 'U3' } },
         }),
       ]);
       expect(decisions.filter((d) => d.ok)).toHaveLength(1);
@@ -381,7 +381,7 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
         planVersion: 1,
         from: ['paused'],
         escalation: { id: escalation.id, action: 'retry', userId: 'U2' },
-        event: { type: 'escalation-resolved', data: {} },
+        event: { type: 'escalation-resolved', data: { escalationId: escalation.id, action: 'retry', by: 'U2' } },
       });
     expect(await resolve()).toMatchObject({ ok: true, run: { status: 'paused' } });
     expect(await resolve()).toMatchObject({ ok: false, code: 'escalation-resolved' });

@@ -1,4 +1,5 @@
 import type { Plan, PlanAuthorKind } from '../plan.ts';
+import type { RunEvent, RunEventArgs, RunEventInput } from '../run-events.ts';
 import type { Risk } from './tool.ts';
 
 export type RunStatus =
@@ -102,7 +103,7 @@ export interface DecisionInput {
   escalation?: { id: string; action: EscalationAction; userId: string };
   /** Open escalations of this kind on the run are resolved too (an approval answers a low-confidence escalation). */
   alsoResolve?: { kind: EscalationRecord['kind']; action: EscalationAction; userId: string };
-  event: { type: string; data: Record<string, unknown> };
+  event: RunEventInput;
 }
 
 /** An answer to the run's oldest open question, counted only while that question belongs to the current plan version. */
@@ -159,14 +160,6 @@ export interface StepAttemptRecord {
   error: StepErrorRecord | null;
   startedAt: Date;
   finishedAt: Date | null;
-}
-
-export interface RunEvent {
-  runId: string;
-  seq: number;
-  type: string; // noun-verb: 'plan-proposed', 'step-started', …
-  data: Record<string, unknown>;
-  at: Date;
 }
 
 export type EscalationAction = 'retry' | 'skip' | 'replan' | 'abort';
@@ -294,7 +287,7 @@ export interface RunStore {
     status: RunStatus;
     summary: Record<string, unknown>;
     finishedAt: Date;
-    event: { type: string; data: Record<string, unknown> };
+    event: RunEventInput;
     owe: readonly NewOwedMessage[];
     owner: string;
     leaseMs: number;
@@ -394,7 +387,9 @@ export interface RunStore {
   }): Promise<boolean>;
   listAttempts(runId: string): Promise<StepAttemptRecord[]>;
 
-  appendEvent(runId: string, type: string, data?: Record<string, unknown>): Promise<RunEvent>;
+  /** Only a known event type with its payload (see run-events.ts). */
+  appendEvent(runId: string, ...event: RunEventArgs): Promise<RunEvent>;
+  /** Stored rows parsed by their schemas; a row this version does not know is an `unknown` event, never an error. */
   listEvents(runId: string): Promise<RunEvent[]>;
 
   /** With `owed`: in the same transaction, the escalation message the thread is owed (`payload` plus the escalation's id). */

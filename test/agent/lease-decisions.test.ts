@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { adoptionGraceMs, newlyAdopted, releaseEffect, runsLostToPeers, takeDeadline, takePollMs } from '../../src/agent/lease-decisions.ts';
 
-const holds = (entries: Record<string, number>) => new Map(Object.entries(entries));
+const holds = (entries: Partial<Record<string, number>>) =>
+  new Map(Object.entries(entries).filter((entry): entry is [string, number] => entry[1] !== undefined));
 
 describe('lease decisions', () => {
   it.each([

@@ -2,49 +2,87 @@
  * Secrets never reach the database: every text the agent stores that a person or a model wrote
  * (task, plans, reasons, questions, answers, event data, summaries) passes through redaction here,
  * in one place, whatever code path stores it. Tool outputs and args are also redacted where recorded.
+ * Per role, only the methods that store text are wrapped; reads and claims go to the store unchanged.
  */
+import { decorate } from './ports/decorate.ts';
+import type { EventsPort } from './ports/events.ts';
+import type { HumanInputPort } from './ports/human-input.ts';
+import type { NewOwedMessage, OutboxPort } from './ports/outbox.ts';
+import type { PlansPort } from './ports/plans.ts';
 import type { RunStore } from './ports/run-store.ts';
+import type { RunsPort } from './ports/runs.ts';
+import type { StepsPort } from './ports/steps.ts';
 import { redactText, redactValue } from './redact.ts';
 import { mapEventArgs, mapEventData } from './run-events.ts';
 
-export function redactingStore(store: RunStore, secrets: readonly string[]): RunStore {
-  const text = (value: string) => redactText(value, secrets);
-  const redact = <T>(value: T) => redactValue(value, secrets);
-  const overrides: Partial<RunStore> = {
-    createRun: (input) => store.createRun({ ...input, task: text(input.task) }),
-    finishRun: (input) =>
-      store.finishRun({
-        ...input,
-        summary: redactValue(input.summary, secrets),
-        event: mapEventData(input.event, redact),
-        owe: input.owe.map((m) => ({ ...m, payload: redactValue(m.payload, secrets) })),
-      }),
-    owe: (input) => store.owe({ ...input, owe: input.owe.map((m) => ({ ...m, payload: redactValue(m.payload, secrets) })) }),
-    updateRun: (runId, patch) => store.updateRun(runId, patch.summary ? { ...patch, summary: redactValue(patch.summary, secrets) } : patch),
-    addPlanVersion: (input) =>
-      store.addPlanVersion({ ...input, plan: redactValue(input.plan, secrets), reason: input.reason === null ? null : text(input.reason) }),
-    createSteps: (runId, version, steps) =>
-      store.createSteps(
-        runId,
-        version,
-        steps.map((step) => ({ ...step, title: text(step.title), plannedArgs: redactValue(step.plannedArgs, secrets) })),
-      ),
-    appendEvent: (runId, ...event) => store.appendEvent(runId, ...mapEventArgs(event, redact)),
-    openEscalation: (input, owed) =>
-      store.openEscalation({ ...input, message: text(input.message) }, owed && { ...owed, payload: redactValue(owed.payload, secrets) }),
-    openQuestion: (input, owed) =>
-      store.openQuestion({ ...input, question: text(input.question) }, owed && { ...owed, payload: redactValue(owed.payload, secrets) }),
-    requestConfirmation: (input) => store.requestConfirmation({ ...input, targets: redactValue(input.targets, secrets) }),
-    answerQuestion: (input) => store.answerQuestion({ ...input, answer: text(input.answer) }),
-    answer: (input) => store.answer({ ...input, answer: text(input.answer) }),
-    decide: (input) => store.decide({ ...input, event: mapEventData(input.event, redact) }),
+interface Redact {
+  text(value: string): string;
+  value<T>(value: T): T;
+  owed(messages: readonly NewOwedMessage[]): NewOwedMessage[];
+}
+
+function redactor(secrets: readonly string[]): Redact {
+  const value = <T>(data: T) => redactValue(data, secrets);
+  return {
+    text: (text) => redactText(text, secrets),
+    value,
+    owed: (messages) => messages.map((message) => ({ ...message, payload: value(message.payload) })),
   };
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      const own = overrides[property as keyof RunStore];
-      if (own) return own;
-      const value: unknown = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
+}
+
+const runs = (store: RunsPort, redact: Redact): Partial<RunsPort> => ({
+  createRun: (input) => store.createRun({ ...input, task: redact.text(input.task) }),
+  updateRun: (runId, patch) => store.updateRun(runId, patch.summary ? { ...patch, summary: redact.value(patch.summary) } : patch),
+  finishRun: (input) =>
+    store.finishRun({
+      ...input,
+      summary: redact.value(input.summary),
+      event: mapEventData(input.event, redact.value),
+      owe: redact.owed(input.owe),
+    }),
+});
+
+const outbox = (store: OutboxPort, redact: Redact): Partial<OutboxPort> => ({
+  owe: (input) => store.owe({ ...input, owe: redact.owed(input.owe) }),
+});
+
+const plans = (store: PlansPort, redact: Redact): Partial<PlansPort> => ({
+  addPlanVersion: (input) =>
+    store.addPlanVersion({ ...input, plan: redact.value(input.plan), reason: input.reason === null ? null : redact.text(input.reason) }),
+  decide: (input) => store.decide({ ...input, event: mapEventData(input.event, redact.value) }),
+  answer: (input) => store.answer({ ...input, answer: redact.text(input.answer) }),
+});
+
+const steps = (store: StepsPort, redact: Redact): Partial<StepsPort> => ({
+  createSteps: (runId, version, newSteps) =>
+    store.createSteps(
+      runId,
+      version,
+      newSteps.map((step) => ({ ...step, title: redact.text(step.title), plannedArgs: redact.value(step.plannedArgs) })),
+    ),
+});
+
+const events = (store: EventsPort, redact: Redact): Partial<EventsPort> => ({
+  appendEvent: (runId, ...event) => store.appendEvent(runId, ...mapEventArgs(event, redact.value)),
+});
+
+const humanInput = (store: HumanInputPort, redact: Redact): Partial<HumanInputPort> => ({
+  openEscalation: (input, owed) =>
+    store.openEscalation({ ...input, message: redact.text(input.message) }, owed && { ...owed, payload: redact.value(owed.payload) }),
+  openQuestion: (input, owed) =>
+    store.openQuestion({ ...input, question: redact.text(input.question) }, owed && { ...owed, payload: redact.value(owed.payload) }),
+  answerQuestion: (input) => store.answerQuestion({ ...input, answer: redact.text(input.answer) }),
+  requestConfirmation: (input) => store.requestConfirmation({ ...input, targets: redact.value(input.targets) }),
+});
+
+export function redactingStore(store: RunStore, secrets: readonly string[]): RunStore {
+  const redact = redactor(secrets);
+  return decorate(store, {
+    ...runs(store, redact),
+    ...outbox(store, redact),
+    ...plans(store, redact),
+    ...steps(store, redact),
+    ...events(store, redact),
+    ...humanInput(store, redact),
   });
 }

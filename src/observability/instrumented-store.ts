@@ -1,4 +1,5 @@
 import { FINAL_RUN_STATUSES, type RunStore, type StepStatus } from '../agent/ports/run-store.ts';
+import { decorate } from '../agent/ports/decorate.ts';
 import type { Metrics } from './metrics.ts';
 
 /**
@@ -20,8 +21,7 @@ export function instrumentRunStore(store: RunStore, metrics: Metrics): RunStore 
   // Steps still running when their run ends (a cancel) keep their `running` entry until they finish.
   const runEnded = (runId: string) => toolsByRun.delete(runId);
 
-  return {
-    ...store,
+  return decorate(store, {
     async createSteps(runId, planVersion, steps) {
       await store.createSteps(runId, planVersion, steps);
       const tools = toolsByRun.get(runId) ?? new Map<string, string>();
@@ -106,5 +106,5 @@ export function instrumentRunStore(store: RunStore, metrics: Metrics): RunStore 
       metrics.llmTokens.inc({ role: usage.role, model, direction: 'output' }, usage.outputTokens);
       metrics.llmCost.inc({ role: usage.role, model }, usage.costUsd);
     },
-  };
+  });
 }

@@ -1,4 +1,12 @@
+import type { EventsPort } from '../agent/ports/events.ts';
+import type { HumanInputPort } from '../agent/ports/human-input.ts';
+import type { LeasesPort } from '../agent/ports/leases.ts';
+import type { OutboxPort } from '../agent/ports/outbox.ts';
+import type { PlansPort } from '../agent/ports/plans.ts';
 import type { RunStore } from '../agent/ports/run-store.ts';
+import type { RunsPort } from '../agent/ports/runs.ts';
+import type { StepsPort } from '../agent/ports/steps.ts';
+import type { UsagePort } from '../agent/ports/usage.ts';
 import type { Db } from './database.ts';
 import { decideConfirmation, requestConfirmation, selectConfirmations } from './confirmations-repository.ts';
 import { appendEvent, selectEvents } from './events-repository.ts';
@@ -13,62 +21,76 @@ import { insertRun, patchRun, selectRun, selectRunByConversation, selectRunByReq
 import { claimStep, finishStep, insertSteps, selectAttempts, selectSteps, setStepStatus } from './steps-repository.ts';
 import { insertUsage, sumUsage, sumUsageByModel } from './usage-repository.ts';
 
-/** The agent's `RunStore` port on our tables; each call is one committed fact. */
+const runs = (db: Db): RunsPort => ({
+  createRun: (input) => insertRun(db, input),
+  getRun: (runId) => selectRun(db, runId),
+  findRunByConversation: (conversation) => selectRunByConversation(db, conversation),
+  findRunByRequest: (requestId) => selectRunByRequest(db, requestId),
+  updateRun: (runId, patch) => patchRun(db, runId, patch),
+  transitionRun: (runId, from, to) => transitionRunStatus(db, runId, from, to),
+  listRuns: (filter) => selectRuns(db, filter),
+  finishRun: (input) => finishRunRecord(db, input),
+});
+
+const outbox = (db: Db): OutboxPort => ({
+  owe: (input) => insertOwed(db, input),
+  claimOwed: (input) => claimOwed(db, input),
+  markOwedSent: (id) => markOwedSent(db, id),
+  deferOwed: (input) => deferOwed(db, input),
+  claimReminder: (input) => claimReminder(db, input),
+});
+
+const leases = (db: Db): LeasesPort => ({
+  claimRunLease: (input) => claimRunLease(db, input),
+  adoptRuns: (input) => adoptRuns(db, input),
+  renewLeases: (input) => renewLeases(db, input),
+  releaseRunLease: (input) => releaseRunLease(db, input),
+});
+
+const plans = (db: Db): PlansPort => ({
+  addPlanVersion: (input) => insertPlanVersion(db, input),
+  getPlanVersion: (runId, version) => selectPlanVersion(db, runId, version),
+  listPlanVersions: (runId) => selectPlanVersions(db, runId),
+  recordApproval: (input) => insertApproval(db, input),
+  listApprovals: (runId) => selectApprovals(db, runId),
+  decide: (input) => recordDecision(db, input),
+  answer: (input) => recordAnswer(db, input),
+});
+
+const steps = (db: Db): StepsPort => ({
+  createSteps: (runId, planVersion, newSteps) => insertSteps(db, runId, planVersion, newSteps),
+  listSteps: (runId, planVersion) => selectSteps(db, runId, planVersion),
+  claimStep: (input) => claimStep(db, input),
+  finishStep: (input) => finishStep(db, input),
+  setStepStatus: (input) => setStepStatus(db, input),
+  listAttempts: (runId) => selectAttempts(db, runId),
+});
+
+const events = (db: Db): EventsPort => ({
+  appendEvent: (runId, type, data) => appendEvent(db, runId, type, data),
+  listEvents: (runId) => selectEvents(db, runId),
+});
+
+const humanInput = (db: Db): HumanInputPort => ({
+  openEscalation: (input, owed) => insertEscalation(db, input, owed),
+  getEscalation: (id) => selectEscalation(db, id),
+  listEscalations: (runId) => selectEscalations(db, runId),
+  resolveEscalation: (input) => resolveEscalation(db, input),
+  openQuestion: (input, owed) => insertQuestion(db, input, owed),
+  listQuestions: (runId) => selectQuestions(db, runId),
+  answerQuestion: (input) => answerOldestQuestion(db, input),
+  requestConfirmation: (input) => requestConfirmation(db, input),
+  decideConfirmation: (input) => decideConfirmation(db, input),
+  listConfirmations: (runId) => selectConfirmations(db, runId),
+});
+
+const usage = (db: Db): UsagePort => ({
+  recordUsage: (record) => insertUsage(db, record),
+  usageTotals: (runId) => sumUsage(db, runId),
+  usageByModel: (runId) => sumUsageByModel(db, runId),
+});
+
+/** The agent's `RunStore` on our tables, one role at a time; each call is one committed fact. */
 export function createRunStore(db: Db): RunStore {
-  return {
-    createRun: (input) => insertRun(db, input),
-    getRun: (runId) => selectRun(db, runId),
-    findRunByConversation: (conversation) => selectRunByConversation(db, conversation),
-    findRunByRequest: (requestId) => selectRunByRequest(db, requestId),
-    updateRun: (runId, patch) => patchRun(db, runId, patch),
-    transitionRun: (runId, from, to) => transitionRunStatus(db, runId, from, to),
-    listRuns: (filter) => selectRuns(db, filter),
-    finishRun: (input) => finishRunRecord(db, input),
-    owe: (input) => insertOwed(db, input),
-    claimOwed: (input) => claimOwed(db, input),
-    markOwedSent: (id) => markOwedSent(db, id),
-    deferOwed: (input) => deferOwed(db, input),
-    claimRunLease: (input) => claimRunLease(db, input),
-    adoptRuns: (input) => adoptRuns(db, input),
-    renewLeases: (input) => renewLeases(db, input),
-    releaseRunLease: (input) => releaseRunLease(db, input),
-
-    addPlanVersion: (input) => insertPlanVersion(db, input),
-    getPlanVersion: (runId, version) => selectPlanVersion(db, runId, version),
-    listPlanVersions: (runId) => selectPlanVersions(db, runId),
-
-    recordApproval: (input) => insertApproval(db, input),
-    listApprovals: (runId) => selectApprovals(db, runId),
-    decide: (input) => recordDecision(db, input),
-    answer: (input) => recordAnswer(db, input),
-
-    createSteps: (runId, planVersion, steps) => insertSteps(db, runId, planVersion, steps),
-    listSteps: (runId, planVersion) => selectSteps(db, runId, planVersion),
-    claimStep: (input) => claimStep(db, input),
-    finishStep: (input) => finishStep(db, input),
-    setStepStatus: (input) => setStepStatus(db, input),
-    listAttempts: (runId) => selectAttempts(db, runId),
-
-    appendEvent: (runId, type, data) => appendEvent(db, runId, type, data),
-    listEvents: (runId) => selectEvents(db, runId),
-
-    openEscalation: (input, owed) => insertEscalation(db, input, owed),
-    getEscalation: (id) => selectEscalation(db, id),
-    listEscalations: (runId) => selectEscalations(db, runId),
-    resolveEscalation: (input) => resolveEscalation(db, input),
-
-    openQuestion: (input, owed) => insertQuestion(db, input, owed),
-    listQuestions: (runId) => selectQuestions(db, runId),
-    answerQuestion: (input) => answerOldestQuestion(db, input),
-
-    requestConfirmation: (input) => requestConfirmation(db, input),
-    decideConfirmation: (input) => decideConfirmation(db, input),
-    listConfirmations: (runId) => selectConfirmations(db, runId),
-
-    recordUsage: (usage) => insertUsage(db, usage),
-    usageTotals: (runId) => sumUsage(db, runId),
-    usageByModel: (runId) => sumUsageByModel(db, runId),
-
-    claimReminder: (input) => claimReminder(db, input),
-  };
+  return { ...runs(db), ...outbox(db), ...leases(db), ...plans(db), ...steps(db), ...events(db), ...humanInput(db), ...usage(db) };
 }

@@ -1,0 +1,90 @@
+import type { NewOwedMessage, OweAlong } from './outbox.ts';
+import type { Risk } from './tool.ts';
+
+export type EscalationAction = 'retry' | 'skip' | 'replan' | 'abort';
+
+export interface EscalationRecord {
+  id: string;
+  runId: string;
+  planVersion: number | null;
+  stepId: string | null;
+  kind: 'evaluation-failed' | 'low-confidence' | 'uncertain-side-effect' | 'step-failed' | 'budget' | 'replan-failed' | 'not-approved';
+  message: string;
+  status: 'open' | 'resolved';
+  resolution: EscalationAction | null;
+  resolvedBy: string | null;
+  createdAt: Date;
+  resolvedAt: Date | null;
+}
+
+export interface QuestionRecord {
+  id: string;
+  runId: string;
+  /** null: the plan itself asked (a plan made only of questions). */
+  stepId: string | null;
+  planVersion: number | null;
+  question: string;
+  answer: string | null;
+  answeredBy: string | null;
+  createdAt: Date;
+  answeredAt: Date | null;
+}
+
+/** A Confirm of a write's target filled at run time from a person's answer or a model's text. */
+export interface ConfirmationRecord {
+  runId: string;
+  planVersion: number;
+  stepId: string;
+  tool: string;
+  risk: Risk;
+  /** The step's target args exactly as they will be executed, references filled. */
+  targets: Record<string, unknown>;
+  /** Which of them came from a person's or a model's words. */
+  lateBound: string[];
+  status: 'pending' | 'confirmed' | 'aborted';
+  decidedBy: string | null;
+  createdAt: Date;
+  decidedAt: Date | null;
+}
+
+/** Where a run waits for a person: escalations, questions (ask_human or the plan's own) and Confirms of late-bound targets. */
+export interface HumanInputPort {
+  /** With `owed`: in the same transaction, the escalation message the thread is owed (`payload` plus the escalation's id). */
+  openEscalation(input: Pick<EscalationRecord, 'runId' | 'planVersion' | 'stepId' | 'kind' | 'message'>, owed?: OweAlong): Promise<EscalationRecord>;
+  getEscalation(id: string): Promise<EscalationRecord | undefined>;
+  listEscalations(runId: string): Promise<EscalationRecord[]>;
+  /** open → resolved once; false if it was already resolved. */
+  resolveEscalation(input: { id: string; action: EscalationAction; userId: string }): Promise<boolean>;
+
+  /** With `owed`: in the same transaction, the question the thread is owed (`payload` plus the question's id). */
+  openQuestion(input: Pick<QuestionRecord, 'runId' | 'stepId' | 'planVersion' | 'question'>, owed?: OweAlong): Promise<QuestionRecord>;
+  listQuestions(runId: string): Promise<QuestionRecord[]>;
+  /** Answers the oldest open question of the run; undefined if none was open. */
+  answerQuestion(input: { runId: string; answer: string; userId: string }): Promise<QuestionRecord | undefined>;
+
+  /**
+   * The step stops for a Confirm: pending → waiting, a pending confirmation of `targets` (one decided
+   * earlier for other values is replaced) and the request the run now owes its thread (`owe`, held
+   * by `owner` for `leaseMs`), in one transaction; undefined if the step was not pending.
+   */
+  requestConfirmation(
+    input: Pick<ConfirmationRecord, 'runId' | 'planVersion' | 'stepId' | 'tool' | 'risk' | 'targets' | 'lateBound'> & {
+      owe: NewOwedMessage;
+      owner: string;
+      leaseMs: number;
+    },
+  ): Promise<ConfirmationRecord | undefined>;
+  /**
+   * Confirms or aborts a pending confirmation in one transaction, only while `planVersion` is the
+   * run's current version and the run is paused or executing; a confirm moves the step waiting →
+   * pending in the same transaction. undefined: nothing changed.
+   */
+  decideConfirmation(input: {
+    runId: string;
+    planVersion: number;
+    stepId: string;
+    userId: string;
+    decision: 'confirmed' | 'aborted';
+  }): Promise<ConfirmationRecord | undefined>;
+  listConfirmations(runId: string): Promise<ConfirmationRecord[]>;
+}

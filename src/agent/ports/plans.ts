@@ -1,0 +1,95 @@
+import type { RunEventInput } from '../run-events.ts';
+import type { Plan, PlanAuthorKind } from '../plan.ts';
+import type { EscalationAction, EscalationRecord, QuestionRecord } from './human-input.ts';
+import type { RunRecord, RunStatus } from './runs.ts';
+
+export interface PlanVersionRecord {
+  runId: string;
+  version: number;
+  plan: Plan;
+  authorKind: PlanAuthorKind;
+  /** Slack user `U…`, the model id, or the runbook name. */
+  authorId: string;
+  parentVersion: number | null;
+  reason: string | null;
+  createdAt: Date;
+}
+
+export interface ApprovalRecord {
+  runId: string;
+  planVersion: number;
+  /** A Slack user, or for an auto-run the rule's name (`tandem:auto`, `runbook:<name>`). */
+  userId: string;
+  decision: 'approved' | 'rejected';
+  /** 'person': a click checked against `need`; 'auto': the policy ran the version without one. */
+  via: 'person' | 'auto';
+  /** Who the approval policy required of this version when the decision was recorded. */
+  need: 'anyone' | 'approver' | 'approver-not-requester' | null;
+  /** For an auto-run: which rule allowed it. */
+  why: string | null;
+  createdAt: Date;
+}
+
+export type NewApproval = Pick<ApprovalRecord, 'runId' | 'planVersion' | 'userId' | 'decision'> & Partial<Pick<ApprovalRecord, 'via' | 'need' | 'why'>>;
+
+/** Why a decision changed nothing; the agent turns each into a sentence for the person who clicked. */
+export type DecisionRefusalCode = 'run-missing' | 'plan-changed' | 'not-waiting' | 'escalation-resolved' | 'nothing-to-answer';
+
+export type DecisionResult<T = RunRecord> = { ok: true; run: RunRecord; value: T } | { ok: false; code: DecisionRefusalCode; run: RunRecord | undefined };
+
+/**
+ * A person's decision as one compare-and-set: the run must still be in one of `from` with
+ * `planVersion` current (and the escalation still open); then every fact below is written together,
+ * or nothing is.
+ */
+export interface DecisionInput {
+  runId: string;
+  /** The version the person decided on; null when the decision does not depend on one (a cancel). */
+  planVersion: number | null;
+  from: readonly RunStatus[];
+  /** The run's new status; omitted: unchanged. */
+  to?: RunStatus;
+  approval?: Omit<NewApproval, 'runId' | 'planVersion'>;
+  /** The escalation this click resolves; it must still be open. */
+  escalation?: { id: string; action: EscalationAction; userId: string };
+  /** Open escalations of this kind on the run are resolved too (an approval answers a low-confidence escalation). */
+  alsoResolve?: { kind: EscalationRecord['kind']; action: EscalationAction; userId: string };
+  event: RunEventInput;
+}
+
+/** An answer to the run's oldest open question, counted only while that question belongs to the current plan version. */
+export interface AnswerInput {
+  runId: string;
+  answer: string;
+  userId: string;
+  /** Run statuses in which a step's question may be answered, and in which the plan's own questions may. */
+  stepFrom: readonly RunStatus[];
+  planFrom: readonly RunStatus[];
+  /** The run's status after the plan's own questions are answered (it is planned again). */
+  planTo: RunStatus;
+}
+
+/** Plan versions and the decisions people take on them (approve, reject, cancel, answer), each one compare-and-set. */
+export interface PlansPort {
+  addPlanVersion(input: {
+    runId: string;
+    plan: Plan;
+    authorKind: PlanVersionRecord['authorKind'];
+    authorId: string;
+    parentVersion: number | null;
+    reason: string | null;
+  }): Promise<PlanVersionRecord>;
+  getPlanVersion(runId: string, version: number): Promise<PlanVersionRecord | undefined>;
+  listPlanVersions(runId: string): Promise<PlanVersionRecord[]>;
+
+  recordApproval(input: NewApproval): Promise<ApprovalRecord>;
+  listApprovals(runId: string): Promise<ApprovalRecord[]>;
+  /** A person's decision, compare-and-set in one transaction (see DecisionInput). */
+  decide(input: DecisionInput): Promise<DecisionResult>;
+  /**
+   * Answers the oldest open question compare-and-set: the run is in `stepFrom` (a step's question,
+   * whose waiting step then succeeds with the answer) or `planFrom` (the plan's questions; the run
+   * moves to `planTo`), and the question belongs to the current version; answer, step and event together.
+   */
+  answer(input: AnswerInput): Promise<DecisionResult<QuestionRecord>>;
+}

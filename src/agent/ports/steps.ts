@@ -1,0 +1,107 @@
+import type { Risk } from './tool.ts';
+
+export type StepStatus =
+  | 'pending'
+  | 'running'
+  | 'waiting' // ask_human: paused until someone answers
+  | 'succeeded'
+  | 'failed'
+  | 'skipped'
+  | 'cancelled'
+  | 'uncertain'; // a write that may have happened; a person decides
+
+export type StepKind = 'forward' | 'rollback';
+
+export interface StepRecord {
+  runId: string;
+  planVersion: number;
+  stepId: string;
+  kind: StepKind;
+  title: string;
+  tool: string;
+  risk: Risk;
+  dependsOn: string[];
+  /** The args as the plan says them, before references are filled. */
+  plannedArgs: Record<string, unknown>;
+  status: StepStatus;
+  attempt: number;
+  output: Record<string, unknown> | null;
+  error: StepErrorRecord | null;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  leaseOwner: string | null;
+  leaseUntil: Date | null;
+}
+
+export interface StepErrorRecord {
+  message: string;
+  transient?: boolean;
+  uncertain?: boolean;
+  code?: string;
+  url?: string;
+}
+
+export interface StepAttemptRecord {
+  runId: string;
+  planVersion: number;
+  stepId: string;
+  attempt: number;
+  /** The args actually sent to the tool, references filled. */
+  executedArgs: Record<string, unknown>;
+  idempotencyKey: string;
+  status: 'running' | 'succeeded' | 'failed' | 'uncertain' | 'cancelled';
+  output: Record<string, unknown> | null;
+  error: StepErrorRecord | null;
+  startedAt: Date;
+  finishedAt: Date | null;
+}
+
+export interface NewStep {
+  stepId: string;
+  kind: StepKind;
+  title: string;
+  tool: string;
+  risk: Risk;
+  dependsOn: string[];
+  plannedArgs: Record<string, unknown>;
+}
+
+/** A plan version's steps and each attempt at them; a claim or a finish is won by exactly one caller. */
+export interface StepsPort {
+  /** Inserts steps as `pending`; steps that already exist are left as they are. */
+  createSteps(runId: string, planVersion: number, steps: NewStep[]): Promise<void>;
+  listSteps(runId: string, planVersion?: number): Promise<StepRecord[]>;
+  /**
+   * pending → running, attempt + 1, an attempt row with the executed args. Exactly one caller wins;
+   * the others get undefined.
+   */
+  claimStep(input: {
+    runId: string;
+    planVersion: number;
+    stepId: string;
+    owner: string;
+    leaseMs: number;
+    executedArgs: Record<string, unknown>;
+  }): Promise<StepRecord | undefined>;
+  /** Ends the running attempt `attempt`; false if the step is no longer that attempt (someone else moved it). */
+  finishStep(input: {
+    runId: string;
+    planVersion: number;
+    stepId: string;
+    attempt: number;
+    status: 'succeeded' | 'failed' | 'uncertain' | 'cancelled' | 'waiting';
+    output?: Record<string, unknown> | null;
+    error?: StepErrorRecord | null;
+  }): Promise<boolean>;
+  /** For steps not running: skip, cancel, reset to pending (retry), or settle a waiting / uncertain step. */
+  setStepStatus(input: {
+    runId: string;
+    planVersion: number;
+    stepId: string;
+    from: readonly StepStatus[];
+    to: StepStatus;
+    output?: Record<string, unknown> | null;
+    error?: StepErrorRecord | null;
+  }): Promise<boolean>;
+  listAttempts(runId: string): Promise<StepAttemptRecord[]>;
+}

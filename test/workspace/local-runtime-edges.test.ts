@@ -108,4 +108,38 @@ describe('Tandem in local mode, at its edges', () => {
     expect(secondThread).not.toContain('Approved by');
     expect(secondThread).toContain('"Approve"');
   });
+
+  it("a DM plans in its thread with Slack's agent surfaces, and a thumb on its summary is kept and answered privately", async () => {
+    const own = `http://127.0.0.1:${runtime.port}/healthz`;
+    const asked = await post('/local/messages', { channel: 'DLOCAL', text: `check health of ${own}` });
+    expect(asked.status).toBe(200);
+    const thread = async () => (await state()).messages.find((m) => m.ts === asked.body.ts)!;
+    const blockOf = async (type: string) => {
+      for (let i = 0; i < 400; i += 1) {
+        for (const message of (await thread()).replies) {
+          const block = ((message.blocks ?? []) as { type: string; block_id?: string; elements?: { action_id: string; text?: { text: string } }[] }[]).find(
+            (b) => b.type === type,
+          );
+          if (block) return { messageTs: message.ts, block };
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`no ${type} block in the DM thread`);
+    };
+    const plan = await blockOf('actions');
+    const approve = plan.block.elements!.find((e) => e.text?.text === 'Approve')!;
+    expect((await post('/local/actions', { messageTs: plan.messageTs, blockId: plan.block.block_id, actionId: approve.action_id })).status).toBe(200);
+    const summary = await blockOf('context_actions');
+    const { model } = runtime.workspace!.fake;
+    expect(model.threadStatusLog).toContainEqual({ channel: 'DLOCAL', threadTs: asked.body.ts, status: 'is planning…' });
+    for (let i = 0; i < 100 && (await thread()).surfaces.session !== 'closed'; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await thread()).surfaces).toEqual({ status: null, session: 'closed' });
+    expect((await thread()).channel).toBe('DLOCAL');
+
+    const thumb = { messageTs: summary.messageTs, blockId: summary.block.block_id, actionId: summary.block.elements![0]!.action_id, feedback: 'positive' };
+    expect((await post('/local/actions', thumb)).status).toBe(200);
+    const answers = async () => (await state()).ephemerals.filter((e) => e.channel === 'DLOCAL' && e.threadTs === asked.body.ts).map((e) => e.text);
+    for (let i = 0; i < 100 && (await answers()).length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await answers()).toEqual([expect.stringMatching(/^Thanks — noted: this run went well for you/)]);
+  });
 });

@@ -9,8 +9,6 @@ import { startTandem, type TandemRuntime } from '../../src/runtime/start-tandem.
 import { openBrowser } from './browser.ts';
 
 const RUNBOOKS = fileURLToPath(new URL('../../runbooks', import.meta.url));
-/** The README's picture; refresh it with `UPDATE_SCREENSHOT=1 npx vitest run test/workspace/local-tandem-e2e.test.ts`. */
-const README_SCREENSHOT = fileURLToPath(new URL('../../docs/local-workspace.png', import.meta.url));
 
 /**
  * The newcomer's path end to end: Tandem started in local mode with no Slack tokens and no model,
@@ -31,7 +29,7 @@ describe('Tandem in the local workspace, in a browser', () => {
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('plans a health check of the bot from a runbook, shows the YAML modal, runs on Approve and finishes the board', async () => {
+  it('plans a health check of the bot from a runbook, shows the YAML modal, runs on Approve, finishes the board, takes a thumb, and plans from a DM', async () => {
     const workspaceUrl = runtime.workspace!.url;
     const browser = await openBrowser();
     try {
@@ -78,9 +76,21 @@ describe('Tandem in the local workspace, in a browser', () => {
       expect(await thread.textContent()).toContain('Approved by @you');
       await expect(thread.getByRole('button', { name: 'Approve' }).count()).resolves.toBe(0);
 
-      await page.mouse.move(0, 0); // no hover highlight in the picture
-      // Ordinary runs keep the tracked picture untouched (ports and times differ every run).
-      await page.screenshot({ path: process.env.UPDATE_SCREENSHOT ? README_SCREENSHOT : join(dataDir, 'local-workspace.png') });
+      // Slack's thumbs under the summary: the click reaches the bot, which answers privately; the thumb stays pressed.
+      await thread.getByRole('button', { name: 'This run went well' }).click();
+      await thread.getByText(/Thanks — noted: this run went well/).waitFor();
+      await expect(thread.getByRole('button', { name: 'This run went well' }).getAttribute('aria-pressed')).resolves.toBe('true');
+      await expect(page.getByTestId('session').textContent()).resolves.toBe('Agent session: closed');
+
+      // The DM with the bot: any message is a request, planned in its own thread.
+      await page.getByTestId('open-dm').click();
+      await page.locator('#composer-input').fill(`check health of ${target}`);
+      await page.locator('#composer-input').press('Enter');
+      await thread.getByRole('button', { name: 'Approve' }).waitFor();
+      await expect(page.locator('#thread-channel').textContent()).resolves.toBe('tandem');
+      const dm = await page.getByTestId('messages').textContent();
+      expect(dm).toContain(`check health of ${target}`);
+      expect(dm).not.toContain('summarise what changed this week'); // #general's messages stay in #general
     } finally {
       await browser.close();
     }

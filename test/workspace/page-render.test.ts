@@ -121,22 +121,41 @@ describe('page rendering of Block Kit', () => {
     expect(html).toContain('skipped — this step did not run');
   });
 
-  it('shows the feedback buttons under a summary, escaped', () => {
-    const html = renderBlocks([
+  it('marks every task card state as Slack does, and an unknown state as pending', () => {
+    const card = (status: string) => ({ type: 'task_card', task_id: status, title: status, status });
+    const html = renderBlocks([{ type: 'plan', title: 'Run', tasks: ['pending', 'in_progress', 'complete', 'error', 'bogus'].map(card) }]);
+    const marks = [...html.matchAll(/<li class="bk-task bk-task-(\w+)"><span class="bk-task-icon" title="([^"]+)">(.)<\/span>/g)].map((m) =>
+      m.slice(1).join(' '),
+    );
+    expect(marks).toEqual(['pending pending ○', 'in_progress in progress ◐', 'complete complete ✔', 'error error ✖', 'pending pending ○']);
+  });
+
+  it('draws the feedback buttons under a summary as clickable thumbs bound to the message, escaped, the pressed one pressed', () => {
+    const blocks = [
       {
         type: 'context_actions',
+        block_id: 'summary-feedback',
         elements: [
           {
             type: 'feedback_buttons',
             action_id: 'run-feedback',
-            positive_button: { text: { type: 'plain_text', text: 'Good' }, value: 'x' },
+            positive_button: { text: { type: 'plain_text', text: 'Good' }, accessibility_label: 'This run went well', value: 'x' },
             negative_button: { text: { type: 'plain_text', text: 'Bad <b>' }, value: 'y' },
           },
         ],
       },
-    ]);
-    expect(html).toContain('👍 Good');
-    expect(html).toContain('👎 Bad &lt;b&gt;');
+    ];
+    const html = renderBlocks(blocks, { messageTs: '1.000002', interactive: true, feedbackPressed: 'negative' });
+    expect(html).toContain(
+      '<button type="button" class="bk-button bk-feedback" data-action-id="run-feedback" data-block-id="summary-feedback" data-feedback="positive" data-message-ts="1.000002" aria-label="This run went well" aria-pressed="false"><span class="bk-feedback-icon" aria-hidden="true">▲</span> Good</button>',
+    );
+    expect(html).toContain('class="bk-button bk-feedback pressed"');
+    expect(html).toContain('data-feedback="negative"');
+    expect(html).toContain('aria-label="Bad" aria-pressed="true"><span class="bk-feedback-icon" aria-hidden="true">▼</span> Bad &lt;b&gt;</button>');
+    // The page never sends a value: the workspace looks the thumb up on the message.
+    expect(html).not.toContain('data-value');
     expect(html).not.toContain('[context_actions block]');
+    // In an ephemeral (not clickable in Slack either) the thumbs are shown disabled.
+    expect(renderBlocks(blocks, {})).toContain('disabled>');
   });
 });

@@ -9,6 +9,8 @@ import {
   closeModal,
   PostMessage,
   postMessage,
+  StopSession,
+  stopSession,
   SubmitModal,
   submitModal,
   type ActionAnswer,
@@ -24,6 +26,7 @@ const POSTS: Record<string, Post> = {
   '/local/actions': { schema: ClickButton, run: clickButton },
   '/local/views/submit': { schema: SubmitModal, run: submitModal },
   '/local/views/close': { schema: CloseModal, run: closeModal },
+  '/local/sessions/stop': { schema: StopSession, run: stopSession },
 };
 
 /**

@@ -1,8 +1,11 @@
 import type { FakeEphemeral, FakeMessage, WorkspaceModel } from '../slack-fake/workspace-model.ts';
-import { BOT_NAME, LOCAL_CHANNEL, LOCAL_USER } from './local-identity.ts';
+import { threadSurfaces, type ThreadSurfaces } from './agent-surfaces.ts';
+import { BOT_NAME, LOCAL_CHANNEL, LOCAL_CONVERSATIONS, LOCAL_DM, LOCAL_USER } from './local-identity.ts';
 import type { OpenModal } from './modal-session.ts';
 
 export interface PageMessage {
+  /** The conversation it is in: #general or the DM with the bot. */
+  channel: string;
   ts: string;
   threadTs: string | null;
   user: string;
@@ -14,6 +17,7 @@ export interface PageMessage {
 }
 
 export interface PageEphemeral {
+  channel: string;
   ts: string;
   threadTs: string | null;
   text: string;
@@ -28,11 +32,16 @@ export interface PageState {
   /** The last problem reaching the bot, in words for the person; null when the last delivery worked. */
   notice: string | null;
   channel: { id: string; name: string };
+  /** The direct message with the bot. */
+  dm: { id: string; name: string };
   me: { id: string; name: string };
   bot: { id: string; name: string };
   users: Record<string, string>;
-  /** Channel messages (not replies), oldest first, each with its replies. */
-  messages: (PageMessage & { replies: PageMessage[] })[];
+  /**
+   * Messages at the top of #general and of the DM (not replies), oldest first, each with its replies
+   * and what Slack's agent surfaces show on its thread.
+   */
+  messages: (PageMessage & { replies: PageMessage[]; surfaces: ThreadSurfaces })[];
   /** "Only visible to you" messages, oldest first. */
   ephemerals: PageEphemeral[];
   modal: OpenModal | null;
@@ -48,6 +57,7 @@ export function pageState(input: {
   const { model } = input;
   const users = { [LOCAL_USER.id]: LOCAL_USER.name, [model.bot.userId]: BOT_NAME };
   const toPage = (m: FakeMessage): PageMessage => ({
+    channel: m.channel,
     ts: m.ts,
     threadTs: m.threadTs ?? null,
     user: m.user,
@@ -57,18 +67,23 @@ export function pageState(input: {
     blocks: m.blocks ?? null,
     edited: m.edits > 0,
   });
-  const inChannel = model.messages.filter((m) => m.channel === LOCAL_CHANNEL.id);
-  const messages = inChannel
+  const local = model.messages.filter((m) => LOCAL_CONVERSATIONS.includes(m.channel));
+  const messages = local
     .filter((m) => !m.threadTs || m.threadTs === m.ts)
-    .map((parent) => ({ ...toPage(parent), replies: inChannel.filter((m) => m.threadTs === parent.ts && m.ts !== parent.ts).map(toPage) }));
+    .map((parent) => ({
+      ...toPage(parent),
+      replies: local.filter((m) => m.channel === parent.channel && m.threadTs === parent.ts && m.ts !== parent.ts).map(toPage),
+      surfaces: threadSurfaces(model, parent.channel, parent.ts),
+    }));
   const ephemerals = model.ephemerals
-    .filter((e) => e.channel === LOCAL_CHANNEL.id && e.user === LOCAL_USER.id)
-    .map((e: FakeEphemeral): PageEphemeral => ({ ts: e.ts, threadTs: e.threadTs ?? null, text: e.text, blocks: e.blocks ?? null }));
+    .filter((e) => LOCAL_CONVERSATIONS.includes(e.channel) && e.user === LOCAL_USER.id)
+    .map((e: FakeEphemeral): PageEphemeral => ({ channel: e.channel, ts: e.ts, threadTs: e.threadTs ?? null, text: e.text, blocks: e.blocks ?? null }));
   return {
     healthUrl: input.healthUrl,
     connected: input.connected,
     notice: input.notice,
     channel: { ...LOCAL_CHANNEL },
+    dm: { ...LOCAL_DM },
     me: { ...LOCAL_USER },
     bot: { id: model.bot.userId, name: BOT_NAME },
     users,

@@ -5,3 +5,7 @@
 export const LOCAL_USER = { id: 'ULOCAL', name: 'you' } as const;
 export const LOCAL_CHANNEL = { id: 'CGENERAL', name: 'general' } as const;
 export const BOT_NAME = 'tandem';
+/** The person's direct message with the bot (Slack's `D…` ids): a request there plans in its own thread. */
+export const LOCAL_DM = { id: 'DLOCAL', name: BOT_NAME } as const;
+/** Where the person can talk to the bot, the channel first. */
+export const LOCAL_CONVERSATIONS: readonly string[] = [LOCAL_CHANNEL.id, LOCAL_DM.id];

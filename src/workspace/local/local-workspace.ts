@@ -5,7 +5,7 @@ import { SlackFakeServer, type ExtraRoutes, type RequestGuard } from '../slack-f
 import type { BrowserContext } from './browser-actions.ts';
 import { browserRoutes } from './browser-api.ts';
 import { ChangeFeed } from './change-feed.ts';
-import { LOCAL_CHANNEL, LOCAL_USER } from './local-identity.ts';
+import { LOCAL_CHANNEL, LOCAL_CONVERSATIONS, LOCAL_USER } from './local-identity.ts';
 import { ModalSession } from './modal-session.ts';
 import { createWorkspaceKey } from './request-guard.ts';
 import { applyResponse } from './response-urls.ts';
@@ -47,7 +47,10 @@ export async function startLocalWorkspace(options: { port?: number; signingSecre
     guard: (req, url) => guard(req, url),
     maxRecordedCalls: 1000,
   });
-  fake.model.channels.add(LOCAL_CHANNEL.id);
+  for (const channel of LOCAL_CONVERSATIONS) fake.model.channels.add(channel);
+  // The workspace shows Slack's agent surfaces (the thread's "is planning…", the session and its Stop), as an agent app's would.
+  fake.model.agentFeatures.threadStatus = true;
+  fake.model.agentFeatures.sessions = true;
   fake.model.users.set(LOCAL_USER.id, { id: LOCAL_USER.id, name: LOCAL_USER.name, real_name: 'You (local workspace)' });
   const modal = new ModalSession(fake.model, LOCAL_USER.id);
   fake.onCall((call) => {

@@ -124,9 +124,14 @@ export class SlackDriver {
       value?: string;
       blockId?: string;
       message?: { text?: string; blocks?: unknown[] };
+      /** Slack's feedback buttons (thumbs up/down) send their own action type, with the pressed button's text. */
+      feedback?: { text: string };
     },
     options: SendOptions = {},
   ): Promise<DriverResponse> {
+    const action = input.feedback
+      ? { type: 'feedback_buttons', text: { type: 'plain_text', text: input.feedback.text } }
+      : ({ type: 'button' } as Record<string, unknown>);
     const payload = {
       ...this.interaction('block_actions', input.user),
       response_url: this.options.fake?.responseUrl() ?? 'http://127.0.0.1:9/respond',
@@ -140,7 +145,7 @@ export class SlackDriver {
       channel: { id: input.channel, name: input.channel },
       // Slack sends the clicked message's text and blocks; the bot rebuilds the message from them.
       message: { ...this.messageAsSeen(input.channel, input.messageTs, input.threadTs), ...(input.message ?? {}) },
-      actions: [{ type: 'button', action_id: input.actionId, block_id: input.blockId ?? 'b', value: input.value, action_ts: `${Date.now() / 1000}` }],
+      actions: [{ ...action, action_id: input.actionId, block_id: input.blockId ?? 'b', value: input.value, action_ts: `${Date.now() / 1000}` }],
     };
     return this.sendPayload(payload, options);
   }

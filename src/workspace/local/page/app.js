@@ -7,7 +7,11 @@ import { escapeHtml, renderMrkdwn } from './mrkdwn.js';
 
 const $ = (id) => document.getElementById(id);
 let state = null;
+/** Which conversation is shown: 'channel' (#general) or 'dm' (the direct message with the bot). */
+let conversation = 'channel';
 let openThread = null;
+/** The thumb this person pressed per message ts: Slack draws a pressed feedback button itself. */
+const feedbackPressed = new Map();
 let shownModalKey = null;
 let refreshing = null;
 let refreshAgain = false;
@@ -28,7 +32,12 @@ function messageHtml(message, options) {
   const users = state.users;
   const body =
     message.blocks && message.blocks.length > 0
-      ? renderBlocks(message.blocks, { users, messageTs: message.ephemeral ? undefined : message.ts, interactive: !message.ephemeral })
+      ? renderBlocks(message.blocks, {
+          users,
+          messageTs: message.ephemeral ? undefined : message.ts,
+          interactive: !message.ephemeral,
+          feedbackPressed: feedbackPressed.get(message.ts),
+        })
       : renderMrkdwn(message.text, users);
   const name = message.ephemeral ? state.bot.name : message.userName;
   const bot = message.ephemeral || message.isBot;
@@ -53,19 +62,42 @@ function drawList(container, items, options) {
   if (atBottom || options.forceBottom) container.scrollTop = container.scrollHeight;
 }
 
+const conversationLabel = (channel) => (channel === state.dm.id ? state.dm.name : `# ${state.channel.name}`);
+
 function drawChannel() {
-  const top = state.ephemerals.filter((e) => !e.threadTs).map((e) => ({ ...e, ephemeral: true }));
-  const items = [...state.messages, ...top].sort((a, b) => compareTs(a.ts, b.ts));
-  drawList($('messages'), items, { showReplies: true, empty: 'No messages yet. Mention @tandem with a task to start.' });
+  const id = state[conversation].id;
+  const top = state.ephemerals.filter((e) => e.channel === id && !e.threadTs).map((e) => ({ ...e, ephemeral: true }));
+  const items = [...state.messages.filter((m) => m.channel === id), ...top].sort((a, b) => compareTs(a.ts, b.ts));
+  const empty =
+    conversation === 'dm'
+      ? "Your direct messages with tandem. Write a task here: it plans in your message's thread, as in a channel."
+      : 'No messages yet. Mention @tandem with a task to start.';
+  drawList($('messages'), items, { showReplies: true, empty });
+  $('conversation-name').textContent = conversationLabel(id);
+  $('composer-input').placeholder = conversation === 'dm' ? `Message ${state.dm.name}` : `Message #${state.channel.name}`;
+  for (const link of document.querySelectorAll('[data-conversation]')) link.classList.toggle('active', link.dataset.conversation === conversation);
 }
 
 function drawThread() {
   const parent = openThread && state.messages.find((m) => m.ts === openThread);
   $('thread').hidden = !parent;
   if (!parent) return;
-  const mine = state.ephemerals.filter((e) => e.threadTs === parent.ts).map((e) => ({ ...e, ephemeral: true }));
+  const mine = state.ephemerals.filter((e) => e.channel === parent.channel && e.threadTs === parent.ts).map((e) => ({ ...e, ephemeral: true }));
   const items = [parent, ...[...parent.replies, ...mine].sort((a, b) => compareTs(a.ts, b.ts))];
   drawList($('thread-messages'), items, { showReplies: false, empty: '' });
+  $('thread-channel').textContent = conversationLabel(parent.channel);
+  drawSurfaces(parent.surfaces);
+}
+
+/** Slack's agent surfaces on the open thread: "tandem is planning…" under it, the session and its Stop above. */
+function drawSurfaces(surfaces) {
+  const status = $('thread-status');
+  status.hidden = !surfaces.status;
+  status.textContent = surfaces.status ? `${state.bot.name} ${surfaces.status}` : '';
+  const session = $('session');
+  session.hidden = !surfaces.session;
+  session.textContent = surfaces.session ? `Agent session: ${surfaces.session}` : '';
+  $('session-stop').hidden = surfaces.session !== 'processing';
 }
 
 function drawBanner() {
@@ -168,20 +200,22 @@ async function post(path, body) {
   }
 }
 
-function wireComposer(formId, inputId, threadTs) {
+/** `where()` says where the text goes: the conversation and, for a thread's composer, the thread. */
+function wireComposer(formId, inputId, where) {
   const form = $(formId);
   const input = $(inputId);
   const send = async () => {
     const text = input.value.trim();
     if (!text) return;
     input.disabled = true;
-    const answer = await post('/local/messages', { text, ...(threadTs() ? { threadTs: threadTs() } : {}) });
+    const { channel, threadTs } = where();
+    const answer = await post('/local/messages', { text, channel, ...(threadTs ? { threadTs } : {}) });
     input.disabled = false;
     input.focus();
     if (!answer.ok) return;
     input.value = '';
-    // A new task's plan arrives in the mention's thread: open it, as a person would.
-    if (!threadTs() && answer.ts && /@tandem\b/i.test(text)) openThread = answer.ts;
+    // A new task's plan arrives in the thread of the mention (or of any DM): open it, as a person would.
+    if (!threadTs && answer.ts && (channel === state.dm.id || /@tandem\b/i.test(text))) openThread = answer.ts;
     await refresh();
   };
   form.addEventListener('submit', (event) => {
@@ -198,6 +232,13 @@ function wireComposer(formId, inputId, threadTs) {
 
 document.addEventListener('click', async (event) => {
   const target = event.target instanceof Element ? event.target : null;
+  const switcher = target?.closest('[data-conversation]');
+  if (switcher) {
+    conversation = switcher.dataset.conversation;
+    openThread = null;
+    draw();
+    return;
+  }
   const thread = target?.closest('[data-thread]');
   if (thread) {
     openThread = thread.dataset.thread;
@@ -208,9 +249,18 @@ document.addEventListener('click', async (event) => {
   if (button && button.dataset.messageTs) {
     button.disabled = true;
     // The workspace sends the bot the value it stored on the message; the page only names the button.
-    const { actionId, blockId, messageTs } = button.dataset;
-    await post('/local/actions', { messageTs, actionId, ...(blockId ? { blockId } : {}) });
+    const { actionId, blockId, messageTs, feedback } = button.dataset;
+    const answer = await post('/local/actions', { messageTs, actionId, ...(blockId ? { blockId } : {}), ...(feedback ? { feedback } : {}) });
     button.disabled = false;
+    if (answer.ok && feedback) {
+      feedbackPressed.set(messageTs, feedback);
+      await refresh();
+    }
+    return;
+  }
+  if (target?.closest('#session-stop')) {
+    const parent = state.messages.find((m) => m.ts === openThread);
+    if (parent) await post('/local/sessions/stop', { channel: parent.channel, threadTs: parent.ts });
     return;
   }
   const close = target?.closest('#modal [data-close]');
@@ -243,8 +293,11 @@ $('hint').addEventListener('click', () => {
   $('composer-input').value = $('hint').textContent;
   $('composer-input').focus();
 });
-wireComposer('composer', 'composer-input', () => null);
-wireComposer('thread-composer', 'thread-input', () => openThread);
+wireComposer('composer', 'composer-input', () => ({ channel: state[conversation].id, threadTs: null }));
+wireComposer('thread-composer', 'thread-input', () => ({
+  channel: state.messages.find((m) => m.ts === openThread)?.channel ?? state.channel.id,
+  threadTs: openThread,
+}));
 
 // The key in the printed address is now in an HttpOnly cookie: take it out of the address bar and history.
 if (new URLSearchParams(location.search).has('k')) history.replaceState(null, '', location.pathname);

@@ -2,5 +2,11 @@
 export function renderText(text: { type: string; text: string } | undefined, users?: Record<string, string>): string;
 export function renderBlocks(
   blocks: unknown,
-  context?: { users?: Record<string, string>; messageTs?: string; interactive?: boolean; errors?: Record<string, string> },
+  context?: {
+    users?: Record<string, string>;
+    messageTs?: string;
+    interactive?: boolean;
+    errors?: Record<string, string>;
+    feedbackPressed?: 'positive' | 'negative';
+  },
 ): string;

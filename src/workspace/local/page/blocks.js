@@ -27,6 +27,32 @@ function renderButton(button, context) {
   return `<button type="button" class="bk-button${style}"${data}${disabled}>${renderText(button.text)}</button>`;
 }
 
+// Thumbs as text symbols: colour-emoji glyphs need a font minimal machines lack (see mrkdwn.js).
+const FEEDBACK_ICON = { positive: '▲', negative: '▼' };
+
+/**
+ * One of Slack's feedback buttons (thumbs up or down under a summary), clickable like a button: the
+ * click names the element and which thumb, and the workspace sends the value stored on it.
+ * `context.feedbackPressed` is the thumb this person pressed on this message, drawn pressed as Slack does.
+ */
+function renderFeedbackButton(element, choice, context) {
+  const button = element[`${choice}_button`] ?? {};
+  const fallback = choice === 'positive' ? 'Good' : 'Bad';
+  const data = [
+    ['action-id', element.action_id],
+    ['block-id', context.blockId],
+    ['feedback', choice],
+    ['message-ts', context.messageTs],
+  ]
+    .filter(([, value]) => typeof value === 'string')
+    .map(([name, value]) => ` data-${name}="${escapeHtml(value)}"`)
+    .join('');
+  const pressed = context.feedbackPressed === choice ? ' pressed' : '';
+  const label = ` aria-label="${escapeHtml(button.accessibility_label ?? fallback)}" aria-pressed="${pressed ? 'true' : 'false'}"`;
+  const disabled = context.interactive ? '' : ' disabled';
+  return `<button type="button" class="bk-button bk-feedback${pressed}"${data}${label}${disabled}><span class="bk-feedback-icon" aria-hidden="true">${FEEDBACK_ICON[choice]}</span> ${escapeHtml(button.text?.text ?? fallback)}</button>`;
+}
+
 function renderInput(block, context) {
   const element = block.element ?? {};
   const id = escapeHtml(block.block_id ?? '');
@@ -94,13 +120,9 @@ function renderBlock(block, context) {
     case 'input':
       return `<div class="bk-input-block">${renderInput(block, context)}</div>`;
     case 'context_actions':
-      // Slack's thumbs up/down under a summary; shown, not clickable here.
       return `<div class="bk-context-actions">${(Array.isArray(block.elements) ? block.elements : [])
         .filter((e) => e?.type === 'feedback_buttons')
-        .map(
-          (e) =>
-            `<span class="bk-feedback" title="${escapeHtml(e.positive_button?.accessibility_label ?? 'Good')}">👍 ${escapeHtml(e.positive_button?.text?.text ?? 'Good')}</span><span class="bk-feedback" title="${escapeHtml(e.negative_button?.accessibility_label ?? 'Bad')}">👎 ${escapeHtml(e.negative_button?.text?.text ?? 'Bad')}</span>`,
-        )
+        .map((e) => renderFeedbackButton(e, 'positive', ctx) + renderFeedbackButton(e, 'negative', ctx))
         .join('')}</div>`;
     case 'plan':
       return `<div class="bk-plan"><div class="bk-plan-title">${escapeHtml(String(block.title ?? ''))}</div><ol class="bk-tasks">${(Array.isArray(block.tasks) ? block.tasks : []).map(renderTaskCard).join('')}</ol></div>`;
@@ -109,7 +131,7 @@ function renderBlock(block, context) {
   }
 }
 
-/** context: { users, messageTs, interactive, errors } — errors by block id, for modal inputs. */
+/** context: { users, messageTs, interactive, errors, feedbackPressed } — errors by block id, for modal inputs. */
 export function renderBlocks(blocks, context = {}) {
   return (Array.isArray(blocks) ? blocks : []).map((block) => renderBlock(block ?? {}, context)).join('');
 }

@@ -25,38 +25,48 @@ export async function recordInboxEntries(db: Db, entries: readonly InboxEntry[],
 }
 
 /**
- * Requests arriving together are stored in one INSERT (a burst of clicks costs one round trip, not
- * one each, so no ack waits behind a queue of single inserts). Each caller learns whether its own
- * request was new; the second of two with one key in a batch is a redelivery.
+ * Calls made in the same turn of the event loop share one statement: `write` gets every item of the
+ * turn and each caller gets the answer for its own. A burst of clicks then costs one round trip (and,
+ * on PGlite, one turn of its single thread) instead of one each, so no ack waits behind a queue of
+ * single statements. A caller's promise settles only after the shared statement did.
  */
-function batchedRecorder(db: Db, holder: { owner: string; leaseMs: number }): (entry: InboxEntry) => Promise<boolean> {
-  let batch: { entry: InboxEntry; resolve(fresh: boolean): void; reject(error: unknown): void }[] = [];
+function batchedPerTurn<Item, Answer>(write: (items: Item[]) => Promise<Answer[]>): (item: Item) => Promise<Answer> {
+  let batch: { item: Item; resolve(answer: Answer): void; reject(error: unknown): void }[] = [];
   const flush = () => {
     const taken = batch;
     batch = [];
-    const first = new Map<string, (typeof taken)[number]>();
-    for (const item of taken) if (!first.has(item.entry.key)) first.set(item.entry.key, item);
-    recordInboxEntries(
-      db,
-      [...first.values()].map((item) => item.entry),
-      holder,
-    ).then(
-      (fresh) => taken.forEach((item) => item.resolve(first.get(item.entry.key) === item && fresh.has(item.entry.key))),
-      (error: unknown) => taken.forEach((item) => item.reject(error)),
+    write(taken.map((entry) => entry.item)).then(
+      (answers) => taken.forEach((entry, i) => entry.resolve(answers[i]!)),
+      (error: unknown) => taken.forEach((entry) => entry.reject(error)),
     );
   };
-  return (entry) =>
+  return (item) =>
     new Promise((resolve, reject) => {
       if (batch.length === 0) setImmediate(flush);
-      batch.push({ entry, resolve, reject });
+      batch.push({ item, resolve, reject });
     });
 }
 
+/** Each caller learns whether its own request was new; the second of two with one key in a batch is a redelivery. */
+function batchedRecorder(db: Db, holder: { owner: string; leaseMs: number }): (entry: InboxEntry) => Promise<boolean> {
+  return batchedPerTurn(async (entries: InboxEntry[]) => {
+    const first = new Map<string, InboxEntry>();
+    for (const entry of entries) if (!first.has(entry.key)) first.set(entry.key, entry);
+    const fresh = await recordInboxEntries(db, [...first.values()], holder);
+    return entries.map((entry) => first.get(entry.key) === entry && fresh.has(entry.key));
+  });
+}
+
 export async function finishInboxEntry(db: Db, key: string): Promise<void> {
+  await finishInboxEntries(db, [key]);
+}
+
+/** Marks requests handled, in one UPDATE: after a burst, a hundred handlers finishing at once cost one statement. */
+async function finishInboxEntries(db: Db, keys: readonly string[]): Promise<void> {
   await db
     .update(slackInbox)
     .set({ status: 'done', body: null, doneAt: sql`now()`, leaseUntil: null })
-    .where(eq(slackInbox.id, key));
+    .where(inArray(slackInbox.id, [...new Set(keys)]));
 }
 
 /** A handler still at work keeps its request from being taken over. */
@@ -109,10 +119,11 @@ export function createSlackInbox(db: Db, options: { owner: string; soleOwner: bo
   const leaseMs = options.leaseMs ?? 60_000;
   let startUp = true;
   const record = batchedRecorder(db, { owner: options.owner, leaseMs });
+  const done = batchedPerTurn(async (keys: string[]) => (await finishInboxEntries(db, keys), keys.map(() => undefined)));
   return {
     leaseMs,
     record,
-    done: (key: string) => finishInboxEntry(db, key),
+    done,
     extend: (key: string) => extendInboxLease(db, { key, owner: options.owner, leaseMs }),
     async claimUnfinished(): Promise<InboxEntry[]> {
       const all = options.soleOwner && startUp;

@@ -20,6 +20,15 @@ describe.each(ENGINES)('the inbox and the outbox on %s', (engine) => {
     expect(await inbox.record({ key: 'event:E1', body: { n: 1 } })).toBe(false);
   });
 
+  it('marks every request of a burst handled, even when they finish at the same moment: none is handled again', async () => {
+    const inbox = createSlackInbox(database.db, { owner: 'A', soleOwner: false });
+    const keys = ['action:B1', 'action:B2', 'action:B3'];
+    await Promise.all(keys.map((key) => inbox.record({ key, body: { type: 'block_actions' } })));
+    await Promise.all([...keys, 'action:B2'].map((key) => inbox.done(key)));
+    const next = createSlackInbox(database.db, { owner: 'Z', soleOwner: true });
+    expect((await next.claimUnfinished()).map((e) => e.key).filter((key) => keys.includes(key))).toEqual([]);
+  });
+
   it('leaves a request to the replica handling it, and gives one left by a dead replica to the next, once', async () => {
     const a = createSlackInbox(database.db, { owner: 'A', soleOwner: false });
     const b = createSlackInbox(database.db, { owner: 'B', soleOwner: false });

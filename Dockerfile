@@ -7,6 +7,16 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
+# The compiled output: TypeScript is needed here only. bin/tandem.js runs dist/ while its stamp matches src/.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY bin ./bin
+COPY scripts/build.mjs ./scripts/
+COPY src ./src
+RUN node scripts/build.mjs
+
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     DATA_DIR=/data \
@@ -16,6 +26,7 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json manifest.yml ./
 COPY bin ./bin
 COPY src ./src
+COPY --from=build /app/dist ./dist
 COPY drizzle ./drizzle
 COPY runbooks ./runbooks
 RUN mkdir -p /data && chown node:node /data

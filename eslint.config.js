@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'drizzle', '.data', 'coverage', 'docs'] },
+  { ignores: ['node_modules', 'drizzle', '.data', 'coverage', 'docs', 'dist', 'dist.building-*'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -17,6 +17,11 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // Plain JavaScript run by Node (the entry point and the build): Node's globals.
+    files: ['bin/**/*.js', 'scripts/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
   {
     files: ['src/config/**', 'src/cli/**', 'bin/**', 'test/**', 'bench/**', 'vitest.config.ts', 'drizzle.config.ts'],

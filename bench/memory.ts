@@ -1,10 +1,12 @@
 /**
  * Idle memory of the real process: `node bin/tandem.js start` with Slack tokens pointed at a fake Web API,
  * on PGlite (first start in an empty DATA_DIR, then a reopen) and on PostgreSQL when TEST_DATABASE_URL is set.
+ * Like `npm start`, it builds first when the build is stale, so the bot runs compiled; it also measures the
+ * sources run through tsx on PostgreSQL (a checkout never built, or installed without dev dependencies).
  * Run: npx tsx bench/memory.ts. Prints RSS after the process has been idle for IDLE_MS.
  * Goals: PostgreSQL < 150 MB; PGlite < 400 MB on first start and < 250 MB on reopen.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,10 +15,13 @@ import { below, printFigures, type Figure } from './support/figures.ts';
 import { freshPostgres } from './support/fresh-postgres.ts';
 
 const IDLE_MS = 3_000;
-const BIN = path.resolve(import.meta.dirname, '../bin/tandem.js');
+const ROOT = path.resolve(import.meta.dirname, '..');
+const COMPILED = [path.join(ROOT, 'bin/tandem.js'), 'start'];
+const SOURCES = ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'start'];
 
-async function rssAfterIdle(env: Record<string, string>): Promise<number> {
-  const child = spawn(process.execPath, [BIN, 'start'], {
+async function rssAfterIdle(env: Record<string, string>, argv = COMPILED): Promise<number> {
+  const child = spawn(process.execPath, argv, {
+    cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -52,6 +57,7 @@ function rss(name: string, megabytes: number, goalMb: number): Figure {
   return { name, value: megabytes, unit: 'MB', ...below(goalMb)(megabytes) };
 }
 
+execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs'), '--if-stale'], { stdio: 'inherit' });
 const fake = await new SlackFakeServer({ token: 'xoxb-bench' }).start();
 const slack = { SLACK_BOT_TOKEN: 'xoxb-bench', SLACK_SIGNING_SECRET: 'bench-secret', SLACK_API_URL: fake.apiUrl, LOG_LEVEL: 'warn' };
 const dataDir = await mkdtemp(path.join(tmpdir(), 'tandem-memory-'));
@@ -65,6 +71,8 @@ try {
   if (postgres) {
     try {
       figures.push(rss('idle RSS, PostgreSQL', await rssAfterIdle({ ...slack, DATABASE_URL: postgres.url, PORT: port }), 150));
+      const fromSources = await rssAfterIdle({ ...slack, DATABASE_URL: postgres.url, PORT: port }, SOURCES);
+      figures.push({ name: 'idle RSS, PostgreSQL, sources through tsx (no build)', value: fromSources, unit: 'MB' });
     } finally {
       await postgres.drop();
     }

@@ -54,6 +54,12 @@ describe('Dockerfile', () => {
     expect([...missing]).toEqual([]);
   });
 
+  it('builds the compiled output in a stage of its own and ships it beside the sources its stamp is checked against', () => {
+    expect(instructions).toContain('RUN node scripts/build.mjs');
+    expect(instructions).toContain('COPY --from=build /app/dist ./dist');
+    expect(instructions).toContain('COPY src ./src');
+  });
+
   it('starts with the exact command of its CMD', () => {
     const cmd = instructions.find((i) => i.startsWith('CMD '))!;
     const argv = JSON.parse(cmd.slice(4)) as string[];

@@ -1,0 +1,53 @@
+/**
+ * The AgentContext every part of the agent is handed: the dependencies as the agent uses them (a
+ * redacting store, a surface that cannot throw into a run), this replica's leases, and the hooks that
+ * reach this process's drivers and background work.
+ */
+import type { BackgroundWork } from './background-work.ts';
+import type { AgentContext, AgentDeps } from './context.ts';
+import { redactingStore } from './redacting-store.ts';
+import type { RunDrivers } from './run-drivers.ts';
+import { createRunLeases, DEFAULT_REPLICA_SETTINGS } from './run-leases.ts';
+import { safeSurface } from './safe-surface.ts';
+import { createToolRegistry } from './tool-registry.ts';
+
+export function createAgentContext(deps: AgentDeps, drivers: RunDrivers, work: BackgroundWork): AgentContext {
+  const ctx: AgentContext = {
+    store: redactingStore(deps.store, deps.settings.secrets),
+    llm: deps.llm,
+    tools: createToolRegistry(deps.tools),
+    surface: safeSurface(deps.surface, deps.logger),
+    deliverySurface: deps.surface,
+    approvers: deps.approvers,
+    settings: deps.settings,
+    logger: deps.logger,
+    owner: deps.owner,
+    soleOwner: deps.soleOwner ?? false,
+    leases: createRunLeases({
+      store: deps.store,
+      owner: deps.owner,
+      soleOwner: deps.soleOwner ?? false,
+      settings: { ...DEFAULT_REPLICA_SETTINGS, ...deps.replicas },
+      logger: deps.logger,
+      onLost: (runId) => drivers.abandon(runId),
+    }),
+    runbooks: deps.runbooks,
+    now: deps.clock ?? (() => new Date()),
+    usage: (runId, role) => async (response) => {
+      if (deps.usageRecordedByLlm) return;
+      await ctx.store.recordUsage({
+        runId,
+        role,
+        provider: response.provider,
+        model: response.model,
+        inputTokens: response.usage.inputTokens,
+        outputTokens: response.usage.outputTokens,
+        costUsd: response.costUsd,
+      });
+    },
+    spawn: (promise, what, runId) => work.track(promise, what, runId),
+    kick: (runId) => drivers.kick(ctx, runId),
+    stopDriver: (runId, kind) => drivers.stop(runId, kind),
+  };
+  return ctx;
+}

@@ -1,0 +1,63 @@
+/**
+ * The runs this process drives, one RunDriver each: started (or woken) by a kick, stopped when a run
+ * ends or a peer takes it over, and drained on shutdown. After shutdown starts, nothing new is driven.
+ */
+import type { BackgroundWork } from './background-work.ts';
+import type { AgentContext } from './context.ts';
+import { RunDriver } from './executor.ts';
+
+export interface RunDrivers {
+  readonly accepting: boolean;
+  kick(ctx: AgentContext, runId: string): void;
+  stop(runId: string, kind: 'cancel' | 'abort' | 'halt'): Promise<boolean>;
+  /** A peer adopted the run (this replica looked dead): stop here without settling anything. */
+  abandon(runId: string): void;
+  /** Lets running steps reach a recorded state within the deadline, then halts what is left. */
+  shutdown(deadlineMs: number): Promise<void>;
+}
+
+export function createRunDrivers(work: BackgroundWork): RunDrivers {
+  const drivers = new Map<string, { driver: RunDriver; done: Promise<void> }>();
+  /** Runs that are ending: nothing may drive them again. */
+  const stopped = new Set<string>();
+  let accepting = true;
+
+  const kick = (ctx: AgentContext, runId: string): void => {
+    if (!accepting || stopped.has(runId)) return;
+    const active = drivers.get(runId);
+    if (active) return active.driver.wake();
+    const driver = new RunDriver(ctx, runId);
+    const done = driver.drive().finally(() => {
+      if (drivers.get(runId)?.driver === driver) drivers.delete(runId);
+      if (driver.missedWake) ctx.kick(runId);
+    });
+    drivers.set(runId, { driver, done });
+    work.track(done, 'executing run', runId);
+  };
+
+  return {
+    get accepting() {
+      return accepting;
+    },
+    kick,
+    async stop(runId, kind) {
+      if (kind !== 'halt') stopped.add(runId);
+      const active = drivers.get(runId);
+      if (!active) return false;
+      active.driver.halt();
+      await active.done.catch(() => undefined);
+      return true;
+    },
+    abandon: (runId) => drivers.get(runId)?.driver.abandon(),
+    async shutdown(deadlineMs) {
+      accepting = false;
+      for (const { driver } of drivers.values()) driver.drain();
+      const settled = Promise.allSettled([...drivers.values()].map((d) => d.done));
+      const timer = new Promise((resolve) => setTimeout(resolve, deadlineMs).unref());
+      if ((await Promise.race([settled.then(() => 'done'), timer])) !== 'done') {
+        for (const { driver } of drivers.values()) driver.halt();
+        await settled;
+      }
+    },
+  };
+}

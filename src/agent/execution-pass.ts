@@ -1,0 +1,182 @@
+/**
+ * One pass of a driver over an executing plan version: the mirror of what the store says about its
+ * steps (records, outputs, progress notes), the steps this pass runs, and the writes that change them.
+ * The driver asks executor-decisions.ts what to do with `state()` and calls the methods here to do it.
+ */
+import { riskOfTool } from './approval-policy.ts';
+import { buildBoard } from './board.ts';
+import type { AgentContext } from './context.ts';
+import { createEventLog, type EventLog } from './event-log.ts';
+import type { ExecutorState } from './executor-decisions.ts';
+import type { Plan } from './plan.ts';
+import type { RunRecord, StepRecord } from './ports/run-store.ts';
+import { succeededOutputs } from './step-facts.ts';
+import { runStep, type StepOutcome } from './step-runner.ts';
+import { mayStartVersion } from './version-approval.ts';
+
+/** What the pass needs of its driver. */
+export interface PassHooks {
+  signal: AbortSignal;
+  /** The run moved on elsewhere: the board is another replica's to write. */
+  superseded(): boolean;
+  /** Something no step outcome covers went wrong: stop every running step. */
+  onSystemError(error: unknown): void;
+}
+
+/** Reads the run and its current plan version and creates its step rows; undefined when there is nothing to execute. */
+export async function openExecutionPass(ctx: AgentContext, runId: string, hooks: PassHooks): Promise<ExecutionPass | undefined> {
+  const run = await ctx.store.getRun(runId);
+  if (!run || run.status !== 'executing' || !run.currentPlanVersion) return undefined;
+  const planVersion = await ctx.store.getPlanVersion(runId, run.currentPlanVersion);
+  if (!planVersion || !(await mayStartVersion(ctx, run, planVersion))) return undefined;
+  const plan = planVersion.plan;
+  await ctx.store.createSteps(
+    runId,
+    planVersion.version,
+    plan.steps.map((step) => ({
+      stepId: step.id,
+      kind: 'forward',
+      title: step.title,
+      tool: step.tool,
+      risk: riskOfTool(ctx.tools, step.tool),
+      dependsOn: step.dependsOn,
+      plannedArgs: step.args,
+    })),
+  );
+  return new ExecutionPass(ctx, run, plan, planVersion.version, await ctx.store.listSteps(runId), hooks);
+}
+
+export class ExecutionPass {
+  readonly records: Map<string, StepRecord>;
+  readonly events: EventLog;
+  /** The first step of this version seen failed or uncertain; it stays the one the supervisor is given. */
+  failure: StepRecord | null;
+  systemError: unknown = null;
+  private readonly outputs: Map<string, Record<string, unknown>>;
+  private readonly notes = new Map<string, string>();
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly specs: ReadonlyMap<string, Plan['steps'][number]>;
+  private attempts: number;
+  private tokens = 0;
+  private tokensReadAt: Date | null = null;
+
+  constructor(
+    private readonly ctx: AgentContext,
+    readonly run: RunRecord,
+    readonly plan: Plan,
+    readonly version: number,
+    allSteps: readonly StepRecord[],
+    private readonly hooks: PassHooks,
+  ) {
+    const forward = allSteps.filter((step) => step.kind === 'forward');
+    this.outputs = succeededOutputs(allSteps);
+    this.records = new Map(forward.filter((step) => step.planVersion === version).map((step) => [step.stepId, step]));
+    this.attempts = forward.reduce((sum, step) => sum + step.attempt, 0);
+    this.failure = [...this.records.values()].find((step) => step.status === 'failed' || step.status === 'uncertain') ?? null;
+    this.events = createEventLog(ctx, run.id);
+    this.specs = new Map(plan.steps.map((step) => [step.id, step]));
+  }
+
+  state(stopping: boolean): ExecutorState {
+    const { ctx, run } = this;
+    return {
+      steps: this.plan.steps,
+      records: this.records,
+      inFlight: new Set(this.inFlight.keys()),
+      failedStepId: this.failure?.stepId ?? null,
+      stopping,
+      attempts: this.attempts,
+      tokens: this.tokens,
+      tokensReadAt: this.tokensReadAt,
+      replans: run.replans,
+      runStartedAt: run.createdAt,
+      now: ctx.now(),
+      budgets: ctx.settings.budgets,
+      concurrency: ctx.settings.concurrency,
+      owner: ctx.owner,
+      soleOwner: ctx.soleOwner,
+    };
+  }
+
+  get running(): Promise<void>[] {
+    return [...this.inFlight.values()];
+  }
+
+  async skip(stepId: string, reason: string): Promise<void> {
+    const { run, version } = this;
+    await this.ctx.store.setStepStatus({ runId: run.id, planVersion: version, stepId, from: ['pending'], to: 'skipped', error: { message: reason } });
+    this.events.append('step-skipped', { planVersion: version, stepId, reason });
+    this.setLocal(stepId, { status: 'skipped', error: { message: reason } });
+  }
+
+  async readTokens(): Promise<void> {
+    const usage = await this.ctx.store.usageTotals(this.run.id);
+    this.tokens = usage.inputTokens + usage.outputTokens;
+    this.tokensReadAt = this.ctx.now();
+  }
+
+  start(stepId: string): void {
+    const { ctx, run, version } = this;
+    const spec = this.specs.get(stepId)!;
+    this.attempts++;
+    this.setLocal(stepId, { status: 'running', startedAt: ctx.now() });
+    const task = runStep(
+      ctx,
+      run,
+      { planVersion: version, stepId, kind: 'forward', title: spec.title, tool: spec.tool, args: spec.args, expect: spec.expect },
+      {
+        runSignal: this.hooks.signal,
+        events: this.events,
+        outputs: this.outputs,
+        onClaimed: (record) => (this.records.set(stepId, record), this.report()),
+        onProgress: (note) => (this.notes.set(stepId, note), this.report()),
+      },
+    )
+      .then((outcome) => this.mirrorOutcome(stepId, outcome))
+      .catch((error: unknown) => {
+        this.systemError ??= error;
+        this.hooks.onSystemError(error);
+      })
+      .finally(() => this.inFlight.delete(stepId));
+    this.inFlight.set(stepId, task);
+  }
+
+  /** Someone else changed the store (an answer, a retry, a peer's step): mirror it, except steps this pass runs. */
+  async refresh(): Promise<void> {
+    for (const step of await this.ctx.store.listSteps(this.run.id, this.version))
+      if (step.kind === 'forward' && !this.inFlight.has(step.stepId)) this.records.set(step.stepId, step);
+    // An answered question settled its step with the answer as output: dependants fill references from it.
+    for (const step of this.records.values()) if (step.status === 'succeeded' && step.output) this.outputs.set(step.stepId, step.output);
+  }
+
+  /** Shows the board in the thread (progress notes in place of a missing error). */
+  report(): void {
+    if (this.hooks.superseded()) return; // the board is another replica's to write now
+    const { ctx, run, notes } = this;
+    const steps = [...this.records.values()].map((step) =>
+      notes.has(step.stepId) && !step.error ? { ...step, error: { message: notes.get(step.stepId)! } } : step,
+    );
+    void ctx.surface.reportProgress(run, buildBoard(run, this.version, this.plan, steps, ctx.now())).catch(() => undefined);
+  }
+
+  private async mirrorOutcome(stepId: string, outcome: StepOutcome): Promise<void> {
+    const now = this.ctx.now();
+    if (outcome.status === 'succeeded') {
+      this.outputs.set(stepId, outcome.output);
+      this.setLocal(stepId, { status: 'succeeded', output: outcome.output, finishedAt: now });
+      if (outcome.note) this.notes.set(stepId, outcome.note);
+    } else if (outcome.status === 'failed' || outcome.status === 'uncertain') {
+      this.setLocal(stepId, { status: outcome.status, error: outcome.error, finishedAt: now });
+      this.failure ??= this.records.get(stepId) ?? null;
+    } else if (outcome.status === 'lost') {
+      const fresh = (await this.ctx.store.listSteps(this.run.id, this.version)).find((step) => step.stepId === stepId && step.kind === 'forward');
+      if (fresh) this.records.set(stepId, fresh);
+    } else this.setLocal(stepId, { status: outcome.status, finishedAt: now });
+    this.report();
+  }
+
+  private setLocal(stepId: string, patch: Partial<StepRecord>): void {
+    const current = this.records.get(stepId);
+    if (current) this.records.set(stepId, { ...current, ...patch });
+  }
+}

@@ -1,0 +1,192 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { nextActions, type ExecutorAction, type ExecutorState, type StepView } from '../../src/agent/executor-decisions.ts';
+import type { StepStatus } from '../../src/agent/ports/run-store.ts';
+
+const T0 = new Date('2026-11-23T12:00:00Z');
+const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
+const diamond = [
+  { id: 'a', dependsOn: [] },
+  { id: 'b', dependsOn: ['a'] },
+  { id: 'c', dependsOn: ['a'] },
+  { id: 'd', dependsOn: ['b', 'c'] },
+];
+const budgets = { maxSteps: 10, maxReplans: 1, runTimeoutS: 600, stepTimeoutS: 60, maxTokens: 1000 };
+
+interface Row {
+  name: string;
+  statuses?: Record<string, StepStatus>;
+  /** Running steps' leases, for steps another process claimed. */
+  leases?: Record<string, Partial<StepView>>;
+  state?: Partial<ExecutorState>;
+  expected: ExecutorAction[];
+}
+
+function stateOf(row: Row): ExecutorState {
+  const records = new Map(
+    Object.entries(row.statuses ?? {}).map(([stepId, status]) => [stepId, { status, leaseOwner: null, leaseUntil: null, ...row.leases?.[stepId] }]),
+  );
+  return {
+    steps: diamond,
+    records,
+    inFlight: new Set(),
+    failedStepId: null,
+    stopping: false,
+    attempts: 0,
+    tokens: 0,
+    tokensReadAt: T0,
+    replans: 0,
+    runStartedAt: T0,
+    now: T0,
+    budgets,
+    concurrency: 8,
+    owner: 'replica-a',
+    soleOwner: false,
+    ...row.state,
+  };
+}
+
+const start = (stepId: string): ExecutorAction => ({ kind: 'start', stepId });
+const skip = (stepId: string, reason: string): ExecutorAction => ({ kind: 'skip', stepId, reason });
+const wait: ExecutorAction = { kind: 'wait' };
+
+const rows: Row[] = [
+  { name: 'a fresh diamond starts its root', expected: [start('a'), wait] },
+  { name: 'both middle steps start together once the root succeeded', statuses: { a: 'succeeded' }, expected: [start('b'), start('c'), wait] },
+  {
+    name: 'the join waits for both middle steps',
+    statuses: { a: 'succeeded', b: 'succeeded', c: 'running' },
+    state: { inFlight: new Set(['c']) },
+    expected: [wait],
+  },
+  { name: 'the join starts when both succeeded', statuses: { a: 'succeeded', b: 'succeeded', c: 'succeeded' }, expected: [start('d'), wait] },
+  {
+    name: 'concurrency 1 starts one middle step',
+    statuses: { a: 'succeeded' },
+    state: { concurrency: 1 },
+    expected: [start('b'), wait],
+  },
+  {
+    name: 'a full concurrency limit starts nothing more',
+    statuses: { a: 'succeeded', b: 'running' },
+    state: { concurrency: 1, inFlight: new Set(['b']) },
+    expected: [wait],
+  },
+  {
+    name: 'a failure stops new starts and waits for the running step',
+    statuses: { a: 'succeeded', b: 'failed', c: 'running' },
+    state: { failedStepId: 'b', inFlight: new Set(['c']) },
+    expected: [skip('d', 'skipped: b failed'), wait],
+  },
+  {
+    name: 'a failure with nothing running goes to the supervisor',
+    statuses: { a: 'succeeded', b: 'uncertain', c: 'succeeded', d: 'skipped' },
+    state: { failedStepId: 'b' },
+    expected: [{ kind: 'settle', outcome: { status: 'escalate', stepId: 'b' } }],
+  },
+  {
+    name: 'the dependants of a skipped step are skipped, and the run succeeds',
+    statuses: { a: 'skipped' },
+    expected: [
+      skip('b', 'skipped: a was skipped'),
+      skip('c', 'skipped: a was skipped'),
+      skip('d', 'skipped: b was skipped'),
+      { kind: 'settle', outcome: { status: 'succeeded' } },
+    ],
+  },
+  {
+    name: 'the step budget stops the run before another start',
+    statuses: { a: 'succeeded' },
+    state: { attempts: 20 },
+    expected: [{ kind: 'stop', reason: expect.stringMatching(/step budget is spent \(20 step attempts/) as string }],
+  },
+  {
+    name: 'no step starts past the attempt that spends the budget',
+    statuses: { a: 'succeeded' },
+    state: { attempts: 19 },
+    expected: [start('b'), wait],
+  },
+  {
+    name: 'the token budget stops the run',
+    statuses: { a: 'succeeded' },
+    state: { tokens: 1000 },
+    expected: [{ kind: 'stop', reason: expect.stringMatching(/token budget is spent/) as string }],
+  },
+  {
+    name: 'a stale token total is read before anything starts',
+    statuses: { a: 'succeeded' },
+    state: { tokensReadAt: null },
+    expected: [{ kind: 'read-tokens' }],
+  },
+  {
+    name: 'the wall clock stops a run even with nothing to start, cancelling its running step',
+    statuses: { a: 'running' },
+    state: { inFlight: new Set(['a']), now: at(600) },
+    expected: [{ kind: 'stop', reason: expect.stringMatching(/longer than 600s/) as string }],
+  },
+  { name: 'a step waiting for a person pauses the run', statuses: { a: 'waiting' }, expected: [{ kind: 'settle', outcome: { status: 'paused' } }] },
+  {
+    name: 'everything done: the run succeeded',
+    statuses: { a: 'succeeded', b: 'succeeded', c: 'succeeded', d: 'succeeded' },
+    expected: [{ kind: 'settle', outcome: { status: 'succeeded' } }],
+  },
+  {
+    name: 'a cancelled step ends the run with nothing to record',
+    statuses: { a: 'cancelled', b: 'skipped', c: 'skipped', d: 'skipped' },
+    expected: [{ kind: 'settle', outcome: { status: 'none' } }],
+  },
+  {
+    name: "a peer's live step is waited for",
+    statuses: { a: 'running' },
+    leases: { a: { leaseOwner: 'replica-b', leaseUntil: at(30) } },
+    expected: [{ kind: 'wait-foreign' }],
+  },
+  {
+    name: "a step whose owner's lease ran out is recovered",
+    statuses: { a: 'running' },
+    leases: { a: { leaseOwner: 'replica-b', leaseUntil: at(-1) } },
+    expected: [{ kind: 'recover-foreign' }],
+  },
+  {
+    name: 'a step this replica left running before a restart is recovered',
+    statuses: { a: 'running' },
+    leases: { a: { leaseOwner: 'replica-a', leaseUntil: at(30) } },
+    expected: [{ kind: 'recover-foreign' }],
+  },
+  {
+    name: 'alone on the store, any running step nobody here runs is recovered',
+    statuses: { a: 'running' },
+    leases: { a: { leaseOwner: 'replica-b', leaseUntil: at(30) } },
+    state: { soleOwner: true },
+    expected: [{ kind: 'recover-foreign' }],
+  },
+  { name: 'a stopping driver starts nothing', statuses: { a: 'succeeded' }, state: { stopping: true }, expected: [{ kind: 'drain' }] },
+];
+
+describe('executor decisions', () => {
+  it.each(rows)('$name', (row) => {
+    expect(nextActions(stateOf(row))).toEqual(row.expected);
+  });
+});
+
+const statusArb = fc.constantFrom<StepStatus>('pending', 'running', 'succeeded', 'failed', 'skipped', 'waiting', 'cancelled');
+
+describe('executor decisions, for any state of the diamond', () => {
+  it('start only steps whose dependencies succeeded, never past the concurrency limit, and nothing after a failure or while stopping', () => {
+    fc.assert(
+      fc.property(fc.tuple(statusArb, statusArb, statusArb, statusArb), fc.integer({ min: 1, max: 4 }), fc.boolean(), (statuses, concurrency, stopping) => {
+        const byId = Object.fromEntries(diamond.map((step, i) => [step.id, statuses[i]!]));
+        const inFlight = new Set(diamond.filter((step) => byId[step.id] === 'running').map((step) => step.id));
+        const failed = diamond.find((step) => byId[step.id] === 'failed')?.id ?? null;
+        const actions = nextActions(stateOf({ name: '', statuses: byId, state: { inFlight, concurrency, stopping, failedStepId: failed }, expected: [] }));
+        const started = actions.filter((action) => action.kind === 'start').map((action) => action.stepId);
+        for (const stepId of started) {
+          expect(byId[stepId]).toBe('pending');
+          for (const dep of diamond.find((step) => step.id === stepId)!.dependsOn) expect(byId[dep]).toBe('succeeded');
+        }
+        expect(inFlight.size + started.length).toBeLessThanOrEqual(Math.max(concurrency, inFlight.size));
+        if (failed || stopping) expect(started).toEqual([]);
+      }),
+    );
+  });
+});

@@ -5,6 +5,7 @@ import type { StepStatus } from '../../src/agent/ports/run-store.ts';
 import type { BoardState } from '../../src/agent/ports/surface.ts';
 import type { BoardStyle } from '../../src/bot/board-publisher.ts';
 import { SlackSurface } from '../../src/bot/slack-surface.ts';
+import { LIMITS } from '../../src/bot/views/limits.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { SlackFakeServer, type RecordedCall } from '../../src/workspace/slack-fake/index.ts';
 import { BOT_TOKEN } from '../fakes/slack-harness.ts';
@@ -106,5 +107,24 @@ describe('status board style', () => {
     const [board] = fake.model.thread('C1', '1.000006');
     expect(board!.text).toMatch(/^Failed: /);
     expect(blockTypes(board!.blocks)).toEqual(['plan', 'context']);
+  });
+
+  it('draws a board of more than 50 steps with sections in its one message, without logging or remembering it (decision 018)', async () => {
+    const { surface, lines } = surfaceWith('auto');
+    const long = makeBoard(makePlan(LIMITS.planTasks + 1), { runId: 'run_g', runStatus: 'executing' });
+    const run = makeRun({ id: 'run_g', status: 'executing', conversation: { channel: 'C1', threadTs: '1.000007' } });
+    await surface.reportProgress(run, long);
+    await surface.board.settle('run_g');
+    await surface.reportProgress(run, { ...long, runStatus: 'succeeded', steps: long.steps.map((step) => ({ ...step, status: 'succeeded' as StepStatus })) });
+    await surface.board.settle('run_g');
+    const thread = fake.model.thread('C1', '1.000007');
+    expect(thread).toHaveLength(1);
+    expect(blockTypes(thread[0]!.blocks)[0]).toBe('header');
+    expect(thread[0]!.text).toMatch(/^Succeeded: .*\(51\/51 steps done\)$/);
+    expect(boardCalls().filter(sentPlan)).toHaveLength(0);
+    expect(lines.filter((line) => line.includes('plan block'))).toHaveLength(0);
+
+    const next = await runThrough(surface, 'run_h', '1.000008');
+    expect(blockTypes(next[0]!.blocks)).toEqual(['plan', 'context']);
   });
 });

@@ -1,10 +1,11 @@
 /**
- * The run's event log, written off the critical path: appends keep their call order (one chain per
- * log) but a step does not wait for its own log line. The durable transition a step depends on is
- * the step row (claimStep / finishStep), which is always awaited; flush() before the run moves on.
+ * The run's event log, written off the critical path: a step does not wait for its own log line, and
+ * appends made while a write is under way go out together as the next batch (one statement, one
+ * commit), in call order. The durable transition a step depends on is the step row (claimStep /
+ * finishStep), which is always awaited; flush() before the run moves on.
  */
 import type { AgentContext } from './context.ts';
-import type { RunEventArgs } from './run-events.ts';
+import type { RunEventArgs, RunEventInput } from './run-events.ts';
 
 export interface EventLog {
   /** A known event type with its payload: `append('step-started', {…})`. */
@@ -13,16 +14,25 @@ export interface EventLog {
 }
 
 export function createEventLog(ctx: AgentContext, runId: string): EventLog {
-  let tail: Promise<void> = Promise.resolve();
+  let pending: RunEventInput[] = [];
+  let writing: Promise<void> | null = null;
+  const writeBatches = async () => {
+    // Appends made in the same turn of the event loop (steps finishing together) share the first batch.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    while (pending.length) {
+      const batch = pending;
+      pending = [];
+      await ctx.store
+        .appendEvents(runId, batch)
+        .catch((error: unknown) => ctx.logger.warn({ runId, types: batch.map((event) => event.type), err: error }, 'could not append run events'));
+    }
+    writing = null;
+  };
   return {
-    append(...event) {
-      tail = tail.then(() =>
-        ctx.store.appendEvent(runId, ...event).then(
-          () => undefined,
-          (error: unknown) => ctx.logger.warn({ runId, type: event[0], err: error }, 'could not append run event'),
-        ),
-      );
+    append(...[type, data]) {
+      pending.push({ type, data } as RunEventInput);
+      writing ??= writeBatches();
     },
-    flush: () => tail,
+    flush: () => writing ?? Promise.resolve(),
   };
 }

@@ -64,6 +64,11 @@ const steps = (store: StepsPort, redact: Redact): Partial<StepsPort> => ({
 
 const events = (store: EventsPort, redact: Redact): Partial<EventsPort> => ({
   appendEvent: (runId, ...event) => store.appendEvent(runId, ...mapEventArgs(event, redact.value)),
+  appendEvents: (runId, batch) =>
+    store.appendEvents(
+      runId,
+      batch.map((event) => mapEventData(event, redact.value)),
+    ),
 });
 
 const humanInput = (store: HumanInputPort, redact: Redact): Partial<HumanInputPort> => ({

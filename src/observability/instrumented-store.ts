@@ -1,5 +1,6 @@
 import { FINAL_RUN_STATUSES, type RunStore, type StepStatus } from '../agent/ports/run-store.ts';
 import { decorate } from '../agent/ports/decorate.ts';
+import type { RunEventInput } from '../agent/run-events.ts';
 import type { Metrics } from './metrics.ts';
 
 /**
@@ -20,6 +21,12 @@ export function instrumentRunStore(store: RunStore, metrics: Metrics): RunStore 
     (await store.listSteps(runId, planVersion)).find((s) => s.stepId === stepId)?.tool;
   // Steps still running when their run ends (a cancel) keep their `running` entry until they finish.
   const runEnded = (runId: string) => toolsByRun.delete(runId);
+  const countAgentCall = (event: RunEventInput) => {
+    if (event.type !== 'agent-call') return;
+    // A refused call's name is whatever the model wrote: keep it out of the labels.
+    if (event.data.refused) metrics.agentCalls.inc({ tool: '-', status: 'refused' });
+    else metrics.agentCalls.inc({ tool: String(event.data.tool), status: event.data.ok ? 'succeeded' : 'failed' });
+  };
 
   return decorate(store, {
     async createSteps(runId, planVersion, steps) {
@@ -86,13 +93,13 @@ export function instrumentRunStore(store: RunStore, metrics: Metrics): RunStore 
     },
     async appendEvent(runId, ...args) {
       const event = await store.appendEvent(runId, ...args);
-      const [type, data] = args;
-      if (type === 'agent-call') {
-        // A refused call's name is whatever the model wrote: keep it out of the labels.
-        if (data.refused) metrics.agentCalls.inc({ tool: '-', status: 'refused' });
-        else metrics.agentCalls.inc({ tool: String(data.tool), status: data.ok ? 'succeeded' : 'failed' });
-      }
+      countAgentCall({ type: args[0], data: args[1] } as RunEventInput);
       return event;
+    },
+    async appendEvents(runId, events) {
+      const stored = await store.appendEvents(runId, events);
+      events.forEach(countAgentCall);
+      return stored;
     },
     async openEscalation(input, owed) {
       const escalation = await store.openEscalation(input, owed);

@@ -9,7 +9,7 @@ import type { StepsPort } from '../agent/ports/steps.ts';
 import type { UsagePort } from '../agent/ports/usage.ts';
 import type { Db } from './database.ts';
 import { decideConfirmation, requestConfirmation, selectConfirmations } from './confirmations-repository.ts';
-import { appendEvent, selectEvents } from './events-repository.ts';
+import { appendEvent, appendEvents, selectEvents } from './events-repository.ts';
 import { adoptRuns, claimRunLease, releaseRunLease, renewLeases } from './leases-repository.ts';
 import { insertEscalation, resolveEscalation, selectEscalation, selectEscalations } from './escalations-repository.ts';
 import { insertApproval, insertPlanVersion, selectApprovals, selectPlanVersion, selectPlanVersions } from './plans-repository.ts';
@@ -68,6 +68,7 @@ const steps = (db: Db): StepsPort => ({
 
 const events = (db: Db): EventsPort => ({
   appendEvent: (runId, type, data) => appendEvent(db, runId, type, data),
+  appendEvents: (runId, batch) => appendEvents(db, runId, batch),
   listEvents: (runId) => selectEvents(db, runId),
 });
 

@@ -251,6 +251,30 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     }
   });
 
+  it('numbers a batch of events consecutively in the order given, gap-free alongside single appends from another connection', async () => {
+    const run = await newRun();
+    const other: Database | undefined = database.url ? await openDatabase({ url: database.url }) : undefined;
+    try {
+      const otherStore = other ? createRunStore(other.db) : store;
+      const batches = Array.from({ length: 10 }, (_, b) => [0, 1, 2].map((i) => ({ type: 'run-paused' as const, data: { reason: `batch ${b} event ${i}` } })));
+      const [stored] = await Promise.all([
+        Promise.all(batches.map((batch) => store.appendEvents(run.id, batch))),
+        Promise.all(Array.from({ length: 10 }, (_, i) => otherStore.appendEvent(run.id, 'run-paused', { reason: `single ${i}` }))),
+      ]);
+      const events = await store.listEvents(run.id);
+      expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+      // Each batch is one write: its events are adjacent and in their given order, and the call returns them as stored.
+      for (const [b, batch] of stored.entries()) {
+        expect(batch.map((e) => e.data)).toEqual([0, 1, 2].map((i) => ({ reason: `batch ${b} event ${i}` })));
+        expect(batch.map((e) => e.seq)).toEqual([0, 1, 2].map((i) => batch[0]!.seq + i));
+      }
+      expect(await store.appendEvents(run.id, [])).toEqual([]);
+      await expect(store.appendEvents('run_missing', [{ type: 'run-paused', data: { reason: 'none' } }])).rejects.toThrow(/not found/);
+    } finally {
+      await other?.close();
+    }
+  });
+
   it('resolves an escalation once, answers the oldest question, and totals usage', async () => {
     const run = await newRun();
     const escalation = await store.openEscalation({ runId: run.id, planVersion: 1, stepId: 's2', kind: 'uncertain-side-effect', message: 'release may exist' });

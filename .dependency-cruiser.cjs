@@ -37,10 +37,22 @@ module.exports = {
     },
     {
       name: 'store-is-below-everything',
-      comment: 'The store implements the agent ports; it does not import the surfaces, integrations or wiring.',
+      comment:
+        "The store implements the agent's, the runbooks' and the schedules' ports; it does not import the surfaces, integrations or wiring, nor the scheduler beyond its port.",
       severity: 'error',
       from: { path: layer('store') },
-      to: { path: ['^src/bot/', '^src/integrations/', '^src/runtime/', '^src/cli/', '^src/workspace/', '^src/schedules/', '^src/eval/'] },
+      to: {
+        path: ['^src/bot/', '^src/integrations/', '^src/runtime/', '^src/cli/', '^src/workspace/', '^src/schedules/', '^src/eval/'],
+        pathNot: '^src/schedules/schedules-port\\.ts$',
+      },
+    },
+    {
+      name: 'runbooks-and-schedules-take-ports',
+      comment:
+        'The runbook catalog and the scheduler reach the database through the ports they define (RunbooksPort, SchedulesPort), which src/store implements: the store may depend on them, never the reverse.',
+      severity: 'error',
+      from: { path: ['^src/runbooks/', '^src/schedules/'] },
+      to: { path: ['^src/store/', 'node_modules/(postgres|@electric-sql|drizzle-orm)/'] },
     },
     {
       name: 'only-the-cli-starts-things',

@@ -1,12 +1,11 @@
 import type { Result } from '../agent/errors.ts';
 import type { Plan } from '../agent/plan.ts';
 import type { Risk } from '../agent/ports/tool.ts';
-import type { Db } from '../store/database.ts';
-import { deleteStoredRunbook, insertRunbook, listStoredRunbooks, selectRunWithLastPlan, selectSucceededRunPlans } from '../store/runbooks-repository.ts';
 import { loadRunbookFiles, type RunbookProblem } from './load-runbooks.ts';
 import { matchRunbook } from './match-runbook.ts';
 import { isReadOnlyPlan } from './read-only.ts';
 import type { Runbook } from './runbook.ts';
+import type { RunbooksPort } from './runbooks-port.ts';
 import { draftRunbook } from './save-as-runbook.ts';
 import { similarPlans } from './similar-plans.ts';
 
@@ -47,7 +46,8 @@ export interface RunbookCatalog {
 }
 
 export interface CatalogOptions {
-  db: Db;
+  /** Saved runbooks and past runs (src/store's createRunbooksStore). */
+  store: RunbooksPort;
   /** The runbooks folder (TANDEM_RUNBOOKS_DIR). */
   dir: string;
   logger: CatalogLogger;
@@ -59,13 +59,13 @@ export interface CatalogOptions {
 
 /** Loads file and stored runbooks once, then serves matches from memory. */
 export async function createRunbookCatalog(options: CatalogOptions): Promise<RunbookCatalog> {
-  const { db, logger } = options;
+  const { store, logger } = options;
   const riskOf = options.riskOf ?? (() => undefined);
   let runbooks: Runbook[] = [];
   let problems: RunbookProblem[] = [];
 
   async function reload(): Promise<void> {
-    const [files, stored] = await Promise.all([loadRunbookFiles(options.dir), listStoredRunbooks(db)]);
+    const [files, stored] = await Promise.all([loadRunbookFiles(options.dir), store.listSaved()]);
     for (const problem of files.problems) logger.warn({ path: problem.path, reason: problem.reason }, 'runbook-file-invalid');
     const fileNames = new Set(files.runbooks.map((runbook) => runbook.name));
     for (const runbook of stored.filter((runbook) => fileNames.has(runbook.name))) {
@@ -86,17 +86,17 @@ export async function createRunbookCatalog(options: CatalogOptions): Promise<Run
       return { name: found.runbook.name, plan: found.plan, params: found.params, preApproved };
     },
     async examples(task, k) {
-      const past = await selectSucceededRunPlans(db, options.exampleWindow ?? 200);
+      const past = await store.succeededRunPlans(options.exampleWindow ?? 200);
       return similarPlans(task, past, k).map(({ task: pastTask, plan }) => ({ task: pastTask, plan }));
     },
     async save(input) {
-      const run = await selectRunWithLastPlan(db, input.runId);
+      const run = await store.runWithLastPlan(input.runId);
       if (!run) return { ok: false, error: `there is no run ${input.runId} with a plan` };
       if (run.status !== 'succeeded') return { ok: false, error: `only a run that succeeded can become a runbook; ${input.runId} is ${run.status}` };
       const draft = draftRunbook({ task: run.task, plan: run.plan, params: input.params, name: input.name });
       if (!draft.ok) return draft;
       if (runbooks.some((runbook) => runbook.name === draft.value.name)) return { ok: false, error: `a runbook named ${draft.value.name} already exists` };
-      const saved = await insertRunbook(db, { ...draft.value, source: `run:${input.runId}`, preApproved: input.preApproved ?? false, createdBy: input.createdBy });
+      const saved = await store.save({ ...draft.value, source: `run:${input.runId}`, preApproved: input.preApproved ?? false, createdBy: input.createdBy });
       if (saved.ok) {
         logger.info({ name: saved.value.name, runId: input.runId, pattern: saved.value.pattern }, 'runbook-saved');
         await reload();
@@ -104,7 +104,7 @@ export async function createRunbookCatalog(options: CatalogOptions): Promise<Run
       return saved;
     },
     async remove(name) {
-      const removed = await deleteStoredRunbook(db, name);
+      const removed = await store.remove(name);
       if (removed) await reload();
       return removed;
     },

@@ -3,8 +3,7 @@ import type { SlackClient } from '../bot/index.ts';
 import { escapeText } from '../integrations/slack/slack-text.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createScheduler, createScheduleService, type Scheduler, type ScheduleService } from '../schedules/index.ts';
-import type { Db } from '../store/index.ts';
-import { recordFireRun } from '../store/schedules-repository.ts';
+import { createSchedulesStore, type Db } from '../store/index.ts';
 
 export interface Schedules {
   /** What Slack uses to add, list and remove schedules; each change reloads this replica's scheduler. */
@@ -26,8 +25,9 @@ export function createSchedules(deps: {
   secrets: readonly string[];
 }): Schedules {
   let started = false;
+  const store = createSchedulesStore(deps.db);
   const scheduler = createScheduler({
-    db: deps.db,
+    store,
     replicaId: deps.replicaId,
     logger: deps.logger,
     async fire(schedule, slot) {
@@ -42,11 +42,11 @@ export function createSchedules(deps: {
         conversation: { channel: schedule.channel, threadTs: opened.ts },
         origin: 'schedule',
       });
-      await recordFireRun(deps.db, schedule.id, slot, run.id);
+      await store.recordFireRun(schedule.id, slot, run.id);
       deps.logger.info({ scheduleId: schedule.id, slot: slot.toISOString(), runId: run.id }, 'schedule fired');
     },
   });
-  const service = createScheduleService({ db: deps.db, secrets: deps.secrets, onChange: async () => (started ? scheduler.reload() : undefined) });
+  const service = createScheduleService({ store, secrets: deps.secrets, onChange: async () => (started ? scheduler.reload() : undefined) });
   const start = scheduler.start.bind(scheduler);
   return {
     service,

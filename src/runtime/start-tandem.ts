@@ -11,7 +11,7 @@ import type { Logger } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import type { RunbookCatalog } from '../runbooks/catalog.ts';
 import { createRunbookCatalog } from '../runbooks/index.ts';
-import { createRunStore, createSlackInbox, expireLeasesOfDeadOwners, type Database } from '../store/index.ts';
+import { createRunbooksStore, createRunStore, createSlackInbox, expireLeasesOfDeadOwners, type Database } from '../store/index.ts';
 import { startLocalWorkspace, type LocalWorkspace } from '../workspace/local/index.ts';
 import { openConfiguredDatabase } from './open-database.ts';
 import { createCleanups, type Cleanups } from './cleanups.ts';
@@ -164,7 +164,7 @@ async function buildServices(config: Readonly<Config>, logger: Logger, cleanups:
   const { tools, close: closeTools } = await buildTools(config, { llm, slackClient, logger, onGithubClient: (github) => countGithubErrors(github, metrics) });
   cleanups.add(closeTools);
   const risks = new Map(tools.map((tool) => [tool.name, tool.risk]));
-  const runbooks = await createRunbookCatalog({ db: database.db, dir: config.runbooksDir, logger, riskOf: (tool) => risks.get(tool) });
+  const runbooks = await createRunbookCatalog({ store: createRunbooksStore(database.db), dir: config.runbooksDir, logger, riskOf: (tool) => risks.get(tool) });
   // A runbook saved on another replica reaches this one within a minute (a save here reloads at once).
   cleanups.add(refreshRunbooksPeriodically(runbooks, logger));
   return { database, metrics, store, llm, slackClient, tools, runbooks };

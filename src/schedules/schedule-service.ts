@@ -1,9 +1,8 @@
 import type { Result } from '../agent/errors.ts';
 import { redactText } from '../agent/redact.ts';
-import type { Db } from '../store/database.ts';
-import { deleteSchedule, insertSchedule, listSchedules, selectSchedule, type ScheduleRecord } from '../store/schedules-repository.ts';
 import { formatFireTime, nextFireTimes } from './next-fire-times.ts';
 import { parseSchedule } from './parse-schedule.ts';
+import type { ScheduleRecord, SchedulesPort } from './schedules-port.ts';
 import { isTimeZone } from './zoned-time.ts';
 
 /** A schedule as a person sees it: the cron echoed back and the next fire times in its zone. */
@@ -21,7 +20,7 @@ export interface ScheduleService {
 }
 
 export interface ScheduleServiceOptions {
-  db: Db;
+  store: SchedulesPort;
   /** Called after a schedule is added or removed, e.g. the local scheduler's reload(). */
   onChange?: () => Promise<void>;
   clock?: () => Date;
@@ -32,7 +31,7 @@ export interface ScheduleServiceOptions {
 }
 
 export function createScheduleService(options: ScheduleServiceOptions): ScheduleService {
-  const { db } = options;
+  const { store } = options;
   const now = options.clock ?? (() => new Date());
   const view = (schedule: ScheduleRecord): ScheduleView => ({
     id: schedule.id,
@@ -52,7 +51,7 @@ export function createScheduleService(options: ScheduleServiceOptions): Schedule
       const parsed = parseSchedule(redactText(input.text, options.secrets ?? []));
       if (!parsed.ok) return parsed;
       if (nextFireTimes(parsed.value.cron, timeZone, now(), 1).length === 0) return { ok: false, error: `\`${parsed.value.cron}\` never fires` };
-      const schedule = await insertSchedule(db, {
+      const schedule = await store.insert({
         cron: parsed.value.cron,
         timeZone,
         task: parsed.value.task,
@@ -63,14 +62,14 @@ export function createScheduleService(options: ScheduleServiceOptions): Schedule
       return { ok: true, value: view(schedule) };
     },
     async list(filter) {
-      return (await listSchedules(db, filter)).map(view);
+      return (await store.list(filter)).map(view);
     },
     async get(id) {
-      const schedule = await selectSchedule(db, id);
+      const schedule = await store.get(id);
       return schedule ? view(schedule) : undefined;
     },
     async remove(id) {
-      const removed = await deleteSchedule(db, id);
+      const removed = await store.remove(id);
       if (removed) await options.onChange?.();
       return removed;
     },

@@ -1,7 +1,6 @@
 import { createTask, type ScheduledTask } from 'node-cron';
-import type { Db } from '../store/database.ts';
-import { claimFire, lastFiredSlots, listSchedules, pruneFires, type ScheduleRecord } from '../store/schedules-repository.ts';
 import { previousFireTime } from './next-fire-times.ts';
+import type { ScheduleRecord, SchedulesPort } from './schedules-port.ts';
 
 export interface SchedulerLogger {
   info(obj: object, msg?: string): void;
@@ -10,7 +9,7 @@ export interface SchedulerLogger {
 }
 
 export interface SchedulerOptions {
-  db: Db;
+  store: SchedulesPort;
   /** This process's id, recorded on each slot it fires. */
   replicaId: string;
   /** Starts the scheduled run; called once per slot across every replica. A throw is logged, not retried. */
@@ -40,7 +39,7 @@ interface Running {
 }
 
 export function createScheduler(options: SchedulerOptions): Scheduler {
-  const { db, replicaId, logger } = options;
+  const { store, replicaId, logger } = options;
   const now = options.clock ?? (() => new Date());
   const running = new Map<string, Running>();
   const inFlight = new Set<Promise<void>>();
@@ -50,7 +49,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
 
   async function tryFire(schedule: ScheduleRecord, slot: Date, reason: 'scheduled' | 'catch-up'): Promise<void> {
     if (stopped) return;
-    if (!(await claimFire(db, schedule.id, slot, replicaId))) return;
+    if (!(await store.claimFire(schedule.id, slot, replicaId))) return;
     logger.info({ scheduleId: schedule.id, slot: slot.toISOString(), reason, replicaId }, 'schedule-fired');
     try {
       await options.fire(schedule, slot);
@@ -81,7 +80,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   }
 
   async function reload(): Promise<void> {
-    const schedules = await listSchedules(db, { enabledOnly: true });
+    const schedules = await store.list({ enabledOnly: true });
     if (stopped) return;
     known = new Map(schedules.map((schedule) => [schedule.id, schedule]));
     for (const [id, entry] of running) {
@@ -101,7 +100,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   }
 
   async function catchUp(): Promise<void> {
-    const lastSlots = await lastFiredSlots(db);
+    const lastSlots = await store.lastFiredSlots();
     const at = now();
     const claims: Promise<void>[] = [];
     for (const schedule of known.values()) {
@@ -122,7 +121,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     try {
       await reload();
       await catchUp();
-      await pruneFires(db, new Date(now().getTime() - (options.fireRetentionMs ?? 7 * 86_400_000)));
+      await store.pruneFires(new Date(now().getTime() - (options.fireRetentionMs ?? 7 * 86_400_000)));
     } catch (error) {
       logger.error({ err: error }, 'schedule-check-failed');
     }

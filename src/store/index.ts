@@ -1,6 +1,8 @@
 export { openDatabase, type Database, type Db } from './database.ts';
 export { DataDirLockedError } from './data-dir-lock.ts';
 export { createRunStore } from './run-store.ts';
+export { createRunbooksStore } from './runbooks-repository.ts';
+export { createSchedulesStore } from './schedules-repository.ts';
 export { markSlackEventSeen, forgetSlackEventsBefore } from './slack-events-repository.ts';
 export { createSlackInbox, forgetInboxBefore } from './inbox-repository.ts';
 export { expireLeasesOfDeadOwners } from './dead-owners-repository.ts';

@@ -1,7 +1,8 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { Result } from '../agent/errors.ts';
 import { PlanSchema, type Plan } from '../agent/plan.ts';
-import type { RunStatus } from '../agent/ports/run-store.ts';
+import type { RunStatus } from '../agent/ports/runs.ts';
+import type { RunbooksPort, NewStoredRunbook } from '../runbooks/runbooks-port.ts';
 import { RunbookPlanSchema, type Runbook } from '../runbooks/runbook.ts';
 import type { Db } from './database.ts';
 import { isUniqueViolation } from './errors.ts';
@@ -9,17 +10,6 @@ import { newId } from './ids.ts';
 import { planVersions, runbooks, runs } from './schema.ts';
 
 type RunbookRow = typeof runbooks.$inferSelect;
-
-export interface NewStoredRunbook {
-  name: string;
-  pattern: string;
-  plan: Plan;
-  params: string[];
-  /** `run:<runId>` for a runbook saved from a run. */
-  source: string;
-  preApproved: boolean;
-  createdBy: string | null;
-}
 
 function toRunbook(row: RunbookRow): Runbook | undefined {
   // Parsed on every read; a row that no longer parses is skipped rather than breaking every match.
@@ -38,7 +28,7 @@ function toRunbook(row: RunbookRow): Runbook | undefined {
   };
 }
 
-export async function insertRunbook(db: Db, input: NewStoredRunbook): Promise<Result<Runbook>> {
+async function insertRunbook(db: Db, input: NewStoredRunbook): Promise<Result<Runbook>> {
   try {
     const [row] = await db
       .insert(runbooks)
@@ -52,18 +42,18 @@ export async function insertRunbook(db: Db, input: NewStoredRunbook): Promise<Re
   }
 }
 
-export async function listStoredRunbooks(db: Db): Promise<Runbook[]> {
+async function listStoredRunbooks(db: Db): Promise<Runbook[]> {
   const rows = await db.select().from(runbooks).orderBy(asc(runbooks.name));
   return rows.map(toRunbook).filter((runbook): runbook is Runbook => runbook !== undefined);
 }
 
-export async function deleteStoredRunbook(db: Db, name: string): Promise<boolean> {
+async function deleteStoredRunbook(db: Db, name: string): Promise<boolean> {
   const rows = await db.delete(runbooks).where(eq(runbooks.name, name)).returning({ id: runbooks.id });
   return rows.length === 1;
 }
 
 /** A run's task, status and last plan version: what "Save as runbook" starts from. */
-export async function selectRunWithLastPlan(db: Db, runId: string): Promise<{ task: string; status: RunStatus; plan: Plan } | undefined> {
+async function selectRunWithLastPlan(db: Db, runId: string): Promise<{ task: string; status: RunStatus; plan: Plan } | undefined> {
   const [row] = await db
     .select({ task: runs.task, status: runs.status, plan: planVersions.plan })
     .from(runs)
@@ -75,7 +65,7 @@ export async function selectRunWithLastPlan(db: Db, runId: string): Promise<{ ta
 }
 
 /** Tasks and final plans of runs that succeeded, newest first: the planner's examples. */
-export async function selectSucceededRunPlans(db: Db, limit: number): Promise<{ task: string; plan: Plan }[]> {
+async function selectSucceededRunPlans(db: Db, limit: number): Promise<{ task: string; plan: Plan }[]> {
   const rows = await db
     .select({ task: runs.task, plan: planVersions.plan })
     .from(runs)
@@ -87,4 +77,15 @@ export async function selectSucceededRunPlans(db: Db, limit: number): Promise<{ 
     const plan = PlanSchema.safeParse(row.plan);
     return plan.success ? [{ task: row.task, plan: plan.data }] : [];
   });
+}
+
+/** The runbook catalog's port on our tables. */
+export function createRunbooksStore(db: Db): RunbooksPort {
+  return {
+    listSaved: () => listStoredRunbooks(db),
+    save: (input) => insertRunbook(db, input),
+    remove: (name) => deleteStoredRunbook(db, name),
+    runWithLastPlan: (runId) => selectRunWithLastPlan(db, runId),
+    succeededRunPlans: (limit) => selectSucceededRunPlans(db, limit),
+  };
 }

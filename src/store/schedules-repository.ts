@@ -1,29 +1,9 @@
 import { and, asc, desc, eq, lt, max, sql, type SQL } from 'drizzle-orm';
+import type { NewSchedule, ScheduleRecord, SchedulesPort } from '../schedules/schedules-port.ts';
 import type { Db } from './database.ts';
 import { isForeignKeyViolation } from './errors.ts';
 import { newId } from './ids.ts';
 import { cronFires, schedules } from './schema.ts';
-
-export interface ScheduleRecord {
-  id: string;
-  cron: string;
-  timeZone: string;
-  task: string;
-  channel: string;
-  createdBy: string;
-  runbookId: string | null;
-  enabled: boolean;
-  createdAt: Date;
-}
-
-export interface NewSchedule {
-  cron: string;
-  timeZone: string;
-  task: string;
-  channel: string;
-  createdBy: string;
-  runbookId?: string | null;
-}
 
 export async function insertSchedule(db: Db, input: NewSchedule): Promise<ScheduleRecord> {
   const [row] = await db
@@ -112,4 +92,18 @@ export async function listFires(db: Db, scheduleId: string): Promise<{ slot: Dat
     .from(cronFires)
     .where(eq(cronFires.scheduleId, scheduleId))
     .orderBy(desc(cronFires.slot));
+}
+
+/** The scheduler's port on our tables. */
+export function createSchedulesStore(db: Db): SchedulesPort {
+  return {
+    insert: (input) => insertSchedule(db, input),
+    get: (id) => selectSchedule(db, id),
+    list: (filter) => listSchedules(db, filter),
+    remove: (id) => deleteSchedule(db, id),
+    claimFire: (scheduleId, slot, replicaId) => claimFire(db, scheduleId, slot, replicaId),
+    recordFireRun: (scheduleId, slot, runId) => recordFireRun(db, scheduleId, slot, runId),
+    lastFiredSlots: () => lastFiredSlots(db),
+    pruneFires: (before) => pruneFires(db, before),
+  };
 }

@@ -7,6 +7,7 @@ import { createAgent, type Agent } from '../../src/agent/agent.ts';
 import type { RunRecord } from '../../src/agent/ports/run-store.ts';
 import { InMemorySurface } from '../../src/agent/testing/in-memory-surface.ts';
 import { createRunbookCatalog, type RunbookCatalog } from '../../src/runbooks/catalog.ts';
+import { createRunbooksStore } from '../../src/store/index.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { standardTools } from './support/fake-tools.ts';
 import { BUDGETS, collectingLogger } from './support/harness.ts';
@@ -37,7 +38,7 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 async function setup() {
   const tools = standardTools();
   const risks = new Map(tools.all.map((tool) => [tool.name, tool.risk]));
-  catalog = await createRunbookCatalog({ db: db.database.db, dir, logger: quiet, riskOf: (tool) => risks.get(tool) });
+  catalog = await createRunbookCatalog({ store: createRunbooksStore(db.database.db), dir, logger: quiet, riskOf: (tool) => risks.get(tool) });
   const errors: unknown[] = [];
   const surface = new InMemorySurface();
   const llm = new ScriptedLlm(); // no planner answers: any model call fails the run

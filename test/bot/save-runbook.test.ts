@@ -6,6 +6,7 @@ import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
 import { RUNBOOK_NAME_BLOCK, RUNBOOK_PARAMS_BLOCK, RUNBOOK_SAVE_ACTION } from '../../src/bot/views/save-runbook-modal.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createRunbookCatalog, type RunbookCatalog } from '../../src/runbooks/catalog.ts';
+import { createRunbooksStore } from '../../src/store/index.ts';
 import { stateFromView, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { startSlackE2E, ToolBench, type SlackE2E } from '../fakes/slack-e2e.ts';
 import { useTestStore } from '../helpers/store.ts';
@@ -18,7 +19,12 @@ let catalog: RunbookCatalog;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'tandem-save-runbook-'));
   const risks = new Map(new ToolBench().tools().map((tool) => [tool.name, tool.risk]));
-  catalog = await createRunbookCatalog({ db: db.database.db, dir, logger: createLogger({ level: 'silent', secrets: [] }), riskOf: (tool) => risks.get(tool) });
+  catalog = await createRunbookCatalog({
+    store: createRunbooksStore(db.database.db),
+    dir,
+    logger: createLogger({ level: 'silent', secrets: [] }),
+    riskOf: (tool) => risks.get(tool),
+  });
   e = await startSlackE2E(db.store, { runbooks: catalog });
 });
 afterAll(async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRunbookCatalog, type RunbookCatalog } from '../../src/runbooks/catalog.ts';
+import { createRunbooksStore } from '../../src/store/index.ts';
 import { createSchedules, type Schedules } from '../../src/runtime/schedules.ts';
 import { SCHEDULE_REMOVE_ACTION } from '../../src/bot/views/schedules.ts';
 import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
@@ -34,7 +35,7 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 async function start() {
   const risks = new Map(new ToolBench().tools().map((tool) => [tool.name, tool.risk]));
-  catalog = await createRunbookCatalog({ db: db.database.db, dir, logger, riskOf: (tool) => risks.get(tool) });
+  catalog = await createRunbookCatalog({ store: createRunbooksStore(db.database.db), dir, logger, riskOf: (tool) => risks.get(tool) });
   e = await startSlackE2E(db.store, {
     runbooks: catalog,
     schedules: ({ agent, client }) => {

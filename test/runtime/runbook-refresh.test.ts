@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlanSchema } from '../../src/agent/plan.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createRunbookCatalog } from '../../src/runbooks/catalog.ts';
+import { createRunbooksStore } from '../../src/store/index.ts';
 import { refreshRunbooksPeriodically } from '../../src/runtime/runbook-refresh.ts';
 import { eventually } from '../fakes/slack-harness.ts';
 import { useTestStore } from '../helpers/store.ts';
@@ -19,8 +20,8 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('runbooks saved on one replica reach the others', () => {
   it('a peer catalog that reloads periodically matches a runbook saved elsewhere', async () => {
-    const here = await createRunbookCatalog({ db: db.database.db, dir, logger });
-    const peer = await createRunbookCatalog({ db: db.database.db, dir, logger });
+    const here = await createRunbookCatalog({ store: createRunbooksStore(db.database.db), dir, logger });
+    const peer = await createRunbookCatalog({ store: createRunbooksStore(db.database.db), dir, logger });
     const stop = refreshRunbooksPeriodically(peer, logger, 20);
     try {
       const run = await db.store.createRun({

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScheduleService } from '../../src/schedules/schedule-service.ts';
+import { createSchedulesStore } from '../../src/store/index.ts';
 import { DEFAULT_ENGINE, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 describe('schedule service', () => {
@@ -11,7 +12,11 @@ describe('schedule service', () => {
 
   it("stores a schedule from a sentence and echoes its cron and next three fire times in the requester's zone", async () => {
     let changes = 0;
-    const service = createScheduleService({ db: database.db, clock: () => new Date('2026-10-30T16:00:00Z'), onChange: async () => void changes++ });
+    const service = createScheduleService({
+      store: createSchedulesStore(database.db),
+      clock: () => new Date('2026-10-30T16:00:00Z'),
+      onChange: async () => void changes++,
+    });
     const created = await service.create({
       text: 'every weekday at 09:00 triage open PRs in acme/api',
       channel: 'C1',
@@ -33,7 +38,7 @@ describe('schedule service', () => {
   });
 
   it('refuses what it cannot schedule, saying why', async () => {
-    const service = createScheduleService({ db: database.db });
+    const service = createScheduleService({ store: createSchedulesStore(database.db) });
     expect(await service.create({ text: 'whenever you like triage', channel: 'C1', createdBy: 'U1', timeZone: 'UTC' })).toEqual({
       ok: false,
       error: expect.stringContaining('every weekday at 09:00 <task>'),

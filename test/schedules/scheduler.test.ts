@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScheduler, type Scheduler } from '../../src/schedules/scheduler.ts';
 import { previousFireTime } from '../../src/schedules/next-fire-times.ts';
-import { openDatabase, type Database } from '../../src/store/index.ts';
-import { claimFire, deleteSchedule, insertSchedule, listFires, type ScheduleRecord } from '../../src/store/schedules-repository.ts';
+import type { ScheduleRecord } from '../../src/schedules/schedules-port.ts';
+import { createSchedulesStore, openDatabase, type Database } from '../../src/store/index.ts';
+import { claimFire, deleteSchedule, insertSchedule, listFires } from '../../src/store/schedules-repository.ts';
 import { ENGINES, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 interface Fired {
@@ -37,7 +38,7 @@ describe.each(ENGINES)('scheduler on %s', (engine) => {
 
   function replica(name: string, fired: Fired[], options: { clock?: () => Date; second?: boolean; checkIntervalMs?: number } = {}): Scheduler {
     const scheduler = createScheduler({
-      db: options.second && other ? other.db : database.db,
+      store: createSchedulesStore(options.second && other ? other.db : database.db),
       replicaId: name,
       logger: silent,
       clock: options.clock,

@@ -1,5 +1,6 @@
 import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
 import type { Logger } from '../observability/logger.ts';
+import { AckFirst } from './ack-first.ts';
 import { inboxKey, storableBody } from './inbox-key.ts';
 import type { SlackInbox } from './ports.ts';
 import { describeError } from './replies.ts';
@@ -15,10 +16,12 @@ export interface InboxContext {
  * Bolt can acknowledge it: Bolt acks events itself before any middleware runs, so the only place
  * ahead of every ack is between the receiver and the app. A redelivered request is acknowledged and
  * dropped. Once the listeners are done the request is marked handled; one left pending by a crash is
- * handled again by `resumeUnfinished`.
+ * handled again by `resumeUnfinished`. Under a burst the acks come first: what a listener does after
+ * `await ack()` starts once the requests received so far are acknowledged too (AckFirst).
  */
 export class InboxReceiver implements Receiver {
   private app: App | undefined;
+  private readonly ackFirst = new AckFirst();
 
   constructor(
     private readonly inner: Receiver,
@@ -50,6 +53,23 @@ export class InboxReceiver implements Receiver {
   }
 
   private async receive(event: ReceiverEvent): Promise<void> {
+    const acked = this.ackFirst.received();
+    const ack: ReceiverEvent['ack'] = async (response) => {
+      try {
+        await event.ack(response);
+      } finally {
+        acked();
+      }
+      await this.ackFirst.othersAcked();
+    };
+    try {
+      await this.store({ ...event, ack });
+    } finally {
+      acked();
+    }
+  }
+
+  private async store(event: ReceiverEvent): Promise<void> {
     const key = inboxKey(event.body);
     if (!key) return this.app!.processEvent(event);
     // The one write before the ack. If it fails the request is not acknowledged: Slack retries events,

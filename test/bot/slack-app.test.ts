@@ -149,3 +149,41 @@ describe('a request that cannot be stored', () => {
     }
   });
 });
+
+describe('a burst of requests', () => {
+  it("acknowledges first: a request's work waits while another received with it is still being stored, but not for ever", async () => {
+    let release!: () => void;
+    let storing!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slowIsBeingStored = new Promise<void>((resolve) => (storing = resolve));
+    const memory = createMemoryInbox();
+    const burst = await startSlackHarness({
+      inbox: {
+        ...memory,
+        record: async (entry) => {
+          if (JSON.stringify(entry.body).includes('USLOW')) {
+            storing();
+            await held;
+          }
+          return memory.record(entry);
+        },
+      },
+    });
+    try {
+      const slow = burst.driver.mention({ channel: 'C1', user: 'USLOW', text: '<@UBOT> second' });
+      await slowIsBeingStored;
+      const fast = await burst.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> first' });
+      expect(fast.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(burst.agent.callsOf('startRun')).toEqual([]);
+      // The wait is bounded: a request that is slow to store delays others' work by at most a moment.
+      await eventually(() => expect(burst.agent.callsOf('startRun')).toEqual([expect.objectContaining({ requester: 'U1' })]), 2000);
+      release();
+      expect((await slow).status).toBe(200);
+      await eventually(() => expect(burst.agent.callsOf('startRun')).toHaveLength(2));
+    } finally {
+      release();
+      await burst.stop();
+    }
+  });
+});

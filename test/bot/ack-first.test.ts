@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { AckFirst } from '../../src/bot/ack-first.ts';
+
+describe('AckFirst', () => {
+  it('holds work after an ack until every request received is acknowledged, then lets it go at once', async () => {
+    const gate = new AckFirst(10_000);
+    const first = gate.received();
+    const second = gate.received();
+    first();
+    let resumed = false;
+    const work = gate.othersAcked().then(() => (resumed = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(resumed).toBe(false);
+    first(); // saying it twice counts once
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(resumed).toBe(false);
+    second();
+    await work;
+    expect(resumed).toBe(true);
+  });
+
+  it('never holds work longer than its limit', async () => {
+    const gate = new AckFirst(30);
+    gate.received();
+    const started = Date.now();
+    await gate.othersAcked();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+  });
+});

@@ -1,9 +1,6 @@
 import OpenAI from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
-import { z } from 'zod';
-import { LlmError } from '../../agent/errors.ts';
 import type { Logger } from '../../observability/logger.ts';
-import type { LlmToolCall, LlmTurn } from '../../agent/ports/llm.ts';
 import {
   DEFAULT_MAX_RETRIES,
   DEFAULT_TIMEOUT_MS,
@@ -15,6 +12,7 @@ import {
 } from './chat-model.ts';
 import { toLlmError, type FailureContext } from './sdk-errors.ts';
 import { jsonOnlyInstruction } from './structured-output.ts';
+import { readCompletion, tokenLimit, toOpenAiMessages } from './openai-wire.ts';
 
 export interface OpenAiModelOptions {
   /** Optional for local OpenAI-compatible servers, which usually ignore it. */
@@ -28,26 +26,55 @@ export interface OpenAiModelOptions {
   logger?: Logger | undefined;
 }
 
-/** The part of a chat completion we rely on; a server that answers something else is treated as down. */
-const CompletionWire = z.object({
-  choices: z
-    .array(
-      z.object({
-        finish_reason: z.string().nullish(),
-        message: z.object({
-          content: z.string().nullish(),
-          refusal: z.string().nullish(),
-          tool_calls: z.array(z.object({ id: z.string(), function: z.object({ name: z.string(), arguments: z.string() }) })).nullish(),
-        }),
-      }),
-    )
-    .min(1),
-  usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number() }).nullish(),
-});
-
 type ResponseFormat = ReturnType<typeof zodResponseFormat> | { type: 'json_object' };
 
+/** One model on one server: the SDK client, and how failures name it. */
+interface OpenAiTarget {
+  client: OpenAI;
+  model: string;
+  /** A server other than api.openai.com (Ollama, vLLM, llama.cpp). */
+  compatible: boolean;
+  where: FailureContext;
+}
+
 export function createOpenAiModel(options: OpenAiModelOptions): ChatModel {
+  const target = openAiTarget(options);
+  // Set once a server has rejected json_schema and JSON mode worked; later calls go straight to JSON mode.
+  let jsonSchemaUnsupported = false;
+
+  return {
+    provider: 'openai',
+    model: options.model,
+    converse: (request) => converse(target, request),
+    async answer(request) {
+      const format = zodResponseFormat(request.schema, formatName(request.schemaName));
+      try {
+        if (!jsonSchemaUnsupported) {
+          try {
+            return await send(target, request, request.system, format);
+          } catch (error) {
+            if (!rejectsJsonSchema(error)) throw error;
+          }
+        }
+        const answer = await send(target, request, `${request.system}\n\n${jsonOnlyInstruction(format.json_schema.schema)}`, { type: 'json_object' });
+        if (!jsonSchemaUnsupported) {
+          jsonSchemaUnsupported = true;
+          options.logger?.warn(
+            { model: options.model, service: target.where.service },
+            'server rejected json_schema output; using JSON mode with the schema in the prompt from now on',
+          );
+        }
+        return answer;
+      } catch (error) {
+        // The caller cancelled: hand back its own reason, this is not the model failing.
+        if (request.signal?.aborted) throw request.signal.reason;
+        throw toLlmError(error, target.where);
+      }
+    },
+  };
+}
+
+function openAiTarget(options: OpenAiModelOptions): OpenAiTarget {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const compatible = options.baseURL !== undefined && hostOf(options.baseURL) !== 'api.openai.com';
@@ -62,132 +89,47 @@ export function createOpenAiModel(options: OpenAiModelOptions): ChatModel {
     logLevel: 'off',
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  const where: FailureContext = {
-    provider: 'openai',
-    model: options.model,
-    service: compatible ? `the OpenAI-compatible server at ${hostOf(options.baseURL!)}` : 'OpenAI',
-    timeoutMs,
-    maxRetries,
-  };
-  // Set once a server has rejected json_schema and JSON mode worked; later calls go straight to JSON mode.
-  let jsonSchemaUnsupported = false;
+  const service = compatible ? `the OpenAI-compatible server at ${hostOf(options.baseURL!)}` : 'OpenAI';
+  return { client, model: options.model, compatible, where: { provider: 'openai', model: options.model, service, timeoutMs, maxRetries } };
+}
 
-  /**
-   * Chat Completions with the schema as response_format. We parse the content ourselves rather than
-   * through chat.completions.parse(), which throws away the raw text the repair round needs.
-   */
-  async function send(request: ChatModelRequest, system: string, format: ResponseFormat): Promise<ChatModelAnswer> {
-    const limit = request.maxOutputTokens;
-    const completion = await client.chat.completions.create(
+/**
+ * Chat Completions with the schema as response_format. We parse the content ourselves rather than
+ * through chat.completions.parse(), which throws away the raw text the repair round needs.
+ */
+async function send(target: OpenAiTarget, request: ChatModelRequest, system: string, format: ResponseFormat): Promise<ChatModelAnswer> {
+  const completion = await target.client.chat.completions.create(
+    {
+      model: target.model,
+      messages: [{ role: 'system', content: system }, ...request.messages],
+      response_format: format,
+      ...tokenLimit(request.maxOutputTokens, target.compatible),
+    },
+    { signal: request.signal },
+  );
+  return readCompletion(completion, target.where);
+}
+
+/** Chat Completions with `tools`: the model answers in text or with tool_calls. */
+async function converse(target: OpenAiTarget, request: ChatModelToolRequest): Promise<ChatModelToolAnswer> {
+  try {
+    const completion = await target.client.chat.completions.create(
       {
-        model: options.model,
-        messages: [{ role: 'system', content: system }, ...request.messages],
-        response_format: format,
-        // OpenAI's reasoning models refuse max_tokens; compatible servers mostly know only max_tokens.
-        ...(limit === undefined ? {} : compatible ? { max_tokens: limit } : { max_completion_tokens: limit }),
+        model: target.model,
+        messages: [{ role: 'system', content: request.system }, ...request.messages.flatMap(toOpenAiMessages)],
+        tools: request.tools.map((tool) => ({
+          type: 'function' as const,
+          function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+        })),
+        tool_choice: request.toolChoice,
+        ...tokenLimit(request.maxOutputTokens, target.compatible),
       },
       { signal: request.signal },
     );
-    return read(completion);
-  }
-
-  function read(completion: unknown): ChatModelToolAnswer {
-    const wire = CompletionWire.safeParse(completion);
-    if (!wire.success) {
-      throw new LlmError('unavailable', `${where.service} (model ${options.model}) answered with something that is not a chat completion.`, {
-        provider: 'openai',
-        model: options.model,
-      });
-    }
-    const choice = wire.data.choices[0]!;
-    const usage = { inputTokens: wire.data.usage?.prompt_tokens ?? 0, outputTokens: wire.data.usage?.completion_tokens ?? 0 };
-    const text = choice.message.content ?? '';
-    const toolCalls = (choice.message.tool_calls ?? []).map((call): LlmToolCall => ({
-      id: call.id,
-      name: call.function.name,
-      args: parseArguments(call.function.arguments),
-    }));
-    if (choice.message.refusal) return { kind: 'refused', text: choice.message.refusal, toolCalls, usage };
-    if (choice.finish_reason === 'content_filter') return { kind: 'refused', text: 'the content filter stopped the answer', toolCalls, usage };
-    if (choice.finish_reason === 'length') return { kind: 'truncated', text, toolCalls, usage };
-    return { kind: 'answered', text, toolCalls, usage };
-  }
-
-  /** Chat Completions with `tools`: the model answers in text or with tool_calls. */
-  async function converse(request: ChatModelToolRequest): Promise<ChatModelToolAnswer> {
-    const limit = request.maxOutputTokens;
-    try {
-      const completion = await client.chat.completions.create(
-        {
-          model: options.model,
-          messages: [{ role: 'system', content: request.system }, ...request.messages.flatMap(toOpenAiMessages)],
-          tools: request.tools.map((tool) => ({
-            type: 'function' as const,
-            function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
-          })),
-          tool_choice: request.toolChoice,
-          ...(limit === undefined ? {} : compatible ? { max_tokens: limit } : { max_completion_tokens: limit }),
-        },
-        { signal: request.signal },
-      );
-      return read(completion);
-    } catch (error) {
-      if (request.signal?.aborted) throw request.signal.reason;
-      throw toLlmError(error, where);
-    }
-  }
-
-  return {
-    provider: 'openai',
-    model: options.model,
-    converse,
-    async answer(request) {
-      const format = zodResponseFormat(request.schema, formatName(request.schemaName));
-      try {
-        if (!jsonSchemaUnsupported) {
-          try {
-            return await send(request, request.system, format);
-          } catch (error) {
-            if (!rejectsJsonSchema(error)) throw error;
-          }
-        }
-        const answer = await send(request, `${request.system}\n\n${jsonOnlyInstruction(format.json_schema.schema)}`, { type: 'json_object' });
-        if (!jsonSchemaUnsupported) {
-          jsonSchemaUnsupported = true;
-          options.logger?.warn(
-            { model: options.model, service: where.service },
-            'server rejected json_schema output; using JSON mode with the schema in the prompt from now on',
-          );
-        }
-        return answer;
-      } catch (error) {
-        // The caller cancelled: hand back its own reason, this is not the model failing.
-        if (request.signal?.aborted) throw request.signal.reason;
-        throw toLlmError(error, where);
-      }
-    },
-  };
-}
-
-type OpenAiMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
-
-function toOpenAiMessages(turn: LlmTurn): OpenAiMessage[] {
-  if (turn.role === 'user') return [{ role: 'user', content: turn.content }];
-  if (turn.role === 'tool') return turn.results.map((result) => ({ role: 'tool' as const, tool_call_id: result.callId, content: result.content }));
-  const calls = turn.toolCalls.map((call) => ({
-    id: call.id,
-    type: 'function' as const,
-    function: { name: call.name, arguments: typeof call.args === 'string' ? call.args : JSON.stringify(call.args ?? {}) },
-  }));
-  return [{ role: 'assistant', content: turn.content || null, ...(calls.length ? { tool_calls: calls } : {}) }];
-}
-
-/** Arguments arrive as JSON text; text that is not JSON is kept as it is, for the tool's schema to reject. */
-function parseArguments(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
+    return readCompletion(completion, target.where);
+  } catch (error) {
+    if (request.signal?.aborted) throw request.signal.reason;
+    throw toLlmError(error, target.where);
   }
 }
 

@@ -150,7 +150,7 @@ export async function revisePlan(
       revise: { instruction: input.instruction, by: input.userId, currentPlan: version.plan },
     });
     if (!planned.ok) {
-      await ctx.surface.notify(run, `I could not revise the plan: ${planned.error}. Version ${version.version} still stands.`);
+      await ctx.surface.notify(run, `I could not revise the plan: ${planned.error.message}. Version ${version.version} still stands.`);
       await ctx.store.transitionRun(run.id, ['planning'], 'awaiting-approval');
       return;
     }

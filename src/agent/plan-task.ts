@@ -1,14 +1,17 @@
 /** `tandem plan "<task>"`: the plan the planner (or a runbook) would make, with nothing stored or run. */
 import { riskOfTool } from './approval-policy.ts';
 import type { AgentSettings, RunbookMatcher } from './context.ts';
-import type { Result } from './errors.ts';
 import type { Plan } from './plan.ts';
 import { validatePlan } from './plan-validation.ts';
-import { makePlan } from './planner.ts';
+import { makePlan, type PlannerRefusalCode } from './planner.ts';
 import { NO_MODEL_MESSAGE } from './planning.ts';
 import type { LlmClient } from './ports/llm.ts';
 import type { AnyTool, Risk } from './ports/tool.ts';
+import { refuse, type Refused } from './refusal.ts';
 import { createToolRegistry } from './tool-registry.ts';
+
+/** A matching runbook's plan no longer validates, or the planner's own refusals. */
+export type PlanTaskRefusalCode = 'invalid-runbook' | PlannerRefusalCode;
 
 export interface PlanTaskResult {
   plan: Plan;
@@ -20,17 +23,17 @@ export interface PlanTaskResult {
 export async function planTask(
   deps: { llm: LlmClient; tools: AnyTool[]; settings: Pick<AgentSettings, 'budgets' | 'secrets' | 'repositories'>; runbooks?: RunbookMatcher },
   input: { task: string; requester?: string },
-): Promise<Result<PlanTaskResult>> {
+): Promise<Refused<PlanTaskResult, PlanTaskRefusalCode>> {
   const tools = createToolRegistry(deps.tools);
   const risksOf = (plan: Plan) =>
     Object.fromEntries([...plan.steps, ...plan.rollback].map((step) => [step.id, riskOfTool(tools, step.tool)])) as Record<string, Risk>;
   const runbook = deps.runbooks?.match(input.task);
   if (runbook) {
     const checked = validatePlan(runbook.plan, tools, { maxSteps: deps.settings.budgets.maxSteps, repositories: deps.settings.repositories });
-    if (!checked.ok) return { ok: false, error: `Runbook ${runbook.name} is invalid: ${checked.error.join('; ')}` };
+    if (!checked.ok) return refuse('invalid-runbook', `Runbook ${runbook.name} is invalid: ${checked.error.join('; ')}`);
     return { ok: true, value: { plan: checked.value, author: runbook.name, authorKind: 'runbook', risks: risksOf(checked.value) } };
   }
-  if (!deps.llm.has('planner')) return { ok: false, error: NO_MODEL_MESSAGE };
+  if (!deps.llm.has('planner')) return refuse('no-planner', NO_MODEL_MESSAGE);
   const planned = await makePlan(
     { llm: deps.llm, tools, maxSteps: deps.settings.budgets.maxSteps, secrets: deps.settings.secrets, repositories: deps.settings.repositories },
     { task: input.task, requester: input.requester ?? 'cli', origin: 'cli' },

@@ -2,13 +2,14 @@
  * Asks the planner model for a plan and keeps only a valid one: an answer that does not parse or
  * fails validation gets up to two repair rounds that show the model what was wrong.
  */
-import { LlmError, type Result } from './errors.ts';
+import { LlmError } from './errors.ts';
 import type { Plan } from './plan.ts';
 import type { PlanValidationOptions } from './plan-validation.ts';
 import { validatePlan } from './plan-validation.ts';
 import { PlannerAnswerSchema, answerToPlanInput, artifactShapedAnswer } from './planner-schema.ts';
 import { plannerSystemPrompt, plannerUserPrompt, repairPrompt, type PlanRequest } from './planner-prompt.ts';
 import type { LlmClient, LlmMessage, LlmResponse } from './ports/llm.ts';
+import { refuse, type Refused } from './refusal.ts';
 import type { RepositoryAllowList } from './repository-allow-list.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 
@@ -30,6 +31,9 @@ export interface PlannerDeps {
   signal?: AbortSignal;
 }
 
+/** No planner model configured; the model failed (after its retries); its answer stayed invalid through the repair rounds (and the fallback's). */
+export type PlannerRefusalCode = 'no-planner' | 'planner-failed' | 'invalid-plan';
+
 export interface PlannedResult {
   plan: Plan;
   /** `provider:model` of the model that wrote it. */
@@ -48,12 +52,12 @@ export async function makePlan(
   deps: PlannerDeps,
   request: PlanRequest,
   options: Pick<PlanValidationOptions, 'completedSteps'> = {},
-): Promise<Result<PlannedResult>> {
+): Promise<Refused<PlannedResult, PlannerRefusalCode>> {
   if (!deps.llm.has('planner')) {
-    return {
-      ok: false,
-      error: 'No planner model is configured: set PLANNER_MODEL (e.g. openai:gpt-4o) with OPENAI_API_KEY, or anthropic:… with ANTHROPIC_API_KEY.',
-    };
+    return refuse(
+      'no-planner',
+      'No planner model is configured: set PLANNER_MODEL (e.g. openai:gpt-4o) with OPENAI_API_KEY, or anthropic:… with ANTHROPIC_API_KEY.',
+    );
   }
   const system = plannerSystemPrompt({ maxSteps: deps.maxSteps });
   const prompt: LlmMessage = {
@@ -61,10 +65,10 @@ export async function makePlan(
     content: plannerUserPrompt(request, deps.tools.catalogue(), { maxSteps: deps.maxSteps, repositories: deps.repositories }, deps.secrets),
   };
   const primary = await attemptPlan(deps, { role: 'planner', system, prompt, rounds: REPAIR_ROUNDS, runId: request.runId, onUsage: deps.onUsage }, options);
-  if (primary.kind === 'failed') return { ok: false, error: primary.error };
+  if (primary.kind === 'failed') return refuse('planner-failed', primary.error);
   const why = fallbackReason(primary, deps.confidenceThreshold);
   if (!why || !deps.llm.has('planner-fallback'))
-    return primary.kind === 'valid' ? { ok: true, value: primary.value } : { ok: false, error: invalidMessage(primary.problems) };
+    return primary.kind === 'valid' ? { ok: true, value: primary.value } : refuse('invalid-plan', invalidMessage(primary.problems));
   const fallback = await attemptPlan(
     deps,
     { role: 'planner-fallback', system, prompt, rounds: 0, runId: request.runId, onUsage: deps.onFallbackUsage },
@@ -74,7 +78,7 @@ export async function makePlan(
   // A low-confidence plan still stands (it escalates as usual); an invalid one fails with both models' reasons.
   if (primary.kind === 'valid') return { ok: true, value: primary.value };
   const also = fallback.kind === 'failed' ? fallback.error : `its answer was invalid too: ${fallback.problems.slice(0, 5).join('; ')}`;
-  return { ok: false, error: `${invalidMessage(primary.problems)} The fallback planner was asked once: ${also}` };
+  return refuse('invalid-plan', `${invalidMessage(primary.problems)} The fallback planner was asked once: ${also}`);
 }
 
 function fallbackReason(attempt: Exclude<Attempt, { kind: 'failed' }>, threshold: number | undefined): string | null {

@@ -73,8 +73,8 @@ export async function planRun(ctx: AgentContext, run: RunRecord, extra: Pick<Pla
   } else {
     const planned = await makePlan(plannerDeps(ctx, run.id), { task: run.task, requester: run.requester, origin: run.origin, runId: run.id, ...extra });
     if (!planned.ok) {
-      await ctx.surface.notify(run, planned.error);
-      await finishRun(ctx, run.id, 'failed', planned.error);
+      await ctx.surface.notify(run, planned.error.message);
+      await finishRun(ctx, run.id, 'failed', planned.error.message);
       return;
     }
     record = await addPlannedVersion(ctx, {

@@ -4,7 +4,7 @@
  * the referenced value with its type (a number stays a number); a reference inside longer text is
  * written into the text.
  */
-import type { Result } from './errors.ts';
+import { refuse, type Refused } from './refusal.ts';
 
 export interface Reference {
   /** Where the reference sits inside the args, e.g. `body` or `labels.0`. */
@@ -74,10 +74,10 @@ export function fillReferences(
   args: Record<string, unknown>,
   outputs: ReadonlyMap<string, Record<string, unknown>>,
   quote: (text: string) => string = (text) => text,
-): Result<Record<string, unknown>> {
+): Refused<Record<string, unknown>, 'unresolved-reference'> {
   const problems: string[] = [];
   const filled = fill(args, '', outputs, problems, quote) as Record<string, unknown>;
-  return problems.length ? { ok: false, error: problems.join('; ') } : { ok: true, value: filled };
+  return problems.length ? refuse('unresolved-reference', problems.join('; ')) : { ok: true, value: filled };
 }
 
 function fill(value: unknown, at: string, outputs: ReadonlyMap<string, Record<string, unknown>>, problems: string[], quote: (text: string) => string): unknown {

@@ -80,7 +80,7 @@ function checkArgs(ctx: AgentContext, spec: StepSpec, outputs: ReadonlyMap<strin
   const tool = ctx.tools.get(spec.tool);
   if (!tool) return { ok: false, message: `unknown tool ${spec.tool}` };
   const filled = fillReferences(spec.args, outputs, tool.quoteFilled?.bind(tool));
-  if (!filled.ok) return { ok: false, message: `${spec.stepId}.args.${filled.error}` };
+  if (!filled.ok) return { ok: false, message: `${spec.stepId}.args.${filled.error.message}` };
   const parsed = tool.input.safeParse(filled.value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -114,7 +114,7 @@ export async function replan(ctx: AgentContext, runId: string, reason: string, f
       planVersion: previous.version,
       stepId: null,
       kind: 'replan-failed',
-      message: `I needed a new plan (${reason}) but could not make one: ${planned.error}`,
+      message: `I needed a new plan (${reason}) but could not make one: ${planned.error.message}`,
       stakes: 'Retry or Replan asks the planner again; Abort rolls back what succeeded.',
       pauseFrom: ['planning'],
     });

@@ -27,7 +27,7 @@ export async function planCommand(config: Readonly<Config>, task: string): Promi
       { task, requester: 'cli' },
     );
     if (!result.ok) {
-      process.stderr.write(`tandem: ${result.error}\n`);
+      process.stderr.write(`tandem: ${result.error.message}\n`);
       return 1;
     }
     process.stdout.write(`${formatPlan(result.value)}\n`);

@@ -81,7 +81,10 @@ describe('planner', () => {
     const result = await makePlan(deps(), { task: 't', requester: 'U1' });
     expect(result).toEqual({
       ok: false,
-      error: expect.stringMatching(/^The planner could not produce a valid plan after 2 repair rounds: s1\.tool: unknown tool nope/),
+      error: {
+        code: 'invalid-plan',
+        message: expect.stringMatching(/^The planner could not produce a valid plan after 2 repair rounds: s1\.tool: unknown tool nope/),
+      },
     });
   });
 
@@ -89,7 +92,7 @@ describe('planner', () => {
     llm = new ScriptedLlm().on('planner', new LlmError('unavailable', 'the provider answered 503 three times'));
     expect(await makePlan(deps(), { task: 't', requester: 'U1' })).toEqual({
       ok: false,
-      error: 'The planner model failed: the provider answered 503 three times',
+      error: { code: 'planner-failed', message: 'The planner model failed: the provider answered 503 three times' },
     });
   });
 
@@ -155,6 +158,6 @@ describe('planner', () => {
       },
       { task: 'x' },
     );
-    expect(none).toEqual({ ok: false, error: expect.stringMatching(/PLANNER_MODEL/) });
+    expect(none).toEqual({ ok: false, error: { code: 'no-planner', message: expect.stringMatching(/PLANNER_MODEL/) } });
   });
 });

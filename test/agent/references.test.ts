@@ -33,11 +33,14 @@ describe('references', () => {
 
   it('fails clearly when a reference resolves to nothing', () => {
     const missingPath = fillReferences({ repo: '{{steps.s1.output.repo}}' }, outputs);
-    expect(missingPath).toEqual({ ok: false, error: "repo: {{steps.s1.output.repo}} resolved to nothing (s1's output has no repo)" });
+    expect(missingPath).toEqual({
+      ok: false,
+      error: { code: 'unresolved-reference', message: "repo: {{steps.s1.output.repo}} resolved to nothing (s1's output has no repo)" },
+    });
     const nullValue = fillReferences({ x: 'v={{steps.s2.output.empty}}' }, outputs);
     expect(nullValue.ok).toBe(false);
     const noStep = fillReferences({ x: '{{steps.s9.output.a}}' }, outputs);
-    expect(noStep).toEqual({ ok: false, error: 'x: {{steps.s9.output.a}} has no recorded output of step s9' });
+    expect(noStep).toEqual({ ok: false, error: { code: 'unresolved-reference', message: 'x: {{steps.s9.output.a}} has no recorded output of step s9' } });
   });
 
   it('leaves strings without references alone, braces included', () => {

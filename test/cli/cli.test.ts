@@ -49,6 +49,12 @@ describe('the tandem command', () => {
     expect(show.stderr()).toContain('show: expected a run id');
   });
 
+  it('tandem plan without a model or a matching runbook says in one line what to configure', async () => {
+    const plan = runTandem(['plan', 'open an issue'], { DATA_DIR: path.join(cwd, 'plan'), TANDEM_RUNBOOKS_DIR: path.join(cwd, 'no-runbooks') }, cwd);
+    expect(await plan.exited).toBe(1);
+    expect(plan.stderr().trim()).toMatch(/^tandem: I have no model to plan this with and no runbook matches it\. .*PLANNER_MODEL=openai:gpt-4o\.$/);
+  });
+
   it('without Slack settings says what to set and serves the local workspace', async () => {
     const tandem = runTandem(['start'], { PORT: '0', DATA_DIR: path.join(cwd, 'local'), LOG_LEVEL: 'info' }, cwd);
     try {

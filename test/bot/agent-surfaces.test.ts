@@ -102,4 +102,17 @@ describe("Slack's Stop", () => {
     expect(e.fake.model.ephemeralsFor('UREQ')).toHaveLength(0);
     expect((await db.store.getRun(run.id))!.status).toBe('cancelled');
   });
+
+  it('a Stop for a thread no run knows, or without its thread, changes nothing and says nothing', async () => {
+    const runsBefore = (await db.store.listRuns({ limit: 50 })).length;
+    const someone = e.fake.model.addUserMessage({ channel: 'C1', user: 'UREQ', text: 'just talking' });
+    expect((await stop(someone.ts, 'UREQ')).status).toBe(200);
+    const malformed = await e.driver.event({ type: 'agent_session_stopped', channel: 'C1', user: 'UREQ', event_ts: `${Date.now() / 1000}` });
+    expect(malformed.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await e.agent.idle();
+    expect(e.thread(someone.ts)).toHaveLength(0); // no reply under the message
+    expect(e.fake.model.ephemerals).toHaveLength(0);
+    expect(await db.store.listRuns({ limit: 50 })).toHaveLength(runsBefore);
+  });
 });

@@ -11,6 +11,7 @@ import type { Plan } from './plan.ts';
 import type { ApproverDirectory } from './ports/agent-api.ts';
 import type { ApprovalRecord, RunRecord } from './ports/run-store.ts';
 import type { Risk } from './ports/tool.ts';
+import { setting, type Text, words } from './text.ts';
 
 export type ApprovalNeed = 'anyone' | 'approver' | 'approver-not-requester';
 
@@ -87,10 +88,15 @@ export function approvalCovers(approval: ApprovalRecord, risk: Risk, requester: 
   return { ok: true, value: undefined };
 }
 
-export async function checkApprover(input: { need: ApprovalNeed; userId: string; requester: string; approvers: ApproverDirectory }): Promise<Result<void>> {
+export async function checkApprover(input: {
+  need: ApprovalNeed;
+  userId: string;
+  requester: string;
+  approvers: ApproverDirectory;
+}): Promise<Result<void, Text>> {
   if (input.need === 'anyone') return { ok: true, value: undefined };
   if (!(await input.approvers.isApprover(input.userId))) {
-    return { ok: false, error: 'Only approvers (TANDEM_APPROVERS) may approve a plan that changes things; you are not on the list.' };
+    return { ok: false, error: words`Only approvers (${setting('approvers')}) may approve a plan that changes things; you are not on the list.` };
   }
   if (input.need === 'approver-not-requester' && input.userId === input.requester) {
     return { ok: false, error: 'This plan has a destructive step, so an approver other than the person who asked must approve it.' };
@@ -99,33 +105,36 @@ export async function checkApprover(input: { need: ApprovalNeed; userId: string;
 }
 
 /** Rejecting stops a plan: the requester may always withdraw their own request; otherwise approvers only. */
-export async function checkRejecter(input: { userId: string; requester: string; approvers: ApproverDirectory }): Promise<Result<void>> {
+export async function checkRejecter(input: { userId: string; requester: string; approvers: ApproverDirectory }): Promise<Result<void, Text>> {
   if (input.userId === input.requester || (await input.approvers.isApprover(input.userId))) return { ok: true, value: undefined };
   return { ok: false, error: 'Only the requester or an approver may reject this plan.' };
 }
 
 /** Resolving an escalation decides what runs next, so it takes an approver. */
-export async function checkResolver(input: { userId: string; approvers: ApproverDirectory }): Promise<Result<void>> {
+export async function checkResolver(input: { userId: string; approvers: ApproverDirectory }): Promise<Result<void, Text>> {
   if (await input.approvers.isApprover(input.userId)) return { ok: true, value: undefined };
-  return { ok: false, error: 'Only approvers (TANDEM_APPROVERS) may decide how an escalated run continues.' };
+  return { ok: false, error: words`Only approvers (${setting('approvers')}) may decide how an escalated run continues.` };
 }
 
 /**
  * Saving a runbook lets later tasks be planned from it without a model, in every channel: only an
  * approver may do it (anyone, when TANDEM_APPROVERS is empty, as for approving).
  */
-export async function checkRunbookSaver(input: { userId: string; approvers: ApproverDirectory }): Promise<Result<void>> {
+export async function checkRunbookSaver(input: { userId: string; approvers: ApproverDirectory }): Promise<Result<void, Text>> {
   if (await input.approvers.isApprover(input.userId)) return { ok: true, value: undefined };
-  return { ok: false, error: 'Only approvers (TANDEM_APPROVERS) may save a runbook: it plans later tasks without a model. Ask one of them to save it.' };
+  return {
+    ok: false,
+    error: words`Only approvers (${setting('approvers')}) may save a runbook: it plans later tasks without a model. Ask one of them to save it.`,
+  };
 }
 
 /**
  * Confirming a target filled in at run time lets that step act on it, so it takes what approving the
  * step takes: an approver, and for a destructive step one other than the requester.
  */
-export async function checkConfirmer(input: { risk: Risk; userId: string; requester: string; approvers: ApproverDirectory }): Promise<Result<void>> {
+export async function checkConfirmer(input: { risk: Risk; userId: string; requester: string; approvers: ApproverDirectory }): Promise<Result<void, Text>> {
   if (!(await input.approvers.isApprover(input.userId))) {
-    return { ok: false, error: 'Only approvers (TANDEM_APPROVERS) may confirm what this step acts on; you are not on the list.' };
+    return { ok: false, error: words`Only approvers (${setting('approvers')}) may confirm what this step acts on; you are not on the list.` };
   }
   if (input.risk === 'destructive' && input.userId === input.requester) {
     return { ok: false, error: 'This step is destructive, so an approver other than the person who asked must confirm what it acts on.' };

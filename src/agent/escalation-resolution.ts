@@ -9,14 +9,18 @@ import { cancelUnstarted, finishRun, isFinal, NOT_FINAL } from './run-ending.ts'
 import { rollBack, rollbackStepsInOrder } from './rollback.ts';
 import { replan, replanBlocked } from './supervisor.ts';
 import { SKIPPED_BY_PERSON } from './step-codes.ts';
+import { person, type Text, words } from './text.ts';
 
-const ok: Result<void> = { ok: true, value: undefined };
+const ok: Result<void, Text> = { ok: true, value: undefined };
 
-export async function resolveEscalation(ctx: AgentContext, input: { escalationId: string; userId: string; action: EscalationAction }): Promise<Result<void>> {
+export async function resolveEscalation(
+  ctx: AgentContext,
+  input: { escalationId: string; userId: string; action: EscalationAction },
+): Promise<Result<void, Text>> {
   const escalation = await ctx.store.getEscalation(input.escalationId);
   if (!escalation) return { ok: false, error: 'That escalation does not exist.' };
   if (escalation.status === 'resolved')
-    return { ok: false, error: `This escalation was already resolved (${escalation.resolution}) by <@${escalation.resolvedBy}>.` };
+    return { ok: false, error: words`This escalation was already resolved (${escalation.resolution ?? '?'}) by ${person(escalation.resolvedBy ?? '?')}.` };
   const run = await ctx.store.getRun(escalation.runId);
   if (!run || isFinal(run.status)) return { ok: false, error: `The run already ended (${run?.status ?? 'gone'}).` };
   const allowed = await checkResolver({ userId: input.userId, approvers: ctx.approvers });
@@ -30,7 +34,7 @@ async function decideEscalation(
   run: RunRecord,
   escalation: EscalationRecord,
   input: { escalationId: string; userId: string; action: EscalationAction },
-): Promise<Result<void>> {
+): Promise<Result<void, Text>> {
   const checked = await refusal(ctx, run, escalation, input);
   if (!checked.ok) return checked;
   const base = { runId: run.id, planVersion: escalation.planVersion, escalation: { id: escalation.id, action: input.action, userId: input.userId } };
@@ -69,7 +73,7 @@ async function refusal(
   run: RunRecord,
   escalation: EscalationRecord,
   input: { userId: string; action: EscalationAction },
-): Promise<Result<{ goAhead: ApprovalNeed | null }>> {
+): Promise<Result<{ goAhead: ApprovalNeed | null }, Text>> {
   const refuse = (error: string) => ({ ok: false as const, error });
   if (input.action === 'replan' || (escalation.kind === 'replan-failed' && input.action === 'retry')) {
     const why = await replanBlocked(ctx, run);

@@ -12,6 +12,7 @@ import { redactText } from './redact.ts';
 import { refusalMessage } from './decision-refusals.ts';
 import { cancelUnstarted, isFinal, NOT_FINAL, summarizeEnded } from './run-ending.ts';
 import { continueIfClear } from './escalation-resolution.ts';
+import { person, type Text, words } from './text.ts';
 
 const CANCEL = /^\s*(?:<@[A-Z0-9]+>\s*)*(?:cancel|stop)\b/i;
 
@@ -60,13 +61,13 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: { userId
 }
 
 /** `checked`: the caller already made sure this person may cancel (the slow lookup is not repeated). */
-export async function cancelRun(ctx: AgentContext, input: { runId: string; userId: string }, options: { checked?: boolean } = {}): Promise<Result<void>> {
+export async function cancelRun(ctx: AgentContext, input: { runId: string; userId: string }, options: { checked?: boolean } = {}): Promise<Result<void, Text>> {
   const run = await ctx.store.getRun(input.runId);
   if (!run) return { ok: false, error: 'That run does not exist.' };
   if (isFinal(run.status)) return { ok: false, error: `The run already ended (${run.status}).` };
   if (!options.checked) {
     const may = await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers });
-    if (!may.ok) return { ok: false, error: `Only <@${run.requester}> (who asked) or an approver may cancel this run.` };
+    if (!may.ok) return { ok: false, error: words`Only ${person(run.requester)} (who asked) or an approver may cancel this run.` };
   }
   // The cancel is the decision: the run ends as cancelled here, whatever it was doing (no new step starts after this).
   const decided = await ctx.store.decide({

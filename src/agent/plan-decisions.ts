@@ -10,6 +10,7 @@ import type { DecisionInput, PlanVersionRecord, RunRecord } from './ports/run-st
 import { proposeVersion } from './proposal.ts';
 import { summarizeEnded } from './run-ending.ts';
 import { completedStepIds } from './step-facts.ts';
+import type { Text } from './text.ts';
 
 type Loaded = { run: RunRecord; version: PlanVersionRecord };
 
@@ -41,7 +42,7 @@ async function decideOnPending(
 export async function decide(
   ctx: AgentContext,
   input: { runId: string; planVersion: number; userId: string; decision: 'approve' | 'reject' },
-): Promise<Result<void>> {
+): Promise<Result<void, Text>> {
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
   if (!loaded.ok) return loaded;
   const { run, version } = loaded.value;
@@ -128,7 +129,7 @@ export async function editPlan(
 export async function revisePlan(
   ctx: AgentContext,
   input: { runId: string; planVersion: number; userId: string; instruction: string },
-): Promise<Result<{ work: Promise<void> }>> {
+): Promise<Result<{ work: Promise<void> }, Text>> {
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
   if (!loaded.ok) return loaded;
   const { run, version } = loaded.value;

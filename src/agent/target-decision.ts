@@ -5,6 +5,7 @@ import type { Result } from './errors.ts';
 import { abortRun, continueIfClear } from './escalation-resolution.ts';
 import type { ConfirmationRecord, RunRecord } from './ports/run-store.ts';
 import { isFinal } from './run-ending.ts';
+import { person, type Text, words } from './text.ts';
 
 interface ConfirmInput {
   runId: string;
@@ -14,7 +15,7 @@ interface ConfirmInput {
   decision: 'confirm' | 'abort';
 }
 
-export async function decideTarget(ctx: AgentContext, input: ConfirmInput): Promise<Result<void>> {
+export async function decideTarget(ctx: AgentContext, input: ConfirmInput): Promise<Result<void, Text>> {
   const run = await ctx.store.getRun(input.runId);
   if (!run) return { ok: false, error: 'That run does not exist.' };
   if (isFinal(run.status)) return { ok: false, error: `The run already ended (${run.status}); nothing was done.` };
@@ -32,7 +33,7 @@ export async function decideTarget(ctx: AgentContext, input: ConfirmInput): Prom
   return ctx.leases.during(run.id, () => carryOut(ctx, input));
 }
 
-async function carryOut(ctx: AgentContext, input: ConfirmInput): Promise<Result<void>> {
+async function carryOut(ctx: AgentContext, input: ConfirmInput): Promise<Result<void, Text>> {
   const decided = await ctx.store.decideConfirmation({ ...input, decision: input.decision === 'confirm' ? 'confirmed' : 'aborted' });
   if (!decided) {
     // The conditions were checked again inside the transaction; say which one changed.
@@ -56,10 +57,10 @@ async function findConfirmation(ctx: AgentContext, input: ConfirmInput): Promise
 }
 
 /** Why this click cannot decide anything now, or null. */
-function refusal(run: RunRecord, confirmation: ConfirmationRecord | undefined, input: ConfirmInput): string | null {
+function refusal(run: RunRecord, confirmation: ConfirmationRecord | undefined, input: ConfirmInput): Text | null {
   if (isFinal(run.status)) return `The run already ended (${run.status}); nothing was done.`;
   if (!confirmation) return `Step ${input.stepId} of plan v${input.planVersion} is not waiting for a Confirm.`;
-  if (confirmation.status !== 'pending') return `This was already ${confirmation.status} by <@${confirmation.decidedBy ?? '?'}>.`;
+  if (confirmation.status !== 'pending') return words`This was already ${confirmation.status} by ${person(confirmation.decidedBy ?? '?')}.`;
   if (run.currentPlanVersion !== input.planVersion) return `The plan changed to v${run.currentPlanVersion ?? '?'} since this was asked; nothing was done.`;
   return null;
 }

@@ -1,6 +1,7 @@
 import type { Logger } from '../observability/logger.ts';
 import type { SlackClient } from './slack-client.ts';
-import { escapeKeepingMentions } from './views/text.ts';
+import type { Text } from '../agent/text.ts';
+import { mrkdwn } from './views/text.ts';
 
 /**
  * Short answers to a person. They are the last line of "never silence": when even these fail there
@@ -9,13 +10,13 @@ import { escapeKeepingMentions } from './views/text.ts';
 export async function tellPrivately(
   client: SlackClient,
   logger: Logger,
-  input: { channel: string; user: string; threadTs?: string; text: string },
+  input: { channel: string; user: string; threadTs?: string; text: Text },
 ): Promise<void> {
   try {
     await client.chat.postEphemeral({
       channel: input.channel,
       user: input.user,
-      text: escapeKeepingMentions(input.text),
+      text: mrkdwn(input.text),
       ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
     });
   } catch (error) {
@@ -23,9 +24,9 @@ export async function tellPrivately(
   }
 }
 
-export async function tellThread(client: SlackClient, logger: Logger, input: { channel: string; threadTs: string; text: string }): Promise<void> {
+export async function tellThread(client: SlackClient, logger: Logger, input: { channel: string; threadTs: string; text: Text }): Promise<void> {
   try {
-    await client.chat.postMessage({ channel: input.channel, thread_ts: input.threadTs, text: escapeKeepingMentions(input.text) });
+    await client.chat.postMessage({ channel: input.channel, thread_ts: input.threadTs, text: mrkdwn(input.text) });
   } catch (error) {
     logger.warn({ err: describeError(error), channel: input.channel }, 'could not reply in the thread');
   }

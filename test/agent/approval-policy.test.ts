@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { approvalNeed, checkApprover, checkVersion, mayAutoRun, planRisk, riskOfTool } from '../../src/agent/approval-policy.ts';
 import { PlanSchema } from '../../src/agent/plan.ts';
 import type { RunRecord } from '../../src/agent/ports/run-store.ts';
+import { spoken } from './support/spoken.ts';
 
 const risks: Record<string, 'read' | 'write' | 'destructive'> = { get: 'read', comment: 'write', merge: 'destructive' };
 const planOf = (tools: string[], rollback: string[] = []) =>
@@ -38,10 +39,10 @@ describe('approval policy', () => {
     const approvers = directory(['UAPP', 'UREQ']);
     expect(await checkApprover({ need: approvalNeed('read'), userId: 'UANY', requester: 'UREQ', approvers })).toEqual({ ok: true, value: undefined });
     const outsider = await checkApprover({ need: approvalNeed('write'), userId: 'UANY', requester: 'UREQ', approvers });
-    expect(outsider).toEqual({ ok: false, error: expect.stringMatching(/Only approvers/) });
+    expect(spoken(outsider)).toEqual({ ok: false, error: expect.stringMatching(/Only approvers/) });
     expect((await checkApprover({ need: approvalNeed('write'), userId: 'UREQ', requester: 'UREQ', approvers })).ok).toBe(true);
     const selfApproval = await checkApprover({ need: approvalNeed('destructive'), userId: 'UREQ', requester: 'UREQ', approvers });
-    expect(selfApproval).toEqual({ ok: false, error: expect.stringMatching(/approver other than the person who asked/) });
+    expect(spoken(selfApproval)).toEqual({ ok: false, error: expect.stringMatching(/approver other than the person who asked/) });
     expect((await checkApprover({ need: approvalNeed('destructive'), userId: 'UAPP', requester: 'UREQ', approvers })).ok).toBe(true);
   });
 

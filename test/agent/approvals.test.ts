@@ -3,6 +3,7 @@ import { useTestStore } from '../helpers/store.ts';
 import { standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
+import { spoken } from './support/spoken.ts';
 
 const db = useTestStore();
 let h: Harness;
@@ -32,7 +33,7 @@ describe('approvals', () => {
     expect((await h.store.getRun(run.id))?.status).toBe('awaiting-approval');
     const [proposal] = h.surface.of(run.id, 'plan');
     expect(proposal?.proposal).toMatchObject({ version: 1, autoApproved: false, risks: { s1: 'write' }, authorKind: 'planner', authorId: 'fake:scripted' });
-    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UREQ', decision: 'approve' })).toEqual({
+    expect(spoken(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UREQ', decision: 'approve' }))).toEqual({
       ok: false,
       error: expect.stringMatching(/Only approvers/),
     });
@@ -52,7 +53,7 @@ describe('approvals', () => {
     const tools = standardTools();
     h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', mergePlan), approvers: ['UREQ', 'UAPP'] });
     const run = await h.start('merge PR 7', 'UREQ');
-    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UREQ', decision: 'approve' })).toEqual({
+    expect(spoken(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UREQ', decision: 'approve' }))).toEqual({
       ok: false,
       error: expect.stringMatching(/destructive step.*other than the person who asked/),
     });

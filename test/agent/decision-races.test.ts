@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { fakeTool, standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
+import { spoken } from './support/spoken.ts';
 
 const db = useTestStore();
 let h: Harness;
@@ -196,7 +197,7 @@ describe('answers and cancels count only from the requester or an approver', () 
       requester: 'UREQ',
     });
     expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UBYSTANDER', text: 'cancel' })).toEqual({ refused: 'cancel', requester: 'UREQ' });
-    expect(await h.agent.cancel({ runId: run.id, userId: 'UBYSTANDER' })).toEqual({
+    expect(spoken(await h.agent.cancel({ runId: run.id, userId: 'UBYSTANDER' }))).toEqual({
       ok: false,
       error: 'Only <@UREQ> (who asked) or an approver may cancel this run.',
     });

@@ -5,6 +5,7 @@ import { useTestStore } from '../helpers/store.ts';
 import { fakeTool, standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
+import { spoken } from './support/spoken.ts';
 
 const db = useTestStore();
 let h: Harness;
@@ -87,7 +88,7 @@ describe('supervisor', () => {
     expect(escalation).toMatchObject({ kind: 'step-failed', stepId: 's3' });
     expect(escalation.message).toMatch(/No automatic replan: the replan budget is spent/);
     expect((await h.store.getRun(run.id))?.status).toBe('paused');
-    expect(await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UOTHER', action: 'abort' })).toEqual({
+    expect(spoken(await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UOTHER', action: 'abort' }))).toEqual({
       ok: false,
       error: expect.stringMatching(/Only approvers/),
     });
@@ -221,7 +222,7 @@ describe('when the planner cannot replan', () => {
     });
     expect((await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'retry' })).ok).toBe(true);
     await h.agent.idle();
-    expect(await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'retry' })).toEqual({
+    expect(spoken(await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'retry' }))).toEqual({
       ok: false,
       error: expect.stringMatching(/The run already ended|already resolved \(retry\) by <@UAPP>/),
     });

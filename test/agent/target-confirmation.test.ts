@@ -9,6 +9,7 @@ import { useTestStore } from '../helpers/store.ts';
 import { fakeTool, type FakeTool } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
+import { spoken } from './support/spoken.ts';
 
 const db = useTestStore();
 let h: Harness;
@@ -71,7 +72,7 @@ async function approvedAndAnswered(t: ReturnType<typeof tools>, answer: string) 
 }
 
 const confirm = (runId: string, userId: string, extra: Partial<{ planVersion: number; stepId: string; decision: 'confirm' | 'abort' }> = {}) =>
-  h.agent.confirmTarget({ runId, planVersion: 1, stepId: 's2', userId, decision: 'confirm', ...extra });
+  h.agent.confirmTarget({ runId, planVersion: 1, stepId: 's2', userId, decision: 'confirm', ...extra }).then(spoken);
 
 describe('Confirm for a target filled in at run time', () => {
   it('a merge whose number came from an answer waits, shows the filled-in values, and runs once on an approver’s Confirm', async () => {

@@ -1,4 +1,5 @@
 import type { Result } from '../errors.ts';
+import type { Text } from '../text.ts';
 import type { Conversation, EscalationAction, PlanVersionRecord, RunRecord } from './run-store.ts';
 
 /** Who may approve: Slack resolves user groups (`S…`) to members; tests use a fixed list. */
@@ -22,21 +23,22 @@ export interface StartRunInput {
 /**
  * What a surface (Slack, the CLI, tests) asks of the agent. Each call returns once its decision is
  * stored; long work (planning, executing) continues in the background and reports through the Surface.
- * Errors meant for the person come back as `{ ok: false, error }` with a sentence fit to show them.
+ * Errors meant for the person come back as `{ ok: false, error }` with a sentence fit to show them
+ * (a Text: the people and settings in it are data the surface names).
  */
 export interface AgentApi {
   startRun(input: StartRunInput): Promise<RunRecord>;
-  decide(input: { runId: string; planVersion: number; userId: string; decision: 'approve' | 'reject' }): Promise<Result<void>>;
+  decide(input: { runId: string; planVersion: number; userId: string; decision: 'approve' | 'reject' }): Promise<Result<void, Text>>;
   /** Checks a person's edit without storing it (for a modal's field errors); each string names the problem. */
   checkEdit(input: { runId: string; planVersion: number; plan: unknown }): Promise<Result<void, string[]>>;
   editPlan(input: { runId: string; planVersion: number; userId: string; plan: unknown }): Promise<Result<PlanVersionRecord, string[]>>;
-  revisePlan(input: { runId: string; planVersion: number; userId: string; instruction: string }): Promise<Result<void>>;
-  resolveEscalation(input: { escalationId: string; userId: string; action: EscalationAction }): Promise<Result<void>>;
+  revisePlan(input: { runId: string; planVersion: number; userId: string; instruction: string }): Promise<Result<void, Text>>;
+  resolveEscalation(input: { escalationId: string; userId: string; action: EscalationAction }): Promise<Result<void, Text>>;
   /** A message in a run's conversation: answers a pending question, or "cancel" stops the run. */
   followUp(input: { conversation: Conversation; userId: string; text: string }): Promise<FollowUpOutcome>;
-  cancel(input: { runId: string; userId: string }): Promise<Result<void>>;
+  cancel(input: { runId: string; userId: string }): Promise<Result<void, Text>>;
   /** Confirm or Abort a step whose target was filled at run time from a person's or a model's words. */
-  confirmTarget(input: { runId: string; planVersion: number; stepId: string; userId: string; decision: 'confirm' | 'abort' }): Promise<Result<void>>;
+  confirmTarget(input: { runId: string; planVersion: number; stepId: string; userId: string; decision: 'confirm' | 'abort' }): Promise<Result<void, Text>>;
   /** At start-up: continue every run that was executing when the process stopped. */
   resume(): Promise<void>;
   /** Stop taking work and let running steps reach a recorded state. */

@@ -1,4 +1,5 @@
 import type { BlockAction } from '@slack/bolt';
+import type { Text } from '../../agent/text.ts';
 import type { SlackClient } from '../slack-client.ts';
 import { tellPrivately } from '../replies.ts';
 import type { Logger } from '../../observability/logger.ts';
@@ -25,7 +26,7 @@ export function clickOrigin(body: BlockAction): ClickOrigin {
 }
 
 /** A reply only the clicker sees, in the click's thread; nothing to say it to when Slack sent no channel. */
-export function privateReplier(client: SlackClient, logger: Logger, origin: ClickOrigin): (text: string) => Promise<void> {
+export function privateReplier(client: SlackClient, logger: Logger, origin: ClickOrigin): (text: Text) => Promise<void> {
   const { channel, user, threadTs } = origin;
   return (text) => (channel ? tellPrivately(client, logger, { channel, user, threadTs, text }) : Promise.resolve());
 }

@@ -4,7 +4,7 @@ import type { BotDeps } from '../bot-deps.ts';
 import { describeError, TRY_AGAIN } from '../replies.ts';
 import { runLine } from '../views/app-home.ts';
 import { HELP_TEXT } from '../views/help.ts';
-import { escapeText, mention } from '../views/text.ts';
+import { escapeText, mention, mrkdwn } from '../views/text.ts';
 import { answerScheduleCommand } from './schedule-command.ts';
 
 const ACTIVE: RunStatus[] = ['planning', 'awaiting-approval', 'awaiting-answer', 'executing', 'paused', 'rolling-back'];
@@ -68,7 +68,7 @@ async function answer(verb: string, args: string[], where: { userId: string; cha
     await respond(
       result.ok
         ? { response_type: 'in_channel', text: `${mention(userId)} cancelled run \`${escapeText(runId)}\`.` }
-        : { response_type: 'ephemeral', text: escapeText(result.error) },
+        : { response_type: 'ephemeral', text: mrkdwn(result.error) },
     );
     return;
   }

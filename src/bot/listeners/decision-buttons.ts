@@ -1,5 +1,6 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { Result } from '../../agent/errors.ts';
+import type { Text } from '../../agent/text.ts';
 import type { BotDeps } from '../bot-deps.ts';
 import { describeError, TRY_AGAIN } from '../replies.ts';
 import { clickOrigin, privateReplier } from './click-origin.ts';
@@ -14,7 +15,7 @@ export interface DecisionButtons<Ref extends { runId: string }, Decision extends
   unrecognised: string;
   /** The log line when the decision could not be recorded. */
   failure: string;
-  decide(ref: Ref, userId: string, decision: Decision): Promise<Result<void>>;
+  decide(ref: Ref, userId: string, decision: Decision): Promise<Result<void, Text>>;
   /** Replaces the buttons once decided, so nobody clicks a stale one. */
   decidedLine(decision: Decision, userId: string): string;
   onDecided?(ref: Ref): void;

@@ -1,4 +1,6 @@
 import type { App } from '@slack/bolt';
+import type { Result } from '../../agent/errors.ts';
+import type { Text } from '../../agent/text.ts';
 import type { BotDeps } from '../bot-deps.ts';
 import { planErrors, parsePlanYaml, readModifySubmission } from '../modify-submission.ts';
 import { describeError, tellPrivately, TRY_AGAIN } from '../replies.ts';
@@ -61,14 +63,8 @@ async function withinBudget<T>(promise: Promise<T>): Promise<T | undefined> {
 }
 
 /** After the modal closed, a refusal or failure is told privately in the run's thread. */
-async function report(
-  client: SlackClient,
-  deps: BotDeps,
-  runId: string,
-  userId: string,
-  work: () => Promise<{ ok: true; value: void } | { ok: false; error: string }>,
-): Promise<void> {
-  let message: string | undefined;
+async function report(client: SlackClient, deps: BotDeps, runId: string, userId: string, work: () => Promise<Result<void, Text>>): Promise<void> {
+  let message: Text | undefined;
   try {
     const result = await work();
     if (!result.ok) message = result.error;

@@ -6,7 +6,7 @@ import { describeError, tellThread, TRY_AGAIN } from '../replies.ts';
 import { parseParamLines } from '../runbook-params.ts';
 import { decodePlanRef } from '../views/button-values.ts';
 import { RUNBOOK_NAME_ACTION, RUNBOOK_NAME_BLOCK, RUNBOOK_PARAMS_ACTION, RUNBOOK_PARAMS_BLOCK, RUNBOOK_SAVE_CALLBACK } from '../views/save-runbook-modal.ts';
-import { mention } from '../views/text.ts';
+import { mention, plainWords } from '../views/text.ts';
 
 const InputValue = z.object({ value: z.string().nullish() }).optional();
 const StateSchema = z.object({ values: z.record(z.string(), z.record(z.string(), InputValue)) }).optional();
@@ -35,7 +35,7 @@ export function registerSaveRunbookSubmit(app: App, deps: BotDeps): void {
       ? await checkRunbookSaver({ userId, approvers: deps.approvers })
       : { ok: false as const, error: 'Runbooks cannot be saved here: no approver list is wired in.' };
     if (!allowed.ok) {
-      await ack({ response_action: 'errors', errors: { [RUNBOOK_PARAMS_BLOCK]: allowed.error } });
+      await ack({ response_action: 'errors', errors: { [RUNBOOK_PARAMS_BLOCK]: plainWords(allowed.error) } });
       return;
     }
     let saved;

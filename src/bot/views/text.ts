@@ -1,4 +1,5 @@
-import { escapeText } from '../../integrations/slack/slack-text.ts';
+import { type Setting, spell, type Text, type TextPart } from '../../agent/text.ts';
+import { escapeKeepingMentions, escapeText } from '../../integrations/slack/slack-text.ts';
 import type { Block } from './limits.ts';
 
 export { escapeKeepingMentions, escapeText } from '../../integrations/slack/slack-text.ts';
@@ -19,6 +20,28 @@ export function link(url: string, label: string): string {
 
 export function mention(id: string): string {
   return id.startsWith('S') ? `<!subteam^${id}>` : `<@${id}>`;
+}
+
+/** Where each setting an agent message points to is set: the environment variable a person would change. */
+const SETTING_VARIABLES: Record<Setting, string> = { approvers: 'TANDEM_APPROVERS' };
+
+function name(part: Exclude<TextPart, string>): string {
+  return 'user' in part ? mention(escapeText(part.user)) : SETTING_VARIABLES[part.setting];
+}
+
+/**
+ * An agent message as mrkdwn: its words escaped, its people as mentions, its settings by their variable.
+ * A message that is one string (the bot's own sentences, prose stored before people were data) keeps the
+ * mentions written into it and nothing else becomes markup.
+ */
+export function mrkdwn(text: Text): string {
+  if (typeof text === 'string') return escapeKeepingMentions(text);
+  return text.map((part) => (typeof part === 'string' ? escapeText(part) : name(part))).join('');
+}
+
+/** An agent message for a plain_text field (a modal's field error), where Slack draws no mentions. */
+export function plainWords(text: Text): string {
+  return spell(text, (part) => ('user' in part ? `<@${part.user}>` : SETTING_VARIABLES[part.setting]));
 }
 
 export function section(text: string, blockId?: string): Block {

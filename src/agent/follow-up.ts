@@ -14,7 +14,8 @@ import { cancelUnstarted, isFinal, NOT_FINAL, summarizeEnded } from './run-endin
 import { continueIfClear } from './escalation-resolution.ts';
 import { person, type Text, words } from './text.ts';
 
-const CANCEL = /^\s*(?:<@[A-Z0-9]+>\s*)*(?:cancel|stop)\b/i;
+/** The surface hands over the words alone (a Slack mention of the bot or anyone else in front is already gone). */
+const CANCEL = /^\s*(?:cancel|stop)\b/i;
 
 export async function followUp(ctx: AgentContext, input: { conversation: Conversation; userId: string; text: string }): Promise<FollowUpOutcome> {
   const run = await ctx.store.findRunByConversation(input.conversation);
@@ -26,7 +27,7 @@ export async function followUp(ctx: AgentContext, input: { conversation: Convers
 
 async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: { userId: string; text: string }): Promise<FollowUpOutcome> {
   const cancelling = CANCEL.test(input.text);
-  const text = redactText(input.text.replace(/^\s*(?:<@[A-Z0-9]+>\s*)+/, '').trim(), ctx.settings.secrets);
+  const text = redactText(input.text.trim(), ctx.settings.secrets);
   if (!cancelling && !text) return 'ignored';
   // Only the requester or an approver decides for the run (checked before anything is stored).
   const may = await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers });

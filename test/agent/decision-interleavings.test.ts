@@ -69,7 +69,7 @@ describe('decisions under every interleaving', () => {
           } else if (c.kind === 'cancel') {
             await h.agent.followUp({ conversation: run.conversation, userId: c.by, text: 'cancel' });
           } else {
-            await h.agent.followUp({ conversation: run.conversation, userId: c.by, text: `<@UBOT> thing of ${c.by}` });
+            await h.agent.followUp({ conversation: run.conversation, userId: c.by, text: `thing of ${c.by}` });
           }
         };
         for (const round of script) await Promise.all(round.map(perform));

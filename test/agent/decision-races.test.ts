@@ -192,7 +192,7 @@ describe('answers and cancels count only from the requester or an approver', () 
     await h.agent.idle();
     expect((await h.store.getRun(run.id))?.status).toBe('paused');
 
-    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UBYSTANDER', text: '<@UBOT> 666' })).toEqual({
+    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UBYSTANDER', text: '666' })).toEqual({
       refused: 'answer',
       requester: 'UREQ',
     });
@@ -207,7 +207,7 @@ describe('answers and cancels count only from the requester or an approver', () 
     expect((await h.store.listEvents(run.id)).map((e) => e.type)).not.toContain('question-answered');
     expect((await h.store.getRun(run.id))?.status).toBe('paused');
 
-    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text: '<@UBOT> 7' })).toBe('answered');
+    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text: '7' })).toBe('answered');
     await h.agent.idle();
     expect(merge.calls.map((c) => c.args)).toEqual([{ number: 7 }]);
   });

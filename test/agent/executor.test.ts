@@ -177,7 +177,7 @@ describe('executor', () => {
     expect((await h.store.getRun(run.id))?.status).toBe('paused');
     expect(h.surface.of(run.id, 'ask')[0]).toMatchObject({ stepId: 's1', question: 'Which tag?' });
     expect((await h.store.listQuestions(run.id))[0]).toMatchObject({ stepId: 's1', answer: null });
-    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UANS', text: '<@UBOT> v1.4.0' })).toBe('answered');
+    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UANS', text: 'v1.4.0' })).toBe('answered');
     await h.agent.idle();
     expect((await h.store.listSteps(run.id)).find((s) => s.stepId === 's1')?.output).toEqual({ answer: 'v1.4.0', answeredBy: 'UANS' });
     expect(tools.read.calls[0]?.args).toEqual({ key: 'v1.4.0' });

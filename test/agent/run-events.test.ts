@@ -119,7 +119,7 @@ describe('every event a run writes reads back as a known event', () => {
     const run = await h.start('merge the PR I name', 'UREQ');
     expect((await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).ok).toBe(true);
     await h.agent.idle();
-    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text: '<@UBOT> 66' })).toBe('answered');
+    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text: '66' })).toBe('answered');
     await h.agent.idle();
     expect((await h.agent.confirmTarget({ runId: run.id, planVersion: 1, stepId: 's2', userId: 'UAPP', decision })).ok).toBe(true);
     await h.agent.idle();

@@ -66,7 +66,7 @@ async function approvedAndAnswered(t: ReturnType<typeof tools>, answer: string) 
   const run = await h.start('merge the PR I name', 'UREQ');
   expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: true, value: undefined });
   await h.agent.idle();
-  expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text: `<@UBOT> ${answer}` })).toBe('answered');
+  expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text: `${answer}` })).toBe('answered');
   await h.agent.idle();
   return run;
 }

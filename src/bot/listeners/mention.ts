@@ -14,6 +14,11 @@ export function taskText(text: string, botUserId: string | undefined): string {
   return text.replace(own, '').replace(/\s+/g, ' ').trim();
 }
 
+/** `<@U2> cancel` → `cancel`: mentions in front of a follow-up address people, they are not the answer. */
+export function followUpText(text: string): string {
+  return text.replace(/^\s*(?:<@[A-Z0-9]+(?:\|[^>]*)?>\s*)+/, '').trim();
+}
+
 export const IGNORED_FOLLOW_UP =
   'Nothing in this thread\'s run is waiting for an answer. Say "cancel" to stop a run that is still going, or mention me outside this thread to start something new.';
 
@@ -62,7 +67,7 @@ export async function handleMessageToBot(deps: BotDeps, client: SlackClient, mes
   const threadTs = message.threadTs ?? message.ts;
   try {
     if (message.threadTs) {
-      const outcome = await deps.agent.followUp({ conversation: { channel, threadTs: message.threadTs }, userId: user, text });
+      const outcome = await deps.agent.followUp({ conversation: { channel, threadTs: message.threadTs }, userId: user, text: followUpText(text) });
       if (outcome === 'ignored') {
         await tellPrivately(client, deps.logger, { channel, user, threadTs, text: IGNORED_FOLLOW_UP });
       }

@@ -8,6 +8,14 @@ import type { Metrics } from './metrics.ts';
  * every step end, run end, escalation and model call passes through the store anyway.
  */
 export function instrumentRunStore(store: RunStore, metrics: Metrics): RunStore {
+  const steps = stepCounting(store, metrics);
+  return decorate(store, { ...steps.overrides, ...runEndCounting(store, metrics, steps.runEnded), ...callCounting(store, metrics) });
+}
+
+type Overrides = Partial<RunStore>;
+
+/** Steps finished, by tool and status, and how long each ran. */
+function stepCounting(store: RunStore, metrics: Metrics): { overrides: Overrides; runEnded(runId: string): void } {
   // claimStep returns the tool and start time that finishStep no longer carries.
   const running = new Map<string, { tool: string; startedAt: number }>();
   const key = (runId: string, planVersion: number, stepId: string) => `${runId}/${planVersion}/${stepId}`;
@@ -19,16 +27,8 @@ export function instrumentRunStore(store: RunStore, metrics: Metrics): RunStore 
     toolsByRun.get(runId)?.get(`${planVersion}/${stepId}`) ??
     // Created by another replica, or asked after the run ended: ask the store.
     (await store.listSteps(runId, planVersion)).find((s) => s.stepId === stepId)?.tool;
-  // Steps still running when their run ends (a cancel) keep their `running` entry until they finish.
-  const runEnded = (runId: string) => toolsByRun.delete(runId);
-  const countAgentCall = (event: RunEventInput) => {
-    if (event.type !== 'agent-call') return;
-    // A refused call's name is whatever the model wrote: keep it out of the labels.
-    if (event.data.refused) metrics.agentCalls.inc({ tool: '-', status: 'refused' });
-    else metrics.agentCalls.inc({ tool: String(event.data.tool), status: event.data.ok ? 'succeeded' : 'failed' });
-  };
 
-  return decorate(store, {
+  const overrides: Overrides = {
     async createSteps(runId, planVersion, steps) {
       await store.createSteps(runId, planVersion, steps);
       const tools = toolsByRun.get(runId) ?? new Map<string, string>();
@@ -59,38 +59,50 @@ export function instrumentRunStore(store: RunStore, metrics: Metrics): RunStore 
       }
       return changed;
     },
+  };
+  // Steps still running when their run ends (a cancel) keep their `running` entry until they finish.
+  return { overrides, runEnded: (runId) => void toolsByRun.delete(runId) };
+}
+
+/** Runs finished, by outcome, whichever store call ended them. */
+function runEndCounting(store: RunStore, metrics: Metrics, runEnded: (runId: string) => void): Overrides {
+  const ended = (runId: string, outcome: string) => {
+    metrics.runsFinished.inc({ outcome });
+    runEnded(runId);
+  };
+  return {
     async updateRun(runId, patch) {
       const run = await store.updateRun(runId, patch);
-      if (patch.status && FINAL_RUN_STATUSES.includes(patch.status)) {
-        metrics.runsFinished.inc({ outcome: patch.status });
-        runEnded(runId);
-      }
+      if (patch.status && FINAL_RUN_STATUSES.includes(patch.status)) ended(runId, patch.status);
       return run;
     },
     async finishRun(input) {
       const run = await store.finishRun(input);
-      if (run) {
-        metrics.runsFinished.inc({ outcome: input.status });
-        runEnded(input.runId);
-      }
+      if (run) ended(input.runId, input.status);
       return run;
     },
     async transitionRun(runId, from, to) {
       const moved = await store.transitionRun(runId, from, to);
-      if (moved && FINAL_RUN_STATUSES.includes(to)) {
-        metrics.runsFinished.inc({ outcome: to });
-        runEnded(runId);
-      }
+      if (moved && FINAL_RUN_STATUSES.includes(to)) ended(runId, to);
       return moved;
     },
     async decide(input) {
       const decided = await store.decide(input);
-      if (decided.ok && input.to && FINAL_RUN_STATUSES.includes(input.to)) {
-        metrics.runsFinished.inc({ outcome: input.to });
-        runEnded(input.runId);
-      }
+      if (decided.ok && input.to && FINAL_RUN_STATUSES.includes(input.to)) ended(input.runId, input.to);
       return decided;
     },
+  };
+}
+
+/** agent_task's inner calls, escalations opened, and model tokens and cost. */
+function callCounting(store: RunStore, metrics: Metrics): Overrides {
+  const countAgentCall = (event: RunEventInput) => {
+    if (event.type !== 'agent-call') return;
+    // A refused call's name is whatever the model wrote: keep it out of the labels.
+    if (event.data.refused) metrics.agentCalls.inc({ tool: '-', status: 'refused' });
+    else metrics.agentCalls.inc({ tool: String(event.data.tool), status: event.data.ok ? 'succeeded' : 'failed' });
+  };
+  return {
     async appendEvent(runId, ...args) {
       const event = await store.appendEvent(runId, ...args);
       countAgentCall({ type: args[0], data: args[1] } as RunEventInput);
@@ -113,5 +125,5 @@ export function instrumentRunStore(store: RunStore, metrics: Metrics): RunStore 
       metrics.llmTokens.inc({ role: usage.role, model, direction: 'output' }, usage.outputTokens);
       metrics.llmCost.inc({ role: usage.role, model }, usage.costUsd);
     },
-  });
+  };
 }

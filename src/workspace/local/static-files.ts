@@ -9,6 +9,7 @@ const FILES: Record<string, { file: string; type: string }> = {
   '/index.html': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/blocks.js': { file: 'blocks.js', type: 'text/javascript; charset=utf-8' },
+  '/modal.js': { file: 'modal.js', type: 'text/javascript; charset=utf-8' },
   '/mrkdwn.js': { file: 'mrkdwn.js', type: 'text/javascript; charset=utf-8' },
   '/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
 };

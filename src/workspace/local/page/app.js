@@ -2,7 +2,8 @@
 // typing and clicks into the browser API's POSTs. Text reaches the DOM only through the escaping
 // renderers in mrkdwn.js / blocks.js or through textContent.
 /* global document, fetch, Element, HTMLFormElement, EventSource, URLSearchParams, history, location */
-import { renderBlocks, renderText } from './blocks.js';
+import { renderBlocks } from './blocks.js';
+import { drawModal, showFieldErrors } from './modal.js';
 import { escapeHtml, renderMrkdwn } from './mrkdwn.js';
 
 const $ = (id) => document.getElementById(id);
@@ -12,7 +13,6 @@ let conversation = 'channel';
 let openThread = null;
 /** The thumb this person pressed per message ts: Slack draws a pressed feedback button itself. */
 const feedbackPressed = new Map();
-let shownModalKey = null;
 let refreshing = null;
 let refreshAgain = false;
 /** The last browser action's refusal; shown until the next action works. */
@@ -115,56 +115,11 @@ function showBanner(text, isError) {
   banner.className = `banner${isError ? ' error' : ''}`;
 }
 
-function drawModal() {
-  const root = $('modal');
-  const modal = state.modal;
-  const key = modal ? `${modal.id}:${modal.hash}` : null;
-  if (key === shownModalKey) {
-    if (modal) showFieldErrors(modal.errors);
-    return;
-  }
-  shownModalKey = key;
-  root.hidden = !modal;
-  if (!modal) {
-    root.innerHTML = '';
-    return;
-  }
-  const view = modal.view;
-  const submit = view.submit ? `<button type="submit" class="bk-button primary" data-testid="modal-submit">${renderText(view.submit)}</button>` : '';
-  root.innerHTML = `<form class="modal" role="dialog" aria-modal="true" data-view-id="${escapeHtml(modal.id)}">
-    <div class="modal-header"><h2>${renderText(view.title)}</h2><button type="button" class="icon-button" data-close aria-label="Close">×</button></div>
-    <div class="modal-body">${renderBlocks(view.blocks, { users: state.users, interactive: false, errors: modal.errors })}</div>
-    <div class="modal-footer"><button type="button" class="bk-button" data-close>${view.close ? renderText(view.close) : 'Cancel'}</button>${submit}</div>
-  </form>`;
-  showFieldErrors(modal.errors);
-}
-
-/** Marks fields with the bot's errors in place, so what the person typed stays. */
-function showFieldErrors(errors) {
-  for (const block of document.querySelectorAll('#modal .bk-input-block')) {
-    const field = block.querySelector('[data-block-id]');
-    const message = errors?.[field?.dataset.blockId];
-    let box = block.querySelector('.bk-error');
-    block.classList.toggle('has-error', Boolean(message));
-    if (!message) {
-      box?.remove();
-      continue;
-    }
-    if (!box) {
-      box = document.createElement('div');
-      box.className = 'bk-error';
-      box.setAttribute('role', 'alert');
-      block.append(box);
-    }
-    box.textContent = message;
-  }
-}
-
 function draw() {
   drawBanner();
   drawChannel();
   drawThread();
-  drawModal();
+  drawModal($('modal'), state);
   $('hint').textContent = `@tandem check health of ${state.healthUrl ?? '…'}`;
 }
 

@@ -6,7 +6,8 @@
  * cost nothing: every claim succeeds without touching the store.
  */
 import type { AgentLogger } from './context.ts';
-import type { RunRecord, RunStatus, RunStore } from './ports/run-store.ts';
+import type { LeasesPort } from './ports/leases.ts';
+import type { RunRecord, RunStatus } from './ports/runs.ts';
 import { sleep } from './tool-call.ts';
 import { adoptionGraceMs, newlyAdopted, releaseEffect, runsLostToPeers, takeDeadline, takePollMs } from './lease-decisions.ts';
 
@@ -45,7 +46,7 @@ export interface RunLeases {
 }
 
 interface LeaseOptions {
-  store: RunStore;
+  store: LeasesPort;
   owner: string;
   soleOwner: boolean;
   settings: ReplicaSettings;

@@ -1,13 +1,13 @@
 /** `tandem audit`: every check over every run (or one), each violation found. */
-import type { RunRecord, RunStore } from '../agent/ports/run-store.ts';
+import type { RunRecord, RunsPort } from '../agent/ports/runs.ts';
 import { AUDIT_CHECKS } from './checks/index.ts';
-import { loadRunFacts, type AuditCheck, type AuditContext, type Violation } from './run-facts.ts';
+import { loadRunFacts, type AuditCheck, type AuditContext, type RunFactsStore, type Violation } from './run-facts.ts';
 
 /** The audit is over every run the store holds. */
 const EVERY_RUN = 1_000_000;
 
 export async function auditRuns(
-  store: RunStore,
+  store: Pick<RunsPort, 'getRun' | 'listRuns'> & RunFactsStore,
   ctx: AuditContext,
   options: { runId?: string; checks?: readonly AuditCheck[] } = {},
 ): Promise<{ runs: number; violations: Violation[] } | { missing: string }> {

@@ -1,5 +1,8 @@
 /** What `tandem audit` reads of one run, and the shape of a check over it. */
-import type { ApprovalRecord, PlanVersionRecord, RunRecord, RunStore, StepAttemptRecord, StepRecord } from '../agent/ports/run-store.ts';
+import type { HumanInputPort } from '../agent/ports/human-input.ts';
+import type { PlansPort } from '../agent/ports/plans.ts';
+import type { ApprovalRecord, PlanVersionRecord, RunRecord, StepAttemptRecord, StepRecord } from '../agent/ports/run-store.ts';
+import type { StepsPort } from '../agent/ports/steps.ts';
 import type { AnyTool, Risk } from '../agent/ports/tool.ts';
 
 /** A Confirm of a late-bound target as the audit needs it. */
@@ -44,7 +47,12 @@ export interface AuditCheck {
   check(facts: RunFacts, ctx: AuditContext): Violation[];
 }
 
-export async function loadRunFacts(store: RunStore, run: RunRecord): Promise<RunFacts> {
+/** What the audit reads of one run: its plans and approvals, steps and attempts, and Confirm decisions. */
+export type RunFactsStore = Pick<PlansPort, 'listPlanVersions' | 'listApprovals'> &
+  Pick<StepsPort, 'listSteps' | 'listAttempts'> &
+  Pick<HumanInputPort, 'listConfirmations'>;
+
+export async function loadRunFacts(store: RunFactsStore, run: RunRecord): Promise<RunFacts> {
   const [versions, approvals, steps, attempts, confirmations] = await Promise.all([
     store.listPlanVersions(run.id),
     store.listApprovals(run.id),

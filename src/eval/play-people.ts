@@ -4,8 +4,8 @@
  * task's fixed policy, plan questions get the task's answers, ask_human steps get its human answers.
  */
 import type { Agent } from '../agent/agent.ts';
-import type { Conversation, RunRecord, RunStore } from '../agent/ports/run-store.ts';
-import { FINAL_RUN_STATUSES } from '../agent/ports/run-store.ts';
+import type { HumanInputPort } from '../agent/ports/human-input.ts';
+import { FINAL_RUN_STATUSES, type Conversation, type RunRecord, type RunsPort } from '../agent/ports/runs.ts';
 import type { GoldenTask } from './golden-schema.ts';
 
 export const EVAL_REQUESTER = 'UEVALREQUESTER';
@@ -20,7 +20,7 @@ export interface PlayedRun {
   approvals: number;
 }
 
-export async function playPeople(deps: { agent: Agent; store: RunStore }, task: GoldenTask, run: RunRecord, conversation: Conversation): Promise<PlayedRun> {
+export async function playPeople(deps: { agent: Agent; store: RunsPort & HumanInputPort }, task: GoldenTask, run: RunRecord, conversation: Conversation): Promise<PlayedRun> {
   const { agent, store } = deps;
   const problems: string[] = [];
   let escalationsResolved = 0;

@@ -113,6 +113,12 @@ function startTinyBot(workspace: LocalWorkspace) {
     });
     await client.chat.update({ channel: action.channel.id, ts: posted.ts!, ...board('succeeded'), blocks: asSlackBlocks(board('succeeded').blocks) });
   });
+  // Slack's Stop: the bot stops, says so (which clears the status line) and closes the session.
+  app.event('agent_session_stopped', async ({ event, client }) => {
+    const { channel, thread_ts: threadTs, user } = event as unknown as { channel: string; thread_ts: string; user: string };
+    await client.chat.postMessage({ channel, thread_ts: threadTs, text: `Stopped by <@${user}>.` });
+    await client.agents.sessions.setStatus({ channel_id: channel, thread_ts: threadTs, status: 'closed' });
+  });
   return app;
 }
 
@@ -136,7 +142,7 @@ describe('local workspace in a browser (small Bolt app)', () => {
     await workspace?.close();
   });
 
-  it('a person mentions the bot, meets a modal field error, approves, and sees the board finish', async () => {
+  it('a person mentions the bot, meets a modal field error, approves, sees the board finish, and presses Slack\'s Stop on a working thread', async () => {
     const browser = await openBrowser();
     try {
       const { page } = browser;
@@ -175,6 +181,18 @@ describe('local workspace in a browser (small Bolt app)', () => {
       expect(text).toContain('✔ 1. GET');
       expect(text).toContain('1/1 steps done');
       await expect(thread.getByRole('button', { name: 'Approve' }).count()).resolves.toBe(0);
+
+      // Slack's agent surfaces on the thread, as the bot sets them: the status line, the session and its Stop.
+      const threadTs = (await page.getByTestId('messages').locator('.replies').getAttribute('data-thread'))!;
+      await app.client.assistant.threads.setStatus({ channel_id: 'CGENERAL', thread_ts: threadTs, status: 'is working…' });
+      await app.client.agents.sessions.setStatus({ channel_id: 'CGENERAL', thread_ts: threadTs, status: 'processing' });
+      await page.getByTestId('thread-status').getByText('tandem is working…').waitFor();
+      await expect(page.getByTestId('session').textContent()).resolves.toBe('Agent session: processing');
+      await page.getByTestId('session-stop').click();
+      await thread.getByText('Stopped by @you.').waitFor();
+      await page.getByTestId('session').getByText('Agent session: closed').waitFor();
+      await expect(page.getByTestId('thread-status').isHidden()).resolves.toBe(true);
+      await expect(page.getByTestId('session-stop').isHidden()).resolves.toBe(true);
     } finally {
       await browser.close();
     }

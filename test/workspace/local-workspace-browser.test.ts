@@ -142,7 +142,7 @@ describe('local workspace in a browser (small Bolt app)', () => {
     await workspace?.close();
   });
 
-  it('a person mentions the bot, meets a modal field error, approves, sees the board finish, and presses Slack\'s Stop on a working thread', async () => {
+  it("a person mentions the bot, meets a modal field error, approves, sees the board finish, and presses Slack's Stop on a working thread", async () => {
     const browser = await openBrowser();
     try {
       const { page } = browser;

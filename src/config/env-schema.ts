@@ -1,0 +1,92 @@
+/**
+ * The environment Tandem reads, as one zod schema: every variable, its form and its default. The loader
+ * (config.ts) turns what it parses into the Config the rest of the code uses.
+ */
+import { z } from 'zod';
+
+const csv = z
+  .string()
+  .optional()
+  .transform((value) =>
+    (value ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean),
+  );
+
+const modelRef = z
+  .string()
+  .regex(/^(openai|anthropic):\S+$/, 'expected provider:model, e.g. openai:gpt-4o or anthropic:claude-sonnet-4-5')
+  .optional();
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
+
+const REPO_PATTERN = /^[A-Za-z0-9_.-]+\/(?:[A-Za-z0-9_.-]+|\*)$/;
+
+/** A GitHub App's identity and the repository allow-list (github-settings.ts checks how they combine). */
+export const GithubAppEnv = z.object({
+  GITHUB_APP_ID: z.string().regex(/^\d+$/, "expected the App's numeric ID from its settings page (not the client ID)").optional(),
+  GITHUB_APP_PRIVATE_KEY: z.string().optional(),
+  GITHUB_APP_PRIVATE_KEY_FILE: z.string().optional(),
+  TANDEM_REPOS: csv.pipe(z.array(z.string().regex(REPO_PATTERN, 'expected owner/name or owner/* entries, comma-separated'))),
+});
+
+export const EnvSchema = z.object({
+  SLACK_BOT_TOKEN: z
+    .string()
+    .regex(/^xoxb-/, 'expected a bot token starting with xoxb-')
+    .optional(),
+  SLACK_APP_TOKEN: z
+    .string()
+    .regex(/^xapp-/, 'expected an app-level token starting with xapp-')
+    .optional(),
+  SLACK_SIGNING_SECRET: z.string().min(1).optional(),
+  SLACK_API_URL: httpUrl.default('https://slack.com/api/'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_BASE_URL: httpUrl.optional(),
+  ANTHROPIC_API_KEY: z.string().min(1).optional(),
+  ANTHROPIC_BASE_URL: httpUrl.optional(),
+  PLANNER_MODEL: modelRef,
+  EXECUTOR_MODEL: modelRef,
+  EVALUATOR_MODEL: modelRef,
+  PLANNER_FALLBACK_MODEL: modelRef,
+  GITHUB_TOKEN: z.string().min(1).optional(),
+  GITHUB_API_URL: httpUrl.default('https://api.github.com'),
+  ...GithubAppEnv.shape,
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'expected a postgres://user@host:port/db URL')
+    .optional(),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  TANDEM_APPROVERS: csv.pipe(z.array(z.string().regex(/^[US][A-Z0-9]+$/, 'expected Slack user (U…) or user-group (S…) IDs, comma-separated'))),
+  TANDEM_ESCALATE_TO: z
+    .string()
+    .regex(/^[US][A-Z0-9]+$/, 'expected a Slack user (U…) or user-group (S…) ID')
+    .optional(),
+  TANDEM_CONFIDENCE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.6),
+  TANDEM_MAX_STEPS: positiveInt(20),
+  TANDEM_MAX_REPLANS: z.coerce.number().int().min(0).default(2),
+  TANDEM_RUN_TIMEOUT_S: positiveInt(3600),
+  TANDEM_STEP_TIMEOUT_S: positiveInt(600),
+  TANDEM_MAX_TOKENS: positiveInt(200_000),
+  TANDEM_APPROVAL_REMIND_MIN: positiveInt(30),
+  TANDEM_APPROVAL_EXPIRE_MIN: positiveInt(1440),
+  TANDEM_ESCALATION_REPING_MIN: positiveInt(60),
+  TANDEM_HTTP_ALLOW: csv,
+  TANDEM_AUTO_RUN_READ_ONLY: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
+  TANDEM_MCP_CONFIG: z.string().min(1).optional(),
+  TANDEM_MODEL_PRICES: z.string().optional(),
+  TANDEM_RUNBOOKS_DIR: z.string().min(1).default('./runbooks'),
+  TANDEM_BOARD_STYLE: z.enum(['auto', 'plan', 'sections'], { error: 'expected auto, plan or sections' }).default('auto'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export const PricesSchema = z.record(z.string(), z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }));

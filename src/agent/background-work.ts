@@ -1,4 +1,4 @@
-import type { AgentLogger } from './context.ts';
+import type { LogPort } from './ports/logger.ts';
 
 /** Work this process started and does not await (planning, driving, deliveries): a failure is logged, and idle() waits for all of it. */
 export interface BackgroundWork {
@@ -7,7 +7,7 @@ export interface BackgroundWork {
   idle(): Promise<void>;
 }
 
-export function createBackgroundWork(logger: AgentLogger): BackgroundWork {
+export function createBackgroundWork(logger: LogPort): BackgroundWork {
   const background = new Set<Promise<unknown>>();
   return {
     track(work, what, runId) {

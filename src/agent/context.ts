@@ -1,5 +1,6 @@
 /** What every part of the agent works with: the ports, settings, and a few shared helpers. */
 import type { LlmClient, LlmResponse, LlmRole } from './ports/llm.ts';
+import type { LogPort } from './ports/logger.ts';
 import type { ApproverDirectory } from './ports/agent-api.ts';
 import type { RunStore } from './ports/run-store.ts';
 import type { Surface } from './ports/surface.ts';
@@ -10,12 +11,6 @@ import type { RepositoryAllowList } from './repository-allow-list.ts';
 import type { ReplicaSettings, RunLeases } from './run-leases.ts';
 import type { Budgets } from './stop-conditions.ts';
 import type { ToolRegistry } from './tool-registry.ts';
-
-export interface AgentLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
 
 export interface AgentSettings {
   budgets: Budgets;
@@ -45,7 +40,7 @@ export interface AgentDeps {
   surface: Surface;
   approvers: ApproverDirectory;
   settings: AgentSettings;
-  logger: AgentLogger;
+  logger: LogPort;
   /** This replica's id; step leases carry it so peers can tell a live claim from a dead one. */
   owner: string;
   clock?: () => Date;
@@ -72,7 +67,7 @@ export interface AgentContext {
   deliverySurface: Surface;
   approvers: ApproverDirectory;
   settings: AgentSettings;
-  logger: AgentLogger;
+  logger: LogPort;
   owner: string;
   soleOwner: boolean;
   /** This replica's run leases: who drives a run and writes its board. */

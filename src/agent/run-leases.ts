@@ -5,7 +5,7 @@
  * over (this one looked dead) is halted here. With `soleOwner` (embedded store, one process) leases
  * cost nothing: every claim succeeds without touching the store.
  */
-import type { AgentLogger } from './context.ts';
+import type { LogPort } from './ports/logger.ts';
 import type { LeasesPort } from './ports/leases.ts';
 import type { RunRecord, RunStatus } from './ports/runs.ts';
 import { sleep } from './tool-call.ts';
@@ -50,7 +50,7 @@ interface LeaseOptions {
   owner: string;
   soleOwner: boolean;
   settings: ReplicaSettings;
-  logger: AgentLogger;
+  logger: LogPort;
   /** A peer adopted this run: stop driving it here, without settling anything. */
   onLost(runId: string): void;
 }

@@ -1,8 +1,8 @@
 /** The surface is best-effort from the agent's view: a failing Slack call is logged and the run goes on. */
-import type { AgentLogger } from './context.ts';
+import type { LogPort } from './ports/logger.ts';
 import type { Surface } from './ports/surface.ts';
 
-export function safeSurface(surface: Surface, logger: AgentLogger): Surface {
+export function safeSurface(surface: Surface, logger: LogPort): Surface {
   const wrap =
     <A extends unknown[]>(name: keyof Surface, call: (...args: A) => Promise<void>) =>
     async (...args: A): Promise<void> => {

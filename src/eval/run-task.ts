@@ -1,7 +1,8 @@
 /** Runs one golden task through the real agent on the shared store and measures what happened. */
 import { randomUUID } from 'node:crypto';
 import { createAgent } from '../agent/agent.ts';
-import type { AgentLogger, AgentSettings } from '../agent/context.ts';
+import type { AgentSettings } from '../agent/context.ts';
+import type { LogPort } from '../agent/ports/logger.ts';
 import type { LlmClient } from '../agent/ports/llm.ts';
 import type { RunRecord, RunStore } from '../agent/ports/run-store.ts';
 import { eventsOfType } from '../agent/run-events.ts';
@@ -32,7 +33,7 @@ export async function runTask(deps: TaskRunDeps, task: GoldenTask): Promise<Task
   const llm = meterLlm(deps.llm);
   const tools = createEvalTools(task, llm);
   const errors: string[] = [];
-  const logger: AgentLogger = { info: () => undefined, warn: () => undefined, error: (obj, msg) => errors.push(`${msg ?? 'error'}: ${describeError(obj)}`) };
+  const logger: LogPort = { info: () => undefined, warn: () => undefined, error: (obj, msg) => errors.push(`${msg ?? 'error'}: ${describeError(obj)}`) };
   const agent = createAgent({
     store: deps.store,
     llm,

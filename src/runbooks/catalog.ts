@@ -1,5 +1,6 @@
 import type { Result } from '../agent/errors.ts';
 import type { Plan } from '../agent/plan.ts';
+import type { NoteLog } from '../agent/ports/logger.ts';
 import type { Risk } from '../agent/ports/tool.ts';
 import { loadRunbookFiles, type RunbookProblem } from './load-runbooks.ts';
 import { matchRunbook } from './match-runbook.ts';
@@ -8,11 +9,6 @@ import type { Runbook } from './runbook.ts';
 import type { RunbooksPort } from './runbooks-port.ts';
 import { draftRunbook } from './save-as-runbook.ts';
 import { similarPlans } from './similar-plans.ts';
-
-export interface CatalogLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-}
 
 export interface CatalogMatch {
   name: string;
@@ -50,7 +46,7 @@ export interface CatalogOptions {
   store: RunbooksPort;
   /** The runbooks folder (TANDEM_RUNBOOKS_DIR). */
   dir: string;
-  logger: CatalogLogger;
+  logger: NoteLog;
   /** The registry's risk lookup; without it no runbook is treated as pre-approved. */
   riskOf?: (tool: string) => Risk | undefined;
   /** How many recent successful runs examples() compares against. */

@@ -1,12 +1,7 @@
 import { createTask, type ScheduledTask } from 'node-cron';
+import type { LogPort } from '../agent/ports/logger.ts';
 import { previousFireTime } from './next-fire-times.ts';
 import type { ScheduleRecord, SchedulesPort } from './schedules-port.ts';
-
-export interface SchedulerLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
 
 export interface SchedulerOptions {
   store: SchedulesPort;
@@ -14,7 +9,7 @@ export interface SchedulerOptions {
   replicaId: string;
   /** Starts the scheduled run; called once per slot across every replica. A throw is logged, not retried. */
   fire: (schedule: ScheduleRecord, slot: Date) => Promise<void>;
-  logger: SchedulerLogger;
+  logger: LogPort;
   /** The "now" used to find missed slots (node-cron itself always runs on the real clock). */
   clock?: () => Date;
   /** How often to pick up schedules added or removed by other replicas and catch up missed slots. */

@@ -1,12 +1,8 @@
 import type { z } from 'zod';
+import type { NoteLog } from './logger.ts';
 
 /** How much harm a tool can do; the approval policy (src/agent/approval-policy.ts) maps it to who may approve. */
 export type Risk = 'read' | 'write' | 'destructive';
-
-export interface ToolLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-}
 
 /** What a tool may know about the call it serves. Everything else reaches it through its factory. */
 export interface ToolContext {
@@ -21,7 +17,7 @@ export interface ToolContext {
   signal: AbortSignal;
   /** A short line for the person watching the status board ("workflow run 123: in_progress"). */
   progress(note: string): void;
-  log: ToolLogger;
+  log: NoteLog;
   /** Other tools, called the way a plan step calls them; set by the step runner, absent inside such a call. */
   innerTools?: InnerTools;
 }

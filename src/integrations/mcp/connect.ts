@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { ToolLogger } from '../../agent/ports/tool.ts';
+import type { NoteLog } from '../../agent/ports/logger.ts';
 import { redactAndCut } from '../../agent/redact.ts';
 import { boundedFetch } from '../http/bounded-body.ts';
 import type { McpServerConfig } from './config.ts';
@@ -16,7 +16,7 @@ const MAX_PENDING = 16_384;
 export async function connectMcpServer(
   name: string,
   config: McpServerConfig,
-  options: { timeoutMs: number; secrets?: readonly string[]; logger?: ToolLogger },
+  options: { timeoutMs: number; secrets?: readonly string[]; logger?: NoteLog },
 ): Promise<Client> {
   const transport =
     'command' in config

@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { knownRisk } from '../../agent/approval-policy.ts';
-import type { AnyTool, Risk, ToolLogger } from '../../agent/ports/tool.ts';
+import type { AnyTool, Risk } from '../../agent/ports/tool.ts';
+import type { NoteLog } from '../../agent/ports/logger.ts';
 import { mcpSecrets, type McpConfig, type McpServerConfig } from './config.ts';
 import { connectMcpServer } from './connect.ts';
 import { createMcpTool, type RemoteTool } from './mcp-tool.ts';
@@ -17,7 +18,7 @@ export interface McpLoadOptions {
   connectTimeoutMs?: number;
   /** A single tool call's limit; the executor's step timeout and abort still apply. */
   callTimeoutMs?: number;
-  logger?: ToolLogger;
+  logger?: NoteLog;
 }
 
 async function listAllTools(client: Client, timeoutMs: number): Promise<RemoteTool[]> {

@@ -1,7 +1,8 @@
 /** Builds an agent on a real store with a scripted LLM, fake tools and the in-memory surface. */
 import { randomUUID } from 'node:crypto';
 import { createAgent, type Agent } from '../../../src/agent/agent.ts';
-import type { AgentLogger, AgentSettings } from '../../../src/agent/context.ts';
+import type { AgentSettings } from '../../../src/agent/context.ts';
+import type { LogPort } from '../../../src/agent/ports/logger.ts';
 import type { ApproverDirectory } from '../../../src/agent/ports/agent-api.ts';
 import type { Conversation, RunRecord, RunStore } from '../../../src/agent/ports/run-store.ts';
 import type { AnyTool } from '../../../src/agent/ports/tool.ts';
@@ -20,7 +21,7 @@ export interface Harness {
   conversation: Conversation;
 }
 
-export function collectingLogger(errors: unknown[]): AgentLogger {
+export function collectingLogger(errors: unknown[]): LogPort {
   return {
     info: () => undefined,
     warn: () => undefined,

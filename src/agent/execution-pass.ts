@@ -7,7 +7,8 @@ import { riskOfTool } from './approval-policy.ts';
 import { buildBoard } from './board.ts';
 import type { AgentContext } from './context.ts';
 import { createEventLog, type EventLog } from './event-log.ts';
-import type { ExecutorState } from './executor-decisions.ts';
+import { nextActions, type ExecutorState } from './executor-decisions.ts';
+import { joinedClaims, type JoinedClaims, type StepWrites } from './joined-claims.ts';
 import type { Plan } from './plan.ts';
 import type { RunRecord, StepRecord } from './ports/run-store.ts';
 import { succeededOutputs } from './step-facts.ts';
@@ -19,6 +20,8 @@ export interface PassHooks {
   signal: AbortSignal;
   /** The run moved on elsewhere: the board is another replica's to write. */
   superseded(): boolean;
+  /** The driver was told to drain or halt: start nothing more. */
+  stopping(): boolean;
   /** Something no step outcome covers went wrong: stop every running step. */
   onSystemError(error: unknown): void;
 }
@@ -56,6 +59,7 @@ export class ExecutionPass {
   private readonly notes = new Map<string, string>();
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly specs: ReadonlyMap<string, Plan['steps'][number]>;
+  private readonly writes: JoinedClaims;
   private attempts: number;
   private tokens = 0;
   private tokensReadAt: Date | null = null;
@@ -75,6 +79,7 @@ export class ExecutionPass {
     this.failure = [...this.records.values()].find((step) => step.status === 'failed' || step.status === 'uncertain') ?? null;
     this.events = createEventLog(ctx, run.id);
     this.specs = new Map(plan.steps.map((step) => [step.id, step]));
+    this.writes = joinedClaims(ctx.store);
   }
 
   state(stopping: boolean): ExecutorState {
@@ -115,7 +120,7 @@ export class ExecutionPass {
     this.tokensReadAt = this.ctx.now();
   }
 
-  start(stepId: string): void {
+  start(stepId: string, outputs: ReadonlyMap<string, Record<string, unknown>> = this.outputs): void {
     const { ctx, run, version } = this;
     const spec = this.specs.get(stepId)!;
     this.attempts++;
@@ -127,9 +132,10 @@ export class ExecutionPass {
       {
         runSignal: this.hooks.signal,
         events: this.events,
-        outputs: this.outputs,
+        outputs,
         onClaimed: (record) => (this.records.set(stepId, record), this.report()),
         onProgress: (note) => (this.notes.set(stepId, note), this.report()),
+        writes: this.stepWrites,
       },
     )
       .then((outcome) => this.mirrorOutcome(stepId, outcome))
@@ -139,6 +145,39 @@ export class ExecutionPass {
       })
       .finally(() => this.inFlight.delete(stepId));
     this.inFlight.set(stepId, task);
+  }
+
+  /** A step's success is written together with the claims of the dependants it lets start (joined-claims.ts). */
+  private readonly stepWrites: StepWrites = {
+    claimStep: (input) => this.writes.claimStep(input),
+    finishStep: async (input) => {
+      if (input.status !== 'succeeded' || !input.output) return this.writes.finishStep(input);
+      const dependants = await this.startableAfter(input.stepId);
+      // Held before the dependants start, so that their claims find it and go with it, never before it.
+      const written = this.writes.finishWith(input, dependants);
+      // The mirror's outputs learn the output once it is stored; these dependants fill their references from it now.
+      const outputs = new Map(this.outputs).set(input.stepId, input.output);
+      for (const dependant of dependants) this.start(dependant, outputs);
+      return written;
+    },
+  };
+
+  /** What the rules would start once `stepId` succeeded (the mirror learns of the success only once it is stored). */
+  private async startableAfter(stepId: string): Promise<string[]> {
+    const finishing = this.records.get(stepId);
+    if (!finishing) return [];
+    const ask = () => {
+      const state = this.state(this.hooks.stopping() || this.hooks.signal.aborted || this.systemError !== null);
+      const inFlight = new Set(state.inFlight);
+      inFlight.delete(stepId);
+      return nextActions({ ...state, records: new Map(state.records).set(stepId, { ...finishing, status: 'succeeded' }), inFlight });
+    };
+    let actions = ask();
+    if (actions.some((action) => action.kind === 'read-tokens')) {
+      await this.readTokens();
+      actions = ask();
+    }
+    return actions.flatMap((action) => (action.kind === 'start' ? [action.stepId] : []));
   }
 
   /** Someone else changed the store (an answer, a retry, a peer's step): mirror it, except steps this pass runs. */

@@ -82,6 +82,7 @@ export class RunDriver {
     const pass = await openExecutionPass(this.ctx, this.runId, {
       signal: this.controller.signal,
       superseded: () => this.superseded,
+      stopping: () => this.stopping,
       onSystemError: (error) => this.controller.abort(error),
     });
     if (!pass) return;

@@ -7,6 +7,7 @@ import { deliverOwed, owedQuestion } from './outbox.ts';
 import type { AgentContext } from './context.ts';
 import { evaluateStep } from './evaluator.ts';
 import type { EventLog } from './event-log.ts';
+import type { StepWrites } from './joined-claims.ts';
 import { limitOutput } from './output-limit.ts';
 import type { RunRecord, StepErrorRecord, StepKind, StepRecord } from './ports/run-store.ts';
 import type { AnyTool } from './ports/tool.ts';
@@ -41,10 +42,13 @@ export interface RunStepOptions {
   outputs: ReadonlyMap<string, Record<string, unknown>>;
   onClaimed?(record: StepRecord): void;
   onProgress?(note: string): void;
+  /** Where the claim and the finish are written; the store unless the executor joins them (joined-claims.ts). */
+  writes?: StepWrites;
 }
 
 export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec, options: RunStepOptions): Promise<StepOutcome> {
-  const step: StepInRun = { key: { runId: run.id, planVersion: spec.planVersion, stepId: spec.stepId }, spec, events: options.events };
+  const key = { runId: run.id, planVersion: spec.planVersion, stepId: spec.stepId };
+  const step: StepInRun = { key, spec, events: options.events, writes: options.writes ?? ctx.store };
   const ready = checkArgs(ctx, spec, options.outputs);
   if (!ready.ok) return failBeforeStart(ctx, step, ready.message, ready.code);
   // Only once the args pass may a person be asked to confirm a target filled in from words.
@@ -60,11 +64,12 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
   return settle(ctx, { ...step, attempt: claimed.attempt }, ready, result);
 }
 
-/** The step's identity in the store, and where its events go. */
+/** The step's identity in the store, and where its events and transitions go. */
 interface StepInRun {
   key: { runId: string; planVersion: number; stepId: string };
   spec: StepSpec;
   events: EventLog;
+  writes: StepWrites;
 }
 
 /** The tool and the args as it gets them (after its schema: a number stays a number, defaults filled). */
@@ -106,7 +111,7 @@ async function claim(ctx: AgentContext, step: StepInRun, args: Record<string, un
   // Alone on the store the lease only names us; with peers the heartbeat renews it while the tool runs,
   // so it can be short and a dead replica's step is found quickly.
   const leaseMs = ctx.soleOwner ? stepTimeoutMs(ctx.settings.budgets) + 60_000 : ctx.leases.settings.leaseMs;
-  return ctx.store.claimStep({ ...step.key, owner: ctx.owner, leaseMs, executedArgs: redactValue(args, ctx.settings.secrets) });
+  return step.writes.claimStep({ ...step.key, owner: ctx.owner, leaseMs, executedArgs: redactValue(args, ctx.settings.secrets) });
 }
 
 async function invokeTool(ctx: AgentContext, step: StepInRun, call: ReadyCall, claimed: StepRecord, options: RunStepOptions): Promise<CallOutcome> {
@@ -195,7 +200,7 @@ async function finish(
   status: FinalStatus,
   extra: { output?: Record<string, unknown> | null; error?: StepErrorRecord | null },
 ): Promise<boolean> {
-  const stored = await ctx.store.finishStep({ ...step.key, attempt: step.attempt, status, ...extra });
+  const stored = await step.writes.finishStep({ ...step.key, attempt: step.attempt, status, ...extra });
   if (stored) step.events.append(`step-${status}`, { ...step.key, kind: step.spec.kind, attempt: step.attempt, error: extra.error ?? undefined });
   return stored;
 }

@@ -1,4 +1,4 @@
-import { FINAL_RUN_STATUSES, type RunStore, type StepStatus } from '../agent/ports/run-store.ts';
+import { FINAL_RUN_STATUSES, type FinishStepInput, type RunStore, type StepRecord, type StepStatus } from '../agent/ports/run-store.ts';
 import { decorate } from '../agent/ports/decorate.ts';
 import type { RunEventInput } from '../agent/run-events.ts';
 import type { Metrics } from './metrics.ts';
@@ -27,6 +27,15 @@ function stepCounting(store: RunStore, metrics: Metrics): { overrides: Overrides
     toolsByRun.get(runId)?.get(`${planVersion}/${stepId}`) ??
     // Created by another replica, or asked after the run ended: ask the store.
     (await store.listSteps(runId, planVersion)).find((s) => s.stepId === stepId)?.tool;
+  const started = (step: StepRecord) => running.set(key(step.runId, step.planVersion, step.stepId), { tool: step.tool, startedAt: Date.now() });
+  const ended = (input: FinishStepInput) => {
+    const k = key(input.runId, input.planVersion, input.stepId);
+    const start = running.get(k);
+    if (!start || input.status === 'waiting') return;
+    running.delete(k);
+    countStep(start.tool, input.status);
+    metrics.stepDuration.observe({ tool: start.tool }, (Date.now() - start.startedAt) / 1000);
+  };
 
   const overrides: Overrides = {
     async createSteps(runId, planVersion, steps) {
@@ -37,19 +46,19 @@ function stepCounting(store: RunStore, metrics: Metrics): { overrides: Overrides
     },
     async claimStep(input) {
       const step = await store.claimStep(input);
-      if (step) running.set(key(step.runId, step.planVersion, step.stepId), { tool: step.tool, startedAt: Date.now() });
+      if (step) started(step);
       return step;
     },
     async finishStep(input) {
       const finished = await store.finishStep(input);
-      const k = key(input.runId, input.planVersion, input.stepId);
-      const started = running.get(k);
-      if (finished && started && input.status !== 'waiting') {
-        running.delete(k);
-        countStep(started.tool, input.status);
-        metrics.stepDuration.observe({ tool: started.tool }, (Date.now() - started.startedAt) / 1000);
-      }
+      if (finished) ended(input);
       return finished;
+    },
+    async finishStepAndClaim(finish, claims) {
+      const result = await store.finishStepAndClaim(finish, claims);
+      if (result.finished) ended(finish);
+      result.claimed.forEach(started);
+      return result;
     },
     async setStepStatus(input) {
       const changed = await store.setStepStatus(input);

@@ -18,7 +18,7 @@ import { claimReminder } from './reminders-repository.ts';
 import { claimOwed, deferOwed, finishRunRecord, insertOwed, markOwedSent } from './outbox-repository.ts';
 import { answerOldestQuestion, insertQuestion, selectQuestions } from './questions-repository.ts';
 import { insertRun, patchRun, selectRun, selectRunByConversation, selectRunByRequest, selectRuns, transitionRunStatus } from './runs-repository.ts';
-import { claimStep, finishStep, insertSteps, selectAttempts, selectSteps, setStepStatus } from './steps-repository.ts';
+import { claimStep, finishStep, finishStepAndClaim, insertSteps, selectAttempts, selectSteps, setStepStatus } from './steps-repository.ts';
 import { insertUsage, sumUsage, sumUsageByModel } from './usage-repository.ts';
 
 const runs = (db: Db): RunsPort => ({
@@ -62,6 +62,7 @@ const steps = (db: Db): StepsPort => ({
   listSteps: (runId, planVersion) => selectSteps(db, runId, planVersion),
   claimStep: (input) => claimStep(db, input),
   finishStep: (input) => finishStep(db, input),
+  finishStepAndClaim: (finish, claims) => finishStepAndClaim(db, finish, claims),
   setStepStatus: (input) => setStepStatus(db, input),
   listAttempts: (runId) => selectAttempts(db, runId),
 });

@@ -1,5 +1,14 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type { NewStep, StepAttemptRecord, StepErrorRecord, StepKind, StepRecord, StepStatus } from '../agent/ports/run-store.ts';
+import type {
+  ClaimStepInput,
+  FinishStepInput,
+  NewStep,
+  StepAttemptRecord,
+  StepErrorRecord,
+  StepKind,
+  StepRecord,
+  StepStatus,
+} from '../agent/ports/run-store.ts';
 import type { Risk } from '../agent/ports/tool.ts';
 import type { Db } from './database.ts';
 import { jsonParam, rawRows } from './raw-rows.ts';
@@ -123,10 +132,7 @@ const approvedToRun = sql`exists (select 1 from approvals a where a.run_id = ste
  * Claim and attempt row go in one statement (data-modifying CTE): a claim sits on the critical path of
  * every dependant step, so it costs one round trip, not a transaction's four.
  */
-export async function claimStep(
-  db: Db,
-  input: StepKey & { owner: string; leaseMs: number; executedArgs: Record<string, unknown> },
-): Promise<StepRecord | undefined> {
+export async function claimStep(db: Db, input: ClaimStepInput): Promise<StepRecord | undefined> {
   const leaseMs = Math.max(1, Math.round(input.leaseMs));
   const [row] = await rawRows<RawStepRow>(
     db,
@@ -148,15 +154,7 @@ export async function claimStep(
 }
 
 /** Ends the live attempt of a step and its attempt row together, in one statement for the same reason as claimStep. */
-export async function finishStep(
-  db: Db,
-  input: StepKey & {
-    attempt: number;
-    status: 'succeeded' | 'failed' | 'uncertain' | 'cancelled' | 'waiting';
-    output?: Record<string, unknown> | null;
-    error?: StepErrorRecord | null;
-  },
-): Promise<boolean> {
+export async function finishStep(db: Db, input: FinishStepInput): Promise<boolean> {
   // A waiting step's attempt ended with the pause; the answer settles the step, not the attempt.
   const attemptStatus = input.status === 'waiting' ? 'succeeded' : input.status;
   const output = jsonParam(input.output ?? null);
@@ -177,6 +175,28 @@ export async function finishStep(
         select count(*)::int as finished from finished`,
   );
   return Number(row?.finished ?? 0) === 1;
+}
+
+/**
+ * A step's end and the claims of the dependants it lets start, in one transaction: on the critical path
+ * of a chain of steps, one commit where there were two. Each claim keeps claimStep's conditions; none is
+ * attempted unless the finish stored.
+ */
+export async function finishStepAndClaim(
+  db: Db,
+  finish: FinishStepInput,
+  claims: readonly ClaimStepInput[],
+): Promise<{ finished: boolean; claimed: StepRecord[] }> {
+  return db.transaction(async (tx) => {
+    const store = tx as unknown as Db;
+    if (!(await finishStep(store, finish))) return { finished: false, claimed: [] };
+    const claimed: StepRecord[] = [];
+    for (const claim of claims) {
+      const record = await claimStep(store, claim);
+      if (record) claimed.push(record);
+    }
+    return { finished: true, claimed };
+  });
 }
 
 export async function setStepStatus(

@@ -113,6 +113,44 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     }
   });
 
+  it('finishes a step and claims its dependant together, and claims nothing when the finish does not store', async () => {
+    const { run, version } = await withPlannedSteps();
+    const claimS1 = { runId: run.id, planVersion: version, owner: 'me', leaseMs: 30_000 };
+    const s1 = await store.claimStep({ ...claimS1, stepId: 's1', executedArgs: { repo: 'acme/api' } });
+    const finish = { runId: run.id, planVersion: version, stepId: 's1', attempt: s1!.attempt, status: 'succeeded' as const, output: { ok: true } };
+    const s2 = { ...claimS1, stepId: 's2', executedArgs: { repo: 'acme/api', tag: 'v2.4.0' } };
+    // A finish of an attempt that is not the live one stores nothing, and its dependant stays pending.
+    expect(await store.finishStepAndClaim({ ...finish, attempt: 7 }, [s2])).toEqual({ finished: false, claimed: [] });
+    expect((await store.listSteps(run.id, version)).map((step) => [step.stepId, step.status])).toEqual([
+      ['s1', 'running'],
+      ['s2', 'pending'],
+    ]);
+    const joined = await store.finishStepAndClaim(finish, [s2]);
+    expect(joined.finished).toBe(true);
+    expect(joined.claimed).toMatchObject([{ stepId: 's2', status: 'running', attempt: 1, leaseOwner: 'me' }]);
+    expect((await store.listSteps(run.id, version)).map((step) => [step.stepId, step.status, step.output])).toEqual([
+      ['s1', 'succeeded', { ok: true }],
+      ['s2', 'running', null],
+    ]);
+    expect((await store.listAttempts(run.id)).map((attempt) => [attempt.stepId, attempt.status, attempt.executedArgs])).toEqual([
+      ['s1', 'succeeded', { repo: 'acme/api' }],
+      ['s2', 'running', { repo: 'acme/api', tag: 'v2.4.0' }],
+    ]);
+  });
+
+  it('a joined claim keeps the claim gate: a step of a version that is not the one executing is finished but its dependant not claimed', async () => {
+    const { run, version } = await withPlannedSteps();
+    const s1 = await store.claimStep({ runId: run.id, planVersion: version, stepId: 's1', owner: 'me', leaseMs: 30_000, executedArgs: {} });
+    // The run moved to another version meanwhile (an edit): nothing of this version may start.
+    await store.updateRun(run.id, { currentPlanVersion: version + 1 });
+    const joined = await store.finishStepAndClaim(
+      { runId: run.id, planVersion: version, stepId: 's1', attempt: s1!.attempt, status: 'succeeded', output: {} },
+      [{ runId: run.id, planVersion: version, stepId: 's2', owner: 'me', leaseMs: 30_000, executedArgs: {} }],
+    );
+    expect(joined).toEqual({ finished: true, claimed: [] });
+    expect((await store.listSteps(run.id, version)).find((step) => step.stepId === 's2')?.status).toBe('pending');
+  });
+
   it('sends each reminder once: of two connections claiming the same reminder, one wins', async () => {
     const run = await newRun();
     const other: Database | undefined = database.url ? await openDatabase({ url: database.url }) : undefined;

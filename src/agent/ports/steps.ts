@@ -66,6 +66,25 @@ export interface NewStep {
   plannedArgs: Record<string, unknown>;
 }
 
+export interface ClaimStepInput {
+  runId: string;
+  planVersion: number;
+  stepId: string;
+  owner: string;
+  leaseMs: number;
+  executedArgs: Record<string, unknown>;
+}
+
+export interface FinishStepInput {
+  runId: string;
+  planVersion: number;
+  stepId: string;
+  attempt: number;
+  status: 'succeeded' | 'failed' | 'uncertain' | 'cancelled' | 'waiting';
+  output?: Record<string, unknown> | null;
+  error?: StepErrorRecord | null;
+}
+
 /** A plan version's steps and each attempt at them; a claim or a finish is won by exactly one caller. */
 export interface StepsPort {
   /** Inserts steps as `pending`; steps that already exist are left as they are. */
@@ -75,24 +94,15 @@ export interface StepsPort {
    * pending → running, attempt + 1, an attempt row with the executed args. Exactly one caller wins;
    * the others get undefined.
    */
-  claimStep(input: {
-    runId: string;
-    planVersion: number;
-    stepId: string;
-    owner: string;
-    leaseMs: number;
-    executedArgs: Record<string, unknown>;
-  }): Promise<StepRecord | undefined>;
+  claimStep(input: ClaimStepInput): Promise<StepRecord | undefined>;
   /** Ends the running attempt `attempt`; false if the step is no longer that attempt (someone else moved it). */
-  finishStep(input: {
-    runId: string;
-    planVersion: number;
-    stepId: string;
-    attempt: number;
-    status: 'succeeded' | 'failed' | 'uncertain' | 'cancelled' | 'waiting';
-    output?: Record<string, unknown> | null;
-    error?: StepErrorRecord | null;
-  }): Promise<boolean>;
+  finishStep(input: FinishStepInput): Promise<boolean>;
+  /**
+   * finishStep and then, only if it stored, claimStep for each of `claims` (each under the claim's own
+   * conditions), in one transaction: a dependant's start costs no commit of its own. `claimed` holds the
+   * claims that won.
+   */
+  finishStepAndClaim(finish: FinishStepInput, claims: readonly ClaimStepInput[]): Promise<{ finished: boolean; claimed: StepRecord[] }>;
   /** For steps not running: skip, cancel, reset to pending (retry), or settle a waiting / uncertain step. */
   setStepStatus(input: {
     runId: string;

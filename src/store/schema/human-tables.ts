@@ -1,0 +1,43 @@
+/** What waits on a person: escalations and the questions a tool asked. */
+import type { EscalationAction, EscalationRecord } from '../../agent/ports/run-store.ts';
+import { index, integer, pgTable, text } from 'drizzle-orm/pg-core';
+import { at, createdAt } from './columns.ts';
+import { runs } from './run-tables.ts';
+
+export const escalations = pgTable(
+  'escalations',
+  {
+    id: text('id').primaryKey(),
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    planVersion: integer('plan_version'),
+    stepId: text('step_id'),
+    kind: text('kind').$type<EscalationRecord['kind']>().notNull(),
+    message: text('message').notNull(),
+    status: text('status').$type<EscalationRecord['status']>().notNull().default('open'),
+    resolution: text('resolution').$type<EscalationAction>(),
+    resolvedBy: text('resolved_by'),
+    createdAt: createdAt(),
+    resolvedAt: at('resolved_at'),
+  },
+  (t) => [index('escalations_run_idx').on(t.runId), index('escalations_open_idx').on(t.status)],
+);
+
+export const questions = pgTable(
+  'questions',
+  {
+    id: text('id').primaryKey(),
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    stepId: text('step_id'),
+    planVersion: integer('plan_version'),
+    question: text('question').notNull(),
+    answer: text('answer'),
+    answeredBy: text('answered_by'),
+    createdAt: createdAt(),
+    answeredAt: at('answered_at'),
+  },
+  (t) => [index('questions_run_idx').on(t.runId)],
+);

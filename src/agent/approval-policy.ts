@@ -6,11 +6,11 @@
  * A decision binds to (run, plan version): a click on a superseded version is refused.
  */
 import { planChangedMessage } from './decision-refusals.ts';
-import type { Result } from './errors.ts';
 import type { Plan } from './plan.ts';
 import type { ApproverDirectory } from './ports/agent-api.ts';
 import type { ApprovalRecord, RunRecord } from './ports/run-store.ts';
 import type { Risk } from './ports/tool.ts';
+import { refuse, type Refused } from './refusal.ts';
 import { setting, type Text, words } from './text.ts';
 
 export type ApprovalNeed = 'anyone' | 'approver' | 'approver-not-requester';
@@ -57,12 +57,16 @@ export function needsReapproval(risk: Risk): boolean {
   return risk !== 'read';
 }
 
-export function checkVersion(run: RunRecord, planVersion: number): Result<void> {
-  if (run.currentPlanVersion !== planVersion) return { ok: false, error: planChangedMessage(planVersion, run.currentPlanVersion) };
+export function checkVersion(run: RunRecord, planVersion: number): Refused<void, 'plan-changed'> {
+  if (run.currentPlanVersion !== planVersion) return refuse('plan-changed', planChangedMessage(planVersion, run.currentPlanVersion));
   return { ok: true, value: undefined };
 }
 
 const NEED_RANK: Record<ApprovalNeed, number> = { anyone: 0, approver: 1, 'approver-not-requester': 2 };
+
+/** Who may not approve this version: not an approver, or (four-eyes) the requester of destructive work. */
+export type ApproverRefusalCode = 'not-approver' | 'requester-may-not-approve-destructive';
+export type ConfirmerRefusalCode = 'not-approver' | 'requester-may-not-confirm-destructive';
 
 /** Approvals recorded before the `via` column existed name their rule in the user id. */
 export const isAutoApproval = (approval: Pick<ApprovalRecord, 'via' | 'userId'>) => approval.via === 'auto' || /^(tandem|runbook):/.test(approval.userId);
@@ -72,19 +76,22 @@ export const isAutoApproval = (approval: Pick<ApprovalRecord, 'via' | 'userId'>)
  * allows one (every auto-run rule is for read-only versions); a person's approval only if it was
  * checked against a need at least this version's, and for destructive work not by the requester.
  */
-export function approvalCovers(approval: ApprovalRecord, risk: Risk, requester: string): Result<void> {
-  if (approval.decision !== 'approved') return { ok: false, error: `v${approval.planVersion} was rejected by ${approval.userId}` };
+/** Why a recorded approval does not let a version run. */
+export type ApprovalGapCode = 'rejected' | 'auto-run-not-read-only' | 'checked-for-lower-need' | 'approved-only-by-requester';
+
+export function approvalCovers(approval: ApprovalRecord, risk: Risk, requester: string): Refused<void, ApprovalGapCode> {
+  if (approval.decision !== 'approved') return refuse('rejected', `v${approval.planVersion} was rejected by ${approval.userId}`);
   const need = approvalNeed(risk);
   if (isAutoApproval(approval))
     return risk === 'read'
       ? { ok: true, value: undefined }
-      : { ok: false, error: `v${approval.planVersion} has ${risk} steps but ran without a person's approval (${approval.userId})` };
+      : refuse('auto-run-not-read-only', `v${approval.planVersion} has ${risk} steps but ran without a person's approval (${approval.userId})`);
   // Rows from before the need was recorded were checked by the same rule for an approver.
   const checked: ApprovalNeed = approval.need ?? 'approver';
   if (NEED_RANK[checked] < NEED_RANK[need])
-    return { ok: false, error: `${approval.userId} was checked as "${checked}" but v${approval.planVersion} needs "${need}"` };
+    return refuse('checked-for-lower-need', `${approval.userId} was checked as "${checked}" but v${approval.planVersion} needs "${need}"`);
   if (need === 'approver-not-requester' && approval.userId === requester)
-    return { ok: false, error: `v${approval.planVersion} is destructive and was approved only by its requester ${requester}` };
+    return refuse('approved-only-by-requester', `v${approval.planVersion} is destructive and was approved only by its requester ${requester}`);
   return { ok: true, value: undefined };
 }
 
@@ -93,51 +100,63 @@ export async function checkApprover(input: {
   userId: string;
   requester: string;
   approvers: ApproverDirectory;
-}): Promise<Result<void, Text>> {
+}): Promise<Refused<void, ApproverRefusalCode, Text>> {
   if (input.need === 'anyone') return { ok: true, value: undefined };
   if (!(await input.approvers.isApprover(input.userId))) {
-    return { ok: false, error: words`Only approvers (${setting('approvers')}) may approve a plan that changes things; you are not on the list.` };
+    return refuse('not-approver', words`Only approvers (${setting('approvers')}) may approve a plan that changes things; you are not on the list.`);
   }
   if (input.need === 'approver-not-requester' && input.userId === input.requester) {
-    return { ok: false, error: 'This plan has a destructive step, so an approver other than the person who asked must approve it.' };
+    return refuse('requester-may-not-approve-destructive', 'This plan has a destructive step, so an approver other than the person who asked must approve it.');
   }
   return { ok: true, value: undefined };
 }
 
 /** Rejecting stops a plan: the requester may always withdraw their own request; otherwise approvers only. */
-export async function checkRejecter(input: { userId: string; requester: string; approvers: ApproverDirectory }): Promise<Result<void, Text>> {
+export async function checkRejecter(input: {
+  userId: string;
+  requester: string;
+  approvers: ApproverDirectory;
+}): Promise<Refused<void, 'not-requester-or-approver', Text>> {
   if (input.userId === input.requester || (await input.approvers.isApprover(input.userId))) return { ok: true, value: undefined };
-  return { ok: false, error: 'Only the requester or an approver may reject this plan.' };
+  return refuse('not-requester-or-approver', 'Only the requester or an approver may reject this plan.');
 }
 
 /** Resolving an escalation decides what runs next, so it takes an approver. */
-export async function checkResolver(input: { userId: string; approvers: ApproverDirectory }): Promise<Result<void, Text>> {
+export async function checkResolver(input: { userId: string; approvers: ApproverDirectory }): Promise<Refused<void, 'not-approver', Text>> {
   if (await input.approvers.isApprover(input.userId)) return { ok: true, value: undefined };
-  return { ok: false, error: words`Only approvers (${setting('approvers')}) may decide how an escalated run continues.` };
+  return refuse('not-approver', words`Only approvers (${setting('approvers')}) may decide how an escalated run continues.`);
 }
 
 /**
  * Saving a runbook lets later tasks be planned from it without a model, in every channel: only an
  * approver may do it (anyone, when TANDEM_APPROVERS is empty, as for approving).
  */
-export async function checkRunbookSaver(input: { userId: string; approvers: ApproverDirectory }): Promise<Result<void, Text>> {
+export async function checkRunbookSaver(input: { userId: string; approvers: ApproverDirectory }): Promise<Refused<void, 'not-approver', Text>> {
   if (await input.approvers.isApprover(input.userId)) return { ok: true, value: undefined };
-  return {
-    ok: false,
-    error: words`Only approvers (${setting('approvers')}) may save a runbook: it plans later tasks without a model. Ask one of them to save it.`,
-  };
+  return refuse(
+    'not-approver',
+    words`Only approvers (${setting('approvers')}) may save a runbook: it plans later tasks without a model. Ask one of them to save it.`,
+  );
 }
 
 /**
  * Confirming a target filled in at run time lets that step act on it, so it takes what approving the
  * step takes: an approver, and for a destructive step one other than the requester.
  */
-export async function checkConfirmer(input: { risk: Risk; userId: string; requester: string; approvers: ApproverDirectory }): Promise<Result<void, Text>> {
+export async function checkConfirmer(input: {
+  risk: Risk;
+  userId: string;
+  requester: string;
+  approvers: ApproverDirectory;
+}): Promise<Refused<void, ConfirmerRefusalCode, Text>> {
   if (!(await input.approvers.isApprover(input.userId))) {
-    return { ok: false, error: words`Only approvers (${setting('approvers')}) may confirm what this step acts on; you are not on the list.` };
+    return refuse('not-approver', words`Only approvers (${setting('approvers')}) may confirm what this step acts on; you are not on the list.`);
   }
   if (input.risk === 'destructive' && input.userId === input.requester) {
-    return { ok: false, error: 'This step is destructive, so an approver other than the person who asked must confirm what it acts on.' };
+    return refuse(
+      'requester-may-not-confirm-destructive',
+      'This step is destructive, so an approver other than the person who asked must confirm what it acts on.',
+    );
   }
   return { ok: true, value: undefined };
 }

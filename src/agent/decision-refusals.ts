@@ -1,7 +1,13 @@
 /** What a person is told when their decision changed nothing, one sentence per refusal code. */
 import type { DecisionRefusalCode, RunRecord } from './ports/run-store.ts';
+import type { Refusal } from './refusal.ts';
 
-export function refusalMessage(code: DecisionRefusalCode, run: RunRecord | undefined, planVersion: number | null): string {
+/** A store refusal as the agent returns it: the code, and the sentence the person who clicked is shown. */
+export function decisionRefusal(code: DecisionRefusalCode, run: RunRecord | undefined, planVersion: number | null): Refusal<DecisionRefusalCode> {
+  return { code, message: refusalMessage(code, run, planVersion) };
+}
+
+function refusalMessage(code: DecisionRefusalCode, run: RunRecord | undefined, planVersion: number | null): string {
   switch (code) {
     case 'run-missing':
       return 'That run does not exist.';

@@ -1,28 +1,40 @@
 /** A person's answer to an escalation: Retry, Skip, Replan or Abort, each checked and then carried out. */
-import { approvalNeed, checkApprover, checkResolver, planRisk, type ApprovalNeed } from './approval-policy.ts';
+import { approvalNeed, checkApprover, checkResolver, planRisk, type ApprovalNeed, type ApproverRefusalCode } from './approval-policy.ts';
 import type { AgentContext } from './context.ts';
 import { descendantsOf } from './dispatcher.ts';
-import type { Result } from './errors.ts';
-import type { EscalationAction, EscalationRecord, RunRecord } from './ports/run-store.ts';
-import { refusalMessage } from './decision-refusals.ts';
+import type { DecisionRefusalCode, EscalationAction, EscalationRecord, RunRecord } from './ports/run-store.ts';
+import { decisionRefusal } from './decision-refusals.ts';
+import { refuse, type Refused } from './refusal.ts';
 import { cancelUnstarted, finishRun, isFinal, NOT_FINAL } from './run-ending.ts';
 import { rollBack, rollbackStepsInOrder } from './rollback.ts';
 import { replan, replanBlocked } from './supervisor.ts';
 import { SKIPPED_BY_PERSON } from './step-codes.ts';
 import { person, type Text, words } from './text.ts';
 
-const ok: Result<void, Text> = { ok: true, value: undefined };
+/**
+ * Why an escalation click changed nothing: the escalation or run is gone or done, who clicked, an
+ * action this escalation cannot take, or the store's refusals.
+ */
+export type EscalationRefusalCode =
+  DecisionRefusalCode | 'escalation-missing' | 'already-resolved' | 'run-ended' | 'cannot-replan' | 'nothing-to-skip' | 'plan-missing' | ApproverRefusalCode;
+
+type EscalationResult<T = void> = Refused<T, EscalationRefusalCode, Text>;
+
+const ok: EscalationResult = { ok: true, value: undefined };
 
 export async function resolveEscalation(
   ctx: AgentContext,
   input: { escalationId: string; userId: string; action: EscalationAction },
-): Promise<Result<void, Text>> {
+): Promise<EscalationResult> {
   const escalation = await ctx.store.getEscalation(input.escalationId);
-  if (!escalation) return { ok: false, error: 'That escalation does not exist.' };
+  if (!escalation) return refuse('escalation-missing', 'That escalation does not exist.');
   if (escalation.status === 'resolved')
-    return { ok: false, error: words`This escalation was already resolved (${escalation.resolution ?? '?'}) by ${person(escalation.resolvedBy ?? '?')}.` };
+    return refuse(
+      'already-resolved',
+      words`This escalation was already resolved (${escalation.resolution ?? '?'}) by ${person(escalation.resolvedBy ?? '?')}.`,
+    );
   const run = await ctx.store.getRun(escalation.runId);
-  if (!run || isFinal(run.status)) return { ok: false, error: `The run already ended (${run?.status ?? 'gone'}).` };
+  if (!run || isFinal(run.status)) return refuse('run-ended', `The run already ended (${run?.status ?? 'gone'}).`);
   const allowed = await checkResolver({ userId: input.userId, approvers: ctx.approvers });
   if (!allowed.ok) return allowed;
   // Held while the run is moved on and handed to a driver or planner here, so no peer adopts it in between.
@@ -34,7 +46,7 @@ async function decideEscalation(
   run: RunRecord,
   escalation: EscalationRecord,
   input: { escalationId: string; userId: string; action: EscalationAction },
-): Promise<Result<void, Text>> {
+): Promise<EscalationResult> {
   const checked = await refusal(ctx, run, escalation, input);
   if (!checked.ok) return checked;
   const base = { runId: run.id, planVersion: escalation.planVersion, escalation: { id: escalation.id, action: input.action, userId: input.userId } };
@@ -50,7 +62,7 @@ async function decideEscalation(
         data: { version: escalation.planVersion, by: input.userId, via: 'escalation', escalationId: escalation.id, action: input.action },
       },
     });
-    if (!decided.ok) return { ok: false, error: refusalMessage(decided.code, decided.run, escalation.planVersion) };
+    if (!decided.ok) return { ok: false, error: decisionRefusal(decided.code, decided.run, escalation.planVersion) };
     ctx.kick(run.id);
     return ok;
   }
@@ -59,7 +71,7 @@ async function decideEscalation(
     from: input.action === 'abort' ? NOT_FINAL : ['paused', 'awaiting-approval'],
     event: { type: 'escalation-resolved', data: { escalationId: escalation.id, action: input.action, by: input.userId } },
   });
-  if (!decided.ok) return { ok: false, error: refusalMessage(decided.code, decided.run, escalation.planVersion) };
+  if (!decided.ok) return { ok: false, error: decisionRefusal(decided.code, decided.run, escalation.planVersion) };
   await carryOut(ctx, decided.run, escalation, input);
   return ok;
 }
@@ -73,19 +85,18 @@ async function refusal(
   run: RunRecord,
   escalation: EscalationRecord,
   input: { userId: string; action: EscalationAction },
-): Promise<Result<{ goAhead: ApprovalNeed | null }, Text>> {
-  const refuse = (error: string) => ({ ok: false as const, error });
+): Promise<EscalationResult<{ goAhead: ApprovalNeed | null }>> {
   if (input.action === 'replan' || (escalation.kind === 'replan-failed' && input.action === 'retry')) {
     const why = await replanBlocked(ctx, run);
-    return why ? refuse(`Cannot replan: ${why}.`) : { ok: true, value: { goAhead: null } };
+    return why ? refuse('cannot-replan', `Cannot replan: ${why}.`) : { ok: true, value: { goAhead: null } };
   }
   if (escalation.kind === 'replan-failed' && input.action === 'skip')
-    return refuse('There is no step to skip here: choose Retry or Replan to ask the planner again, or Abort.');
+    return refuse('nothing-to-skip', 'There is no step to skip here: choose Retry or Replan to ask the planner again, or Abort.');
   if (escalation.kind === 'low-confidence' && input.action !== 'abort') {
-    if (run.currentPlanVersion !== escalation.planVersion) return refuse(refusalMessage('plan-changed', run, escalation.planVersion));
-    if (run.status !== 'awaiting-approval' || run.currentPlanVersion === null) return refuse('This plan is no longer waiting for a decision.');
+    if (run.currentPlanVersion !== escalation.planVersion) return { ok: false, error: decisionRefusal('plan-changed', run, escalation.planVersion) };
+    if (run.status !== 'awaiting-approval' || run.currentPlanVersion === null) return refuse('not-waiting', 'This plan is no longer waiting for a decision.');
     const version = await ctx.store.getPlanVersion(run.id, run.currentPlanVersion);
-    if (!version) return refuse('The plan is gone.');
+    if (!version) return refuse('plan-missing', 'The plan is gone.');
     const need = approvalNeed(planRisk(version.plan, ctx.tools.riskOf));
     const allowed = await checkApprover({ need, userId: input.userId, requester: run.requester, approvers: ctx.approvers });
     return allowed.ok ? { ok: true, value: { goAhead: need } } : allowed;

@@ -4,12 +4,12 @@
  */
 import { checkRejecter } from './approval-policy.ts';
 import type { AgentContext } from './context.ts';
-import type { Result } from './errors.ts';
 import { planRun } from './planning.ts';
 import type { FollowUpOutcome } from './ports/agent-api.ts';
-import type { Conversation, RunRecord } from './ports/run-store.ts';
+import type { Conversation, DecisionRefusalCode, RunRecord } from './ports/run-store.ts';
 import { redactText } from './redact.ts';
-import { refusalMessage } from './decision-refusals.ts';
+import { decisionRefusal } from './decision-refusals.ts';
+import { refuse, type Refused } from './refusal.ts';
 import { cancelUnstarted, isFinal, NOT_FINAL, summarizeEnded } from './run-ending.ts';
 import { continueIfClear } from './escalation-resolution.ts';
 import { person, type Text, words } from './text.ts';
@@ -61,14 +61,21 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: { userId
   return 'answered';
 }
 
+/** Why a cancel changed nothing: the run is gone or already ended, or who asked may not cancel it. */
+export type CancelRefusalCode = 'run-missing' | 'run-ended' | 'not-requester-or-approver' | DecisionRefusalCode;
+
 /** `checked`: the caller already made sure this person may cancel (the slow lookup is not repeated). */
-export async function cancelRun(ctx: AgentContext, input: { runId: string; userId: string }, options: { checked?: boolean } = {}): Promise<Result<void, Text>> {
+export async function cancelRun(
+  ctx: AgentContext,
+  input: { runId: string; userId: string },
+  options: { checked?: boolean } = {},
+): Promise<Refused<void, CancelRefusalCode, Text>> {
   const run = await ctx.store.getRun(input.runId);
-  if (!run) return { ok: false, error: 'That run does not exist.' };
-  if (isFinal(run.status)) return { ok: false, error: `The run already ended (${run.status}).` };
+  if (!run) return refuse('run-missing', 'That run does not exist.');
+  if (isFinal(run.status)) return refuse('run-ended', `The run already ended (${run.status}).`);
   if (!options.checked) {
     const may = await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers });
-    if (!may.ok) return { ok: false, error: words`Only ${person(run.requester)} (who asked) or an approver may cancel this run.` };
+    if (!may.ok) return refuse('not-requester-or-approver', words`Only ${person(run.requester)} (who asked) or an approver may cancel this run.`);
   }
   // The cancel is the decision: the run ends as cancelled here, whatever it was doing (no new step starts after this).
   const decided = await ctx.store.decide({
@@ -79,10 +86,9 @@ export async function cancelRun(ctx: AgentContext, input: { runId: string; userI
     event: { type: 'run-cancel-requested', data: { by: input.userId } },
   });
   if (!decided.ok)
-    return {
-      ok: false,
-      error: decided.code === 'not-waiting' ? `The run already ended (${decided.run?.status ?? 'gone'}).` : refusalMessage(decided.code, decided.run, null),
-    };
+    return decided.code === 'not-waiting'
+      ? refuse('run-ended', `The run already ended (${decided.run?.status ?? 'gone'}).`)
+      : { ok: false, error: decisionRefusal(decided.code, decided.run, null) };
   await ctx.stopDriver(run.id, 'cancel');
   await cancelUnstarted(ctx, run.id, `cancelled by <@${input.userId}>`);
   await summarizeEnded(ctx, run.id, 'cancelled', `Cancelled by <@${input.userId}>.`);

@@ -1,31 +1,37 @@
 /** A person's decisions on a proposed plan: approve, reject, edit, or ask the planner to revise it. */
-import { approvalNeed, checkApprover, checkRejecter, checkVersion, planRisk } from './approval-policy.ts';
+import { approvalNeed, checkApprover, checkRejecter, checkVersion, planRisk, type ApproverRefusalCode } from './approval-policy.ts';
 import type { AgentContext } from './context.ts';
 import type { Result } from './errors.ts';
 import { validatePlan } from './plan-validation.ts';
 import { makePlan } from './planner.ts';
 import { addPlannedVersion, plannerDeps } from './planning.ts';
-import { refusalMessage } from './decision-refusals.ts';
-import type { DecisionInput, PlanVersionRecord, RunRecord } from './ports/run-store.ts';
+import { decisionRefusal } from './decision-refusals.ts';
+import type { DecisionInput, DecisionRefusalCode, PlanVersionRecord, RunRecord } from './ports/run-store.ts';
 import { proposeVersion } from './proposal.ts';
+import { refuse, type Refused } from './refusal.ts';
 import { summarizeEnded } from './run-ending.ts';
 import { completedStepIds } from './step-facts.ts';
 import type { Text } from './text.ts';
 
 type Loaded = { run: RunRecord; version: PlanVersionRecord };
 
+/** Why a click on a proposed plan changed nothing: the store's refusals, a version that is gone, or who clicked. */
+export type PlanDecisionRefusalCode = DecisionRefusalCode | 'version-missing' | ApproverRefusalCode | 'not-requester-or-approver';
+/** Why a revision was not started; `no-planner`: there is no model to revise with. */
+export type RevisionRefusalCode = DecisionRefusalCode | 'version-missing' | 'not-requester-or-approver' | 'no-planner';
+
 /**
  * What the person clicked on, read before the slow approver lookup. Nothing here is acted on: the
  * decision itself re-checks status and version in the store's transaction.
  */
-async function loadPending(ctx: AgentContext, runId: string, planVersion: number): Promise<Result<Loaded>> {
+async function loadPending(ctx: AgentContext, runId: string, planVersion: number): Promise<Refused<Loaded, DecisionRefusalCode | 'version-missing'>> {
   const run = await ctx.store.getRun(runId);
-  if (!run) return { ok: false, error: 'That run does not exist.' };
+  if (!run) return { ok: false, error: decisionRefusal('run-missing', undefined, planVersion) };
   const current = checkVersion(run, planVersion);
   if (!current.ok) return current;
-  if (run.status !== 'awaiting-approval') return { ok: false, error: refusalMessage('not-waiting', run, planVersion) };
+  if (run.status !== 'awaiting-approval') return { ok: false, error: decisionRefusal('not-waiting', run, planVersion) };
   const version = await ctx.store.getPlanVersion(runId, planVersion);
-  if (!version) return { ok: false, error: 'That plan version does not exist.' };
+  if (!version) return refuse('version-missing', 'That plan version does not exist.');
   return { ok: true, value: { run, version } };
 }
 
@@ -34,15 +40,15 @@ async function decideOnPending(
   ctx: AgentContext,
   input: { runId: string; planVersion: number },
   facts: Omit<DecisionInput, 'runId' | 'planVersion' | 'from'>,
-): Promise<Result<RunRecord>> {
+): Promise<Refused<RunRecord, DecisionRefusalCode>> {
   const decided = await ctx.store.decide({ runId: input.runId, planVersion: input.planVersion, from: ['awaiting-approval'], ...facts });
-  return decided.ok ? { ok: true, value: decided.run } : { ok: false, error: refusalMessage(decided.code, decided.run, input.planVersion) };
+  return decided.ok ? { ok: true, value: decided.run } : { ok: false, error: decisionRefusal(decided.code, decided.run, input.planVersion) };
 }
 
 export async function decide(
   ctx: AgentContext,
   input: { runId: string; planVersion: number; userId: string; decision: 'approve' | 'reject' },
-): Promise<Result<void, Text>> {
+): Promise<Refused<void, PlanDecisionRefusalCode, Text>> {
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
   if (!loaded.ok) return loaded;
   const { run, version } = loaded.value;
@@ -90,7 +96,7 @@ export async function checkEdit(ctx: AgentContext, input: { runId: string; planV
   const run = await ctx.store.getRun(input.runId);
   if (!run) return { ok: false, error: ['That run does not exist.'] };
   const current = checkVersion(run, input.planVersion);
-  if (!current.ok) return { ok: false, error: [current.error] };
+  if (!current.ok) return { ok: false, error: [current.error.message] };
   const checked = await validateEdit(ctx, input);
   return checked.ok ? { ok: true, value: undefined } : checked;
 }
@@ -100,7 +106,7 @@ export async function editPlan(
   input: { runId: string; planVersion: number; userId: string; plan: unknown },
 ): Promise<Result<PlanVersionRecord, string[]>> {
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
-  if (!loaded.ok) return { ok: false, error: [loaded.error] };
+  if (!loaded.ok) return { ok: false, error: [loaded.error.message] };
   const { run } = loaded.value;
   const may = await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers });
   if (!may.ok) return { ok: false, error: ['Only the requester or an approver may edit this plan.'] };
@@ -111,7 +117,7 @@ export async function editPlan(
     to: 'planning',
     event: { type: 'plan-edit-started', data: { version: input.planVersion, by: input.userId } },
   });
-  if (!decided.ok) return { ok: false, error: [decided.error] };
+  if (!decided.ok) return { ok: false, error: [decided.error.message] };
   const record = await ctx.store.addPlanVersion({
     runId: run.id,
     plan: checked.value,
@@ -129,13 +135,13 @@ export async function editPlan(
 export async function revisePlan(
   ctx: AgentContext,
   input: { runId: string; planVersion: number; userId: string; instruction: string },
-): Promise<Result<{ work: Promise<void> }, Text>> {
+): Promise<Refused<{ work: Promise<void> }, RevisionRefusalCode, Text>> {
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
   if (!loaded.ok) return loaded;
   const { run, version } = loaded.value;
   const may = await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers });
-  if (!may.ok) return { ok: false, error: 'Only the requester or an approver may ask for a revision.' };
-  if (!ctx.llm.has('planner')) return { ok: false, error: 'No planner model is configured, so I cannot revise the plan; edit the steps instead.' };
+  if (!may.ok) return refuse('not-requester-or-approver', 'Only the requester or an approver may ask for a revision.');
+  if (!ctx.llm.has('planner')) return refuse('no-planner', 'No planner model is configured, so I cannot revise the plan; edit the steps instead.');
   const decided = await decideOnPending(ctx, input, {
     to: 'planning',
     event: { type: 'revision-requested', data: { version: version.version, by: input.userId, instruction: input.instruction.slice(0, 2000) } },

@@ -7,39 +7,39 @@
 import { approvalCovers, planRisk } from './approval-policy.ts';
 import type { AgentContext } from './context.ts';
 import { escalate } from './escalation.ts';
-import type { Result } from './errors.ts';
 import type { ApprovalRecord, PlanVersionRecord, RunRecord } from './ports/run-store.ts';
 import type { Risk } from './ports/tool.ts';
+import { refuse, type Refused } from './refusal.ts';
 
 export function bindingApproval(
   approvals: readonly ApprovalRecord[],
   version: PlanVersionRecord,
   requester: string,
   riskOf: (tool: string) => Risk | undefined,
-): Result<ApprovalRecord> {
+): Refused<ApprovalRecord, 'no-approval' | 'none-covers'> {
   const risk = planRisk(version.plan, riskOf);
   const mine = approvals.filter((approval) => approval.planVersion === version.version && approval.decision === 'approved');
-  if (mine.length === 0) return { ok: false, error: `no approval of v${version.version} is recorded` };
+  if (mine.length === 0) return refuse('no-approval', `no approval of v${version.version} is recorded`);
   const reasons: string[] = [];
   for (const approval of mine) {
     const covers = approvalCovers(approval, risk, requester);
     if (covers.ok) return { ok: true, value: approval };
-    reasons.push(covers.error);
+    reasons.push(covers.error.message);
   }
-  return { ok: false, error: reasons.join('; ') };
+  return refuse('none-covers', reasons.join('; '));
 }
 
 /** True when the version may run; otherwise nothing starts and a person is asked (the run pauses). */
 export async function mayStartVersion(ctx: AgentContext, run: RunRecord, version: PlanVersionRecord): Promise<boolean> {
   const approved = bindingApproval(await ctx.store.listApprovals(run.id), version, run.requester, ctx.tools.riskOf);
   if (approved.ok) return true;
-  ctx.logger.warn({ runId: run.id, planVersion: version.version, why: approved.error }, 'refusing to run an unapproved plan version');
+  ctx.logger.warn({ runId: run.id, planVersion: version.version, why: approved.error.message }, 'refusing to run an unapproved plan version');
   await escalate(ctx, {
     runId: run.id,
     planVersion: version.version,
     stepId: null,
     kind: 'not-approved',
-    message: `Plan v${version.version} has no approval that lets it run (${approved.error}); nothing was started.`,
+    message: `Plan v${version.version} has no approval that lets it run (${approved.error.message}); nothing was started.`,
     stakes: 'Replan proposes a new version for approval; Abort ends the run and rolls back what succeeded.',
     pauseFrom: ['executing'],
   });

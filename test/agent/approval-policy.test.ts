@@ -39,16 +39,19 @@ describe('approval policy', () => {
     const approvers = directory(['UAPP', 'UREQ']);
     expect(await checkApprover({ need: approvalNeed('read'), userId: 'UANY', requester: 'UREQ', approvers })).toEqual({ ok: true, value: undefined });
     const outsider = await checkApprover({ need: approvalNeed('write'), userId: 'UANY', requester: 'UREQ', approvers });
-    expect(spoken(outsider)).toEqual({ ok: false, error: expect.stringMatching(/Only approvers/) });
+    expect(spoken(outsider)).toEqual({ ok: false, error: expect.objectContaining({ code: 'not-approver' }) });
     expect((await checkApprover({ need: approvalNeed('write'), userId: 'UREQ', requester: 'UREQ', approvers })).ok).toBe(true);
     const selfApproval = await checkApprover({ need: approvalNeed('destructive'), userId: 'UREQ', requester: 'UREQ', approvers });
-    expect(spoken(selfApproval)).toEqual({ ok: false, error: expect.stringMatching(/approver other than the person who asked/) });
+    expect(spoken(selfApproval)).toEqual({ ok: false, error: expect.objectContaining({ code: 'requester-may-not-approve-destructive' }) });
     expect((await checkApprover({ need: approvalNeed('destructive'), userId: 'UAPP', requester: 'UREQ', approvers })).ok).toBe(true);
   });
 
   it('refuses a decision on a superseded plan version with a sentence saying so', () => {
     const run = { currentPlanVersion: 3 } as RunRecord;
     expect(checkVersion(run, 3).ok).toBe(true);
-    expect(checkVersion(run, 2)).toEqual({ ok: false, error: 'The plan changed to v3 while you decided; look again. Your click on v2 ran nothing.' });
+    expect(checkVersion(run, 2)).toEqual({
+      ok: false,
+      error: { code: 'plan-changed', message: 'The plan changed to v3 while you decided; look again. Your click on v2 ran nothing.' },
+    });
   });
 });

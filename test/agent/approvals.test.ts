@@ -35,7 +35,7 @@ describe('approvals', () => {
     expect(proposal?.proposal).toMatchObject({ version: 1, autoApproved: false, risks: { s1: 'write' }, authorKind: 'planner', authorId: 'fake:scripted' });
     expect(spoken(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UREQ', decision: 'approve' }))).toEqual({
       ok: false,
-      error: expect.stringMatching(/Only approvers/),
+      error: expect.objectContaining({ code: 'not-approver' }),
     });
     await h.agent.idle();
     expect(tools.write.calls).toHaveLength(0);
@@ -44,7 +44,7 @@ describe('approvals', () => {
     expect(tools.write.calls).toHaveLength(1);
     expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({
       ok: false,
-      error: expect.stringMatching(/not waiting for a decision/),
+      error: expect.objectContaining({ code: 'not-waiting' }),
     });
     expect((await h.store.listApprovals(run.id)).map((a) => `${a.userId}:${a.decision}`)).toEqual(['UAPP:approved']);
   });
@@ -55,7 +55,7 @@ describe('approvals', () => {
     const run = await h.start('merge PR 7', 'UREQ');
     expect(spoken(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UREQ', decision: 'approve' }))).toEqual({
       ok: false,
-      error: expect.stringMatching(/destructive step.*other than the person who asked/),
+      error: expect.objectContaining({ code: 'requester-may-not-approve-destructive' }),
     });
     await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
     await h.agent.idle();
@@ -80,7 +80,7 @@ describe('approvals', () => {
     expect(second?.proposal.diff).toEqual([{ text: 's2 number: 7 → 8', target: true }]);
     expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({
       ok: false,
-      error: expect.stringMatching(/^The plan changed to v2 while you decided; look again/),
+      error: expect.objectContaining({ code: 'plan-changed' }),
     });
     await h.agent.decide({ runId: run.id, planVersion: 2, userId: 'UAPP', decision: 'approve' });
     await h.agent.idle();

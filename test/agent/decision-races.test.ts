@@ -60,7 +60,10 @@ describe('decisions are compare-and-set', () => {
     expect(edited.ok).toBe(true);
     slow.release();
 
-    expect(await click).toEqual({ ok: false, error: 'The plan changed to v2 while you decided; look again. Your click on v1 ran nothing.' });
+    expect(await click).toEqual({
+      ok: false,
+      error: { code: 'plan-changed', message: 'The plan changed to v2 while you decided; look again. Your click on v1 ran nothing.' },
+    });
     await h.agent.idle();
     expect(tools.write.calls).toEqual([]);
     expect(await h.store.listApprovals(run.id)).toEqual([]);
@@ -85,7 +88,7 @@ describe('decisions are compare-and-set', () => {
     await slow.lookedUp;
     expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UREQ', decision: 'reject' })).toEqual({ ok: true, value: undefined });
     slow.release();
-    expect(await click).toEqual({ ok: false, error: expect.stringMatching(/not waiting for a decision \(the run is rejected\)/) });
+    expect(await click).toEqual({ ok: false, error: expect.objectContaining({ code: 'not-waiting' }) });
     await h.agent.idle();
     expect(tools.write.calls).toEqual([]);
     expect((await h.store.listApprovals(run.id)).map((a) => `${a.userId}:${a.decision}`)).toEqual(['UREQ:rejected']);
@@ -115,7 +118,7 @@ describe('decisions are compare-and-set', () => {
       ).ok,
     ).toBe(true);
     slow.release();
-    expect(await click).toEqual({ ok: false, error: expect.stringMatching(/^The plan changed to v2 while you decided/) });
+    expect(await click).toEqual({ ok: false, error: expect.objectContaining({ code: 'plan-changed' }) });
     await h.agent.idle();
     expect(tools.write.calls).toEqual([]);
     expect(await h.store.listApprovals(run.id)).toEqual([]);
@@ -199,7 +202,7 @@ describe('answers and cancels count only from the requester or an approver', () 
     expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UBYSTANDER', text: 'cancel' })).toEqual({ refused: 'cancel', requester: 'UREQ' });
     expect(spoken(await h.agent.cancel({ runId: run.id, userId: 'UBYSTANDER' }))).toEqual({
       ok: false,
-      error: 'Only <@UREQ> (who asked) or an approver may cancel this run.',
+      error: { code: 'not-requester-or-approver', message: 'Only <@UREQ> (who asked) or an approver may cancel this run.' },
     });
     await h.agent.idle();
     expect(merge.calls).toEqual([]);

@@ -92,9 +92,9 @@ describe('Confirm for a target filled in at run time', () => {
     });
     expect((await h.store.listSteps(run.id)).find((s) => s.stepId === 's2')?.status).toBe('waiting');
 
-    expect(await confirm(run.id, 'UREQ')).toEqual({ ok: false, error: expect.stringMatching(/destructive, so an approver other than the person who asked/) });
-    expect(await confirm(run.id, 'UBYSTANDER')).toEqual({ ok: false, error: expect.stringMatching(/^Only approvers/) });
-    expect(await confirm(run.id, 'UAPP', { planVersion: 2 })).toEqual({ ok: false, error: expect.stringMatching(/not waiting for a Confirm/) });
+    expect(await confirm(run.id, 'UREQ')).toEqual({ ok: false, error: expect.objectContaining({ code: 'requester-may-not-confirm-destructive' }) });
+    expect(await confirm(run.id, 'UBYSTANDER')).toEqual({ ok: false, error: expect.objectContaining({ code: 'not-approver' }) });
+    expect(await confirm(run.id, 'UAPP', { planVersion: 2 })).toEqual({ ok: false, error: expect.objectContaining({ code: 'not-waiting' }) });
     await h.agent.idle();
     expect(t.merge.calls).toEqual([]);
 
@@ -103,7 +103,10 @@ describe('Confirm for a target filled in at run time', () => {
     await h.agent.idle();
     const winner = clicks[0].ok ? 'UAPP' : 'UAPP2';
     expect(clicks.filter((click) => click.ok)).toHaveLength(1);
-    expect(clicks.find((click) => !click.ok)).toEqual({ ok: false, error: `This was already confirmed by <@${winner}>.` });
+    expect(clicks.find((click) => !click.ok)).toEqual({
+      ok: false,
+      error: { code: 'already-decided', message: `This was already confirmed by <@${winner}>.` },
+    });
     expect(t.merge.calls.map((c) => c.args)).toEqual([{ repo: 'acme/api', number: 666, method: 'merge' }]);
     expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
     const [stored] = await h.store.listConfirmations(run.id);
@@ -130,13 +133,16 @@ describe('Confirm for a target filled in at run time', () => {
   it('Abort ends the run and rolls back what succeeded; the merge never runs', async () => {
     const t = tools();
     const run = await approvedAndAnswered(t, '#666');
-    expect(await confirm(run.id, 'UBYSTANDER', { decision: 'abort' })).toEqual({ ok: false, error: 'Only the requester or an approver may abort this run.' });
+    expect(await confirm(run.id, 'UBYSTANDER', { decision: 'abort' })).toEqual({
+      ok: false,
+      error: { code: 'not-requester-or-approver', message: 'Only the requester or an approver may abort this run.' },
+    });
     expect(await confirm(run.id, 'UREQ', { decision: 'abort' })).toEqual({ ok: true, value: undefined });
     await h.agent.idle();
     expect(t.merge.calls).toEqual([]);
     expect(t.undo.calls.map((c) => c.args)).toEqual([{ number: 5 }]);
     expect((await h.store.getRun(run.id))?.status).toBe('aborted');
-    expect(await confirm(run.id, 'UAPP')).toEqual({ ok: false, error: expect.stringMatching(/already ended \(aborted\)/) });
+    expect(await confirm(run.id, 'UAPP')).toEqual({ ok: false, error: expect.objectContaining({ code: 'run-ended' }) });
     expect((await h.store.listConfirmations(run.id))[0]).toMatchObject({ status: 'aborted', decidedBy: 'UREQ' });
   });
 

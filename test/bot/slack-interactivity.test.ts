@@ -51,7 +51,10 @@ describe('plan buttons', () => {
   });
 
   it('a refused approval is told only to the person who clicked, with the reason, and the buttons stay', async () => {
-    h.agent.answers.decide = async () => ({ ok: false, error: 'Only approvers may approve (you are not in TANDEM_APPROVERS).' });
+    h.agent.answers.decide = async () => ({
+      ok: false,
+      error: { code: 'not-approver', message: 'Only approvers may approve (you are not in TANDEM_APPROVERS).' },
+    });
     const message = await postPlan();
     await h.driver.clickButtonIn(message, PLAN_APPROVE_ACTION, 'UNOBODY');
     await eventually(() => expect(ephemeralText('UNOBODY')).toContain('Only approvers may approve'));
@@ -161,7 +164,7 @@ describe('Modify', () => {
   });
 
   it('tells the person privately when the revision is refused after the modal closed', async () => {
-    h.agent.answers.revisePlan = async () => ({ ok: false, error: 'Plan v1 was superseded by v2.' });
+    h.agent.answers.revisePlan = async () => ({ ok: false, error: { code: 'plan-changed', message: 'Plan v1 was superseded by v2.' } });
     const view = await openModal();
     await h.driver.submitView({
       user: 'UEDIT',
@@ -183,7 +186,10 @@ describe('escalation buttons', () => {
   });
 
   it('an already-resolved escalation is reported to the clicker', async () => {
-    h.agent.answers.resolveEscalation = async () => ({ ok: false, error: 'This escalation was already resolved (retry by <@UOTHER>).' });
+    h.agent.answers.resolveEscalation = async () => ({
+      ok: false,
+      error: { code: 'already-resolved', message: 'This escalation was already resolved (retry by <@UOTHER>).' },
+    });
     await surface.escalate(run, makeEscalation(), 'x');
     await h.driver.clickButtonIn(h.fake.model.messages.at(-1)!, ESCALATION_ACTIONS.skip, 'UOPS');
     await eventually(() => expect(ephemeralText('UOPS')).toContain('already resolved'));

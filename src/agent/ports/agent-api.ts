@@ -1,4 +1,9 @@
 import type { Result } from '../errors.ts';
+import type { EscalationRefusalCode } from '../escalation-resolution.ts';
+import type { CancelRefusalCode } from '../follow-up.ts';
+import type { PlanDecisionRefusalCode, RevisionRefusalCode } from '../plan-decisions.ts';
+import type { Refused } from '../refusal.ts';
+import type { ConfirmRefusalCode } from '../target-decision.ts';
 import type { Text } from '../text.ts';
 import type { Conversation, EscalationAction, PlanVersionRecord, RunRecord } from './run-store.ts';
 
@@ -23,22 +28,28 @@ export interface StartRunInput {
 /**
  * What a surface (Slack, the CLI, tests) asks of the agent. Each call returns once its decision is
  * stored; long work (planning, executing) continues in the background and reports through the Surface.
- * Errors meant for the person come back as `{ ok: false, error }` with a sentence fit to show them
- * (a Text: the people and settings in it are data the surface names).
+ * A refusal comes back as `{ ok: false, error: { code, message } }`: a code to branch on, and the sentence
+ * fit to show the person (a Text: the people and settings in it are data the surface names).
  */
 export interface AgentApi {
   startRun(input: StartRunInput): Promise<RunRecord>;
-  decide(input: { runId: string; planVersion: number; userId: string; decision: 'approve' | 'reject' }): Promise<Result<void, Text>>;
+  decide(input: { runId: string; planVersion: number; userId: string; decision: 'approve' | 'reject' }): Promise<Refused<void, PlanDecisionRefusalCode, Text>>;
   /** Checks a person's edit without storing it (for a modal's field errors); each string names the problem. */
   checkEdit(input: { runId: string; planVersion: number; plan: unknown }): Promise<Result<void, string[]>>;
   editPlan(input: { runId: string; planVersion: number; userId: string; plan: unknown }): Promise<Result<PlanVersionRecord, string[]>>;
-  revisePlan(input: { runId: string; planVersion: number; userId: string; instruction: string }): Promise<Result<void, Text>>;
-  resolveEscalation(input: { escalationId: string; userId: string; action: EscalationAction }): Promise<Result<void, Text>>;
+  revisePlan(input: { runId: string; planVersion: number; userId: string; instruction: string }): Promise<Refused<void, RevisionRefusalCode, Text>>;
+  resolveEscalation(input: { escalationId: string; userId: string; action: EscalationAction }): Promise<Refused<void, EscalationRefusalCode, Text>>;
   /** A message in a run's conversation: answers a pending question, or "cancel" stops the run. */
   followUp(input: { conversation: Conversation; userId: string; text: string }): Promise<FollowUpOutcome>;
-  cancel(input: { runId: string; userId: string }): Promise<Result<void, Text>>;
+  cancel(input: { runId: string; userId: string }): Promise<Refused<void, CancelRefusalCode, Text>>;
   /** Confirm or Abort a step whose target was filled at run time from a person's or a model's words. */
-  confirmTarget(input: { runId: string; planVersion: number; stepId: string; userId: string; decision: 'confirm' | 'abort' }): Promise<Result<void, Text>>;
+  confirmTarget(input: {
+    runId: string;
+    planVersion: number;
+    stepId: string;
+    userId: string;
+    decision: 'confirm' | 'abort';
+  }): Promise<Refused<void, ConfirmRefusalCode, Text>>;
   /** At start-up: continue every run that was executing when the process stopped. */
   resume(): Promise<void>;
   /** Stop taking work and let running steps reach a recorded state. */

@@ -18,7 +18,7 @@ export const approvalNotAllowed: AuditCheck = {
       const found = bindingApproval(approvals, version, facts.run.requester, ctx.riskOf);
       // The requester-only case has a check of its own.
       if (!found.ok && !approvals.every((a) => a.userId === facts.run.requester && !isAutoApproval(a)))
-        return [violation(this.name, facts.run, where, found.error)];
+        return [violation(this.name, facts.run, where, found.error.message)];
       if (!found.ok || approvalNeed(planRisk(version.plan, ctx.riskOf)) === 'anyone' || isAutoApproval(found.value)) return [];
       const approver = ctx.isApprover(found.value.userId);
       return approver === false

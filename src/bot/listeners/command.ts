@@ -68,7 +68,7 @@ async function answer(verb: string, args: string[], where: { userId: string; cha
     await respond(
       result.ok
         ? { response_type: 'in_channel', text: `${mention(userId)} cancelled run \`${escapeText(runId)}\`.` }
-        : { response_type: 'ephemeral', text: mrkdwn(result.error) },
+        : { response_type: 'ephemeral', text: mrkdwn(result.error.message) },
     );
     return;
   }

@@ -1,5 +1,5 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
-import type { Result } from '../../agent/errors.ts';
+import type { Refused } from '../../agent/refusal.ts';
 import type { Text } from '../../agent/text.ts';
 import type { BotDeps } from '../bot-deps.ts';
 import { describeError, TRY_AGAIN } from '../replies.ts';
@@ -15,7 +15,7 @@ export interface DecisionButtons<Ref extends { runId: string }, Decision extends
   unrecognised: string;
   /** The log line when the decision could not be recorded. */
   failure: string;
-  decide(ref: Ref, userId: string, decision: Decision): Promise<Result<void, Text>>;
+  decide(ref: Ref, userId: string, decision: Decision): Promise<Refused<void, string, Text>>;
   /** Replaces the buttons once decided, so nobody clicks a stale one. */
   decidedLine(decision: Decision, userId: string): string;
   onDecided?(ref: Ref): void;
@@ -38,7 +38,7 @@ export function registerDecisionButtons<Ref extends { runId: string }, Decision 
       if (!ref) return tell(buttons.unrecognised);
       try {
         const result = await buttons.decide(ref, body.user.id, decision);
-        if (!result.ok) return tell(result.error);
+        if (!result.ok) return tell(result.error.message);
         buttons.onDecided?.(ref);
         await replaceActions(client, deps.logger, body, buttons.decidedLine(decision, body.user.id));
       } catch (error) {

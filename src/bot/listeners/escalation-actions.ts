@@ -26,7 +26,7 @@ export function registerEscalationActions(app: App, deps: BotDeps): void {
       try {
         const result = await deps.agent.resolveEscalation({ escalationId, userId: body.user.id, action });
         if (!result.ok) {
-          await tell(result.error);
+          await tell(result.error.message);
           return;
         }
         await replaceActions(client, deps.logger, body, `${mention(body.user.id)} chose *${action}*.`);

@@ -1,5 +1,5 @@
 import type { App } from '@slack/bolt';
-import type { Result } from '../../agent/errors.ts';
+import type { Refused } from '../../agent/refusal.ts';
 import type { Text } from '../../agent/text.ts';
 import type { BotDeps } from '../bot-deps.ts';
 import { planErrors, parsePlanYaml, readModifySubmission } from '../modify-submission.ts';
@@ -45,7 +45,9 @@ export function registerModifySubmit(app: App, deps: BotDeps): void {
     await ack();
     await report(client, deps, ref.runId, userId, async () => {
       const edited = await deps.agent.editPlan({ ...ref, userId, plan: parsed.value });
-      return edited.ok ? { ok: true, value: undefined } : { ok: false, error: `Your edit was not saved: ${edited.error.join('; ')}` };
+      return edited.ok
+        ? { ok: true, value: undefined }
+        : { ok: false, error: { code: 'edit-refused', message: `Your edit was not saved: ${edited.error.join('; ')}` } };
     });
   });
 }
@@ -63,11 +65,11 @@ async function withinBudget<T>(promise: Promise<T>): Promise<T | undefined> {
 }
 
 /** After the modal closed, a refusal or failure is told privately in the run's thread. */
-async function report(client: SlackClient, deps: BotDeps, runId: string, userId: string, work: () => Promise<Result<void, Text>>): Promise<void> {
+async function report(client: SlackClient, deps: BotDeps, runId: string, userId: string, work: () => Promise<Refused<void, string, Text>>): Promise<void> {
   let message: Text | undefined;
   try {
     const result = await work();
-    if (!result.ok) message = result.error;
+    if (!result.ok) message = result.error.message;
   } catch (error) {
     deps.logger.error({ err: describeError(error), runId }, 'plan edit failed');
     message = `Your change was not saved: ${describeError(error)}. ${TRY_AGAIN}`;

@@ -33,9 +33,9 @@ export function registerSaveRunbookSubmit(app: App, deps: BotDeps): void {
     const userId = body.user.id;
     const allowed = deps.approvers
       ? await checkRunbookSaver({ userId, approvers: deps.approvers })
-      : { ok: false as const, error: 'Runbooks cannot be saved here: no approver list is wired in.' };
+      : { ok: false as const, error: { code: 'no-approver-list', message: 'Runbooks cannot be saved here: no approver list is wired in.' } };
     if (!allowed.ok) {
-      await ack({ response_action: 'errors', errors: { [RUNBOOK_PARAMS_BLOCK]: plainWords(allowed.error) } });
+      await ack({ response_action: 'errors', errors: { [RUNBOOK_PARAMS_BLOCK]: plainWords(allowed.error.message) } });
       return;
     }
     let saved;

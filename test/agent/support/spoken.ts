@@ -1,8 +1,8 @@
-import type { Result } from '../../../src/agent/errors.ts';
+import type { Refused } from '../../../src/agent/refusal.ts';
 import type { Text } from '../../../src/agent/text.ts';
 import { plainWords } from '../../../src/bot/views/text.ts';
 
-/** A refusal as a person reads it (people as `<@U…>`, settings by their variable), so tests assert on the words. */
-export function spoken<T>(result: Result<T, Text>): Result<T, string> {
-  return result.ok ? result : { ok: false, error: plainWords(result.error) };
+/** A refusal with its words as a person reads them (people as `<@U…>`, settings by their variable), so tests can assert on the words. */
+export function spoken<T, C extends string>(result: Refused<T, C, Text>): Refused<T, C> {
+  return result.ok ? result : { ok: false, error: { code: result.error.code, message: plainWords(result.error.message) } };
 }

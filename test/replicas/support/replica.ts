@@ -97,7 +97,7 @@ export async function startReplica(options: {
     },
     async approve(runId) {
       const decided = await agent.decide({ runId, planVersion: 1, userId: 'UAPP', decision: 'approve' });
-      if (!decided.ok) throw new Error(plainWords(decided.error));
+      if (!decided.ok) throw new Error(plainWords(decided.error.message));
     },
     die() {
       dead = true;

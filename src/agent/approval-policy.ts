@@ -11,7 +11,7 @@ import type { ApproverDirectory } from './ports/agent-api.ts';
 import type { ApprovalRecord, RunRecord } from './ports/run-store.ts';
 import type { Risk } from './ports/tool.ts';
 import { refuse, type Refused } from './refusal.ts';
-import { setting, type Text, words } from './text.ts';
+import { person, setting, type Text, words } from './text.ts';
 
 export type ApprovalNeed = 'anyone' | 'approver' | 'approver-not-requester';
 
@@ -119,6 +119,19 @@ export async function checkRejecter(input: {
 }): Promise<Refused<void, 'not-requester-or-approver', Text>> {
   if (input.userId === input.requester || (await input.approvers.isApprover(input.userId))) return { ok: true, value: undefined };
   return refuse('not-requester-or-approver', 'Only the requester or an approver may reject this plan.');
+}
+
+/** Removing a schedule stops the runs it would start: the person who made it, or an approver. Without a directory, only its maker. */
+export async function checkScheduleRemover(input: {
+  userId: string;
+  createdBy: string;
+  approvers: ApproverDirectory | undefined;
+}): Promise<Refused<void, 'not-maker-or-approver', Text>> {
+  if (input.userId === input.createdBy || ((await input.approvers?.isApprover(input.userId)) ?? false)) return { ok: true, value: undefined };
+  return refuse(
+    'not-maker-or-approver',
+    words`Only ${person(input.createdBy)}, who made this schedule, or an approver (${setting('approvers')}) may remove it.`,
+  );
 }
 
 /** Resolving an escalation decides what runs next, so it takes an approver. */

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { approvalNeed, checkApprover, checkVersion, mayAutoRun, planRisk, riskOfTool } from '../../src/agent/approval-policy.ts';
+import { approvalNeed, checkApprover, checkScheduleRemover, checkVersion, mayAutoRun, planRisk, riskOfTool } from '../../src/agent/approval-policy.ts';
 import { PlanSchema } from '../../src/agent/plan.ts';
 import type { RunRecord } from '../../src/agent/ports/run-store.ts';
 import { spoken } from './support/spoken.ts';
+import { plainWords } from '../../src/bot/views/text.ts';
 
 const risks: Record<string, 'read' | 'write' | 'destructive'> = { get: 'read', comment: 'write', merge: 'destructive' };
 const planOf = (tools: string[], rollback: string[] = []) =>
@@ -44,6 +45,17 @@ describe('approval policy', () => {
     const selfApproval = await checkApprover({ need: approvalNeed('destructive'), userId: 'UREQ', requester: 'UREQ', approvers });
     expect(spoken(selfApproval)).toEqual({ ok: false, error: expect.objectContaining({ code: 'requester-may-not-approve-destructive' }) });
     expect((await checkApprover({ need: approvalNeed('destructive'), userId: 'UAPP', requester: 'UREQ', approvers })).ok).toBe(true);
+  });
+
+  it('a schedule is removed by whoever made it or an approver; with no approver directory only by its maker', async () => {
+    expect((await checkScheduleRemover({ userId: 'UMAKER', createdBy: 'UMAKER', approvers: undefined })).ok).toBe(true);
+    expect((await checkScheduleRemover({ userId: 'UAPP', createdBy: 'UMAKER', approvers: directory(['UAPP']) })).ok).toBe(true);
+    expect((await checkScheduleRemover({ userId: 'UAPP', createdBy: 'UMAKER', approvers: undefined })).ok).toBe(false);
+    const refused = await checkScheduleRemover({ userId: 'UANY', createdBy: 'UMAKER', approvers: directory(['UAPP']) });
+    expect(refused.ok ? null : { code: refused.error.code, words: plainWords(refused.error.message) }).toEqual({
+      code: 'not-maker-or-approver',
+      words: 'Only <@UMAKER>, who made this schedule, or an approver (TANDEM_APPROVERS) may remove it.',
+    });
   });
 
   it('refuses a decision on a superseded plan version with a sentence saying so', () => {

@@ -1,4 +1,5 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import { checkScheduleRemover } from '../../agent/approval-policy.ts';
 import type { BotDeps } from '../bot-deps.ts';
 import { describeError, TRY_AGAIN } from '../replies.ts';
 import { clickOrigin, privateReplier } from './click-origin.ts';
@@ -30,9 +31,9 @@ export function registerScheduleActions(app: App, deps: BotDeps): void {
         await tell(`Schedule \`${scheduleId}\` was already removed.`);
         return;
       }
-      const mayRemove = schedule.createdBy === user || ((await deps.approvers?.isApprover(user)) ?? false);
-      if (!mayRemove) {
-        await tell(`Only ${mention(schedule.createdBy)}, who made this schedule, or an approver (TANDEM_APPROVERS) may remove it.`);
+      const may = await checkScheduleRemover({ userId: user, createdBy: schedule.createdBy, approvers: deps.approvers });
+      if (!may.ok) {
+        await tell(may.error.message);
         return;
       }
       await deps.schedules.remove(scheduleId);

@@ -56,15 +56,8 @@ export interface StepAttemptRecord {
   finishedAt: Date | null;
 }
 
-export interface NewStep {
-  stepId: string;
-  kind: StepKind;
-  title: string;
-  tool: string;
-  risk: Risk;
-  dependsOn: string[];
-  plannedArgs: Record<string, unknown>;
-}
+/** A step as the plan makes it, before anything ran. */
+export type NewStep = Pick<StepRecord, 'stepId' | 'kind' | 'title' | 'tool' | 'risk' | 'dependsOn' | 'plannedArgs'>;
 
 export interface ClaimStepInput {
   runId: string;

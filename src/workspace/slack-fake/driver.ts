@@ -8,6 +8,15 @@ export interface DriverResponse {
   body: unknown;
 }
 
+/** A person's message as the driver sends it. */
+interface PersonMessage {
+  channel: string;
+  user: string;
+  text: string;
+  threadTs?: string;
+  eventId?: string;
+}
+
 export interface SendOptions {
   /** Seconds since the epoch to sign with; a value over 5 minutes old is "stale". */
   timestampS?: number;
@@ -75,29 +84,21 @@ export class SlackDriver {
   }
 
   /** A person mentions the bot; `threadTs` makes it a reply in a thread. Returns the message ts too. */
-  mention(input: { channel: string; user: string; text: string; threadTs?: string; eventId?: string }, options: SendOptions = {}) {
-    const message = this.options.fake?.model.addUserMessage(input);
-    const ts = message?.ts ?? `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
-    const event = {
-      type: 'app_mention',
-      user: input.user,
-      text: input.text,
-      ts,
-      channel: input.channel,
-      event_ts: ts,
-      ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
-    };
-    const sent = this.event(event, { ...options, eventId: input.eventId });
-    return Object.assign(sent, { ts });
+  mention(input: PersonMessage, options: SendOptions = {}) {
+    return this.personMessage({ type: 'app_mention' }, input, options);
   }
 
   /** A person writes to the bot in their DM with it (`channel` D…); `threadTs` makes it a reply in a thread. */
-  directMessage(input: { channel: string; user: string; text: string; threadTs?: string; eventId?: string }, options: SendOptions = {}) {
+  directMessage(input: PersonMessage, options: SendOptions = {}) {
+    return this.personMessage({ type: 'message', channel_type: 'im' }, input, options);
+  }
+
+  /** The event Slack sends for a person's message (kept in the fake's model when there is one), with its ts. */
+  private personMessage(kind: Record<string, string>, input: PersonMessage, options: SendOptions) {
     const message = this.options.fake?.model.addUserMessage(input);
     const ts = message?.ts ?? `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
     const event = {
-      type: 'message',
-      channel_type: 'im',
+      ...kind,
       user: input.user,
       text: input.text,
       ts,

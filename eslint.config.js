@@ -35,6 +35,16 @@ export default tseslint.config(
   {
     files: ['src/agent/**'],
     rules: {
+      // The agent keeps people as data and knows no chat syntax: the surface writes the mention.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.name='process'][property.name='env']",
+          message: 'Read configuration through loadConfig(env); only src/config.ts and the CLI entry touch process.env.',
+        },
+        { selector: 'Literal[value=/<@/]', message: 'Name a person as data (words`…${person(id)}…`); the surface writes the mention.' },
+        { selector: 'TemplateElement[value.raw=/<@/]', message: 'Name a person as data (words`…${person(id)}…`); the surface writes the mention.' },
+      ],
       'no-restricted-imports': [
         'error',
         { patterns: ['@slack/*', 'octokit', '@octokit/*', '../bot/*', '../integrations/*', '../store/*', 'openai', '@anthropic-ai/*'] },

@@ -106,9 +106,10 @@ async function refusal(
 
 async function carryOut(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, input: { userId: string; action: EscalationAction }): Promise<void> {
   const { action, userId } = input;
-  if (action === 'abort') return abortRun(ctx, run.id, `Aborted by <@${userId}>.`);
-  if (action === 'replan') return replan(ctx, run.id, `<@${userId}> asked for a new plan after: ${escalation.message}`, ['paused', 'awaiting-approval']);
-  if (escalation.kind === 'replan-failed') return replan(ctx, run.id, `retry after the planner failed: ${escalation.message}`, ['paused']);
+  if (action === 'abort') return abortRun(ctx, run.id, words`Aborted by ${person(userId)}.`);
+  if (action === 'replan')
+    return replan(ctx, run.id, words`${person(userId)} asked for a new plan after: ${escalation.message}`, ['paused', 'awaiting-approval']);
+  if (escalation.kind === 'replan-failed') return replan(ctx, run.id, words`retry after the planner failed: ${escalation.message}`, ['paused']);
   if (escalation.stepId && escalation.planVersion) await settleStep(ctx, run.id, escalation.planVersion, escalation.stepId, action);
   await continueIfClear(ctx, run.id);
 }
@@ -152,7 +153,7 @@ export async function continueIfClear(ctx: AgentContext, runId: string): Promise
 }
 
 /** Stop everything, roll back what succeeded (newest first), and end the run as aborted. */
-export async function abortRun(ctx: AgentContext, runId: string, reason: string): Promise<void> {
+export async function abortRun(ctx: AgentContext, runId: string, reason: Text): Promise<void> {
   await ctx.stopDriver(runId, 'abort');
   // A driver on another replica sees the run leave `executing` and lets go; the rollback waits for its lease.
   await ctx.store.transitionRun(runId, ['executing', 'paused', 'awaiting-approval', 'awaiting-answer', 'planning'], 'rolling-back');
@@ -164,11 +165,11 @@ export async function abortRun(ctx: AgentContext, runId: string, reason: string)
   }
 }
 
-async function rollBackAndFinish(ctx: AgentContext, runId: string, reason: string): Promise<void> {
+async function rollBackAndFinish(ctx: AgentContext, runId: string, reason: Text): Promise<void> {
   await cancelUnstarted(ctx, runId, 'not started: the run was aborted');
   await rollBack(ctx, runId);
   const [versions, steps] = await Promise.all([ctx.store.listPlanVersions(runId), ctx.store.listSteps(runId)]);
   const rolled = rollbackStepsInOrder(versions, steps, ctx.tools.riskOf);
   const detail = rolled.length ? ` Rolled back: ${rolled.map((s) => `${s.title} (${s.status})`).join('; ')}.` : ' Nothing needed rolling back.';
-  await finishRun(ctx, runId, 'aborted', reason + detail);
+  await finishRun(ctx, runId, 'aborted', words`${reason}${detail}`);
 }

@@ -3,6 +3,7 @@ import { reportBoard } from './board.ts';
 import type { AgentContext } from './context.ts';
 import { deliverOwed, owedEscalation } from './outbox.ts';
 import type { EscalationRecord, RunStatus } from './ports/run-store.ts';
+import type { Text } from './text.ts';
 
 export async function escalate(
   ctx: AgentContext,
@@ -11,7 +12,7 @@ export async function escalate(
     planVersion: number | null;
     stepId: string | null;
     kind: EscalationRecord['kind'];
-    message: string;
+    message: Text;
     stakes: string;
     pauseFrom?: readonly RunStatus[];
   },

@@ -90,7 +90,8 @@ export async function cancelRun(
       ? refuse('run-ended', `The run already ended (${decided.run?.status ?? 'gone'}).`)
       : { ok: false, error: decisionRefusal(decided.code, decided.run, null) };
   await ctx.stopDriver(run.id, 'cancel');
-  await cancelUnstarted(ctx, run.id, `cancelled by <@${input.userId}>`);
-  await summarizeEnded(ctx, run.id, 'cancelled', `Cancelled by <@${input.userId}>.`);
+  // Who cancelled is said once, in the summary; each step only says it never started.
+  await cancelUnstarted(ctx, run.id, 'not started: the run was cancelled');
+  await summarizeEnded(ctx, run.id, 'cancelled', words`Cancelled by ${person(input.userId)}.`);
   return { ok: true, value: undefined };
 }

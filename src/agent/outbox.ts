@@ -5,6 +5,7 @@
  * reached the thread before a crash is looked up by its key instead of posted again.
  */
 import { z } from 'zod';
+import { TextSchema } from './text.ts';
 import { reportBoard } from './board.ts';
 import type { AgentContext } from './context.ts';
 import type { NewOwedMessage, OweAlong, OwedMessage, RunRecord } from './ports/run-store.ts';
@@ -17,7 +18,7 @@ const RETRY_MS = 5_000;
 const finishedPayload = z.object({
   outcome: z.enum(['succeeded', 'failed', 'aborted', 'cancelled', 'rejected']),
   goal: z.string(),
-  reason: z.string().nullable(),
+  reason: TextSchema.nullable(),
   changes: z.array(z.object({ title: z.string(), url: z.string().nullable() })),
   rolledBack: z.array(z.object({ title: z.string(), status: z.string() })),
   durationMs: z.number(),

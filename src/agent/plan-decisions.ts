@@ -11,7 +11,7 @@ import { proposeVersion } from './proposal.ts';
 import { refuse, type Refused } from './refusal.ts';
 import { summarizeEnded } from './run-ending.ts';
 import { completedStepIds } from './step-facts.ts';
-import type { Text } from './text.ts';
+import { person, type Text, words } from './text.ts';
 
 type Loaded = { run: RunRecord; version: PlanVersionRecord };
 
@@ -68,7 +68,7 @@ export async function decide(
       event: { type: 'plan-rejected', data: by },
     });
     if (!decided.ok) return decided;
-    await summarizeEnded(ctx, run.id, 'rejected', `Rejected by <@${input.userId}>.`);
+    await summarizeEnded(ctx, run.id, 'rejected', words`Rejected by ${person(input.userId)}.`);
     return { ok: true, value: undefined };
   }
   const decided = await decideOnPending(ctx, input, {
@@ -124,7 +124,7 @@ export async function editPlan(
     authorKind: 'human',
     authorId: input.userId,
     parentVersion: input.planVersion,
-    reason: `edited by <@${input.userId}>`,
+    reason: words`edited by ${person(input.userId)}`,
   });
   await ctx.store.updateRun(run.id, { currentPlanVersion: record.version });
   await proposeVersion(ctx, record, { from: ['planning'], kind: 'edit' });
@@ -165,7 +165,7 @@ export async function revisePlan(
       runId: run.id,
       planned: planned.value,
       parentVersion: version.version,
-      reason: `revised at <@${input.userId}>'s request: ${input.instruction.slice(0, 300)}`,
+      reason: words`revised at ${person(input.userId)}'s request: ${input.instruction.slice(0, 300)}`,
     });
     await ctx.store.updateRun(run.id, { currentPlanVersion: record.version });
     await proposeVersion(ctx, record, { from: ['planning'], kind: 'revision' });

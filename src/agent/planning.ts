@@ -6,6 +6,7 @@ import type { PlanRequest } from './planner-prompt.ts';
 import type { PlanVersionRecord, RunRecord } from './ports/run-store.ts';
 import { proposeVersion } from './proposal.ts';
 import { finishRun } from './run-ending.ts';
+import { type Text, words } from './text.ts';
 
 export const NO_MODEL_MESSAGE =
   'I have no model to plan this with and no runbook matches it. To plan free-form tasks, configure a model: set OPENAI_API_KEY (or ANTHROPIC_API_KEY) and PLANNER_MODEL, e.g. PLANNER_MODEL=openai:gpt-4o.';
@@ -29,11 +30,11 @@ export function plannerDeps(ctx: AgentContext, runId: string | null) {
  */
 export async function addPlannedVersion(
   ctx: AgentContext,
-  input: { runId: string; planned: PlannedResult; parentVersion: number | null; reason: string | null },
+  input: { runId: string; planned: PlannedResult; parentVersion: number | null; reason: Text | null },
 ): Promise<PlanVersionRecord> {
   const { planned } = input;
   const note = planned.fallback ? `written by the fallback planner ${planned.author} because ${planned.fallback}` : null;
-  const reason = [input.reason, note].filter(Boolean).join('; ') || null;
+  const reason = input.reason && note ? words`${input.reason}; ${note}` : (input.reason ?? note);
   const record = await ctx.store.addPlanVersion({
     runId: input.runId,
     plan: planned.plan,

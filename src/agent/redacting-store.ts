@@ -47,8 +47,7 @@ const outbox = (store: OutboxPort, redact: Redact): Partial<OutboxPort> => ({
 });
 
 const plans = (store: PlansPort, redact: Redact): Partial<PlansPort> => ({
-  addPlanVersion: (input) =>
-    store.addPlanVersion({ ...input, plan: redact.value(input.plan), reason: input.reason === null ? null : redact.text(input.reason) }),
+  addPlanVersion: (input) => store.addPlanVersion({ ...input, plan: redact.value(input.plan), reason: redact.value(input.reason) }),
   decide: (input) => store.decide({ ...input, event: mapEventData(input.event, redact.value) }),
   answer: (input) => store.answer({ ...input, answer: redact.text(input.answer) }),
 });
@@ -73,7 +72,7 @@ const events = (store: EventsPort, redact: Redact): Partial<EventsPort> => ({
 
 const humanInput = (store: HumanInputPort, redact: Redact): Partial<HumanInputPort> => ({
   openEscalation: (input, owed) =>
-    store.openEscalation({ ...input, message: redact.text(input.message) }, owed && { ...owed, payload: redact.value(owed.payload) }),
+    store.openEscalation({ ...input, message: redact.value(input.message) }, owed && { ...owed, payload: redact.value(owed.payload) }),
   openQuestion: (input, owed) =>
     store.openQuestion({ ...input, question: redact.text(input.question) }, owed && { ...owed, payload: redact.value(owed.payload) }),
   answerQuestion: (input) => store.answerQuestion({ ...input, answer: redact.text(input.answer) }),

@@ -5,6 +5,7 @@ import type { RunSummary } from './ports/surface.ts';
 import { deliverOwed, OWED_LEASE_MS, owedSummary } from './outbox.ts';
 import { rollbackStepsInOrder } from './rollback.ts';
 import { eventsOfType } from './run-events.ts';
+import type { Text } from './text.ts';
 
 export type Outcome = RunSummary['outcome'];
 
@@ -14,7 +15,7 @@ export const NOT_FINAL: readonly RunStatus[] = ['planning', 'awaiting-approval',
  * Ends a run in one write (status, summary, finish time, `run-finished` and the summary it owes its
  * thread), then delivers what it owes. False when the run had already left `from`.
  */
-export function finishRun(ctx: AgentContext, runId: string, outcome: Outcome, reason: string | null, from: readonly RunStatus[] = NOT_FINAL): Promise<boolean> {
+export function finishRun(ctx: AgentContext, runId: string, outcome: Outcome, reason: Text | null, from: readonly RunStatus[] = NOT_FINAL): Promise<boolean> {
   return recordEnd(ctx, runId, outcome, reason, from);
 }
 
@@ -23,7 +24,7 @@ export function finishRun(ctx: AgentContext, runId: string, outcome: Outcome, re
  * `run-finished`, the summary it owes) in one write, then the last board and the reply. A run
  * already summed up is left alone.
  */
-export async function summarizeEnded(ctx: AgentContext, runId: string, outcome: Outcome, reason: string | null): Promise<void> {
+export async function summarizeEnded(ctx: AgentContext, runId: string, outcome: Outcome, reason: Text | null): Promise<void> {
   await recordEnd(ctx, runId, outcome, reason, [outcome]);
 }
 
@@ -39,7 +40,7 @@ export async function finishEndedRuns(ctx: AgentContext): Promise<void> {
   }
 }
 
-async function recordEnd(ctx: AgentContext, runId: string, outcome: Outcome, reason: string | null, from: readonly RunStatus[]): Promise<boolean> {
+async function recordEnd(ctx: AgentContext, runId: string, outcome: Outcome, reason: Text | null, from: readonly RunStatus[]): Promise<boolean> {
   const facts = await summaryFacts(ctx, runId, outcome, reason);
   if (!facts) return false;
   const finishedAt = ctx.now();
@@ -67,7 +68,7 @@ async function recordEnd(ctx: AgentContext, runId: string, outcome: Outcome, rea
 }
 
 /** What the summary says, from the store as it stands. */
-async function summaryFacts(ctx: AgentContext, runId: string, outcome: Outcome, reason: string | null) {
+async function summaryFacts(ctx: AgentContext, runId: string, outcome: Outcome, reason: Text | null) {
   const run = await ctx.store.getRun(runId);
   if (!run) return undefined;
   const steps = await ctx.store.listSteps(runId);

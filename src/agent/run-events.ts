@@ -7,6 +7,7 @@
  * reader prints is silently dropped.
  */
 import { z } from 'zod';
+import { TextSchema } from './text.ts';
 
 const stepKind = z.enum(['forward', 'rollback']);
 const runStatus = z.enum([
@@ -49,13 +50,13 @@ const runEventSchemas = {
   'run-paused': z.strictObject({ reason: z.string() }),
   'run-resumed': z.strictObject({}),
   'run-cancel-requested': z.strictObject({ by: z.string() }),
-  'run-finished': z.strictObject({ outcome: z.enum(['succeeded', 'failed', 'aborted', 'cancelled', 'rejected']), reason: z.string().nullable() }),
+  'run-finished': z.strictObject({ outcome: z.enum(['succeeded', 'failed', 'aborted', 'cancelled', 'rejected']), reason: TextSchema.nullable() }),
 
   'plan-proposed': z.strictObject({
     version: z.number(),
     authorKind: z.enum(['planner', 'human', 'runbook']),
     authorId: z.string(),
-    reason: z.string().nullable(),
+    reason: TextSchema.nullable(),
   }),
   'planner-fallback': z.strictObject({ planVersion: z.number(), author: z.string(), reason: z.string() }),
   'questions-asked': z.strictObject({ version: z.number(), questions: z.array(z.string()) }),
@@ -73,7 +74,7 @@ const runEventSchemas = {
   'plan-edit-started': z.strictObject(personOnVersion),
   'revision-requested': z.strictObject({ ...personOnVersion, instruction: z.string() }),
   'plan-expired': z.strictObject({ version: z.number(), afterMinutes: z.number() }),
-  'replan-started': z.strictObject({ reason: z.string() }),
+  'replan-started': z.strictObject({ reason: TextSchema }),
   'rollback-started': z.strictObject({ steps: z.array(z.string()) }),
 
   'step-started': z.strictObject({ ...stepKey, kind: stepKind, attempt: z.number(), tool: z.string() }),
@@ -112,7 +113,7 @@ const runEventSchemas = {
   }),
   'target-confirmed': targetDecided,
   'target-aborted': targetDecided,
-  'escalation-opened': z.strictObject({ escalationId: z.string(), kind: escalationKind, stepId: z.string().nullish(), message: z.string() }),
+  'escalation-opened': z.strictObject({ escalationId: z.string(), kind: escalationKind, stepId: z.string().nullish(), message: TextSchema }),
   'escalation-resolved': z.strictObject({ escalationId: z.string(), action: escalationAction, by: z.string() }),
 };
 

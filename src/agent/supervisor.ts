@@ -14,6 +14,7 @@ import { proposeVersion } from './proposal.ts';
 import { REPO_NOT_ALLOWED } from './repository-allow-list.ts';
 import { replanLimits } from './stop-conditions.ts';
 import { completedStepIds } from './step-facts.ts';
+import { type Text, words } from './text.ts';
 
 export async function onStepFailure(ctx: AgentContext, run: RunRecord, _plan: Plan, version: number, failed: StepRecord): Promise<void> {
   const message = failed.error?.message ?? 'failed without a message';
@@ -83,7 +84,7 @@ export async function replanBlocked(ctx: AgentContext, run: RunRecord): Promise<
 }
 
 /** A new plan version for the remaining work, authored by the planner with a reason. */
-export async function replan(ctx: AgentContext, runId: string, reason: string, from: readonly RunStatus[]): Promise<void> {
+export async function replan(ctx: AgentContext, runId: string, reason: Text, from: readonly RunStatus[]): Promise<void> {
   if (!(await ctx.store.transitionRun(runId, from, 'planning'))) return;
   await ctx.store.appendEvent(runId, 'replan-started', { reason });
   const run = await ctx.store.getRun(runId);
@@ -114,7 +115,7 @@ export async function replan(ctx: AgentContext, runId: string, reason: string, f
       planVersion: previous.version,
       stepId: null,
       kind: 'replan-failed',
-      message: `I needed a new plan (${reason}) but could not make one: ${planned.error.message}`,
+      message: words`I needed a new plan (${reason}) but could not make one: ${planned.error.message}`,
       stakes: 'Retry or Replan asks the planner again; Abort rolls back what succeeded.',
       pauseFrom: ['planning'],
     });
@@ -128,11 +129,12 @@ export async function replan(ctx: AgentContext, runId: string, reason: string, f
         stepId: step.stepId,
         from: ['pending'],
         to: 'skipped',
-        error: { message: `replaced by a new plan: ${reason}` },
+        // Why is said once, on the new version.
+        error: { message: 'replaced by a new plan' },
       });
     }
   }
-  const record = await addPlannedVersion(ctx, { runId, planned: planned.value, parentVersion: previous.version, reason: `replan: ${reason}` });
+  const record = await addPlannedVersion(ctx, { runId, planned: planned.value, parentVersion: previous.version, reason: words`replan: ${reason}` });
   await ctx.store.updateRun(runId, { currentPlanVersion: record.version, replans: run.replans + 1 });
   await proposeVersion(ctx, record, { from: ['planning'], kind: 'replan' });
 }

@@ -52,7 +52,7 @@ async function carryOut(ctx: AgentContext, input: ConfirmInput): Promise<Confirm
     ctx.kick(input.runId); // an executing run's driver looks again
   } else {
     await ctx.store.appendEvent(input.runId, 'target-aborted', { planVersion, stepId, by: userId, targets: decided.targets });
-    await abortRun(ctx, input.runId, `Aborted by <@${userId}> instead of confirming what step ${stepId} acts on.`);
+    await abortRun(ctx, input.runId, words`Aborted by ${person(userId)} instead of confirming what step ${stepId} acts on.`);
   }
   return { ok: true, value: undefined };
 }

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * Words for a person, with the people and settings in them kept as data: the agent says who (a user id)
  * and which setting, and each surface names them its own way (Slack writes `<@U1>` and the environment
@@ -5,7 +7,8 @@
  */
 
 /** Settings a message may point a person to; the surface knows what each is called where it is set. */
-export type Setting = 'approvers';
+export const SETTINGS = ['approvers'] as const;
+export type Setting = (typeof SETTINGS)[number];
 
 export type TextPart = string | { user: string } | { setting: Setting };
 export type Text = string | readonly TextPart[];
@@ -13,17 +16,27 @@ export type Text = string | readonly TextPart[];
 export const person = (user: string): TextPart => ({ user });
 export const setting = (name: Setting): TextPart => ({ setting: name });
 
-/** A tagged template: words`Cancelled by ${person(id)}.` keeps the person as data; numbers become words. */
-export function words(strings: TemplateStringsArray, ...values: (TextPart | number)[]): TextPart[] {
+/**
+ * A tagged template: words`Cancelled by ${person(id)}.` keeps the person as data; numbers become words,
+ * and a Text put inside (a reason quoted in another) keeps its people. Words naming nobody are one string.
+ */
+export function words(strings: TemplateStringsArray, ...values: (Text | TextPart | number)[]): Text {
   const parts: TextPart[] = [];
+  const add = (part: TextPart) => {
+    const last = parts.at(-1);
+    if (typeof part === 'string' && typeof last === 'string') parts[parts.length - 1] = last + part;
+    else if (part !== '') parts.push(part);
+  };
   strings.forEach((literal, index) => {
-    if (literal) parts.push(literal);
+    add(literal);
     if (index < values.length) {
       const value = values[index]!;
-      parts.push(typeof value === 'number' ? String(value) : value);
+      if (typeof value === 'number') add(String(value));
+      else if (Array.isArray(value)) (value as readonly TextPart[]).forEach(add);
+      else add(value as TextPart);
     }
   });
-  return parts;
+  return parts.length === 1 && typeof parts[0] === 'string' ? parts[0] : parts;
 }
 
 /** The words with people and settings named by `name` (a log line, a test, a surface without markup). */
@@ -31,3 +44,9 @@ export function spell(text: Text, name: (part: Exclude<TextPart, string>) => str
   if (typeof text === 'string') return text;
   return text.map((part) => (typeof part === 'string' ? part : name(part))).join('');
 }
+
+/** A Text as stored (a jsonb column, an event's payload): read back with this, a plain string (an older row) stays valid. */
+export const TextSchema: z.ZodType<Text> = z.union([
+  z.string(),
+  z.array(z.union([z.string(), z.strictObject({ user: z.string() }), z.strictObject({ setting: z.enum(SETTINGS) })])).readonly(),
+]);

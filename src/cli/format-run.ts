@@ -9,6 +9,7 @@ import type {
 } from '../agent/ports/run-store.ts';
 import { storedTypeOf, type RunEvent } from '../agent/run-events.ts';
 import type { FeedbackRecord } from '../store/index.ts';
+import { terminalWords } from '../config/setting-variables.ts';
 
 const time = (date: Date | null) =>
   date
@@ -63,7 +64,7 @@ export function formatRunDetail(d: RunDetail): string {
       '',
       `plan v${version.version} ${author(version)} at ${time(version.createdAt)}${version.parentVersion ? ` (from v${version.parentVersion})` : ''}`,
     );
-    if (version.reason) out.push(`  reason: ${version.reason}`);
+    if (version.reason) out.push(`  reason: ${terminalWords(version.reason)}`);
     out.push(`  goal: ${version.plan.goal}  confidence ${version.plan.confidence}`);
     for (const step of version.plan.steps) {
       const deps = step.dependsOn.length ? ` after ${step.dependsOn.join(', ')}` : '';
@@ -93,7 +94,8 @@ export function formatRunDetail(d: RunDetail): string {
   }
   if (d.escalations.length) {
     out.push('', 'escalations:');
-    for (const e of d.escalations) out.push(`  ${e.id} ${e.kind} ${e.status}${e.resolution ? ` → ${e.resolution} by ${e.resolvedBy}` : ''}: ${e.message}`);
+    for (const e of d.escalations)
+      out.push(`  ${e.id} ${e.kind} ${e.status}${e.resolution ? ` → ${e.resolution} by ${e.resolvedBy}` : ''}: ${terminalWords(e.message)}`);
   }
   if (d.questions.length) {
     out.push('', 'questions:');

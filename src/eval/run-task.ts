@@ -13,6 +13,8 @@ import type { GoldenTask, RunOutcome } from './golden-schema.ts';
 import { meterLlm, type MeteredLlm } from './metered-llm.ts';
 import { EVAL_REQUESTER, playPeople } from './play-people.ts';
 import type { TaskReport } from './task-report.ts';
+import { TextSchema } from '../agent/text.ts';
+import { terminalWords } from '../config/setting-variables.ts';
 
 export interface TaskRunDeps {
   store: RunStore;
@@ -80,7 +82,7 @@ export async function runTask(deps: TaskRunDeps, task: GoldenTask): Promise<Task
     tokens: { input: meters.reduce((t, m) => t + m.inputTokens, 0), output: meters.reduce((t, m) => t + m.outputTokens, 0) },
     planningMs: llm.meters.get('planner')?.ms ?? 0,
     totalMs,
-    reason: typeof played.run.summary?.reason === 'string' ? played.run.summary.reason : null,
+    reason: endReason(played.run.summary),
   };
   return { report, llm };
 }
@@ -125,4 +127,10 @@ async function agentFacts(store: RunStore, runId: string): Promise<Pick<RunFacts
     },
     fallbackAuthors: eventsOfType(events, 'planner-fallback').map((event) => event.data.author),
   };
+}
+
+/** How the run ended, in words for the report (the summary stores people as data). */
+function endReason(summary: Record<string, unknown> | null): string | null {
+  const parsed = TextSchema.safeParse(summary?.reason);
+  return parsed.success ? terminalWords(parsed.data) : null;
 }

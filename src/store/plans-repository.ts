@@ -1,6 +1,7 @@
 import { asc, eq, and, sql } from 'drizzle-orm';
 import type { ApprovalRecord, NewApproval, PlanVersionRecord } from '../agent/ports/run-store.ts';
 import { PlanSchema, type Plan } from '../agent/plan.ts';
+import type { Text } from '../agent/text.ts';
 import type { Db } from './database.ts';
 import { isUniqueViolation } from './errors.ts';
 import { approvals, planVersions } from './schema.ts';
@@ -23,7 +24,7 @@ function toPlanVersion(row: PlanRow): PlanVersionRecord {
 
 export async function insertPlanVersion(
   db: Db,
-  input: { runId: string; plan: Plan; authorKind: PlanVersionRecord['authorKind']; authorId: string; parentVersion: number | null; reason: string | null },
+  input: { runId: string; plan: Plan; authorKind: PlanVersionRecord['authorKind']; authorId: string; parentVersion: number | null; reason: Text | null },
 ): Promise<PlanVersionRecord> {
   // Versions are numbered 1, 2, … per run; a concurrent insert that takes the same number retries.
   for (let tries = 0; ; tries++) {

@@ -29,7 +29,7 @@ describe('planner', () => {
     expect(result.ok && result.value.author).toBe('fake:scripted');
     const [prompt] = llm.prompts();
     expect(prompt).toContain('check PR 7 of acme/api');
-    expect(prompt).toContain('<@UREQ>');
+    expect(prompt).toContain('Task from user UREQ');
     expect(prompt).toContain('"name":"merge_pull","risk":"destructive"');
     expect(prompt).toContain('"number":{"type":"integer"');
     expect(prompt).toContain('At most 5 steps');

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { person, setting, words } from '../../src/agent/text.ts';
-import { mrkdwn, plainWords } from '../../src/bot/views/text.ts';
+import { person, setting, type Text, words } from '../../src/agent/text.ts';
+import { mrkdwn, plainWords, storedWords } from '../../src/bot/views/text.ts';
+import { summaryMessage } from '../../src/bot/views/summary.ts';
+import { makeRun } from '../fakes/slack-fixtures.ts';
 
 describe('agent messages as Slack text', () => {
   it('names people as mentions (users and user groups) and settings by their environment variable', () => {
@@ -32,6 +34,47 @@ describe('agent messages as Slack text', () => {
   });
 
   it('numbers interpolated into words become words', () => {
-    expect(words`v${3} of ${person('U1')}`).toEqual(['v', '3', ' of ', { user: 'U1' }]);
+    expect(words`v${3} of ${person('U1')}`).toEqual(['v3 of ', { user: 'U1' }]);
+  });
+
+  it('words that name nobody are one string, and a Text quoted inside keeps its people', () => {
+    expect(words`the step budget is spent (${12} attempts)`).toBe('the step budget is spent (12 attempts)');
+    expect(words`replan: ${words`${person('U1')} asked for a new plan after: ${'s2 failed'}`}`).toEqual([
+      'replan: ',
+      { user: 'U1' },
+      ' asked for a new plan after: s2 failed',
+    ]);
+  });
+});
+
+describe('stored words (a reason, what happened) as Slack text', () => {
+  const summaryText = (reason: Text) =>
+    JSON.stringify(
+      summaryMessage({
+        run: makeRun(),
+        outcome: 'rejected',
+        goal: 'g',
+        reason,
+        changes: [],
+        rolledBack: [],
+        durationMs: 1,
+        tokens: { input: 0, output: 0 },
+        costUsd: 0,
+      }).blocks,
+    );
+
+  it('the summary mentions who ended the run, and the people in a quoted reason', () => {
+    expect(summaryText(words`Rejected by ${person('U2')}.`)).toContain('Rejected by <@U2>.');
+  });
+
+  it('a stored string is all words: a tool’s text quoted in it cannot ping anyone', () => {
+    expect(storedWords('s1 failed: <!channel> <@U9> & more', 100)).toBe('s1 failed: &lt;!channel&gt; &lt;@U9&gt; &amp; more');
+  });
+
+  it('a cut keeps whole mentions and whole escapes', () => {
+    const text = words`${'x'.repeat(8)}${person('U123')} & after`;
+    expect(storedWords(text, 9)).toBe(`${'x'.repeat(8)}<@U123>…`);
+    expect(storedWords('a & b', 3)).toBe('a …');
+    expect(storedWords('a & b', 4)).toBe('a &amp;…');
   });
 });

@@ -1,4 +1,5 @@
 import type { NewOwedMessage, OweAlong } from './outbox.ts';
+import type { Text } from '../text.ts';
 import type { Risk } from './tool.ts';
 
 export type EscalationAction = 'retry' | 'skip' | 'replan' | 'abort';
@@ -9,7 +10,8 @@ export interface EscalationRecord {
   planVersion: number | null;
   stepId: string | null;
   kind: 'evaluation-failed' | 'low-confidence' | 'uncertain-side-effect' | 'step-failed' | 'budget' | 'replan-failed' | 'not-approved';
-  message: string;
+  /** What happened, in words for a person (it may name who did what, or a setting). */
+  message: Text;
   status: 'open' | 'resolved';
   resolution: EscalationAction | null;
   resolvedBy: string | null;

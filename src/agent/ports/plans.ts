@@ -1,4 +1,5 @@
 import type { RunEventInput } from '../run-events.ts';
+import type { Text } from '../text.ts';
 import type { Plan, PlanAuthorKind } from '../plan.ts';
 import type { EscalationAction, EscalationRecord, QuestionRecord } from './human-input.ts';
 import type { RunRecord, RunStatus } from './runs.ts';
@@ -11,7 +12,8 @@ export interface PlanVersionRecord {
   /** Slack user `U…`, the model id, or the runbook name. */
   authorId: string;
   parentVersion: number | null;
-  reason: string | null;
+  /** Why this version exists: who edited or asked for it, or what the replan answers. */
+  reason: Text | null;
   createdAt: Date;
 }
 
@@ -77,7 +79,7 @@ export interface PlansPort {
     authorKind: PlanVersionRecord['authorKind'];
     authorId: string;
     parentVersion: number | null;
-    reason: string | null;
+    reason: Text | null;
   }): Promise<PlanVersionRecord>;
   getPlanVersion(runId: string, version: number): Promise<PlanVersionRecord | undefined>;
   listPlanVersions(runId: string): Promise<PlanVersionRecord[]>;

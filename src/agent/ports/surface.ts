@@ -1,5 +1,6 @@
 import type { DiffLine } from '../plan-diff.ts';
 import type { Plan } from '../plan.ts';
+import type { Text } from '../text.ts';
 import type { ConfirmationRecord, EscalationRecord, ModelUsage, RunRecord, StepStatus } from './run-store.ts';
 import type { Risk } from './tool.ts';
 
@@ -41,7 +42,7 @@ export interface ProposedPlan {
   /** Lines describing what changed from the parent version, when there is one. */
   diff: DiffLine[] | null;
   /** Why this version exists ("replan after s3 failed: …"). */
-  reason: string | null;
+  reason: Text | null;
   /** Set when the plan will run without a click (read-only auto-run). */
   autoApproved: boolean;
   /** Who approved an auto-approved plan: "tandem:auto", or "runbook:<name>" for a pre-approved scheduled runbook. */
@@ -52,7 +53,7 @@ export interface RunSummary {
   run: RunRecord;
   outcome: 'succeeded' | 'failed' | 'aborted' | 'cancelled' | 'rejected';
   goal: string;
-  reason: string | null;
+  reason: Text | null;
   changes: { title: string; url: string | null }[];
   rolledBack: { title: string; status: StepStatus }[];
   durationMs: number;

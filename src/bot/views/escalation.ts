@@ -1,7 +1,7 @@
 import type { EscalationAction, EscalationRecord } from '../../agent/ports/run-store.ts';
 import { encodeEscalationRef } from './button-values.ts';
 import type { Block, Button, MessageView } from './limits.ts';
-import { context, escapeText, mention, section, truncate } from './text.ts';
+import { context, escapeText, mention, section, storedWords, truncate } from './text.ts';
 
 export const ESCALATION_ACTIONS: Record<EscalationAction, string> = {
   retry: 'escalation-retry',
@@ -42,7 +42,7 @@ export function escalationMessage(input: EscalationInput): MessageView {
   });
   const blocks: Block[] = [
     section(`:rotating_light: ${who}*${KIND_LABEL[escalation.kind]}*${step}`),
-    section(`*What happened:* ${escapeText(truncate(escalation.message, 1400))}`),
+    section(`*What happened:* ${storedWords(escalation.message, 1400)}`),
     section(`*What is at stake:* ${escapeText(truncate(input.stakes, 1400))}`),
     {
       type: 'actions',

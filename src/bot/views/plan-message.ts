@@ -4,7 +4,7 @@ import { encodePlanRef } from './button-values.ts';
 import type { Block, MessageView } from './limits.ts';
 import { lineSections, selectLines, splitIntoMessages, type ViewLine } from './message-split.ts';
 import { RISK_BADGE, stepArgs, waitsFor } from './step-format.ts';
-import { context, escapeText, header, mention, truncate } from './text.ts';
+import { context, escapeText, header, mention, storedWords, truncate } from './text.ts';
 
 export const PLAN_APPROVE_ACTION = 'plan-approve';
 export const PLAN_MODIFY_ACTION = 'plan-modify';
@@ -118,6 +118,6 @@ function authorLine(proposal: ProposedPlan): string {
       : proposal.authorKind === 'runbook'
         ? `runbook \`${escapeText(proposal.authorId)}\``
         : `the planner (${escapeText(proposal.authorId)})`;
-  const reason = proposal.reason ? ` — ${escapeText(truncate(proposal.reason, 300))}` : '';
+  const reason = proposal.reason ? ` — ${storedWords(proposal.reason, 300)}` : '';
   return `Version ${proposal.version} by ${by}${reason}`;
 }

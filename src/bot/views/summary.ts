@@ -3,7 +3,7 @@ import { feedbackBlock } from './feedback.ts';
 import type { MessageBlock, MessageView } from './limits.ts';
 import { saveRunbookButton } from './save-runbook-modal.ts';
 import { STEP_EMOJI } from './status-board.ts';
-import { context, escapeText, formatDuration, link, packLines, section, truncate } from './text.ts';
+import { context, escapeText, formatDuration, link, packLines, section, storedWords, truncate } from './text.ts';
 
 const OUTCOME: Record<RunSummary['outcome'], string> = {
   succeeded: ':white_check_mark: Done',
@@ -17,7 +17,7 @@ const OUTCOME: Record<RunSummary['outcome'], string> = {
 export function summaryMessage(summary: RunSummary): MessageView {
   const outcome = OUTCOME[summary.outcome];
   const blocks: MessageBlock[] = [
-    section(`*${outcome}:* ${escapeText(truncate(summary.goal, 500))}${summary.reason ? `\n${escapeText(truncate(summary.reason, 1000))}` : ''}`),
+    section(`*${outcome}:* ${escapeText(truncate(summary.goal, 500))}${summary.reason ? `\n${storedWords(summary.reason, 1000)}` : ''}`),
   ];
 
   const changes = summary.changes.map((change) => `• ${change.url ? link(change.url, truncate(change.title, 150)) : escapeText(truncate(change.title, 150))}`);

@@ -1,5 +1,6 @@
 import { type Setting, spell, type Text, type TextPart } from '../../agent/text.ts';
 import { escapeKeepingMentions, escapeText } from '../../integrations/slack/slack-text.ts';
+import { SETTING_VARIABLES as SETTING_VARIABLES_IN_CONFIG } from '../../config/setting-variables.ts';
 import type { Block } from './limits.ts';
 
 export { escapeKeepingMentions, escapeText } from '../../integrations/slack/slack-text.ts';
@@ -22,8 +23,8 @@ export function mention(id: string): string {
   return id.startsWith('S') ? `<!subteam^${id}>` : `<@${id}>`;
 }
 
-/** Where each setting an agent message points to is set: the environment variable a person would change. */
-const SETTING_VARIABLES: Record<Setting, string> = { approvers: 'TANDEM_APPROVERS' };
+/** A setting the agent names, by the environment variable a person would change (one table, in config). */
+const SETTING_VARIABLES: Record<Setting, string> = SETTING_VARIABLES_IN_CONFIG;
 
 function name(part: Exclude<TextPart, string>): string {
   return 'user' in part ? mention(escapeText(part.user)) : SETTING_VARIABLES[part.setting];
@@ -37,6 +38,29 @@ function name(part: Exclude<TextPart, string>): string {
 export function mrkdwn(text: Text): string {
   if (typeof text === 'string') return escapeKeepingMentions(text);
   return text.map((part) => (typeof part === 'string' ? escapeText(part) : name(part))).join('');
+}
+
+/**
+ * Words the agent stored (why a version exists, how a run ended, what happened) as mrkdwn, the words
+ * cut to `max` characters. Unlike a message, a stored string may quote a tool's output, so all of it is
+ * escaped: only the parts that name people become mentions, and a cut never splits one.
+ */
+export function storedWords(text: Text, max: number): string {
+  let left = max;
+  let out = '';
+  for (const part of typeof text === 'string' ? [text] : text) {
+    if (left <= 0) return `${out}…`;
+    if (typeof part !== 'string') {
+      out += name(part);
+      left -= 1;
+    } else if (part.length > left) {
+      return `${out}${escapeText(part.slice(0, Math.max(0, left - 1)))}…`;
+    } else {
+      out += escapeText(part);
+      left -= part.length;
+    }
+  }
+  return out;
 }
 
 /** An agent message for a plain_text field (a modal's field error), where Slack draws no mentions. */

@@ -11,7 +11,8 @@ const Output = z.object({ channel: z.string(), ts: z.string(), url: z.string().n
 export function createSlackNotifyTool(slack: SlackPoster | undefined) {
   return defineTool({
     name: 'slack_notify',
-    description: 'Post a message to a Slack channel (e.g. announce a release). The channel is a channel ID like C0123 or a name like #deploys.',
+    description:
+      'Post a message to a Slack channel (e.g. announce a release). The channel is a channel ID like C0123 or a name like #deploys. Mention a person by their user id as <@U0123>.',
     risk: 'write',
     output: Output,
     targets: ['channel'],

@@ -1,6 +1,7 @@
 /** What waits on a person: escalations and the questions a tool asked. */
 import type { EscalationAction, EscalationRecord } from '../../agent/ports/run-store.ts';
-import { index, integer, pgTable, text } from 'drizzle-orm/pg-core';
+import type { Text } from '../../agent/text.ts';
+import { index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { at, createdAt } from './columns.ts';
 import { runs } from './run-tables.ts';
 
@@ -14,7 +15,8 @@ export const escalations = pgTable(
     planVersion: integer('plan_version'),
     stepId: text('step_id'),
     kind: text('kind').$type<EscalationRecord['kind']>().notNull(),
-    message: text('message').notNull(),
+    /** Words with people and settings as data (a JSON string in rows written before they were). */
+    message: jsonb('message').$type<Text>().notNull(),
     status: text('status').$type<EscalationRecord['status']>().notNull().default('open'),
     resolution: text('resolution').$type<EscalationAction>(),
     resolvedBy: text('resolved_by'),

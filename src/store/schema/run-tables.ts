@@ -1,6 +1,7 @@
 /** A run and its record: the request, each plan version, the decisions on it, the event log, model usage and feedback. */
 import type { PlanAuthorKind } from '../../agent/plan.ts';
 import type { ApprovalRecord, RunRecord, RunStatus } from '../../agent/ports/run-store.ts';
+import type { Text } from '../../agent/text.ts';
 import { bigint, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { at, createdAt } from './columns.ts';
 
@@ -47,7 +48,8 @@ export const planVersions = pgTable(
     authorKind: text('author_kind').$type<PlanAuthorKind>().notNull(),
     authorId: text('author_id').notNull(),
     parentVersion: integer('parent_version'),
-    reason: text('reason'),
+    /** Words with people as data (a JSON string in rows written before they were). */
+    reason: jsonb('reason').$type<Text>(),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.runId, t.version] })],

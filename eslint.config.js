@@ -44,6 +44,14 @@ export default tseslint.config(
         },
         { selector: 'Literal[value=/<@/]', message: 'Name a person as data (words`…${person(id)}…`); the surface writes the mention.' },
         { selector: 'TemplateElement[value.raw=/<@/]', message: 'Name a person as data (words`…${person(id)}…`); the surface writes the mention.' },
+        {
+          selector: 'Literal[value=/\\b(TANDEM|PLANNER|OPENAI|ANTHROPIC|GITHUB|SLACK)_[A-Z_]+/]',
+          message: "Name a setting as data (words`…${setting('max-steps')}…`); the surface and the CLI name its variable.",
+        },
+        {
+          selector: 'TemplateElement[value.raw=/\\b(TANDEM|PLANNER|OPENAI|ANTHROPIC|GITHUB|SLACK)_[A-Z_]+/]',
+          message: "Name a setting as data (words`…${setting('max-steps')}…`); the surface and the CLI name its variable.",
+        },
       ],
       'no-restricted-imports': [
         'error',

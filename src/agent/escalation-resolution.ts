@@ -88,7 +88,7 @@ async function refusal(
 ): Promise<EscalationResult<{ goAhead: ApprovalNeed | null }>> {
   if (input.action === 'replan' || (escalation.kind === 'replan-failed' && input.action === 'retry')) {
     const why = await replanBlocked(ctx, run);
-    return why ? refuse('cannot-replan', `Cannot replan: ${why}.`) : { ok: true, value: { goAhead: null } };
+    return why ? refuse('cannot-replan', words`Cannot replan: ${why}.`) : { ok: true, value: { goAhead: null } };
   }
   if (escalation.kind === 'replan-failed' && input.action === 'skip')
     return refuse('nothing-to-skip', 'There is no step to skip here: choose Retry or Replan to ask the planner again, or Abort.');

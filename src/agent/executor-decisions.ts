@@ -8,6 +8,7 @@ import { dispatch } from './dispatcher.ts';
 import type { GraphStep } from './plan-graph.ts';
 import type { StepStatus } from './ports/run-store.ts';
 import { executionLimits, wallClock, type BudgetSnapshot, type Budgets } from './stop-conditions.ts';
+import type { Text } from './text.ts';
 
 /** While steps are starting, the token total is read again once it is older than this. */
 export const TOKENS_STALE_MS = 250;
@@ -54,7 +55,7 @@ export type Settlement =
   /** A step failed or is uncertain: the supervisor retries, replans or asks a person. */
   | { status: 'escalate'; stepId: string }
   /** A budget ran out. */
-  | { status: 'failed'; reason: string }
+  | { status: 'failed'; reason: Text }
   /** Nothing to record (steps were cancelled, or the run moved on elsewhere). */
   | { status: 'none' };
 
@@ -64,7 +65,7 @@ export type ExecutorAction =
   | { kind: 'read-tokens' }
   | { kind: 'start'; stepId: string }
   /** A budget ran out: cancel running steps and fail the run. */
-  | { kind: 'stop'; reason: string }
+  | { kind: 'stop'; reason: Text }
   /** Wait for a running step to finish, a wake, or the time to look at the store again. */
   | { kind: 'wait' }
   /** Another replica runs a step of this run: look again after a while. */

@@ -12,6 +12,7 @@ import { runTimeLeftMs } from './stop-conditions.ts';
 import { recoverRunningSteps } from './resume.ts';
 import { onStepFailure } from './supervisor.ts';
 import { sleep } from './tool-call.ts';
+import { plainText, words } from './text.ts';
 
 const FOREIGN_POLL_MS = 1000;
 
@@ -129,7 +130,8 @@ export class RunDriver {
         pass.start(action.stepId);
         return undefined;
       case 'stop':
-        this.controller.abort(new Error(action.reason));
+        // A step's note is plain text: the setting is named by its role there, and by its variable in the summary.
+        this.controller.abort(new Error(plainText(action.reason)));
         return { status: 'failed', reason: action.reason };
       case 'wait':
         return (await this.waitForChange(pass)) ? undefined : { status: 'none' };
@@ -184,8 +186,8 @@ export class RunDriver {
   private async settle(pass: ExecutionPass, outcome: Settlement): Promise<void> {
     const { ctx, runId } = this;
     if (outcome.status === 'failed') {
-      await cancelUnstarted(ctx, runId, `not started: ${outcome.reason}`);
-      await finishRun(ctx, runId, 'failed', `Stopped because ${outcome.reason}.`);
+      await cancelUnstarted(ctx, runId, `not started: ${plainText(outcome.reason)}`);
+      await finishRun(ctx, runId, 'failed', words`Stopped because ${outcome.reason}.`);
     } else if (outcome.status === 'escalate') {
       await onStepFailure(ctx, pass.run, pass.plan, pass.version, pass.records.get(outcome.stepId) ?? pass.failure!);
     } else if (outcome.status === 'succeeded') {

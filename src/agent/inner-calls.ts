@@ -12,6 +12,7 @@ import { redactValue } from './redact.ts';
 import { repositoryRefusal } from './repository-allow-list.ts';
 import { stepTimeoutMs } from './stop-conditions.ts';
 import { callTool } from './tool-call.ts';
+import { plainText } from './text.ts';
 
 export interface InnerCallScope {
   runId: string;
@@ -57,7 +58,7 @@ export function createInnerTools(ctx: AgentContext, scope: InnerCallScope): Inne
     }
     const refusal = repositoryRefusal(ctx.settings.repositories, tool, parsed.data as Record<string, unknown>);
     if (refusal) {
-      const reason = `${request.tool} ${refusal.at}: ${refusal.reason}`;
+      const reason = `${request.tool} ${refusal.at}: ${plainText(refusal.reason)}`;
       await record({ ...base, ok: false, refused: reason });
       return { ok: false, error: `refused: ${reason}` };
     }

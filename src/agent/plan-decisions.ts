@@ -2,7 +2,7 @@
 import { approvalNeed, checkApprover, checkRejecter, checkVersion, planRisk, type ApproverRefusalCode } from './approval-policy.ts';
 import type { AgentContext } from './context.ts';
 import type { Result } from './errors.ts';
-import { validatePlan } from './plan-validation.ts';
+import { problemWords, validatePlan } from './plan-validation.ts';
 import { makePlan } from './planner.ts';
 import { addPlannedVersion, plannerDeps } from './planning.ts';
 import { decisionRefusal } from './decision-refusals.ts';
@@ -92,26 +92,26 @@ async function validateEdit(ctx: AgentContext, input: { runId: string; plan: unk
   });
 }
 
-export async function checkEdit(ctx: AgentContext, input: { runId: string; planVersion: number; plan: unknown }): Promise<Result<void, string[]>> {
+export async function checkEdit(ctx: AgentContext, input: { runId: string; planVersion: number; plan: unknown }): Promise<Result<void, Text[]>> {
   const run = await ctx.store.getRun(input.runId);
   if (!run) return { ok: false, error: ['That run does not exist.'] };
   const current = checkVersion(run, input.planVersion);
   if (!current.ok) return { ok: false, error: [current.error.message] };
   const checked = await validateEdit(ctx, input);
-  return checked.ok ? { ok: true, value: undefined } : checked;
+  return checked.ok ? { ok: true, value: undefined } : { ok: false, error: checked.error.map(problemWords) };
 }
 
 export async function editPlan(
   ctx: AgentContext,
   input: { runId: string; planVersion: number; userId: string; plan: unknown },
-): Promise<Result<PlanVersionRecord, string[]>> {
+): Promise<Result<PlanVersionRecord, Text[]>> {
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
   if (!loaded.ok) return { ok: false, error: [loaded.error.message] };
   const { run } = loaded.value;
   const may = await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers });
   if (!may.ok) return { ok: false, error: ['Only the requester or an approver may edit this plan.'] };
   const checked = await validateEdit(ctx, input);
-  if (!checked.ok) return checked;
+  if (!checked.ok) return { ok: false, error: checked.error.map(problemWords) };
   // From here the run is `planning`: no click on the version being replaced can approve it any more.
   const decided = await decideOnPending(ctx, input, {
     to: 'planning',

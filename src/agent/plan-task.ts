@@ -1,8 +1,9 @@
 /** `tandem plan "<task>"`: the plan the planner (or a runbook) would make, with nothing stored or run. */
+import { joined, type Text, words } from './text.ts';
 import { riskOfTool } from './approval-policy.ts';
 import type { AgentSettings, RunbookMatcher } from './context.ts';
 import type { Plan } from './plan.ts';
-import { validatePlan } from './plan-validation.ts';
+import { problemWords, validatePlan } from './plan-validation.ts';
 import { makePlan, type PlannerRefusalCode } from './planner.ts';
 import { NO_MODEL_MESSAGE } from './planning.ts';
 import type { LlmClient } from './ports/llm.ts';
@@ -23,14 +24,14 @@ export interface PlanTaskResult {
 export async function planTask(
   deps: { llm: LlmClient; tools: AnyTool[]; settings: Pick<AgentSettings, 'budgets' | 'secrets' | 'repositories'>; runbooks?: RunbookMatcher },
   input: { task: string; requester?: string },
-): Promise<Refused<PlanTaskResult, PlanTaskRefusalCode>> {
+): Promise<Refused<PlanTaskResult, PlanTaskRefusalCode, Text>> {
   const tools = createToolRegistry(deps.tools);
   const risksOf = (plan: Plan) =>
     Object.fromEntries([...plan.steps, ...plan.rollback].map((step) => [step.id, riskOfTool(tools, step.tool)])) as Record<string, Risk>;
   const runbook = deps.runbooks?.match(input.task);
   if (runbook) {
     const checked = validatePlan(runbook.plan, tools, { maxSteps: deps.settings.budgets.maxSteps, repositories: deps.settings.repositories });
-    if (!checked.ok) return refuse('invalid-runbook', `Runbook ${runbook.name} is invalid: ${checked.error.join('; ')}`);
+    if (!checked.ok) return refuse('invalid-runbook', words`Runbook ${runbook.name} is invalid: ${joined(checked.error.map(problemWords), '; ')}`);
     return { ok: true, value: { plan: checked.value, author: runbook.name, authorKind: 'runbook', risks: risksOf(checked.value) } };
   }
   if (!deps.llm.has('planner')) return refuse('no-planner', NO_MODEL_MESSAGE);

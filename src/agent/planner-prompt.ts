@@ -2,7 +2,7 @@
 import type { Plan } from './plan.ts';
 import type { ToolCatalogueEntry } from './ports/tool.ts';
 import { redactText } from './redact.ts';
-import { person, spell, type Text } from './text.ts';
+import { person, plainText, type Text } from './text.ts';
 import { DATA_RULE, dataBlock } from './untrusted-data.ts';
 
 export interface ExecutedStepSummary {
@@ -97,10 +97,10 @@ function describeExecuted(secrets: readonly string[]) {
   };
 }
 
-export function repairPrompt(problems: readonly string[]): string {
+export function repairPrompt(problems: readonly Text[]): string {
   return [
     'That plan cannot be used. Fix every problem below and answer with the whole corrected plan:',
-    ...problems.slice(0, 30).map((problem) => `- ${problem}`),
+    ...problems.slice(0, 30).map((problem) => `- ${forModel(problem)}`),
   ].join('\n');
 }
 
@@ -108,6 +108,4 @@ export function repairPrompt(problems: readonly string[]): string {
  * How people and settings are named to the model: by id and by role, in plain words. How to mention a
  * person in a message is the messaging tool's business (its description says so), not the prompt's.
  */
-function forModel(text: Text): string {
-  return spell(text, (part) => ('user' in part ? `user ${part.user}` : `the ${part.setting} setting`));
-}
+const forModel = plainText;

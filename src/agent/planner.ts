@@ -5,13 +5,14 @@
 import { LlmError } from './errors.ts';
 import type { Plan } from './plan.ts';
 import type { PlanValidationOptions } from './plan-validation.ts';
-import { validatePlan } from './plan-validation.ts';
+import { problemWords, validatePlan } from './plan-validation.ts';
 import { PlannerAnswerSchema, answerToPlanInput, artifactShapedAnswer } from './planner-schema.ts';
 import { plannerSystemPrompt, plannerUserPrompt, repairPrompt, type PlanRequest } from './planner-prompt.ts';
 import type { LlmClient, LlmMessage, LlmResponse } from './ports/llm.ts';
 import { refuse, type Refused } from './refusal.ts';
 import type { RepositoryAllowList } from './repository-allow-list.ts';
 import type { ToolRegistry } from './tool-registry.ts';
+import { joined, setting, type Text, words } from './text.ts';
 
 export const REPAIR_ROUNDS = 2;
 
@@ -42,7 +43,7 @@ export interface PlannedResult {
   fallback?: string;
 }
 
-type Attempt = { kind: 'valid'; value: PlannedResult } | { kind: 'invalid'; problems: string[] } | { kind: 'failed'; error: string };
+type Attempt = { kind: 'valid'; value: PlannedResult } | { kind: 'invalid'; problems: Text[] } | { kind: 'failed'; error: string };
 
 /**
  * The planner, with its repair rounds; then, when its answer is still invalid or its confidence is under
@@ -52,12 +53,9 @@ export async function makePlan(
   deps: PlannerDeps,
   request: PlanRequest,
   options: Pick<PlanValidationOptions, 'completedSteps'> = {},
-): Promise<Refused<PlannedResult, PlannerRefusalCode>> {
+): Promise<Refused<PlannedResult, PlannerRefusalCode, Text>> {
   if (!deps.llm.has('planner')) {
-    return refuse(
-      'no-planner',
-      'No planner model is configured: set PLANNER_MODEL (e.g. openai:gpt-4o) with OPENAI_API_KEY, or anthropic:… with ANTHROPIC_API_KEY.',
-    );
+    return refuse('no-planner', words`No planner model is configured: set ${setting('planner-model')} (e.g. openai:gpt-4o) and ${setting('model-key')}.`);
   }
   const system = plannerSystemPrompt({ maxSteps: deps.maxSteps });
   const prompt: LlmMessage = {
@@ -77,8 +75,8 @@ export async function makePlan(
   if (fallback.kind === 'valid') return { ok: true, value: { ...fallback.value, fallback: why } };
   // A low-confidence plan still stands (it escalates as usual); an invalid one fails with both models' reasons.
   if (primary.kind === 'valid') return { ok: true, value: primary.value };
-  const also = fallback.kind === 'failed' ? fallback.error : `its answer was invalid too: ${fallback.problems.slice(0, 5).join('; ')}`;
-  return refuse('invalid-plan', `${invalidMessage(primary.problems)} The fallback planner was asked once: ${also}`);
+  const also = fallback.kind === 'failed' ? fallback.error : words`its answer was invalid too: ${joined(fallback.problems.slice(0, 5), '; ')}`;
+  return refuse('invalid-plan', words`${invalidMessage(primary.problems)} The fallback planner was asked once: ${also}`);
 }
 
 function fallbackReason(attempt: Exclude<Attempt, { kind: 'failed' }>, threshold: number | undefined): string | null {
@@ -88,8 +86,8 @@ function fallbackReason(attempt: Exclude<Attempt, { kind: 'failed' }>, threshold
   return null;
 }
 
-function invalidMessage(problems: string[]): string {
-  return `The planner could not produce a valid plan after ${REPAIR_ROUNDS} repair rounds: ${problems.slice(0, 5).join('; ')}`;
+function invalidMessage(problems: readonly Text[]): Text {
+  return words`The planner could not produce a valid plan after ${REPAIR_ROUNDS} repair rounds: ${joined(problems.slice(0, 5), '; ')}`;
 }
 
 interface AttemptSpec {
@@ -105,7 +103,7 @@ interface AttemptSpec {
 async function attemptPlan(deps: PlannerDeps, spec: AttemptSpec, options: Pick<PlanValidationOptions, 'completedSteps'>): Promise<Attempt> {
   const messages: LlmMessage[] = [spec.prompt];
   const model = spec.role === 'planner' ? 'planner model' : 'fallback planner model';
-  let problems: string[] = [];
+  let problems: Text[] = [];
   for (let round = 0; round <= spec.rounds; round++) {
     let answerText: string;
     try {
@@ -121,9 +119,9 @@ async function attemptPlan(deps: PlannerDeps, spec: AttemptSpec, options: Pick<P
       await spec.onUsage?.(response);
       answerText = JSON.stringify(response.value);
       const input = answerToPlanInput(response.value);
-      const checked = input.ok ? validatePlan(input.value, deps.tools, { maxSteps: deps.maxSteps, repositories: deps.repositories, ...options }) : input;
-      if (checked.ok) return { kind: 'valid', value: { plan: checked.value, author: `${response.provider}:${response.model}` } };
-      problems = checked.error;
+      const checked = input.ok ? validatePlan(input.value, deps.tools, { maxSteps: deps.maxSteps, repositories: deps.repositories, ...options }) : undefined;
+      if (checked?.ok) return { kind: 'valid', value: { plan: checked.value, author: `${response.provider}:${response.model}` } };
+      problems = checked ? checked.error.map(problemWords) : input.ok ? [] : input.error;
     } catch (error) {
       if (!(error instanceof LlmError)) throw error;
       if (error.kind !== 'invalid-output') return { kind: 'failed', error: `The ${model} failed: ${error.message}` };
@@ -133,7 +131,7 @@ async function attemptPlan(deps: PlannerDeps, spec: AttemptSpec, options: Pick<P
         artifact === undefined ? undefined : validatePlan(artifact, deps.tools, { maxSteps: deps.maxSteps, repositories: deps.repositories, ...options });
       if (checked?.ok)
         return { kind: 'valid', value: { plan: checked.value, author: `${error.details.provider ?? 'model'}:${error.details.model ?? 'unknown'}` } };
-      problems = checked ? checked.error : [error.message, ...(error.details.issues ?? [])];
+      problems = checked ? checked.error.map(problemWords) : [error.message, ...(error.details.issues ?? [])];
     }
     messages.push({ role: 'assistant', content: answerText.slice(0, 20_000) }, { role: 'user', content: repairPrompt(problems) });
   }

@@ -1,15 +1,14 @@
 /** Plans a run (from a runbook, or the planner model) and stores the result as a new plan version. */
 import type { AgentContext } from './context.ts';
-import { validatePlan } from './plan-validation.ts';
+import { problemWords, validatePlan } from './plan-validation.ts';
 import { makePlan, type PlannedResult } from './planner.ts';
 import type { PlanRequest } from './planner-prompt.ts';
 import type { PlanVersionRecord, RunRecord } from './ports/run-store.ts';
 import { proposeVersion } from './proposal.ts';
 import { finishRun } from './run-ending.ts';
-import { type Text, words } from './text.ts';
+import { joined, setting, type Text, words } from './text.ts';
 
-export const NO_MODEL_MESSAGE =
-  'I have no model to plan this with and no runbook matches it. To plan free-form tasks, configure a model: set OPENAI_API_KEY (or ANTHROPIC_API_KEY) and PLANNER_MODEL, e.g. PLANNER_MODEL=openai:gpt-4o.';
+export const NO_MODEL_MESSAGE = words`I have no model to plan this with and no runbook matches it. To plan free-form tasks, configure a model: set ${setting('model-key')} and ${setting('planner-model')}, e.g. ${setting('planner-model')}=openai:gpt-4o.`;
 
 export function plannerDeps(ctx: AgentContext, runId: string | null) {
   return {
@@ -55,7 +54,7 @@ export async function planRun(ctx: AgentContext, run: RunRecord, extra: Pick<Pla
   if (runbook) {
     const checked = validatePlan(runbook.plan, ctx.tools, { maxSteps: ctx.settings.budgets.maxSteps, repositories: ctx.settings.repositories });
     if (!checked.ok) {
-      await ctx.surface.notify(run, `Runbook ${runbook.name} matches this task but its plan is invalid: ${checked.error.join('; ')}`);
+      await ctx.surface.notify(run, words`Runbook ${runbook.name} matches this task but its plan is invalid: ${joined(checked.error.map(problemWords), '; ')}`);
       await finishRun(ctx, run.id, 'failed', `runbook ${runbook.name} is invalid`);
       return;
     }

@@ -9,6 +9,7 @@ import { diffPlans } from './plan-diff.ts';
 import type { PlanVersionRecord, RunStatus } from './ports/run-store.ts';
 import type { Risk } from './ports/tool.ts';
 import { targetArgNames } from './step-targets.ts';
+import { words } from './text.ts';
 import { confidenceTooLow } from './stop-conditions.ts';
 
 export const AUTO_APPROVER = 'tandem:auto';
@@ -91,7 +92,7 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
       planVersion: version,
       stepId: null,
       kind: 'low-confidence',
-      message: `Not acting on my own: ${lowConfidence}.`,
+      message: words`Not acting on my own: ${lowConfidence}.`,
       stakes: `Plan v${version} (${plan.steps.length} steps, highest risk ${risk}) waits for a person: approve it, ask for a replan, or abort.`,
       pauseFrom: [], // stays awaiting approval: an approver's click is the human decision asked for
     });

@@ -8,12 +8,14 @@ import type { Plan } from './plan.ts';
 import type { AnyTool } from './ports/tool.ts';
 import { findReferences } from './references.ts';
 import { targetArgNames } from './step-targets.ts';
+import type { PlanProblem } from './plan-validation.ts';
+import { setting, type Text, words } from './text.ts';
 
 /** `owner/name` and `owner/*` entries, lower case; undefined when TANDEM_REPOS is unset (anything goes). */
 export type RepositoryAllowList = readonly string[] | undefined;
 
 /** The step-error code of a step refused at run time. */
-export const REPO_NOT_ALLOWED = 'repo-not-allowed';
+export const REPO_NOT_ALLOWED = 'repo-not-allowed' as const;
 
 type RepoTool = Pick<AnyTool, 'targets' | 'repositories'> | undefined;
 
@@ -41,24 +43,24 @@ function repositoriesOf(
 }
 
 /** Why these args may not be used under the allow-list, or null. A late-bound repository is not judged yet. */
-export function repositoryRefusal(allowList: RepositoryAllowList, tool: RepoTool, args: Record<string, unknown>): { at: string; reason: string } | null {
+export function repositoryRefusal(allowList: RepositoryAllowList, tool: RepoTool, args: Record<string, unknown>): { at: string; reason: Text } | null {
   if (!allowList) return null;
   const found = repositoriesOf(tool, args);
   if (!found || found.lateBound) return null;
-  const allowed = `TANDEM_REPOS allows only ${allowList.join(', ')}`;
-  if (found.repositories === 'any') return { at: found.at, reason: `it reaches every repository, but ${allowed}; name the repository (repo:owner/name)` };
+  const allowed = words`${setting('repos')} allows only ${allowList.join(', ')}`;
+  if (found.repositories === 'any') return { at: found.at, reason: words`it reaches every repository, but ${allowed}; name the repository (repo:owner/name)` };
   const refused = found.repositories.filter((repository) => !isRepositoryAllowed(allowList, repository));
   if (!refused.length) return null;
-  return { at: found.at, reason: `${refused.join(', ')} ${refused.length === 1 ? 'is' : 'are'} not on the allow-list: ${allowed}` };
+  return { at: found.at, reason: words`${refused.join(', ')} ${refused.length === 1 ? 'is' : 'are'} not on the allow-list: ${allowed}` };
 }
 
 /** Plan validation: one line per step (forward or rollback) on a repository off the list. */
-export function checkPlanRepositories(plan: Plan, allowList: RepositoryAllowList, toolOf: (name: string) => RepoTool): string[] {
+export function checkPlanRepositories(plan: Plan, allowList: RepositoryAllowList, toolOf: (name: string) => RepoTool): PlanProblem[] {
   if (!allowList) return [];
-  const problems: string[] = [];
+  const problems: PlanProblem[] = [];
   for (const step of [...plan.steps, ...plan.rollback]) {
     const refusal = repositoryRefusal(allowList, toolOf(step.tool), step.args);
-    if (refusal) problems.push(`${step.id}.args.${refusal.at}: ${refusal.reason}`);
+    if (refusal) problems.push({ code: REPO_NOT_ALLOWED, at: `${step.id}.args.${refusal.at}`, message: refusal.reason });
   }
   return problems;
 }

@@ -18,6 +18,7 @@ import { REPO_NOT_ALLOWED, repositoryRefusal } from './repository-allow-list.ts'
 import { stepTimeoutMs } from './stop-conditions.ts';
 import { confirmationGate } from './target-confirmation.ts';
 import { callTool, type CallOutcome } from './tool-call.ts';
+import { plainText } from './text.ts';
 
 export interface StepSpec {
   planVersion: number;
@@ -95,7 +96,11 @@ function checkArgs(ctx: AgentContext, spec: StepSpec, outputs: ReadonlyMap<strin
   // Judged again once references are filled: a repository filled in at run time was not there to judge at approval, and the list may have changed since.
   const refusal = repositoryRefusal(ctx.settings.repositories, tool, args);
   if (refusal)
-    return { ok: false, message: `${spec.stepId}.args.${refusal.at}: ${refusal.reason} (checked before the step ran; it was not run)`, code: REPO_NOT_ALLOWED };
+    return {
+      ok: false,
+      message: `${spec.stepId}.args.${refusal.at}: ${plainText(refusal.reason)} (checked before the step ran; it was not run)`,
+      code: REPO_NOT_ALLOWED,
+    };
   return { ok: true, tool, args };
 }
 

@@ -2,6 +2,7 @@
  * Budgets as composable stop conditions, in one file the supervisor reads. Each condition looks at
  * a snapshot of the run and says why it must stop, or null.
  */
+import { setting, type Text, words } from './text.ts';
 export interface Budgets {
   maxSteps: number;
   maxReplans: number;
@@ -19,7 +20,8 @@ export interface BudgetSnapshot {
   now: Date;
 }
 
-export type StopCondition = (snapshot: BudgetSnapshot) => string | null;
+/** Why the run must stop, naming the setting that sets the limit; null to go on. */
+export type StopCondition = (snapshot: BudgetSnapshot) => Text | null;
 
 /** Each plan holds at most maxSteps steps (validation); a run may spend that again for each replan it is allowed. */
 export const stepBudget =
@@ -27,27 +29,27 @@ export const stepBudget =
   (s) => {
     const limit = budgets.maxSteps * (budgets.maxReplans + 1);
     return s.stepAttempts >= limit
-      ? `the step budget is spent (${s.stepAttempts} step attempts; TANDEM_MAX_STEPS × (TANDEM_MAX_REPLANS + 1) = ${limit})`
+      ? words`the step budget is spent (${s.stepAttempts} step attempts; ${setting('max-steps')} × (${setting('max-replans')} + 1) = ${limit})`
       : null;
   };
 
 export const tokenBudget =
   (budgets: Budgets): StopCondition =>
   (s) =>
-    s.tokens >= budgets.maxTokens ? `the token budget is spent (${s.tokens} of ${budgets.maxTokens} tokens, TANDEM_MAX_TOKENS)` : null;
+    s.tokens >= budgets.maxTokens ? words`the token budget is spent (${s.tokens} of ${budgets.maxTokens} tokens, ${setting('max-tokens')})` : null;
 
 export const wallClock =
   (budgets: Budgets): StopCondition =>
   (s) => {
     const elapsedS = (s.now.getTime() - s.runStartedAt.getTime()) / 1000;
-    return elapsedS >= budgets.runTimeoutS ? `the run took longer than ${budgets.runTimeoutS}s (TANDEM_RUN_TIMEOUT_S)` : null;
+    return elapsedS >= budgets.runTimeoutS ? words`the run took longer than ${budgets.runTimeoutS}s (${setting('run-timeout')})` : null;
   };
 
 /** Checked before a replan: a run gets at most maxReplans new plans from the planner. */
 export const replanBudget =
   (budgets: Budgets): StopCondition =>
   (s) =>
-    s.replans >= budgets.maxReplans ? `the replan budget is spent (${s.replans} of ${budgets.maxReplans}, TANDEM_MAX_REPLANS)` : null;
+    s.replans >= budgets.maxReplans ? words`the replan budget is spent (${s.replans} of ${budgets.maxReplans}, ${setting('max-replans')})` : null;
 
 export function anyOf(...conditions: StopCondition[]): StopCondition {
   return (snapshot) => {
@@ -75,6 +77,8 @@ export function runTimeLeftMs(budgets: Budgets, runStartedAt: Date, now: Date): 
   return runStartedAt.getTime() + budgets.runTimeoutS * 1000 - now.getTime();
 }
 
-export function confidenceTooLow(confidence: number, threshold: number): string | null {
-  return confidence < threshold ? `the planner's confidence ${confidence.toFixed(2)} is below the threshold ${threshold} (TANDEM_CONFIDENCE_THRESHOLD)` : null;
+export function confidenceTooLow(confidence: number, threshold: number): Text | null {
+  return confidence < threshold
+    ? words`the planner's confidence ${confidence.toFixed(2)} is below the threshold ${threshold} (${setting('confidence-threshold')})`
+    : null;
 }

@@ -65,13 +65,13 @@ export async function onStepFailure(ctx: AgentContext, run: RunRecord, _plan: Pl
   await escalate(ctx, {
     ...base,
     kind: 'step-failed',
-    message: `${failed.stepId} (${failed.title}) failed: ${message}. No automatic replan: ${limit}.`,
+    message: words`${failed.stepId} (${failed.title}) failed: ${message}. No automatic replan: ${limit}.`,
     stakes: 'Retry runs the step again, Skip goes on without it (its dependants are skipped), Abort rolls back what succeeded.',
   });
 }
 
 /** Why a replan may not happen now, or null. */
-export async function replanBlocked(ctx: AgentContext, run: RunRecord): Promise<string | null> {
+export async function replanBlocked(ctx: AgentContext, run: RunRecord): Promise<Text | null> {
   if (!ctx.llm.has('planner')) return 'no planner model is configured';
   const usage = await ctx.store.usageTotals(run.id);
   return replanLimits(ctx.settings.budgets)({

@@ -7,7 +7,18 @@ import { z } from 'zod';
  */
 
 /** Settings a message may point a person to; the surface knows what each is called where it is set. */
-export const SETTINGS = ['approvers'] as const;
+export const SETTINGS = [
+  'approvers',
+  'max-steps',
+  'max-replans',
+  'max-tokens',
+  'run-timeout',
+  'step-timeout',
+  'confidence-threshold',
+  'repos',
+  'planner-model',
+  'model-key',
+] as const;
 export type Setting = (typeof SETTINGS)[number];
 
 export type TextPart = string | { user: string } | { setting: Setting };
@@ -39,6 +50,14 @@ export function words(strings: TemplateStringsArray, ...values: (Text | TextPart
   return parts.length === 1 && typeof parts[0] === 'string' ? parts[0] : parts;
 }
 
+/** Several Texts as one, `separator` between them (a list of problems). */
+export function joined(texts: readonly Text[], separator: string): Text {
+  const parts = texts.flatMap((text, index) =>
+    index ? [separator, ...(typeof text === 'string' ? [text] : text)] : typeof text === 'string' ? [text] : [...text],
+  );
+  return words`${parts}`;
+}
+
 /** The words with people and settings named by `name` (a log line, a test, a surface without markup). */
 export function spell(text: Text, name: (part: Exclude<TextPart, string>) => string): string {
   if (typeof text === 'string') return text;
@@ -50,3 +69,22 @@ export const TextSchema: z.ZodType<Text> = z.union([
   z.string(),
   z.array(z.union([z.string(), z.strictObject({ user: z.string() }), z.strictObject({ setting: z.enum(SETTINGS) })])).readonly(),
 ]);
+
+/** What each setting is called for a reader who has no deployment at hand (a model, a log line): its role. */
+export const SETTING_ROLES: Readonly<Record<Setting, string>> = {
+  approvers: 'the approver list',
+  'max-steps': 'the step limit',
+  'max-replans': 'the replan limit',
+  'max-tokens': 'the token budget',
+  'run-timeout': 'the run time limit',
+  'step-timeout': 'the step time limit',
+  'confidence-threshold': 'the confidence threshold',
+  repos: 'the repository allow-list',
+  'planner-model': 'the planner model setting',
+  'model-key': "the model provider's API key",
+};
+
+/** Words as plain text with people by id and settings by role: for a model's prompt or a stored line that is not shown as chat. */
+export function plainText(text: Text): string {
+  return spell(text, (part) => ('user' in part ? `user ${part.user}` : SETTING_ROLES[part.setting]));
+}

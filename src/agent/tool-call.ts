@@ -4,6 +4,7 @@
  * and a throw turned into an error value.
  */
 import type { AnyTool, ToolContext, ToolError, ToolResult } from './ports/tool.ts';
+import { plainText, setting, words } from './text.ts';
 
 export interface CallOptions {
   timeoutMs: number;
@@ -40,7 +41,7 @@ async function callOnce(tool: AnyTool, args: unknown, ctx: Omit<ToolContext, 'si
           ? {
               status: 'error',
               error: {
-                message: `timed out after ${Math.round(options.timeoutMs / 1000)}s (TANDEM_STEP_TIMEOUT_S)`,
+                message: plainText(words`timed out after ${Math.round(options.timeoutMs / 1000)}s (${setting('step-timeout')})`),
                 uncertain: mayHaveHappened,
                 code: 'timeout',
               },

@@ -1,5 +1,7 @@
 import { parse, YAMLParseError } from 'yaml';
 import type { Result } from '../agent/errors.ts';
+import type { Text } from '../agent/text.ts';
+import { plainWords } from './views/text.ts';
 import { decodePlanRef, type PlanRef } from './views/button-values.ts';
 import { INSTRUCTION_ACTION, INSTRUCTION_BLOCK, YAML_ACTION, YAML_BLOCK_PREFIX } from './views/modify-modal.ts';
 
@@ -75,8 +77,8 @@ function firstLine(message: string): string {
 }
 
 /** Plan problems from the agent, shown on the first YAML input (Slack shows one message per field). */
-export function planErrors(parts: ModifySubmission['parts'], problems: string[]): FieldErrors {
+export function planErrors(parts: ModifySubmission['parts'], problems: readonly Text[]): FieldErrors {
   const first = parts[0]?.blockId ?? INSTRUCTION_BLOCK;
-  const text = problems.slice(0, 5).join('; ') + (problems.length > 5 ? `; and ${problems.length - 5} more` : '');
+  const text = problems.slice(0, 5).map(plainWords).join('; ') + (problems.length > 5 ? `; and ${problems.length - 5} more` : '');
   return { [first]: text.slice(0, 1000) || 'The plan is not valid.' };
 }

@@ -12,7 +12,8 @@ import { asSlackBlocks, type MessageView } from './views/limits.ts';
 import { planMessages } from './views/plan-message.ts';
 import { summaryMessage } from './views/summary.ts';
 import { targetConfirmationMessages } from './views/target-confirmation.ts';
-import { escapeText, mention, section, truncate } from './views/text.ts';
+import { escapeText, mention, section, storedWords, truncate } from './views/text.ts';
+import type { Text } from '../agent/text.ts';
 
 export interface SlackSurfaceOptions {
   client: SlackClient;
@@ -115,8 +116,9 @@ export class SlackSurface implements Surface {
     for (const [index, view] of views.entries()) await this.post(run, view, delivery && { ...delivery, key: `${delivery.key}#${index}` });
   }
 
-  async notify(run: RunRecord, text: string): Promise<void> {
-    await this.post(run, { text: escapeText(text), blocks: [section(escapeText(text))] });
+  async notify(run: RunRecord, text: Text): Promise<void> {
+    const words = storedWords(text, 2900);
+    await this.post(run, { text: words, blocks: [section(words)] });
   }
 
   /** The board's final state lands before the summary, so the thread reads in order. */

@@ -5,6 +5,7 @@ import { createLogger } from '../observability/logger.ts';
 import { loadRunbookFiles, matchRunbook } from '../runbooks/index.ts';
 import { buildTools } from '../runtime/build-tools.ts';
 import { UsageError } from './usage-error.ts';
+import { terminalWords } from '../config/setting-variables.ts';
 import { formatPlan } from './format-plan.ts';
 
 /** `tandem plan "<task>"`: what the planner (or a runbook file) would propose; nothing is stored or run. */
@@ -27,7 +28,7 @@ export async function planCommand(config: Readonly<Config>, task: string): Promi
       { task, requester: 'cli' },
     );
     if (!result.ok) {
-      process.stderr.write(`tandem: ${result.error.message}\n`);
+      process.stderr.write(`tandem: ${terminalWords(result.error.message)}\n`);
       return 1;
     }
     process.stdout.write(`${formatPlan(result.value)}\n`);

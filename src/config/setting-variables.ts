@@ -5,6 +5,15 @@
  */
 export const SETTING_VARIABLES = {
   approvers: 'TANDEM_APPROVERS',
+  'max-steps': 'TANDEM_MAX_STEPS',
+  'max-replans': 'TANDEM_MAX_REPLANS',
+  'max-tokens': 'TANDEM_MAX_TOKENS',
+  'run-timeout': 'TANDEM_RUN_TIMEOUT_S',
+  'step-timeout': 'TANDEM_STEP_TIMEOUT_S',
+  'confidence-threshold': 'TANDEM_CONFIDENCE_THRESHOLD',
+  repos: 'TANDEM_REPOS',
+  'planner-model': 'PLANNER_MODEL',
+  'model-key': 'OPENAI_API_KEY (or ANTHROPIC_API_KEY)',
 } as const;
 
 /** Stored words as the agent keeps them: text, people by Slack id, settings by role. */

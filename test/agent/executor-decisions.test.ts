@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { nextActions, type ExecutorAction, type ExecutorState, type StepView } from '../../src/agent/executor-decisions.ts';
 import type { StepStatus } from '../../src/agent/ports/run-store.ts';
+import { saying } from '../helpers/words.ts';
 
 const T0 = new Date('2026-11-23T12:00:00Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
@@ -98,7 +99,7 @@ const rows: Row[] = [
     name: 'the step budget stops the run before another start',
     statuses: { a: 'succeeded' },
     state: { attempts: 20 },
-    expected: [{ kind: 'stop', reason: expect.stringMatching(/step budget is spent \(20 step attempts/) as string }],
+    expected: [{ kind: 'stop', reason: saying(/step budget is spent \(20 step attempts/) as unknown as string }],
   },
   {
     name: 'no step starts past the attempt that spends the budget',
@@ -110,7 +111,7 @@ const rows: Row[] = [
     name: 'the token budget stops the run',
     statuses: { a: 'succeeded' },
     state: { tokens: 1000 },
-    expected: [{ kind: 'stop', reason: expect.stringMatching(/token budget is spent/) as string }],
+    expected: [{ kind: 'stop', reason: saying(/token budget is spent/) as unknown as string }],
   },
   {
     name: 'a stale token total is read before anything starts',
@@ -122,7 +123,7 @@ const rows: Row[] = [
     name: 'the wall clock stops a run even with nothing to start, cancelling its running step',
     statuses: { a: 'running' },
     state: { inFlight: new Set(['a']), now: at(600) },
-    expected: [{ kind: 'stop', reason: expect.stringMatching(/longer than 600s/) as string }],
+    expected: [{ kind: 'stop', reason: saying(/longer than 600s/) as unknown as string }],
   },
   { name: 'a step waiting for a person pauses the run', statuses: { a: 'waiting' }, expected: [{ kind: 'settle', outcome: { status: 'paused' } }] },
   {

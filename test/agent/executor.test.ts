@@ -4,6 +4,7 @@ import { useTestStore } from '../helpers/store.ts';
 import { fakeTool, standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
+import { said, saying } from '../helpers/words.ts';
 
 const db = useTestStore();
 let h: Harness;
@@ -69,7 +70,7 @@ describe('executor', () => {
     expect((await h.store.getRun(run.id))?.status).toBe('failed');
     expect(tools.all.every((tool) => tool.calls.length === 0)).toBe(true);
     expect(await h.store.listSteps(run.id)).toEqual([]);
-    expect(h.surface.of(run.id, 'notice')[0]?.text).toMatch(/could not produce a valid plan.*cycle/);
+    expect(said(h.surface.of(run.id, 'notice')[0]?.text)).toMatch(/could not produce a valid plan.*cycle/);
   });
 
   it('fills references from recorded outputs, keeping types', async () => {
@@ -156,7 +157,7 @@ describe('executor', () => {
     expect(stored?.status).toBe('failed');
     expect(tools.read.calls).toHaveLength(0);
     const summary = h.surface.of(run.id, 'summary')[0]?.summary;
-    expect(summary?.reason).toMatch(/token budget is spent \(120 of 100 tokens, TANDEM_MAX_TOKENS\)/);
+    expect(said(summary?.reason)).toMatch(/token budget is spent \(120 of 100 tokens, TANDEM_MAX_TOKENS\)/);
     expect(summary?.tokens).toEqual({ input: 100, output: 20 });
     expect((await h.store.listSteps(run.id))[0]?.status).toBe('cancelled');
   });
@@ -279,7 +280,7 @@ describe('executor', () => {
     expect((await h.store.listSteps(run.id)).map((s) => `${s.stepId}:${s.status}`)).toEqual(['s1:cancelled', 's2:cancelled']);
     expect(h.surface.of(run.id, 'summary')[0]?.summary).toMatchObject({
       outcome: 'failed',
-      reason: expect.stringMatching(/took longer than 0\.5s \(TANDEM_RUN_TIMEOUT_S\)/),
+      reason: saying(/took longer than 0\.5s \(TANDEM_RUN_TIMEOUT_S\)/),
     });
   });
 });

@@ -7,6 +7,7 @@ import { useTestStore } from '../helpers/store.ts';
 import { standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
+import { said } from '../helpers/words.ts';
 
 const db = useTestStore();
 const MINUTE = 60_000;
@@ -62,7 +63,7 @@ describe('housekeeping', () => {
     await h.agent.housekeep(after(proposed, 45));
     const reminders = h.surface.of(run.id, 'notice');
     expect(reminders).toHaveLength(1);
-    expect(reminders[0]!.text).toMatch(/^Still waiting for an approver for plan v1 .*expires in \d+ minutes/);
+    expect(said(reminders[0]!.text)).toMatch(/^Still waiting for an approver for plan v1 .*expires in \d+ minutes/);
 
     await h.agent.housekeep(after(proposed, 1440));
     await h.agent.housekeep(after(proposed, 1500));
@@ -144,7 +145,7 @@ describe('housekeeping', () => {
     await h.agent.housekeep(after(started, 40));
     const notices = h.surface.of(run.id, 'notice');
     expect(notices).toHaveLength(1);
-    expect(notices[0]!.text).toMatch(
+    expect(said(notices[0]!.text)).toMatch(
       /^Step s1 \(Create the tag\) has been running for 21 minutes, more than twice its 600-second limit.*another replica adopts the run/,
     );
     expect((await h.store.listSteps(run.id))[0]?.status).toBe('running'); // reporting settles nothing

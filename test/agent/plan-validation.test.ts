@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { validatePlan } from '../../src/agent/plan-validation.ts';
+import { problemWords, validatePlan } from '../../src/agent/plan-validation.ts';
+import { said } from '../helpers/words.ts';
 import { createToolRegistry } from '../../src/agent/tool-registry.ts';
 import { fakeTool } from './support/fake-tools.ts';
 
@@ -12,9 +13,14 @@ const tools = createToolRegistry([
 
 const plan = (steps: unknown[], extra: Record<string, unknown> = {}) => ({ goal: 'g', confidence: 0.9, steps, ...extra });
 const check = (input: unknown, maxSteps = 20) => validatePlan(input, tools, { maxSteps });
+/** Each problem as the line a person or the model reads. */
 const problems = (input: unknown, maxSteps = 20) => {
   const result = check(input, maxSteps);
-  return result.ok ? [] : result.error;
+  return result.ok ? [] : result.error.map((problem) => said(problemWords(problem))!);
+};
+const codes = (input: unknown, maxSteps = 20) => {
+  const result = check(input, maxSteps);
+  return result.ok ? [] : result.error.map((problem) => `${problem.code} ${problem.at}`);
 };
 
 describe('plan validation', () => {
@@ -45,6 +51,7 @@ describe('plan validation', () => {
       ),
     ).toContain('s1: the id s1 is used more than once');
     expect(problems(plan([{ id: 's1', title: 'a', tool: 'get_repo', args: { repo: 'a/b' }, dependsOn: ['s7'] }]))).toEqual(['s1.dependsOn: unknown step s7']);
+    expect(codes(plan([{ id: 's1', title: 'a', tool: 'get_repo', args: { repo: 'a/b' }, dependsOn: ['s7'] }]))).toEqual(['unknown-step s1.dependsOn']);
     const cycle = problems(
       plan([
         { id: 's1', title: 'a', tool: 'get_repo', args: { repo: 'a/b' }, dependsOn: ['s3'] },
@@ -96,6 +103,7 @@ describe('plan validation', () => {
   it('rejects more steps than TANDEM_MAX_STEPS', () => {
     const steps = Array.from({ length: 4 }, (_, i) => ({ id: `s${i}`, title: 't', tool: 'get_repo', args: { repo: 'a/b' } }));
     expect(problems(plan(steps), 3)).toEqual(['steps: 4 steps is more than the limit of 3 (TANDEM_MAX_STEPS)']);
+    expect(codes(plan(steps), 3)).toEqual(['too-many-steps steps']);
   });
 
   it("checks rollback steps: known undone step, tool, args, and references within that step's line", () => {
@@ -122,6 +130,7 @@ describe('plan validation', () => {
   it('accepts a plan made only of questions and rejects one with neither steps nor questions', () => {
     expect(check(plan([], { questions: ['Which repo?'] })).ok).toBe(true);
     expect(problems(plan([]))).toEqual(['plan: a plan needs at least one step or a question']);
+    expect(codes(plan([]))).toEqual(['empty-plan plan']);
   });
 
   it('reports schema problems by step id', () => {
@@ -137,6 +146,7 @@ describe('plan validation', () => {
         .ok,
     ).toBe(true);
     const reused = validatePlan(plan([{ id: 's1', title: 'a', tool: 'get_repo', args: { repo: 'a/b' } }]), tools, options);
-    expect(reused.ok ? [] : reused.error).toEqual(['s1: the id s1 belongs to a step that already ran; use a new id']);
+    expect(reused.ok ? [] : reused.error.map((p) => said(problemWords(p)))).toEqual(['s1: the id s1 belongs to a step that already ran; use a new id']);
+    expect(reused.ok ? [] : reused.error.map((p) => p.code)).toEqual(['id-already-ran']);
   });
 });

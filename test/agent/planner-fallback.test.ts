@@ -16,6 +16,7 @@ import { useTestStore } from '../helpers/store.ts';
 import { fakeTool } from './support/fake-tools.ts';
 import { BUDGETS, collectingLogger } from './support/harness.ts';
 import { plannerAnswer } from './support/scripted-llm.ts';
+import { said } from '../helpers/words.ts';
 
 const db = useTestStore();
 
@@ -121,7 +122,7 @@ describe('planner fallback', () => {
     anthropic.enqueue(anthropicReply.json(bad));
     const failed = await start(s.agent);
     expect(failed.status).toBe('failed');
-    expect(s.surface.of(failed.id, 'notice')[0]?.text).toMatch(
+    expect(said(s.surface.of(failed.id, 'notice')[0]?.text)).toMatch(
       /after 2 repair rounds: .*no_such_tool.* The fallback planner was asked once: its answer was invalid too/,
     );
   });

@@ -8,6 +8,7 @@ import { planTask } from '../../src/agent/plan-task.ts';
 import { createToolRegistry } from '../../src/agent/tool-registry.ts';
 import { fakeTool } from './support/fake-tools.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
+import { saying } from '../helpers/words.ts';
 
 const toolList = [
   fakeTool({ name: 'get_pull', risk: 'read', input: z.object({ repo: z.string(), number: z.number().int() }) }),
@@ -158,6 +159,6 @@ describe('planner', () => {
       },
       { task: 'x' },
     );
-    expect(none).toEqual({ ok: false, error: { code: 'no-planner', message: expect.stringMatching(/PLANNER_MODEL/) } });
+    expect(none).toEqual({ ok: false, error: { code: 'no-planner', message: saying(/PLANNER_MODEL/) } });
   });
 });

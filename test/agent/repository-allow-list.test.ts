@@ -14,6 +14,7 @@ import { useTestStore } from '../helpers/store.ts';
 import { fakeTool, standardTools, type FakeTool } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
+import { said } from '../helpers/words.ts';
 
 const ALLOWED = ['acme/api', 'globex/*'];
 
@@ -66,10 +67,11 @@ describe('the planner', () => {
       'Only these GitHub repositories may be used (owner/* is any repository of that owner); a search must name them with repo: qualifiers: acme/api, globex/*',
     );
     const repair = String(llm.calls[1]!.messages.at(-1)!.content);
+    // The model reads settings by their role; people read their variable (below, the modal).
     expect(repair).toContain(
-      's1.args.query: it reaches every repository, but TANDEM_REPOS allows only acme/api, globex/*; name the repository (repo:owner/name)',
+      's1.args.query: it reaches every repository, but the repository allow-list allows only acme/api, globex/*; name the repository (repo:owner/name)',
     );
-    expect(repair).toContain('s2.args.repo: victim-org/prod is not on the allow-list: TANDEM_REPOS allows only acme/api, globex/*');
+    expect(repair).toContain('s2.args.repo: victim-org/prod is not on the allow-list: the repository allow-list allows only acme/api, globex/*');
     expect(repair).toContain('r1.args.repo: Victim-Org/Other is not on the allow-list');
   });
 
@@ -96,10 +98,10 @@ describe('runs under TANDEM_REPOS', () => {
     const v1 = (await h.store.getPlanVersion(run.id, 1))!.plan;
     const edited = { ...v1, rollback: [{ id: 'r1', title: 'undo', tool: 'github_create_issue', args: { repo: 'globex-evil/web', title: 'y' } }] };
 
-    expect(await h.agent.checkEdit({ runId: run.id, planVersion: 1, plan: edited })).toEqual({
-      ok: false,
-      error: ['r1.args.repo: globex-evil/web is not on the allow-list: TANDEM_REPOS allows only acme/api, globex/*'],
-    });
+    const checked = await h.agent.checkEdit({ runId: run.id, planVersion: 1, plan: edited });
+    expect(checked.ok ? [] : checked.error.map(said)).toEqual([
+      'r1.args.repo: globex-evil/web is not on the allow-list: TANDEM_REPOS allows only acme/api, globex/*',
+    ]);
     expect((await h.agent.editPlan({ runId: run.id, planVersion: 1, userId: 'UREQ', plan: edited })).ok).toBe(false);
     expect(await h.store.listPlanVersions(run.id)).toHaveLength(1);
   });

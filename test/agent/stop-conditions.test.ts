@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { anyOf, confidenceTooLow, executionLimits, replanLimits, stepBudget, tokenBudget, wallClock } from '../../src/agent/stop-conditions.ts';
+import { said } from '../helpers/words.ts';
 
 const budgets = { maxSteps: 5, maxReplans: 1, runTimeoutS: 60, stepTimeoutS: 10, maxTokens: 1000 };
 const start = new Date('2026-01-01T00:00:00Z');
@@ -15,16 +16,16 @@ const snap = (patch: Partial<{ stepAttempts: number; replans: number; tokens: nu
 describe('stop conditions', () => {
   it('each budget stops with a reason naming its setting', () => {
     expect(stepBudget(budgets)(snap({ stepAttempts: 9 }))).toBeNull();
-    expect(stepBudget(budgets)(snap({ stepAttempts: 10 }))).toMatch(/step budget is spent.*TANDEM_MAX_STEPS/);
-    expect(tokenBudget(budgets)(snap({ tokens: 1000 }))).toMatch(/token budget is spent \(1000 of 1000 tokens, TANDEM_MAX_TOKENS\)/);
+    expect(said(stepBudget(budgets)(snap({ stepAttempts: 10 })))).toMatch(/step budget is spent.*TANDEM_MAX_STEPS/);
+    expect(said(tokenBudget(budgets)(snap({ tokens: 1000 })))).toMatch(/token budget is spent \(1000 of 1000 tokens, TANDEM_MAX_TOKENS\)/);
     expect(wallClock(budgets)(snap({ now: new Date(start.getTime() + 59_000) }))).toBeNull();
-    expect(wallClock(budgets)(snap({ now: new Date(start.getTime() + 60_000) }))).toMatch(/longer than 60s \(TANDEM_RUN_TIMEOUT_S\)/);
-    expect(replanLimits(budgets)(snap({ replans: 1 }))).toMatch(/replan budget is spent/);
+    expect(said(wallClock(budgets)(snap({ now: new Date(start.getTime() + 60_000) })))).toMatch(/longer than 60s \(TANDEM_RUN_TIMEOUT_S\)/);
+    expect(said(replanLimits(budgets)(snap({ replans: 1 })))).toMatch(/replan budget is spent/);
   });
 
   it('compose: the first condition that fires gives the reason', () => {
     expect(executionLimits(budgets)(snap())).toBeNull();
-    expect(executionLimits(budgets)(snap({ tokens: 5000, now: new Date(start.getTime() + 3_600_000) }))).toMatch(/token budget/);
+    expect(said(executionLimits(budgets)(snap({ tokens: 5000, now: new Date(start.getTime() + 3_600_000) })))).toMatch(/token budget/);
     expect(
       anyOf(
         () => null,
@@ -34,7 +35,7 @@ describe('stop conditions', () => {
   });
 
   it('confidence below the threshold is a reason to ask first', () => {
-    expect(confidenceTooLow(0.59, 0.6)).toMatch(/0\.59 is below the threshold 0\.6/);
+    expect(said(confidenceTooLow(0.59, 0.6))).toMatch(/0\.59 is below the threshold 0\.6/);
     expect(confidenceTooLow(0.6, 0.6)).toBeNull();
   });
 });

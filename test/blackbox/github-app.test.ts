@@ -56,7 +56,7 @@ describe('GitHub as an App, with TANDEM_REPOS', () => {
     expect(visibleText(planMessage)).toContain('acme/api');
     expect(visibleText(planMessage)).not.toContain('victim-org/prod');
     const repair = JSON.stringify(stack.openai.requests.at(-1)!.body);
-    expect(repair).toContain('victim-org/prod is not on the allow-list: TANDEM_REPOS allows only acme/*');
+    expect(repair).toContain('victim-org/prod is not on the allow-list: the repository allow-list allows only acme/*');
   });
 
   it("shows an edit onto a repository off the list as the modal's field error, and keeps the plan", async () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { validatePlan, MAX_QUESTIONS } from '../../src/agent/plan-validation.ts';
+import { problemWords, validatePlan, MAX_QUESTIONS } from '../../src/agent/plan-validation.ts';
 import { createToolRegistry } from '../../src/agent/tool-registry.ts';
 import { SlackSurface } from '../../src/bot/slack-surface.ts';
 import { PLAN_MODIFY_ACTION } from '../../src/bot/views/plan-message.ts';
@@ -22,7 +22,7 @@ beforeAll(async () => {
   // The real plan check behind the agent port, so "valid" means what it means in production.
   h.agent.answers.checkEdit = async (input) => {
     const checked = validate(input.plan);
-    return checked.ok ? { ok: true, value: undefined } : { ok: false, error: checked.error };
+    return checked.ok ? { ok: true, value: undefined } : { ok: false, error: checked.error.map(problemWords) };
   };
   h.agent.answers.editPlan = async () => ({ ok: false, error: ['not saved in this test'] });
   h.runs.runs.push(run);

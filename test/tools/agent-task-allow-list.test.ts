@@ -80,7 +80,7 @@ describe('agent_task under TANDEM_REPOS', () => {
       .filter((event) => event.type === 'agent-call')
       .map((event) => event.data as { tool: string; ok: boolean; refused?: string });
     expect(calls).toMatchObject([
-      { tool: 'get_repo', ok: false, refused: 'get_repo repo: victim-org/prod is not on the allow-list: TANDEM_REPOS allows only acme/api' },
+      { tool: 'get_repo', ok: false, refused: 'get_repo repo: victim-org/prod is not on the allow-list: the repository allow-list allows only acme/api' },
       { tool: 'get_repo', ok: true },
     ]);
     expect(errors).toEqual([]);

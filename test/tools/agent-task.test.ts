@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent } from '../../src/agent/agent.ts';
-import { validatePlan } from '../../src/agent/plan-validation.ts';
+import { problemWords, validatePlan } from '../../src/agent/plan-validation.ts';
 import type { RunRecord } from '../../src/agent/ports/run-store.ts';
 import type { BoardState } from '../../src/agent/ports/surface.ts';
 import { InMemorySurface } from '../../src/agent/testing/in-memory-surface.ts';
@@ -23,6 +23,7 @@ import { useTestStore } from '../helpers/store.ts';
 import { BUDGETS, collectingLogger } from '../agent/support/harness.ts';
 import { fakeTool, type FakeTool } from '../agent/support/fake-tools.ts';
 import { plannerAnswer } from '../agent/support/scripted-llm.ts';
+import { said } from '../helpers/words.ts';
 
 const db = useTestStore();
 
@@ -351,7 +352,7 @@ describe('agent_task in plan validation', () => {
   it('rejects a write or destructive tool, an unknown tool, a nested loop, a question, and a list filled from a reference, saying why', () => {
     const result = check(['create_thing', 'merge_thing', 'nope', 'agent_task', 'ask_human', '{{steps.s0.output.tool}}']);
     expect(result.ok).toBe(false);
-    expect(!result.ok && result.error).toEqual(
+    expect(!result.ok && result.error.map((problem) => said(problemWords(problem)))).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^s1\.args\.tools\.0: create_thing is a write tool; agent_task may list only read tools/),
         expect.stringMatching(/^s1\.args\.tools\.1: merge_thing is a destructive tool/),
@@ -362,6 +363,9 @@ describe('agent_task in plan validation', () => {
       ]),
     );
     const whole = check('{{steps.s0.output.tools}}');
-    expect(!whole.ok && whole.error).toEqual(expect.arrayContaining([expect.stringMatching(/^s1\.args\.tools: the tool list must be written in the plan/)]));
+    expect(!whole.ok && whole.error.map((problem) => said(problemWords(problem)))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^s1\.args\.tools: the tool list must be written in the plan/)]),
+    );
+    expect(!whole.ok && whole.error.map((problem) => problem.code)).toContain('invalid-args');
   });
 });

@@ -35,8 +35,8 @@ export interface AgentApi {
   startRun(input: StartRunInput): Promise<RunRecord>;
   decide(input: { runId: string; planVersion: number; userId: string; decision: 'approve' | 'reject' }): Promise<Refused<void, PlanDecisionRefusalCode, Text>>;
   /** Checks a person's edit without storing it (for a modal's field errors); each string names the problem. */
-  checkEdit(input: { runId: string; planVersion: number; plan: unknown }): Promise<Result<void, string[]>>;
-  editPlan(input: { runId: string; planVersion: number; userId: string; plan: unknown }): Promise<Result<PlanVersionRecord, string[]>>;
+  checkEdit(input: { runId: string; planVersion: number; plan: unknown }): Promise<Result<void, Text[]>>;
+  editPlan(input: { runId: string; planVersion: number; userId: string; plan: unknown }): Promise<Result<PlanVersionRecord, Text[]>>;
   revisePlan(input: { runId: string; planVersion: number; userId: string; instruction: string }): Promise<Refused<void, RevisionRefusalCode, Text>>;
   resolveEscalation(input: { escalationId: string; userId: string; action: EscalationAction }): Promise<Refused<void, EscalationRefusalCode, Text>>;
   /** A message in a run's conversation: answers a pending question, or "cancel" stops the run. */

@@ -90,6 +90,6 @@ export interface Surface {
   ask(run: RunRecord, stepId: string, question: string, delivery?: Delivery): Promise<void>;
   /** A write's target was filled from a person's or a model's words: show the values, offer Confirm and Abort. */
   confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery): Promise<void>;
-  notify(run: RunRecord, text: string): Promise<void>;
+  notify(run: RunRecord, text: Text): Promise<void>;
   finish(summary: RunSummary, delivery?: Delivery): Promise<void>;
 }

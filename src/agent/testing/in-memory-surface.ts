@@ -1,4 +1,5 @@
 /** A Surface for tests and the CLI: it records what a person would see, in order. */
+import type { Text } from '../text.ts';
 import type { ConfirmationRecord, EscalationRecord, RunRecord } from '../ports/run-store.ts';
 import type { BoardState, Delivery, ProposedPlan, RunSummary, Surface } from '../ports/surface.ts';
 
@@ -9,7 +10,7 @@ export type SeenMessage =
   | { kind: 'escalation'; runId: string; escalation: EscalationRecord; stakes: string }
   | { kind: 'ask'; runId: string; stepId: string; question: string }
   | { kind: 'confirm'; runId: string; confirmation: ConfirmationRecord }
-  | { kind: 'notice'; runId: string; text: string }
+  | { kind: 'notice'; runId: string; text: Text }
   | { kind: 'summary'; runId: string; summary: RunSummary };
 
 export class InMemorySurface implements Surface {
@@ -45,7 +46,7 @@ export class InMemorySurface implements Surface {
     if (this.seen(delivery)) return;
     this.messages.push({ kind: 'confirm', runId: run.id, confirmation: structuredClone(confirmation) });
   }
-  async notify(run: RunRecord, text: string): Promise<void> {
+  async notify(run: RunRecord, text: Text): Promise<void> {
     this.messages.push({ kind: 'notice', runId: run.id, text });
   }
   async finish(summary: RunSummary, delivery?: Delivery): Promise<void> {

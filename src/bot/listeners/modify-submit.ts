@@ -1,6 +1,6 @@
 import type { App } from '@slack/bolt';
 import type { Refused } from '../../agent/refusal.ts';
-import type { Text } from '../../agent/text.ts';
+import { joined, type Text, words } from '../../agent/text.ts';
 import type { BotDeps } from '../bot-deps.ts';
 import { planErrors, parsePlanYaml, readModifySubmission } from '../modify-submission.ts';
 import { describeError, tellPrivately, TRY_AGAIN } from '../replies.ts';
@@ -47,7 +47,7 @@ export function registerModifySubmit(app: App, deps: BotDeps): void {
       const edited = await deps.agent.editPlan({ ...ref, userId, plan: parsed.value });
       return edited.ok
         ? { ok: true, value: undefined }
-        : { ok: false, error: { code: 'edit-refused', message: `Your edit was not saved: ${edited.error.join('; ')}` } };
+        : { ok: false, error: { code: 'edit-refused', message: words`Your edit was not saved: ${joined(edited.error, '; ')}` } };
     });
   });
 }

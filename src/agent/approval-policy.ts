@@ -111,14 +111,30 @@ export async function checkApprover(input: {
   return { ok: true, value: undefined };
 }
 
-/** Rejecting stops a plan: the requester may always withdraw their own request; otherwise approvers only. */
-export async function checkRejecter(input: {
+/** What a run's requester, or an approver, may do for it, and nobody else. */
+export type RequesterAction = 'reject' | 'edit' | 'revise' | 'answer' | 'cancel' | 'abort';
+
+const REQUESTER_ACTIONS: Record<RequesterAction, string> = {
+  reject: 'reject this plan',
+  edit: 'edit this plan',
+  revise: 'ask for a revision of this plan',
+  answer: "answer this run's question",
+  cancel: 'cancel this run',
+  abort: 'abort this run',
+};
+
+/**
+ * Stopping or steering a run (reject, edit, revise, answer its question, cancel, abort instead of
+ * confirming): the person who asked may always withdraw or steer their own request; otherwise approvers only.
+ */
+export async function checkRequesterOrApprover(input: {
+  action: RequesterAction;
   userId: string;
   requester: string;
   approvers: ApproverDirectory;
 }): Promise<Refused<void, 'not-requester-or-approver', Text>> {
   if (input.userId === input.requester || (await input.approvers.isApprover(input.userId))) return { ok: true, value: undefined };
-  return refuse('not-requester-or-approver', 'Only the requester or an approver may reject this plan.');
+  return refuse('not-requester-or-approver', words`Only ${person(input.requester)} (who asked) or an approver may ${REQUESTER_ACTIONS[input.action]}.`);
 }
 
 /** Removing a schedule stops the runs it would start: the person who made it, or an approver. Without a directory, only its maker. */

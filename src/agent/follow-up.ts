@@ -2,7 +2,7 @@
  * A message in a run's conversation: "cancel" stops the run; anything else answers a pending question.
  * Both count only from the requester or an approver.
  */
-import { checkRejecter } from './approval-policy.ts';
+import { checkRequesterOrApprover } from './approval-policy.ts';
 import type { AgentContext } from './context.ts';
 import { planRun } from './planning.ts';
 import type { FollowUpOutcome } from './ports/agent-api.ts';
@@ -30,8 +30,13 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: { userId
   const text = redactText(input.text.trim(), ctx.settings.secrets);
   if (!cancelling && !text) return 'ignored';
   // Only the requester or an approver decides for the run (checked before anything is stored).
-  const may = await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers });
-  if (!may.ok) return { refused: cancelling ? 'cancel' : 'answer', requester: run.requester };
+  const may = await checkRequesterOrApprover({
+    action: cancelling ? 'cancel' : 'answer',
+    userId: input.userId,
+    requester: run.requester,
+    approvers: ctx.approvers,
+  });
+  if (!may.ok) return { refused: may.error };
   if (cancelling) return (await cancelRun(ctx, { runId: run.id, userId: input.userId }, { checked: true })).ok ? 'cancelled' : 'ignored';
   const answered = await ctx.store.answer({
     runId: run.id,
@@ -74,8 +79,8 @@ export async function cancelRun(
   if (!run) return refuse('run-missing', 'That run does not exist.');
   if (isFinal(run.status)) return refuse('run-ended', `The run already ended (${run.status}).`);
   if (!options.checked) {
-    const may = await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers });
-    if (!may.ok) return refuse('not-requester-or-approver', words`Only ${person(run.requester)} (who asked) or an approver may cancel this run.`);
+    const may = await checkRequesterOrApprover({ action: 'cancel', userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+    if (!may.ok) return may;
   }
   // The cancel is the decision: the run ends as cancelled here, whatever it was doing (no new step starts after this).
   const decided = await ctx.store.decide({

@@ -1,5 +1,5 @@
 /** A person's decisions on a proposed plan: approve, reject, edit, or ask the planner to revise it. */
-import { approvalNeed, checkApprover, checkRejecter, checkVersion, planRisk, type ApproverRefusalCode } from './approval-policy.ts';
+import { approvalNeed, checkApprover, checkRequesterOrApprover, checkVersion, planRisk, type ApproverRefusalCode } from './approval-policy.ts';
 import type { AgentContext } from './context.ts';
 import type { Result } from './errors.ts';
 import { problemWords, validatePlan } from './plan-validation.ts';
@@ -57,7 +57,7 @@ export async function decide(
   const allowed =
     input.decision === 'approve'
       ? await checkApprover({ need, userId: input.userId, requester: run.requester, approvers: ctx.approvers })
-      : await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+      : await checkRequesterOrApprover({ action: 'reject', userId: input.userId, requester: run.requester, approvers: ctx.approvers });
   if (!allowed.ok) return allowed;
   const by = { version: input.planVersion, by: input.userId };
   if (input.decision === 'reject') {
@@ -108,8 +108,8 @@ export async function editPlan(
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
   if (!loaded.ok) return { ok: false, error: [loaded.error.message] };
   const { run } = loaded.value;
-  const may = await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers });
-  if (!may.ok) return { ok: false, error: ['Only the requester or an approver may edit this plan.'] };
+  const may = await checkRequesterOrApprover({ action: 'edit', userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+  if (!may.ok) return { ok: false, error: [may.error.message] };
   const checked = await validateEdit(ctx, input);
   if (!checked.ok) return { ok: false, error: checked.error.map(problemWords) };
   // From here the run is `planning`: no click on the version being replaced can approve it any more.
@@ -139,8 +139,8 @@ export async function revisePlan(
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
   if (!loaded.ok) return loaded;
   const { run, version } = loaded.value;
-  const may = await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers });
-  if (!may.ok) return refuse('not-requester-or-approver', 'Only the requester or an approver may ask for a revision.');
+  const may = await checkRequesterOrApprover({ action: 'revise', userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+  if (!may.ok) return may;
   if (!ctx.llm.has('planner')) return refuse('no-planner', 'No planner model is configured, so I cannot revise the plan; edit the steps instead.');
   const decided = await decideOnPending(ctx, input, {
     to: 'planning',

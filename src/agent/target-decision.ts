@@ -1,5 +1,5 @@
 /** A Confirm or Abort click on a late-bound target: checked, decided in one store transaction, carried out (Abort rolls back as an escalation's Abort does). */
-import { checkConfirmer, checkRejecter, type ConfirmerRefusalCode } from './approval-policy.ts';
+import { checkConfirmer, checkRequesterOrApprover, type ConfirmerRefusalCode } from './approval-policy.ts';
 import type { AgentContext } from './context.ts';
 import { abortRun, continueIfClear } from './escalation-resolution.ts';
 import type { ConfirmationRecord, RunRecord } from './ports/run-store.ts';
@@ -30,9 +30,7 @@ export async function decideTarget(ctx: AgentContext, input: ConfirmInput): Prom
   const allowed =
     input.decision === 'confirm'
       ? await checkConfirmer({ risk: pending!.risk, userId: input.userId, requester: run.requester, approvers: ctx.approvers })
-      : await checkRejecter({ userId: input.userId, requester: run.requester, approvers: ctx.approvers }).then((may) =>
-          may.ok ? may : refuse('not-requester-or-approver', 'Only the requester or an approver may abort this run.'),
-        );
+      : await checkRequesterOrApprover({ action: 'abort', userId: input.userId, requester: run.requester, approvers: ctx.approvers });
   if (!allowed.ok) return allowed;
   // Held while the run is moved on and handed to a driver here, so no peer adopts it in between.
   return ctx.leases.during(run.id, () => carryOut(ctx, input));

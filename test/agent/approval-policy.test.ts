@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { approvalNeed, checkApprover, checkScheduleRemover, checkVersion, mayAutoRun, planRisk, riskOfTool } from '../../src/agent/approval-policy.ts';
+import {
+  approvalNeed,
+  checkApprover,
+  checkConfirmer,
+  checkRequesterOrApprover,
+  checkResolver,
+  checkRunbookSaver,
+  checkScheduleRemover,
+  checkVersion,
+  mayAutoRun,
+  planRisk,
+  riskOfTool,
+  type RequesterAction,
+} from '../../src/agent/approval-policy.ts';
 import { PlanSchema } from '../../src/agent/plan.ts';
 import type { RunRecord } from '../../src/agent/ports/run-store.ts';
 import { spoken } from './support/spoken.ts';
@@ -45,6 +58,61 @@ describe('approval policy', () => {
     const selfApproval = await checkApprover({ need: approvalNeed('destructive'), userId: 'UREQ', requester: 'UREQ', approvers });
     expect(spoken(selfApproval)).toEqual({ ok: false, error: expect.objectContaining({ code: 'requester-may-not-approve-destructive' }) });
     expect((await checkApprover({ need: approvalNeed('destructive'), userId: 'UAPP', requester: 'UREQ', approvers })).ok).toBe(true);
+  });
+
+  it('who may do what, in one table: every decision a person takes on a run, for the requester, an approver and a bystander', async () => {
+    // UREQ asked; UAPP is an approver; UANY is neither. Each cell: allowed, or the refusal code.
+    const approvers = directory(['UAPP']);
+    const who = { requester: 'UREQ', approver: 'UAPP', bystander: 'UANY' } as const;
+    const requesterActions: RequesterAction[] = ['reject', 'edit', 'revise', 'answer', 'cancel', 'abort'];
+    const judge = async (check: (userId: string) => Promise<{ ok: true } | { ok: false; error: { code: string } }>) => {
+      const row: Record<string, string> = {};
+      for (const [role, userId] of Object.entries(who)) {
+        const result = await check(userId);
+        row[role] = result.ok ? 'allowed' : result.error.code;
+      }
+      return row;
+    };
+    const table: Record<string, Record<string, string>> = {};
+    for (const action of requesterActions)
+      table[action] = await judge((userId) => checkRequesterOrApprover({ action, userId, requester: who.requester, approvers }));
+    table['approve write'] = await judge((userId) => checkApprover({ need: approvalNeed('write'), userId, requester: who.requester, approvers }));
+    table['approve destructive'] = await judge((userId) => checkApprover({ need: approvalNeed('destructive'), userId, requester: who.requester, approvers }));
+    table['confirm write'] = await judge((userId) => checkConfirmer({ risk: 'write', userId, requester: who.requester, approvers }));
+    table['confirm destructive'] = await judge((userId) => checkConfirmer({ risk: 'destructive', userId, requester: who.requester, approvers }));
+    table['resolve escalation'] = await judge((userId) => checkResolver({ userId, approvers }));
+    table['save runbook'] = await judge((userId) => checkRunbookSaver({ userId, approvers }));
+    table['remove schedule'] = await judge((userId) => checkScheduleRemover({ userId, createdBy: who.requester, approvers }));
+
+    const steer = { requester: 'allowed', approver: 'allowed', bystander: 'not-requester-or-approver' };
+    const approverOnly = { requester: 'not-approver', approver: 'allowed', bystander: 'not-approver' };
+    expect(table).toEqual({
+      reject: steer,
+      edit: steer,
+      revise: steer,
+      answer: steer,
+      cancel: steer,
+      abort: steer,
+      'approve write': approverOnly,
+      'approve destructive': approverOnly,
+      'confirm write': approverOnly,
+      'confirm destructive': approverOnly,
+      'resolve escalation': approverOnly,
+      'save runbook': approverOnly,
+      'remove schedule': { requester: 'allowed', approver: 'allowed', bystander: 'not-maker-or-approver' },
+    });
+    // Four-eyes: a requester who is also an approver still may not approve or confirm their own destructive step.
+    const both = directory(['UREQ']);
+    expect(spoken(await checkApprover({ need: approvalNeed('destructive'), userId: 'UREQ', requester: 'UREQ', approvers: both }))).toMatchObject({
+      error: { code: 'requester-may-not-approve-destructive' },
+    });
+    expect(spoken(await checkConfirmer({ risk: 'destructive', userId: 'UREQ', requester: 'UREQ', approvers: both }))).toMatchObject({
+      error: { code: 'requester-may-not-confirm-destructive' },
+    });
+    expect(spoken(await checkRequesterOrApprover({ action: 'cancel', userId: 'UANY', requester: 'UREQ', approvers }))).toEqual({
+      ok: false,
+      error: { code: 'not-requester-or-approver', message: 'Only <@UREQ> (who asked) or an approver may cancel this run.' },
+    });
   });
 
   it('a schedule is removed by whoever made it or an approver; with no approver directory only by its maker', async () => {

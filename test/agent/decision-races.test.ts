@@ -195,11 +195,18 @@ describe('answers and cancels count only from the requester or an approver', () 
     await h.agent.idle();
     expect((await h.store.getRun(run.id))?.status).toBe('paused');
 
-    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UBYSTANDER', text: '666' })).toEqual({
-      refused: 'answer',
-      requester: 'UREQ',
+    const refusedFollowUp = async (text: string) => {
+      const outcome = await h.agent.followUp({ conversation: run.conversation, userId: 'UBYSTANDER', text });
+      return typeof outcome === 'object' ? spoken({ ok: false, error: outcome.refused }) : outcome;
+    };
+    expect(await refusedFollowUp('666')).toEqual({
+      ok: false,
+      error: { code: 'not-requester-or-approver', message: "Only <@UREQ> (who asked) or an approver may answer this run's question." },
     });
-    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UBYSTANDER', text: 'cancel' })).toEqual({ refused: 'cancel', requester: 'UREQ' });
+    expect(await refusedFollowUp('cancel')).toEqual({
+      ok: false,
+      error: { code: 'not-requester-or-approver', message: 'Only <@UREQ> (who asked) or an approver may cancel this run.' },
+    });
     expect(spoken(await h.agent.cancel({ runId: run.id, userId: 'UBYSTANDER' }))).toEqual({
       ok: false,
       error: { code: 'not-requester-or-approver', message: 'Only <@UREQ> (who asked) or an approver may cancel this run.' },

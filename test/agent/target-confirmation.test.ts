@@ -133,9 +133,9 @@ describe('Confirm for a target filled in at run time', () => {
   it('Abort ends the run and rolls back what succeeded; the merge never runs', async () => {
     const t = tools();
     const run = await approvedAndAnswered(t, '#666');
-    expect(await confirm(run.id, 'UBYSTANDER', { decision: 'abort' })).toEqual({
+    expect(spoken(await confirm(run.id, 'UBYSTANDER', { decision: 'abort' }))).toEqual({
       ok: false,
-      error: { code: 'not-requester-or-approver', message: 'Only the requester or an approver may abort this run.' },
+      error: { code: 'not-requester-or-approver', message: 'Only <@UREQ> (who asked) or an approver may abort this run.' },
     });
     expect(await confirm(run.id, 'UREQ', { decision: 'abort' })).toEqual({ ok: true, value: undefined });
     await h.agent.idle();

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSlackHarness, eventually, SIGNING_SECRET, type SlackHarness } from '../fakes/slack-harness.ts';
 import { createMemoryInbox } from '../../src/bot/ports.ts';
+import { checkRequesterOrApprover } from '../../src/agent/approval-policy.ts';
 
 let h: SlackHarness;
 beforeEach(async () => {
@@ -86,17 +87,23 @@ describe('mentions', () => {
   });
 
   it('from someone who is neither the requester nor an approver are refused privately, saying who may', async () => {
-    h.agent.answers.followUp = async () => ({ refused: 'answer', requester: 'UREQ' });
+    // The agent answers with the approval policy's own refusal for a bystander.
+    const refusalFor = async (action: 'answer' | 'cancel') => {
+      const may = await checkRequesterOrApprover({ action, userId: 'U9', requester: 'UREQ', approvers: { isApprover: async () => false } });
+      if (may.ok) throw new Error('a bystander may not answer or cancel');
+      return { refused: may.error };
+    };
+    h.agent.answers.followUp = () => refusalFor('answer');
     await h.driver.mention({ channel: 'C1', user: 'U9', text: '<@UBOT> 666', threadTs: '1700000000.000100' });
     await eventually(() =>
       expect(h.fake.model.ephemeralsFor('U9').map((m) => m.text)).toEqual([
-        "Only <@UREQ> (who asked) or an approver may answer this run's question; your message changed nothing.",
+        "Only <@UREQ> (who asked) or an approver may answer this run's question. Your message changed nothing.",
       ]),
     );
-    h.agent.answers.followUp = async () => ({ refused: 'cancel', requester: 'UREQ' });
+    h.agent.answers.followUp = () => refusalFor('cancel');
     await h.driver.mention({ channel: 'C1', user: 'U9', text: '<@UBOT> cancel', threadTs: '1700000000.000100' });
     await eventually(() =>
-      expect(h.fake.model.ephemeralsFor('U9').at(-1)?.text).toBe('Only <@UREQ> (who asked) or an approver may cancel this run; your message changed nothing.'),
+      expect(h.fake.model.ephemeralsFor('U9').at(-1)?.text).toBe('Only <@UREQ> (who asked) or an approver may cancel this run. Your message changed nothing.'),
     );
     expect(h.agent.callsOf('startRun')).toEqual([]);
   });

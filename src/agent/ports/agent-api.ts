@@ -2,7 +2,7 @@ import type { Result } from '../errors.ts';
 import type { EscalationRefusalCode } from '../escalation-resolution.ts';
 import type { CancelRefusalCode } from '../follow-up.ts';
 import type { PlanDecisionRefusalCode, RevisionRefusalCode } from '../plan-decisions.ts';
-import type { Refused } from '../refusal.ts';
+import type { Refusal, Refused } from '../refusal.ts';
 import type { ConfirmRefusalCode } from '../target-decision.ts';
 import type { Text } from '../text.ts';
 import type { Conversation, EscalationAction, PlanVersionRecord, RunRecord } from './run-store.ts';
@@ -14,7 +14,8 @@ export interface ApproverDirectory {
 }
 
 /** What a follow-up did; `refused`: the person may not answer or cancel (only the requester or an approver may), nothing was recorded. */
-export type FollowUpOutcome = 'answered' | 'cancelled' | 'no-run' | 'ignored' | { refused: 'answer' | 'cancel'; requester: string };
+/** `refused`: the person may not answer or cancel for this run (the policy's words say who may); nothing was recorded. */
+export type FollowUpOutcome = 'answered' | 'cancelled' | 'no-run' | 'ignored' | { refused: Refusal<'not-requester-or-approver', Text> };
 
 export interface StartRunInput {
   task: string;

@@ -6,7 +6,8 @@ import { looksLikeSchedule } from '../../schedules/index.ts';
 import { describeError, tellPrivately, tellThread, TRY_AGAIN } from '../replies.ts';
 import { createScheduleFor, errorView, postViewInThread } from '../schedule-requests.ts';
 import { HELP_TEXT } from '../views/help.ts';
-import { mention } from '../views/text.ts';
+import type { Refusal } from '../../agent/refusal.ts';
+import { type Text, words } from '../../agent/text.ts';
 
 /** `<@UBOT> do the thing` → `do the thing`; Slack puts the mention first but a person may not. */
 export function taskText(text: string, botUserId: string | undefined): string {
@@ -22,9 +23,9 @@ export function followUpText(text: string): string {
 export const IGNORED_FOLLOW_UP =
   'Nothing in this thread\'s run is waiting for an answer. Say "cancel" to stop a run that is still going, or mention me outside this thread to start something new.';
 
-/** Only the requester or an approver answers the bot's question or cancels the run; nothing was recorded. */
-export function refusedFollowUp(what: 'answer' | 'cancel', requester: string): string {
-  return `Only ${mention(requester)} (who asked) or an approver may ${what === 'cancel' ? 'cancel this run' : "answer this run's question"}; your message changed nothing.`;
+/** The policy's words on who may answer or cancel for the run, and that nothing was recorded. */
+export function refusedFollowUp(refusal: Refusal<string, Text>): Text {
+  return words`${refusal.message} Your message changed nothing.`;
 }
 
 /** A message addressed to the bot: a mention in a channel, or a direct message. */
@@ -72,7 +73,7 @@ export async function handleMessageToBot(deps: BotDeps, client: SlackClient, mes
         await tellPrivately(client, deps.logger, { channel, user, threadTs, text: IGNORED_FOLLOW_UP });
       }
       if (typeof outcome === 'object') {
-        await tellPrivately(client, deps.logger, { channel, user, threadTs, text: refusedFollowUp(outcome.refused, outcome.requester) });
+        await tellPrivately(client, deps.logger, { channel, user, threadTs, text: refusedFollowUp(outcome.refused) });
         return;
       }
       if (outcome !== 'no-run') return;

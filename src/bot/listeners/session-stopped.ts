@@ -22,8 +22,7 @@ export function registerSessionStopped(app: App, deps: BotDeps): void {
     const { channel, user, thread_ts: threadTs } = parsed.data;
     try {
       const outcome = await deps.agent.followUp({ conversation: { channel, threadTs }, userId: user, text: 'cancel' });
-      if (typeof outcome === 'object')
-        await tellPrivately(client, deps.logger, { channel, user, threadTs, text: refusedFollowUp(outcome.refused, outcome.requester) });
+      if (typeof outcome === 'object') await tellPrivately(client, deps.logger, { channel, user, threadTs, text: refusedFollowUp(outcome.refused) });
     } catch (error) {
       deps.logger.error({ err: describeError(error), channel, eventId }, 'handling Stop failed');
     }

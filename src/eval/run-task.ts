@@ -4,7 +4,9 @@ import { createAgent } from '../agent/agent.ts';
 import type { AgentSettings } from '../agent/context.ts';
 import type { LogPort } from '../agent/ports/logger.ts';
 import type { LlmClient } from '../agent/ports/llm.ts';
+import type { EventsPort } from '../agent/ports/events.ts';
 import type { RunRecord, RunStore } from '../agent/ports/run-store.ts';
+import type { StepsPort } from '../agent/ports/steps.ts';
 import { eventsOfType } from '../agent/run-events.ts';
 import { InMemorySurface } from '../agent/testing/in-memory-surface.ts';
 import { checkExpectations, type Check, type RunFacts } from './check-expectations.ts';
@@ -99,7 +101,7 @@ function harnessChecks(input: { unknownTools: string[]; problems: string[]; erro
 }
 
 /** The run's end as a golden task names it; an aborted run that undid something is `rolled-back`. */
-async function outcomeOf(store: RunStore, run: RunRecord): Promise<RunOutcome | string> {
+async function outcomeOf(store: Pick<StepsPort, 'listSteps'>, run: RunRecord): Promise<RunOutcome | string> {
   if (run.status === 'awaiting-answer') return 'asked';
   if (run.status === 'aborted') {
     const undone = (await store.listSteps(run.id)).some((step) => step.kind === 'rollback' && step.status === 'succeeded');
@@ -114,7 +116,7 @@ function describeError(obj: object): string {
 }
 
 /** What the run's agent_task steps did (their agent-call events and step records), and which plan versions a fallback wrote. */
-async function agentFacts(store: RunStore, runId: string): Promise<Pick<RunFacts, 'agent' | 'fallbackAuthors'>> {
+async function agentFacts(store: Pick<EventsPort, 'listEvents'> & Pick<StepsPort, 'listSteps'>, runId: string): Promise<Pick<RunFacts, 'agent' | 'fallbackAuthors'>> {
   const events = await store.listEvents(runId);
   const calls = eventsOfType(events, 'agent-call');
   const last = (await store.listSteps(runId)).filter((step) => step.tool === 'agent_task').at(-1);

@@ -7,7 +7,7 @@
  */
 import { planChangedMessage } from './decision-refusals.ts';
 import type { Plan } from './plan.ts';
-import type { ApproverDirectory } from './ports/agent-api.ts';
+import type { ApproverDirectory } from './ports/approvers.ts';
 import type { ApprovalRecord, RunRecord } from './ports/run-store.ts';
 import type { Risk } from './ports/tool.ts';
 import { refuse, type Refused } from './refusal.ts';

@@ -1,16 +1,22 @@
 /** What every part of the agent works with: the ports, settings, and a few shared helpers. */
 import type { LlmClient, LlmResponse, LlmRole } from './ports/llm.ts';
 import type { LogPort } from './ports/logger.ts';
-import type { ApproverDirectory } from './ports/agent-api.ts';
+import type { ApproverDirectory } from './ports/approvers.ts';
 import type { RunStore } from './ports/run-store.ts';
 import type { Surface } from './ports/surface.ts';
 import type { AnyTool } from './ports/tool.ts';
-import type { HousekeepingSettings } from './housekeeping.ts';
 import type { Plan } from './plan.ts';
 import type { RepositoryAllowList } from './repository-allow-list.ts';
 import type { ReplicaSettings, RunLeases } from './run-leases.ts';
 import type { Budgets } from './stop-conditions.ts';
 import type { ToolRegistry } from './tool-registry.ts';
+
+/** Approval reminder and expiry, escalation re-ping, in minutes. */
+export interface HousekeepingSettings {
+  approvalRemindMin: number;
+  approvalExpireMin: number;
+  escalationRepingMin: number;
+}
 
 export interface AgentSettings {
   budgets: Budgets;

@@ -5,8 +5,8 @@
 import { checkRequesterOrApprover } from './approval-policy.ts';
 import type { AgentContext } from './context.ts';
 import { planRun } from './planning.ts';
-import type { FollowUpOutcome } from './ports/agent-api.ts';
-import type { Conversation, DecisionRefusalCode, RunRecord } from './ports/run-store.ts';
+import type { CancelRefusalCode, FollowUpOutcome } from './ports/agent-api.ts';
+import type { Conversation, RunRecord } from './ports/run-store.ts';
 import { redactText } from './redact.ts';
 import { decisionRefusal } from './decision-refusals.ts';
 import { refuse, type Refused } from './refusal.ts';
@@ -65,9 +65,6 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: { userId
   );
   return 'answered';
 }
-
-/** Why a cancel changed nothing: the run is gone or already ended, or who asked may not cancel it. */
-export type CancelRefusalCode = 'run-missing' | 'run-ended' | 'not-requester-or-approver' | DecisionRefusalCode;
 
 /** `checked`: the caller already made sure this person may cancel (the slow lookup is not repeated). */
 export async function cancelRun(

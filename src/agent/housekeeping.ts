@@ -3,15 +3,9 @@
  * and reports steps that look stuck. Every replica sweeps; the store's claimReminder lets each message
  * go out once, and finishRun's conditional transition lets one replica expire a plan.
  */
-import type { AgentContext } from './context.ts';
+import type { AgentContext, HousekeepingSettings } from './context.ts';
 import type { RunRecord, RunStatus } from './ports/run-store.ts';
 import { finishRun } from './run-ending.ts';
-
-export interface HousekeepingSettings {
-  approvalRemindMin: number;
-  approvalExpireMin: number;
-  escalationRepingMin: number;
-}
 
 export const DEFAULT_HOUSEKEEPING: HousekeepingSettings = { approvalRemindMin: 30, approvalExpireMin: 1440, escalationRepingMin: 60 };
 

@@ -2,7 +2,8 @@
 import { approvalNeed, checkApprover, checkRequesterOrApprover, checkVersion, planRisk, type ApproverRefusalCode } from './approval-policy.ts';
 import type { AgentContext } from './context.ts';
 import type { Result } from './errors.ts';
-import { problemWords, validatePlan } from './plan-validation.ts';
+import { problemWords } from './plan-problems.ts';
+import { validatePlan } from './plan-validation.ts';
 import { makePlan } from './planner.ts';
 import { addPlannedVersion, plannerDeps } from './planning.ts';
 import { decisionRefusal } from './decision-refusals.ts';

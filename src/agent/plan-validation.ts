@@ -8,37 +8,9 @@ import { PlanSchema, type Plan } from './plan.ts';
 import { ancestorsOf, findCycle } from './plan-graph.ts';
 import { findReferences } from './references.ts';
 import { checkPlanRepositories, type RepositoryAllowList } from './repository-allow-list.ts';
-import { setting, type Text, words } from './text.ts';
+import { problem, type PlanProblem } from './plan-problems.ts';
+import { setting, words } from './text.ts';
 import type { ToolRegistry } from './tool-registry.ts';
-
-/** What is wrong with a plan: a stable code, where (`s3.args.repo`, `steps`, `plan`), and what to fix. */
-export interface PlanProblem {
-  code: PlanProblemCode;
-  at: string;
-  message: Text;
-}
-
-export type PlanProblemCode =
-  | 'invalid-shape'
-  | 'empty-plan'
-  | 'too-many-steps'
-  | 'too-many-questions'
-  | 'duplicate-id'
-  | 'id-already-ran'
-  | 'depends-on-rollback'
-  | 'unknown-step'
-  | 'cycle'
-  | 'unknown-tool'
-  | 'invalid-args'
-  | 'reference-in-text'
-  | 'malformed-reference'
-  | 'reference-not-ready'
-  | 'repo-not-allowed';
-
-const problem = (code: PlanProblemCode, at: string, message: Text): PlanProblem => ({ code, at, message });
-
-/** One problem as one line of words: where, then what. */
-export const problemWords = (p: PlanProblem): Text => words`${p.at}: ${p.message}`;
 
 /** A person answers questions in one reply; more than this is an interrogation, not a plan. */
 export const MAX_QUESTIONS = 5;

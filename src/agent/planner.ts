@@ -5,7 +5,8 @@
 import { LlmError } from './errors.ts';
 import type { Plan } from './plan.ts';
 import type { PlanValidationOptions } from './plan-validation.ts';
-import { problemWords, validatePlan } from './plan-validation.ts';
+import { problemWords } from './plan-problems.ts';
+import { validatePlan } from './plan-validation.ts';
 import { PlannerAnswerSchema, answerToPlanInput, artifactShapedAnswer } from './planner-schema.ts';
 import { plannerSystemPrompt, plannerUserPrompt, repairPrompt, type PlanRequest } from './planner-prompt.ts';
 import type { LlmClient, LlmMessage, LlmResponse } from './ports/llm.ts';

@@ -1,6 +1,7 @@
 /** Plans a run (from a runbook, or the planner model) and stores the result as a new plan version. */
 import type { AgentContext } from './context.ts';
-import { problemWords, validatePlan } from './plan-validation.ts';
+import { problemWords } from './plan-problems.ts';
+import { validatePlan } from './plan-validation.ts';
 import { makePlan, type PlannedResult } from './planner.ts';
 import type { PlanRequest } from './planner-prompt.ts';
 import type { PlanVersionRecord, RunRecord } from './ports/run-store.ts';

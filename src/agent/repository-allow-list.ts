@@ -8,7 +8,7 @@ import type { Plan } from './plan.ts';
 import type { AnyTool } from './ports/tool.ts';
 import { findReferences } from './references.ts';
 import { targetArgNames } from './step-targets.ts';
-import type { PlanProblem } from './plan-validation.ts';
+import type { PlanProblem } from './plan-problems.ts';
 import { setting, type Text, words } from './text.ts';
 
 /** `owner/name` and `owner/*` entries, lower case; undefined when TANDEM_REPOS is unset (anything goes). */

@@ -1,5 +1,6 @@
 import type { Result } from '../agent/errors.ts';
-import type { AgentApi, ApproverDirectory } from '../agent/ports/agent-api.ts';
+import type { AgentApi } from '../agent/ports/agent-api.ts';
+import type { ApproverDirectory } from '../agent/ports/approvers.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ScheduleService } from '../schedules/index.ts';
 import type { FeedbackLog, RunQueries } from './ports.ts';

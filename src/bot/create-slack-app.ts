@@ -1,7 +1,8 @@
 import { App, HTTPReceiver, type Authorize, type CustomRoute } from '@slack/bolt';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AgentApi, ApproverDirectory } from '../agent/ports/agent-api.ts';
+import type { AgentApi } from '../agent/ports/agent-api.ts';
+import type { ApproverDirectory } from '../agent/ports/approvers.ts';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ScheduleService } from '../schedules/index.ts';

@@ -1,4 +1,4 @@
-import type { ApproverDirectory } from '../agent/ports/agent-api.ts';
+import type { ApproverDirectory } from '../agent/ports/approvers.ts';
 import type { Logger } from '../observability/logger.ts';
 import { describeError } from './replies.ts';
 import type { SlackClient } from './slack-client.ts';

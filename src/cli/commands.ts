@@ -1,19 +1,7 @@
+import type { CommandOptions } from './command-options.ts';
 import type { Config } from '../config/config.ts';
 import { migrateCommand, runsCommand, showCommand } from './store-commands.ts';
 import { UsageError } from './usage-error.ts';
-
-export interface CommandOptions {
-  limit: string | undefined;
-  local: boolean;
-  recorded: boolean;
-  /** eval: write the live model's answers to eval/recorded. */
-  record: boolean;
-  json: boolean;
-  /** audit: only this run. */
-  run: string | undefined;
-  /** eval: summarise stored feedback instead of running the golden tasks. */
-  feedback?: boolean;
-}
 
 type Command = (args: string[], options: CommandOptions, config: Readonly<Config>) => Promise<number>;
 

@@ -4,7 +4,7 @@ import type { Config } from '../config/config.ts';
 import { evalPassed, formatEvalReport, runEval, EVAL_SETTINGS, type EvalModel } from '../eval/index.ts';
 import { createLlmClient } from '../integrations/llm/index.ts';
 import { createLogger } from '../observability/logger.ts';
-import type { CommandOptions } from './commands.ts';
+import type { CommandOptions } from './command-options.ts';
 
 // Found relative to this file, so `tandem eval` works from any folder.
 const EVAL_DIR = fileURLToPath(new URL('../../eval', import.meta.url));

@@ -2,7 +2,7 @@
 import type { Config } from '../config/config.ts';
 import { openConfiguredDatabase } from '../runtime/open-database.ts';
 import { feedbackByAuthor } from '../store/index.ts';
-import type { CommandOptions } from './commands.ts';
+import type { CommandOptions } from './command-options.ts';
 
 export async function feedbackCommand(config: Readonly<Config>, options: Pick<CommandOptions, 'json'>): Promise<number> {
   const database = await openConfiguredDatabase(config);

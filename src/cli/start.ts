@@ -2,7 +2,7 @@ import type { Config } from '../config/config.ts';
 import { createLogger } from '../observability/logger.ts';
 import { withMcpSecrets } from '../runtime/mcp-secrets.ts';
 import { startTandem } from '../runtime/start-tandem.ts';
-import type { CommandOptions } from './commands.ts';
+import type { CommandOptions } from './command-options.ts';
 
 const NO_SLACK = `Tandem has no Slack app to talk to yet. To connect one, set (in the environment or a .env file):
   SLACK_BOT_TOKEN=xoxb-…     the app's Bot User OAuth Token

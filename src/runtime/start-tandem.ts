@@ -1,5 +1,5 @@
 import { createAgent, type Agent } from '../agent/agent.ts';
-import type { ApproverDirectory } from '../agent/ports/agent-api.ts';
+import type { ApproverDirectory } from '../agent/ports/approvers.ts';
 import type { LlmClient } from '../agent/ports/llm.ts';
 import type { RunStore } from '../agent/ports/run-store.ts';
 import type { AnyTool } from '../agent/ports/tool.ts';

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { problemWords, validatePlan, MAX_QUESTIONS } from '../../src/agent/plan-validation.ts';
+import { problemWords } from '../../src/agent/plan-problems.ts';
+import { validatePlan, MAX_QUESTIONS } from '../../src/agent/plan-validation.ts';
 import { createToolRegistry } from '../../src/agent/tool-registry.ts';
 import { SlackSurface } from '../../src/bot/slack-surface.ts';
 import { PLAN_MODIFY_ACTION } from '../../src/bot/views/plan-message.ts';

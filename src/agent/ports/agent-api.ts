@@ -1,19 +1,15 @@
 import type { Result } from '../errors.ts';
 import type { EscalationRefusalCode } from '../escalation-resolution.ts';
-import type { CancelRefusalCode } from '../follow-up.ts';
+import type { DecisionRefusalCode } from './plans.ts';
 import type { PlanDecisionRefusalCode, RevisionRefusalCode } from '../plan-decisions.ts';
 import type { Refusal, Refused } from '../refusal.ts';
 import type { ConfirmRefusalCode } from '../target-decision.ts';
 import type { Text } from '../text.ts';
 import type { Conversation, EscalationAction, PlanVersionRecord, RunRecord } from './run-store.ts';
 
-/** Who may approve: Slack resolves user groups (`S…`) to members; tests use a fixed list. */
-export interface ApproverDirectory {
-  /** True when the approver list is empty (anyone may approve) or the user is on it directly or through a group. */
-  isApprover(userId: string): Promise<boolean>;
-}
+/** Why a cancel did not happen. */
+export type CancelRefusalCode = 'run-missing' | 'run-ended' | 'not-requester-or-approver' | DecisionRefusalCode;
 
-/** What a follow-up did; `refused`: the person may not answer or cancel (only the requester or an approver may), nothing was recorded. */
 /** `refused`: the person may not answer or cancel for this run (the policy's words say who may); nothing was recorded. */
 export type FollowUpOutcome = 'answered' | 'cancelled' | 'no-run' | 'ignored' | { refused: Refusal<'not-requester-or-approver', Text> };
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createAgent, type Agent } from '../../../src/agent/agent.ts';
 import type { AgentSettings } from '../../../src/agent/context.ts';
 import type { LogPort } from '../../../src/agent/ports/logger.ts';
-import type { ApproverDirectory } from '../../../src/agent/ports/agent-api.ts';
+import type { ApproverDirectory } from '../../../src/agent/ports/approvers.ts';
 import type { Conversation, RunRecord, RunStore } from '../../../src/agent/ports/run-store.ts';
 import type { AnyTool } from '../../../src/agent/ports/tool.ts';
 import { InMemorySurface } from '../../../src/agent/testing/in-memory-surface.ts';

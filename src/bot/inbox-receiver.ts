@@ -79,7 +79,11 @@ export class InboxReceiver implements Receiver {
       await event.ack();
       return;
     }
-    await this.handle(key, { ...event, customProperties: { ...event.customProperties, inboxKey: key } });
+    // A click's ack carries nothing Slack reads, so once it is stored it is acknowledged here, before
+    // Bolt's middleware and listener matching run; the listener's own ack() is then a no-op.
+    const ackedHere = event.body.type === 'block_actions';
+    if (ackedHere) await event.ack();
+    await this.handle(key, { ...event, ...(ackedHere ? { ack: async () => undefined } : {}), customProperties: { ...event.customProperties, inboxKey: key } });
   }
 
   private async handle(key: string, event: ReceiverEvent): Promise<void> {

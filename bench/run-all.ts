@@ -10,6 +10,7 @@ import { FIGURES_PREFIX, formatValue, type Figure } from './support/figures.ts';
 interface Bench {
   script: string;
   args?: string[];
+  env?: Record<string, string>;
   needsPostgres?: boolean;
 }
 
@@ -18,6 +19,9 @@ const BENCHES: Bench[] = [
   { script: 'dag.ts', args: ['postgres'], needsPostgres: true },
   { script: 'replicas.ts', needsPostgres: true },
   { script: 'ack.ts' },
+  // The product's path: every request stored in a real inbox before its ack.
+  { script: 'ack.ts', env: { BENCH_INBOX: 'pglite' } },
+  { script: 'ack.ts', env: { BENCH_INBOX: 'postgres' }, needsPostgres: true },
   { script: 'memory.ts' },
 ];
 
@@ -26,6 +30,7 @@ const hasPostgres = Boolean(process.env.TEST_DATABASE_URL ?? process.env.DATABAS
 function runBench(bench: Bench): Promise<{ bench: string; figures: Figure[] }[]> {
   const child = spawn(process.execPath, ['--import', 'tsx', new URL(bench.script, import.meta.url).pathname, ...(bench.args ?? [])], {
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...bench.env },
   });
   const reports: { bench: string; figures: Figure[] }[] = [];
   createInterface({ input: child.stdout }).on('line', (line) => {
@@ -39,7 +44,7 @@ function runBench(bench: Bench): Promise<{ bench: string; figures: Figure[] }[]>
 
 const rows: string[][] = [];
 for (const bench of BENCHES) {
-  const name = [bench.script, ...(bench.args ?? [])].join(' ');
+  const name = [bench.script, ...(bench.args ?? []), ...Object.entries(bench.env ?? {}).map(([key, value]) => `${key}=${value}`)].join(' ');
   if (bench.needsPostgres && !hasPostgres) {
     rows.push([name, 'skipped: set TEST_DATABASE_URL to a PostgreSQL server', '', '', '']);
     continue;

@@ -19,7 +19,8 @@ function toRunbook(row: RunbookRow): Runbook | undefined {
   return {
     name: row.name,
     pattern: row.pattern,
-    description: row.createdBy ? `${from} by <@${row.createdBy}>` : from,
+    // Who saved it is `createdBy` (a Slack user id); a surface names them its own way.
+    description: from,
     preApproved: row.preApproved,
     plan: plan.data,
     params: row.params,

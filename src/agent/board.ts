@@ -5,14 +5,29 @@ import type { RunRecord, StepRecord } from './ports/run-store.ts';
 import type { BoardState, BoardStep } from './ports/surface.ts';
 import { SKIPPED_BY_PERSON } from './step-codes.ts';
 
-export function buildBoard(run: RunRecord, planVersion: number, plan: Plan, steps: readonly StepRecord[], now: Date): BoardState {
+/**
+ * Lines already drawn, by what they were drawn from (a step record, or a planned step not started yet).
+ * A record is replaced by a new object whenever it changes, so one that did not change keeps its line: a
+ * driver redrawing the board on every change of a plan with hundreds of steps does work in proportion to
+ * what changed, not to the plan. A line whose elapsed time runs with the clock is always drawn afresh.
+ */
+export type BoardLines = WeakMap<object, BoardStep>;
+
+export function buildBoard(run: RunRecord, planVersion: number, plan: Plan, steps: readonly StepRecord[], now: Date, drawn?: BoardLines): BoardState {
   const byKey = new Map(steps.map((step) => [`${step.planVersion}/${step.kind}/${step.stepId}`, step]));
+  const draw = (from: object, record: StepRecord | undefined, base: Pick<BoardStep, 'stepId' | 'title' | 'tool' | 'kind'>): BoardStep => {
+    const cached = drawn?.get(from);
+    if (cached) return cached;
+    const drawnLine = line(record, base, now);
+    if (!record || !record.startedAt || record.finishedAt) drawn?.set(from, drawnLine);
+    return drawnLine;
+  };
   const lines: BoardStep[] = plan.steps.map((planned) => {
     const record = byKey.get(`${planVersion}/forward/${planned.id}`);
-    return line(record, { stepId: planned.id, title: planned.title, tool: planned.tool, kind: 'forward' }, now);
+    return draw(record ?? planned, record, { stepId: planned.id, title: planned.title, tool: planned.tool, kind: 'forward' });
   });
   for (const record of steps) {
-    if (record.kind === 'rollback') lines.push(line(record, { stepId: record.stepId, title: record.title, tool: record.tool, kind: 'rollback' }, now));
+    if (record.kind === 'rollback') lines.push(draw(record, record, { stepId: record.stepId, title: record.title, tool: record.tool, kind: 'rollback' }));
   }
   return {
     runId: run.id,

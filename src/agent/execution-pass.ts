@@ -4,7 +4,7 @@
  * The driver asks executor-decisions.ts what to do with `state()` and calls the methods here to do it.
  */
 import { riskOfTool } from './approval-policy.ts';
-import { buildBoard } from './board.ts';
+import { buildBoard, type BoardLines } from './board.ts';
 import type { AgentContext } from './context.ts';
 import { createEventLog, type EventLog } from './event-log.ts';
 import { nextActions, type ExecutorState } from './executor-decisions.ts';
@@ -57,6 +57,8 @@ export class ExecutionPass {
   systemError: unknown = null;
   private readonly outputs: Map<string, Record<string, unknown>>;
   private readonly notes = new Map<string, string>();
+  /** Board lines of records that did not change since the last report (see BoardLines). */
+  private readonly drawn: BoardLines = new WeakMap();
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly specs: ReadonlyMap<string, Plan['steps'][number]>;
   private readonly writes: JoinedClaims;
@@ -195,7 +197,7 @@ export class ExecutionPass {
     const steps = [...this.records.values()].map((step) =>
       notes.has(step.stepId) && !step.error ? { ...step, error: { message: notes.get(step.stepId)! } } : step,
     );
-    void ctx.surface.reportProgress(run, buildBoard(run, this.version, this.plan, steps, ctx.now())).catch(() => undefined);
+    void ctx.surface.reportProgress(run, buildBoard(run, this.version, this.plan, steps, ctx.now(), this.drawn)).catch(() => undefined);
   }
 
   private async mirrorOutcome(stepId: string, outcome: StepOutcome): Promise<void> {

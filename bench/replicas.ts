@@ -91,7 +91,7 @@ async function worker(url: string, owner: string, runs: number): Promise<void> {
 async function measure(url: string, replicaCount: number): Promise<{ stepsPerSecond: number; cpuShare: number }> {
   const children = Array.from({ length: replicaCount }, (_, i) =>
     fork(fileURLToPath(import.meta.url), ['--worker', url, `bench-${replicaCount}-${i}-${randomBytes(2).toString('hex')}`, String(RUNS / replicaCount)], {
-      execArgv: ['--import', 'tsx'],
+      execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
     }),
   );
   const message = (child: (typeof children)[number]) =>

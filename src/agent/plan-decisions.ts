@@ -2,14 +2,14 @@
 import { approvalNeed, checkApprover, checkRequesterOrApprover, checkVersion, planRisk, type ApproverRefusalCode } from './approval-policy.ts';
 import type { AgentContext } from './context.ts';
 import type { Result } from './errors.ts';
-import { problemWords } from './plan-problems.ts';
+import { problemWords, type PlanProblem, type PlanProblemCode } from './plan-problems.ts';
 import { validatePlan } from './plan-validation.ts';
 import { makePlan } from './planner.ts';
 import { addPlannedVersion, plannerDeps } from './planning.ts';
 import { decisionRefusal } from './decision-refusals.ts';
 import type { DecisionInput, DecisionRefusalCode, PlanVersionRecord, RunRecord } from './ports/run-store.ts';
 import { proposeVersion } from './proposal.ts';
-import { refuse, type Refused } from './refusal.ts';
+import { refuse, type Refusal, type Refused } from './refusal.ts';
 import { summarizeEnded } from './run-ending.ts';
 import { completedStepIds } from './step-facts.ts';
 import { person, type Text, words } from './text.ts';
@@ -93,32 +93,40 @@ async function validateEdit(ctx: AgentContext, input: { runId: string; plan: unk
   });
 }
 
-export async function checkEdit(ctx: AgentContext, input: { runId: string; planVersion: number; plan: unknown }): Promise<Result<void, Text[]>> {
+/** Why a person's edit was not taken: a refusal, or each thing wrong with the edited plan, every one with its code. */
+export type EditProblem = Refusal<DecisionRefusalCode | 'version-missing' | 'not-requester-or-approver' | PlanProblemCode, Text>;
+
+const editProblems = (problems: readonly PlanProblem[]): { ok: false; error: EditProblem[] } => ({
+  ok: false,
+  error: problems.map((problem) => ({ code: problem.code, message: problemWords(problem) })),
+});
+
+export async function checkEdit(ctx: AgentContext, input: { runId: string; planVersion: number; plan: unknown }): Promise<Result<void, EditProblem[]>> {
   const run = await ctx.store.getRun(input.runId);
-  if (!run) return { ok: false, error: ['That run does not exist.'] };
+  if (!run) return { ok: false, error: [{ code: 'run-missing', message: 'That run does not exist.' }] };
   const current = checkVersion(run, input.planVersion);
-  if (!current.ok) return { ok: false, error: [current.error.message] };
+  if (!current.ok) return { ok: false, error: [current.error] };
   const checked = await validateEdit(ctx, input);
-  return checked.ok ? { ok: true, value: undefined } : { ok: false, error: checked.error.map(problemWords) };
+  return checked.ok ? { ok: true, value: undefined } : editProblems(checked.error);
 }
 
 export async function editPlan(
   ctx: AgentContext,
   input: { runId: string; planVersion: number; userId: string; plan: unknown },
-): Promise<Result<PlanVersionRecord, Text[]>> {
+): Promise<Result<PlanVersionRecord, EditProblem[]>> {
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
-  if (!loaded.ok) return { ok: false, error: [loaded.error.message] };
+  if (!loaded.ok) return { ok: false, error: [loaded.error] };
   const { run } = loaded.value;
   const may = await checkRequesterOrApprover({ action: 'edit', userId: input.userId, requester: run.requester, approvers: ctx.approvers });
-  if (!may.ok) return { ok: false, error: [may.error.message] };
+  if (!may.ok) return { ok: false, error: [may.error] };
   const checked = await validateEdit(ctx, input);
-  if (!checked.ok) return { ok: false, error: checked.error.map(problemWords) };
+  if (!checked.ok) return editProblems(checked.error);
   // From here the run is `planning`: no click on the version being replaced can approve it any more.
   const decided = await decideOnPending(ctx, input, {
     to: 'planning',
     event: { type: 'plan-edit-started', data: { version: input.planVersion, by: input.userId } },
   });
-  if (!decided.ok) return { ok: false, error: [decided.error.message] };
+  if (!decided.ok) return { ok: false, error: [decided.error] };
   const record = await ctx.store.addPlanVersion({
     runId: run.id,
     plan: checked.value,

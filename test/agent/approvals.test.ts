@@ -70,7 +70,13 @@ describe('approvals', () => {
     const v1 = (await h.store.getPlanVersion(run.id, 1))!.plan;
     const broken = { ...v1, steps: [...v1.steps, { id: 's3', title: 'x', tool: 'merge_thing', args: { number: 'eight' }, dependsOn: ['s9'] }] };
     const check = await h.agent.checkEdit({ runId: run.id, planVersion: 1, plan: broken });
-    expect(check).toEqual({ ok: false, error: expect.arrayContaining(['s3.dependsOn: unknown step s9', expect.stringMatching(/^s3\.args\.number: /)]) });
+    expect(check).toEqual({
+      ok: false,
+      error: expect.arrayContaining([
+        { code: 'unknown-step', message: 's3.dependsOn: unknown step s9' },
+        { code: 'invalid-args', message: expect.stringMatching(/^s3\.args\.number: /) },
+      ]),
+    });
     expect(await h.agent.editPlan({ runId: run.id, planVersion: 1, userId: 'UREQ', plan: broken })).toMatchObject({ ok: false });
     expect(await h.store.listPlanVersions(run.id)).toHaveLength(1);
 

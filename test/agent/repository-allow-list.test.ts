@@ -99,7 +99,8 @@ describe('runs under TANDEM_REPOS', () => {
     const edited = { ...v1, rollback: [{ id: 'r1', title: 'undo', tool: 'github_create_issue', args: { repo: 'globex-evil/web', title: 'y' } }] };
 
     const checked = await h.agent.checkEdit({ runId: run.id, planVersion: 1, plan: edited });
-    expect(checked.ok ? [] : checked.error.map(said)).toEqual([
+    expect(checked.ok ? [] : checked.error.map((problem) => problem.code)).toEqual(['repo-not-allowed']);
+    expect(checked.ok ? [] : checked.error.map((problem) => said(problem.message))).toEqual([
       'r1.args.repo: globex-evil/web is not on the allow-list: TANDEM_REPOS allows only acme/api, globex/*',
     ]);
     expect((await h.agent.editPlan({ runId: run.id, planVersion: 1, userId: 'UREQ', plan: edited })).ok).toBe(false);

@@ -23,9 +23,11 @@ beforeAll(async () => {
   // The real plan check behind the agent port, so "valid" means what it means in production.
   h.agent.answers.checkEdit = async (input) => {
     const checked = validate(input.plan);
-    return checked.ok ? { ok: true, value: undefined } : { ok: false, error: checked.error.map(problemWords) };
+    return checked.ok
+      ? { ok: true, value: undefined }
+      : { ok: false, error: checked.error.map((problem) => ({ code: problem.code, message: problemWords(problem) })) };
   };
-  h.agent.answers.editPlan = async () => ({ ok: false, error: ['not saved in this test'] });
+  h.agent.answers.editPlan = async () => ({ ok: false, error: [{ code: 'not-waiting', message: 'not saved in this test' }] });
   h.runs.runs.push(run);
   const plan = makePlan(2);
   h.runs.plans.push({

@@ -113,7 +113,7 @@ describe('Modify', () => {
   });
 
   it("shows the agent's plan problems as a field error", async () => {
-    h.agent.answers.checkEdit = async () => ({ ok: false, error: ['s2: tool "nope" is not registered'] });
+    h.agent.answers.checkEdit = async () => ({ ok: false, error: [{ code: 'unknown-tool', message: 's2: tool "nope" is not registered' }] });
     const view = await openModal();
     const response = await h.driver.submitView({
       user: 'UEDIT',

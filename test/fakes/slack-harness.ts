@@ -43,7 +43,7 @@ export class RecordingAgent implements AgentApi {
   async editPlan(input: Parameters<AgentApi['editPlan']>[0]) {
     this.record('editPlan', input);
     if (this.answers.editPlan) return this.answers.editPlan(input);
-    return { ok: false as const, error: ['not scripted'] };
+    return { ok: false as const, error: [{ code: 'not-waiting' as const, message: 'not scripted' }] };
   }
   async revisePlan(input: Parameters<AgentApi['revisePlan']>[0]) {
     this.record('revisePlan', input);

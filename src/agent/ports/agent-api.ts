@@ -1,7 +1,7 @@
 import type { Result } from '../errors.ts';
 import type { EscalationRefusalCode } from '../escalation-resolution.ts';
 import type { DecisionRefusalCode } from './plans.ts';
-import type { PlanDecisionRefusalCode, RevisionRefusalCode } from '../plan-decisions.ts';
+import type { EditProblem, PlanDecisionRefusalCode, RevisionRefusalCode } from '../plan-decisions.ts';
 import type { Refusal, Refused } from '../refusal.ts';
 import type { ConfirmRefusalCode } from '../target-decision.ts';
 import type { Text } from '../text.ts';
@@ -32,8 +32,8 @@ export interface AgentApi {
   startRun(input: StartRunInput): Promise<RunRecord>;
   decide(input: { runId: string; planVersion: number; userId: string; decision: 'approve' | 'reject' }): Promise<Refused<void, PlanDecisionRefusalCode, Text>>;
   /** Checks a person's edit without storing it (for a modal's field errors); each string names the problem. */
-  checkEdit(input: { runId: string; planVersion: number; plan: unknown }): Promise<Result<void, Text[]>>;
-  editPlan(input: { runId: string; planVersion: number; userId: string; plan: unknown }): Promise<Result<PlanVersionRecord, Text[]>>;
+  checkEdit(input: { runId: string; planVersion: number; plan: unknown }): Promise<Result<void, EditProblem[]>>;
+  editPlan(input: { runId: string; planVersion: number; userId: string; plan: unknown }): Promise<Result<PlanVersionRecord, EditProblem[]>>;
   revisePlan(input: { runId: string; planVersion: number; userId: string; instruction: string }): Promise<Refused<void, RevisionRefusalCode, Text>>;
   resolveEscalation(input: { escalationId: string; userId: string; action: EscalationAction }): Promise<Refused<void, EscalationRefusalCode, Text>>;
   /** A message in a run's conversation: answers a pending question, or "cancel" stops the run. */

@@ -36,10 +36,16 @@ export function registerModifySubmit(app: App, deps: BotDeps): void {
     // Whatever the YAML holds, the modal is answered: a check that throws is a field error too.
     const checked = await withinBudget(deps.agent.checkEdit({ ...ref, plan: parsed.value })).catch((error: unknown) => ({
       ok: false as const,
-      error: [`this plan could not be checked: ${describeError(error)}`],
+      error: [{ code: 'check-failed', message: `this plan could not be checked: ${describeError(error)}` }],
     }));
     if (checked && !checked.ok) {
-      await ack({ response_action: 'errors', errors: planErrors(submission.parts, checked.error) });
+      await ack({
+        response_action: 'errors',
+        errors: planErrors(
+          submission.parts,
+          checked.error.map((problem) => problem.message),
+        ),
+      });
       return;
     }
     await ack();
@@ -47,7 +53,16 @@ export function registerModifySubmit(app: App, deps: BotDeps): void {
       const edited = await deps.agent.editPlan({ ...ref, userId, plan: parsed.value });
       return edited.ok
         ? { ok: true, value: undefined }
-        : { ok: false, error: { code: 'edit-refused', message: words`Your edit was not saved: ${joined(edited.error, '; ')}` } };
+        : {
+            ok: false,
+            error: {
+              code: 'edit-refused',
+              message: words`Your edit was not saved: ${joined(
+                edited.error.map((problem) => problem.message),
+                '; ',
+              )}`,
+            },
+          };
     });
   });
 }

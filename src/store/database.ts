@@ -11,6 +11,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { acquireDataDirLock } from './data-dir-lock.ts';
+import { preparingClient } from './prepared-client.ts';
 import * as schema from './schema.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -92,7 +93,7 @@ async function openPglite(dataDir: string | undefined, onClose: () => void): Pro
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
   const client = postgres(url, { max: poolSize, onnotice: () => {}, connect_timeout: 10 });
-  const db = drizzlePostgres(client, { schema });
+  const db = drizzlePostgres(preparingClient(client), { schema });
   return {
     db,
     engine: 'postgres',

@@ -1,11 +1,13 @@
 /**
  * The run's event log, written off the critical path: a step does not wait for its own log line, and
  * appends made while a write is under way go out together as the next batch (one statement, one
- * commit), in call order. The durable transition a step depends on is the step row (claimStep /
- * finishStep), which is always awaited; flush() before the run moves on.
+ * commit), in call order. A step's start and end are not written here: they go in the same statement
+ * as the step row's transition (claimStep / finishStep), which is always awaited; the runner flushes
+ * the log before a step's end, so what the step logged while it ran stays ahead of it. flush() before
+ * the run moves on.
  */
 import type { AgentContext } from './context.ts';
-import type { RunEventArgs, RunEventInput } from './run-events.ts';
+import { runEvent, type RunEventArgs, type RunEventInput } from './run-events.ts';
 
 export interface EventLog {
   /** A known event type with its payload: `append('step-started', {…})`. */
@@ -29,8 +31,8 @@ export function createEventLog(ctx: AgentContext, runId: string): EventLog {
     writing = null;
   };
   return {
-    append(...[type, data]) {
-      pending.push({ type, data } as RunEventInput);
+    append(...event) {
+      pending.push(runEvent(...event));
       writing ??= writeBatches();
     },
     flush: () => writing ?? Promise.resolve(),

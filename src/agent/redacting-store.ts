@@ -11,7 +11,7 @@ import type { NewOwedMessage, OutboxPort } from './ports/outbox.ts';
 import type { PlansPort } from './ports/plans.ts';
 import type { RunStore } from './ports/run-store.ts';
 import type { RunsPort } from './ports/runs.ts';
-import type { StepsPort } from './ports/steps.ts';
+import type { FinishStepInput, StepsPort } from './ports/steps.ts';
 import { redactText, redactValue } from './redact.ts';
 import { mapEventArgs, mapEventData } from './run-events.ts';
 
@@ -52,14 +52,20 @@ const plans = (store: PlansPort, redact: Redact): Partial<PlansPort> => ({
   answer: (input) => store.answer({ ...input, answer: redact.text(input.answer) }),
 });
 
-const steps = (store: StepsPort, redact: Redact): Partial<StepsPort> => ({
-  createSteps: (runId, version, newSteps) =>
-    store.createSteps(
-      runId,
-      version,
-      newSteps.map((step) => ({ ...step, title: redact.text(step.title), plannedArgs: redact.value(step.plannedArgs) })),
-    ),
-});
+const steps = (store: StepsPort, redact: Redact): Partial<StepsPort> => {
+  const finishing = (input: FinishStepInput): FinishStepInput =>
+    input.events ? { ...input, events: input.events.map((event) => mapEventData(event, redact.value)) } : input;
+  return {
+    finishStep: (input) => store.finishStep(finishing(input)),
+    finishStepAndClaim: (finish, claims) => store.finishStepAndClaim(finishing(finish), claims),
+    createSteps: (runId, version, newSteps) =>
+      store.createSteps(
+        runId,
+        version,
+        newSteps.map((step) => ({ ...step, title: redact.text(step.title), plannedArgs: redact.value(step.plannedArgs) })),
+      ),
+  };
+};
 
 const events = (store: EventsPort, redact: Redact): Partial<EventsPort> => ({
   appendEvent: (runId, ...event) => store.appendEvent(runId, ...mapEventArgs(event, redact.value)),

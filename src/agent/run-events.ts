@@ -126,6 +126,9 @@ export type RunEventInput = { [T in RunEventType]: { type: T; data: RunEventData
 /** The same as positional arguments `(type, data)`, so `append('step-started', {…})` is checked against that type's payload. */
 export type RunEventArgs = { [T in RunEventType]: [type: T, data: RunEventData<T>] }[RunEventType];
 
+/** `(type, data)` as one event value; the arguments are checked against each other, the pair is what TypeScript cannot narrow. */
+export const runEvent = (...[type, data]: RunEventArgs): RunEventInput => ({ type, data }) as RunEventInput;
+
 /** A stored row this version cannot read as a known event: kept, with its stored type and payload, for `tandem show`. */
 export interface UnknownRunEvent {
   type: 'unknown';

@@ -19,6 +19,7 @@ import { stepTimeoutMs } from './stop-conditions.ts';
 import { confirmationGate } from './target-confirmation.ts';
 import { callTool, type CallOutcome } from './tool-call.ts';
 import { plainText } from './text.ts';
+import { runEvent } from './run-events.ts';
 
 export interface StepSpec {
   planVersion: number;
@@ -59,7 +60,6 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
   const claimed = await claim(ctx, step, ready.args);
   if (!claimed) return { status: 'lost' };
   options.onClaimed?.(claimed);
-  options.events.append('step-started', { ...step.key, kind: spec.kind, attempt: claimed.attempt, tool: spec.tool });
 
   const result = await invokeTool(ctx, step, ready, claimed, options);
   return settle(ctx, { ...step, attempt: claimed.attempt }, ready, result);
@@ -116,7 +116,13 @@ async function claim(ctx: AgentContext, step: StepInRun, args: Record<string, un
   // Alone on the store the lease only names us; with peers the heartbeat renews it while the tool runs,
   // so it can be short and a dead replica's step is found quickly.
   const leaseMs = ctx.soleOwner ? stepTimeoutMs(ctx.settings.budgets) + 60_000 : ctx.leases.settings.leaseMs;
-  return step.writes.claimStep({ ...step.key, owner: ctx.owner, leaseMs, executedArgs: redactValue(args, ctx.settings.secrets) });
+  return step.writes.claimStep({
+    ...step.key,
+    owner: ctx.owner,
+    leaseMs,
+    executedArgs: redactValue(args, ctx.settings.secrets),
+    started: { kind: step.spec.kind, tool: step.spec.tool },
+  });
 }
 
 async function invokeTool(ctx: AgentContext, step: StepInRun, call: ReadyCall, claimed: StepRecord, options: RunStepOptions): Promise<CallOutcome> {
@@ -205,7 +211,8 @@ async function finish(
   status: FinalStatus,
   extra: { output?: Record<string, unknown> | null; error?: StepErrorRecord | null },
 ): Promise<boolean> {
-  const stored = await step.writes.finishStep({ ...step.key, attempt: step.attempt, status, ...extra });
-  if (stored) step.events.append(`step-${status}`, { ...step.key, kind: step.spec.kind, attempt: step.attempt, error: extra.error ?? undefined });
-  return stored;
+  // What the step logged while it ran (a retry, its evaluation) is numbered ahead of its end.
+  await step.events.flush();
+  const ended = runEvent(`step-${status}`, { ...step.key, kind: step.spec.kind, attempt: step.attempt, error: extra.error ?? undefined });
+  return step.writes.finishStep({ ...step.key, attempt: step.attempt, status, ...extra, events: [ended] });
 }

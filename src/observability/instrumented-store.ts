@@ -1,6 +1,6 @@
 import { FINAL_RUN_STATUSES, type FinishStepInput, type RunStore, type StepRecord, type StepStatus } from '../agent/ports/run-store.ts';
 import { decorate } from '../agent/ports/decorate.ts';
-import type { RunEventInput } from '../agent/run-events.ts';
+import { runEvent, type RunEventInput } from '../agent/run-events.ts';
 import type { Metrics } from './metrics.ts';
 
 /**
@@ -114,7 +114,7 @@ function callCounting(store: RunStore, metrics: Metrics): Overrides {
   return {
     async appendEvent(runId, ...args) {
       const event = await store.appendEvent(runId, ...args);
-      countAgentCall({ type: args[0], data: args[1] } as RunEventInput);
+      countAgentCall(runEvent(...args));
       return event;
     },
     async appendEvents(runId, events) {

@@ -18,7 +18,8 @@ import { claimReminder } from './reminders-repository.ts';
 import { claimOwed, deferOwed, finishRunRecord, insertOwed, markOwedSent } from './outbox-repository.ts';
 import { answerOldestQuestion, insertQuestion, selectQuestions } from './questions-repository.ts';
 import { insertRun, patchRun, selectRun, selectRunByConversation, selectRunByRequest, selectRuns, transitionRunStatus } from './runs-repository.ts';
-import { claimStep, finishStep, finishStepAndClaim, insertSteps, selectAttempts, selectSteps, setStepStatus } from './steps-repository.ts';
+import { insertSteps, selectAttempts, selectSteps, setStepStatus } from './steps-repository.ts';
+import { writeStepTransitions } from './step-transitions.ts';
 import { insertUsage, sumUsage, sumUsageByModel } from './usage-repository.ts';
 
 const runs = (db: Db): RunsPort => ({
@@ -60,9 +61,9 @@ const plans = (db: Db): PlansPort => ({
 const steps = (db: Db): StepsPort => ({
   createSteps: (runId, planVersion, newSteps) => insertSteps(db, runId, planVersion, newSteps),
   listSteps: (runId, planVersion) => selectSteps(db, runId, planVersion),
-  claimStep: (input) => claimStep(db, input),
-  finishStep: (input) => finishStep(db, input),
-  finishStepAndClaim: (finish, claims) => finishStepAndClaim(db, finish, claims),
+  claimStep: async (input) => (await writeStepTransitions(db, { ...input, claims: [input] })).claimed[0],
+  finishStep: async (input) => (await writeStepTransitions(db, { ...input, finish: input, claims: [] })).finished,
+  finishStepAndClaim: (finish, claims) => writeStepTransitions(db, { runId: finish.runId, planVersion: finish.planVersion, finish, claims }),
   setStepStatus: (input) => setStepStatus(db, input),
   listAttempts: (runId) => selectAttempts(db, runId),
 });

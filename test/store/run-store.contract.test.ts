@@ -138,6 +138,32 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     ]);
   });
 
+  it("records a step's start and end in the same write as its transition, in order, and nothing for a transition that lost", async () => {
+    const { run, version } = await withPlannedSteps();
+    const key = { runId: run.id, planVersion: version };
+    const claim = (stepId: string) => ({ ...key, stepId, owner: 'me', leaseMs: 30_000, executedArgs: {}, started: { kind: 'forward' as const, tool: 'x' } });
+    const ended = (stepId: string, attempt: number) => ({ type: 'step-succeeded' as const, data: { ...key, stepId, kind: 'forward' as const, attempt } });
+    await store.appendEvent(run.id, 'run-resumed', {});
+    const s1 = await store.claimStep(claim('s1'));
+    // Lost: a second claim of s1, a finish of an attempt that is not the live one.
+    expect(await store.claimStep(claim('s1'))).toBeUndefined();
+    expect(await store.finishStep({ ...key, stepId: 's1', attempt: 9, status: 'succeeded', output: {}, events: [ended('s1', 9)] })).toBe(false);
+    const joined = await store.finishStepAndClaim({ ...key, stepId: 's1', attempt: s1!.attempt, status: 'succeeded', output: {}, events: [ended('s1', 1)] }, [
+      claim('s2'),
+    ]);
+    expect(joined.claimed.map((step) => step.stepId)).toEqual(['s2']);
+    const events = await store.listEvents(run.id);
+    expect(events.map((event) => [event.seq, event.type, 'stepId' in event.data ? event.data.stepId : null])).toEqual([
+      [1, 'run-resumed', null],
+      [2, 'step-started', 's1'],
+      [3, 'step-succeeded', 's1'],
+      [4, 'step-started', 's2'],
+    ]);
+    expect(events[1]).toMatchObject({ type: 'step-started', data: { ...key, stepId: 's1', kind: 'forward', attempt: 1, tool: 'x' } });
+    // The run's counter went on from there: a later append is numbered after them.
+    expect((await store.appendEvent(run.id, 'run-resumed', {})).seq).toBe(5);
+  });
+
   it('a joined claim keeps the claim gate: a step of a version that is not the one executing is finished but its dependant not claimed', async () => {
     const { run, version } = await withPlannedSteps();
     const s1 = await store.claimStep({ runId: run.id, planVersion: version, stepId: 's1', owner: 'me', leaseMs: 30_000, executedArgs: {} });

@@ -1,4 +1,5 @@
 import type { Risk } from './tool.ts';
+import type { RunEventInput } from '../run-events.ts';
 
 export type StepStatus =
   | 'pending'
@@ -66,6 +67,8 @@ export interface ClaimStepInput {
   owner: string;
   leaseMs: number;
   executedArgs: Record<string, unknown>;
+  /** When set, the claim also records `step-started` (with the attempt it took), in the same write. */
+  started?: { kind: StepKind; tool: string };
 }
 
 export interface FinishStepInput {
@@ -76,6 +79,8 @@ export interface FinishStepInput {
   status: 'succeeded' | 'failed' | 'uncertain' | 'cancelled' | 'waiting';
   output?: Record<string, unknown> | null;
   error?: StepErrorRecord | null;
+  /** Recorded in the same write, and only if the finish stores (the step's end event). */
+  events?: readonly RunEventInput[];
 }
 
 /** A plan version's steps and each attempt at them; a claim or a finish is won by exactly one caller. */
@@ -93,7 +98,7 @@ export interface StepsPort {
   /**
    * finishStep and then, only if it stored, claimStep for each of `claims` (each under the claim's own
    * conditions), in one transaction: a dependant's start costs no commit of its own. `claimed` holds the
-   * claims that won.
+   * claims that won, with their `started` events after the finish's events.
    */
   finishStepAndClaim(finish: FinishStepInput, claims: readonly ClaimStepInput[]): Promise<{ finished: boolean; claimed: StepRecord[] }>;
   /** For steps not running: skip, cancel, reset to pending (retry), or settle a waiting / uncertain step. */

@@ -1,6 +1,7 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import { jsonParam, rawRows } from './raw-rows.ts';
 import { parseRunEvent, type RunEvent } from '../agent/run-events.ts';
+import { builtOnce } from './built-once.ts';
 import type { Db } from './database.ts';
 import { events } from './schema.ts';
 
@@ -43,8 +44,17 @@ export async function appendEvent(db: Db, runId: string, type: string, data: Rec
   return event!;
 }
 
+const eventsOfRun = builtOnce((db) =>
+  db
+    .select()
+    .from(events)
+    .where(eq(events.runId, sql.placeholder('runId')))
+    .orderBy(asc(events.seq))
+    .prepare('events_of_run'),
+);
+
 export async function selectEvents(db: Db, runId: string): Promise<RunEvent[]> {
-  const rows = await db.select().from(events).where(eq(events.runId, runId)).orderBy(asc(events.seq));
+  const rows = await eventsOfRun(db).execute({ runId });
   // Parsed by each type's schema; a row an older version wrote in another shape reads as an `unknown` event.
   return rows.map(parseRunEvent);
 }

@@ -5,6 +5,7 @@
  */
 import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { RunRecord, RunStatus } from '../agent/ports/run-store.ts';
+import { builtOnce } from './built-once.ts';
 import type { Db } from './database.ts';
 import { toRunRecord } from './runs-repository.ts';
 import { replicas, runs, steps } from './schema.ts';
@@ -78,11 +79,16 @@ export async function renewLeases(db: Db, input: { owner: string; leaseMs: numbe
 }
 
 /** Released means expired now: a peer's adoption scan takes it at once (a never-leased run waits out the grace period). */
-export async function releaseRunLease(db: Db, input: { runId: string; owner: string }): Promise<void> {
-  await db
+const releaseLease = builtOnce((db) =>
+  db
     .update(runs)
     .set({ leaseUntil: sql`now()` })
-    .where(and(eq(runs.id, input.runId), eq(runs.leaseOwner, input.owner)));
+    .where(and(eq(runs.id, sql.placeholder('runId')), eq(runs.leaseOwner, sql.placeholder('owner'))))
+    .prepare('release_run_lease'),
+);
+
+export async function releaseRunLease(db: Db, input: { runId: string; owner: string }): Promise<void> {
+  await releaseLease(db).execute({ runId: input.runId, owner: input.owner });
 }
 
 /**

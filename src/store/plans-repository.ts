@@ -2,6 +2,7 @@ import { asc, eq, and, sql } from 'drizzle-orm';
 import type { ApprovalRecord, NewApproval, PlanVersionRecord } from '../agent/ports/run-store.ts';
 import { PlanSchema, type Plan } from '../agent/plan.ts';
 import type { Text } from '../agent/text.ts';
+import { builtOnce } from './built-once.ts';
 import type { Db } from './database.ts';
 import { isUniqueViolation } from './errors.ts';
 import { approvals, planVersions } from './schema.ts';
@@ -49,16 +50,30 @@ export async function insertPlanVersion(
   }
 }
 
-export async function selectPlanVersion(db: Db, runId: string, version: number): Promise<PlanVersionRecord | undefined> {
-  const [row] = await db
+const planVersionByNumber = builtOnce((db) =>
+  db
     .select()
     .from(planVersions)
-    .where(and(eq(planVersions.runId, runId), eq(planVersions.version, version)));
+    .where(and(eq(planVersions.runId, sql.placeholder('runId')), eq(planVersions.version, sql.placeholder('version'))))
+    .prepare('plan_version_by_number'),
+);
+
+export async function selectPlanVersion(db: Db, runId: string, version: number): Promise<PlanVersionRecord | undefined> {
+  const [row] = await planVersionByNumber(db).execute({ runId, version });
   return row ? toPlanVersion(row) : undefined;
 }
 
+const planVersionsOfRun = builtOnce((db) =>
+  db
+    .select()
+    .from(planVersions)
+    .where(eq(planVersions.runId, sql.placeholder('runId')))
+    .orderBy(asc(planVersions.version))
+    .prepare('plan_versions_of_run'),
+);
+
 export async function selectPlanVersions(db: Db, runId: string): Promise<PlanVersionRecord[]> {
-  const rows = await db.select().from(planVersions).where(eq(planVersions.runId, runId)).orderBy(asc(planVersions.version));
+  const rows = await planVersionsOfRun(db).execute({ runId });
   return rows.map(toPlanVersion);
 }
 
@@ -83,7 +98,16 @@ export async function insertApproval(db: Db, input: NewApproval): Promise<Approv
   return toApproval(row!);
 }
 
+const approvalsOfRun = builtOnce((db) =>
+  db
+    .select()
+    .from(approvals)
+    .where(eq(approvals.runId, sql.placeholder('runId')))
+    .orderBy(asc(approvals.id))
+    .prepare('approvals_of_run'),
+);
+
 export async function selectApprovals(db: Db, runId: string): Promise<ApprovalRecord[]> {
-  const rows = await db.select().from(approvals).where(eq(approvals.runId, runId)).orderBy(asc(approvals.id));
+  const rows = await approvalsOfRun(db).execute({ runId });
   return rows.map(toApproval);
 }

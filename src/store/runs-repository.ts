@@ -1,5 +1,6 @@
-import { and, desc, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Conversation, RunRecord, RunStatus } from '../agent/ports/run-store.ts';
+import { builtOnce } from './built-once.ts';
 import type { Db } from './database.ts';
 import { newId } from './ids.ts';
 import { runs } from './schema.ts';
@@ -44,8 +45,16 @@ export async function insertRun(
   return toRunRecord(row!);
 }
 
+const runById = builtOnce((db) =>
+  db
+    .select()
+    .from(runs)
+    .where(eq(runs.id, sql.placeholder('runId')))
+    .prepare('run_by_id'),
+);
+
 export async function selectRun(db: Db, runId: string): Promise<RunRecord | undefined> {
-  const [row] = await db.select().from(runs).where(eq(runs.id, runId));
+  const [row] = await runById(db).execute({ runId });
   return row ? toRunRecord(row) : undefined;
 }
 

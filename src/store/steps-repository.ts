@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { NewStep, StepAttemptRecord, StepErrorRecord, StepRecord, StepStatus } from '../agent/ports/run-store.ts';
+import { builtOnce } from './built-once.ts';
 import type { Db } from './database.ts';
 import { stepAttempts, steps } from './schema.ts';
 
@@ -55,12 +56,26 @@ export async function insertSteps(db: Db, runId: string, planVersion: number, ne
     .onConflictDoNothing();
 }
 
-export async function selectSteps(db: Db, runId: string, planVersion?: number): Promise<StepRecord[]> {
-  const rows = await db
+const stepOrder = [asc(steps.planVersion), asc(steps.createdAt), asc(steps.stepId)];
+const stepsOfRun = builtOnce((db) =>
+  db
     .select()
     .from(steps)
-    .where(planVersion === undefined ? eq(steps.runId, runId) : and(eq(steps.runId, runId), eq(steps.planVersion, planVersion)))
-    .orderBy(asc(steps.planVersion), asc(steps.createdAt), asc(steps.stepId));
+    .where(eq(steps.runId, sql.placeholder('runId')))
+    .orderBy(...stepOrder)
+    .prepare('steps_of_run'),
+);
+const stepsOfVersion = builtOnce((db) =>
+  db
+    .select()
+    .from(steps)
+    .where(and(eq(steps.runId, sql.placeholder('runId')), eq(steps.planVersion, sql.placeholder('planVersion'))))
+    .orderBy(...stepOrder)
+    .prepare('steps_of_version'),
+);
+
+export async function selectSteps(db: Db, runId: string, planVersion?: number): Promise<StepRecord[]> {
+  const rows = planVersion === undefined ? await stepsOfRun(db).execute({ runId }) : await stepsOfVersion(db).execute({ runId, planVersion });
   return rows.map(toStep);
 }
 

@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import type { ModelUsage, UsageRecord } from '../agent/ports/run-store.ts';
+import { builtOnce } from './built-once.ts';
 import type { Db } from './database.ts';
 import { llmUsage } from './schema.ts';
 
@@ -7,15 +8,20 @@ export async function insertUsage(db: Db, usage: UsageRecord): Promise<void> {
   await db.insert(llmUsage).values(usage);
 }
 
-export async function sumUsage(db: Db, runId: string): Promise<{ inputTokens: number; outputTokens: number; costUsd: number }> {
-  const [row] = await db
+const usageOfRun = builtOnce((db) =>
+  db
     .select({
       inputTokens: sql<number>`coalesce(sum(${llmUsage.inputTokens}), 0)::int`,
       outputTokens: sql<number>`coalesce(sum(${llmUsage.outputTokens}), 0)::int`,
       costUsd: sql<number>`coalesce(sum(${llmUsage.costUsd}), 0)::float8`,
     })
     .from(llmUsage)
-    .where(eq(llmUsage.runId, runId));
+    .where(eq(llmUsage.runId, sql.placeholder('runId')))
+    .prepare('usage_of_run'),
+);
+
+export async function sumUsage(db: Db, runId: string): Promise<{ inputTokens: number; outputTokens: number; costUsd: number }> {
+  const [row] = await usageOfRun(db).execute({ runId });
   return { inputTokens: Number(row?.inputTokens ?? 0), outputTokens: Number(row?.outputTokens ?? 0), costUsd: Number(row?.costUsd ?? 0) };
 }
 

@@ -1,0 +1,39 @@
+import type { RunRecord, RunStatus } from '../agent/ports/run-store.ts';
+
+/** A run row as a raw statement returns it (snake_case). */
+export interface RawRunRow {
+  id: string;
+  task: string;
+  requester: string;
+  channel: string;
+  thread_ts: string;
+  origin: RunRecord['origin'];
+  status: RunStatus;
+  current_plan_version: number | null;
+  replans: number;
+  board_ref: string | null;
+  summary: Record<string, unknown> | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  finished_at: Date | string | null;
+}
+
+const asDate = (value: Date | string) => (value instanceof Date ? value : new Date(value));
+
+export function fromRawRun(row: RawRunRow): RunRecord {
+  return {
+    id: row.id,
+    task: row.task,
+    requester: row.requester,
+    conversation: { channel: row.channel, threadTs: row.thread_ts },
+    origin: row.origin,
+    status: row.status,
+    currentPlanVersion: row.current_plan_version === null ? null : Number(row.current_plan_version),
+    replans: Number(row.replans),
+    boardRef: row.board_ref,
+    summary: row.summary,
+    createdAt: asDate(row.created_at),
+    updatedAt: asDate(row.updated_at),
+    finishedAt: row.finished_at === null ? null : asDate(row.finished_at),
+  };
+}

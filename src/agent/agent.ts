@@ -64,10 +64,12 @@ function runsApi(ctx: AgentContext, work: BackgroundWork): Pick<AgentApi, 'start
       // A request handled again after a crash: its run exists, and resume has picked it up.
       const existing = input.requestId ? await ctx.store.findRunByRequest(input.requestId) : undefined;
       if (existing) return existing;
-      const run = await ctx.store.createRun(input);
+      const run = await ctx.store.createRun({
+        ...input,
+        created: { task: input.task.slice(0, 2000), requester: input.requester, origin: input.origin },
+      });
       // Planning holds the run's lease from the start: peers leave it alone, and adopt it if this replica dies mid-plan.
       const holding = await ctx.leases.claim(run.id).catch(() => false);
-      await ctx.store.appendEvent(run.id, 'run-created', { task: input.task.slice(0, 2000), requester: input.requester, origin: input.origin });
       // A claim stuck behind a busy store can outlast the adoption grace of a run never leased: a peer then
       // adopts the run and plans it (and may be done already). Planning it here as well would propose a
       // second version, and every click on the first would be refused as replaced. Holding the lease, a run

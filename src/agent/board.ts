@@ -49,9 +49,9 @@ function line(record: StepRecord | undefined, base: Pick<BoardStep, 'stepId' | '
   return { ...base, status, elapsedMs, url, note: record.error?.message ?? null };
 }
 
-/** Loads the run and reports its board; for paths that do not hold the driver's live state. */
-export async function reportBoard(ctx: AgentContext, runId: string): Promise<void> {
-  const run = await ctx.store.getRun(runId);
+/** Loads the run (unless the caller just read it) and reports its board; for paths that do not hold the driver's live state. */
+export async function reportBoard(ctx: AgentContext, runId: string, read?: RunRecord): Promise<void> {
+  const run = read ?? (await ctx.store.getRun(runId));
   if (!run?.currentPlanVersion) return;
   const version = await ctx.store.getPlanVersion(runId, run.currentPlanVersion);
   if (!version) return;

@@ -26,10 +26,14 @@ export interface PassHooks {
   onSystemError(error: unknown): void;
 }
 
-/** Reads the run and its current plan version and creates its step rows; undefined when there is nothing to execute. */
-export async function openExecutionPass(ctx: AgentContext, runId: string, hooks: PassHooks): Promise<ExecutionPass | undefined> {
-  const run = await ctx.store.getRun(runId);
+/**
+ * Reads the run (unless the caller just did) and its current plan version and creates its step rows;
+ * undefined when there is nothing to execute.
+ */
+export async function openExecutionPass(ctx: AgentContext, runOrId: RunRecord | string, hooks: PassHooks): Promise<ExecutionPass | undefined> {
+  const run = typeof runOrId === 'string' ? await ctx.store.getRun(runOrId) : runOrId;
   if (!run || run.status !== 'executing' || !run.currentPlanVersion) return undefined;
+  const runId = run.id;
   const planVersion = await ctx.store.getPlanVersion(runId, run.currentPlanVersion);
   if (!planVersion || !(await mayStartVersion(ctx, run, planVersion))) return undefined;
   const plan = planVersion.plan;

@@ -5,6 +5,7 @@
  * State lives in the store; the driver only keeps a mirror of what it wrote itself.
  */
 import type { AgentContext } from './context.ts';
+import type { RunRecord } from './ports/run-store.ts';
 import { ExecutionPass, openExecutionPass } from './execution-pass.ts';
 import { nextActions, settlement, type ExecutorAction, type Settlement } from './executor-decisions.ts';
 import { cancelUnstarted, finishRun } from './run-ending.ts';
@@ -65,11 +66,13 @@ export class RunDriver {
     if (!(await this.ctx.leases.claim(this.runId))) return;
     try {
       // Steps a dead driver left running are settled before anything else starts.
-      const run = await this.ctx.store.getRun(this.runId);
+      let run = await this.ctx.store.getRun(this.runId);
       if (run?.status === 'executing' && (await recoverRunningSteps(this.ctx, run))) return;
       do {
         this.wakeRequested = false;
-        await this.driveOnce();
+        // The first pass goes on the run just read; a pass after a wake reads it again.
+        await this.driveOnce(run);
+        run = undefined;
       } while (this.wakeRequested && !this.stopping);
     } finally {
       if (!this.abandoned)
@@ -79,8 +82,8 @@ export class RunDriver {
     }
   }
 
-  private async driveOnce(): Promise<void> {
-    const pass = await openExecutionPass(this.ctx, this.runId, {
+  private async driveOnce(read: RunRecord | undefined): Promise<void> {
+    const pass = await openExecutionPass(this.ctx, read ?? this.runId, {
       signal: this.controller.signal,
       superseded: () => this.superseded,
       stopping: () => this.stopping,

@@ -78,7 +78,7 @@ async function deliverOne(ctx: AgentContext, message: OwedMessage): Promise<void
   if (!run) return;
   const delivery = { key: message.id, mayExist: message.attempts > 1 };
   if (message.kind === 'run-finished') {
-    await reportBoard(ctx, run.id); // the board's final state lands before the summary
+    await reportBoard(ctx, run.id, run); // the board's final state lands before the summary
     await ctx.deliverySurface.finish(summaryOf(run, message), delivery);
     return;
   }

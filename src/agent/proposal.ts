@@ -6,7 +6,7 @@ import { approvalNeed, mayAutoRun, needsReapproval, planRisk, riskOfTool } from 
 import type { AgentContext } from './context.ts';
 import { escalate } from './escalation.ts';
 import { diffPlans } from './plan-diff.ts';
-import type { PlanVersionRecord, RunStatus } from './ports/run-store.ts';
+import type { PlanVersionRecord, RunRecord, RunStatus } from './ports/run-store.ts';
 import type { Risk } from './ports/tool.ts';
 import { targetArgNames } from './step-targets.ts';
 import { words } from './text.ts';
@@ -53,6 +53,8 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
     ? diffPlans(parent.plan, plan, (step) => (ctx.tools.riskOf(step.tool) === 'read' ? [] : targetArgNames(ctx.tools.get(step.tool), step.args)))
     : null;
 
+  /** The run as the approval left it (an auto-approval returns it; a wait for a person reads it). */
+  let moved: RunRecord | undefined;
   if (auto) {
     // Recorded as a fact of its own (via 'auto', and the rule) so the audit tells it apart from a person's click.
     const why = preApproved
@@ -69,9 +71,10 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
       event: { type: 'plan-approved', data: { version, by: approver, why } },
     });
     if (!decided.ok) return;
+    moved = decided.run;
   } else if (!(await ctx.store.transitionRun(runId, options.from, 'awaiting-approval'))) return;
 
-  const run = await ctx.store.getRun(runId);
+  const run = moved ?? (await ctx.store.getRun(runId));
   if (!run) return;
   await ctx.surface.proposePlan({
     run,

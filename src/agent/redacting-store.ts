@@ -31,7 +31,12 @@ function redactor(secrets: readonly string[]): Redact {
 }
 
 const runs = (store: RunsPort, redact: Redact): Partial<RunsPort> => ({
-  createRun: (input) => store.createRun({ ...input, task: redact.text(input.task) }),
+  createRun: (input) =>
+    store.createRun({
+      ...input,
+      task: redact.text(input.task),
+      ...(input.created ? { created: { ...input.created, task: redact.text(input.created.task) } } : {}),
+    }),
   updateRun: (runId, patch) => store.updateRun(runId, patch.summary ? { ...patch, summary: redact.value(patch.summary) } : patch),
   finishRun: (input) =>
     store.finishRun({

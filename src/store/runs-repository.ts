@@ -1,8 +1,10 @@
 import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import type { Conversation, RunRecord, RunStatus } from '../agent/ports/run-store.ts';
+import type { Conversation, RunRecord, RunsPort, RunStatus } from '../agent/ports/run-store.ts';
 import { builtOnce } from './built-once.ts';
 import type { Db } from './database.ts';
 import { newId } from './ids.ts';
+import { jsonParam, rawRows } from './raw-rows.ts';
+import { fromRawRun, type RawRunRow } from './run-rows.ts';
 import { runs } from './schema.ts';
 
 type RunRow = typeof runs.$inferSelect;
@@ -25,24 +27,24 @@ export function toRunRecord(row: RunRow): RunRecord {
   };
 }
 
-export async function insertRun(
-  db: Db,
-  input: { task: string; requester: string; conversation: Conversation; origin: RunRecord['origin']; requestId?: string },
-): Promise<RunRecord> {
-  const [row] = await db
-    .insert(runs)
-    .values({
-      id: newId('run'),
-      task: input.task,
-      requester: input.requester,
-      channel: input.conversation.channel,
-      threadTs: input.conversation.threadTs,
-      origin: input.origin,
-      status: 'planning',
-      requestId: input.requestId ?? null,
-    })
-    .returning();
-  return toRunRecord(row!);
+/** A new run in `planning`, and its `run-created` event (numbered 1) in the same statement when given. */
+export async function insertRun(db: Db, input: Parameters<RunsPort['createRun']>[0]): Promise<RunRecord> {
+  const { created } = input;
+  const [row] = await rawRows<RawRunRow>(
+    db,
+    sql`with created as (
+          insert into runs (id, task, requester, channel, thread_ts, origin, status, request_id, event_seq)
+          values (${newId('run')}, ${input.task}, ${input.requester}, ${input.conversation.channel}, ${input.conversation.threadTs},
+            ${input.origin}, 'planning', ${input.requestId ?? null}, ${created ? 1 : 0})
+          returning *
+        )${
+          created
+            ? sql`, logged as (insert into events (run_id, seq, type, data) select id, 1, 'run-created', ${jsonParam(created)}::jsonb from created)`
+            : sql``
+        }
+        select * from created`,
+  );
+  return fromRawRun(row!);
 }
 
 const runById = builtOnce((db) =>

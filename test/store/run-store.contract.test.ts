@@ -65,6 +65,26 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     expect(listed.map((r) => r.id)).toContain(run.id);
   });
 
+  it('records run-created with the run when asked, as its first event', async () => {
+    const created = { task: 'cut release', requester: 'U1', origin: 'mention' as const };
+    const run = await store.createRun({
+      task: 'cut release',
+      requester: 'U1',
+      conversation: { channel: 'C1', threadTs: `1700.${++conversationSeq}` },
+      origin: 'mention',
+      created,
+    });
+    expect(run).toMatchObject({ status: 'planning', task: 'cut release', currentPlanVersion: null, replans: 0, finishedAt: null });
+    expect(run.createdAt).toBeInstanceOf(Date);
+    await store.appendEvent(run.id, 'run-resumed', {});
+    expect((await store.listEvents(run.id)).map((event) => [event.seq, event.type, event.data])).toEqual([
+      [1, 'run-created', created],
+      [2, 'run-resumed', {}],
+    ]);
+    // Without it, the run's log starts empty.
+    expect(await store.listEvents((await newRun()).id)).toEqual([]);
+  });
+
   it('numbers plan versions per run and records who wrote each and who approved which', async () => {
     const run = await newRun();
     const v1 = await store.addPlanVersion({ runId: run.id, plan, authorKind: 'planner', authorId: 'openai:gpt-4o', parentVersion: null, reason: null });

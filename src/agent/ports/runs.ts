@@ -1,4 +1,4 @@
-import type { RunEventInput } from '../run-events.ts';
+import type { RunEventData, RunEventInput } from '../run-events.ts';
 import type { NewOwedMessage } from './outbox.ts';
 
 export type RunStatus =
@@ -42,7 +42,15 @@ export interface RunRecord {
 /** Runs: created, read, moved between statuses, and ended with what they owe their thread. */
 export interface RunsPort {
   /** `requestId` names the request that started the run (at most one run per request). */
-  createRun(input: { task: string; requester: string; conversation: Conversation; origin: RunRecord['origin']; requestId?: string }): Promise<RunRecord>;
+  createRun(input: {
+    task: string;
+    requester: string;
+    conversation: Conversation;
+    origin: RunRecord['origin'];
+    requestId?: string;
+    /** Recorded as the run's first event in the same write. */
+    created?: RunEventData<'run-created'>;
+  }): Promise<RunRecord>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   /** The run a request started, when it started one (a request handled again after a crash finds it). */
   findRunByRequest(requestId: string): Promise<RunRecord | undefined>;

@@ -134,8 +134,8 @@ export async function editPlan(
     authorId: input.userId,
     parentVersion: input.planVersion,
     reason: words`edited by ${person(input.userId)}`,
+    proposed: {},
   });
-  await ctx.store.updateRun(run.id, { currentPlanVersion: record.version });
   await proposeVersion(ctx, record, { from: ['planning'], kind: 'edit' });
   return { ok: true, value: record };
 }
@@ -175,8 +175,8 @@ export async function revisePlan(
       planned: planned.value,
       parentVersion: version.version,
       reason: words`revised at ${person(input.userId)}'s request: ${input.instruction.slice(0, 300)}`,
+      proposed: {},
     });
-    await ctx.store.updateRun(run.id, { currentPlanVersion: record.version });
     await proposeVersion(ctx, record, { from: ['planning'], kind: 'revision' });
   })();
   return { ok: true, value: { work } };

@@ -30,7 +30,7 @@ export function plannerDeps(ctx: AgentContext, runId: string | null) {
  */
 export async function addPlannedVersion(
   ctx: AgentContext,
-  input: { runId: string; planned: PlannedResult; parentVersion: number | null; reason: Text | null },
+  input: { runId: string; planned: PlannedResult; parentVersion: number | null; reason: Text | null; proposed?: { replans?: number } },
 ): Promise<PlanVersionRecord> {
   const { planned } = input;
   const note = planned.fallback ? `written by the fallback planner ${planned.author} because ${planned.fallback}` : null;
@@ -42,6 +42,7 @@ export async function addPlannedVersion(
     authorId: planned.author,
     parentVersion: input.parentVersion,
     reason,
+    ...(input.proposed ? { proposed: input.proposed } : {}),
   });
   if (planned.fallback)
     await ctx.store.appendEvent(input.runId, 'planner-fallback', { planVersion: record.version, author: planned.author, reason: planned.fallback });
@@ -66,6 +67,7 @@ export async function planRun(ctx: AgentContext, run: RunRecord, extra: Pick<Pla
       authorId: runbook.name,
       parentVersion: run.currentPlanVersion,
       reason: `runbook ${runbook.name}`,
+      proposed: {},
     });
   } else if (!ctx.llm.has('planner')) {
     await ctx.surface.notify(run, NO_MODEL_MESSAGE);
@@ -83,9 +85,9 @@ export async function planRun(ctx: AgentContext, run: RunRecord, extra: Pick<Pla
       planned: planned.value,
       parentVersion: run.currentPlanVersion,
       reason: extra.answers ? "planned again with the requester's answers" : null,
+      proposed: {},
     });
   }
-  await ctx.store.updateRun(run.id, { currentPlanVersion: record.version });
   // A scheduled run has nobody watching: only a runbook pre-approved for read-only steps runs without a click.
   const preApprovedBy = runbook?.preApproved === true && run.origin === 'schedule' ? `runbook:${runbook.name}` : undefined;
   await proposeVersion(ctx, record, { from: ['planning'], kind: 'first', preApprovedBy });

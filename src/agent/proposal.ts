@@ -23,6 +23,7 @@ export interface ProposeOptions {
   preApprovedBy?: string;
 }
 
+/** Offers a version added with `proposed` (so it is current and `plan-proposed` is recorded): approved at once where the policy allows, else shown for a click. */
 export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecord, options: ProposeOptions): Promise<void> {
   const { runId, plan, version } = record;
   const risks: Record<string, Risk> = {};
@@ -31,7 +32,6 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
     risks[step.id] = riskOfTool(ctx.tools, step.tool);
     targets[step.id] = targetArgNames(ctx.tools.get(step.tool), step.args);
   }
-  await ctx.store.appendEvent(runId, 'plan-proposed', { version, authorKind: record.authorKind, authorId: record.authorId, reason: record.reason });
 
   if (plan.steps.length === 0 && plan.questions?.length) {
     if (!(await ctx.store.transitionRun(runId, options.from, 'awaiting-answer'))) return; // cancelled meanwhile

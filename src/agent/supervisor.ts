@@ -134,7 +134,12 @@ export async function replan(ctx: AgentContext, runId: string, reason: Text, fro
       });
     }
   }
-  const record = await addPlannedVersion(ctx, { runId, planned: planned.value, parentVersion: previous.version, reason: words`replan: ${reason}` });
-  await ctx.store.updateRun(runId, { currentPlanVersion: record.version, replans: run.replans + 1 });
+  const record = await addPlannedVersion(ctx, {
+    runId,
+    planned: planned.value,
+    parentVersion: previous.version,
+    reason: words`replan: ${reason}`,
+    proposed: { replans: run.replans + 1 },
+  });
   await proposeVersion(ctx, record, { from: ['planning'], kind: 'replan' });
 }

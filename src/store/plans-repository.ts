@@ -1,10 +1,11 @@
 import { asc, eq, and, sql } from 'drizzle-orm';
-import type { ApprovalRecord, NewApproval, PlanVersionRecord } from '../agent/ports/run-store.ts';
+import type { ApprovalRecord, NewApproval, PlansPort, PlanVersionRecord } from '../agent/ports/run-store.ts';
 import { PlanSchema, type Plan } from '../agent/plan.ts';
 import type { Text } from '../agent/text.ts';
 import { builtOnce } from './built-once.ts';
 import type { Db } from './database.ts';
 import { isUniqueViolation } from './errors.ts';
+import { jsonParam, rawRows } from './raw-rows.ts';
 import { approvals, planVersions } from './schema.ts';
 
 type PlanRow = typeof planVersions.$inferSelect;
@@ -23,26 +24,64 @@ function toPlanVersion(row: PlanRow): PlanVersionRecord {
   };
 }
 
-export async function insertPlanVersion(
-  db: Db,
-  input: { runId: string; plan: Plan; authorKind: PlanVersionRecord['authorKind']; authorId: string; parentVersion: number | null; reason: Text | null },
-): Promise<PlanVersionRecord> {
+interface RawPlanRow {
+  run_id: string;
+  version: number;
+  plan: unknown;
+  author_kind: PlanVersionRecord['authorKind'];
+  author_id: string;
+  parent_version: number | null;
+  reason: Text | null;
+  created_at: Date | string;
+}
+
+const fromRawPlan = (row: RawPlanRow): PlanVersionRecord =>
+  toPlanVersion({
+    runId: row.run_id,
+    version: Number(row.version),
+    plan: row.plan as Plan,
+    authorKind: row.author_kind,
+    authorId: row.author_id,
+    parentVersion: row.parent_version === null ? null : Number(row.parent_version),
+    reason: row.reason,
+    createdAt: row.created_at instanceof Date ? row.created_at : new Date(row.created_at),
+  });
+
+/**
+ * A proposed version is the run's current one, and `plan-proposed` is its event, from the same
+ * statement as the version: one round trip where three writes took three.
+ */
+function proposedCtes(input: Parameters<PlansPort['addPlanVersion']>[0]) {
+  if (!input.proposed) return sql``;
+  const replans = input.proposed.replans;
+  const event = { authorKind: input.authorKind, authorId: input.authorId, reason: input.reason };
+  return sql`, moved as (
+      update runs set current_plan_version = added.version, updated_at = ${new Date().toISOString()}::timestamptz,
+        event_seq = event_seq + 1${replans === undefined ? sql`` : sql`, replans = ${replans}`}
+      from added where runs.id = added.run_id
+      returning runs.event_seq
+    ), logged as (
+      insert into events (run_id, seq, type, data)
+      select added.run_id, moved.event_seq, 'plan-proposed', jsonb_build_object('version', added.version) || ${jsonParam(event)}::jsonb
+      from added, moved
+    )`;
+}
+
+export async function insertPlanVersion(db: Db, input: Parameters<PlansPort['addPlanVersion']>[0]): Promise<PlanVersionRecord> {
   // Versions are numbered 1, 2, … per run; a concurrent insert that takes the same number retries.
   for (let tries = 0; ; tries++) {
     try {
-      const [row] = await db
-        .insert(planVersions)
-        .values({
-          runId: input.runId,
-          version: sql`(select coalesce(max(${planVersions.version}), 0) + 1 from ${planVersions} where ${planVersions.runId} = ${input.runId})`,
-          plan: input.plan,
-          authorKind: input.authorKind,
-          authorId: input.authorId,
-          parentVersion: input.parentVersion,
-          reason: input.reason,
-        })
-        .returning();
-      return toPlanVersion(row!);
+      const [row] = await rawRows<RawPlanRow>(
+        db,
+        sql`with added as (
+              insert into plan_versions (run_id, version, plan, author_kind, author_id, parent_version, reason)
+              values (${input.runId}, (select coalesce(max(version), 0) + 1 from plan_versions where run_id = ${input.runId}),
+                ${jsonParam(input.plan)}::jsonb, ${input.authorKind}, ${input.authorId}, ${input.parentVersion}, ${jsonParam(input.reason)}::jsonb)
+              returning *
+            )${proposedCtes(input)}
+            select * from added`,
+      );
+      return fromRawPlan(row!);
     } catch (error) {
       if (tries < 5 && isUniqueViolation(error)) continue;
       throw error;

@@ -1,5 +1,6 @@
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import type { RunStore } from '../../src/agent/ports/run-store.ts';
+import { person, words } from '../../src/agent/text.ts';
 import { createRunStore, leaseLagSeconds, markSlackEventSeen, openDatabase, type Database } from '../../src/store/index.ts';
 import { ENGINES, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
@@ -83,6 +84,27 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     ]);
     // Without it, the run's log starts empty.
     expect(await store.listEvents((await newRun()).id)).toEqual([]);
+  });
+
+  it('makes a proposed version current and records plan-proposed in the same write; a version only added changes nothing else', async () => {
+    const run = await newRun();
+    const added = await store.addPlanVersion({ runId: run.id, plan, authorKind: 'planner', authorId: 'm', parentVersion: null, reason: null });
+    expect((await store.getRun(run.id))?.currentPlanVersion).toBeNull();
+    const reason = words`replan: ${person('U2')} asked`;
+    const proposed = await store.addPlanVersion({
+      runId: run.id,
+      plan,
+      authorKind: 'planner',
+      authorId: 'm',
+      parentVersion: added.version,
+      reason,
+      proposed: { replans: 3 },
+    });
+    expect(proposed).toMatchObject({ version: 2, parentVersion: 1, reason, authorKind: 'planner', plan: { goal: plan.goal } });
+    expect(await store.getRun(run.id)).toMatchObject({ currentPlanVersion: 2, replans: 3 });
+    expect((await store.listEvents(run.id)).map((event) => [event.seq, event.type, event.data])).toEqual([
+      [1, 'plan-proposed', { version: 2, authorKind: 'planner', authorId: 'm', reason }],
+    ]);
   });
 
   it('numbers plan versions per run and records who wrote each and who approved which', async () => {

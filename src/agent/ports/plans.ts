@@ -80,6 +80,11 @@ export interface PlansPort {
     authorId: string;
     parentVersion: number | null;
     reason: Text | null;
+    /**
+     * Proposed at once: in the same write the version becomes the run's current one (with the run's
+     * replan count, when given) and `plan-proposed` is recorded.
+     */
+    proposed?: { replans?: number };
   }): Promise<PlanVersionRecord>;
   getPlanVersion(runId: string, version: number): Promise<PlanVersionRecord | undefined>;
   listPlanVersions(runId: string): Promise<PlanVersionRecord[]>;

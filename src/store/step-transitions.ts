@@ -44,6 +44,7 @@ export async function writeStepTransitions(db: Db, write: StepTransitions): Prom
             lease_owner = w.owner, lease_until = now() + w.lease_ms * interval '1 millisecond'
           from wanted w
           where steps.run_id = ${write.runId} and steps.plan_version = ${write.planVersion} and steps.step_id = w.step_id
+            and steps.step_id in (${claimedIds(write)})
             and steps.status = 'pending' and exists (select 1 from run_lock) and ${approvedToRun}
             ${write.finish ? sql`and exists (select 1 from finished)` : sql``}
           returning steps.*, w.position as claim_position, w.executed_args as claim_args, w.started as claim_started
@@ -80,6 +81,18 @@ function finishCtes(finish: FinishStepInput): SQL {
       where a.run_id = f.run_id and a.plan_version = f.plan_version and a.step_id = f.step_id and a.attempt = f.attempt
     ),`;
 }
+
+/**
+ * The claimed ids as a list the planner can count: joined only to the set of claims (a function's rows it
+ * guesses at 100), it scanned every pending step of the run instead of looking each one up by key.
+ */
+const claimedIds = (write: StepTransitions) =>
+  write.claims.length === 0
+    ? sql`null`
+    : sql.join(
+        write.claims.map((claim) => sql`${claim.stepId}`),
+        sql`, `,
+      );
 
 const claimParams = (claim: ClaimStepInput, position: number) => ({
   step_id: claim.stepId,

@@ -11,6 +11,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { acquireDataDirLock } from './data-dir-lock.ts';
+import { preparingPglite } from './pglite-prepared.ts';
 import { preparingClient } from './prepared-client.ts';
 import * as schema from './schema.ts';
 
@@ -78,7 +79,7 @@ async function openPglite(dataDir: string | undefined, onClose: () => void): Pro
   if (dataDir) await initialisePgliteFolder(dataDir);
   const options = { startParams: [...PGlite.defaultStartParams, ...PGLITE_MEMORY_PARAMS] };
   const client = dataDir ? await PGlite.create(dataDir, options) : await PGlite.create(options);
-  const db = drizzlePglite(client, { schema });
+  const db = drizzlePglite(preparingPglite(client), { schema });
   return {
     db,
     engine: 'pglite',

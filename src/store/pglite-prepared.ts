@@ -67,7 +67,15 @@ export function preparingPglite(client: PGlite): PGlite {
       prepared.has(text) || prepared.size < MAX_PREPARED ? exclusive(() => run(text, params, options, syncToFs)) : original(text, params, options);
 
   // As `query()`: waits for a transaction to end, then runs alone; a folder-backed store is synced after it.
-  const query = preparing(client.query.bind(client), (work) => client._runExclusiveTransaction(() => client._runExclusiveQuery(work)), true);
+  const query = preparing(
+    client.query.bind(client),
+    // A closed or closing store refuses, as query() does, before anything reaches WebAssembly.
+    async (work) => {
+      await client._checkReady();
+      return client._runExclusiveTransaction(() => client._runExclusiveQuery(work));
+    },
+    true,
+  );
   const transaction: PGlite['transaction'] = (work) =>
     client.transaction((tx) => {
       // The transaction holds the store: its statements take turns among themselves, and it syncs at its end.

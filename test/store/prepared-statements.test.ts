@@ -63,3 +63,12 @@ describe.each(ENGINES)('statements on %s', (engine) => {
     expect(rowsOf(await database.db.execute(sql`select id from prepared_probe_t order by id`))).toEqual([{ id: 1 }, { id: 3 }]);
   });
 });
+
+describe('a closed PGlite store', () => {
+  it('refuses a statement as PGlite does, without reaching its engine', async () => {
+    const database = await openTestDatabase('pglite');
+    await database.db.execute(sql`select ${1}::int as before_close`);
+    await database.destroy();
+    await expect(database.db.execute(sql`select ${1}::int as before_close`)).rejects.toMatchObject({ cause: { message: 'PGlite is closed' } });
+  });
+});

@@ -69,6 +69,7 @@ export class ExecutionPass {
   private attempts: number;
   private tokens = 0;
   private tokensReadAt: Date | null = null;
+  private reportDue: ReturnType<typeof setImmediate> | null = null;
 
   constructor(
     private readonly ctx: AgentContext,
@@ -139,8 +140,8 @@ export class ExecutionPass {
         runSignal: this.hooks.signal,
         events: this.events,
         outputs,
-        onClaimed: (record) => (this.records.set(stepId, record), this.report()),
-        onProgress: (note) => (this.notes.set(stepId, note), this.report()),
+        onClaimed: (record) => (this.records.set(stepId, record), this.reportSoon()),
+        onProgress: (note) => (this.notes.set(stepId, note), this.reportSoon()),
         writes: this.stepWrites,
       },
     )
@@ -194,8 +195,19 @@ export class ExecutionPass {
     for (const step of this.records.values()) if (step.status === 'succeeded' && step.output) this.outputs.set(step.stepId, step.output);
   }
 
-  /** Shows the board in the thread (progress notes in place of a missing error). */
+  /**
+   * Shows the board once the changes of this turn are in, after the tools they start were called: a claim
+   * redraws the whole board, which need not sit between a step's claim and its tool call.
+   */
+  reportSoon(): void {
+    if (this.reportDue) return;
+    this.reportDue = setImmediate(() => this.report());
+  }
+
+  /** Shows the board in the thread now (progress notes in place of a missing error). */
   report(): void {
+    if (this.reportDue) clearImmediate(this.reportDue);
+    this.reportDue = null;
     if (this.hooks.superseded()) return; // the board is another replica's to write now
     const { ctx, run, notes } = this;
     const steps = [...this.records.values()].map((step) =>
@@ -217,7 +229,7 @@ export class ExecutionPass {
       const fresh = (await this.ctx.store.listSteps(this.run.id, this.version)).find((step) => step.stepId === stepId && step.kind === 'forward');
       if (fresh) this.records.set(stepId, fresh);
     } else this.setLocal(stepId, { status: outcome.status, finishedAt: now });
-    this.report();
+    this.reportSoon();
   }
 
   private setLocal(stepId: string, patch: Partial<StepRecord>): void {

@@ -7,7 +7,7 @@ import { riskOfTool } from './approval-policy.ts';
 import { buildBoard, type BoardLines } from './board.ts';
 import type { AgentContext } from './context.ts';
 import { createEventLog, type EventLog } from './event-log.ts';
-import { nextActions, type ExecutorState } from './executor-decisions.ts';
+import { nextActions, TOKENS_STALE_MS, type ExecutorState } from './executor-decisions.ts';
 import { joinedClaims, type JoinedClaims, type StepWrites } from './joined-claims.ts';
 import type { Plan } from './plan.ts';
 import type { RunRecord, StepRecord } from './ports/run-store.ts';
@@ -69,6 +69,7 @@ export class ExecutionPass {
   private attempts: number;
   private tokens = 0;
   private tokensReadAt: Date | null = null;
+  private tokensReading: Promise<void> | null = null;
   private reportDue: ReturnType<typeof setImmediate> | null = null;
 
   constructor(
@@ -121,16 +122,34 @@ export class ExecutionPass {
     this.setLocal(stepId, { status: 'skipped', error: { message: reason } });
   }
 
-  async readTokens(): Promise<void> {
-    const usage = await this.ctx.store.usageTotals(this.run.id);
-    this.tokens = usage.inputTokens + usage.outputTokens;
-    this.tokensReadAt = this.ctx.now();
+  /** Reads the run's token total (one read at a time: a caller during a read waits for that one). */
+  readTokens(): Promise<void> {
+    this.tokensReading ??= this.ctx.store
+      .usageTotals(this.run.id)
+      .then((usage) => {
+        this.tokens = usage.inputTokens + usage.outputTokens;
+        this.tokensReadAt = this.ctx.now();
+      })
+      .finally(() => (this.tokensReading = null));
+    return this.tokensReading;
+  }
+
+  /**
+   * The rules want a token total read in the last TOKENS_STALE_MS before they start a step. Read while a
+   * step runs, it is fresh when the step ends, so its dependants start without a read between its end
+   * and their claims. A failed read here is left for the rules' own read to meet.
+   */
+  private readTokensAhead(): void {
+    const readAt = this.tokensReadAt?.getTime();
+    if (this.tokensReading || (readAt !== undefined && this.ctx.now().getTime() - readAt < TOKENS_STALE_MS / 2)) return;
+    this.readTokens().catch(() => undefined);
   }
 
   start(stepId: string, outputs: ReadonlyMap<string, Record<string, unknown>> = this.outputs): void {
     const { ctx, run, version } = this;
     const spec = this.specs.get(stepId)!;
     this.attempts++;
+    this.readTokensAhead();
     this.setLocal(stepId, { status: 'running', startedAt: ctx.now() });
     const task = runStep(
       ctx,

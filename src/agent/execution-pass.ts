@@ -149,7 +149,6 @@ export class ExecutionPass {
     const { ctx, run, version } = this;
     const spec = this.specs.get(stepId)!;
     this.attempts++;
-    this.readTokensAhead();
     this.setLocal(stepId, { status: 'running', startedAt: ctx.now() });
     const task = runStep(
       ctx,
@@ -159,7 +158,8 @@ export class ExecutionPass {
         runSignal: this.hooks.signal,
         events: this.events,
         outputs,
-        onClaimed: (record) => (this.records.set(stepId, record), this.reportSoon()),
+        // Once the claim is stored, not before: on PGlite a read queued ahead of the claim would delay it.
+        onClaimed: (record) => (this.records.set(stepId, record), this.reportSoon(), this.readTokensAhead()),
         onProgress: (note) => (this.notes.set(stepId, note), this.reportSoon()),
         writes: this.stepWrites,
       },

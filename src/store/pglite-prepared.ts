@@ -21,7 +21,10 @@ interface Prepared {
 function concat(parts: Uint8Array[]): Uint8Array {
   const whole = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
   let at = 0;
-  for (const part of parts) whole.set(part, (at += part.length) - part.length);
+  for (const part of parts) {
+    whole.set(part, at);
+    at += part.length;
+  }
   return whole;
 }
 

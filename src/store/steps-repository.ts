@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { NewStep, StepAttemptRecord, StepErrorRecord, StepRecord, StepStatus } from '../agent/ports/run-store.ts';
 import { builtOnce } from './built-once.ts';
+import { jsonParam } from './raw-rows.ts';
 import type { Db } from './database.ts';
 import { stepAttempts, steps } from './schema.ts';
 
@@ -48,12 +49,28 @@ function toAttempt(row: AttemptRow): StepAttemptRecord {
 
 const keyOf = (key: StepKey) => and(eq(steps.runId, key.runId), eq(steps.planVersion, key.planVersion), eq(steps.stepId, key.stepId));
 
+/**
+ * A version's steps as `pending`, from one set of rows: one statement text however many steps (it stays
+ * prepared), where a multi-row insert was a new text, built anew, for every plan size.
+ */
 export async function insertSteps(db: Db, runId: string, planVersion: number, newSteps: NewStep[]): Promise<void> {
   if (newSteps.length === 0) return;
-  await db
-    .insert(steps)
-    .values(newSteps.map((s) => ({ runId, planVersion, ...s, status: 'pending' as const })))
-    .onConflictDoNothing();
+  const rows = newSteps.map((step) => ({
+    step_id: step.stepId,
+    kind: step.kind,
+    title: step.title,
+    tool: step.tool,
+    risk: step.risk,
+    depends_on: step.dependsOn,
+    planned_args: step.plannedArgs,
+  }));
+  await db.execute(
+    sql`insert into steps (run_id, plan_version, step_id, kind, title, tool, risk, depends_on, planned_args, status)
+        select ${runId}, ${planVersion}, s.step_id, s.kind, s.title, s.tool, s.risk, s.depends_on, s.planned_args, 'pending'
+        from jsonb_to_recordset(${jsonParam(rows)}::jsonb)
+          as s(step_id text, kind text, title text, tool text, risk text, depends_on jsonb, planned_args jsonb)
+        on conflict do nothing`,
+  );
 }
 
 const stepOrder = [asc(steps.planVersion), asc(steps.createdAt), asc(steps.stepId)];

@@ -122,6 +122,25 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     expect(await store.listApprovals(run.id)).toMatchObject([{ planVersion: 2, userId: 'U3', decision: 'approved' }]);
   });
 
+  it("creates a version's steps as pending with every field kept, and leaves steps that exist as they are", async () => {
+    const { run, version } = await withPlannedSteps();
+    const claimed = await store.claimStep({ runId: run.id, planVersion: version, stepId: 's1', owner: 'me', leaseMs: 30_000, executedArgs: {} });
+    const again = { stepId: 's1', kind: 'forward' as const, title: 'Changed', tool: 'x', risk: 'write' as const, dependsOn: [], plannedArgs: {} };
+    const added = {
+      stepId: 's3',
+      kind: 'rollback' as const,
+      title: `Say "done" — it's \\ fine`,
+      tool: 'slack_notify',
+      risk: 'write' as const,
+      dependsOn: ['s1', 's2'],
+      plannedArgs: { text: 'v2.4.0 is out', nested: { list: [1, null, 'x'] } },
+    };
+    await store.createSteps(run.id, version, [again, added]);
+    const listed = await store.listSteps(run.id, version);
+    expect(listed.find((step) => step.stepId === 's1')).toMatchObject({ title: 'Read repo', status: 'running', attempt: claimed!.attempt });
+    expect(listed.find((step) => step.stepId === 's3')).toMatchObject({ ...added, status: 'pending', attempt: 0, output: null, error: null });
+  });
+
   it('lets exactly one of two connections claim the same step', async () => {
     const { run, version } = await withPlannedSteps();
     // A second, independent connection pool on PostgreSQL; PGlite is one process, so concurrent calls on it.

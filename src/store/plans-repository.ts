@@ -5,7 +5,7 @@ import type { Text } from '../agent/text.ts';
 import { builtOnce } from './built-once.ts';
 import type { Db } from './database.ts';
 import { isUniqueViolation } from './errors.ts';
-import { jsonParam, rawRows } from './raw-rows.ts';
+import { asDate, jsonParam, rawRows } from './raw-rows.ts';
 import { approvals, planVersions } from './schema.ts';
 
 type PlanRow = typeof planVersions.$inferSelect;
@@ -44,7 +44,7 @@ const fromRawPlan = (row: RawPlanRow): PlanVersionRecord =>
     authorId: row.author_id,
     parentVersion: row.parent_version === null ? null : Number(row.parent_version),
     reason: row.reason,
-    createdAt: row.created_at instanceof Date ? row.created_at : new Date(row.created_at),
+    createdAt: asDate(row.created_at),
   });
 
 /**

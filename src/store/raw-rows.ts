@@ -11,5 +11,12 @@ export async function rawRows<T>(db: Db, statement: SQL): Promise<T[]> {
   return ((result as { rows?: T[] }).rows ?? []) as T[];
 }
 
+/** A timestamp column as a raw statement returns it: a Date from postgres-js, sometimes text from PGlite. */
+export function asDate(value: Date | string): Date;
+export function asDate(value: Date | string | null): Date | null;
+export function asDate(value: Date | string | null): Date | null {
+  return value === null ? null : value instanceof Date ? value : new Date(value);
+}
+
 /** A JSON parameter for a `::jsonb` cast; null stays SQL NULL. */
 export const jsonParam = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));

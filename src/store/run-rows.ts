@@ -1,4 +1,5 @@
 import type { RunRecord, RunStatus } from '../agent/ports/run-store.ts';
+import { asDate } from './raw-rows.ts';
 
 /** A run row as a raw statement returns it (snake_case). */
 export interface RawRunRow {
@@ -18,8 +19,6 @@ export interface RawRunRow {
   finished_at: Date | string | null;
 }
 
-const asDate = (value: Date | string) => (value instanceof Date ? value : new Date(value));
-
 export function fromRawRun(row: RawRunRow): RunRecord {
   return {
     id: row.id,
@@ -34,6 +33,6 @@ export function fromRawRun(row: RawRunRow): RunRecord {
     summary: row.summary,
     createdAt: asDate(row.created_at),
     updatedAt: asDate(row.updated_at),
-    finishedAt: row.finished_at === null ? null : asDate(row.finished_at),
+    finishedAt: asDate(row.finished_at),
   };
 }

@@ -1,7 +1,8 @@
 import type { StepErrorRecord, StepKind, StepRecord, StepStatus } from '../agent/ports/run-store.ts';
 import type { Risk } from '../agent/ports/tool.ts';
+import { asDate } from './raw-rows.ts';
 
-/** A step row as a raw statement returns it: snake_case, and on PGlite timestamps inside JSON as text. */
+/** A step row as a raw statement returns it (snake_case). */
 export interface RawStepRow {
   run_id: string;
   plan_version: number;
@@ -21,8 +22,6 @@ export interface RawStepRow {
   lease_owner: string | null;
   lease_until: Date | string | null;
 }
-
-const asDate = (value: Date | string | null) => (value === null ? null : value instanceof Date ? value : new Date(value));
 
 export function fromRawStep(row: RawStepRow): StepRecord {
   return {

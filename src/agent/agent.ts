@@ -97,7 +97,15 @@ function runsApi(ctx: AgentContext, work: BackgroundWork): Pick<AgentApi, 'start
  */
 function planDecisionsApi(ctx: AgentContext, work: BackgroundWork): Pick<AgentApi, 'decide' | 'checkEdit' | 'editPlan' | 'revisePlan' | 'confirmTarget'> {
   return {
-    decide: (input) => ctx.leases.during(input.runId, () => decide(ctx, input)),
+    decide: (input) =>
+      ctx.leases.during(input.runId, async () => {
+        const decided = await decide(ctx, input);
+        // The same click decided on a peer (a retry that reached two replicas) while this one held the lease,
+        // so the peer's driver could not take the run: drive it from here, under the lease still held. A
+        // driver that cannot claim the run, or finds it not executing, does nothing.
+        if (!decided.ok && decided.error.code === 'not-waiting') ctx.kick(input.runId);
+        return decided;
+      }),
     checkEdit: (input) => checkEdit(ctx, input),
     editPlan: (input) => ctx.leases.during(input.runId, () => editPlan(ctx, input)),
     async revisePlan(input) {

@@ -24,12 +24,20 @@ export function runsLostToPeers(asked: readonly string[], renewed: readonly stri
 }
 
 /**
- * The runs an adoption scan returned that are new to this replica. Runs held here already come back
- * too (the scan just renewed them); so does a run whose claim here is still on its way (a run this
- * replica just created): that claim holds it.
+ * What to do with the runs an adoption scan returned. Runs held here already come back too (the scan
+ * just renewed them); so does a run whose claim here is still on its way (a run this replica just
+ * created): that claim holds it. A run whose release here is on its way is not adopted: the scan and
+ * the release may reach the store in either order, so it is let go of again once the release is done.
+ * The rest are `adopted`: new to this replica.
  */
-export function newlyAdopted<R extends { id: string }>(returned: readonly R[], held: HoldCounts, claiming: HoldCounts): R[] {
-  return returned.filter((run) => !held.has(run.id) && !claiming.has(run.id));
+export function newlyAdopted<R extends { id: string }>(
+  returned: readonly R[],
+  held: HoldCounts,
+  claiming: HoldCounts,
+  releasing: ReadonlySet<string>,
+): { adopted: R[]; letGo: R[] } {
+  const fresh = returned.filter((run) => !held.has(run.id) && !claiming.has(run.id));
+  return { adopted: fresh.filter((run) => !releasing.has(run.id)), letGo: fresh.filter((run) => releasing.has(run.id)) };
 }
 
 /**

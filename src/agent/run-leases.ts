@@ -62,10 +62,20 @@ export function createRunLeases(options: LeaseOptions): RunLeases {
   const held = new Map<string, number>();
   /** Runs with a claim on its way here: that claim will hold them (a lease a scan gives us meanwhile is ours). */
   const claiming = new Map<string, number>();
+  /** Runs whose release is on its way to the store: a scan or a renewal that meets one may land before or after it. */
+  const releasing = new Set<string>();
   const serial = createSerialQueue();
+  /**
+   * A scan or a renewal extended a lease this replica let go of meanwhile: let go of it again, after any
+   * release on its way (unless a claim since holds it), so the run is neither held here nor leased to us.
+   */
+  const letGoAgain = (runId: string) =>
+    void serial(runId, async () => {
+      if (!held.has(runId)) await store.releaseRunLease({ runId, owner });
+    }).catch((error: unknown) => logger.warn({ runId, err: error }, 'could not release run lease'));
   const heartbeat = createHeartbeat(
     settings.heartbeatMs,
-    () => renewHeld(options, held),
+    () => renewHeld(options, held, letGoAgain),
     () => held.size === 0,
   );
   const hold = (runId: string) => {
@@ -90,7 +100,12 @@ export function createRunLeases(options: LeaseOptions): RunLeases {
       if (effect === 'one-hold-fewer') countDown(held, runId);
       if (effect !== 'release-lease') return;
       held.delete(runId);
-      await store.releaseRunLease({ runId, owner });
+      releasing.add(runId);
+      try {
+        await store.releaseRunLease({ runId, owner });
+      } finally {
+        releasing.delete(runId);
+      }
     });
 
   return {
@@ -126,8 +141,9 @@ export function createRunLeases(options: LeaseOptions): RunLeases {
         graceMs: adoptionGraceMs(settings),
         skipLocked: !adoptOptions.waitForLocks,
       });
-      const adopted = newlyAdopted(runs, held, claiming);
+      const { adopted, letGo } = newlyAdopted(runs, held, claiming, releasing);
       for (const run of adopted) hold(run.id);
+      for (const run of letGo) letGoAgain(run.id);
       return adopted;
     },
     async stop({ releaseAll }) {
@@ -152,11 +168,19 @@ function soleOwnerLeases(settings: ReplicaSettings): RunLeases {
   };
 }
 
-/** Renews every lease held here; a run the store did not renew was taken over by a peer and is dropped here. */
-async function renewHeld({ store, owner, settings, logger, onLost }: LeaseOptions, held: Map<string, number>): Promise<void> {
+/**
+ * Renews every lease held here; a run the store did not renew was taken over by a peer and is dropped
+ * here, and a run released while the renewal was on its way is let go of again.
+ */
+async function renewHeld(
+  { store, owner, settings, logger, onLost }: LeaseOptions,
+  held: Map<string, number>,
+  letGoAgain: (runId: string) => void,
+): Promise<void> {
   try {
     const asked = [...held.keys()];
     const renewed = await store.renewLeases({ owner, leaseMs: settings.leaseMs, runIds: asked });
+    for (const runId of renewed) if (!held.has(runId)) letGoAgain(runId);
     for (const runId of runsLostToPeers(asked, renewed, held)) {
       held.delete(runId);
       logger.warn({ runId, owner }, 'another replica took over this run; stopping here');

@@ -16,11 +16,14 @@ describe('lease decisions', () => {
   });
 
   it.each([
-    { case: 'a run nobody here holds is new', held: {}, claiming: {}, adopted: ['a'] },
-    { case: 'a run held here came back only because the scan renewed it', held: { a: 1 }, claiming: {}, adopted: [] },
-    { case: 'a run whose claim here is on its way is held by that claim', held: {}, claiming: { a: 1 }, adopted: [] },
-  ])('newlyAdopted: $case', ({ held, claiming, adopted }) => {
-    expect(newlyAdopted([{ id: 'a' }], holds(held), holds(claiming)).map((run) => run.id)).toEqual(adopted);
+    { case: 'a run nobody here holds is new', held: {}, claiming: {}, releasing: [], adopted: ['a'], letGo: [] },
+    { case: 'a run held here came back only because the scan renewed it', held: { a: 1 }, claiming: {}, releasing: [], adopted: [], letGo: [] },
+    { case: 'a run whose claim here is on its way is held by that claim', held: {}, claiming: { a: 1 }, releasing: [], adopted: [], letGo: [] },
+    { case: 'a run whose release here is on its way is let go of again, not adopted', held: {}, claiming: {}, releasing: ['a'], adopted: [], letGo: ['a'] },
+    { case: 'a release on its way and a claim after it: the claim holds it', held: {}, claiming: { a: 1 }, releasing: ['a'], adopted: [], letGo: [] },
+  ])('newlyAdopted: $case', ({ held, claiming, releasing, adopted, letGo }) => {
+    const decided = newlyAdopted([{ id: 'a' }], holds(held), holds(claiming), new Set(releasing));
+    expect({ adopted: decided.adopted.map((run) => run.id), letGo: decided.letGo.map((run) => run.id) }).toEqual({ adopted, letGo });
   });
 
   it.each([

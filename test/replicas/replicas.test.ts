@@ -127,7 +127,12 @@ describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL databa
     await until(async () => (await Promise.all(runIds.map(statusOf))).every((status) => status === 'succeeded'), 'every run to succeed').catch(
       async (error: Error) => {
         const stuck = await Promise.all(
-          runIds.map(async (runId) => ({ runId, status: await statusOf(runId), events: (await store.listEvents(runId)).map((e) => e.type).join(',') })),
+          runIds.map(async (runId) => ({
+            runId,
+            status: await statusOf(runId),
+            events: (await store.listEvents(runId)).map((e) => `${e.type} ${JSON.stringify(e.data)}`),
+            steps: (await store.listSteps(runId)).map((s) => [s.stepId, s.status, s.attempt, s.leaseOwner, s.error?.message]),
+          })),
         );
         throw new Error(`${error.message}: ${JSON.stringify(stuck.filter((run) => run.status !== 'succeeded'))}`);
       },
@@ -177,6 +182,39 @@ describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL databa
     ).toHaveLength(1);
     await until(async () => (await statusOf(run.id)) === 'succeeded', 'the run to succeed');
     expect(await auditViolations(store, toolsFor(outside, 'audit'))).toEqual([]);
+  });
+
+  it('a double click decided on the replica that does not hold the lease: the replica that holds it drives the run at once, with no adoption scan to wait for', async () => {
+    const outside = world();
+    // No adoption scan in this test's time: only a hand-over between the two decisions can start the run.
+    const settings = { ...FAST, leaseMs: 30_000, adoptEveryMs: 60_000 };
+    // A takes the lease first and decides last; B decides first without the lease.
+    const a = await startReplica({
+      url: database.url!,
+      owner: 'replica-a',
+      plan,
+      tools: toolsFor(outside, 'replica-a'),
+      replicas: settings,
+      slow: { decide: () => 300 },
+    });
+    replicas.push(a);
+    const b = await startReplica({
+      url: database.url!,
+      owner: 'replica-b',
+      plan,
+      tools: toolsFor(outside, 'replica-b'),
+      replicas: settings,
+      slow: { claimRunLease: () => 100 },
+    });
+    replicas.push(b);
+    await Promise.all([a.agent.resume(), b.agent.resume()]);
+    const run = await a.propose('make it');
+    await sleep(200); // the planner lets go of the lease
+    const decisions = await Promise.all([a, b].map((r) => r.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })));
+    expect(decisions.map((d) => d.ok)).toEqual([false, true]);
+    await until(async () => (await statusOf(run.id)) === 'succeeded', 'the run to succeed', 10_000);
+    expect((await store.listEvents(run.id)).map((e) => e.type)).not.toContain('run-adopted');
+    expect(outside.made).toHaveLength(1);
   });
 
   it('a replica that dies mid-run: the other adopts its runs, reconciles the write it was making and re-runs the read', async () => {

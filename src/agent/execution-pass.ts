@@ -122,6 +122,34 @@ export class ExecutionPass {
     this.setLocal(stepId, { status: 'skipped', error: { message: reason } });
   }
 
+  /**
+   * Puts a step its driver stopped back to pending, only while the run is still executing (a cancel on
+   * its way ends it first). False when the store refused: the step or the run moved on.
+   */
+  async requeue(stepId: string): Promise<boolean> {
+    const { run, version } = this;
+    const record = this.records.get(stepId);
+    const requeued = await this.ctx.store.setStepStatus({
+      runId: run.id,
+      planVersion: version,
+      stepId,
+      from: ['cancelled'],
+      to: 'pending',
+      error: null,
+      whileRunIs: 'executing',
+    });
+    if (!requeued) return false;
+    this.events.append('step-requeued', {
+      runId: run.id,
+      planVersion: version,
+      stepId,
+      attempt: record?.attempt ?? 0,
+      why: 'its driver stopped before it ended',
+    });
+    this.setLocal(stepId, { status: 'pending', error: null, finishedAt: null });
+    return true;
+  }
+
   /** Reads the run's token total (one read at a time: a caller during a read waits for that one). */
   readTokens(): Promise<void> {
     this.tokensReading ??= this.ctx.store

@@ -60,6 +60,8 @@ export type Settlement =
   | { status: 'none' };
 
 export type ExecutorAction =
+  /** A step its driver stopped before it ended (left cancelled while the run goes on): it runs again. */
+  | { kind: 'requeue'; stepId: string }
   | { kind: 'skip'; stepId: string; reason: string }
   /** Read the token total from the store, then ask again. */
   | { kind: 'read-tokens' }
@@ -78,6 +80,8 @@ export type ExecutorAction =
 
 export function nextActions(state: ExecutorState): ExecutorAction[] {
   if (state.stopping) return [{ kind: 'drain' }];
+  const interrupted = interruptedSteps(state);
+  if (interrupted.length) return interrupted.map((stepId) => ({ kind: 'requeue', stepId }));
   const decision = dispatch(state.steps, (stepId) => state.records.get(stepId)?.status);
   const skips: ExecutorAction[] = decision.skip.map(({ stepId, reason }) => ({ kind: 'skip', stepId, reason }));
   const startable = state.failedStepId ? [] : decision.ready.filter((stepId) => !state.inFlight.has(stepId));
@@ -99,6 +103,17 @@ export function settlement(state: Pick<ExecutorState, 'steps' | 'records' | 'fai
   if (statuses.every((status) => status === 'succeeded' || status === 'skipped')) return { status: 'succeeded' };
   if (statuses.some((status) => status === 'waiting')) return { status: 'paused' };
   return { status: 'none' };
+}
+
+/**
+ * Cancelled steps of a run that is still executing, that this driver does not run. A person's cancel or
+ * abort ends the run before its steps are cancelled, and a spent budget ends it right after (this driver
+ * stops asking), so such a step was stopped by its driver alone: a shutdown that ran out of time, a peer
+ * taking the run over, a process that died between a recovery's two writes or before a budget's end was
+ * stored (the budget then stops the run again). Skipping its dependants would leave the run nothing to do.
+ */
+function interruptedSteps(state: ExecutorState): string[] {
+  return state.steps.filter((step) => state.records.get(step.id)?.status === 'cancelled' && !state.inFlight.has(step.id)).map((step) => step.id);
 }
 
 function tokensStale(state: ExecutorState): boolean {

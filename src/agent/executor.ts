@@ -123,6 +123,9 @@ export class RunDriver {
   /** Performs one action; returns how the run ends when the action ends the loop. */
   private async perform(pass: ExecutionPass, action: ExecutorAction): Promise<Settlement | undefined> {
     switch (action.kind) {
+      case 'requeue':
+        if (await pass.requeue(action.stepId)) return undefined;
+        return (await this.lookAgain(pass)) ? undefined : { status: 'none' };
       case 'skip':
         await pass.skip(action.stepId, action.reason);
         return undefined;

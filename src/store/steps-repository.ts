@@ -1,9 +1,9 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type { NewStep, StepAttemptRecord, StepErrorRecord, StepRecord, StepStatus } from '../agent/ports/run-store.ts';
+import type { NewStep, RunStatus, StepAttemptRecord, StepErrorRecord, StepRecord, StepStatus } from '../agent/ports/run-store.ts';
 import { builtOnce } from './built-once.ts';
 import { jsonParam } from './raw-rows.ts';
 import type { Db } from './database.ts';
-import { stepAttempts, steps } from './schema.ts';
+import { runs, stepAttempts, steps } from './schema.ts';
 
 type StepRow = typeof steps.$inferSelect;
 type AttemptRow = typeof stepAttempts.$inferSelect;
@@ -46,6 +46,9 @@ function toAttempt(row: AttemptRow): StepAttemptRecord {
     finishedAt: row.finishedAt,
   };
 }
+
+/** The run is in `status`; FOR SHARE waits for a transition of the run on its way and reads its outcome. */
+const runIs = (runId: string, status: RunStatus) => sql`exists (select 1 from ${runs} where ${runs.id} = ${runId} and ${runs.status} = ${status} for share)`;
 
 const keyOf = (key: StepKey) => and(eq(steps.runId, key.runId), eq(steps.planVersion, key.planVersion), eq(steps.stepId, key.stepId));
 
@@ -98,7 +101,13 @@ export async function selectSteps(db: Db, runId: string, planVersion?: number): 
 
 export async function setStepStatus(
   db: Db,
-  input: StepKey & { from: readonly StepStatus[]; to: StepStatus; output?: Record<string, unknown> | null; error?: StepErrorRecord | null },
+  input: StepKey & {
+    from: readonly StepStatus[];
+    to: StepStatus;
+    output?: Record<string, unknown> | null;
+    error?: StepErrorRecord | null;
+    whileRunIs?: RunStatus;
+  },
 ): Promise<boolean> {
   if (input.from.length === 0) return false;
   const settles = ['succeeded', 'failed', 'skipped', 'cancelled', 'uncertain'].includes(input.to);
@@ -112,7 +121,7 @@ export async function setStepStatus(
       leaseOwner: null,
       leaseUntil: null,
     })
-    .where(and(keyOf(input), inArray(steps.status, [...input.from])))
+    .where(and(keyOf(input), inArray(steps.status, [...input.from]), input.whileRunIs ? runIs(input.runId, input.whileRunIs) : undefined))
     .returning({ stepId: steps.stepId });
   return rows.length === 1;
 }

@@ -120,6 +120,39 @@ describe('durability', () => {
     expect(outside.made).toHaveLength(1);
   });
 
+  it('a step cancelled by a shutdown that ran out of time runs again after the restart, and the run finishes', async () => {
+    const plan = plannerAnswer({
+      steps: [
+        { id: 's1', tool: 'read_thing', args: { key: 'a' } },
+        { id: 's2', tool: 'read_thing', args: { key: 'b' }, dependsOn: ['s1'] },
+      ],
+    });
+    // A read that only ends when it is cancelled: the shutdown's deadline passes while it runs.
+    const readA = fakeTool({
+      name: 'read_thing',
+      risk: 'read',
+      run: (_args, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')))),
+    });
+    const a = makeHarness({ store: db.store, tools: [readA], llm: new ScriptedLlm().on('planner', plan) });
+    harnesses.push(a);
+    const run = await a.start();
+    await a.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
+    await until(() => readA.calls.length === 1);
+    await a.agent.shutdown(20);
+    expect((await db.store.getRun(run.id))?.status).toBe('executing');
+
+    const readB = fakeTool({ name: 'read_thing', risk: 'read' });
+    const b = makeHarness({ store: db.store, tools: [readB], llm: new ScriptedLlm() });
+    harnesses.push(b);
+    await b.agent.resume();
+    await b.agent.idle();
+    expect(readB.calls.map((c) => c.stepId)).toEqual(['s1', 's2']);
+    expect((await db.store.getRun(run.id))?.status).toBe('succeeded');
+    expect((await db.store.listAttempts(run.id)).filter((x) => x.stepId === 's1').map((x) => x.status)).toEqual(['cancelled', 'succeeded']);
+    expect((await db.store.listEvents(run.id)).map((e) => e.type)).toContain('step-requeued');
+    expect(b.errors).toEqual([]);
+  });
+
   it('leaves a step alone while another live replica holds its lease', async () => {
     const plan = plannerAnswer({ steps: [{ id: 's1', tool: 'create_thing', args: { title: 'x' } }] });
     const writeA = fakeTool({ name: 'create_thing', risk: 'write', input: writeInput, run: never });

@@ -362,6 +362,22 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     expect(await store.setStepStatus({ runId: run.id, planVersion: version, stepId: 's2', from: ['pending'], to: 'cancelled' })).toBe(false);
   });
 
+  it('moves a step only while its run is in the status asked for, when asked', async () => {
+    const { run, version } = await withPlannedSteps();
+    const requeue = () =>
+      store.setStepStatus({ runId: run.id, planVersion: version, stepId: 's1', from: ['cancelled'], to: 'pending', error: null, whileRunIs: 'executing' });
+    await store.setStepStatus({ runId: run.id, planVersion: version, stepId: 's1', from: ['pending'], to: 'cancelled', error: { message: 'stopped' } });
+    await store.setStepStatus({ runId: run.id, planVersion: version, stepId: 's2', from: ['pending'], to: 'cancelled', error: { message: 'stopped' } });
+    expect(await requeue()).toBe(true);
+    expect((await store.listSteps(run.id, version)).find((step) => step.stepId === 's1')).toMatchObject({ status: 'pending', error: null, finishedAt: null });
+
+    expect(await store.transitionRun(run.id, ['executing'], 'cancelled')).toBe(true);
+    expect(await store.setStepStatus({ runId: run.id, planVersion: version, stepId: 's2', from: ['cancelled'], to: 'pending', whileRunIs: 'executing' })).toBe(
+      false,
+    );
+    expect((await store.listSteps(run.id, version)).find((step) => step.stepId === 's2')?.status).toBe('cancelled');
+  });
+
   it('keeps events gap-free and in order under concurrent appends', async () => {
     const run = await newRun();
     const other: Database | undefined = database.url ? await openDatabase({ url: database.url }) : undefined;

@@ -1,4 +1,5 @@
 import type { Risk } from './tool.ts';
+import type { RunStatus } from './runs.ts';
 import type { RunEventInput } from '../run-events.ts';
 
 export type StepStatus =
@@ -110,6 +111,8 @@ export interface StepsPort {
     to: StepStatus;
     output?: Record<string, unknown> | null;
     error?: StepErrorRecord | null;
+    /** Only while the run is in this status (checked in the same write, after any transition of the run on its way). */
+    whileRunIs?: RunStatus;
   }): Promise<boolean>;
   listAttempts(runId: string): Promise<StepAttemptRecord[]>;
 }

@@ -5,6 +5,7 @@
  */
 import { and, asc, eq, inArray, lt, lte, ne, or, sql } from 'drizzle-orm';
 import type { Db } from './database.ts';
+import { jsonParam, rawRows } from './raw-rows.ts';
 import { slackInbox } from './schema.ts';
 
 export interface InboxEntry {
@@ -14,13 +15,20 @@ export interface InboxEntry {
 
 const leaseEnd = (leaseMs: number) => sql`now() + ${Math.max(1, Math.round(leaseMs))} * interval '1 millisecond'`;
 
-/** The keys that were new, of requests stored in one INSERT; a key stored before (a redelivery) is missing. */
+/**
+ * The keys that were new, of requests stored in one INSERT; a key stored before (a redelivery) is missing.
+ * The rows travel as one JSON row set: one statement text for any burst, prepared once, and one parameter
+ * where a row per value cost the store a fresh plan and the process a parameter per field.
+ */
 export async function recordInboxEntries(db: Db, entries: readonly InboxEntry[], holder: { owner: string; leaseMs: number }): Promise<Set<string>> {
-  const rows = await db
-    .insert(slackInbox)
-    .values(entries.map((entry) => ({ id: entry.key, body: entry.body, leaseOwner: holder.owner, leaseUntil: leaseEnd(holder.leaseMs) })))
-    .onConflictDoNothing()
-    .returning({ id: slackInbox.id });
+  const rows = await rawRows<{ id: string }>(
+    db,
+    sql`insert into slack_inbox (id, body, lease_owner, lease_until)
+        select e.key, e.body, ${holder.owner}, ${leaseEnd(holder.leaseMs)}
+        from jsonb_to_recordset(${jsonParam(entries)}::jsonb) as e(key text, body jsonb)
+        on conflict do nothing
+        returning id`,
+  );
   return new Set(rows.map((row) => row.id));
 }
 

@@ -20,6 +20,23 @@ describe.each(ENGINES)('the inbox and the outbox on %s', (engine) => {
     expect(await inbox.record({ key: 'event:E1', body: { n: 1 } })).toBe(false);
   });
 
+  it('stores a burst of requests each once with its body as sent (quotes, backslashes, accents); a redelivery later in the burst is told it is not new', async () => {
+    const inbox = createSlackInbox(database.db, { owner: 'burst', soleOwner: false });
+    const keys = Array.from({ length: 45 }, (_, i) => `action:burst-${i}`);
+    const bodies = keys.map((key, i) => ({
+      type: 'block_actions',
+      trigger_id: key,
+      message: { text: `plan ${i}`, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'é "quoted" \\ back' } }] },
+    }));
+    // The redelivery of the first request arrives well after it, among the last of the burst.
+    const sent = [...keys.map((key, i) => ({ key, body: bodies[i]! })), { key: keys[0]!, body: bodies[0]! }];
+    const answers = await Promise.all(sent.map((entry) => inbox.record(entry)));
+    expect(answers).toEqual([...keys.map(() => true), false]);
+    const stored = await createSlackInbox(database.db, { owner: 'reader', soleOwner: true }).claimUnfinished();
+    const mine = new Map(stored.filter((entry) => keys.includes(entry.key)).map((entry) => [entry.key, entry.body]));
+    expect(keys.map((key) => mine.get(key))).toEqual(bodies);
+  });
+
   it('marks every request of a burst handled, even when they finish at the same moment: none is handled again', async () => {
     const inbox = createSlackInbox(database.db, { owner: 'A', soleOwner: false });
     const keys = ['action:B1', 'action:B2', 'action:B3'];

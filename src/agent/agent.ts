@@ -64,22 +64,16 @@ function runsApi(ctx: AgentContext, work: BackgroundWork): Pick<AgentApi, 'start
       // A request handled again after a crash: its run exists, and resume has picked it up.
       const existing = input.requestId ? await ctx.store.findRunByRequest(input.requestId) : undefined;
       if (existing) return existing;
+      // The run is stored leased to this replica, so planning holds its lease from the first write: peers
+      // leave it alone, and adopt it only if this replica dies mid-plan. (A lease claimed after the insert
+      // could come late behind a busy store, and a peer would plan the run too.)
+      const lease = ctx.leases.newRunLease;
       const run = await ctx.store.createRun({
         ...input,
         created: { task: input.task.slice(0, 2000), requester: input.requester, origin: input.origin },
+        ...(lease ? { lease } : {}),
       });
-      // Planning holds the run's lease from the start: peers leave it alone, and adopt it if this replica dies mid-plan.
-      const holding = await ctx.leases.claim(run.id).catch(() => false);
-      // A claim stuck behind a busy store can outlast the adoption grace of a run never leased: a peer then
-      // adopts the run and plans it (and may be done already). Planning it here as well would propose a
-      // second version, and every click on the first would be refused as replaced. Holding the lease, a run
-      // still unplanned is ours to plan: no peer plans without it.
-      const fresh = holding ? await ctx.store.getRun(run.id) : undefined;
-      if (!fresh || fresh.status !== 'planning' || fresh.currentPlanVersion !== null) {
-        if (holding) await ctx.leases.release(run.id).catch(() => undefined);
-        ctx.logger.warn({ runId: run.id, owner: ctx.owner }, 'a peer took the new run before its creator could; it plans the run');
-        return run;
-      }
+      ctx.leases.holdCreated(run.id);
       await ctx.surface.planning(run);
       const planning = planRun(ctx, run).finally(() => ctx.leases.release(run.id).catch(() => undefined));
       work.track(planning, 'planning', run.id);

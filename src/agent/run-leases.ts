@@ -31,6 +31,13 @@ export interface RunLeases {
    * are counted per run (a driver and a planner may both hold one); each true claim needs one release.
    */
   claim(runId: string): Promise<boolean>;
+  /**
+   * What `createRun` should store with a new run so that it is leased to this replica from its first
+   * write (undefined alone on the store, where leases are not kept); `holdCreated` then counts the hold.
+   */
+  readonly newRunLease: { owner: string; leaseMs: number } | undefined;
+  /** The run was created with `newRunLease`: this replica holds it (one hold, released like a claim's). */
+  holdCreated(runId: string): void;
   /** Waits until this replica holds the lease (its holder lets go once it sees the run moved on); release it after. */
   take(runId: string): Promise<void>;
   release(runId: string): Promise<void>;
@@ -112,6 +119,8 @@ export function createRunLeases(options: LeaseOptions): RunLeases {
     settings,
     claim,
     release,
+    newRunLease: { owner, leaseMs: settings.leaseMs },
+    holdCreated: hold,
     async take(runId) {
       const deadline = takeDeadline(Date.now(), settings);
       while (!(await claim(runId))) {
@@ -160,6 +169,8 @@ function soleOwnerLeases(settings: ReplicaSettings): RunLeases {
   return {
     settings,
     claim: async () => true,
+    newRunLease: undefined,
+    holdCreated: () => undefined,
     take: async () => undefined,
     release: async () => undefined,
     during: (_runId, work) => work(),

@@ -27,15 +27,16 @@ export function toRunRecord(row: RunRow): RunRecord {
   };
 }
 
-/** A new run in `planning`, and its `run-created` event (numbered 1) in the same statement when given. */
+/** A new run in `planning`, with its `run-created` event (numbered 1) and its creator's lease in the same statement when given. */
 export async function insertRun(db: Db, input: Parameters<RunsPort['createRun']>[0]): Promise<RunRecord> {
-  const { created } = input;
+  const { created, lease } = input;
   const [row] = await rawRows<RawRunRow>(
     db,
     sql`with created as (
-          insert into runs (id, task, requester, channel, thread_ts, origin, status, request_id, event_seq)
+          insert into runs (id, task, requester, channel, thread_ts, origin, status, request_id, event_seq, lease_owner, lease_until)
           values (${newId('run')}, ${input.task}, ${input.requester}, ${input.conversation.channel}, ${input.conversation.threadTs},
-            ${input.origin}, 'planning', ${input.requestId ?? null}, ${created ? 1 : 0})
+            ${input.origin}, 'planning', ${input.requestId ?? null}, ${created ? 1 : 0}, ${lease?.owner ?? null},
+            ${lease ? sql`now() + ${Math.max(1, Math.round(lease.leaseMs))} * interval '1 millisecond'` : null})
           returning *
         )${
           created

@@ -50,6 +50,8 @@ export interface RunsPort {
     requestId?: string;
     /** Recorded as the run's first event in the same write. */
     created?: RunEventData<'run-created'>;
+    /** The run's lease, taken by its creator in the same write: no peer can adopt the run before its creator holds it. */
+    lease?: { owner: string; leaseMs: number };
   }): Promise<RunRecord>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   /** The run a request started, when it started one (a request handled again after a crash finds it). */

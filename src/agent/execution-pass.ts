@@ -54,6 +54,8 @@ export async function openExecutionPass(ctx: AgentContext, runOrId: RunRecord | 
 }
 
 export class ExecutionPass {
+  /** Every step row of the run (all versions, undo steps too) as the pass read them when it opened. */
+  readonly steps: readonly StepRecord[];
   readonly records: Map<string, StepRecord>;
   readonly events: EventLog;
   /** The first step of this version seen failed or uncertain; it stays the one the supervisor is given. */
@@ -80,6 +82,7 @@ export class ExecutionPass {
     allSteps: readonly StepRecord[],
     private readonly hooks: PassHooks,
   ) {
+    this.steps = allSteps;
     const forward = allSteps.filter((step) => step.kind === 'forward');
     this.outputs = succeededOutputs(allSteps);
     this.records = new Map(forward.filter((step) => step.planVersion === version).map((step) => [step.stepId, step]));

@@ -65,14 +65,15 @@ export class RunDriver {
     // Another replica drives this run: it sees what changed in the store within its refresh interval.
     if (!(await this.ctx.leases.claim(this.runId))) return;
     try {
-      // Steps a dead driver left running are settled before anything else starts.
       let run = await this.ctx.store.getRun(this.runId);
-      if (run?.status === 'executing' && (await recoverRunningSteps(this.ctx, run))) return;
+      let first = true;
       do {
         this.wakeRequested = false;
-        // The first pass goes on the run just read; a pass after a wake reads it again.
-        await this.driveOnce(run);
+        // The first pass goes on the run just read, and first settles steps a dead driver left running;
+        // a pass after a wake reads the run again.
+        await this.driveOnce(run, first);
         run = undefined;
+        first = false;
       } while (this.wakeRequested && !this.stopping);
     } finally {
       if (!this.abandoned)
@@ -82,13 +83,20 @@ export class RunDriver {
     }
   }
 
-  private async driveOnce(read: RunRecord | undefined): Promise<void> {
-    const pass = await openExecutionPass(this.ctx, read ?? this.runId, {
+  private async driveOnce(read: RunRecord | undefined, recoverFirst: boolean): Promise<void> {
+    const hooks = {
       signal: this.controller.signal,
       superseded: () => this.superseded,
       stopping: () => this.stopping,
-      onSystemError: (error) => this.controller.abort(error),
-    });
+      onSystemError: (error: unknown) => this.controller.abort(error),
+    };
+    let pass = await openExecutionPass(this.ctx, read ?? this.runId, hooks);
+    // Steps a dead driver left running are settled before anything starts, from the rows the pass just
+    // read; the pass is opened again on what the recovery wrote, unless a person must decide first.
+    if (pass && recoverFirst && pass.steps.some((step) => step.status === 'running')) {
+      if (await recoverRunningSteps(this.ctx, pass.run, pass.steps)) return;
+      pass = await openExecutionPass(this.ctx, this.runId, hooks);
+    }
     if (!pass) return;
     const { run } = pass;
     const deadline = setTimeout(() => this.wake(), Math.max(0, runTimeLeftMs(this.ctx.settings.budgets, run.createdAt, this.ctx.now())) + 5);

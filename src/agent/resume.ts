@@ -60,10 +60,13 @@ async function planAgain(ctx: AgentContext, run: RunRecord): Promise<void> {
   await planRun(ctx, run, answers.length ? { answers } : {});
 }
 
-/** Settles steps left running by a dead owner (lease expired, or our own from before a restart); true when one needed a person (the run is paused). */
-export async function recoverRunningSteps(ctx: AgentContext, run: RunRecord): Promise<boolean> {
+/**
+ * Settles steps left running by a dead owner (lease expired, or our own from before a restart); true when
+ * one needed a person (the run is paused). `listed`: the run's step rows, when the caller just read them.
+ */
+export async function recoverRunningSteps(ctx: AgentContext, run: RunRecord, listed?: readonly StepRecord[]): Promise<boolean> {
   const now = ctx.now();
-  const steps = await ctx.store.listSteps(run.id);
+  const steps = listed ?? (await ctx.store.listSteps(run.id));
   const alive = (step: StepRecord) => !ctx.soleOwner && step.leaseOwner && step.leaseOwner !== ctx.owner && step.leaseUntil && step.leaseUntil > now;
   const orphans = steps.filter((step) => step.status === 'running' && !alive(step));
   if (orphans.length === 0) return false;

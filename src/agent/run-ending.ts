@@ -69,14 +69,11 @@ async function recordEnd(ctx: AgentContext, runId: string, outcome: Outcome, rea
 
 /** What the summary says, from the store as it stands. */
 async function summaryFacts(ctx: AgentContext, runId: string, outcome: Outcome, reason: Text | null) {
-  const run = await ctx.store.getRun(runId);
-  if (!run) return undefined;
-  const steps = await ctx.store.listSteps(runId);
-  const versions = await ctx.store.listPlanVersions(runId);
-  const usage = await ctx.store.usageTotals(runId);
-  const byModel = await ctx.store.usageByModel(runId);
+  const source = await ctx.store.summarySource(runId);
+  if (!source) return undefined;
+  const { run, steps, versions, usage, usageByModel: byModel } = source;
   const models = new Set(byModel.map((entry) => entry.model)).size > 1 ? byModel : undefined;
-  const fallbackEvent = eventsOfType(await ctx.store.listEvents(runId), 'planner-fallback').at(-1);
+  const [fallbackEvent] = source.lastFallback ? eventsOfType([source.lastFallback], 'planner-fallback') : [];
   const fallbackPlanner = fallbackEvent ? { author: fallbackEvent.data.author, reason: fallbackEvent.data.reason } : null;
   const changes = steps
     .filter((step) => step.kind === 'forward' && step.status === 'succeeded' && step.risk !== 'read')

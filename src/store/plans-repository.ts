@@ -24,7 +24,7 @@ function toPlanVersion(row: PlanRow): PlanVersionRecord {
   };
 }
 
-interface RawPlanRow {
+export interface RawPlanRow {
   run_id: string;
   version: number;
   plan: unknown;
@@ -35,7 +35,7 @@ interface RawPlanRow {
   created_at: Date | string;
 }
 
-const fromRawPlan = (row: RawPlanRow): PlanVersionRecord =>
+export const fromRawPlan = (row: RawPlanRow): PlanVersionRecord =>
   toPlanVersion({
     runId: row.run_id,
     version: Number(row.version),

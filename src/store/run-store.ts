@@ -6,6 +6,7 @@ import type { PlansPort } from '../agent/ports/plans.ts';
 import type { RunStore } from '../agent/ports/run-store.ts';
 import type { RunsPort } from '../agent/ports/runs.ts';
 import type { StepsPort } from '../agent/ports/steps.ts';
+import type { SummaryPort } from '../agent/ports/summary.ts';
 import type { UsagePort } from '../agent/ports/usage.ts';
 import type { Db } from './database.ts';
 import { decideConfirmation, requestConfirmation, selectConfirmations } from './confirmations-repository.ts';
@@ -20,6 +21,7 @@ import { answerOldestQuestion, insertQuestion, selectQuestions } from './questio
 import { insertRun, patchRun, selectRun, selectRunByConversation, selectRunByRequest, selectRuns, transitionRunStatus } from './runs-repository.ts';
 import { insertSteps, selectAttempts, selectSteps, setStepStatus } from './steps-repository.ts';
 import { writeStepTransitions } from './step-transitions.ts';
+import { selectSummarySource } from './summary-repository.ts';
 import { insertUsage, sumUsage, sumUsageByModel } from './usage-repository.ts';
 
 const runs = (db: Db): RunsPort => ({
@@ -93,7 +95,11 @@ const usage = (db: Db): UsagePort => ({
   usageByModel: (runId) => sumUsageByModel(db, runId),
 });
 
+const summary = (db: Db): SummaryPort => ({
+  summarySource: (runId) => selectSummarySource(db, runId),
+});
+
 /** The agent's `RunStore` on our tables, one role at a time; each call is one committed fact. */
 export function createRunStore(db: Db): RunStore {
-  return { ...runs(db), ...outbox(db), ...leases(db), ...plans(db), ...steps(db), ...events(db), ...humanInput(db), ...usage(db) };
+  return { ...runs(db), ...outbox(db), ...leases(db), ...plans(db), ...steps(db), ...events(db), ...humanInput(db), ...usage(db), ...summary(db) };
 }

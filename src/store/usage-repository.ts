@@ -38,6 +38,13 @@ export async function sumUsageByModel(db: Db, runId: string): Promise<ModelUsage
     .from(llmUsage)
     .where(eq(llmUsage.runId, runId))
     .groupBy(llmUsage.role, llmUsage.provider, llmUsage.model);
+  return modelUsage(rows);
+}
+
+/** Usage rows grouped by role, provider and model, as the summary shows them: largest cost first. */
+export function modelUsage(
+  rows: readonly { role: string; provider: string; model: string; inputTokens: number; outputTokens: number; costUsd: number }[],
+): ModelUsage[] {
   return rows
     .map((row) => ({
       role: row.role,

@@ -378,6 +378,50 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     expect((await store.listSteps(run.id, version)).find((step) => step.stepId === 's2')?.status).toBe('cancelled');
   });
 
+  it("reads what a run's summary is made of in one call, exactly as the separate reads give it", async () => {
+    const { run, version } = await withPlannedSteps();
+    await store.claimStep({ runId: run.id, planVersion: version, stepId: 's1', owner: 'me', leaseMs: 1000, executedArgs: { repo: 'acme/api' } });
+    await store.finishStep({ runId: run.id, planVersion: version, stepId: 's1', attempt: 1, status: 'succeeded', output: { url: 'https://x.test/é "q"' } });
+    await store.setStepStatus({ runId: run.id, planVersion: version, stepId: 's2', from: ['pending'], to: 'failed', error: { message: 'no', code: 'x' } });
+    const v2 = await store.addPlanVersion({
+      runId: run.id,
+      plan: { ...plan, goal: 'Again' },
+      authorKind: 'person',
+      authorId: 'U2',
+      parentVersion: version,
+      reason: null,
+    });
+    await store.createSteps(run.id, v2.version, [
+      { stepId: 's9', kind: 'forward', title: 'Other', tool: 'github_get_repo', risk: 'read', dependsOn: [], plannedArgs: { repo: 'acme/web' } },
+    ]);
+    await store.recordUsage({ runId: run.id, role: 'planner', provider: 'openai', model: 'gpt-4o', inputTokens: 1200, outputTokens: 300, costUsd: 0.1 });
+    await store.recordUsage({ runId: run.id, role: 'planner', provider: 'openai', model: 'gpt-4o', inputTokens: 1, outputTokens: 2, costUsd: 0.2 });
+    await store.recordUsage({ runId: run.id, role: 'evaluator', provider: 'anthropic', model: 'claude', inputTokens: 7, outputTokens: 8, costUsd: 0.3 });
+    await store.appendEvent(run.id, 'planner-fallback', { planVersion: 1, author: 'anthropic:claude', reason: 'first' });
+    await store.appendEvent(run.id, 'planner-fallback', { planVersion: 2, author: 'openai:gpt-4o', reason: 'second' });
+    await store.appendEvent(run.id, 'run-paused', { reason: 'after the fallbacks' });
+
+    const source = await store.summarySource(run.id);
+    expect(source).toEqual({
+      run: await store.getRun(run.id),
+      steps: await store.listSteps(run.id),
+      versions: await store.listPlanVersions(run.id),
+      usage: await store.usageTotals(run.id),
+      usageByModel: await store.usageByModel(run.id),
+      lastFallback: (await store.listEvents(run.id)).filter((event) => event.type === 'planner-fallback').at(-1),
+    });
+    expect(source?.lastFallback?.data).toEqual({ planVersion: 2, author: 'openai:gpt-4o', reason: 'second' });
+    expect(await store.summarySource('run_missing')).toBeUndefined();
+    const bare = await newRun();
+    expect(await store.summarySource(bare.id)).toMatchObject({
+      steps: [],
+      versions: [],
+      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      usageByModel: [],
+      lastFallback: null,
+    });
+  });
+
   it('keeps events gap-free and in order under concurrent appends', async () => {
     const run = await newRun();
     const other: Database | undefined = database.url ? await openDatabase({ url: database.url }) : undefined;

@@ -1,0 +1,23 @@
+import type { RunEvent } from '../run-events.ts';
+import type { PlanVersionRecord } from './plans.ts';
+import type { RunRecord } from './runs.ts';
+import type { StepRecord } from './steps.ts';
+import type { ModelUsage } from './usage.ts';
+
+/** Everything a run's summary is made of, as the store holds it at one moment. */
+export interface RunSummarySource {
+  run: RunRecord;
+  /** Every step of every version, undo steps too, in the order `listSteps` gives. */
+  steps: StepRecord[];
+  versions: PlanVersionRecord[];
+  usage: { inputTokens: number; outputTokens: number; costUsd: number };
+  /** As `usageByModel` gives it: per role and `provider:model`, largest cost first. */
+  usageByModel: ModelUsage[];
+  /** The run's last `planner-fallback` event, when its planner fell back to another model. */
+  lastFallback: RunEvent | null;
+}
+
+/** A run's end reads all of it once: one statement, where six reads cost six round trips. */
+export interface SummaryPort {
+  summarySource(runId: string): Promise<RunSummarySource | undefined>;
+}

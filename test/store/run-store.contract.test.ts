@@ -386,7 +386,7 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     const v2 = await store.addPlanVersion({
       runId: run.id,
       plan: { ...plan, goal: 'Again' },
-      authorKind: 'person',
+      authorKind: 'human',
       authorId: 'U2',
       parentVersion: version,
       reason: null,

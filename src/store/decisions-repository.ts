@@ -7,8 +7,10 @@ import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { AnswerInput, DecisionInput, DecisionRefusalCode, DecisionResult, QuestionRecord, RunRecord } from '../agent/ports/run-store.ts';
 import type { Db } from './database.ts';
 import { appendEvent } from './events-repository.ts';
+import { jsonParam, rawRows } from './raw-rows.ts';
+import { fromRawRun, type RawRunRow } from './run-rows.ts';
 import { toRunRecord } from './runs-repository.ts';
-import { approvals, escalations, questions, runs, steps } from './schema.ts';
+import { approvals, escalations, events, questions, runs, steps } from './schema.ts';
 
 const refused = (code: DecisionRefusalCode, run: RunRecord | undefined) => ({ ok: false as const, code, run });
 
@@ -23,12 +25,73 @@ async function moveRun(tx: Db, run: RunRecord, to: RunRecord['status'] | undefin
   return toRunRecord(row!);
 }
 
+/**
+ * A decision that resolves no particular escalation (approve, reject, cancel, a Confirm) is one statement:
+ * the run row is locked, checked, and every fact written, or none. One that resolves an escalation checks
+ * that escalation is still open before anything else is written: a transaction.
+ */
 export function recordDecision(db: Db, input: DecisionInput): Promise<DecisionResult> {
+  return input.escalation ? recordEscalationDecision(db, input) : recordDecisionAtOnce(db, input);
+}
+
+/** Why a decision on this run (as locked) is refused, if it is. */
+function refusal(run: RunRecord | undefined, input: DecisionInput): DecisionRefusalCode | undefined {
+  if (!run) return 'run-missing';
+  if (input.planVersion !== null && run.currentPlanVersion !== input.planVersion) return 'plan-changed';
+  if (!input.from.includes(run.status)) return 'not-waiting';
+  return undefined;
+}
+
+/**
+ * The compare-and-set in data-modifying CTEs. `locked` takes the run row FOR UPDATE (a concurrent decision
+ * waits, then sees the row as that one left it); `go` is the run when the checks pass, and every write
+ * reads `go`, so a refused decision writes nothing. The event takes the run's next sequence number in the
+ * same update that moves the run.
+ */
+async function recordDecisionAtOnce(db: Db, input: DecisionInput): Promise<DecisionResult> {
+  const { approval, alsoResolve, to, event } = input;
+  if (approval && input.planVersion === null) throw new Error('an approval binds to a plan version');
+  const [row] = await rawRows<{ locked: RawRunRow | null; moved: RawRunRow | null }>(
+    db,
+    sql`with locked as (select * from ${runs} where id = ${input.runId} for update),
+      go as (
+        select id, status from locked
+        where (${input.planVersion}::int is null or current_plan_version = ${input.planVersion}::int)
+          and status in (select jsonb_array_elements_text(${jsonParam(input.from)}::jsonb))
+      )${
+        alsoResolve
+          ? sql`, also_resolved as (
+              update ${escalations} set status = 'resolved', resolution = ${alsoResolve.action}, resolved_by = ${alsoResolve.userId}, resolved_at = now()
+              where run_id in (select id from go) and status = 'open' and kind = ${alsoResolve.kind})`
+          : sql``
+      }${
+        approval
+          ? sql`, approved as (
+              insert into ${approvals} (run_id, plan_version, user_id, decision, via, need, why)
+              select id, ${input.planVersion}::int, ${approval.userId}, ${approval.decision}, ${approval.via ?? 'person'}, ${approval.need ?? null}, ${approval.why ?? null}
+              from go)`
+          : sql``
+      },
+      moved as (
+        update ${runs} set event_seq = event_seq + 1${to ? sql`, status = ${to}, updated_at = case when status = ${to} then updated_at else now() end` : sql``}
+        where id in (select id from go)
+        returning *
+      ),
+      logged as (insert into ${events} (run_id, seq, type, data) select id, event_seq, ${event.type}, ${jsonParam(event.data)}::jsonb from moved)
+    select (select row_to_json(l) from locked l) as locked, (select row_to_json(m) from moved m) as moved`,
+  );
+  const locked = row?.locked ? fromRawRun(row.locked) : undefined;
+  if (!row?.moved) return refused(refusal(locked, input) ?? 'not-waiting', locked);
+  const moved = fromRawRun(row.moved);
+  return { ok: true as const, run: moved, value: moved };
+}
+
+function recordEscalationDecision(db: Db, input: DecisionInput): Promise<DecisionResult> {
   return db.transaction(async (tx) => {
     const run = await lockRun(tx, input.runId);
+    const refusedFor = refusal(run, input);
+    if (refusedFor) return refused(refusedFor, run);
     if (!run) return refused('run-missing', undefined);
-    if (input.planVersion !== null && run.currentPlanVersion !== input.planVersion) return refused('plan-changed', run);
-    if (!input.from.includes(run.status)) return refused('not-waiting', run);
     if (input.escalation) {
       const { id, action, userId } = input.escalation;
       const resolved = await tx

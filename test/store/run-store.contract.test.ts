@@ -580,6 +580,27 @@ describe.each(ENGINES)('run store contract on %s', (engine) => {
     expect((await store.getEscalation(escalation.id))?.status).toBe(after.status === 'executing' ? 'resolved' : 'open');
   });
 
+  it('records a decision that keeps the status with its event only, and a refused decision writes nothing', async () => {
+    const run = await newRun();
+    await store.addPlanVersion({ runId: run.id, plan, authorKind: 'planner', authorId: 'm', parentVersion: null, reason: null });
+    await store.updateRun(run.id, { currentPlanVersion: 1, status: 'paused' });
+    const before = (await store.getRun(run.id))!;
+    const kept = await store.decide({ runId: run.id, planVersion: null, from: ['paused'], event: { type: 'run-resumed', data: {} } });
+    expect(kept).toMatchObject({ ok: true, run: { status: 'paused', updatedAt: before.updatedAt } });
+    const refusedOne = await store.decide({
+      runId: run.id,
+      planVersion: 1,
+      from: ['awaiting-approval'],
+      to: 'executing',
+      approval: { userId: 'U2', decision: 'approved', need: 'approver' },
+      event: { type: 'plan-approved', data: { version: 1, by: 'U2' } },
+    });
+    expect(refusedOne).toMatchObject({ ok: false, code: 'not-waiting', run: { status: 'paused' } });
+    expect(await store.listApprovals(run.id)).toEqual([]);
+    expect((await store.listEvents(run.id)).map((e) => [e.seq, e.type])).toEqual([[1, 'run-resumed']]);
+    expect((await store.getRun(run.id))?.status).toBe('paused');
+  });
+
   it("resolves an escalation in a decision only while it is open, and answers only the current version's question", async () => {
     const { run } = await withPlannedSteps();
     await store.updateRun(run.id, { status: 'paused' });

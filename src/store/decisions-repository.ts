@@ -1,7 +1,8 @@
 /**
  * A person's decision is one compare-and-set: the run row is locked, its status and current plan
  * version (and the escalation's state) are checked, and the decision's facts — approval row, status,
- * resolved escalation, event — are written in the same transaction. A refused decision writes nothing.
+ * resolved escalation, event — are written in the same statement (or, for an escalation, the same
+ * transaction). A refused decision writes nothing.
  */
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { AnswerInput, DecisionInput, DecisionRefusalCode, DecisionResult, QuestionRecord, RunRecord } from '../agent/ports/run-store.ts';

@@ -57,9 +57,18 @@ const adopts = async (leases: RunLeases, runId: string) => (await leases.adopt([
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('run leases held by one replica while a scan or a heartbeat races its release', () => {
-  it('a scan that lands before a release on its way does not adopt the run: the run is free for a peer, and the replica that let go never counts it lost', async () => {
+  it.each([
+    {
+      when: 'before' as const,
+      case: 'a scan that lands before a release on its way does not adopt the run (the lease was still ours there)',
+    },
+    {
+      when: 'after' as const,
+      case: 'a scan that lands after a release whose answer is still on its way does not adopt the run, and lets go of the lease it took',
+    },
+  ])('$case: the run is free for a peer, and the replica that let go never counts it lost', async ({ when }) => {
     const runId = await executingRun();
-    const gated = gatedStore('releaseRunLease');
+    const gated = gatedStore('releaseRunLease', when);
     const lostOnA: string[] = [];
     const a = leasesFor('replica-a', gated.port, lostOnA);
     const b = leasesFor('replica-b', db.store);
@@ -68,7 +77,6 @@ describe('run leases held by one replica while a scan or a heartbeat races its r
       const releasing = a.release(runId);
       releasing.catch(() => undefined);
       await gated.reached;
-      // The scan reaches the store first: the lease is still ours there, so the scan returns it.
       expect(await adopts(a, runId)).toBe(false);
       gated.open();
       await releasing;
@@ -76,28 +84,6 @@ describe('run leases held by one replica while a scan or a heartbeat races its r
       expect(await adopts(b, runId)).toBe(true);
       await sleep(100);
       expect(lostOnA).toEqual([]);
-    } finally {
-      gated.open();
-      await Promise.all([a.stop({ releaseAll: true }), b.stop({ releaseAll: true })]);
-    }
-  });
-
-  it('a scan that lands after a release whose answer is still on its way does not adopt the run either, and lets go of the lease it took', async () => {
-    const runId = await executingRun();
-    const gated = gatedStore('releaseRunLease', 'after');
-    const a = leasesFor('replica-a', gated.port);
-    const b = leasesFor('replica-b', db.store);
-    try {
-      expect(await a.claim(runId)).toBe(true);
-      const releasing = a.release(runId);
-      releasing.catch(() => undefined);
-      await gated.reached;
-      // The lease is released in the store; the scan takes it again for this replica, which must not keep it.
-      expect(await adopts(a, runId)).toBe(false);
-      gated.open();
-      await releasing;
-      await sleep(50);
-      expect(await adopts(b, runId)).toBe(true);
     } finally {
       gated.open();
       await Promise.all([a.stop({ releaseAll: true }), b.stop({ releaseAll: true })]);

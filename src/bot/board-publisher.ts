@@ -88,6 +88,19 @@ export class BoardPublisher {
   }
 
   /**
+   * Resolves once the run's board is on Slack, when a state of it was reported and none posted yet (at most
+   * `deadlineMs`, so a Slack that refuses the board does not hold the thread up): a message posted after it
+   * then reads below the board, as a run's thread should (board first, then what the run asks or tells).
+   */
+  async firstPosted(runId: string, deadlineMs = 5_000): Promise<void> {
+    const entry = this.boards.get(runId);
+    if (!entry || entry.ts) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.settle(runId), new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs)))]);
+    clearTimeout(timer);
+  }
+
+  /**
    * Forget a finished run once its board is final. Waits at most `deadlineMs` so the summary is not
    * held up for long by a Slack that keeps refusing; the board keeps retrying in the background.
    */

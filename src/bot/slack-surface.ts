@@ -137,6 +137,8 @@ export class SlackSurface implements Surface {
    * message carries its key in the message metadata, so one that may be there already is found, not posted twice.
    */
   private async post(run: RunRecord, view: MessageView, delivery?: Delivery): Promise<string | undefined> {
+    // A run that fails at once owes an escalation while its board's first post is still on its way.
+    await this.board.firstPosted(run.id);
     if (delivery?.mayExist) {
       const found = await findOwedInThread(this.options.client, run.conversation, delivery.key);
       if (found) return found;

@@ -7,7 +7,7 @@ import { createSlackPoster } from '../../src/bot/slack-poster.ts';
 import { SlackSurface } from '../../src/bot/slack-surface.ts';
 import { SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
 import { BOT_TOKEN, silentLogger } from '../fakes/slack-harness.ts';
-import { makeBoard, makePlan, makeProposal, makeRun } from '../fakes/slack-fixtures.ts';
+import { makeBoard, makeEscalation, makePlan, makeProposal, makeRun } from '../fakes/slack-fixtures.ts';
 
 let fake: SlackFakeServer;
 let client: InstanceType<typeof webApi.WebClient>;
@@ -168,6 +168,20 @@ describe('SlackSurface', () => {
     );
     const summaryPost = fake.calls.findLastIndex((c) => c.method === 'chat.postMessage');
     expect(lastBoardEdit).toBeLessThan(summaryPost);
+  });
+
+  it('posts the board before an escalation owed at the same moment: the thread reads board first', async () => {
+    const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined });
+    const failed = { ...boardAt(0), steps: boardAt(0).steps.map((step, index) => (index === 0 ? { ...step, status: 'failed' as StepStatus } : step)) };
+    // The board's first post is slow to come back; the step failed at once, so its escalation is owed meanwhile.
+    fake.slow('chat.postMessage', 1, 300);
+    await surface.reportProgress(run, failed);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the board's post is on its way
+    await surface.escalate(run, makeEscalation({ runId: run.id }), 'Retry runs it again.');
+    const thread = fake.model.thread('C1', run.conversation.threadTs);
+    expect(thread).toHaveLength(2);
+    expect(boardText(thread[0]!.ts)).toContain('task_card');
+    expect(thread[1]!.text).toMatch(/escalation/i);
   });
 
   it('edits the same board when a late report arrives after the run finished', async () => {

@@ -43,7 +43,7 @@ const RESPONSE_URL_TTL_MS = 30 * 60_000;
 interface Script {
   method: string;
   remaining: number;
-  reply: { kind: 'rate-limit'; retryAfterS: number } | { kind: 'error'; error: string };
+  reply: { kind: 'rate-limit'; retryAfterS: number } | { kind: 'error'; error: string } | { kind: 'slow'; ms: number };
 }
 
 /**
@@ -94,6 +94,11 @@ export class SlackFakeServer {
   /** The next `times` calls of `method` get HTTP 429 with `Retry-After: retryAfterS`. */
   rateLimit(method: string, times: number, retryAfterS = 1): void {
     this.scripts.push({ method, remaining: times, reply: { kind: 'rate-limit', retryAfterS } });
+  }
+
+  /** The next `times` calls of `method` are answered (as usual) only after `ms`: a slow Slack, while other calls go through. */
+  slow(method: string, times: number, ms: number): void {
+    this.scripts.push({ method, remaining: times, reply: { kind: 'slow', ms } });
   }
 
   /** The next `times` calls of `method` answer `{ok:false, error}`. */
@@ -204,7 +209,10 @@ export class SlackFakeServer {
     const params = parseParams(req.headers['content-type'], body, url);
 
     const script = this.scripts.find((s) => s.method === method && s.remaining > 0);
-    if (script) {
+    if (script?.reply.kind === 'slow') {
+      script.remaining -= 1;
+      await new Promise((resolve) => setTimeout(resolve, (script.reply as { ms: number }).ms));
+    } else if (script) {
       script.remaining -= 1;
       if (script.reply.kind === 'rate-limit') {
         this.record({ method, params, status: 429, response: undefined, at: Date.now() });

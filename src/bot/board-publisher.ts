@@ -19,6 +19,7 @@ interface RunBoard {
   ts: string | undefined;
   latest: BoardState;
   dirty: boolean;
+  /** When the last send's answer came back (while one is on its way, when it left). */
   lastSentAt: number;
   timer: NodeJS.Timeout | undefined;
   inFlight: Promise<void> | undefined;
@@ -144,6 +145,9 @@ export class BoardPublisher {
     );
     void entry.inFlight.finally(() => {
       entry.inFlight = undefined;
+      // Counted from the answer, not the request: the next edit then reaches Slack at least an interval
+      // after this one did, however long this one took on the way.
+      entry.lastSentAt = Date.now();
       if (entry.dirty) {
         const backoff = entry.failures > 0 ? Math.min(30_000, (this.options.retryBaseMs ?? 1000) * 2 ** (entry.failures - 1)) : 0;
         this.schedule(runId, entry, backoff);

@@ -170,6 +170,21 @@ describe('SlackSurface', () => {
     expect(lastBoardEdit).toBeLessThan(summaryPost);
   });
 
+  it('spaces board edits by the interval as Slack receives them, even when one edit is slow to come back', async () => {
+    const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined, boardIntervalMs: 200 });
+    await surface.reportProgress(run, boardAt(0));
+    await surface.board.settle(run.id);
+    fake.slow('chat.update', 1, 150);
+    for (const progress of [1, 2, 3]) {
+      await surface.reportProgress(run, boardAt(progress));
+      await new Promise((resolve) => setTimeout(resolve, 120));
+    }
+    await surface.board.settle(run.id);
+    const received = fake.callsOf('chat.update').map((call) => call.at);
+    expect(received.length).toBeGreaterThan(1);
+    for (let i = 1; i < received.length; i += 1) expect(received[i]! - received[i - 1]!).toBeGreaterThanOrEqual(195);
+  });
+
   it('posts the board before an escalation owed at the same moment: the thread reads board first', async () => {
     const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined });
     const failed = { ...boardAt(0), steps: boardAt(0).steps.map((step, index) => (index === 0 ? { ...step, status: 'failed' as StepStatus } : step)) };

@@ -96,9 +96,7 @@ export class BoardPublisher {
   async firstPosted(runId: string, deadlineMs = 5_000): Promise<void> {
     const entry = this.boards.get(runId);
     if (!entry || entry.ts) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.settle(runId), new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs)))]);
-    clearTimeout(timer);
+    await this.settleWithin(runId, deadlineMs);
   }
 
   /**
@@ -106,14 +104,19 @@ export class BoardPublisher {
    * held up for long by a Slack that keeps refusing; the board keeps retrying in the background.
    */
   async finish(runId: string, deadlineMs = 20_000): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.settle(runId), new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs)))]);
-    clearTimeout(timer);
+    await this.settleWithin(runId, deadlineMs);
     const ts = this.boards.get(runId)?.ts;
     this.boards.delete(runId);
     if (!ts) return;
     this.finishedTs.set(runId, ts);
     if (this.finishedTs.size > 1000) this.finishedTs.delete(this.finishedTs.keys().next().value!);
+  }
+
+  /** `settle`, waiting at most `deadlineMs`. */
+  private async settleWithin(runId: string, deadlineMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.settle(runId), new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs)))]);
+    clearTimeout(timer);
   }
 
   private schedule(runId: string, entry: RunBoard, extraDelayMs = 0): void {

@@ -56,7 +56,7 @@ async function recordDecisionAtOnce(db: Db, input: DecisionInput): Promise<Decis
     db,
     sql`with locked as (select * from ${runs} where id = ${input.runId} for update),
       go as (
-        select id, status from locked
+        select id from locked
         where (${input.planVersion}::int is null or current_plan_version = ${input.planVersion}::int)
           and status in (select jsonb_array_elements_text(${jsonParam(input.from)}::jsonb))
       )${

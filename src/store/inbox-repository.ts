@@ -5,6 +5,7 @@
  */
 import { and, asc, eq, inArray, lt, lte, ne, or, sql } from 'drizzle-orm';
 import type { Db } from './database.ts';
+import { leaseEnd } from './lease-end.ts';
 import { jsonParam, rawRows } from './raw-rows.ts';
 import { slackInbox } from './schema.ts';
 
@@ -12,8 +13,6 @@ export interface InboxEntry {
   key: string;
   body: Record<string, unknown>;
 }
-
-const leaseEnd = (leaseMs: number) => sql`now() + ${Math.max(1, Math.round(leaseMs))} * interval '1 millisecond'`;
 
 /**
  * The keys that were new, of requests stored in one INSERT; a key stored before (a redelivery) is missing.

@@ -7,10 +7,9 @@ import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { RunRecord, RunStatus } from '../agent/ports/run-store.ts';
 import { builtOnce } from './built-once.ts';
 import type { Db } from './database.ts';
+import { leaseEnd } from './lease-end.ts';
 import { toRunRecord } from './runs-repository.ts';
 import { replicas, runs, steps } from './schema.ts';
-
-const leaseEnd = (leaseMs: number) => sql`now() + ${Math.max(1, Math.round(leaseMs))} * interval '1 millisecond'`;
 
 /** Nobody holds it, its holder stopped renewing, or it is already ours. */
 const claimable = (owner: string) => or(isNull(runs.leaseOwner), isNull(runs.leaseUntil), lte(runs.leaseUntil, sql`now()`), eq(runs.leaseOwner, owner));

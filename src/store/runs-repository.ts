@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Conversation, RunRecord, RunsPort, RunStatus } from '../agent/ports/run-store.ts';
 import { builtOnce } from './built-once.ts';
 import type { Db } from './database.ts';
+import { leaseEnd } from './lease-end.ts';
 import { newId } from './ids.ts';
 import { jsonParam, rawRows } from './raw-rows.ts';
 import { fromRawRun, type RawRunRow } from './run-rows.ts';
@@ -36,7 +37,7 @@ export async function insertRun(db: Db, input: Parameters<RunsPort['createRun']>
           insert into runs (id, task, requester, channel, thread_ts, origin, status, request_id, event_seq, lease_owner, lease_until)
           values (${newId('run')}, ${input.task}, ${input.requester}, ${input.conversation.channel}, ${input.conversation.threadTs},
             ${input.origin}, 'planning', ${input.requestId ?? null}, ${created ? 1 : 0}, ${lease?.owner ?? null},
-            ${lease ? sql`now() + ${Math.max(1, Math.round(lease.leaseMs))} * interval '1 millisecond'` : null})
+            ${lease ? leaseEnd(lease.leaseMs) : null})
           returning *
         )${
           created

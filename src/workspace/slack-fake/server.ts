@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { agentMethods } from './agent-methods.ts';
 import { chatMethods } from './chat-methods.ts';
 import { directoryMethods } from './directory-methods.ts';
+import { parseParams, readBody, refuse, safeObject, send } from './http-io.ts';
 import { fail, type MethodResult, type Params } from './params.ts';
 import { createViewMethods } from './view-methods.ts';
 import { WorkspaceModel } from './workspace-model.ts';
@@ -146,36 +147,37 @@ export class SlackFakeServer {
   /** Resolves once a successful call matching `predicate` has been recorded (including ones already made). */
   waitForCall(method: string, predicate: (params: Params) => boolean = () => true, timeoutMs = 5000): Promise<RecordedCall> {
     const matches = (call: RecordedCall) => call.method === method && call.status === 200 && call.response?.ok === true && predicate(call.params);
-    const found = this.calls.find(matches);
-    if (found) return Promise.resolve(found);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.events.off('call', listener);
-        reject(new Error(`timed out waiting for ${method}; calls: ${this.calls.map((c) => c.method).join(', ')}`));
-      }, timeoutMs);
-      const listener = (call: RecordedCall) => {
-        if (!matches(call)) return;
-        clearTimeout(timer);
-        this.events.off('call', listener);
-        resolve(call);
-      };
-      this.events.on('call', listener);
-    });
+    return this.until(
+      (call) => (call ? (matches(call) ? call : undefined) : this.calls.find(matches)),
+      timeoutMs,
+      () => `timed out waiting for ${method}; calls: ${this.calls.map((c) => c.method).join(', ')}`,
+    );
   }
 
   /** Resolves when `predicate` over the whole fake holds, checked after every call and response. */
-  waitUntil(predicate: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
-    if (predicate()) return Promise.resolve();
+  async waitUntil(predicate: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+    await this.until(
+      () => predicate() || undefined,
+      timeoutMs,
+      () => `timed out waiting for ${what}`,
+    );
+  }
+
+  /** The first answer `check` gives, asked now (no call) and after every recorded call; rejects after `timeoutMs`. */
+  private until<T>(check: (call: RecordedCall | undefined) => T | undefined, timeoutMs: number, timedOut: () => string): Promise<T> {
+    const now = check(undefined);
+    if (now !== undefined) return Promise.resolve(now);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.events.off('call', listener);
-        reject(new Error(`timed out waiting for ${what}`));
+        reject(new Error(timedOut()));
       }, timeoutMs);
-      const listener = () => {
-        if (!predicate()) return;
+      const listener = (call: RecordedCall) => {
+        const answer = check(call);
+        if (answer === undefined) return;
         clearTimeout(timer);
         this.events.off('call', listener);
-        resolve();
+        resolve(answer);
       };
       this.events.on('call', listener);
     });
@@ -209,18 +211,15 @@ export class SlackFakeServer {
     const params = parseParams(req.headers['content-type'], body, url);
 
     const script = this.scripts.find((s) => s.method === method && s.remaining > 0);
-    if (script?.reply.kind === 'slow') {
-      script.remaining -= 1;
-      await new Promise((resolve) => setTimeout(resolve, (script.reply as { ms: number }).ms));
-    } else if (script) {
-      script.remaining -= 1;
-      if (script.reply.kind === 'rate-limit') {
-        this.record({ method, params, status: 429, response: undefined, at: Date.now() });
-        res.writeHead(429, { 'retry-after': String(script.reply.retryAfterS), 'content-type': 'application/json' });
-        return void res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
-      }
-      return this.reply(res, method, params, fail(script.reply.error));
+    if (script) script.remaining -= 1;
+    const reply = script?.reply;
+    if (reply?.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, reply.ms));
+    if (reply?.kind === 'rate-limit') {
+      this.record({ method, params, status: 429, response: undefined, at: Date.now() });
+      res.writeHead(429, { 'retry-after': String(reply.retryAfterS), 'content-type': 'application/json' });
+      return void res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
     }
+    if (reply?.kind === 'error') return this.reply(res, method, params, fail(reply.error));
 
     const token = (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '') || params.token;
     if (method === 'apps.connections.open') return this.reply(res, method, params, this.openConnection(token));
@@ -247,58 +246,4 @@ export class SlackFakeServer {
     if (this.calls.length > 2 * limit) this.calls.splice(0, this.calls.length - limit);
     this.events.emit('call', call);
   }
-}
-
-function parseParams(contentType: string | undefined, body: string, url: URL): Params {
-  const params: Params = Object.fromEntries(url.searchParams);
-  if ((contentType ?? '').includes('application/json')) {
-    for (const [key, value] of Object.entries(safeObject(body))) params[key] = typeof value === 'string' ? value : JSON.stringify(value);
-  } else {
-    for (const [key, value] of new URLSearchParams(body)) params[key] = value;
-  }
-  return params;
-}
-
-function safeObject(body: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(body);
-    return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
-type ReadBody = { ok: true; body: string } | { ok: false; limit: number };
-
-/** Reads at most `limit` bytes: a larger declared length is refused unread, a larger stream is cut off. */
-function readBody(req: IncomingMessage, limit: number): Promise<ReadBody> {
-  if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.resolve({ ok: false, limit });
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.off('data', onData);
-        resolve({ ok: false, limit });
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve({ ok: true, body: Buffer.concat(chunks).toString('utf8') }));
-    req.on('error', reject);
-  });
-}
-
-/** A refusal sent before the body was read: the connection is closed after it so the rest is never read. */
-function refuse(req: IncomingMessage, res: ServerResponse, status: number, error: string): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', connection: 'close' });
-  res.end(JSON.stringify({ ok: false, error }));
-  req.resume();
-}
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
 }

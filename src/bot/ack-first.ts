@@ -24,15 +24,22 @@ export class AckFirst {
     };
   }
 
-  /** Resolves once no received request is waiting for its ack (or after `maxWaitMs`), then lets pending I/O in. */
+  /**
+   * Resolves once no received request is waiting for its ack (or after `maxWaitMs`) and a turn of pending
+   * I/O let in since finds none either: a burst is read over several turns, and work let go after the
+   * first turn would otherwise delay the acks of the requests read in the next.
+   */
   async othersAcked(): Promise<void> {
-    if (this.unacked > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.maxWaitMs);
-        this.waiting.push(() => (clearTimeout(timer), resolve()));
-      });
-    }
-    await setImmediate();
+    const deadline = performance.now() + this.maxWaitMs;
+    do {
+      if (this.unacked > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.max(0, deadline - performance.now()));
+          this.waiting.push(() => (clearTimeout(timer), resolve()));
+        });
+      }
+      await setImmediate();
+    } while (this.unacked > 0 && performance.now() < deadline);
   }
 
   private wake(): void {

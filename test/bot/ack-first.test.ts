@@ -19,6 +19,20 @@ describe('AckFirst', () => {
     expect(resumed).toBe(true);
   });
 
+  it('holds the work again for a request that arrives while it is being let go: a burst read over several turns is acknowledged first', async () => {
+    const gate = new AckFirst(10_000);
+    const first = gate.received();
+    let resumed = false;
+    const work = gate.othersAcked().then(() => (resumed = true));
+    first();
+    const late = gate.received(); // read in the I/O turn the released work yields to
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(resumed).toBe(false);
+    late();
+    await work;
+    expect(resumed).toBe(true);
+  });
+
   it('never holds work longer than its limit', async () => {
     const gate = new AckFirst(30);
     gate.received();

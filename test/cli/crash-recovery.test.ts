@@ -144,6 +144,10 @@ describe('a Tandem process killed with SIGKILL', () => {
 
     const second = await start();
     await endsRightOnce(sent.ts);
+    // The click was stored without the plan message's blocks; handled again, it still takes the buttons away.
+    const plan = plans(sent.ts)[0]!;
+    expect(JSON.stringify(plan.blocks)).toContain('Approved by');
+    expect(JSON.stringify(plan.blocks)).not.toContain(PLAN_APPROVE_ACTION);
     await kill(second.tandem);
   }, 180_000);
 

@@ -97,7 +97,7 @@ export const chatMethods: Record<string, Handler> = {
     return { ok: true, channel: message.channel, permalink: `${origin}/archives/${message.channel}/p${message.ts.replace('.', '')}` };
   },
 
-  /** A thread, parent first, oldest to newest; metadata only when asked for, as Slack does. */
+  /** A thread, parent first, oldest to newest, with each message's blocks; metadata only when asked for, as Slack does. */
   'conversations.replies'(params, model) {
     const channel = params.channel;
     if (!channel || !model.channels.has(channel)) return fail('channel_not_found');
@@ -108,6 +108,7 @@ export const chatMethods: Record<string, Handler> = {
       type: 'message',
       user: m.user,
       text: m.text,
+      ...(m.blocks ? { blocks: m.blocks } : {}),
       ts: m.ts,
       ...(m.threadTs ? { thread_ts: m.threadTs } : {}),
       ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}),
@@ -126,7 +127,14 @@ export const chatMethods: Record<string, Handler> = {
       .filter((m) => m.channel === channel && !m.threadTs && Number(m.ts) > oldest && Number(m.ts) < latest)
       .reverse()
       .slice(0, limit)
-      .map((m) => ({ type: 'message', user: m.user, text: m.text, ts: m.ts, ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}) }));
+      .map((m) => ({
+        type: 'message',
+        user: m.user,
+        text: m.text,
+        ...(m.blocks ? { blocks: m.blocks } : {}),
+        ts: m.ts,
+        ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}),
+      }));
     return { ok: true, messages, has_more: false };
   },
 };

@@ -27,7 +27,12 @@ import { InboxReceiver } from './inbox-receiver.ts';
 import { createMemoryInbox, type FeedbackLog, type RunQueries, type SlackInbox } from './ports.ts';
 import { createSlackClient, slackClientOptions, type SlackClient } from './slack-client.ts';
 import { slackLogger } from './slack-logger.ts';
+import { signedRequestListener } from './signed-request.ts';
 import { createSocketModeConnection } from './socket-mode.ts';
+
+const EVENTS_PATH = '/slack/events';
+/** Slack's requests are kilobytes; a click on the largest message Slack allows stays far below this. */
+const BODY_LIMIT = 1024 * 1024;
 
 export interface SlackAppOptions {
   config: Pick<Config, 'slack' | 'port'>;
@@ -102,16 +107,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     config.slack.appToken !== undefined
       ? createSocketModeConnection({ appToken: config.slack.appToken, apiUrl: config.slack.apiUrl, port: config.port, customRoutes, logger })
       : undefined;
-  const inner =
-    socket?.receiver ??
-    new HTTPReceiver({
-      signingSecret: requireSecret(config.slack.signingSecret),
-      endpoints: '/slack/events',
-      customRoutes,
-      processBeforeResponse: false,
-      logger: common.logger,
-      ...(options.receiver?.unhandledRequestTimeoutMillis ? { unhandledRequestTimeoutMillis: options.receiver.unhandledRequestTimeoutMillis } : {}),
-    });
+  const inner = socket?.receiver ?? httpReceiver(requireSecret(config.slack.signingSecret), customRoutes, options, common.logger);
   const receiver = new InboxReceiver(inner, options.inbox ?? createMemoryInbox(), logger);
   const app = new App({ ...common, customRoutes: undefined, receiver });
 
@@ -161,6 +157,26 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     },
     resumeInbox: () => receiver.resumeUnfinished(),
   };
+}
+
+/** Bolt's HTTP receiver behind our signature check (signedRequestListener), which reads each body once. */
+function httpReceiver(signingSecret: string, customRoutes: CustomRoute[], options: SlackAppOptions, boltLogger: ReturnType<typeof slackLogger>): HTTPReceiver {
+  const receiver = new HTTPReceiver({
+    signingSecret,
+    signatureVerification: false,
+    endpoints: EVENTS_PATH,
+    customRoutes,
+    processBeforeResponse: false,
+    logger: boltLogger,
+    ...(options.receiver?.unhandledRequestTimeoutMillis ? { unhandledRequestTimeoutMillis: options.receiver.unhandledRequestTimeoutMillis } : {}),
+  });
+  receiver.requestListener = signedRequestListener(receiver.requestListener, {
+    signingSecret,
+    endpoints: [EVENTS_PATH],
+    bodyLimit: BODY_LIMIT,
+    logger: options.logger,
+  });
+  return receiver;
 }
 
 function requireSecret(secret: string | undefined): string {

@@ -1,0 +1,96 @@
+import fc from 'fast-check';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signedRequestListener } from '../../src/bot/signed-request.ts';
+import { slackSignatureHeaders } from '../../src/workspace/slack-fake/signing.ts';
+import { silentLogger } from '../fakes/slack-harness.ts';
+
+const SECRET = 'signed-request-secret';
+const FORM = 'application/x-www-form-urlencoded';
+
+/** What the listener behind the check was handed: the body Bolt will parse and its content type. */
+interface Passed {
+  path: string;
+  contentType: string | undefined;
+  body: string;
+}
+
+describe('the signature check in front of Bolt', () => {
+  const passed: Passed[] = [];
+  let server: Server;
+  let url: string;
+
+  beforeAll(async () => {
+    const next = (req: IncomingMessage, res: import('node:http').ServerResponse) => {
+      const rawBody = (req as IncomingMessage & { rawBody?: Buffer }).rawBody;
+      passed.push({ path: req.url ?? '', contentType: req.headers['content-type'], body: rawBody?.toString() ?? '(not read)' });
+      res.writeHead(200);
+      res.end();
+    };
+    server = createServer(signedRequestListener(next, { signingSecret: SECRET, endpoints: ['/slack/events'], bodyLimit: 64 * 1024, logger: silentLogger() }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const post = async (body: string, options: { contentType?: string; headers?: Record<string, string>; path?: string } = {}) => {
+    passed.length = 0;
+    const response = await fetch(`${url}${options.path ?? '/slack/events'}`, {
+      method: 'POST',
+      headers: { 'content-type': options.contentType ?? FORM, ...(options.headers ?? slackSignatureHeaders({ signingSecret: SECRET, body })) },
+      body,
+    });
+    return { status: response.status, passed: [...passed] };
+  };
+  const interactive = (payload: unknown) => new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+
+  it('hands on a signed click as the JSON it carries, whatever its text (spaces, +, %, accents, emoji, quotes)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.record({ type: fc.constant('block_actions'), text: fc.string({ unit: 'grapheme' }), value: fc.jsonValue() }), async (payload) => {
+        const { status, passed } = await post(interactive(payload));
+        expect(status).toBe(200);
+        expect(passed).toHaveLength(1);
+        expect(passed[0]!.contentType).toBe('application/json');
+        expect(JSON.parse(passed[0]!.body)).toEqual(JSON.parse(JSON.stringify(payload)));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('hands on a signed event and a signed command as they came', async () => {
+    const event = JSON.stringify({ type: 'event_callback', event_id: 'Ev1', event: { type: 'app_mention', text: 'héllo + 100%' } });
+    expect((await post(event, { contentType: 'application/json' })).passed).toEqual([{ path: '/slack/events', contentType: 'application/json', body: event }]);
+    const command = 'command=%2Ftandem&text=schedules+now&user_id=U1&trigger_id=t1';
+    expect((await post(command)).passed).toEqual([{ path: '/slack/events', contentType: FORM, body: command }]);
+  });
+
+  it('refuses with 401, and hands on nothing, a request with a bad, missing, malformed or stale signature', async () => {
+    const body = interactive({ type: 'block_actions', actions: [{ action_id: 'plan_approve' }] });
+    const signed = slackSignatureHeaders({ signingSecret: SECRET, body });
+    const refusals = [
+      slackSignatureHeaders({ signingSecret: 'another-secret', body }),
+      slackSignatureHeaders({ signingSecret: SECRET, body: `${body}&extra=1` }),
+      slackSignatureHeaders({ signingSecret: SECRET, body, timestampS: Math.floor(Date.now() / 1000) - 6 * 60 }),
+      { 'x-slack-request-timestamp': signed['x-slack-request-timestamp']! },
+      { 'x-slack-signature': signed['x-slack-signature']! },
+      { ...signed, 'x-slack-request-timestamp': `${signed['x-slack-request-timestamp']}.5` },
+      { ...signed, 'x-slack-signature': signed['x-slack-signature']!.slice(0, -2) },
+      {},
+    ];
+    for (const headers of refusals) expect(await post(body, { headers })).toEqual({ status: 401, passed: [] });
+  });
+
+  it("answers Slack's unsigned ssl_check, stripped of anything smuggled beside it", async () => {
+    const smuggled = `ssl_check=1&payload=${encodeURIComponent(JSON.stringify({ type: 'block_actions' }))}`;
+    expect((await post(smuggled, { headers: {} })).passed.map((p) => p.body)).toEqual(['ssl_check=1']);
+  });
+
+  it('refuses a body over the limit with 413 without handing it on', async () => {
+    expect(await post(interactive({ type: 'block_actions', text: 'x'.repeat(70 * 1024) }))).toEqual({ status: 413, passed: [] });
+  });
+
+  it('leaves every other route to the listener behind it, body unread', async () => {
+    expect((await post('{}', { path: '/metrics', headers: {} })).passed).toEqual([{ path: '/metrics', contentType: FORM, body: '(not read)' }]);
+  });
+});

@@ -4,10 +4,8 @@ import type { UsageRecord } from '../../agent/ports/run-store.ts';
 import { redactText, redactValue } from '../../agent/redact.ts';
 import type { Config, ModelRoute } from '../../config/config.ts';
 import type { Logger } from '../../observability/logger.ts';
-import { createAnthropicModel } from './anthropic-model.ts';
 import type { ChatModel } from './chat-model.ts';
 import { interpretAnswer } from './interpret-answer.ts';
-import { createOpenAiModel } from './openai-model.ts';
 import { costUsd } from './prices.ts';
 
 export interface LlmClientOptions {
@@ -48,13 +46,33 @@ function modelCache({ config, logger, timeoutMs, maxRetries, fetch }: LlmClientO
     let model = models.get(key);
     if (!model) {
       const common = { model: route.model, timeoutMs, maxRetries, fetch };
-      model =
+      model = loadedOnFirstCall(route, async () =>
         route.provider === 'openai'
-          ? createOpenAiModel({ ...common, apiKey: config.openai.apiKey, baseURL: config.openai.baseUrl, logger })
-          : createAnthropicModel({ ...common, apiKey: config.anthropic.apiKey ?? '', baseURL: config.anthropic.baseUrl });
+          ? (await import('./openai-model.ts')).createOpenAiModel({ ...common, apiKey: config.openai.apiKey, baseURL: config.openai.baseUrl, logger })
+          : (await import('./anthropic-model.ts')).createAnthropicModel({
+              ...common,
+              apiKey: config.anthropic.apiKey ?? '',
+              baseURL: config.anthropic.baseUrl,
+            }),
+      );
       models.set(key, model);
     }
     return model;
+  };
+}
+
+/**
+ * An adapter whose vendor SDK is loaded on the route's first call: each SDK is tens of megabytes in
+ * memory, and a bot waiting for its first mention needs neither.
+ */
+function loadedOnFirstCall(route: ModelRoute, load: () => Promise<ChatModel>): ChatModel {
+  let loading: Promise<ChatModel> | undefined;
+  const adapter = () => (loading ??= load());
+  return {
+    provider: route.provider,
+    model: route.model,
+    answer: async (request) => (await adapter()).answer(request),
+    converse: async (request) => (await adapter()).converse(request),
   };
 }
 

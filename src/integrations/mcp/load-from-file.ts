@@ -1,5 +1,5 @@
 import { mcpSecrets, readMcpConfig } from './config.ts';
-import { loadMcpTools, type McpLoadOptions, type McpTools } from './load-mcp-tools.ts';
+import type { McpLoadOptions, McpTools } from './load-mcp-tools.ts';
 
 /**
  * TANDEM_MCP_CONFIG at start-up: an unreadable or invalid file is one more problem to report, like a
@@ -12,6 +12,8 @@ export async function loadMcpToolsFromFile(path: string | undefined, options: Mc
     options.logger?.warn({ problem: config.error }, 'MCP config not loaded');
     return { tools: [], problems: [config.error], close: async () => {} };
   }
+  // The MCP SDK and the JSON Schema validator load only for a bot that has MCP servers.
+  const { loadMcpTools } = await import('./load-mcp-tools.ts');
   return loadMcpTools(config.value, options);
 }
 

@@ -28,7 +28,7 @@ export interface SignedRequestOptions {
  */
 export function signedRequestListener(next: RequestListener, options: SignedRequestOptions): RequestListener {
   return (req, res) => {
-    if (req.method !== 'POST' || !options.endpoints.includes(pathOf(req))) return next(req, res);
+    if (req.method?.toUpperCase() !== 'POST' || !options.endpoints.includes(routedPath(req))) return next(req, res);
     void readBody(req, options.bodyLimit).then(
       (body) => {
         if (!body) return refuse(res, 413, options.logger, 'Slack request body over the limit');
@@ -42,10 +42,17 @@ export function signedRequestListener(next: RequestListener, options: SignedRequ
   };
 }
 
-function pathOf(req: IncomingMessage): string {
-  const url = req.url ?? '/';
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
+/**
+ * The path exactly as Bolt's receiver routes it (a URL's normalised pathname): any other reading lets a
+ * request the check takes for another route (`/slack/./events`, `/slack/events#x`, an absolute URL)
+ * reach Bolt's events endpoint unchecked.
+ */
+function routedPath(req: IncomingMessage): string {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost').pathname;
+  } catch {
+    return '';
+  }
 }
 
 /** The body, or undefined once it passes `limit` bytes (the rest is not read). */

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSlackHarness, eventually, SIGNING_SECRET, type SlackHarness } from '../fakes/slack-harness.ts';
 import { createMemoryInbox } from '../../src/bot/ports.ts';
@@ -22,6 +23,38 @@ describe('HTTP receiver', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(h.agent.calls).toEqual([]);
     expect(h.fake.calls.filter((c) => c.method.startsWith('chat.'))).toEqual([]);
+  });
+
+  it('refuses an unsigned mention however its path is spelled (dot segments, a fragment, an absolute URL, backslashes)', async () => {
+    const body = JSON.stringify({
+      type: 'event_callback',
+      event_id: 'EvPath',
+      event: { type: 'app_mention', user: 'U1', channel: 'C1', text: '<@UBOT> deploy', ts: '9.1' },
+    });
+    const { port } = new URL(h.baseUrl);
+    const send = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const paths = [
+      '/slack/events',
+      '/slack/./events',
+      '/slack/x/../events',
+      '/slack/events#x',
+      '/slack/events?x=1',
+      'http://evil.example/slack/events',
+      '\\slack\\events',
+    ];
+    // 400: Node's HTTP parser refuses the request line itself.
+    for (const path of paths) expect([400, 401, 404]).toContain(await send(path));
+    expect(await send('/slack/./events')).toBe(401);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.agent.calls).toEqual([]);
   });
 
   it('refuses a stale signature (over 5 minutes old) with 401 and starts nothing', async () => {

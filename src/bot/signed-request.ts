@@ -3,7 +3,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { parse as parseForm } from 'node:querystring';
 import type { Logger } from '../observability/logger.ts';
 
-/** Slack signs each request with a timestamp; one older than this is refused as a replay. */
+/** Slack signs each request with a timestamp; one further than this from now is refused as a replay. */
 const MAX_AGE_S = 5 * 60;
 const FORM = 'application/x-www-form-urlencoded';
 const INTERACTIVE_PREFIX = 'payload=';
@@ -95,7 +95,8 @@ function signatureMatches(req: IncomingMessage, body: Buffer, options: SignedReq
   const signature = req.headers['x-slack-signature'];
   const timestamp = req.headers['x-slack-request-timestamp'];
   if (typeof signature !== 'string' || typeof timestamp !== 'string' || !/^\d+$/.test(timestamp)) return false;
-  if (Number(timestamp) < Math.floor((options.nowMs?.() ?? Date.now()) / 1000) - MAX_AGE_S) return false;
+  // Either way: a request dated ahead would stay replayable for as long as it is ahead.
+  if (Math.abs(Number(timestamp) - (options.nowMs?.() ?? Date.now()) / 1000) > MAX_AGE_S) return false;
   const expected = Buffer.from(`v0=${createHmac('sha256', options.signingSecret).update(`v0:${timestamp}:`).update(body).digest('hex')}`);
   const given = Buffer.from(signature);
   return given.length === expected.length && timingSafeEqual(given, expected);

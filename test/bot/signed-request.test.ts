@@ -65,13 +65,14 @@ describe('the signature check in front of Bolt', () => {
     expect((await post(command)).passed).toEqual([{ path: '/slack/events', contentType: FORM, body: command }]);
   });
 
-  it('refuses with 401, and hands on nothing, a request with a bad, missing, malformed or stale signature', async () => {
+  it('refuses with 401, and hands on nothing, a request with a bad, missing or malformed signature, or one dated over 5 minutes from now either way', async () => {
     const body = interactive({ type: 'block_actions', actions: [{ action_id: 'plan_approve' }] });
     const signed = slackSignatureHeaders({ signingSecret: SECRET, body });
     const refusals = [
       slackSignatureHeaders({ signingSecret: 'another-secret', body }),
       slackSignatureHeaders({ signingSecret: SECRET, body: `${body}&extra=1` }),
       slackSignatureHeaders({ signingSecret: SECRET, body, timestampS: Math.floor(Date.now() / 1000) - 6 * 60 }),
+      slackSignatureHeaders({ signingSecret: SECRET, body, timestampS: Math.floor(Date.now() / 1000) + 6 * 60 }),
       { 'x-slack-request-timestamp': signed['x-slack-request-timestamp']! },
       { 'x-slack-signature': signed['x-slack-signature']! },
       { ...signed, 'x-slack-request-timestamp': `${signed['x-slack-request-timestamp']}.5` },

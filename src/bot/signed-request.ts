@@ -29,16 +29,23 @@ export interface SignedRequestOptions {
 export function signedRequestListener(next: RequestListener, options: SignedRequestOptions): RequestListener {
   return (req, res) => {
     if (req.method?.toUpperCase() !== 'POST' || !options.endpoints.includes(routedPath(req))) return next(req, res);
-    void readBody(req, options.bodyLimit).then(
-      (body) => {
-        if (!body) return refuse(res, 413, options.logger, 'Slack request body over the limit');
-        const checked = checkedBody(req, body, options);
-        if (!checked) return refuse(res, 401, options.logger, 'Slack request with a bad, missing or stale signature');
-        Object.assign(req, { rawBody: checked });
-        next(req, res);
-      },
-      () => refuse(res, 400, options.logger, 'Slack request body could not be read'),
-    );
+    void readBody(req, options.bodyLimit)
+      .then(
+        (body) => {
+          if (!body) return refuse(res, 413, options.logger, 'Slack request body over the limit');
+          const checked = checkedBody(req, body, options);
+          if (!checked) return refuse(res, 401, options.logger, 'Slack request with a bad, missing or stale signature');
+          Object.assign(req, { rawBody: checked });
+          next(req, res);
+        },
+        () => refuse(res, 400, options.logger, 'Slack request body could not be read'),
+      )
+      // Called after the body was read, a listener's throw is no longer caught by the server's own handler:
+      // answered here, it cannot become an unhandled rejection that ends the process.
+      .catch((error: unknown) => {
+        options.logger.error({ err: error }, 'a Slack request failed before it was handled');
+        if (!res.headersSent) refuse(res, 500, options.logger, 'Slack request failed');
+      });
   };
 }
 

@@ -91,6 +91,31 @@ describe('the signature check in front of Bolt', () => {
     expect(await post(interactive({ type: 'block_actions', text: 'x'.repeat(70 * 1024) }))).toEqual({ status: 413, passed: [] });
   });
 
+  it('answers 500 when the listener behind it throws, and keeps serving', async () => {
+    const throwing = createServer(
+      signedRequestListener(
+        () => {
+          throw new Error('listener broke');
+        },
+        { signingSecret: SECRET, endpoints: ['/slack/events'], bodyLimit: 1024, logger: silentLogger() },
+      ),
+    );
+    await new Promise<void>((resolve) => throwing.listen(0, '127.0.0.1', resolve));
+    const body = JSON.stringify({ type: 'event_callback', event_id: 'Ev2' });
+    const send = () =>
+      fetch(`http://127.0.0.1:${(throwing.address() as AddressInfo).port}/slack/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...slackSignatureHeaders({ signingSecret: SECRET, body }) },
+        body,
+      });
+    try {
+      expect((await send()).status).toBe(500);
+      expect((await send()).status).toBe(500);
+    } finally {
+      await new Promise<void>((resolve) => throwing.close(() => resolve()));
+    }
+  });
+
   it('leaves every other route to the listener behind it, body unread', async () => {
     expect((await post('{}', { path: '/metrics', headers: {} })).passed).toEqual([{ path: '/metrics', contentType: FORM, body: '(not read)' }]);
   });

@@ -24,7 +24,8 @@ export interface SignedRequestOptions {
  * parses the body again and the payload inside; under a burst of clicks that was half the CPU spent
  * before each ack. Here the signature is checked over the bytes as received, and a click or submission
  * (`payload=<json>`) goes on as the JSON it carries, so Bolt parses it once. Whatever is refused gets
- * 401 (bad, missing or stale signature) or 413 (too large) and reaches nothing.
+ * 401 (bad, missing or stale signature), 400 (signed, but not a JSON object) or 413 (too large) and
+ * reaches nothing.
  */
 export function signedRequestListener(next: RequestListener, options: SignedRequestOptions): RequestListener {
   return (req, res) => {
@@ -34,8 +35,8 @@ export function signedRequestListener(next: RequestListener, options: SignedRequ
         (body) => {
           if (!body) return refuse(res, 413, options.logger, 'Slack request body over the limit');
           const checked = checkedBody(req, body, options);
-          if (!checked) return refuse(res, 401, options.logger, 'Slack request with a bad, missing or stale signature');
-          Object.assign(req, { rawBody: checked });
+          if ('refused' in checked) return refuse(res, checked.refused, options.logger, checked.why);
+          Object.assign(req, { rawBody: checked.body });
           next(req, res);
         },
         () => refuse(res, 400, options.logger, 'Slack request body could not be read'),
@@ -82,21 +83,44 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefin
   });
 }
 
+type Checked = { body: Buffer } | { refused: 400 | 401; why: string };
+
+const UNSIGNED: Checked = { refused: 401, why: 'Slack request with a bad, missing or stale signature' };
+// Every body Slack sends is an object. Bolt reads fields of whatever it parses outside any catch, so
+// a signed `null` would end the process: refused here instead.
+const NOT_AN_OBJECT: Checked = { refused: 400, why: 'Slack request body is not a JSON object' };
+
 /**
- * The body to hand on, or undefined when the request is not Slack's. An `ssl_check` is unsigned by
- * design and goes on stripped of anything else; a signed interactive payload goes on as its JSON.
+ * The body to hand on, or why not. An `ssl_check` is unsigned by design and goes on stripped of anything
+ * else; a signed interactive payload goes on as its JSON.
  */
-function checkedBody(req: IncomingMessage, body: Buffer, options: SignedRequestOptions): Buffer | undefined {
-  const isForm = req.headers['content-type'] === FORM;
-  const interactive = isForm && body.subarray(0, INTERACTIVE_PREFIX.length).toString('latin1') === INTERACTIVE_PREFIX && !body.includes(0x26 /* & */);
-  if (isForm && !interactive && parseForm(body.toString()).ssl_check === '1') return Buffer.from('ssl_check=1');
-  if (!signatureMatches(req, body, options)) return undefined;
-  if (!interactive) return body;
-  const json = decodedPayload(body.toString('latin1', INTERACTIVE_PREFIX.length));
-  if (json === undefined) return body; // left as the form it is: Bolt's own parser decides
+function checkedBody(req: IncomingMessage, body: Buffer, options: SignedRequestOptions): Checked {
+  // Bolt parses any other content type as JSON.
+  if (req.headers['content-type'] !== FORM) {
+    if (!signatureMatches(req, body, options)) return UNSIGNED;
+    return firstNonBlankByte(body) === 0x7b /* { */ ? { body } : NOT_AN_OBJECT;
+  }
+  const interactive = body.subarray(0, INTERACTIVE_PREFIX.length).toString('latin1') === INTERACTIVE_PREFIX && !body.includes(0x26 /* & */);
+  if (!interactive) {
+    const form = parseForm(body.toString('utf8'));
+    if (form.ssl_check === '1') return { body: Buffer.from('ssl_check=1') };
+    if (!signatureMatches(req, body, options)) return UNSIGNED;
+    return typeof form.payload === 'string' && !isObjectText(form.payload) ? NOT_AN_OBJECT : { body };
+  }
+  if (!signatureMatches(req, body, options)) return UNSIGNED;
+  // The form's bytes are UTF-8 whether or not a client percent-encoded them.
+  const json = decodedPayload(body.toString('utf8', INTERACTIVE_PREFIX.length));
+  if (json === undefined || !isObjectText(json)) return NOT_AN_OBJECT;
   req.headers['content-type'] = 'application/json';
-  return Buffer.from(json);
+  return { body: Buffer.from(json) };
 }
+
+function firstNonBlankByte(bytes: Buffer): number | undefined {
+  for (const byte of bytes) if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return byte;
+  return undefined;
+}
+
+const isObjectText = (text: string): boolean => text.trimStart().startsWith('{');
 
 function signatureMatches(req: IncomingMessage, body: Buffer, options: SignedRequestOptions): boolean {
   const signature = req.headers['x-slack-signature'];

@@ -58,6 +58,20 @@ describe('the signature check in front of Bolt', () => {
     );
   });
 
+  it('hands on a click whose payload bytes are raw UTF-8, not percent-encoded, with its text intact', async () => {
+    const payload = { type: 'block_actions', text: 'héllo — ✓ 🚀 日本', user: { name: 'Zoë' } };
+    const { status, passed } = await post(`payload=${JSON.stringify(payload)}`);
+    expect(status).toBe(200);
+    expect(passed.map((p) => JSON.parse(p.body))).toEqual([payload]);
+  });
+
+  it('refuses with 400, and hands on nothing, a signed body that is not a JSON object', async () => {
+    const json = ['null', ' null', '[]', '"text"', '1', ''];
+    for (const body of json) expect(await post(body, { contentType: 'application/json' })).toEqual({ status: 400, passed: [] });
+    const forms = ['payload=null', 'payload=%20null', 'payload=%5B%5D', 'token=t&payload=null', 'payload=%E0%7B%7D'];
+    for (const body of forms) expect(await post(body)).toEqual({ status: 400, passed: [] });
+  });
+
   it('hands on a signed event and a signed command as they came', async () => {
     const event = JSON.stringify({ type: 'event_callback', event_id: 'Ev1', event: { type: 'app_mention', text: 'héllo + 100%' } });
     expect((await post(event, { contentType: 'application/json' })).passed).toEqual([{ path: '/slack/events', contentType: 'application/json', body: event }]);

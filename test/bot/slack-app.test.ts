@@ -57,6 +57,16 @@ describe('HTTP receiver', () => {
     expect(h.agent.calls).toEqual([]);
   });
 
+  it('refuses a signed body that is not a JSON object with 400, and goes on serving', async () => {
+    // Bolt reads fields of a parsed `null` where nothing catches the throw: had it got there, the process would end.
+    expect((await h.driver.send('null', 'application/json')).status).toBe(400);
+    expect((await h.driver.send('payload=null', 'application/x-www-form-urlencoded')).status).toBe(400);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const sent = h.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> check CI on acme/api' });
+    expect((await sent).status).toBe(200);
+    await eventually(() => expect(h.agent.callsOf('startRun')).toHaveLength(1));
+  });
+
   it('refuses a stale signature (over 5 minutes old) with 401 and starts nothing', async () => {
     const staleS = Math.floor(Date.now() / 1000) - 6 * 60;
     const response = await h.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> deploy' }, { timestampS: staleS, signingSecret: SIGNING_SECRET });

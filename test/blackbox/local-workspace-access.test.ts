@@ -93,12 +93,15 @@ describe('the local workspace', () => {
     expect((await send('GET', '/', { withKey: true })).status).toBe(200);
   });
 
-  it('a request without the secret, with a wrong secret, another Host or another Origin gets 403', async () => {
+  it('a request without the secret, with a wrong secret, another Host (localhost too) or another Origin gets 403', async () => {
     expect((await send('GET', '/local/state')).status).toBe(403);
     expect((await send('GET', '/local/state?k=not-the-key')).status).toBe(403);
     expect((await send('GET', '/')).status).toBe(403);
     const port = new URL(origin).port;
     expect((await send('GET', '/local/state', { withKey: true, host: `rebind.evil.example:${port}` })).status).toBe(403);
+    // Not the address printed either, though it names this machine.
+    expect((await send('GET', '/local/state', { withKey: true, host: `localhost:${port}` })).status).toBe(403);
+    expect((await send('GET', '/local/state', { withKey: true })).status).toBe(200);
     expect((await send('GET', '/local/state', { withKey: true, origin: 'http://evil.example' })).status).toBe(403);
   });
 

@@ -32,12 +32,12 @@ export function createWorkspaceKey(input: { port: number; botToken: string; isIs
   const key = randomBytes(24).toString('base64url');
   // Browsers share cookies across the ports of one host, so the name carries the port.
   const cookieName = `tandem_local_${port}`;
-  const hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+  // Only the address printed: any other name, `localhost` included, is not what the operator was given.
+  const host = `127.0.0.1:${port}`;
   const refuse = (error: string) => ({ status: 403, error });
 
   const guard: RequestGuard = (req, url) => {
-    const host = (req.headers.host ?? '').toLowerCase();
-    if (!hosts.has(host)) return refuse(`Host "${host}" is not the local workspace's address; open the address Tandem printed.`);
+    if (req.headers.host !== host) return refuse(`Host "${req.headers.host ?? ''}" is not the local workspace's address; open the address Tandem printed.`);
     const origin = req.headers.origin;
     if (origin !== undefined && origin !== `http://${host}`) return refuse('Requests to the local workspace must come from its own page.');
     if (url.pathname.startsWith('/api/')) {

@@ -15,8 +15,15 @@ const commands: Record<string, Command> = {
     options.feedback
       ? (await import('./feedback-command.ts')).feedbackCommand(config, options)
       : (await import('./eval-command.ts')).evalCommand(config, options),
-  audit: async (_args, options, config) => (await import('./audit-command.ts')).auditCommand(config, options.run),
+  audit: async (args, options, config) => (await import('./audit-command.ts')).auditCommand(config, auditedRun(args, options.run)),
 };
+
+/** The run `tandem audit` was asked about: an empty id or a stray word must not pass as a whole-store audit. */
+function auditedRun(args: string[], run: string | undefined): string | undefined {
+  if (args.length) throw new UsageError(`audit takes no words (got "${args.join(' ')}"); for one run: tandem audit --run <runId>`);
+  if (run !== undefined && !run.trim()) throw new UsageError('--run: expected a run id (list them with: tandem runs)');
+  return run;
+}
 
 function parseLimit(text: string | undefined): number {
   if (text === undefined) return 20;

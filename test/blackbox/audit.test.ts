@@ -104,6 +104,17 @@ describe('tandem audit', () => {
     expect(one.code, one.out).toBe(0);
   }, 120_000);
 
+  it('an unknown run, an empty run id or a stray word is not taken for a clean audit', async () => {
+    const unknown = await audit('--run', 'run_nope');
+    expect(unknown.code, unknown.out).toBe(1);
+    expect(unknown.out).toContain('no run with id run_nope');
+    for (const args of [['--run', ''], ['--run', ' '], ['everything']]) {
+      const refused = await audit(...args);
+      expect(refused.code, refused.out).toBe(2);
+      expect(refused.out).not.toContain('no violations');
+    }
+  }, 120_000);
+
   it('a step that ran with no approval of its version: exit 1 and the violation printed, naming the run', async () => {
     const runId = await runIdIn('CD1');
     await sql('delete from approvals where run_id = $1', [runId]);

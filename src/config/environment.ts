@@ -1,10 +1,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseEnv } from 'node:util';
 
-/** The process environment over a `.env` file in `cwd` (if any): real variables win, as in dotenv. */
+/** The runbooks the package ships (src/config → the package's own runbooks/, and the same from dist/config). */
+const BUNDLED_RUNBOOKS = fileURLToPath(new URL('../../runbooks', import.meta.url));
+
+/**
+ * The process environment over a `.env` file in `cwd` (if any): real variables win, as in dotenv.
+ * With TANDEM_RUNBOOKS_DIR unset, a `runbooks/` folder in `cwd` is used, else the bundled runbooks, so a
+ * bot started from another folder still plans the README's "check health of …" with no model.
+ */
 export function readEnvironment(processEnv: NodeJS.ProcessEnv, cwd: string): Record<string, string | undefined> {
   const file = path.join(cwd, '.env');
-  if (!existsSync(file)) return { ...processEnv };
-  return { ...parseEnv(readFileSync(file, 'utf8')), ...processEnv };
+  const env = existsSync(file) ? { ...parseEnv(readFileSync(file, 'utf8')), ...processEnv } : { ...processEnv };
+  if (env.TANDEM_RUNBOOKS_DIR === undefined && !existsSync(path.join(cwd, 'runbooks'))) env.TANDEM_RUNBOOKS_DIR = BUNDLED_RUNBOOKS;
+  return env;
 }

@@ -55,6 +55,13 @@ describe('the tandem command', () => {
     expect(plan.stderr().trim()).toMatch(/^tandem: I have no model to plan this with and no runbook matches it\. .*PLANNER_MODEL=openai:gpt-4o\.$/);
   });
 
+  it('tandem plan with no model, run from a folder without runbooks, plans from the bundled runbooks', async () => {
+    const plan = runTandem(['plan', 'check health of http://127.0.0.1:9/healthz'], { DATA_DIR: path.join(cwd, 'bundled') }, cwd);
+    expect(await plan.exited, plan.stderr()).toBe(0);
+    expect(plan.stdout()).toContain('http://127.0.0.1:9/healthz');
+    expect(plan.stdout()).toContain('http_check');
+  });
+
   it('without Slack settings says what to set and serves the local workspace', async () => {
     const tandem = runTandem(['start'], { PORT: '0', DATA_DIR: path.join(cwd, 'local'), LOG_LEVEL: 'info' }, cwd);
     try {

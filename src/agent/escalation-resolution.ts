@@ -167,7 +167,8 @@ export async function abortRun(ctx: AgentContext, runId: string, reason: Text): 
 
 async function rollBackAndFinish(ctx: AgentContext, runId: string, reason: Text): Promise<void> {
   await cancelUnstarted(ctx, runId, 'not started: the run was aborted');
-  await rollBack(ctx, runId);
+  // The run stays rolling back while a rollback step waits for a Confirm; the Confirm or Abort carries it on.
+  if ((await rollBack(ctx, runId)) === 'waiting') return;
   const [versions, steps] = await Promise.all([ctx.store.listPlanVersions(runId), ctx.store.listSteps(runId)]);
   const rolled = rollbackStepsInOrder(versions, steps, ctx.tools.riskOf);
   const detail = rolled.length ? ` Rolled back: ${rolled.map((s) => `${s.title} (${s.status})`).join('; ')}.` : ' Nothing needed rolling back.';

@@ -1,11 +1,13 @@
 /**
  * Undo what an aborted run changed: the planner's rollback steps for forward steps that succeeded,
  * newest change first (reverse dependency order), each recorded like any step (kind `rollback`).
- * Best effort: a rollback step that fails is recorded and the others still run.
+ * Best effort: a rollback step that fails is recorded and the others still run. A rollback step whose
+ * target was filled in from words waits for a Confirm like a forward one: the rollback stops there, the
+ * run stays rolling back, and the Confirm (or a restart) carries it on; after an Abort it is skipped.
  */
 import { type RiskSource, riskOfTool } from './approval-policy.ts';
 import { buildBoard } from './board.ts';
-import { createEventLog } from './event-log.ts';
+import { createEventLog, type EventLog } from './event-log.ts';
 import type { AgentContext } from './context.ts';
 import type { RollbackStep } from './plan.ts';
 import { topologicalOrder } from './plan-graph.ts';
@@ -52,15 +54,20 @@ export function rollbackStepsInOrder(versions: readonly PlanVersionRecord[], ste
   return steps.filter((step) => step.kind === 'rollback').sort((a, b) => position(a) - position(b));
 }
 
-export async function rollBack(ctx: AgentContext, runId: string): Promise<void> {
+/** 'waiting': a rollback step waits for a Confirm, and the steps after it wait with it. */
+export type RollbackProgress = 'done' | 'waiting';
+
+export async function rollBack(ctx: AgentContext, runId: string): Promise<RollbackProgress> {
   await ctx.store.transitionRun(runId, ['executing', 'paused', 'awaiting-approval', 'awaiting-answer', 'planning'], 'rolling-back');
   const run = await ctx.store.getRun(runId);
-  if (!run || run.status !== 'rolling-back') return;
+  if (!run || run.status !== 'rolling-back') return 'done';
   const versions = await ctx.store.listPlanVersions(runId);
   const steps = await ctx.store.listSteps(runId);
   const order = rollbackOrder(versions, steps, ctx.tools.riskOf);
-  if (order.length === 0) return;
-  await ctx.store.appendEvent(runId, 'rollback-started', { steps: order.map((p) => `${p.version}/${p.step.id}`) });
+  if (order.length === 0) return 'done';
+  // Once: a rollback carried on after a Confirm or a restart has its rows already.
+  if (!steps.some((s) => s.kind === 'rollback'))
+    await ctx.store.appendEvent(runId, 'rollback-started', { steps: order.map((p) => `${p.version}/${p.step.id}`) });
   for (const { version, step } of order) {
     await ctx.store.createSteps(runId, version, [
       {
@@ -77,11 +84,18 @@ export async function rollBack(ctx: AgentContext, runId: string): Promise<void> 
   const outputs = succeededOutputs(steps);
   const current = versions.at(-1)!;
   const events = createEventLog(ctx, runId);
+  const confirmations = await ctx.store.listConfirmations(runId);
   for (const { version, step } of order) {
-    // Read before createSteps, which leaves existing rows alone: a row found here is from before a restart.
+    // Read before createSteps, which leaves existing rows alone: a row found here is from before a restart or a Confirm.
     const existing = steps.find((s) => s.planVersion === version && s.kind === 'rollback' && s.stepId === step.id);
+    if (existing?.status === 'waiting') {
+      const asked = confirmations.find((c) => c.planVersion === version && c.stepId === step.id);
+      if (asked?.status !== 'aborted') return 'waiting';
+      await skipAborted(ctx, events, { runId, planVersion: version, stepId: step.id });
+      continue;
+    }
     if (existing && existing.status !== 'pending') continue; // done before a restart
-    await runStep(
+    const outcome = await runStep(
       ctx,
       run,
       { planVersion: version, stepId: step.id, kind: 'rollback', title: step.title, tool: step.tool, args: step.args },
@@ -90,5 +104,16 @@ export async function rollBack(ctx: AgentContext, runId: string): Promise<void> 
     await events.flush();
     const latest = await ctx.store.listSteps(runId);
     void ctx.surface.reportProgress(run, buildBoard(run, current.version, current.plan, latest, ctx.now())).catch(() => undefined);
+    if (outcome.status === 'waiting') return 'waiting';
+  }
+  return 'done';
+}
+
+/** A rollback step whose Confirm was answered with Abort is not run; the rollback goes on without it. */
+async function skipAborted(ctx: AgentContext, events: EventLog, key: { runId: string; planVersion: number; stepId: string }): Promise<void> {
+  const error = { message: 'not run: Abort was chosen instead of confirming its target', code: 'target-aborted' };
+  if (await ctx.store.setStepStatus({ ...key, from: ['waiting'], to: 'skipped', error })) {
+    events.append('step-skipped', { planVersion: key.planVersion, stepId: key.stepId, reason: error.message });
+    await events.flush();
   }
 }

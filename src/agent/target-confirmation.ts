@@ -24,7 +24,7 @@ interface GatedStep {
 }
 
 /**
- * Called once per step start, after references are filled and checked, before the step is claimed.
+ * Called once per step start (forward or rollback), after references are filled and checked, before the step is claimed.
  * 'go': nothing to confirm, or an approver confirmed these exact values. 'waiting': the step now
  * waits for a Confirm (stored, and asked in the thread). 'lost': someone else moved the step.
  */
@@ -35,7 +35,8 @@ export async function confirmationGate(
   tool: AnyTool,
   filledArgs: Record<string, unknown>,
 ): Promise<GateOutcome> {
-  if (step.kind !== 'forward' || tool.risk === 'read') return 'go';
+  // Rollback steps too: an Abort that undoes with a target a person or a model named is still that write.
+  if (tool.risk === 'read') return 'go';
   const recorded = await ctx.store.listSteps(run.id);
   const words = wordSteps(
     recorded.map((s) => ({ stepId: s.stepId, tool: s.tool, args: s.plannedArgs })),

@@ -46,6 +46,11 @@ async function carryOut(ctx: AgentContext, input: ConfirmInput): Promise<Confirm
   const { planVersion, stepId, userId } = input;
   if (input.decision === 'confirm') {
     await ctx.store.appendEvent(input.runId, 'target-confirmed', { planVersion, stepId, by: userId, targets: decided.targets });
+    if ((await ctx.store.getRun(input.runId))?.status === 'rolling-back') {
+      // The rollback stopped at this step; it goes on from here and ends the run as the Abort would have.
+      await abortRun(ctx, input.runId, words`Aborted; the rollback went on once ${person(userId)} confirmed what step ${stepId} acts on.`);
+      return { ok: true, value: undefined };
+    }
     await continueIfClear(ctx, input.runId);
     ctx.kick(input.runId); // an executing run's driver looks again
   } else {
@@ -66,7 +71,8 @@ function refusal(run: RunRecord, confirmation: ConfirmationRecord | undefined, i
   if (!confirmation) return said('not-waiting', `Step ${input.stepId} of plan v${input.planVersion} is not waiting for a Confirm.`);
   if (confirmation.status !== 'pending')
     return said('already-decided', words`This was already ${confirmation.status} by ${person(confirmation.decidedBy ?? '?')}.`);
-  if (run.currentPlanVersion !== input.planVersion)
+  // A rollback step undoes a change of whichever version made it, and no version is proposed while a run rolls back.
+  if (run.status !== 'rolling-back' && run.currentPlanVersion !== input.planVersion)
     return said('plan-changed', `The plan changed to v${run.currentPlanVersion ?? '?'} since this was asked; nothing was done.`);
   return null;
 }

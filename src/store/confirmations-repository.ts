@@ -14,11 +14,16 @@ function toConfirmation(row: ConfirmationRow): ConfirmationRecord {
 class NothingChanged extends Error {}
 
 const AWAITING = { message: 'waiting for an approver to confirm its target', code: 'awaiting-confirmation' };
-/** A decision needs a run that is still going: a Confirm may not start a step of an ended or replaced plan. */
-const DECIDABLE: readonly RunStatus[] = ['paused', 'executing'];
+/**
+ * A decision needs a run that is still going: a Confirm may not start a step of an ended or replaced plan.
+ * A rolling-back run's rollback steps come from whichever version made the change they undo, so there
+ * the version is not compared: no version can be proposed once a run rolls back.
+ */
+const DECIDABLE: readonly RunStatus[] = ['paused', 'executing', 'rolling-back'];
 
+// Forward and rollback steps of one version never share an id (plan validation), so the id names the step.
 const stepKey = (input: { runId: string; planVersion: number; stepId: string }) =>
-  and(eq(steps.runId, input.runId), eq(steps.planVersion, input.planVersion), eq(steps.stepId, input.stepId), eq(steps.kind, 'forward'));
+  and(eq(steps.runId, input.runId), eq(steps.planVersion, input.planVersion), eq(steps.stepId, input.stepId));
 const confirmationKey = (input: { runId: string; planVersion: number; stepId: string }) =>
   and(eq(targetConfirmations.runId, input.runId), eq(targetConfirmations.planVersion, input.planVersion), eq(targetConfirmations.stepId, input.stepId));
 
@@ -68,11 +73,11 @@ export async function decideConfirmation(
     db.transaction(async (tx) => {
       // The run row is locked first, as every run transition takes it: an edit proposing a new version waits or has won.
       const [run] = await tx
-        .select({ version: runs.currentPlanVersion })
+        .select({ version: runs.currentPlanVersion, status: runs.status })
         .from(runs)
         .where(and(eq(runs.id, input.runId), inArray(runs.status, [...DECIDABLE])))
         .for('update');
-      if (!run || run.version !== input.planVersion) throw new NothingChanged();
+      if (!run || (run.status !== 'rolling-back' && run.version !== input.planVersion)) throw new NothingChanged();
       const [row] = await tx
         .update(targetConfirmations)
         .set({ status: input.decision, decidedBy: input.userId, decidedAt: sql`now()` })

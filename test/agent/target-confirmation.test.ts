@@ -254,3 +254,81 @@ describe('Confirm for a target filled in at run time', () => {
     expect(t.comment.calls).toHaveLength(1);
   });
 });
+
+/** s2's number and r1's number both come from the requester's answer; r1 undoes s0 when the run is aborted. */
+const lateRollbackPlan = plannerAnswer({
+  steps: [
+    { id: 's1', tool: 'ask_human', args: { question: 'Which PR?' } },
+    { id: 's0', tool: 'create_thing', args: { title: 'note' }, dependsOn: ['s1'] },
+    { id: 's2', tool: 'merge_pull', args: { repo: 'acme/api', number: '{{steps.s1.output.answer}}' }, dependsOn: ['s0', 's1'] },
+  ],
+  rollback: [{ id: 'r1', tool: 'comment', args: { repo: 'acme/api', number: '{{steps.s1.output.answer}}', body: 'undone' }, undoes: 's0' }],
+});
+
+/** Approved, answered "77", and aborted at s2's Confirm: the rollback reaches r1, whose target came from the answer. */
+async function abortedBeforeLateRollback(t: ReturnType<typeof tools>) {
+  h = makeHarness({ store: db.store, tools: t.all, llm: new ScriptedLlm().on('planner', lateRollbackPlan), approvers: ['UAPP', 'UAPP2'], soleOwner: true });
+  const run = await h.start('merge the PR I name', 'UREQ');
+  await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
+  await h.agent.idle();
+  expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text: '77' })).toBe('answered');
+  await h.agent.idle();
+  expect(await confirm(run.id, 'UREQ', { decision: 'abort' })).toEqual({ ok: true, value: undefined });
+  await h.agent.idle();
+  return run;
+}
+
+describe('Confirm for a rollback step whose target was filled in at run time', () => {
+  it('the rollback stops at it, asks, and goes on once an approver confirms; the audit counts it', async () => {
+    const t = tools();
+    const run = await abortedBeforeLateRollback(t);
+    expect(t.comment.calls).toEqual([]);
+    expect((await h.store.getRun(run.id))?.status).toBe('rolling-back');
+    expect(h.surface.of(run.id, 'confirm').map((m) => [m.confirmation.stepId, m.confirmation.targets])).toEqual([
+      ['s2', { repo: 'acme/api', number: 77 }],
+      ['r1', { repo: 'acme/api', number: 77 }],
+    ]);
+    expect(h.surface.of(run.id, 'summary')).toEqual([]);
+
+    const confirmR1 = (userId: string) => confirm(run.id, userId, { stepId: 'r1' });
+    expect(await confirmR1('UBYSTANDER')).toEqual({ ok: false, error: expect.objectContaining({ code: 'not-approver' }) });
+    expect(await confirmR1('UAPP')).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    expect(t.comment.calls.map((c) => c.args)).toEqual([{ repo: 'acme/api', number: 77, body: 'undone' }]);
+    expect(t.merge.calls).toEqual([]);
+    expect((await h.store.getRun(run.id))?.status).toBe('aborted');
+    expect(h.surface.of(run.id, 'summary').map((m) => m.summary.outcome)).toEqual(['aborted']);
+
+    const approvers = ['UAPP', 'UAPP2'];
+    expect((await auditViolations(h.store, t.all, approvers, run.id)).map((v) => v.message)).toEqual([]);
+    await db.database.db.execute(sql`update target_confirmations set status = 'pending' where run_id = ${run.id} and step_id = 'r1'`);
+    expect((await auditViolations(h.store, t.all, approvers, run.id)).map((v) => v.message)).toEqual([
+      'r1 of v1 acted on a target filled at run time without a Confirm',
+    ]);
+  });
+
+  it('Abort on it skips it, and the run ends aborted without it', async () => {
+    const t = tools();
+    const run = await abortedBeforeLateRollback(t);
+    expect(await confirm(run.id, 'UREQ', { stepId: 'r1', decision: 'abort' })).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    expect(t.comment.calls).toEqual([]);
+    expect((await h.store.getRun(run.id))?.status).toBe('aborted');
+    expect((await h.store.listSteps(run.id)).find((s) => s.stepId === 'r1')).toMatchObject({ kind: 'rollback', status: 'skipped' });
+  });
+
+  it('a restart keeps it waiting, and a Confirm given to the new process carries the rollback on', async () => {
+    const t = tools();
+    const run = await abortedBeforeLateRollback(t);
+    await h.agent.shutdown(1000);
+    h = makeHarness({ store: db.store, tools: t.all, approvers: ['UAPP', 'UAPP2'], soleOwner: true, owner: 'replica-b' });
+    await h.agent.resume();
+    await h.agent.idle();
+    expect(t.comment.calls).toEqual([]);
+    expect((await h.store.getRun(run.id))?.status).toBe('rolling-back');
+    expect(await confirm(run.id, 'UAPP2', { stepId: 'r1' })).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    expect(t.comment.calls.map((c) => c.args.number)).toEqual([77]);
+    expect((await h.store.getRun(run.id))?.status).toBe('aborted');
+  });
+});

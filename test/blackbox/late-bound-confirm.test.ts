@@ -152,3 +152,47 @@ describe('a notice whose channel comes from llm_task', () => {
     expect(confirmIn(channel, thread)).toBeUndefined();
   });
 });
+
+describe('a rollback merge whose pull number comes from ask_human', () => {
+  it('runs on Abort only once another approver confirms the number shown; the requester may not', async () => {
+    const channel = 'CB4';
+    const pull = stack.github.addPull('acme/api', { title: 'named by a person', head: 'named' });
+    const { thread, planMessage } = await stack.planned(
+      channel,
+      'U1',
+      'ask, note, comment, and merge the named PR to undo',
+      plan(
+        'Ask, note, comment; undo by merging the PR the person names',
+        [
+          step('s1', 'Ask which PR', 'ask_human', { question: 'Which PR number?' }),
+          step('s2', 'Note it', 'slack_notify', { channel: 'CB4-log', text: 'noted' }, ['s1']),
+          step('s3', 'Comment on a missing issue', 'github_comment', { repo: 'acme/api', number: 4242, body: 'x' }, ['s2']),
+        ],
+        { rollback: [{ id: 'r1', title: 'Merge the named PR', tool: 'github_merge_pull', args: { repo: 'acme/api', number: '{{steps.s1.output.answer}}' } }] },
+      ),
+    );
+    await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
+    await waitFor(slack, () => questionIn(channel, thread, planMessage.ts, 'Which PR number?'), 'the question', 20_000);
+    await stack.tandem.driver.mention({ channel, user: 'U1', text: `<@UBOT> ${pull.number}`, threadTs: thread });
+    const escalation = await waitFor(slack, () => messageWithButtons(slack, channel, thread, 'Retry', 'Skip', 'Replan', 'Abort'), 'the escalation', 20_000);
+    await clickByText(stack.tandem.driver, escalation, 'Abort', 'U2');
+
+    const confirm = await waitFor(slack, () => confirmIn(channel, thread), 'the Confirm request for the rollback step', 20_000);
+    expect(visibleText(confirm)).toMatch(new RegExp(`acme/api[\\s\\S]*\\b${pull.number}\\b`));
+    const before = slack.model.ephemeralsFor('U1').length;
+    await clickByText(stack.tandem.driver, confirm, 'Confirm', 'U1');
+    await waitFor(slack, () => ephemeralTexts(stack, 'U1', channel, before).length > 0, 'an ephemeral to the requester');
+    await sleep(1000);
+    expect(pull.merged).toBe(false);
+
+    await clickByText(stack.tandem.driver, confirmIn(channel, thread) ?? confirm, 'Confirm', 'U3');
+    const summary = await waitFor(
+      slack,
+      () => botMessages(slack, channel, thread).find((m) => /abort/i.test(visibleText(m)) && /token/i.test(visibleText(m))),
+      'the aborted summary',
+      20_000,
+    );
+    expect(pull.merged).toBe(true);
+    expect(visibleText(summary)).toContain('Merge the named PR');
+  });
+});

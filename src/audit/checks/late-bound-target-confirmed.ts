@@ -30,7 +30,8 @@ export const lateBoundTargetConfirmed: AuditCheck = {
     const words = wordSteps(sources, ctx.toolOf);
     const ran = new Set(facts.attempts.map((attempt) => `${attempt.planVersion}/${attempt.stepId}`));
     return facts.versions.flatMap((version) =>
-      version.plan.steps
+      // Rollback steps too: they run on an Abort, with the same Confirm rule.
+      [...version.plan.steps, ...version.plan.rollback]
         .filter((step) => ran.has(`${version.version}/${step.id}`) && riskOfTool(ctx, step.tool) !== 'read')
         .filter((step) => lateBoundTargetNames(ctx.toolOf(step.tool), step.args, words).length > 0)
         .flatMap((step) => {

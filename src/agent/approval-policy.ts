@@ -1,7 +1,7 @@
 /**
  * The one place that maps risk to who may approve (tools only say their risk):
- * - a read-only plan runs without a click when autoRunReadOnly is on; otherwise anyone may approve it;
- * - a plan with a write step needs an approver (ApproverDirectory);
+ * - a read-only plan runs without a click when autoRunReadOnly is on;
+ * - any other plan needs an approver's click (ApproverDirectory: anyone when TANDEM_APPROVERS is empty);
  * - a plan with a destructive step needs an approver other than the requester.
  * A decision binds to (run, plan version): a click on a superseded version is refused.
  */
@@ -13,6 +13,7 @@ import type { Risk } from './ports/tool.ts';
 import { refuse, type Refused } from './refusal.ts';
 import { person, setting, type Text, words } from './text.ts';
 
+/** 'anyone' is no longer asked for (every click needs an approver); approvals recorded before say it. */
 export type ApprovalNeed = 'anyone' | 'approver' | 'approver-not-requester';
 
 const RANK: Record<Risk, number> = { read: 0, write: 1, destructive: 2 };
@@ -42,10 +43,9 @@ export function planRisk(plan: Plan, riskOf: (tool: string) => Risk | undefined)
   return highest;
 }
 
+/** Only approvers may approve, whatever the plan does; destructive work also needs a second person. */
 export function approvalNeed(risk: Risk): ApprovalNeed {
-  if (risk === 'destructive') return 'approver-not-requester';
-  if (risk === 'write') return 'approver';
-  return 'anyone';
+  return risk === 'destructive' ? 'approver-not-requester' : 'approver';
 }
 
 export function mayAutoRun(risk: Risk, settings: { autoRunReadOnly: boolean }): boolean {
@@ -101,9 +101,8 @@ export async function checkApprover(input: {
   requester: string;
   approvers: ApproverDirectory;
 }): Promise<Refused<void, ApproverRefusalCode, Text>> {
-  if (input.need === 'anyone') return { ok: true, value: undefined };
   if (!(await input.approvers.isApprover(input.userId))) {
-    return refuse('not-approver', words`Only approvers (${setting('approvers')}) may approve a plan that changes things; you are not on the list.`);
+    return refuse('not-approver', words`Only approvers (${setting('approvers')}) may approve a plan; you are not on the list.`);
   }
   if (input.need === 'approver-not-requester' && input.userId === input.requester) {
     return refuse('requester-may-not-approve-destructive', 'This plan has a destructive step, so an approver other than the person who asked must approve it.');

@@ -49,9 +49,11 @@ describe('approval policy', () => {
     expect(mayAutoRun('write', { autoRunReadOnly: true })).toBe(false);
   });
 
-  it('write plans need an approver; destructive plans an approver other than the requester', async () => {
+  it('every plan needs an approver, read-only ones too; destructive plans an approver other than the requester', async () => {
     const approvers = directory(['UAPP', 'UREQ']);
-    expect(await checkApprover({ need: approvalNeed('read'), userId: 'UANY', requester: 'UREQ', approvers })).toEqual({ ok: true, value: undefined });
+    const readOnly = await checkApprover({ need: approvalNeed('read'), userId: 'UANY', requester: 'UREQ', approvers });
+    expect(spoken(readOnly)).toEqual({ ok: false, error: expect.objectContaining({ code: 'not-approver' }) });
+    expect((await checkApprover({ need: approvalNeed('read'), userId: 'UREQ', requester: 'UREQ', approvers })).ok).toBe(true);
     const outsider = await checkApprover({ need: approvalNeed('write'), userId: 'UANY', requester: 'UREQ', approvers });
     expect(spoken(outsider)).toEqual({ ok: false, error: expect.objectContaining({ code: 'not-approver' }) });
     expect((await checkApprover({ need: approvalNeed('write'), userId: 'UREQ', requester: 'UREQ', approvers })).ok).toBe(true);

@@ -207,6 +207,29 @@ describe('the plan message shows every target in full', () => {
   });
 });
 
+describe('only approvers may approve', () => {
+  it('a read-only plan too: a bystander is told why privately and nothing runs; an approver may', async () => {
+    const channel = 'CA5';
+    const { thread, planMessage } = await stack.planned(
+      channel,
+      'U1',
+      'look at the repository',
+      plan('Look at the repository', [step('s1', 'Get the repository', 'github_get_repo', { repo: 'acme/api' })]),
+    );
+    const reads = () => stack.github.requests.filter((r) => r.path === '/repos/acme/api').length;
+    const before = { told: slack.model.ephemeralsFor('U9').length, reads: reads() };
+    await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U9');
+    await waitFor(slack, () => ephemeralTexts(stack, 'U9', channel, before.told).length > 0, 'an ephemeral to the bystander');
+    expect(ephemeralTexts(stack, 'U9', channel, before.told).join(' ')).toMatch(/approver/i);
+    await sleep(1000);
+    expect(reads()).toBe(before.reads);
+    expect(summaryIn(channel, thread)).toBeUndefined();
+    await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
+    await waitFor(slack, () => summaryIn(channel, thread), 'the run approved by U2', 20_000);
+    expect(reads()).toBeGreaterThan(before.reads);
+  });
+});
+
 describe('a failed write escalates instead of replanning by itself', () => {
   it('a comment on an issue that does not exist escalates with the ping and Retry/Skip/Replan/Abort; the planner is not asked again', async () => {
     const channel = 'CA5';

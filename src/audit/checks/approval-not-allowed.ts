@@ -1,10 +1,9 @@
 /**
  * A version ran on approvals none of which the policy accepts for its risk (rollback steps counted):
  * an auto-run of a version that changes things, or a click checked for a lower need than the
- * version has; and a person's approval of a version that changes things by someone the configured
- * approver list does not name.
+ * version has; and a person's approval by someone the configured approver list does not name.
  */
-import { approvalNeed, isAutoApproval, planRisk } from '../../agent/approval-policy.ts';
+import { isAutoApproval } from '../../agent/approval-policy.ts';
 import { bindingApproval } from '../../agent/version-approval.ts';
 import { type AuditCheck, versionsThatRan, violation } from '../run-facts.ts';
 
@@ -19,7 +18,7 @@ export const approvalNotAllowed: AuditCheck = {
       // The requester-only case has a check of its own.
       if (!found.ok && !approvals.every((a) => a.userId === facts.run.requester && !isAutoApproval(a)))
         return [violation(this.name, facts.run, where, found.error.message)];
-      if (!found.ok || approvalNeed(planRisk(version.plan, ctx.riskOf)) === 'anyone' || isAutoApproval(found.value)) return [];
+      if (!found.ok || isAutoApproval(found.value)) return [];
       const approver = ctx.isApprover(found.value.userId);
       return approver === false
         ? [violation(this.name, facts.run, where, `v${version.version} was approved by ${found.value.userId}, who is not an approver (TANDEM_APPROVERS)`)]

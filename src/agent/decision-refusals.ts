@@ -19,6 +19,8 @@ function refusalMessage(code: DecisionRefusalCode, run: RunRecord | undefined, p
       return 'Someone else resolved this escalation first; nothing was done.';
     case 'nothing-to-answer':
       return 'Nothing in this run is waiting for an answer.';
+    case 'already-answered':
+      return 'That message already answered a question of this run.';
   }
 }
 

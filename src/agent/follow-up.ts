@@ -17,7 +17,14 @@ import { person, type Text, words } from './text.ts';
 /** The surface hands over the words alone (a Slack mention of the bot or anyone else in front is already gone). */
 const CANCEL = /^\s*(?:cancel|stop)\b/i;
 
-export async function followUp(ctx: AgentContext, input: { conversation: Conversation; userId: string; text: string }): Promise<FollowUpOutcome> {
+interface FollowUpInput {
+  conversation: Conversation;
+  userId: string;
+  text: string;
+  requestId?: string | undefined;
+}
+
+export async function followUp(ctx: AgentContext, input: FollowUpInput): Promise<FollowUpOutcome> {
   const run = await ctx.store.findRunByConversation(input.conversation);
   if (!run) return 'no-run';
   if (isFinal(run.status)) return 'ignored';
@@ -25,7 +32,7 @@ export async function followUp(ctx: AgentContext, input: { conversation: Convers
   return ctx.leases.during(run.id, () => answerOrCancel(ctx, run, input));
 }
 
-async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: { userId: string; text: string }): Promise<FollowUpOutcome> {
+async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUpInput): Promise<FollowUpOutcome> {
   const cancelling = CANCEL.test(input.text);
   const text = redactText(input.text.trim(), ctx.settings.secrets);
   if (!cancelling && !text) return 'ignored';
@@ -42,11 +49,12 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: { userId
     runId: run.id,
     answer: text,
     userId: input.userId,
+    requestId: input.requestId,
     stepFrom: ['executing', 'paused'],
     planFrom: ['awaiting-answer'],
     planTo: 'planning',
   });
-  if (!answered.ok) return 'ignored';
+  if (!answered.ok) return answered.code === 'already-answered' ? 'already-answered' : 'ignored';
   const question = answered.value;
   if (question.stepId && question.planVersion !== null) {
     await continueIfClear(ctx, run.id);

@@ -60,7 +60,8 @@ const runEventSchemas = {
   }),
   'planner-fallback': z.strictObject({ planVersion: z.number(), author: z.string(), reason: z.string() }),
   'questions-asked': z.strictObject({ version: z.number(), questions: z.array(z.string()) }),
-  'question-answered': z.strictObject({ questionId: z.string(), stepId: z.string().nullable(), by: z.string() }),
+  // requestId: the Slack request that carried the answer, so the same request replayed after a crash answers nothing more.
+  'question-answered': z.strictObject({ questionId: z.string(), stepId: z.string().nullable(), by: z.string(), requestId: z.string().optional() }),
   /** A person's click, an auto-run rule (`why`), or going ahead from a low-confidence escalation (`via`). */
   'plan-approved': z.strictObject({
     version: z.number().nullable(),

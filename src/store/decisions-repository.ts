@@ -124,6 +124,8 @@ export function recordAnswer(db: Db, input: AnswerInput): Promise<DecisionResult
   return db.transaction(async (tx) => {
     const run = await lockRun(tx, input.runId);
     if (!run) return refused('run-missing', undefined);
+    // A request handled before a crash, and replayed: its answer is stored; the question pending now is another.
+    if (input.requestId && (await answeredBy(tx, run.id, input.requestId))) return refused('already-answered', run);
     const [open] = await tx
       .select()
       .from(questions)
@@ -153,7 +155,18 @@ export function recordAnswer(db: Db, input: AnswerInput): Promise<DecisionResult
         })
         .where(and(eq(steps.runId, run.id), eq(steps.planVersion, open.planVersion!), eq(steps.stepId, open.stepId!), eq(steps.status, 'waiting')));
     } else moved = await moveRun(tx, run, input.planTo);
-    await appendEvent(tx, run.id, 'question-answered', { questionId: open.id, stepId: open.stepId, by: input.userId });
+    const from = input.requestId ? { requestId: input.requestId } : {};
+    await appendEvent(tx, run.id, 'question-answered', { questionId: open.id, stepId: open.stepId, by: input.userId, ...from });
     return { ok: true as const, run: moved, value: { ...question! } };
   });
+}
+
+/** True when this request already answered a question of the run (the run row is locked by the caller). */
+async function answeredBy(tx: Db, runId: string, requestId: string): Promise<boolean> {
+  const found = await tx
+    .select({ seq: events.seq })
+    .from(events)
+    .where(and(eq(events.runId, runId), eq(events.type, 'question-answered'), sql`${events.data}->>'requestId' = ${requestId}`))
+    .limit(1);
+  return found.length > 0;
 }

@@ -185,6 +185,34 @@ describe('executor', () => {
     expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
   });
 
+  it('an answer replayed after a crash (the same request again) does not also answer the next question', async () => {
+    const tools = standardTools();
+    const llm = new ScriptedLlm().on(
+      'planner',
+      plannerAnswer({
+        steps: [
+          { id: 's1', tool: 'ask_human', args: { question: 'First?' } },
+          { id: 's2', tool: 'ask_human', args: { question: 'Second?' }, dependsOn: ['s1'] },
+        ],
+      }),
+    );
+    h = makeHarness({ store: db.store, tools: tools.all, llm, settings: autoRun });
+    const run = await h.start();
+    const reply = (requestId: string, text: string) => h.agent.followUp({ conversation: run.conversation, userId: 'UANS', text, requestId });
+    expect(await reply('event:Ev1', 'one')).toBe('answered');
+    await h.agent.idle();
+    expect(h.surface.of(run.id, 'ask').map((a) => a.question)).toEqual(['First?', 'Second?']);
+    expect(await reply('event:Ev1', 'one')).toBe('already-answered');
+    await h.agent.idle();
+    expect((await h.store.listQuestions(run.id)).map((q) => [q.stepId, q.answer])).toEqual([
+      ['s1', 'one'],
+      ['s2', null],
+    ]);
+    expect(await reply('event:Ev2', 'two')).toBe('answered');
+    await h.agent.idle();
+    expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
+  });
+
   it('"cancel" in the thread stops the run: running steps are cancelled and nothing else starts', async () => {
     const slow = fakeTool({ name: 'read_thing', risk: 'read', latencyMs: 10_000 });
     const llm = new ScriptedLlm().on(

@@ -111,14 +111,29 @@ describe('mentions', () => {
     expect(h.agent.callsOf('startRun')).toHaveLength(1);
   });
 
-  it("inside a run's thread are follow-ups, not new runs", async () => {
+  it("inside a run's thread are follow-ups, not new runs, carrying the request's id (a replay of it answers nothing twice)", async () => {
     h.agent.answers.followUp = async () => 'answered';
-    await h.driver.mention({ channel: 'C1', user: 'U2', text: '<@UBOT> use the staging cluster', threadTs: '1700000000.000100' });
+    const sent = h.driver.mention({ channel: 'C1', user: 'U2', text: '<@UBOT> use the staging cluster', threadTs: '1700000000.000100' });
+    await sent;
     await eventually(() =>
       expect(h.agent.callsOf('followUp')).toEqual([
-        { conversation: { channel: 'C1', threadTs: '1700000000.000100' }, userId: 'U2', text: 'use the staging cluster' },
+        {
+          conversation: { channel: 'C1', threadTs: '1700000000.000100' },
+          userId: 'U2',
+          text: 'use the staging cluster',
+          requestId: `event:${sent.eventId}`,
+        },
       ]),
     );
+    expect(h.agent.callsOf('startRun')).toEqual([]);
+  });
+
+  it('a follow-up that had already answered (replayed after a crash) says nothing again', async () => {
+    h.agent.answers.followUp = async () => 'already-answered';
+    await h.driver.mention({ channel: 'C1', user: 'U2', text: '<@UBOT> use the staging cluster', threadTs: '1700000000.000100' });
+    await eventually(() => expect(h.agent.callsOf('followUp')).toHaveLength(1));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.fake.calls.filter((c) => c.method.startsWith('chat.'))).toEqual([]);
     expect(h.agent.callsOf('startRun')).toEqual([]);
   });
 

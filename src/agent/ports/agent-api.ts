@@ -11,7 +11,8 @@ import type { Conversation, EscalationAction, PlanVersionRecord, RunRecord } fro
 export type CancelRefusalCode = 'run-missing' | 'run-ended' | 'not-requester-or-approver' | DecisionRefusalCode;
 
 /** `refused`: the person may not answer or cancel for this run (the policy's words say who may); nothing was recorded. */
-export type FollowUpOutcome = 'answered' | 'cancelled' | 'no-run' | 'ignored' | { refused: Refusal<'not-requester-or-approver', Text> };
+/** 'already-answered': the same request, replayed after a crash, had answered already (nothing to say again). */
+export type FollowUpOutcome = 'answered' | 'already-answered' | 'cancelled' | 'no-run' | 'ignored' | { refused: Refusal<'not-requester-or-approver', Text> };
 
 export interface StartRunInput {
   task: string;
@@ -37,7 +38,8 @@ export interface AgentApi {
   revisePlan(input: { runId: string; planVersion: number; userId: string; instruction: string }): Promise<Refused<void, RevisionRefusalCode, Text>>;
   resolveEscalation(input: { escalationId: string; userId: string; action: EscalationAction }): Promise<Refused<void, EscalationRefusalCode, Text>>;
   /** A message in a run's conversation: answers a pending question, or "cancel" stops the run. */
-  followUp(input: { conversation: Conversation; userId: string; text: string }): Promise<FollowUpOutcome>;
+  /** `requestId`: the stored Slack request carrying the message, so a replay of it answers nothing twice. */
+  followUp(input: { conversation: Conversation; userId: string; text: string; requestId?: string | undefined }): Promise<FollowUpOutcome>;
   cancel(input: { runId: string; userId: string }): Promise<Refused<void, CancelRefusalCode, Text>>;
   /** Confirm or Abort a step whose target was filled at run time from a person's or a model's words. */
   confirmTarget(input: {

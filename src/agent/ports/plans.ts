@@ -35,7 +35,7 @@ export interface ApprovalRecord {
 export type NewApproval = Pick<ApprovalRecord, 'runId' | 'planVersion' | 'userId' | 'decision'> & Partial<Pick<ApprovalRecord, 'via' | 'need' | 'why'>>;
 
 /** Why a decision changed nothing; the agent turns each into a sentence for the person who clicked. */
-export type DecisionRefusalCode = 'run-missing' | 'plan-changed' | 'not-waiting' | 'escalation-resolved' | 'nothing-to-answer';
+export type DecisionRefusalCode = 'run-missing' | 'plan-changed' | 'not-waiting' | 'escalation-resolved' | 'nothing-to-answer' | 'already-answered';
 
 export type DecisionResult<T = RunRecord> = { ok: true; run: RunRecord; value: T } | { ok: false; code: DecisionRefusalCode; run: RunRecord | undefined };
 
@@ -64,6 +64,8 @@ export interface AnswerInput {
   runId: string;
   answer: string;
   userId: string;
+  /** The request that carried the answer: one that already answered a question of this run answers nothing more. */
+  requestId?: string | undefined;
   /** Run statuses in which a step's question may be answered, and in which the plan's own questions may. */
   stepFrom: readonly RunStatus[];
   planFrom: readonly RunStatus[];

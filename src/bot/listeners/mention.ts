@@ -68,7 +68,7 @@ export async function handleMessageToBot(deps: BotDeps, client: SlackClient, mes
   const threadTs = message.threadTs ?? message.ts;
   try {
     if (message.threadTs) {
-      const outcome = await deps.agent.followUp({ conversation: { channel, threadTs: message.threadTs }, userId: user, text: followUpText(text) });
+      const outcome = await deps.agent.followUp({ conversation: { channel, threadTs: message.threadTs }, userId: user, text: followUpText(text), requestId });
       if (outcome === 'ignored') {
         await tellPrivately(client, deps.logger, { channel, user, threadTs, text: IGNORED_FOLLOW_UP });
       }

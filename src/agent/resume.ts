@@ -8,6 +8,7 @@ import { escalate } from './escalation.ts';
 import { limitOutput } from './output-limit.ts';
 import type { RunRecord, StepRecord } from './ports/run-store.ts';
 import { abortRun } from './escalation-resolution.ts';
+import { resumeInterruptedChange } from './interrupted-change.ts';
 import { planRun } from './planning.ts';
 import { replan } from './supervisor.ts';
 
@@ -33,6 +34,8 @@ export async function resumeRuns(ctx: AgentContext, options: { startUp: boolean 
         await abortRun(ctx, run.id, 'Aborted (rollback continued after a restart).');
       } else if (run.status === 'planning') {
         await ctx.store.appendEvent(run.id, 'run-adopted', { by: ctx.owner, status: run.status });
+        // Before the inbox replays the person's click, which needs the plan waiting again if the change never landed.
+        if (await resumeInterruptedChange(ctx, run)) continue;
         ctx.spawn(
           ctx.leases.during(run.id, () => planAgain(ctx, run)),
           'planning an adopted run',

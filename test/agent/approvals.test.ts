@@ -175,3 +175,47 @@ describe('approvals', () => {
     expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
   });
 });
+
+describe('an edit cut short by a stop', () => {
+  /** The first writes of an edit of v1, as a process that died there left them: the run planning, and maybe v2 stored. */
+  async function editCutShort(withVersion: boolean) {
+    const tools = standardTools();
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', mergePlan), approvers: ['UAPP'], soleOwner: true });
+    const run = await h.start('merge 7', 'UREQ');
+    const v1 = (await h.store.getPlanVersion(run.id, 1))!.plan;
+    const edited = { ...v1, steps: [v1.steps[0]!, { ...v1.steps[1]!, args: { number: 8 } }] };
+    expect(
+      await h.store.decide({
+        runId: run.id,
+        planVersion: 1,
+        from: ['awaiting-approval'],
+        to: 'planning',
+        event: { type: 'plan-edit-started', data: { version: 1, by: 'UREQ' } },
+      }),
+    ).toMatchObject({ ok: true });
+    if (withVersion)
+      await h.store.addPlanVersion({ runId: run.id, plan: edited, authorKind: 'human', authorId: 'UREQ', parentVersion: 1, reason: null, proposed: {} });
+    await h.agent.shutdown(1000);
+    // The next process: no planner is scripted, so planning the run again from its task would fail the test.
+    h = makeHarness({ store: db.store, tools: tools.all, approvers: ['UAPP'], soleOwner: true, owner: 'replica-b' });
+    await h.agent.resume();
+    await h.agent.idle();
+    return { run, edited, tools };
+  }
+
+  it('whose version was stored: the edit is proposed as the person made it, and runs once approved', async () => {
+    const { run, tools } = await editCutShort(true);
+    expect(await h.store.getRun(run.id)).toMatchObject({ status: 'awaiting-approval', currentPlanVersion: 2 });
+    expect(h.surface.of(run.id, 'plan').map((p) => [p.proposal.version, p.proposal.authorKind, p.proposal.authorId])).toEqual([[2, 'human', 'UREQ']]);
+    await h.agent.decide({ runId: run.id, planVersion: 2, userId: 'UAPP', decision: 'approve' });
+    await h.agent.idle();
+    expect(tools.merge.calls.map((c) => c.args)).toEqual([{ number: 8 }]);
+  });
+
+  it('whose version was not stored: the plan waits again, so the replayed edit is made', async () => {
+    const { run, edited } = await editCutShort(false);
+    expect(await h.store.getRun(run.id)).toMatchObject({ status: 'awaiting-approval', currentPlanVersion: 1 });
+    const saved = await h.agent.editPlan({ runId: run.id, planVersion: 1, userId: 'UREQ', plan: edited });
+    expect(saved.ok && saved.value).toMatchObject({ version: 2, authorKind: 'human', authorId: 'UREQ' });
+  });
+});

@@ -1,0 +1,37 @@
+/**
+ * A person's edit or revision that a dead replica was making. The run is left `planning`, which an
+ * adopter would otherwise plan again from the task, replacing what the person asked for. Instead:
+ * a version that was stored is proposed as the edit or revision it is; a change that never reached
+ * the store hands the plan back to waiting for a decision, so the person's click, replayed from the
+ * inbox (it was stored before its ack), makes it again.
+ */
+import type { AgentContext } from './context.ts';
+import type { RunRecord } from './ports/run-store.ts';
+import { proposeVersion } from './proposal.ts';
+import type { RunEvent } from './run-events.ts';
+
+const CHANGE_STARTS: Record<string, 'edit' | 'revision'> = { 'plan-edit-started': 'edit', 'revision-requested': 'revision' };
+
+/** True when the run was in the middle of a person's change, now carried on; false when its planning is the planner's own. */
+export async function resumeInterruptedChange(ctx: AgentContext, run: RunRecord): Promise<boolean> {
+  const change = interruptedChange(await ctx.store.listEvents(run.id));
+  if (!change) return false;
+  const stored = change.proposed === undefined ? undefined : await ctx.store.getPlanVersion(run.id, change.proposed);
+  if (stored) {
+    await proposeVersion(ctx, stored, { from: ['planning'], kind: change.kind });
+    return true;
+  }
+  await ctx.store.transitionRun(run.id, ['planning'], 'awaiting-approval');
+  ctx.logger.warn({ runId: run.id }, 'a plan change was cut short by a stop; the plan waits for a decision again');
+  return true;
+}
+
+/** The change the run's last events show in progress: its start, then at most the version it stored (adoptions aside). */
+function interruptedChange(events: readonly RunEvent[]): { kind: 'edit' | 'revision'; proposed?: number } | undefined {
+  const relevant = events.filter((event) => event.type !== 'run-adopted');
+  const last = relevant.at(-1);
+  if (last && CHANGE_STARTS[last.type]) return { kind: CHANGE_STARTS[last.type]! };
+  const before = relevant.at(-2);
+  if (before && CHANGE_STARTS[before.type] && last?.type === 'plan-proposed') return { kind: CHANGE_STARTS[before.type]!, proposed: last.data.version };
+  return undefined;
+}

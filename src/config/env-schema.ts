@@ -19,7 +19,21 @@ const modelRef = z
   .regex(/^(openai|anthropic):\S+$/, 'expected provider:model, e.g. openai:gpt-4o or anthropic:claude-sonnet-4-5')
   .optional();
 
-const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+/*
+ * Numbers are read as plain decimal digits. z.coerce.number would also take 0x1F90, 1e3, 0b1 or Infinity,
+ * which an operator did not mean as a port or a budget: such a value is refused rather than quietly read
+ * as some other number.
+ */
+const DECIMAL_WHOLE = /^\d+$/;
+const DECIMAL = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
+
+/** A number the pattern allows, from `min` to `max`; `expected` is the one line any bad value gets. */
+const decimalInRange = (pattern: RegExp, min: number, max: number, expected: string) =>
+  z.string().trim().regex(pattern, expected).transform(Number).pipe(z.number().min(min, expected).max(max, expected));
+
+const wholeNumber = (min: number, max: number, expected: string) => decimalInRange(DECIMAL_WHOLE, min, max, expected);
+
+const positiveInt = (fallback: number) => wholeNumber(1, Number.MAX_SAFE_INTEGER, 'expected a whole number of 1 or more, in decimal digits').default(fallback);
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
 
@@ -44,7 +58,7 @@ export const EnvSchema = z.object({
     .optional(),
   SLACK_SIGNING_SECRET: z.string().min(1).optional(),
   SLACK_API_URL: httpUrl.default('https://slack.com/api/'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: wholeNumber(0, 65535, 'expected a port number from 0 to 65535, in decimal digits').default(3000),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: httpUrl.optional(),
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
@@ -66,9 +80,9 @@ export const EnvSchema = z.object({
     .string()
     .regex(/^[US][A-Z0-9]+$/, 'expected a Slack user (U…) or user-group (S…) ID')
     .optional(),
-  TANDEM_CONFIDENCE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.6),
+  TANDEM_CONFIDENCE_THRESHOLD: decimalInRange(DECIMAL, 0, 1, 'expected a number from 0 to 1, e.g. 0.6').default(0.6),
   TANDEM_MAX_STEPS: positiveInt(20),
-  TANDEM_MAX_REPLANS: z.coerce.number().int().min(0).default(2),
+  TANDEM_MAX_REPLANS: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'expected a whole number of 0 or more, in decimal digits').default(2),
   TANDEM_RUN_TIMEOUT_S: positiveInt(3600),
   TANDEM_STEP_TIMEOUT_S: positiveInt(600),
   TANDEM_MAX_TOKENS: positiveInt(200_000),

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/config.ts';
+
+/** The one line a setting stops start-up with, or 'no error'. */
+const problem = (env: Record<string, string>) => {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    return error instanceof ConfigError ? error.message : `unexpected ${String(error)}`;
+  }
+  return 'no error';
+};
+
+describe('numeric settings', () => {
+  it.each([
+    ['PORT', '0x1F90'],
+    ['PORT', '1e3'],
+    ['PORT', '0b11'],
+    ['PORT', '8080.0'],
+    ['PORT', '-1'],
+    ['TANDEM_CONFIDENCE_THRESHOLD', '0x1'],
+    ['TANDEM_CONFIDENCE_THRESHOLD', '5e-1'],
+    ['TANDEM_CONFIDENCE_THRESHOLD', 'Infinity'],
+    ['TANDEM_MAX_STEPS', '1e1'],
+    ['TANDEM_MAX_REPLANS', '0x2'],
+    ['TANDEM_MAX_TOKENS', '2e5'],
+    ['TANDEM_RUN_TIMEOUT_S', '0x10'],
+    ['TANDEM_STEP_TIMEOUT_S', '6e2'],
+    ['TANDEM_APPROVAL_REMIND_MIN', '0o17'],
+    ['TANDEM_APPROVAL_EXPIRE_MIN', '99999999999999999999'],
+    ['TANDEM_ESCALATION_REPING_MIN', '1_000'],
+  ])('refuse %s=%s: plain decimal only', (variable, value) => {
+    expect(problem({ [variable]: value })).toMatch(new RegExp(`^${variable}: expected [^\\n]+$`));
+  });
+
+  it('read plain decimal values, spaces around them ignored', () => {
+    const config = loadConfig({ PORT: '08080', TANDEM_CONFIDENCE_THRESHOLD: '.75', TANDEM_MAX_REPLANS: '0', TANDEM_MAX_STEPS: ' 12 ' });
+    expect(config.port).toBe(8080);
+    expect(config.confidenceThreshold).toBe(0.75);
+    expect(config.budgets.maxReplans).toBe(0);
+    expect(config.budgets.maxSteps).toBe(12);
+    expect(problem({ PORT: '0x1F90' })).toBe('PORT: expected a port number from 0 to 65535, in decimal digits');
+  });
+});

@@ -35,6 +35,15 @@ const wholeNumber = (min: number, max: number, expected: string) => decimalInRan
 
 const positiveInt = (fallback: number) => wholeNumber(1, Number.MAX_SAFE_INTEGER, 'expected a whole number of 1 or more, in decimal digits').default(fallback);
 
+/**
+ * The run and step budgets become setTimeout delays in milliseconds. Node holds at most 2^31-1 ms
+ * there and fires a longer delay after 1 ms, so every step would "time out" at once: refuse more.
+ */
+const MAX_TIMER_S = Math.floor(0x7fffffff / 1000);
+
+const timeoutSeconds = (fallback: number) =>
+  wholeNumber(1, MAX_TIMER_S, `expected whole seconds from 1 to ${MAX_TIMER_S} (about 24 days, the longest timer Node.js can set)`).default(fallback);
+
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
 
 const REPO_PATTERN = /^[A-Za-z0-9_.-]+\/(?:[A-Za-z0-9_.-]+|\*)$/;
@@ -83,8 +92,8 @@ export const EnvSchema = z.object({
   TANDEM_CONFIDENCE_THRESHOLD: decimalInRange(DECIMAL, 0, 1, 'expected a number from 0 to 1, e.g. 0.6').default(0.6),
   TANDEM_MAX_STEPS: positiveInt(20),
   TANDEM_MAX_REPLANS: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'expected a whole number of 0 or more, in decimal digits').default(2),
-  TANDEM_RUN_TIMEOUT_S: positiveInt(3600),
-  TANDEM_STEP_TIMEOUT_S: positiveInt(600),
+  TANDEM_RUN_TIMEOUT_S: timeoutSeconds(3600),
+  TANDEM_STEP_TIMEOUT_S: timeoutSeconds(600),
   TANDEM_MAX_TOKENS: positiveInt(200_000),
   TANDEM_APPROVAL_REMIND_MIN: positiveInt(30),
   TANDEM_APPROVAL_EXPIRE_MIN: positiveInt(1440),

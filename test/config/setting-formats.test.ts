@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { stepTimeoutMs, runTimeLeftMs } from '../../src/agent/stop-conditions.ts';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
 
 /** The one line a setting stops start-up with, or 'no error'. */
@@ -40,5 +41,22 @@ describe('numeric settings', () => {
     expect(config.budgets.maxReplans).toBe(0);
     expect(config.budgets.maxSteps).toBe(12);
     expect(problem({ PORT: '0x1F90' })).toBe('PORT: expected a port number from 0 to 65535, in decimal digits');
+  });
+});
+
+describe('run and step timeouts', () => {
+  const NODE_TIMER_MAX_MS = 2 ** 31 - 1;
+
+  it.each(['TANDEM_STEP_TIMEOUT_S', 'TANDEM_RUN_TIMEOUT_S'])('%s above what a Node timer holds stops start-up in one line', (variable) => {
+    expect(problem({ [variable]: '3000000' })).toBe(`${variable}: expected whole seconds from 1 to 2147483 (about 24 days, the longest timer Node.js can set)`);
+    expect(problem({ [variable]: '2147484' })).toMatch(new RegExp(`^${variable}: expected whole seconds`));
+  });
+
+  it('the longest accepted timeouts still fit the timers they become', () => {
+    const { budgets } = loadConfig({ TANDEM_STEP_TIMEOUT_S: '2147483', TANDEM_RUN_TIMEOUT_S: '2147483' });
+    const now = new Date();
+    expect(stepTimeoutMs(budgets)).toBeLessThanOrEqual(NODE_TIMER_MAX_MS);
+    // The executor wakes 5 ms after the run's wall clock runs out.
+    expect(runTimeLeftMs(budgets, now, now) + 5).toBeLessThanOrEqual(NODE_TIMER_MAX_MS);
   });
 });

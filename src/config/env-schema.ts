@@ -3,6 +3,7 @@
  * (config.ts) turns what it parses into the Config the rest of the code uses.
  */
 import { z } from 'zod';
+import { databaseUrlProblem } from './database-url.ts';
 
 const csv = z
   .string()
@@ -81,7 +82,10 @@ export const EnvSchema = z.object({
   ...GithubAppEnv.shape,
   DATABASE_URL: z
     .string()
-    .regex(/^postgres(ql)?:\/\//, 'expected a postgres://user@host:port/db URL')
+    .superRefine((url, ctx) => {
+      const problem = databaseUrlProblem(url);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
     .optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
   TANDEM_APPROVERS: csv.pipe(z.array(z.string().regex(/^[US][A-Z0-9]+$/, 'expected Slack user (U…) or user-group (S…) IDs, comma-separated'))),

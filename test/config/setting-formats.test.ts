@@ -60,3 +60,29 @@ describe('run and step timeouts', () => {
     expect(runTimeLeftMs(budgets, now, now) + 5).toBeLessThanOrEqual(NODE_TIMER_MAX_MS);
   });
 });
+
+describe('DATABASE_URL', () => {
+  it.each([
+    ['a port that is not a number', 'postgres://postgres:hunter2secret@127.0.0.1:abc/test', /the port must be a number/],
+    ['a port out of range', 'postgres://postgres:hunter2secret@db:70000/test', /the port must be a number/],
+    ['a bad port on a second host', 'postgres://postgres:hunter2secret@db1:5432,db2:x/test', /the port must be a number/],
+    ['a host that does not decode', 'postgres://%%%/x', /the host has a %/],
+    ['a password that does not decode', 'postgres://postgres:hunter2secret%zz@db/test', /the user name or password has a %/],
+    ['no host after the user', 'postgres://postgres:hunter2secret@/test', /does not parse/],
+    ['another scheme', 'mysql://postgres:hunter2secret@db/test', /URL$/],
+  ])('with %s stops start-up in one line that never shows the password', (_case, url, detail) => {
+    const message = problem({ DATABASE_URL: url });
+    expect(message).toMatch(/^DATABASE_URL: expected a postgres:\/\/user:password@host:port\/db URL[^\n]*$/);
+    expect(message).toMatch(detail);
+    expect(message).not.toContain('hunter2secret');
+  });
+
+  it.each([
+    'postgres://postgres@127.0.0.1:5432/test',
+    'postgresql://user:p%40ss@db.internal/tandem?sslmode=require',
+    'postgres://user:pass@db1:5432,db2:5433/tandem',
+    'postgres:///tandem?host=/var/run/postgresql',
+  ])('accepts %s, as the driver reads it', (url) => {
+    expect(loadConfig({ DATABASE_URL: url }).database.url).toBe(url);
+  });
+});

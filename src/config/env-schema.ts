@@ -3,6 +3,7 @@
  * (config.ts) turns what it parses into the Config the rest of the code uses.
  */
 import { z } from 'zod';
+import { isWellFormedAllowEntry } from '../integrations/http/allow-list.ts';
 import { databaseUrlProblem } from './database-url.ts';
 
 const csv = z
@@ -102,7 +103,14 @@ export const EnvSchema = z.object({
   TANDEM_APPROVAL_REMIND_MIN: positiveInt(30),
   TANDEM_APPROVAL_EXPIRE_MIN: positiveInt(1440),
   TANDEM_ESCALATION_REPING_MIN: positiveInt(60),
-  TANDEM_HTTP_ALLOW: csv,
+  TANDEM_HTTP_ALLOW: csv.pipe(
+    z.array(
+      z.string().refine(isWellFormedAllowEntry, {
+        // Hosts are not secret, and naming the entry finds it in a long list.
+        error: (issue) => `expected hosts like status.example.com, host:port or host:*, comma-separated, not URLs; ${JSON.stringify(issue.input)} is not one`,
+      }),
+    ),
+  ),
   TANDEM_AUTO_RUN_READ_ONLY: z
     .enum(['true', 'false', '1', '0'])
     .default('false')

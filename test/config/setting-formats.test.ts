@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { stepTimeoutMs, runTimeLeftMs } from '../../src/agent/stop-conditions.ts';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
+import { isAllowedHost } from '../../src/integrations/http/allow-list.ts';
 
 /** The one line a setting stops start-up with, or 'no error'. */
 const problem = (env: Record<string, string>) => {
@@ -84,5 +85,32 @@ describe('DATABASE_URL', () => {
     'postgres:///tandem?host=/var/run/postgresql',
   ])('accepts %s, as the driver reads it', (url) => {
     expect(loadConfig({ DATABASE_URL: url }).database.url).toBe(url);
+  });
+});
+
+describe('TANDEM_HTTP_ALLOW', () => {
+  it.each([
+    'https://status.example.com',
+    'status.example.com/',
+    'status.example.com/health',
+    '*.example.com',
+    'user@status.example.com',
+    'status.example.com:0',
+    'status.example.com:https',
+    '010.0.0.1',
+  ])('refuses %s, which could never match, in one line naming it', (entry) => {
+    expect(problem({ TANDEM_HTTP_ALLOW: `api.example.com,${entry}` })).toBe(
+      `TANDEM_HTTP_ALLOW: expected hosts like status.example.com, host:port or host:*, comma-separated, not URLs; ${JSON.stringify(entry)} is not one`,
+    );
+  });
+
+  it.each([
+    ['status.example.com', 'https://status.example.com/health'],
+    ['Status.Example.com:8443', 'https://status.example.com:8443/'],
+    ['127.0.0.1:*', 'http://127.0.0.1:3000/healthz'],
+    ['[::1]:8080', 'http://[::1]:8080/'],
+  ])('keeps %s, which lets %s through', (entry, url) => {
+    const { httpAllow } = loadConfig({ TANDEM_HTTP_ALLOW: entry });
+    expect(isAllowedHost(new URL(url), httpAllow)).toBe(true);
   });
 });

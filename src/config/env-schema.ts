@@ -3,8 +3,8 @@
  * (config.ts) turns what it parses into the Config the rest of the code uses.
  */
 import { z } from 'zod';
-import { isWellFormedAllowEntry } from '../integrations/http/allow-list.ts';
 import { databaseUrlProblem } from './database-url.ts';
+import { isWellFormedAllowEntry } from './http-allow-entry.ts';
 
 const csv = z
   .string()

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { ALLOW_ENTRY_PATTERN } from '../../config/http-allow-entry.ts';
 
 /**
  * One TANDEM_HTTP_ALLOW entry: `host` (the scheme's default port only: 80 for http, 443 for https),
@@ -12,36 +13,12 @@ interface AllowEntry {
 
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
 
-const ENTRY_PATTERN = /^(\[[^\]]+\]|[^:]+)(?::(\*|\d{1,5}))?$/;
-const HOST_PATTERN = /^(?:\[[0-9a-f:.]+\]|[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?)$/;
-
 export function parseAllowEntry(entry: string): AllowEntry {
   const text = entry.trim().toLowerCase();
-  const match = ENTRY_PATTERN.exec(text);
+  const match = ALLOW_ENTRY_PATTERN.exec(text);
   if (!match) return { host: text, port: 'default' };
   const port = match[2] === undefined ? 'default' : match[2] === '*' ? 'any' : Number(match[2]);
   return { host: match[1]!, port };
-}
-
-/**
- * Whether an entry can ever match a URL: a host written as a URL's hostname reads once parsed (no
- * scheme, path or wildcard; IPv6 in brackets; an IPv4 address in plain dotted form) and a port, if
- * any, of 1-65535 or `*`. `https://status.example.com` would otherwise be kept and allow nothing.
- */
-export function isWellFormedAllowEntry(entry: string): boolean {
-  const match = ENTRY_PATTERN.exec(entry.trim().toLowerCase());
-  if (!match) return false;
-  const [, host, port] = match;
-  if (port !== undefined && port !== '*' && !(Number(port) >= 1 && Number(port) <= 65535)) return false;
-  return HOST_PATTERN.test(host!) && urlHostname(host!) === host;
-}
-
-function urlHostname(host: string): string | undefined {
-  try {
-    return new URL(`http://${host}/`).hostname;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The port a URL reaches, with the scheme's default filled in. */

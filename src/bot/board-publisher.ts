@@ -2,7 +2,8 @@ import type { Logger } from '../observability/logger.ts';
 import type { BoardState } from '../agent/ports/surface.ts';
 import type { Conversation } from '../agent/ports/run-store.ts';
 import { describeError } from './replies.ts';
-import type { SlackClient } from './slack-client.ts';
+import { findOwedInThread, postFindable, type PostSettle } from './owed-messages.ts';
+import { isPostOutcomeUnknown, type SlackClient } from './slack-client.ts';
 import { asSlackBlocks, type MessageView } from './views/limits.ts';
 import { planBoard } from './views/plan-board.ts';
 import { statusBoard } from './views/status-board.ts';
@@ -17,6 +18,8 @@ interface RunBoard {
   conversation: Conversation;
   /** The board message, once posted (or known from the store after a restart). */
   ts: string | undefined;
+  /** The board may be in the thread without its ts known here (a post whose answer Slack never sent back): it is looked for by its key first. */
+  mayExist: boolean;
   latest: BoardState;
   dirty: boolean;
   /** When the last send's answer came back (while one is on its way, when it left). */
@@ -38,6 +41,8 @@ export interface BoardPublisherOptions {
   retryBaseMs?: number;
   /** TANDEM_BOARD_STYLE; default auto. */
   style?: BoardStyle;
+  /** How long a first post Slack did not answer is looked for in the thread before it counts as not posted. */
+  postSettle?: PostSettle;
 }
 
 /**
@@ -66,6 +71,7 @@ export class BoardPublisher {
       entry = {
         conversation,
         ts: boardRef ?? this.finishedTs.get(board.runId),
+        mayExist: false,
         latest: board,
         dirty: true,
         lastSentAt: 0,
@@ -179,24 +185,44 @@ export class BoardPublisher {
 
   private async sendView(runId: string, entry: RunBoard, view: MessageView): Promise<void> {
     const { client } = this.options;
+    if (!entry.ts && entry.mayExist) {
+      const found = await findOwedInThread(client, entry.conversation, boardKey(runId)).catch((error: unknown) => {
+        // A thread the bot cannot read (a missing scope) must not cost the run its board: post it.
+        if (!PERMANENT.has(slackErrorCode(error) ?? '')) throw error;
+        this.options.logger.warn({ err: describeError(error), runId }, 'could not look for an earlier board in the thread; posting one');
+        return undefined;
+      });
+      entry.mayExist = false;
+      if (found) await this.posted(runId, entry, found);
+    }
     if (entry.ts) {
       await client.chat.update({ channel: entry.conversation.channel, ts: entry.ts, text: view.text, blocks: asSlackBlocks(view.blocks) });
       return;
     }
-    const posted = await client.chat.postMessage({
-      channel: entry.conversation.channel,
-      thread_ts: entry.conversation.threadTs,
-      text: view.text,
-      blocks: asSlackBlocks(view.blocks),
-    });
-    entry.ts = posted.ts;
-    if (posted.ts && this.options.onBoardPosted) {
-      await this.options
-        .onBoardPosted(runId, posted.ts)
-        .catch((error: unknown) => this.options.logger.warn({ err: describeError(error), runId }, 'could not store the board reference'));
+    let ts: string | undefined;
+    try {
+      // The key in its metadata lets the next process (or the next try) find this board instead of posting another.
+      ts = await postFindable(client, entry.conversation, boardKey(runId), view, this.options.postSettle);
+    } catch (error) {
+      // Not in the thread yet, but a slow Slack may still post it: look again before the next post.
+      if (isPostOutcomeUnknown(error)) entry.mayExist = true;
+      throw error;
     }
+    if (ts) await this.posted(runId, entry, ts);
+  }
+
+  /** The board message exists (posted now, or found in the thread): edits go to it, and the store keeps it. */
+  private async posted(runId: string, entry: RunBoard, ts: string): Promise<void> {
+    entry.ts = ts;
+    if (!this.options.onBoardPosted) return;
+    await this.options
+      .onBoardPosted(runId, ts)
+      .catch((error: unknown) => this.options.logger.warn({ err: describeError(error), runId }, 'could not store the board reference'));
   }
 }
+
+/** The metadata key of a run's board message. */
+export const boardKey = (runId: string): string => `${runId}/board`;
 
 const MAX_FAILURES = 8;
 /** Errors where trying again cannot help: the request itself is wrong or the bot may not post there. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ConfirmationRecord, EscalationRecord, RunRecord } from '../agent/ports/run-store.ts';
 import type { BoardState, Delivery, ProposedPlan, RunSummary, Surface } from '../agent/ports/surface.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -5,8 +6,8 @@ import { AgentStatus, type SessionStatus } from './agent-status.ts';
 import { BoardPublisher, type BoardStyle } from './board-publisher.ts';
 import { PlanMessages } from './plan-messages.ts';
 import { describeError } from './replies.ts';
-import { findOwedInThread, owedMetadata } from './owed-messages.ts';
-import type { SlackClient } from './slack-client.ts';
+import { DEFAULT_POST_SETTLE, findOwedInThread, owedMetadata, postFindable, type PostSettle } from './owed-messages.ts';
+import { isPostOutcomeUnknown, type SlackClient } from './slack-client.ts';
 import { escalationMessage } from './views/escalation.ts';
 import { asSlackBlocks, type MessageView } from './views/limits.ts';
 import { planMessages } from './views/plan-message.ts';
@@ -25,6 +26,8 @@ export interface SlackSurfaceOptions {
   onBoardPosted?: (runId: string, ts: string) => Promise<void>;
   /** TANDEM_BOARD_STYLE. */
   boardStyle?: BoardStyle;
+  /** How long a post Slack did not answer is looked for in the thread before it counts as not posted (tests shorten it). */
+  postSettle?: PostSettle;
 }
 
 /** The agent session follows the run: working, or waiting for a person (approval, an answer, a Confirm, an escalation). */
@@ -44,8 +47,10 @@ export class SlackSurface implements Surface {
   private readonly planningTs = new Map<string, string>();
   private readonly plans: PlanMessages;
   private readonly status: AgentStatus;
+  private readonly settle: PostSettle;
 
   constructor(private readonly options: SlackSurfaceOptions) {
+    this.settle = options.postSettle ?? DEFAULT_POST_SETTLE;
     this.plans = new PlanMessages(options.client, options.logger);
     this.status = new AgentStatus(options.client, options.logger);
     this.board = new BoardPublisher({
@@ -55,6 +60,7 @@ export class SlackSurface implements Surface {
       retryBaseMs: options.boardRetryBaseMs,
       onBoardPosted: options.onBoardPosted,
       style: options.boardStyle,
+      postSettle: this.settle,
     });
   }
 
@@ -133,8 +139,9 @@ export class SlackSurface implements Surface {
   }
 
   /**
-   * Posts in the run's thread; the first post after "Planning…" takes that message's place. An owed
-   * message carries its key in the message metadata, so one that may be there already is found, not posted twice.
+   * Posts in the run's thread; the first post after "Planning…" takes that message's place. Every post
+   * carries a key in its metadata (an owed message its owed key), so one that may be there already (an
+   * earlier delivery, or a post whose answer Slack never sent back) is found, not posted twice.
    */
   private async post(run: RunRecord, view: MessageView, delivery?: Delivery): Promise<string | undefined> {
     // A run that fails at once owes an escalation while its board's first post is still on its way.
@@ -143,7 +150,7 @@ export class SlackSurface implements Surface {
       const found = await findOwedInThread(this.options.client, run.conversation, delivery.key);
       if (found) return found;
     }
-    const metadata = delivery ? owedMetadata(delivery.key) : undefined;
+    const key = delivery?.key ?? `${run.id}/post/${randomUUID()}`;
     const placeholder = this.planningTs.get(run.id);
     if (placeholder) {
       this.planningTs.delete(run.id);
@@ -153,20 +160,21 @@ export class SlackSurface implements Surface {
           ts: placeholder,
           text: view.text,
           blocks: asSlackBlocks(view.blocks),
-          ...(metadata ? { metadata } : {}),
+          metadata: owedMetadata(key),
         });
         return placeholder;
       } catch (error) {
         this.options.logger.warn({ err: describeError(error), runId: run.id }, 'could not replace the planning message; posting instead');
       }
     }
-    const posted = await this.options.client.chat.postMessage({
-      channel: run.conversation.channel,
-      thread_ts: run.conversation.threadTs,
-      text: view.text,
-      blocks: asSlackBlocks(view.blocks),
-      ...(metadata ? { metadata } : {}),
-    });
-    return posted.ts;
+    try {
+      return await postFindable(this.options.client, run.conversation, key, view, this.settle);
+    } catch (error) {
+      // An owed message stays owed and is looked for before it is sent again; anything else is sent once
+      // more here, now that the thread has shown for a while that the first did not land.
+      if (delivery || !isPostOutcomeUnknown(error)) throw error;
+      this.options.logger.warn({ err: describeError(error), runId: run.id }, 'a post got no answer and is not in the thread; posting it again');
+      return await postFindable(this.options.client, run.conversation, key, view, this.settle);
+    }
   }
 }

@@ -18,7 +18,10 @@ interface RunBoard {
   conversation: Conversation;
   /** The board message, once posted (or known from the store after a restart). */
   ts: string | undefined;
-  /** The board may be in the thread without its ts known here (a post whose answer Slack never sent back): it is looked for by its key first. */
+  /**
+   * The board may be in the thread without its ts known here: posted by a process that died before the
+   * store kept the ts, or by a post whose answer Slack never sent back. It is looked for by its key first.
+   */
   mayExist: boolean;
   latest: BoardState;
   dirty: boolean;
@@ -71,7 +74,8 @@ export class BoardPublisher {
       entry = {
         conversation,
         ts: boardRef ?? this.finishedTs.get(board.runId),
-        mayExist: false,
+        // A process that died between posting the board and storing its ts left it in the thread unknown to the store.
+        mayExist: true,
         latest: board,
         dirty: true,
         lastSentAt: 0,

@@ -176,6 +176,21 @@ describe('a Tandem process killed with SIGKILL', () => {
     await kill(second.tandem);
   }, 180_000);
 
+  it("right when Slack stored the board's first post: the next start finds that board and edits it", async () => {
+    const first = await start();
+    const sent = first.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> let it settle' });
+    await fake.waitUntil(() => planMessage(sent.ts) !== undefined, 30_000, 'the plan');
+    // The board is in the thread; its ts never reached the store.
+    const killed = killOnCall(first.tandem, (call) => call.method === 'chat.postMessage' && /steps done\)$/.test(call.params.text ?? ''));
+    await first.driver.clickButtonIn(planMessage(sent.ts)!, PLAN_APPROVE_ACTION, 'U2');
+    await killed;
+    expect(boards(sent.ts)).toHaveLength(1);
+
+    const second = await start();
+    await endsRightOnce(sent.ts);
+    await kill(second.tandem);
+  }, 180_000);
+
   it('during a board edit: the next start finishes the run on the same board', async () => {
     const first = await start();
     const sent = first.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> let it settle' });

@@ -27,6 +27,7 @@ import { InboxReceiver } from './inbox-receiver.ts';
 import { createMemoryInbox, type FeedbackLog, type RunQueries, type SlackInbox } from './ports.ts';
 import { createSlackClient, slackClientOptions, type SlackClient } from './slack-client.ts';
 import { slackLogger } from './slack-logger.ts';
+import { loopbackHostOnly } from './loopback-host.ts';
 import { signedRequestListener } from './signed-request.ts';
 import { createSocketModeConnection } from './socket-mode.ts';
 
@@ -57,6 +58,8 @@ export interface SlackAppOptions {
   feedback?: FeedbackLog;
   /** HTTP receiver tuning; tests shorten nothing by default. */
   receiver?: { unhandledRequestTimeoutMillis?: number };
+  /** Local mode: every HTTP request must be addressed to 127.0.0.1 or localhost (loopback-host.ts). */
+  loopbackOnly?: boolean;
 }
 
 export interface SlackApp {
@@ -170,12 +173,13 @@ function httpReceiver(signingSecret: string, customRoutes: CustomRoute[], option
     logger: boltLogger,
     ...(options.receiver?.unhandledRequestTimeoutMillis ? { unhandledRequestTimeoutMillis: options.receiver.unhandledRequestTimeoutMillis } : {}),
   });
-  receiver.requestListener = signedRequestListener(receiver.requestListener, {
+  const signed = signedRequestListener(receiver.requestListener, {
     signingSecret,
     endpoints: [EVENTS_PATH],
     bodyLimit: BODY_LIMIT,
     logger: options.logger,
   });
+  receiver.requestListener = options.loopbackOnly ? loopbackHostOnly(signed) : signed;
   return receiver;
 }
 

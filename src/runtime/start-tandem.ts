@@ -77,6 +77,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
 
     const slack = createSlackApp({
       config,
+      loopbackOnly: listen.host === LOCAL_HOST,
       agent,
       inbox: createSlackInbox(database.db, { owner: replicaId, soleOwner: database.engine === 'pglite' }),
       runs: store,

@@ -153,6 +153,21 @@ describe('the local workspace', () => {
     await poll(async () => everyMessage((await state()).messages).some((m) => m.text.includes('hello from the run')), 'the approved run', 30_000);
   });
 
+  it("the bot's own port refuses a request addressed to another name (a DNS name rebound to 127.0.0.1)", async () => {
+    const { healthUrl } = await state();
+    const bot = new URL(healthUrl!);
+    const get = (path: string, host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: bot.port, path, headers: { host } }, (res) => (res.resume(), resolve(res.statusCode ?? 0)));
+        req.on('error', reject);
+        req.end();
+      });
+    for (const path of ['/metrics', '/healthz']) {
+      expect(await get(path, `rebind.evil.example:${bot.port}`), path).toBe(403);
+      expect(await get(path, `127.0.0.1:${bot.port}`), path).toBe(200);
+    }
+  });
+
   it('listens on 127.0.0.1 only: the workspace and the bot are not reachable on another address', async () => {
     const { healthUrl } = await state();
     const ports = [Number(new URL(origin).port), Number(new URL(healthUrl!).port)];

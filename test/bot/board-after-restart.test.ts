@@ -4,13 +4,12 @@
  * a second one. Real @slack/web-api client against the fake Web API.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { StepStatus } from '../../src/agent/ports/run-store.ts';
 import type { BoardState } from '../../src/agent/ports/surface.ts';
 import { createSlackClient, type SlackClient } from '../../src/bot/slack-client.ts';
 import { SlackSurface } from '../../src/bot/slack-surface.ts';
 import { SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
 import { BOT_TOKEN, silentLogger } from '../fakes/slack-harness.ts';
-import { makeBoard, makePlan, makeRun } from '../fakes/slack-fixtures.ts';
+import { makePlan, makeRun, boardAt as boardOf } from '../fakes/slack-fixtures.ts';
 
 let fake: SlackFakeServer;
 let client: SlackClient;
@@ -23,15 +22,7 @@ beforeEach(async () => {
 });
 afterEach(() => fake.stop());
 
-function boardAt(progress: number, runStatus: BoardState['runStatus'] = 'executing'): BoardState {
-  const board = makeBoard(plan, { runStatus });
-  board.steps = board.steps.map((step, index) => ({
-    ...step,
-    status: (index < progress ? 'succeeded' : index === progress ? 'running' : 'pending') as StepStatus,
-    url: null,
-  }));
-  return board;
-}
+const boardAt = (progress: number, runStatus: BoardState['runStatus'] = 'executing') => boardOf(plan, progress, runStatus);
 
 /** What the store keeps of each run's board (`boardRef`). */
 type BoardRefs = Map<string, string>;

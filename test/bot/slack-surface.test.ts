@@ -7,7 +7,7 @@ import { createSlackPoster } from '../../src/bot/slack-poster.ts';
 import { SlackSurface } from '../../src/bot/slack-surface.ts';
 import { SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
 import { BOT_TOKEN, silentLogger } from '../fakes/slack-harness.ts';
-import { makeBoard, makeEscalation, makePlan, makeProposal, makeRun } from '../fakes/slack-fixtures.ts';
+import { makeBoard, makeEscalation, makePlan, makeProposal, makeRun, boardAt as boardOf } from '../fakes/slack-fixtures.ts';
 
 let fake: SlackFakeServer;
 let client: InstanceType<typeof webApi.WebClient>;
@@ -25,15 +25,7 @@ beforeEach(async () => {
 afterEach(() => fake.stop());
 
 const plan = makePlan(4);
-function boardAt(progress: number, runStatus: BoardState['runStatus'] = 'executing'): BoardState {
-  const board = makeBoard(plan, { runStatus });
-  board.steps = board.steps.map((step, index) => ({
-    ...step,
-    status: (index < progress ? 'succeeded' : index === progress ? 'running' : 'pending') as StepStatus,
-    url: null,
-  }));
-  return board;
-}
+const boardAt = (progress: number, runStatus: BoardState['runStatus'] = 'executing') => boardOf(plan, progress, runStatus);
 const boardText = (ts: string) => JSON.stringify(fake.model.findMessage('C1', ts)?.blocks);
 
 describe('SlackSurface', () => {

@@ -4,13 +4,12 @@
  * client, with the bot's own client options, against the fake Web API.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { StepStatus } from '../../src/agent/ports/run-store.ts';
 import type { BoardState, RunSummary } from '../../src/agent/ports/surface.ts';
 import { createSlackClient, type SlackClient } from '../../src/bot/slack-client.ts';
 import { SlackSurface } from '../../src/bot/slack-surface.ts';
 import { SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
 import { BOT_TOKEN, silentLogger } from '../fakes/slack-harness.ts';
-import { makeBoard, makePlan, makeRun } from '../fakes/slack-fixtures.ts';
+import { makePlan, makeRun, boardAt as boardOf } from '../fakes/slack-fixtures.ts';
 
 /** The client gives up after this; the fake answers slow posts after SLOW_MS, and stores them only then. */
 const TIMEOUT_MS = 300;
@@ -44,15 +43,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Long enough for a slow post, and a second copy if one was sent, to land. */
 const settleDown = () => sleep(SLOW_MS);
 
-function boardAt(progress: number, runStatus: BoardState['runStatus'] = 'executing'): BoardState {
-  const board = makeBoard(plan, { runStatus });
-  board.steps = board.steps.map((step, index) => ({
-    ...step,
-    status: (index < progress ? 'succeeded' : index === progress ? 'running' : 'pending') as StepStatus,
-    url: null,
-  }));
-  return board;
-}
+const boardAt = (progress: number, runStatus: BoardState['runStatus'] = 'executing') => boardOf(plan, progress, runStatus);
 
 const summary: RunSummary = {
   run,

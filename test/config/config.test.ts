@@ -3,18 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { readEnvironment } from '../../src/config/environment.ts';
 import { createLogger } from '../../src/observability/logger.ts';
-
-const problem = (env: Record<string, string>) => {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    return error instanceof ConfigError ? error.message : `unexpected ${String(error)}`;
-  }
-  return 'no error';
-};
+import { configProblem } from '../helpers/config-problem.ts';
 
 describe('loadConfig', () => {
   it('applies the contract defaults with nothing set', () => {
@@ -30,23 +22,23 @@ describe('loadConfig', () => {
   });
 
   it('names the variable and the expected form for a bad setting', () => {
-    expect(problem({ SLACK_BOT_TOKEN: 'xoxp-123' })).toBe('SLACK_BOT_TOKEN: expected a bot token starting with xoxb-');
-    expect(problem({ TANDEM_CONFIDENCE_THRESHOLD: '1.5' })).toMatch(/^TANDEM_CONFIDENCE_THRESHOLD: /);
-    expect(problem({ PLANNER_MODEL: 'gpt-4o' })).toBe('PLANNER_MODEL: expected provider:model, e.g. openai:gpt-4o or anthropic:claude-sonnet-4-5');
-    expect(problem({ TANDEM_APPROVERS: 'U1,alice' })).toMatch(/^TANDEM_APPROVERS: expected Slack user/);
-    expect(problem({ DATABASE_URL: 'mysql://x' })).toMatch(/^DATABASE_URL: expected a postgres:/);
-    expect(problem({ PORT: 'eighty' })).toMatch(/^PORT: /);
+    expect(configProblem({ SLACK_BOT_TOKEN: 'xoxp-123' })).toBe('SLACK_BOT_TOKEN: expected a bot token starting with xoxb-');
+    expect(configProblem({ TANDEM_CONFIDENCE_THRESHOLD: '1.5' })).toMatch(/^TANDEM_CONFIDENCE_THRESHOLD: /);
+    expect(configProblem({ PLANNER_MODEL: 'gpt-4o' })).toBe('PLANNER_MODEL: expected provider:model, e.g. openai:gpt-4o or anthropic:claude-sonnet-4-5');
+    expect(configProblem({ TANDEM_APPROVERS: 'U1,alice' })).toMatch(/^TANDEM_APPROVERS: expected Slack user/);
+    expect(configProblem({ DATABASE_URL: 'mysql://x' })).toMatch(/^DATABASE_URL: expected a postgres:/);
+    expect(configProblem({ PORT: 'eighty' })).toMatch(/^PORT: /);
   });
 
   it('requires a key for the provider a role names, and a signing secret in HTTP mode', () => {
-    expect(problem({ PLANNER_MODEL: 'anthropic:claude-sonnet-4-5' })).toBe('ANTHROPIC_API_KEY: required because PLANNER_MODEL uses anthropic');
-    expect(problem({ OPENAI_API_KEY: 'sk-x', PLANNER_MODEL: 'openai:gpt-4o', EVALUATOR_MODEL: 'anthropic:claude-haiku-4-5' })).toMatch(
+    expect(configProblem({ PLANNER_MODEL: 'anthropic:claude-sonnet-4-5' })).toBe('ANTHROPIC_API_KEY: required because PLANNER_MODEL uses anthropic');
+    expect(configProblem({ OPENAI_API_KEY: 'sk-x', PLANNER_MODEL: 'openai:gpt-4o', EVALUATOR_MODEL: 'anthropic:claude-haiku-4-5' })).toMatch(
       /^ANTHROPIC_API_KEY: .*EVALUATOR_MODEL/,
     );
-    expect(problem({ OPENAI_API_KEY: 'sk-x', PLANNER_MODEL: 'openai:gpt-4o', PLANNER_FALLBACK_MODEL: 'anthropic:claude-opus-4-1' })).toMatch(
+    expect(configProblem({ OPENAI_API_KEY: 'sk-x', PLANNER_MODEL: 'openai:gpt-4o', PLANNER_FALLBACK_MODEL: 'anthropic:claude-opus-4-1' })).toMatch(
       /^ANTHROPIC_API_KEY: .*PLANNER_FALLBACK_MODEL/,
     );
-    expect(problem({ SLACK_BOT_TOKEN: 'xoxb-1' })).toMatch(/^SLACK_SIGNING_SECRET: required in HTTP mode/);
+    expect(configProblem({ SLACK_BOT_TOKEN: 'xoxb-1' })).toMatch(/^SLACK_SIGNING_SECRET: required in HTTP mode/);
     expect(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' }).slack.mode).toBe('socket');
   });
 

@@ -4,17 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
-
-const problem = (env: Record<string, string>) => {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    return error instanceof ConfigError ? error.message : `unexpected ${String(error)}`;
-  }
-  return 'no error';
-};
+import { configProblem } from '../helpers/config-problem.ts';
 
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const pkcs1 = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
@@ -37,21 +29,21 @@ describe('GitHub App settings', () => {
   });
 
   it('stops start-up with one line for a bad key, a missing half, or two identities', () => {
-    expect(problem({ GITHUB_APP_ID: '12', GITHUB_APP_PRIVATE_KEY: 'not a key' })).toBe(
+    expect(configProblem({ GITHUB_APP_ID: '12', GITHUB_APP_PRIVATE_KEY: 'not a key' })).toBe(
       "GITHUB_APP_PRIVATE_KEY: not a valid RSA private key in PEM form: use the .pem file from the GitHub App's settings page (-----BEGIN RSA PRIVATE KEY----- …)",
     );
-    expect(problem({ GITHUB_APP_ID: '12', GITHUB_APP_PRIVATE_KEY: pkcs1.replace(keyBody, keyBody.slice(0, 20)) })).toMatch(
+    expect(configProblem({ GITHUB_APP_ID: '12', GITHUB_APP_PRIVATE_KEY: pkcs1.replace(keyBody, keyBody.slice(0, 20)) })).toMatch(
       /^GITHUB_APP_PRIVATE_KEY: not a valid RSA private key/,
     );
     const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    expect(problem({ GITHUB_APP_ID: '12', GITHUB_APP_PRIVATE_KEY: ec })).toMatch(/^GITHUB_APP_PRIVATE_KEY: not a valid RSA private key/);
-    expect(problem({ GITHUB_APP_ID: '12', GITHUB_APP_PRIVATE_KEY_FILE: '/nonexistent/app.pem' })).toBe(
+    expect(configProblem({ GITHUB_APP_ID: '12', GITHUB_APP_PRIVATE_KEY: ec })).toMatch(/^GITHUB_APP_PRIVATE_KEY: not a valid RSA private key/);
+    expect(configProblem({ GITHUB_APP_ID: '12', GITHUB_APP_PRIVATE_KEY_FILE: '/nonexistent/app.pem' })).toBe(
       'GITHUB_APP_PRIVATE_KEY_FILE: cannot read /nonexistent/app.pem (ENOENT)',
     );
-    expect(problem({ GITHUB_APP_ID: '12' })).toMatch(/^GITHUB_APP_PRIVATE_KEY: required because GITHUB_APP_ID is set/);
-    expect(problem({ GITHUB_APP_PRIVATE_KEY: pkcs1 })).toMatch(/^GITHUB_APP_ID: required with a GitHub App private key/);
-    expect(problem({ GITHUB_APP_ID: 'Iv1.abc', GITHUB_APP_PRIVATE_KEY: pkcs1 })).toMatch(/^GITHUB_APP_ID: expected the App's numeric ID/);
-    expect(problem({ GITHUB_APP_ID: '12', GITHUB_APP_PRIVATE_KEY: pkcs1, GITHUB_TOKEN: 'ghp_x' })).toBe(
+    expect(configProblem({ GITHUB_APP_ID: '12' })).toMatch(/^GITHUB_APP_PRIVATE_KEY: required because GITHUB_APP_ID is set/);
+    expect(configProblem({ GITHUB_APP_PRIVATE_KEY: pkcs1 })).toMatch(/^GITHUB_APP_ID: required with a GitHub App private key/);
+    expect(configProblem({ GITHUB_APP_ID: 'Iv1.abc', GITHUB_APP_PRIVATE_KEY: pkcs1 })).toMatch(/^GITHUB_APP_ID: expected the App's numeric ID/);
+    expect(configProblem({ GITHUB_APP_ID: '12', GITHUB_APP_PRIVATE_KEY: pkcs1, GITHUB_TOKEN: 'ghp_x' })).toBe(
       'GITHUB_TOKEN: set either GITHUB_TOKEN or GITHUB_APP_ID with its private key, not both',
     );
   });
@@ -78,7 +70,7 @@ describe('TANDEM_REPOS', () => {
   });
 
   it('names the variable for a malformed entry', () => {
-    expect(problem({ TANDEM_REPOS: 'acme/api,api' })).toBe('TANDEM_REPOS: expected owner/name or owner/* entries, comma-separated');
-    expect(problem({ TANDEM_REPOS: '*/api' })).toMatch(/^TANDEM_REPOS: /);
+    expect(configProblem({ TANDEM_REPOS: 'acme/api,api' })).toBe('TANDEM_REPOS: expected owner/name or owner/* entries, comma-separated');
+    expect(configProblem({ TANDEM_REPOS: '*/api' })).toMatch(/^TANDEM_REPOS: /);
   });
 });

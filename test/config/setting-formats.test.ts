@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { stepTimeoutMs, runTimeLeftMs } from '../../src/agent/stop-conditions.ts';
-import { ConfigError, loadConfig } from '../../src/config/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { isAllowedHost } from '../../src/integrations/http/allow-list.ts';
-
-/** The one line a setting stops start-up with, or 'no error'. */
-const problem = (env: Record<string, string>) => {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    return error instanceof ConfigError ? error.message : `unexpected ${String(error)}`;
-  }
-  return 'no error';
-};
+import { configProblem } from '../helpers/config-problem.ts';
 
 describe('numeric settings', () => {
   it.each([
@@ -32,7 +23,7 @@ describe('numeric settings', () => {
     ['TANDEM_APPROVAL_EXPIRE_MIN', '99999999999999999999'],
     ['TANDEM_ESCALATION_REPING_MIN', '1_000'],
   ])('refuse %s=%s: plain decimal only', (variable, value) => {
-    expect(problem({ [variable]: value })).toMatch(new RegExp(`^${variable}: expected [^\\n]+$`));
+    expect(configProblem({ [variable]: value })).toMatch(new RegExp(`^${variable}: expected [^\\n]+$`));
   });
 
   it('read plain decimal values, spaces around them ignored', () => {
@@ -41,7 +32,7 @@ describe('numeric settings', () => {
     expect(config.confidenceThreshold).toBe(0.75);
     expect(config.budgets.maxReplans).toBe(0);
     expect(config.budgets.maxSteps).toBe(12);
-    expect(problem({ PORT: '0x1F90' })).toBe('PORT: expected a port number from 0 to 65535, in decimal digits');
+    expect(configProblem({ PORT: '0x1F90' })).toBe('PORT: expected a port number from 0 to 65535, in decimal digits');
   });
 });
 
@@ -49,8 +40,10 @@ describe('run and step timeouts', () => {
   const NODE_TIMER_MAX_MS = 2 ** 31 - 1;
 
   it.each(['TANDEM_STEP_TIMEOUT_S', 'TANDEM_RUN_TIMEOUT_S'])('%s above what a Node timer holds stops start-up in one line', (variable) => {
-    expect(problem({ [variable]: '3000000' })).toBe(`${variable}: expected whole seconds from 1 to 2147483 (about 24 days, the longest timer Node.js can set)`);
-    expect(problem({ [variable]: '2147484' })).toMatch(new RegExp(`^${variable}: expected whole seconds`));
+    expect(configProblem({ [variable]: '3000000' })).toBe(
+      `${variable}: expected whole seconds from 1 to 2147483 (about 24 days, the longest timer Node.js can set)`,
+    );
+    expect(configProblem({ [variable]: '2147484' })).toMatch(new RegExp(`^${variable}: expected whole seconds`));
   });
 
   it('the longest accepted timeouts still fit the timers they become', () => {
@@ -72,7 +65,7 @@ describe('DATABASE_URL', () => {
     ['no host after the user', 'postgres://postgres:hunter2secret@/test', /does not parse/],
     ['another scheme', 'mysql://postgres:hunter2secret@db/test', /URL$/],
   ])('with %s stops start-up in one line that never shows the password', (_case, url, detail) => {
-    const message = problem({ DATABASE_URL: url });
+    const message = configProblem({ DATABASE_URL: url });
     expect(message).toMatch(/^DATABASE_URL: expected a postgres:\/\/user:password@host:port\/db URL[^\n]*$/);
     expect(message).toMatch(detail);
     expect(message).not.toContain('hunter2secret');
@@ -99,7 +92,7 @@ describe('TANDEM_HTTP_ALLOW', () => {
     'status.example.com:https',
     '010.0.0.1',
   ])('refuses %s, which could never match, in one line naming it', (entry) => {
-    expect(problem({ TANDEM_HTTP_ALLOW: `api.example.com,${entry}` })).toBe(
+    expect(configProblem({ TANDEM_HTTP_ALLOW: `api.example.com,${entry}` })).toBe(
       `TANDEM_HTTP_ALLOW: expected hosts like status.example.com, host:port or host:*, comma-separated, not URLs; ${JSON.stringify(entry)} is not one`,
     );
   });

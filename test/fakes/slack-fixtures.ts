@@ -1,5 +1,5 @@
 import type { Plan } from '../../src/agent/plan.ts';
-import type { EscalationRecord, RunRecord } from '../../src/agent/ports/run-store.ts';
+import type { EscalationRecord, RunRecord, StepStatus } from '../../src/agent/ports/run-store.ts';
 import type { BoardState, ProposedPlan } from '../../src/agent/ports/surface.ts';
 import type { Risk } from '../../src/agent/ports/tool.ts';
 
@@ -98,4 +98,15 @@ export function makeEscalation(overrides: Partial<EscalationRecord> = {}): Escal
     resolvedAt: null,
     ...overrides,
   };
+}
+
+/** The board with its first `progress` steps done, the next one running and the rest waiting (no links). */
+export function boardAt(plan: Plan, progress: number, runStatus: BoardState['runStatus'] = 'executing'): BoardState {
+  const board = makeBoard(plan, { runStatus });
+  board.steps = board.steps.map((step, index) => ({
+    ...step,
+    status: (index < progress ? 'succeeded' : index === progress ? 'running' : 'pending') as StepStatus,
+    url: null,
+  }));
+  return board;
 }

@@ -30,6 +30,8 @@ export async function resumeRuns(ctx: AgentContext, options: { startUp: boolean 
   for (const run of runs) {
     try {
       if (run.status === 'rolling-back') {
+        // Waiting for a person's Confirm of a rollback step: their click carries the rollback on, not this scan.
+        if (await rollbackAwaitsConfirm(ctx, run.id)) continue;
         await recoverRunningSteps(ctx, run);
         await abortRun(ctx, run.id, 'Aborted (rollback continued after a restart).');
       } else if (run.status === 'planning') {
@@ -133,4 +135,11 @@ async function reconcile(ctx: AgentContext, run: RunRecord, step: StepRecord, ar
   } catch (error) {
     return { status: 'ask', why: `reconcile failed: ${error instanceof Error ? error.message : String(error)}` };
   }
+}
+
+/** A rollback step waits for a Confirm nobody answered yet (after an Abort of it, the rollback must go on). */
+async function rollbackAwaitsConfirm(ctx: AgentContext, runId: string): Promise<boolean> {
+  const [steps, confirmations] = await Promise.all([ctx.store.listSteps(runId), ctx.store.listConfirmations(runId)]);
+  const pending = new Set(confirmations.filter((c) => c.status === 'pending').map((c) => `${c.planVersion}/${c.stepId}`));
+  return steps.some((step) => step.kind === 'rollback' && step.status === 'waiting' && pending.has(`${step.planVersion}/${step.stepId}`));
 }

@@ -79,17 +79,17 @@ export async function postFindable(
   }
 }
 
-/** Looks for the key until it is found or `settleMs` is over; undefined when the last look, at the end, did not find it. */
+/**
+ * Looks for the key until it is found or `settleMs` is over; undefined when it was not found. A look that
+ * fails counts as not found: the caller keeps the post's own "outcome unknown" error, so whoever tries
+ * next still looks before posting.
+ */
 async function watchForOwed(client: SlackClient, conversation: Conversation, key: string, { settleMs, pollMs }: PostSettle): Promise<string | undefined> {
   const deadline = Date.now() + settleMs;
   for (;;) {
     const last = Date.now() >= deadline;
-    try {
-      const found = await findOwedInThread(client, conversation, key);
-      if (found || last) return found;
-    } catch (error) {
-      if (last) throw error;
-    }
+    const found = await findOwedInThread(client, conversation, key).catch(() => undefined);
+    if (found || last) return found;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(pollMs, deadline - Date.now()))));
   }
 }

@@ -6,14 +6,15 @@ import { slackLogger } from './slack-logger.ts';
 export type SlackClient = InstanceType<typeof webApi.WebClient>;
 
 /** Web API methods that make something new each time they are called: sent twice, they post twice. */
-const POSTS = new Set(['chat.postMessage', 'chat.postEphemeral', 'chat.scheduleMessage', 'chat.meMessage', 'files.completeUploadExternal']);
+// Not chat.postEphemeral: it cannot be looked for afterwards, and a second copy only its reader sees is better than none.
+const POSTS = new Set(['chat.postMessage', 'chat.scheduleMessage', 'chat.meMessage', 'files.completeUploadExternal']);
 
 /** Connection errors raised before the request left: Slack cannot have acted on it, so sending it again is safe. */
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
 
 /**
  * A post whose request reached Slack (or may have) but whose answer never came back: a timeout, a
- * connection reset, a 5xx. Slack may have posted it, so it is not sent again blindly; whoever posted it
+ * connection reset. Slack may have posted it, so it is not sent again blindly; whoever posted it
  * looks for it first (see `findOwedInThread`).
  */
 export class PostOutcomeUnknownError extends Error {
@@ -36,7 +37,7 @@ export function isPostOutcomeUnknown(error: unknown): boolean {
  * Web API options for a chat bot: a person is waiting, so a call gives up after ~10 s and a few
  * retries rather than the client's default 10 retries over half an hour. 429s wait out Retry-After
  * (Slack did nothing, so they are retried for every method). A post whose answer was lost (a
- * timeout, a reset connection, a 5xx) is not retried: it may be in the thread already.
+ * timeout, a reset connection) is not retried: it may be in the thread already.
  */
 export function slackClientOptions(config: Pick<Config, 'slack'>, logger: Logger) {
   const retryConfig: webApi.RetryOptions & { onFailedAttempt: (error: unknown) => void } = {
@@ -78,7 +79,7 @@ function postsOnce(inner: webApi.FetchFunction = globalThis.fetch): webApi.Fetch
       if (NEVER_SENT.has(errorCode(error) ?? '')) throw error;
       throw new PostOutcomeUnknownError(method, { cause: error });
     }
-    if (response.status >= 500) throw new PostOutcomeUnknownError(method, { cause: new Error(`HTTP ${response.status} ${response.statusText}`) });
+    // A 5xx is left to the client's retries, as before: most come from in front of Slack's app, before it acted.
     return response;
   };
 }

@@ -24,6 +24,9 @@ const DECIDABLE: readonly RunStatus[] = ['paused', 'executing', 'rolling-back'];
 // Forward and rollback steps of one version never share an id (plan validation), so the id names the step.
 const stepKey = (input: { runId: string; planVersion: number; stepId: string }) =>
   and(eq(steps.runId, input.runId), eq(steps.planVersion, input.planVersion), eq(steps.stepId, input.stepId));
+
+/** What a run in this status can be waiting to confirm: a rolling-back run, only its rollback steps. */
+const waitingKind = (status: RunStatus) => (status === 'rolling-back' ? 'rollback' : 'forward');
 const confirmationKey = (input: { runId: string; planVersion: number; stepId: string }) =>
   and(eq(targetConfirmations.runId, input.runId), eq(targetConfirmations.planVersion, input.planVersion), eq(targetConfirmations.stepId, input.stepId));
 
@@ -78,6 +81,13 @@ export async function decideConfirmation(
         .where(and(eq(runs.id, input.runId), inArray(runs.status, [...DECIDABLE])))
         .for('update');
       if (!run || (run.status !== 'rolling-back' && run.version !== input.planVersion)) throw new NothingChanged();
+      // The step must wait for this Confirm now: a forward step's request left pending when an Abort cancelled the
+      // step is not decidable while the run rolls back (an Abort there would start a second rollback).
+      const [waiting] = await tx
+        .select({ stepId: steps.stepId })
+        .from(steps)
+        .where(and(stepKey(input), eq(steps.kind, waitingKind(run.status)), eq(steps.status, 'waiting')));
+      if (!waiting) throw new NothingChanged();
       const [row] = await tx
         .update(targetConfirmations)
         .set({ status: input.decision, decidedBy: input.userId, decidedAt: sql`now()` })

@@ -256,18 +256,19 @@ describe('Confirm for a target filled in at run time', () => {
 });
 
 /** s2's number and r1's number both come from the requester's answer; r1 undoes s0 when the run is aborted. */
-const lateRollbackPlan = plannerAnswer({
+const lateRollbackSketch = {
   steps: [
     { id: 's1', tool: 'ask_human', args: { question: 'Which PR?' } },
     { id: 's0', tool: 'create_thing', args: { title: 'note' }, dependsOn: ['s1'] },
     { id: 's2', tool: 'merge_pull', args: { repo: 'acme/api', number: '{{steps.s1.output.answer}}' }, dependsOn: ['s0', 's1'] },
   ],
   rollback: [{ id: 'r1', tool: 'comment', args: { repo: 'acme/api', number: '{{steps.s1.output.answer}}', body: 'undone' }, undoes: 's0' }],
-});
+};
+const lateRollbackPlan = plannerAnswer(lateRollbackSketch);
 
 /** Approved, answered "77", and aborted at s2's Confirm: the rollback reaches r1, whose target came from the answer. */
-async function abortedBeforeLateRollback(t: ReturnType<typeof tools>) {
-  h = makeHarness({ store: db.store, tools: t.all, llm: new ScriptedLlm().on('planner', lateRollbackPlan), approvers: ['UAPP', 'UAPP2'], soleOwner: true });
+async function abortedBeforeLateRollback(t: ReturnType<typeof tools>, plan = lateRollbackPlan) {
+  h = makeHarness({ store: db.store, tools: t.all, llm: new ScriptedLlm().on('planner', plan), approvers: ['UAPP', 'UAPP2'], soleOwner: true });
   const run = await h.start('merge the PR I name', 'UREQ');
   await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
   await h.agent.idle();
@@ -305,6 +306,27 @@ describe('Confirm for a rollback step whose target was filled in at run time', (
     expect((await auditViolations(h.store, t.all, approvers, run.id)).map((v) => v.message)).toEqual([
       'r1 of v1 acted on a target filled at run time without a Confirm',
     ]);
+  });
+
+  it("a forward step's Confirm left pending by the Abort decides nothing while the rollback waits", async () => {
+    const t = tools();
+    // s3 waits for its own Confirm beside s2; the Abort on s2's leaves s3's request pending, its step cancelled.
+    const withS3 = plannerAnswer({
+      ...lateRollbackSketch,
+      steps: [
+        ...lateRollbackSketch.steps,
+        { id: 's3', tool: 'comment', args: { repo: 'acme/api', number: '{{steps.s1.output.answer}}', body: 'hi' }, dependsOn: ['s0', 's1'] },
+      ],
+    });
+    const run = await abortedBeforeLateRollback(t, withS3);
+    expect((await h.store.listConfirmations(run.id)).find((c) => c.stepId === 's3')?.status).toBe('pending');
+    for (const decision of ['abort', 'confirm'] as const)
+      expect(await confirm(run.id, 'UAPP', { stepId: 's3', decision })).toEqual({ ok: false, error: expect.objectContaining({ code: 'moved-on' }) });
+    await h.agent.idle();
+    expect((await h.store.getRun(run.id))?.status).toBe('rolling-back');
+    expect((await h.store.listSteps(run.id)).find((s) => s.stepId === 'r1')?.status).toBe('waiting');
+    expect(t.merge.calls).toEqual([]);
+    expect(t.comment.calls).toEqual([]);
   });
 
   it('Abort on it skips it, and the run ends aborted without it', async () => {

@@ -2,8 +2,9 @@
  * A person's edit or revision that a dead replica was making. The run is left `planning`, which an
  * adopter would otherwise plan again from the task, replacing what the person asked for. Instead:
  * a version that was stored is proposed as the edit or revision it is; a change that never reached
- * the store hands the plan back to waiting for a decision, so the person's click, replayed from the
- * inbox (it was stored before its ack), makes it again.
+ * the store hands the plan back to waiting for a decision. An edit's submission, replayed from the inbox
+ * (it was stored before its ack and its handler had not finished), makes the edit again; a revision's
+ * click was handled once the planner started, so the thread is told to ask again.
  */
 import type { AgentContext } from './context.ts';
 import type { RunRecord } from './ports/run-store.ts';
@@ -21,8 +22,14 @@ export async function resumeInterruptedChange(ctx: AgentContext, run: RunRecord)
     await proposeVersion(ctx, stored, { from: ['planning'], kind: change.kind });
     return true;
   }
-  await ctx.store.transitionRun(run.id, ['planning'], 'awaiting-approval');
-  ctx.logger.warn({ runId: run.id }, 'a plan change was cut short by a stop; the plan waits for a decision again');
+  if (!(await ctx.store.transitionRun(run.id, ['planning'], 'awaiting-approval'))) return true;
+  ctx.logger.warn({ runId: run.id, change: change.kind }, 'a plan change was cut short by a stop; the plan waits for a decision again');
+  // An edit's submission is replayed from the inbox; a revision's click was done once the planner started, so say so.
+  if (change.kind === 'revision')
+    await ctx.surface.notify(
+      run,
+      `The revision you asked for was cut short by a restart; v${run.currentPlanVersion ?? '?'} still stands. Ask again with Modify.`,
+    );
   return true;
 }
 

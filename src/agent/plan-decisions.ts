@@ -1,5 +1,6 @@
 /** A person's decisions on a proposed plan: approve, reject, edit, or ask the planner to revise it. */
 import { approvalNeed, checkApprover, checkRequesterOrApprover, checkVersion, planRisk, type ApproverRefusalCode } from './approval-policy.ts';
+import { canonicalJson } from './canonical-json.ts';
 import type { AgentContext } from './context.ts';
 import type { Result } from './errors.ts';
 import { problemWords, type PlanProblem, type PlanProblemCode } from './plan-problems.ts';
@@ -115,7 +116,10 @@ export async function editPlan(
   input: { runId: string; planVersion: number; userId: string; plan: unknown },
 ): Promise<Result<PlanVersionRecord, EditProblem[]>> {
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
-  if (!loaded.ok) return { ok: false, error: [loaded.error] };
+  if (!loaded.ok) {
+    const made = await editAlreadyMade(ctx, input);
+    return made ? { ok: true, value: made } : { ok: false, error: [loaded.error] };
+  }
   const { run } = loaded.value;
   const may = await checkRequesterOrApprover({ action: 'edit', userId: input.userId, requester: run.requester, approvers: ctx.approvers });
   if (!may.ok) return { ok: false, error: [may.error] };
@@ -138,6 +142,23 @@ export async function editPlan(
   });
   await proposeVersion(ctx, record, { from: ['planning'], kind: 'edit' });
   return { ok: true, value: record };
+}
+
+/**
+ * The current version when it is exactly this person's edit of this version: the same submission,
+ * replayed after a stop that came once the edit was stored (the next process proposed it). The person is
+ * told it was saved, not that the plan changed under them.
+ */
+async function editAlreadyMade(
+  ctx: AgentContext,
+  input: { runId: string; planVersion: number; userId: string; plan: unknown },
+): Promise<PlanVersionRecord | undefined> {
+  const run = await ctx.store.getRun(input.runId);
+  if (run?.currentPlanVersion == null || run.currentPlanVersion === input.planVersion) return undefined;
+  const current = await ctx.store.getPlanVersion(run.id, run.currentPlanVersion);
+  if (current?.authorKind !== 'human' || current.authorId !== input.userId || current.parentVersion !== input.planVersion) return undefined;
+  const checked = await validateEdit(ctx, input);
+  return checked.ok && canonicalJson(checked.value) === canonicalJson(current.plan) ? current : undefined;
 }
 
 /** Accepted at once; the planner works in the background and the revision is proposed as a new version. */

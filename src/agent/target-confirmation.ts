@@ -6,6 +6,7 @@
  * restart keeps the step waiting and a Confirm after it still counts. The decision is in
  * target-decision.ts.
  */
+import { canonicalJson } from './canonical-json.ts';
 import type { AgentContext } from './context.ts';
 import { deliverOwed, OWED_LEASE_MS, owedConfirmation } from './outbox.ts';
 import type { RunRecord, StepKind } from './ports/run-store.ts';
@@ -47,11 +48,11 @@ export async function confirmationGate(
   // Compared as stored: the store keeps values redacted.
   const targets = redactValue(Object.fromEntries(targetArgs(tool, filledArgs)), ctx.settings.secrets);
   const earlier = (await ctx.store.listConfirmations(run.id)).find((c) => c.planVersion === step.planVersion && c.stepId === step.stepId);
-  if (earlier?.status === 'confirmed' && canonical(earlier.targets) === canonical(targets)) return 'go';
+  if (earlier?.status === 'confirmed' && canonicalJson(earlier.targets) === canonicalJson(targets)) return 'go';
   if (earlier?.status === 'aborted') return 'lost';
   const owed = owedConfirmation(run.id, step.planVersion, step.stepId);
   // A later request of the same step for other values is another message.
-  const owe = { ...owed, id: `${owed.id}/${fingerprint(canonical(targets))}` };
+  const owe = { ...owed, id: `${owed.id}/${fingerprint(canonicalJson(targets))}` };
   const request = await ctx.store.requestConfirmation({
     runId: run.id,
     planVersion: step.planVersion,
@@ -69,13 +70,6 @@ export async function confirmationGate(
   // Stored with the request: delivered now, or by whichever replica sweeps the outbox if this one dies first.
   await deliverOwed(ctx, run.id);
   return 'waiting';
-}
-
-/** JSON with keys sorted: the store may give an object's keys back in another order. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner && typeof inner === 'object' && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => a.localeCompare(b))) : inner,
-  );
 }
 
 /** A short name for a set of values (FNV-1a): tells one request of a step from a later one for other values. */

@@ -106,8 +106,9 @@ export const EnvSchema = z.object({
   TANDEM_HTTP_ALLOW: csv.pipe(
     z.array(
       z.string().refine(isWellFormedAllowEntry, {
-        // Hosts are not secret, and naming the entry finds it in a long list.
-        error: (issue) => `expected hosts like status.example.com, host:port or host:*, comma-separated, not URLs; ${JSON.stringify(issue.input)} is not one`,
+        // Naming the entry finds it in a long list; a pasted URL's user:password@ is left out of it.
+        error: (issue) =>
+          `expected hosts like status.example.com, host:port or host:*, comma-separated, not URLs; ${JSON.stringify(String(issue.input).replace(/[^/@]*@/, '…@'))} is not one`,
       }),
     ),
   ),

@@ -178,7 +178,7 @@ describe('approvals', () => {
 
 describe('an edit cut short by a stop', () => {
   /** The first writes of an edit of v1, as a process that died there left them: the run planning, and maybe v2 stored. */
-  async function editCutShort(withVersion: boolean) {
+  async function editCutShort(withVersion: boolean, started: 'plan-edit-started' | 'revision-requested' = 'plan-edit-started') {
     const tools = standardTools();
     h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', mergePlan), approvers: ['UAPP'], soleOwner: true });
     const run = await h.start('merge 7', 'UREQ');
@@ -190,7 +190,10 @@ describe('an edit cut short by a stop', () => {
         planVersion: 1,
         from: ['awaiting-approval'],
         to: 'planning',
-        event: { type: 'plan-edit-started', data: { version: 1, by: 'UREQ' } },
+        event:
+          started === 'plan-edit-started'
+            ? { type: 'plan-edit-started', data: { version: 1, by: 'UREQ' } }
+            : { type: 'revision-requested', data: { version: 1, by: 'UREQ', instruction: 'merge 8 instead' } },
       }),
     ).toMatchObject({ ok: true });
     if (withVersion)
@@ -203,10 +206,16 @@ describe('an edit cut short by a stop', () => {
     return { run, edited, tools };
   }
 
-  it('whose version was stored: the edit is proposed as the person made it, and runs once approved', async () => {
-    const { run, tools } = await editCutShort(true);
+  it('whose version was stored: the edit is proposed as the person made it, its replay is told it was saved, and it runs once approved', async () => {
+    const { run, tools, edited } = await editCutShort(true);
     expect(await h.store.getRun(run.id)).toMatchObject({ status: 'awaiting-approval', currentPlanVersion: 2 });
     expect(h.surface.of(run.id, 'plan').map((p) => [p.proposal.version, p.proposal.authorKind, p.proposal.authorId])).toEqual([[2, 'human', 'UREQ']]);
+    // The submission, replayed from the inbox: the same edit is the one stored, so it counts as saved (nothing new).
+    const replayed = await h.agent.editPlan({ runId: run.id, planVersion: 1, userId: 'UREQ', plan: edited });
+    expect(replayed.ok && replayed.value.version).toBe(2);
+    const other = { ...edited, steps: [edited.steps[0]!, { ...edited.steps[1]!, args: { number: 9 } }] };
+    expect(await h.agent.editPlan({ runId: run.id, planVersion: 1, userId: 'UREQ', plan: other })).toMatchObject({ ok: false });
+    expect(await h.store.listPlanVersions(run.id)).toHaveLength(2);
     await h.agent.decide({ runId: run.id, planVersion: 2, userId: 'UAPP', decision: 'approve' });
     await h.agent.idle();
     expect(tools.merge.calls.map((c) => c.args)).toEqual([{ number: 8 }]);
@@ -217,5 +226,13 @@ describe('an edit cut short by a stop', () => {
     expect(await h.store.getRun(run.id)).toMatchObject({ status: 'awaiting-approval', currentPlanVersion: 1 });
     const saved = await h.agent.editPlan({ runId: run.id, planVersion: 1, userId: 'UREQ', plan: edited });
     expect(saved.ok && saved.value).toMatchObject({ version: 2, authorKind: 'human', authorId: 'UREQ' });
+  });
+
+  it('a revision whose planner was cut short: the plan waits again and the thread is told to ask again', async () => {
+    const { run } = await editCutShort(false, 'revision-requested');
+    expect(await h.store.getRun(run.id)).toMatchObject({ status: 'awaiting-approval', currentPlanVersion: 1 });
+    expect(h.surface.of(run.id, 'notice').map((n) => said(n.text))).toEqual([
+      'The revision you asked for was cut short by a restart; v1 still stands. Ask again with Modify.',
+    ]);
   });
 });

@@ -93,8 +93,14 @@ describe('TANDEM_HTTP_ALLOW', () => {
     '010.0.0.1',
   ])('refuses %s, which could never match, in one line naming it', (entry) => {
     expect(configProblem({ TANDEM_HTTP_ALLOW: `api.example.com,${entry}` })).toBe(
-      `TANDEM_HTTP_ALLOW: expected hosts like status.example.com, host:port or host:*, comma-separated, not URLs; ${JSON.stringify(entry)} is not one`,
+      `TANDEM_HTTP_ALLOW: expected hosts like status.example.com, host:port or host:*, comma-separated, not URLs; ${JSON.stringify(entry.replace('user@', '…@'))} is not one`,
     );
+  });
+
+  it('names a pasted URL without its user:password@', () => {
+    const problem = configProblem({ TANDEM_HTTP_ALLOW: 'https://ops:hunter2@status.example.com/health' });
+    expect(problem).toContain('"https://…@status.example.com/health"');
+    expect(problem).not.toContain('hunter2');
   });
 
   it.each([

@@ -5,20 +5,13 @@
  * values than the ones confirmed. Reads the run's `confirmations` (null: a store that records none).
  */
 import { riskOfTool } from '../../agent/approval-policy.ts';
+import { canonicalJson } from '../../agent/canonical-json.ts';
 import { lateBoundTargetNames, wordSteps } from '../../agent/step-targets.ts';
 import { type AuditCheck, violation } from '../run-facts.ts';
 
 /** True when an executed arg differs from the confirmed value of the same target (keys compared in a fixed order). */
 function differs(confirmed: Record<string, unknown>, executed: Record<string, unknown>): boolean {
-  return Object.entries(confirmed).some(([name, value]) => stable(value) !== stable(executed[name]));
-}
-
-function stable(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, inner: unknown) =>
-      inner && typeof inner === 'object' && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => a.localeCompare(b))) : inner,
-    ) ?? 'undefined'
-  );
+  return Object.entries(confirmed).some(([name, value]) => canonicalJson(value) !== canonicalJson(executed[name]));
 }
 
 export const lateBoundTargetConfirmed: AuditCheck = {

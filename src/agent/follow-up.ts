@@ -101,7 +101,8 @@ export async function cancelRun(
       : { ok: false, error: decisionRefusal(decided.code, decided.run, null) };
   await ctx.stopDriver(run.id, 'cancel');
   // Who cancelled is said once, in the summary; each step only says it never started.
-  await cancelUnstarted(ctx, run.id, 'not started: the run was cancelled');
+  // A rollback waiting for a Confirm is cancelled with the rest: its buttons then decide nothing.
+  await cancelUnstarted(ctx, run.id, 'not started: the run was cancelled', { rollbackToo: true });
   await summarizeEnded(ctx, run.id, 'cancelled', words`Cancelled by ${person(input.userId)}.`);
   return { ok: true, value: undefined };
 }

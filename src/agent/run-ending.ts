@@ -103,11 +103,14 @@ function urlOf(step: StepRecord): string | null {
   return typeof step.output?.url === 'string' ? step.output.url : null;
 }
 
-/** Pending and waiting steps of a stopped run will not run: they end as cancelled. */
-export async function cancelUnstarted(ctx: AgentContext, runId: string, reason: string): Promise<void> {
+/**
+ * Pending and waiting steps of a stopped run will not run: they end as cancelled. Rollback steps too
+ * when the run ends for good (a cancel), not when it only turns to rolling back (an Abort runs them).
+ */
+export async function cancelUnstarted(ctx: AgentContext, runId: string, reason: string, options: { rollbackToo?: boolean } = {}): Promise<void> {
   const steps = await ctx.store.listSteps(runId);
   for (const step of steps) {
-    if (step.kind !== 'forward' || (step.status !== 'pending' && step.status !== 'waiting')) continue;
+    if ((step.kind !== 'forward' && !options.rollbackToo) || (step.status !== 'pending' && step.status !== 'waiting')) continue;
     await ctx.store.setStepStatus({
       runId,
       planVersion: step.planVersion,

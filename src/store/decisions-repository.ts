@@ -155,8 +155,8 @@ export function recordAnswer(db: Db, input: AnswerInput): Promise<DecisionResult
         })
         .where(and(eq(steps.runId, run.id), eq(steps.planVersion, open.planVersion!), eq(steps.stepId, open.stepId!), eq(steps.status, 'waiting')));
     } else moved = await moveRun(tx, run, input.planTo);
-    const from = input.requestId ? { requestId: input.requestId } : {};
-    await appendEvent(tx, run.id, 'question-answered', { questionId: open.id, stepId: open.stepId, by: input.userId, ...from });
+    const carriedBy = input.requestId ? { requestId: input.requestId } : {};
+    await appendEvent(tx, run.id, 'question-answered', { questionId: open.id, stepId: open.stepId, by: input.userId, ...carriedBy });
     return { ok: true as const, run: moved, value: { ...question! } };
   });
 }

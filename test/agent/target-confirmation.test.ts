@@ -329,6 +329,16 @@ describe('Confirm for a rollback step whose target was filled in at run time', (
     expect(t.comment.calls).toEqual([]);
   });
 
+  it('a cancel while it waits ends the run with it cancelled, and its Confirm then decides nothing', async () => {
+    const t = tools();
+    const run = await abortedBeforeLateRollback(t);
+    expect(await h.agent.cancel({ runId: run.id, userId: 'UREQ' })).toEqual({ ok: true, value: undefined });
+    expect((await h.store.listSteps(run.id)).find((s) => s.stepId === 'r1')).toMatchObject({ kind: 'rollback', status: 'cancelled' });
+    expect(await confirm(run.id, 'UAPP', { stepId: 'r1' })).toEqual({ ok: false, error: expect.objectContaining({ code: 'run-ended' }) });
+    await h.agent.idle();
+    expect(t.comment.calls).toEqual([]);
+  });
+
   it('Abort on it skips it, and the run ends aborted without it', async () => {
     const t = tools();
     const run = await abortedBeforeLateRollback(t);

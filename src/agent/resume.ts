@@ -9,6 +9,7 @@ import { limitOutput } from './output-limit.ts';
 import type { RunRecord, StepRecord } from './ports/run-store.ts';
 import { abortRun } from './escalation-resolution.ts';
 import { resumeInterruptedChange } from './interrupted-change.ts';
+import { awaitsConfirm } from './rollback.ts';
 import { planRun } from './planning.ts';
 import { replan } from './supervisor.ts';
 
@@ -140,6 +141,5 @@ async function reconcile(ctx: AgentContext, run: RunRecord, step: StepRecord, ar
 /** A rollback step waits for a Confirm nobody answered yet (after an Abort of it, the rollback must go on). */
 async function rollbackAwaitsConfirm(ctx: AgentContext, runId: string): Promise<boolean> {
   const [steps, confirmations] = await Promise.all([ctx.store.listSteps(runId), ctx.store.listConfirmations(runId)]);
-  const pending = new Set(confirmations.filter((c) => c.status === 'pending').map((c) => `${c.planVersion}/${c.stepId}`));
-  return steps.some((step) => step.kind === 'rollback' && step.status === 'waiting' && pending.has(`${step.planVersion}/${step.stepId}`));
+  return steps.some((step) => awaitsConfirm(step, confirmations));
 }

@@ -11,7 +11,7 @@ import { createEventLog, type EventLog } from './event-log.ts';
 import type { AgentContext } from './context.ts';
 import type { RollbackStep } from './plan.ts';
 import { topologicalOrder } from './plan-graph.ts';
-import type { PlanVersionRecord, StepRecord } from './ports/run-store.ts';
+import type { ConfirmationRecord, PlanVersionRecord, StepRecord } from './ports/run-store.ts';
 import { runStep } from './step-runner.ts';
 import { succeededOutputs } from './step-facts.ts';
 
@@ -57,6 +57,15 @@ export function rollbackStepsInOrder(versions: readonly PlanVersionRecord[], ste
 /** 'waiting': a rollback step waits for a Confirm, and the steps after it wait with it. */
 export type RollbackProgress = 'done' | 'waiting';
 
+/**
+ * A rollback step still waits for its Confirm: nobody answered (a Confirm sets the step pending again in the
+ * same write, so a waiting step's request is pending or, after an Abort of it, aborted).
+ */
+export function awaitsConfirm(step: Pick<StepRecord, 'kind' | 'status' | 'planVersion' | 'stepId'>, confirmations: readonly ConfirmationRecord[]): boolean {
+  if (step.kind !== 'rollback' || step.status !== 'waiting') return false;
+  return confirmations.find((c) => c.planVersion === step.planVersion && c.stepId === step.stepId)?.status !== 'aborted';
+}
+
 export async function rollBack(ctx: AgentContext, runId: string): Promise<RollbackProgress> {
   await ctx.store.transitionRun(runId, ['executing', 'paused', 'awaiting-approval', 'awaiting-answer', 'planning'], 'rolling-back');
   const run = await ctx.store.getRun(runId);
@@ -89,8 +98,7 @@ export async function rollBack(ctx: AgentContext, runId: string): Promise<Rollba
     // Read before createSteps, which leaves existing rows alone: a row found here is from before a restart or a Confirm.
     const existing = steps.find((s) => s.planVersion === version && s.kind === 'rollback' && s.stepId === step.id);
     if (existing?.status === 'waiting') {
-      const asked = confirmations.find((c) => c.planVersion === version && c.stepId === step.id);
-      if (asked?.status !== 'aborted') return 'waiting';
+      if (awaitsConfirm(existing, confirmations)) return 'waiting';
       await skipAborted(ctx, events, { runId, planVersion: version, stepId: step.id });
       continue;
     }

@@ -3,7 +3,7 @@ import type { BoardState } from '../agent/ports/surface.ts';
 import type { Conversation } from '../agent/ports/run-store.ts';
 import { describeError } from './replies.ts';
 import { findOwedInThread, postFindable, type PostSettle } from './owed-messages.ts';
-import { isPostOutcomeUnknown, type SlackClient } from './slack-client.ts';
+import { isPostOutcomeUnknown, slackErrorCode, type SlackClient } from './slack-client.ts';
 import { asSlackBlocks, type MessageView } from './views/limits.ts';
 import { planBoard } from './views/plan-board.ts';
 import { statusBoard } from './views/status-board.ts';
@@ -250,10 +250,6 @@ const PERMANENT = new Set([
 
 /** What Slack answers for a block type it does not take in this workspace or on this method. */
 const REFUSED_BLOCKS = new Set(['invalid_blocks', 'invalid_blocks_format', 'unsupported_block_type']);
-
-function slackErrorCode(error: unknown): string | undefined {
-  return (error as { data?: { error?: string } } | undefined)?.data?.error;
-}
 
 function retryVerdict(error: unknown, failures: number): 'retry' | 'repost' | 'give-up' {
   const code = slackErrorCode(error);

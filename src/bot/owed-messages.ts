@@ -1,5 +1,5 @@
 import type { Conversation } from '../agent/ports/run-store.ts';
-import { isPostOutcomeUnknown, type SlackClient } from './slack-client.ts';
+import { isPostOutcomeUnknown, slackErrorCode, type SlackClient } from './slack-client.ts';
 import { asSlackBlocks, type MessageView } from './views/limits.ts';
 
 /** Message metadata naming a message the bot may have to find again (an owed message, a board); Slack keeps it with the message and returns it on request. */
@@ -27,7 +27,7 @@ export async function findOwedInThread(client: SlackClient, conversation: Conver
         ...(cursor ? { cursor } : {}),
       });
     } catch (error) {
-      if (NOTHING_THERE.has((error as { data?: { error?: string } }).data?.error ?? '')) return undefined;
+      if (NOTHING_THERE.has(slackErrorCode(error) ?? '')) return undefined;
       throw error;
     }
     const found = replies.messages?.find(
@@ -47,7 +47,7 @@ export interface PostSettle {
 }
 
 /** A slow Slack may still be storing a post its client gave up on (after 10 s) for a while after. */
-export const DEFAULT_POST_SETTLE: PostSettle = { settleMs: 10_000, pollMs: 1_000 };
+const DEFAULT_POST_SETTLE: PostSettle = { settleMs: 10_000, pollMs: 1_000 };
 
 /**
  * Posts `view` in the thread with `key` in its metadata. When Slack's answer is lost (a timeout, a reset:

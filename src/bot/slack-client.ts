@@ -27,6 +27,11 @@ export class PostOutcomeUnknownError extends Error {
   }
 }
 
+/** The `error` Slack's Web API answered with (`missing_scope`, `invalid_blocks`…), when it answered. */
+export function slackErrorCode(error: unknown): string | undefined {
+  return (error as { data?: { error?: string } } | undefined)?.data?.error;
+}
+
 /** Whether a Web API call failed as a post that Slack may have made (the client did not send it again). */
 export function isPostOutcomeUnknown(error: unknown): boolean {
   if (error instanceof PostOutcomeUnknownError) return true;

@@ -6,7 +6,7 @@ import { AgentStatus, type SessionStatus } from './agent-status.ts';
 import { BoardPublisher, type BoardStyle } from './board-publisher.ts';
 import { PlanMessages } from './plan-messages.ts';
 import { describeError } from './replies.ts';
-import { DEFAULT_POST_SETTLE, findOwedInThread, owedMetadata, postFindable, type PostSettle } from './owed-messages.ts';
+import { findOwedInThread, owedMetadata, postFindable, type PostSettle } from './owed-messages.ts';
 import { isPostOutcomeUnknown, type SlackClient } from './slack-client.ts';
 import { escalationMessage } from './views/escalation.ts';
 import { asSlackBlocks, type MessageView } from './views/limits.ts';
@@ -47,10 +47,8 @@ export class SlackSurface implements Surface {
   private readonly planningTs = new Map<string, string>();
   private readonly plans: PlanMessages;
   private readonly status: AgentStatus;
-  private readonly settle: PostSettle;
 
   constructor(private readonly options: SlackSurfaceOptions) {
-    this.settle = options.postSettle ?? DEFAULT_POST_SETTLE;
     this.plans = new PlanMessages(options.client, options.logger);
     this.status = new AgentStatus(options.client, options.logger);
     this.board = new BoardPublisher({
@@ -60,7 +58,7 @@ export class SlackSurface implements Surface {
       retryBaseMs: options.boardRetryBaseMs,
       onBoardPosted: options.onBoardPosted,
       style: options.boardStyle,
-      postSettle: this.settle,
+      postSettle: options.postSettle,
     });
   }
 
@@ -168,13 +166,13 @@ export class SlackSurface implements Surface {
       }
     }
     try {
-      return await postFindable(this.options.client, run.conversation, key, view, this.settle);
+      return await postFindable(this.options.client, run.conversation, key, view, this.options.postSettle);
     } catch (error) {
       // An owed message stays owed and is looked for before it is sent again; anything else is sent once
       // more here, now that the thread has shown for a while that the first did not land.
       if (delivery || !isPostOutcomeUnknown(error)) throw error;
       this.options.logger.warn({ err: describeError(error), runId: run.id }, 'a post got no answer and is not in the thread; posting it again');
-      return await postFindable(this.options.client, run.conversation, key, view, this.settle);
+      return await postFindable(this.options.client, run.conversation, key, view, this.options.postSettle);
     }
   }
 }

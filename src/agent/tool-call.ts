@@ -4,6 +4,7 @@
  * and a throw turned into an error value.
  */
 import type { AnyTool, ToolContext, ToolError, ToolResult } from './ports/tool.ts';
+import { storableValue } from './storable-text.ts';
 import { plainText, setting, words } from './text.ts';
 
 export interface CallOptions {
@@ -18,7 +19,7 @@ export type CallOutcome = ToolResult | { status: 'cancelled'; error: ToolError }
 
 export async function callTool(tool: AnyTool, args: unknown, ctx: Omit<ToolContext, 'signal'>, options: CallOptions): Promise<CallOutcome> {
   for (let retry = 0; ; retry++) {
-    const result = await callOnce(tool, args, ctx, options);
+    const result = storableValue(await callOnce(tool, args, ctx, options));
     if (result.status !== 'error' || !result.error.transient || retry >= options.retries) return result;
     const delayMs = options.baseDelayMs * 2 ** retry;
     options.onRetry(result.error, retry + 1, delayMs);

@@ -7,6 +7,7 @@
  * Results are parsed by PGlite's own parser with the caller's options, as `query()` does.
  */
 import { parse, protocol, type PGlite, type QueryOptions, type Results } from '@electric-sql/pglite';
+import { storableParams } from '../agent/storable-text.ts';
 
 /** Beyond this many statement texts (lists of varying length make new ones), new texts run unprepared. */
 const MAX_PREPARED = 500;
@@ -66,8 +67,10 @@ export function preparingPglite(client: PGlite): PGlite {
   /** `original` for texts beyond the cap; `exclusive` holds the store as the original would. */
   const preparing =
     (original: Query, exclusive: (work: () => Promise<Results>) => Promise<Results>, syncToFs: boolean): Query =>
-    (text, params = [], options) =>
-      prepared.has(text) || prepared.size < MAX_PREPARED ? exclusive(() => run(text, params, options, syncToFs)) : original(text, params, options);
+    (text, params = [], options) => {
+      const values = storableParams(params) as unknown[];
+      return prepared.has(text) || prepared.size < MAX_PREPARED ? exclusive(() => run(text, values, options, syncToFs)) : original(text, values, options);
+    };
 
   // As `query()`: waits for a transaction to end, then runs alone; a folder-backed store is synced after it.
   const query = preparing(

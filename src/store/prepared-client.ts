@@ -7,6 +7,7 @@
  * A transaction's client, and a savepoint's, prepare the same way.
  */
 import type { Sql } from 'postgres';
+import { storableParams } from '../agent/storable-text.ts';
 
 /** The pool, or the client a transaction or savepoint callback is given. */
 type Client = Sql | Sql<Record<string, never>>;
@@ -16,7 +17,10 @@ export function preparingClient<C extends Client>(client: C): C {
     get(target, property, receiver) {
       if (property === 'unsafe')
         return (query: string, args?: unknown[], options?: Record<string, unknown>) =>
-          (target.unsafe as (query: string, args?: unknown[], options?: Record<string, unknown>) => unknown)(query, args, { ...options, prepare: true });
+          (target.unsafe as (query: string, args?: readonly unknown[], options?: Record<string, unknown>) => unknown)(query, args && storableParams(args), {
+            ...options,
+            prepare: true,
+          });
       if (property === 'begin' || property === 'savepoint') {
         const open = Reflect.get(target, property, receiver) as (...args: unknown[]) => Promise<unknown>;
         return (...args: unknown[]) => {

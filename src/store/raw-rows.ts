@@ -1,5 +1,6 @@
 import type { SQL } from 'drizzle-orm';
 import type { Db } from './database.ts';
+import { storableJson } from '../agent/storable-text.ts';
 
 /**
  * Runs a raw statement and returns its rows on either engine: postgres-js gives an array, PGlite
@@ -19,4 +20,4 @@ export function asDate(value: Date | string | null): Date | null {
 }
 
 /** A JSON parameter for a `::jsonb` cast; null stays SQL NULL. */
-export const jsonParam = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+export const jsonParam = (value: unknown) => (value === null || value === undefined ? null : storableJson(value));

@@ -86,4 +86,30 @@ describe("a stranger's text in a run", () => {
       endless.closeAllConnections();
     }
   });
+  it('a mention holding NUL and lone surrogates is acknowledged, stored and planned; nothing is lost for its characters', async () => {
+    // PostgreSQL refuses these characters; stored as they came, the request got a 500 and was never planned.
+    const { planMessage } = await stack.planned(
+      'C76',
+      'U1',
+      'check \u0000 the \uD83D site \uDE00',
+      plan('Check the site', [step('s1', 'Check it', 'wait', { seconds: 0 })]),
+    );
+    expect(planMessage.ts).toBeTruthy();
+  });
+
+  it("a model's answer holding NUL and lone surrogates is stored, and the run goes on to the step that uses it", async () => {
+    const { planMessage } = await stack.planned(
+      'C77',
+      'U1',
+      'summarise and post',
+      plan('Summarise and post', [
+        step('s1', 'Summarise', 'llm_task', { instruction: 'Write one line' }),
+        step('s2', 'Post it', 'slack_notify', { channel: 'C78', text: 'summary: {{steps.s1.output.text}}' }, ['s1']),
+      ]),
+    );
+    stack.openai.enqueue(openAiReply.json({ text: 'all \u0000 green \uD800' }));
+    await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
+    const posted = await waitFor(slack, () => slack.model.messages.find((m) => m.channel === 'C78'), 'the summary post', 20_000);
+    expect(posted.text).toBe('summary: all \uFFFD green \uFFFD');
+  });
 });

@@ -1,6 +1,6 @@
 /** Requests in and messages out: Slack events seen, the inbox of acknowledged requests, owed messages, and reminders sent once. */
-import { index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { at, createdAt } from './columns.ts';
+import { index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { at, createdAt, jsonb } from './columns.ts';
 import { runs } from './run-tables.ts';
 
 export const slackEventsSeen = pgTable('slack_events_seen', {

@@ -1,7 +1,7 @@
 /** What the process runs by: saved runbooks, schedules and each slot fired, and the replicas sharing the store. */
 import { sql } from 'drizzle-orm';
-import { boolean, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { at, createdAt } from './columns.ts';
+import { boolean, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { at, createdAt, jsonb } from './columns.ts';
 
 export const runbooks = pgTable('runbooks', {
   id: text('id').primaryKey(),

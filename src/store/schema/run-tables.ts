@@ -2,8 +2,8 @@
 import type { PlanAuthorKind } from '../../agent/plan.ts';
 import type { ApprovalRecord, RunRecord, RunStatus } from '../../agent/ports/run-store.ts';
 import type { Text } from '../../agent/text.ts';
-import { bigint, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { at, createdAt } from './columns.ts';
+import { bigint, doublePrecision, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { at, createdAt, jsonb } from './columns.ts';
 
 export const runs = pgTable(
   'runs',

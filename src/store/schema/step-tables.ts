@@ -1,8 +1,8 @@
 /** A plan's steps: each step's state, every attempt at it, and the confirmations of targets filled in from words. */
 import type { ConfirmationRecord, StepAttemptRecord, StepErrorRecord, StepKind, StepStatus } from '../../agent/ports/run-store.ts';
 import type { Risk } from '../../agent/ports/tool.ts';
-import { index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { at, createdAt } from './columns.ts';
+import { index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { at, createdAt, jsonb } from './columns.ts';
 import { runs } from './run-tables.ts';
 
 export const steps = pgTable(

@@ -9,4 +9,6 @@ export interface CommandOptions {
   run: string | undefined;
   /** eval: summarise stored feedback instead of running the golden tasks. */
   feedback?: boolean;
+  /** prune: runs that finished more than this many days ago. */
+  olderThan?: string | undefined;
 }

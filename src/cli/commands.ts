@@ -1,6 +1,6 @@
 import type { CommandOptions } from './command-options.ts';
 import type { Config } from '../config/config.ts';
-import { migrateCommand, runsCommand, showCommand } from './store-commands.ts';
+import { migrateCommand, pruneCommand, runsCommand, showCommand } from './store-commands.ts';
 import { UsageError } from './usage-error.ts';
 
 type Command = (args: string[], options: CommandOptions, config: Readonly<Config>) => Promise<number>;
@@ -15,6 +15,7 @@ const commands: Record<string, Command> = {
     options.feedback
       ? (await import('./feedback-command.ts')).feedbackCommand(config, options)
       : (await import('./eval-command.ts')).evalCommand(config, options),
+  prune: (args, options, config) => pruneCommand(config, prunedBefore(args, options.olderThan)),
   audit: async (args, options, config) => (await import('./audit-command.ts')).auditCommand(config, auditedRun(args, options.run)),
 };
 
@@ -23,6 +24,14 @@ function auditedRun(args: string[], run: string | undefined): string | undefined
   if (args.length) throw new UsageError(`audit takes no words (got "${args.join(' ')}"); for one run: tandem audit --run <runId>`);
   if (run !== undefined && !run.trim()) throw new UsageError('--run: expected a run id (list them with: tandem runs)');
   return run;
+}
+
+/** The cut-off of `tandem prune`: only a whole number of days; pruning everything by a slip is not offered. */
+function prunedBefore(args: string[], olderThan: string | undefined, now = new Date()): Date {
+  if (args.length) throw new UsageError(`prune takes no words (got "${args.join(' ')}"); e.g. tandem prune --older-than 90`);
+  if (olderThan === undefined) throw new UsageError('prune: expected --older-than <days>, e.g. tandem prune --older-than 90');
+  if (!/^\d+$/.test(olderThan) || Number(olderThan) < 1) throw new UsageError('--older-than: expected a whole number of days, at least 1');
+  return new Date(now.getTime() - Number(olderThan) * 86_400_000);
 }
 
 function parseLimit(text: string | undefined): number {

@@ -17,6 +17,9 @@ Commands:
   eval --feedback [--json]
                          people's feedback on run summaries, per planner model and per runbook
   audit [--run <runId>]  check every run's approval invariants; prints each violation, exits 1 if any
+  prune --older-than <days>
+                         remove the event logs, step outputs and delivered messages of runs that
+                         finished before then; what audit and show need of them stays
   help                   this text
 
 Configuration comes from the environment and a .env file; see README.md.`;
@@ -35,6 +38,7 @@ async function main(argv: string[]): Promise<number> {
       json: { type: 'boolean' },
       run: { type: 'string' },
       feedback: { type: 'boolean' },
+      'older-than': { type: 'string' },
     },
   });
   const [command, ...rest] = positionals;
@@ -54,6 +58,7 @@ async function main(argv: string[]): Promise<number> {
       json: values.json ?? false,
       run: values.run,
       feedback: values.feedback ?? false,
+      olderThan: values['older-than'],
     },
     config,
   );

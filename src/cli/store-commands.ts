@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.ts';
-import { createRunStore, listFeedback } from '../store/index.ts';
+import { createRunStore, listFeedback, pruneFinishedRuns } from '../store/index.ts';
 import { openConfiguredDatabase } from '../runtime/open-database.ts';
 import { formatRunDetail, formatRunList } from './format-run.ts';
 import { UsageError } from './usage-error.ts';
@@ -44,6 +44,19 @@ export async function showCommand(config: Readonly<Config>, runId: string | unde
     ]);
     const feedback = await listFeedback(database.db, runId);
     process.stdout.write(`${formatRunDetail({ run, versions, approvals, steps, attempts, escalations, questions, events, usage, feedback })}\n`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+export async function pruneCommand(config: Readonly<Config>, before: Date): Promise<number> {
+  const database = await openConfiguredDatabase(config);
+  try {
+    const pruned = await pruneFinishedRuns(database.db, before);
+    process.stdout.write(
+      `pruned ${pruned.runs} run(s) that finished before ${before.toISOString()}: ${pruned.events} events, ${pruned.outputs} step outputs, ${pruned.messages} delivered messages removed; plans, approvals and steps kept for tandem audit\n`,
+    );
     return 0;
   } finally {
     await database.close();

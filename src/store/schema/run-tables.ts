@@ -28,9 +28,12 @@ export const runs = pgTable(
     createdAt: createdAt(),
     updatedAt: at('updated_at').notNull().defaultNow(),
     finishedAt: at('finished_at'),
+    /** When `tandem prune` removed the run's bulky rows (events, outputs, delivered messages); audit facts stay. */
+    prunedAt: at('pruned_at'),
   },
   (t) => [
     index('runs_status_idx').on(t.status),
+    index('runs_finished_idx').on(t.finishedAt),
     index('runs_conversation_idx').on(t.channel, t.threadTs),
     index('runs_requester_idx').on(t.requester, t.createdAt),
   ],

@@ -79,9 +79,10 @@ export interface Tool<I = unknown> {
   /**
    * The repositories (`owner/name`, or `owner/*` for a whole account) a call reaches, for a tool whose
    * targets name them other than by a `repo` arg (a search's `repo:` qualifiers); `'any'` when the call
-   * is not limited to any. Given args as planned or as filled in, so it must not trust their shape.
+   * is not limited to any; `{ unreadable }` when what it reaches cannot be told (the allow-list then
+   * refuses it). Given args as planned or as filled in, so it must not trust their shape.
    */
-  repositories?(args: Record<string, unknown>): readonly string[] | 'any';
+  repositories?(args: Record<string, unknown>): readonly string[] | 'any' | { unreadable: string };
   /**
    * How text filled into this tool's string args from an earlier step's output is quoted. The plan's
    * own words were shown to the approver; a filled-in value was not, so it must not become markup

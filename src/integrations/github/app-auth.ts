@@ -52,7 +52,7 @@ function scopeOf(endpoint: Endpoint): Scope | undefined {
   if (typeof owner === 'string' && typeof repo === 'string') return { repo: `${owner}/${repo}` };
   if (typeof endpoint.q === 'string') {
     const named = searchQueryRepositories(endpoint.q);
-    if (named !== 'any' && named[0]) {
+    if (Array.isArray(named) && named[0]) {
       const [account = '', name = '*'] = named[0].split('/');
       return name === '*' ? { account } : { repo: named[0] };
     }

@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import { isRepositoryName } from '../../agent/repository-name.ts';
 
 export const RepoSchema = z
   .string()
-  .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'expected owner/name, e.g. acme/api')
+  // GitHub's own rules (no `..`, which a request's path would climb out of): see src/agent/repository-name.ts.
+  .refine(isRepositoryName, 'expected owner/name as GitHub names repositories, e.g. acme/api')
   .describe('Repository as owner/name, e.g. "acme/api"');
 
 export function splitRepo(repo: string): { owner: string; repo: string } {

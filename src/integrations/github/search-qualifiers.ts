@@ -1,16 +1,11 @@
 /**
- * The repositories a GitHub search reaches, read from its qualifiers: `repo:owner/name` names one,
- * `org:owner` or `user:owner` a whole account (`owner/*`). A query with none of them searches
- * everything the credentials can see (`'any'`). Negated qualifiers (`-repo:`) narrow nothing.
+ * The repositories a GitHub search reaches (`owner/name`, or `owner/*` for an account named by `org:` or
+ * `user:`), as the tool port states them: `'any'` when the query is not bounded to some, and the reason
+ * when it cannot be read (see search-query.ts).
  */
-const QUALIFIER = /(?:^|\s)(repo|org|user):("?)([A-Za-z0-9_./-]+)\2(?=\s|$)/gi;
+import { searchReach } from './search-query.ts';
 
-export function searchQueryRepositories(query: string): readonly string[] | 'any' {
-  const named: string[] = [];
-  for (const match of query.matchAll(QUALIFIER)) {
-    const kind = match[1]!.toLowerCase();
-    const value = match[3]!;
-    named.push(kind === 'repo' ? value : `${value}/*`);
-  }
-  return named.length ? named : 'any';
+export function searchQueryRepositories(query: string): readonly string[] | 'any' | { unreadable: string } {
+  const reach = searchReach(query);
+  return 'unreadable' in reach ? reach : reach.repositories;
 }

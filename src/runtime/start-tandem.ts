@@ -26,6 +26,7 @@ import { resumeInboxPeriodically } from './inbox-resume.ts';
 import { refreshRunbooksPeriodically } from './runbook-refresh.ts';
 import { createSchedules } from './schedules.ts';
 import { prepareDemo, type DemoWiring } from './demo-wiring.ts';
+import type { SandboxWorld } from '../demo/github/sandbox-world.ts';
 import { storedFeedback } from './stored-feedback.ts';
 
 export interface StartOptions {
@@ -48,6 +49,8 @@ export interface TandemRuntime {
   /** The HTTP port: `/slack/events` (HTTP mode), `/healthz`, `/metrics`. */
   port: number;
   workspace: LocalWorkspace | undefined;
+  /** Set in the demo: its GitHub sandbox's repositories. */
+  demo: { world: SandboxWorld } | undefined;
   agent: Agent;
   store: RunStore;
   metrics: Metrics;
@@ -120,6 +123,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
     return {
       port,
       workspace,
+      demo: demo ? { world: demo.world } : undefined,
       agent,
       store,
       metrics,

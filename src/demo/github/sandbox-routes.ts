@@ -99,7 +99,12 @@ function compare({ repo, params, base }: RouteInput): RouteAnswer {
       ahead_by: commits.length,
       behind_by: 0,
       total_commits: commits.length,
-      commits: commits.map((c) => ({ sha: c.sha, html_url: webUrl(base, repo, `/commit/${c.sha}`), author: { login: c.author }, commit: { message: c.message, author: { name: c.author } } })),
+      commits: commits.map((c) => ({
+        sha: c.sha,
+        html_url: webUrl(base, repo, `/commit/${c.sha}`),
+        author: { login: c.author },
+        commit: { message: c.message, author: { name: c.author } },
+      })),
       files: [{ filename: 'src/orders.ts', status: 'modified', additions: 42, deletions: 7 }],
     },
   };
@@ -123,7 +128,10 @@ function dispatch({ repo, params, body, base }: RouteInput): RouteAnswer {
   repo.runs.push(run);
   if (body['return_run_details'] !== true) return { status: 204 };
   const runPath = `/actions/runs/${run.id}`;
-  return { status: 200, body: { workflow_run_id: run.id, run_url: `${base}/api/repos/${repo.owner}/${repo.name}${runPath}`, html_url: webUrl(base, repo, runPath) } };
+  return {
+    status: 200,
+    body: { workflow_run_id: run.id, run_url: `${base}/api/repos/${repo.owner}/${repo.name}${runPath}`, html_url: webUrl(base, repo, runPath) },
+  };
 }
 
 const ROUTES: [method: string, path: RegExp, handler: Handler][] = [
@@ -137,14 +145,28 @@ const ROUTES: [method: string, path: RegExp, handler: Handler][] = [
       return { status: 200, body: onePage(pulls, query).map((issue) => pullJson(base, repo, issue)) };
     },
   ],
-  ['GET', /^\/pulls\/(\d+)$/, (input) => (findPull(input.repo, input.params[0]) ? { status: 200, body: pullJson(input.base, input.repo, findPull(input.repo, input.params[0])!) } : NOT_FOUND)],
+  [
+    'GET',
+    /^\/pulls\/(\d+)$/,
+    (input) =>
+      findPull(input.repo, input.params[0]) ? { status: 200, body: pullJson(input.base, input.repo, findPull(input.repo, input.params[0])!) } : NOT_FOUND,
+  ],
   ['PUT', /^\/pulls\/(\d+)\/merge$/, merge],
   [
     'GET',
     /^\/commits\/([^/]+)\/check-runs$/,
     ({ repo, params }) => {
       const pull = repo.issues.find((issue) => issue.pull?.headSha === params[0])?.pull;
-      const runs = pull ? [{ id: 1, name: 'CI / test', status: pull.checks === 'pending' ? 'in_progress' : 'completed', conclusion: pull.checks === 'pending' ? null : pull.checks }] : [];
+      const runs = pull
+        ? [
+            {
+              id: 1,
+              name: 'CI / test',
+              status: pull.checks === 'pending' ? 'in_progress' : 'completed',
+              conclusion: pull.checks === 'pending' ? null : pull.checks,
+            },
+          ]
+        : [];
       return { status: 200, body: { total_count: runs.length, check_runs: runs } };
     },
   ],
@@ -160,7 +182,11 @@ const ROUTES: [method: string, path: RegExp, handler: Handler][] = [
     },
   ],
   ['POST', /^\/issues$/, createIssue],
-  ['GET', /^\/issues\/(\d+)$/, ({ repo, params, base }) => (findIssue(repo, params[0]) ? { status: 200, body: issueJson(base, repo, findIssue(repo, params[0])!) } : NOT_FOUND)],
+  [
+    'GET',
+    /^\/issues\/(\d+)$/,
+    ({ repo, params, base }) => (findIssue(repo, params[0]) ? { status: 200, body: issueJson(base, repo, findIssue(repo, params[0])!) } : NOT_FOUND),
+  ],
   [
     'GET',
     /^\/issues\/(\d+)\/comments$/,
@@ -192,7 +218,11 @@ const ROUTES: [method: string, path: RegExp, handler: Handler][] = [
       return { status: 200, body: issue.labels.map((name, index) => ({ id: index + 1, name, color: 'ededed' })) };
     },
   ],
-  ['GET', /^\/releases$/, ({ repo, query, base }) => ({ status: 200, body: onePage(newestFirst(repo.releases), query).map((r) => releaseJson(base, repo, r)) })],
+  [
+    'GET',
+    /^\/releases$/,
+    ({ repo, query, base }) => ({ status: 200, body: onePage(newestFirst(repo.releases), query).map((r) => releaseJson(base, repo, r)) }),
+  ],
   ['POST', /^\/releases$/, createRelease],
   ['GET', /^\/compare\/(.+)\.\.\.(.+)$/, compare],
   ['POST', /^\/actions\/workflows\/([^/]+)\/dispatches$/, dispatch],
@@ -201,7 +231,12 @@ const ROUTES: [method: string, path: RegExp, handler: Handler][] = [
     /^\/actions\/workflows\/([^/]+)\/runs$/,
     (input) => {
       const flow = findWorkflow(input.repo, input.params[0]);
-      return flow ? runsAnswer(input, input.repo.runs.filter((run) => run.workflowId === flow.id)) : NOT_FOUND;
+      return flow
+        ? runsAnswer(
+            input,
+            input.repo.runs.filter((run) => run.workflowId === flow.id),
+          )
+        : NOT_FOUND;
     },
   ],
   ['GET', /^\/actions\/runs$/, (input) => runsAnswer(input, input.repo.runs)],

@@ -4,7 +4,8 @@ import type { SandboxWorld } from './sandbox-world.ts';
 
 export function searchIssues(world: SandboxWorld, base: WebBase, q: string): ReturnType<typeof issueJson>[] {
   const terms = q.split(/\s+/).filter(Boolean);
-  const qualifier = (name: string) => terms.filter((term) => term.toLowerCase().startsWith(`${name}:`)).map((term) => term.slice(name.length + 1).toLowerCase());
+  const qualifier = (name: string) =>
+    terms.filter((term) => term.toLowerCase().startsWith(`${name}:`)).map((term) => term.slice(name.length + 1).toLowerCase());
   const words = terms.filter((term) => !term.includes(':')).map((term) => term.toLowerCase());
   const repos = qualifier('repo');
   const orgs = qualifier('org');

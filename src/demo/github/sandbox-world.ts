@@ -134,7 +134,9 @@ function api(): SandboxRepo {
       issue(9, 'WIP: new billing client', [], 'sam', { draft: true, mergeable: false, checks: 'failure' }),
     ],
     comments: [],
-    releases: [{ id: newId(), tag: 'v1.3.0', name: 'v1.3.0', body: 'Orders can be cancelled.', draft: false, prerelease: false, target: 'main', createdAt: ago(9000) }],
+    releases: [
+      { id: newId(), tag: 'v1.3.0', name: 'v1.3.0', body: 'Orders can be cancelled.', draft: false, prerelease: false, target: 'main', createdAt: ago(9000) },
+    ],
     workflows: [ci, workflow('release.yml', 'Release', 'success')],
     runs: [pastRun(ci, 41, 300), pastRun(ci, 42, 120)],
     commitsSince: {

@@ -29,14 +29,25 @@ export function releasePlan(choices: ReleaseChoices): PlannerAnswer {
         id: 's2',
         title: `Write release notes for ${choices.tag}`,
         tool: 'llm_task',
-        args: { instruction: `Write short release notes for ${choices.tag} of demo/api from these commits`, inputs: { commits: '{{steps.s1.output.commits}}' } },
+        args: {
+          instruction: `Write short release notes for ${choices.tag} of demo/api from these commits`,
+          inputs: { commits: '{{steps.s1.output.commits}}' },
+        },
         dependsOn: ['s1'],
       },
       {
         id: 's3',
         title: `Create ${kind} ${choices.tag}`,
         tool: 'github_create_release',
-        args: { repo: 'demo/api', tag: choices.tag, name: choices.tag, body: '{{steps.s2.output.text}}', target: 'main', draft: choices.draft, prerelease: choices.prerelease },
+        args: {
+          repo: 'demo/api',
+          tag: choices.tag,
+          name: choices.tag,
+          body: '{{steps.s2.output.text}}',
+          target: 'main',
+          draft: choices.draft,
+          prerelease: choices.prerelease,
+        },
         dependsOn: ['s2'],
       },
     ],
@@ -50,8 +61,20 @@ export function mergePlan(named: number | undefined): PlannerAnswer {
       goal: `Merge pull request #${named} of demo/api once it is ready`,
       confidence: 0.85,
       steps: [
-        { id: 's1', title: `Check #${named} is ready to merge`, tool: 'github_get_pull', args: { repo: 'demo/api', number: named }, expect: 'The pull request is open, mergeable and its checks pass' },
-        { id: 's2', title: `Squash-merge #${named}`, tool: 'github_merge_pull', args: { repo: 'demo/api', number: named, method: 'squash' }, dependsOn: ['s1'] },
+        {
+          id: 's1',
+          title: `Check #${named} is ready to merge`,
+          tool: 'github_get_pull',
+          args: { repo: 'demo/api', number: named },
+          expect: 'The pull request is open, mergeable and its checks pass',
+        },
+        {
+          id: 's2',
+          title: `Squash-merge #${named}`,
+          tool: 'github_merge_pull',
+          args: { repo: 'demo/api', number: named, method: 'squash' },
+          dependsOn: ['s1'],
+        },
       ],
     });
   }
@@ -59,7 +82,12 @@ export function mergePlan(named: number | undefined): PlannerAnswer {
     goal: 'Merge the pull request of demo/api that you name, once it is ready',
     confidence: 0.85,
     steps: [
-      { id: 's1', title: 'Ask which pull request to merge', tool: 'ask_human', args: { question: 'Which pull request of demo/api should I merge? Answer with its number (try 7 or 8; 9 is a draft that is not ready).' } },
+      {
+        id: 's1',
+        title: 'Ask which pull request to merge',
+        tool: 'ask_human',
+        args: { question: 'Which pull request of demo/api should I merge? Answer with its number (try 7 or 8; 9 is a draft that is not ready).' },
+      },
       {
         id: 's2',
         title: 'Check the named pull request is ready',
@@ -68,7 +96,13 @@ export function mergePlan(named: number | undefined): PlannerAnswer {
         dependsOn: ['s1'],
         expect: 'The pull request is open, mergeable and its checks pass',
       },
-      { id: 's3', title: 'Squash-merge the named pull request', tool: 'github_merge_pull', args: { repo: 'demo/api', number: '{{steps.s1.output.answer}}', method: 'squash' }, dependsOn: ['s2'] },
+      {
+        id: 's3',
+        title: 'Squash-merge the named pull request',
+        tool: 'github_merge_pull',
+        args: { repo: 'demo/api', number: '{{steps.s1.output.answer}}', method: 'squash' },
+        dependsOn: ['s2'],
+      },
     ],
   });
 }
@@ -79,15 +113,32 @@ export function deployPlan(endpoints: DemoEndpoints): PlannerAnswer {
     goal: 'Deploy main of demo/web and check it is healthy',
     confidence: 0.85,
     steps: [
-      { id: 's1', title: 'Look at the last deploys of demo/web', tool: 'github_list_workflow_runs', args: { repo: 'demo/web', workflow: 'deploy.yml', limit: 3 } },
+      {
+        id: 's1',
+        title: 'Look at the last deploys of demo/web',
+        tool: 'github_list_workflow_runs',
+        args: { repo: 'demo/web', workflow: 'deploy.yml', limit: 3 },
+      },
       {
         id: 's2',
         title: 'Open a tracking issue for the deploy',
         tool: 'github_create_issue',
         args: { repo: 'demo/web', title: 'Deploy main of demo/web', body: 'Tracking the deploy of main, asked for in the demo workspace.', labels: ['deploy'] },
       },
-      { id: 's3', title: 'Run the deploy workflow on main', tool: 'github_dispatch_workflow', args: { repo: 'demo/web', workflow: 'deploy.yml', ref: 'main' }, dependsOn: ['s1', 's2'] },
-      { id: 's4', title: 'Check demo/web answers after the deploy', tool: 'http_check', args: { url: endpoints.healthUrl('web'), expectStatus: 200 }, dependsOn: ['s3'] },
+      {
+        id: 's3',
+        title: 'Run the deploy workflow on main',
+        tool: 'github_dispatch_workflow',
+        args: { repo: 'demo/web', workflow: 'deploy.yml', ref: 'main' },
+        dependsOn: ['s1', 's2'],
+      },
+      {
+        id: 's4',
+        title: 'Check demo/web answers after the deploy',
+        tool: 'http_check',
+        args: { url: endpoints.healthUrl('web'), expectStatus: 200 },
+        dependsOn: ['s3'],
+      },
     ],
     rollback: [
       {
@@ -97,7 +148,13 @@ export function deployPlan(endpoints: DemoEndpoints): PlannerAnswer {
         args: { repo: 'demo/web', number: '{{steps.s2.output.number}}', body: 'The deploy was aborted and rolled back.' },
         undoes: 's2',
       },
-      { id: 'r2', title: 'Run the rollback workflow', tool: 'github_dispatch_workflow', args: { repo: 'demo/web', workflow: 'rollback.yml', ref: 'main' }, undoes: 's3' },
+      {
+        id: 'r2',
+        title: 'Run the rollback workflow',
+        tool: 'github_dispatch_workflow',
+        args: { repo: 'demo/web', workflow: 'rollback.yml', ref: 'main' },
+        undoes: 's3',
+      },
     ],
   });
 }
@@ -108,8 +165,19 @@ export function deployReplan(endpoints: DemoEndpoints): PlannerAnswer {
     goal: 'Roll demo/web back to its last good version after the failed deploy',
     confidence: 0.8,
     steps: [
-      { id: 's5', title: 'Run the rollback workflow on main', tool: 'github_dispatch_workflow', args: { repo: 'demo/web', workflow: 'rollback.yml', ref: 'main' } },
-      { id: 's6', title: 'Check demo/web answers after the rollback', tool: 'http_check', args: { url: endpoints.healthUrl('web'), expectStatus: 200 }, dependsOn: ['s5'] },
+      {
+        id: 's5',
+        title: 'Run the rollback workflow on main',
+        tool: 'github_dispatch_workflow',
+        args: { repo: 'demo/web', workflow: 'rollback.yml', ref: 'main' },
+      },
+      {
+        id: 's6',
+        title: 'Check demo/web answers after the rollback',
+        tool: 'http_check',
+        args: { url: endpoints.healthUrl('web'), expectStatus: 200 },
+        dependsOn: ['s5'],
+      },
       {
         id: 's7',
         title: 'Explain on the tracking issue',
@@ -144,7 +212,13 @@ export function statusReportPlan(endpoints: DemoEndpoints): PlannerAnswer {
         tool: 'llm_task',
         args: {
           instruction: 'Write a short status report of demo/api and demo/web',
-          inputs: { pulls: '{{steps.s1.output.count}}', apiUp: '{{steps.s3.output.ok}}', webUp: '{{steps.s4.output.ok}}', ci: '{{steps.s5.output.conclusion}}', bugs: '{{steps.s6.output.text}}' },
+          inputs: {
+            pulls: '{{steps.s1.output.count}}',
+            apiUp: '{{steps.s3.output.ok}}',
+            webUp: '{{steps.s4.output.ok}}',
+            ci: '{{steps.s5.output.conclusion}}',
+            bugs: '{{steps.s6.output.text}}',
+          },
         },
         dependsOn: ['s1', 's2', 's3', 's4', 's5', 's6'],
       },

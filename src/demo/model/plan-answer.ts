@@ -30,7 +30,13 @@ export function planAnswer(input: { goal: string; confidence: number; steps: Dem
       dependsOn: step.dependsOn ?? [],
       expect: step.expect ?? null,
     })),
-    rollback: (input.rollback ?? []).map((step) => ({ id: step.id, title: step.title, tool: step.tool, argsJson: JSON.stringify(step.args), undoes: step.undoes ?? null })),
+    rollback: (input.rollback ?? []).map((step) => ({
+      id: step.id,
+      title: step.title,
+      tool: step.tool,
+      argsJson: JSON.stringify(step.args),
+      undoes: step.undoes ?? null,
+    })),
     questions: [],
   };
 }

@@ -126,7 +126,13 @@ export async function clickButton(ctx: BrowserContext, input: z.infer<typeof Cli
 export async function stopSession(ctx: BrowserContext, input: z.infer<typeof StopSession>): Promise<ActionAnswer> {
   if (sessionStatus(ctx.fake.model, input.channel, input.threadTs) !== 'processing') return refused(409, 'Nothing is running in this thread.');
   const delivered = await toBot(ctx, (driver) =>
-    driver.event({ type: 'agent_session_stopped', channel: input.channel, user: ctx.people.current().id, thread_ts: input.threadTs, event_ts: `${Date.now() / 1000}` }),
+    driver.event({
+      type: 'agent_session_stopped',
+      channel: input.channel,
+      user: ctx.people.current().id,
+      thread_ts: input.threadTs,
+      event_ts: `${Date.now() / 1000}`,
+    }),
   );
   return delivered.ok ? { status: 200, body: { ok: true } } : refused(503, delivered.error);
 }
@@ -138,7 +144,11 @@ export async function submitModal(ctx: BrowserContext, input: z.infer<typeof Sub
   const view = open.view as { callback_id?: string; private_metadata?: string; blocks?: unknown };
   const values = stateFromView(view, input.values);
   const delivered = await toBot(ctx, (driver) =>
-    driver.submitView({ user: ctx.people.current().id, view: { id: open.id, callback_id: view.callback_id ?? '', private_metadata: view.private_metadata }, values }),
+    driver.submitView({
+      user: ctx.people.current().id,
+      view: { id: open.id, callback_id: view.callback_id ?? '', private_metadata: view.private_metadata },
+      values,
+    }),
   );
   if (!delivered.ok) return refused(503, delivered.error);
   const outcome = ctx.modal.applySubmitAnswer(delivered.body);

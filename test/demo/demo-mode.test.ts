@@ -131,6 +131,11 @@ describe('the demo', () => {
 
   it('through the workspace API: a failed deploy escalates and is replanned, or aborted with its rollback; the board; a schedule; /tandem status; an unknown task', async () => {
     const ws = new WorkspaceClient(runtime.workspace!.url);
+    // Switching person is a workspace action like any other: without the key it is refused and changes nothing.
+    const origin = new URL(runtime.workspace!.url).origin;
+    const keyless = await fetch(`${origin}/local/people/current`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":"UCASEY"}' });
+    expect(keyless.status).toBe(403);
+    expect((await ws.state()).me.id).toBe('UALEX');
     await ws.actAs('UROBIN');
     const web = runtime.demo!.world.get('demo/web')!;
 

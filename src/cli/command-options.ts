@@ -1,6 +1,8 @@
 export interface CommandOptions {
   limit: string | undefined;
   local: boolean;
+  /** start: the demo (scripted model, GitHub sandbox, local workspace). */
+  demo?: boolean;
   recorded: boolean;
   /** eval: write the live model's answers to eval/recorded. */
   record: boolean;

@@ -8,6 +8,8 @@ const USAGE = `Usage: tandem <command> [options]
 
 Commands:
   start [--local]        run the bot (Slack Socket Mode or HTTP; --local: the browser workspace)
+  start --demo           try Tandem first: the browser workspace with a scripted model and a GitHub
+                         sandbox on this machine (its data under DATA_DIR/demo); nothing leaves it
   migrate                apply database migrations and exit
   plan "<task>"          print the plan the planner would make; runs nothing
   runs [--limit N]       list recent runs
@@ -33,6 +35,7 @@ async function main(argv: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h' },
       limit: { type: 'string' },
       local: { type: 'boolean' },
+      demo: { type: 'boolean' },
       recorded: { type: 'boolean' },
       record: { type: 'boolean' },
       json: { type: 'boolean' },
@@ -53,6 +56,7 @@ async function main(argv: string[]): Promise<number> {
     {
       limit: values.limit,
       local: values.local ?? false,
+      demo: values.demo ?? false,
       recorded: values.recorded ?? false,
       record: values.record ?? false,
       json: values.json ?? false,

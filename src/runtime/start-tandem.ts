@@ -25,6 +25,8 @@ import { scheduleHousekeeping } from './housekeeping.ts';
 import { resumeInboxPeriodically } from './inbox-resume.ts';
 import { refreshRunbooksPeriodically } from './runbook-refresh.ts';
 import { createSchedules } from './schedules.ts';
+import { prepareDemo, type DemoWiring } from './demo-wiring.ts';
+import type { SandboxWorld } from '../demo/github/sandbox-world.ts';
 import { storedFeedback } from './stored-feedback.ts';
 
 export interface StartOptions {
@@ -32,6 +34,10 @@ export interface StartOptions {
   logger: Logger;
   /** Serve the local browser workspace and connect the bot to it instead of Slack. */
   local?: boolean;
+  /** `tandem start --demo`: the local workspace with a scripted model and a GitHub sandbox (demo-wiring.ts). */
+  demo?: boolean;
+  /** In the demo, how long a workflow run takes (tests shorten it). */
+  demoRunMs?: number;
   /** Overrides PORT (0 for a random port in tests). */
   port?: number;
   /** The local workspace's port (default: a random free one). */
@@ -43,6 +49,8 @@ export interface TandemRuntime {
   /** The HTTP port: `/slack/events` (HTTP mode), `/healthz`, `/metrics`. */
   port: number;
   workspace: LocalWorkspace | undefined;
+  /** Set in the demo: its GitHub sandbox's repositories. */
+  demo: { world: SandboxWorld } | undefined;
   agent: Agent;
   store: RunStore;
   metrics: Metrics;
@@ -58,8 +66,14 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
   let shutdownDeadlineMs = 10_000;
 
   try {
-    const { config, workspace, listen } = await chooseListener(options, cleanups);
-    const services = await buildServices(config, logger, cleanups);
+    const demo = options.demo ? await prepareDemo(options.config, { runMs: options.demoRunMs }) : undefined;
+    // Added first, closed last: the sandbox answers steps until the agent has stopped.
+    if (demo) cleanups.add(() => demo.close());
+    const { config, workspace, listen } = await chooseListener(
+      demo ? { ...options, config: demo.config, local: true, workspace: demo.workspace } : options,
+      cleanups,
+    );
+    const services = await buildServices(config, logger, cleanups, demo?.llm);
     const { database, store, slackClient, runbooks, metrics } = services;
     const surface = new SlackSurface({
       client: slackClient,
@@ -104,11 +118,12 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
     const shared = database.engine !== 'pglite';
     cleanups.add(resumeInboxPeriodically({ resumeInbox: async () => (await expireDead(), slack.resumeInbox()), everyMs: 5_000, repeat: shared, logger }));
     cleanups.add(scheduleHousekeeping({ agent, db: database.db, metrics, replicaId, logger }));
-    logger.info({ port, mode: config.slack.mode, replicaId, engine: database.engine, workspace: workspace?.origin }, 'Tandem is running');
+    logger.info({ port, mode: config.slack.mode, replicaId, engine: database.engine, workspace: workspace?.origin, demo: Boolean(demo) }, 'Tandem is running');
 
     return {
       port,
       workspace,
+      demo: demo ? { world: demo.world } : undefined,
       agent,
       store,
       metrics,
@@ -130,12 +145,12 @@ interface Listener {
 }
 
 /** Slack, or in local mode the browser workspace started here, with the config rewritten to talk to it. */
-async function chooseListener(options: StartOptions, cleanups: Cleanups): Promise<Listener> {
+async function chooseListener(options: StartOptions & { workspace?: DemoWiring['workspace'] }, cleanups: Cleanups): Promise<Listener> {
   const config = await withMcpSecrets(options.config);
   const port = options.port ?? config.port;
   if (!options.local) return { config, workspace: undefined, listen: { port, host: undefined } };
   const signingSecret = newLocalSigningSecret();
-  const workspace = await startLocalWorkspace({ port: options.workspacePort, signingSecret, logger: options.logger });
+  const workspace = await startLocalWorkspace({ port: options.workspacePort, signingSecret, logger: options.logger, ...options.workspace });
   cleanups.add(() => workspace.close());
   const listen = { port: await localBotPort(port), host: LOCAL_HOST };
   return { config: localSlackConfig(config, workspace, signingSecret, listen.port), workspace, listen };
@@ -152,14 +167,14 @@ interface Services {
 }
 
 /** What the agent and the Slack app share: the database and store, the model client, the tools and runbooks. */
-async function buildServices(config: Readonly<Config>, logger: Logger, cleanups: Cleanups): Promise<Services> {
+async function buildServices(config: Readonly<Config>, logger: Logger, cleanups: Cleanups, demoLlm?: LlmClient): Promise<Services> {
   const database: Database = await openConfiguredDatabase(config);
   cleanups.add(() => database.close());
   const metrics = createMetrics();
   const store = instrumentRunStore(createRunStore(database.db), metrics);
   // The client sees every answer that was paid for, including ones that did not parse, and every
   // role's calls (llm_task runs inside a tool), so it alone records usage against the run.
-  const llm = createLlmClient({ config, logger, onUsage: (usage) => store.recordUsage(usage) });
+  const llm = demoLlm ?? createLlmClient({ config, logger, onUsage: (usage) => store.recordUsage(usage) });
   const slackClient = createSlackClient(config, logger);
   countSlackRateLimits(slackClient, metrics);
   const { tools, close: closeTools } = await buildTools(config, { llm, slackClient, logger, onGithubClient: (github) => countGithubErrors(github, metrics) });

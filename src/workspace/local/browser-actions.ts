@@ -4,8 +4,10 @@ import type { SlackFakeServer } from '../slack-fake/server.ts';
 import { deliver, NOT_CONNECTED, type Delivery } from './bot-delivery.ts';
 import type { ChangeFeed } from './change-feed.ts';
 import { compose } from './composer.ts';
-import { BOT_NAME, LOCAL_CHANNEL, LOCAL_CONVERSATIONS, LOCAL_DM, LOCAL_USER } from './local-identity.ts';
+import { BOT_NAME, LOCAL_CHANNEL, LOCAL_CONVERSATIONS, LOCAL_DM } from './local-identity.ts';
 import type { ModalSession } from './modal-session.ts';
+import type { People } from './people.ts';
+import type { DemoPresentation } from './demo-presentation.ts';
 import { findButton } from './stored-buttons.ts';
 import { sessionStatus } from './agent-surfaces.ts';
 
@@ -21,6 +23,10 @@ export interface BrowserContext {
   notice: { text: string | null };
   /** The `Set-Cookie` value that carries the workspace key on the page's own requests. */
   cookie: string;
+  /** Who the page acts as now (one person, or the demo's several). */
+  people: People;
+  /** Set in the demo: what the page shows of it. */
+  demo: DemoPresentation | null;
 }
 
 export type ActionAnswer = { status: number; body: Record<string, unknown> & { ok: boolean } };
@@ -67,19 +73,19 @@ export async function postMessage(ctx: BrowserContext, input: z.infer<typeof Pos
   if (composed.kind === 'command') {
     if (channel !== LOCAL_CHANNEL.id) return refused(400, `In the local workspace /${BOT_NAME} works in #${LOCAL_CHANNEL.name}.`);
     const delivered = await toBot(ctx, (driver) =>
-      driver.command({ user: LOCAL_USER.id, channel: LOCAL_CHANNEL.id, text: composed.text, command: composed.command }),
+      driver.command({ user: ctx.people.current().id, channel: LOCAL_CHANNEL.id, text: composed.text, command: composed.command }),
     );
     return delivered.ok ? { status: 200, body: { ok: true } } : refused(503, delivered.error);
   }
   const toTheBot = channel === LOCAL_DM.id || composed.mentionsBot;
   if (!toTheBot) {
-    const message = model.addUserMessage({ channel, user: LOCAL_USER.id, text: composed.text, threadTs: input.threadTs });
+    const message = model.addUserMessage({ channel, user: ctx.people.current().id, text: composed.text, threadTs: input.threadTs });
     ctx.feed.changed();
     return { status: 200, body: { ok: true, ts: message.ts } };
   }
   let ts = '';
   const delivered = await toBot(ctx, (driver) => {
-    const message = { channel, user: LOCAL_USER.id, text: composed.text, threadTs: input.threadTs };
+    const message = { channel, user: ctx.people.current().id, text: composed.text, threadTs: input.threadTs };
     const sent = channel === LOCAL_DM.id ? driver.directMessage(message) : driver.mention(message);
     ts = sent.ts;
     return sent;
@@ -99,7 +105,7 @@ export async function clickButton(ctx: BrowserContext, input: z.infer<typeof Cli
   if (!message || !button) return refused(404, 'That button is no longer on the message.');
   const delivered = await toBot(ctx, (driver) =>
     driver.click({
-      user: LOCAL_USER.id,
+      user: ctx.people.current().id,
       channel: message.channel,
       messageTs: message.ts,
       threadTs: message.threadTs,
@@ -120,7 +126,13 @@ export async function clickButton(ctx: BrowserContext, input: z.infer<typeof Cli
 export async function stopSession(ctx: BrowserContext, input: z.infer<typeof StopSession>): Promise<ActionAnswer> {
   if (sessionStatus(ctx.fake.model, input.channel, input.threadTs) !== 'processing') return refused(409, 'Nothing is running in this thread.');
   const delivered = await toBot(ctx, (driver) =>
-    driver.event({ type: 'agent_session_stopped', channel: input.channel, user: LOCAL_USER.id, thread_ts: input.threadTs, event_ts: `${Date.now() / 1000}` }),
+    driver.event({
+      type: 'agent_session_stopped',
+      channel: input.channel,
+      user: ctx.people.current().id,
+      thread_ts: input.threadTs,
+      event_ts: `${Date.now() / 1000}`,
+    }),
   );
   return delivered.ok ? { status: 200, body: { ok: true } } : refused(503, delivered.error);
 }
@@ -132,7 +144,11 @@ export async function submitModal(ctx: BrowserContext, input: z.infer<typeof Sub
   const view = open.view as { callback_id?: string; private_metadata?: string; blocks?: unknown };
   const values = stateFromView(view, input.values);
   const delivered = await toBot(ctx, (driver) =>
-    driver.submitView({ user: LOCAL_USER.id, view: { id: open.id, callback_id: view.callback_id ?? '', private_metadata: view.private_metadata }, values }),
+    driver.submitView({
+      user: ctx.people.current().id,
+      view: { id: open.id, callback_id: view.callback_id ?? '', private_metadata: view.private_metadata },
+      values,
+    }),
   );
   if (!delivered.ok) return refused(503, delivered.error);
   const outcome = ctx.modal.applySubmitAnswer(delivered.body);

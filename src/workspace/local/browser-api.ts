@@ -17,6 +17,8 @@ import {
   type BrowserContext,
 } from './browser-actions.ts';
 import { pageState } from './browser-state.ts';
+import { SwitchPerson } from './people.ts';
+import { switchPerson } from './switch-person.ts';
 import { isPageFile, servePageFile } from './static-files.ts';
 
 type Post = { schema: z.ZodType; run: (ctx: BrowserContext, input: never) => ActionAnswer | Promise<ActionAnswer> };
@@ -27,6 +29,7 @@ const POSTS: Record<string, Post> = {
   '/local/views/submit': { schema: SubmitModal, run: submitModal },
   '/local/views/close': { schema: CloseModal, run: closeModal },
   '/local/sessions/stop': { schema: StopSession, run: stopSession },
+  '/local/people/current': { schema: SwitchPerson, run: switchPerson },
 };
 
 /**
@@ -54,7 +57,15 @@ export function browserRoutes(ctx: BrowserContext, logger: Logger): ExtraRoutes 
       return sendJson(
         res,
         200,
-        pageState({ model: ctx.fake.model, healthUrl, connected: bot !== undefined, notice: ctx.notice.text, modal: ctx.modal.current }),
+        pageState({
+          model: ctx.fake.model,
+          healthUrl,
+          connected: bot !== undefined,
+          notice: ctx.notice.text,
+          modal: ctx.modal.current,
+          people: ctx.people,
+          demo: ctx.demo,
+        }),
       );
     }
     if (req.method === 'GET' && path === '/local/events') {

@@ -1,7 +1,9 @@
 import type { FakeEphemeral, FakeMessage, WorkspaceModel } from '../slack-fake/workspace-model.ts';
 import { threadSurfaces, type ThreadSurfaces } from './agent-surfaces.ts';
-import { BOT_NAME, LOCAL_CHANNEL, LOCAL_CONVERSATIONS, LOCAL_DM, LOCAL_USER } from './local-identity.ts';
+import type { DemoPresentation } from './demo-presentation.ts';
+import { BOT_NAME, LOCAL_CHANNEL, LOCAL_CONVERSATIONS, LOCAL_DM } from './local-identity.ts';
 import type { OpenModal } from './modal-session.ts';
+import type { People, WorkspacePerson } from './people.ts';
 
 export interface PageMessage {
   /** The conversation it is in: #general or the DM with the bot. */
@@ -34,7 +36,12 @@ export interface PageState {
   channel: { id: string; name: string };
   /** The direct message with the bot. */
   dm: { id: string; name: string };
+  /** The person the page acts as now. */
   me: { id: string; name: string };
+  /** Everyone the page can act as (one, except in the demo). */
+  people: WorkspacePerson[];
+  /** Set in the demo: its banner and guided tasks. */
+  demo: DemoPresentation | null;
   bot: { id: string; name: string };
   users: Record<string, string>;
   /**
@@ -53,9 +60,12 @@ export function pageState(input: {
   connected: boolean;
   notice: string | null;
   modal: OpenModal | undefined;
+  people: People;
+  demo: DemoPresentation | null;
 }): PageState {
   const { model } = input;
-  const users = { [LOCAL_USER.id]: LOCAL_USER.name, [model.bot.userId]: BOT_NAME };
+  const me = input.people.current();
+  const users = { ...input.people.names(), [model.bot.userId]: BOT_NAME };
   const toPage = (m: FakeMessage): PageMessage => ({
     channel: m.channel,
     ts: m.ts,
@@ -76,7 +86,7 @@ export function pageState(input: {
       surfaces: threadSurfaces(model, parent.channel, parent.ts),
     }));
   const ephemerals = model.ephemerals
-    .filter((e) => LOCAL_CONVERSATIONS.includes(e.channel) && e.user === LOCAL_USER.id)
+    .filter((e) => LOCAL_CONVERSATIONS.includes(e.channel) && e.user === me.id)
     .map((e: FakeEphemeral): PageEphemeral => ({ channel: e.channel, ts: e.ts, threadTs: e.threadTs ?? null, text: e.text, blocks: e.blocks ?? null }));
   return {
     healthUrl: input.healthUrl,
@@ -84,7 +94,9 @@ export function pageState(input: {
     notice: input.notice,
     channel: { ...LOCAL_CHANNEL },
     dm: { ...LOCAL_DM },
-    me: { ...LOCAL_USER },
+    me: { id: me.id, name: me.name },
+    people: [...input.people.list],
+    demo: input.demo,
     bot: { id: model.bot.userId, name: BOT_NAME },
     users,
     messages,

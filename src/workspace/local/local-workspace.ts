@@ -5,8 +5,10 @@ import { SlackFakeServer, type ExtraRoutes, type RequestGuard } from '../slack-f
 import type { BrowserContext } from './browser-actions.ts';
 import { browserRoutes } from './browser-api.ts';
 import { ChangeFeed } from './change-feed.ts';
-import { LOCAL_CHANNEL, LOCAL_CONVERSATIONS, LOCAL_USER } from './local-identity.ts';
+import type { DemoPresentation } from './demo-presentation.ts';
+import { LOCAL_CHANNEL, LOCAL_CONVERSATIONS } from './local-identity.ts';
 import { ModalSession } from './modal-session.ts';
+import { People, type WorkspacePerson } from './people.ts';
 import { createWorkspaceKey } from './request-guard.ts';
 import { applyResponse } from './response-urls.ts';
 
@@ -33,7 +35,15 @@ export interface LocalWorkspace {
  * the test suite uses) plus a page where one person chats in #general with the unchanged Bolt app,
  * which it drives with signed requests as Slack would.
  */
-export async function startLocalWorkspace(options: { port?: number; signingSecret: string; logger: Logger }): Promise<LocalWorkspace> {
+export async function startLocalWorkspace(options: {
+  port?: number;
+  signingSecret: string;
+  logger: Logger;
+  /** The people the page can act as, the first by default (the demo's several; normally one local person). */
+  people?: readonly WorkspacePerson[];
+  /** Set for `tandem start --demo`: the banner, DEMO marks and guided tasks. */
+  demo?: DemoPresentation;
+}): Promise<LocalWorkspace> {
   const botToken = `xoxb-local-${randomBytes(12).toString('hex')}`;
   let bot: { driver: SlackDriver; eventsUrl: string } | undefined;
   const feed = new ChangeFeed();
@@ -51,17 +61,19 @@ export async function startLocalWorkspace(options: { port?: number; signingSecre
   // The workspace shows Slack's agent surfaces (the thread's "is planning…", the session and its Stop), as an agent app's would.
   fake.model.agentFeatures.threadStatus = true;
   fake.model.agentFeatures.sessions = true;
-  fake.model.users.set(LOCAL_USER.id, { id: LOCAL_USER.id, name: LOCAL_USER.name, real_name: 'You (local workspace)' });
-  const modal = new ModalSession(fake.model, LOCAL_USER.id);
+  const people = new People(options.people);
+  for (const person of people.list) fake.model.users.set(person.id, { id: person.id, name: person.name, real_name: person.title });
+  const modal = new ModalSession(fake.model, () => people.current().id);
   fake.onCall((call) => {
-    if (call.method === 'response_url') applyResponse(fake.model, call.params.body ?? '', { channel: LOCAL_CHANNEL.id, user: LOCAL_USER.id });
+    // A slash command's answer goes to whoever the page acts as: the demo's person switch waits for nothing.
+    if (call.method === 'response_url') applyResponse(fake.model, call.params.body ?? '', { channel: LOCAL_CHANNEL.id, user: people.current().id });
     modal.noteCall(call);
     feed.changed();
   });
 
   await fake.start(options.port ?? 0);
   const access = createWorkspaceKey({ port: Number(new URL(fake.origin).port), botToken, isIssuedResponse: (id) => fake.isIssuedResponse(id) });
-  const ctx: BrowserContext = { fake, modal, feed, bot: () => bot, notice: { text: null }, cookie: access.cookie };
+  const ctx: BrowserContext = { fake, modal, feed, bot: () => bot, notice: { text: null }, cookie: access.cookie, people, demo: options.demo ?? null };
   routes = browserRoutes(ctx, options.logger);
   guard = access.guard;
   const url = `${fake.origin}/?k=${access.key}`;

@@ -26,14 +26,15 @@ export class ModalSession {
 
   constructor(
     private readonly model: WorkspaceModel,
-    private readonly userId: string,
+    /** Whose modals are shown: the person the page acts as now. */
+    private readonly userId: () => string,
   ) {}
 
   /** Follows the bot's view calls; returns true when what the person sees changed. */
   noteCall(call: RecordedCall): boolean {
     if (call.response?.ok !== true) return false;
     const id = (call.response.view as { id?: string } | undefined)?.id;
-    if (call.method === 'views.open' && id && this.model.views.get(id)?.user === this.userId) {
+    if (call.method === 'views.open' && id && this.model.views.get(id)?.user === this.userId()) {
       this.openId = id;
       this.errors = {};
       return true;

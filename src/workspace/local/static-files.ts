@@ -10,6 +10,8 @@ const FILES: Record<string, { file: string; type: string }> = {
   '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/blocks.js': { file: 'blocks.js', type: 'text/javascript; charset=utf-8' },
   '/modal.js': { file: 'modal.js', type: 'text/javascript; charset=utf-8' },
+  '/demo.js': { file: 'demo.js', type: 'text/javascript; charset=utf-8' },
+  '/demo.css': { file: 'demo.css', type: 'text/css; charset=utf-8' },
   '/mrkdwn.js': { file: 'mrkdwn.js', type: 'text/javascript; charset=utf-8' },
   '/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
 };

@@ -3,6 +3,7 @@
 // renderers in mrkdwn.js / blocks.js or through textContent.
 /* global document, fetch, Element, HTMLFormElement, EventSource, URLSearchParams, history, location */
 import { renderBlocks } from './blocks.js';
+import { demoBadge, drawDemo, wireDemo } from './demo.js';
 import { drawModal, showFieldErrors } from './modal.js';
 import { escapeHtml, renderMrkdwn } from './mrkdwn.js';
 
@@ -48,7 +49,7 @@ function messageHtml(message, options) {
   return `<article class="msg${bot ? ' bot' : ''}${message.ephemeral ? ' ephemeral' : ''}" data-ts="${escapeHtml(message.ts)}">
     <div class="avatar">${escapeHtml(name.slice(0, 1).toUpperCase())}</div>
     <div class="msg-main">
-      <div class="msg-head"><span class="name">${escapeHtml(name)}</span>${bot ? '<span class="badge">APP</span>' : ''}<time>${timeOf(message.ts)}</time>${message.edited ? '<span class="edited">(edited)</span>' : ''}</div>
+      <div class="msg-head"><span class="name">${escapeHtml(name)}</span>${bot ? `<span class="badge">APP</span>${demoBadge(state)}` : ''}<time>${timeOf(message.ts)}</time>${message.edited ? '<span class="edited">(edited)</span>' : ''}</div>
       <div class="msg-body">${body}</div>
       ${message.ephemeral ? '<div class="only-you"><span class="emoji e-grey">◉</span> Only visible to you</div>' : ''}
       ${replies}
@@ -120,6 +121,7 @@ function draw() {
   drawChannel();
   drawThread();
   drawModal($('modal'), state);
+  drawDemo(state);
   $('hint').textContent = `@tandem check health of ${state.healthUrl ?? '…'}`;
 }
 
@@ -248,6 +250,7 @@ $('hint').addEventListener('click', () => {
   $('composer-input').value = $('hint').textContent;
   $('composer-input').focus();
 });
+wireDemo({ post, refresh, getState: () => state });
 wireComposer('composer', 'composer-input', () => ({ channel: state[conversation].id, threadTs: null }));
 wireComposer('thread-composer', 'thread-input', () => ({
   channel: state.messages.find((m) => m.ts === openThread)?.channel ?? state.channel.id,

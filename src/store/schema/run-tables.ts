@@ -28,6 +28,9 @@ export const runs = pgTable(
     createdAt: createdAt(),
     updatedAt: at('updated_at').notNull().defaultNow(),
     finishedAt: at('finished_at'),
+    /** W3C trace-context ids of the run's trace and root span: any replica that resumes the run continues the same trace. */
+    traceId: text('trace_id'),
+    traceSpanId: text('trace_span_id'),
   },
   (t) => [
     index('runs_status_idx').on(t.status),

@@ -33,16 +33,16 @@ class ChosenIdGenerator implements IdGenerator {
   }
 }
 
-export function startOtelTracer(options: { serviceVersion: string }): RunTracer {
+export function startOtelTracer(): RunTracer {
   const ids = new ChosenIdGenerator();
   const resource = defaultResource()
-    .merge(resourceFromAttributes({ 'service.name': 'tandem', 'service.version': options.serviceVersion }))
+    .merge(resourceFromAttributes({ 'service.name': 'tandem' }))
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over our defaults.
     .merge(detectResources({ detectors: [envDetector] }));
   const provider = new NodeTracerProvider({ resource, idGenerator: ids, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
   // Installs the AsyncLocalStorage context manager: a live span stays active across awaits.
   provider.register();
-  const tracer = provider.getTracer('tandem', options.serviceVersion);
+  const tracer = provider.getTracer('tandem');
 
   const remoteParent = (traceId: string, spanId: string): Context =>
     trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true });

@@ -23,7 +23,13 @@ export function planningRounds(events: readonly RunEvent[], run: { createdAt: Da
     const trigger = triggerOf(event);
     if (trigger && !open) open = { trigger, at: event.at };
     if (event.type === 'plan-proposed') {
-      rounds.push({ version: event.data.version, authorKind: event.data.authorKind, trigger: open?.trigger ?? 'unknown', startedAt: open?.at ?? event.at, endedAt: event.at });
+      rounds.push({
+        version: event.data.version,
+        authorKind: event.data.authorKind,
+        trigger: open?.trigger ?? 'unknown',
+        startedAt: open?.at ?? event.at,
+        endedAt: event.at,
+      });
       lastVersion = Math.max(lastVersion, event.data.version);
       open = undefined;
     }

@@ -10,12 +10,16 @@ export const runSpans = {
   root: (trace: RunTrace) => trace.rootSpanId,
   planning: (trace: RunTrace, version: number) => spanIdOf(trace.traceId, 'planning', version),
   plan: (trace: RunTrace, version: number) => spanIdOf(trace.traceId, 'plan', version),
-  step: (trace: RunTrace, at: { planVersion: number; stepId: string; attempt: number }) => spanIdOf(trace.traceId, 'step', at.planVersion, at.stepId, at.attempt),
+  step: (trace: RunTrace, at: { planVersion: number; stepId: string; attempt: number }) =>
+    spanIdOf(trace.traceId, 'step', at.planVersion, at.stepId, at.attempt),
 };
 
 /** 16 hex digits, never all zeros (an invalid span id in W3C trace-context). */
 export function spanIdOf(traceId: string, ...parts: (string | number)[]): string {
-  const hex = createHash('sha256').update(JSON.stringify([traceId, ...parts])).digest('hex').slice(0, 16);
+  const hex = createHash('sha256')
+    .update(JSON.stringify([traceId, ...parts]))
+    .digest('hex')
+    .slice(0, 16);
   return /[^0]/.test(hex) ? hex : '0000000000000001';
 }
 

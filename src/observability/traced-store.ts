@@ -1,13 +1,5 @@
 import { decorate } from '../agent/ports/decorate.ts';
-import {
-  FINAL_RUN_STATUSES,
-  type EscalationRecord,
-  type FinishStepInput,
-  type QuestionRecord,
-  type RunRecord,
-  type RunStore,
-  type StepRecord,
-} from '../agent/ports/run-store.ts';
+import { FINAL_RUN_STATUSES, type FinishStepInput, type QuestionRecord, type RunRecord, type RunStore, type StepRecord } from '../agent/ports/run-store.ts';
 import type { RunTrace, RunTracer, SpanAttributes } from '../agent/ports/tracer.ts';
 import { redactText } from '../agent/redact.ts';
 import { randomSpanId, runSpans } from './span-ids.ts';
@@ -43,25 +35,68 @@ export interface TracedStore {
  * and each wait for a person with who answered. Tool and model calls are live spans (traced-calls.ts).
  */
 export function traceRunStore(store: RunStore, options: TracedStoreOptions): TracedStore {
-  const { tracer } = options;
   const traces = new Map<string, RunTrace>();
-  const attemptStarts = new Map<string, { startedAt: Date; tool: string; kind: string }>();
-  const ended = new Set<string>();
   const pending = new Set<Promise<void>>();
-  const redact = (text: string) => redactText(text, options.secrets);
-
   const remember = (run: RunRecord | undefined) => {
     if (run?.trace) traces.set(run.id, run.trace);
     return run;
   };
-  const traceOf = async (runId: string) => traces.get(runId) ?? remember(await store.getRun(runId))?.trace;
-  /** In the background, never throwing: the store call that triggered it has already returned. */
-  const later = (work: () => Promise<void>) => {
-    const running = work().catch(options.onError);
-    const settled = running.finally(() => pending.delete(settled));
-    pending.add(settled);
+  const recording: Recording = {
+    store,
+    tracer: options.tracer,
+    content: options.content,
+    redact: (text) => redactText(text, options.secrets),
+    traceOf: async (runId) => traces.get(runId) ?? remember(await store.getRun(runId))?.trace,
+    remember,
+    forget: (runId) => void traces.delete(runId),
+    later(work) {
+      const running = work().catch(options.onError);
+      const settled = running.finally(() => pending.delete(settled));
+      pending.add(settled);
+    },
   };
+  const overrides: Partial<RunStore> = {
+    async createRun(input) {
+      return remember(await store.createRun(input))!;
+    },
+    async getRun(runId) {
+      return remember(await store.getRun(runId));
+    },
+    ...stepSpans(recording),
+    ...waitSpans(recording),
+  };
+  return {
+    store: decorate(store, { ...overrides, ...runEndSpans(recording, overrides) }),
+    traceOf: recording.traceOf,
+    knownTrace: (runId) => traces.get(runId),
+    async nextPlanVersion(runId) {
+      return (await store.listPlanVersions(runId)).length + 1;
+    },
+    async settled() {
+      while (pending.size) await Promise.all(pending);
+    },
+  };
+}
 
+/** What the span groups below share. */
+interface Recording {
+  store: RunStore;
+  tracer: RunTracer;
+  content: boolean;
+  redact(text: string): string;
+  traceOf(runId: string): Promise<RunTrace | undefined>;
+  remember(run: RunRecord | undefined): RunRecord | undefined;
+  forget(runId: string): void;
+  /** In the background, never throwing: the store call that triggered it has already returned. */
+  later(work: () => Promise<void>): void;
+}
+
+type Overrides = Partial<RunStore>;
+
+/** Each step's attempt, from its claim to its finish. */
+function stepSpans({ store, tracer, traceOf, later, redact }: Recording): Overrides {
+  const attemptStarts = new Map<string, { startedAt: Date; tool: string; kind: string }>();
+  const started = (step: StepRecord) => attemptStarts.set(attemptKey(step), { startedAt: step.startedAt ?? new Date(), tool: step.tool, kind: step.kind });
   const recordAttempt = (input: FinishStepInput) =>
     later(async () => {
       const trace = await traceOf(input.runId);
@@ -70,7 +105,6 @@ export function traceRunStore(store: RunStore, options: TracedStoreOptions): Tra
       const start = attemptStarts.get(key) ?? (await attemptFromStore(store, input));
       attemptStarts.delete(key);
       if (!start) return;
-      const error = input.error?.message;
       tracer.record(
         { traceId: trace.traceId, spanId: runSpans.step(trace, input), parentSpanId: runSpans.plan(trace, input.planVersion) },
         {
@@ -87,84 +121,11 @@ export function traceRunStore(store: RunStore, options: TracedStoreOptions): Tra
             'tandem.step.status': input.status,
             'tandem.step.error_code': input.error?.code,
           },
-          ...(input.status === 'failed' || input.status === 'uncertain' ? { error: redact(error ?? input.status) } : {}),
+          ...(input.status === 'failed' || input.status === 'uncertain' ? { error: redact(input.error?.message ?? input.status) } : {}),
         },
       );
     });
-  const started = (step: StepRecord) => attemptStarts.set(attemptKey(step), { startedAt: step.startedAt ?? new Date(), tool: step.tool, kind: step.kind });
-
-  const recordWait = (runId: string, wait: Wait) =>
-    later(async () => {
-      const trace = await traceOf(runId);
-      if (!trace) return;
-      const parentSpanId = wait.planVersion === null ? runSpans.root(trace) : runSpans.plan(trace, wait.planVersion);
-      tracer.record(
-        // A wait is not a parent of anything: a random id is enough.
-        { traceId: trace.traceId, spanId: randomSpanId(), parentSpanId },
-        {
-          name: `wait ${wait.kind}`,
-          startedAt: wait.startedAt,
-          endedAt: wait.endedAt ?? new Date(),
-          attributes: {
-            'tandem.run.id': runId,
-            'tandem.plan.version': wait.planVersion ?? undefined,
-            'tandem.step.id': wait.stepId ?? undefined,
-            'tandem.wait.kind': wait.kind,
-            'tandem.wait.answered_by': wait.answeredBy ?? undefined,
-            'tandem.wait.outcome': wait.outcome,
-          },
-        },
-      );
-    });
-  const approvalWait = (runId: string, version: number | null, outcome: string, by: string | undefined) =>
-    later(async () => {
-      if (version === null) return;
-      const planned = await store.getPlanVersion(runId, version);
-      if (planned) recordWait(runId, { kind: 'approval', planVersion: version, stepId: null, startedAt: planned.createdAt, answeredBy: by, outcome });
-    });
-  const escalationWait = (escalation: EscalationRecord | undefined) => {
-    if (escalation?.status !== 'resolved') return;
-    recordWait(escalation.runId, {
-      kind: `escalation ${escalation.kind}`,
-      planVersion: escalation.planVersion,
-      stepId: escalation.stepId,
-      startedAt: escalation.createdAt,
-      endedAt: escalation.resolvedAt ?? undefined,
-      answeredBy: escalation.resolvedBy ?? undefined,
-      outcome: escalation.resolution ?? 'resolved',
-    });
-  };
-  const questionWait = (question: QuestionRecord | undefined) => {
-    if (!question) return;
-    recordWait(question.runId, {
-      kind: 'question',
-      planVersion: question.planVersion,
-      stepId: question.stepId,
-      startedAt: question.createdAt,
-      endedAt: question.answeredAt ?? undefined,
-      answeredBy: question.answeredBy ?? undefined,
-      outcome: 'answered',
-    });
-  };
-
-  const runEnded = (runId: string) => {
-    if (ended.has(runId)) return;
-    ended.add(runId);
-    later(async () => {
-      const run = remember(await store.getRun(runId));
-      if (!run?.trace) return;
-      await recordRunEnd(store, run, run.trace, { tracer, redact, content: options.content });
-      traces.delete(runId);
-    });
-  };
-
-  const overrides: Partial<RunStore> = {
-    async createRun(input) {
-      return remember(await store.createRun(input))!;
-    },
-    async getRun(runId) {
-      return remember(await store.getRun(runId));
-    },
+  return {
     async claimStep(input) {
       const step = await store.claimStep(input);
       if (step) started(step);
@@ -181,6 +142,45 @@ export function traceRunStore(store: RunStore, options: TracedStoreOptions): Tra
       result.claimed.forEach(started);
       return result;
     },
+  };
+}
+
+/** Each wait for a person, from when it was asked to when it was answered, and by whom. */
+function waitSpans(recording: Recording): Overrides {
+  const { store, later } = recording;
+  const recordWait = (runId: string, wait: Wait) => recordWaitSpan(recording, runId, wait);
+  const approvalWait = (runId: string, version: number | null, outcome: string, by: string | undefined) =>
+    later(async () => {
+      const planned = version === null ? undefined : await store.getPlanVersion(runId, version);
+      if (planned) recordWait(runId, { kind: 'approval', planVersion: planned.version, stepId: null, startedAt: planned.createdAt, answeredBy: by, outcome });
+    });
+  const escalationWait = (id: string) =>
+    later(async () => {
+      const escalation = await store.getEscalation(id);
+      if (escalation?.status !== 'resolved') return;
+      recordWait(escalation.runId, {
+        kind: `escalation ${escalation.kind}`,
+        planVersion: escalation.planVersion,
+        stepId: escalation.stepId,
+        startedAt: escalation.createdAt,
+        endedAt: escalation.resolvedAt ?? undefined,
+        answeredBy: escalation.resolvedBy ?? undefined,
+        outcome: escalation.resolution ?? 'resolved',
+      });
+    });
+  const questionWait = (question: QuestionRecord | undefined) => {
+    if (!question) return;
+    recordWait(question.runId, {
+      kind: 'question',
+      planVersion: question.planVersion,
+      stepId: question.stepId,
+      startedAt: question.createdAt,
+      endedAt: question.answeredAt ?? undefined,
+      answeredBy: question.answeredBy ?? undefined,
+      outcome: 'answered',
+    });
+  };
+  return {
     async decide(input) {
       const decided = await store.decide(input);
       if (!decided.ok) return decided;
@@ -188,8 +188,7 @@ export function traceRunStore(store: RunStore, options: TracedStoreOptions): Tra
       if (event.type === 'plan-approved' || event.type === 'plan-rejected') {
         approvalWait(input.runId, input.planVersion, event.type === 'plan-approved' ? 'approved' : 'rejected', event.data.by);
       }
-      if (input.escalation) later(async () => escalationWait(await store.getEscalation(input.escalation!.id)));
-      if (input.to && FINAL_RUN_STATUSES.includes(input.to)) runEnded(input.runId);
+      if (input.escalation) escalationWait(input.escalation.id);
       return decided;
     },
     async appendEvent(runId, ...event) {
@@ -209,7 +208,7 @@ export function traceRunStore(store: RunStore, options: TracedStoreOptions): Tra
     },
     async resolveEscalation(input) {
       const resolved = await store.resolveEscalation(input);
-      if (resolved) later(async () => escalationWait(await store.getEscalation(input.id)));
+      if (resolved) escalationWait(input.id);
       return resolved;
     },
     async decideConfirmation(input) {
@@ -227,6 +226,56 @@ export function traceRunStore(store: RunStore, options: TracedStoreOptions): Tra
       }
       return decided;
     },
+  };
+}
+
+/** A wait for a person, recorded when it ended. */
+function recordWaitSpan({ tracer, traceOf, later }: Recording, runId: string, wait: Wait): void {
+  later(async () => {
+    const trace = await traceOf(runId);
+    if (!trace) return;
+    const parentSpanId = wait.planVersion === null ? runSpans.root(trace) : runSpans.plan(trace, wait.planVersion);
+    tracer.record(
+      // A wait is the parent of nothing: a random id is enough.
+      { traceId: trace.traceId, spanId: randomSpanId(), parentSpanId },
+      {
+        name: `wait ${wait.kind}`,
+        startedAt: wait.startedAt,
+        endedAt: wait.endedAt ?? new Date(),
+        attributes: {
+          'tandem.run.id': runId,
+          'tandem.plan.version': wait.planVersion ?? undefined,
+          'tandem.step.id': wait.stepId ?? undefined,
+          'tandem.wait.kind': wait.kind,
+          'tandem.wait.answered_by': wait.answeredBy ?? undefined,
+          'tandem.wait.outcome': wait.outcome,
+        },
+      },
+    );
+  });
+}
+
+/** The run's end, whichever store call ended it: its planning rounds, plan versions and root span. `inner`: overrides it wraps. */
+function runEndSpans(recording: Recording, inner: Overrides): Overrides {
+  const { store, later } = recording;
+  const ended = new Set<string>();
+  const runEnded = (runId: string) => {
+    if (ended.has(runId)) return;
+    ended.add(runId);
+    later(async () => {
+      const run = recording.remember(await store.getRun(runId));
+      if (!run?.trace) return;
+      await recordRunEnd(store, run, run.trace, recording);
+      recording.forget(runId);
+    });
+  };
+  const decide = inner.decide ?? store.decide.bind(store);
+  return {
+    async decide(input) {
+      const decided = await decide(input);
+      if (decided.ok && input.to && FINAL_RUN_STATUSES.includes(input.to)) runEnded(input.runId);
+      return decided;
+    },
     async updateRun(runId, patch) {
       const run = await store.updateRun(runId, patch);
       if (patch.status && FINAL_RUN_STATUSES.includes(patch.status)) runEnded(runId);
@@ -241,18 +290,6 @@ export function traceRunStore(store: RunStore, options: TracedStoreOptions): Tra
       const moved = await store.transitionRun(runId, from, to);
       if (moved && FINAL_RUN_STATUSES.includes(to)) runEnded(runId);
       return moved;
-    },
-  };
-
-  return {
-    store: decorate(store, overrides),
-    traceOf,
-    knownTrace: (runId) => traces.get(runId),
-    async nextPlanVersion(runId) {
-      return (await store.listPlanVersions(runId)).length + 1;
-    },
-    async settled() {
-      while (pending.size) await Promise.all(pending);
     },
   };
 }
@@ -281,12 +318,7 @@ async function attemptFromStore(store: RunStore, input: FinishStepInput): Promis
  * The run has ended: its planning rounds, its plan versions (each from its creation to the next one's,
  * the last to the run's end) and the run's root span, all from what the store kept.
  */
-async function recordRunEnd(
-  store: RunStore,
-  run: RunRecord,
-  trace: RunTrace,
-  options: { tracer: RunTracer; redact(text: string): string; content: boolean },
-): Promise<void> {
+async function recordRunEnd(store: RunStore, run: RunRecord, trace: RunTrace, options: Pick<Recording, 'tracer' | 'redact' | 'content'>): Promise<void> {
   const { tracer } = options;
   const endedAt = run.finishedAt ?? new Date();
   const [versions, events] = await Promise.all([store.listPlanVersions(run.id), store.listEvents(run.id)]);
@@ -300,7 +332,12 @@ async function recordRunEnd(
         name: 'planning',
         startedAt: round.startedAt,
         endedAt: round.endedAt,
-        attributes: { ...runAttributes, 'tandem.plan.version': round.version, 'tandem.plan.author_kind': round.authorKind, 'tandem.planning.trigger': round.trigger },
+        attributes: {
+          ...runAttributes,
+          'tandem.plan.version': round.version,
+          'tandem.plan.author_kind': round.authorKind,
+          'tandem.planning.trigger': round.trigger,
+        },
         ...(round.authorKind === undefined ? { error: 'no plan was proposed' } : {}),
       },
     );

@@ -10,6 +10,7 @@ import { instrumentRunStore } from '../observability/instrumented-store.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import { startTracing } from '../observability/tracing.ts';
+import { recordRemindAfter } from '../observability/wait-metrics.ts';
 import type { RunbookCatalog } from '../runbooks/catalog.ts';
 import { createRunbookCatalog } from '../runbooks/index.ts';
 import { createRunbooksStore, createRunStore, createSlackInbox, expireLeasesOfDeadOwners, type Database } from '../store/index.ts';
@@ -157,6 +158,7 @@ async function buildServices(config: Readonly<Config>, logger: Logger, cleanups:
   const database: Database = await openConfiguredDatabase(config);
   cleanups.add(() => database.close());
   const metrics = createMetrics();
+  recordRemindAfter(metrics, config.housekeeping);
   const counted = instrumentRunStore(createRunStore(database.db), metrics);
   // With an OTLP endpoint set, each run is a trace recorded from the store, the tools and the model calls.
   const tracing = await startTracing({ config, store: counted, logger });
@@ -166,7 +168,7 @@ async function buildServices(config: Readonly<Config>, logger: Logger, cleanups:
   // role's calls (llm_task runs inside a tool), so it alone records usage against the run.
   const untracedLlm = createLlmClient({ config, logger, onUsage: (usage) => store.recordUsage(usage) });
   const llm = tracing?.llm(untracedLlm) ?? untracedLlm;
-  const slackClient = createSlackClient(config, logger);
+  const slackClient = createSlackClient(config, logger, { onError: () => metrics.apiErrors.inc({ api: 'slack', kind: 'error' }) });
   countSlackRateLimits(slackClient, metrics);
   const built = await buildTools(config, { llm, slackClient, logger, onGithubClient: (github) => countGithubErrors(github, metrics) });
   cleanups.add(built.close);

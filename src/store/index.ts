@@ -8,3 +8,4 @@ export { createSlackInbox, forgetInboxBefore } from './inbox-repository.ts';
 export { expireLeasesOfDeadOwners } from './dead-owners-repository.ts';
 export { leaseLagSeconds } from './leases-repository.ts';
 export { recordFeedback, listFeedback, feedbackByAuthor, type FeedbackRecord } from './feedback-repository.ts';
+export { openWaits, type OpenWaits, type WaitKind } from './waits-repository.ts';

@@ -141,11 +141,19 @@ describe('a run is one trace', () => {
     expect(root.traceId).toBe(s1.traceId);
     expect(new Set(runSpans(secondRun).map((s) => s.traceId))).toEqual(new Set([s1.traceId]));
     const tree = spanTree(receiver.spans, root.traceId, label);
+    console.log(`span tree of ${secondRun} across the kill -9 (trace ${root.traceId}):\n${tree}`);
     expect(tree, tree).not.toContain('parent missing');
     expect(tree.split('\n')[0]).toBe('run  [succeeded]');
     expect(tree).toMatch(/ {2}plan v1\n {4}wait approval {2}\[answered by U2\]\n {4}step s1 {2}\[succeeded\]\n {6}execute_tool http_check/);
     expect(tree).toMatch(/ {4}step s3 {2}\[succeeded\]\n {6}execute_tool slack_notify/);
-    expect(planMessage.ts).toBeTruthy();
+    // The attempt the kill cut short is in the tree, ended by the process that found it; the next attempt ran to the end.
+    const s2 = runSpans(secondRun)
+      .filter((s) => s.name === 'step s2')
+      .map((s) => [s.attributes['tandem.step.attempt'], s.attributes['tandem.step.status']]);
+    expect(s2.sort()).toEqual([
+      [1, 'cancelled'],
+      [2, 'succeeded'],
+    ]);
   }, 120_000);
 
   it('tandem show prints the trace id', async () => {

@@ -7,10 +7,11 @@
  * _TIMEOUT, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_BSP_*): src/config only decides whether it
  * is on and keeps header values out of logs.
  */
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context } from '@opentelemetry/api';
+import { context, diag, DiagLogLevel, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider, RandomIdGenerator, type IdGenerator } from '@opentelemetry/sdk-trace-node';
+import type { LogPort } from '../agent/ports/logger.ts';
 import type { RunTracer, SpanAttributes } from '../agent/ports/tracer.ts';
 
 /**
@@ -33,7 +34,11 @@ class ChosenIdGenerator implements IdGenerator {
   }
 }
 
-export function startOtelTracer(): RunTracer {
+export function startOtelTracer(logger: Pick<LogPort, 'warn'>): RunTracer {
+  // The SDK says nothing by default: a collector that refuses or cannot be reached would go unnoticed.
+  const warn = (message: string) => logger.warn({ component: 'opentelemetry' }, `trace export: ${message}`);
+  const quiet = () => {};
+  diag.setLogger({ error: warn, warn, info: quiet, debug: quiet, verbose: quiet }, DiagLogLevel.WARN);
   const ids = new ChosenIdGenerator();
   const resource = defaultResource()
     .merge(resourceFromAttributes({ 'service.name': 'tandem' }))
@@ -78,9 +83,11 @@ export function startOtelTracer(): RunTracer {
       return active ? { traceId: active.traceId, spanId: active.spanId } : undefined;
     },
     async shutdown() {
-      await provider.shutdown();
+      // The last export's failure (a collector gone) is worth a line, not a failed shutdown.
+      await provider.shutdown().catch((error: unknown) => warn(error instanceof Error ? error.message : String(error)));
       trace.disable();
       context.disable();
+      diag.disable();
     },
   };
 }

@@ -34,11 +34,16 @@ export interface TracedStore {
  * the run (from its creation to its end), each planning round and plan version, each step's attempt,
  * and each wait for a person with who answered. Tool and model calls are live spans (traced-calls.ts).
  */
+/** Runs whose trace ids (and whose end) a process keeps in memory. */
+const MAX_REMEMBERED = 10_000;
+
 export function traceRunStore(store: RunStore, options: TracedStoreOptions): TracedStore {
   const traces = new Map<string, RunTrace>();
   const pending = new Set<Promise<void>>();
   const remember = (run: RunRecord | undefined) => {
     if (run?.trace) traces.set(run.id, run.trace);
+    // Runs another replica ends are never forgotten here: keep the newest, a read brings an old one back.
+    if (traces.size > MAX_REMEMBERED) traces.delete(traces.keys().next().value!);
     return run;
   };
   const recording: Recording = {
@@ -262,6 +267,7 @@ function runEndSpans(recording: Recording, inner: Overrides): Overrides {
   const runEnded = (runId: string) => {
     if (ended.has(runId)) return;
     ended.add(runId);
+    if (ended.size > MAX_REMEMBERED) ended.delete(ended.values().next().value!);
     later(async () => {
       const run = recording.remember(await store.getRun(runId));
       if (!run?.trace) return;

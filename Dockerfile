@@ -1,14 +1,16 @@
 # syntax=docker/dockerfile:1
 # Tandem: production dependencies only, runs as the unprivileged `node` user.
 # Data: set DATABASE_URL for PostgreSQL, or mount a volume at /data for the embedded PGlite.
+# Node 24, the Active LTS (Node 20 reached its end of life in April 2026). The code itself supports Node
+# 20.19 and newer (package.json engines); the tests run on Node 20 — see README, "Supported Node versions".
 
-FROM node:20-bookworm-slim AS deps
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
 # The compiled output: TypeScript is needed here only. bin/tandem.js runs dist/ while its stamp matches src/.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
@@ -17,7 +19,7 @@ COPY scripts/build.mjs ./scripts/
 COPY src ./src
 RUN node scripts/build.mjs
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     DATA_DIR=/data \
     PORT=3000

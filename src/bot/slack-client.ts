@@ -65,11 +65,28 @@ export function slackClientOptions(config: Pick<Config, 'slack'>, logger: Logger
   };
 }
 
-export function createSlackClient(config: Pick<Config, 'slack'>, logger: Logger, overrides: { retries?: number; timeoutMs?: number } = {}): SlackClient {
+/** `onError`: told of every Web API call that failed after its retries (the /metrics error count); the error still reaches the caller. */
+export function createSlackClient(
+  config: Pick<Config, 'slack'>,
+  logger: Logger,
+  overrides: { retries?: number; timeoutMs?: number; onError?: (error: unknown) => void } = {},
+): SlackClient {
   const options = slackClientOptions(config, logger);
   if (overrides.retries !== undefined) options.retryConfig = { ...options.retryConfig, retries: overrides.retries };
   if (overrides.timeoutMs !== undefined) options.timeout = overrides.timeoutMs;
-  return new webApi.WebClient(config.slack.botToken, options);
+  const { onError } = overrides;
+  if (!onError) return new webApi.WebClient(config.slack.botToken, options);
+  // Every method (client.chat.postMessage…) is bound to apiCall when the client is built, so a subclass sees them all.
+  return new (class extends webApi.WebClient {
+    override async apiCall(...args: Parameters<SlackClient['apiCall']>) {
+      try {
+        return await super.apiCall(...args);
+      } catch (error) {
+        onError(error);
+        throw error;
+      }
+    }
+  })(config.slack.botToken, options);
 }
 
 /** The client's fetch, marking a post that may have reached Slack (and so must not be retried) as such. */

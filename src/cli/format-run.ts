@@ -57,6 +57,8 @@ export function formatRunDetail(d: RunDetail): string {
   out.push(`task: ${run.task}`);
   out.push(`requested by ${run.requester} via ${run.origin} in ${run.conversation.channel} (thread ${run.conversation.threadTs}) at ${time(run.createdAt)}`);
   if (run.finishedAt) out.push(`finished ${time(run.finishedAt)}`);
+  // The id to look the run up by in a tracing backend (OTEL_EXPORTER_OTLP_ENDPOINT); runs from before it was stored have none.
+  if (run.trace) out.push(`trace ${run.trace.traceId}`);
   out.push(`model usage: ${d.usage.inputTokens} tokens in, ${d.usage.outputTokens} out, $${d.usage.costUsd.toFixed(4)}`);
 
   for (const version of d.versions) {

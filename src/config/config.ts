@@ -45,6 +45,11 @@ export interface Config {
   /** How the status board is drawn: Slack's plan block, sections, or the plan block until Slack refuses it. */
   boardStyle: 'auto' | 'plan' | 'sections';
   logLevel: Env['LOG_LEVEL'];
+  /**
+   * Runs exported as OpenTelemetry traces over OTLP: on when an OTLP endpoint is set, unless OTEL_SDK_DISABLED
+   * or OTEL_TRACES_EXPORTER says otherwise. `content`: prompts, answers, tool args and the task on the spans (redacted).
+   */
+  tracing: { enabled: boolean; content: boolean };
   /** Every secret value, so loggers and prompts can strip them. */
   secrets: string[];
 }
@@ -84,6 +89,9 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     e.GITHUB_TOKEN,
     databasePassword(e.DATABASE_URL),
     ...github.secrets,
+    // An OTLP backend's API key travels in these headers.
+    ...headerValues(e.OTEL_EXPORTER_OTLP_HEADERS),
+    ...headerValues(e.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
   ].filter((s): s is string => typeof s === 'string' && s.length >= 4);
 
   const config: Config = {
@@ -122,6 +130,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     runbooksDir: e.TANDEM_RUNBOOKS_DIR,
     boardStyle: e.TANDEM_BOARD_STYLE,
     logLevel: e.LOG_LEVEL,
+    tracing: { enabled: tracingEnabled(e), content: e.TANDEM_TRACE_CONTENT === 'on' },
     secrets,
   };
   return deepFreeze(config);
@@ -158,6 +167,26 @@ function modelRoutes(e: Env): Config['models'] {
     }
   }
   return { planner, executor, evaluator, 'planner-fallback': fallback };
+}
+
+function tracingEnabled(e: Env): boolean {
+  if (!e.OTEL_EXPORTER_OTLP_ENDPOINT && !e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return false;
+  if (e.OTEL_SDK_DISABLED === 'true') return false;
+  return e.OTEL_TRACES_EXPORTER === undefined || e.OTEL_TRACES_EXPORTER.split(',').some((name) => name.trim() === 'otlp');
+}
+
+/** `key1=value1,key2=value2` (W3C baggage form, values percent-encoded): the values, for redaction. */
+function headerValues(headers: string | undefined): string[] {
+  if (!headers) return [];
+  return headers.split(',').flatMap((pair) => {
+    const value = pair.slice(pair.indexOf('=') + 1).trim();
+    if (!pair.includes('=') || !value) return [];
+    try {
+      return [value, decodeURIComponent(value)];
+    } catch {
+      return [value];
+    }
+  });
 }
 
 function withTrailingSlash(url: string): string {

@@ -120,6 +120,19 @@ export const EnvSchema = z.object({
   TANDEM_MODEL_PRICES: z.string().optional(),
   TANDEM_RUNBOOKS_DIR: z.string().min(1).default('./runbooks'),
   TANDEM_BOARD_STYLE: z.enum(['auto', 'plan', 'sections'], { error: 'expected auto, plan or sections' }).default('auto'),
+  // Read here only to decide whether tracing is on; the OpenTelemetry SDK reads these and the other OTEL_* itself.
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl.optional(),
+  OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: z.string().optional(),
+  OTEL_SDK_DISABLED: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['true', 'false'], { error: 'expected true or false' }))
+    .optional(),
+  OTEL_TRACES_EXPORTER: z.string().trim().toLowerCase().optional(),
+  TANDEM_TRACE_CONTENT: z.enum(['on', 'off'], { error: 'expected on or off' }).default('off'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -9,7 +9,25 @@ import type { Metrics } from './metrics.ts';
  */
 export function instrumentRunStore(store: RunStore, metrics: Metrics): RunStore {
   const steps = stepCounting(store, metrics);
-  return decorate(store, { ...steps.overrides, ...runEndCounting(store, metrics, steps.runEnded), ...callCounting(store, metrics) });
+  const counted = decorate(store, { ...steps.overrides, ...runEndCounting(store, metrics, steps.runEnded), ...callCounting(store, metrics) });
+  return errorCounting(counted, metrics);
+}
+
+/** Every store call that fails, by method: the database down or refusing shows on the dashboard before runs stall. */
+function errorCounting(store: RunStore, metrics: Metrics): RunStore {
+  const overrides: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(decorate(store, {}))) {
+    if (typeof method !== 'function') continue;
+    overrides[name] = (...args: unknown[]) => {
+      const result: unknown = (method as (...a: unknown[]) => unknown)(...args);
+      if (!(result instanceof Promise)) return result;
+      return result.catch((error: unknown) => {
+        metrics.storeErrors.inc({ operation: name });
+        throw error;
+      });
+    };
+  }
+  return decorate(store, overrides as Partial<RunStore>);
 }
 
 type Overrides = Partial<RunStore>;

@@ -1,5 +1,6 @@
 import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino';
 import { redactText } from '../agent/redact.ts';
+import { logTraceFields } from './log-trace.ts';
 
 export type { Logger } from 'pino';
 
@@ -23,6 +24,8 @@ export function createLogger(options: { level: string; secrets: readonly string[
     {
       level: options.level,
       base: undefined,
+      // The run's trace and span ids while tracing is on (log-trace.ts).
+      mixin: logTraceFields,
       redact: { paths: ['token', 'apiKey', '*.token', '*.apiKey', 'authorization', '*.authorization', 'headers.authorization'], censor: '[redacted]' },
       // Errors were made plain (and redacted) by the log formatter already; a second pass would rename their type.
       serializers: { err: (value: unknown) => (value instanceof Error ? stdSerializers.err(value) : value) },

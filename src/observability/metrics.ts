@@ -14,6 +14,16 @@ export interface Metrics {
   llmCost: Counter<'role' | 'model'>;
   apiErrors: Counter<'api' | 'kind'>;
   leaseLag: Gauge;
+  /** Store calls that failed, by port method (a database down, a constraint the code did not expect). */
+  storeErrors: Counter<'operation'>;
+  /** Waits for a person now open, by kind (approval, question, escalation, confirm); set each housekeeping minute. */
+  waitsOpen: Gauge<'kind'>;
+  /** How long the oldest open wait of each kind has waited. */
+  waitOldest: Gauge<'kind'>;
+  /** After how long a wait of each kind is reminded about (the settings): the alert compares the two. */
+  waitRemindAfter: Gauge<'kind'>;
+  /** Runs not yet ended, by status. */
+  runsActive: Gauge<'status'>;
 }
 
 export function createMetrics(): Metrics {
@@ -67,5 +77,25 @@ export function createMetrics(): Metrics {
       registers: [registry],
     }),
     leaseLag: new Gauge({ name: 'tandem_lease_lag_seconds', help: 'How long past its lease the oldest expired step lease is', registers: [registry] }),
+    storeErrors: new Counter({
+      name: 'tandem_store_errors_total',
+      help: 'Store calls that failed, by operation',
+      labelNames: ['operation'],
+      registers: [registry],
+    }),
+    waitsOpen: new Gauge({ name: 'tandem_waits_open', help: 'Waits for a person now open, by kind', labelNames: ['kind'], registers: [registry] }),
+    waitOldest: new Gauge({
+      name: 'tandem_wait_oldest_seconds',
+      help: 'How long the oldest open wait for a person of each kind has waited',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+    waitRemindAfter: new Gauge({
+      name: 'tandem_wait_remind_after_seconds',
+      help: 'After how long an open wait of each kind is reminded about (settings)',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+    runsActive: new Gauge({ name: 'tandem_runs_active', help: 'Runs not yet ended, by status', labelNames: ['status'], registers: [registry] }),
   };
 }

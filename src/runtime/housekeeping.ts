@@ -5,8 +5,9 @@
  */
 import { schedule } from 'node-cron';
 import type { Db } from '../store/index.ts';
-import { forgetInboxBefore, forgetSlackEventsBefore, leaseLagSeconds } from '../store/index.ts';
+import { forgetInboxBefore, forgetSlackEventsBefore, leaseLagSeconds, openWaits } from '../store/index.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { recordOpenWaits } from '../observability/wait-metrics.ts';
 
 const DAY_MS = 24 * 60 * 60_000;
 
@@ -24,6 +25,8 @@ export function scheduleHousekeeping(input: {
       .housekeep()
       // How far the oldest unadopted lease is overdue: a dead replica whose work nobody picked up shows here.
       .then(async () => input.metrics.leaseLag.set(await leaseLagSeconds(db)))
+      // Who the runs wait for, and for how long: the dashboard's waits panel and the stale-wait alert.
+      .then(async () => recordOpenWaits(input.metrics, await openWaits(db)))
       .catch((error: unknown) => logger.warn({ err: error }, 'housekeeping sweep failed'))
       .finally(() => (sweeping = undefined));
     return sweeping;

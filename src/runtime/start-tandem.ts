@@ -9,6 +9,8 @@ import { createLlmClient } from '../integrations/llm/index.ts';
 import { instrumentRunStore } from '../observability/instrumented-store.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
+import { startTracing } from '../observability/tracing.ts';
+import { recordRemindAfter } from '../observability/wait-metrics.ts';
 import type { RunbookCatalog } from '../runbooks/catalog.ts';
 import { createRunbookCatalog } from '../runbooks/index.ts';
 import { createRunbooksStore, createRunStore, createSlackInbox, expireLeasesOfDeadOwners, type Database } from '../store/index.ts';
@@ -171,14 +173,21 @@ async function buildServices(config: Readonly<Config>, logger: Logger, cleanups:
   const database: Database = await openConfiguredDatabase(config);
   cleanups.add(() => database.close());
   const metrics = createMetrics();
-  const store = instrumentRunStore(createRunStore(database.db), metrics);
+  recordRemindAfter(metrics, config.housekeeping);
+  const counted = instrumentRunStore(createRunStore(database.db), metrics);
+  // With an OTLP endpoint set, each run is a trace recorded from the store, the tools and the model calls.
+  const tracing = await startTracing({ config, store: counted, logger });
+  if (tracing) cleanups.add(() => tracing.close());
+  const store = tracing?.store ?? counted;
   // The client sees every answer that was paid for, including ones that did not parse, and every
   // role's calls (llm_task runs inside a tool), so it alone records usage against the run.
-  const llm = demoLlm ?? createLlmClient({ config, logger, onUsage: (usage) => store.recordUsage(usage) });
-  const slackClient = createSlackClient(config, logger);
+  const untracedLlm = demoLlm ?? createLlmClient({ config, logger, onUsage: (usage) => store.recordUsage(usage) });
+  const llm = tracing?.llm(untracedLlm) ?? untracedLlm;
+  const slackClient = createSlackClient(config, logger, { onError: () => metrics.apiErrors.inc({ api: 'slack', kind: 'error' }) });
   countSlackRateLimits(slackClient, metrics);
-  const { tools, close: closeTools } = await buildTools(config, { llm, slackClient, logger, onGithubClient: (github) => countGithubErrors(github, metrics) });
-  cleanups.add(closeTools);
+  const built = await buildTools(config, { llm, slackClient, logger, onGithubClient: (github) => countGithubErrors(github, metrics) });
+  cleanups.add(built.close);
+  const tools = tracing?.tools(built.tools) ?? built.tools;
   const risks = new Map(tools.map((tool) => [tool.name, tool.risk]));
   const runbooks = await createRunbookCatalog({ store: createRunbooksStore(database.db), dir: config.runbooksDir, logger, riskOf: (tool) => risks.get(tool) });
   // A runbook saved on another replica reaches this one within a minute (a save here reloads at once).

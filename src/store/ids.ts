@@ -15,3 +15,20 @@ export function newId(prefix: string): string {
   for (const byte of bytes) tail += ALPHABET[byte % 32];
   return `${prefix}_${head}${tail}`;
 }
+
+/** A W3C trace-context trace id (32 hex digits, never all zeros): the run's trace, stored with it. */
+export function newTraceId(): string {
+  return nonZeroHex(16);
+}
+
+/** A W3C trace-context span id (16 hex digits, never all zeros): the run's root span. */
+export function newSpanId(): string {
+  return nonZeroHex(8);
+}
+
+function nonZeroHex(bytes: number): string {
+  for (;;) {
+    const hex = randomBytes(bytes).toString('hex');
+    if (/[^0]/.test(hex)) return hex;
+  }
+}

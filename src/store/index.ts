@@ -9,3 +9,4 @@ export { expireLeasesOfDeadOwners } from './dead-owners-repository.ts';
 export { leaseLagSeconds } from './leases-repository.ts';
 export { recordFeedback, listFeedback, feedbackByAuthor, type FeedbackRecord } from './feedback-repository.ts';
 export { pruneFinishedRuns, type PruneCounts } from './prune-repository.ts';
+export { openWaits, type OpenWaits, type WaitKind } from './waits-repository.ts';

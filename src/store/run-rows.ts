@@ -17,6 +17,8 @@ export interface RawRunRow {
   created_at: Date | string;
   updated_at: Date | string;
   finished_at: Date | string | null;
+  trace_id: string | null;
+  trace_span_id: string | null;
 }
 
 export function fromRawRun(row: RawRunRow): RunRecord {
@@ -34,5 +36,11 @@ export function fromRawRun(row: RawRunRow): RunRecord {
     createdAt: asDate(row.created_at),
     updatedAt: asDate(row.updated_at),
     finishedAt: asDate(row.finished_at),
+    ...runTrace(row.trace_id, row.trace_span_id),
   };
+}
+
+/** The run's trace ids when both are stored (runs from before they were have none). */
+export function runTrace(traceId: string | null, rootSpanId: string | null): Pick<RunRecord, 'trace'> {
+  return traceId && rootSpanId ? { trace: { traceId, rootSpanId } } : {};
 }

@@ -3,9 +3,9 @@ import type { Conversation, RunRecord, RunsPort, RunStatus } from '../agent/port
 import { builtOnce } from './built-once.ts';
 import type { Db } from './database.ts';
 import { leaseEnd } from './lease-end.ts';
-import { newId } from './ids.ts';
+import { newId, newSpanId, newTraceId } from './ids.ts';
 import { jsonParam, rawRows } from './raw-rows.ts';
-import { fromRawRun, type RawRunRow } from './run-rows.ts';
+import { fromRawRun, runTrace, type RawRunRow } from './run-rows.ts';
 import { runs } from './schema.ts';
 
 type RunRow = typeof runs.$inferSelect;
@@ -25,6 +25,7 @@ export function toRunRecord(row: RunRow): RunRecord {
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     finishedAt: row.finishedAt,
+    ...runTrace(row.traceId, row.traceSpanId),
   };
 }
 
@@ -34,10 +35,10 @@ export async function insertRun(db: Db, input: Parameters<RunsPort['createRun']>
   const [row] = await rawRows<RawRunRow>(
     db,
     sql`with created as (
-          insert into runs (id, task, requester, channel, thread_ts, origin, status, request_id, event_seq, lease_owner, lease_until)
+          insert into runs (id, task, requester, channel, thread_ts, origin, status, request_id, event_seq, lease_owner, lease_until, trace_id, trace_span_id)
           values (${newId('run')}, ${input.task}, ${input.requester}, ${input.conversation.channel}, ${input.conversation.threadTs},
             ${input.origin}, 'planning', ${input.requestId ?? null}, ${created ? 1 : 0}, ${lease?.owner ?? null},
-            ${lease ? leaseEnd(lease.leaseMs) : null})
+            ${lease ? leaseEnd(lease.leaseMs) : null}, ${newTraceId()}, ${newSpanId()})
           returning *
         )${
           created

@@ -11,7 +11,7 @@ const instructions = dockerfile
   .split('\n')
   .map((line) => line.trim())
   .filter((line) => line && !line.startsWith('#'));
-const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; engines: { node: string } };
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -21,6 +21,12 @@ function files(dir: string): string[] {
 }
 
 describe('Dockerfile', () => {
+  it('builds every stage on Node 24 (the Active LTS), while the code keeps supporting Node 20.19+', () => {
+    const bases = instructions.filter((i) => i.startsWith('FROM ')).map((i) => i.split(/\s+/)[1]);
+    expect(new Set(bases)).toEqual(new Set(['node:24-bookworm-slim']));
+    expect(pkg.engines.node).toBe('>=20.19');
+  });
+
   it('builds in stages, installs production dependencies only, and runs as a non-root user with a health check', () => {
     expect(instructions.filter((i) => i.startsWith('FROM ')).length).toBeGreaterThanOrEqual(2);
     expect(instructions.some((i) => /^RUN npm ci --omit=dev/.test(i))).toBe(true);

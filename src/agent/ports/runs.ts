@@ -1,5 +1,6 @@
 import type { RunEventData, RunEventInput } from '../run-events.ts';
 import type { NewOwedMessage } from './outbox.ts';
+import type { RunTrace } from './tracer.ts';
 
 export type RunStatus =
   | 'planning'
@@ -37,6 +38,8 @@ export interface RunRecord {
   createdAt: Date;
   updatedAt: Date;
   finishedAt: Date | null;
+  /** The run's trace ids, given when it is created; absent from runs stored before they were (and from test doubles). */
+  trace?: RunTrace;
 }
 
 /** Runs: created, read, moved between statuses, and ended with what they owe their thread. */

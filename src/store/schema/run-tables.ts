@@ -30,6 +30,9 @@ export const runs = pgTable(
     finishedAt: at('finished_at'),
     /** When `tandem prune` removed the run's bulky rows (events, outputs, delivered messages); audit facts stay. */
     prunedAt: at('pruned_at'),
+    /** W3C trace-context ids of the run's trace and root span: any replica that resumes the run continues the same trace. */
+    traceId: text('trace_id'),
+    traceSpanId: text('trace_span_id'),
   },
   (t) => [
     index('runs_status_idx').on(t.status),

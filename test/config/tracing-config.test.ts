@@ -1,0 +1,31 @@
+/** When runs are exported as traces, and that an OTLP backend's key in the exporter headers is kept out of logs. */
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.ts';
+import { configProblem } from '../helpers/config-problem.ts';
+
+describe('tracing settings', () => {
+  it('is on only with an OTLP endpoint, and off again with OTEL_SDK_DISABLED or a traces exporter other than otlp', () => {
+    const on = (env: Record<string, string>) => loadConfig(env).tracing.enabled;
+    expect(on({})).toBe(false);
+    expect(on({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toBe(true);
+    expect(on({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).toBe(true);
+    expect(on({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'TRUE' })).toBe(false);
+    expect(on({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' })).toBe(false);
+    expect(on({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'console,otlp' })).toBe(true);
+    expect(loadConfig({}).tracing.content).toBe(false);
+    expect(loadConfig({ TANDEM_TRACE_CONTENT: 'on' }).tracing.content).toBe(true);
+  });
+
+  it('refuses an endpoint that is not an http(s) URL, naming the variable', () => {
+    expect(configProblem({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toMatch(/OTEL_EXPORTER_OTLP_ENDPOINT/);
+    expect(configProblem({ TANDEM_TRACE_CONTENT: 'yes' })).toMatch(/TANDEM_TRACE_CONTENT.*on or off/);
+  });
+
+  it('counts the exporter header values as secrets, raw and decoded', () => {
+    const { secrets } = loadConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-honeycomb-team=hc-key-123456,authorization=Bearer%20tok-987654',
+    });
+    expect(secrets).toEqual(expect.arrayContaining(['hc-key-123456', 'Bearer%20tok-987654', 'Bearer tok-987654']));
+  });
+});

@@ -11,11 +11,7 @@ import { isAccountName, isRepositoryName } from '../../agent/repository-name.ts'
 
 export type SearchReach = { repositories: readonly string[] | 'any' } | { unreadable: string };
 
-type Node =
-  | { kind: 'scope'; repository: string }
-  | { kind: 'term' }
-  | { kind: 'not'; node: Node }
-  | { kind: 'and' | 'or'; nodes: Node[] };
+type Node = { kind: 'scope'; repository: string } | { kind: 'term' } | { kind: 'not'; node: Node } | { kind: 'and' | 'or'; nodes: Node[] };
 
 const SCOPE_KEYS = new Set(['repo', 'org', 'user']);
 

@@ -42,7 +42,7 @@ export interface SlackAppOptions {
   inbox?: SlackInbox;
   runs: RunQueries;
   logger: Logger;
-  /** More routes on the same HTTP server (the lead's `/metrics`); `/healthz` is always there. */
+  /** More routes on the same HTTP server (the lead's `/metrics`); `/healthz` is always there (one given here replaces the default). */
   customRoutes?: CustomRoute[];
   /** The Slack surface, told when a plan's buttons were used so it does not rewrite that message later. */
   surface?: { planDecided(runId: string): void };
@@ -95,7 +95,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   // The identity probe retries on its own schedule (BotIdentityCache), so its client does not.
   const identity = new BotIdentityCache(createSlackClient(config, logger, { retries: 0, timeoutMs: 5_000 }), logger);
   const authorize: Authorize<boolean> = async () => ({ botToken: token, botId: identity.current?.botId, botUserId: identity.current?.botUserId });
-  const customRoutes = [healthRoute, ...(options.customRoutes ?? [])];
+  // The runtime's own `/healthz` (it knows the store) replaces the bare one.
+  const extraRoutes = options.customRoutes ?? [];
+  const customRoutes = extraRoutes.some((route) => route.path === healthRoute.path) ? extraRoutes : [healthRoute, ...extraRoutes];
   const common = {
     authorize,
     logger: slackLogger(logger, 'bolt'),

@@ -5,6 +5,27 @@ import { inboxKey, storableBody } from './inbox-key.ts';
 import type { SlackInbox } from './ports.ts';
 import { describeError } from './replies.ts';
 
+/**
+ * A store that does not answer (a cut connection, a failover) must not keep Slack waiting past its 3 s:
+ * the request is answered with a 5xx before then, so Slack retries it. If the write lands after all, the
+ * retry finds it stored and the request is handled from the inbox (resumeUnfinished).
+ */
+const RECORD_DEADLINE_MS = 2_000;
+
+class InboxUnavailableError extends Error {
+  override readonly name = 'InboxUnavailableError';
+  readonly code = 'STORE_TIMEOUT';
+  constructor() {
+    super(`the Slack request could not be stored within ${RECORD_DEADLINE_MS} ms; answered with an error so Slack retries it`);
+  }
+}
+
+function withinAckDeadline<T>(work: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new InboxUnavailableError()), RECORD_DEADLINE_MS)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 /** Set in the listener context: the inbox key of the request being handled, and whether it is handled again after a crash. */
 export interface InboxContext {
   inboxKey?: string;
@@ -74,7 +95,7 @@ export class InboxReceiver implements Receiver {
     if (!key) return this.app!.processEvent(event);
     // The one write before the ack. If it fails the request is not acknowledged: Slack retries events,
     // and a person whose click failed sees Slack's error instead of a click that silently did nothing.
-    if (!(await this.inbox.record({ key, body: storableBody(event.body) }))) {
+    if (!(await withinAckDeadline(this.inbox.record({ key, body: storableBody(event.body) })))) {
       this.logger.debug({ inboxKey: key, retryNum: event.retryNum }, 'Slack request delivered again; acknowledged and dropped');
       await event.ack();
       return;

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
 /** PGlite's folder cannot be created or written (read-only, full, a path under a file): start-up stops with this one line. */
@@ -29,8 +29,24 @@ export function checkDataDirWritable(dataDir: string, create: () => void): void 
       rmSync(probe, { force: true });
     }
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new DataDirUnwritableError(dataDir, describe(code, error));
+    const cause = (error as NodeJS.ErrnoException).code === 'ENOENT' ? (firstRefusal(dataDir) ?? error) : error;
+    throw new DataDirUnwritableError(dataDir, describe((cause as NodeJS.ErrnoException).code, cause));
+  }
+}
+
+/**
+ * A recursive mkdir on a read-only file system says ENOENT; creating the first missing folder alone
+ * says why (EROFS, EACCES, ENOTDIR).
+ */
+function firstRefusal(dataDir: string): unknown {
+  let missing = dataDir;
+  while (!existsSync(path.dirname(missing)) && path.dirname(missing) !== missing) missing = path.dirname(missing);
+  try {
+    mkdirSync(missing);
+    rmSync(missing, { recursive: true, force: true });
+    return undefined;
+  } catch (error) {
+    return error;
   }
 }
 

@@ -48,6 +48,11 @@ export async function startOutageStack(store: { DATABASE_URL: string } | { DATA_
   const dir = mkdtempSync(path.join(tmpdir(), 'tandem-outage-'));
   mkdirSync(path.join(dir, 'runbooks'));
   writeFileSync(path.join(dir, 'runbooks', 'outage.yml'), RUNBOOK);
+  // The same plan for a task with a long note (a request that takes room in the store).
+  writeFileSync(
+    path.join(dir, 'runbooks', 'outage-noted.yml'),
+    RUNBOOK.replace('name: outage', 'name: outage-noted').replace('issue"', 'issue noting {note}"'),
+  );
   const slack = await new SlackFakeServer({ token: TOKEN }).start();
   const github = await startFakeGithub();
   github.addRepo('acme/api');

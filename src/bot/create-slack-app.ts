@@ -23,6 +23,7 @@ import { registerScheduleActions } from './listeners/schedule-actions.ts';
 import { registerSessionStopped } from './listeners/session-stopped.ts';
 import { registerDirectMessage } from './listeners/direct-message.ts';
 import { registerFeedback } from './listeners/feedback.ts';
+import { registerPlannerTryAgain } from './listeners/planner-try-again.ts';
 import { InboxReceiver } from './inbox-receiver.ts';
 import { createMemoryInbox, type FeedbackLog, type RunQueries, type SlackInbox } from './ports.ts';
 import { createSlackClient, slackClientOptions, type SlackClient } from './slack-client.ts';
@@ -130,6 +131,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   registerSessionStopped(app, deps);
   registerDirectMessage(app, deps);
   registerFeedback(app, deps);
+  registerPlannerTryAgain(app, deps);
   registerPlanActions(app, deps);
   registerModifyButton(app, deps);
   registerModifySubmit(app, deps);

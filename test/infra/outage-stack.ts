@@ -44,7 +44,11 @@ export interface OutageStack {
   close(): Promise<void>;
 }
 
-export async function startOutageStack(store: { DATABASE_URL: string } | { DATA_DIR: string }, env: Record<string, string> = {}): Promise<OutageStack> {
+/** `store`: PostgreSQL, a PGlite folder, or `pglite` for a PGlite folder in the stack's own temporary folder. */
+export async function startOutageStack(
+  store: { DATABASE_URL: string } | { DATA_DIR: string } | 'pglite',
+  env: Record<string, string> = {},
+): Promise<OutageStack> {
   const dir = mkdtempSync(path.join(tmpdir(), 'tandem-outage-'));
   mkdirSync(path.join(dir, 'runbooks'));
   writeFileSync(path.join(dir, 'runbooks', 'outage.yml'), RUNBOOK);
@@ -64,7 +68,7 @@ export async function startOutageStack(store: { DATABASE_URL: string } | { DATA_
     GITHUB_API_URL: github.url,
     TANDEM_APPROVERS: 'U2',
     TANDEM_RUNBOOKS_DIR: path.join(dir, 'runbooks'),
-    ...store,
+    ...(store === 'pglite' ? { DATA_DIR: path.join(dir, 'data') } : store),
     ...env,
   });
   const runtime = await startTandem({ config, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), port: 0 });

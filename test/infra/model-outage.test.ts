@@ -21,7 +21,7 @@ const PLAN = {
 const down = <R>(reply: (status: number, headers: Record<string, string>) => R): R[] =>
   [1, 2, 3].map(() => reply(503, { 'retry-after-ms': '5', 'retry-after': '0' }));
 
-describe('the model provider is down while planning', () => {
+describe('the model provider is down while planning or checking', () => {
   let openai: FakeOpenAi;
   let anthropic: FakeAnthropic;
   let database: TestDatabase | undefined;
@@ -78,5 +78,18 @@ describe('the model provider is down while planning', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(openai.requests).toHaveLength(7);
     expect(stack.thread(sent.ts).filter((m) => m.text.startsWith('Plan v1'))).toHaveLength(1);
+  }, 60_000);
+
+  it('does not hang when the evaluator is down: the run ends and no call is repeated', async () => {
+    const checked = { ...PLAN, steps: [{ ...PLAN.steps[0]!, expect: 'the repository exists' }] };
+    const before = openai.requests.length;
+    openai.enqueue(openAiReply.json(checked), ...down(openAiReply.status));
+    const sent = stack.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> read acme/api and check it' });
+    expect((await sent).status).toBe(200);
+    await stack.approve(sent.ts);
+    const ended = () => stack.thread(sent.ts).find((m) => /^:(white_check_mark|x|warning)/.test(m.text) || m.text.startsWith('Escalation'));
+    await stack.slack.waitUntil(() => ended() !== undefined, 30_000, 'the run to end or ask a person');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(openai.requests.length - before).toBe(4);
   }, 60_000);
 });

@@ -11,14 +11,16 @@ import { useTestStore } from '../helpers/store.ts';
 import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
 
 /** An inbox whose store can be refused (connection refused) or made to hang (a cut with no reset). */
-function breakableInbox(): SlackInbox & { mode: 'up' | 'refused' | 'hanging' } {
+function breakableInbox(): SlackInbox & { mode: 'up' | 'refused' | 'hanging' | 'slow' } {
   const inner = createMemoryInbox();
   const inbox = {
-    mode: 'up' as 'up' | 'refused' | 'hanging',
+    mode: 'up' as 'up' | 'refused' | 'hanging' | 'slow',
     leaseMs: inner.leaseMs,
     record(entry: { key: string; body: Record<string, unknown> }) {
       if (inbox.mode === 'refused') return Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
       if (inbox.mode === 'hanging') return new Promise<boolean>(() => undefined);
+      // Stored, but after Slack's deadline.
+      if (inbox.mode === 'slow') return new Promise<boolean>((resolve) => setTimeout(() => resolve(inner.record(entry)), 3_000));
       return inner.record(entry);
     },
     extend: (key: string) => inner.extend(key),
@@ -63,4 +65,24 @@ describe.each([
     },
     30_000,
   );
+});
+
+describe('a Slack request whose inbox write lands after the deadline', () => {
+  it('is refused, and handled once when Slack sends it again to this process', async () => {
+    const inbox = breakableInbox();
+    e = await startSlackE2E(db.store, { inbox });
+    inbox.mode = 'slow';
+    const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> safe change please' });
+    expect((await sent).status).toBeGreaterThanOrEqual(500);
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // the write lands meanwhile
+    inbox.mode = 'up';
+    const again = await e.driver.event(
+      { type: 'app_mention', user: 'UREQ', text: '<@UBOT> safe change please', ts: sent.ts, channel: 'C1', event_ts: sent.ts },
+      { eventId: sent.eventId, retryNum: 1 },
+    );
+    expect(again.status).toBe(200);
+    await e.waitForMessage(sent.ts, isPlan, 'the plan');
+    await e.agent.idle();
+    expect(e.thread(sent.ts).filter(isPlan)).toHaveLength(1);
+  }, 30_000);
 });

@@ -1,214 +1,198 @@
 /**
- * Chaos: the real `tandem start` process killed with SIGKILL at the moments where an acknowledged
- * request or an owed message could be lost (right after a mention's 200, right after an Approve's
- * 200, during a board edit, between the last step and the summary, after the summary reached Slack,
- * at a random moment) and restarted at once on the same store. Every run must end in its thread with
- * one plan, one board that says it succeeded and one summary. Prints runs, kills, duplicates, lost,
- * and how long a restarted process took to act on an interrupted run.
- * Run: npx tsx bench/chaos.ts [runs]                        (PGlite, one process)
- *      TEST_DATABASE_URL=postgres://… npx tsx bench/chaos.ts (PostgreSQL, two replicas, one killed at a time;
- *      CHAOS_REPLICAS=1 for one process restarted on the same database)
+ * Chaos: N runs of a real `tandem start` (mention → Approve → wait, file a GitHub issue, wait → summary),
+ * each with one fault injected at random while it runs: the process killed with SIGKILL (right after a
+ * mention's ack, after an Approve's ack, or at a random moment) and restarted, the database cut and
+ * restored (a TCP proxy; PostgreSQL only), Slack answering 503 for a few seconds, GitHub resetting the
+ * write's connection after it took effect, the model answering 503 (the thread offers Try again, which
+ * is clicked), or nothing. Slack's side behaves as Slack does: a request not answered 2xx is sent again.
+ * Prints runs started/finished/escalated/stuck, duplicated and missing writes, lost acknowledged
+ * requests and the time from the end of a fault to the thread moving again.
+ * Run: npm run chaos [-- runs]      (PGlite, one process; faults that need PostgreSQL are not drawn)
+ *      TEST_DATABASE_URL=postgres://… npm run chaos   (PostgreSQL behind the proxy)
+ * Bounded: each run waits at most 60 s for its end; everything listens on 127.0.0.1.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PLAN_APPROVE_ACTION } from '../src/bot/views/plan-message.ts';
-import { SlackDriver, SlackFakeServer, type RecordedCall } from '../src/workspace/slack-fake/index.ts';
+import { PLANNER_TRY_AGAIN_ACTION } from '../src/bot/views/planner-unavailable.ts';
+import type { FakeMessage, RecordedCall } from '../src/workspace/slack-fake/index.ts';
+import { openAiReply } from '../test/fakes/openai-server.ts';
 import { atMost, printFigures } from './support/figures.ts';
-import { freshPostgres } from './support/fresh-postgres.ts';
+import { PLAN, RUNBOOK_TASK, startChaosWorld, type Replica } from './support/chaos-world.ts';
 
-const RUNS = Number(process.argv[2] ?? 20);
-const TOKEN = 'xoxb-chaos';
-const SECRET = 'chaos-signing-secret';
-const GOAL = 'Let the system settle';
-const KILL_POINTS = ['event-ack', 'click-ack', 'board-edit', 'final-board', 'summary', 'random', 'none'] as const;
-type KillPoint = (typeof KILL_POINTS)[number];
+const RUNS = Number(process.argv[2] ?? 12);
+const FAULTS = ['none', 'kill-event-ack', 'kill-click-ack', 'kill-random', 'db-cut', 'slack-5xx', 'github-reset', 'model-errors'] as const;
+type Fault = (typeof FAULTS)[number];
+const RUN_DEADLINE_MS = 60_000;
 
-interface Replica {
-  child: ChildProcess;
-  driver: SlackDriver;
-  runningAt: number;
-}
-
-const cwd = mkdtempSync(path.join(tmpdir(), 'tandem-chaos-'));
-mkdirSync(path.join(cwd, 'runbooks'));
-writeFileSync(
-  path.join(cwd, 'runbooks', 'settle.yml'),
-  `name: settle\npattern: "let it settle"\nplan:\n  goal: ${GOAL}\n  confidence: 0.9\n  steps:\n    - { id: s1, title: Settle, tool: wait, args: { seconds: 1 } }\n    - { id: s2, title: Settle more, tool: wait, args: { seconds: 1 }, dependsOn: [s1] }\n`,
-);
-const fake = await new SlackFakeServer({ token: TOKEN }).start();
-const postgresDb = await freshPostgres();
-const env: Record<string, string> = {
-  PATH: process.env.PATH ?? '',
-  HOME: process.env.HOME ?? '',
-  SLACK_BOT_TOKEN: TOKEN,
-  SLACK_SIGNING_SECRET: SECRET,
-  SLACK_API_URL: fake.apiUrl,
-  PORT: '0',
-  LOG_LEVEL: 'info',
-  TANDEM_RUNBOOKS_DIR: path.join(cwd, 'runbooks'),
-};
-if (postgresDb) env.DATABASE_URL = postgresDb.url;
-else env.DATA_DIR = path.join(cwd, 'data');
-const replicaCount = postgresDb ? Number(process.env.CHAOS_REPLICAS ?? 2) : 1;
-const bin = path.resolve(import.meta.dirname, '../bin/tandem.js');
-
-function startReplica(): Promise<Replica> {
-  const child = spawn(process.execPath, [bin, 'start'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stderr!.resume();
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.includes('"Tandem is running"'));
-      if (!line || child.listenerCount('exit') > 1) return;
-      const port = Number((JSON.parse(line) as { port: number }).port);
-      child.once('exit', () => undefined);
-      resolve({ child, runningAt: Date.now(), driver: new SlackDriver({ eventsUrl: `http://127.0.0.1:${port}/slack/events`, signingSecret: SECRET, fake }) });
-    });
-    child.once('exit', (code) => reject(new Error(`tandem exited (${code}) before it was running:\n${out}`)));
-  });
-}
-
-const replicas: Replica[] = [];
-for (let i = 0; i < replicaCount; i++) replicas.push(await startReplica());
+const world = await startChaosWorld();
+const { slack, github, openai, proxy } = world;
+const drawable = FAULTS.filter((fault) => fault !== 'db-cut' || proxy);
+let replica: Replica = await world.startReplica();
+const recoveryMs: number[] = [];
+let lostRequests = 0;
+let refusedThenRetried = 0;
+let refusedDuringCut = 0;
 let kills = 0;
-const resumeMs: number[] = [];
-/** From the kill to the interrupted thread's next Slack call: what a person waits, process start included. */
-const gapMs: number[] = [];
 
-/** Kills a replica and starts it again at once; records how soon after it was running the thread moved again. */
-async function killAndRestart(index: number, threadTs: string): Promise<void> {
-  const victim = replicas[index]!;
+const bot = (ts: string): FakeMessage[] => slack.model.thread('C1', ts).filter((m) => m.user === slack.model.bot.userId);
+const withAction = (ts: string, action: string) => bot(ts).find((m) => JSON.stringify(m.blocks ?? '').includes(action));
+const isSummary = (m: FakeMessage) => /^:(white_check_mark|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
+const isEscalation = (m: FakeMessage) => m.text.startsWith('Escalation');
+const touches = (call: RecordedCall, ts: string) =>
+  call.method.startsWith('chat.') && (call.params.thread_ts === ts || slack.model.findMessage('C1', call.params.ts ?? '')?.threadTs === ts);
+
+async function until(predicate: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > deadline) return false;
+    await sleep(50);
+  }
+  return true;
+}
+
+/** As Slack does: a request answered with anything but a 2xx (or not at all) is sent again, to whichever process is up. */
+async function deliver(send: (replica: Replica) => Promise<{ status: number }>): Promise<boolean> {
+  for (let tries = 0; tries < 60; tries++) {
+    const status = await send(replica).then(
+      (answer) => answer.status,
+      () => 0,
+    );
+    if (status >= 200 && status < 300) return true;
+    if (tries === 0) refusedThenRetried += 1;
+    await sleep(500);
+  }
+  return false;
+}
+
+async function killAndRestart(): Promise<void> {
+  const victim = replica;
   victim.child.kill('SIGKILL');
-  await new Promise((resolve) =>
-    victim.child.exitCode !== null || victim.child.signalCode !== null ? resolve(undefined) : victim.child.once('exit', resolve),
-  );
+  if (victim.child.exitCode === null && victim.child.signalCode === null) await new Promise((resolve) => victim.child.once('exit', resolve));
   kills += 1;
-  const killedAt = Date.now();
-  const fresh = await startReplica();
-  replicas[index] = fresh;
-  const moved = () => fake.calls.some((call) => call.at > killedAt && touches(call, threadTs));
-  void fake.waitUntil(moved, 60_000, 'the interrupted thread to move').then(
-    () => {
-      const next = fake.calls.find((call) => call.at > killedAt && touches(call, threadTs))!.at;
-      gapMs.push(next - killedAt);
-      // With a surviving peer the thread may move before the restarted process is even up.
-      if (next >= fresh.runningAt) resumeMs.push(next - fresh.runningAt);
-    },
-    () => undefined,
-  );
+  replica = await world.startReplica();
 }
 
-function touches(call: RecordedCall, threadTs: string): boolean {
-  if (!call.method.startsWith('chat.')) return false;
-  const message = fake.model.findMessage('C1', call.params.ts ?? '');
-  return call.params.thread_ts === threadTs || message?.threadTs === threadTs;
-}
-
-const bot = (threadTs: string) => fake.model.thread('C1', threadTs).filter((m) => m.user === fake.model.bot.userId);
-const planOf = (threadTs: string) => bot(threadTs).find((m) => JSON.stringify(m.blocks ?? '').includes(PLAN_APPROVE_ACTION));
-
-function killOnCall(threadTs: string, matches: (call: RecordedCall) => boolean): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = fake.onCall((call) => {
-      if (!touches(call, threadTs) || !matches(call)) return;
-      stop();
-      void killAndRestart(Math.floor(Math.random() * replicas.length), threadTs).then(resolve);
-    });
+/** From the end of a fault to the thread's next Slack call (a run that was done meanwhile has nothing to measure). */
+function measureRecovery(ts: string, endedAt: number): void {
+  void until(() => slack.calls.some((call) => call.at >= endedAt && touches(call, ts)), RUN_DEADLINE_MS).then((moved) => {
+    const next = slack.calls.find((call) => call.at >= endedAt && touches(call, ts));
+    if (moved && next && !bot(ts).some((m) => isSummary(m) && Number(m.ts) * 1000 < endedAt)) recoveryMs.push(next.at - endedAt);
   });
 }
 
-/** Slack retries a request nobody answered; so does this driver, at whichever process is up by then. */
-async function deliver<T>(send: (replica: Replica) => Promise<T>): Promise<T> {
-  for (let tries = 0; ; tries++) {
-    try {
-      return await send(replicas[Math.floor(Math.random() * replicas.length)]!);
-    } catch (error) {
-      if (tries >= 60) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+async function breakDuring(fault: Fault, ts: string): Promise<void> {
+  await sleep(Math.random() * 1500);
+  if (fault === 'kill-random') {
+    await killAndRestart();
+    measureRecovery(ts, replica.runningAt);
+  } else if (fault === 'db-cut') {
+    proxy!.cut();
+    // A mention while the store is unreachable must be refused (5xx), never acknowledged and lost.
+    const probe = replica.driver.mention({ channel: 'C1', user: 'U1', text: RUNBOOK_TASK });
+    const answer = await probe.catch(() => ({ status: 0 }));
+    if (answer.status >= 500) refusedDuringCut += 1;
+    await sleep(2000 + Math.random() * 4000);
+    proxy!.restore();
+    measureRecovery(ts, Date.now());
+    threads.push({ ts: probe.ts, fault: 'db-cut (refused mention)', probe: { eventId: probe.eventId } });
+  } else if (fault === 'slack-5xx') {
+    slack.outage({ status: 503 });
+    await sleep(2000 + Math.random() * 3000);
+    slack.outage(undefined);
+    measureRecovery(ts, Date.now());
   }
 }
 
-const threads: { ts: string; point: KillPoint }[] = [];
+const threads: { ts: string; fault: string; probe?: { eventId: string } }[] = [];
+const startedAt = Date.now();
 for (let run = 0; run < RUNS; run++) {
-  const point = KILL_POINTS[run % KILL_POINTS.length]!;
-  const target = Math.floor(Math.random() * replicas.length);
-  const sent = replicas[target]!.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> let it settle' });
-  threads.push({ ts: sent.ts, point });
-  const armed =
-    point === 'board-edit'
-      ? killOnCall(sent.ts, (c) => c.method === 'chat.update' && (c.params.text ?? '').startsWith('Running'))
-      : point === 'final-board'
-        ? killOnCall(sent.ts, (c) => c.method === 'chat.update' && (c.params.text ?? '').startsWith('Succeeded:'))
-        : point === 'summary'
-          ? killOnCall(sent.ts, (c) => c.method === 'chat.postMessage' && (c.params.text ?? '').startsWith(':white_check_mark: Done'))
-          : undefined;
-  const mentionEvent = { type: 'app_mention', user: 'U1', text: '<@UBOT> let it settle', ts: sent.ts, channel: 'C1', event_ts: sent.ts };
-  await sent.catch(() => deliver((replica) => replica.driver.event(mentionEvent, { eventId: sent.eventId })));
-  if (point === 'event-ack') await killAndRestart(target, sent.ts);
-  await fake.waitUntil(() => planOf(sent.ts) !== undefined, 60_000, `the plan of run ${run}`).catch(() => undefined);
-  const plan = planOf(sent.ts);
-  if (plan) {
-    const clicker = Math.floor(Math.random() * replicas.length);
-    await replicas[clicker]!.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'U2').catch(() =>
-      deliver((replica) => replica.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'U2')),
-    );
-    if (point === 'click-ack') await killAndRestart(clicker, sent.ts);
-    if (point === 'random') {
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 2500));
-      await killAndRestart(Math.floor(Math.random() * replicas.length), sent.ts);
-    }
+  const fault = drawable[Math.floor(Math.random() * drawable.length)]!;
+  const model = fault === 'model-errors';
+  if (model) openai.enqueue(...[1, 2, 3].map(() => openAiReply.status(503, { 'retry-after-ms': '5' })));
+  if (fault === 'github-reset') github.fault({ method: 'POST', path: /\/repos\/acme\/api\/issues$/, afterEffect: true, drop: true });
+  const text = model ? `<@UBOT> chaos run ${run}: file an issue` : RUNBOOK_TASK;
+  const sent = replica.driver.mention({ channel: 'C1', user: 'U1', text });
+  threads.push({ ts: sent.ts, fault });
+  const mentionEvent = { type: 'app_mention', user: 'U1', text, ts: sent.ts, channel: 'C1', event_ts: sent.ts };
+  const firstAnswer = await sent.catch(() => ({ status: 0 }));
+  if (firstAnswer.status !== 200) await deliver((r) => r.driver.event(mentionEvent, { eventId: sent.eventId, retryNum: 1 }));
+  if (fault === 'kill-event-ack') await killAndRestart();
+  if (model && (await until(() => withAction(sent.ts, PLANNER_TRY_AGAIN_ACTION) !== undefined, 30_000))) {
+    openai.enqueue(openAiReply.json(PLAN));
+    await deliver((r) => r.driver.clickButtonIn(withAction(sent.ts, PLANNER_TRY_AGAIN_ACTION)!, PLANNER_TRY_AGAIN_ACTION, 'U1'));
   }
-  await Promise.race([armed ?? Promise.resolve(), new Promise((resolve) => setTimeout(resolve, 20_000))]);
-  const done = () => bot(sent.ts).some((m) => m.text.startsWith(':white_check_mark: Done'));
-  await fake.waitUntil(done, 60_000, `run ${run} to end`).catch(() => undefined);
-  console.log(`run ${run + 1}/${RUNS}: kill ${point}, ${done() ? 'ended' : 'NOT ended'}`);
+  if (await until(() => withAction(sent.ts, PLAN_APPROVE_ACTION) !== undefined, 30_000)) {
+    await deliver((r) => r.driver.clickButtonIn(withAction(sent.ts, PLAN_APPROVE_ACTION)!, PLAN_APPROVE_ACTION, 'U2'));
+    if (fault === 'kill-click-ack') await killAndRestart();
+    await breakDuring(fault, sent.ts);
+  }
+  await until(() => bot(sent.ts).some((m) => isSummary(m) || isEscalation(m)), RUN_DEADLINE_MS);
+  const ending = bot(sent.ts).some(isSummary) ? 'finished' : bot(sent.ts).some(isEscalation) ? 'escalated' : 'STUCK';
+  console.log(`run ${run + 1}/${RUNS}: ${fault}: ${ending}`);
 }
-await new Promise((resolve) => setTimeout(resolve, 3000)); // late duplicates would land now
 
-let duplicates = 0;
-let lost = 0;
+// Slack sends a refused request again: the mentions refused during a database cut arrive now.
+for (const thread of threads.filter((t) => t.probe)) {
+  await deliver((r) =>
+    r.driver.event(
+      { type: 'app_mention', user: 'U1', text: RUNBOOK_TASK, ts: thread.ts, channel: 'C1', event_ts: thread.ts },
+      { eventId: thread.probe!.eventId, retryNum: 1 },
+    ),
+  );
+  await until(() => withAction(thread.ts, PLAN_APPROVE_ACTION) !== undefined, 30_000);
+}
+await sleep(3000); // late duplicates would land now
+
+let finished = 0;
+let escalated = 0;
+let stuck = 0;
+let duplicatedMessages = 0;
 for (const thread of threads) {
   const messages = bot(thread.ts);
+  // Every request acknowledged got its answer in the thread.
+  if (messages.length === 0) lostRequests += 1;
+  if (thread.probe) continue; // only planned, never approved
   const plans = messages.filter(
     (m) => JSON.stringify(m.blocks ?? '').includes(PLAN_APPROVE_ACTION) || /Approved by/.test(JSON.stringify(m.blocks ?? '')),
   ).length;
-  const boards = messages.filter((m) => /steps done\)$/.test(m.text));
-  const summaries = messages.filter((m) => m.text.startsWith(':white_check_mark: Done')).length;
-  if (plans > 1 || boards.length > 1 || summaries > 1) {
-    duplicates += 1;
-    console.log(`duplicate in ${thread.ts} (kill ${thread.point}): plans ${plans}, boards ${boards.length}, summaries ${summaries}`);
+  const summaries = messages.filter(isSummary).length;
+  // A thread whose model failed holds two runs (the one the planner could not plan, and Try again's): each sums up once.
+  const repeated = summaries - new Set(messages.filter(isSummary).map((m) => m.text)).size;
+  if (plans > 1 || repeated > 0) {
+    duplicatedMessages += 1;
+    console.log(`duplicate messages in ${thread.ts} (${thread.fault}): plans ${plans}, summaries ${summaries}`);
   }
-  if (summaries === 0 || !boards.some((b) => b.text.startsWith('Succeeded:'))) {
-    lost += 1;
-    console.log(`lost: ${thread.ts} (kill ${thread.point}): ${messages.map((m) => m.text.slice(0, 40)).join(' | ')}`);
+  if (summaries) finished += 1;
+  else if (messages.some(isEscalation)) escalated += 1;
+  else {
+    stuck += 1;
+    console.log(`stuck: ${thread.ts} (${thread.fault}): ${messages.map((m) => m.text.slice(0, 50)).join(' | ')}`);
   }
 }
+const markers = github.repos.get('acme/api')!.issues.map((issue) => /tandem:(run_[a-z0-9]+\/s2)/.exec(issue.body ?? '')?.[1] ?? `unmarked-${issue.number}`);
+const duplicatedWrites = markers.length - new Set(markers).size;
+const finishedWithoutWrite = Math.max(
+  0,
+  threads.filter((t) => !t.probe && bot(t.ts).some((m) => m.text.startsWith(':white_check_mark: Done'))).length - new Set(markers).size,
+);
 
-for (const replica of replicas) replica.child.kill('SIGKILL');
-await fake.stop();
-await postgresDb?.drop();
-rmSync(cwd, { recursive: true, force: true });
-
-const sorted = [...resumeMs].sort((a, b) => a - b);
-const engine = postgresDb ? `postgres, ${replicaCount} replica${replicaCount > 1 ? 's' : ''}` : 'pglite';
-const gaps = [...gapMs].sort((a, b) => a - b);
-console.log(`chaos (${engine}): runs ${threads.length}, kills ${kills}, duplicates ${duplicates}, lost ${lost}`);
-printFigures(`chaos ${engine}`, [
-  { name: 'runs', value: threads.length, unit: '' },
-  { name: 'kills', value: kills, unit: '' },
-  { name: 'duplicated threads', value: duplicates, unit: '', ...atMost(0)(duplicates) },
-  { name: 'lost runs', value: lost, unit: '', ...atMost(0)(lost) },
-  {
-    name: 'resume after restart (process running → thread moves), median',
-    value: sorted[Math.floor(sorted.length / 2)] ?? 0,
-    unit: 'ms',
-    ...atMost(2000)(sorted[Math.floor(sorted.length / 2)] ?? 0),
-  },
-  { name: 'resume after restart, max', value: sorted.at(-1) ?? 0, unit: 'ms' },
-  { name: 'kill to thread moving again, median', value: gaps[Math.floor(gaps.length / 2)] ?? 0, unit: 'ms' },
-  { name: 'kill to thread moving again, max', value: gaps.at(-1) ?? 0, unit: 'ms' },
+await world.close();
+const sorted = [...recoveryMs].sort((a, b) => a - b);
+const worst = sorted.at(-1) ?? 0;
+console.log(
+  `chaos (${world.engine}): runs ${RUNS}, finished ${finished}, escalated ${escalated}, stuck ${stuck}, kills ${kills}, ` +
+    `requests refused and sent again ${refusedThenRetried}, mentions refused during a database cut ${refusedDuringCut}, ${Math.round((Date.now() - startedAt) / 1000)} s`,
+);
+printFigures(`chaos ${world.engine}`, [
+  { name: 'runs started', value: RUNS, unit: '' },
+  { name: 'runs finished', value: finished, unit: '' },
+  { name: 'runs escalated to a person', value: escalated, unit: '' },
+  { name: 'stuck runs', value: stuck, unit: '', ...atMost(0)(stuck) },
+  { name: 'duplicated writes', value: duplicatedWrites, unit: '', ...atMost(0)(duplicatedWrites) },
+  { name: 'duplicated plans or summaries', value: duplicatedMessages, unit: '', ...atMost(0)(duplicatedMessages) },
+  { name: 'missing writes (Done without its issue)', value: finishedWithoutWrite, unit: '', ...atMost(0)(finishedWithoutWrite) },
+  { name: 'lost acknowledged requests', value: lostRequests, unit: '', ...atMost(0)(lostRequests) },
+  { name: 'recovery after a fault ends, median', value: sorted[Math.floor(sorted.length / 2)] ?? 0, unit: 'ms' },
+  { name: 'recovery after a fault ends, max', value: worst, unit: 'ms', ...atMost(5000)(worst) },
 ]);
+process.exit(stuck + duplicatedWrites + duplicatedMessages + finishedWithoutWrite + lostRequests > 0 || worst > 5000 ? 1 : 0);

@@ -104,8 +104,10 @@ export class RunDriver {
     let outcome: Settlement;
     try {
       outcome = await this.loop(pass);
-      await Promise.allSettled(pass.running);
     } finally {
+      // Also when the loop failed (the store went away): the run is driven again only once no step of
+      // this pass is still under way, so a re-drive reconciles finished calls, never one in flight.
+      await Promise.allSettled(pass.running);
       await pass.events.flush();
       clearTimeout(deadline);
     }

@@ -34,7 +34,7 @@ export interface PlannerDeps {
 }
 
 /** No planner model configured; the model failed (after its retries); its answer stayed invalid through the repair rounds (and the fallback's). */
-export type PlannerRefusalCode = 'no-planner' | 'planner-failed' | 'invalid-plan';
+export type PlannerRefusalCode = 'no-planner' | 'planner-failed' | 'planner-unavailable' | 'invalid-plan';
 
 export interface PlannedResult {
   plan: Plan;
@@ -44,7 +44,10 @@ export interface PlannedResult {
   fallback?: string;
 }
 
-type Attempt = { kind: 'valid'; value: PlannedResult } | { kind: 'invalid'; problems: Text[] } | { kind: 'failed'; error: string };
+/** `outage`: the provider could not be reached, timed out or kept rate-limiting (after the SDK's retries). */
+type Attempt = { kind: 'valid'; value: PlannedResult } | { kind: 'invalid'; problems: Text[] } | { kind: 'failed'; error: string; outage: boolean };
+
+const OUTAGES: ReadonlySet<string> = new Set(['unavailable', 'timeout', 'rate-limited']);
 
 /**
  * The planner, with its repair rounds; then, when its answer is still invalid or its confidence is under
@@ -64,7 +67,7 @@ export async function makePlan(
     content: plannerUserPrompt(request, deps.tools.catalogue(), { maxSteps: deps.maxSteps, repositories: deps.repositories }, deps.secrets),
   };
   const primary = await attemptPlan(deps, { role: 'planner', system, prompt, rounds: REPAIR_ROUNDS, runId: request.runId, onUsage: deps.onUsage }, options);
-  if (primary.kind === 'failed') return refuse('planner-failed', primary.error);
+  if (primary.kind === 'failed') return failedOver(deps, primary, { system, prompt, runId: request.runId }, options);
   const why = fallbackReason(primary, deps.confidenceThreshold);
   if (!why || !deps.llm.has('planner-fallback'))
     return primary.kind === 'valid' ? { ok: true, value: primary.value } : refuse('invalid-plan', invalidMessage(primary.problems));
@@ -78,6 +81,25 @@ export async function makePlan(
   if (primary.kind === 'valid') return { ok: true, value: primary.value };
   const also = fallback.kind === 'failed' ? fallback.error : words`its answer was invalid too: ${joined(fallback.problems.slice(0, 5), '; ')}`;
   return refuse('invalid-plan', words`${invalidMessage(primary.problems)} The fallback planner was asked once: ${also}`);
+}
+
+/**
+ * The planner's provider is down: the fallback planner (another model, often another provider) plans
+ * once if configured; otherwise, or if it fails too, the refusal says the planner is unavailable, so the
+ * thread can offer Try again instead of a loop that spends the budget.
+ */
+async function failedOver(
+  deps: PlannerDeps,
+  primary: Extract<Attempt, { kind: 'failed' }>,
+  spec: Pick<AttemptSpec, 'system' | 'prompt' | 'runId'>,
+  options: Pick<PlanValidationOptions, 'completedSteps'>,
+): Promise<Refused<PlannedResult, PlannerRefusalCode, Text>> {
+  if (!primary.outage) return refuse('planner-failed', primary.error);
+  if (!deps.llm.has('planner-fallback')) return refuse('planner-unavailable', primary.error);
+  const fallback = await attemptPlan(deps, { role: 'planner-fallback', ...spec, rounds: 0, onUsage: deps.onFallbackUsage }, options);
+  if (fallback.kind === 'valid') return { ok: true, value: { ...fallback.value, fallback: `the planner model was unavailable (${primary.error})` } };
+  const also = fallback.kind === 'failed' ? fallback.error : words`its answer was invalid: ${joined(fallback.problems.slice(0, 5), '; ')}`;
+  return refuse('planner-unavailable', words`${primary.error} The fallback planner was asked once: ${also}`);
 }
 
 function fallbackReason(attempt: Exclude<Attempt, { kind: 'failed' }>, threshold: number | undefined): string | null {
@@ -125,7 +147,7 @@ async function attemptPlan(deps: PlannerDeps, spec: AttemptSpec, options: Pick<P
       problems = checked ? checked.error.map(problemWords) : input.ok ? [] : input.error;
     } catch (error) {
       if (!(error instanceof LlmError)) throw error;
-      if (error.kind !== 'invalid-output') return { kind: 'failed', error: `The ${model} failed: ${error.message}` };
+      if (error.kind !== 'invalid-output') return { kind: 'failed', error: `The ${model} failed: ${error.message}`, outage: OUTAGES.has(error.kind) };
       answerText = error.details.raw ?? '(no usable answer)';
       const artifact = artifactShapedAnswer(error.details.raw);
       const checked =

@@ -76,7 +76,9 @@ export async function planRun(ctx: AgentContext, run: RunRecord, extra: Pick<Pla
   } else {
     const planned = await makePlan(plannerDeps(ctx, run.id), { task: run.task, requester: run.requester, origin: run.origin, runId: run.id, ...extra });
     if (!planned.ok) {
-      await ctx.surface.notify(run, planned.error.message);
+      // The provider is down: the thread offers Try again (one click, one new attempt) rather than retrying here.
+      if (planned.error.code === 'planner-unavailable' && ctx.surface.plannerUnavailable) await ctx.surface.plannerUnavailable(run, planned.error.message);
+      else await ctx.surface.notify(run, planned.error.message);
       await finishRun(ctx, run.id, 'failed', planned.error.message);
       return;
     }

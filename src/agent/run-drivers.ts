@@ -6,6 +6,9 @@ import type { BackgroundWork } from './background-work.ts';
 import type { AgentContext } from './context.ts';
 import { RunDriver } from './executor.ts';
 
+/** About ten minutes of drives failing 2 s apart. */
+const MAX_REDRIVES = 300;
+
 export interface RunDrivers {
   readonly accepting: boolean;
   kick(ctx: AgentContext, runId: string): void;
@@ -20,6 +23,8 @@ export function createRunDrivers(work: BackgroundWork): RunDrivers {
   const drivers = new Map<string, { driver: RunDriver; done: Promise<void> }>();
   /** Runs that are ending: nothing may drive them again. */
   const stopped = new Set<string>();
+  /** Runs whose last drives failed in a row, and how many times: each is driven again after a growing pause. */
+  const failures = new Map<string, number>();
   let accepting = true;
 
   const kick = (ctx: AgentContext, runId: string): void => {
@@ -27,10 +32,24 @@ export function createRunDrivers(work: BackgroundWork): RunDrivers {
     const active = drivers.get(runId);
     if (active) return active.driver.wake();
     const driver = new RunDriver(ctx, runId);
-    const done = driver.drive().finally(() => {
-      if (drivers.get(runId)?.driver === driver) drivers.delete(runId);
-      if (driver.missedWake) ctx.kick(runId);
-    });
+    const done = driver
+      .drive()
+      .then(
+        () => void failures.delete(runId),
+        (error: unknown) => {
+          // A system error (the store went away mid-run): drive again after a pause, which first settles the
+          // steps that were running (reconciled, never repeated blindly). The pause grows to 2 s, so a store
+          // that is back is used within seconds; after ten minutes of failures the run waits for a restart.
+          const tries = (failures.get(runId) ?? 0) + 1;
+          failures.set(runId, tries);
+          if (tries <= MAX_REDRIVES) setTimeout(() => kick(ctx, runId), Math.min(250 * 2 ** (tries - 1), 2_000)).unref?.();
+          throw error;
+        },
+      )
+      .finally(() => {
+        if (drivers.get(runId)?.driver === driver) drivers.delete(runId);
+        if (driver.missedWake) ctx.kick(runId);
+      });
     drivers.set(runId, { driver, done });
     work.track(done, 'executing run', runId);
   };

@@ -23,6 +23,7 @@ import { registerScheduleActions } from './listeners/schedule-actions.ts';
 import { registerSessionStopped } from './listeners/session-stopped.ts';
 import { registerDirectMessage } from './listeners/direct-message.ts';
 import { registerFeedback } from './listeners/feedback.ts';
+import { registerPlannerTryAgain } from './listeners/planner-try-again.ts';
 import { InboxReceiver } from './inbox-receiver.ts';
 import { createMemoryInbox, type FeedbackLog, type RunQueries, type SlackInbox } from './ports.ts';
 import { createSlackClient, slackClientOptions, type SlackClient } from './slack-client.ts';
@@ -42,7 +43,7 @@ export interface SlackAppOptions {
   inbox?: SlackInbox;
   runs: RunQueries;
   logger: Logger;
-  /** More routes on the same HTTP server (the lead's `/metrics`); `/healthz` is always there. */
+  /** More routes on the same HTTP server (the lead's `/metrics`); `/healthz` is always there (one given here replaces the default). */
   customRoutes?: CustomRoute[];
   /** The Slack surface, told when a plan's buttons were used so it does not rewrite that message later. */
   surface?: { planDecided(runId: string): void };
@@ -95,7 +96,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   // The identity probe retries on its own schedule (BotIdentityCache), so its client does not.
   const identity = new BotIdentityCache(createSlackClient(config, logger, { retries: 0, timeoutMs: 5_000 }), logger);
   const authorize: Authorize<boolean> = async () => ({ botToken: token, botId: identity.current?.botId, botUserId: identity.current?.botUserId });
-  const customRoutes = [healthRoute, ...(options.customRoutes ?? [])];
+  // The runtime's own `/healthz` (it knows the store) replaces the bare one.
+  const extraRoutes = options.customRoutes ?? [];
+  const customRoutes = extraRoutes.some((route) => route.path === healthRoute.path) ? extraRoutes : [healthRoute, ...extraRoutes];
   const common = {
     authorize,
     logger: slackLogger(logger, 'bolt'),
@@ -128,6 +131,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   registerSessionStopped(app, deps);
   registerDirectMessage(app, deps);
   registerFeedback(app, deps);
+  registerPlannerTryAgain(app, deps);
   registerPlanActions(app, deps);
   registerModifyButton(app, deps);
   registerModifySubmit(app, deps);

@@ -5,6 +5,28 @@ import { inboxKey, storableBody } from './inbox-key.ts';
 import type { SlackInbox } from './ports.ts';
 import { describeError } from './replies.ts';
 
+/**
+ * A store that does not answer (a cut connection, a failover) must not keep Slack waiting past its 3 s:
+ * the request is answered with a 5xx before then (Bolt's own timer answers 404 at 3 s), so Slack retries it.
+ * If the write lands after all, the retry finds it stored and handles it (`late`), or on another replica
+ * the inbox pass does once its lease runs out.
+ */
+const RECORD_DEADLINE_MS = 2_500;
+
+class InboxUnavailableError extends Error {
+  override readonly name = 'InboxUnavailableError';
+  readonly code = 'STORE_TIMEOUT';
+  constructor() {
+    super(`the Slack request could not be stored within ${RECORD_DEADLINE_MS} ms; answered with an error so Slack retries it`);
+  }
+}
+
+function withinAckDeadline<T>(work: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new InboxUnavailableError()), RECORD_DEADLINE_MS)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 /** Set in the listener context: the inbox key of the request being handled, and whether it is handled again after a crash. */
 export interface InboxContext {
   inboxKey?: string;
@@ -22,6 +44,8 @@ export interface InboxContext {
 export class InboxReceiver implements Receiver {
   private app: App | undefined;
   private readonly ackFirst = new AckFirst();
+  /** Requests refused because their inbox write outlived the ack deadline (it may have landed since). */
+  private readonly late = new Set<string>();
 
   constructor(
     private readonly inner: Receiver,
@@ -74,7 +98,17 @@ export class InboxReceiver implements Receiver {
     if (!key) return this.app!.processEvent(event);
     // The one write before the ack. If it fails the request is not acknowledged: Slack retries events,
     // and a person whose click failed sees Slack's error instead of a click that silently did nothing.
-    if (!(await this.inbox.record({ key, body: storableBody(event.body) }))) {
+    let fresh: boolean;
+    try {
+      fresh = await withinAckDeadline(this.inbox.record({ key, body: storableBody(event.body) }));
+    } catch (error) {
+      if (error instanceof InboxUnavailableError) this.rememberLate(key);
+      throw error;
+    }
+    // Refused because its write outlived the deadline, the request may be stored after all: Slack's
+    // retry (here, to this process) handles it now instead of after its lease runs out.
+    const late = this.late.delete(key);
+    if (!fresh && !late) {
       this.logger.debug({ inboxKey: key, retryNum: event.retryNum }, 'Slack request delivered again; acknowledged and dropped');
       await event.ack();
       return;
@@ -84,6 +118,12 @@ export class InboxReceiver implements Receiver {
     const ackedHere = event.body.type === 'block_actions';
     if (ackedHere) await event.ack();
     await this.handle(key, { ...event, ...(ackedHere ? { ack: async () => undefined } : {}), customProperties: { ...event.customProperties, inboxKey: key } });
+  }
+
+  private rememberLate(key: string): void {
+    this.late.add(key);
+    // Bounded: the oldest is forgotten first (the periodic inbox pass still handles it).
+    if (this.late.size > 1000) this.late.delete(this.late.values().next().value!);
   }
 
   private async handle(key: string, event: ReceiverEvent): Promise<void> {

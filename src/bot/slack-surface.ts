@@ -11,6 +11,7 @@ import { isPostOutcomeUnknown, type SlackClient } from './slack-client.ts';
 import { escalationMessage } from './views/escalation.ts';
 import { asSlackBlocks, type MessageView } from './views/limits.ts';
 import { planMessages } from './views/plan-message.ts';
+import { plannerUnavailableMessage } from './views/planner-unavailable.ts';
 import { summaryMessage } from './views/summary.ts';
 import { targetConfirmationMessages } from './views/target-confirmation.ts';
 import { escapeText, mention, section, storedWords, truncate } from './views/text.ts';
@@ -123,6 +124,10 @@ export class SlackSurface implements Surface {
   async notify(run: RunRecord, text: Text): Promise<void> {
     const words = storedWords(text, 2900);
     await this.post(run, { text: words, blocks: [section(words)] });
+  }
+
+  async plannerUnavailable(run: RunRecord, reason: Text): Promise<void> {
+    await this.post(run, plannerUnavailableMessage({ runId: run.id, reason }));
   }
 
   /** The board's final state lands before the summary, so the thread reads in order. */

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/config.ts';
 import { readEnvironment } from '../config/environment.ts';
-import { DataDirLockedError } from '../store/index.ts';
+import { DataDirLockedError, DataDirUnwritableError } from '../store/index.ts';
 import { runCommand } from './commands.ts';
 
 const USAGE = `Usage: tandem <command> [options]
@@ -76,7 +76,7 @@ try {
   // Operators get one line that names the problem; stack traces are for bugs, not settings.
   if (error instanceof ConfigError) {
     process.stderr.write(`tandem: configuration error: ${error.message}\n`);
-  } else if (error instanceof DataDirLockedError) {
+  } else if (error instanceof DataDirLockedError || error instanceof DataDirUnwritableError) {
     process.stderr.write(`tandem: ${error.message}\n`);
   } else if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`tandem: ${error.message}\n\n${USAGE}\n`);

@@ -16,6 +16,7 @@ export interface Metrics {
   leaseLag: Gauge;
   /** Store calls that failed, by port method (a database down, a constraint the code did not expect). */
   storeErrors: Counter<'operation'>;
+  storeFailures: Counter<'kind'>;
   /** Waits for a person now open, by kind (approval, question, escalation, confirm); set each housekeeping minute. */
   waitsOpen: Gauge<'kind'>;
   /** How long the oldest open wait of each kind has waited. */
@@ -78,11 +79,12 @@ export function createMetrics(): Metrics {
     }),
     leaseLag: new Gauge({ name: 'tandem_lease_lag_seconds', help: 'How long past its lease the oldest expired step lease is', registers: [registry] }),
     storeErrors: new Counter({
-      name: 'tandem_store_errors_total',
+      name: 'tandem_store_call_errors_total',
       help: 'Store calls that failed, by operation',
       labelNames: ['operation'],
       registers: [registry],
     }),
+    storeFailures: storeFailureCounter(registry),
     waitsOpen: new Gauge({ name: 'tandem_waits_open', help: 'Waits for a person now open, by kind', labelNames: ['kind'], registers: [registry] }),
     waitOldest: new Gauge({
       name: 'tandem_wait_oldest_seconds',
@@ -98,4 +100,18 @@ export function createMetrics(): Metrics {
     }),
     runsActive: new Gauge({ name: 'tandem_runs_active', help: 'Runs not yet ended, by status', labelNames: ['status'], registers: [registry] }),
   };
+}
+
+/** `tandem_store_errors_total{kind}`: statements the store failed on its side, fed by the store's health (src/observability/store-error-metrics.ts). */
+function storeFailureCounter(registry: Registry): Counter<'kind'> {
+  const counter = new Counter({
+    name: 'tandem_store_errors_total',
+    help: 'Store failures (the database unreachable, or unable to write), by kind',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
+  // Both kinds show from the start, at 0, so an alert on their rate has a series to read.
+  counter.inc({ kind: 'unreachable' }, 0);
+  counter.inc({ kind: 'not-writable' }, 0);
+  return counter;
 }

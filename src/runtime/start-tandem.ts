@@ -20,6 +20,8 @@ import { createCleanups, type Cleanups } from './cleanups.ts';
 import { countGithubErrors, countSlackRateLimits } from './api-error-metrics.ts';
 import { buildTools } from './build-tools.ts';
 import { metricsRoute } from './http-routes.ts';
+import { storeHealthRoute } from './health-route.ts';
+import { countStoreErrors } from '../observability/store-error-metrics.ts';
 import { LOCAL_HOST, localBotPort, localSlackConfig, newLocalSigningSecret } from './local-config.ts';
 import { withMcpSecrets } from './mcp-secrets.ts';
 import { isDeadLocalReplica, newReplicaId } from './replica-id.ts';
@@ -100,7 +102,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       logger,
       client: slackClient,
       surface,
-      customRoutes: [metricsRoute(metrics)],
+      customRoutes: [storeHealthRoute(database), metricsRoute(metrics)],
       schedules: schedules.service,
       runbooks,
       approvers,
@@ -117,8 +119,9 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
     await expireDead().catch((error: unknown) => logger.warn({ err: error }, 'checking for stopped processes failed'));
     await agent.resume();
     // Requests acknowledged before a crash come after the runs resume: one may decide a run that is resuming.
-    const shared = database.engine !== 'pglite';
-    cleanups.add(resumeInboxPeriodically({ resumeInbox: async () => (await expireDead(), slack.resumeInbox()), everyMs: 5_000, repeat: shared, logger }));
+    // Repeated on PGlite too: a request stored while the store was failing, whose handling failed with it, is handled
+    // once its lease runs out instead of waiting for a restart.
+    cleanups.add(resumeInboxPeriodically({ resumeInbox: async () => (await expireDead(), slack.resumeInbox()), everyMs: 5_000, repeat: true, logger }));
     cleanups.add(scheduleHousekeeping({ agent, db: database.db, metrics, replicaId, logger }));
     logger.info({ port, mode: config.slack.mode, replicaId, engine: database.engine, workspace: workspace?.origin, demo: Boolean(demo) }, 'Tandem is running');
 
@@ -173,6 +176,7 @@ async function buildServices(config: Readonly<Config>, logger: Logger, cleanups:
   const database: Database = await openConfiguredDatabase(config);
   cleanups.add(() => database.close());
   const metrics = createMetrics();
+  countStoreErrors(metrics, database.health);
   recordRemindAfter(metrics, config.housekeeping);
   const counted = instrumentRunStore(createRunStore(database.db), metrics);
   // With an OTLP endpoint set, each run is a trace recorded from the store, the tools and the model calls.

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
@@ -11,9 +12,12 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { acquireDataDirLock } from './data-dir-lock.ts';
+import { checkDataDirWritable } from './data-dir-check.ts';
+import { observingPglite, observingPostgres } from './observed-client.ts';
 import { preparingPglite } from './pglite-prepared.ts';
 import { preparingClient } from './prepared-client.ts';
 import * as schema from './schema.ts';
+import { StoreHealth, withStoreDeadline } from './store-health.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
@@ -23,6 +27,10 @@ export interface Database {
   /** Applies pending migrations; safe to call from several processes at once. */
   migrate(): Promise<void>;
   close(): Promise<void>;
+  /** Whether the store can be written, as its own statements show (for `/healthz` and `/metrics`). */
+  health: StoreHealth;
+  /** A cheap round trip (`select 1`); rejects when the store does not answer within `timeoutMs`. */
+  ping(timeoutMs: number): Promise<void>;
 }
 
 // Found relative to this file, not the working directory, so `tandem` works from anywhere.
@@ -47,6 +55,13 @@ const PGLITE_MEMORY_PARAMS = [
 // Any fixed number shared by every replica; it only serialises concurrent migrations.
 const MIGRATION_LOCK_KEY = 7_316_011;
 
+/**
+ * Seconds before a pool connection tries again after its server went away. postgres-js's own backoff
+ * grows to 20 s after a minute of failures, so a database back after an outage would wait that long:
+ * here it grows from 50 ms and stays under 2 s, with jitter so replicas do not reconnect in step.
+ */
+export const reconnectBackoffS = (retries: number): number => Math.min(0.05 * 2 ** retries, 2) * (0.5 + Math.random() / 2);
+
 export type DatabaseOptions =
   | { url: string; poolSize?: number }
   | { dataDir: string }
@@ -57,7 +72,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if ('url' in options) return openPostgres(options.url, options.poolSize ?? 10);
   if ('dataDir' in options) {
     const dataDir = path.resolve(options.dataDir);
-    mkdirSync(dataDir, { recursive: true });
+    checkDataDirWritable(dataDir, () => mkdirSync(dataDir, { recursive: true }));
     const lock = acquireDataDirLock(dataDir);
     try {
       return await openPglite(path.join(dataDir, 'pglite'), lock.release);
@@ -79,10 +94,13 @@ async function openPglite(dataDir: string | undefined, onClose: () => void): Pro
   if (dataDir) await initialisePgliteFolder(dataDir);
   const options = { startParams: [...PGlite.defaultStartParams, ...PGLITE_MEMORY_PARAMS] };
   const client = dataDir ? await PGlite.create(dataDir, options) : await PGlite.create(options);
-  const db = drizzlePglite(preparingPglite(client), { schema });
+  const health = new StoreHealth();
+  const db = drizzlePglite(observingPglite(preparingPglite(client), health), { schema });
   return {
     db,
     engine: 'pglite',
+    health,
+    ping: async (timeoutMs) => void (await withStoreDeadline(client.query('select 1'), timeoutMs, 'a health check')),
     // One process owns a PGlite folder (the lock file), so nothing competes here.
     migrate: () => migratePglite(drizzlePglite(client), { migrationsFolder: MIGRATIONS_FOLDER }),
     async close() {
@@ -93,11 +111,14 @@ async function openPglite(dataDir: string | undefined, onClose: () => void): Pro
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
-  const client = postgres(url, { max: poolSize, onnotice: () => {}, connect_timeout: 10 });
-  const db = drizzlePostgres(preparingClient(client), { schema });
+  const client = postgres(url, { max: poolSize, onnotice: () => {}, connect_timeout: 10, backoff: reconnectBackoffS });
+  const health = new StoreHealth();
+  const db = drizzlePostgres(observingPostgres(preparingClient(client), health), { schema });
   return {
     db,
     engine: 'postgres',
+    health,
+    ping: async (timeoutMs) => void (await withStoreDeadline(Promise.resolve(db.execute(sql`select 1`)), timeoutMs, 'a health check')),
     async migrate() {
       // Replicas starting together would race on CREATE TABLE; the advisory lock lets one migrate at a time.
       const lockConnection = await client.reserve();

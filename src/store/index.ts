@@ -1,5 +1,7 @@
 export { openDatabase, type Database, type Db } from './database.ts';
 export { DataDirLockedError } from './data-dir-lock.ts';
+export { DataDirUnwritableError } from './data-dir-check.ts';
+export { StoreHealth, withStoreDeadline, type StoreFailureKind } from './store-health.ts';
 export { createRunStore } from './run-store.ts';
 export { createRunbooksStore } from './runbooks-repository.ts';
 export { createSchedulesStore } from './schedules-repository.ts';

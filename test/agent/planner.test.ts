@@ -93,7 +93,7 @@ describe('planner', () => {
     llm = new ScriptedLlm().on('planner', new LlmError('unavailable', 'the provider answered 503 three times'));
     expect(await makePlan(deps(), { task: 't', requester: 'U1' })).toEqual({
       ok: false,
-      error: { code: 'planner-failed', message: 'The planner model failed: the provider answered 503 three times' },
+      error: { code: 'planner-unavailable', message: 'The planner model failed: the provider answered 503 three times' },
     });
   });
 

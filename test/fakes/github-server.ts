@@ -25,6 +25,8 @@ export interface GithubFault {
   /** …or cut the connection without an answer; with `afterEffect` the real handler runs first. */
   drop?: boolean;
   afterEffect?: boolean;
+  /** With `afterEffect`: instead of dropping, run this once the write took effect, then answer as usual (a test breaks something in between). */
+  beforeAnswer?: () => void | Promise<void>;
   /** How many matching requests it applies to (default 1). */
   times?: number;
 }
@@ -128,7 +130,8 @@ export async function startFakeGithub(options: { pathPrefix?: string; app?: Fake
     }
 
     const answer = answerFor(method, url, body, sees);
-    if (fault?.afterEffect) return void res.socket?.destroy();
+    if (fault?.afterEffect && fault.beforeAnswer) await fault.beforeAnswer();
+    else if (fault?.afterEffect) return void res.socket?.destroy();
     send(res, answer.status, answer.body, answer.nextPage ? { link: `<http://127.0.0.1:${port}${prefix}${answer.nextPage}>; rel="next"` } : {});
   }
 

@@ -4,7 +4,7 @@ import { LlmError } from '../../src/agent/errors.ts';
 import type { Plan } from '../../src/agent/plan.ts';
 import type { LlmClient, LlmRequest, LlmResponse } from '../../src/agent/ports/llm.ts';
 import type { RunStore } from '../../src/agent/ports/run-store.ts';
-import type { FeedbackLog } from '../../src/bot/ports.ts';
+import type { FeedbackLog, SlackInbox } from '../../src/bot/ports.ts';
 import type { AnyTool, Tool } from '../../src/agent/ports/tool.ts';
 import type { RunbookMatcher } from '../../src/agent/context.ts';
 import type { RunbookSaver } from '../../src/bot/bot-deps.ts';
@@ -125,6 +125,8 @@ export interface SlackE2EOptions {
   feedback?: FeedbackLog;
   /** Connect through Socket Mode (app token, a fake Socket Mode server) instead of signed HTTP. */
   socketMode?: boolean;
+  /** Where requests are stored before their ack (default: in memory). */
+  inbox?: SlackInbox;
 }
 
 export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = {}): Promise<SlackE2E> {
@@ -179,6 +181,7 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
     logger,
     approvers,
     ...(options.feedback ? { feedback: options.feedback } : {}),
+    ...(options.inbox ? { inbox: options.inbox } : {}),
     ...(schedules ? { schedules } : {}),
     ...(options.runbooks ? { runbooks: options.runbooks } : {}),
   });

@@ -44,6 +44,6 @@ describe('wait metrics', () => {
     const metrics = createMetrics();
     const broken = { ...testStore.store, getRun: () => Promise.reject(new Error('connection refused')) } as RunStore;
     await expect(instrumentRunStore(broken, metrics).getRun('run_x')).rejects.toThrow('connection refused');
-    expect(await metrics.registry.metrics()).toContain('tandem_store_errors_total{operation="getRun"} 1');
+    expect(await metrics.registry.metrics()).toContain('tandem_store_call_errors_total{operation="getRun"} 1');
   });
 });

@@ -91,5 +91,7 @@ export interface Surface {
   /** A write's target was filled from a person's or a model's words: show the values, offer Confirm and Abort. */
   confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery): Promise<void>;
   notify(run: RunRecord, text: Text): Promise<void>;
+  /** The planner's model provider is down (and any fallback too): say so, and offer to plan the same task again. */
+  plannerUnavailable?(run: RunRecord, reason: Text): Promise<void>;
   finish(summary: RunSummary, delivery?: Delivery): Promise<void>;
 }

@@ -64,6 +64,7 @@ export class SlackFakeServer {
   private server: Server | undefined;
   private base = '';
   private socketMode: { appToken: string; url: () => string } | undefined;
+  private down: { status: number } | { error: string } | undefined;
 
   constructor(private readonly options: SlackFakeOptions = {}) {
     this.handlers = { ...chatMethods, ...directoryMethods, ...agentMethods, ...createViewMethods(this.triggers) };
@@ -100,6 +101,14 @@ export class SlackFakeServer {
   /** The next `times` calls of `method` are answered (as usual) only after `ms`: a slow Slack, while other calls go through. */
   slow(method: string, times: number, ms: number): void {
     this.scripts.push({ method, remaining: times, reply: { kind: 'slow', ms } });
+  }
+
+  /**
+   * Slack is down for every Web API method until called again without an answer: each call gets this
+   * HTTP status, or `{ok:false, error}` (as `service_unavailable`), and changes nothing.
+   */
+  outage(answer?: { status: number } | { error: string }): void {
+    this.down = answer;
   }
 
   /** The next `times` calls of `method` answer `{ok:false, error}`. */
@@ -210,6 +219,12 @@ export class SlackFakeServer {
     const method = url.pathname.slice('/api/'.length);
     const params = parseParams(req.headers['content-type'], body, url);
 
+    if (this.down && 'status' in this.down) {
+      this.record({ method, params, status: this.down.status, response: undefined, at: Date.now() });
+      res.writeHead(this.down.status, { 'content-type': 'text/html' });
+      return void res.end('<html>Slack is down</html>');
+    }
+    if (this.down) return this.reply(res, method, params, fail(this.down.error));
     const script = this.scripts.find((s) => s.method === method && s.remaining > 0);
     if (script) script.remaining -= 1;
     const reply = script?.reply;

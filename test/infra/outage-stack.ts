@@ -1,0 +1,112 @@
+/**
+ * The real runtime for the infrastructure tests: Tandem in this process, Slack and GitHub as fakes on
+ * loopback, a runbook that waits, files an issue and waits again (no model needed), and the store given
+ * by the test (PostgreSQL behind a TCP proxy, or PGlite in a folder).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { startTandem, type TandemRuntime } from '../../src/runtime/start-tandem.ts';
+import { SlackDriver, SlackFakeServer, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
+import { startFakeGithub, type FakeGithub } from '../fakes/github-server.ts';
+
+export const TOKEN = 'xoxb-outage-test';
+export const SECRET = 'outage-signing-secret';
+export const TASK = '<@UBOT> file the outage issue';
+
+const RUNBOOK = `name: outage
+pattern: "file the outage issue"
+plan:
+  goal: File the outage drill issue
+  confidence: 0.9
+  steps:
+    - { id: s1, title: Wait a moment, tool: wait, args: { seconds: 1 } }
+    - { id: s2, title: File the issue, tool: github_create_issue, args: { repo: acme/api, title: Outage drill, body: A drill }, dependsOn: [s1] }
+    - { id: s3, title: Settle, tool: wait, args: { seconds: 1 }, dependsOn: [s2] }
+`;
+
+export interface OutageStack {
+  slack: SlackFakeServer;
+  github: FakeGithub;
+  runtime: TandemRuntime;
+  driver: SlackDriver;
+  baseUrl: string;
+  dir: string;
+  /** The bot's messages in a thread. */
+  thread(ts: string): FakeMessage[];
+  planIn(ts: string): FakeMessage | undefined;
+  /** Approves the plan in the thread as the approver U2. */
+  approve(ts: string): Promise<void>;
+  issues(): number;
+  close(): Promise<void>;
+}
+
+/** `store`: PostgreSQL, a PGlite folder, or `pglite` for a PGlite folder in the stack's own temporary folder. */
+export async function startOutageStack(
+  store: { DATABASE_URL: string } | { DATA_DIR: string } | 'pglite',
+  env: Record<string, string> = {},
+): Promise<OutageStack> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tandem-outage-'));
+  mkdirSync(path.join(dir, 'runbooks'));
+  writeFileSync(path.join(dir, 'runbooks', 'outage.yml'), RUNBOOK);
+  // The same plan for a task with a long note (a request that takes room in the store).
+  writeFileSync(
+    path.join(dir, 'runbooks', 'outage-noted.yml'),
+    RUNBOOK.replace('name: outage', 'name: outage-noted').replace('issue"', 'issue noting {note}"'),
+  );
+  const slack = await new SlackFakeServer({ token: TOKEN }).start();
+  const github = await startFakeGithub();
+  github.addRepo('acme/api');
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: TOKEN,
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    GITHUB_TOKEN: 'ghp_outagetokenoutagetokenoutage12345',
+    GITHUB_API_URL: github.url,
+    TANDEM_APPROVERS: 'U2',
+    TANDEM_RUNBOOKS_DIR: path.join(dir, 'runbooks'),
+    ...(store === 'pglite' ? { DATA_DIR: path.join(dir, 'data') } : store),
+    ...env,
+  });
+  const runtime = await startTandem({ config, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), port: 0 });
+  const baseUrl = `http://127.0.0.1:${runtime.port}`;
+  const driver = new SlackDriver({ eventsUrl: `${baseUrl}/slack/events`, signingSecret: SECRET, fake: slack });
+  const thread = (ts: string) => slack.model.thread('C1', ts).filter((m) => m.user === slack.model.bot.userId);
+  const planIn = (ts: string) => thread(ts).find((m) => JSON.stringify(m.blocks ?? '').includes(PLAN_APPROVE_ACTION));
+  return {
+    slack,
+    github,
+    runtime,
+    driver,
+    baseUrl,
+    dir,
+    thread,
+    planIn,
+    async approve(ts) {
+      await slack.waitUntil(() => planIn(ts) !== undefined, 20_000, 'the plan in the thread');
+      const answer = await driver.clickButtonIn(planIn(ts)!, PLAN_APPROVE_ACTION, 'U2');
+      if (answer.status !== 200) throw new Error(`the Approve click got ${answer.status}`);
+    },
+    issues: () => github.repos.get('acme/api')!.issues.length,
+    async close() {
+      await runtime.close(5_000);
+      await Promise.all([slack.stop(), github.close()]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The run's summary reached its thread. */
+export const summarised = (messages: FakeMessage[]): boolean => messages.some((m) => m.text.startsWith(':white_check_mark: Done'));
+
+export async function health(baseUrl: string): Promise<{ status: number; body: { ok: boolean; reason?: string } }> {
+  const response = await fetch(`${baseUrl}/healthz`);
+  return { status: response.status, body: (await response.json()) as { ok: boolean; reason?: string } };
+}
+
+export async function metricsText(baseUrl: string): Promise<string> {
+  return (await fetch(`${baseUrl}/metrics`)).text();
+}

@@ -47,6 +47,10 @@ export interface ProposedPlan {
   autoApproved: boolean;
   /** Who approved an auto-approved plan: "tandem:auto", or "runbook:<name>" for a pre-approved scheduled runbook. */
   approvedBy?: string;
+  /** The version's content digest (plan-digest.ts): shown in short, carried by the Approve button. */
+  digest?: string;
+  /** Tandem's GitHub writes of this plan end with an attribution line (TANDEM_ATTRIBUTION); the plan says so. */
+  attribution?: boolean;
 }
 
 export interface RunSummary {

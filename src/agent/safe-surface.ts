@@ -22,5 +22,7 @@ export function safeSurface(surface: Surface, logger: LogPort): Surface {
     confirmTarget: wrap('confirmTarget', (run, confirmation, delivery) => surface.confirmTarget(run, confirmation, delivery)),
     notify: wrap('notify', (run, text) => surface.notify(run, text)),
     finish: wrap('finish', (summary, delivery) => surface.finish(summary, delivery)),
+    // A link that cannot be had is no reason to stop a write: the attribution line names the thread instead.
+    threadLink: (run) => (surface.threadLink ? surface.threadLink(run).catch(() => undefined) : Promise.resolve(undefined)),
   };
 }

@@ -96,4 +96,6 @@ export interface Surface {
   confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery): Promise<void>;
   notify(run: RunRecord, text: Text): Promise<void>;
   finish(summary: RunSummary, delivery?: Delivery): Promise<void>;
+  /** A link to the run's conversation (Slack: the thread's permalink), for attribution lines; undefined when there is none. */
+  threadLink?(run: RunRecord): Promise<string | undefined>;
 }

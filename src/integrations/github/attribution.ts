@@ -17,7 +17,7 @@ function inert(name: string): string {
 /** An https address fit for a Markdown link, or undefined. */
 function safeUrl(url: string | null): string | undefined {
   if (!url || !/^https:\/\/[^\s]+$/i.test(url)) return undefined;
-  return url.replace(/[()<>[\]`"']/g, (char) => encodeURIComponent(char));
+  return url.replace(/[()<>[\]`"']/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 function threadRef(attribution: Attribution): string {

@@ -40,12 +40,6 @@ export function shortDigest(digest: string): string {
   return digest.slice(0, SHORT_DIGEST_LENGTH);
 }
 
-/** True when `shown` (a full digest, or its short form as a button carried it) is this plan's digest. */
-export async function digestMatches(plan: Plan, shown: string): Promise<boolean> {
-  const digest = await planDigest(plan);
-  return shown.length >= SHORT_DIGEST_LENGTH && digest.startsWith(shown.toLowerCase());
-}
-
 /**
  * Canonical JSON for hashing: object keys sorted by UTF-16 code units (not localeCompare, whose order
  * depends on the host's locale: a digest must come out the same on every machine), no whitespace.

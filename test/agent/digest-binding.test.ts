@@ -4,7 +4,7 @@ import { planDigest, shortDigest } from '../../src/agent/plan-digest.ts';
 import { formatRunDetail } from '../../src/cli/format-run.ts';
 import { auditViolations } from '../audit/support.ts';
 import { useTestStore } from '../helpers/store.ts';
-import { standardTools } from './support/fake-tools.ts';
+import { fakeTool, standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 import { spoken } from './support/spoken.ts';
@@ -121,5 +121,38 @@ describe('a digest bound to the approval', () => {
     });
     expect(shown).toContain('approved by UAPP');
     expect(shown).toContain('(approved before digests)');
+  });
+
+  it('a rollback step whose stored args changed after approval is not run: failed, escalated, the rollback goes on', async () => {
+    const tools = standardTools();
+    const failing = fakeTool({ name: 'lookup', risk: 'read', run: () => ({ status: 'error', error: { message: 'boom' } }) });
+    const llm = new ScriptedLlm().on(
+      'planner',
+      plannerAnswer({
+        steps: [
+          { id: 's1', tool: 'create_thing', args: { title: 'one' } },
+          { id: 's2', tool: 'lookup', args: { key: 'k' }, dependsOn: ['s1'] },
+        ],
+        rollback: [{ id: 'r1', tool: 'delete_thing', args: { number: 1 }, undoes: 's1' }],
+      }),
+    );
+    h = makeHarness({ store: db.store, tools: [...tools.all, failing], llm, budgets: { maxReplans: 0 } });
+    const run = await h.start();
+    await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
+    await h.agent.idle();
+    const failed = (await h.store.listEscalations(run.id)).find((e) => e.status === 'open')!;
+    await db.database.db.execute(
+      sql`update plan_versions set plan = jsonb_set(plan, '{rollback,0,args,number}', '99'::jsonb) where run_id = ${run.id} and version = 1`,
+    );
+    expect((await h.agent.resolveEscalation({ escalationId: failed.id, userId: 'UAPP', action: 'abort' })).ok).toBe(true);
+    await h.agent.idle();
+    expect(tools.undo.calls).toEqual([]);
+    const r1 = (await h.store.listSteps(run.id)).find((s) => s.kind === 'rollback' && s.stepId === 'r1');
+    expect(r1).toMatchObject({ status: 'failed', error: { code: 'plan-changed' } });
+    const escalations = h.surface.messages.filter((m) => m.kind === 'escalation' && m.runId === run.id);
+    expect(escalations.map((m) => (m.kind === 'escalation' ? String(m.escalation.message) : ''))).toContainEqual(
+      expect.stringMatching(/^Rollback step r1 of plan v1 was not run: the plan changed after it was approved/),
+    );
+    expect((await auditViolations(h.store, tools.all, [], run.id)).map((v) => v.check)).toContain('content-changed-after-approval');
   });
 });

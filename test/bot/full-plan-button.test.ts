@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/agent/plan.ts';
 import { SlackSurface } from '../../src/bot/slack-surface.ts';
 import { FULL_PLAN_ACTION } from '../../src/bot/views/full-plan-modal.ts';
+import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
 import { eventually, silentLogger, startSlackHarness, type SlackHarness } from '../fakes/slack-harness.ts';
 import { makeProposal, makeRun } from '../fakes/slack-fixtures.ts';
 
@@ -24,7 +25,7 @@ const release = (index: number, size: number) => ({
   dependsOn: [],
 });
 
-async function postPlan(plan: Plan) {
+async function postPlan(plan: Plan, digest?: string) {
   h.runs.plans.push({
     runId: run.id,
     version: 1,
@@ -35,7 +36,8 @@ async function postPlan(plan: Plan) {
     reason: null,
     createdAt: new Date(),
   });
-  await surface.proposePlan(makeProposal(plan, { risks: Object.fromEntries(plan.steps.map((s) => [s.id, 'write' as const])) }));
+  const risks = Object.fromEntries(plan.steps.map((s) => [s.id, 'write' as const]));
+  await surface.proposePlan(makeProposal(plan, { risks, ...(digest ? { digest } : {}) }));
   return h.fake.model.messages.at(-1)!;
 }
 
@@ -56,6 +58,16 @@ describe('View full plan', () => {
     });
     expect(h.fake.model.ephemeralsFor('UAPP').every((e) => e.threadTs === run.conversation.threadTs)).toBe(true);
     expect(h.agent.callsOf('decide')).toEqual([]);
+  });
+
+  it('Approve passes the digest its message showed to the agent', async () => {
+    const digest = 'c0ffee'.repeat(10) + 'abcd';
+    const message = await postPlan({ schemaVersion: 1, goal: 'Ship', confidence: 0.9, steps: [release(1, 10)], rollback: [] }, digest);
+    expect(JSON.stringify(message.blocks)).toContain('c0ffeec0ffee');
+    await h.driver.clickButtonIn(message, PLAN_APPROVE_ACTION, 'UAPP');
+    await eventually(() =>
+      expect(h.agent.callsOf('decide')).toEqual([{ runId: 'run_1', planVersion: 1, userId: 'UAPP', decision: 'approve', digest: 'c0ffeec0ffee' }]),
+    );
   });
 
   it("the Slack surface gives a run's thread its permalink, for attribution lines", async () => {

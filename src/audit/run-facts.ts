@@ -1,4 +1,5 @@
 /** What `tandem audit` reads of one run, and the shape of a check over it. */
+import { planDigest } from '../agent/plan-digest.ts';
 import type { HumanInputPort } from '../agent/ports/human-input.ts';
 import type { PlansPort } from '../agent/ports/plans.ts';
 import type { ApprovalRecord, PlanVersionRecord, RunRecord, StepAttemptRecord, StepRecord } from '../agent/ports/run-store.ts';
@@ -23,6 +24,8 @@ export interface RunFacts {
   attempts: StepAttemptRecord[];
   /** null: this store records no Confirm decisions, so the Confirm check has nothing to read. */
   confirmations: AuditConfirmation[] | null;
+  /** Each version's content digest, recomputed from the stored row (plan-digest.ts). */
+  digests: ReadonlyMap<number, string>;
 }
 
 export interface AuditContext {
@@ -60,7 +63,8 @@ export async function loadRunFacts(store: RunFactsStore, run: RunRecord): Promis
     store.listAttempts(run.id),
     store.listConfirmations(run.id),
   ]);
-  return { run, versions, approvals, steps, attempts, confirmations };
+  const digests = new Map(await Promise.all(versions.map(async (version) => [version.version, await planDigest(version.plan)] as const)));
+  return { run, versions, approvals, steps, attempts, confirmations, digests };
 }
 
 /** Plan versions of which at least one step (forward or rollback) started: each needs its approval. */

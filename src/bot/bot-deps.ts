@@ -20,6 +20,8 @@ export interface BotDeps {
   approvers?: ApproverDirectory;
   /** Where feedback on summaries is kept; absent: clicks are acknowledged and dropped. */
   feedback?: FeedbackLog;
+  /** TANDEM_ATTRIBUTION: the full plan view says GitHub writes get an attribution line (absent: on). */
+  attribution?: boolean;
 }
 
 /** The catalog's save, as the Slack surface needs it. */

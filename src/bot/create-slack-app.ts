@@ -14,6 +14,7 @@ import { registerErrorHandler } from './listeners/error-handler.ts';
 import { registerConfirmActions } from './listeners/confirm-actions.ts';
 import { registerEscalationActions } from './listeners/escalation-actions.ts';
 import { registerMention } from './listeners/mention.ts';
+import { registerFullPlanButton } from './listeners/full-plan.ts';
 import { registerModifyButton } from './listeners/modify.ts';
 import { registerModifySubmit } from './listeners/modify-submit.ts';
 import { registerPlanActions } from './listeners/plan-actions.ts';
@@ -37,7 +38,7 @@ const EVENTS_PATH = '/slack/events';
 const BODY_LIMIT = 1024 * 1024;
 
 export interface SlackAppOptions {
-  config: Pick<Config, 'slack' | 'port'>;
+  config: Pick<Config, 'slack' | 'port'> & Partial<Pick<Config, 'attribution'>>;
   agent: AgentApi;
   /** Where requests are stored before their ack; in memory (nothing survives a crash) when absent. */
   inbox?: SlackInbox;
@@ -126,6 +127,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     runbooks: options.runbooks,
     approvers: options.approvers,
     feedback: options.feedback,
+    attribution: config.attribution !== false,
   };
   registerMention(app, deps);
   registerSessionStopped(app, deps);
@@ -134,6 +136,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   registerPlannerTryAgain(app, deps);
   registerPlanActions(app, deps);
   registerModifyButton(app, deps);
+  registerFullPlanButton(app, deps);
   registerModifySubmit(app, deps);
   registerEscalationActions(app, deps);
   registerConfirmActions(app, deps);

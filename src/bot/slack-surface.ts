@@ -121,6 +121,13 @@ export class SlackSurface implements Surface {
     for (const [index, view] of views.entries()) await this.post(run, view, delivery && { ...delivery, key: `${delivery.key}#${index}` });
   }
 
+  /** The thread's permalink (chat.getPermalink of the message that started it), for attribution lines. */
+  async threadLink(run: RunRecord): Promise<string | undefined> {
+    const { channel, threadTs } = run.conversation;
+    const found = await this.options.client.chat.getPermalink({ channel, message_ts: threadTs });
+    return found.permalink;
+  }
+
   async notify(run: RunRecord, text: Text): Promise<void> {
     const words = storedWords(text, 2900);
     await this.post(run, { text: words, blocks: [section(words)] });

@@ -48,6 +48,16 @@ export interface RunDetail {
   usage: { inputTokens: number; outputTokens: number; costUsd: number };
   /** Thumbs up/down on the summary; absent for callers that do not read it. */
   feedback?: FeedbackRecord[];
+  /** Each version's content digest, computed from its stored row now (plan-digest.ts). */
+  digests?: ReadonlyMap<number, string>;
+}
+
+/** What an approval says of the content it bound to, next to what the stored row has now. */
+function approvalDigest(a: ApprovalRecord, now: string | undefined): string {
+  if (a.decision !== 'approved') return '';
+  if (a.digest === null) return '  (approved before digests)';
+  if (now !== undefined && now !== a.digest) return `  digest ${a.digest.slice(0, 12)} — MISMATCH: the stored plan now has ${now.slice(0, 12)}`;
+  return `  digest ${a.digest.slice(0, 12)}`;
 }
 
 export function formatRunDetail(d: RunDetail): string {
@@ -67,6 +77,8 @@ export function formatRunDetail(d: RunDetail): string {
       `plan v${version.version} ${author(version)} at ${time(version.createdAt)}${version.parentVersion ? ` (from v${version.parentVersion})` : ''}`,
     );
     if (version.reason) out.push(`  reason: ${terminalWords(version.reason)}`);
+    const digest = d.digests?.get(version.version);
+    if (digest) out.push(`  digest: ${digest} (short ${digest.slice(0, 12)})`);
     out.push(`  goal: ${version.plan.goal}  confidence ${version.plan.confidence}`);
     for (const step of version.plan.steps) {
       const deps = step.dependsOn.length ? ` after ${step.dependsOn.join(', ')}` : '';
@@ -78,7 +90,8 @@ export function formatRunDetail(d: RunDetail): string {
 
   if (d.approvals.length) {
     out.push('', 'decisions:');
-    for (const a of d.approvals) out.push(`  v${a.planVersion} ${a.decision} by ${a.userId} at ${time(a.createdAt)}`);
+    for (const a of d.approvals)
+      out.push(`  v${a.planVersion} ${a.decision} by ${a.userId} at ${time(a.createdAt)}${approvalDigest(a, d.digests?.get(a.planVersion))}`);
   }
   if (d.steps.length) {
     out.push('', 'steps:');

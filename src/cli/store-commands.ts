@@ -1,3 +1,4 @@
+import { planDigest } from '../agent/plan-digest.ts';
 import type { Config } from '../config/config.ts';
 import { createRunStore, listFeedback, pruneFinishedRuns } from '../store/index.ts';
 import { openConfiguredDatabase } from '../runtime/open-database.ts';
@@ -43,7 +44,8 @@ export async function showCommand(config: Readonly<Config>, runId: string | unde
       store.usageTotals(runId),
     ]);
     const feedback = await listFeedback(database.db, runId);
-    process.stdout.write(`${formatRunDetail({ run, versions, approvals, steps, attempts, escalations, questions, events, usage, feedback })}\n`);
+    const digests = new Map(await Promise.all(versions.map(async (version) => [version.version, await planDigest(version.plan)] as const)));
+    process.stdout.write(`${formatRunDetail({ run, versions, approvals, steps, attempts, escalations, questions, events, usage, feedback, digests })}\n`);
     return 0;
   } finally {
     await database.close();

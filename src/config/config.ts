@@ -40,6 +40,8 @@ export interface Config {
   housekeeping: { approvalRemindMin: number; approvalExpireMin: number; escalationRepingMin: number };
   httpAllow: string[];
   autoRunReadOnly: boolean;
+  /** TANDEM_ATTRIBUTION: Tandem's GitHub writes carry who asked, who approved, the plan version, digest and thread. */
+  attribution: boolean;
   mcpConfigPath: string | undefined;
   runbooksDir: string;
   /** How the status board is drawn: Slack's plan block, sections, or the plan block until Slack refuses it. */
@@ -126,6 +128,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     },
     httpAllow: e.TANDEM_HTTP_ALLOW.map((h) => h.toLowerCase()),
     autoRunReadOnly: e.TANDEM_AUTO_RUN_READ_ONLY,
+    attribution: e.TANDEM_ATTRIBUTION,
     mcpConfigPath: e.TANDEM_MCP_CONFIG,
     runbooksDir: e.TANDEM_RUNBOOKS_DIR,
     boardStyle: e.TANDEM_BOARD_STYLE,

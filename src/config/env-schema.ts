@@ -116,6 +116,10 @@ export const EnvSchema = z.object({
     .enum(['true', 'false', '1', '0'])
     .default('false')
     .transform((v) => v === 'true' || v === '1'),
+  TANDEM_ATTRIBUTION: z
+    .enum(['on', 'off'], { error: 'expected on or off' })
+    .default('on')
+    .transform((v) => v === 'on'),
   TANDEM_MCP_CONFIG: z.string().min(1).optional(),
   TANDEM_MODEL_PRICES: z.string().optional(),
   TANDEM_RUNBOOKS_DIR: z.string().min(1).default('./runbooks'),

@@ -218,6 +218,7 @@ function buildAgent(
       repositories: config.github.repos,
       concurrency: 8,
       housekeeping: config.housekeeping,
+      attribution: config.attribution,
     },
     logger: wiring.logger,
     owner: wiring.replicaId,

@@ -126,13 +126,14 @@ const toApproval = (row: ApprovalRow): ApprovalRecord => ({
   via: row.via,
   need: row.need,
   why: row.why,
+  digest: row.digest,
   createdAt: row.createdAt,
 });
 
 export async function insertApproval(db: Db, input: NewApproval): Promise<ApprovalRecord> {
   const [row] = await db
     .insert(approvals)
-    .values({ ...input, via: input.via ?? 'person', need: input.need ?? null, why: input.why ?? null })
+    .values({ ...input, via: input.via ?? 'person', need: input.need ?? null, why: input.why ?? null, digest: input.digest ?? null })
     .returning();
   return toApproval(row!);
 }

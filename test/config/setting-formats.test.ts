@@ -113,3 +113,12 @@ describe('TANDEM_HTTP_ALLOW', () => {
     expect(isAllowedHost(new URL(url), httpAllow)).toBe(true);
   });
 });
+
+describe('TANDEM_ATTRIBUTION', () => {
+  it('is on unless set to off; anything else stops start-up naming the variable', () => {
+    expect(loadConfig({}).attribution).toBe(true);
+    expect(loadConfig({ TANDEM_ATTRIBUTION: 'on' }).attribution).toBe(true);
+    expect(loadConfig({ TANDEM_ATTRIBUTION: 'off' }).attribution).toBe(false);
+    expect(configProblem({ TANDEM_ATTRIBUTION: 'yes' })).toBe('TANDEM_ATTRIBUTION: expected on or off');
+  });
+});

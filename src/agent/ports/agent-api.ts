@@ -31,7 +31,14 @@ export interface StartRunInput {
  */
 export interface AgentApi {
   startRun(input: StartRunInput): Promise<RunRecord>;
-  decide(input: { runId: string; planVersion: number; userId: string; decision: 'approve' | 'reject' }): Promise<Refused<void, PlanDecisionRefusalCode, Text>>;
+  /** `digest`: the content digest the clicked message showed (its short form); a click for other content is refused like a stale version. */
+  decide(input: {
+    runId: string;
+    planVersion: number;
+    userId: string;
+    decision: 'approve' | 'reject';
+    digest?: string | undefined;
+  }): Promise<Refused<void, PlanDecisionRefusalCode, Text>>;
   /** Checks a person's edit without storing it (for a modal's field errors); each string names the problem. */
   checkEdit(input: { runId: string; planVersion: number; plan: unknown }): Promise<Result<void, EditProblem[]>>;
   editPlan(input: { runId: string; planVersion: number; userId: string; plan: unknown }): Promise<Result<PlanVersionRecord, EditProblem[]>>;

@@ -29,10 +29,13 @@ export interface ApprovalRecord {
   need: 'anyone' | 'approver' | 'approver-not-requester' | null;
   /** For an auto-run: which rule allowed it. */
   why: string | null;
+  /** The content digest of the version as approved (plan-digest.ts); null: approved before digests were recorded. */
+  digest: string | null;
   createdAt: Date;
 }
 
-export type NewApproval = Pick<ApprovalRecord, 'runId' | 'planVersion' | 'userId' | 'decision'> & Partial<Pick<ApprovalRecord, 'via' | 'need' | 'why'>>;
+export type NewApproval = Pick<ApprovalRecord, 'runId' | 'planVersion' | 'userId' | 'decision'> &
+  Partial<Pick<ApprovalRecord, 'via' | 'need' | 'why' | 'digest'>>;
 
 /** Why a decision changed nothing; the agent turns each into a sentence for the person who clicked. */
 export type DecisionRefusalCode = 'run-missing' | 'plan-changed' | 'not-waiting' | 'escalation-resolved' | 'nothing-to-answer' | 'already-answered';

@@ -47,6 +47,10 @@ export interface ProposedPlan {
   autoApproved: boolean;
   /** Who approved an auto-approved plan: "tandem:auto", or "runbook:<name>" for a pre-approved scheduled runbook. */
   approvedBy?: string;
+  /** The version's content digest (plan-digest.ts): shown in short, carried by the Approve button. */
+  digest?: string;
+  /** Tandem's GitHub writes of this plan end with an attribution line (TANDEM_ATTRIBUTION); the plan says so. */
+  attribution?: boolean;
 }
 
 export interface RunSummary {
@@ -94,4 +98,6 @@ export interface Surface {
   /** The planner's model provider is down (and any fallback too): say so, and offer to plan the same task again. */
   plannerUnavailable?(run: RunRecord, reason: Text): Promise<void>;
   finish(summary: RunSummary, delivery?: Delivery): Promise<void>;
+  /** A link to the run's conversation (Slack: the thread's permalink), for attribution lines; undefined when there is none. */
+  threadLink?(run: RunRecord): Promise<string | undefined>;
 }

@@ -4,6 +4,23 @@ import type { NoteLog } from './logger.ts';
 /** How much harm a tool can do; the approval policy (src/agent/approval-policy.ts) maps it to who may approve. */
 export type Risk = 'read' | 'write' | 'destructive';
 
+/**
+ * Who stands behind a write (TANDEM_ATTRIBUTION): the run's requester, the people (or auto-run rule)
+ * who approved the version the step belongs to, that version, its content digest and the thread.
+ * Data the executor adds after approval; GitHub write tools stamp it on what they write.
+ */
+export interface Attribution {
+  requester: string;
+  approvers: readonly string[];
+  planVersion: number;
+  /** The version's content digest (64 hex characters). */
+  digest: string;
+  /** A link to the run's Slack thread; null when the surface gave none. */
+  threadUrl: string | null;
+  /** The thread as the store names it, said when there is no link. */
+  conversation: { channel: string; threadTs: string };
+}
+
 /** What a tool may know about the call it serves. Everything else reaches it through its factory. */
 export interface ToolContext {
   runId: string;
@@ -20,6 +37,8 @@ export interface ToolContext {
   log: NoteLog;
   /** Other tools, called the way a plan step calls them; set by the step runner, absent inside such a call. */
   innerTools?: InnerTools;
+  /** Set for a write or destructive step while TANDEM_ATTRIBUTION is on. */
+  attribution?: Attribution;
 }
 
 /** How a tool that works through other tools (agent_task) reaches them. Only tools of risk read are ever called. */

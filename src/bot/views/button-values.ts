@@ -4,7 +4,15 @@ import { z } from 'zod';
  * What a button carries. Plan buttons bind to (runId, planVersion) so a click on an old plan can never
  * approve a newer one; escalation buttons bind to the escalation id. Parsed with zod on every click.
  */
-const PlanRefSchema = z.object({ r: z.string().min(1), v: z.number().int().positive() });
+const PlanRefSchema = z.object({
+  r: z.string().min(1),
+  v: z.number().int().positive(),
+  /** The short content digest the message showed (Approve binds to it); absent on buttons drawn before digests. */
+  d: z
+    .string()
+    .regex(/^[0-9a-f]{12,64}$/)
+    .optional(),
+});
 const EscalationRefSchema = z.object({ e: z.string().min(1) });
 const ScheduleRefSchema = z.object({ s: z.string().min(1) });
 const StepRefSchema = z.object({ r: z.string().min(1), v: z.number().int().positive(), s: z.string().min(1) });
@@ -26,15 +34,17 @@ export function decodeStepRef(value: string | undefined): StepRef | undefined {
 export interface PlanRef {
   runId: string;
   planVersion: number;
+  digest?: string;
 }
 
 export function encodePlanRef(ref: PlanRef): string {
-  return JSON.stringify({ r: ref.runId, v: ref.planVersion });
+  return JSON.stringify({ r: ref.runId, v: ref.planVersion, ...(ref.digest ? { d: ref.digest } : {}) });
 }
 
 export function decodePlanRef(value: string | undefined): PlanRef | undefined {
   const parsed = PlanRefSchema.safeParse(safeJson(value));
-  return parsed.success ? { runId: parsed.data.r, planVersion: parsed.data.v } : undefined;
+  if (!parsed.success) return undefined;
+  return { runId: parsed.data.r, planVersion: parsed.data.v, ...(parsed.data.d ? { digest: parsed.data.d } : {}) };
 }
 
 export function encodeEscalationRef(escalationId: string): string {

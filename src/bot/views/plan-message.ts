@@ -1,8 +1,11 @@
 import type { ProposedPlan } from '../../agent/ports/surface.ts';
 import type { Risk } from '../../agent/ports/tool.ts';
+import { shortDigest } from '../../agent/plan-digest.ts';
 import { encodePlanRef } from './button-values.ts';
+import { fullPlanButton } from './full-plan-modal.ts';
 import type { Block, MessageView } from './limits.ts';
 import { lineSections, selectLines, splitIntoMessages, type ViewLine } from './message-split.ts';
+import { planNotes } from './plan-notes.ts';
 import { RISK_BADGE, stepArgs, waitsFor } from './step-format.ts';
 import { context, escapeText, header, mention, storedWords, truncate } from './text.ts';
 
@@ -38,6 +41,7 @@ export function planMessages(proposal: ProposedPlan): MessageView[] {
   body.push(...rollbackSections(proposal));
   const destructive = [...plan.steps, ...plan.rollback].some((step) => riskOf(proposal, step.id) === 'destructive');
   if (destructive) body.push(context(':warning: Destructive steps (rollback steps included) need an approver other than the requester.'));
+  body.push(...planNotes(proposal));
 
   return splitIntoMessages({
     head,
@@ -97,7 +101,7 @@ function tail(proposal: ProposedPlan): Block[] {
     ];
   }
   if (plan.steps.length === 0) return [];
-  const value = encodePlanRef({ runId: run.id, planVersion: version });
+  const value = encodePlanRef({ runId: run.id, planVersion: version, ...(proposal.digest ? { digest: shortDigest(proposal.digest) } : {}) });
   return [
     {
       type: 'actions',
@@ -106,6 +110,7 @@ function tail(proposal: ProposedPlan): Block[] {
         { type: 'button', text: { type: 'plain_text', text: 'Approve' }, style: 'primary', action_id: PLAN_APPROVE_ACTION, value },
         { type: 'button', text: { type: 'plain_text', text: 'Modify' }, action_id: PLAN_MODIFY_ACTION, value },
         { type: 'button', text: { type: 'plain_text', text: 'Reject' }, style: 'danger', action_id: PLAN_REJECT_ACTION, value },
+        fullPlanButton(value),
       ],
     },
   ];

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { reconcileGithub, requestOptions, runGithub } from '../github/call.ts';
 import type { Octokit } from '../github/client.ts';
 import { findInPages } from '../github/find-in-pages.ts';
+import { withAttribution } from '../github/attribution.ts';
 import { hasMarker, sinceWithSkew, withMarker } from '../github/marker.ts';
 import { NumberArg, RepoSchema, splitRepo } from '../github/repo-ref.ts';
 import { defineTool } from './define-tool.ts';
@@ -26,7 +27,7 @@ export function createGithubCommentTool(github: Octokit | undefined) {
         const { data } = await octokit.rest.issues.createComment({
           ...splitRepo(args.repo),
           issue_number: args.number,
-          body: withMarker(args.body, ctx.marker),
+          body: withMarker(withAttribution(args.body, ctx.attribution), ctx.marker),
           request: requestOptions(ctx, true),
         });
         return { status: 'ok', output: { number: args.number, commentId: data.id, url: data.html_url } };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { reconcileGithub, requestOptions, runGithub } from '../github/call.ts';
 import type { Octokit } from '../github/client.ts';
 import { findInPages } from '../github/find-in-pages.ts';
+import { withAttribution } from '../github/attribution.ts';
 import { hasMarker, sinceWithSkew, withMarker } from '../github/marker.ts';
 import { RepoSchema, splitRepo } from '../github/repo-ref.ts';
 import { defineTool } from './define-tool.ts';
@@ -28,7 +29,7 @@ export function createGithubCreateIssueTool(github: Octokit | undefined) {
         const { data } = await octokit.rest.issues.create({
           ...splitRepo(args.repo),
           title: args.title,
-          body: withMarker(args.body, ctx.marker),
+          body: withMarker(withAttribution(args.body, ctx.attribution), ctx.marker),
           ...(args.labels ? { labels: args.labels } : {}),
           ...(args.assignees ? { assignees: args.assignees } : {}),
           request: requestOptions(ctx, true),

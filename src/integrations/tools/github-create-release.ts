@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { reconcileGithub, requestOptions, runGithub } from '../github/call.ts';
 import type { Octokit } from '../github/client.ts';
+import { withAttribution } from '../github/attribution.ts';
 import { hasMarker, sinceWithSkew, withMarker } from '../github/marker.ts';
 import { RepoSchema, splitRepo } from '../github/repo-ref.ts';
 import { defineTool } from './define-tool.ts';
@@ -31,7 +32,7 @@ export function createGithubCreateReleaseTool(github: Octokit | undefined) {
           ...splitRepo(args.repo),
           tag_name: args.tag,
           ...(args.name !== undefined ? { name: args.name } : {}),
-          body: withMarker(args.body, ctx.marker),
+          body: withMarker(withAttribution(args.body, ctx.attribution), ctx.marker),
           ...(args.target ? { target_commitish: args.target } : {}),
           ...(args.draft !== undefined ? { draft: args.draft } : {}),
           ...(args.prerelease !== undefined ? { prerelease: args.prerelease } : {}),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mergeCommitMessage } from '../github/attribution.ts';
 import { reconcileGithub, requestOptions, runGithub } from '../github/call.ts';
 import type { Octokit } from '../github/client.ts';
 import { NumberArg, RepoSchema, splitRepo } from '../github/repo-ref.ts';
@@ -33,7 +34,9 @@ export function createGithubMergePullTool(github: Octokit | undefined) {
         },
         async (octokit) => {
           const target = { ...splitRepo(args.repo), pull_number: args.number };
-          const { data } = await octokit.rest.pulls.merge({ ...target, merge_method: args.method, request: requestOptions(ctx, true) });
+          // A rebase makes no merge commit, so it has no message to carry the trailers.
+          const message = ctx.attribution && args.method !== 'rebase' ? { commit_message: mergeCommitMessage(ctx.attribution) } : {};
+          const { data } = await octokit.rest.pulls.merge({ ...target, merge_method: args.method, ...message, request: requestOptions(ctx, true) });
           const { data: pull } = await octokit.rest.pulls.get({ ...target, request: requestOptions(ctx, false) });
           return { status: 'ok', output: { number: args.number, url: pull.html_url, merged: data.merged, sha: data.sha, message: data.message } };
         },

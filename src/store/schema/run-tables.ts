@@ -76,6 +76,8 @@ export const approvals = pgTable(
     /** Who the approval policy required when the decision was recorded ('anyone' | 'approver' | 'approver-not-requester'). */
     need: text('need').$type<NonNullable<ApprovalRecord['need']>>(),
     why: text('why'),
+    /** sha-256 of the version's content the approver saw (plan-digest.ts); null for approvals stored before digests. */
+    digest: text('digest'),
     createdAt: createdAt(),
   },
   (t) => [index('approvals_run_idx').on(t.runId)],

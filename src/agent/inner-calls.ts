@@ -56,7 +56,7 @@ export function createInnerTools(ctx: AgentContext, scope: InnerCallScope): Inne
       await record({ ...base, ok: false, error });
       return { ok: false, error };
     }
-    const refusal = repositoryRefusal(ctx.settings.repositories, tool, parsed.data as Record<string, unknown>);
+    const refusal = repositoryRefusal(ctx.settings.repositories, tool, parsed.data as Record<string, unknown>, 'filled');
     if (refusal) {
       const reason = `${request.tool} ${refusal.at}: ${plainText(refusal.reason)}`;
       await record({ ...base, ok: false, refused: reason });

@@ -94,7 +94,7 @@ function checkArgs(ctx: AgentContext, spec: StepSpec, outputs: ReadonlyMap<strin
   }
   const args = parsed.data as Record<string, unknown>;
   // Judged again once references are filled: a repository filled in at run time was not there to judge at approval, and the list may have changed since.
-  const refusal = repositoryRefusal(ctx.settings.repositories, tool, args);
+  const refusal = repositoryRefusal(ctx.settings.repositories, tool, args, 'filled');
   if (refusal)
     return {
       ok: false,

@@ -37,6 +37,9 @@ export interface InnerTools {
   tokensLeft(): Promise<number>;
 }
 
+/** What a call reaches: these repositories (`owner/*` for an account), any at all, or it cannot be told and why. */
+export type RepositoryReach = readonly string[] | 'any' | { unreadable: string };
+
 export type InnerCallResult = { ok: true; output: Record<string, unknown> } | { ok: false; error: string };
 
 export interface ToolError {
@@ -79,9 +82,10 @@ export interface Tool<I = unknown> {
   /**
    * The repositories (`owner/name`, or `owner/*` for a whole account) a call reaches, for a tool whose
    * targets name them other than by a `repo` arg (a search's `repo:` qualifiers); `'any'` when the call
-   * is not limited to any. Given args as planned or as filled in, so it must not trust their shape.
+   * is not limited to any; `{ unreadable }` when the args cannot be read well enough to tell (refused under
+   * the allow-list). Given args as planned or as filled in, so it must not trust their shape.
    */
-  repositories?(args: Record<string, unknown>): readonly string[] | 'any';
+  repositories?(args: Record<string, unknown>): RepositoryReach;
   /**
    * How text filled into this tool's string args from an earlier step's output is quoted. The plan's
    * own words were shown to the approver; a filled-in value was not, so it must not become markup

@@ -1,8 +1,15 @@
 import { z } from 'zod';
+import { repositoryProblem } from '../../agent/repository-name.ts';
 
+/** GitHub's own spelling rules (repository-name.ts): a name GitHub would refuse, or `acme/..`, never reaches a URL. */
 export const RepoSchema = z
   .string()
-  .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'expected owner/name, e.g. acme/api')
+  // The pattern is what a model is shown of the arg; the check after it is the whole rule (`.` and `..` too).
+  .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100}$/, 'expected owner/name as GitHub spells it, e.g. acme/api')
+  .superRefine((repo, ctx) => {
+    const problem = repositoryProblem(repo);
+    if (problem) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(repo)} is not a repository GitHub accepts: ${problem}` });
+  })
   .describe('Repository as owner/name, e.g. "acme/api"');
 
 export function splitRepo(repo: string): { owner: string; repo: string } {

@@ -1,16 +1,17 @@
 /**
- * The repositories a GitHub search reaches, read from its qualifiers: `repo:owner/name` names one,
- * `org:owner` or `user:owner` a whole account (`owner/*`). A query with none of them searches
- * everything the credentials can see (`'any'`). Negated qualifiers (`-repo:`) narrow nothing.
+ * The repositories a GitHub search reaches, as search-query.ts reads its whole query: the repositories
+ * and accounts (`owner/*`) it names, `'any'` when nothing bounds it, or why it cannot be judged.
  */
-const QUALIFIER = /(?:^|\s)(repo|org|user):("?)([A-Za-z0-9_./-]+)\2(?=\s|$)/gi;
+import type { RepositoryReach } from '../../agent/ports/tool.ts';
+import { searchQueryReach } from './search-query.ts';
 
+export function searchReach(query: string): RepositoryReach {
+  const reach = searchQueryReach(query);
+  return reach.ok ? reach.repositories : { unreadable: reach.problem };
+}
+
+/** For choosing a GitHub App installation: the names a query holds, or `'any'` (also when it cannot be read). */
 export function searchQueryRepositories(query: string): readonly string[] | 'any' {
-  const named: string[] = [];
-  for (const match of query.matchAll(QUALIFIER)) {
-    const kind = match[1]!.toLowerCase();
-    const value = match[3]!;
-    named.push(kind === 'repo' ? value : `${value}/*`);
-  }
-  return named.length ? named : 'any';
+  const reach = searchReach(query);
+  return Array.isArray(reach) ? reach : 'any';
 }

@@ -123,6 +123,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     runbooks: options.runbooks,
     approvers: options.approvers,
     feedback: options.feedback,
+    allowBots: config.slack.allowBots ?? [],
   };
   registerMention(app, deps);
   registerSessionStopped(app, deps);

@@ -90,6 +90,8 @@ export const EnvSchema = z.object({
     .optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
   TANDEM_APPROVERS: csv.pipe(z.array(z.string().regex(/^[US][A-Z0-9]+$/, 'expected Slack user (U…) or user-group (S…) IDs, comma-separated'))),
+  // Slack bot ids (B…) or app ids (A…) whose messages may start, answer or cancel runs; other apps are ignored.
+  TANDEM_ALLOW_BOTS: csv.pipe(z.array(z.string().regex(/^[AB][A-Z0-9]+$/, 'expected Slack bot (B…) or app (A…) IDs, comma-separated'))),
   TANDEM_ESCALATE_TO: z
     .string()
     .regex(/^[US][A-Z0-9]+$/, 'expected a Slack user (U…) or user-group (S…) ID')

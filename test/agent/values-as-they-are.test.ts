@@ -31,8 +31,18 @@ beforeEach(async () => {
   github.addRepo('acme/api');
   github.addRepo('evil/secret');
   github.addIssue('evil/secret', { title: 'the secret' });
-  const config = loadConfig({ OPENAI_API_KEY: 'sk-test-0000000000000000', OPENAI_BASE_URL: openai.url, PLANNER_MODEL: 'openai:gpt-4o', TANDEM_REPOS: 'acme/*' });
-  const llm = createLlmClient({ config, logger: createLogger({ level: 'silent', secrets: [] }), onUsage: (usage) => db.store.recordUsage(usage), maxRetries: 0 });
+  const config = loadConfig({
+    OPENAI_API_KEY: 'sk-test-0000000000000000',
+    OPENAI_BASE_URL: openai.url,
+    PLANNER_MODEL: 'openai:gpt-4o',
+    TANDEM_REPOS: 'acme/*',
+  });
+  const llm = createLlmClient({
+    config,
+    logger: createLogger({ level: 'silent', secrets: [] }),
+    onUsage: (usage) => db.store.recordUsage(usage),
+    maxRetries: 0,
+  });
   errors = [];
   agent = createAgent({
     store: db.store,
@@ -72,7 +82,7 @@ async function stepOf(runId: string, stepId: string) {
 }
 
 describe('a filled value is judged as it is', () => {
-  it("refuses an agent_task search on a repository off the list even with reference syntax in it; GitHub never sees it", async () => {
+  it('refuses an agent_task search on a repository off the list even with reference syntax in it; GitHub never sees it', async () => {
     const started = await run(
       [{ id: 's1', tool: 'agent_task', args: { instruction: 'Find the open issues of acme/api', tools: ['github_search_issues'], maxCalls: 3 } }],
       openAiReply.toolCalls([{ name: 'github_search_issues', args: { query: 'repo:evil/secret is:issue {{steps.s1.output.text}}' } }]),
@@ -85,7 +95,7 @@ describe('a filled value is judged as it is', () => {
     expect(errors).toEqual([]);
   });
 
-  it("fails a search filled from an llm_task answer ending in {{…}}: a refusal code, words to act on, and no request", async () => {
+  it('fails a search filled from an llm_task answer ending in {{…}}: a refusal code, words to act on, and no request', async () => {
     const started = await run(
       [
         { id: 's1', tool: 'llm_task', args: { instruction: 'Write the search for the login bug' } },

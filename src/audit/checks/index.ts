@@ -3,6 +3,13 @@ import type { AuditCheck } from '../run-facts.ts';
 import { approvalNotAllowed } from './approval-not-allowed.ts';
 import { destructiveApprovedByRequester } from './destructive-approved-by-requester.ts';
 import { lateBoundTargetConfirmed } from './late-bound-target-confirmed.ts';
+import { repositoryOutsideAllowList } from './repository-outside-allow-list.ts';
 import { stepRanWithoutApproval } from './step-ran-without-approval.ts';
 
-export const AUDIT_CHECKS: readonly AuditCheck[] = [stepRanWithoutApproval, approvalNotAllowed, destructiveApprovedByRequester, lateBoundTargetConfirmed];
+export const AUDIT_CHECKS: readonly AuditCheck[] = [
+  stepRanWithoutApproval,
+  approvalNotAllowed,
+  destructiveApprovedByRequester,
+  lateBoundTargetConfirmed,
+  repositoryOutsideAllowList,
+];

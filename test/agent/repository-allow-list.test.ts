@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makePlan } from '../../src/agent/planner.ts';
-import { isRepositoryAllowed, REPO_NOT_ALLOWED } from '../../src/agent/repository-allow-list.ts';
+import { isRepositoryAllowed, REPO_NOT_ALLOWED, repositoryRefusal } from '../../src/agent/repository-allow-list.ts';
 import { createToolRegistry } from '../../src/agent/tool-registry.ts';
 import { createGithubSearchIssuesTool } from '../../src/integrations/tools/github-search-issues.ts';
 import { useTestStore } from '../helpers/store.ts';
@@ -37,6 +37,39 @@ describe('which repositories are allowed', () => {
         if (other !== owner) expect(isRepositoryAllowed([`${owner}/*`], `${other}/${name}`)).toBe(false);
       }),
     );
+  });
+});
+
+describe('values judged as they are', () => {
+  const search = createGithubSearchIssuesTool(undefined);
+  const repoArg = repoTool('github_create_issue', 'write');
+  const judged = (tool: Parameters<typeof repositoryRefusal>[1], args: Record<string, unknown>, stage: 'planned' | 'filled') => {
+    const refusal = repositoryRefusal(['acme/*'], tool, args, stage);
+    return refusal ? `${refusal.at}: ${said(refusal.reason)}` : null;
+  };
+
+  it('waits for a planned reference, but judges a filled value holding the same text literally', () => {
+    expect(judged(repoArg, { repo: '{{steps.s1.output.text}}' }, 'planned')).toBeNull();
+    expect(judged(repoArg, { repo: '{{steps.s1.output.text}}' }, 'filled')).toBe(
+      'repo: "{{steps.s1.output.text}}" is not a repository GitHub accepts: expected owner/name, e.g. acme/api',
+    );
+    expect(judged(repoArg, { repo: 'evil/x{{steps.s1.output.text}}' }, 'filled')).toMatch(/^repo: "evil\/x\{\{steps.*is not a repository GitHub accepts/);
+    expect(judged(search, { query: 'repo:evil/secret is:issue {{steps.s1.output.text}}' }, 'filled')).toMatch(/^query: evil\/secret is not on the allow-list/);
+    expect(judged(search, { query: 'repo:acme/api {{steps.s1.output.text}}' }, 'filled')).toBeNull();
+  });
+
+  it('judges the words of a planned search around a reference that stands alone, and waits for the rest', () => {
+    expect(judged(search, { query: 'repo:evil/secret is:issue {{steps.s1.output.text}}' }, 'planned')).toMatch(/^query: evil\/secret is not on the allow-list/);
+    expect(judged(search, { query: 'is:open {{steps.s1.output.text}}' }, 'planned')).toBeNull();
+    expect(judged(search, { query: 'repo:{{steps.s1.output.repo}} is:open' }, 'planned')).toBeNull();
+    expect(judged(search, { query: 'repo:acme/api OR {{steps.s1.output.text}}' }, 'planned')).toBeNull();
+  });
+
+  it('never allows a name GitHub would refuse, whatever the list says', () => {
+    for (const name of ['acme/..', 'acme/.', '-acme/api', 'ac_me/api', 'acme/api/x', 'acme/', `acme/${'a'.repeat(101)}`, `${'a'.repeat(40)}/api`]) {
+      expect(isRepositoryAllowed(['acme/*', name.toLowerCase()], name)).toBe(false);
+    }
+    expect(isRepositoryAllowed(['acme/*'], 'acme/.github')).toBe(true);
   });
 });
 

@@ -56,6 +56,7 @@ export function createInnerTools(ctx: AgentContext, scope: InnerCallScope): Inne
       await record({ ...base, ok: false, error });
       return { ok: false, error };
     }
+    // A model's args are never filled: reference syntax in them is text, and the allow-list judges them as they are.
     const refusal = repositoryRefusal(ctx.settings.repositories, tool, parsed.data as Record<string, unknown>, 'filled');
     if (refusal) {
       const reason = `${request.tool} ${refusal.at}: ${plainText(refusal.reason)}`;

@@ -1,17 +1,17 @@
 /**
  * TANDEM_REPOS: the repositories a plan may touch. A step's repositories are what its `repo` target
- * arg names, or what the tool says its args reach (a search's `repo:` / `org:` qualifiers). Checked
- * on every plan and edit (forward and rollback steps), and again on the filled-in args of every step
- * and of every call a tool makes through other tools.
+ * arg names, or what the tool says its args reach (a search's whole query). Checked on every plan and
+ * edit (forward and rollback steps), again on the filled-in args before a step runs, and on every call a
+ * tool makes through other tools.
  *
- * Only a plan's own arguments may hold a reference still to be filled, and only those are left to be
- * judged later. A value that was filled (from an output, a person or a model) is data: `{{…}}` text
- * inside it is judged as the literal text it is, never taken for a reference.
+ * Values are judged as they are (decision 026). Only a plan's own args, not yet filled, may hold a
+ * reference that stands for a value to come: such a target is judged once filled. A filled value, a
+ * person's answer or a model's call is data: `{{steps.…}}` inside it is text, never "filled later".
  */
 import type { Plan } from './plan.ts';
-import { isAccountName, isRepositoryName } from './repository-name.ts';
-import type { AnyTool } from './ports/tool.ts';
+import type { AnyTool, RepositoryReach } from './ports/tool.ts';
 import { findReferences } from './references.ts';
+import { repositoryProblem } from './repository-name.ts';
 import { targetArgNames } from './step-targets.ts';
 import type { PlanProblem } from './plan-problems.ts';
 import { setting, type Text, words } from './text.ts';
@@ -24,37 +24,69 @@ export const REPO_NOT_ALLOWED = 'repo-not-allowed' as const;
 
 type RepoTool = Pick<AnyTool, 'targets' | 'repositories'> | undefined;
 
-/** Whether args are a plan's own (references may still stand in them) or the values a call gets. */
+/**
+ * Which args are judged: `planned` args may still hold references (a target holding one waits for its
+ * value); `filled` args are final (after filling, a person's words, a model's call), judged literally.
+ */
 export type ArgsStage = 'planned' | 'filled';
 
 /**
  * GitHub treats owner and name case-insensitively; so does the list. `owner/*` stands for a whole account
- * (as `owner/*` itself, from a search's `org:`). A name GitHub would refuse (`acme/..`) is never allowed.
+ * (and is what an `org:` search reaches). A name GitHub would not accept (`acme/..`) is never allowed.
  */
 export function isRepositoryAllowed(allowList: readonly string[], repository: string): boolean {
   const wanted = repository.toLowerCase();
-  if (!isRepositoryName(wanted) && !(wanted.endsWith('/*') && isAccountName(wanted.slice(0, -2)))) return false;
-  const [owner = ''] = wanted.split('/');
+  const [owner = '', name = ''] = wanted.split('/');
+  if (repositoryProblem(name === '*' ? `${owner}/x` : wanted) !== null) return false;
   return allowList.includes(wanted) || allowList.includes(`${owner}/*`);
 }
 
-type Reach = readonly string[] | 'any' | { unreadable: string };
-
-/** The arg that names a step's repository, the args it reaches, and whether a plan's reference still stands in them. */
-function repositoriesOf(tool: RepoTool, args: Record<string, unknown>, stage: ArgsStage): { at: string; repositories: Reach; lateBound: boolean } | undefined {
+/** The arg that names a step's repository and what the args reach; undefined when the step reaches no repository. */
+function repositoriesOf(tool: RepoTool, args: Record<string, unknown>, stage: ArgsStage): { at: string; reach: RepositoryReach | 'later' } | undefined {
   const targets = targetArgNames(tool, args);
-  const stillToFill = (value: unknown) => stage === 'planned' && findReferences(value).references.length > 0;
+  const waits = (names: readonly string[]) => stage === 'planned' && names.some((name) => findReferences(args[name]).references.length > 0);
   if (tool?.repositories) {
     const at = targets[0] ?? 'args';
-    const lateBound = targets.some((name) => stillToFill(args[name]));
-    return { at, repositories: lateBound ? [] : tool.repositories(args), lateBound };
+    if (!waits(targets)) return { at, reach: tool.repositories(args) };
+    return { at, reach: literalReach(tool.repositories.bind(tool), args, targets) };
   }
-  if (!targets.includes('repo') || typeof args.repo !== 'string') return undefined;
-  const lateBound = stillToFill(args.repo);
-  return { at: 'repo', repositories: lateBound ? [] : [args.repo], lateBound };
+  if (!targets.includes('repo') || args.repo === undefined) return undefined;
+  if (waits(['repo'])) return { at: 'repo', reach: 'later' };
+  return { at: 'repo', reach: typeof args.repo === 'string' ? [args.repo] : { unreadable: 'a repository is written as owner/name text' } };
 }
 
-/** Why these args may not be used under the allow-list, or null. A plan's repository still to be filled is not judged yet. */
+/**
+ * A planned search with a reference standing alone between spaces (`repo:evil/x {{steps.s1.output.text}}`)
+ * is judged on its own words now: a repository they name off the list is refused at once, whatever the
+ * reference brings. Whether the whole is bounded, or readable, waits for the value (it may add the bound).
+ */
+function literalReach(
+  reach: (args: Record<string, unknown>) => RepositoryReach,
+  args: Record<string, unknown>,
+  targets: readonly string[],
+): RepositoryReach | 'later' {
+  const literal: Record<string, unknown> = { ...args };
+  for (const name of targets) {
+    const value = args[name];
+    if (typeof value !== 'string') return 'later';
+    const { references } = findReferences(value);
+    let text = value;
+    for (const ref of references) {
+      const alone = new RegExp(`(^| )${escapeRegExp(ref.raw)}(?= |$)`);
+      if (!alone.test(text)) return 'later';
+      text = text.replace(ref.raw, ' ');
+    }
+    literal[name] = text;
+  }
+  const found = reach(literal);
+  return Array.isArray(found) ? found : 'later';
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Why these args may not be used under the allow-list, or null. A planned target holding a reference is judged once filled. */
 export function repositoryRefusal(
   allowList: RepositoryAllowList,
   tool: RepoTool,
@@ -63,14 +95,20 @@ export function repositoryRefusal(
 ): { at: string; reason: Text } | null {
   if (!allowList) return null;
   const found = repositoriesOf(tool, args, stage);
-  if (!found || found.lateBound) return null;
+  if (!found || found.reach === 'later') return null;
+  const { at, reach } = found;
   const allowed = words`${setting('repos')} allows only ${allowList.join(', ')}`;
-  if (found.repositories === 'any') return { at: found.at, reason: words`it reaches every repository, but ${allowed}; name the repository (repo:owner/name)` };
-  if ('unreadable' in found.repositories)
-    return { at: found.at, reason: words`what it reaches cannot be told (${found.repositories.unreadable}), and ${allowed}` };
-  const refused = found.repositories.filter((repository) => !isRepositoryAllowed(allowList, repository));
+  if (reach === 'any')
+    return {
+      at,
+      reason: words`it reaches every repository, but ${allowed}; name the repository (repo:owner/name) at the top level, outside parentheses and OR`,
+    };
+  if ('unreadable' in reach) return { at, reason: words`it could not be fully understood (${reach.unreadable}), and ${allowed}` };
+  const misspelt = reach.find((repository) => !repository.endsWith('/*') && repositoryProblem(repository) !== null);
+  if (misspelt !== undefined) return { at, reason: words`${JSON.stringify(misspelt)} is not a repository GitHub accepts: ${repositoryProblem(misspelt)!}` };
+  const refused = reach.filter((repository) => !isRepositoryAllowed(allowList, repository));
   if (!refused.length) return null;
-  return { at: found.at, reason: words`${refused.join(', ')} ${refused.length === 1 ? 'is' : 'are'} not on the allow-list: ${allowed}` };
+  return { at, reason: words`${refused.join(', ')} ${refused.length === 1 ? 'is' : 'are'} not on the allow-list: ${allowed}` };
 }
 
 /** Plan validation: one line per step (forward or rollback) on a repository off the list. */

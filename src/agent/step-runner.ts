@@ -96,7 +96,8 @@ function checkArgs(ctx: AgentContext, spec: StepSpec, outputs: ReadonlyMap<strin
     return { ok: false, message: `${spec.stepId}.args.${issue?.path.join('.') ?? ''}: ${issue?.message} (after filling references)` };
   }
   const args = parsed.data as Record<string, unknown>;
-  // Judged again once references are filled: a repository filled in at run time was not there to judge at approval, and the list may have changed since.
+  // Judged again once references are filled: a repository filled in at run time was not there to judge at approval, and the list
+  // may have changed since. The filled args are final: `{{…}}` a filled value brought in is text, judged as it is (decision 026).
   const refusal = repositoryRefusal(ctx.settings.repositories, tool, args, 'filled');
   if (refusal)
     return {

@@ -18,6 +18,8 @@ export interface BotDeps {
   runbooks?: RunbookSaver;
   /** Who may remove someone else's schedule. */
   approvers?: ApproverDirectory;
+  /** TANDEM_ALLOW_BOTS: other apps whose messages may start, answer or cancel runs; absent: none. */
+  allowBots?: readonly string[];
   /** Where feedback on summaries is kept; absent: clicks are acknowledged and dropped. */
   feedback?: FeedbackLog;
   /** TANDEM_ATTRIBUTION: the full plan view says GitHub writes get an attribution line (absent: on). */

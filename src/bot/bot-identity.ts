@@ -51,3 +51,35 @@ export class BotIdentityCache {
     if (this.timer) clearTimeout(this.timer);
   }
 }
+
+/** What a Slack message event says of who wrote it. */
+export interface MessageAuthorship {
+  user?: string | undefined;
+  bot_id?: string | undefined;
+  app_id?: string | undefined;
+  bot_profile?: { app_id?: string | undefined } | undefined;
+  subtype?: string | undefined;
+}
+
+/**
+ * Who may start, answer or cancel a run with this message: a person (`user`), or another app that
+ * TANDEM_ALLOW_BOTS lists by bot id (B…) or app id (A…), acting as its bot user (or its bot id when the
+ * message has no user). Any other app's message, and the bot's own, are ignored: an app's text is
+ * anyone's input, and two bots answering each other would loop.
+ */
+export function messageAuthor(
+  event: MessageAuthorship,
+  own: { botId?: string | undefined; botUserId?: string | undefined },
+  allowBots: readonly string[],
+): { user: string } | { ignored: string } {
+  const botId = event.bot_id;
+  if ((botId && botId === own.botId) || (event.user && event.user === own.botUserId)) return { ignored: 'the bot itself' };
+  if (botId || event.subtype === 'bot_message') {
+    const appId = event.app_id ?? event.bot_profile?.app_id;
+    const listed = [botId, appId].some((id) => id !== undefined && allowBots.includes(id));
+    if (!listed) return { ignored: `another app (bot ${botId ?? 'unknown'}${appId ? `, app ${appId}` : ''}) not listed in TANDEM_ALLOW_BOTS` };
+    const user = event.user ?? botId;
+    return user ? { user } : { ignored: 'an app message without a bot id' };
+  }
+  return event.user ? { user: event.user } : { ignored: 'a message without an author' };
+}

@@ -128,6 +128,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     approvers: options.approvers,
     feedback: options.feedback,
     attribution: config.attribution !== false,
+    allowBots: config.slack.allowBots ?? [],
   };
   registerMention(app, deps);
   registerSessionStopped(app, deps);

@@ -25,6 +25,7 @@ export function auditContext(config: Readonly<Config>, groupMembers?: ReadonlySe
     riskOf: (name) => tools.get(name)?.risk,
     toolOf: (name) => tools.get(name),
     isApprover: (userId) => (config.approvers.length === 0 ? undefined : judge(userId)),
+    repositories: config.github.repos,
   };
 }
 

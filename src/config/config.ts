@@ -21,6 +21,8 @@ export interface Config {
     signingSecret: string | undefined;
     apiUrl: string;
     mode: 'socket' | 'http' | 'none';
+    /** TANDEM_ALLOW_BOTS: other apps (bot ids B…, app ids A…) whose messages count as a person's; absent or empty: none. */
+    allowBots?: readonly string[];
   };
   port: number;
   openai: { apiKey: string | undefined; baseUrl: string | undefined };
@@ -103,6 +105,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       signingSecret: e.SLACK_SIGNING_SECRET,
       apiUrl: withTrailingSlash(e.SLACK_API_URL),
       mode,
+      allowBots: e.TANDEM_ALLOW_BOTS,
     },
     port: e.PORT,
     openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },

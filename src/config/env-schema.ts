@@ -48,7 +48,8 @@ const timeoutSeconds = (fallback: number) =>
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
 
-const REPO_PATTERN = /^[A-Za-z0-9_.-]+\/(?:[A-Za-z0-9_.-]+|\*)$/;
+/** GitHub's spelling (src/agent/repository-name.ts): an entry GitHub would refuse (`acme/..`) could never match. */
+const REPO_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/(?:(?!\.{1,2}$)[A-Za-z0-9._-]{1,100}|\*)$/;
 
 /** A GitHub App's identity and the repository allow-list (github-settings.ts checks how they combine). */
 export const GithubAppEnv = z.object({
@@ -90,6 +91,8 @@ export const EnvSchema = z.object({
     .optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
   TANDEM_APPROVERS: csv.pipe(z.array(z.string().regex(/^[US][A-Z0-9]+$/, 'expected Slack user (U…) or user-group (S…) IDs, comma-separated'))),
+  // Slack bot ids (B…) or app ids (A…) whose messages may start, answer or cancel runs; other apps are ignored.
+  TANDEM_ALLOW_BOTS: csv.pipe(z.array(z.string().regex(/^[AB][A-Z0-9]+$/, 'expected Slack bot (B…) or app (A…) IDs, comma-separated'))),
   TANDEM_ESCALATE_TO: z
     .string()
     .regex(/^[US][A-Z0-9]+$/, 'expected a Slack user (U…) or user-group (S…) ID')

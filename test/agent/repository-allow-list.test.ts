@@ -8,7 +8,6 @@ import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makePlan } from '../../src/agent/planner.ts';
 import { isRepositoryAllowed, REPO_NOT_ALLOWED, repositoryRefusal } from '../../src/agent/repository-allow-list.ts';
-import { searchQueryRepositories } from '../../src/integrations/github/search-qualifiers.ts';
 import { createToolRegistry } from '../../src/agent/tool-registry.ts';
 import { createGithubSearchIssuesTool } from '../../src/integrations/tools/github-search-issues.ts';
 import { useTestStore } from '../helpers/store.ts';
@@ -25,32 +24,52 @@ function repoTool(name: string, risk: 'read' | 'write'): FakeTool {
   return Object.assign(tool, { targets: ['repo'] as const });
 }
 
-/** A search shaped as the real one: its query is its target, and what it reaches is read from the query. */
-function searchTool(): FakeTool {
-  const tool = fakeTool({ name: 'github_search_issues', risk: 'read', input: z.object({ query: z.string() }) });
-  return Object.assign(tool, {
-    targets: ['query'] as const,
-    repositories: (args: Record<string, unknown>) => (typeof args.query === 'string' ? searchQueryRepositories(args.query) : ('any' as const)),
-  });
-}
-
 describe('which repositories are allowed', () => {
-  it('never allows a name GitHub would refuse, whatever the list says', () => {
-    for (const name of ['acme/..', 'acme/.', '../api', 'acme/api/pulls', '-acme/api', 'acme/', '/api', 'acme//api', 'ac me/api'])
-      expect(isRepositoryAllowed(['acme/*', name.toLowerCase()], name), name).toBe(false);
-  });
-
   it('matches owner/name and owner/* whatever the case, and nothing else', () => {
-    const part = fc.stringMatching(/^[a-z0-9][a-z0-9]{0,8}$/);
+    const ownerPart = fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,8}$/);
+    const part = fc.stringMatching(/^[a-z0-9][a-z0-9_.-]{0,8}$/);
     const flipCase = (text: string, mask: number) => [...text].map((c, i) => ((mask >> (i % 30)) & 1 ? c.toUpperCase() : c)).join('');
     fc.assert(
-      fc.property(part, part, part, fc.integer({ min: 0, max: 2 ** 30 }), (owner, name, other, mask) => {
+      fc.property(ownerPart, part, ownerPart, fc.integer({ min: 0, max: 2 ** 30 }), (owner, name, other, mask) => {
         expect(isRepositoryAllowed([`${owner}/${name}`], flipCase(`${owner}/${name}`, mask))).toBe(true);
         expect(isRepositoryAllowed([`${owner}/*`], flipCase(`${owner}/${other}`, mask))).toBe(true);
         if (other !== name) expect(isRepositoryAllowed([`${owner}/${name}`], `${owner}/${other}`)).toBe(false);
         if (other !== owner) expect(isRepositoryAllowed([`${owner}/*`], `${other}/${name}`)).toBe(false);
       }),
     );
+  });
+});
+
+describe('values judged as they are', () => {
+  const search = createGithubSearchIssuesTool(undefined);
+  const repoArg = repoTool('github_create_issue', 'write');
+  const judged = (tool: Parameters<typeof repositoryRefusal>[1], args: Record<string, unknown>, stage: 'planned' | 'filled') => {
+    const refusal = repositoryRefusal(['acme/*'], tool, args, stage);
+    return refusal ? `${refusal.at}: ${said(refusal.reason)}` : null;
+  };
+
+  it('waits for a planned reference, but judges a filled value holding the same text literally', () => {
+    expect(judged(repoArg, { repo: '{{steps.s1.output.text}}' }, 'planned')).toBeNull();
+    expect(judged(repoArg, { repo: '{{steps.s1.output.text}}' }, 'filled')).toBe(
+      'repo: "{{steps.s1.output.text}}" is not a repository GitHub accepts: expected owner/name, e.g. acme/api',
+    );
+    expect(judged(repoArg, { repo: 'evil/x{{steps.s1.output.text}}' }, 'filled')).toMatch(/^repo: "evil\/x\{\{steps.*is not a repository GitHub accepts/);
+    expect(judged(search, { query: 'repo:evil/secret is:issue {{steps.s1.output.text}}' }, 'filled')).toMatch(/^query: evil\/secret is not on the allow-list/);
+    expect(judged(search, { query: 'repo:acme/api {{steps.s1.output.text}}' }, 'filled')).toBeNull();
+  });
+
+  it('judges the words of a planned search around a reference that stands alone, and waits for the rest', () => {
+    expect(judged(search, { query: 'repo:evil/secret is:issue {{steps.s1.output.text}}' }, 'planned')).toMatch(/^query: evil\/secret is not on the allow-list/);
+    expect(judged(search, { query: 'is:open {{steps.s1.output.text}}' }, 'planned')).toBeNull();
+    expect(judged(search, { query: 'repo:{{steps.s1.output.repo}} is:open' }, 'planned')).toBeNull();
+    expect(judged(search, { query: 'repo:acme/api OR {{steps.s1.output.text}}' }, 'planned')).toBeNull();
+  });
+
+  it('never allows a name GitHub would refuse, whatever the list says', () => {
+    for (const name of ['acme/..', 'acme/.', '-acme/api', 'ac_me/api', 'acme/api/x', 'acme/', `acme/${'a'.repeat(101)}`, `${'a'.repeat(40)}/api`]) {
+      expect(isRepositoryAllowed(['acme/*', name.toLowerCase()], name)).toBe(false);
+    }
+    expect(isRepositoryAllowed(['acme/*'], 'acme/.github')).toBe(true);
   });
 });
 
@@ -151,61 +170,5 @@ describe('runs under TANDEM_REPOS', () => {
       stepId: 's2',
       message: expect.stringMatching(/was not run: .*victim-org\/prod is not on the allow-list/),
     });
-  });
-
-  it('judges a filled-in value as the text it is: reference syntax inside it is not "filled later"', () => {
-    const search = searchTool();
-    const filled = (query: string) => repositoryRefusal(ALLOWED, search, { query }, 'filled');
-    // Each once skipped the list because it held {{…}} text.
-    expect(filled('repo:evil/secret is:issue {{steps.s1.output.text}}')).not.toBeNull();
-    expect(filled('repo:acme/api OR repo:evil/secret {{steps.s1.output.title}}')).not.toBeNull();
-    expect(filled('repo:acme/api is:open {{steps.s1.output.title}}')).toBeNull();
-    // A plan's own reference is still left to be judged once filled.
-    expect(repositoryRefusal(ALLOWED, search, { query: 'repo:{{steps.s1.output.repo}} is:open' }, 'planned')).toBeNull();
-  });
-
-  it('refuses a search that reaches past the list through OR, a second repo:, a negation or syntax it cannot read', () => {
-    const search = searchTool();
-    const refusal = (query: string) => repositoryRefusal(ALLOWED, search, { query }, 'filled');
-    for (const query of [
-      'repo:acme/api OR (repo:evil/x)',
-      'repo:evil/x repo:acme/api',
-      '-repo:acme/api is:open',
-      'NOT repo:acme/api',
-      'repo:acme/.. is:open',
-      'repo:acme/api (is:open',
-      'is:open',
-    ])
-      expect(refusal(query), query).not.toBeNull();
-    expect(refusal('repo:acme/api (is:open OR is:closed) org:globex')).toBeNull();
-    expect(said(refusal('repo:acme/api "unclosed')!.reason)).toContain('cannot be told (a quote is not closed)');
-  });
-
-  it('never sends a search whose filled-in text holds braces and another repository: the step fails and a person is asked', async () => {
-    // A pull request's title, written by anyone who can open one, read by s1.
-    const read = fakeTool({
-      name: 'read_title',
-      risk: 'read',
-      run: () => ({ status: 'ok', output: { title: 'fix OR repo:evil/secret {{steps.s1.output.title}}' } }),
-    });
-    const search = searchTool();
-    const llm = new ScriptedLlm().on(
-      'planner',
-      plannerAnswer({
-        steps: [
-          { id: 's1', tool: 'read_title', args: { key: 'acme/api#7' } },
-          { id: 's2', tool: 'github_search_issues', args: { query: 'repo:acme/api is:issue {{steps.s1.output.title}}' }, dependsOn: ['s1'] },
-        ],
-      }),
-    );
-    h = makeHarness({ store: db.store, tools: [read, search], llm, settings: { repositories: ALLOWED } });
-    const run = await h.start('search what s1 says', 'UREQ');
-    await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
-    await h.agent.idle();
-
-    expect(search.calls).toHaveLength(0);
-    const s2 = (await h.store.listSteps(run.id)).find((step) => step.stepId === 's2')!;
-    expect(s2).toMatchObject({ status: 'failed', error: { code: REPO_NOT_ALLOWED } });
-    expect(s2.error?.message).toContain('evil/secret');
   });
 });

@@ -12,7 +12,9 @@ import { makeHarness } from '../agent/support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from '../agent/support/scripted-llm.ts';
 import { runTandem } from '../cli/tandem-process.ts';
 import { useTestStore } from '../helpers/store.ts';
-import { auditViolations } from './support.ts';
+import { auditRuns } from '../../src/audit/audit.ts';
+import { createBuiltinTools } from '../../src/integrations/tools/builtin-tools.ts';
+import { auditContextOf, auditViolations } from './support.ts';
 
 const db = useTestStore();
 const tools = standardTools().all;
@@ -98,6 +100,55 @@ describe('tandem audit', () => {
     expect((await auditViolations(db.store, tools, [], run.id)).map((v) => `${v.check}: ${v.message}`)).toEqual([
       'destructive-approved-by-requester: v1 has a destructive step and was approved only by its requester UREQ',
     ]);
+  });
+});
+
+describe('tandem audit under TANDEM_REPOS', () => {
+  const github = createBuiltinTools({ github: undefined, slack: undefined, llm: undefined, httpAllow: [] });
+  const context = { ...auditContextOf(github), repositories: ['acme/*'] };
+  const audit = async (runId: string) => {
+    const result = await auditRuns(db.store, context, { runId });
+    return 'missing' in result ? [] : result.violations.map((v) => `${v.stepId} [${v.check}] ${v.message}`);
+  };
+
+  it("reports a step's request and an agent_task call that went outside the list, search queries included", async () => {
+    const searchPlan: Plan = {
+      schemaVersion: 1,
+      goal: 'Look',
+      confidence: 0.9,
+      // What an older Tandem sent: a filled query that kept reference syntax, never judged.
+      steps: [
+        { id: 's1', title: 'Search', tool: 'github_search_issues', args: { query: 'repo:evil/secret {{steps.s1.output.text}}', limit: 20 }, dependsOn: [] },
+      ],
+      rollback: [],
+    };
+    const run = await ranOn(db.store, searchPlan, { userId: 'UAPP', decision: 'approved', need: 'approver' });
+    const call = { planVersion: 1, stepId: 's1', attempt: 1 };
+    await db.store.appendEvent(run.id, 'agent-call', { ...call, index: 0, tool: 'github_get_repo', args: { repo: 'evil/secret' }, ok: true, output: {} });
+    await db.store.appendEvent(run.id, 'agent-call', {
+      ...call,
+      index: 1,
+      tool: 'github_search_issues',
+      args: { query: 'repo:acme/api OR is:open' },
+      ok: true,
+    });
+    // Refused before anything was sent, and on the list: nothing to report.
+    await db.store.appendEvent(run.id, 'agent-call', {
+      ...call,
+      index: 2,
+      tool: 'github_get_repo',
+      args: { repo: 'evil/x' },
+      ok: false,
+      refused: 'off the list',
+    });
+    await db.store.appendEvent(run.id, 'agent-call', { ...call, index: 3, tool: 'github_get_repo', args: { repo: 'ACME/web' }, ok: true, output: {} });
+
+    expect(await audit(run.id)).toEqual([
+      's1 [repository-outside-allow-list] s1 of v1 (attempt 1) sent github_search_issues query: evil/secret is not on the allow-list: TANDEM_REPOS allows only acme/*',
+      's1 [repository-outside-allow-list] s1 of v1 (attempt 1) called github_get_repo repo: evil/secret is not on the allow-list: TANDEM_REPOS allows only acme/*',
+      expect.stringMatching(/^s1 \[repository-outside-allow-list\] s1 of v1 \(attempt 1\) called github_search_issues query: it reaches every repository/),
+    ]);
+    expect((await auditRuns(db.store, auditContextOf(github), { runId: run.id })) as object).toMatchObject({ violations: [] });
   });
 });
 

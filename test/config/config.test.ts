@@ -28,6 +28,12 @@ describe('loadConfig', () => {
     expect(configProblem({ TANDEM_APPROVERS: 'U1,alice' })).toMatch(/^TANDEM_APPROVERS: expected Slack user/);
     expect(configProblem({ DATABASE_URL: 'mysql://x' })).toMatch(/^DATABASE_URL: expected a postgres:/);
     expect(configProblem({ PORT: 'eighty' })).toMatch(/^PORT: /);
+    expect(configProblem({ TANDEM_ALLOW_BOTS: 'B123,U1' })).toBe('TANDEM_ALLOW_BOTS: expected Slack bot (B…) or app (A…) IDs, comma-separated');
+  });
+
+  it('reads TANDEM_ALLOW_BOTS as bot and app ids; absent, no other app counts', () => {
+    expect(loadConfig({ TANDEM_ALLOW_BOTS: 'B0123ABC, A0456DEF' }).slack.allowBots).toEqual(['B0123ABC', 'A0456DEF']);
+    expect(loadConfig({}).slack.allowBots).toEqual([]);
   });
 
   it('requires a key for the provider a role names, and a signing secret in HTTP mode', () => {

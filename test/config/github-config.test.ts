@@ -72,5 +72,8 @@ describe('TANDEM_REPOS', () => {
   it('names the variable for a malformed entry', () => {
     expect(configProblem({ TANDEM_REPOS: 'acme/api,api' })).toBe('TANDEM_REPOS: expected owner/name or owner/* entries, comma-separated');
     expect(configProblem({ TANDEM_REPOS: '*/api' })).toMatch(/^TANDEM_REPOS: /);
+    for (const entry of ['acme/..', 'acme/.', '-acme/api', 'ac_me/api'])
+      expect(configProblem({ TANDEM_REPOS: `acme/api,${entry}` })).toMatch(/^TANDEM_REPOS: /);
+    expect(loadConfig({ TANDEM_REPOS: 'acme/.github,acme/a..b' }).github.repos).toEqual(['acme/.github', 'acme/a..b']);
   });
 });

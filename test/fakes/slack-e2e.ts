@@ -127,6 +127,8 @@ export interface SlackE2EOptions {
   socketMode?: boolean;
   /** Where requests are stored before their ack (default: in memory). */
   inbox?: SlackInbox;
+  /** TANDEM_ALLOW_BOTS: other apps whose messages count. */
+  allowBots?: readonly string[];
 }
 
 export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = {}): Promise<SlackE2E> {
@@ -138,7 +140,7 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
   const slackConfig = socket
     ? { botToken: BOT_TOKEN, appToken: APP_TOKEN, signingSecret: undefined, apiUrl: fake.apiUrl, mode: 'socket' as const }
     : { botToken: BOT_TOKEN, appToken: undefined, signingSecret: SIGNING_SECRET, apiUrl: fake.apiUrl, mode: 'http' as const };
-  const config = { slack: slackConfig, port: 0 };
+  const config = { slack: { ...slackConfig, allowBots: options.allowBots ?? [] }, port: 0 };
   const client = createSlackClient(config, logger);
   const surface = new SlackSurface({
     client,

@@ -21,6 +21,9 @@ export interface Attribution {
   conversation: { channel: string; threadTs: string };
 }
 
+/** What a call reaches: these repositories (`owner/*` for an account), any at all, or it cannot be told and why. */
+export type RepositoryReach = readonly string[] | 'any' | { unreadable: string };
+
 /** What a tool may know about the call it serves. Everything else reaches it through its factory. */
 export interface ToolContext {
   runId: string;
@@ -98,10 +101,10 @@ export interface Tool<I = unknown> {
   /**
    * The repositories (`owner/name`, or `owner/*` for a whole account) a call reaches, for a tool whose
    * targets name them other than by a `repo` arg (a search's `repo:` qualifiers); `'any'` when the call
-   * is not limited to any; `{ unreadable }` when what it reaches cannot be told (the allow-list then
-   * refuses it). Given args as planned or as filled in, so it must not trust their shape.
+   * is not limited to any; `{ unreadable }` when the args cannot be read well enough to tell (refused under
+   * the allow-list). Given args as planned or as filled in, so it must not trust their shape.
    */
-  repositories?(args: Record<string, unknown>): readonly string[] | 'any' | { unreadable: string };
+  repositories?(args: Record<string, unknown>): RepositoryReach;
   /**
    * How text filled into this tool's string args from an earlier step's output is quoted. The plan's
    * own words were shown to the approver; a filled-in value was not, so it must not become markup

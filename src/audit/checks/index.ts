@@ -4,6 +4,7 @@ import { approvalNotAllowed } from './approval-not-allowed.ts';
 import { contentChangedAfterApproval } from './content-changed-after-approval.ts';
 import { destructiveApprovedByRequester } from './destructive-approved-by-requester.ts';
 import { lateBoundTargetConfirmed } from './late-bound-target-confirmed.ts';
+import { repositoryOutsideAllowList } from './repository-outside-allow-list.ts';
 import { stepRanWithoutApproval } from './step-ran-without-approval.ts';
 
 export const AUDIT_CHECKS: readonly AuditCheck[] = [
@@ -12,4 +13,5 @@ export const AUDIT_CHECKS: readonly AuditCheck[] = [
   destructiveApprovedByRequester,
   lateBoundTargetConfirmed,
   contentChangedAfterApproval,
+  repositoryOutsideAllowList,
 ];

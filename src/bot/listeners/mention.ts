@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import type { BotDeps } from '../bot-deps.ts';
+import { messageAuthor, type MessageAuthorship } from '../bot-identity.ts';
 import type { SlackClient } from '../slack-client.ts';
 import type { InboxContext } from '../inbox-receiver.ts';
 import { looksLikeSchedule } from '../../schedules/index.ts';
@@ -42,18 +43,21 @@ export interface MessageToBot {
 
 /**
  * A mention starts a run in its thread; a mention inside a run's thread is a follow-up for that run.
+ * Only people's mentions count, and those of apps TANDEM_ALLOW_BOTS lists; the bot's own never do.
  * Slack's redeliveries never get here (the inbox drops them); a mention handled again after a crash
  * finds the run it already started.
  */
 export function registerMention(app: App, deps: BotDeps): void {
   app.event('app_mention', async ({ event, body, context, client }) => {
-    if (!event.user) return;
     const eventId = (body as { event_id?: string }).event_id;
+    const author = messageAuthor(event as MessageAuthorship, context, deps.allowBots ?? []);
+    // Not answered: a reply to another app invites its reply, and two bots would talk forever.
+    if ('ignored' in author) return deps.logger.debug({ eventId, channel: event.channel, why: author.ignored }, 'mention ignored');
     const requestId = (context as InboxContext).inboxKey;
     await handleMessageToBot(deps, client, {
       eventId,
       requestId,
-      user: event.user,
+      user: author.user,
       channel: event.channel,
       ts: event.ts,
       threadTs: event.thread_ts,

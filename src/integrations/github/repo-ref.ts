@@ -1,10 +1,15 @@
 import { z } from 'zod';
-import { isRepositoryName } from '../../agent/repository-name.ts';
+import { repositoryProblem } from '../../agent/repository-name.ts';
 
+/** GitHub's own spelling rules (repository-name.ts): a name GitHub would refuse, or `acme/..`, never reaches a URL. */
 export const RepoSchema = z
   .string()
-  // GitHub's own rules (no `..`, which a request's path would climb out of): see src/agent/repository-name.ts.
-  .refine(isRepositoryName, 'expected owner/name as GitHub names repositories, e.g. acme/api')
+  // The pattern is what a model is shown of the arg; the check after it is the whole rule (`.` and `..` too).
+  .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100}$/, 'expected owner/name as GitHub spells it, e.g. acme/api')
+  .superRefine((repo, ctx) => {
+    const problem = repositoryProblem(repo);
+    if (problem) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(repo)} is not a repository GitHub accepts: ${problem}` });
+  })
   .describe('Repository as owner/name, e.g. "acme/api"');
 
 export function splitRepo(repo: string): { owner: string; repo: string } {

@@ -1,11 +1,17 @@
 /**
- * The repositories a GitHub search reaches (`owner/name`, or `owner/*` for an account named by `org:` or
- * `user:`), as the tool port states them: `'any'` when the query is not bounded to some, and the reason
- * when it cannot be read (see search-query.ts).
+ * The repositories a GitHub search reaches, as search-query.ts reads its whole query: the repositories
+ * and accounts (`owner/*`) it names, `'any'` when nothing bounds it, or why it cannot be judged.
  */
-import { searchReach } from './search-query.ts';
+import type { RepositoryReach } from '../../agent/ports/tool.ts';
+import { searchQueryReach } from './search-query.ts';
 
-export function searchQueryRepositories(query: string): readonly string[] | 'any' | { unreadable: string } {
+export function searchReach(query: string): RepositoryReach {
+  const reach = searchQueryReach(query);
+  return reach.ok ? reach.repositories : { unreadable: reach.problem };
+}
+
+/** For choosing a GitHub App installation: the names a query holds, or `'any'` (also when it cannot be read). */
+export function searchQueryRepositories(query: string): readonly string[] | 'any' {
   const reach = searchReach(query);
-  return 'unreadable' in reach ? reach : reach.repositories;
+  return Array.isArray(reach) ? reach : 'any';
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { requestOptions, runGithub } from '../github/call.ts';
 import type { Octokit } from '../github/client.ts';
-import { searchQueryRepositories } from '../github/search-qualifiers.ts';
+import { searchReach } from '../github/search-qualifiers.ts';
 import { defineTool } from './define-tool.ts';
 
 /** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
@@ -20,8 +20,8 @@ export function createGithubSearchIssuesTool(github: Octokit | undefined) {
     risk: 'read',
     output: Output,
     targets: ['query'],
-    // The allow-list judges a search by its qualifiers: one without repo:, org: or user: reaches any repository.
-    repositories: (args) => (typeof args.query === 'string' ? searchQueryRepositories(args.query) : 'any'),
+    // The allow-list judges a search by its whole query (search-query.ts): unbounded reaches any repository, unreadable is refused.
+    repositories: (args) => (typeof args.query === 'string' ? searchReach(args.query) : 'any'),
     input: z.object({
       query: z.string().min(1).max(256).describe('GitHub search query; include repo:owner/name to stay in one repository'),
       limit: z.number().int().min(1).max(50).default(20).describe('At most this many (default 20, max 50)'),

@@ -12,6 +12,8 @@ const tools = createToolRegistry([
   fakeTool({ name: 'comment', risk: 'write', input: z.object({ repo: z.string(), number: z.number().int(), body: z.string() }) }),
   fakeTool({ name: 'label', risk: 'write', input: z.object({ repo: z.string(), labels: z.array(z.string()) }) }),
   fakeTool({ name: 'strict', risk: 'read', input: z.object({ repo: z.string() }).strict() }),
+  // Its repo arg is content, not what it acts on: TANDEM_REPOS does not judge it.
+  Object.assign(fakeTool({ name: 'note', risk: 'read', input: z.object({ repo: z.string() }) }), { targets: [] as string[] }),
   {
     ...fakeTool({ name: 'batch', risk: 'write', input: z.object({ tools: z.array(z.string()) }) }),
     // A tool's own plan check: a line naming its field, and one that does not.
@@ -115,6 +117,26 @@ describe('args, in exact words', () => {
   it('steps on a repository off TANDEM_REPOS make the plan invalid', () => {
     expect(verdict(plan([read('s1', { args: { repo: 'evil/x' } })]), { maxSteps: 20, repositories: ['acme/api'] })).toEqual([
       'repo-not-allowed s1.args.repo: evil/x is not on the allow-list: TANDEM_REPOS allows only acme/api',
+    ]);
+    // The allow-list asks the registered tool which args are targets.
+    expect(verdict(plan([{ id: 's1', title: 't', tool: 'note', args: { repo: 'evil/x' } }]), { maxSteps: 20, repositories: ['acme/api'] })).toBe('valid');
+  });
+
+  it('a problem inside a list is reported at its item', () => {
+    expect(verdict(plan([{ id: 's1', title: 't', tool: 'label', args: { repo: 'a/b', labels: ['x', 5] } }]))).toEqual([
+      'invalid-args s1.args.labels.1: Invalid input: expected string, received number',
+    ]);
+  });
+
+  it('a step whose id is not text is named by its place', () => {
+    expect(verdict(plan([{ id: 5, title: 't', tool: 'get_repo', args: { repo: 'a/b' } }]))).toEqual([
+      'invalid-shape steps.0.id: Invalid input: expected string, received number',
+    ]);
+  });
+
+  it('a cycle is reported at the dependsOn of the step it is found from, with the whole loop', () => {
+    expect(verdict(plan([read('s1', { dependsOn: ['s2'] }), read('s2', { dependsOn: ['s1'] })]))).toEqual([
+      'cycle s1.dependsOn: the steps wait for each other in a cycle (s1 → s2 → s1)',
     ]);
   });
 });

@@ -26,6 +26,7 @@ describe('finding references', () => {
     ['an id that starts with a digit', '{{steps.1a.output.x}}', [], [{ at: '', text: '{{steps.1a.output.x}}' }]],
     ['a misspelt output', '{{ steps.s1.out }}', [], [{ at: '', text: '{{ steps.s1.out }}' }]],
     ['braces that are not about steps', 'use {{ mustache }} and {{stepsize}}', [], []],
+    ['braces that mention steps later on', 'run {{ all steps }}', [], []],
   ])('%s', (_name, value, references, malformed) => {
     expect(found(value)).toEqual({ references, malformed });
   });
@@ -82,6 +83,13 @@ describe('filling references', () => {
         plain: 'no {{ braces }} here',
         count: 3,
       },
+    });
+  });
+
+  it('writes a single reference inside text into the text, as text', () => {
+    expect(fillReferences({ body: 'PR {{steps.s1.output.number}}', title: ' {{steps.s1.output.number}} ' }, outputs)).toEqual({
+      ok: true,
+      value: { body: 'PR 42', title: 42 },
     });
   });
 

@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'drizzle', '.data', 'coverage', 'docs', 'dist', 'dist.building-*'] },
+  { ignores: ['node_modules', 'drizzle', '.data', 'coverage', 'docs', 'dist', 'dist.building-*', 'reports', '.stryker-tmp'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -51,14 +51,24 @@ describe('approval policy', () => {
 
   it('every plan needs an approver, read-only ones too; destructive plans an approver other than the requester', async () => {
     const approvers = directory(['UAPP', 'UREQ']);
+    const notApprover = {
+      ok: false,
+      error: { code: 'not-approver', message: 'Only approvers (TANDEM_APPROVERS) may approve a plan; you are not on the list.' },
+    };
     const readOnly = await checkApprover({ need: approvalNeed('read'), userId: 'UANY', requester: 'UREQ', approvers });
-    expect(spoken(readOnly)).toEqual({ ok: false, error: expect.objectContaining({ code: 'not-approver' }) });
+    expect(spoken(readOnly)).toEqual(notApprover);
     expect((await checkApprover({ need: approvalNeed('read'), userId: 'UREQ', requester: 'UREQ', approvers })).ok).toBe(true);
     const outsider = await checkApprover({ need: approvalNeed('write'), userId: 'UANY', requester: 'UREQ', approvers });
-    expect(spoken(outsider)).toEqual({ ok: false, error: expect.objectContaining({ code: 'not-approver' }) });
+    expect(spoken(outsider)).toEqual(notApprover);
     expect((await checkApprover({ need: approvalNeed('write'), userId: 'UREQ', requester: 'UREQ', approvers })).ok).toBe(true);
     const selfApproval = await checkApprover({ need: approvalNeed('destructive'), userId: 'UREQ', requester: 'UREQ', approvers });
-    expect(spoken(selfApproval)).toEqual({ ok: false, error: expect.objectContaining({ code: 'requester-may-not-approve-destructive' }) });
+    expect(spoken(selfApproval)).toEqual({
+      ok: false,
+      error: {
+        code: 'requester-may-not-approve-destructive',
+        message: 'This plan has a destructive step, so an approver other than the person who asked must approve it.',
+      },
+    });
     expect((await checkApprover({ need: approvalNeed('destructive'), userId: 'UAPP', requester: 'UREQ', approvers })).ok).toBe(true);
   });
 
@@ -105,12 +115,22 @@ describe('approval policy', () => {
     });
     // Four-eyes: a requester who is also an approver still may not approve or confirm their own destructive step.
     const both = directory(['UREQ']);
-    expect(spoken(await checkApprover({ need: approvalNeed('destructive'), userId: 'UREQ', requester: 'UREQ', approvers: both }))).toMatchObject({
-      error: { code: 'requester-may-not-approve-destructive' },
+    expect(spoken(await checkApprover({ need: approvalNeed('destructive'), userId: 'UREQ', requester: 'UREQ', approvers: both }))).toEqual({
+      ok: false,
+      error: {
+        code: 'requester-may-not-approve-destructive',
+        message: 'This plan has a destructive step, so an approver other than the person who asked must approve it.',
+      },
     });
-    expect(spoken(await checkConfirmer({ risk: 'destructive', userId: 'UREQ', requester: 'UREQ', approvers: both }))).toMatchObject({
-      error: { code: 'requester-may-not-confirm-destructive' },
+    expect(spoken(await checkConfirmer({ risk: 'destructive', userId: 'UREQ', requester: 'UREQ', approvers: both }))).toEqual({
+      ok: false,
+      error: {
+        code: 'requester-may-not-confirm-destructive',
+        message: 'This step is destructive, so an approver other than the person who asked must confirm what it acts on.',
+      },
     });
+    // A requester who is an approver confirms their own write step: only destructive work takes a second person.
+    expect((await checkConfirmer({ risk: 'write', userId: 'UREQ', requester: 'UREQ', approvers: both })).ok).toBe(true);
     expect(spoken(await checkRequesterOrApprover({ action: 'cancel', userId: 'UANY', requester: 'UREQ', approvers }))).toEqual({
       ok: false,
       error: { code: 'not-requester-or-approver', message: 'Only <@UREQ> (who asked) or an approver may cancel this run.' },

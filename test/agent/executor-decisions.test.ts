@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nextActions, type ExecutorAction, type ExecutorState, type StepView } from '../../src/agent/executor-decisions.ts';
+import { nextActions, settlement, type ExecutorAction, type ExecutorState, type StepView } from '../../src/agent/executor-decisions.ts';
 import type { StepStatus } from '../../src/agent/ports/run-store.ts';
 import { saying } from '../helpers/words.ts';
 
@@ -163,11 +163,108 @@ const rows: Row[] = [
     expected: [{ kind: 'recover-foreign' }],
   },
   { name: 'a stopping driver starts nothing', statuses: { a: 'succeeded' }, state: { stopping: true }, expected: [{ kind: 'drain' }] },
+  // Issue 37: rows that were missing.
+  {
+    name: 'a run with a step waiting for a person, after the others succeeded, pauses and does not succeed',
+    statuses: { a: 'succeeded', b: 'succeeded', c: 'waiting' },
+    expected: [{ kind: 'settle', outcome: { status: 'paused' } }],
+  },
+  {
+    name: 'a run where a step failed without the driver knowing settles nothing, even though the others succeeded',
+    statuses: { a: 'succeeded', b: 'failed', c: 'succeeded' },
+    expected: [skip('d', 'skipped: b failed'), { kind: 'settle', outcome: { status: 'none' } }],
+  },
+  {
+    name: 'a token total read exactly 250 ms ago is fresh enough to start on',
+    statuses: { a: 'succeeded' },
+    state: { tokensReadAt: at(-0.25) },
+    expected: [start('b'), start('c'), wait],
+  },
+  {
+    name: 'a token total read 251 ms ago is read again before a step starts',
+    statuses: { a: 'succeeded' },
+    state: { tokensReadAt: at(-0.251) },
+    expected: [{ kind: 'read-tokens' }],
+  },
+  {
+    name: 'a stale token total is not read when nothing can start: the run settles',
+    statuses: { a: 'succeeded', b: 'succeeded', c: 'succeeded', d: 'succeeded' },
+    state: { tokensReadAt: null },
+    expected: [{ kind: 'settle', outcome: { status: 'succeeded' } }],
+  },
+  {
+    name: 'a spent token or step budget stops nothing that only runs: the running step is waited for',
+    statuses: { a: 'succeeded', b: 'succeeded', c: 'running' },
+    state: { inFlight: new Set(['c']), tokens: 1000, attempts: 20 },
+    expected: [wait],
+  },
+  {
+    name: 'the wall clock one second before its limit stops nothing',
+    statuses: { a: 'running' },
+    state: { inFlight: new Set(['a']), now: at(599) },
+    expected: [wait],
+  },
+  {
+    name: 'a step this driver started whose record still reads pending is not started again',
+    state: { inFlight: new Set(['a']) },
+    expected: [wait],
+  },
+  {
+    name: 'a step cancelled while this driver still runs it is not put back: its driver is finishing it',
+    statuses: { a: 'succeeded', b: 'cancelled', c: 'succeeded' },
+    state: { inFlight: new Set(['b']) },
+    expected: [skip('d', 'skipped: b cancelled'), wait],
+  },
+  {
+    name: 'a concurrency of 0 is read as 1: the run still moves',
+    statuses: { a: 'succeeded' },
+    state: { concurrency: 0 },
+    expected: [start('b'), wait],
+  },
+  {
+    name: "a peer's lease that expires exactly now is expired: the step is recovered",
+    statuses: { a: 'running' },
+    leases: { a: { leaseOwner: 'replica-b', leaseUntil: at(0) } },
+    expected: [{ kind: 'recover-foreign' }],
+  },
+  {
+    name: 'a running step with no lease is recovered',
+    statuses: { a: 'running' },
+    leases: { a: { leaseOwner: 'replica-b', leaseUntil: null } },
+    expected: [{ kind: 'recover-foreign' }],
+  },
+  {
+    name: 'a dead and a live peer step: the dead one is recovered without waiting for the live one',
+    statuses: { a: 'succeeded', b: 'running', c: 'running' },
+    leases: { b: { leaseOwner: 'replica-b', leaseUntil: at(30) }, c: { leaseOwner: 'replica-c', leaseUntil: at(-1) } },
+    expected: [{ kind: 'recover-foreign' }],
+  },
+  {
+    name: 'two live peer steps are waited for',
+    statuses: { a: 'succeeded', b: 'running', c: 'running' },
+    leases: { b: { leaseOwner: 'replica-b', leaseUntil: at(30) }, c: { leaseOwner: 'replica-c', leaseUntil: at(1) } },
+    expected: [{ kind: 'wait-foreign' }],
+  },
 ];
 
 describe('executor decisions', () => {
   it.each(rows)('$name', (row) => {
     expect(nextActions(stateOf(row))).toEqual(row.expected);
+  });
+});
+
+describe('how a run ends as things stand', () => {
+  const ending = (statuses: Record<string, StepStatus>, skipped: string[] = [], failedStepId: string | null = null) =>
+    settlement({ steps: diamond, records: stateOf({ name: '', statuses, expected: [] }).records, failedStepId }, new Set(skipped)).status;
+
+  it.each([
+    ['every step succeeded', { a: 'succeeded', b: 'succeeded', c: 'succeeded', d: 'succeeded' }, [], null, 'succeeded'],
+    ['the rest skipped', { a: 'succeeded', b: 'skipped' }, ['c', 'd'], null, 'succeeded'],
+    ['a step never ran', { a: 'succeeded', b: 'succeeded', c: 'succeeded' }, [], null, 'none'],
+    ['one step waits for a person', { a: 'succeeded', b: 'succeeded', c: 'succeeded', d: 'waiting' }, [], null, 'paused'],
+    ['a step failed', { a: 'succeeded', b: 'failed' }, [], 'b', 'escalate'],
+  ] as const)('%s', (_name, statuses, skipped, failed, expected) => {
+    expect(ending(statuses, [...skipped], failed)).toBe(expected);
   });
 });
 

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { lateBoundTargetNames, targetArgNames, targetArgs, wordSteps } from '../../src/agent/step-targets.ts';
@@ -54,5 +55,37 @@ describe('step targets', () => {
     expect(lateBoundTargetNames(merge, { repo: 'acme/api', number: '{{steps.list.output.pulls.0.number}}' }, words)).toEqual([]);
     // Content filled from a person is not a target: a comment body needs no Confirm.
     expect(lateBoundTargetNames(toolOf('github_comment'), { repo: 'a/b', number: 2, body: '{{steps.ask.output.answer}}' }, words)).toEqual([]);
+  });
+});
+
+describe('step targets, whatever order the plan lists its steps in', () => {
+  // ask → get (reads the PR the person named) → checks (reads that PR's checks) → merge: each step's
+  // target comes from the one before, so all three inherit the person's words.
+  const chain = [
+    { stepId: 'ask', tool: 'ask_human', args: { question: 'which PR?' } },
+    { stepId: 'get', tool: 'github_get_pull', args: { repo: 'acme/api', number: '{{steps.ask.output.answer}}' } },
+    { stepId: 'checks', tool: 'github_get_pull', args: { repo: 'acme/api', number: '{{steps.get.output.number}}' } },
+    { stepId: 'list', tool: 'github_list_pulls', args: { repo: 'acme/api' } },
+    { stepId: 'late', tool: 'github_get_pull', args: { repo: 'acme/api', number: '{{steps.checks.output.number}}' } },
+  ];
+
+  it('a taint chain listed against its dependency order is still followed to its end (issue 37)', () => {
+    const reversed = [...chain].reverse();
+    expect([...wordSteps(reversed, toolOf)].sort()).toEqual(['ask', 'checks', 'get', 'late']);
+    const merge = toolOf('github_merge_pull');
+    expect(lateBoundTargetNames(merge, { repo: 'acme/api', number: '{{steps.late.output.number}}' }, wordSteps(reversed, toolOf))).toEqual(['number']);
+  });
+
+  it('for any order of the steps, the same steps carry words', () => {
+    fc.assert(
+      fc.property(fc.shuffledSubarray(chain, { minLength: chain.length, maxLength: chain.length }), (order) => {
+        expect([...wordSteps(order, toolOf)].sort()).toEqual(['ask', 'checks', 'get', 'late']);
+      }),
+    );
+  });
+
+  it('an arg left undefined is no target, and nothing is tainted when no step reads words', () => {
+    expect(targetArgNames(toolOf('github_merge_pull'), { repo: 'acme/api', number: undefined })).toEqual(['repo']);
+    expect([...wordSteps([chain[3]!], toolOf)]).toEqual([]);
   });
 });

@@ -1,0 +1,138 @@
+// Mutation testing of the modules that decide what may run (decision 024): each module is mutated and
+// run against its own unit tests only, one module at a time, so a survivor points at a missing test of
+// that module and not at a slow end-to-end test that happens to cover it. Not part of `npm test`.
+//
+//   npm run test:mutation                               every module below
+//   npm run test:mutation -- --module approval-policy   one (repeat --module for more)
+//
+// Reports: reports/mutation/<module>/index.html and mutation.json (git-ignored). Exits 1 when a module
+// scores under 90 % on covered code or leaves code no test runs.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Stryker } from '@stryker-mutator/core';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const out = path.join(root, 'reports', 'mutation');
+
+/**
+ * Each module with the test files that are its own. Tests are chosen through vitest's `include`, not
+ * Stryker's `testFiles` (with that, Stryker 9.6 reports mutants of module-level code as survived even
+ * when a test kills them: stryker-js #6144). `<name>*.test.ts` takes in later files such as
+ * `<name>-mutants.test.ts`.
+ */
+const MODULES = {
+  'approval-policy': { file: 'src/agent/approval-policy.ts', tests: ['test/agent/approval-policy*.test.ts'] },
+  'version-approval': { file: 'src/agent/version-approval.ts', tests: ['test/agent/version-approval*.test.ts'] },
+  'step-targets': { file: 'src/agent/step-targets.ts', tests: ['test/agent/step-targets*.test.ts'] },
+  'executor-decisions': { file: 'src/agent/executor-decisions.ts', tests: ['test/agent/executor-decisions*.test.ts'] },
+  'plan-validation': { file: 'src/agent/plan-validation.ts', tests: ['test/agent/plan-validation*.test.ts'] },
+  references: { file: 'src/agent/references.ts', tests: ['test/agent/references*.test.ts'] },
+  'repository-allow-list': { file: 'src/agent/repository-allow-list.ts', tests: ['test/agent/repository-allow-list*.test.ts'] },
+  'search-qualifiers': {
+    file: 'src/integrations/github/search-qualifiers.ts',
+    tests: ['test/**/search-qualifiers*.test.ts', 'test/agent/repository-allow-list*.test.ts'],
+  },
+};
+
+/** The least score on covered code a module must keep (issue 37). */
+const BREAK_AT = 90;
+
+function chosenModules(argv) {
+  const names = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--module') names.push(argv[++i]);
+    else if (argv[i]?.startsWith('--module=')) names.push(argv[i].slice('--module='.length));
+    else throw new Error(`unknown argument ${argv[i]}; use --module <name> (one of: ${Object.keys(MODULES).join(', ')})`);
+  }
+  for (const name of names) {
+    if (!MODULES[name]) throw new Error(`no module ${name}; one of: ${Object.keys(MODULES).join(', ')}`);
+  }
+  return names.length ? names : Object.keys(MODULES);
+}
+
+/** The type check sees only what tsconfig.mutation.json lists (the modules and what they import), not the whole project. */
+function checkTypeScope() {
+  const listed = JSON.parse(readFileSync(path.join(root, 'tsconfig.mutation.json'), 'utf8')).files ?? [];
+  const missing = Object.values(MODULES)
+    .map((module) => module.file)
+    .filter((file) => !listed.includes(file));
+  if (missing.length) throw new Error(`tsconfig.mutation.json must list ${missing.join(', ')} in "files"`);
+}
+
+/**
+ * A vitest config of the module's own tests. Written outside the sandbox Stryker copies the project
+ * into, and read by absolute path: vitest's root stays the sandbox (its working directory), so the
+ * tests import the mutated sources.
+ */
+function writeVitestConfig(name, tests) {
+  const dir = path.join(out, name);
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'vitest.config.mjs');
+  const config = { test: { include: tests, isolate: true, testTimeout: 30_000 } };
+  writeFileSync(file, `// Written by scripts/mutation.mjs.\nexport default ${JSON.stringify(config, null, 2)};\n`);
+  return file;
+}
+
+function optionsFor(name) {
+  const module = MODULES[name];
+  return {
+    mutate: [module.file],
+    testRunner: 'vitest',
+    vitest: { configFile: writeVitestConfig(name, module.tests), related: false },
+    checkers: ['typescript'],
+    tsconfigFile: 'tsconfig.mutation.json',
+    coverageAnalysis: 'perTest',
+    // Two cores shared with other work: one test process at a time.
+    concurrency: 1,
+    timeoutMS: 10_000,
+    ignorePatterns: ['/reports', '/.data', '/dist', '/coverage', '/docs', '/eval', '/bench', '/dist.building-*'],
+    reporters: ['html', 'json', 'clear-text', 'progress'],
+    htmlReporter: { fileName: `reports/mutation/${name}/index.html` },
+    jsonReporter: { fileName: `reports/mutation/${name}/mutation.json` },
+    clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
+    tempDirName: '.stryker-tmp',
+    cleanTempDir: 'always',
+    incremental: false,
+    plugins: ['@stryker-mutator/vitest-runner', '@stryker-mutator/typescript-checker'],
+  };
+}
+
+/** Killed, timed out (an endless loop is caught) and type errors count as detected; Stryker's own rule. */
+function scoreOf(results) {
+  const count = (statuses) => results.filter((result) => statuses.includes(result.status)).length;
+  const detected = count(['Killed', 'Timeout']);
+  const survived = count(['Survived']);
+  const uncovered = count(['NoCoverage']);
+  const covered = detected + survived;
+  return {
+    mutants: results.length,
+    detected,
+    survived,
+    uncovered,
+    invalid: count(['CompileError', 'RuntimeError']),
+    total: covered + uncovered ? (100 * detected) / (covered + uncovered) : 100,
+    covered: covered ? (100 * detected) / covered : 100,
+  };
+}
+
+checkTypeScope();
+const rows = [];
+for (const name of chosenModules(process.argv.slice(2))) {
+  console.log(`\n=== mutating ${MODULES[name].file}`);
+  const results = await new Stryker(optionsFor(name)).runMutationTest();
+  rows.push({ name, ...scoreOf(results) });
+}
+
+console.log('\nmodule                  score  covered  survived  no-coverage');
+for (const row of rows) {
+  console.log(
+    `${row.name.padEnd(22)} ${row.total.toFixed(1).padStart(6)} ${row.covered.toFixed(1).padStart(8)} ${String(row.survived).padStart(9)} ${String(row.uncovered).padStart(12)}`,
+  );
+}
+console.log(`\nreports: ${path.relative(process.cwd(), out)}/<module>/index.html`);
+const failing = rows.filter((row) => row.covered < BREAK_AT || row.uncovered > 0);
+if (failing.length) {
+  console.error(`under ${BREAK_AT} % on covered code, or with code no test runs: ${failing.map((row) => row.name).join(', ')}`);
+  process.exitCode = 1;
+}

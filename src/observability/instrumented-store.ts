@@ -1,6 +1,7 @@
 import { FINAL_RUN_STATUSES, type FinishStepInput, type RunStore, type StepRecord, type StepStatus } from '../agent/ports/run-store.ts';
 import { decorate } from '../agent/ports/decorate.ts';
 import { runEvent, type RunEventInput } from '../agent/run-events.ts';
+import { stepAttemptHooks } from './step-hooks.ts';
 import type { Metrics } from './metrics.ts';
 
 /**
@@ -62,22 +63,7 @@ function stepCounting(store: RunStore, metrics: Metrics): { overrides: Overrides
       for (const step of steps) tools.set(`${planVersion}/${step.stepId}`, step.tool);
       toolsByRun.set(runId, tools);
     },
-    async claimStep(input) {
-      const step = await store.claimStep(input);
-      if (step) started(step);
-      return step;
-    },
-    async finishStep(input) {
-      const finished = await store.finishStep(input);
-      if (finished) ended(input);
-      return finished;
-    },
-    async finishStepAndClaim(finish, claims) {
-      const result = await store.finishStepAndClaim(finish, claims);
-      if (result.finished) ended(finish);
-      result.claimed.forEach(started);
-      return result;
-    },
+    ...stepAttemptHooks(store, { started, ended }),
     async setStepStatus(input) {
       const changed = await store.setStepStatus(input);
       if (changed && (input.to === 'skipped' || input.to === 'cancelled' || input.to === 'succeeded' || input.to === 'failed')) {

@@ -1,5 +1,6 @@
 import { decorate } from '../agent/ports/decorate.ts';
 import { FINAL_RUN_STATUSES, type FinishStepInput, type QuestionRecord, type RunRecord, type RunStore, type StepRecord } from '../agent/ports/run-store.ts';
+import { stepAttemptHooks } from './step-hooks.ts';
 import type { RunTrace, RunTracer, SpanAttributes } from '../agent/ports/tracer.ts';
 import { redactText } from '../agent/redact.ts';
 import { randomSpanId, runSpans } from './span-ids.ts';
@@ -130,24 +131,7 @@ function stepSpans({ store, tracer, traceOf, later, redact }: Recording): Overri
         },
       );
     });
-  return {
-    async claimStep(input) {
-      const step = await store.claimStep(input);
-      if (step) started(step);
-      return step;
-    },
-    async finishStep(input) {
-      const finished = await store.finishStep(input);
-      if (finished) recordAttempt(input);
-      return finished;
-    },
-    async finishStepAndClaim(finish, claims) {
-      const result = await store.finishStepAndClaim(finish, claims);
-      if (result.finished) recordAttempt(finish);
-      result.claimed.forEach(started);
-      return result;
-    },
-  };
+  return stepAttemptHooks(store, { started, ended: recordAttempt });
 }
 
 /** Each wait for a person, from when it was asked to when it was answered, and by whom. */

@@ -15,7 +15,7 @@ import { webApi } from '@slack/bolt';
 import type { StepStatus } from '../src/agent/ports/run-store.ts';
 import type { BoardState } from '../src/agent/ports/surface.ts';
 import { createSlackApp } from '../src/bot/create-slack-app.ts';
-import { SlackSurface } from '../src/bot/slack-surface.ts';
+import { SlackSurface } from '../src/bot/surface/slack-surface.ts';
 import { encodePlanRef } from '../src/bot/views/button-values.ts';
 import { PLAN_APPROVE_ACTION, planMessages } from '../src/bot/views/plan-message.ts';
 import { SlackDriver, SlackFakeServer } from '../src/workspace/slack-fake/index.ts';

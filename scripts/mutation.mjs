@@ -22,13 +22,13 @@ const out = path.join(root, 'reports', 'mutation');
  * `<name>-mutants.test.ts`.
  */
 const MODULES = {
-  'approval-policy': { file: 'src/agent/approval-policy.ts', tests: ['test/agent/approval-policy*.test.ts'] },
-  'version-approval': { file: 'src/agent/version-approval.ts', tests: ['test/agent/version-approval*.test.ts'] },
-  'step-targets': { file: 'src/agent/step-targets.ts', tests: ['test/agent/step-targets*.test.ts'] },
-  'executor-decisions': { file: 'src/agent/executor-decisions.ts', tests: ['test/agent/executor-decisions*.test.ts'] },
-  'plan-validation': { file: 'src/agent/plan-validation.ts', tests: ['test/agent/plan-validation*.test.ts'] },
-  references: { file: 'src/agent/references.ts', tests: ['test/agent/references*.test.ts'] },
-  'repository-allow-list': { file: 'src/agent/repository-allow-list.ts', tests: ['test/agent/repository-allow-list*.test.ts'] },
+  'approval-policy': { file: 'src/agent/decisions/approval-policy.ts', tests: ['test/agent/approval-policy*.test.ts'] },
+  'version-approval': { file: 'src/agent/decisions/version-approval.ts', tests: ['test/agent/version-approval*.test.ts'] },
+  'step-targets': { file: 'src/agent/model/step-targets.ts', tests: ['test/agent/step-targets*.test.ts'] },
+  'executor-decisions': { file: 'src/agent/execution/execution-rules.ts', tests: ['test/agent/executor-decisions*.test.ts'] },
+  'plan-validation': { file: 'src/agent/model/plan-validation.ts', tests: ['test/agent/plan-validation*.test.ts'] },
+  references: { file: 'src/agent/model/references.ts', tests: ['test/agent/references*.test.ts'] },
+  'repository-allow-list': { file: 'src/agent/model/repository-allow-list.ts', tests: ['test/agent/repository-allow-list*.test.ts'] },
   'search-qualifiers': {
     file: 'src/integrations/github/search-qualifiers.ts',
     tests: ['test/**/search-qualifiers*.test.ts', 'test/agent/repository-allow-list*.test.ts'],

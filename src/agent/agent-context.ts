@@ -3,13 +3,13 @@
  * redacting store, a surface that cannot throw into a run), this replica's leases, and the hooks that
  * reach this process's drivers and background work.
  */
-import type { BackgroundWork } from './background-work.ts';
+import type { BackgroundWork } from './replicas/background-work.ts';
 import type { AgentContext, AgentDeps } from './context.ts';
 import { redactingStore } from './redacting-store.ts';
-import type { RunDrivers } from './run-drivers.ts';
-import { createRunLeases, DEFAULT_REPLICA_SETTINGS } from './run-leases.ts';
-import { safeSurface } from './safe-surface.ts';
-import { createToolRegistry } from './tool-registry.ts';
+import type { RunDrivers } from './replicas/run-drivers.ts';
+import { createRunLeases, DEFAULT_REPLICA_SETTINGS } from './replicas/run-leases.ts';
+import { safeSurface } from './delivery/safe-surface.ts';
+import { createToolRegistry } from './model/tool-registry.ts';
 
 export function createAgentContext(deps: AgentDeps, drivers: RunDrivers, work: BackgroundWork): AgentContext {
   const ctx: AgentContext = {

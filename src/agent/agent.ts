@@ -6,19 +6,19 @@
  */
 import type { AgentContext, AgentDeps } from './context.ts';
 import { createAgentContext } from './agent-context.ts';
-import { createBackgroundWork, type BackgroundWork } from './background-work.ts';
-import { decide, checkEdit, editPlan, revisePlan } from './plan-decisions.ts';
-import { resolveEscalation } from './escalation-resolution.ts';
-import { runHousekeeping } from './housekeeping.ts';
-import { cancelRun, followUp } from './follow-up.ts';
-import { planRun } from './planning.ts';
+import { createBackgroundWork, type BackgroundWork } from './replicas/background-work.ts';
+import { decide, checkEdit, editPlan, revisePlan } from './decisions/plan-decisions.ts';
+import { resolveEscalation } from './decisions/escalation-resolution.ts';
+import { runHousekeeping } from './replicas/housekeeping.ts';
+import { cancelRun, followUp } from './decisions/follow-up.ts';
+import { planRun } from './planning/plan-run.ts';
 import type { AgentApi } from './ports/agent-api.ts';
-import { createReplicaTimers } from './replica-timers.ts';
-import { resumeRuns } from './resume.ts';
-import { createRunDrivers } from './run-drivers.ts';
-import { decideTarget } from './target-decision.ts';
-import { sweepOwed } from './outbox.ts';
-import { finishEndedRuns } from './run-ending.ts';
+import { createReplicaTimers } from './replicas/replica-timers.ts';
+import { resumeRuns } from './execution/resume.ts';
+import { createRunDrivers } from './replicas/run-drivers.ts';
+import { decideTarget } from './decisions/target-decision.ts';
+import { sweepOwed } from './delivery/owed-delivery.ts';
+import { finishEndedRuns } from './execution/run-ending.ts';
 
 export interface Agent extends AgentApi {
   /** Resolves when no planning or execution is under way in this process (tests, the CLI). */

@@ -5,11 +5,11 @@ import type { ApproverDirectory } from './ports/approvers.ts';
 import type { RunStore } from './ports/run-store.ts';
 import type { Surface } from './ports/surface.ts';
 import type { AnyTool } from './ports/tool.ts';
-import type { Plan } from './plan.ts';
-import type { RepositoryAllowList } from './repository-allow-list.ts';
-import type { ReplicaSettings, RunLeases } from './run-leases.ts';
-import type { Budgets } from './stop-conditions.ts';
-import type { ToolRegistry } from './tool-registry.ts';
+import type { Plan } from './model/plan.ts';
+import type { RepositoryAllowList } from './model/repository-allow-list.ts';
+import type { ReplicaSettings, RunLeases } from './replicas/run-leases.ts';
+import type { Budgets } from './model/budgets.ts';
+import type { ToolRegistry } from './model/tool-registry.ts';
 
 /** Approval reminder and expiry, escalation re-ping, in minutes. */
 export interface HousekeepingSettings {

@@ -12,8 +12,8 @@ import type { PlansPort } from './ports/plans.ts';
 import type { RunStore } from './ports/run-store.ts';
 import type { RunsPort } from './ports/runs.ts';
 import type { FinishStepInput, StepsPort } from './ports/steps.ts';
-import { redactText, redactValue } from './redact.ts';
-import { mapEventArgs, mapEventData } from './run-events.ts';
+import { redactText, redactValue } from './text/redact.ts';
+import { mapEventArgs, mapEventData } from './model/run-events.ts';
 
 interface Redact {
   text(value: string): string;

@@ -1,12 +1,12 @@
 /** What `tandem audit` reads of one run, and the shape of a check over it. */
-import { planDigest } from '../agent/plan-digest.ts';
+import { planDigest } from '../agent/model/plan-digest.ts';
 import type { EventsPort } from '../agent/ports/events.ts';
 import type { HumanInputPort } from '../agent/ports/human-input.ts';
 import type { PlansPort } from '../agent/ports/plans.ts';
 import type { ApprovalRecord, PlanVersionRecord, RunRecord, StepAttemptRecord, StepRecord } from '../agent/ports/run-store.ts';
 import type { StepsPort } from '../agent/ports/steps.ts';
 import type { AnyTool, Risk } from '../agent/ports/tool.ts';
-import type { RepositoryAllowList } from '../agent/repository-allow-list.ts';
+import type { RepositoryAllowList } from '../agent/model/repository-allow-list.ts';
 
 /** A Confirm of a late-bound target as the audit needs it. */
 export interface AuditConfirmation {

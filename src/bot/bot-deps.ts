@@ -1,4 +1,4 @@
-import type { Result } from '../agent/errors.ts';
+import type { Result } from '../agent/model/errors.ts';
 import type { AgentApi } from '../agent/ports/agent-api.ts';
 import type { ApproverDirectory } from '../agent/ports/approvers.ts';
 import type { Logger } from '../observability/logger.ts';

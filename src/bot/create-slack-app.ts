@@ -6,7 +6,7 @@ import type { ApproverDirectory } from '../agent/ports/approvers.ts';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ScheduleService } from '../schedules/index.ts';
-import { BotIdentityCache } from './bot-identity.ts';
+import { BotIdentityCache } from './surface/bot-identity.ts';
 import type { BotDeps, RunbookSaver } from './bot-deps.ts';
 import { registerAppHome } from './listeners/app-home.ts';
 import { registerCommand } from './listeners/command.ts';
@@ -25,13 +25,13 @@ import { registerSessionStopped } from './listeners/session-stopped.ts';
 import { registerDirectMessage } from './listeners/direct-message.ts';
 import { registerFeedback } from './listeners/feedback.ts';
 import { registerPlannerTryAgain } from './listeners/planner-try-again.ts';
-import { InboxReceiver } from './inbox-receiver.ts';
+import { InboxReceiver } from './ingress/inbox-receiver.ts';
 import { createMemoryInbox, type FeedbackLog, type RunQueries, type SlackInbox } from './ports.ts';
-import { createSlackClient, slackClientOptions, type SlackClient } from './slack-client.ts';
-import { slackLogger } from './slack-logger.ts';
-import { loopbackHostOnly } from './loopback-host.ts';
-import { signedRequestListener } from './signed-request.ts';
-import { createSocketModeConnection } from './socket-mode.ts';
+import { createSlackClient, slackClientOptions, type SlackClient } from './surface/slack-client.ts';
+import { slackLogger } from './surface/slack-logger.ts';
+import { loopbackHostOnly } from './ingress/loopback-host.ts';
+import { signedRequestListener } from './ingress/signed-request.ts';
+import { createSocketModeConnection } from './ingress/socket-mode.ts';
 
 const EVENTS_PATH = '/slack/events';
 /** Slack's requests are kilobytes; a click on the largest message Slack allows stays far below this. */

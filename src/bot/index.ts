@@ -1,6 +1,6 @@
 export { createSlackApp } from './create-slack-app.ts';
-export { SlackSurface } from './slack-surface.ts';
+export { SlackSurface } from './surface/slack-surface.ts';
 
-export { createSlackPoster } from './slack-poster.ts';
-export { createSlackApproverDirectory } from './slack-approver-directory.ts';
-export { createSlackClient, type SlackClient } from './slack-client.ts';
+export { createSlackPoster } from './surface/slack-poster.ts';
+export { createSlackApproverDirectory } from './surface/slack-approver-directory.ts';
+export { createSlackClient, type SlackClient } from './surface/slack-client.ts';

@@ -1,6 +1,6 @@
 import { parse, YAMLParseError } from 'yaml';
-import type { Result } from '../agent/errors.ts';
-import type { Text } from '../agent/text.ts';
+import type { Result } from '../agent/model/errors.ts';
+import type { Text } from '../agent/text/text.ts';
 import { plainWords } from './views/text.ts';
 import { decodePlanRef, type PlanRef } from './views/button-values.ts';
 import { INSTRUCTION_ACTION, INSTRUCTION_BLOCK, YAML_ACTION, YAML_BLOCK_PREFIX } from './views/modify-modal.ts';

@@ -1,9 +1,9 @@
-import type { Result } from '../agent/errors.ts';
+import type { Result } from '../agent/model/errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { BotDeps } from './bot-deps.ts';
-import { describeError } from './replies.ts';
-import type { SlackClient } from './slack-client.ts';
-import { userTimeZone } from './user-time-zone.ts';
+import { describeError } from './surface/replies.ts';
+import type { SlackClient } from './surface/slack-client.ts';
+import { userTimeZone } from './surface/user-time-zone.ts';
 import { asSlackBlocks, type MessageView } from './views/limits.ts';
 import { scheduleCreatedMessage, scheduleErrorText } from './views/schedules.ts';
 import { section } from './views/text.ts';

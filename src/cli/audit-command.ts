@@ -1,7 +1,7 @@
 import { auditRuns, formatViolation } from '../audit/audit.ts';
 import type { AuditContext } from '../audit/run-facts.ts';
 import type { Config } from '../config/config.ts';
-import { createSlackClient } from '../bot/slack-client.ts';
+import { createSlackClient } from '../bot/surface/slack-client.ts';
 import { createBuiltinTools } from '../integrations/tools/builtin-tools.ts';
 import { createLogger } from '../observability/logger.ts';
 import { openConfiguredDatabase } from '../runtime/open-database.ts';

@@ -1,4 +1,4 @@
-import type { PlanTaskResult } from '../agent/plan-task.ts';
+import type { PlanTaskResult } from '../agent/planning/plan-task.ts';
 
 export function formatPlan(result: PlanTaskResult): string {
   const { plan, risks } = result;

@@ -7,7 +7,7 @@ import type {
   StepAttemptRecord,
   StepRecord,
 } from '../agent/ports/run-store.ts';
-import { storedTypeOf, type RunEvent } from '../agent/run-events.ts';
+import { storedTypeOf, type RunEvent } from '../agent/model/run-events.ts';
 import type { FeedbackRecord } from '../store/index.ts';
 import { terminalWords } from '../config/setting-variables.ts';
 

@@ -1,4 +1,4 @@
-import { planTask } from '../agent/plan-task.ts';
+import { planTask } from '../agent/planning/plan-task.ts';
 import type { Config } from '../config/config.ts';
 import { createLlmClient } from '../integrations/llm/index.ts';
 import { createLogger } from '../observability/logger.ts';

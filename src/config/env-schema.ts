@@ -48,7 +48,7 @@ const timeoutSeconds = (fallback: number) =>
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
 
-/** GitHub's spelling (src/agent/repository-name.ts): an entry GitHub would refuse (`acme/..`) could never match. */
+/** GitHub's spelling (src/agent/model/repository-name.ts): an entry GitHub would refuse (`acme/..`) could never match. */
 const REPO_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/(?:(?!\.{1,2}$)[A-Za-z0-9._-]{1,100}|\*)$/;
 
 /** A GitHub App's identity and the repository allow-list (github-settings.ts checks how they combine). */

@@ -3,9 +3,9 @@
  * plan (the planner's answer to the task); toolsExclude looks at every version, replans included.
  * Each failed check says why, in words that point at the plan.
  */
-import { planRisk } from '../agent/approval-policy.ts';
-import type { Plan, PlanStep } from '../agent/plan.ts';
-import { ancestorsOf } from '../agent/plan-graph.ts';
+import { planRisk } from '../agent/decisions/approval-policy.ts';
+import type { Plan, PlanStep } from '../agent/model/plan.ts';
+import { ancestorsOf } from '../agent/model/plan-graph.ts';
 import type { Risk } from '../agent/ports/tool.ts';
 import type { Expectations, RunOutcome } from './golden-schema.ts';
 

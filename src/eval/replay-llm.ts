@@ -2,7 +2,7 @@
  * An LlmClient that replays a recording: each role's answers in call order, each checked against
  * the request's schema like a live answer. Running out of answers is a model failure the run sees.
  */
-import { LlmError } from '../agent/errors.ts';
+import { LlmError } from '../agent/model/errors.ts';
 import type { LlmClient, LlmRequest, LlmResponse, LlmRole, LlmToolRequest, LlmToolResponse, LlmUsage } from '../agent/ports/llm.ts';
 import type { Provider } from '../config/config.ts';
 import { costUsd } from '../integrations/llm/prices.ts';

@@ -7,7 +7,7 @@ import type { LlmClient } from '../agent/ports/llm.ts';
 import type { EventsPort } from '../agent/ports/events.ts';
 import type { RunRecord, RunStore } from '../agent/ports/run-store.ts';
 import type { StepsPort } from '../agent/ports/steps.ts';
-import { eventsOfType } from '../agent/run-events.ts';
+import { eventsOfType } from '../agent/model/run-events.ts';
 import { InMemorySurface } from '../agent/testing/in-memory-surface.ts';
 import { checkExpectations, type Check, type RunFacts } from './check-expectations.ts';
 import { createEvalTools } from './eval-tools.ts';
@@ -15,7 +15,7 @@ import type { GoldenTask, RunOutcome } from './golden-schema.ts';
 import { meterLlm, type MeteredLlm } from './metered-llm.ts';
 import { EVAL_REQUESTER, playPeople } from './play-people.ts';
 import type { TaskReport } from './task-report.ts';
-import { TextSchema } from '../agent/text.ts';
+import { TextSchema } from '../agent/text/text.ts';
 import { terminalWords } from '../config/setting-variables.ts';
 
 export interface TaskRunDeps {

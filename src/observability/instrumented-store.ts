@@ -1,6 +1,6 @@
 import { FINAL_RUN_STATUSES, type FinishStepInput, type RunStore, type StepRecord, type StepStatus } from '../agent/ports/run-store.ts';
 import { decorate } from '../agent/ports/decorate.ts';
-import { runEvent, type RunEventInput } from '../agent/run-events.ts';
+import { runEvent, type RunEventInput } from '../agent/model/run-events.ts';
 import { stepAttemptHooks } from './step-hooks.ts';
 import type { Metrics } from './metrics.ts';
 

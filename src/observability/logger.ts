@@ -1,5 +1,5 @@
 import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino';
-import { redactText } from '../agent/redact.ts';
+import { redactText } from '../agent/text/redact.ts';
 import { logTraceFields } from './log-trace.ts';
 
 export type { Logger } from 'pino';

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../agent/run-events.ts';
+import type { RunEvent } from '../agent/model/run-events.ts';
 
 /** One round of planning: from what asked for a plan to the version it proposed (undefined author: none came). */
 export interface PlanningRound {

@@ -8,8 +8,8 @@ import { decorate } from '../agent/ports/decorate.ts';
 import type { LlmClient, LlmRole, LlmToolResponse } from '../agent/ports/llm.ts';
 import type { AnyTool, ToolResult } from '../agent/ports/tool.ts';
 import type { LiveSpan, RunTrace, RunTracer, SpanAttributes } from '../agent/ports/tracer.ts';
-import { LlmError } from '../agent/errors.ts';
-import { redactAndCut } from '../agent/redact.ts';
+import { LlmError } from '../agent/model/errors.ts';
+import { redactAndCut } from '../agent/text/redact.ts';
 import { runSpans } from './span-ids.ts';
 
 export interface TracedCallsOptions {

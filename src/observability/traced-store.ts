@@ -2,7 +2,7 @@ import { decorate } from '../agent/ports/decorate.ts';
 import { FINAL_RUN_STATUSES, type FinishStepInput, type QuestionRecord, type RunRecord, type RunStore, type StepRecord } from '../agent/ports/run-store.ts';
 import { stepAttemptHooks } from './step-hooks.ts';
 import type { RunTrace, RunTracer, SpanAttributes } from '../agent/ports/tracer.ts';
-import { redactText } from '../agent/redact.ts';
+import { redactText } from '../agent/text/redact.ts';
 import { randomSpanId, runSpans } from './span-ids.ts';
 import { planningRounds } from './planning-rounds.ts';
 

@@ -1,5 +1,5 @@
 import { validate as nodeCronAccepts } from 'node-cron';
-import type { Result } from '../agent/errors.ts';
+import type { Result } from '../agent/model/errors.ts';
 
 /**
  * A cron expression as sets of allowed values. Five fields (minute hour day-of-month month day-of-week)

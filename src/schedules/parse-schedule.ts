@@ -1,4 +1,4 @@
-import type { Result } from '../agent/errors.ts';
+import type { Result } from '../agent/model/errors.ts';
 import { parseCron } from './cron-expression.ts';
 
 export interface ParsedSchedule {

@@ -1,5 +1,5 @@
-import type { Result } from '../agent/errors.ts';
-import { redactText } from '../agent/redact.ts';
+import type { Result } from '../agent/model/errors.ts';
+import { redactText } from '../agent/text/redact.ts';
 import { formatFireTime, nextFireTimes } from './next-fire-times.ts';
 import { parseSchedule } from './parse-schedule.ts';
 import type { ScheduleRecord, SchedulesPort } from './schedules-port.ts';

@@ -1,6 +1,6 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import { jsonParam, rawRows } from './raw-rows.ts';
-import { parseRunEvent, type RunEvent } from '../agent/run-events.ts';
+import { parseRunEvent, type RunEvent } from '../agent/model/run-events.ts';
 import { builtOnce } from './built-once.ts';
 import type { Db } from './database.ts';
 import { events } from './schema.ts';

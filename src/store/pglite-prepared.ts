@@ -7,7 +7,7 @@
  * Results are parsed by PGlite's own parser with the caller's options, as `query()` does.
  */
 import { parse, protocol, type PGlite, type QueryOptions, type Results } from '@electric-sql/pglite';
-import { storableParams } from '../agent/storable-text.ts';
+import { storableParams } from '../agent/text/storable-text.ts';
 
 /** Beyond this many statement texts (lists of varying length make new ones), new texts run unprepared. */
 const MAX_PREPARED = 500;

@@ -1,7 +1,7 @@
 import { asc, eq, and, sql } from 'drizzle-orm';
 import type { ApprovalRecord, NewApproval, PlansPort, PlanVersionRecord } from '../agent/ports/run-store.ts';
-import { PlanSchema, type Plan } from '../agent/plan.ts';
-import type { Text } from '../agent/text.ts';
+import { PlanSchema, type Plan } from '../agent/model/plan.ts';
+import type { Text } from '../agent/text/text.ts';
 import { builtOnce } from './built-once.ts';
 import type { Db } from './database.ts';
 import { isUniqueViolation } from './errors.ts';

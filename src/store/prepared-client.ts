@@ -7,7 +7,7 @@
  * A transaction's client, and a savepoint's, prepare the same way.
  */
 import type { Sql } from 'postgres';
-import { storableParams } from '../agent/storable-text.ts';
+import { storableParams } from '../agent/text/storable-text.ts';
 
 /** The pool, or the client a transaction or savepoint callback is given. */
 type Client = Sql | Sql<Record<string, never>>;

@@ -1,6 +1,6 @@
 import type { SQL } from 'drizzle-orm';
 import type { Db } from './database.ts';
-import { storableJson } from '../agent/storable-text.ts';
+import { storableJson } from '../agent/text/storable-text.ts';
 
 /**
  * Runs a raw statement and returns its rows on either engine: postgres-js gives an array, PGlite

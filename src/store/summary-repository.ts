@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { RunSummarySource } from '../agent/ports/run-store.ts';
-import { parseRunEvent } from '../agent/run-events.ts';
+import { parseRunEvent } from '../agent/model/run-events.ts';
 import type { Db } from './database.ts';
 import { fromRawPlan, type RawPlanRow } from './plans-repository.ts';
 import { asDate, rawRows } from './raw-rows.ts';

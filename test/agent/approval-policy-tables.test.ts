@@ -13,8 +13,8 @@ import {
   needsReapproval,
   planRisk,
   type RequesterAction,
-} from '../../src/agent/approval-policy.ts';
-import { PlanSchema } from '../../src/agent/plan.ts';
+} from '../../src/agent/decisions/approval-policy.ts';
+import { PlanSchema } from '../../src/agent/model/plan.ts';
 import type { ApprovalRecord } from '../../src/agent/ports/plans.ts';
 import type { Risk } from '../../src/agent/ports/tool.ts';
 import { spoken } from './support/spoken.ts';

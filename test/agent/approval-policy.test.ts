@@ -12,8 +12,8 @@ import {
   planRisk,
   riskOfTool,
   type RequesterAction,
-} from '../../src/agent/approval-policy.ts';
-import { PlanSchema } from '../../src/agent/plan.ts';
+} from '../../src/agent/decisions/approval-policy.ts';
+import { PlanSchema } from '../../src/agent/model/plan.ts';
 import type { RunRecord } from '../../src/agent/ports/run-store.ts';
 import { spoken } from './support/spoken.ts';
 import { plainWords } from '../../src/bot/views/text.ts';

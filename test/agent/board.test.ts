@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildBoard, type BoardLines } from '../../src/agent/board.ts';
+import { buildBoard, type BoardLines } from '../../src/agent/delivery/board.ts';
 import type { StepRecord } from '../../src/agent/ports/run-store.ts';
 import { makePlan, makeRun } from '../fakes/slack-fixtures.ts';
 

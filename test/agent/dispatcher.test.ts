@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { descendantsOf, dispatch } from '../../src/agent/dispatcher.ts';
+import { descendantsOf, dispatch } from '../../src/agent/execution/ready-steps.ts';
 import type { StepStatus } from '../../src/agent/ports/run-store.ts';
 
 const diamond = [

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nextActions, settlement, type ExecutorAction, type ExecutorState, type StepView } from '../../src/agent/executor-decisions.ts';
+import { nextActions, settlement, type ExecutorAction, type ExecutorState, type StepView } from '../../src/agent/execution/execution-rules.ts';
 import type { StepStatus } from '../../src/agent/ports/run-store.ts';
 import { saying } from '../helpers/words.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { joinedClaims } from '../../src/agent/joined-claims.ts';
+import { joinedClaims } from '../../src/agent/execution/joined-claims.ts';
 import type { RunStore } from '../../src/agent/ports/run-store.ts';
 import { createRunStore } from '../../src/store/index.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/database.ts';

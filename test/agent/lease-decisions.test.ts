@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adoptionGraceMs, newlyAdopted, releaseEffect, runsLostToPeers, takeDeadline, takePollMs } from '../../src/agent/lease-decisions.ts';
+import { adoptionGraceMs, newlyAdopted, releaseEffect, runsLostToPeers, takeDeadline, takePollMs } from '../../src/agent/replicas/lease-decisions.ts';
 
 const holds = (entries: Partial<Record<string, number>>) =>
   new Map(Object.entries(entries).filter((entry): entry is [string, number] => entry[1] !== undefined));

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { makePlan } from '../../src/agent/planner.ts';
+import { makePlan } from '../../src/agent/planning/planner.ts';
 import type { AnyTool } from '../../src/agent/ports/tool.ts';
-import { createToolRegistry } from '../../src/agent/tool-registry.ts';
+import { createToolRegistry } from '../../src/agent/model/tool-registry.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { createLlmClient } from '../../src/integrations/llm/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LlmError } from '../../src/agent/errors.ts';
-import { PlanSchema } from '../../src/agent/plan.ts';
-import { makePlan } from '../../src/agent/planner.ts';
-import { PlannerAnswerSchema } from '../../src/agent/planner-schema.ts';
-import { planTask } from '../../src/agent/plan-task.ts';
-import { createToolRegistry } from '../../src/agent/tool-registry.ts';
+import { LlmError } from '../../src/agent/model/errors.ts';
+import { PlanSchema } from '../../src/agent/model/plan.ts';
+import { makePlan } from '../../src/agent/planning/planner.ts';
+import { PlannerAnswerSchema } from '../../src/agent/planning/planner-schema.ts';
+import { planTask } from '../../src/agent/planning/plan-task.ts';
+import { createToolRegistry } from '../../src/agent/model/tool-registry.ts';
 import { fakeTool } from './support/fake-tools.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 import { saying } from '../helpers/words.ts';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { limitOutput } from '../../src/agent/output-limit.ts';
-import { REDACTED, redactAndCut, redactText } from '../../src/agent/redact.ts';
-import { dataBlock } from '../../src/agent/untrusted-data.ts';
+import { limitOutput } from '../../src/agent/text/output-limit.ts';
+import { REDACTED, redactAndCut, redactText } from '../../src/agent/text/redact.ts';
+import { dataBlock } from '../../src/agent/text/untrusted-data.ts';
 import { truncate } from '../../src/integrations/tools/limits.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 

@@ -1,6 +1,6 @@
 /** Issue 37: references found and filled, as tables of inputs and what a step receives or a person reads. */
 import { describe, expect, it } from 'vitest';
-import { fillReferences, findReferences, readPath } from '../../src/agent/references.ts';
+import { fillReferences, findReferences, readPath } from '../../src/agent/model/references.ts';
 
 const outputs = new Map<string, Record<string, unknown>>([
   ['s1', { number: 42, title: 'Fix it', labels: ['a', 'b'], head: { sha: 'abc' }, zero: 0, none: null }],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fillReferences, findReferences } from '../../src/agent/references.ts';
+import { fillReferences, findReferences } from '../../src/agent/model/references.ts';
 import { createGithubMergePullTool } from '../../src/integrations/tools/github-merge-pull.ts';
 
 const outputs = new Map<string, Record<string, unknown>>([

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { RunEvent } from '../../src/agent/run-events.ts';
-import { parseRunEvent, RUN_EVENT_TYPES, storedTypeOf } from '../../src/agent/run-events.ts';
+import type { RunEvent } from '../../src/agent/model/run-events.ts';
+import { parseRunEvent, RUN_EVENT_TYPES, storedTypeOf } from '../../src/agent/model/run-events.ts';
 import { RepoSchema, NumberArg } from '../../src/integrations/github/repo-ref.ts';
 import { createAskHumanTool } from '../../src/integrations/tools/ask-human.ts';
 import { useTestStore } from '../helpers/store.ts';

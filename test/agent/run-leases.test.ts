@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LeasesPort } from '../../src/agent/ports/leases.ts';
-import { createRunLeases, type RunLeases } from '../../src/agent/run-leases.ts';
+import { createRunLeases, type RunLeases } from '../../src/agent/replicas/run-leases.ts';
 import { useTestStore } from '../helpers/store.ts';
 
 const db = useTestStore();

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { lateBoundTargetNames, targetArgNames, targetArgs, wordSteps } from '../../src/agent/step-targets.ts';
+import { lateBoundTargetNames, targetArgNames, targetArgs, wordSteps } from '../../src/agent/model/step-targets.ts';
 import { createBuiltinTools } from '../../src/integrations/tools/index.ts';
 
 const builtins = createBuiltinTools({ github: undefined, slack: undefined, llm: undefined, httpAllow: [] });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { anyOf, confidenceTooLow, executionLimits, replanLimits, stepBudget, tokenBudget, wallClock } from '../../src/agent/stop-conditions.ts';
+import { anyOf, confidenceTooLow, executionLimits, replanLimits, stepBudget, tokenBudget, wallClock } from '../../src/agent/model/budgets.ts';
 import { said } from '../helpers/words.ts';
 
 const budgets = { maxSteps: 5, maxReplans: 1, runTimeoutS: 60, stepTimeoutS: 10, maxTokens: 1000 };

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent, type Agent } from '../../src/agent/agent.ts';
-import { REPO_NOT_ALLOWED } from '../../src/agent/repository-allow-list.ts';
+import { REPO_NOT_ALLOWED } from '../../src/agent/model/repository-allow-list.ts';
 import { InMemorySurface } from '../../src/agent/testing/in-memory-surface.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { createLlmClient } from '../../src/integrations/llm/index.ts';

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { approvalCovers, planRisk } from '../../src/agent/approval-policy.ts';
-import { PlanSchema } from '../../src/agent/plan.ts';
+import { approvalCovers, planRisk } from '../../src/agent/decisions/approval-policy.ts';
+import { PlanSchema } from '../../src/agent/model/plan.ts';
 import type { ApprovalRecord, PlanVersionRecord } from '../../src/agent/ports/plans.ts';
 import type { Risk } from '../../src/agent/ports/tool.ts';
-import { bindingApproval } from '../../src/agent/version-approval.ts';
+import { bindingApproval } from '../../src/agent/decisions/version-approval.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';

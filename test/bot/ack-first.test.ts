@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AckFirst } from '../../src/bot/ack-first.ts';
+import { AckFirst } from '../../src/bot/ingress/ack-first.ts';
 
 describe('AckFirst', () => {
   it('holds work after an ack until every request received is acknowledged, then lets it go at once', async () => {

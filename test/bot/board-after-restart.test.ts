@@ -5,8 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BoardState } from '../../src/agent/ports/surface.ts';
-import { createSlackClient, type SlackClient } from '../../src/bot/slack-client.ts';
-import { SlackSurface } from '../../src/bot/slack-surface.ts';
+import { createSlackClient, type SlackClient } from '../../src/bot/surface/slack-client.ts';
+import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
 import { SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
 import { BOT_TOKEN, silentLogger } from '../fakes/slack-harness.ts';
 import { makePlan, makeRun, boardAt as boardOf } from '../fakes/slack-fixtures.ts';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/agent/plan.ts';
-import { SlackSurface } from '../../src/bot/slack-surface.ts';
+import type { Plan } from '../../src/agent/model/plan.ts';
+import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
 import { FULL_PLAN_ACTION } from '../../src/bot/views/full-plan-modal.ts';
 import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
 import { eventually, silentLogger, startSlackHarness, type SlackHarness } from '../fakes/slack-harness.ts';

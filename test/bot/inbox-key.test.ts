@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inboxKey, storableBody } from '../../src/bot/inbox-key.ts';
+import { inboxKey, storableBody } from '../../src/bot/ingress/inbox-key.ts';
 
 const click = {
   type: 'block_actions',

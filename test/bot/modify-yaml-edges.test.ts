@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { problemWords } from '../../src/agent/plan-problems.ts';
-import { validatePlan, MAX_QUESTIONS } from '../../src/agent/plan-validation.ts';
-import { createToolRegistry } from '../../src/agent/tool-registry.ts';
-import { SlackSurface } from '../../src/bot/slack-surface.ts';
+import { problemWords } from '../../src/agent/model/plan-problems.ts';
+import { validatePlan, MAX_QUESTIONS } from '../../src/agent/model/plan-validation.ts';
+import { createToolRegistry } from '../../src/agent/model/tool-registry.ts';
+import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
 import { PLAN_MODIFY_ACTION } from '../../src/bot/views/plan-message.ts';
 import { createBuiltinTools } from '../../src/integrations/tools/builtin-tools.ts';
 import type { FakeView } from '../../src/workspace/slack-fake/index.ts';

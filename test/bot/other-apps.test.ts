@@ -4,7 +4,7 @@
  * A refused app message gets no answer at all (two bots answering each other would loop).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { messageAuthor } from '../../src/bot/bot-identity.ts';
+import { messageAuthor } from '../../src/bot/surface/bot-identity.ts';
 import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
 import { useTestStore } from '../helpers/store.ts';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signedRequestListener } from '../../src/bot/signed-request.ts';
+import { signedRequestListener } from '../../src/bot/ingress/signed-request.ts';
 import { slackSignatureHeaders } from '../../src/workspace/slack-fake/signing.ts';
 import { silentLogger } from '../fakes/slack-harness.ts';
 

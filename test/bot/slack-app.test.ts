@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSlackHarness, eventually, SIGNING_SECRET, type SlackHarness } from '../fakes/slack-harness.ts';
 import { createMemoryInbox } from '../../src/bot/ports.ts';
-import { checkRequesterOrApprover } from '../../src/agent/approval-policy.ts';
+import { checkRequesterOrApprover } from '../../src/agent/decisions/approval-policy.ts';
 
 let h: SlackHarness;
 beforeEach(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SlackSurface } from '../../src/bot/slack-surface.ts';
+import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
 import { eventually, silentLogger, startSlackHarness, type SlackHarness } from '../fakes/slack-harness.ts';
 import { makeBoard, makePlan, makeProposal, makeRun } from '../fakes/slack-fixtures.ts';
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EscalationAction } from '../../src/agent/ports/run-store.ts';
-import { SlackSurface } from '../../src/bot/slack-surface.ts';
+import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
 import { ESCALATION_ACTIONS } from '../../src/bot/views/escalation.ts';
 import { PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION } from '../../src/bot/views/plan-message.ts';
 import { stateFromView, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRunEvent } from '../../src/agent/run-events.ts';
+import { parseRunEvent } from '../../src/agent/model/run-events.ts';
 import type { RunRecord } from '../../src/agent/ports/run-store.ts';
 import { formatRunDetail } from '../../src/cli/format-run.ts';
 

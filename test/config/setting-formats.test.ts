@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stepTimeoutMs, runTimeLeftMs } from '../../src/agent/stop-conditions.ts';
+import { stepTimeoutMs, runTimeLeftMs } from '../../src/agent/model/budgets.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { isAllowedHost } from '../../src/integrations/http/allow-list.ts';
 import { configProblem } from '../helpers/config-problem.ts';

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PlannerAnswerSchema } from '../../src/agent/planner-schema.ts';
+import { PlannerAnswerSchema } from '../../src/agent/planning/planner-schema.ts';
 import { builtinToolNames } from '../../src/eval/eval-tools.ts';
 import { evalPassed, formatEvalReport, loadGoldenTasks, parseGoldenTask, runEval, totalsOf, type EvalReport, type GoldenTask } from '../../src/eval/index.ts';
 import { readRecording } from '../../src/eval/recording-file.ts';

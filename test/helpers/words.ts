@@ -1,4 +1,4 @@
-import type { Text } from '../../src/agent/text.ts';
+import type { Text } from '../../src/agent/text/text.ts';
 import { plainWords } from '../../src/bot/views/text.ts';
 
 /** Stored words as a person in Slack reads them: people as `<@U…>`, settings by their variable. */

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LlmError } from '../../src/agent/errors.ts';
+import { LlmError } from '../../src/agent/model/errors.ts';
 import { anthropicReply, startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.ts';
 import { clientFor, failureOf, triage, triageRequest } from './helpers.ts';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LlmError } from '../../src/agent/errors.ts';
+import { LlmError } from '../../src/agent/model/errors.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { createLlmClient } from '../../src/integrations/llm/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';

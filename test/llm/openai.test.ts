@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LlmError } from '../../src/agent/errors.ts';
+import { LlmError } from '../../src/agent/model/errors.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
 import { clientFor, closedPort, failureOf, triage, triageRequest } from './helpers.ts';
 

@@ -1,6 +1,6 @@
 /** LlmClient.converse through the real SDKs: one tool-loop turn, its usage recorded once, failures typed. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LlmError } from '../../src/agent/errors.ts';
+import { LlmError } from '../../src/agent/model/errors.ts';
 import type { LlmToolRequest } from '../../src/agent/ports/llm.ts';
 import { anthropicReply, startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunStore } from '../../src/agent/ports/run-store.ts';
-import { RUN_EVENT_TYPES, type RunEventArgs, type RunEventData, type RunEventInput, type RunEventType } from '../../src/agent/run-events.ts';
-import { person, words } from '../../src/agent/text.ts';
+import { RUN_EVENT_TYPES, type RunEventArgs, type RunEventData, type RunEventInput, type RunEventType } from '../../src/agent/model/run-events.ts';
+import { person, words } from '../../src/agent/text/text.ts';
 import { createRunStore } from '../../src/store/index.ts';
 import { ENGINES, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
 

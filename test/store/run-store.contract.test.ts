@@ -1,6 +1,6 @@
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import type { RunStore } from '../../src/agent/ports/run-store.ts';
-import { person, words } from '../../src/agent/text.ts';
+import { person, words } from '../../src/agent/text/text.ts';
 import { createRunStore, leaseLagSeconds, markSlackEventSeen, openDatabase, type Database } from '../../src/store/index.ts';
 import { ENGINES, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
 

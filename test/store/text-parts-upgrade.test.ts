@@ -10,7 +10,7 @@ import { sql } from 'drizzle-orm';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import { afterAll, describe, expect, it } from 'vitest';
-import { person, words } from '../../src/agent/text.ts';
+import { person, words } from '../../src/agent/text/text.ts';
 import { storedWords } from '../../src/bot/views/text.ts';
 import { createRunStore, openDatabase, type Database } from '../../src/store/index.ts';
 import { ENGINES, type Engine } from '../helpers/database.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { RunStore } from '../../src/agent/ports/run-store.ts';
 import { createRunStore, createSlackInbox } from '../../src/store/index.ts';
-import { storableJson, storableText } from '../../src/agent/storable-text.ts';
+import { storableJson, storableText } from '../../src/agent/text/storable-text.ts';
 import { ENGINES, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 // Characters PostgreSQL refuses: NUL anywhere, a lone surrogate in jsonb.

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { limitOutput } from '../../src/agent/output-limit.ts';
+import { limitOutput } from '../../src/agent/text/output-limit.ts';
 import type { AnyTool } from '../../src/agent/ports/tool.ts';
 import { mcpSecrets, type McpConfig } from '../../src/integrations/mcp/config.ts';
 import { loadMcpTools, type McpTools } from '../../src/integrations/mcp/load-mcp-tools.ts';

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { LlmError } from '../../src/agent/errors.ts';
+import { LlmError } from '../../src/agent/model/errors.ts';
 import type { LlmClient, LlmRequest } from '../../src/agent/ports/llm.ts';
 import { createAskHumanTool } from '../../src/integrations/tools/ask-human.ts';
 import { createHttpCheckTool } from '../../src/integrations/tools/http-check.ts';

@@ -1,10 +1,10 @@
-import type { Result } from '../errors.ts';
-import type { EscalationRefusalCode } from '../escalation-resolution.ts';
+import type { Result } from '../model/errors.ts';
+import type { EscalationRefusalCode } from '../decisions/escalation-resolution.ts';
 import type { DecisionRefusalCode } from './plans.ts';
-import type { EditProblem, PlanDecisionRefusalCode, RevisionRefusalCode } from '../plan-decisions.ts';
-import type { Refusal, Refused } from '../refusal.ts';
-import type { ConfirmRefusalCode } from '../target-decision.ts';
-import type { Text } from '../text.ts';
+import type { EditProblem, PlanDecisionRefusalCode, RevisionRefusalCode } from '../decisions/plan-decisions.ts';
+import type { Refusal, Refused } from '../model/refusal.ts';
+import type { ConfirmRefusalCode } from '../decisions/target-decision.ts';
+import type { Text } from '../text/text.ts';
 import type { Conversation, EscalationAction, PlanVersionRecord, RunRecord } from './run-store.ts';
 
 /** Why a cancel did not happen. */

@@ -1,4 +1,4 @@
-import type { RunEvent, RunEventArgs, RunEventInput } from '../run-events.ts';
+import type { RunEvent, RunEventArgs, RunEventInput } from '../model/run-events.ts';
 
 /** The run's event log: gap-free, ordered per run. The event types and their payloads are in run-events.ts. */
 export interface EventsPort {

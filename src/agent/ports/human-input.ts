@@ -1,5 +1,5 @@
 import type { NewOwedMessage, OweAlong } from './outbox.ts';
-import type { Text } from '../text.ts';
+import type { Text } from '../text/text.ts';
 import type { Risk } from './tool.ts';
 
 export type EscalationAction = 'retry' | 'skip' | 'replan' | 'abort';

@@ -1,4 +1,4 @@
-import type { RunEventData, RunEventInput } from '../run-events.ts';
+import type { RunEventData, RunEventInput } from '../model/run-events.ts';
 import type { NewOwedMessage } from './outbox.ts';
 import type { RunTrace } from './tracer.ts';
 

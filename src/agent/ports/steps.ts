@@ -1,6 +1,6 @@
 import type { Risk } from './tool.ts';
 import type { RunStatus } from './runs.ts';
-import type { RunEventInput } from '../run-events.ts';
+import type { RunEventInput } from '../model/run-events.ts';
 
 export type StepStatus =
   | 'pending'

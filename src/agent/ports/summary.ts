@@ -1,4 +1,4 @@
-import type { RunEvent } from '../run-events.ts';
+import type { RunEvent } from '../model/run-events.ts';
 import type { PlanVersionRecord } from './plans.ts';
 import type { RunRecord } from './runs.ts';
 import type { StepRecord } from './steps.ts';

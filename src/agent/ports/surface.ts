@@ -1,6 +1,6 @@
-import type { DiffLine } from '../plan-diff.ts';
-import type { Plan } from '../plan.ts';
-import type { Text } from '../text.ts';
+import type { DiffLine } from '../model/plan-diff.ts';
+import type { Plan } from '../model/plan.ts';
+import type { Text } from '../text/text.ts';
 import type { ConfirmationRecord, EscalationRecord, ModelUsage, RunRecord, StepStatus } from './run-store.ts';
 import type { Risk } from './tool.ts';
 

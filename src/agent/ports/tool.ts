@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { NoteLog } from './logger.ts';
 
-/** How much harm a tool can do; the approval policy (src/agent/approval-policy.ts) maps it to who may approve. */
+/** How much harm a tool can do; the approval policy (src/agent/decisions/approval-policy.ts) maps it to who may approve. */
 export type Risk = 'read' | 'write' | 'destructive';
 
 /**

@@ -1,5 +1,5 @@
 /** A Surface for tests and the CLI: it records what a person would see, in order. */
-import type { Text } from '../text.ts';
+import type { Text } from '../text/text.ts';
 import type { ConfirmationRecord, EscalationRecord, RunRecord } from '../ports/run-store.ts';
 import type { BoardState, Delivery, ProposedPlan, RunSummary, Surface } from '../ports/surface.ts';
 

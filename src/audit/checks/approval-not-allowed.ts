@@ -3,8 +3,8 @@
  * an auto-run of a version that changes things, or a click checked for a lower need than the
  * version has; and a person's approval by someone the configured approver list does not name.
  */
-import { isAutoApproval } from '../../agent/approval-policy.ts';
-import { bindingApproval } from '../../agent/version-approval.ts';
+import { isAutoApproval } from '../../agent/decisions/approval-policy.ts';
+import { bindingApproval } from '../../agent/decisions/version-approval.ts';
 import { type AuditCheck, versionsThatRan, violation } from '../run-facts.ts';
 
 export const approvalNotAllowed: AuditCheck = {

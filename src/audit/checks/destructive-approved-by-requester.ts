@@ -1,5 +1,5 @@
 /** A version with a destructive step (rollback counted) ran with no approval but its requester's own. */
-import { isAutoApproval, planRisk } from '../../agent/approval-policy.ts';
+import { isAutoApproval, planRisk } from '../../agent/decisions/approval-policy.ts';
 import { type AuditCheck, versionsThatRan, violation } from '../run-facts.ts';
 
 export const destructiveApprovedByRequester: AuditCheck = {

@@ -4,9 +4,9 @@
  * it — by an approver other than the requester when the step is destructive — or acted on other
  * values than the ones confirmed. Reads the run's `confirmations` (null: a store that records none).
  */
-import { riskOfTool } from '../../agent/approval-policy.ts';
-import { canonicalJson } from '../../agent/canonical-json.ts';
-import { lateBoundTargetNames, wordSteps } from '../../agent/step-targets.ts';
+import { riskOfTool } from '../../agent/decisions/approval-policy.ts';
+import { canonicalJson } from '../../agent/text/canonical-json.ts';
+import { lateBoundTargetNames, wordSteps } from '../../agent/model/step-targets.ts';
 import { type AuditCheck, violation } from '../run-facts.ts';
 
 /** True when an executed arg differs from the confirmed value of the same target (keys compared in a fixed order). */

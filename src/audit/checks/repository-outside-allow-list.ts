@@ -4,7 +4,7 @@
  * judges them — a search whose query could reach anything off the list counts. The list is the one
  * configured when the audit runs (the list in force then is not stored; see AuditContext.repositories).
  */
-import { repositoryRefusal } from '../../agent/repository-allow-list.ts';
+import { repositoryRefusal } from '../../agent/model/repository-allow-list.ts';
 import { terminalWords } from '../../config/setting-variables.ts';
 import { type AuditCheck, type Violation, violation } from '../run-facts.ts';
 

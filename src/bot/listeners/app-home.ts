@@ -1,6 +1,6 @@
 import type { App } from '@slack/bolt';
 import type { BotDeps } from '../bot-deps.ts';
-import { describeError } from '../replies.ts';
+import { describeError } from '../surface/replies.ts';
 import { appHomeView } from '../views/app-home.ts';
 
 export function registerAppHome(app: App, deps: BotDeps): void {

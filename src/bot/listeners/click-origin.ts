@@ -1,7 +1,7 @@
 import type { BlockAction } from '@slack/bolt';
-import type { Text } from '../../agent/text.ts';
-import type { SlackClient } from '../slack-client.ts';
-import { tellPrivately } from '../replies.ts';
+import type { Text } from '../../agent/text/text.ts';
+import type { SlackClient } from '../surface/slack-client.ts';
+import { tellPrivately } from '../surface/replies.ts';
 import type { Logger } from '../../observability/logger.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { App, RespondFn } from '@slack/bolt';
 import { FINAL_RUN_STATUSES, type RunStatus } from '../../agent/ports/run-store.ts';
 import type { BotDeps } from '../bot-deps.ts';
-import { describeError, TRY_AGAIN } from '../replies.ts';
+import { describeError, TRY_AGAIN } from '../surface/replies.ts';
 import { runLine } from '../views/app-home.ts';
 import { HELP_TEXT } from '../views/help.ts';
 import { escapeText, mention, mrkdwn } from '../views/text.ts';

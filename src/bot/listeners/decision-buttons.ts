@@ -1,8 +1,8 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
-import type { Refused } from '../../agent/refusal.ts';
-import type { Text } from '../../agent/text.ts';
+import type { Refused } from '../../agent/model/refusal.ts';
+import type { Text } from '../../agent/text/text.ts';
 import type { BotDeps } from '../bot-deps.ts';
-import { describeError, TRY_AGAIN } from '../replies.ts';
+import { describeError, TRY_AGAIN } from '../surface/replies.ts';
 import { clickOrigin, privateReplier } from './click-origin.ts';
 import { afterAck } from './after-ack.ts';
 import { replaceActions } from './replace-actions.ts';

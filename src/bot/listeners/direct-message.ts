@@ -1,7 +1,7 @@
 import type { App } from '@slack/bolt';
 import type { BotDeps } from '../bot-deps.ts';
-import { messageAuthor, type MessageAuthorship } from '../bot-identity.ts';
-import type { InboxContext } from '../inbox-receiver.ts';
+import { messageAuthor, type MessageAuthorship } from '../surface/bot-identity.ts';
+import type { InboxContext } from '../ingress/inbox-receiver.ts';
 import { handleMessageToBot, taskText } from './mention.ts';
 
 /**

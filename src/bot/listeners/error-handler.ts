@@ -1,7 +1,7 @@
 import type { App } from '@slack/bolt';
 import type { Logger } from '../../observability/logger.ts';
-import { describeError, tellPrivately, tellThread, TRY_AGAIN } from '../replies.ts';
-import type { SlackClient } from '../slack-client.ts';
+import { describeError, tellPrivately, tellThread, TRY_AGAIN } from '../surface/replies.ts';
+import type { SlackClient } from '../surface/slack-client.ts';
 
 /** The last overload of app.error: the handler that gets the body too (extendedErrorHandler: true). */
 type ExtendedErrorHandler = Parameters<App['error']>[0];

@@ -2,7 +2,7 @@ import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { EscalationAction } from '../../agent/ports/run-store.ts';
 import type { BotDeps } from '../bot-deps.ts';
 import { afterAck } from './after-ack.ts';
-import { describeError, TRY_AGAIN } from '../replies.ts';
+import { describeError, TRY_AGAIN } from '../surface/replies.ts';
 import { clickOrigin, privateReplier } from './click-origin.ts';
 import { decodeEscalationRef } from '../views/button-values.ts';
 import { ESCALATION_ACTIONS } from '../views/escalation.ts';

@@ -1,6 +1,6 @@
 import type { App, BlockAction } from '@slack/bolt';
 import type { BotDeps } from '../bot-deps.ts';
-import { describeError, TRY_AGAIN } from '../replies.ts';
+import { describeError, TRY_AGAIN } from '../surface/replies.ts';
 import { decodeFeedback, FEEDBACK_ACTION } from '../views/feedback.ts';
 import { clickOrigin, privateReplier } from './click-origin.ts';
 

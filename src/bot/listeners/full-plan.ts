@@ -1,7 +1,7 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
-import { planDigest } from '../../agent/plan-digest.ts';
+import { planDigest } from '../../agent/model/plan-digest.ts';
 import type { BotDeps } from '../bot-deps.ts';
-import { describeError, TRY_AGAIN } from '../replies.ts';
+import { describeError, TRY_AGAIN } from '../surface/replies.ts';
 import { decodePlanRef } from '../views/button-values.ts';
 import { FULL_PLAN_ACTION, FULL_PLAN_CALLBACK, fullPlanViews } from '../views/full-plan-modal.ts';
 import { asSlackBlocks, LIMITS, type ModalView } from '../views/limits.ts';

@@ -1,14 +1,14 @@
 import type { App } from '@slack/bolt';
 import type { BotDeps } from '../bot-deps.ts';
-import { messageAuthor, type MessageAuthorship } from '../bot-identity.ts';
-import type { SlackClient } from '../slack-client.ts';
-import type { InboxContext } from '../inbox-receiver.ts';
+import { messageAuthor, type MessageAuthorship } from '../surface/bot-identity.ts';
+import type { SlackClient } from '../surface/slack-client.ts';
+import type { InboxContext } from '../ingress/inbox-receiver.ts';
 import { looksLikeSchedule } from '../../schedules/index.ts';
-import { describeError, tellPrivately, tellThread, TRY_AGAIN } from '../replies.ts';
+import { describeError, tellPrivately, tellThread, TRY_AGAIN } from '../surface/replies.ts';
 import { createScheduleFor, errorView, postViewInThread } from '../schedule-requests.ts';
 import { HELP_TEXT } from '../views/help.ts';
-import type { Refusal } from '../../agent/refusal.ts';
-import { type Text, words } from '../../agent/text.ts';
+import type { Refusal } from '../../agent/model/refusal.ts';
+import { type Text, words } from '../../agent/text/text.ts';
 
 /** `<@UBOT> do the thing` → `do the thing`; Slack puts the mention first but a person may not. */
 export function taskText(text: string, botUserId: string | undefined): string {

@@ -1,10 +1,10 @@
 import type { App } from '@slack/bolt';
-import type { Refused } from '../../agent/refusal.ts';
-import { joined, type Text, words } from '../../agent/text.ts';
+import type { Refused } from '../../agent/model/refusal.ts';
+import { joined, type Text, words } from '../../agent/text/text.ts';
 import type { BotDeps } from '../bot-deps.ts';
 import { planErrors, parsePlanYaml, readModifySubmission } from '../modify-submission.ts';
-import { describeError, tellPrivately, TRY_AGAIN } from '../replies.ts';
-import type { SlackClient } from '../slack-client.ts';
+import { describeError, tellPrivately, TRY_AGAIN } from '../surface/replies.ts';
+import type { SlackClient } from '../surface/slack-client.ts';
 import { INSTRUCTION_BLOCK, MODIFY_CALLBACK } from '../views/modify-modal.ts';
 
 /** How long the modal waits for the agent's check before closing and reporting later (Slack allows 3 s). */

@@ -1,7 +1,7 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { BotDeps } from '../bot-deps.ts';
 import { afterAck } from './after-ack.ts';
-import { describeError, TRY_AGAIN } from '../replies.ts';
+import { describeError, TRY_AGAIN } from '../surface/replies.ts';
 import { clickOrigin, privateReplier } from './click-origin.ts';
 import { decodePlanRef } from '../views/button-values.ts';
 import { errorModal, loadingModal, modifyModal } from '../views/modify-modal.ts';

@@ -1,6 +1,6 @@
 import type { App, BlockAction } from '@slack/bolt';
 import type { BotDeps } from '../bot-deps.ts';
-import { describeError, TRY_AGAIN } from '../replies.ts';
+import { describeError, TRY_AGAIN } from '../surface/replies.ts';
 import { decodeTryAgain, PLANNER_TRY_AGAIN_ACTION } from '../views/planner-unavailable.ts';
 import { clickOrigin, privateReplier } from './click-origin.ts';
 

@@ -1,8 +1,8 @@
 import type { BlockAction } from '@slack/bolt';
 import type { Logger } from '../../observability/logger.ts';
-import { describeError } from '../replies.ts';
+import { describeError } from '../surface/replies.ts';
 import { clickOrigin } from './click-origin.ts';
-import type { SlackClient } from '../slack-client.ts';
+import type { SlackClient } from '../surface/slack-client.ts';
 import { asSlackBlocks } from '../views/limits.ts';
 import { context } from '../views/text.ts';
 

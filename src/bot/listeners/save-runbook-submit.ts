@@ -1,8 +1,8 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import { checkRunbookSaver } from '../../agent/approval-policy.ts';
+import { checkRunbookSaver } from '../../agent/decisions/approval-policy.ts';
 import type { BotDeps } from '../bot-deps.ts';
-import { describeError, tellThread, TRY_AGAIN } from '../replies.ts';
+import { describeError, tellThread, TRY_AGAIN } from '../surface/replies.ts';
 import { parseParamLines } from '../runbook-params.ts';
 import { decodePlanRef } from '../views/button-values.ts';
 import { RUNBOOK_NAME_ACTION, RUNBOOK_NAME_BLOCK, RUNBOOK_PARAMS_ACTION, RUNBOOK_PARAMS_BLOCK, RUNBOOK_SAVE_CALLBACK } from '../views/save-runbook-modal.ts';

@@ -1,6 +1,6 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { BotDeps } from '../bot-deps.ts';
-import { describeError, TRY_AGAIN } from '../replies.ts';
+import { describeError, TRY_AGAIN } from '../surface/replies.ts';
 import { clickOrigin, privateReplier } from './click-origin.ts';
 import { decodePlanRef } from '../views/button-values.ts';
 import { RUNBOOK_SAVE_ACTION, runbookErrorModal, runbookLoadingModal, saveRunbookModal } from '../views/save-runbook-modal.ts';

@@ -1,7 +1,7 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
-import { checkScheduleRemover } from '../../agent/approval-policy.ts';
+import { checkScheduleRemover } from '../../agent/decisions/approval-policy.ts';
 import type { BotDeps } from '../bot-deps.ts';
-import { describeError, TRY_AGAIN } from '../replies.ts';
+import { describeError, TRY_AGAIN } from '../surface/replies.ts';
 import { clickOrigin, privateReplier } from './click-origin.ts';
 import { decodeScheduleRef } from '../views/button-values.ts';
 import { asSlackBlocks } from '../views/limits.ts';

@@ -1,7 +1,7 @@
 import type { RespondFn } from '@slack/bolt';
 import type { BotDeps } from '../bot-deps.ts';
 import { createScheduleFor, NO_SCHEDULES } from '../schedule-requests.ts';
-import type { SlackClient } from '../slack-client.ts';
+import type { SlackClient } from '../surface/slack-client.ts';
 import { asSlackBlocks } from '../views/limits.ts';
 import { scheduleListMessage } from '../views/schedules.ts';
 

@@ -1,7 +1,7 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import type { BotDeps } from '../bot-deps.ts';
-import { describeError, tellPrivately } from '../replies.ts';
+import { describeError, tellPrivately } from '../surface/replies.ts';
 import { refusedFollowUp } from './mention.ts';
 
 const StoppedEvent = z.object({ channel: z.string().min(1), user: z.string().min(1), thread_ts: z.string().min(1) });

@@ -1,6 +1,6 @@
 import type { ProposedPlan } from '../../agent/ports/surface.ts';
 import type { Risk } from '../../agent/ports/tool.ts';
-import { shortDigest } from '../../agent/plan-digest.ts';
+import { shortDigest } from '../../agent/model/plan-digest.ts';
 import { encodePlanRef } from './button-values.ts';
 import { fullPlanButton } from './full-plan-modal.ts';
 import type { Block, MessageView } from './limits.ts';

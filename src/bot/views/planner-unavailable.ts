@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MessageView } from './limits.ts';
-import type { Text } from '../../agent/text.ts';
+import type { Text } from '../../agent/text/text.ts';
 import { section, storedWords } from './text.ts';
 
 /** The Try again button under "the planner is unavailable"; its listener plans the same task again. */

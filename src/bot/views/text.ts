@@ -1,4 +1,4 @@
-import { type Setting, spell, type Text, type TextPart } from '../../agent/text.ts';
+import { type Setting, spell, type Text, type TextPart } from '../../agent/text/text.ts';
 import { escapeKeepingMentions, escapeText } from '../../integrations/slack/slack-text.ts';
 import { SETTING_VARIABLES as SETTING_VARIABLES_IN_CONFIG } from '../../config/setting-variables.ts';
 import type { Block } from './limits.ts';

@@ -2,7 +2,7 @@
  * The plans the demo model writes for the guided tasks: real plans over the real tools, each showing one
  * part of Tandem (Modify, four-eyes with a Confirm, an escalation with Replan or Abort, the parallel board).
  */
-import type { PlannerAnswer } from '../../agent/planner-schema.ts';
+import type { PlannerAnswer } from '../../agent/planning/planner-schema.ts';
 import { planAnswer } from './plan-answer.ts';
 
 /** Where the demo's services answer `http_check`. */

@@ -1,5 +1,5 @@
 /** Building the planner's answer (the shape of PlannerAnswerSchema) from plain steps, so each demo plan reads as a list. */
-import type { PlannerAnswer } from '../../agent/planner-schema.ts';
+import type { PlannerAnswer } from '../../agent/planning/planner-schema.ts';
 
 export interface DemoStep {
   id: string;

@@ -2,7 +2,7 @@
  * The demo model as the planner: it reads the prompt Tandem's planner wrote (the task, a person's
  * revision, a replan, answers to its questions) and answers with the guided task's plan.
  */
-import type { PlannerAnswer } from '../../agent/planner-schema.ts';
+import type { PlannerAnswer } from '../../agent/planning/planner-schema.ts';
 import { ONLY_DEMO_TASKS, recogniseTask } from '../guided-tasks.ts';
 import { DEFAULT_RELEASE, deployPlan, deployReplan, mergePlan, releasePlan, statusReportPlan, type DemoEndpoints, type ReleaseChoices } from './demo-plans.ts';
 import { planAnswer, questionAnswer } from './plan-answer.ts';

@@ -3,7 +3,7 @@
  * instead of a network. It plans the guided tasks (the planner validates its plans like any model's),
  * checks steps, writes `llm_task` text and runs `agent_task`'s loop; anything else it says it does not know.
  */
-import { LlmError } from '../../agent/errors.ts';
+import { LlmError } from '../../agent/model/errors.ts';
 import type { LlmClient, LlmRequest, LlmResponse, LlmRole, LlmToolRequest, LlmToolResponse } from '../../agent/ports/llm.ts';
 import type { DemoEndpoints } from './demo-plans.ts';
 import { agentTurn, languageTurn, verdictTurn } from './language-turns.ts';

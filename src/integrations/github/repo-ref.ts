@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { repositoryProblem } from '../../agent/repository-name.ts';
+import { repositoryProblem } from '../../agent/model/repository-name.ts';
 
 /** GitHub's own spelling rules (repository-name.ts): a name GitHub would refuse, or `acme/..`, never reaches a URL. */
 export const RepoSchema = z

@@ -18,7 +18,7 @@
  *   An unbounded query reaches every repository (`'any'`).
  * The text is read as written and in its NFKC form (full-width letters fold to ASCII); both must pass.
  */
-import { isRepository, isRepositoryOwner } from '../../agent/repository-name.ts';
+import { isRepository, isRepositoryOwner } from '../../agent/model/repository-name.ts';
 
 export type SearchReach =
   | { ok: true; repositories: readonly string[] | 'any' }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { LlmError } from '../../agent/errors.ts';
+import { LlmError } from '../../agent/model/errors.ts';
 import type { LlmRole } from '../../agent/ports/llm.ts';
 import type { ModelRoute } from '../../config/config.ts';
 import type { ChatModelAnswer } from './chat-model.ts';

@@ -1,7 +1,7 @@
-import { LlmError } from '../../agent/errors.ts';
+import { LlmError } from '../../agent/model/errors.ts';
 import type { LlmClient, LlmRequest, LlmResponse, LlmRole, LlmToolRequest, LlmToolResponse, LlmTurn, LlmUsage } from '../../agent/ports/llm.ts';
 import type { UsageRecord } from '../../agent/ports/run-store.ts';
-import { redactText, redactValue } from '../../agent/redact.ts';
+import { redactText, redactValue } from '../../agent/text/redact.ts';
 import type { Config, ModelRoute } from '../../config/config.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { ChatModel } from './chat-model.ts';

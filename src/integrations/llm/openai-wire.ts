@@ -4,7 +4,7 @@
  */
 import type OpenAI from 'openai';
 import { z } from 'zod';
-import { LlmError } from '../../agent/errors.ts';
+import { LlmError } from '../../agent/model/errors.ts';
 import type { LlmToolCall, LlmTurn } from '../../agent/ports/llm.ts';
 import type { ChatModelToolAnswer } from './chat-model.ts';
 

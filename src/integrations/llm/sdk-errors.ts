@@ -1,6 +1,6 @@
 import * as Anthropic from '@anthropic-ai/sdk';
 import * as OpenAi from 'openai';
-import { LlmError, type LlmErrorKind } from '../../agent/errors.ts';
+import { LlmError, type LlmErrorKind } from '../../agent/model/errors.ts';
 import type { Provider } from '../../config/config.ts';
 
 export interface FailureContext {

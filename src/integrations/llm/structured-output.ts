@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Result } from '../../agent/errors.ts';
+import type { Result } from '../../agent/model/errors.ts';
 
 /** Local models in JSON mode often wrap the object in a Markdown fence despite being told not to. */
 const FENCE = /^\s*```(?:json)?\s*\n?([\s\S]*?)\n?\s*```\s*$/i;

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import type { Result } from '../../agent/errors.ts';
+import type { Result } from '../../agent/model/errors.ts';
 
 /** Any string is accepted so one typo does not cost the whole file; a value other than read/write/destructive counts as destructive. */
 const RiskMap = z.record(z.string(), z.string()).describe('Risk per tool (MCP name or mcp_<server>_<tool>): read, write or destructive; default write');

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { NoteLog } from '../../agent/ports/logger.ts';
-import { redactAndCut } from '../../agent/redact.ts';
+import { redactAndCut } from '../../agent/text/redact.ts';
 import { boundedFetch } from '../http/bounded-body.ts';
 import type { McpServerConfig } from './config.ts';
 

@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { knownRisk } from '../../agent/approval-policy.ts';
+import { knownRisk } from '../../agent/decisions/approval-policy.ts';
 import type { AnyTool, Risk } from '../../agent/ports/tool.ts';
 import type { NoteLog } from '../../agent/ports/logger.ts';
 import { mcpSecrets, type McpConfig, type McpServerConfig } from './config.ts';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { LlmError } from '../../agent/errors.ts';
+import { LlmError } from '../../agent/model/errors.ts';
 import type { LlmToolClient, LlmToolSpec, LlmTurn } from '../../agent/ports/llm.ts';
 import type { LlmClient } from '../../agent/ports/llm.ts';
 import type { InnerTools, Risk, ToolContext, ToolResult } from '../../agent/ports/tool.ts';
-import { DATA_RULE, dataBlock } from '../../agent/untrusted-data.ts';
+import { DATA_RULE, dataBlock } from '../../agent/text/untrusted-data.ts';
 import { defineTool } from './define-tool.ts';
 
 export const DEFAULT_MAX_CALLS = 8;

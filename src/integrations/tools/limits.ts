@@ -1,4 +1,4 @@
-import { redactAndCut } from '../../agent/redact.ts';
+import { redactAndCut } from '../../agent/text/redact.ts';
 
 /** Tool outputs are data for a model and a status board: keep lists and bodies bounded. */
 export const MAX_BODY_CHARS = 2_000;

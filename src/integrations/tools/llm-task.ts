@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { LlmError } from '../../agent/errors.ts';
+import { LlmError } from '../../agent/model/errors.ts';
 import type { LlmClient } from '../../agent/ports/llm.ts';
-import { fenceData } from '../../agent/untrusted-data.ts';
+import { fenceData } from '../../agent/text/untrusted-data.ts';
 import { defineTool } from './define-tool.ts';
 
 const SYSTEM = [

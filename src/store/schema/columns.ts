@@ -1,11 +1,11 @@
 import { customType, timestamp } from 'drizzle-orm/pg-core';
-import { storableJson } from '../../agent/storable-text.ts';
+import { storableJson } from '../../agent/text/storable-text.ts';
 
 export const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 export const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 /**
- * A `jsonb` column whose strings are made storable on the way in (src/agent/storable-text.ts): a NUL or a lone
+ * A `jsonb` column whose strings are made storable on the way in (src/agent/text/storable-text.ts): a NUL or a lone
  * surrogate in a tool's output or a Slack body would otherwise fail the whole write.
  */
 export const jsonb = customType<{ data: unknown; driverData: unknown }>({

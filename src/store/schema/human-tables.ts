@@ -1,6 +1,6 @@
 /** What waits on a person: escalations and the questions a tool asked. */
 import type { EscalationAction, EscalationRecord } from '../../agent/ports/run-store.ts';
-import type { Text } from '../../agent/text.ts';
+import type { Text } from '../../agent/text/text.ts';
 import { index, integer, pgTable, text } from 'drizzle-orm/pg-core';
 import { at, createdAt, jsonb } from './columns.ts';
 import { runs } from './run-tables.ts';

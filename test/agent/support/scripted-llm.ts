@@ -2,8 +2,8 @@
  * A scripted LlmClient: each generate() takes the next scripted answer for its role, checked against
  * the request's schema. An unexpected call fails (and is remembered); unused answers fail assertDone().
  */
-import { LlmError } from '../../../src/agent/errors.ts';
-import type { PlannerAnswer } from '../../../src/agent/planner-schema.ts';
+import { LlmError } from '../../../src/agent/model/errors.ts';
+import type { PlannerAnswer } from '../../../src/agent/planning/planner-schema.ts';
 import type { LlmClient, LlmRequest, LlmResponse, LlmRole } from '../../../src/agent/ports/llm.ts';
 
 type Reply = unknown | LlmError | ((request: LlmRequest<unknown>) => unknown);

@@ -1,5 +1,5 @@
-import type { Refused } from '../../../src/agent/refusal.ts';
-import type { Text } from '../../../src/agent/text.ts';
+import type { Refused } from '../../../src/agent/model/refusal.ts';
+import type { Text } from '../../../src/agent/text/text.ts';
 import { plainWords } from '../../../src/bot/views/text.ts';
 
 /** A refusal with its words as a person reads them (people as `<@U…>`, settings by their variable), so tests can assert on the words. */

@@ -6,11 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createAgent, type Agent } from '../../../src/agent/agent.ts';
-import type { Plan } from '../../../src/agent/plan.ts';
+import type { Plan } from '../../../src/agent/model/plan.ts';
 import type { LlmClient } from '../../../src/agent/ports/llm.ts';
 import type { RunRecord, RunStore } from '../../../src/agent/ports/run-store.ts';
 import type { AnyTool } from '../../../src/agent/ports/tool.ts';
-import type { ReplicaSettings } from '../../../src/agent/run-leases.ts';
+import type { ReplicaSettings } from '../../../src/agent/replicas/run-leases.ts';
 import { InMemorySurface } from '../../../src/agent/testing/in-memory-surface.ts';
 import { createRunStore, openDatabase, type Database } from '../../../src/store/index.ts';
 import { BUDGETS, collectingLogger } from '../../agent/support/harness.ts';

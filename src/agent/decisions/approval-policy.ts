@@ -1,0 +1,190 @@
+/**
+ * The one place that maps risk to who may approve (tools only say their risk):
+ * - a read-only plan runs without a click when autoRunReadOnly is on;
+ * - any other plan needs an approver's click (ApproverDirectory: anyone when TANDEM_APPROVERS is empty);
+ * - a plan with a destructive step needs an approver other than the requester.
+ * A decision binds to (run, plan version): a click on a superseded version is refused.
+ */
+import { planChangedMessage } from './decision-refusals.ts';
+import type { Plan } from '../model/plan.ts';
+import type { ApproverDirectory } from '../ports/approvers.ts';
+import type { ApprovalRecord, RunRecord } from '../ports/run-store.ts';
+import type { Risk } from '../ports/tool.ts';
+import { refuse, type Refused } from '../model/refusal.ts';
+import { person, setting, type Text, words } from '../text/text.ts';
+
+/** 'anyone' is no longer asked for (every click needs an approver); approvals recorded before say it. */
+export type ApprovalNeed = 'anyone' | 'approver' | 'approver-not-requester';
+
+const RANK: Record<Risk, number> = { read: 0, write: 1, destructive: 2 };
+
+/** A risk this code does not know (a misconfigured MCP tool, a value from a later version) counts as the highest. */
+export function knownRisk(value: unknown): Risk {
+  return value === 'read' || value === 'write' || value === 'destructive' ? value : 'destructive';
+}
+
+/** Whatever can say a tool's risk: the tool registry, or the audit's and runbooks' view of the configured tools. */
+export interface RiskSource {
+  riskOf(tool: string): Risk | undefined;
+}
+
+/** A tool's risk as the policy counts it: a tool nobody registered is destructive, so it never lowers the bar. */
+export function riskOfTool(tools: RiskSource, name: string): Risk {
+  return knownRisk(tools.riskOf(name));
+}
+
+/** The highest risk among the plan's steps, rollback steps included (they run too). */
+export function planRisk(plan: Plan, riskOf: (tool: string) => Risk | undefined): Risk {
+  let highest: Risk = 'read';
+  for (const step of [...plan.steps, ...plan.rollback]) {
+    const risk = riskOfTool({ riskOf }, step.tool);
+    if (RANK[risk] > RANK[highest]) highest = risk;
+  }
+  return highest;
+}
+
+/** Only approvers may approve, whatever the plan does; destructive work also needs a second person. */
+export function approvalNeed(risk: Risk): ApprovalNeed {
+  return risk === 'destructive' ? 'approver-not-requester' : 'approver';
+}
+
+export function mayAutoRun(risk: Risk, settings: { autoRunReadOnly: boolean }): boolean {
+  return risk === 'read' && settings.autoRunReadOnly;
+}
+
+/** True when a new plan version adds work that a person must approve again (a replan with writes). */
+export function needsReapproval(risk: Risk): boolean {
+  return risk !== 'read';
+}
+
+export function checkVersion(run: RunRecord, planVersion: number): Refused<void, 'plan-changed'> {
+  if (run.currentPlanVersion !== planVersion) return refuse('plan-changed', planChangedMessage(planVersion, run.currentPlanVersion));
+  return { ok: true, value: undefined };
+}
+
+const NEED_RANK: Record<ApprovalNeed, number> = { anyone: 0, approver: 1, 'approver-not-requester': 2 };
+
+/** Who may not approve this version: not an approver, or (four-eyes) the requester of destructive work. */
+export type ApproverRefusalCode = 'not-approver' | 'requester-may-not-approve-destructive';
+export type ConfirmerRefusalCode = 'not-approver' | 'requester-may-not-confirm-destructive';
+
+/** Approvals recorded before the `via` column existed name their rule in the user id. */
+export const isAutoApproval = (approval: Pick<ApprovalRecord, 'via' | 'userId'>) => approval.via === 'auto' || /^(tandem|runbook):/.test(approval.userId);
+
+/**
+ * Whether a recorded approval lets a version of this risk run: an auto-run only where the policy
+ * allows one (every auto-run rule is for read-only versions); a person's approval only if it was
+ * checked against a need at least this version's, and for destructive work not by the requester.
+ */
+/** Why a recorded approval does not let a version run. */
+export type ApprovalGapCode = 'rejected' | 'auto-run-not-read-only' | 'checked-for-lower-need' | 'approved-only-by-requester';
+
+export function approvalCovers(approval: ApprovalRecord, risk: Risk, requester: string): Refused<void, ApprovalGapCode> {
+  if (approval.decision !== 'approved') return refuse('rejected', `v${approval.planVersion} was rejected by ${approval.userId}`);
+  const need = approvalNeed(risk);
+  if (isAutoApproval(approval))
+    return risk === 'read'
+      ? { ok: true, value: undefined }
+      : refuse('auto-run-not-read-only', `v${approval.planVersion} has ${risk} steps but ran without a person's approval (${approval.userId})`);
+  // Rows from before the need was recorded were checked by the same rule for an approver.
+  const checked: ApprovalNeed = approval.need ?? 'approver';
+  if (NEED_RANK[checked] < NEED_RANK[need])
+    return refuse('checked-for-lower-need', `${approval.userId} was checked as "${checked}" but v${approval.planVersion} needs "${need}"`);
+  if (need === 'approver-not-requester' && approval.userId === requester)
+    return refuse('approved-only-by-requester', `v${approval.planVersion} is destructive and was approved only by its requester ${requester}`);
+  return { ok: true, value: undefined };
+}
+
+export async function checkApprover(input: {
+  need: ApprovalNeed;
+  userId: string;
+  requester: string;
+  approvers: ApproverDirectory;
+}): Promise<Refused<void, ApproverRefusalCode, Text>> {
+  if (!(await input.approvers.isApprover(input.userId))) {
+    return refuse('not-approver', words`Only approvers (${setting('approvers')}) may approve a plan; you are not on the list.`);
+  }
+  if (input.need === 'approver-not-requester' && input.userId === input.requester) {
+    return refuse('requester-may-not-approve-destructive', 'This plan has a destructive step, so an approver other than the person who asked must approve it.');
+  }
+  return { ok: true, value: undefined };
+}
+
+/** What a run's requester, or an approver, may do for it, and nobody else. */
+export type RequesterAction = 'reject' | 'edit' | 'revise' | 'answer' | 'cancel' | 'abort';
+
+const REQUESTER_ACTIONS: Record<RequesterAction, string> = {
+  reject: 'reject this plan',
+  edit: 'edit this plan',
+  revise: 'ask for a revision of this plan',
+  answer: "answer this run's question",
+  cancel: 'cancel this run',
+  abort: 'abort this run',
+};
+
+/**
+ * Stopping or steering a run (reject, edit, revise, answer its question, cancel, abort instead of
+ * confirming): the person who asked may always withdraw or steer their own request; otherwise approvers only.
+ */
+export async function checkRequesterOrApprover(input: {
+  action: RequesterAction;
+  userId: string;
+  requester: string;
+  approvers: ApproverDirectory;
+}): Promise<Refused<void, 'not-requester-or-approver', Text>> {
+  if (input.userId === input.requester || (await input.approvers.isApprover(input.userId))) return { ok: true, value: undefined };
+  return refuse('not-requester-or-approver', words`Only ${person(input.requester)} (who asked) or an approver may ${REQUESTER_ACTIONS[input.action]}.`);
+}
+
+/** Removing a schedule stops the runs it would start: the person who made it, or an approver. Without a directory, only its maker. */
+export async function checkScheduleRemover(input: {
+  userId: string;
+  createdBy: string;
+  approvers: ApproverDirectory | undefined;
+}): Promise<Refused<void, 'not-maker-or-approver', Text>> {
+  if (input.userId === input.createdBy || ((await input.approvers?.isApprover(input.userId)) ?? false)) return { ok: true, value: undefined };
+  return refuse(
+    'not-maker-or-approver',
+    words`Only ${person(input.createdBy)}, who made this schedule, or an approver (${setting('approvers')}) may remove it.`,
+  );
+}
+
+/** Resolving an escalation decides what runs next, so it takes an approver. */
+export async function checkResolver(input: { userId: string; approvers: ApproverDirectory }): Promise<Refused<void, 'not-approver', Text>> {
+  if (await input.approvers.isApprover(input.userId)) return { ok: true, value: undefined };
+  return refuse('not-approver', words`Only approvers (${setting('approvers')}) may decide how an escalated run continues.`);
+}
+
+/**
+ * Saving a runbook lets later tasks be planned from it without a model, in every channel: only an
+ * approver may do it (anyone, when TANDEM_APPROVERS is empty, as for approving).
+ */
+export async function checkRunbookSaver(input: { userId: string; approvers: ApproverDirectory }): Promise<Refused<void, 'not-approver', Text>> {
+  if (await input.approvers.isApprover(input.userId)) return { ok: true, value: undefined };
+  return refuse(
+    'not-approver',
+    words`Only approvers (${setting('approvers')}) may save a runbook: it plans later tasks without a model. Ask one of them to save it.`,
+  );
+}
+
+/**
+ * Confirming a target filled in at run time lets that step act on it, so it takes what approving the
+ * step takes: an approver, and for a destructive step one other than the requester.
+ */
+export async function checkConfirmer(input: {
+  risk: Risk;
+  userId: string;
+  requester: string;
+  approvers: ApproverDirectory;
+}): Promise<Refused<void, ConfirmerRefusalCode, Text>> {
+  if (!(await input.approvers.isApprover(input.userId))) {
+    return refuse('not-approver', words`Only approvers (${setting('approvers')}) may confirm what this step acts on; you are not on the list.`);
+  }
+  if (input.risk === 'destructive' && input.userId === input.requester) {
+    return refuse(
+      'requester-may-not-confirm-destructive',
+      'This step is destructive, so an approver other than the person who asked must confirm what it acts on.',
+    );
+  }
+  return { ok: true, value: undefined };
+}

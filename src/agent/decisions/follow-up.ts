@@ -1,0 +1,108 @@
+/**
+ * A message in a run's conversation: "cancel" stops the run; anything else answers a pending question.
+ * Both count only from the requester or an approver.
+ */
+import { checkRequesterOrApprover } from './approval-policy.ts';
+import type { AgentContext } from '../context.ts';
+import { planRun } from '../planning/plan-run.ts';
+import type { CancelRefusalCode, FollowUpOutcome } from '../ports/agent-api.ts';
+import type { Conversation, RunRecord } from '../ports/run-store.ts';
+import { redactText } from '../text/redact.ts';
+import { decisionRefusal } from './decision-refusals.ts';
+import { refuse, type Refused } from '../model/refusal.ts';
+import { cancelUnstarted, isFinal, NOT_FINAL, summarizeEnded } from '../execution/run-ending.ts';
+import { continueIfClear } from './escalation-resolution.ts';
+import { person, type Text, words } from '../text/text.ts';
+
+/** The surface hands over the words alone (a Slack mention of the bot or anyone else in front is already gone). */
+const CANCEL = /^\s*(?:cancel|stop)\b/i;
+
+interface FollowUpInput {
+  conversation: Conversation;
+  userId: string;
+  text: string;
+  requestId?: string | undefined;
+}
+
+export async function followUp(ctx: AgentContext, input: FollowUpInput): Promise<FollowUpOutcome> {
+  const run = await ctx.store.findRunByConversation(input.conversation);
+  if (!run) return 'no-run';
+  if (isFinal(run.status)) return 'ignored';
+  // Held while the answer moves the run on and hands it to a driver or planner here (a driver elsewhere keeps it; it sees the answer).
+  return ctx.leases.during(run.id, () => answerOrCancel(ctx, run, input));
+}
+
+async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUpInput): Promise<FollowUpOutcome> {
+  const cancelling = CANCEL.test(input.text);
+  const text = redactText(input.text.trim(), ctx.settings.secrets);
+  if (!cancelling && !text) return 'ignored';
+  // Only the requester or an approver decides for the run (checked before anything is stored).
+  const may = await checkRequesterOrApprover({
+    action: cancelling ? 'cancel' : 'answer',
+    userId: input.userId,
+    requester: run.requester,
+    approvers: ctx.approvers,
+  });
+  if (!may.ok) return { refused: may.error };
+  if (cancelling) return (await cancelRun(ctx, { runId: run.id, userId: input.userId }, { checked: true })).ok ? 'cancelled' : 'ignored';
+  const answered = await ctx.store.answer({
+    runId: run.id,
+    answer: text,
+    userId: input.userId,
+    requestId: input.requestId,
+    stepFrom: ['executing', 'paused'],
+    planFrom: ['awaiting-answer'],
+    planTo: 'planning',
+  });
+  if (!answered.ok) return answered.code === 'already-answered' ? 'already-answered' : 'ignored';
+  const question = answered.value;
+  if (question.stepId && question.planVersion !== null) {
+    await continueIfClear(ctx, run.id);
+    ctx.kick(run.id); // an executing run's driver looks again
+    return 'answered';
+  }
+  // The plan itself asked: plan again with every answer so far.
+  const answers = (await ctx.store.listQuestions(run.id))
+    .filter((q) => q.stepId === null && q.answer !== null)
+    .map((q) => ({ question: q.question, answer: q.answer!, answeredBy: q.answeredBy }));
+  await ctx.surface.planning(answered.run);
+  ctx.spawn(
+    ctx.leases.during(run.id, () => planRun(ctx, answered.run, { answers })),
+    'planning after answers',
+    run.id,
+  );
+  return 'answered';
+}
+
+/** `checked`: the caller already made sure this person may cancel (the slow lookup is not repeated). */
+export async function cancelRun(
+  ctx: AgentContext,
+  input: { runId: string; userId: string },
+  options: { checked?: boolean } = {},
+): Promise<Refused<void, CancelRefusalCode, Text>> {
+  const run = await ctx.store.getRun(input.runId);
+  if (!run) return refuse('run-missing', 'That run does not exist.');
+  if (isFinal(run.status)) return refuse('run-ended', `The run already ended (${run.status}).`);
+  if (!options.checked) {
+    const may = await checkRequesterOrApprover({ action: 'cancel', userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+    if (!may.ok) return may;
+  }
+  // The cancel is the decision: the run ends as cancelled here, whatever it was doing (no new step starts after this).
+  const decided = await ctx.store.decide({
+    runId: run.id,
+    planVersion: null,
+    from: NOT_FINAL,
+    to: 'cancelled',
+    event: { type: 'run-cancel-requested', data: { by: input.userId } },
+  });
+  if (!decided.ok)
+    return decided.code === 'not-waiting'
+      ? refuse('run-ended', `The run already ended (${decided.run?.status ?? 'gone'}).`)
+      : { ok: false, error: decisionRefusal(decided.code, decided.run, null) };
+  await ctx.stopDriver(run.id, 'cancel');
+  // Who cancelled is said once, in the summary; each step only says it never started.
+  // A rollback waiting for a Confirm is cancelled with the rest: its buttons then decide nothing.
+  await cancelUnstarted(ctx, run.id, 'not started: the run was cancelled', { rollbackToo: true });
+  await summarizeEnded(ctx, run.id, 'cancelled', words`Cancelled by ${person(input.userId)}.`);
+  return { ok: true, value: undefined };
+}

@@ -1,0 +1,212 @@
+/** A person's decisions on a proposed plan: approve, reject, edit, or ask the planner to revise it. */
+import { approvalNeed, checkApprover, checkRequesterOrApprover, checkVersion, planRisk, type ApproverRefusalCode } from './approval-policy.ts';
+import { canonicalJson } from '../text/canonical-json.ts';
+import type { AgentContext } from '../context.ts';
+import type { Result } from '../model/errors.ts';
+import { problemWords, type PlanProblem, type PlanProblemCode } from '../model/plan-problems.ts';
+import { validatePlan } from '../model/plan-validation.ts';
+import { planDigest, shortDigest } from '../model/plan-digest.ts';
+import { makePlan } from '../planning/planner.ts';
+import { addPlannedVersion, plannerDeps } from '../planning/plan-run.ts';
+import { decisionRefusal } from './decision-refusals.ts';
+import type { DecisionInput, DecisionRefusalCode, PlanVersionRecord, RunRecord } from '../ports/run-store.ts';
+import { proposeVersion } from '../planning/propose-version.ts';
+import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
+import { summarizeEnded } from '../execution/run-ending.ts';
+import { completedStepIds } from '../model/step-facts.ts';
+import { person, type Text, words } from '../text/text.ts';
+
+type Loaded = { run: RunRecord; version: PlanVersionRecord };
+
+/** Why a click on a proposed plan changed nothing: the store's refusals, a version that is gone, or who clicked. */
+export type PlanDecisionRefusalCode = DecisionRefusalCode | 'version-missing' | ApproverRefusalCode | 'not-requester-or-approver';
+/** Why a revision was not started; `no-planner`: there is no model to revise with. */
+export type RevisionRefusalCode = DecisionRefusalCode | 'version-missing' | 'not-requester-or-approver' | 'no-planner';
+
+/**
+ * What the person clicked on, read before the slow approver lookup. Nothing here is acted on: the
+ * decision itself re-checks status and version in the store's transaction.
+ */
+async function loadPending(ctx: AgentContext, runId: string, planVersion: number): Promise<Refused<Loaded, DecisionRefusalCode | 'version-missing'>> {
+  const run = await ctx.store.getRun(runId);
+  if (!run) return { ok: false, error: decisionRefusal('run-missing', undefined, planVersion) };
+  const current = checkVersion(run, planVersion);
+  if (!current.ok) return current;
+  if (run.status !== 'awaiting-approval') return { ok: false, error: decisionRefusal('not-waiting', run, planVersion) };
+  const version = await ctx.store.getPlanVersion(runId, planVersion);
+  if (!version) return refuse('version-missing', 'That plan version does not exist.');
+  return { ok: true, value: { run, version } };
+}
+
+/** The compare-and-set every decision on a proposed plan goes through: still awaiting approval, still this version. */
+async function decideOnPending(
+  ctx: AgentContext,
+  input: { runId: string; planVersion: number },
+  facts: Omit<DecisionInput, 'runId' | 'planVersion' | 'from'>,
+): Promise<Refused<RunRecord, DecisionRefusalCode>> {
+  const decided = await ctx.store.decide({ runId: input.runId, planVersion: input.planVersion, from: ['awaiting-approval'], ...facts });
+  return decided.ok ? { ok: true, value: decided.run } : { ok: false, error: decisionRefusal(decided.code, decided.run, input.planVersion) };
+}
+
+export async function decide(
+  ctx: AgentContext,
+  input: { runId: string; planVersion: number; userId: string; decision: 'approve' | 'reject'; digest?: string | undefined },
+): Promise<Refused<void, PlanDecisionRefusalCode, Text>> {
+  const loaded = await loadPending(ctx, input.runId, input.planVersion);
+  if (!loaded.ok) return loaded;
+  const { run, version } = loaded.value;
+  // The approval binds to the content the clicked message showed: a button drawn for other content is a stale one.
+  const digest = await planDigest(version.plan);
+  if (input.decision === 'approve' && input.digest !== undefined && !digest.startsWith(input.digest.toLowerCase()))
+    return refuse(
+      'plan-changed',
+      `The plan changed since that message was posted (it showed digest ${shortDigest(input.digest)}, v${version.version} is now ${shortDigest(digest)}); nothing was approved. Check the plan again before approving.`,
+    );
+  const need = approvalNeed(planRisk(version.plan, ctx.tools.riskOf));
+  // The slow part (a Slack user-group lookup) comes first; its verdict is for this version only.
+  const allowed =
+    input.decision === 'approve'
+      ? await checkApprover({ need, userId: input.userId, requester: run.requester, approvers: ctx.approvers })
+      : await checkRequesterOrApprover({ action: 'reject', userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+  if (!allowed.ok) return allowed;
+  const by = { version: input.planVersion, by: input.userId };
+  if (input.decision === 'reject') {
+    const decided = await decideOnPending(ctx, input, {
+      to: 'rejected',
+      approval: { userId: input.userId, decision: 'rejected', need },
+      alsoResolve: { kind: 'low-confidence', action: 'abort', userId: input.userId },
+      event: { type: 'plan-rejected', data: by },
+    });
+    if (!decided.ok) return decided;
+    await summarizeEnded(ctx, run.id, 'rejected', words`Rejected by ${person(input.userId)}.`);
+    return { ok: true, value: undefined };
+  }
+  const decided = await decideOnPending(ctx, input, {
+    to: 'executing',
+    approval: { userId: input.userId, decision: 'approved', need, digest },
+    alsoResolve: { kind: 'low-confidence', action: 'skip', userId: input.userId },
+    event: { type: 'plan-approved', data: by },
+  });
+  if (!decided.ok) return decided;
+  ctx.kick(run.id);
+  return { ok: true, value: undefined };
+}
+
+/** A person's edit is checked like a replan: ids of steps that already ran may be read, not reused. */
+async function validateEdit(ctx: AgentContext, input: { runId: string; plan: unknown }) {
+  const steps = await ctx.store.listSteps(input.runId);
+  return validatePlan(input.plan, ctx.tools, {
+    maxSteps: ctx.settings.budgets.maxSteps,
+    repositories: ctx.settings.repositories,
+    completedSteps: completedStepIds(steps),
+  });
+}
+
+/** Why a person's edit was not taken: a refusal, or each thing wrong with the edited plan, every one with its code. */
+export type EditProblem = Refusal<DecisionRefusalCode | 'version-missing' | 'not-requester-or-approver' | PlanProblemCode, Text>;
+
+const editProblems = (problems: readonly PlanProblem[]): { ok: false; error: EditProblem[] } => ({
+  ok: false,
+  error: problems.map((problem) => ({ code: problem.code, message: problemWords(problem) })),
+});
+
+export async function checkEdit(ctx: AgentContext, input: { runId: string; planVersion: number; plan: unknown }): Promise<Result<void, EditProblem[]>> {
+  const run = await ctx.store.getRun(input.runId);
+  if (!run) return { ok: false, error: [{ code: 'run-missing', message: 'That run does not exist.' }] };
+  const current = checkVersion(run, input.planVersion);
+  if (!current.ok) return { ok: false, error: [current.error] };
+  const checked = await validateEdit(ctx, input);
+  return checked.ok ? { ok: true, value: undefined } : editProblems(checked.error);
+}
+
+export async function editPlan(
+  ctx: AgentContext,
+  input: { runId: string; planVersion: number; userId: string; plan: unknown },
+): Promise<Result<PlanVersionRecord, EditProblem[]>> {
+  const loaded = await loadPending(ctx, input.runId, input.planVersion);
+  if (!loaded.ok) {
+    const made = await editAlreadyMade(ctx, input);
+    return made ? { ok: true, value: made } : { ok: false, error: [loaded.error] };
+  }
+  const { run } = loaded.value;
+  const may = await checkRequesterOrApprover({ action: 'edit', userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+  if (!may.ok) return { ok: false, error: [may.error] };
+  const checked = await validateEdit(ctx, input);
+  if (!checked.ok) return editProblems(checked.error);
+  // From here the run is `planning`: no click on the version being replaced can approve it any more.
+  const decided = await decideOnPending(ctx, input, {
+    to: 'planning',
+    event: { type: 'plan-edit-started', data: { version: input.planVersion, by: input.userId } },
+  });
+  if (!decided.ok) return { ok: false, error: [decided.error] };
+  const record = await ctx.store.addPlanVersion({
+    runId: run.id,
+    plan: checked.value,
+    authorKind: 'human',
+    authorId: input.userId,
+    parentVersion: input.planVersion,
+    reason: words`edited by ${person(input.userId)}`,
+    proposed: {},
+  });
+  await proposeVersion(ctx, record, { from: ['planning'], kind: 'edit' });
+  return { ok: true, value: record };
+}
+
+/**
+ * The current version when it is exactly this person's edit of this version: the same submission,
+ * replayed after a stop that came once the edit was stored (the next process proposed it). The person is
+ * told it was saved, not that the plan changed under them.
+ */
+async function editAlreadyMade(
+  ctx: AgentContext,
+  input: { runId: string; planVersion: number; userId: string; plan: unknown },
+): Promise<PlanVersionRecord | undefined> {
+  const run = await ctx.store.getRun(input.runId);
+  if (run?.currentPlanVersion == null || run.currentPlanVersion === input.planVersion) return undefined;
+  const current = await ctx.store.getPlanVersion(run.id, run.currentPlanVersion);
+  if (current?.authorKind !== 'human' || current.authorId !== input.userId || current.parentVersion !== input.planVersion) return undefined;
+  const checked = await validateEdit(ctx, input);
+  return checked.ok && canonicalJson(checked.value) === canonicalJson(current.plan) ? current : undefined;
+}
+
+/** Accepted at once; the planner works in the background and the revision is proposed as a new version. */
+export async function revisePlan(
+  ctx: AgentContext,
+  input: { runId: string; planVersion: number; userId: string; instruction: string },
+): Promise<Refused<{ work: Promise<void> }, RevisionRefusalCode, Text>> {
+  const loaded = await loadPending(ctx, input.runId, input.planVersion);
+  if (!loaded.ok) return loaded;
+  const { run, version } = loaded.value;
+  const may = await checkRequesterOrApprover({ action: 'revise', userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+  if (!may.ok) return may;
+  if (!ctx.llm.has('planner')) return refuse('no-planner', 'No planner model is configured, so I cannot revise the plan; edit the steps instead.');
+  const decided = await decideOnPending(ctx, input, {
+    to: 'planning',
+    event: { type: 'revision-requested', data: { version: version.version, by: input.userId, instruction: input.instruction.slice(0, 2000) } },
+  });
+  if (!decided.ok) return decided;
+  const work = (async () => {
+    await ctx.surface.planning(run);
+    const planned = await makePlan(plannerDeps(ctx, run.id), {
+      task: run.task,
+      requester: run.requester,
+      origin: run.origin,
+      runId: run.id,
+      revise: { instruction: input.instruction, by: input.userId, currentPlan: version.plan },
+    });
+    if (!planned.ok) {
+      await ctx.surface.notify(run, `I could not revise the plan: ${planned.error.message}. Version ${version.version} still stands.`);
+      await ctx.store.transitionRun(run.id, ['planning'], 'awaiting-approval');
+      return;
+    }
+    const record = await addPlannedVersion(ctx, {
+      runId: run.id,
+      planned: planned.value,
+      parentVersion: version.version,
+      reason: words`revised at ${person(input.userId)}'s request: ${input.instruction.slice(0, 300)}`,
+      proposed: {},
+    });
+    await proposeVersion(ctx, record, { from: ['planning'], kind: 'revision' });
+  })();
+  return { ok: true, value: { work } };
+}

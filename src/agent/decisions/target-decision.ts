@@ -1,0 +1,78 @@
+/** A Confirm or Abort click on a late-bound target: checked, decided in one store transaction, carried out (Abort rolls back as an escalation's Abort does). */
+import { checkConfirmer, checkRequesterOrApprover, type ConfirmerRefusalCode } from './approval-policy.ts';
+import type { AgentContext } from '../context.ts';
+import { abortRun, continueIfClear } from './escalation-resolution.ts';
+import type { ConfirmationRecord, RunRecord } from '../ports/run-store.ts';
+import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
+import { isFinal } from '../execution/run-ending.ts';
+import { person, type Text, words } from '../text/text.ts';
+
+interface ConfirmInput {
+  runId: string;
+  planVersion: number;
+  stepId: string;
+  userId: string;
+  decision: 'confirm' | 'abort';
+}
+
+/** Why a Confirm or Abort click changed nothing: the run or the request moved on, or who clicked. */
+export type ConfirmRefusalCode =
+  'run-missing' | 'run-ended' | 'not-waiting' | 'already-decided' | 'plan-changed' | 'moved-on' | ConfirmerRefusalCode | 'not-requester-or-approver';
+
+type ConfirmResult = Refused<void, ConfirmRefusalCode, Text>;
+
+export async function decideTarget(ctx: AgentContext, input: ConfirmInput): Promise<ConfirmResult> {
+  const run = await ctx.store.getRun(input.runId);
+  if (!run) return refuse('run-missing', 'That run does not exist.');
+  const pending = await findConfirmation(ctx, input);
+  const refused = refusal(run, pending, input);
+  if (refused) return { ok: false, error: refused };
+  const allowed =
+    input.decision === 'confirm'
+      ? await checkConfirmer({ risk: pending!.risk, userId: input.userId, requester: run.requester, approvers: ctx.approvers })
+      : await checkRequesterOrApprover({ action: 'abort', userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+  if (!allowed.ok) return allowed;
+  // Held while the run is moved on and handed to a driver here, so no peer adopts it in between.
+  return ctx.leases.during(run.id, () => carryOut(ctx, input));
+}
+
+async function carryOut(ctx: AgentContext, input: ConfirmInput): Promise<ConfirmResult> {
+  const decided = await ctx.store.decideConfirmation({ ...input, decision: input.decision === 'confirm' ? 'confirmed' : 'aborted' });
+  if (!decided) {
+    // The conditions were checked again inside the transaction; say which one changed.
+    const [run, now] = await Promise.all([ctx.store.getRun(input.runId), findConfirmation(ctx, input)]);
+    return { ok: false, error: (run && refusal(run, now, input)) ?? { code: 'moved-on', message: 'The run moved on while you decided; nothing was done.' } };
+  }
+  const { planVersion, stepId, userId } = input;
+  if (input.decision === 'confirm') {
+    await ctx.store.appendEvent(input.runId, 'target-confirmed', { planVersion, stepId, by: userId, targets: decided.targets });
+    if ((await ctx.store.getRun(input.runId))?.status === 'rolling-back') {
+      // The rollback stopped at this step; it goes on from here and ends the run as the Abort would have.
+      await abortRun(ctx, input.runId, words`Aborted; the rollback went on once ${person(userId)} confirmed what step ${stepId} acts on.`);
+      return { ok: true, value: undefined };
+    }
+    await continueIfClear(ctx, input.runId);
+    ctx.kick(input.runId); // an executing run's driver looks again
+  } else {
+    await ctx.store.appendEvent(input.runId, 'target-aborted', { planVersion, stepId, by: userId, targets: decided.targets });
+    await abortRun(ctx, input.runId, words`Aborted by ${person(userId)} instead of confirming what step ${stepId} acts on.`);
+  }
+  return { ok: true, value: undefined };
+}
+
+async function findConfirmation(ctx: AgentContext, input: ConfirmInput): Promise<ConfirmationRecord | undefined> {
+  return (await ctx.store.listConfirmations(input.runId)).find((c) => c.planVersion === input.planVersion && c.stepId === input.stepId);
+}
+
+/** Why this click cannot decide anything now, or null. */
+function refusal(run: RunRecord, confirmation: ConfirmationRecord | undefined, input: ConfirmInput): Refusal<ConfirmRefusalCode, Text> | null {
+  const said = (code: ConfirmRefusalCode, message: Text) => ({ code, message });
+  if (isFinal(run.status)) return said('run-ended', `The run already ended (${run.status}); nothing was done.`);
+  if (!confirmation) return said('not-waiting', `Step ${input.stepId} of plan v${input.planVersion} is not waiting for a Confirm.`);
+  if (confirmation.status !== 'pending')
+    return said('already-decided', words`This was already ${confirmation.status} by ${person(confirmation.decidedBy ?? '?')}.`);
+  // A rollback step undoes a change of whichever version made it, and no version is proposed while a run rolls back.
+  if (run.status !== 'rolling-back' && run.currentPlanVersion !== input.planVersion)
+    return said('plan-changed', `The plan changed to v${run.currentPlanVersion ?? '?'} since this was asked; nothing was done.`);
+  return null;
+}

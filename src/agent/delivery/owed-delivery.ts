@@ -1,0 +1,108 @@
+/**
+ * What a run owes its thread is recorded with the change that owes it (see finishRun) and delivered
+ * from the store: by the replica that recorded it at once, and by any replica, on a sweep, when that
+ * one died first. A delivery that fails stays owed and is tried again; a delivery that may have
+ * reached the thread before a crash is looked up by its key instead of posted again.
+ */
+import { z } from 'zod';
+import { TextSchema } from '../text/text.ts';
+import { reportBoard } from './board.ts';
+import type { AgentContext } from '../context.ts';
+import type { NewOwedMessage, OweAlong, OwedMessage, RunRecord } from '../ports/run-store.ts';
+import type { RunSummary } from '../ports/surface.ts';
+
+/** How long the recording replica has to deliver before a peer may; renewed by every claim. */
+export const OWED_LEASE_MS = 30_000;
+const RETRY_MS = 5_000;
+
+const finishedPayload = z.object({
+  outcome: z.enum(['succeeded', 'failed', 'aborted', 'cancelled', 'rejected']),
+  goal: z.string(),
+  reason: TextSchema.nullable(),
+  changes: z.array(z.object({ title: z.string(), url: z.string().nullable() })),
+  rolledBack: z.array(z.object({ title: z.string(), status: z.string() })),
+  durationMs: z.number(),
+  tokens: z.object({ input: z.number(), output: z.number() }),
+  costUsd: z.number(),
+  models: z.array(z.object({ role: z.string(), model: z.string(), inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number() })).optional(),
+  fallbackPlanner: z.object({ author: z.string(), reason: z.string() }).nullable().optional(),
+});
+
+/** The summary reply (and the board's final state before it) a finished run owes. */
+export function owedSummary(runId: string, summary: Omit<RunSummary, 'run'>): NewOwedMessage {
+  return { id: `${runId}/run-finished`, kind: 'run-finished', payload: { ...summary } };
+}
+
+/** Delivers what one run owes, in order; the caller recorded it moments ago (or holds the run). */
+export function deliverOwed(ctx: AgentContext, runId: string): Promise<void> {
+  return deliverClaimed(ctx, () => ctx.store.claimOwed({ owner: ctx.owner, leaseMs: OWED_LEASE_MS, all: false, runId, limit: 20 }));
+}
+
+/** Delivers what other replicas, or this store's previous process (`startUp`), left owed. */
+export function sweepOwed(ctx: AgentContext, options: { startUp: boolean }): Promise<void> {
+  return deliverClaimed(ctx, () => ctx.store.claimOwed({ owner: ctx.owner, leaseMs: OWED_LEASE_MS, all: options.startUp && ctx.soleOwner, limit: 50 }));
+}
+
+async function deliverClaimed(ctx: AgentContext, claim: () => Promise<OwedMessage[]>): Promise<void> {
+  for (const message of await claim()) {
+    try {
+      await deliverOne(ctx, message);
+      await ctx.store.markOwedSent(message.id);
+    } catch (error) {
+      ctx.logger.warn({ err: error, runId: message.runId, owed: message.id, attempts: message.attempts }, 'delivering an owed message failed; will retry');
+      await ctx.store.deferOwed({ id: message.id, retryInMs: RETRY_MS }).catch(() => undefined);
+    }
+  }
+}
+
+/** Owed along with an escalation (`openEscalation`): the message offering Retry / Skip / Replan / Abort. */
+export const owedEscalation = (ctx: AgentContext, stakes: string): OweAlong => ({ payload: { stakes }, owner: ctx.owner, leaseMs: OWED_LEASE_MS });
+/** Owed along with an ask_human question (`openQuestion`). */
+export const owedQuestion = (ctx: AgentContext, stepId: string, question: string): OweAlong => ({
+  payload: { stepId, question },
+  owner: ctx.owner,
+  leaseMs: OWED_LEASE_MS,
+});
+
+/** A Confirm request for a late-bound target: record it with `ctx.store.owe` (or in the transaction that asks), then `deliverOwed`. */
+export function owedConfirmation(runId: string, planVersion: number, stepId: string): NewOwedMessage {
+  return { id: `${runId}/confirm/${planVersion}/${stepId}`, kind: 'confirm-target', payload: { planVersion, stepId } };
+}
+
+const escalationPayload = z.object({ escalationId: z.string(), stakes: z.string() });
+const questionPayload = z.object({ stepId: z.string(), question: z.string() });
+const confirmationPayload = z.object({ planVersion: z.number(), stepId: z.string() });
+
+async function deliverOne(ctx: AgentContext, message: OwedMessage): Promise<void> {
+  const run = await ctx.store.getRun(message.runId);
+  if (!run) return;
+  const delivery = { key: message.id, mayExist: message.attempts > 1 };
+  if (message.kind === 'run-finished') {
+    await reportBoard(ctx, run.id, run); // the board's final state lands before the summary
+    await ctx.deliverySurface.finish(summaryOf(run, message), delivery);
+    return;
+  }
+  if (message.kind === 'escalation') {
+    const { escalationId, stakes } = escalationPayload.parse(message.payload);
+    const escalation = await ctx.store.getEscalation(escalationId);
+    if (escalation) await ctx.deliverySurface.escalate(run, escalation, stakes, delivery);
+    return;
+  }
+  if (message.kind === 'question') {
+    const { stepId, question } = questionPayload.parse(message.payload);
+    await ctx.deliverySurface.ask(run, stepId, question, delivery);
+    return;
+  }
+  if (message.kind === 'confirm-target') {
+    const { planVersion, stepId } = confirmationPayload.parse(message.payload);
+    const request = (await ctx.store.listConfirmations(run.id)).find((c) => c.planVersion === planVersion && c.stepId === stepId);
+    if (request?.status === 'pending') await ctx.deliverySurface.confirmTarget(run, request, delivery);
+    return;
+  }
+  ctx.logger.warn({ runId: run.id, owed: message.id, kind: message.kind }, 'owed message of an unknown kind dropped');
+}
+
+function summaryOf(run: RunRecord, message: OwedMessage): RunSummary {
+  const payload = finishedPayload.parse(message.payload);
+  return { run, ...payload, rolledBack: payload.rolledBack as RunSummary['rolledBack'] };
+}

@@ -1,0 +1,36 @@
+/** Hands a decision to a person: an open escalation, the run paused, the surface told. */
+import { reportBoard } from '../delivery/board.ts';
+import type { AgentContext } from '../context.ts';
+import { deliverOwed, owedEscalation } from '../delivery/owed-delivery.ts';
+import type { EscalationRecord, RunStatus } from '../ports/run-store.ts';
+import type { Text } from '../text/text.ts';
+
+export async function escalate(
+  ctx: AgentContext,
+  input: {
+    runId: string;
+    planVersion: number | null;
+    stepId: string | null;
+    kind: EscalationRecord['kind'];
+    message: Text;
+    stakes: string;
+    pauseFrom?: readonly RunStatus[];
+  },
+): Promise<EscalationRecord> {
+  // The message the thread is owed is written with the escalation, so a crash cannot leave it unsaid.
+  const escalation = await ctx.store.openEscalation(
+    { runId: input.runId, planVersion: input.planVersion, stepId: input.stepId, kind: input.kind, message: input.message },
+    owedEscalation(ctx, input.stakes),
+  );
+  const pauseFrom = input.pauseFrom ?? ['executing', 'planning'];
+  if (pauseFrom.length) await ctx.store.transitionRun(input.runId, pauseFrom, 'paused');
+  await ctx.store.appendEvent(input.runId, 'escalation-opened', {
+    escalationId: escalation.id,
+    kind: input.kind,
+    stepId: input.stepId,
+    message: input.message,
+  });
+  await deliverOwed(ctx, input.runId);
+  await reportBoard(ctx, input.runId);
+  return escalation;
+}

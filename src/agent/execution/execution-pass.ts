@@ -1,0 +1,289 @@
+/**
+ * One pass of a driver over an executing plan version: the mirror of what the store says about its
+ * steps (records, outputs, progress notes), the steps this pass runs, and the writes that change them.
+ * The driver asks execution-rules.ts what to do with `state()` and calls the methods here to do it.
+ */
+import { riskOfTool } from '../decisions/approval-policy.ts';
+import { buildBoard, type BoardLines } from '../delivery/board.ts';
+import type { AgentContext } from '../context.ts';
+import { createEventLog, type EventLog } from '../delivery/event-log.ts';
+import { nextActions, TOKENS_STALE_MS, type ExecutorState } from './execution-rules.ts';
+import { joinedClaims, type JoinedClaims, type StepWrites } from './joined-claims.ts';
+import type { Plan } from '../model/plan.ts';
+import type { RunRecord, StepRecord } from '../ports/run-store.ts';
+import { succeededOutputs } from '../model/step-facts.ts';
+import { runStep, type StepOutcome } from './step-runner.ts';
+import { mayStartVersion } from '../decisions/version-approval.ts';
+
+/** What the pass needs of its driver. */
+export interface PassHooks {
+  signal: AbortSignal;
+  /** The run moved on elsewhere: the board is another replica's to write. */
+  superseded(): boolean;
+  /** The driver was told to drain or halt: start nothing more. */
+  stopping(): boolean;
+  /** Something no step outcome covers went wrong: stop every running step. */
+  onSystemError(error: unknown): void;
+}
+
+/**
+ * Reads the run (unless the caller just did) and its current plan version and creates its step rows;
+ * undefined when there is nothing to execute.
+ */
+export async function openExecutionPass(ctx: AgentContext, runOrId: RunRecord | string, hooks: PassHooks): Promise<ExecutionPass | undefined> {
+  const run = typeof runOrId === 'string' ? await ctx.store.getRun(runOrId) : runOrId;
+  if (!run || run.status !== 'executing' || !run.currentPlanVersion) return undefined;
+  const runId = run.id;
+  const planVersion = await ctx.store.getPlanVersion(runId, run.currentPlanVersion);
+  if (!planVersion || !(await mayStartVersion(ctx, run, planVersion))) return undefined;
+  const plan = planVersion.plan;
+  await ctx.store.createSteps(
+    runId,
+    planVersion.version,
+    plan.steps.map((step) => ({
+      stepId: step.id,
+      kind: 'forward',
+      title: step.title,
+      tool: step.tool,
+      risk: riskOfTool(ctx.tools, step.tool),
+      dependsOn: step.dependsOn,
+      plannedArgs: step.args,
+    })),
+  );
+  return new ExecutionPass(ctx, run, plan, planVersion.version, await ctx.store.listSteps(runId), hooks);
+}
+
+export class ExecutionPass {
+  /** Every step row of the run (all versions, undo steps too) as the pass read them when it opened. */
+  readonly steps: readonly StepRecord[];
+  readonly records: Map<string, StepRecord>;
+  readonly events: EventLog;
+  /** The first step of this version seen failed or uncertain; it stays the one the supervisor is given. */
+  failure: StepRecord | null;
+  systemError: unknown = null;
+  private readonly outputs: Map<string, Record<string, unknown>>;
+  private readonly notes = new Map<string, string>();
+  /** Board lines of records that did not change since the last report (see BoardLines). */
+  private readonly drawn: BoardLines = new WeakMap();
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly specs: ReadonlyMap<string, Plan['steps'][number]>;
+  private readonly writes: JoinedClaims;
+  private attempts: number;
+  private tokens = 0;
+  private tokensReadAt: Date | null = null;
+  private tokensReading: Promise<void> | null = null;
+  private reportDue: ReturnType<typeof setImmediate> | null = null;
+
+  constructor(
+    private readonly ctx: AgentContext,
+    readonly run: RunRecord,
+    readonly plan: Plan,
+    readonly version: number,
+    allSteps: readonly StepRecord[],
+    private readonly hooks: PassHooks,
+  ) {
+    this.steps = allSteps;
+    const forward = allSteps.filter((step) => step.kind === 'forward');
+    this.outputs = succeededOutputs(allSteps);
+    this.records = new Map(forward.filter((step) => step.planVersion === version).map((step) => [step.stepId, step]));
+    this.attempts = forward.reduce((sum, step) => sum + step.attempt, 0);
+    this.failure = [...this.records.values()].find((step) => step.status === 'failed' || step.status === 'uncertain') ?? null;
+    this.events = createEventLog(ctx, run.id);
+    this.specs = new Map(plan.steps.map((step) => [step.id, step]));
+    this.writes = joinedClaims(ctx.store);
+  }
+
+  state(stopping: boolean): ExecutorState {
+    const { ctx, run } = this;
+    return {
+      steps: this.plan.steps,
+      records: this.records,
+      inFlight: new Set(this.inFlight.keys()),
+      failedStepId: this.failure?.stepId ?? null,
+      stopping,
+      attempts: this.attempts,
+      tokens: this.tokens,
+      tokensReadAt: this.tokensReadAt,
+      replans: run.replans,
+      runStartedAt: run.createdAt,
+      now: ctx.now(),
+      budgets: ctx.settings.budgets,
+      concurrency: ctx.settings.concurrency,
+      owner: ctx.owner,
+      soleOwner: ctx.soleOwner,
+    };
+  }
+
+  get running(): Promise<void>[] {
+    return [...this.inFlight.values()];
+  }
+
+  async skip(stepId: string, reason: string): Promise<void> {
+    const { run, version } = this;
+    await this.ctx.store.setStepStatus({ runId: run.id, planVersion: version, stepId, from: ['pending'], to: 'skipped', error: { message: reason } });
+    this.events.append('step-skipped', { planVersion: version, stepId, reason });
+    this.setLocal(stepId, { status: 'skipped', error: { message: reason } });
+  }
+
+  /**
+   * Puts a step its driver stopped back to pending, only while the run is still executing (a cancel on
+   * its way ends it first). False when the store refused: the step or the run moved on.
+   */
+  async requeue(stepId: string): Promise<boolean> {
+    const { run, version } = this;
+    const record = this.records.get(stepId);
+    const requeued = await this.ctx.store.setStepStatus({
+      runId: run.id,
+      planVersion: version,
+      stepId,
+      from: ['cancelled'],
+      to: 'pending',
+      error: null,
+      whileRunIs: 'executing',
+    });
+    if (!requeued) return false;
+    this.events.append('step-requeued', {
+      runId: run.id,
+      planVersion: version,
+      stepId,
+      attempt: record?.attempt ?? 0,
+      why: 'its driver stopped before it ended',
+    });
+    this.setLocal(stepId, { status: 'pending', error: null, finishedAt: null });
+    return true;
+  }
+
+  /** Reads the run's token total (one read at a time: a caller during a read waits for that one). */
+  readTokens(): Promise<void> {
+    this.tokensReading ??= this.ctx.store
+      .usageTotals(this.run.id)
+      .then((usage) => {
+        this.tokens = usage.inputTokens + usage.outputTokens;
+        this.tokensReadAt = this.ctx.now();
+      })
+      .finally(() => (this.tokensReading = null));
+    return this.tokensReading;
+  }
+
+  /**
+   * The rules want a token total read in the last TOKENS_STALE_MS before they start a step. Read while a
+   * step runs, it is fresh when the step ends, so its dependants start without a read between its end
+   * and their claims. A failed read here is left for the rules' own read to meet.
+   */
+  private readTokensAhead(): void {
+    const readAt = this.tokensReadAt?.getTime();
+    if (this.tokensReading || (readAt !== undefined && this.ctx.now().getTime() - readAt < TOKENS_STALE_MS / 2)) return;
+    this.readTokens().catch(() => undefined);
+  }
+
+  start(stepId: string, outputs: ReadonlyMap<string, Record<string, unknown>> = this.outputs): void {
+    const { ctx, run, version } = this;
+    const spec = this.specs.get(stepId)!;
+    this.attempts++;
+    this.setLocal(stepId, { status: 'running', startedAt: ctx.now() });
+    const task = runStep(
+      ctx,
+      run,
+      { planVersion: version, stepId, kind: 'forward', title: spec.title, tool: spec.tool, args: spec.args, expect: spec.expect },
+      {
+        runSignal: this.hooks.signal,
+        events: this.events,
+        outputs,
+        // Once the claim is stored, not before: on PGlite a read queued ahead of the claim would delay it.
+        onClaimed: (record) => (this.records.set(stepId, record), this.reportSoon(), this.readTokensAhead()),
+        onProgress: (note) => (this.notes.set(stepId, note), this.reportSoon()),
+        writes: this.stepWrites,
+      },
+    )
+      .then((outcome) => this.mirrorOutcome(stepId, outcome))
+      .catch((error: unknown) => {
+        this.systemError ??= error;
+        this.hooks.onSystemError(error);
+      })
+      .finally(() => this.inFlight.delete(stepId));
+    this.inFlight.set(stepId, task);
+  }
+
+  /** A step's success is written together with the claims of the dependants it lets start (joined-claims.ts). */
+  private readonly stepWrites: StepWrites = {
+    claimStep: (input) => this.writes.claimStep(input),
+    finishStep: async (input) => {
+      if (input.status !== 'succeeded' || !input.output) return this.writes.finishStep(input);
+      const dependants = await this.startableAfter(input.stepId);
+      // Held before the dependants start, so that their claims find it and go with it, never before it.
+      const written = this.writes.finishWith(input, dependants);
+      // The mirror's outputs learn the output once it is stored; these dependants fill their references from it now.
+      const outputs = new Map(this.outputs).set(input.stepId, input.output);
+      for (const dependant of dependants) this.start(dependant, outputs);
+      return written;
+    },
+  };
+
+  /** What the rules would start once `stepId` succeeded (the mirror learns of the success only once it is stored). */
+  private async startableAfter(stepId: string): Promise<string[]> {
+    const finishing = this.records.get(stepId);
+    if (!finishing) return [];
+    const ask = () => {
+      const state = this.state(this.hooks.stopping() || this.hooks.signal.aborted || this.systemError !== null);
+      const inFlight = new Set(state.inFlight);
+      inFlight.delete(stepId);
+      return nextActions({ ...state, records: new Map(state.records).set(stepId, { ...finishing, status: 'succeeded' }), inFlight });
+    };
+    let actions = ask();
+    if (actions.some((action) => action.kind === 'read-tokens')) {
+      await this.readTokens();
+      actions = ask();
+    }
+    return actions.flatMap((action) => (action.kind === 'start' ? [action.stepId] : []));
+  }
+
+  /** Someone else changed the store (an answer, a retry, a peer's step): mirror it, except steps this pass runs. */
+  async refresh(): Promise<void> {
+    for (const step of await this.ctx.store.listSteps(this.run.id, this.version))
+      if (step.kind === 'forward' && !this.inFlight.has(step.stepId)) this.records.set(step.stepId, step);
+    // An answered question settled its step with the answer as output: dependants fill references from it.
+    for (const step of this.records.values()) if (step.status === 'succeeded' && step.output) this.outputs.set(step.stepId, step.output);
+  }
+
+  /**
+   * Shows the board once the changes of this turn are in, after the tools they start were called: a claim
+   * redraws the whole board, which need not sit between a step's claim and its tool call.
+   */
+  reportSoon(): void {
+    if (this.reportDue) return;
+    this.reportDue = setImmediate(() => this.report());
+  }
+
+  /** Shows the board in the thread now (progress notes in place of a missing error). */
+  report(): void {
+    if (this.reportDue) clearImmediate(this.reportDue);
+    this.reportDue = null;
+    if (this.hooks.superseded()) return; // the board is another replica's to write now
+    const { ctx, run, notes } = this;
+    const steps = [...this.records.values()].map((step) =>
+      notes.has(step.stepId) && !step.error ? { ...step, error: { message: notes.get(step.stepId)! } } : step,
+    );
+    void ctx.surface.reportProgress(run, buildBoard(run, this.version, this.plan, steps, ctx.now(), this.drawn)).catch(() => undefined);
+  }
+
+  private async mirrorOutcome(stepId: string, outcome: StepOutcome): Promise<void> {
+    const now = this.ctx.now();
+    if (outcome.status === 'succeeded') {
+      this.outputs.set(stepId, outcome.output);
+      this.setLocal(stepId, { status: 'succeeded', output: outcome.output, finishedAt: now });
+      if (outcome.note) this.notes.set(stepId, outcome.note);
+    } else if (outcome.status === 'failed' || outcome.status === 'uncertain') {
+      this.setLocal(stepId, { status: outcome.status, error: outcome.error, finishedAt: now });
+      this.failure ??= this.records.get(stepId) ?? null;
+    } else if (outcome.status === 'lost') {
+      const fresh = (await this.ctx.store.listSteps(this.run.id, this.version)).find((step) => step.stepId === stepId && step.kind === 'forward');
+      if (fresh) this.records.set(stepId, fresh);
+    } else this.setLocal(stepId, { status: outcome.status, finishedAt: now });
+    this.reportSoon();
+  }
+
+  private setLocal(stepId: string, patch: Partial<StepRecord>): void {
+    const current = this.records.get(stepId);
+    if (current) this.records.set(stepId, { ...current, ...patch });
+  }
+}

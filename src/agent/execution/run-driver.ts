@@ -1,0 +1,229 @@
+/**
+ * Drives one executing run: every step whose dependencies succeeded starts at once (up to the
+ * concurrency limit), references are filled from recorded outputs, budgets are checked before each
+ * start, and when nothing more can start the run is finished, paused, or handed to the supervisor.
+ * State lives in the store; the driver only keeps a mirror of what it wrote itself.
+ */
+import type { AgentContext } from '../context.ts';
+import type { RunRecord } from '../ports/run-store.ts';
+import { ExecutionPass, openExecutionPass } from './execution-pass.ts';
+import { nextActions, settlement, type ExecutorAction, type Settlement } from './execution-rules.ts';
+import { cancelUnstarted, finishRun } from './run-ending.ts';
+import { runTimeLeftMs } from '../model/budgets.ts';
+import { recoverRunningSteps } from './resume.ts';
+import { onStepFailure } from './supervisor.ts';
+import { sleep } from './tool-call.ts';
+import { plainText, words } from '../text/text.ts';
+
+const FOREIGN_POLL_MS = 1000;
+
+export class RunDriver {
+  private stopping = false;
+  private controller = new AbortController();
+  private wakeRequested = false;
+  private wakeUp: (() => void) | null = null;
+  /** The run moved on elsewhere (another replica ended it, or adopted it): write nothing more for it. */
+  private superseded = false;
+  private abandoned = false;
+
+  constructor(
+    private readonly ctx: AgentContext,
+    readonly runId: string,
+  ) {}
+
+  /** Something changed in the store (an answer, a resolved escalation): look again. */
+  wake(): void {
+    this.wakeRequested = true;
+    this.wakeUp?.();
+  }
+
+  /** Start no more steps; running ones finish and are recorded; the run stays as it is for resume(). */
+  drain(): void {
+    this.stopping = true;
+    this.wake();
+  }
+
+  /** Start no more steps and cancel running ones (they are recorded as cancelled or uncertain). */
+  halt(): void {
+    this.drain();
+    this.controller.abort(new Error('run stopped'));
+  }
+
+  /** A peer holds the run now: stop at once, without releasing its lease or settling anything. */
+  abandon(): void {
+    this.abandoned = true;
+    this.superseded = true;
+    this.halt();
+  }
+
+  /** A wake that came after the last look: the owner should drive again. */
+  get missedWake(): boolean {
+    return this.wakeRequested && !this.stopping;
+  }
+
+  async drive(): Promise<void> {
+    // Another replica drives this run: it sees what changed in the store within its refresh interval.
+    if (!(await this.ctx.leases.claim(this.runId))) return;
+    try {
+      let run = await this.ctx.store.getRun(this.runId);
+      let first = true;
+      do {
+        this.wakeRequested = false;
+        // The first pass goes on the run just read, and first settles steps a dead driver left running;
+        // a pass after a wake reads the run again.
+        await this.driveOnce(run, first);
+        run = undefined;
+        first = false;
+      } while (this.wakeRequested && !this.stopping);
+    } finally {
+      if (!this.abandoned)
+        await this.ctx.leases
+          .release(this.runId)
+          .catch((error: unknown) => this.ctx.logger.warn({ runId: this.runId, err: error }, 'could not release run lease'));
+    }
+  }
+
+  private async driveOnce(read: RunRecord | undefined, recoverFirst: boolean): Promise<void> {
+    const hooks = {
+      signal: this.controller.signal,
+      superseded: () => this.superseded,
+      stopping: () => this.stopping,
+      onSystemError: (error: unknown) => this.controller.abort(error),
+    };
+    let pass = await openExecutionPass(this.ctx, read ?? this.runId, hooks);
+    // Steps a dead driver left running are settled before anything starts, from the rows the pass just
+    // read; the pass is opened again on what the recovery wrote, unless a person must decide first.
+    if (pass && recoverFirst && pass.steps.some((step) => step.status === 'running')) {
+      if (await recoverRunningSteps(this.ctx, pass.run, pass.steps)) return;
+      pass = await openExecutionPass(this.ctx, this.runId, hooks);
+    }
+    if (!pass) return;
+    const { run } = pass;
+    const deadline = setTimeout(() => this.wake(), Math.max(0, runTimeLeftMs(this.ctx.settings.budgets, run.createdAt, this.ctx.now())) + 5);
+    deadline.unref?.(); // a timer alone must not keep a process alive
+    let outcome: Settlement;
+    try {
+      outcome = await this.loop(pass);
+    } finally {
+      // Also when the loop failed (the store went away): the run is driven again only once no step of
+      // this pass is still under way, so a re-drive reconciles finished calls, never one in flight.
+      await Promise.allSettled(pass.running);
+      await pass.events.flush();
+      clearTimeout(deadline);
+    }
+    pass.report();
+    if (pass.systemError) throw pass.systemError;
+    if (this.stopping || this.superseded) return;
+    await this.settle(pass, outcome);
+  }
+
+  /** Asks the rules what comes next and performs it, until they say how the run ends (or the driver stops). */
+  private async loop(pass: ExecutionPass): Promise<Settlement> {
+    while (!this.stopping && !pass.systemError) {
+      const actions = nextActions(pass.state(this.stopping));
+      for (const [index, action] of actions.entries()) {
+        const ending = await this.perform(pass, action);
+        if (action.kind === 'skip' && actions[index + 1]?.kind !== 'skip') pass.report(); // once for a batch of skips
+        if (ending) return ending;
+      }
+    }
+    return { status: 'none' };
+  }
+
+  /** Performs one action; returns how the run ends when the action ends the loop. */
+  private async perform(pass: ExecutionPass, action: ExecutorAction): Promise<Settlement | undefined> {
+    switch (action.kind) {
+      case 'requeue':
+        if (await pass.requeue(action.stepId)) return undefined;
+        return (await this.lookAgain(pass)) ? undefined : { status: 'none' };
+      case 'skip':
+        await pass.skip(action.stepId, action.reason);
+        return undefined;
+      case 'read-tokens':
+        await pass.readTokens();
+        return undefined;
+      case 'start':
+        pass.start(action.stepId);
+        return undefined;
+      case 'stop':
+        // A step's note is plain text: the setting is named by its role there, and by its variable in the summary.
+        this.controller.abort(new Error(plainText(action.reason)));
+        return { status: 'failed', reason: action.reason };
+      case 'wait':
+        return (await this.waitForChange(pass)) ? undefined : { status: 'none' };
+      case 'wait-foreign':
+        await sleep(FOREIGN_POLL_MS, this.controller.signal);
+        return (await this.lookAgain(pass)) ? undefined : { status: 'none' };
+      case 'recover-foreign':
+        // A step that needed a person paused the run; settle what this pass saw, as before recovering.
+        if (await recoverRunningSteps(this.ctx, pass.run)) return settlement(pass.state(this.stopping));
+        return (await this.lookAgain(pass)) ? undefined : { status: 'none' };
+      case 'drain':
+        return { status: 'none' };
+      case 'settle':
+        return action.outcome;
+    }
+  }
+
+  /**
+   * Waits for a running step, a wake, or (sharing the store with peers) the refresh interval: a decision
+   * recorded by another replica (an answer, a cancel) reaches this driver only through the store.
+   * False when the run left `executing` meanwhile.
+   */
+  private async waitForChange(pass: ExecutionPass): Promise<boolean> {
+    let refreshDue = false;
+    let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+    const refresh = this.ctx.soleOwner
+      ? []
+      : [new Promise<void>((resolve) => (refreshTimer = setTimeout(() => ((refreshDue = true), resolve()), this.ctx.leases.settings.refreshMs)))];
+    await Promise.race([...pass.running, new Promise<void>((resolve) => (this.wakeUp = resolve)), ...refresh]);
+    clearTimeout(refreshTimer);
+    this.wakeUp = null;
+    if (!(this.wakeRequested || refreshDue) || this.stopping) return true;
+    this.wakeRequested = false;
+    return this.lookAgain(pass);
+  }
+
+  /** Mirrors what changed in the store under us (a retry, an answer, a peer's step); false when the run is no longer executing. */
+  private async lookAgain(pass: ExecutionPass): Promise<boolean> {
+    await pass.refresh();
+    return this.stillExecuting();
+  }
+
+  /** False when the run left `executing` behind this driver's back (cancelled, aborted elsewhere): running steps are stopped, nothing is settled. */
+  private async stillExecuting(): Promise<boolean> {
+    const fresh = await this.ctx.store.getRun(this.runId);
+    if (fresh?.status === 'executing') return true;
+    this.superseded = true;
+    this.halt();
+    return false;
+  }
+
+  private async settle(pass: ExecutionPass, outcome: Settlement): Promise<void> {
+    const { ctx, runId } = this;
+    if (outcome.status === 'failed') {
+      await cancelUnstarted(ctx, runId, `not started: ${plainText(outcome.reason)}`);
+      await finishRun(ctx, runId, 'failed', words`Stopped because ${outcome.reason}.`);
+    } else if (outcome.status === 'escalate') {
+      await onStepFailure(ctx, pass.run, pass.plan, pass.version, pass.records.get(outcome.stepId) ?? pass.failure!);
+    } else if (outcome.status === 'succeeded') {
+      await finishRun(ctx, runId, 'succeeded', null);
+    } else if (outcome.status === 'paused') {
+      await this.pause(pass.version);
+    }
+  }
+
+  private async pause(version: number): Promise<void> {
+    const { ctx, runId } = this;
+    if (!(await ctx.store.transitionRun(runId, ['executing'], 'paused'))) return;
+    await ctx.store.appendEvent(runId, 'run-paused', { reason: 'waiting for a person' });
+    // An answer or a Confirm that landed while this driver settled found the run still executing and
+    // left the resuming to it: with nothing waiting any more, go on (the transition lets one resumer win).
+    const waiting = (await ctx.store.listSteps(runId, version)).some((step) => step.kind === 'forward' && step.status === 'waiting');
+    const held = (await ctx.store.listEscalations(runId)).some((escalation) => escalation.status === 'open');
+    if (!waiting && !held && (await ctx.store.transitionRun(runId, ['paused'], 'executing'))) {
+      await ctx.store.appendEvent(runId, 'run-resumed', {});
+      this.wake();
+    }
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * A new plan version was stored: ask the requester its questions, escalate low confidence, run it
+ * without a click when policy allows, or wait for approval.
+ */
+import { approvalNeed, mayAutoRun, needsReapproval, planRisk, riskOfTool } from '../decisions/approval-policy.ts';
+import type { AgentContext } from '../context.ts';
+import { escalate } from '../execution/escalation.ts';
+import { diffPlans } from '../model/plan-diff.ts';
+import { planDigest } from '../model/plan-digest.ts';
+import type { PlanVersionRecord, RunRecord, RunStatus } from '../ports/run-store.ts';
+import type { Risk } from '../ports/tool.ts';
+import { targetArgNames } from '../model/step-targets.ts';
+import { words } from '../text/text.ts';
+import { confidenceTooLow } from '../model/budgets.ts';
+
+export const AUTO_APPROVER = 'tandem:auto';
+
+export interface ProposeOptions {
+  /** The run's status now (the transition starts from it). */
+  from: readonly RunStatus[];
+  /** A replan after failure may continue without a click when it adds no write step. */
+  kind: 'first' | 'replan' | 'revision' | 'edit';
+  /** "runbook:<name>": a scheduled run's runbook is pre-approved; a read-only plan runs, approved by it. */
+  preApprovedBy?: string;
+}
+
+/** Offers a version added with `proposed` (so it is current and `plan-proposed` is recorded): approved at once where the policy allows, else shown for a click. */
+export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecord, options: ProposeOptions): Promise<void> {
+  const { runId, plan, version } = record;
+  const risks: Record<string, Risk> = {};
+  const targets: Record<string, string[]> = {};
+  for (const step of [...plan.steps, ...plan.rollback]) {
+    risks[step.id] = riskOfTool(ctx.tools, step.tool);
+    targets[step.id] = targetArgNames(ctx.tools.get(step.tool), step.args);
+  }
+
+  if (plan.steps.length === 0 && plan.questions?.length) {
+    if (!(await ctx.store.transitionRun(runId, options.from, 'awaiting-answer'))) return; // cancelled meanwhile
+    await ctx.store.openQuestion({ runId, stepId: null, planVersion: version, question: plan.questions.join('\n') });
+    await ctx.store.appendEvent(runId, 'questions-asked', { version, questions: plan.questions });
+    const run = await ctx.store.getRun(runId);
+    if (run) await ctx.surface.askRequester(run, plan.questions);
+    return;
+  }
+
+  const risk = planRisk(plan, ctx.tools.riskOf);
+  const lowConfidence = confidenceTooLow(plan.confidence, ctx.settings.confidenceThreshold);
+  const machineAuthored = options.kind === 'first' || options.kind === 'replan';
+  const preApproved = options.preApprovedBy !== undefined && risk === 'read';
+  const auto = !lowConfidence && machineAuthored && (preApproved || mayAutoRun(risk, ctx.settings) || (options.kind === 'replan' && !needsReapproval(risk)));
+  const approver = preApproved && options.preApprovedBy ? options.preApprovedBy : AUTO_APPROVER;
+  const parent = record.parentVersion ? await ctx.store.getPlanVersion(runId, record.parentVersion) : undefined;
+  const diff = parent
+    ? diffPlans(parent.plan, plan, (step) => (ctx.tools.riskOf(step.tool) === 'read' ? [] : targetArgNames(ctx.tools.get(step.tool), step.args)))
+    : null;
+
+  const digest = await planDigest(plan);
+  /** The run as the approval left it (an auto-approval returns it; a wait for a person reads it). */
+  let moved: RunRecord | undefined;
+  if (auto) {
+    // Recorded as a fact of its own (via 'auto', and the rule) so the audit tells it apart from a person's click.
+    const why = preApproved
+      ? 'scheduled run of a runbook pre-approved for read-only steps'
+      : options.kind === 'replan'
+        ? 'replan without write steps'
+        : 'read-only plan';
+    const decided = await ctx.store.decide({
+      runId,
+      planVersion: version,
+      from: options.from,
+      to: 'executing',
+      approval: { userId: approver, decision: 'approved', via: 'auto', need: approvalNeed(risk), why, digest },
+      event: { type: 'plan-approved', data: { version, by: approver, why } },
+    });
+    if (!decided.ok) return;
+    moved = decided.run;
+  } else if (!(await ctx.store.transitionRun(runId, options.from, 'awaiting-approval'))) return;
+
+  const run = moved ?? (await ctx.store.getRun(runId));
+  if (!run) return;
+  await ctx.surface.proposePlan({
+    run,
+    version,
+    plan,
+    authorKind: record.authorKind,
+    authorId: record.authorId,
+    risks,
+    targets,
+    diff,
+    reason: record.reason,
+    autoApproved: auto,
+    ...(auto ? { approvedBy: approver } : {}),
+    digest,
+    attribution: ctx.settings.attribution !== false,
+  });
+  if (lowConfidence) {
+    await escalate(ctx, {
+      runId,
+      planVersion: version,
+      stepId: null,
+      kind: 'low-confidence',
+      message: words`Not acting on my own: ${lowConfidence}.`,
+      stakes: `Plan v${version} (${plan.steps.length} steps, highest risk ${risk}) waits for a person: approve it, ask for a replan, or abort.`,
+      pauseFrom: [], // stays awaiting approval: an approver's click is the human decision asked for
+    });
+  }
+  if (auto) ctx.kick(runId);
+}

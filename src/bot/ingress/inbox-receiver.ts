@@ -1,0 +1,142 @@
+import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
+import type { Logger } from '../../observability/logger.ts';
+import { AckFirst } from './ack-first.ts';
+import { inboxKey, storableBody } from './inbox-key.ts';
+import type { SlackInbox } from '../ports.ts';
+import { describeError } from '../surface/replies.ts';
+
+/**
+ * A store that does not answer (a cut connection, a failover) must not keep Slack waiting past its 3 s:
+ * the request is answered with a 5xx before then (Bolt's own timer answers 404 at 3 s), so Slack retries it.
+ * If the write lands after all, the retry finds it stored and handles it (`late`), or on another replica
+ * the inbox pass does once its lease runs out.
+ */
+const RECORD_DEADLINE_MS = 2_500;
+
+class InboxUnavailableError extends Error {
+  override readonly name = 'InboxUnavailableError';
+  readonly code = 'STORE_TIMEOUT';
+  constructor() {
+    super(`the Slack request could not be stored within ${RECORD_DEADLINE_MS} ms; answered with an error so Slack retries it`);
+  }
+}
+
+function withinAckDeadline<T>(work: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new InboxUnavailableError()), RECORD_DEADLINE_MS)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/** Set in the listener context: the inbox key of the request being handled, and whether it is handled again after a crash. */
+export interface InboxContext {
+  inboxKey?: string;
+  replayed?: boolean;
+}
+
+/**
+ * Wraps Bolt's receiver (HTTP or Socket Mode) so that every request is stored in the inbox before
+ * Bolt can acknowledge it: Bolt acks events itself before any middleware runs, so the only place
+ * ahead of every ack is between the receiver and the app. A redelivered request is acknowledged and
+ * dropped. Once the listeners are done the request is marked handled; one left pending by a crash is
+ * handled again by `resumeUnfinished`. Under a burst the acks come first: what a listener does after
+ * `await ack()` starts once the requests received so far are acknowledged too (AckFirst).
+ */
+export class InboxReceiver implements Receiver {
+  private app: App | undefined;
+  private readonly ackFirst = new AckFirst();
+  /** Requests refused because their inbox write outlived the ack deadline (it may have landed since). */
+  private readonly late = new Set<string>();
+
+  constructor(
+    private readonly inner: Receiver,
+    private readonly inbox: SlackInbox,
+    private readonly logger: Logger,
+  ) {}
+
+  init(app: App): void {
+    this.app = app;
+    this.inner.init({ processEvent: (event: ReceiverEvent) => this.receive(event) } as unknown as App);
+  }
+
+  start(...args: unknown[]): Promise<unknown> {
+    return this.inner.start(...args);
+  }
+
+  stop(...args: unknown[]): Promise<unknown> {
+    return this.inner.stop(...args);
+  }
+
+  /** Handles the requests a stopped process (or a dead peer) acknowledged but did not finish; returns how many. */
+  async resumeUnfinished(): Promise<number> {
+    const entries = await this.inbox.claimUnfinished();
+    for (const entry of entries) {
+      this.logger.info({ inboxKey: entry.key }, 'handling a Slack request acknowledged before a restart');
+      await this.handle(entry.key, { body: entry.body, ack: async () => undefined, customProperties: { inboxKey: entry.key, replayed: true } });
+    }
+    return entries.length;
+  }
+
+  private async receive(event: ReceiverEvent): Promise<void> {
+    const acked = this.ackFirst.received();
+    const ack: ReceiverEvent['ack'] = async (response) => {
+      try {
+        await event.ack(response);
+      } finally {
+        acked();
+      }
+      await this.ackFirst.othersAcked();
+    };
+    try {
+      await this.store({ ...event, ack });
+    } finally {
+      acked();
+    }
+  }
+
+  private async store(event: ReceiverEvent): Promise<void> {
+    const key = inboxKey(event.body);
+    if (!key) return this.app!.processEvent(event);
+    // The one write before the ack. If it fails the request is not acknowledged: Slack retries events,
+    // and a person whose click failed sees Slack's error instead of a click that silently did nothing.
+    let fresh: boolean;
+    try {
+      fresh = await withinAckDeadline(this.inbox.record({ key, body: storableBody(event.body) }));
+    } catch (error) {
+      if (error instanceof InboxUnavailableError) this.rememberLate(key);
+      throw error;
+    }
+    // Refused because its write outlived the deadline, the request may be stored after all: Slack's
+    // retry (here, to this process) handles it now instead of after its lease runs out.
+    const late = this.late.delete(key);
+    if (!fresh && !late) {
+      this.logger.debug({ inboxKey: key, retryNum: event.retryNum }, 'Slack request delivered again; acknowledged and dropped');
+      await event.ack();
+      return;
+    }
+    // A click's ack carries nothing Slack reads, so once it is stored it is acknowledged here, before
+    // Bolt's middleware and listener matching run; the listener's own ack() is then a no-op.
+    const ackedHere = event.body.type === 'block_actions';
+    if (ackedHere) await event.ack();
+    await this.handle(key, { ...event, ...(ackedHere ? { ack: async () => undefined } : {}), customProperties: { ...event.customProperties, inboxKey: key } });
+  }
+
+  private rememberLate(key: string): void {
+    this.late.add(key);
+    // Bounded: the oldest is forgotten first (the periodic inbox pass still handles it).
+    if (this.late.size > 1000) this.late.delete(this.late.values().next().value!);
+  }
+
+  private async handle(key: string, event: ReceiverEvent): Promise<void> {
+    const keepLease = setInterval(() => void this.inbox.extend(key).catch(() => undefined), this.inbox.leaseMs / 3);
+    keepLease.unref();
+    try {
+      await this.app!.processEvent(event);
+    } finally {
+      clearInterval(keepLease);
+      // A handler that failed is done too: its error was answered, and a request that keeps failing must not loop.
+      await this.inbox
+        .done(key)
+        .catch((error: unknown) => this.logger.warn({ err: describeError(error), inboxKey: key }, 'could not mark a Slack request handled'));
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import type { Logger } from '../../observability/logger.ts';
+import { describeError } from './replies.ts';
+import type { SlackClient } from './slack-client.ts';
+import { asSlackBlocks, type MessageView } from '../views/limits.ts';
+import { context } from '../views/text.ts';
+
+interface Posted {
+  channel: string;
+  ts: string;
+  version: number;
+  view: MessageView;
+}
+
+/**
+ * The newest plan message of each run, so its buttons can be taken away once they can no longer do
+ * anything: a newer version was posted, or the run ended. Clicks on old buttons are refused by the
+ * agent anyway; this keeps people from trying. In memory: after a restart the refusal still holds.
+ */
+export class PlanMessages {
+  private readonly latest = new Map<string, Posted>();
+
+  constructor(
+    private readonly client: SlackClient,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Records a newly posted version and retires the previous one. */
+  async posted(runId: string, message: Posted): Promise<void> {
+    const previous = this.latest.get(runId);
+    this.latest.set(runId, message);
+    if (previous && previous.version < message.version) await this.retire(previous, `:arrows_counterclockwise: Replaced by version ${message.version} below.`);
+  }
+
+  async runEnded(runId: string, outcome: string): Promise<void> {
+    const last = this.latest.get(runId);
+    this.latest.delete(runId);
+    if (last) await this.retire(last, `Run ${outcome}.`);
+  }
+
+  /** After a click decided the plan, the listener already rewrote the message. */
+  forget(runId: string): void {
+    this.latest.delete(runId);
+  }
+
+  private async retire(message: Posted, line: string): Promise<void> {
+    if (!message.view.blocks.some((block) => block.type === 'actions')) return;
+    const blocks = [...message.view.blocks.filter((block) => block.type !== 'actions'), context(line)];
+    try {
+      await this.client.chat.update({ channel: message.channel, ts: message.ts, text: message.view.text, blocks: asSlackBlocks(blocks) });
+    } catch (error) {
+      this.logger.warn({ err: describeError(error), channel: message.channel }, 'could not retire an old plan message');
+    }
+  }
+}

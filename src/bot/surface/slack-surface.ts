@@ -1,0 +1,190 @@
+import { randomUUID } from 'node:crypto';
+import type { ConfirmationRecord, EscalationRecord, RunRecord } from '../../agent/ports/run-store.ts';
+import type { BoardState, Delivery, ProposedPlan, RunSummary, Surface } from '../../agent/ports/surface.ts';
+import type { Logger } from '../../observability/logger.ts';
+import { AgentStatus, type SessionStatus } from './agent-status.ts';
+import { BoardPublisher, type BoardStyle } from './board-publisher.ts';
+import { PlanMessages } from './plan-messages.ts';
+import { describeError } from './replies.ts';
+import { findOwedInThread, owedMetadata, postFindable, type PostSettle } from './owed-messages.ts';
+import { isPostOutcomeUnknown, type SlackClient } from './slack-client.ts';
+import { escalationMessage } from '../views/escalation.ts';
+import { asSlackBlocks, type MessageView } from '../views/limits.ts';
+import { planMessages } from '../views/plan-message.ts';
+import { plannerUnavailableMessage } from '../views/planner-unavailable.ts';
+import { summaryMessage } from '../views/summary.ts';
+import { targetConfirmationMessages } from '../views/target-confirmation.ts';
+import { escapeText, mention, section, storedWords, truncate } from '../views/text.ts';
+import type { Text } from '../../agent/text/text.ts';
+
+export interface SlackSurfaceOptions {
+  client: SlackClient;
+  logger: Logger;
+  /** TANDEM_ESCALATE_TO. */
+  escalateTo: string | undefined;
+  boardIntervalMs?: number;
+  boardRetryBaseMs?: number;
+  onBoardPosted?: (runId: string, ts: string) => Promise<void>;
+  /** TANDEM_BOARD_STYLE. */
+  boardStyle?: BoardStyle;
+  /** How long a post Slack did not answer is looked for in the thread before it counts as not posted (tests shorten it). */
+  postSettle?: PostSettle;
+}
+
+/** The agent session follows the run: working, or waiting for a person (approval, an answer, a Confirm, an escalation). */
+const SESSION_OF_RUN: Partial<Record<BoardState['runStatus'], SessionStatus>> = {
+  planning: 'processing',
+  executing: 'processing',
+  'rolling-back': 'processing',
+  'awaiting-approval': 'suspended',
+  'awaiting-answer': 'suspended',
+  paused: 'suspended',
+};
+
+/** Every message about a run goes in the thread of the mention that started it. */
+export class SlackSurface implements Surface {
+  readonly board: BoardPublisher;
+  /** The "Planning…" message per run, replaced by whatever comes next so the thread stays short. */
+  private readonly planningTs = new Map<string, string>();
+  private readonly plans: PlanMessages;
+  private readonly status: AgentStatus;
+
+  constructor(private readonly options: SlackSurfaceOptions) {
+    this.plans = new PlanMessages(options.client, options.logger);
+    this.status = new AgentStatus(options.client, options.logger);
+    this.board = new BoardPublisher({
+      client: options.client,
+      logger: options.logger,
+      intervalMs: options.boardIntervalMs,
+      retryBaseMs: options.boardRetryBaseMs,
+      onBoardPosted: options.onBoardPosted,
+      style: options.boardStyle,
+      postSettle: options.postSettle,
+    });
+  }
+
+  /** Slack's own "is planning…" where it takes it (it clears on the bot's next message), else a message. */
+  async planning(run: RunRecord): Promise<void> {
+    await this.status.session(run.id, run.conversation, 'processing', run.task);
+    if (await this.status.threadStatus(run.conversation, 'is planning…')) return;
+    const ts = await this.post(run, { text: ':thought_balloon: Planning…', blocks: [section(':thought_balloon: Planning…')] });
+    if (ts) this.planningTs.set(run.id, ts);
+  }
+
+  async proposePlan(proposal: ProposedPlan): Promise<void> {
+    const { run, version } = proposal;
+    // A plan too long for one message continues in more; the buttons close the last, which is the one tracked.
+    let last: { ts: string; view: MessageView } | undefined;
+    for (const view of planMessages(proposal)) {
+      const ts = await this.post(run, view);
+      if (ts) last = { ts, view };
+    }
+    if (last) await this.plans.posted(run.id, { channel: run.conversation.channel, ts: last.ts, version, view: last.view });
+    if (!proposal.autoApproved) await this.status.session(run.id, run.conversation, 'suspended');
+  }
+
+  /** A plan's buttons were used (approve/reject): nothing left to retire. */
+  planDecided(runId: string): void {
+    this.plans.forget(runId);
+  }
+
+  /** Questions from the plan, or a sentence about what the run cannot do (e.g. no model configured). */
+  async askRequester(run: RunRecord, questions: string[]): Promise<void> {
+    const asks = questions.some((q) => q.trim().endsWith('?'));
+    const body = questions.length === 1 ? escapeText(questions[0]!) : `I need to know:\n${questions.map((q) => `• ${escapeText(q)}`).join('\n')}`;
+    const text = `${mention(run.requester)} ${body}${asks ? '\nAnswer by mentioning me in this thread.' : ''}`;
+    await this.post(run, { text: truncate(text, 3000), blocks: [section(text)] });
+  }
+
+  async reportProgress(run: RunRecord, board: BoardState): Promise<void> {
+    // Execution means the plan was decided (the click's listener rewrote its message) or ran without a click.
+    if (board.runStatus === 'executing') this.plans.forget(run.id);
+    this.board.report(run.conversation, run.boardRef, board);
+    const session = SESSION_OF_RUN[board.runStatus];
+    if (session) await this.status.session(run.id, run.conversation, session);
+  }
+
+  async escalate(run: RunRecord, escalation: EscalationRecord, stakes: string, delivery?: Delivery): Promise<void> {
+    await this.status.session(run.id, run.conversation, 'suspended');
+    await this.post(run, escalationMessage({ escalation, stakes, escalateTo: this.options.escalateTo }), delivery);
+  }
+
+  async ask(run: RunRecord, stepId: string, question: string, delivery?: Delivery): Promise<void> {
+    await this.status.session(run.id, run.conversation, 'suspended');
+    const text = `:question: ${mention(run.requester)} step \`${escapeText(stepId)}\` asks: ${escapeText(question)}\nAnswer by mentioning me in this thread.`;
+    await this.post(run, { text, blocks: [section(text)] }, delivery);
+  }
+
+  async confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery): Promise<void> {
+    const views = targetConfirmationMessages({ confirmation, escalateTo: this.options.escalateTo });
+    // Each message of the request is its own owed post, so a redelivery sends only the ones missing.
+    for (const [index, view] of views.entries()) await this.post(run, view, delivery && { ...delivery, key: `${delivery.key}#${index}` });
+  }
+
+  /** The thread's permalink (chat.getPermalink of the message that started it), for attribution lines. */
+  async threadLink(run: RunRecord): Promise<string | undefined> {
+    const { channel, threadTs } = run.conversation;
+    const found = await this.options.client.chat.getPermalink({ channel, message_ts: threadTs });
+    return found.permalink;
+  }
+
+  async notify(run: RunRecord, text: Text): Promise<void> {
+    const words = storedWords(text, 2900);
+    await this.post(run, { text: words, blocks: [section(words)] });
+  }
+
+  async plannerUnavailable(run: RunRecord, reason: Text): Promise<void> {
+    await this.post(run, plannerUnavailableMessage({ runId: run.id, reason }));
+  }
+
+  /** The board's final state lands before the summary, so the thread reads in order. */
+  async finish(summary: RunSummary, delivery?: Delivery): Promise<void> {
+    // A Reject click's listener already rewrote its message (and told us, so nothing is left to retire);
+    // anything else that ends an undecided run (cancel, a failed replan, an expired approval) leaves
+    // buttons that must go.
+    await this.plans.runEnded(summary.run.id, summary.outcome);
+    await this.board.finish(summary.run.id);
+    await this.post(summary.run, summaryMessage(summary), delivery);
+    await this.status.session(summary.run.id, summary.run.conversation, 'closed');
+  }
+
+  /**
+   * Posts in the run's thread; the first post after "Planning…" takes that message's place. Every post
+   * carries a key in its metadata (an owed message its owed key), so one that may be there already (an
+   * earlier delivery, or a post whose answer Slack never sent back) is found, not posted twice.
+   */
+  private async post(run: RunRecord, view: MessageView, delivery?: Delivery): Promise<string | undefined> {
+    // A run that fails at once owes an escalation while its board's first post is still on its way.
+    await this.board.firstPosted(run.id);
+    if (delivery?.mayExist) {
+      const found = await findOwedInThread(this.options.client, run.conversation, delivery.key);
+      if (found) return found;
+    }
+    const key = delivery?.key ?? `${run.id}/post/${randomUUID()}`;
+    const placeholder = this.planningTs.get(run.id);
+    if (placeholder) {
+      this.planningTs.delete(run.id);
+      try {
+        await this.options.client.chat.update({
+          channel: run.conversation.channel,
+          ts: placeholder,
+          text: view.text,
+          blocks: asSlackBlocks(view.blocks),
+          metadata: owedMetadata(key),
+        });
+        return placeholder;
+      } catch (error) {
+        this.options.logger.warn({ err: describeError(error), runId: run.id }, 'could not replace the planning message; posting instead');
+      }
+    }
+    try {
+      return await postFindable(this.options.client, run.conversation, key, view, this.options.postSettle);
+    } catch (error) {
+      // An owed message stays owed and is looked for before it is sent again; anything else is sent once
+      // more here, now that the thread has shown for a while that the first did not land.
+      if (delivery || !isPostOutcomeUnknown(error)) throw error;
+      this.options.logger.warn({ err: describeError(error), runId: run.id }, 'a post got no answer and is not in the thread; posting it again');
+      return await postFindable(this.options.client, run.conversation, key, view, this.options.postSettle);
+    }
+  }
+}

@@ -5,7 +5,7 @@
  */
 import type { LlmClient } from '../agent/ports/llm.ts';
 import type { AnyTool, ToolContext, ToolResult } from '../agent/ports/tool.ts';
-import { createAgentTaskTool } from '../integrations/tools/agent-task.ts';
+import { createAgentTaskTool } from '../integrations/tools/model/agent-task.ts';
 import { createBuiltinTools } from '../integrations/tools/builtin-tools.ts';
 import { defaultOutput } from './default-outputs.ts';
 import type { GoldenTask } from './golden-schema.ts';

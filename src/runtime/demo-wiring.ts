@@ -10,7 +10,7 @@ import type { LlmClient } from '../agent/ports/llm.ts';
 import type { Config } from '../config/config.ts';
 import { startDemoMode, type DemoMode } from '../demo/demo-mode.ts';
 import type { SandboxWorld } from '../demo/github/sandbox-world.ts';
-import { isProcessAlive } from '../store/data-dir-lock.ts';
+import { isProcessAlive } from '../store/engine/data-dir-lock.ts';
 import { openDatabase } from '../store/index.ts';
 import type { DemoPresentation, WorkspacePerson } from '../workspace/local/index.ts';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { isProcessAlive } from '../store/data-dir-lock.ts';
+import { isProcessAlive } from '../store/engine/data-dir-lock.ts';
 
 /** Names this process in step leases and cron fires, so peers can tell whose claim a row is. */
 export function newReplicaId(): string {

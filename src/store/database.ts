@@ -11,13 +11,13 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
-import { acquireDataDirLock } from './data-dir-lock.ts';
-import { checkDataDirWritable } from './data-dir-check.ts';
-import { observingPglite, observingPostgres } from './observed-client.ts';
-import { preparingPglite } from './pglite-prepared.ts';
-import { preparingClient } from './prepared-client.ts';
+import { acquireDataDirLock } from './engine/data-dir-lock.ts';
+import { checkDataDirWritable } from './engine/data-dir-check.ts';
+import { observingPglite, observingPostgres } from './engine/observed-client.ts';
+import { preparingPglite } from './engine/pglite-prepared.ts';
+import { preparingClient } from './engine/prepared-client.ts';
 import * as schema from './schema.ts';
-import { StoreHealth, withStoreDeadline } from './store-health.ts';
+import { StoreHealth, withStoreDeadline } from './engine/store-health.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 

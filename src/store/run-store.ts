@@ -9,20 +9,20 @@ import type { StepsPort } from '../agent/ports/steps.ts';
 import type { SummaryPort } from '../agent/ports/summary.ts';
 import type { UsagePort } from '../agent/ports/usage.ts';
 import type { Db } from './database.ts';
-import { decideConfirmation, requestConfirmation, selectConfirmations } from './confirmations-repository.ts';
-import { appendEvent, appendEvents, selectEvents } from './events-repository.ts';
-import { adoptRuns, claimRunLease, releaseRunLease, renewLeases } from './leases-repository.ts';
-import { insertEscalation, resolveEscalation, selectEscalation, selectEscalations } from './escalations-repository.ts';
-import { insertApproval, insertPlanVersion, selectApprovals, selectPlanVersion, selectPlanVersions } from './plans-repository.ts';
-import { recordAnswer, recordDecision } from './decisions-repository.ts';
-import { claimReminder } from './reminders-repository.ts';
-import { claimOwed, deferOwed, finishRunRecord, insertOwed, markOwedSent } from './outbox-repository.ts';
-import { answerOldestQuestion, insertQuestion, selectQuestions } from './questions-repository.ts';
-import { insertRun, patchRun, selectRun, selectRunByConversation, selectRunByRequest, selectRuns, transitionRunStatus } from './runs-repository.ts';
-import { insertSteps, selectAttempts, selectSteps, setStepStatus } from './steps-repository.ts';
-import { writeStepTransitions } from './step-transitions.ts';
-import { selectSummarySource } from './summary-repository.ts';
-import { insertUsage, sumUsage, sumUsageByModel } from './usage-repository.ts';
+import { decideConfirmation, requestConfirmation, selectConfirmations } from './human-input/confirmations-repository.ts';
+import { appendEvent, appendEvents, selectEvents } from './runs/events-repository.ts';
+import { adoptRuns, claimRunLease, releaseRunLease, renewLeases } from './leases/leases-repository.ts';
+import { insertEscalation, resolveEscalation, selectEscalation, selectEscalations } from './human-input/escalations-repository.ts';
+import { insertApproval, insertPlanVersion, selectApprovals, selectPlanVersion, selectPlanVersions } from './plans/plans-repository.ts';
+import { recordAnswer, recordDecision } from './plans/decisions-repository.ts';
+import { claimReminder } from './human-input/reminders-repository.ts';
+import { claimOwed, deferOwed, finishRunRecord, insertOwed, markOwedSent } from './delivery/outbox-repository.ts';
+import { answerOldestQuestion, insertQuestion, selectQuestions } from './human-input/questions-repository.ts';
+import { insertRun, patchRun, selectRun, selectRunByConversation, selectRunByRequest, selectRuns, transitionRunStatus } from './runs/runs-repository.ts';
+import { insertSteps, selectAttempts, selectSteps, setStepStatus } from './steps/steps-repository.ts';
+import { writeStepTransitions } from './steps/step-transitions.ts';
+import { selectSummarySource } from './runs/summary-repository.ts';
+import { insertUsage, sumUsage, sumUsageByModel } from './runs/usage-repository.ts';
 
 const runs = (db: Db): RunsPort => ({
   createRun: (input) => insertRun(db, input),

@@ -7,7 +7,7 @@ import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, type Agent } from '../../src/agent/agent.ts';
 import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
-import { createGithubDispatchWorkflowTool } from '../../src/integrations/tools/github-dispatch-workflow.ts';
+import { createGithubDispatchWorkflowTool } from '../../src/integrations/tools/github/github-dispatch-workflow.ts';
 import { SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
 import { startFakeGithub, type FakeGithub } from '../fakes/github-server.ts';
 import { BOT_TOKEN, silentLogger } from '../fakes/slack-harness.ts';

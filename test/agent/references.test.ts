@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fillReferences, findReferences } from '../../src/agent/model/references.ts';
-import { createGithubMergePullTool } from '../../src/integrations/tools/github-merge-pull.ts';
+import { createGithubMergePullTool } from '../../src/integrations/tools/github/github-merge-pull.ts';
 
 const outputs = new Map<string, Record<string, unknown>>([
   ['s1', { number: 42, url: 'https://x.test/42', labels: ['a', 'b'], head: { sha: 'abc' } }],

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makePlan } from '../../src/agent/planning/planner.ts';
 import { isRepositoryAllowed, REPO_NOT_ALLOWED, repositoryRefusal } from '../../src/agent/model/repository-allow-list.ts';
 import { createToolRegistry } from '../../src/agent/model/tool-registry.ts';
-import { createGithubSearchIssuesTool } from '../../src/integrations/tools/github-search-issues.ts';
+import { createGithubSearchIssuesTool } from '../../src/integrations/tools/github/github-search-issues.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { fakeTool, standardTools, type FakeTool } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';

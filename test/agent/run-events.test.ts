@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { RunEvent } from '../../src/agent/model/run-events.ts';
 import { parseRunEvent, RUN_EVENT_TYPES, storedTypeOf } from '../../src/agent/model/run-events.ts';
 import { RepoSchema, NumberArg } from '../../src/integrations/github/repo-ref.ts';
-import { createAskHumanTool } from '../../src/integrations/tools/ask-human.ts';
+import { createAskHumanTool } from '../../src/integrations/tools/thread/ask-human.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { fakeTool, standardTools, type FakeTool } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { NumberArg, RepoSchema } from '../../src/integrations/github/repo-ref.ts';
 import { InMemorySurface } from '../../src/agent/testing/in-memory-surface.ts';
-import { createAskHumanTool } from '../../src/integrations/tools/ask-human.ts';
+import { createAskHumanTool } from '../../src/integrations/tools/thread/ask-human.ts';
 import { auditViolations } from '../audit/support.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { fakeTool, type FakeTool } from './support/fake-tools.ts';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { StoreHealth, storeFailureKind } from '../../src/store/store-health.ts';
+import { StoreHealth, storeFailureKind } from '../../src/store/engine/store-health.ts';
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 /** As drizzle wraps a driver's error: its message carries the statement and its parameters. */

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { acquireDataDirLock, DataDirLockedError } from '../../src/store/data-dir-lock.ts';
+import { acquireDataDirLock, DataDirLockedError } from '../../src/store/engine/data-dir-lock.ts';
 
 const root = mkdtempSync(path.join(tmpdir(), 'tandem-lock-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -9,7 +9,7 @@ import { createAgent } from '../../src/agent/agent.ts';
 import { InMemorySurface } from '../../src/agent/testing/in-memory-surface.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { createLlmClient } from '../../src/integrations/llm/index.ts';
-import { createAgentTaskTool } from '../../src/integrations/tools/agent-task.ts';
+import { createAgentTaskTool } from '../../src/integrations/tools/model/agent-task.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
 import { useTestStore } from '../helpers/store.ts';

@@ -14,7 +14,7 @@ import { InMemorySurface } from '../../src/agent/testing/in-memory-surface.ts';
 import { createToolRegistry } from '../../src/agent/model/tool-registry.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { createLlmClient } from '../../src/integrations/llm/index.ts';
-import { createAgentTaskTool } from '../../src/integrations/tools/agent-task.ts';
+import { createAgentTaskTool } from '../../src/integrations/tools/model/agent-task.ts';
 import { instrumentRunStore } from '../../src/observability/instrumented-store.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';

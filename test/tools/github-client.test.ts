@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGithubClient } from '../../src/integrations/github/client.ts';
-import { createGithubCreateIssueTool } from '../../src/integrations/tools/github-create-issue.ts';
-import { createGithubGetRepoTool } from '../../src/integrations/tools/github-get-repo.ts';
+import { createGithubCreateIssueTool } from '../../src/integrations/tools/github/github-create-issue.ts';
+import { createGithubGetRepoTool } from '../../src/integrations/tools/github/github-get-repo.ts';
 import { startFakeGithub, type FakeGithub } from '../fakes/github-server.ts';
 import { errorOf, okOutput, runTool } from './tool-context.ts';
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AnyTool, ToolContext } from '../../src/agent/ports/tool.ts';
-import { createGithubDispatchWorkflowTool } from '../../src/integrations/tools/github-dispatch-workflow.ts';
+import { createGithubDispatchWorkflowTool } from '../../src/integrations/tools/github/github-dispatch-workflow.ts';
 import { startFakeGithub, type FakeGithub, type FakeRepo } from '../fakes/github-server.ts';
 import { errorOf, okOutput, runTool, testGithub, toolContext } from './tool-context.ts';
 

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boundedFetch } from '../../src/integrations/http/bounded-body.ts';
-import { createHttpCheckTool } from '../../src/integrations/tools/http-check.ts';
+import { createHttpCheckTool } from '../../src/integrations/tools/ops/http-check.ts';
 import { errorOf, okOutput, runTool } from './tool-context.ts';
 
 /** A server a stranger controls: an endless body, and a count of what reached it. */

@@ -4,12 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { LlmError } from '../../src/agent/model/errors.ts';
 import type { LlmClient, LlmRequest } from '../../src/agent/ports/llm.ts';
-import { createAskHumanTool } from '../../src/integrations/tools/ask-human.ts';
-import { createHttpCheckTool } from '../../src/integrations/tools/http-check.ts';
-import { createLlmTaskTool } from '../../src/integrations/tools/llm-task.ts';
-import { createSlackNotifyTool } from '../../src/integrations/tools/slack-notify.ts';
-import type { SlackPoster } from '../../src/integrations/tools/slack-poster.ts';
-import { createWaitTool } from '../../src/integrations/tools/wait.ts';
+import { createAskHumanTool } from '../../src/integrations/tools/thread/ask-human.ts';
+import { createHttpCheckTool } from '../../src/integrations/tools/ops/http-check.ts';
+import { createLlmTaskTool } from '../../src/integrations/tools/model/llm-task.ts';
+import { createSlackNotifyTool } from '../../src/integrations/tools/thread/slack-notify.ts';
+import type { SlackPoster } from '../../src/integrations/tools/thread/slack-poster.ts';
+import { createWaitTool } from '../../src/integrations/tools/ops/wait.ts';
 import { errorOf, okOutput, runTool, toolContext } from './tool-context.ts';
 
 let server: Server;

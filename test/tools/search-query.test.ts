@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isRepositoryAllowed, repositoryRefusal } from '../../src/agent/model/repository-allow-list.ts';
 import { searchQueryReach } from '../../src/integrations/github/search-query.ts';
-import { createGithubSearchIssuesTool } from '../../src/integrations/tools/github-search-issues.ts';
+import { createGithubSearchIssuesTool } from '../../src/integrations/tools/github/github-search-issues.ts';
 import { said } from '../helpers/words.ts';
 
 const LIST = ['acme/api', 'globex/*'];

@@ -1,4 +1,4 @@
-import type { SlackPoster } from '../../integrations/tools/slack-poster.ts';
+import type { SlackPoster } from '../../integrations/tools/thread/slack-poster.ts';
 import type { SlackClient } from './slack-client.ts';
 
 export const MARKER_EVENT_TYPE = 'tandem_marker';

@@ -1,5 +1,5 @@
 import type { ToolContext } from '../../agent/ports/tool.ts';
-import { sleep } from '../tools/sleep.ts';
+import { sleep } from '../tools/ops/sleep.ts';
 import { requestOptions } from './call.ts';
 import type { Octokit } from './client.ts';
 import { toToolError } from './errors.ts';

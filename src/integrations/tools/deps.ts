@@ -1,7 +1,7 @@
 import type { LlmClient } from '../../agent/ports/llm.ts';
 import type { Octokit } from '../github/client.ts';
 import type { PollTiming } from '../github/workflow-poll.ts';
-import type { SlackPoster } from './slack-poster.ts';
+import type { SlackPoster } from './thread/slack-poster.ts';
 
 /** Everything the built-in tools reach the world through. A missing one makes its tools answer with a clear error. */
 export interface ToolDeps {

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { requestOptions, runGithub } from '../../github/call.ts';
+import type { Octokit } from '../../github/client.ts';
+import { RepoSchema, splitRepo } from '../../github/repo-ref.ts';
+import { defineTool } from '../define-tool.ts';
+
+/** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
+const Output = z.object({
+  repo: z.string(),
+  count: z.number(),
+  pulls: z.array(z.object({ number: z.number(), title: z.string(), url: z.string(), state: z.string() })),
+});
+
+export function createGithubListPullsTool(github: Octokit | undefined) {
+  return defineTool({
+    name: 'github_list_pulls',
+    description:
+      'List pull requests of a repository, newest first: number, title, url, author, base and head branches, draft flag. Use github_get_pull for mergeability and checks of one PR.',
+    risk: 'read',
+    output: Output,
+    targets: ['repo', 'base'],
+    input: z.object({
+      repo: RepoSchema,
+      state: z.enum(['open', 'closed', 'all']).default('open').describe('Default "open"'),
+      base: z.string().min(1).optional().describe('Only PRs into this base branch, e.g. "main"'),
+      limit: z.number().int().min(1).max(100).default(20).describe('At most this many (default 20, max 100)'),
+    }),
+    run: (args, ctx) =>
+      runGithub(github, { what: args.repo, write: false }, async (octokit) => {
+        const { data } = await octokit.rest.pulls.list({
+          ...splitRepo(args.repo),
+          state: args.state,
+          ...(args.base ? { base: args.base } : {}),
+          per_page: args.limit,
+          sort: 'created',
+          direction: 'desc',
+          request: requestOptions(ctx, false),
+        });
+        const pulls = data.slice(0, args.limit).map((pull) => ({
+          number: pull.number,
+          title: pull.title,
+          url: pull.html_url,
+          state: pull.state,
+          draft: pull.draft ?? false,
+          author: pull.user?.login ?? null,
+          base: pull.base.ref,
+          head: pull.head.ref,
+          updatedAt: pull.updated_at,
+        }));
+        return { status: 'ok', output: { repo: args.repo, count: pulls.length, pulls } };
+      }),
+  });
+}

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { escapeText } from '../../slack/slack-text.ts';
+import { defineTool } from '../define-tool.ts';
+import type { SlackPoster } from './slack-poster.ts';
+
+const NOT_CONFIGURED = 'Slack is not configured (SLACK_BOT_TOKEN)';
+
+/** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
+const Output = z.object({ channel: z.string(), ts: z.string(), url: z.string().nullable() });
+
+export function createSlackNotifyTool(slack: SlackPoster | undefined) {
+  return defineTool({
+    name: 'slack_notify',
+    description:
+      'Post a message to a Slack channel (e.g. announce a release). The channel is a channel ID like C0123 or a name like #deploys. Mention a person by their user id as <@U0123>.',
+    risk: 'write',
+    output: Output,
+    targets: ['channel'],
+    input: z.object({
+      channel: z.string().min(1).max(80).describe('Channel ID (C…) or #name'),
+      text: z.string().min(1).max(3_000).describe('Message text (Slack mrkdwn)'),
+    }),
+    // The plan's own text keeps its mentions: the approver read it, `<!here>` and all, before it ran.
+    // Text filled in from an earlier output (an issue title, a model's summary) was never shown, so
+    // it is escaped and cannot mention a channel, a person or hide a link.
+    quoteFilled: escapeText,
+    run: async (args, ctx) => {
+      if (!slack) return { status: 'error', error: { message: NOT_CONFIGURED, code: 'not-configured' } };
+      try {
+        const posted = await slack.postMessage({ channel: args.channel, text: args.text, marker: ctx.marker });
+        return { status: 'ok', output: { channel: posted.channel, ts: posted.ts, url: posted.permalink ?? null } };
+      } catch (error) {
+        // Whether Slack stored the message is unknown once the request left; reconcile() looks for it.
+        return { status: 'error', error: { message: `Slack did not confirm the message to ${args.channel}: ${(error as Error).message}`, uncertain: true } };
+      }
+    },
+    reconcile: async (args, ctx) => {
+      if (!slack) return { status: 'unknown', reason: NOT_CONFIGURED };
+      try {
+        const found = await slack.findMessage({ channel: args.channel, marker: ctx.marker, since: ctx.startedAt });
+        return found
+          ? { status: 'done', output: { channel: found.channel ?? args.channel, ts: found.ts, url: found.permalink ?? null } }
+          : { status: 'not-done' };
+      } catch (error) {
+        return { status: 'unknown', reason: `could not read ${args.channel} history: ${(error as Error).message}` };
+      }
+    },
+  });
+}

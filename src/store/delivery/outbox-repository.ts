@@ -1,0 +1,142 @@
+/**
+ * The outbox: messages a run owes its thread, written with the change that owes them and marked
+ * sent after delivery. A replica claims pending ones whose lease ran out (their writer died), with
+ * SKIP LOCKED so two replicas never deliver the same one.
+ */
+import { and, asc, eq, inArray, lte, ne, or, sql } from 'drizzle-orm';
+import type { NewOwedMessage, OweAlong, OwedMessage, RunRecord, RunStatus } from '../../agent/ports/run-store.ts';
+import { builtOnce } from '../engine/built-once.ts';
+import type { Db } from '../database.ts';
+import { jsonParam, rawRows } from '../engine/raw-rows.ts';
+import { fromRawRun, type RawRunRow } from '../runs/run-rows.ts';
+import { outbox } from '../schema.ts';
+
+const leaseEnd = (ms: number) => sql`now() + ${Math.max(0, Math.round(ms))} * interval '1 millisecond'`;
+
+function owedRows(runId: string, owed: readonly NewOwedMessage[], holder: { owner: string; leaseMs: number }) {
+  return owed.map((message) => ({
+    id: message.id,
+    runId,
+    kind: message.kind,
+    payload: message.payload,
+    leaseOwner: holder.owner,
+    leaseUntil: leaseEnd(holder.leaseMs),
+  }));
+}
+
+export interface FinishRunInput {
+  runId: string;
+  from: readonly RunStatus[];
+  status: RunStatus;
+  summary: Record<string, unknown>;
+  finishedAt: Date;
+  event: { type: string; data: Record<string, unknown> };
+  owe: readonly NewOwedMessage[];
+  owner: string;
+  leaseMs: number;
+}
+
+/**
+ * A run's end as one statement: status (only from `from`, and only once), summary, finish time, its
+ * event (numbered on the same row update) and what it owes the thread. One round trip where a
+ * transaction of three writes took five.
+ */
+export async function finishRunRecord(db: Db, input: FinishRunInput): Promise<RunRecord | undefined> {
+  if (input.from.length === 0) return undefined;
+  const owed = input.owe.map((message) => ({ id: message.id, kind: message.kind, payload: message.payload }));
+  const [row] = await rawRows<RawRunRow>(
+    db,
+    sql`with moved as (
+          update runs set status = ${input.status}, summary = ${jsonParam(input.summary)}::jsonb,
+            finished_at = ${input.finishedAt.toISOString()}::timestamptz, updated_at = ${new Date().toISOString()}::timestamptz,
+            event_seq = event_seq + 1
+          where id = ${input.runId} and status in (${sql.join(
+            input.from.map((status) => sql`${status}`),
+            sql`, `,
+          )}) and finished_at is null
+          returning *
+        ), logged as (
+          insert into events (run_id, seq, type, data) select id, event_seq, ${input.event.type}, ${jsonParam(input.event.data)}::jsonb from moved
+        ), owed as (
+          insert into outbox (id, run_id, kind, payload, lease_owner, lease_until)
+          select o.id, moved.id, o.kind, o.payload, ${input.owner}, ${leaseEnd(input.leaseMs)}
+          from moved, jsonb_to_recordset(${jsonParam(owed)}::jsonb) as o(id text, kind text, payload jsonb)
+          on conflict do nothing
+        )
+        select * from moved`,
+  );
+  return row ? fromRawRun(row) : undefined;
+}
+
+/** Records a message owed outside a run's end; the same id twice is one message. */
+export async function insertOwed(db: Db, input: { runId: string; owe: readonly NewOwedMessage[]; owner: string; leaseMs: number }): Promise<void> {
+  if (input.owe.length)
+    await db
+      .insert(outbox)
+      .values(owedRows(input.runId, input.owe, input))
+      .onConflictDoNothing();
+}
+
+/**
+ * Takes pending messages for `owner`: of one run (those it holds already, or nobody does), or of any
+ * run whose holder stopped renewing. `all`: one process on the store at start-up takes every one a
+ * previous process held.
+ */
+/**
+ * Inserts a row and, when a message is owed for it, that message in the same transaction. The row's id
+ * names the message (`<runId>/<kind>/<id>`, found by its key after a crash) and goes in its payload as `<kind>Id`.
+ */
+export async function insertOwing<Row>(
+  db: Db,
+  input: { runId: string; id: string; kind: 'escalation' | 'question'; insert(tx: Db): Promise<Row[]> },
+  owed: OweAlong | undefined,
+): Promise<Row[]> {
+  if (!owed) return input.insert(db);
+  return db.transaction(async (tx) => {
+    const rows = await input.insert(tx);
+    const owe = [{ id: `${input.runId}/${input.kind}/${input.id}`, kind: input.kind, payload: { ...owed.payload, [`${input.kind}Id`]: input.id } }];
+    await insertOwed(tx, { runId: input.runId, owe, owner: owed.owner, leaseMs: owed.leaseMs });
+    return rows;
+  });
+}
+
+export async function claimOwed(db: Db, input: { owner: string; leaseMs: number; all: boolean; runId?: string; limit: number }): Promise<OwedMessage[]> {
+  const expired = lte(outbox.leaseUntil, sql`now()`);
+  // `all`: whatever another owner id holds is a previous process's; this process's own stay with their deliverer.
+  const free = input.all ? or(expired, ne(outbox.leaseOwner, input.owner)) : input.runId ? or(expired, eq(outbox.leaseOwner, input.owner)) : expired;
+  const candidates = db
+    .select({ id: outbox.id })
+    .from(outbox)
+    .where(and(eq(outbox.status, 'pending'), input.runId ? eq(outbox.runId, input.runId) : undefined, free))
+    .orderBy(asc(outbox.createdAt))
+    .limit(input.limit)
+    .for('update', { skipLocked: true });
+  const rows = await db
+    .update(outbox)
+    .set({ leaseOwner: input.owner, leaseUntil: leaseEnd(input.leaseMs), attempts: sql`${outbox.attempts} + 1` })
+    .where(and(inArray(outbox.id, candidates), eq(outbox.status, 'pending')))
+    .returning();
+  return rows
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
+    .map((row) => ({ id: row.id, runId: row.runId, kind: row.kind, payload: row.payload, attempts: row.attempts, createdAt: row.createdAt }));
+}
+
+const markSent = builtOnce((db) =>
+  db
+    .update(outbox)
+    .set({ status: 'sent', sentAt: sql`now()`, leaseUntil: null })
+    .where(eq(outbox.id, sql.placeholder('id')))
+    .prepare('mark_owed_sent'),
+);
+
+export async function markOwedSent(db: Db, id: string): Promise<void> {
+  await markSent(db).execute({ id });
+}
+
+/** Delivery failed: any replica may try again after `retryInMs`. */
+export async function deferOwed(db: Db, input: { id: string; retryInMs: number }): Promise<void> {
+  await db
+    .update(outbox)
+    .set({ leaseUntil: leaseEnd(input.retryInMs) })
+    .where(and(eq(outbox.id, input.id), eq(outbox.status, 'pending')));
+}

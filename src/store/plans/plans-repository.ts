@@ -1,0 +1,153 @@
+import { asc, eq, and, sql } from 'drizzle-orm';
+import type { ApprovalRecord, NewApproval, PlansPort, PlanVersionRecord } from '../../agent/ports/run-store.ts';
+import { PlanSchema, type Plan } from '../../agent/model/plan.ts';
+import type { Text } from '../../agent/text/text.ts';
+import { builtOnce } from '../engine/built-once.ts';
+import type { Db } from '../database.ts';
+import { isUniqueViolation } from '../errors.ts';
+import { asDate, jsonParam, rawRows } from '../engine/raw-rows.ts';
+import { approvals, planVersions } from '../schema.ts';
+
+type PlanRow = typeof planVersions.$inferSelect;
+
+function toPlanVersion(row: PlanRow): PlanVersionRecord {
+  return {
+    runId: row.runId,
+    version: row.version,
+    // Parsed on every read: a stored plan of an older schemaVersion must still come back valid.
+    plan: PlanSchema.parse(row.plan),
+    authorKind: row.authorKind,
+    authorId: row.authorId,
+    parentVersion: row.parentVersion,
+    reason: row.reason,
+    createdAt: row.createdAt,
+  };
+}
+
+export interface RawPlanRow {
+  run_id: string;
+  version: number;
+  plan: unknown;
+  author_kind: PlanVersionRecord['authorKind'];
+  author_id: string;
+  parent_version: number | null;
+  reason: Text | null;
+  created_at: Date | string;
+}
+
+export const fromRawPlan = (row: RawPlanRow): PlanVersionRecord =>
+  toPlanVersion({
+    runId: row.run_id,
+    version: Number(row.version),
+    plan: row.plan as Plan,
+    authorKind: row.author_kind,
+    authorId: row.author_id,
+    parentVersion: row.parent_version === null ? null : Number(row.parent_version),
+    reason: row.reason,
+    createdAt: asDate(row.created_at),
+  });
+
+/**
+ * A proposed version is the run's current one, and `plan-proposed` is its event, from the same
+ * statement as the version: one round trip where three writes took three.
+ */
+function proposedCtes(input: Parameters<PlansPort['addPlanVersion']>[0]) {
+  if (!input.proposed) return sql``;
+  const replans = input.proposed.replans;
+  const event = { authorKind: input.authorKind, authorId: input.authorId, reason: input.reason };
+  return sql`, moved as (
+      update runs set current_plan_version = added.version, updated_at = ${new Date().toISOString()}::timestamptz,
+        event_seq = event_seq + 1${replans === undefined ? sql`` : sql`, replans = ${replans}`}
+      from added where runs.id = added.run_id
+      returning runs.event_seq
+    ), logged as (
+      insert into events (run_id, seq, type, data)
+      select added.run_id, moved.event_seq, 'plan-proposed', jsonb_build_object('version', added.version) || ${jsonParam(event)}::jsonb
+      from added, moved
+    )`;
+}
+
+export async function insertPlanVersion(db: Db, input: Parameters<PlansPort['addPlanVersion']>[0]): Promise<PlanVersionRecord> {
+  // Versions are numbered 1, 2, … per run; a concurrent insert that takes the same number retries.
+  for (let tries = 0; ; tries++) {
+    try {
+      const [row] = await rawRows<RawPlanRow>(
+        db,
+        sql`with added as (
+              insert into plan_versions (run_id, version, plan, author_kind, author_id, parent_version, reason)
+              values (${input.runId}, (select coalesce(max(version), 0) + 1 from plan_versions where run_id = ${input.runId}),
+                ${jsonParam(input.plan)}::jsonb, ${input.authorKind}, ${input.authorId}, ${input.parentVersion}, ${jsonParam(input.reason)}::jsonb)
+              returning *
+            )${proposedCtes(input)}
+            select * from added`,
+      );
+      return fromRawPlan(row!);
+    } catch (error) {
+      if (tries < 5 && isUniqueViolation(error)) continue;
+      throw error;
+    }
+  }
+}
+
+const planVersionByNumber = builtOnce((db) =>
+  db
+    .select()
+    .from(planVersions)
+    .where(and(eq(planVersions.runId, sql.placeholder('runId')), eq(planVersions.version, sql.placeholder('version'))))
+    .prepare('plan_version_by_number'),
+);
+
+export async function selectPlanVersion(db: Db, runId: string, version: number): Promise<PlanVersionRecord | undefined> {
+  const [row] = await planVersionByNumber(db).execute({ runId, version });
+  return row ? toPlanVersion(row) : undefined;
+}
+
+const planVersionsOfRun = builtOnce((db) =>
+  db
+    .select()
+    .from(planVersions)
+    .where(eq(planVersions.runId, sql.placeholder('runId')))
+    .orderBy(asc(planVersions.version))
+    .prepare('plan_versions_of_run'),
+);
+
+export async function selectPlanVersions(db: Db, runId: string): Promise<PlanVersionRecord[]> {
+  const rows = await planVersionsOfRun(db).execute({ runId });
+  return rows.map(toPlanVersion);
+}
+
+type ApprovalRow = typeof approvals.$inferSelect;
+
+const toApproval = (row: ApprovalRow): ApprovalRecord => ({
+  runId: row.runId,
+  planVersion: row.planVersion,
+  userId: row.userId,
+  decision: row.decision,
+  via: row.via,
+  need: row.need,
+  why: row.why,
+  digest: row.digest,
+  createdAt: row.createdAt,
+});
+
+export async function insertApproval(db: Db, input: NewApproval): Promise<ApprovalRecord> {
+  const [row] = await db
+    .insert(approvals)
+    .values({ ...input, via: input.via ?? 'person', need: input.need ?? null, why: input.why ?? null, digest: input.digest ?? null })
+    .returning();
+  return toApproval(row!);
+}
+
+const approvalsOfRun = builtOnce((db) =>
+  db
+    .select()
+    .from(approvals)
+    .where(eq(approvals.runId, sql.placeholder('runId')))
+    .orderBy(asc(approvals.id))
+    .prepare('approvals_of_run'),
+);
+
+export async function selectApprovals(db: Db, runId: string): Promise<ApprovalRecord[]> {
+  const rows = await approvalsOfRun(db).execute({ runId });
+  return rows.map(toApproval);
+}

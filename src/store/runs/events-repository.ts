@@ -1,0 +1,60 @@
+import { asc, eq, sql } from 'drizzle-orm';
+import { jsonParam, rawRows } from '../engine/raw-rows.ts';
+import { parseRunEvent, type RunEvent } from '../../agent/model/run-events.ts';
+import { builtOnce } from '../engine/built-once.ts';
+import type { Db } from '../database.ts';
+import { events } from '../schema.ts';
+
+interface RawEventRow {
+  run_id: string;
+  seq: number;
+  type: string;
+  data: Record<string, unknown>;
+  at: Date | string;
+}
+
+/**
+ * Bumping the run's counter and inserting the events in one statement serialises appends per run on
+ * the run row's lock, so sequence numbers are gap-free and match commit order — in one round trip,
+ * however many events the batch holds. The batch's rows take consecutive numbers in the given order.
+ */
+export async function appendEvents(db: Db, runId: string, batch: readonly { type: string; data?: Record<string, unknown> }[]): Promise<RunEvent[]> {
+  if (batch.length === 0) return [];
+  const rows = await rawRows<RawEventRow>(
+    db,
+    sql`with counter as (
+          update runs set event_seq = event_seq + ${batch.length} where id = ${runId} returning event_seq
+        )
+        insert into events (run_id, seq, type, data)
+        select ${runId}, counter.event_seq - ${batch.length} + item.position, item.event->>'type', item.event->'data'
+        from counter, jsonb_array_elements(${jsonParam(batch.map((event) => ({ type: event.type, data: event.data ?? {} })))}::jsonb)
+          with ordinality as item(event, position)
+        returning run_id, seq, type, data, at`,
+  );
+  if (rows.length === 0) throw new Error(`run ${runId} not found`);
+  return rows
+    .map((row) =>
+      parseRunEvent({ runId: row.run_id, seq: Number(row.seq), type: row.type, data: row.data, at: row.at instanceof Date ? row.at : new Date(row.at) }),
+    )
+    .sort((a, b) => a.seq - b.seq);
+}
+
+export async function appendEvent(db: Db, runId: string, type: string, data: Record<string, unknown> = {}): Promise<RunEvent> {
+  const [event] = await appendEvents(db, runId, [{ type, data }]);
+  return event!;
+}
+
+const eventsOfRun = builtOnce((db) =>
+  db
+    .select()
+    .from(events)
+    .where(eq(events.runId, sql.placeholder('runId')))
+    .orderBy(asc(events.seq))
+    .prepare('events_of_run'),
+);
+
+export async function selectEvents(db: Db, runId: string): Promise<RunEvent[]> {
+  const rows = await eventsOfRun(db).execute({ runId });
+  // Parsed by each type's schema; a row an older version wrote in another shape reads as an `unknown` event.
+  return rows.map(parseRunEvent);
+}

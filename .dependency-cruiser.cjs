@@ -15,6 +15,50 @@ module.exports = {
       to: { pathNot: ['^src/agent/', 'node_modules/zod/'] },
     },
     {
+      name: 'agent-model-is-a-leaf',
+      comment:
+        'The plan model, budgets, refusal codes and the tool registry are plain data and pure functions: they import only zod, each other and the text helpers (and the Tool interface the registry lists).',
+      severity: 'error',
+      from: { path: '^src/agent/model/' },
+      to: { path: '^src/agent/', pathNot: ['^src/agent/model/', '^src/agent/text/', '^src/agent/ports/tool\\.ts$'] },
+    },
+    {
+      name: 'agent-text-is-a-leaf',
+      comment: 'Words for people, redaction and storable text are used everywhere and depend on nothing of the agent.',
+      severity: 'error',
+      from: { path: '^src/agent/text/' },
+      to: { path: '^src/agent/', pathNot: '^src/agent/text/' },
+    },
+    {
+      name: 'agent-ports-are-interfaces',
+      comment: 'A port names what the core needs in terms of the model; it imports no decision, planning or execution code.',
+      severity: 'error',
+      from: { path: '^src/agent/ports/' },
+      to: { path: '^src/agent/', pathNot: ['^src/agent/ports/', '^src/agent/model/', '^src/agent/text/'] },
+    },
+    {
+      name: 'execution-asks-no-planner-or-person',
+      comment:
+        "Execution runs an approved version; failures and waits leave it as values for the wiring to act on, so it imports neither planning nor people's decisions.",
+      severity: 'error',
+      from: { path: '^src/agent/execution/' },
+      to: { path: ['^src/agent/planning/', '^src/agent/decisions/'] },
+    },
+    {
+      name: 'replicas-do-not-drive-runs',
+      comment: 'Leases and timers say which replica owns what and when; driving a run is execution, started by the wiring.',
+      severity: 'error',
+      from: { path: '^src/agent/replicas/' },
+      to: { path: ['^src/agent/execution/', '^src/agent/planning/', '^src/agent/decisions/'] },
+    },
+    {
+      name: 'delivery-only-delivers',
+      comment: 'Delivery draws the board and sends what a run owes its thread; it decides nothing.',
+      severity: 'error',
+      from: { path: '^src/agent/delivery/' },
+      to: { path: ['^src/agent/execution/', '^src/agent/planning/', '^src/agent/decisions/', '^src/agent/replicas/'] },
+    },
+    {
       name: 'config-is-a-leaf',
       comment: 'Configuration is read once and passed down; it depends on nothing of ours.',
       severity: 'error',

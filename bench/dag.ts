@@ -10,7 +10,7 @@ import { createAgent } from '../src/agent/agent.ts';
 import type { PlannerAnswer } from '../src/agent/planning/planner-schema.ts';
 import type { LlmClient, LlmRequest, LlmResponse } from '../src/agent/ports/llm.ts';
 import type { AnyTool } from '../src/agent/ports/tool.ts';
-import { sleep } from '../src/agent/execution/tool-call.ts';
+import { sleep } from '../src/agent/sleep.ts';
 import { createRunStore, openDatabase } from '../src/store/index.ts';
 import { quietSurface } from './quiet-surface.ts';
 import { atMost, printFigures } from './support/figures.ts';

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sleep } from '../../src/agent/execution/tool-call.ts';
+import { sleep } from '../../src/agent/sleep.ts';
 import { auditViolations } from '../audit/support.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { standardTools } from './support/fake-tools.ts';

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/agent/model/plan.ts';
 import type { RunStore } from '../../src/agent/ports/run-store.ts';
 import type { ToolContext } from '../../src/agent/ports/tool.ts';
-import { sleep } from '../../src/agent/execution/tool-call.ts';
+import { sleep } from '../../src/agent/sleep.ts';
 import { createRunStore } from '../../src/store/index.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { fakeTool } from '../agent/support/fake-tools.ts';

@@ -13,7 +13,7 @@ import type { DecisionInput, DecisionRefusalCode, PlanVersionRecord, RunRecord }
 import { proposeVersion } from '../planning/propose-version.ts';
 import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
 import { summarizeEnded } from '../execution/run-ending.ts';
-import { completedStepIds } from '../model/step-facts.ts';
+import { completedStepIds } from '../execution/step-facts.ts';
 import { person, type Text, words } from '../text/text.ts';
 
 type Loaded = { run: RunRecord; version: PlanVersionRecord };

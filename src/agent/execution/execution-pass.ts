@@ -11,7 +11,7 @@ import { nextActions, TOKENS_STALE_MS, type ExecutorState } from './execution-ru
 import { joinedClaims, type JoinedClaims, type StepWrites } from './joined-claims.ts';
 import type { Plan } from '../model/plan.ts';
 import type { RunRecord, StepRecord } from '../ports/run-store.ts';
-import { succeededOutputs } from '../model/step-facts.ts';
+import { succeededOutputs } from './step-facts.ts';
 import { runStep, type StepOutcome } from './step-runner.ts';
 import { mayStartVersion } from '../decisions/version-approval.ts';
 

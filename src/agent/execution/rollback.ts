@@ -13,7 +13,7 @@ import type { RollbackStep } from '../model/plan.ts';
 import { topologicalOrder } from '../model/plan-graph.ts';
 import type { ConfirmationRecord, PlanVersionRecord, StepRecord } from '../ports/run-store.ts';
 import { runStep } from './step-runner.ts';
-import { succeededOutputs } from '../model/step-facts.ts';
+import { succeededOutputs } from './step-facts.ts';
 import { escalate } from './escalation.ts';
 import { rollbackContentChanged } from '../decisions/version-approval.ts';
 

@@ -12,7 +12,7 @@ import { cancelUnstarted, finishRun } from './run-ending.ts';
 import { runTimeLeftMs } from '../model/budgets.ts';
 import { recoverRunningSteps } from './resume.ts';
 import { onStepFailure } from './supervisor.ts';
-import { sleep } from './tool-call.ts';
+import { sleep } from '../sleep.ts';
 import { plainText, words } from '../text/text.ts';
 
 const FOREIGN_POLL_MS = 1000;

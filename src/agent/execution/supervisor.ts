@@ -13,7 +13,7 @@ import type { RunRecord, RunStatus, StepRecord } from '../ports/run-store.ts';
 import { proposeVersion } from '../planning/propose-version.ts';
 import { REPO_NOT_ALLOWED } from '../model/repository-allow-list.ts';
 import { replanLimits } from '../model/budgets.ts';
-import { completedStepIds } from '../model/step-facts.ts';
+import { completedStepIds } from './step-facts.ts';
 import { type Text, words } from '../text/text.ts';
 
 export async function onStepFailure(ctx: AgentContext, run: RunRecord, _plan: Plan, version: number, failed: StepRecord): Promise<void> {

@@ -3,6 +3,7 @@
  * signal (even if the tool ignores its signal), retried with backoff only for transient errors,
  * and a throw turned into an error value.
  */
+import { sleep } from '../sleep.ts';
 import type { AnyTool, ToolContext, ToolError, ToolResult } from '../ports/tool.ts';
 import { storableValue } from '../text/storable-text.ts';
 import { plainText, setting, words } from '../text/text.ts';
@@ -62,20 +63,4 @@ async function callOnce(tool: AnyTool, args: unknown, ctx: Omit<ToolContext, 'si
     clearTimeout(timer);
     if (onAbort) signal.removeEventListener('abort', onAbort);
   }
-}
-
-/** Resolves true after `ms`, false at once if the signal aborts first. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', stop);
-      resolve(true);
-    }, ms);
-    const stop = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal?.addEventListener('abort', stop, { once: true });
-  });
 }

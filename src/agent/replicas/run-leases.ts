@@ -8,7 +8,7 @@
 import type { LogPort } from '../ports/logger.ts';
 import type { LeasesPort } from '../ports/leases.ts';
 import type { RunRecord, RunStatus } from '../ports/runs.ts';
-import { sleep } from '../execution/tool-call.ts';
+import { sleep } from '../sleep.ts';
 import { adoptionGraceMs, newlyAdopted, releaseEffect, runsLostToPeers, takeDeadline, takePollMs } from './lease-decisions.ts';
 
 export interface ReplicaSettings {

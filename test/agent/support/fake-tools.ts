@@ -1,6 +1,6 @@
 /** Fake tools with controllable latency and failure; each records its calls with start and finish times. */
 import { z } from 'zod';
-import { sleep } from '../../../src/agent/execution/tool-call.ts';
+import { sleep } from '../../../src/agent/sleep.ts';
 import type { AnyTool, ReconcileResult, Risk, ToolContext, ToolResult } from '../../../src/agent/ports/tool.ts';
 
 export interface ToolCall {

@@ -9,7 +9,7 @@ import { createAgentContext } from './agent-context.ts';
 import { createBackgroundWork, type BackgroundWork } from './replicas/background-work.ts';
 import { decide, checkEdit, editPlan, revisePlan } from './decisions/plan-decisions.ts';
 import { resolveEscalation } from './decisions/escalation-resolution.ts';
-import { runHousekeeping } from './replicas/housekeeping.ts';
+import { runHousekeeping } from './waits/housekeeping.ts';
 import { cancelRun, followUp } from './decisions/follow-up.ts';
 import { planRun } from './planning/plan-run.ts';
 import type { AgentApi } from './ports/agent-api.ts';

@@ -11,11 +11,16 @@ import type { ReplicaSettings, RunLeases } from './replicas/run-leases.ts';
 import type { Budgets } from './model/budgets.ts';
 import type { ToolRegistry } from './model/tool-registry.ts';
 
-/** Approval reminder and expiry, escalation re-ping, in minutes. */
+/** When a wait for a person is reminded about and when it expires, and whom a reminder pings. */
 export interface HousekeepingSettings {
-  approvalRemindMin: number;
-  approvalExpireMin: number;
-  escalationRepingMin: number;
+  /** Every open wait (approval, question, escalation, Confirm) is re-pinged once after this many seconds. */
+  remindAfterS: number;
+  /** A wait unanswered this long expires: a plan can no longer be approved, a Confirm aborts, others go to escalateTo. */
+  waitTtlS: number;
+  /** Who is pinged when a wait is re-sent (a user `U…` or group `S…`); unset: nobody by name. */
+  escalateTo?: string;
+  /** Who may approve, by id, pinged by an approval reminder; empty: anyone may, and nobody is pinged by name. */
+  approvers?: readonly string[];
 }
 
 export interface AgentSettings {
@@ -29,7 +34,7 @@ export interface AgentSettings {
   concurrency: number;
   /** Retries of a step whose tool says the error is transient (default 3 tries after the first, from 500 ms doubling). */
   retry?: { retries: number; baseDelayMs: number };
-  /** Approval reminder and expiry, escalation re-ping (minutes); defaults in housekeeping.ts. */
+  /** Reminders and expiry of waits for people; defaults in housekeeping.ts. */
   housekeeping?: Partial<HousekeepingSettings>;
   /** TANDEM_ATTRIBUTION: GitHub writes carry who asked and approved (absent: on). */
   attribution?: boolean;

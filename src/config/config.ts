@@ -39,7 +39,7 @@ export interface Config {
   confidenceThreshold: number;
   budgets: { maxSteps: number; maxReplans: number; runTimeoutS: number; stepTimeoutS: number; maxTokens: number };
   /** Minutes before a waiting plan is reminded about and expires, and between re-pings of an open escalation. */
-  housekeeping: { approvalRemindMin: number; approvalExpireMin: number; escalationRepingMin: number };
+  housekeeping: { remindAfterS: number; waitTtlS: number };
   httpAllow: string[];
   autoRunReadOnly: boolean;
   /** TANDEM_ATTRIBUTION: Tandem's GitHub writes carry who asked, who approved, the plan version, digest and thread. */
@@ -125,9 +125,8 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       maxTokens: e.TANDEM_MAX_TOKENS,
     },
     housekeeping: {
-      approvalRemindMin: e.TANDEM_APPROVAL_REMIND_MIN,
-      approvalExpireMin: e.TANDEM_APPROVAL_EXPIRE_MIN,
-      escalationRepingMin: e.TANDEM_ESCALATION_REPING_MIN,
+      remindAfterS: e.TANDEM_REMIND_AFTER_S,
+      waitTtlS: e.TANDEM_APPROVAL_TTL_S,
     },
     httpAllow: e.TANDEM_HTTP_ALLOW.map((h) => h.toLowerCase()),
     autoRunReadOnly: e.TANDEM_AUTO_RUN_READ_ONLY,

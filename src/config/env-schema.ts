@@ -103,9 +103,8 @@ export const EnvSchema = z.object({
   TANDEM_RUN_TIMEOUT_S: timeoutSeconds(3600),
   TANDEM_STEP_TIMEOUT_S: timeoutSeconds(600),
   TANDEM_MAX_TOKENS: positiveInt(200_000),
-  TANDEM_APPROVAL_REMIND_MIN: positiveInt(30),
-  TANDEM_APPROVAL_EXPIRE_MIN: positiveInt(1440),
-  TANDEM_ESCALATION_REPING_MIN: positiveInt(60),
+  TANDEM_REMIND_AFTER_S: positiveInt(1800),
+  TANDEM_APPROVAL_TTL_S: positiveInt(86_400),
   TANDEM_HTTP_ALLOW: csv.pipe(
     z.array(
       z.string().refine(isWellFormedAllowEntry, {

@@ -13,13 +13,9 @@ export function recordOpenWaits(metrics: Metrics, found: OpenWaits): void {
 }
 
 /**
- * When each kind of wait is reminded about: approvals after TANDEM_APPROVAL_REMIND_MIN, escalations and
- * Confirms re-pinged every TANDEM_ESCALATION_REPING_MIN. Questions are never re-pinged; the approval
- * reminder stands in for them. The alert "a wait older than its reminder" compares against these.
+ * When each kind of wait is reminded about: every kind once, after TANDEM_REMIND_AFTER_S. The alert
+ * "a wait older than its reminder" compares against these.
  */
 export function recordRemindAfter(metrics: Metrics, housekeeping: Config['housekeeping']): void {
-  const approval = housekeeping.approvalRemindMin * 60;
-  const reping = housekeeping.escalationRepingMin * 60;
-  for (const [kind, seconds] of Object.entries({ approval, question: approval, escalation: reping, confirm: reping }))
-    metrics.waitRemindAfter.set({ kind }, seconds);
+  for (const kind of ['approval', 'question', 'escalation', 'confirm']) metrics.waitRemindAfter.set({ kind }, housekeeping.remindAfterS);
 }

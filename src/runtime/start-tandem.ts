@@ -122,7 +122,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
     // Repeated on PGlite too: a request stored while the store was failing, whose handling failed with it, is handled
     // once its lease runs out instead of waiting for a restart.
     cleanups.add(resumeInboxPeriodically({ resumeInbox: async () => (await expireDead(), slack.resumeInbox()), everyMs: 5_000, repeat: true, logger }));
-    cleanups.add(scheduleHousekeeping({ agent, db: database.db, metrics, replicaId, logger }));
+    cleanups.add(scheduleHousekeeping({ agent, db: database.db, metrics, replicaId, logger, waits: config.housekeeping }));
     logger.info({ port, mode: config.slack.mode, replicaId, engine: database.engine, workspace: workspace?.origin, demo: Boolean(demo) }, 'Tandem is running');
 
     return {
@@ -217,7 +217,7 @@ function buildAgent(
       secrets: config.secrets,
       repositories: config.github.repos,
       concurrency: 8,
-      housekeeping: config.housekeeping,
+      housekeeping: { ...config.housekeeping, escalateTo: config.escalateTo, approvers: config.approvers },
       attribution: config.attribution,
     },
     logger: wiring.logger,

@@ -8,10 +8,14 @@ import { standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 import { said } from '../helpers/words.ts';
+import { sweepIntervalMs } from '../../src/runtime/housekeeping.ts';
 
 const db = useTestStore();
 const MINUTE = 60_000;
 const after = (from: Date, minutes: number) => new Date(from.getTime() + minutes * MINUTE + 1000);
+/** The product's defaults: a reminder after 30 minutes, expiry after a day. */
+const REMIND_MIN = 30;
+const TTL_MIN = 1440;
 let threads = 0;
 
 const writePlan = plannerAnswer({ steps: [{ id: 's1', tool: 'create_thing', args: { title: 'release notes' } }] });
@@ -22,7 +26,15 @@ function harness(
   const tools = standardTools();
   const llm = new ScriptedLlm();
   if (options.planner) llm.on('planner', writePlan);
-  const h = makeHarness({ store: options.store ?? db.store, tools: tools.all, llm, approvers: ['UAPP'], surface: options.surface, owner: options.owner });
+  const h = makeHarness({
+    store: options.store ?? db.store,
+    tools: tools.all,
+    llm,
+    approvers: ['UAPP'],
+    surface: options.surface,
+    owner: options.owner,
+    settings: { housekeeping: { approvers: ['UAPP'] } },
+  });
   return { ...h, tools };
 }
 
@@ -50,58 +62,95 @@ async function planOpenedAt(store: RunStore, run: RunRecord): Promise<Date> {
 }
 
 describe('housekeeping', () => {
-  it('reminds once about a plan left waiting for approval, then expires it as rejected without running anything', async () => {
+  it('reminds once about a plan left waiting for approval, naming the approvers, then expires it without running anything', async () => {
     const h = harness({ planner: true });
     const run = await h.start('write the release notes');
     expect((await h.store.getRun(run.id))?.status).toBe('awaiting-approval');
     const proposed = await planOpenedAt(h.store, run);
 
-    await h.agent.housekeep(after(proposed, 29));
+    await h.agent.housekeep(after(proposed, REMIND_MIN - 1));
     expect(h.surface.of(run.id, 'notice')).toEqual([]);
 
-    await h.agent.housekeep(after(proposed, 30));
-    await h.agent.housekeep(after(proposed, 45));
+    await h.agent.housekeep(after(proposed, REMIND_MIN));
+    await h.agent.housekeep(after(proposed, REMIND_MIN * 3));
     const reminders = h.surface.of(run.id, 'notice');
     expect(reminders).toHaveLength(1);
-    expect(said(reminders[0]!.text)).toMatch(/^Still waiting for an approver for plan v1 .*expires in \d+ minutes/);
+    expect(said(reminders[0]!.text)).toMatch(/^<@UAPP> The plan above is still waiting for an approver\. .*expires in 23 hours\.$/);
 
-    await h.agent.housekeep(after(proposed, 1440));
-    await h.agent.housekeep(after(proposed, 1500));
+    await h.agent.housekeep(after(proposed, TTL_MIN));
+    await h.agent.housekeep(after(proposed, TTL_MIN + 60));
     await h.agent.idle();
     expect((await h.store.getRun(run.id))?.status).toBe('rejected');
     const summaries = h.surface.of(run.id, 'summary');
     expect(summaries).toHaveLength(1);
-    expect(summaries[0]!.summary).toMatchObject({ outcome: 'rejected', reason: 'Approval expired after 1440 minutes; nothing ran.' });
+    expect(said(summaries[0]!.summary.reason!)).toMatch(/^The plan expired: nobody approved it within 1 day, and nothing ran\./);
     expect(h.tools.write.calls).toHaveLength(0);
     expect(h.surface.of(run.id, 'notice')).toHaveLength(1);
-    // Too late to approve.
+    // Too late to approve: an old click runs nothing.
     expect((await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).ok).toBe(false);
+    expect(h.tools.write.calls).toHaveLength(0);
     expect(h.errors).toEqual([]);
   });
 
-  it('re-pings an open escalation once per interval until someone resolves it', async () => {
+  it('re-posts an open escalation once as a reminder and once more when it expires; the run stays paused', async () => {
     const h = harness();
     const { run, escalation } = await pausedOnEscalation(h.store);
     const opened = escalation.createdAt;
 
-    await h.agent.housekeep(after(opened, 59));
+    await h.agent.housekeep(after(opened, REMIND_MIN - 1));
     expect(h.surface.of(run.id, 'escalation')).toEqual([]);
 
-    await h.agent.housekeep(after(opened, 60));
-    await h.agent.housekeep(after(opened, 90));
+    await h.agent.housekeep(after(opened, REMIND_MIN));
+    await h.agent.housekeep(after(opened, REMIND_MIN * 4));
     const pings = h.surface.of(run.id, 'escalation');
     expect(pings).toHaveLength(1);
     expect(pings[0]).toMatchObject({
       escalation: { id: escalation.id, message: 'deploy failed: 502 from the API' },
-      stakes: expect.stringMatching(/^Still waiting for a decision: this has been open for 60 minutes/),
+      stakes: expect.stringMatching(/^Still waiting for a decision/),
     });
 
-    await h.agent.housekeep(after(opened, 120));
+    await h.agent.housekeep(after(opened, TTL_MIN));
+    await h.agent.housekeep(after(opened, TTL_MIN * 2));
     expect(h.surface.of(run.id, 'escalation')).toHaveLength(2);
+    expect(h.surface.of(run.id, 'escalation')[1]).toMatchObject({ stakes: expect.stringMatching(/^Nobody has decided in 1 day; the run stays paused/) });
+    expect((await h.store.getRun(run.id))?.status).toBe('paused');
 
     await h.store.resolveEscalation({ id: escalation.id, action: 'abort', userId: 'UAPP' });
-    await h.agent.housekeep(after(opened, 180));
+    await h.agent.housekeep(after(opened, TTL_MIN * 3));
     expect(h.surface.of(run.id, 'escalation')).toHaveLength(2);
+  });
+
+  it('asks an unanswered question again once, and when it expires pings the escalation contact; the run keeps waiting', async () => {
+    const surface = new InMemorySurface();
+    const tools = standardTools();
+    const h = makeHarness({
+      store: db.store,
+      tools: tools.all,
+      llm: new ScriptedLlm(),
+      approvers: ['UAPP'],
+      surface,
+      settings: { housekeeping: { escalateTo: 'S0ONCALL' } },
+    });
+    const run = await h.store.createRun({
+      task: 'which region?',
+      requester: 'UREQ',
+      conversation: { channel: 'C1', threadTs: `q.${++threads}` },
+      origin: 'mention',
+    });
+    await h.store.transitionRun(run.id, ['planning'], 'awaiting-answer');
+    const question = await h.store.openQuestion({ runId: run.id, stepId: null, planVersion: null, question: 'Which region?\nWhich tier?' });
+    const asked = question.createdAt;
+
+    await h.agent.housekeep(after(asked, REMIND_MIN));
+    await h.agent.housekeep(after(asked, REMIND_MIN * 2));
+    expect(surface.of(run.id, 'questions')).toEqual([expect.objectContaining({ questions: ['Which region?', 'Which tier?'] })]);
+
+    await h.agent.housekeep(after(asked, TTL_MIN));
+    await h.agent.housekeep(after(asked, TTL_MIN + 30));
+    expect(surface.of(run.id, 'questions')).toHaveLength(2);
+    const notices = surface.of(run.id, 'notice').map((notice) => said(notice.text));
+    expect(notices).toEqual([expect.stringMatching(/^<(@|!subteam\^)S0ONCALL> nobody has answered the question below in 1 day/)]);
+    expect((await h.store.getRun(run.id))?.status).toBe('awaiting-answer');
   });
 
   it('reports a step running far past its timeout once per attempt', async () => {
@@ -163,14 +212,14 @@ describe('housekeeping', () => {
       const proposed = await planOpenedAt(a.store, waiting);
       const later = new Date(Math.max(proposed.getTime(), escalation.createdAt.getTime()));
 
-      await Promise.all([a.agent.housekeep(after(later, 61)), b.agent.housekeep(after(later, 61))]);
+      await Promise.all([a.agent.housekeep(after(later, REMIND_MIN + 1)), b.agent.housekeep(after(later, REMIND_MIN + 1))]);
       expect(surface.of(waiting.id, 'notice')).toHaveLength(1);
       expect(surface.of(paused.id, 'escalation')).toHaveLength(1);
 
-      await Promise.all([a.agent.housekeep(after(later, 1441)), b.agent.housekeep(after(later, 1441))]);
+      await Promise.all([a.agent.housekeep(after(later, TTL_MIN + 1)), b.agent.housekeep(after(later, TTL_MIN + 1))]);
       await Promise.all([a.agent.idle(), b.agent.idle()]);
       expect(surface.of(waiting.id, 'summary')).toHaveLength(1);
-      expect(surface.of(paused.id, 'escalation')).toHaveLength(2); // interval 1 and interval 24: the missed ones are not replayed
+      expect(surface.of(paused.id, 'escalation')).toHaveLength(2); // the reminder and the expiry, once each
       expect([...a.errors, ...b.errors]).toEqual([]);
     } finally {
       await other?.close();
@@ -179,16 +228,22 @@ describe('housekeeping', () => {
 });
 
 describe('housekeeping settings', () => {
-  it('default to 30, 1440 and 60 minutes and reject a value that is not a positive whole number in one line', () => {
-    expect(loadConfig({}).housekeeping).toEqual({ approvalRemindMin: 30, approvalExpireMin: 1440, escalationRepingMin: 60 });
-    expect(loadConfig({ TANDEM_ESCALATION_REPING_MIN: '15' }).housekeeping.escalationRepingMin).toBe(15);
+  it('default to a reminder after 1800 s and expiry after 86400 s, and reject a value that is not a positive whole number in one line', () => {
+    expect(loadConfig({}).housekeeping).toEqual({ remindAfterS: 1800, waitTtlS: 86_400 });
+    expect(loadConfig({ TANDEM_REMIND_AFTER_S: '15', TANDEM_APPROVAL_TTL_S: '60' }).housekeeping).toEqual({ remindAfterS: 15, waitTtlS: 60 });
     for (const [variable, value] of [
-      ['TANDEM_APPROVAL_REMIND_MIN', '0'],
-      ['TANDEM_APPROVAL_EXPIRE_MIN', 'a day'],
-      ['TANDEM_ESCALATION_REPING_MIN', '1.5'],
+      ['TANDEM_REMIND_AFTER_S', '0'],
+      ['TANDEM_APPROVAL_TTL_S', 'a day'],
+      ['TANDEM_REMIND_AFTER_S', '1.5'],
     ]) {
       expect(() => loadConfig({ [variable!]: value! })).toThrow(ConfigError);
       expect(() => loadConfig({ [variable!]: value! })).toThrow(new RegExp(`^${variable}: [^\\n]+$`));
     }
+  });
+
+  it('sweeps at least twice within the shorter of the reminder and the expiry, at most once a second, at least once a minute', () => {
+    expect(sweepIntervalMs({ remindAfterS: 1800, waitTtlS: 86_400 })).toBe(60_000);
+    expect(sweepIntervalMs({ remindAfterS: 10, waitTtlS: 86_400 })).toBe(5000);
+    expect(sweepIntervalMs({ remindAfterS: 1800, waitTtlS: 1 })).toBe(1000);
   });
 });

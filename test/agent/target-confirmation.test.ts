@@ -10,6 +10,7 @@ import { fakeTool, type FakeTool } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 import { spoken } from './support/spoken.ts';
+import { said } from '../helpers/words.ts';
 
 const db = useTestStore();
 let h: Harness;
@@ -144,6 +145,33 @@ describe('Confirm for a target filled in at run time', () => {
     expect((await h.store.getRun(run.id))?.status).toBe('aborted');
     expect(await confirm(run.id, 'UAPP')).toEqual({ ok: false, error: expect.objectContaining({ code: 'run-ended' }) });
     expect((await h.store.listConfirmations(run.id))[0]).toMatchObject({ status: 'aborted', decidedBy: 'UREQ' });
+  });
+
+  it('a Confirm nobody answers is asked again once, then expires: the merge never runs and the run ends as an Abort would', async () => {
+    const t = tools();
+    const run = await approvedAndAnswered(t, '666');
+    const [asked] = h.surface.of(run.id, 'confirm');
+    const opened = asked!.confirmation.createdAt.getTime();
+    const at = (seconds: number) => new Date(opened + seconds * 1000);
+
+    await h.agent.housekeep(at(1799));
+    expect(h.surface.of(run.id, 'confirm')).toHaveLength(1);
+    await h.agent.housekeep(at(1800));
+    await h.agent.housekeep(at(3600));
+    expect(h.surface.of(run.id, 'confirm')).toHaveLength(2); // reminded once
+
+    await h.agent.housekeep(at(86_400));
+    await h.agent.idle();
+    expect(t.merge.calls).toEqual([]);
+    expect(t.undo.calls.map((c) => c.args)).toEqual([{ number: 5 }]);
+    expect((await h.store.getRun(run.id))?.status).toBe('aborted');
+    expect((await h.store.listConfirmations(run.id))[0]).toMatchObject({ status: 'aborted', decidedBy: 'tandem:expired' });
+    const [summary] = h.surface.of(run.id, 'summary');
+    expect(said(summary!.summary.reason)).toMatch(
+      /^Nobody confirmed what the merge_pull step acts on within 1 day, so it did not run and the run was aborted\./,
+    );
+    // A late click decides nothing.
+    expect(await confirm(run.id, 'UAPP')).toEqual({ ok: false, error: expect.objectContaining({ code: 'run-ended' }) });
   });
 
   it('survives a restart: the step still waits, and a Confirm given to the new process runs it once', async () => {

@@ -19,9 +19,8 @@ describe('numeric settings', () => {
     ['TANDEM_MAX_TOKENS', '2e5'],
     ['TANDEM_RUN_TIMEOUT_S', '0x10'],
     ['TANDEM_STEP_TIMEOUT_S', '6e2'],
-    ['TANDEM_APPROVAL_REMIND_MIN', '0o17'],
-    ['TANDEM_APPROVAL_EXPIRE_MIN', '99999999999999999999'],
-    ['TANDEM_ESCALATION_REPING_MIN', '1_000'],
+    ['TANDEM_REMIND_AFTER_S', '0o17'],
+    ['TANDEM_APPROVAL_TTL_S', '99999999999999999999'],
   ])('refuse %s=%s: plain decimal only', (variable, value) => {
     expect(configProblem({ [variable]: value })).toMatch(new RegExp(`^${variable}: expected [^\\n]+$`));
   });

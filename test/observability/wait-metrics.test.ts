@@ -28,7 +28,7 @@ describe('wait metrics', () => {
     await store.openEscalation({ runId: paused.id, planVersion: null, stepId: null, kind: 'budget', message: 'over budget' });
 
     const metrics = createMetrics();
-    recordRemindAfter(metrics, { approvalRemindMin: 30, approvalExpireMin: 1440, escalationRepingMin: 60 });
+    recordRemindAfter(metrics, { remindAfterS: 1800, waitTtlS: 86_400 });
     recordOpenWaits(metrics, await openWaits(testStore.database.db));
     const text = await metrics.registry.metrics();
     expect(text).toContain('tandem_waits_open{kind="approval"} 1');
@@ -37,7 +37,7 @@ describe('wait metrics', () => {
     expect(text).toContain('tandem_runs_active{status="awaiting-approval"} 1');
     expect(text).toContain('tandem_runs_active{status="planning"} 1');
     expect(text).toContain('tandem_wait_remind_after_seconds{kind="approval"} 1800');
-    expect(text).toContain('tandem_wait_remind_after_seconds{kind="escalation"} 3600');
+    expect(text).toContain('tandem_wait_remind_after_seconds{kind="escalation"} 1800');
   });
 
   it('counts a store call that fails, by operation, and still fails it', async () => {

@@ -76,3 +76,21 @@ function refusal(run: RunRecord, confirmation: ConfirmationRecord | undefined, i
     return said('plan-changed', `The plan changed to v${run.currentPlanVersion ?? '?'} since this was asked; nothing was done.`);
   return null;
 }
+
+/** Who "decided" a Confirm nobody answered in time: no person, so no approver check and no one's click recorded. */
+export const EXPIRED_BY = 'tandem:expired';
+
+/**
+ * A Confirm nobody answered within the wait's time to live: its step never runs, and the run ends as an
+ * Abort click would end it. Expiry confirms nothing. False when someone decided first (or the run moved on).
+ */
+export async function expireConfirmation(ctx: AgentContext, confirmation: ConfirmationRecord, waited: Text): Promise<boolean> {
+  const { runId, planVersion, stepId } = confirmation;
+  return ctx.leases.during(runId, async () => {
+    const decided = await ctx.store.decideConfirmation({ runId, planVersion, stepId, userId: EXPIRED_BY, decision: 'aborted' });
+    if (!decided) return false;
+    await ctx.store.appendEvent(runId, 'target-aborted', { planVersion, stepId, by: EXPIRED_BY, targets: decided.targets });
+    await abortRun(ctx, runId, words`Nobody confirmed what the ${confirmation.tool} step acts on within ${waited}, so it did not run and the run was aborted.`);
+    return true;
+  });
+}

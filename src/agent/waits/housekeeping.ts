@@ -1,0 +1,174 @@
+/**
+ * The periodic sweep over every wait for a person (a plan's approval, a question, an escalation, a
+ * Confirm): each is re-pinged once after `remindAfterS`, and expires after `waitTtlS` — a plan can no
+ * longer be approved (it can only be proposed again), a Confirm aborts its run as an Abort would, and
+ * an escalation or question is sent again to `escalateTo` while the run stays paused. Expiry never runs
+ * anything. It also reports steps that look stuck. Every replica sweeps; the store's claimReminder lets
+ * each message go out once, and finishRun's conditional transition lets one replica expire a plan.
+ */
+import type { AgentContext, HousekeepingSettings } from '../context.ts';
+import type { RunRecord, RunStatus } from '../ports/run-store.ts';
+import { finishRun } from '../execution/run-ending.ts';
+import { expireConfirmation } from '../decisions/target-decision.ts';
+import { person, type Text, type TextPart, words } from '../text/text.ts';
+
+export const DEFAULT_HOUSEKEEPING: HousekeepingSettings = { remindAfterS: 1800, waitTtlS: 86_400 };
+
+/** Runs that can wait on people or hold running steps. */
+const SWEPT: readonly RunStatus[] = ['awaiting-approval', 'awaiting-answer', 'executing', 'paused', 'rolling-back'];
+/** Far more than are ever waiting at once; the newest come first. */
+const SWEEP_LIMIT = 1000;
+/** Approvers named in a reminder; a longer list is a group's job. */
+const MAX_PINGED = 5;
+const MINUTE = 60_000;
+
+export async function runHousekeeping(ctx: AgentContext, now: Date): Promise<void> {
+  const settings = { ...DEFAULT_HOUSEKEEPING, ...ctx.settings.housekeeping };
+  const runs = await ctx.store.listRuns({ limit: SWEEP_LIMIT, statuses: SWEPT });
+  const checks = [remindOrExpireApproval, remindOrResendEscalations, remindOrResendQuestions, remindOrExpireConfirmations, reportStuckSteps];
+  for (const run of runs) {
+    for (const check of checks) {
+      // One bad run (or one failing check) must not stop the sweep.
+      await check(ctx, run, now, settings).catch((error: unknown) => ctx.logger.warn({ runId: run.id, err: error }, `housekeeping: ${check.name} failed`));
+    }
+  }
+}
+
+/** What a wait has come to at `now`: nothing yet, its one reminder, or its expiry. */
+type Stage = 'none' | 'remind' | 'expire';
+function stageOf(openedAt: Date, now: Date, settings: HousekeepingSettings): Stage {
+  const waitedS = (now.getTime() - openedAt.getTime()) / 1000;
+  if (waitedS >= settings.waitTtlS) return 'expire';
+  return waitedS >= settings.remindAfterS ? 'remind' : 'none';
+}
+
+async function remindOrExpireApproval(ctx: AgentContext, run: RunRecord, now: Date, settings: HousekeepingSettings): Promise<void> {
+  if (run.status !== 'awaiting-approval' || run.currentPlanVersion === null) return;
+  const version = await ctx.store.getPlanVersion(run.id, run.currentPlanVersion);
+  if (!version) return;
+  const stage = stageOf(version.createdAt, now, settings);
+  if (stage === 'expire') {
+    const reason = words`The plan expired: nobody approved it within ${duration(settings.waitTtlS)}, and nothing ran. Ask again to get a fresh plan.`;
+    if (await finishRun(ctx, run.id, 'rejected', reason, ['awaiting-approval'])) {
+      await ctx.store.appendEvent(run.id, 'plan-expired', { version: version.version, afterMinutes: Math.round(settings.waitTtlS / 60) });
+    }
+    return;
+  }
+  if (stage !== 'remind') return;
+  if (!(await ctx.store.claimReminder({ runId: run.id, kind: 'approval-reminder', key: `v${version.version}` }))) return;
+  const left = settings.waitTtlS - Math.floor((now.getTime() - version.createdAt.getTime()) / 1000);
+  await ctx.surface.notify(
+    run,
+    words`${approverPings(settings)}The plan above is still waiting for an approver. Nothing runs until someone approves it; it expires in ${duration(left)}.`,
+  );
+}
+
+/** An open escalation is posted again (buttons and all) at the bottom of the thread: once as a reminder, once more when it expires. */
+async function remindOrResendEscalations(ctx: AgentContext, run: RunRecord, now: Date, settings: HousekeepingSettings): Promise<void> {
+  const open = (await ctx.store.listEscalations(run.id)).filter((escalation) => escalation.status === 'open');
+  for (const escalation of open) {
+    const stage = stageOf(escalation.createdAt, now, settings);
+    if (stage === 'none') continue;
+    const key = stage === 'expire' ? `${escalation.id}#expired` : escalation.id;
+    if (!(await ctx.store.claimReminder({ runId: run.id, kind: 'escalation-reping', key }))) continue;
+    const stakes =
+      stage === 'expire'
+        ? `Nobody has decided in ${duration(settings.waitTtlS)}; the run stays paused until someone picks an action.`
+        : 'Still waiting for a decision; the run stays paused until someone picks an action.';
+    await ctx.surface.escalate(run, escalation, stakes);
+  }
+}
+
+/** An unanswered question is asked again: once as a reminder, and when it expires with a ping for `escalateTo`. */
+async function remindOrResendQuestions(ctx: AgentContext, run: RunRecord, now: Date, settings: HousekeepingSettings): Promise<void> {
+  if (run.status !== 'awaiting-answer' && run.status !== 'paused' && run.status !== 'executing') return;
+  const open = (await ctx.store.listQuestions(run.id)).filter((question) => question.answer === null && question.planVersion === run.currentPlanVersion);
+  for (const question of open) {
+    const stage = stageOf(question.createdAt, now, settings);
+    if (stage === 'none') continue;
+    const key = stage === 'expire' ? `${question.id}#expired` : question.id;
+    if (!(await ctx.store.claimReminder({ runId: run.id, kind: 'question-reminder', key }))) continue;
+    if (stage === 'expire' && settings.escalateTo) {
+      await ctx.surface.notify(
+        run,
+        words`${person(settings.escalateTo)} nobody has answered the question below in ${duration(settings.waitTtlS)}; the run waits for an answer.`,
+      );
+    }
+    if (question.stepId) await ctx.surface.ask(run, question.stepId, question.question);
+    else await ctx.surface.askRequester(run, question.question.split('\n'));
+  }
+}
+
+/**
+ * A pending Confirm is asked again at the bottom of the thread once (people see it, and a request whose
+ * first post was lost still arrives); when it expires, its step never runs and the run is aborted.
+ */
+async function remindOrExpireConfirmations(ctx: AgentContext, run: RunRecord, now: Date, settings: HousekeepingSettings): Promise<void> {
+  if (run.status !== 'paused' && run.status !== 'executing' && run.status !== 'rolling-back') return;
+  const pending = (await ctx.store.listConfirmations(run.id)).filter(
+    (confirmation) => confirmation.status === 'pending' && (run.status === 'rolling-back' || confirmation.planVersion === run.currentPlanVersion),
+  );
+  for (const confirmation of pending) {
+    const stage = stageOf(confirmation.createdAt, now, settings);
+    if (stage === 'none') continue;
+    // A rollback waiting for a Confirm is not aborted again: it is asked again, for escalateTo too.
+    if (stage === 'expire' && run.status !== 'rolling-back') {
+      await expireConfirmation(ctx, confirmation, duration(settings.waitTtlS));
+      continue;
+    }
+    const key = `v${confirmation.planVersion}/${confirmation.stepId}${stage === 'expire' ? '#expired' : ''}`;
+    if (!(await ctx.store.claimReminder({ runId: run.id, kind: 'confirm-reping', key }))) continue;
+    await ctx.surface.confirmTarget(run, confirmation);
+  }
+}
+
+/** The approvers by name, for a reminder, when there are few enough to name. */
+function approverPings(settings: HousekeepingSettings): Text {
+  const approvers = settings.approvers ?? [];
+  if (approvers.length === 0 || approvers.length > MAX_PINGED) return '';
+  const parts: TextPart[] = approvers.flatMap((id) => [person(id), ' ']);
+  return parts;
+}
+
+/** Seconds as a person says them: "45 seconds", "30 minutes", "2 hours", "1 day". */
+export function duration(seconds: number): string {
+  const units: [number, string][] = [
+    [86_400, 'day'],
+    [3600, 'hour'],
+    [60, 'minute'],
+  ];
+  for (const [size, unit] of units) {
+    if (seconds >= size) {
+      const count = Math.floor(seconds / size);
+      return `${count} ${unit}${count === 1 ? '' : 's'}`;
+    }
+  }
+  const count = Math.max(0, Math.floor(seconds));
+  return `${count} second${count === 1 ? '' : 's'}`;
+}
+
+/** The executor times a step out after TANDEM_STEP_TIMEOUT_S; one running twice that long was probably left by a dead process. */
+async function reportStuckSteps(ctx: AgentContext, run: RunRecord, now: Date): Promise<void> {
+  const limitMs = 2 * ctx.settings.budgets.stepTimeoutS * 1000;
+  const stuck = (await ctx.store.listSteps(run.id)).filter(
+    (step) => step.status === 'running' && step.startedAt && now.getTime() - step.startedAt.getTime() > limitMs,
+  );
+  for (const step of stuck) {
+    const key = `v${step.planVersion}/${step.stepId}#${step.attempt}`;
+    if (!(await ctx.store.claimReminder({ runId: run.id, kind: 'stuck-step', key }))) continue;
+    const runningMin = minutesBetween(step.startedAt!, now);
+    ctx.logger.warn(
+      { runId: run.id, planVersion: step.planVersion, stepId: step.stepId, attempt: step.attempt, leaseOwner: step.leaseOwner, runningMin },
+      'step looks stuck',
+    );
+    await ctx.surface.notify(
+      run,
+      `Step ${step.stepId} (${step.title}) has been running for ${runningMin} minutes, more than twice its ${ctx.settings.budgets.stepTimeoutS}-second limit; the process running it may have died. ` +
+        'Once its lease runs out another replica adopts the run (or a restart picks it up) and settles the step: a read runs again, and a write that may have happened is checked or handed to you to decide.',
+    );
+  }
+}
+
+function minutesBetween(from: Date, to: Date): number {
+  return Math.floor((to.getTime() - from.getTime()) / MINUTE);
+}

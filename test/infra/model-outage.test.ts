@@ -80,6 +80,38 @@ describe('the model provider is down while planning or checking', () => {
     expect(stack.thread(sent.ts).filter((m) => m.text.startsWith('Plan v1'))).toHaveLength(1);
   }, 60_000);
 
+  it('does not hang when the model of an llm_task step is down: a person is told and the calls stop', async () => {
+    const summarise = {
+      ...PLAN,
+      steps: [
+        {
+          id: 's1',
+          title: 'Summarise the notes',
+          tool: 'llm_task',
+          args: { instruction: 'Summarise the release notes', inputs: { notes: 'v2' } },
+          dependsOn: [],
+        },
+      ],
+    };
+    const [openaiBefore, anthropicBefore] = [openai.requests.length, anthropic.requests.length];
+    // The plan, then every call fails: the step's four tries (a transient error is tried again three times)
+    // of the SDK's three requests each, then one replan on the planner (three requests) and on its fallback
+    // (three). A request beyond these would get the fake's "unexpected request" and fail the suite.
+    openai.enqueue(openAiReply.json(summarise), ...Array.from({ length: 5 }, () => down(openAiReply.status)).flat());
+    anthropic.enqueue(...down(anthropicReply.status));
+    const sent = stack.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> summarise the release notes' });
+    expect((await sent).status).toBe(200);
+    await stack.approve(sent.ts);
+    // Someone is told, with something to click: an escalation, a Try again, or the run's end.
+    const told = () => stack.thread(sent.ts).find((m) => JSON.stringify(m.blocks ?? '').includes('"type":"button"') && !m.text.startsWith('Plan v'));
+    await stack.slack.waitUntil(() => told() !== undefined, 40_000, 'a message asking a person to act');
+    const calls = () => openai.requests.length - openaiBefore + anthropic.requests.length - anthropicBefore;
+    const seen = calls();
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(calls()).toBe(seen); // nothing goes on calling a provider that is down
+    expect(seen).toBe(1 + 4 * 3 + 3 + 3);
+  }, 60_000);
+
   it('does not hang when the evaluator is down: the run ends and no call is repeated', async () => {
     const checked = { ...PLAN, steps: [{ ...PLAN.steps[0]!, expect: 'the repository exists' }] };
     const before = openai.requests.length;

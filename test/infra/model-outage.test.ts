@@ -112,6 +112,42 @@ describe('the model provider is down while planning or checking', () => {
     expect(seen).toBe(1 + 4 * 3 + 3 + 3);
   }, 60_000);
 
+  it('does not hang when the model of an agent_task step goes down mid-task: a person is told and the calls stop', async () => {
+    const investigate = {
+      ...PLAN,
+      steps: [
+        {
+          id: 's1',
+          title: 'Find out what acme/api is',
+          tool: 'agent_task',
+          args: { instruction: 'Find out what acme/api is', tools: ['github_get_repo'] },
+          dependsOn: [],
+        },
+      ],
+    };
+    const [openaiBefore, anthropicBefore] = [openai.requests.length, anthropic.requests.length];
+    // The plan; the agent's first turn asks for a read, which runs; its next turn fails (the SDK's three
+    // requests; the step is not tried again, a model outage mid-task is not a transient tool error), and so
+    // does one replan on the planner and on its fallback.
+    openai.enqueue(
+      openAiReply.json(investigate),
+      openAiReply.toolCalls([{ name: 'github_get_repo', arguments: { repo: 'acme/api' } }]),
+      ...down(openAiReply.status),
+      ...down(openAiReply.status),
+    );
+    anthropic.enqueue(...down(anthropicReply.status));
+    const sent = stack.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> find out what acme/api is' });
+    expect((await sent).status).toBe(200);
+    await stack.approve(sent.ts);
+    const told = () => stack.thread(sent.ts).find((m) => JSON.stringify(m.blocks ?? '').includes('"type":"button"') && !m.text.startsWith('Plan v'));
+    await stack.slack.waitUntil(() => told() !== undefined, 40_000, 'a message asking a person to act');
+    const calls = () => openai.requests.length - openaiBefore + anthropic.requests.length - anthropicBefore;
+    const seen = calls();
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(calls()).toBe(seen);
+    expect(seen).toBe(1 + 1 + 3 + 3 + 3);
+  }, 60_000);
+
   it('does not hang when the evaluator is down: the run ends and no call is repeated', async () => {
     const checked = { ...PLAN, steps: [{ ...PLAN.steps[0]!, expect: 'the repository exists' }] };
     const before = openai.requests.length;

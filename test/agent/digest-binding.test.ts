@@ -9,6 +9,7 @@ import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 import { spoken } from './support/spoken.ts';
 
+// The real engine, not the in-memory store: the tests rewrite stored plans and approvals with SQL, as a tampered row or an approval from before digests would be.
 const db = useTestStore();
 let h: Harness;
 afterEach(() => {

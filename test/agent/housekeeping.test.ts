@@ -9,6 +9,7 @@ import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 import { said } from '../helpers/words.ts';
 
+// The real engine, not the in-memory store: two replicas sweep one database, through two connection pools on PostgreSQL.
 const db = useTestStore();
 const MINUTE = 60_000;
 const after = (from: Date, minutes: number) => new Date(from.getTime() + minutes * MINUTE + 1000);

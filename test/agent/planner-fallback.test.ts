@@ -12,13 +12,13 @@ import { createLogger } from '../../src/observability/logger.ts';
 import { summaryMessage } from '../../src/bot/views/summary.ts';
 import { anthropicReply, startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
-import { useTestStore } from '../helpers/store.ts';
+import { useMemoryStore } from '../helpers/store.ts';
 import { fakeTool } from './support/fake-tools.ts';
 import { BUDGETS, collectingLogger } from './support/harness.ts';
 import { plannerAnswer } from './support/scripted-llm.ts';
 import { said } from '../helpers/words.ts';
 
-const db = useTestStore();
+const db = useMemoryStore();
 
 let openai: FakeOpenAi;
 let anthropic: FakeAnthropic;

@@ -14,13 +14,13 @@ import { createBuiltinTools } from '../../src/integrations/tools/builtin-tools.t
 import { createLogger } from '../../src/observability/logger.ts';
 import { startFakeGithub, type FakeGithub } from '../fakes/github-server.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
-import { useTestStore } from '../helpers/store.ts';
+import { useMemoryStore } from '../helpers/store.ts';
 import { said } from '../helpers/words.ts';
 import { testGithub } from '../tools/tool-context.ts';
 import { BUDGETS, collectingLogger } from './support/harness.ts';
 import { plannerAnswer, type StepSketch } from './support/scripted-llm.ts';
 
-const db = useTestStore();
+const db = useMemoryStore();
 let openai: FakeOpenAi;
 let github: FakeGithub;
 let agent: Agent;

@@ -12,12 +12,12 @@ import { createLlmClient } from '../../src/integrations/llm/index.ts';
 import { createAgentTaskTool } from '../../src/integrations/tools/agent-task.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
-import { useTestStore } from '../helpers/store.ts';
+import { useMemoryStore } from '../helpers/store.ts';
 import { BUDGETS, collectingLogger } from '../agent/support/harness.ts';
 import { fakeTool } from '../agent/support/fake-tools.ts';
 import { plannerAnswer } from '../agent/support/scripted-llm.ts';
 
-const db = useTestStore();
+const db = useMemoryStore();
 let openai: FakeOpenAi;
 beforeEach(async () => {
   openai = await startFakeOpenAi();

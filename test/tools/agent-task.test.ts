@@ -20,13 +20,13 @@ import { createLogger } from '../../src/observability/logger.ts';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
 import { anthropicReply, startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
-import { useTestStore } from '../helpers/store.ts';
+import { useMemoryStore } from '../helpers/store.ts';
 import { BUDGETS, collectingLogger } from '../agent/support/harness.ts';
 import { fakeTool, type FakeTool } from '../agent/support/fake-tools.ts';
 import { plannerAnswer } from '../agent/support/scripted-llm.ts';
 import { said } from '../helpers/words.ts';
 
-const db = useTestStore();
+const db = useMemoryStore();
 
 /** Keeps every board the run showed, so lines that came and went can be checked. */
 class RecordingSurface extends InMemorySurface {

@@ -4,17 +4,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createAgent, type Agent } from '../../src/agent/agent.ts';
+import type { Agent } from '../../src/agent/agent.ts';
 import { InMemorySurface } from '../../src/agent/testing/in-memory-surface.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { createLlmClient } from '../../src/integrations/llm/index.ts';
-import { createLogger } from '../../src/observability/logger.ts';
 import { summaryMessage } from '../../src/bot/views/summary.ts';
 import { anthropicReply } from '../fakes/anthropic-server.ts';
 import { openAiReply } from '../fakes/openai-server.ts';
 import { useMemoryStore } from '../helpers/store.ts';
 import { fakeTool } from './support/fake-tools.ts';
-import { BUDGETS, collectingLogger } from './support/harness.ts';
+import { BUDGETS, makeModelAgent } from './support/harness.ts';
 import { plannerAnswer } from './support/scripted-llm.ts';
 import { said } from '../helpers/words.ts';
 import { fakeModelSettings, useFakeModels } from '../helpers/model-servers.ts';
@@ -33,19 +31,11 @@ function setup(fallback: string | undefined): { agent: Agent; surface: InMemoryS
     ...(fallback ? { PLANNER_FALLBACK_MODEL: fallback } : {}),
   });
   const store = db.store;
-  const llm = createLlmClient({ config, logger: createLogger({ level: 'silent', secrets: [] }), onUsage: (usage) => store.recordUsage(usage), maxRetries: 0 });
-  const surface = new InMemorySurface();
-  const errors: unknown[] = [];
-  const agent = createAgent({
+  const { agent, surface, errors } = makeModelAgent({
     store,
-    llm,
-    tools: [fakeTool({ name: 'read_thing', risk: 'read' })],
-    surface,
-    approvers: { isApprover: async () => true },
-    settings: { budgets: BUDGETS, confidenceThreshold: 0.6, autoRunReadOnly: true, secrets: [], concurrency: 4 },
-    logger: collectingLogger(errors),
-    owner: 'replica-a',
-    usageRecordedByLlm: true,
+    config,
+    tools: () => [fakeTool({ name: 'read_thing', risk: 'read' })],
+    settings: { budgets: BUDGETS, retry: undefined, repositories: undefined },
   });
   return { agent, surface, errors };
 }

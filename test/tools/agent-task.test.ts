@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent, type Agent } from '../../src/agent/agent.ts';
+import type { Agent } from '../../src/agent/agent.ts';
 import { problemWords } from '../../src/agent/plan-problems.ts';
 import { validatePlan } from '../../src/agent/plan-validation.ts';
 import type { RunRecord } from '../../src/agent/ports/run-store.ts';
@@ -13,15 +13,13 @@ import type { BoardState } from '../../src/agent/ports/surface.ts';
 import { InMemorySurface } from '../../src/agent/testing/in-memory-surface.ts';
 import { createToolRegistry } from '../../src/agent/tool-registry.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { createLlmClient } from '../../src/integrations/llm/index.ts';
 import { createAgentTaskTool } from '../../src/integrations/tools/agent-task.ts';
 import { instrumentRunStore } from '../../src/observability/instrumented-store.ts';
-import { createLogger } from '../../src/observability/logger.ts';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
 import { anthropicReply } from '../fakes/anthropic-server.ts';
 import { openAiReply } from '../fakes/openai-server.ts';
 import { useMemoryStore } from '../helpers/store.ts';
-import { BUDGETS, collectingLogger } from '../agent/support/harness.ts';
+import { BUDGETS, makeModelAgent } from '../agent/support/harness.ts';
 import { fakeTool, type FakeTool } from '../agent/support/fake-tools.ts';
 import { plannerAnswer } from '../agent/support/scripted-llm.ts';
 import { said } from '../helpers/words.ts';
@@ -76,27 +74,13 @@ function setup(model: string, budgets: Partial<typeof BUDGETS> = {}, options: { 
   });
   const metrics = createMetrics();
   const store = instrumentRunStore(db.store, metrics);
-  const llm = createLlmClient({ config, logger: createLogger({ level: 'silent', secrets: [] }), onUsage: (usage) => store.recordUsage(usage), maxRetries: 0 });
   const made = tools(options.slowRead ? 5_000 : 0);
-  const surface = new RecordingSurface();
-  const errors: unknown[] = [];
-  const agent = createAgent({
+  const { agent, surface, errors } = makeModelAgent({
     store,
-    llm,
-    tools: [...made.all, createAgentTaskTool(llm)],
-    surface,
-    approvers: { isApprover: async () => true },
-    settings: {
-      budgets: { ...BUDGETS, maxReplans: 0, ...budgets },
-      confidenceThreshold: 0.6,
-      autoRunReadOnly: true,
-      secrets: options.secrets ?? [],
-      concurrency: 4,
-      retry: { retries: 0, baseDelayMs: 1 },
-    },
-    logger: collectingLogger(errors),
-    owner: 'replica-a',
-    usageRecordedByLlm: true,
+    config,
+    tools: (llm) => [...made.all, createAgentTaskTool(llm)],
+    settings: { budgets: { ...BUDGETS, maxReplans: 0, ...budgets }, secrets: options.secrets ?? [], repositories: undefined },
+    surface: new RecordingSurface(),
   });
   return { agent, surface, errors, tools: made, metrics };
 }

@@ -9,7 +9,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
 import { SlackDriver, SlackFakeServer, type RecordedCall } from '../../src/workspace/slack-fake/index.ts';
-import { DEFAULT_ENGINE, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { DEFAULT_ENGINE, openProcessStore, type TestDatabase } from '../helpers/database.ts';
 import { runTandem, type TandemProcess } from './tandem-process.ts';
 
 const TOKEN = 'xoxb-crash-test';
@@ -43,13 +43,16 @@ describe('a Tandem process killed with SIGKILL', () => {
     await fake.start();
     mkdirSync(path.join(cwd, 'runbooks'));
     writeFileSync(path.join(cwd, 'runbooks', 'settle.yml'), RUNBOOK);
-    env = { SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: fake.apiUrl, PORT: '0', TANDEM_RUNBOOKS_DIR: path.join(cwd, 'runbooks') };
-    if (DEFAULT_ENGINE === 'postgres') {
-      database = await openTestDatabase('postgres');
-      env.DATABASE_URL = database.url!;
-    } else {
-      env.DATA_DIR = path.join(cwd, 'data');
-    }
+    const store = await openProcessStore(path.join(cwd, 'data'));
+    database = store.database;
+    env = {
+      SLACK_BOT_TOKEN: TOKEN,
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: fake.apiUrl,
+      PORT: '0',
+      TANDEM_RUNBOOKS_DIR: path.join(cwd, 'runbooks'),
+      ...store.env,
+    };
   });
   afterAll(async () => {
     if (current?.tandem.child.exitCode === null) current.tandem.child.kill('SIGKILL');

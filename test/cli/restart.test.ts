@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunStore, openDatabase } from '../../src/store/index.ts';
 import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
 import { SlackDriver, SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
-import { DEFAULT_ENGINE, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { openProcessStore, type TestDatabase } from '../helpers/database.ts';
 import { runTandem, type TandemProcess } from './tandem-process.ts';
 
 const TOKEN = 'xoxb-restart-test';
@@ -39,14 +39,16 @@ describe('a Tandem process stopped mid-run', () => {
     await fake.start();
     mkdirSync(path.join(cwd, 'runbooks'));
     writeFileSync(path.join(cwd, 'runbooks', 'settle.yml'), RUNBOOK);
-    env = { SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: fake.apiUrl, PORT: '0', TANDEM_RUNBOOKS_DIR: path.join(cwd, 'runbooks') };
-    // PostgreSQL when the suite has one (cheaper per process start), else a PGlite folder.
-    if (DEFAULT_ENGINE === 'postgres') {
-      database = await openTestDatabase('postgres');
-      env.DATABASE_URL = database.url!;
-    } else {
-      env.DATA_DIR = path.join(cwd, 'data');
-    }
+    const store = await openProcessStore(path.join(cwd, 'data'));
+    database = store.database;
+    env = {
+      SLACK_BOT_TOKEN: TOKEN,
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: fake.apiUrl,
+      PORT: '0',
+      TANDEM_RUNBOOKS_DIR: path.join(cwd, 'runbooks'),
+      ...store.env,
+    };
   });
   afterAll(async () => {
     await fake.stop();

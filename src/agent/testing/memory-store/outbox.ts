@@ -45,7 +45,8 @@ export function memoryOutbox(tables: MemoryTables): OutboxPort {
       const write = tables.begin();
       // As claimOwed on PostgreSQL: `all` takes what another owner id holds; a run's own are ours or nobody's; else only expired ones.
       const free = (row: OutboxRow) =>
-        expired(row.leaseUntil, write) || (input.all ? row.leaseOwner !== input.owner : input.runId !== undefined && row.leaseOwner === input.owner);
+        expired(row.leaseUntil, write) ||
+        (input.all ? row.leaseOwner !== null && row.leaseOwner !== input.owner : input.runId !== undefined && row.leaseOwner === input.owner);
       const taken = [...tables.outbox.values()]
         .filter((row) => row.status === 'pending' && (input.runId === undefined || row.runId === input.runId) && free(row))
         .sort((a, b) => byTick(a, b) || a.id.localeCompare(b.id))

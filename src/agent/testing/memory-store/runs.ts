@@ -57,8 +57,10 @@ export function memoryRuns(tables: MemoryTables): RunsPort {
       const write = tables.begin();
       const row = tables.runs.get(runId);
       if (!row) throw new Error(`run ${runId} not found`);
+      // As drizzle's update: a member left undefined is not written.
       const { summary, boardRef, ...rest } = patch;
-      Object.assign(row.run, rest, { updatedAt: write.now });
+      for (const [key, value] of Object.entries(rest)) if (value !== undefined) Object.assign(row.run, { [key]: value });
+      row.run.updatedAt = write.now;
       if (summary !== undefined) row.run.summary = json(summary);
       if (boardRef !== undefined) row.run.boardRef = maybeText(boardRef);
       return copy(row.run);

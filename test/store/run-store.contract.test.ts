@@ -496,6 +496,113 @@ describe.each(STORE_ENGINES)('run store contract on %s', (engine) => {
     ]);
   });
 
+  it("owes a run's messages to the writer first, hands them to others once its lease runs out, and never hands one over after it was sent", async () => {
+    const run = await newRun();
+    const owe = (id: string, owner: string, leaseMs: number) => store.owe({ runId: run.id, owe: [{ id, kind: 'notice', payload: { id } }], owner, leaseMs });
+    await owe(`${run.id}/a`, 'A', 30_000);
+    await owe(`${run.id}/a`, 'B', 1); // the same id twice is one message, still A's
+    await owe(`${run.id}/b`, 'A', 1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // A peer sweeping every run gets only the one whose lease ran out; the writer gets its own run's, held or not.
+    expect((await store.claimOwed({ owner: 'B', leaseMs: 30_000, all: false, limit: 10 })).filter((m) => m.runId === run.id).map((m) => m.id)).toEqual([
+      `${run.id}/b`,
+    ]);
+    const mine = await store.claimOwed({ owner: 'A', leaseMs: 30_000, all: false, runId: run.id, limit: 10 });
+    expect(mine).toMatchObject([{ id: `${run.id}/a`, kind: 'notice', payload: { id: `${run.id}/a` }, attempts: 1 }]);
+    // A failed delivery is anyone's after its retry delay; a sent one is nobody's.
+    await store.deferOwed({ id: `${run.id}/a`, retryInMs: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await store.claimOwed({ owner: 'C', leaseMs: 30_000, all: false, runId: run.id, limit: 10 })).map((m) => [m.id, m.attempts])).toEqual([
+      [`${run.id}/a`, 2],
+    ]);
+    await store.markOwedSent(`${run.id}/a`);
+    await store.markOwedSent(`${run.id}/b`);
+    expect(await store.claimOwed({ owner: 'D', leaseMs: 30_000, all: true, runId: run.id, limit: 10 })).toEqual([]);
+  });
+
+  it('ends a run once, with its event and what it owes; a second end finds it ended', async () => {
+    const run = await store.createRun({
+      task: 't',
+      requester: 'U1',
+      conversation: { channel: 'C1', threadTs: `1700.${++conversationSeq}` },
+      origin: 'mention',
+      requestId: `req-${conversationSeq}`,
+      lease: { owner: 'A', leaseMs: 30_000 },
+    });
+    expect((await store.findRunByRequest(`req-${conversationSeq}`))?.id).toBe(run.id);
+    expect(await store.claimRunLease({ runId: run.id, owner: 'B', leaseMs: 30_000 })).toBe(false); // its creator holds it
+    const finish = () =>
+      store.finishRun({
+        runId: run.id,
+        from: ['planning'],
+        status: 'failed',
+        summary: { outcome: 'failed', note: undefined },
+        finishedAt: new Date(),
+        event: { type: 'run-finished', data: { outcome: 'failed', reason: null } },
+        owe: [{ id: `${run.id}/run-finished`, kind: 'run-finished', payload: {} }],
+        owner: 'A',
+        leaseMs: 30_000,
+      });
+    const [first, second] = await Promise.all([finish(), finish()]);
+    expect([first, second].filter(Boolean)).toHaveLength(1);
+    expect(await store.getRun(run.id)).toMatchObject({ status: 'failed', summary: { outcome: 'failed' } });
+    expect((await store.getRun(run.id))?.summary).not.toHaveProperty('note');
+    expect((await store.listEvents(run.id)).map((e) => [e.seq, e.type])).toEqual([[1, 'run-finished']]);
+    expect((await store.claimOwed({ owner: 'A', leaseMs: 30_000, all: false, runId: run.id, limit: 10 })).map((m) => m.kind)).toEqual(['run-finished']);
+  });
+
+  it('holds a step for a Confirm of its targets, and releases it only for a decision on the current version of a run still going', async () => {
+    const { run, version } = await withPlannedSteps();
+    const request = (targets: Record<string, unknown>) =>
+      store.requestConfirmation({
+        runId: run.id,
+        planVersion: version,
+        stepId: 's2',
+        tool: 'github_create_release',
+        risk: 'write',
+        targets,
+        lateBound: ['tag'],
+        owe: { id: `${run.id}/confirm/s2/${String(targets.tag)}`, kind: 'confirm', payload: {} },
+        owner: 'A',
+        leaseMs: 30_000,
+      });
+    const decide = (decision: 'confirmed' | 'aborted', planVersion = version) =>
+      store.decideConfirmation({ runId: run.id, planVersion, stepId: 's2', userId: 'U2', decision });
+    expect(await request({ repo: 'acme/api', tag: 'v1' })).toMatchObject({ status: 'pending', targets: { repo: 'acme/api', tag: 'v1' }, decidedBy: null });
+    expect(await request({ repo: 'acme/api', tag: 'v1' })).toBeUndefined(); // the step no longer pending
+    expect((await store.listSteps(run.id, version)).find((step) => step.stepId === 's2')).toMatchObject({
+      status: 'waiting',
+      error: { code: 'awaiting-confirmation' },
+    });
+    expect(await decide('confirmed', version + 1)).toBeUndefined();
+    await store.updateRun(run.id, { status: 'awaiting-approval' });
+    expect(await decide('confirmed')).toBeUndefined();
+    await store.updateRun(run.id, { status: 'executing' });
+    expect(await decide('confirmed')).toMatchObject({ status: 'confirmed', decidedBy: 'U2' });
+    expect(await decide('aborted')).toBeUndefined(); // decided once
+    expect((await store.listSteps(run.id, version)).find((step) => step.stepId === 's2')).toMatchObject({ status: 'pending', error: null });
+    // Asked again for other values, the decided confirmation is replaced by a pending one.
+    expect(await request({ repo: 'acme/api', tag: 'v2' })).toMatchObject({ status: 'pending', targets: { tag: 'v2' }, decidedAt: null });
+    expect((await store.listConfirmations(run.id)).map((c) => [c.stepId, c.status, c.targets.tag])).toEqual([['s2', 'pending', 'v2']]);
+  });
+
+  it('answers a question once per request: the same request replayed answers nothing more', async () => {
+    const run = await newRun();
+    await store.addPlanVersion({ runId: run.id, plan, authorKind: 'planner', authorId: 'm', parentVersion: null, reason: null, proposed: {} });
+    await store.updateRun(run.id, { status: 'awaiting-answer' });
+    await store.openQuestion({ runId: run.id, stepId: null, planVersion: null, question: 'Which repo?' });
+    await store.openQuestion({ runId: run.id, stepId: null, planVersion: null, question: 'Which tag?' });
+    const answer = (requestId: string) =>
+      store.answer({ runId: run.id, answer: 'acme/api', userId: 'U1', requestId, stepFrom: [], planFrom: ['awaiting-answer', 'planning'], planTo: 'planning' });
+    expect(await answer('event:Ev1')).toMatchObject({ ok: true, run: { status: 'planning' }, value: { question: 'Which repo?', answer: 'acme/api' } });
+    expect(await answer('event:Ev1')).toMatchObject({ ok: false, code: 'already-answered' });
+    expect(await answer('event:Ev2')).toMatchObject({ ok: true, value: { question: 'Which tag?' } });
+    expect((await store.listEvents(run.id)).filter((e) => e.type === 'question-answered').map((e) => e.data)).toMatchObject([
+      { stepId: null, by: 'U1', requestId: 'event:Ev1' },
+      { stepId: null, by: 'U1', requestId: 'event:Ev2' },
+    ]);
+  });
+
   // SQL beside the RunStore: the real engines only.
   it.skipIf(engine === 'memory')("reports how far an executing run's lease is overdue once its holder stops renewing", async () => {
     const run = await newRun();

@@ -106,6 +106,13 @@ module.exports = {
       to: { path: ['^src/runtime/', '^src/cli/'] },
     },
     {
+      name: 'memory-store-is-for-tests',
+      comment: 'The in-memory RunStore (src/agent/testing/memory-store) is for unit tests only: the product keeps its runs in src/store.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/agent/testing/' },
+      to: { path: '^src/agent/testing/memory-store/' },
+    },
+    {
       name: 'no-tests-in-src',
       severity: 'error',
       from: { path: '^src/' },

@@ -1,8 +1,44 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Three projects (docs/decisions/029-fast-inner-loop.md). `npm test` runs them all; `npm run test:unit` is the inner
+ * loop while you change the agent, its tools and the pure views.
+ */
+
+/** Tests of the store itself and of what lives in its tables: the real engines (PGlite, PostgreSQL with TEST_DATABASE_URL). */
+const STORE = [
+  'test/store/**/*.test.ts',
+  'test/**/*.contract.test.ts',
+  'test/audit/**/*.test.ts',
+  'test/runbooks/catalog.test.ts',
+  'test/schedules/scheduler.test.ts',
+  'test/schedules/schedule-service.test.ts',
+];
+
+/**
+ * No database server, no app, no child process: the agent on the in-memory store (src/agent/testing/memory-store),
+ * except the few agent tests that say why they need a real engine, and the tools, models, config and views.
+ */
+const UNIT = [
+  'test/agent/**/*.test.ts',
+  'test/config/**/*.test.ts',
+  'test/llm/**/*.test.ts',
+  'test/tools/**/*.test.ts',
+  'test/runbooks/**/*.test.ts',
+  'test/schedules/**/*.test.ts',
+  'test/eval/eval.test.ts',
+  // The files of test/bot that start no Slack app: Block Kit views and pure helpers.
+  'test/bot/views.test.ts',
+  'test/bot/schedule-views.test.ts',
+  'test/bot/full-plan-view.test.ts',
+  'test/bot/follow-up-text.test.ts',
+  'test/bot/inbox-key.test.ts',
+  // And what `tandem show` prints, a pure function.
+  'test/cli/format-run.test.ts',
+];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // PGlite costs seconds and hundreds of MB per instance; two workers fit a 2-core machine.
     pool: 'forks',
     maxWorkers: 2,
@@ -12,5 +48,11 @@ export default defineConfig({
     isolate: false,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'unit', include: UNIT, exclude: [...configDefaults.exclude, ...STORE] } },
+      { extends: true, test: { name: 'store', include: STORE } },
+      // Everything else: the black-box scenarios, the Slack app, the CLI and runtime, outages, replicas, shipping.
+      { extends: true, test: { name: 'e2e', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...UNIT, ...STORE] } },
+    ],
   },
 });

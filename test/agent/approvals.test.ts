@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { useTestStore } from '../helpers/store.ts';
+import { useMemoryStore } from '../helpers/store.ts';
 import { standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 import { spoken } from './support/spoken.ts';
 import { said } from '../helpers/words.ts';
 
-const db = useTestStore();
+const db = useMemoryStore();
 let h: Harness;
 afterEach(() => {
   h.llm.assertDone();

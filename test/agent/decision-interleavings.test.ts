@@ -8,12 +8,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sleep } from '../../src/agent/sleep.ts';
 import { auditViolations } from '../audit/support.ts';
-import { useTestStore } from '../helpers/store.ts';
+import { useMemoryStore } from '../helpers/store.ts';
 import { standardTools } from './support/fake-tools.ts';
 import { makeHarness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 
-const db = useTestStore();
+const db = useMemoryStore();
 
 const PEOPLE = ['UREQ', 'UAPP', 'UAPP2', 'UBY'] as const;
 const APPROVERS = ['UAPP', 'UAPP2'];

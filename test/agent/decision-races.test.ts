@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditViolations } from '../audit/support.ts';
-import { useTestStore } from '../helpers/store.ts';
+import { useMemoryStore } from '../helpers/store.ts';
 import { z } from 'zod';
 import { fakeTool, standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 import { spoken } from './support/spoken.ts';
 
-const db = useTestStore();
+const db = useMemoryStore();
 let h: Harness;
 // Whatever each scenario did, `tandem audit` finds nothing wrong with it afterwards.
 const auditedTools = [...standardTools().all, fakeTool({ name: 'merge_pr', risk: 'destructive' })];

@@ -1,14 +1,15 @@
 import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { planDigest, shortDigest } from '../../src/agent/model/plan-digest.ts';
-import { formatRunDetail } from '../../src/cli/format-run.ts';
 import { auditViolations } from '../audit/support.ts';
+import { showRun } from '../helpers/run-detail.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { fakeTool, standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 import { spoken } from './support/spoken.ts';
 
+// The real engine, not the in-memory store: the tests rewrite stored plans and approvals with SQL, as a tampered row or an approval from before digests would be.
 const db = useTestStore();
 let h: Harness;
 afterEach(() => {
@@ -80,16 +81,9 @@ describe('a digest bound to the approval', () => {
       expect.objectContaining({ check: 'content-changed-after-approval', planVersion: 1, message: expect.stringContaining(shortDigest(approved)) }),
     ]);
     const versions = await h.store.listPlanVersions(run.id);
-    const shown = formatRunDetail({
-      run: (await h.store.getRun(run.id))!,
+    const shown = showRun((await h.store.getRun(run.id))!, {
       versions,
       approvals: await h.store.listApprovals(run.id),
-      steps: [],
-      attempts: [],
-      escalations: [],
-      questions: [],
-      events: [],
-      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
       digests: new Map([[1, await planDigest(versions[0]!.plan)]]),
     });
     expect(shown).toContain(`digest ${shortDigest(approved)} — MISMATCH`);
@@ -107,16 +101,9 @@ describe('a digest bound to the approval', () => {
     expect(tools.write.calls).toHaveLength(1);
     expect(await auditViolations(h.store, tools.all, [], run.id)).toEqual([]);
     const versions = await h.store.listPlanVersions(run.id);
-    const shown = formatRunDetail({
-      run: (await h.store.getRun(run.id))!,
+    const shown = showRun((await h.store.getRun(run.id))!, {
       versions,
       approvals: await h.store.listApprovals(run.id),
-      steps: [],
-      attempts: [],
-      escalations: [],
-      questions: [],
-      events: [],
-      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
       digests: new Map([[1, await planDigest(versions[0]!.plan)]]),
     });
     expect(shown).toContain('approved by UAPP');

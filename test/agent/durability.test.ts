@@ -6,6 +6,7 @@ import { fakeTool } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 
+// The real engine, not the in-memory store: a run must finish from what the database committed before the crash.
 const db = useTestStore();
 const harnesses: Harness[] = [];
 afterEach(() => {

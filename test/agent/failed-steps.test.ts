@@ -11,13 +11,13 @@ import { createGithubDispatchWorkflowTool } from '../../src/integrations/tools/g
 import { SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
 import { startFakeGithub, type FakeGithub } from '../fakes/github-server.ts';
 import { BOT_TOKEN, silentLogger } from '../fakes/slack-harness.ts';
-import { useTestStore } from '../helpers/store.ts';
+import { useMemoryStore } from '../helpers/store.ts';
 import { testGithub } from '../tools/tool-context.ts';
 import { fakeTool, standardTools } from './support/fake-tools.ts';
 import { BUDGETS, collectingLogger } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 
-const db = useTestStore();
+const db = useMemoryStore();
 let slack: SlackFakeServer;
 let github: FakeGithub;
 

@@ -10,6 +10,7 @@ import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 import { said } from '../helpers/words.ts';
 import { sweepIntervalMs } from '../../src/runtime/housekeeping.ts';
 
+// The real engine, not the in-memory store: two replicas sweep one database, through two connection pools on PostgreSQL.
 const db = useTestStore();
 const MINUTE = 60_000;
 const after = (from: Date, minutes: number) => new Date(from.getTime() + minutes * MINUTE + 1000);

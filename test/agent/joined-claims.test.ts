@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { joinedClaims } from '../../src/agent/execution/joined-claims.ts';
 import type { RunStore } from '../../src/agent/ports/run-store.ts';
-import { createRunStore } from '../../src/store/index.ts';
-import { openTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { createMemoryRunStore } from '../../src/agent/testing/memory-store/index.ts';
 
 const plan = {
   schemaVersion: 1 as const,
@@ -16,14 +15,11 @@ const plan = {
 };
 
 describe('joined claims: a dependant never starts before the success it depends on is stored', () => {
-  let database: TestDatabase;
   let store: RunStore;
   let thread = 0;
-  beforeAll(async () => {
-    database = await openTestDatabase();
-    store = createRunStore(database.db);
+  beforeAll(() => {
+    store = createMemoryRunStore();
   });
-  afterAll(() => database.destroy());
 
   const runningA = async () => {
     const run = await store.createRun({ task: 'chain', requester: 'U1', conversation: { channel: 'C1', threadTs: `1.${++thread}` }, origin: 'cli' });

@@ -3,58 +3,39 @@
  * the fake Anthropic server, so which model wrote what is visible on the wire and in the store.
  */
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, type Agent } from '../../src/agent/agent.ts';
+import { describe, expect, it } from 'vitest';
+import type { Agent } from '../../src/agent/agent.ts';
 import { InMemorySurface } from '../../src/agent/testing/in-memory-surface.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { createLlmClient } from '../../src/integrations/llm/index.ts';
-import { createLogger } from '../../src/observability/logger.ts';
 import { summaryMessage } from '../../src/bot/views/summary.ts';
-import { anthropicReply, startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.ts';
-import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
-import { useTestStore } from '../helpers/store.ts';
+import { anthropicReply } from '../fakes/anthropic-server.ts';
+import { openAiReply } from '../fakes/openai-server.ts';
+import { useMemoryStore } from '../helpers/store.ts';
 import { fakeTool } from './support/fake-tools.ts';
-import { BUDGETS, collectingLogger } from './support/harness.ts';
+import { BUDGETS, makeModelAgent } from './support/harness.ts';
 import { plannerAnswer } from './support/scripted-llm.ts';
 import { said } from '../helpers/words.ts';
+import { fakeModelSettings, useFakeModels } from '../helpers/model-servers.ts';
 
-const db = useTestStore();
+const db = useMemoryStore();
 
-let openai: FakeOpenAi;
-let anthropic: FakeAnthropic;
-beforeEach(async () => {
-  [openai, anthropic] = await Promise.all([startFakeOpenAi(), startFakeAnthropic()]);
-});
-afterEach(async () => {
-  await Promise.all([openai.close(), anthropic.close()]);
-});
+const models = useFakeModels();
 
 const good = (confidence = 0.9) => plannerAnswer({ goal: 'Read the thing', confidence, steps: [{ id: 's1', tool: 'read_thing', args: { key: 'a' } }] });
 const bad = plannerAnswer({ steps: [{ id: 's1', tool: 'no_such_tool', args: {} }] });
 
 function setup(fallback: string | undefined): { agent: Agent; surface: InMemorySurface; errors: unknown[] } {
   const config = loadConfig({
-    OPENAI_API_KEY: 'sk-test-0000000000000000',
-    OPENAI_BASE_URL: openai.url,
-    ANTHROPIC_API_KEY: 'sk-ant-test-00000000000',
-    ANTHROPIC_BASE_URL: anthropic.url,
+    ...fakeModelSettings(models),
     PLANNER_MODEL: 'openai:gpt-4o-mini',
     ...(fallback ? { PLANNER_FALLBACK_MODEL: fallback } : {}),
   });
   const store = db.store;
-  const llm = createLlmClient({ config, logger: createLogger({ level: 'silent', secrets: [] }), onUsage: (usage) => store.recordUsage(usage), maxRetries: 0 });
-  const surface = new InMemorySurface();
-  const errors: unknown[] = [];
-  const agent = createAgent({
+  const { agent, surface, errors } = makeModelAgent({
     store,
-    llm,
-    tools: [fakeTool({ name: 'read_thing', risk: 'read' })],
-    surface,
-    approvers: { isApprover: async () => true },
-    settings: { budgets: BUDGETS, confidenceThreshold: 0.6, autoRunReadOnly: true, secrets: [], concurrency: 4 },
-    logger: collectingLogger(errors),
-    owner: 'replica-a',
-    usageRecordedByLlm: true,
+    config,
+    tools: () => [fakeTool({ name: 'read_thing', risk: 'read' })],
+    settings: { budgets: BUDGETS, retry: undefined, repositories: undefined },
   });
   return { agent, surface, errors };
 }
@@ -68,14 +49,14 @@ async function start(agent: Agent) {
 describe('planner fallback', () => {
   it('asks the fallback once when the planner is still invalid after its repair rounds; the version, usage and summary say so', async () => {
     const s = setup('anthropic:claude-opus-4-1');
-    openai.enqueue(openAiReply.json(bad), openAiReply.json(bad), openAiReply.json(bad));
-    anthropic.enqueue(anthropicReply.json(good(), { inputTokens: 900, outputTokens: 100 }));
+    models.openai.enqueue(openAiReply.json(bad), openAiReply.json(bad), openAiReply.json(bad));
+    models.anthropic.enqueue(anthropicReply.json(good(), { inputTokens: 900, outputTokens: 100 }));
 
     const run = await start(s.agent);
 
     expect(run.status).toBe('succeeded');
-    expect(openai.requests).toHaveLength(3);
-    expect(anthropic.requests).toHaveLength(1);
+    expect(models.openai.requests).toHaveLength(3);
+    expect(models.anthropic.requests).toHaveLength(1);
     const [version] = await db.store.listPlanVersions(run.id);
     expect(version).toMatchObject({ authorKind: 'planner', authorId: 'anthropic:claude-opus-4-1' });
     expect(version!.reason).toMatch(/fallback planner anthropic:claude-opus-4-1 because the planner's answer was still invalid after 2 repair rounds/);
@@ -99,8 +80,8 @@ describe('planner fallback', () => {
 
   it('asks the fallback when the planner is under the confidence threshold, and runs its plan', async () => {
     const s = setup('anthropic:claude-opus-4-1');
-    openai.enqueue(openAiReply.json(good(0.3)));
-    anthropic.enqueue(anthropicReply.json(good(0.85)));
+    models.openai.enqueue(openAiReply.json(good(0.3)));
+    models.anthropic.enqueue(anthropicReply.json(good(0.85)));
 
     const run = await start(s.agent);
 
@@ -112,14 +93,14 @@ describe('planner fallback', () => {
 
   it("keeps the planner's low-confidence plan (which escalates) when the fallback fails, and fails with both reasons when both are invalid", async () => {
     const s = setup('anthropic:claude-opus-4-1');
-    openai.enqueue(openAiReply.json(good(0.3)));
-    anthropic.enqueue(anthropicReply.status(500));
+    models.openai.enqueue(openAiReply.json(good(0.3)));
+    models.anthropic.enqueue(anthropicReply.status(500));
     const low = await start(s.agent);
     expect((await db.store.listPlanVersions(low.id))[0]).toMatchObject({ authorId: 'openai:gpt-4o-mini', reason: null });
     expect(s.surface.of(low.id, 'escalation')[0]?.escalation.kind).toBe('low-confidence');
 
-    openai.enqueue(openAiReply.json(bad), openAiReply.json(bad), openAiReply.json(bad));
-    anthropic.enqueue(anthropicReply.json(bad));
+    models.openai.enqueue(openAiReply.json(bad), openAiReply.json(bad), openAiReply.json(bad));
+    models.anthropic.enqueue(anthropicReply.json(bad));
     const failed = await start(s.agent);
     expect(failed.status).toBe('failed');
     expect(said(s.surface.of(failed.id, 'notice')[0]?.text)).toMatch(
@@ -129,10 +110,10 @@ describe('planner fallback', () => {
 
   it('without PLANNER_FALLBACK_MODEL behaves as before: three invalid answers fail the run and no other model is asked', async () => {
     const s = setup(undefined);
-    openai.enqueue(openAiReply.json(bad), openAiReply.json(bad), openAiReply.json(bad));
+    models.openai.enqueue(openAiReply.json(bad), openAiReply.json(bad), openAiReply.json(bad));
     const run = await start(s.agent);
     expect(run.status).toBe('failed');
-    expect(anthropic.requests).toHaveLength(0);
+    expect(models.anthropic.requests).toHaveLength(0);
     expect(s.surface.of(run.id, 'summary')[0]!.summary.fallbackPlanner).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { makePlan } from '../../src/agent/planning/planner.ts';
 import type { AnyTool } from '../../src/agent/ports/tool.ts';
@@ -6,8 +6,9 @@ import { createToolRegistry } from '../../src/agent/model/tool-registry.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { createLlmClient } from '../../src/integrations/llm/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
-import { anthropicReply, startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.ts';
-import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
+import { anthropicReply } from '../fakes/anthropic-server.ts';
+import { openAiReply } from '../fakes/openai-server.ts';
+import { fakeModelSettings, useFakeModels } from '../helpers/model-servers.ts';
 
 // Through the real SDKs: what a model provider sends back is what the planner has to live with.
 const tools: AnyTool[] = [
@@ -45,21 +46,11 @@ const artifact = {
   rollback: [],
 };
 
-let openai: FakeOpenAi;
-let anthropic: FakeAnthropic;
-beforeEach(async () => {
-  [openai, anthropic] = await Promise.all([startFakeOpenAi(), startFakeAnthropic()]);
-});
-afterEach(async () => {
-  await Promise.all([openai.close(), anthropic.close()]);
-});
+const models = useFakeModels();
 
 function planner(model: string) {
   const config = loadConfig({
-    OPENAI_API_KEY: 'sk-test-0000000000000000',
-    OPENAI_BASE_URL: openai.url,
-    ANTHROPIC_API_KEY: 'sk-ant-test-00000000000',
-    ANTHROPIC_BASE_URL: anthropic.url,
+    ...fakeModelSettings(models),
     PLANNER_MODEL: model,
   });
   const llm = createLlmClient({ config, logger: createLogger({ level: 'silent', secrets: [] }), onUsage: () => {}, maxRetries: 0 });
@@ -71,25 +62,25 @@ function planner(model: string) {
 
 describe('the planner over the wire', () => {
   it('accepts a model that answers with the plan artifact itself instead of the answer schema (OpenAI)', async () => {
-    openai.enqueue(openAiReply.json(artifact));
+    models.openai.enqueue(openAiReply.json(artifact));
     const result = await planner('openai:gpt-4o');
     expect(result.ok && result.value.plan.steps.map((s) => [s.id, s.args])).toEqual([
       ['s1', { repo: 'acme/api' }],
       ['s2', { repo: 'acme/api', tag: 'v2.4.0' }],
     ]);
-    expect(openai.requests).toHaveLength(1);
+    expect(models.openai.requests).toHaveLength(1);
   });
 
   it('accepts the plan artifact from an Anthropic tool call', async () => {
-    anthropic.enqueue(anthropicReply.json(artifact));
+    models.anthropic.enqueue(anthropicReply.json(artifact));
     const result = await planner('anthropic:claude-haiku-4-5');
     expect(result.ok && result.value.plan.goal).toBe('Cut release v2.4.0 of acme/api');
   });
 
   it('still repairs an artifact-shaped answer that names an unknown tool, showing the model why', async () => {
-    openai.enqueue(openAiReply.json({ ...artifact, steps: [{ ...artifact.steps[0], tool: 'deploy_everything' }] }), openAiReply.json(artifact));
+    models.openai.enqueue(openAiReply.json({ ...artifact, steps: [{ ...artifact.steps[0], tool: 'deploy_everything' }] }), openAiReply.json(artifact));
     const result = await planner('openai:gpt-4o');
     expect(result.ok).toBe(true);
-    expect(JSON.stringify(openai.requests[1]?.body)).toContain('s1.tool: unknown tool deploy_everything');
+    expect(JSON.stringify(models.openai.requests[1]?.body)).toContain('s1.tool: unknown tool deploy_everything');
   });
 });

@@ -10,7 +10,7 @@ import { makePlan } from '../../src/agent/planning/planner.ts';
 import { isRepositoryAllowed, REPO_NOT_ALLOWED, repositoryRefusal } from '../../src/agent/model/repository-allow-list.ts';
 import { createToolRegistry } from '../../src/agent/model/tool-registry.ts';
 import { createGithubSearchIssuesTool } from '../../src/integrations/tools/github/github-search-issues.ts';
-import { useTestStore } from '../helpers/store.ts';
+import { useMemoryStore } from '../helpers/store.ts';
 import { fakeTool, standardTools, type FakeTool } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
@@ -117,7 +117,7 @@ describe('the planner', () => {
 });
 
 describe('runs under TANDEM_REPOS', () => {
-  const db = useTestStore();
+  const db = useMemoryStore();
   let h: Harness;
   afterEach(() => {
     h.llm.assertDone();

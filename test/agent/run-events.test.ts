@@ -10,6 +10,7 @@ import { fakeTool, standardTools, type FakeTool } from './support/fake-tools.ts'
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 
+// The real engine, not the in-memory store: a test stores an event row in a shape this version does not know, with SQL.
 const db = useTestStore();
 let h: Harness;
 let used: Harness | undefined;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { LeasesPort } from '../../src/agent/ports/leases.ts';
 import { createRunLeases, type RunLeases } from '../../src/agent/replicas/run-leases.ts';
-import { useTestStore } from '../helpers/store.ts';
+import { useMemoryStore } from '../helpers/store.ts';
 
-const db = useTestStore();
+const db = useMemoryStore();
 const SETTINGS = { leaseMs: 30_000, heartbeatMs: 20, adoptEveryMs: 1_000, refreshMs: 100 };
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 

@@ -13,6 +13,7 @@ import { standardTools } from './support/fake-tools.ts';
 import { BUDGETS, collectingLogger } from './support/harness.ts';
 import { ScriptedLlm } from './support/scripted-llm.ts';
 
+// The real engine, not the in-memory store: the runbook catalog keeps its runbooks in the same database (createRunbooksStore).
 const db = useTestStore();
 let dir: string;
 let catalog: RunbookCatalog;

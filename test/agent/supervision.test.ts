@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LlmError } from '../../src/agent/model/errors.ts';
-import { useTestStore } from '../helpers/store.ts';
+import { useMemoryStore } from '../helpers/store.ts';
 import { fakeTool, standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 import { spoken } from './support/spoken.ts';
 import { said } from '../helpers/words.ts';
 
-const db = useTestStore();
+const db = useMemoryStore();
 let h: Harness;
 afterEach(() => {
   h.llm.assertDone();

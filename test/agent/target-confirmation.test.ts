@@ -12,6 +12,7 @@ import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 import { spoken } from './support/spoken.ts';
 import { said } from '../helpers/words.ts';
 
+// The real engine, not the in-memory store: the audit test rewrites the stored confirmation with SQL, as a tampered or missing proof would leave it.
 const db = useTestStore();
 let h: Harness;
 afterEach(() => {

@@ -5,22 +5,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, type Agent } from '../../src/agent/agent.ts';
+import type { Agent } from '../../src/agent/agent.ts';
 import { REPO_NOT_ALLOWED } from '../../src/agent/model/repository-allow-list.ts';
-import { InMemorySurface } from '../../src/agent/testing/in-memory-surface.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { createLlmClient } from '../../src/integrations/llm/index.ts';
 import { createBuiltinTools } from '../../src/integrations/tools/builtin-tools.ts';
-import { createLogger } from '../../src/observability/logger.ts';
 import { startFakeGithub, type FakeGithub } from '../fakes/github-server.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
-import { useTestStore } from '../helpers/store.ts';
+import { useMemoryStore } from '../helpers/store.ts';
 import { said } from '../helpers/words.ts';
 import { testGithub } from '../tools/tool-context.ts';
-import { BUDGETS, collectingLogger } from './support/harness.ts';
+import { makeModelAgent } from './support/harness.ts';
 import { plannerAnswer, type StepSketch } from './support/scripted-llm.ts';
 
-const db = useTestStore();
+const db = useMemoryStore();
 let openai: FakeOpenAi;
 let github: FakeGithub;
 let agent: Agent;
@@ -37,32 +34,11 @@ beforeEach(async () => {
     PLANNER_MODEL: 'openai:gpt-4o',
     TANDEM_REPOS: 'acme/*',
   });
-  const llm = createLlmClient({
-    config,
-    logger: createLogger({ level: 'silent', secrets: [] }),
-    onUsage: (usage) => db.store.recordUsage(usage),
-    maxRetries: 0,
-  });
-  errors = [];
-  agent = createAgent({
+  ({ agent, errors } = makeModelAgent({
     store: db.store,
-    llm,
-    tools: createBuiltinTools({ github: testGithub(github.url), slack: undefined, llm, httpAllow: [] }),
-    surface: new InMemorySurface(),
-    approvers: { isApprover: async () => true },
-    settings: {
-      budgets: { ...BUDGETS, maxReplans: 0 },
-      confidenceThreshold: 0.6,
-      autoRunReadOnly: true,
-      secrets: [],
-      concurrency: 4,
-      retry: { retries: 0, baseDelayMs: 1 },
-      repositories: config.github.repos,
-    },
-    logger: collectingLogger(errors),
-    owner: 'replica-a',
-    usageRecordedByLlm: true,
-  });
+    config,
+    tools: (llm) => createBuiltinTools({ github: testGithub(github.url), slack: undefined, llm, httpAllow: [] }),
+  }));
 });
 afterEach(async () => {
   await Promise.all([openai.close(), github.close()]);

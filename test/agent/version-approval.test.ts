@@ -5,7 +5,7 @@ import { PlanSchema } from '../../src/agent/model/plan.ts';
 import type { ApprovalRecord, PlanVersionRecord } from '../../src/agent/ports/plans.ts';
 import type { Risk } from '../../src/agent/ports/tool.ts';
 import { bindingApproval } from '../../src/agent/decisions/version-approval.ts';
-import { useTestStore } from '../helpers/store.ts';
+import { useMemoryStore } from '../helpers/store.ts';
 import { standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
@@ -98,7 +98,7 @@ describe('the approval that lets a version run', () => {
 });
 
 describe("the executor's check before a version's first step", () => {
-  const db = useTestStore();
+  const db = useMemoryStore();
   let h: Harness;
   afterEach(() => {
     h.llm.assertDone();

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SlackDriver, SlackFakeServer, type DriverResponse, type FakeMessage, type SendOptions } from '../../src/workspace/slack-fake/index.ts';
 import { runTandem, type TandemProcess } from '../cli/tandem-process.ts';
-import { DEFAULT_ENGINE, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { openProcessStore } from '../helpers/database.ts';
 
 export const BOT_TOKEN = 'xoxb-blackbox-0000-secret-token';
 export const SIGNING_SECRET = 'blackbox-signing-secret-value';
@@ -30,14 +30,7 @@ export class TimedDriver extends SlackDriver {
 /** A temp working directory and a fresh store: PostgreSQL when TEST_DATABASE_URL is set, else PGlite under DATA_DIR. */
 export async function freshStore(): Promise<{ cwd: string; env: Record<string, string>; cleanup(): Promise<void> }> {
   const cwd = mkdtempSync(path.join(tmpdir(), 'tandem-blackbox-'));
-  let database: TestDatabase | undefined;
-  const env: Record<string, string> = {};
-  if (DEFAULT_ENGINE === 'postgres') {
-    database = await openTestDatabase('postgres');
-    env.DATABASE_URL = database.url!;
-  } else {
-    env.DATA_DIR = path.join(cwd, 'data');
-  }
+  const { env, database } = await openProcessStore(path.join(cwd, 'data'));
   return {
     cwd,
     env,

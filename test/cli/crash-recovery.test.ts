@@ -2,14 +2,15 @@
  * kill -9 of the real process at the moments where an acknowledged request or an owed message could
  * be lost, then a restart on the same store: every thread ends right, once.
  */
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
 import { SlackDriver, SlackFakeServer, type RecordedCall } from '../../src/workspace/slack-fake/index.ts';
-import { DEFAULT_ENGINE, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { DEFAULT_ENGINE, type TestDatabase } from '../helpers/database.ts';
+import { prepareTandemFolder } from '../helpers/tandem-folder.ts';
 import { runTandem, type TandemProcess } from './tandem-process.ts';
 
 const TOKEN = 'xoxb-crash-test';
@@ -41,15 +42,11 @@ describe('a Tandem process killed with SIGKILL', () => {
 
   beforeAll(async () => {
     await fake.start();
-    mkdirSync(path.join(cwd, 'runbooks'));
-    writeFileSync(path.join(cwd, 'runbooks', 'settle.yml'), RUNBOOK);
-    env = { SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: fake.apiUrl, PORT: '0', TANDEM_RUNBOOKS_DIR: path.join(cwd, 'runbooks') };
-    if (DEFAULT_ENGINE === 'postgres') {
-      database = await openTestDatabase('postgres');
-      env.DATABASE_URL = database.url!;
-    } else {
-      env.DATA_DIR = path.join(cwd, 'data');
-    }
+    ({ env, database } = await prepareTandemFolder({
+      cwd,
+      slack: { token: TOKEN, signingSecret: SECRET, apiUrl: fake.apiUrl },
+      runbooks: { 'settle.yml': RUNBOOK },
+    }));
   });
   afterAll(async () => {
     if (current?.tandem.child.exitCode === null) current.tandem.child.kill('SIGKILL');

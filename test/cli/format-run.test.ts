@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseRunEvent } from '../../src/agent/model/run-events.ts';
 import type { RunRecord } from '../../src/agent/ports/run-store.ts';
-import { formatRunDetail } from '../../src/cli/format-run.ts';
+import { showRun } from '../helpers/run-detail.ts';
 
 const at = new Date('2026-01-02T03:04:05Z');
 const run: RunRecord = {
@@ -21,17 +21,7 @@ const run: RunRecord = {
 };
 
 const show = (rows: { type: string; data: unknown }[]) =>
-  formatRunDetail({
-    run,
-    versions: [],
-    approvals: [],
-    steps: [],
-    attempts: [],
-    escalations: [],
-    questions: [],
-    events: rows.map((row, i) => parseRunEvent({ runId: run.id, seq: i + 1, at, ...row })),
-    usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
-  });
+  showRun(run, { events: rows.map((row, i) => parseRunEvent({ runId: run.id, seq: i + 1, at, ...row })) });
 
 describe('tandem show: events', () => {
   it('prints each event by its stored name with its payload, and an empty payload as nothing', () => {

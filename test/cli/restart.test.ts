@@ -1,11 +1,12 @@
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunStore, openDatabase } from '../../src/store/index.ts';
 import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
 import { SlackDriver, SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
-import { DEFAULT_ENGINE, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import type { TestDatabase } from '../helpers/database.ts';
+import { prepareTandemFolder } from '../helpers/tandem-folder.ts';
 import { runTandem, type TandemProcess } from './tandem-process.ts';
 
 const TOKEN = 'xoxb-restart-test';
@@ -37,16 +38,11 @@ describe('a Tandem process stopped mid-run', () => {
 
   beforeAll(async () => {
     await fake.start();
-    mkdirSync(path.join(cwd, 'runbooks'));
-    writeFileSync(path.join(cwd, 'runbooks', 'settle.yml'), RUNBOOK);
-    env = { SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: fake.apiUrl, PORT: '0', TANDEM_RUNBOOKS_DIR: path.join(cwd, 'runbooks') };
-    // PostgreSQL when the suite has one (cheaper per process start), else a PGlite folder.
-    if (DEFAULT_ENGINE === 'postgres') {
-      database = await openTestDatabase('postgres');
-      env.DATABASE_URL = database.url!;
-    } else {
-      env.DATA_DIR = path.join(cwd, 'data');
-    }
+    ({ env, database } = await prepareTandemFolder({
+      cwd,
+      slack: { token: TOKEN, signingSecret: SECRET, apiUrl: fake.apiUrl },
+      runbooks: { 'settle.yml': RUNBOOK },
+    }));
   });
   afterAll(async () => {
     await fake.stop();

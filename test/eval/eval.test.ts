@@ -6,12 +6,12 @@ import { builtinToolNames } from '../../src/eval/eval-tools.ts';
 import { evalPassed, formatEvalReport, loadGoldenTasks, parseGoldenTask, runEval, totalsOf, type EvalReport, type GoldenTask } from '../../src/eval/index.ts';
 import { readRecording } from '../../src/eval/recording-file.ts';
 import { createReplayLlm } from '../../src/eval/replay-llm.ts';
-import { useTestStore } from '../helpers/store.ts';
+import { useMemoryStore } from '../helpers/store.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const GOLDEN = path.resolve(import.meta.dirname, '../../eval/golden');
 const RECORDED = path.resolve(import.meta.dirname, '../../eval/recorded');
-const db = useTestStore();
+const db = useMemoryStore();
 
 async function goldenTask(name: string): Promise<GoldenTask> {
   const { tasks } = await loadGoldenTasks(GOLDEN);

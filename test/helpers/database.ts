@@ -45,3 +45,13 @@ export async function openTestDatabase(engine: Engine = DEFAULT_ENGINE): Promise
     },
   };
 }
+
+/**
+ * Where a Tandem process (or a whole runtime) started by a test keeps its runs: a fresh PostgreSQL database when
+ * the suite has one (cheaper per process start), else a PGlite folder `dataDir`. `env` is the setting that says which; destroy `database` after.
+ */
+export async function openProcessStore(dataDir: string): Promise<{ env: Record<string, string>; database: TestDatabase | undefined }> {
+  if (DEFAULT_ENGINE !== 'postgres') return { env: { DATA_DIR: dataDir }, database: undefined };
+  const database = await openTestDatabase('postgres');
+  return { env: { DATABASE_URL: database.url! }, database };
+}

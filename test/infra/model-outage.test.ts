@@ -131,7 +131,7 @@ describe('the model provider is down while planning or checking', () => {
     // does one replan on the planner and on its fallback.
     openai.enqueue(
       openAiReply.json(investigate),
-      openAiReply.toolCalls([{ name: 'github_get_repo', arguments: { repo: 'acme/api' } }]),
+      openAiReply.toolCalls([{ name: 'github_get_repo', args: { repo: 'acme/api' } }]),
       ...down(openAiReply.status),
       ...down(openAiReply.status),
     );

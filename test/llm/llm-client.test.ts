@@ -1,20 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LlmError } from '../../src/agent/model/errors.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { createLlmClient } from '../../src/integrations/llm/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
-import { anthropicReply, startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.ts';
-import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
+import { anthropicReply } from '../fakes/anthropic-server.ts';
+import { openAiReply } from '../fakes/openai-server.ts';
 import { clientFor, failureOf, triage, triageRequest } from './helpers.ts';
+import { useFakeModels } from '../helpers/model-servers.ts';
 
-let openai: FakeOpenAi;
-let anthropic: FakeAnthropic;
-beforeEach(async () => {
-  [openai, anthropic] = await Promise.all([startFakeOpenAi(), startFakeAnthropic()]);
-});
-afterEach(async () => {
-  await Promise.all([openai.close(), anthropic.close()]);
-});
+const models = useFakeModels();
 
 const OPENAI_KEY = 'sk-test-openai-0000000000';
 const GITHUB_TOKEN = 'corp-ghe-token-5f2a9c';
@@ -23,9 +17,9 @@ const PASTED_TOKEN = `ghp_${'a1B2c3D4e5'.repeat(4)}`;
 function env(extra: Record<string, string> = {}) {
   return {
     OPENAI_API_KEY: OPENAI_KEY,
-    OPENAI_BASE_URL: openai.url,
+    OPENAI_BASE_URL: models.openai.url,
     ANTHROPIC_API_KEY: 'sk-ant-test-000000000000',
-    ANTHROPIC_BASE_URL: anthropic.url,
+    ANTHROPIC_BASE_URL: models.anthropic.url,
     GITHUB_TOKEN,
     ...extra,
   };
@@ -34,16 +28,16 @@ function env(extra: Record<string, string> = {}) {
 describe('LlmClient', () => {
   it('routes each role to its configured model; the evaluator defaults to the planner’s', async () => {
     const { client } = clientFor(env({ PLANNER_MODEL: 'openai:gpt-4o', EXECUTOR_MODEL: 'anthropic:claude-haiku-4-5' }));
-    openai.enqueue(openAiReply.json(triage), openAiReply.json(triage));
-    anthropic.enqueue(anthropicReply.json(triage));
+    models.openai.enqueue(openAiReply.json(triage), openAiReply.json(triage));
+    models.anthropic.enqueue(anthropicReply.json(triage));
 
     const planner = await client.generate(triageRequest({ role: 'planner' }));
     const executor = await client.generate(triageRequest({ role: 'executor' }));
     const evaluator = await client.generate(triageRequest({ role: 'evaluator' }));
 
     expect([planner.model, executor.model, evaluator.model]).toEqual(['gpt-4o', 'claude-haiku-4-5', 'gpt-4o']);
-    expect(openai.requests).toHaveLength(2);
-    expect(anthropic.requests).toHaveLength(1);
+    expect(models.openai.requests).toHaveLength(2);
+    expect(models.anthropic.requests).toHaveLength(1);
   });
 
   it('says which roles have a model, and refuses a call for a role without one, naming what to set', async () => {
@@ -60,8 +54,11 @@ describe('LlmClient', () => {
 
   it('records usage and cost once per call, per role and run, failed answers included', async () => {
     const { client, usage } = clientFor(env({ PLANNER_MODEL: 'openai:gpt-4o', EVALUATOR_MODEL: 'anthropic:claude-haiku-4-5' }));
-    openai.enqueue(openAiReply.json(triage, { inputTokens: 1000, outputTokens: 200 }), openAiReply.text('not json', { inputTokens: 10, outputTokens: 5 }));
-    anthropic.enqueue(anthropicReply.json(triage, { inputTokens: 2000, outputTokens: 300 }));
+    models.openai.enqueue(
+      openAiReply.json(triage, { inputTokens: 1000, outputTokens: 200 }),
+      openAiReply.text('not json', { inputTokens: 10, outputTokens: 5 }),
+    );
+    models.anthropic.enqueue(anthropicReply.json(triage, { inputTokens: 2000, outputTokens: 300 }));
 
     const planned = await client.generate(triageRequest({ runId: 'run-7' }));
     await client.generate(triageRequest({ role: 'evaluator', runId: 'run-7' }));
@@ -86,7 +83,7 @@ describe('LlmClient', () => {
   it('prices a model from TANDEM_MODEL_PRICES, and an unknown local model at 0', async () => {
     const prices = JSON.stringify({ 'openai:gpt-4o': { input: 1, output: 1 } });
     const priced = clientFor(env({ PLANNER_MODEL: 'openai:gpt-4o', EXECUTOR_MODEL: 'openai:qwen2.5:7b', TANDEM_MODEL_PRICES: prices }));
-    openai.enqueue(
+    models.openai.enqueue(
       openAiReply.json(triage, { inputTokens: 500_000, outputTokens: 500_000 }),
       openAiReply.json(triage, { inputTokens: 9000, outputTokens: 900 }),
     );
@@ -97,8 +94,8 @@ describe('LlmClient', () => {
 
   it('strips configured secrets and token-shaped strings from everything sent to the model', async () => {
     const { client, logLines } = clientFor(env({ PLANNER_MODEL: 'openai:gpt-4o', EXECUTOR_MODEL: 'anthropic:claude-haiku-4-5' }));
-    openai.enqueue(openAiReply.json(triage));
-    anthropic.enqueue(anthropicReply.json(triage));
+    models.openai.enqueue(openAiReply.json(triage));
+    models.anthropic.enqueue(anthropicReply.json(triage));
     const leaky = triageRequest({
       system: `You plan tasks. Our GitHub token is ${GITHUB_TOKEN}.`,
       messages: [
@@ -110,12 +107,12 @@ describe('LlmClient', () => {
     await client.generate(leaky);
     await client.generate({ ...leaky, role: 'executor' });
 
-    for (const request of [...openai.requests, ...anthropic.requests]) {
+    for (const request of [...models.openai.requests, ...models.anthropic.requests]) {
       const sent = JSON.stringify(request.body);
       for (const secret of [GITHUB_TOKEN, PASTED_TOKEN, OPENAI_KEY]) expect(sent).not.toContain(secret);
       expect(sent).toContain('Use [redacted] to open an issue');
     }
-    expect((anthropic.requests[0]!.body as { system: string }).system).toBe('You plan tasks. Our GitHub token is [redacted].');
+    expect((models.anthropic.requests[0]!.body as { system: string }).system).toBe('You plan tasks. Our GitHub token is [redacted].');
     expect(logLines.join('')).not.toContain(GITHUB_TOKEN);
   });
 
@@ -127,7 +124,7 @@ describe('LlmClient', () => {
       logger: createLogger({ level: 'warn', secrets: config.secrets, destination: { write: (line: string) => void lines.push(line) } }),
       onUsage: () => Promise.reject(new Error('database is down')),
     });
-    openai.enqueue(openAiReply.json(triage));
+    models.openai.enqueue(openAiReply.json(triage));
 
     expect((await client.generate(triageRequest())).value).toEqual(triage);
     expect(lines.join('')).toMatch(/could not record model usage/);
@@ -135,12 +132,12 @@ describe('LlmClient', () => {
 
   it('hands back the caller’s own reason when the caller cancels', async () => {
     const { client } = clientFor(env({ PLANNER_MODEL: 'anthropic:claude-haiku-4-5' }));
-    anthropic.enqueue(anthropicReply.stall(5_000));
+    models.anthropic.enqueue(anthropicReply.stall(5_000));
     const controller = new AbortController();
     const cancelled = new Error('run cancelled by U123');
 
     const pending = failureOf(client.generate(triageRequest({ signal: controller.signal })));
-    await waitFor(() => anthropic.requests.length === 1);
+    await waitFor(() => models.anthropic.requests.length === 1);
     controller.abort(cancelled);
 
     expect(await pending).toBe(cancelled);

@@ -1,25 +1,19 @@
 /** LlmClient.converse through the real SDKs: one tool-loop turn, its usage recorded once, failures typed. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LlmError } from '../../src/agent/model/errors.ts';
 import type { LlmToolRequest } from '../../src/agent/ports/llm.ts';
-import { anthropicReply, startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.ts';
-import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
+import { anthropicReply } from '../fakes/anthropic-server.ts';
+import { openAiReply } from '../fakes/openai-server.ts';
 import { clientFor, failureOf } from './helpers.ts';
+import { useFakeModels } from '../helpers/model-servers.ts';
 
-let openai: FakeOpenAi;
-let anthropic: FakeAnthropic;
-beforeEach(async () => {
-  [openai, anthropic] = await Promise.all([startFakeOpenAi(), startFakeAnthropic()]);
-});
-afterEach(async () => {
-  await Promise.all([openai.close(), anthropic.close()]);
-});
+const models = useFakeModels();
 
 const env = (model: string) => ({
   OPENAI_API_KEY: 'sk-test-openai-0000000000',
-  OPENAI_BASE_URL: openai.url,
+  OPENAI_BASE_URL: models.openai.url,
   ANTHROPIC_API_KEY: 'sk-ant-test-0000000000',
-  ANTHROPIC_BASE_URL: anthropic.url,
+  ANTHROPIC_BASE_URL: models.anthropic.url,
   PLANNER_MODEL: model,
 });
 
@@ -35,7 +29,7 @@ const turn = (overrides: Partial<LlmToolRequest> = {}): LlmToolRequest => ({
 describe('tool-loop turns', () => {
   it('OpenAI: offers the tools, returns the calls (args as sent when they are not JSON), records usage once, and never sends the key in a prompt', async () => {
     const { client, usage } = clientFor(env('openai:gpt-4o'));
-    openai.enqueue(
+    models.openai.enqueue(
       openAiReply.toolCalls(
         [
           { name: 'get_run', args: { runId: 41 } },
@@ -55,7 +49,7 @@ describe('tool-loop turns', () => {
     expect(usage).toEqual([
       { runId: 'run-9', role: 'executor', provider: 'openai', model: 'gpt-4o', inputTokens: 500, outputTokens: 40, costUsd: expect.closeTo(0.00165, 8) },
     ]);
-    const body = openai.requests[0]!.body as { tools: { type: string; function: { name: string } }[]; tool_choice: string };
+    const body = models.openai.requests[0]!.body as { tools: { type: string; function: { name: string } }[]; tool_choice: string };
     expect(body.tools).toEqual([{ type: 'function', function: expect.objectContaining({ name: 'get_run' }) }]);
     expect(body.tool_choice).toBe('auto');
     expect(JSON.stringify(body)).not.toContain('sk-test-openai-0000000000');
@@ -63,7 +57,7 @@ describe('tool-loop turns', () => {
 
   it('OpenAI: a refusal and a cut-off turn are typed errors, each still recorded as paid', async () => {
     const { client, usage } = clientFor(env('openai:gpt-4o'));
-    openai.enqueue(openAiReply.refusal(), openAiReply.truncated('Looking'));
+    models.openai.enqueue(openAiReply.refusal(), openAiReply.truncated('Looking'));
     expect(((await failureOf(client.converse!(turn()))) as LlmError).kind).toBe('refusal');
     expect(((await failureOf(client.converse!(turn()))) as LlmError).kind).toBe('max-tokens');
     expect(usage).toHaveLength(2);
@@ -71,7 +65,7 @@ describe('tool-loop turns', () => {
 
   it('Anthropic: tool results go back as tool_result blocks, a text answer ends the loop, and an error is typed', async () => {
     const { client, usage } = clientFor(env('anthropic:claude-haiku-4-5'));
-    anthropic.enqueue(anthropicReply.text('Run 41 failed in migrate.'), anthropicReply.status(400));
+    models.anthropic.enqueue(anthropicReply.text('Run 41 failed in migrate.'), anthropicReply.status(400));
     const response = await client.converse!(
       turn({
         messages: [
@@ -83,7 +77,7 @@ describe('tool-loop turns', () => {
       }),
     );
     expect(response).toMatchObject({ text: 'Run 41 failed in migrate.', toolCalls: [], provider: 'anthropic', model: 'claude-haiku-4-5' });
-    const body = anthropic.requests[0]!.body as { tool_choice: unknown; messages: unknown[] };
+    const body = models.anthropic.requests[0]!.body as { tool_choice: unknown; messages: unknown[] };
     expect(body.tool_choice).toEqual({ type: 'none' });
     expect(body.messages.slice(1)).toEqual([
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_run', input: { runId: 41 } }] },

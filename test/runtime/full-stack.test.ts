@@ -7,7 +7,7 @@ import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { startTandem, type TandemRuntime } from '../../src/runtime/start-tandem.ts';
 import { SlackDriver, SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
-import { DEFAULT_ENGINE, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { openProcessStore, type TestDatabase } from '../helpers/database.ts';
 import { startFakeGithub, type FakeGithub } from '../fakes/github-server.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
 
@@ -30,7 +30,8 @@ describe('Tandem end to end with Slack, OpenAI and GitHub fakes', () => {
   beforeAll(async () => {
     [openai, github] = await Promise.all([startFakeOpenAi(), startFakeGithub(), slack.start()]).then(([o, g]) => [o, g] as const);
     github.addRepo('acme/api');
-    if (DEFAULT_ENGINE === 'postgres') database = await openTestDatabase('postgres');
+    const store = await openProcessStore(path.join(dir, 'data'));
+    database = store.database;
     const config = loadConfig({
       SLACK_BOT_TOKEN: TOKEN,
       SLACK_SIGNING_SECRET: SECRET,
@@ -42,7 +43,7 @@ describe('Tandem end to end with Slack, OpenAI and GitHub fakes', () => {
       GITHUB_API_URL: github.url,
       TANDEM_APPROVERS: 'U2',
       TANDEM_RUNBOOKS_DIR: dir,
-      ...(database ? { DATABASE_URL: database.url! } : { DATA_DIR: path.join(dir, 'data') }),
+      ...store.env,
     });
     runtime = await startTandem({ config, logger: pino({ level: 'silent' }), port: 0 });
     driver = new SlackDriver({ eventsUrl: `http://127.0.0.1:${runtime.port}/slack/events`, signingSecret: SECRET, fake: slack });

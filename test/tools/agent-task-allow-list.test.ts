@@ -5,19 +5,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent } from '../../src/agent/agent.ts';
-import { InMemorySurface } from '../../src/agent/testing/in-memory-surface.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { createLlmClient } from '../../src/integrations/llm/index.ts';
 import { createAgentTaskTool } from '../../src/integrations/tools/model/agent-task.ts';
-import { createLogger } from '../../src/observability/logger.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
-import { useTestStore } from '../helpers/store.ts';
-import { BUDGETS, collectingLogger } from '../agent/support/harness.ts';
+import { useMemoryStore } from '../helpers/store.ts';
+import { makeModelAgent } from '../agent/support/harness.ts';
 import { fakeTool } from '../agent/support/fake-tools.ts';
 import { plannerAnswer } from '../agent/support/scripted-llm.ts';
 
-const db = useTestStore();
+const db = useMemoryStore();
 let openai: FakeOpenAi;
 beforeEach(async () => {
   openai = await startFakeOpenAi();
@@ -32,33 +28,8 @@ describe('agent_task under TANDEM_REPOS', () => {
       PLANNER_MODEL: 'openai:gpt-4o',
       TANDEM_REPOS: 'acme/api',
     });
-    const llm = createLlmClient({
-      config,
-      logger: createLogger({ level: 'silent', secrets: [] }),
-      onUsage: (usage) => db.store.recordUsage(usage),
-      maxRetries: 0,
-    });
     const getRepo = Object.assign(fakeTool({ name: 'get_repo', risk: 'read', input: z.object({ repo: z.string() }) }), { targets: ['repo'] as const });
-    const errors: unknown[] = [];
-    const agent = createAgent({
-      store: db.store,
-      llm,
-      tools: [getRepo, createAgentTaskTool(llm)],
-      surface: new InMemorySurface(),
-      approvers: { isApprover: async () => true },
-      settings: {
-        budgets: { ...BUDGETS, maxReplans: 0 },
-        confidenceThreshold: 0.6,
-        autoRunReadOnly: true,
-        secrets: [],
-        concurrency: 4,
-        retry: { retries: 0, baseDelayMs: 1 },
-        repositories: config.github.repos,
-      },
-      logger: collectingLogger(errors),
-      owner: 'replica-a',
-      usageRecordedByLlm: true,
-    });
+    const { agent, errors } = makeModelAgent({ store: db.store, config, tools: (llm) => [getRepo, createAgentTaskTool(llm)] });
     openai.enqueue(
       openAiReply.json(
         plannerAnswer({

@@ -8,10 +8,10 @@ import { createBuiltinTools } from '../../src/integrations/tools/builtin-tools.t
 import { startFakeGithub, type FakeGithub } from '../fakes/github-server.ts';
 import { makeHarness, type Harness } from '../agent/support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from '../agent/support/scripted-llm.ts';
-import { useTestStore } from '../helpers/store.ts';
+import { useMemoryStore } from '../helpers/store.ts';
 import { okOutput, runTool, testGithub, toolContext } from './tool-context.ts';
 
-const db = useTestStore();
+const db = useMemoryStore();
 let github: FakeGithub;
 beforeEach(async () => {
   github = await startFakeGithub();

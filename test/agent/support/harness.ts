@@ -1,4 +1,4 @@
-/** Builds an agent on a real store with a scripted LLM, fake tools and the in-memory surface. */
+/** Builds an agent on a store (the in-memory one in unit tests) with a scripted LLM, fake tools and the in-memory surface. */
 import { randomUUID } from 'node:crypto';
 import { createAgent, type Agent } from '../../../src/agent/agent.ts';
 import type { AgentSettings } from '../../../src/agent/context.ts';
@@ -7,6 +7,10 @@ import type { ApproverDirectory } from '../../../src/agent/ports/approvers.ts';
 import type { Conversation, RunRecord, RunStore } from '../../../src/agent/ports/run-store.ts';
 import type { AnyTool } from '../../../src/agent/ports/tool.ts';
 import { InMemorySurface } from '../../../src/agent/testing/in-memory-surface.ts';
+import type { LlmClient } from '../../../src/agent/ports/llm.ts';
+import type { Config } from '../../../src/config/config.ts';
+import { createLlmClient } from '../../../src/integrations/llm/index.ts';
+import { createLogger } from '../../../src/observability/logger.ts';
 import { ScriptedLlm } from './scripted-llm.ts';
 
 export const BUDGETS = { maxSteps: 20, maxReplans: 2, runTimeoutS: 3600, stepTimeoutS: 600, maxTokens: 200_000 };
@@ -80,4 +84,43 @@ export function makeHarness(options: {
       return run;
     },
   };
+}
+
+/**
+ * An agent whose model is the real client (on the fake model servers `config` points at): it plans, and read-only
+ * plans run at once; the client never retries, nothing is replanned unless `settings` says so, and the client
+ * records usage in `store`.
+ */
+export function makeModelAgent<S extends InMemorySurface = InMemorySurface>(options: {
+  store: RunStore;
+  config: Readonly<Config>;
+  tools: (llm: LlmClient) => AnyTool[];
+  settings?: Partial<AgentSettings>;
+  surface?: S;
+}): { agent: Agent; llm: LlmClient; surface: S; errors: unknown[] } {
+  const { store, config } = options;
+  const llm = createLlmClient({ config, logger: createLogger({ level: 'silent', secrets: [] }), onUsage: (usage) => store.recordUsage(usage), maxRetries: 0 });
+  const surface = options.surface ?? (new InMemorySurface() as S);
+  const errors: unknown[] = [];
+  const agent = createAgent({
+    store,
+    llm,
+    tools: options.tools(llm),
+    surface,
+    approvers: { isApprover: async () => true },
+    settings: {
+      budgets: { ...BUDGETS, maxReplans: 0 },
+      confidenceThreshold: 0.6,
+      autoRunReadOnly: true,
+      secrets: [],
+      concurrency: 4,
+      retry: { retries: 0, baseDelayMs: 1 },
+      repositories: config.github.repos,
+      ...options.settings,
+    },
+    logger: collectingLogger(errors),
+    owner: 'replica-a',
+    usageRecordedByLlm: true,
+  });
+  return { agent, llm, surface, errors };
 }

@@ -1,0 +1,23 @@
+/** SummaryPort in memory: what summary-repository.ts reads in one statement, read here from the other ports in one turn. */
+import type { RunStore } from '../../ports/run-store.ts';
+import type { SummaryPort } from '../../ports/summary.ts';
+import { readEvent } from './events.ts';
+import type { MemoryTables } from './tables.ts';
+
+/** `reads` are the store's other ports: each read below is synchronous up to its answer, so together they see one moment. */
+export function memorySummary(tables: MemoryTables, reads: Omit<RunStore, 'summarySource'>): SummaryPort {
+  return {
+    async summarySource(runId) {
+      const fallback = (tables.events.get(runId) ?? []).filter((event) => event.type === 'planner-fallback').at(-1);
+      const [run, steps, versions, usage, usageByModel] = await Promise.all([
+        reads.getRun(runId),
+        reads.listSteps(runId),
+        reads.listPlanVersions(runId),
+        reads.usageTotals(runId),
+        reads.usageByModel(runId),
+      ]);
+      if (!run) return undefined;
+      return { run, steps, versions, usage, usageByModel, lastFallback: fallback ? readEvent(fallback) : null };
+    },
+  };
+}

@@ -1,4 +1,4 @@
-/** Hands a decision to a person: an open escalation, the run paused, the surface told. */
+/** Hands a decision to a person: an open escalation, the run paused, the surface told (what it offers: execution/escalation-offer.ts). */
 import { reportBoard } from './board.ts';
 import type { AgentContext } from './context.ts';
 import { deliverOwed, owedEscalation } from './outbox.ts';
@@ -12,15 +12,15 @@ export async function escalate(
     planVersion: number | null;
     stepId: string | null;
     kind: EscalationRecord['kind'];
+    /** What happened, as stored (for `tandem show` and the logs; the thread says it in plainer words). */
     message: Text;
-    stakes: string;
     pauseFrom?: readonly RunStatus[];
   },
 ): Promise<EscalationRecord> {
   // The message the thread is owed is written with the escalation, so a crash cannot leave it unsaid.
   const escalation = await ctx.store.openEscalation(
     { runId: input.runId, planVersion: input.planVersion, stepId: input.stepId, kind: input.kind, message: input.message },
-    owedEscalation(ctx, input.stakes),
+    owedEscalation(ctx),
   );
   const pauseFrom = input.pauseFrom ?? ['executing', 'planning'];
   if (pauseFrom.length) await ctx.store.transitionRun(input.runId, pauseFrom, 'paused');

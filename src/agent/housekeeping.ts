@@ -4,6 +4,7 @@
  * go out once, and finishRun's conditional transition lets one replica expire a plan.
  */
 import type { AgentContext, HousekeepingSettings } from './context.ts';
+import { escalationOffer } from './execution/escalation-offer.ts';
 import type { RunRecord, RunStatus } from './ports/run-store.ts';
 import { finishRun } from './run-ending.ts';
 
@@ -57,11 +58,8 @@ async function repingEscalations(ctx: AgentContext, run: RunRecord, now: Date, s
     if (interval < 1) continue;
     if (!(await ctx.store.claimReminder({ runId: run.id, kind: 'escalation-reping', key: `${escalation.id}#${interval}` }))) continue;
     // The escalation again, buttons and all, at the bottom of the thread where people will see it.
-    await ctx.surface.escalate(
-      run,
-      escalation,
-      `Still waiting for a decision: this has been open for ${waited} minutes and the run stays paused until someone picks an action.`,
-    );
+    const note = `Still waiting for a decision: this has been open for ${waited} minutes and the run stays paused until someone picks an answer.`;
+    await ctx.surface.escalate(run, escalation, await escalationOffer(ctx, run, escalation, note));
   }
 }
 

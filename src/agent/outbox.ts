@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { TextSchema } from './text.ts';
 import { reportBoard } from './board.ts';
 import type { AgentContext } from './context.ts';
+import { escalationOffer } from './execution/escalation-offer.ts';
 import type { NewOwedMessage, OweAlong, OwedMessage, RunRecord } from './ports/run-store.ts';
 import type { RunSummary } from './ports/surface.ts';
 
@@ -55,8 +56,8 @@ async function deliverClaimed(ctx: AgentContext, claim: () => Promise<OwedMessag
   }
 }
 
-/** Owed along with an escalation (`openEscalation`): the message offering Retry / Skip / Replan / Abort. */
-export const owedEscalation = (ctx: AgentContext, stakes: string): OweAlong => ({ payload: { stakes }, owner: ctx.owner, leaseMs: OWED_LEASE_MS });
+/** Owed along with an escalation (`openEscalation`): the message offering the answers that can work (asked when it is delivered). */
+export const owedEscalation = (ctx: AgentContext): OweAlong => ({ payload: {}, owner: ctx.owner, leaseMs: OWED_LEASE_MS });
 /** Owed along with an ask_human question (`openQuestion`). */
 export const owedQuestion = (ctx: AgentContext, stepId: string, question: string): OweAlong => ({
   payload: { stepId, question },
@@ -69,7 +70,8 @@ export function owedConfirmation(runId: string, planVersion: number, stepId: str
   return { id: `${runId}/confirm/${planVersion}/${stepId}`, kind: 'confirm-target', payload: { planVersion, stepId } };
 }
 
-const escalationPayload = z.object({ escalationId: z.string(), stakes: z.string() });
+// Rows written before the offer was asked at delivery also carry `stakes`, no longer shown.
+const escalationPayload = z.object({ escalationId: z.string() });
 const questionPayload = z.object({ stepId: z.string(), question: z.string() });
 const confirmationPayload = z.object({ planVersion: z.number(), stepId: z.string() });
 
@@ -83,9 +85,9 @@ async function deliverOne(ctx: AgentContext, message: OwedMessage): Promise<void
     return;
   }
   if (message.kind === 'escalation') {
-    const { escalationId, stakes } = escalationPayload.parse(message.payload);
+    const { escalationId } = escalationPayload.parse(message.payload);
     const escalation = await ctx.store.getEscalation(escalationId);
-    if (escalation) await ctx.deliverySurface.escalate(run, escalation, stakes, delivery);
+    if (escalation) await ctx.deliverySurface.escalate(run, escalation, await escalationOffer(ctx, run, escalation), delivery);
     return;
   }
   if (message.kind === 'question') {

@@ -93,7 +93,7 @@ describe('housekeeping', () => {
     expect(pings).toHaveLength(1);
     expect(pings[0]).toMatchObject({
       escalation: { id: escalation.id, message: 'deploy failed: 502 from the API' },
-      stakes: expect.stringMatching(/^Still waiting for a decision: this has been open for 60 minutes/),
+      offer: expect.objectContaining({ note: expect.stringMatching(/^Still waiting for a decision: this has been open for 60 minutes/) }),
     });
 
     await h.agent.housekeep(after(opened, 120));

@@ -176,17 +176,20 @@ describe('Modify', () => {
 });
 
 describe('escalation buttons', () => {
-  it.each(Object.keys(ESCALATION_ACTIONS) as EscalationButtonAnswer[])('%s resolves that escalation, and the message collapses to who chose what', async (answer) => {
-    await surface.escalate(run, makeEscalation(), makeOffer({ answers: [answer, 'abort'] }));
-    const message = h.fake.model.messages.at(-1)!;
-    expect(message.text).toContain('<!subteam^SOPS>');
-    await h.driver.clickButtonIn(message, ESCALATION_ACTIONS[answer], 'UOPS');
-    await eventually(() => expect(h.agent.callsOf('resolveEscalation')).toEqual([{ escalationId: 'esc_1', userId: 'UOPS', action: answer }]));
-    await eventually(() => expect(h.fake.model.findMessage('C1', message.ts)!.blocks).toHaveLength(1));
-    const collapsed = JSON.stringify(h.fake.model.findMessage('C1', message.ts)!.blocks);
-    expect(collapsed).toContain(`A step did not pass its check*: Check CI on acme/api#42 — ${ANSWER_WORDS[answer].past} by <@UOPS>`);
-    expect(collapsed).not.toContain('"actions"');
-  });
+  it.each(Object.keys(ESCALATION_ACTIONS) as EscalationButtonAnswer[])(
+    '%s resolves that escalation, and the message collapses to who chose what',
+    async (answer) => {
+      await surface.escalate(run, makeEscalation(), makeOffer({ answers: [answer, 'abort'] }));
+      const message = h.fake.model.messages.at(-1)!;
+      expect(message.text).toContain('<!subteam^SOPS>');
+      await h.driver.clickButtonIn(message, ESCALATION_ACTIONS[answer], 'UOPS');
+      await eventually(() => expect(h.agent.callsOf('resolveEscalation')).toEqual([{ escalationId: 'esc_1', userId: 'UOPS', action: answer }]));
+      await eventually(() => expect(h.fake.model.findMessage('C1', message.ts)!.blocks).toHaveLength(1));
+      const collapsed = JSON.stringify(h.fake.model.findMessage('C1', message.ts)!.blocks);
+      expect(collapsed).toContain(`A step did not pass its check*: Check CI on acme/api#42 — ${ANSWER_WORDS[answer].past} by <@UOPS>`);
+      expect(collapsed).not.toContain('"actions"');
+    },
+  );
 
   it('an already-resolved escalation is reported to the clicker', async () => {
     h.agent.answers.resolveEscalation = async () => ({

@@ -59,7 +59,8 @@ export function escalationMessage(input: EscalationInput): MessageView {
   const blocks: Block[] = [];
   if (offer.note) blocks.push(context(`:alarm_clock: ${escapeText(offer.note)}`));
   blocks.push(section(`:rotating_light: ${headline}`, ESCALATION_HEADLINE_BLOCK));
-  blocks.push(section(`${who}${storedWords(offer.happened, 1200)} ${standing(offer, escalation.kind)}`));
+  // Each part keeps to its share of the section's 3000 characters, escapes counted, so what changed and what waits are never cut off.
+  blocks.push(section(`${who}${truncate(storedWords(offer.happened, 1200), 1400)} ${truncate(standing(offer, escalation.kind), 1400)}`));
   if (offer.answers.length) {
     blocks.push({
       type: 'actions',

@@ -80,9 +80,10 @@ async function checkWho(ctx: AgentContext, run: RunRecord, escalation: Escalatio
     return checkRequesterOrApprover({ action: 'reject', userId, requester: run.requester, approvers: ctx.approvers });
   const allowed = await checkResolver({ userId, approvers: ctx.approvers });
   if (allowed.ok) return ok;
+  const what = escalation.kind === 'low-confidence' ? 'approve this plan' : 'choose how this run goes on';
   return refuse(
     allowed.error.code,
-    words`Only an approver can choose how this run goes on, and you are not one. ${person(run.requester)} asked for it; ask an approver to answer here.`,
+    words`Only an approver can ${what}, and you are not one. ${person(run.requester)} asked for it; ask an approver to answer here.`,
   );
 }
 

@@ -184,7 +184,7 @@ describe('an answered escalation, by kind', () => {
 
   it('without the open message at hand it still says who chose what', () => {
     const view = resolvedEscalationMessage({ headline: undefined, answer: 'retry', userId: 'UANA' });
-    expect(view.blocks).toEqual([{ type: 'context', elements: [{ type: 'mrkdwn', text: ':white_check_mark: Retried by <@UANA>' }] }]);
+    expect(view.blocks).toEqual([{ type: 'context', elements: [{ type: 'mrkdwn', text: ':ballot_box_with_check: Retried by <@UANA>' }] }]);
   });
 });
 

@@ -79,7 +79,7 @@ export function escalationMessage(input: EscalationInput): MessageView {
 export function resolvedEscalationMessage(input: { headline: string | undefined; answer: EscalationAnswer; userId: string }): MessageView {
   const what = input.headline?.replace(/^:rotating_light:\s*/, '');
   const chose = `${ANSWER_WORDS[input.answer].past} by ${mention(input.userId)}`;
-  const line = what ? `:white_check_mark: ${what} — ${chose}` : `:white_check_mark: ${chose}`;
+  const line = what ? `:ballot_box_with_check: ${what} — ${chose}` : `:ballot_box_with_check: ${chose}`;
   return { text: truncate(line, 300), blocks: [context(line)] };
 }
 

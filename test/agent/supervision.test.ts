@@ -232,7 +232,7 @@ describe('a failure no new plan can fix', () => {
     const offer = h.surface.of(run.id, 'escalation')[0]!.offer;
     expect(offer.answers).toEqual(['retry', 'skip', 'abort']);
     expect(said(offer.happened)).toBe(
-      '“step s1” cannot run: its address is not on the list of hosts Tandem may reach, and an operator must add it before it can work.',
+      "“step s1” cannot run: its address is not on the list of hosts Tandem may reach. An operator must change Tandem's setup before Retry can work.",
     );
     expect(offer).toMatchObject({ changed: [], onHold: [], abortRollsBack: false });
   });

@@ -8,7 +8,7 @@ import type { EscalationAction, EscalationAnswer, EscalationRecord, RunRecord, S
 import type { EscalationOffer } from '../ports/surface.ts';
 import { replanLimits } from '../stop-conditions.ts';
 import { type Text, words } from '../text.ts';
-import { unfixableFailure, unfixableWords } from './unfixable-failures.ts';
+import { unfixableFailure, unfixableWords, type UnfixableFailure } from './unfixable-failures.ts';
 
 /** What an answer is stored as: Approve anyway goes ahead as Skip does, Reject ends the run, Try again asks the planner again as Retry does. */
 export const ACTS_AS: Record<Exclude<EscalationAnswer, 'modify'>, EscalationAction> = {
@@ -133,8 +133,16 @@ function happened(escalation: EscalationRecord, step: StepRecord | undefined, pl
     case 'budget':
       return 'The run reached one of its limits.';
     case 'step-failed':
-      return unfixable ? words`${title} cannot run: ${unfixableWords(unfixable)}.` : words`${title} failed${why}.`;
+      return unfixable
+        ? words`${title} cannot run: ${unfixableReason(step!, unfixable)}. An operator must change Tandem's setup before Retry can work.`
+        : words`${title} failed${why}.`;
   }
+}
+
+/** The tool's own words when they name no setting (they are the operator's), else the plain reason. */
+function unfixableReason(step: StepRecord, failure: UnfixableFailure): string {
+  const message = step.error?.message ?? '';
+  return message && !/\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b/.test(message) ? cleanReason(message) : unfixableWords(failure);
 }
 
 /** A tool's failure in the words a person reads: one line, not too long. */

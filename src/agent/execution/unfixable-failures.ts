@@ -28,10 +28,10 @@ export function unfixableFailure(error: Pick<StepErrorRecord, 'code'> | null | u
 export function unfixableWords(failure: UnfixableFailure): string {
   switch (failure) {
     case 'host-not-allowed':
-      return 'its address is not on the list of hosts Tandem may reach, and an operator must add it before it can work';
+      return 'its address is not on the list of hosts Tandem may reach';
     case 'repository-not-allowed':
-      return 'its repository is not one Tandem may work on, and an operator must allow it before it can work';
+      return 'its repository is not one Tandem may work on';
     case 'missing-credential':
-      return 'Tandem has no working GitHub credentials for it, and an operator must set them up before it can work';
+      return 'Tandem has no working GitHub credentials for it';
   }
 }

@@ -70,8 +70,11 @@ export async function replanBlocked(ctx: AgentContext, run: RunRecord): Promise<
   });
 }
 
+/** What an escalation is about: enough to decide its offer before it is stored. */
+export type EscalationSubject = Pick<EscalationRecord, 'kind' | 'stepId' | 'planVersion'>;
+
 /** The answers this escalation offers now (a model configured, the budgets left, the failure). */
-export async function offeredAnswers(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, steps?: StepRecord[]): Promise<EscalationAnswer[]> {
+export async function offeredAnswers(ctx: AgentContext, run: RunRecord, escalation: EscalationSubject, steps?: StepRecord[]): Promise<EscalationAnswer[]> {
   const step = escalation.stepId ? (steps ?? (await ctx.store.listSteps(run.id))).find((s) => isStepOf(s, escalation)) : undefined;
   return escalationAnswers({
     kind: escalation.kind,
@@ -82,7 +85,7 @@ export async function offeredAnswers(ctx: AgentContext, run: RunRecord, escalati
 }
 
 /** What the escalation message says and offers; `note` goes above it when it is posted again. */
-export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, note?: string): Promise<EscalationOffer> {
+export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalation: EscalationSubject, note?: string): Promise<EscalationOffer> {
   const steps = await ctx.store.listSteps(run.id);
   const step = escalation.stepId ? steps.find((s) => isStepOf(s, escalation)) : undefined;
   const answers = await offeredAnswers(ctx, run, escalation, steps);
@@ -109,11 +112,12 @@ export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalat
   };
 }
 
-const isStepOf = (step: StepRecord, escalation: EscalationRecord) =>
-  step.stepId === escalation.stepId && step.planVersion === escalation.planVersion && step.kind !== 'rollback';
+/** The step an escalation is about: a forward step, or for a refused rollback step that rollback step. */
+const isStepOf = (step: StepRecord, escalation: EscalationSubject) =>
+  step.stepId === escalation.stepId && step.planVersion === escalation.planVersion && (step.kind === 'rollback') === (escalation.kind === 'not-approved');
 
 /** What happened, in one sentence a person can read: the step by its title, the tool's words for a failure, never ids, settings or parser errors. */
-function happened(escalation: EscalationRecord, step: StepRecord | undefined, planSteps: number): Text {
+function happened(escalation: EscalationSubject, step: StepRecord | undefined, planSteps: number): Text {
   const title = step ? `“${step.title}”` : 'A step';
   const why = step?.error?.message ? `: ${cleanReason(step.error.message)}` : '';
   const unfixable = unfixableFailure(step?.error ?? null);

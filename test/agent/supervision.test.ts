@@ -239,6 +239,33 @@ describe('a failure no new plan can fix', () => {
 });
 
 describe('escalation answers by kind', () => {
+  it('a failed step says what already changed and what waits on it, by title', async () => {
+    const tools = standardTools();
+    const failing = fakeTool({ name: 'lookup', risk: 'read', run: () => ({ status: 'error', error: { message: 'boom' } }) });
+    const llm = new ScriptedLlm().on(
+      'planner',
+      plannerAnswer({
+        steps: [
+          { id: 's1', tool: 'create_thing', args: { title: 'one' } },
+          { id: 's2', tool: 'lookup', args: { key: 'k' }, dependsOn: ['s1'] },
+          { id: 's3', tool: 'create_thing', args: { title: 'three' }, dependsOn: ['s2'] },
+        ],
+      }),
+    );
+    h = makeHarness({ store: db.store, tools: [...tools.all, failing], llm, budgets: { maxReplans: 0 } });
+    const run = await h.start();
+    await approve(run.id);
+    const offer = h.surface.of(run.id, 'escalation')[0]!.offer;
+    expect(offer).toMatchObject({
+      stepTitle: 'step s2',
+      changed: ['step s1'],
+      onHold: ['step s3'],
+      abortRollsBack: false,
+      answers: ['retry', 'skip', 'abort'],
+    });
+    expect(said(offer.happened)).toBe('“step s2” failed: boom.');
+  });
+
   it('a low-confidence plan is approved anyway, modified or rejected: Reject ends it as rejected, and the requester may reject it', async () => {
     const tools = standardTools();
     const llm = new ScriptedLlm().on('planner', plannerAnswer({ confidence: 0.2, steps: [{ id: 's1', tool: 'create_thing', args: { title: 'x' } }] }));

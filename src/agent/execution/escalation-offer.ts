@@ -4,6 +4,7 @@
  * (and posted again), so it says what holds then: a model configured, the budgets left.
  */
 import type { AgentContext } from '../context.ts';
+import { descendantsOf } from '../dispatcher.ts';
 import type { EscalationAction, EscalationAnswer, EscalationRecord, RunRecord, StepRecord } from '../ports/run-store.ts';
 import type { EscalationOffer } from '../ports/surface.ts';
 import { replanLimits } from '../stop-conditions.ts';
@@ -92,11 +93,11 @@ export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalat
   const version = run.currentPlanVersion ?? escalation.planVersion;
   const forward = steps.filter((s) => s.kind === 'forward');
   const changed = forward.filter((s) => s.status === 'succeeded' && s.risk !== 'read').map((s) => s.title);
-  const onHold =
-    escalation.kind === 'low-confidence'
-      ? []
-      : forward.filter((s) => s.planVersion === version && (s.status === 'pending' || s.status === 'waiting')).map((s) => s.title);
   const plan = version === null ? undefined : await ctx.store.getPlanVersion(run.id, version);
+  // What waits: steps not started yet, and those skipped only because this one failed (Retry or Skip may bring them back).
+  const blocked = step ? descendantsOf(plan?.plan.steps ?? [], step.stepId) : new Set<string>();
+  const waits = (s: StepRecord) => s.status === 'pending' || s.status === 'waiting' || (s.status === 'skipped' && blocked.has(s.stepId));
+  const onHold = escalation.kind === 'low-confidence' ? [] : forward.filter((s) => s.planVersion === version && waits(s)).map((s) => s.title);
   const succeeded = new Set(forward.filter((s) => s.status === 'succeeded').map((s) => `${s.planVersion}/${s.stepId}`));
   const versions = await ctx.store.listPlanVersions(run.id);
   const abortRollsBack = versions.some((v) => v.plan.rollback.some((r) => !r.undoes || succeeded.has(`${v.version}/${r.undoes}`))) && succeeded.size > 0;

@@ -140,6 +140,13 @@ describe('a digest bound to the approval', () => {
     expect(escalations.map((m) => (m.kind === 'escalation' ? String(m.escalation.message) : ''))).toContainEqual(
       expect.stringMatching(/^Rollback step r1 of plan v1 was not run: the plan changed after it was approved/),
     );
+    // The thread names the rollback step by its title and offers nothing to choose: the rollback goes on without it.
+    const refused = escalations.find((m) => m.kind === 'escalation' && m.escalation.kind === 'not-approved');
+    expect(refused?.kind === 'escalation' ? refused.offer : undefined).toMatchObject({
+      answers: [],
+      stepTitle: 'undo s1',
+      happened: expect.stringMatching(/^The rollback step “undo s1” was not run: its plan changed after it was approved/),
+    });
     expect((await auditViolations(h.store, tools.all, [], run.id)).map((v) => v.check)).toContain('content-changed-after-approval');
   });
 });

@@ -69,9 +69,13 @@ describe('a failed step', () => {
     expect((await db.store.listEscalations(run.id)).map((e) => [e.kind, e.stepId, e.status])).toEqual([['step-failed', 's1', 'open']]);
     const posted = slack.model.thread('C1', run.conversation.threadTs).find((m) => m.text.startsWith('<!subteam^S0ONCALL>'));
     expect(posted, 'an escalation that pings TANDEM_ESCALATE_TO').toBeDefined();
-    const buttons = JSON.stringify(posted!.blocks);
-    for (const label of ['Retry', 'Skip', 'Replan', 'Abort']) expect(buttons).toContain(label);
-    expect(JSON.stringify(posted!.blocks)).toMatch(/write step and it failed.*failure/);
+    const blocks = (posted!.blocks ?? []) as { type: string; elements?: { text: { text: string } }[] }[];
+    const labels = blocks.flatMap((block) => (block.type === 'actions' ? (block.elements ?? []).map((e) => e.text.text) : []));
+    expect(labels).toEqual(['Retry', 'Skip', 'Replan', 'Abort']);
+    expect(JSON.stringify(posted!.blocks)).toMatch(/failed: .*failure/);
+    // The plan has no rollback steps: Abort does not promise to undo anything.
+    expect(JSON.stringify(posted!.blocks)).toContain('*Abort* stops the run');
+    expect(JSON.stringify(posted!.blocks)).not.toMatch(/undoes|rolls back/);
     expect(await db.store.listPlanVersions(run.id)).toHaveLength(1);
     llm.assertDone();
     expect(errors).toEqual([]);

@@ -107,13 +107,15 @@ describe('housekeeping', () => {
     expect(pings).toHaveLength(1);
     expect(pings[0]).toMatchObject({
       escalation: { id: escalation.id, message: 'deploy failed: 502 from the API' },
-      stakes: expect.stringMatching(/^Still waiting for a decision/),
+      offer: expect.objectContaining({ note: expect.stringMatching(/^Still waiting for a decision/) }),
     });
 
     await h.agent.housekeep(after(opened, TTL_MIN));
     await h.agent.housekeep(after(opened, TTL_MIN * 2));
     expect(h.surface.of(run.id, 'escalation')).toHaveLength(2);
-    expect(h.surface.of(run.id, 'escalation')[1]).toMatchObject({ stakes: expect.stringMatching(/^Nobody has decided in 1 day; the run stays paused/) });
+    expect(h.surface.of(run.id, 'escalation')[1]).toMatchObject({
+      offer: expect.objectContaining({ note: expect.stringMatching(/^Nobody has decided in 1 day; the run stays paused/) }),
+    });
     expect((await h.store.getRun(run.id))?.status).toBe('paused');
 
     await h.store.resolveEscalation({ id: escalation.id, action: 'abort', userId: 'UAPP' });

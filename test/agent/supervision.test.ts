@@ -7,6 +7,8 @@ import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 import { spoken } from './support/spoken.ts';
 import { said } from '../helpers/words.ts';
+import { answeredLine } from '../../src/agent/decisions/escalation-resolution.ts';
+import { createHttpCheckTool } from '../../src/integrations/tools/ops/http-check.ts';
 
 const db = useMemoryStore();
 let h: Harness;
@@ -90,13 +92,18 @@ describe('supervisor', () => {
     expect(escalation).toMatchObject({ kind: 'step-failed', stepId: 's3' });
     expect(said(escalation.message)).toMatch(/No automatic replan: the replan budget is spent/);
     expect((await h.store.getRun(run.id))?.status).toBe('paused');
-    expect(spoken(await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UOTHER', action: 'abort' }))).toEqual({
+    const stranger = spoken(await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UOTHER', action: 'abort' }));
+    expect(stranger).toEqual({ ok: false, error: expect.objectContaining({ code: 'not-approver' }) });
+    // A refusal names people, not the setting that lists them.
+    expect(stranger.ok ? '' : stranger.error.message).not.toMatch(/TANDEM_|approvers \(/);
+    expect(stranger.ok ? '' : stranger.error.message).toMatch(/Only an approver can choose how this run goes on/);
+    const offer = h.surface.of(run.id, 'escalation')[0]!.offer;
+    expect(offer).toMatchObject({ stepTitle: 'step s3', changed: ['step s1', 'step s2'], onHold: [], abortRollsBack: true });
+    // The replan budget is spent: Replan is not offered, and a click on an old Replan button is refused.
+    expect(h.surface.of(run.id, 'escalation')[0]?.offer.answers).toEqual(['retry', 'skip', 'abort']);
+    expect(spoken(await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'replan' }))).toEqual({
       ok: false,
-      error: expect.objectContaining({ code: 'not-approver' }),
-    });
-    expect(await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'replan' })).toEqual({
-      ok: false,
-      error: expect.objectContaining({ code: 'cannot-replan' }),
+      error: { code: 'not-offered', message: 'That answer does not apply here; choose Retry, Skip or Abort.' },
     });
     expect((await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'abort' })).ok).toBe(true);
     await h.agent.idle();
@@ -177,7 +184,9 @@ describe('supervisor', () => {
     expect(escalation).toMatchObject({ kind: 'low-confidence' });
     expect(said(escalation.message)).toMatch(/confidence 0\.30 is below the threshold 0\.6/);
     expect(h.surface.of(run.id, 'plan')[0]?.proposal.autoApproved).toBe(false);
-    await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'retry' });
+    expect(h.surface.of(run.id, 'escalation')[0]?.offer.answers).toEqual(['approve', 'modify', 'reject']);
+    expect((await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'retry' })).ok).toBe(false);
+    expect((await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'approve' })).ok).toBe(true);
     await h.agent.idle();
     expect(tools.read.calls).toHaveLength(1);
     expect((await h.store.listApprovals(run.id)).map((a) => a.userId)).toEqual(['UAPP']);
@@ -205,8 +214,80 @@ describe('supervisor', () => {
   });
 });
 
+describe('a failure no new plan can fix', () => {
+  it('a host not on the allow-list escalates at once: no replan is asked for, the budget stays untouched, and Replan is not offered', async () => {
+    const tools = standardTools();
+    // The real http_check: the host is refused before any request is made.
+    const llm = new ScriptedLlm().on(
+      'planner',
+      plannerAnswer({ steps: [{ id: 's1', tool: 'http_check', args: { url: 'https://status.elsewhere.example/health' } }] }),
+    );
+    h = makeHarness({ store: db.store, tools: [...tools.all, createHttpCheckTool(['api.acme.example'])], llm });
+    const run = await h.start();
+    await approve(run.id);
+    const escalation = await openEscalation(run.id);
+    expect(escalation).toMatchObject({ kind: 'step-failed', stepId: 's1' });
+    expect(await h.store.getRun(run.id)).toMatchObject({ status: 'paused', replans: 0, currentPlanVersion: 1 });
+    expect(await h.store.listPlanVersions(run.id)).toHaveLength(1);
+    const offer = h.surface.of(run.id, 'escalation')[0]!.offer;
+    expect(offer.answers).toEqual(['retry', 'skip', 'abort']);
+    expect(said(offer.happened)).toBe(
+      "“step s1” cannot run: its address is not on the list of hosts Tandem may reach. An operator must change Tandem's setup before Retry can work.",
+    );
+    expect(offer).toMatchObject({ changed: [], onHold: [], abortRollsBack: false });
+  });
+});
+
+describe('escalation answers by kind', () => {
+  it('a failed step says what already changed and what waits on it, by title', async () => {
+    const tools = standardTools();
+    const failing = fakeTool({ name: 'lookup', risk: 'read', run: () => ({ status: 'error', error: { message: 'boom' } }) });
+    const llm = new ScriptedLlm().on(
+      'planner',
+      plannerAnswer({
+        steps: [
+          { id: 's1', tool: 'create_thing', args: { title: 'one' } },
+          { id: 's2', tool: 'lookup', args: { key: 'k' }, dependsOn: ['s1'] },
+          { id: 's3', tool: 'create_thing', args: { title: 'three' }, dependsOn: ['s2'] },
+        ],
+      }),
+    );
+    h = makeHarness({ store: db.store, tools: [...tools.all, failing], llm, budgets: { maxReplans: 0 } });
+    const run = await h.start();
+    await approve(run.id);
+    const offer = h.surface.of(run.id, 'escalation')[0]!.offer;
+    expect(offer).toMatchObject({
+      stepTitle: 'step s2',
+      changed: ['step s1'],
+      onHold: ['step s3'],
+      abortRollsBack: false,
+      answers: ['retry', 'skip', 'abort'],
+    });
+    expect(said(offer.happened)).toBe('“step s2” failed: boom.');
+  });
+
+  it('a low-confidence plan is approved anyway, modified or rejected: Reject ends it as rejected, and the requester may reject it', async () => {
+    const tools = standardTools();
+    const llm = new ScriptedLlm().on('planner', plannerAnswer({ confidence: 0.2, steps: [{ id: 's1', tool: 'create_thing', args: { title: 'x' } }] }));
+    h = makeHarness({ store: db.store, tools: tools.all, llm, approvers: ['UAPP'] });
+    const run = await h.start();
+    const escalation = await openEscalation(run.id);
+    const offer = h.surface.of(run.id, 'escalation')[0]!.offer;
+    expect(offer).toMatchObject({ answers: ['approve', 'modify', 'reject'], plan: { version: 1 }, changed: [], onHold: [] });
+    expect(said(offer.happened)).toBe('The planner is not confident in this plan (1 step), so nothing has run yet.');
+    const stranger = spoken(await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UOTHER', action: 'approve' }));
+    expect(stranger).toEqual({ ok: false, error: { code: 'not-approver', message: expect.stringMatching(/^Only an approver can/) } });
+    expect((await h.agent.resolveEscalation({ escalationId: escalation.id, userId: run.requester, action: 'reject' })).ok).toBe(true);
+    await h.agent.idle();
+    expect((await h.store.getRun(run.id))?.status).toBe('rejected');
+    expect(await h.store.getEscalation(escalation.id)).toMatchObject({ status: 'resolved', resolution: 'abort', resolvedBy: run.requester });
+    expect(said(answeredLine((await h.store.getEscalation(escalation.id))!))).toBe(`Rejected by <@${run.requester}>`);
+    expect(tools.write.calls).toHaveLength(0);
+  });
+});
+
 describe('when the planner cannot replan', () => {
-  it('escalates replan-failed; Retry asks the planner again; a second click is told it was resolved', async () => {
+  it('escalates replan-failed with Try again / Abort; Try again asks the planner again; a second click is told it was answered', async () => {
     const tools = standardTools();
     const failing = fakeTool({ name: 'lookup', risk: 'read', run: () => ({ status: 'error', error: { message: 'boom' } }) });
     const llm = new ScriptedLlm()
@@ -218,11 +299,12 @@ describe('when the planner cannot replan', () => {
     const escalation = await openEscalation(run.id);
     expect(escalation).toMatchObject({ kind: 'replan-failed' });
     expect(said(escalation.message)).toMatch(/could not make one: The planner model failed: the provider answered 503/);
+    expect(h.surface.of(run.id, 'escalation')[0]?.offer.answers).toEqual(['try-again', 'abort']);
     expect(await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'skip' })).toEqual({
       ok: false,
-      error: expect.objectContaining({ code: 'nothing-to-skip' }),
+      error: { code: 'not-offered', message: 'That answer does not apply here; choose Try again or Abort.' },
     });
-    expect((await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'retry' })).ok).toBe(true);
+    expect((await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'try-again' })).ok).toBe(true);
     await h.agent.idle();
     expect(spoken(await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'retry' }))).toEqual({
       ok: false,

@@ -135,13 +135,13 @@ describe("the executor's check before a version's first step", () => {
     expect(await h.store.listSteps(run.id)).toEqual([]);
     expect((await h.store.getRun(run.id))?.status).toBe('paused');
     const escalations = h.surface.of(run.id, 'escalation');
-    expect(escalations.map((message) => ({ ...message.escalation, stakes: message.stakes }))).toEqual([
+    expect(escalations.map((message) => ({ ...message.escalation, answers: message.offer.answers }))).toEqual([
       expect.objectContaining({
         kind: 'not-approved',
         planVersion: 1,
         stepId: null,
         message: 'Plan v1 has no approval that lets it run (no approval of v1 is recorded); nothing was started.',
-        stakes: 'Replan proposes a new version for approval; Abort ends the run and rolls back what succeeded.',
+        answers: ['replan', 'abort'],
       }),
     ]);
   });

@@ -327,7 +327,9 @@ describe('escalation and Abort', () => {
       'a low-confidence escalation',
       20_000,
     );
-    expect(buttonTexts(escalation)).toEqual(expect.arrayContaining(['Retry', 'Skip', 'Replan', 'Abort']));
+    expect(buttonTexts(escalation)).toEqual(['Approve anyway', 'Modify', 'Reject']);
+    expect(visibleText(escalation)).toContain('The planner is not confident in this plan');
+    expect(visibleText(escalation)).not.toMatch(/0\.30|threshold|TANDEM_CONFIDENCE_THRESHOLD/);
     expect(texts('C96')).toEqual([]);
   });
 });

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EscalationAction } from '../../src/agent/ports/run-store.ts';
-import { ESCALATION_ACTIONS } from '../../src/bot/views/escalation.ts';
+import { ESCALATION_ACTIONS, type EscalationButtonAnswer } from '../../src/bot/views/escalation.ts';
 import { PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION } from '../../src/bot/views/plan-message.ts';
 import { stateFromView, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { useTestStore } from '../helpers/store.ts';
@@ -167,24 +166,42 @@ describe('Slack end to end (real agent and store)', () => {
   });
 
   describe('escalation buttons', () => {
+    const labels = (m: FakeMessage) =>
+      (m.blocks ?? []).flatMap((b) =>
+        (b as { type?: string }).type === 'actions' ? (b as { elements: { text: { text: string } }[] }).elements.map((x) => x.text.text) : [],
+      );
     async function escalated() {
       e.tools.changeFailures = 1;
       const ts = await mention('UREQ', 'flaky change please');
       const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
       await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
-      const escalation = await e.waitForMessage(ts, (m) => m.text.includes('Escalation') && hasButtons(m), 'the escalation');
+      const escalation = await e.waitForMessage(ts, (m) => m.text.includes('A step failed') && hasButtons(m), 'the escalation');
       expect(escalation.text).toContain('<!subteam^SOPS>');
-      expect(blocksText(escalation)).toContain('could not change alpha: conflict');
+      expect(blocksText(escalation)).toContain('“Change the thing” failed: could not change alpha: conflict.');
       return { ts, escalation };
     }
-    const click = (m: FakeMessage, action: EscalationAction, user = 'UAPP2') => e.driver.clickButtonIn(m, ESCALATION_ACTIONS[action], user);
+    const click = (m: FakeMessage, answer: EscalationButtonAnswer, user = 'UAPP2') => e.driver.clickButtonIn(m, ESCALATION_ACTIONS[answer], user);
+    const collapsedTo = (m: FakeMessage, line: string) =>
+      e.fake.waitUntil(() => blocksText(e.fake.model.findMessage('C1', m.ts)!).includes(line), 5000, `the escalation collapsed to "${line}"`);
 
-    it('Retry runs the step again and the run succeeds', async () => {
+    it('a failed change with no planner model offers Retry / Skip / Abort, explained once, and says what is undone; no step ids', async () => {
+      const { escalation } = await escalated();
+      expect(labels(escalation)).toEqual(['Retry', 'Skip', 'Abort']);
+      const text = blocksText(escalation);
+      expect(text).toContain('*Retry* runs “Change the thing” again · *Skip* goes on without it · *Abort* stops the run and undoes what succeeded');
+      expect(text).toContain('Nothing has changed yet.');
+      expect(text).not.toMatch(/`s\d`|\(step s\d|\bs2\b|TANDEM_/);
+    });
+
+    it('Retry runs the step again, the run succeeds, and the escalation collapses to who retried it', async () => {
       const { ts, escalation } = await escalated();
       await click(escalation, 'retry');
       const summary = await e.waitForMessage(ts, isSummary, 'the summary');
       expect(summary.text).toContain('Done');
-      expect(blocksText(e.fake.model.findMessage('C1', escalation.ts)!)).toContain('<@UAPP2> chose *retry*');
+      await collapsedTo(escalation, 'Retried by <@UAPP2>');
+      const collapsed = e.fake.model.findMessage('C1', escalation.ts)!;
+      expect(collapsed.blocks).toHaveLength(1);
+      expect(blocksText(collapsed)).toContain('*A step failed*: Change the thing — Retried by <@UAPP2>');
     });
 
     it('Skip leaves the step and the run ends', async () => {
@@ -207,8 +224,7 @@ describe('Slack end to end (real agent and store)', () => {
       expect(e.tools.calls).not.toContain('undo_thing:alpha');
     });
 
-    it('Replan asks the planner and posts a new version for approval', async () => {
-      const { ts, escalation } = await escalated();
+    it('with a planner model, Replan is offered; it asks the planner and posts a new version for approval', async () => {
       e.planner.answers.push({
         goal: 'Change alpha another way',
         confidence: 0.8,
@@ -216,19 +232,79 @@ describe('Slack end to end (real agent and store)', () => {
         rollback: [],
         questions: [],
       });
+      const { ts, escalation } = await escalated();
+      expect(labels(escalation)).toEqual(['Retry', 'Skip', 'Replan', 'Abort']);
       await click(escalation, 'replan');
       const v2 = await e.waitForMessage(ts, isPlan(2), 'plan v2');
       expect(blocksText(v2)).toContain('Change it gently');
     });
 
-    it('a second click on a resolved escalation is refused privately', async () => {
+    it('a second click on an answered escalation is refused privately, saying who chose what', async () => {
       const { escalation } = await escalated();
       const seenBeforeTheFirstClick = structuredClone(escalation); // another person's screen, not yet refreshed
       await click(escalation, 'skip');
-      await e.fake.waitUntil(() => blocksText(e.fake.model.findMessage('C1', escalation.ts)!).includes('chose *skip*'), 5000, 'the resolution');
+      await collapsedTo(escalation, 'Skipped by <@UAPP2>');
       await click(seenBeforeTheFirstClick, 'retry', 'UAPP1');
       await e.fake.waitUntil(() => ephemerals('UAPP1').length > 0, 5000, 'the refusal');
-      expect(ephemerals('UAPP1')).toContain('already resolved (skip) by <@UAPP2>');
+      expect(ephemerals('UAPP1')).toContain('This was already answered: Skipped by <@UAPP2>.');
+    });
+
+    it('someone who may not answer is told who may, in words: no setting names', async () => {
+      const { escalation } = await escalated();
+      await click(escalation, 'retry', 'UOUTSIDER');
+      await e.fake.waitUntil(() => ephemerals('UOUTSIDER').length > 0, 5000, 'the refusal');
+      expect(ephemerals('UOUTSIDER')).toContain('Only an approver can choose how this run goes on');
+      expect(ephemerals('UOUTSIDER')).toContain('<@UREQ> asked for it');
+      expect(ephemerals('UOUTSIDER')).not.toContain('TANDEM_');
+      expect(hasButtons(e.fake.model.findMessage('C1', escalation.ts)!)).toBe(true);
+    });
+  });
+
+  describe('a low-confidence plan', () => {
+    async function lowConfidence() {
+      e.planner.answers.push({
+        goal: 'Change alpha, perhaps',
+        confidence: 0.2,
+        steps: [{ id: 's1', title: 'Change the thing', tool: 'change_thing', argsJson: '{"target":"alpha"}', dependsOn: [], expect: null }],
+        rollback: [],
+        questions: [],
+      });
+      const ts = await mention('UREQ', 'do something vague');
+      const escalation = await e.waitForMessage(ts, (m) => m.text.includes('not confident') && hasButtons(m), 'the escalation');
+      return { ts, escalation };
+    }
+
+    it('pings the escalation group and offers Approve anyway / Modify / Reject in plain words; Approve anyway runs it', async () => {
+      const { ts, escalation } = await lowConfidence();
+      expect(escalation.text).toContain('<!subteam^SOPS>');
+      expect(
+        (escalation.blocks ?? []).flatMap((b) =>
+          (b as { type?: string }).type === 'actions' ? (b as { elements: { text: { text: string } }[] }).elements.map((x) => x.text.text) : [],
+        ),
+      ).toEqual(['Approve anyway', 'Modify', 'Reject']);
+      const text = blocksText(escalation);
+      expect(text).toContain('The planner is not confident in this plan (1 step), so nothing has run yet.');
+      expect(text).not.toMatch(/0\.20|0\.6|threshold|TANDEM_|Retry/);
+      await e.driver.clickButtonIn(escalation, ESCALATION_ACTIONS.approve, 'UOUTSIDER');
+      await e.fake.waitUntil(() => ephemerals('UOUTSIDER').length > 0, 5000, 'the refusal');
+      expect(ephemerals('UOUTSIDER')).toContain('Only an approver can approve this plan');
+      expect(ephemerals('UOUTSIDER')).not.toContain('TANDEM_');
+      await e.driver.clickButtonIn(escalation, ESCALATION_ACTIONS.approve, 'UAPP1');
+      await e.waitForMessage(ts, isSummary, 'the summary');
+      await e.fake.waitUntil(() => blocksText(e.fake.model.findMessage('C1', escalation.ts)!).includes('Approved anyway by <@UAPP1>'), 5000, 'the collapse');
+      expect(e.tools.calls).toEqual(['change_thing:alpha']);
+    });
+
+    it('Modify opens the editor on the plan version; Reject by the requester ends the run as rejected', async () => {
+      const { ts, escalation } = await lowConfidence();
+      await e.driver.clickButtonIn(escalation, PLAN_MODIFY_ACTION, 'UREQ');
+      await e.fake.waitUntil(() => [...e.fake.model.views.values()].some((v) => JSON.stringify(v).includes('change_thing')), 5000, 'the editor');
+      await e.driver.clickButtonIn(escalation, ESCALATION_ACTIONS.reject, 'UREQ');
+      const summary = await e.waitForMessage(ts, isSummary, 'the summary');
+      await e.agent.idle();
+      expect(summary.text).toMatch(/Rejected/);
+      expect((await runOf(ts)).status).toBe('rejected');
+      expect(e.tools.calls).toEqual([]);
     });
   });
 });

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EscalationAction } from '../../src/agent/ports/run-store.ts';
 import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
-import { ESCALATION_ACTIONS } from '../../src/bot/views/escalation.ts';
+import { ESCALATION_ACTIONS, type EscalationButtonAnswer } from '../../src/bot/views/escalation.ts';
+import { ANSWER_WORDS } from '../../src/agent/execution/escalation-offer.ts';
 import { PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION } from '../../src/bot/views/plan-message.ts';
 import { stateFromView, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { eventually, silentLogger, startSlackHarness, type SlackHarness } from '../fakes/slack-harness.ts';
-import { makeEscalation, makePlan, makeProposal, makeRun } from '../fakes/slack-fixtures.ts';
+import { makeEscalation, makeOffer, makePlan, makeProposal, makeRun } from '../fakes/slack-fixtures.ts';
 
 let h: SlackHarness;
 let surface: SlackSurface;
@@ -176,23 +176,29 @@ describe('Modify', () => {
 });
 
 describe('escalation buttons', () => {
-  it.each(Object.keys(ESCALATION_ACTIONS) as EscalationAction[])('%s resolves that escalation and says who chose it', async (action) => {
-    await surface.escalate(run, makeEscalation(), 'PR 42 stays open');
-    const message = h.fake.model.messages.at(-1)!;
-    expect(message.text).toContain('<!subteam^SOPS>');
-    await h.driver.clickButtonIn(message, ESCALATION_ACTIONS[action], 'UOPS');
-    await eventually(() => expect(h.agent.callsOf('resolveEscalation')).toEqual([{ escalationId: 'esc_1', userId: 'UOPS', action }]));
-    await eventually(() => expect(JSON.stringify(h.fake.model.findMessage('C1', message.ts)!.blocks)).toContain(`<@UOPS> chose *${action}*`));
-  });
+  it.each(Object.keys(ESCALATION_ACTIONS) as EscalationButtonAnswer[])(
+    '%s resolves that escalation, and the message collapses to who chose what',
+    async (answer) => {
+      await surface.escalate(run, makeEscalation(), makeOffer({ answers: [answer, 'abort'] }));
+      const message = h.fake.model.messages.at(-1)!;
+      expect(message.text).toContain('<!subteam^SOPS>');
+      await h.driver.clickButtonIn(message, ESCALATION_ACTIONS[answer], 'UOPS');
+      await eventually(() => expect(h.agent.callsOf('resolveEscalation')).toEqual([{ escalationId: 'esc_1', userId: 'UOPS', action: answer }]));
+      await eventually(() => expect(h.fake.model.findMessage('C1', message.ts)!.blocks).toHaveLength(1));
+      const collapsed = JSON.stringify(h.fake.model.findMessage('C1', message.ts)!.blocks);
+      expect(collapsed).toContain(`A step did not pass its check*: Check CI on acme/api#42 — ${ANSWER_WORDS[answer].past} by <@UOPS>`);
+      expect(collapsed).not.toContain('"actions"');
+    },
+  );
 
   it('an already-resolved escalation is reported to the clicker', async () => {
     h.agent.answers.resolveEscalation = async () => ({
       ok: false,
-      error: { code: 'already-resolved', message: 'This escalation was already resolved (retry by <@UOTHER>).' },
+      error: { code: 'already-resolved', message: 'This was already answered: Retried by <@UOTHER>. Nothing more was done.' },
     });
-    await surface.escalate(run, makeEscalation(), 'x');
+    await surface.escalate(run, makeEscalation(), makeOffer());
     await h.driver.clickButtonIn(h.fake.model.messages.at(-1)!, ESCALATION_ACTIONS.skip, 'UOPS');
-    await eventually(() => expect(ephemeralText('UOPS')).toContain('already resolved'));
+    await eventually(() => expect(ephemeralText('UOPS')).toContain('already answered'));
   });
 });
 

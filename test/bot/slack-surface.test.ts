@@ -7,7 +7,7 @@ import { createSlackPoster } from '../../src/bot/surface/slack-poster.ts';
 import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
 import { SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
 import { BOT_TOKEN, silentLogger } from '../fakes/slack-harness.ts';
-import { makeBoard, makeEscalation, makePlan, makeProposal, makeRun, boardAt as boardOf } from '../fakes/slack-fixtures.ts';
+import { makeBoard, makeEscalation, makeOffer, makePlan, makeProposal, makeRun, boardAt as boardOf } from '../fakes/slack-fixtures.ts';
 
 let fake: SlackFakeServer;
 let client: InstanceType<typeof webApi.WebClient>;
@@ -184,11 +184,11 @@ describe('SlackSurface', () => {
     fake.slow('chat.postMessage', 1, 300);
     await surface.reportProgress(run, failed);
     await new Promise((resolve) => setTimeout(resolve, 20)); // the board's post is on its way
-    await surface.escalate(run, makeEscalation({ runId: run.id }), 'Retry runs it again.');
+    await surface.escalate(run, makeEscalation({ runId: run.id }), makeOffer());
     const thread = fake.model.thread('C1', run.conversation.threadTs);
     expect(thread).toHaveLength(2);
     expect(boardText(thread[0]!.ts)).toContain('task_card');
-    expect(thread[1]!.text).toMatch(/escalation/i);
+    expect(thread[1]!.text).toMatch(/did not pass its check/);
   });
 
   it('edits the same board when a late report arrives after the run finished', async () => {

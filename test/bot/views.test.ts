@@ -15,7 +15,7 @@ import { createBuiltinTools } from '../../src/integrations/tools/index.ts';
 import { statusBoard } from '../../src/bot/views/status-board.ts';
 import { summaryMessage } from '../../src/bot/views/summary.ts';
 import { parsePlanYaml, readModifySubmission } from '../../src/bot/modify-submission.ts';
-import { makeBoard, makeEscalation, makePlan, makeProposal, makeRun } from '../fakes/slack-fixtures.ts';
+import { makeBoard, makeEscalation, makeOffer, makePlan, makeProposal, makeRun } from '../fakes/slack-fixtures.ts';
 
 const allText = (blocks: MessageBlock[]) => JSON.stringify(blocks);
 const buttons = (blocks: MessageBlock[]) => blocks.flatMap((b) => (b.type === 'actions' ? b.elements : []));
@@ -246,12 +246,12 @@ describe('status board', () => {
 });
 
 describe('escalation', () => {
-  it('mentions the user group, says what happened and what is at stake, and binds four buttons to the escalation', () => {
-    const view = escalationMessage({ escalation: makeEscalation(), stakes: 'PR 42 stays open', escalateTo: 'SOPS' });
+  it('mentions the user group, says what happened, what changed and what waits, and binds its buttons to the escalation', () => {
+    const view = escalationMessage({ escalation: makeEscalation(), offer: makeOffer(), escalateTo: 'SOPS' });
     const text = allText(view.blocks);
     expect(text).toContain('<!subteam^SOPS>');
     expect(text).toContain('concluded &lt;failure&gt; &amp; the PR');
-    expect(text).toContain('PR 42 stays open');
+    expect(text).toContain('Nothing has changed yet. On hold until someone answers: Merge acme/api#42.');
     const ids = buttons(view.blocks).map((b) => b.action_id);
     expect(ids).toEqual([ESCALATION_ACTIONS.retry, ESCALATION_ACTIONS.skip, ESCALATION_ACTIONS.replan, ESCALATION_ACTIONS.abort]);
     expect(buttons(view.blocks).every((b) => decodeEscalationRef(b.value) === 'esc_1')).toBe(true);
@@ -259,7 +259,7 @@ describe('escalation', () => {
   });
 
   it('mentions a user with <@U…>', () => {
-    expect(allText(escalationMessage({ escalation: makeEscalation(), stakes: 'x', escalateTo: 'UONCALL' }).blocks)).toContain('<@UONCALL>');
+    expect(allText(escalationMessage({ escalation: makeEscalation(), offer: makeOffer(), escalateTo: 'UONCALL' }).blocks)).toContain('<@UONCALL>');
   });
 });
 

@@ -142,7 +142,7 @@ describe('the demo', () => {
     // Escalation and Replan: the deploy workflow fails; the new plan rolls back and says so on the tracking issue.
     let ts = await ws.say('@tandem deploy demo/web');
     await ws.click(ts, 'Approve');
-    await ws.waitForText(ts, /Escalation/);
+    await ws.waitForText(ts, /A step failed/);
     await ws.click(ts, 'Replan');
     await ws.waitForText(ts, /Plan v2: Roll demo\/web back/);
     await ws.click(ts, 'Approve');

@@ -83,7 +83,7 @@ describe('tandem eval --recorded', () => {
     expect(byName.get('uncertain-deploy-rolled-back')).toMatchObject({ outcome: 'rolled-back', escalations: 1 });
     expect(byName.get('failing-workflow-replan')).toMatchObject({ outcome: 'succeeded', escalations: 1, replans: 1, planVersions: 2 });
     expect(byName.get('ambiguous-task-asks')).toMatchObject({ outcome: 'asked', planSteps: 0, toolCalls: 0 });
-    expect(byName.get('low-confidence-escalates')).toMatchObject({ outcome: 'aborted', toolCalls: 0 });
+    expect(byName.get('low-confidence-escalates')).toMatchObject({ outcome: 'rejected', toolCalls: 0 });
 
     // The summary adds up from the per-task counts.
     const t = report.totals;

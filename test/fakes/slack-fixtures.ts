@@ -1,6 +1,6 @@
 import type { Plan } from '../../src/agent/model/plan.ts';
 import type { EscalationRecord, RunRecord, StepStatus } from '../../src/agent/ports/run-store.ts';
-import type { BoardState, ProposedPlan } from '../../src/agent/ports/surface.ts';
+import type { BoardState, EscalationOffer, ProposedPlan } from '../../src/agent/ports/surface.ts';
 import type { Risk } from '../../src/agent/ports/tool.ts';
 
 export function makeRun(overrides: Partial<RunRecord> = {}): RunRecord {
@@ -109,4 +109,17 @@ export function boardAt(plan: Plan, progress: number, runStatus: BoardState['run
     url: null,
   }));
   return board;
+}
+
+/** What a failed step's escalation offers, as the agent would say it (see execution/escalation-offer.ts). */
+export function makeOffer(overrides: Partial<EscalationOffer> = {}): EscalationOffer {
+  return {
+    answers: ['retry', 'skip', 'replan', 'abort'],
+    happened: '“Check CI on acme/api#42” ran, but its result did not pass the check: CI run 7 concluded <failure> & the PR is not mergeable.',
+    stepTitle: 'Check CI on acme/api#42',
+    changed: [],
+    onHold: ['Merge acme/api#42'],
+    abortRollsBack: false,
+    ...overrides,
+  };
 }

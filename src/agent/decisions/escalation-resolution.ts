@@ -1,45 +1,90 @@
-/** A person's answer to an escalation: Retry, Skip, Replan or Abort, each checked and then carried out. */
+/**
+ * A person's answer to an escalation, each checked and then carried out: Retry / Skip / Replan / Abort
+ * for a step, Approve anyway / Reject for a low-confidence plan, Try again / Abort for a failed replan.
+ * Only the answers its kind offers count; refusals name people, never settings.
+ */
 import { planDigest } from '../model/plan-digest.ts';
-import { approvalNeed, checkApprover, checkResolver, planRisk, type ApprovalNeed, type ApproverRefusalCode } from './approval-policy.ts';
+import {
+  approvalNeed,
+  checkApprover,
+  checkRequesterOrApprover,
+  checkResolver,
+  planRisk,
+  type ApprovalNeed,
+  type ApproverRefusalCode,
+} from './approval-policy.ts';
 import type { AgentContext } from '../context.ts';
 import { descendantsOf } from '../execution/ready-steps.ts';
-import type { DecisionRefusalCode, EscalationAction, EscalationRecord, RunRecord } from '../ports/run-store.ts';
+import type { DecisionRefusalCode, EscalationAction, EscalationAnswer, EscalationRecord, RunRecord } from '../ports/run-store.ts';
 import { decisionRefusal } from './decision-refusals.ts';
-import { refuse, type Refused } from '../model/refusal.ts';
-import { cancelUnstarted, finishRun, isFinal, NOT_FINAL } from '../execution/run-ending.ts';
+import { ACTS_AS, ANSWER_WORDS, answerList, answerOf, isOffered, offeredAnswers } from '../execution/escalation-offer.ts';
+import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
+import { cancelUnstarted, finishRun, isFinal, NOT_FINAL, summarizeEnded } from '../execution/run-ending.ts';
 import { rollBack, rollbackStepsInOrder } from '../execution/rollback.ts';
-import { replan, replanBlocked } from '../execution/supervisor.ts';
+import { replan } from '../execution/supervisor.ts';
 import { SKIPPED_BY_PERSON } from '../model/step-codes.ts';
 import { person, type Text, words } from '../text/text.ts';
 
 /**
  * Why an escalation click changed nothing: the escalation or run is gone or done, who clicked, an
- * action this escalation cannot take, or the store's refusals.
+ * answer this escalation does not offer, or the store's refusals.
  */
 export type EscalationRefusalCode =
-  DecisionRefusalCode | 'escalation-missing' | 'already-resolved' | 'run-ended' | 'cannot-replan' | 'nothing-to-skip' | 'plan-missing' | ApproverRefusalCode;
+  | DecisionRefusalCode
+  | 'escalation-missing'
+  | 'already-resolved'
+  | 'run-ended'
+  | 'not-offered'
+  | 'cannot-replan'
+  | 'plan-missing'
+  | 'not-requester-or-approver'
+  | ApproverRefusalCode;
 
 type EscalationResult<T = void> = Refused<T, EscalationRefusalCode, Text>;
+type Answer = { escalationId: string; userId: string; action: EscalationAnswer };
 
 const ok: EscalationResult = { ok: true, value: undefined };
 
-export async function resolveEscalation(
-  ctx: AgentContext,
-  input: { escalationId: string; userId: string; action: EscalationAction },
-): Promise<EscalationResult> {
+export async function resolveEscalation(ctx: AgentContext, input: Answer): Promise<EscalationResult> {
   const escalation = await ctx.store.getEscalation(input.escalationId);
-  if (!escalation) return refuse('escalation-missing', 'That escalation does not exist.');
+  if (!escalation) return refuse('escalation-missing', 'That escalation no longer exists; nothing was done.');
   if (escalation.status === 'resolved')
-    return refuse(
-      'already-resolved',
-      words`This escalation was already resolved (${escalation.resolution ?? '?'}) by ${person(escalation.resolvedBy ?? '?')}.`,
-    );
+    return refuse('already-resolved', words`This was already answered: ${answeredLine(escalation)}. Nothing more was done.`);
   const run = await ctx.store.getRun(escalation.runId);
-  if (!run || isFinal(run.status)) return refuse('run-ended', `The run already ended (${run?.status ?? 'gone'}).`);
-  const allowed = await checkResolver({ userId: input.userId, approvers: ctx.approvers });
+  if (!run || isFinal(run.status)) return refuse('run-ended', 'This run has already ended; nothing was done.');
+  const answers = await offeredAnswers(ctx, run, escalation);
+  if (input.action === 'modify' || !isOffered(answers, input.action)) {
+    const choose = answers.filter((answer) => answer !== 'modify');
+    return refuse('not-offered', choose.length ? `That answer does not apply here; choose ${answerList(choose)}.` : 'There is nothing to choose here.');
+  }
+  const action = ACTS_AS[input.action];
+  const allowed = await checkWho(ctx, run, escalation, input.userId, action);
   if (!allowed.ok) return allowed;
   // Held while the run is moved on and handed to a driver or planner here, so no peer adopts it in between.
-  return ctx.leases.during(run.id, () => decideEscalation(ctx, run, escalation, input));
+  return ctx.leases.during(run.id, () => decideEscalation(ctx, run, escalation, { ...input, action }));
+}
+
+/** "Retried by <@U1>": who chose what, for a resolved escalation. */
+export function answeredLine(escalation: EscalationRecord): Text {
+  const answer = escalation.resolution ? ANSWER_WORDS[answerOf(escalation.kind, escalation.resolution)].past : 'Answered';
+  return escalation.resolvedBy ? words`${answer} by ${person(escalation.resolvedBy)}` : answer;
+}
+
+/**
+ * Who may answer: rejecting a low-confidence plan is what rejecting any plan takes (the requester or an
+ * approver); every other answer decides what runs next, so it takes an approver. The policy decides;
+ * the words here name the people, not the setting.
+ */
+async function checkWho(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, userId: string, action: EscalationAction): Promise<EscalationResult> {
+  if (escalation.kind === 'low-confidence' && action === 'abort')
+    return checkRequesterOrApprover({ action: 'reject', userId, requester: run.requester, approvers: ctx.approvers });
+  const allowed = await checkResolver({ userId, approvers: ctx.approvers });
+  if (allowed.ok) return ok;
+  const what = escalation.kind === 'low-confidence' ? 'approve this plan' : 'choose how this run goes on';
+  return refuse(
+    allowed.error.code,
+    words`Only an approver can ${what}, and you are not one. ${person(run.requester)} asked for it; ask an approver to answer here.`,
+  );
 }
 
 async function decideEscalation(
@@ -51,6 +96,20 @@ async function decideEscalation(
   const checked = await refusal(ctx, run, escalation, input);
   if (!checked.ok) return checked;
   const base = { runId: run.id, planVersion: escalation.planVersion, escalation: { id: escalation.id, action: input.action, userId: input.userId } };
+  if (escalation.kind === 'low-confidence' && input.action === 'abort') {
+    // Rejecting a plan the planner was not sure of ends the run as any rejected plan does.
+    if (escalation.planVersion === null) return refuse('plan-missing', 'The plan is gone.');
+    const decided = await ctx.store.decide({
+      ...base,
+      from: ['awaiting-approval'],
+      to: 'rejected',
+      approval: { userId: input.userId, decision: 'rejected' },
+      event: { type: 'plan-rejected', data: { version: escalation.planVersion, by: input.userId } },
+    });
+    if (!decided.ok) return { ok: false, error: storeRefusal(decided.code, decided.run, escalation.planVersion) };
+    await summarizeEnded(ctx, run.id, 'rejected', words`Rejected by ${person(input.userId)}.`);
+    return ok;
+  }
   if (checked.value.goAhead) {
     // Going ahead despite low confidence is the approval the escalation asked for: approval, resolution and start are one decision.
     const version = escalation.planVersion === null ? undefined : await ctx.store.getPlanVersion(run.id, escalation.planVersion);
@@ -65,7 +124,7 @@ async function decideEscalation(
         data: { version: escalation.planVersion, by: input.userId, via: 'escalation', escalationId: escalation.id, action: input.action },
       },
     });
-    if (!decided.ok) return { ok: false, error: decisionRefusal(decided.code, decided.run, escalation.planVersion) };
+    if (!decided.ok) return { ok: false, error: storeRefusal(decided.code, decided.run, escalation.planVersion) };
     ctx.kick(run.id);
     return ok;
   }
@@ -74,14 +133,21 @@ async function decideEscalation(
     from: input.action === 'abort' ? NOT_FINAL : ['paused', 'awaiting-approval'],
     event: { type: 'escalation-resolved', data: { escalationId: escalation.id, action: input.action, by: input.userId } },
   });
-  if (!decided.ok) return { ok: false, error: decisionRefusal(decided.code, decided.run, escalation.planVersion) };
+  if (!decided.ok) return { ok: false, error: storeRefusal(decided.code, decided.run, escalation.planVersion) };
   await carryOut(ctx, decided.run, escalation, input);
   return ok;
 }
 
+/** The store's refusals in words for an escalation: no run states or versions the person did not see. */
+function storeRefusal(code: DecisionRefusalCode, run: RunRecord | undefined, planVersion: number | null): Refusal<DecisionRefusalCode, Text> {
+  if (code === 'not-waiting') return { code, message: 'This is no longer waiting for an answer; nothing was done.' };
+  if (code === 'escalation-resolved') return { code, message: 'Someone else answered this first; nothing was done.' };
+  return decisionRefusal(code, run, planVersion);
+}
+
 /**
- * Why this action cannot be taken for this escalation; for going ahead on a low-confidence plan, the
- * approval need it was checked against (the slow approver lookup happens here, before the decision).
+ * Why this answer cannot be taken now; for going ahead on a low-confidence plan, the approval need it
+ * was checked against (the slow approver lookup happens here, before the decision).
  */
 async function refusal(
   ctx: AgentContext,
@@ -89,22 +155,25 @@ async function refusal(
   escalation: EscalationRecord,
   input: { userId: string; action: EscalationAction },
 ): Promise<EscalationResult<{ goAhead: ApprovalNeed | null }>> {
-  if (input.action === 'replan' || (escalation.kind === 'replan-failed' && input.action === 'retry')) {
-    const why = await replanBlocked(ctx, run);
-    return why ? refuse('cannot-replan', words`Cannot replan: ${why}.`) : { ok: true, value: { goAhead: null } };
-  }
-  if (escalation.kind === 'replan-failed' && input.action === 'skip')
-    return refuse('nothing-to-skip', 'There is no step to skip here: choose Retry or Replan to ask the planner again, or Abort.');
-  if (escalation.kind === 'low-confidence' && input.action !== 'abort') {
-    if (run.currentPlanVersion !== escalation.planVersion) return { ok: false, error: decisionRefusal('plan-changed', run, escalation.planVersion) };
-    if (run.status !== 'awaiting-approval' || run.currentPlanVersion === null) return refuse('not-waiting', 'This plan is no longer waiting for a decision.');
-    const version = await ctx.store.getPlanVersion(run.id, run.currentPlanVersion);
-    if (!version) return refuse('plan-missing', 'The plan is gone.');
-    const need = approvalNeed(planRisk(version.plan, ctx.tools.riskOf));
-    const allowed = await checkApprover({ need, userId: input.userId, requester: run.requester, approvers: ctx.approvers });
-    return allowed.ok ? { ok: true, value: { goAhead: need } } : allowed;
-  }
-  return { ok: true, value: { goAhead: null } };
+  const replans = input.action === 'replan' || (escalation.kind === 'replan-failed' && input.action === 'retry');
+  // The offer left replanning out when it could not happen; a new plan may have been spent since it was posted.
+  if (replans && !(await offeredAnswers(ctx, run, escalation)).some((answer) => answer === 'replan' || answer === 'try-again'))
+    return refuse('cannot-replan', 'A new plan cannot be made for this run any more; choose another answer.');
+  if (escalation.kind !== 'low-confidence' || input.action === 'abort' || replans) return { ok: true, value: { goAhead: null } };
+  if (run.currentPlanVersion !== escalation.planVersion) return { ok: false, error: storeRefusal('plan-changed', run, escalation.planVersion) };
+  if (run.status !== 'awaiting-approval' || run.currentPlanVersion === null)
+    return { ok: false, error: storeRefusal('not-waiting', run, escalation.planVersion) };
+  const version = await ctx.store.getPlanVersion(run.id, run.currentPlanVersion);
+  if (!version) return refuse('plan-missing', 'The plan is gone.');
+  const need = approvalNeed(planRisk(version.plan, ctx.tools.riskOf));
+  const allowed = await checkApprover({ need, userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+  if (allowed.ok) return { ok: true, value: { goAhead: need } };
+  return refuse(
+    allowed.error.code,
+    allowed.error.code === 'not-approver'
+      ? 'Only an approver can approve this plan, and you are not one; ask an approver to answer here.'
+      : words`This plan has a destructive step, so an approver other than ${person(run.requester)}, who asked for it, must approve it.`,
+  );
 }
 
 async function carryOut(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, input: { userId: string; action: EscalationAction }): Promise<void> {

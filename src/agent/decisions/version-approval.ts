@@ -58,7 +58,6 @@ export async function mayStartVersion(ctx: AgentContext, run: RunRecord, version
       approved.error.code === 'content-changed'
         ? `Plan v${version.version} changed after it was approved (${approved.error.message}); nothing was started.`
         : `Plan v${version.version} has no approval that lets it run (${approved.error.message}); nothing was started.`,
-    stakes: 'Replan proposes a new version for approval; Abort ends the run and rolls back what succeeded.',
     pauseFrom: ['executing'],
   });
   return false;

@@ -8,8 +8,8 @@ import { z } from 'zod';
 import { TextSchema } from '../text/text.ts';
 import { reportBoard } from './board.ts';
 import type { AgentContext } from '../context.ts';
-import type { NewOwedMessage, OweAlong, OwedMessage, RunRecord } from '../ports/run-store.ts';
-import type { RunSummary } from '../ports/surface.ts';
+import type { EscalationRecord, NewOwedMessage, OweAlong, OwedMessage, RunRecord } from '../ports/run-store.ts';
+import type { EscalationOffer, RunSummary } from '../ports/surface.ts';
 
 /** How long the recording replica has to deliver before a peer may; renewed by every claim. */
 export const OWED_LEASE_MS = 30_000;
@@ -55,8 +55,12 @@ async function deliverClaimed(ctx: AgentContext, claim: () => Promise<OwedMessag
   }
 }
 
-/** Owed along with an escalation (`openEscalation`): the message offering Retry / Skip / Replan / Abort. */
-export const owedEscalation = (ctx: AgentContext, stakes: string): OweAlong => ({ payload: { stakes }, owner: ctx.owner, leaseMs: OWED_LEASE_MS });
+/** Owed along with an escalation (`openEscalation`): the message offering the answers that can work, as decided when it was opened. */
+export const owedEscalation = (ctx: AgentContext, offer: EscalationOffer | undefined): OweAlong => ({
+  payload: offer ? { offer } : {},
+  owner: ctx.owner,
+  leaseMs: OWED_LEASE_MS,
+});
 /** Owed along with an ask_human question (`openQuestion`). */
 export const owedQuestion = (ctx: AgentContext, stepId: string, question: string): OweAlong => ({
   payload: { stepId, question },
@@ -69,7 +73,31 @@ export function owedConfirmation(runId: string, planVersion: number, stepId: str
   return { id: `${runId}/confirm/${planVersion}/${stepId}`, kind: 'confirm-target', payload: { planVersion, stepId } };
 }
 
-const escalationPayload = z.object({ escalationId: z.string(), stakes: z.string() });
+const escalationAnswer = z.enum(['retry', 'skip', 'replan', 'abort', 'approve', 'modify', 'reject', 'try-again']);
+const escalationPayload = z.object({
+  escalationId: z.string(),
+  offer: z
+    .object({
+      answers: z.array(escalationAnswer),
+      happened: TextSchema,
+      stepTitle: z.string().nullable(),
+      changed: z.array(z.string()),
+      onHold: z.array(z.string()),
+      abortRollsBack: z.boolean(),
+      plan: z.object({ version: z.number() }).optional(),
+    })
+    .optional(),
+});
+
+/** A row owed before escalations carried their offer: what those messages offered then, with the stored words. */
+const offerOfOlderRow = (escalation: EscalationRecord): EscalationOffer => ({
+  answers: ['retry', 'skip', 'replan', 'abort'],
+  happened: escalation.message,
+  stepTitle: null,
+  changed: [],
+  onHold: [],
+  abortRollsBack: false,
+});
 const questionPayload = z.object({ stepId: z.string(), question: z.string() });
 const confirmationPayload = z.object({ planVersion: z.number(), stepId: z.string() });
 
@@ -83,9 +111,9 @@ async function deliverOne(ctx: AgentContext, message: OwedMessage): Promise<void
     return;
   }
   if (message.kind === 'escalation') {
-    const { escalationId, stakes } = escalationPayload.parse(message.payload);
+    const { escalationId, offer } = escalationPayload.parse(message.payload);
     const escalation = await ctx.store.getEscalation(escalationId);
-    if (escalation) await ctx.deliverySurface.escalate(run, escalation, stakes, delivery);
+    if (escalation) await ctx.deliverySurface.escalate(run, escalation, offer ?? offerOfOlderRow(escalation), delivery);
     return;
   }
   if (message.kind === 'question') {

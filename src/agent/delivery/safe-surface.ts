@@ -17,7 +17,7 @@ export function safeSurface(surface: Surface, logger: LogPort): Surface {
     proposePlan: wrap('proposePlan', (proposal) => surface.proposePlan(proposal)),
     askRequester: wrap('askRequester', (run, questions) => surface.askRequester(run, questions)),
     reportProgress: wrap('reportProgress', (run, board) => surface.reportProgress(run, board)),
-    escalate: wrap('escalate', (run, escalation, stakes, delivery) => surface.escalate(run, escalation, stakes, delivery)),
+    escalate: wrap('escalate', (run, escalation, offer, delivery) => surface.escalate(run, escalation, offer, delivery)),
     ask: wrap('ask', (run, stepId, question, delivery) => surface.ask(run, stepId, question, delivery)),
     confirmTarget: wrap('confirmTarget', (run, confirmation, delivery) => surface.confirmTarget(run, confirmation, delivery)),
     notify: wrap('notify', (run, text) => surface.notify(run, text)),

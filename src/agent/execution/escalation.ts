@@ -1,6 +1,7 @@
-/** Hands a decision to a person: an open escalation, the run paused, the surface told. */
+/** Hands a decision to a person: an open escalation, the run paused, the surface told (what it offers, decided here: execution/escalation-offer.ts). */
 import { reportBoard } from '../delivery/board.ts';
 import type { AgentContext } from '../context.ts';
+import { escalationOffer } from './escalation-offer.ts';
 import { deliverOwed, owedEscalation } from '../delivery/owed-delivery.ts';
 import type { EscalationRecord, RunStatus } from '../ports/run-store.ts';
 import type { Text } from '../text/text.ts';
@@ -12,16 +13,17 @@ export async function escalate(
     planVersion: number | null;
     stepId: string | null;
     kind: EscalationRecord['kind'];
+    /** What happened, as stored (for `tandem show` and the logs; the thread says it in plainer words). */
     message: Text;
-    stakes: string;
     pauseFrom?: readonly RunStatus[];
   },
 ): Promise<EscalationRecord> {
+  const subject = { planVersion: input.planVersion, stepId: input.stepId, kind: input.kind };
+  const run = await ctx.store.getRun(input.runId);
+  // What the message offers is decided now, with the facts of now; delivering it decides nothing.
+  const offer = run ? await escalationOffer(ctx, run, subject) : undefined;
   // The message the thread is owed is written with the escalation, so a crash cannot leave it unsaid.
-  const escalation = await ctx.store.openEscalation(
-    { runId: input.runId, planVersion: input.planVersion, stepId: input.stepId, kind: input.kind, message: input.message },
-    owedEscalation(ctx, input.stakes),
-  );
+  const escalation = await ctx.store.openEscalation({ runId: input.runId, ...subject, message: input.message }, owedEscalation(ctx, offer));
   const pauseFrom = input.pauseFrom ?? ['executing', 'planning'];
   if (pauseFrom.length) await ctx.store.transitionRun(input.runId, pauseFrom, 'paused');
   await ctx.store.appendEvent(input.runId, 'escalation-opened', {

@@ -100,7 +100,6 @@ export async function recoverRunningSteps(ctx: AgentContext, run: RunRecord, lis
           stepId: step.stepId,
           kind: 'uncertain-side-effect',
           message,
-          stakes: `${step.title} is a ${step.risk} step. Check it by hand: Retry runs it again, Skip goes on as if it did not happen, Abort rolls back.`,
           pauseFrom: ['executing'],
         });
         escalated = true;

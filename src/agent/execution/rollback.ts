@@ -144,7 +144,6 @@ async function refuseChanged(ctx: AgentContext, events: EventLog, key: { runId: 
     ...key,
     kind: 'not-approved',
     message: `Rollback step ${key.stepId} of plan v${key.planVersion} was not run: the plan changed after it was approved (${why}).`,
-    stakes: 'The rollback goes on without it; undo what it would have undone by hand if it is needed.',
     pauseFrom: [],
   });
 }

@@ -100,7 +100,6 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
       stepId: null,
       kind: 'low-confidence',
       message: words`Not acting on my own: ${lowConfidence}.`,
-      stakes: `Plan v${version} (${plan.steps.length} steps, highest risk ${risk}) waits for a person: approve it, ask for a replan, or abort.`,
       pauseFrom: [], // stays awaiting approval: an approver's click is the human decision asked for
     });
   }

@@ -5,7 +5,7 @@ import type { EditProblem, PlanDecisionRefusalCode, RevisionRefusalCode } from '
 import type { Refusal, Refused } from '../model/refusal.ts';
 import type { ConfirmRefusalCode } from '../decisions/target-decision.ts';
 import type { Text } from '../text/text.ts';
-import type { Conversation, EscalationAction, PlanVersionRecord, RunRecord } from './run-store.ts';
+import type { Conversation, EscalationAnswer, PlanVersionRecord, RunRecord } from './run-store.ts';
 
 /** Why a cancel did not happen. */
 export type CancelRefusalCode = 'run-missing' | 'run-ended' | 'not-requester-or-approver' | DecisionRefusalCode;
@@ -43,7 +43,7 @@ export interface AgentApi {
   checkEdit(input: { runId: string; planVersion: number; plan: unknown }): Promise<Result<void, EditProblem[]>>;
   editPlan(input: { runId: string; planVersion: number; userId: string; plan: unknown }): Promise<Result<PlanVersionRecord, EditProblem[]>>;
   revisePlan(input: { runId: string; planVersion: number; userId: string; instruction: string }): Promise<Refused<void, RevisionRefusalCode, Text>>;
-  resolveEscalation(input: { escalationId: string; userId: string; action: EscalationAction }): Promise<Refused<void, EscalationRefusalCode, Text>>;
+  resolveEscalation(input: { escalationId: string; userId: string; action: EscalationAnswer }): Promise<Refused<void, EscalationRefusalCode, Text>>;
   /** A message in a run's conversation: answers a pending question, or "cancel" stops the run. */
   /** `requestId`: the stored Slack request carrying the message, so a replay of it answers nothing twice. */
   followUp(input: { conversation: Conversation; userId: string; text: string; requestId?: string | undefined }): Promise<FollowUpOutcome>;

@@ -4,6 +4,13 @@ import type { Risk } from './tool.ts';
 
 export type EscalationAction = 'retry' | 'skip' | 'replan' | 'abort';
 
+/**
+ * What a person may answer to an escalation, by kind: a failed step's Retry / Skip / Replan / Abort, a
+ * low-confidence plan's Approve anyway / Modify / Reject, a failed replan's Try again. Each is stored as
+ * the EscalationAction it acts as (approve: go ahead as Skip does; reject: end it; try again: Retry).
+ */
+export type EscalationAnswer = EscalationAction | 'approve' | 'modify' | 'reject' | 'try-again';
+
 export interface EscalationRecord {
   id: string;
   runId: string;

@@ -1,7 +1,7 @@
 import type { DiffLine } from '../model/plan-diff.ts';
 import type { Plan } from '../model/plan.ts';
 import type { Text } from '../text/text.ts';
-import type { ConfirmationRecord, EscalationRecord, ModelUsage, RunRecord, StepStatus } from './run-store.ts';
+import type { ConfirmationRecord, EscalationAnswer, EscalationRecord, ModelUsage, RunRecord, StepStatus } from './run-store.ts';
 import type { Risk } from './tool.ts';
 
 export interface BoardStep {
@@ -70,6 +70,30 @@ export interface RunSummary {
 }
 
 /**
+ * What an escalation message says and offers, decided by the agent from the store (escalation.ts): the
+ * answers that can work for its kind, and in plain words what happened, what already changed and what
+ * waits. No ids, settings or parser errors: those stay in the stored message and the logs.
+ */
+export interface EscalationOffer {
+  /** The answers that can work, in the order they are shown; empty: nothing to choose (it only informs). */
+  answers: EscalationAnswer[];
+  /** What happened, one sentence. */
+  happened: Text;
+  /** The step it is about, by its title. */
+  stepTitle: string | null;
+  /** Titles of the steps that already made a change. */
+  changed: string[];
+  /** Titles of the steps that wait on this answer. */
+  onHold: string[];
+  /** Abort also undoes what succeeded (the plan has rollback steps for it). */
+  abortRollsBack: boolean;
+  /** A low-confidence plan: the version its Modify button opens. */
+  plan?: { version: number };
+  /** Said above the rest when the escalation is posted again (a reminder). */
+  note?: string;
+}
+
+/**
  * How a message the run owes is delivered: `key` names it in the conversation. When an earlier
  * delivery may have reached the conversation before a crash (`mayExist`), the surface looks for the
  * message by its key before posting, so it is not posted twice.
@@ -89,7 +113,7 @@ export interface Surface {
   /** The plan is only questions for the requester, or the run needs to tell them something it cannot do. */
   askRequester(run: RunRecord, questions: string[]): Promise<void>;
   reportProgress(run: RunRecord, board: BoardState): Promise<void>;
-  escalate(run: RunRecord, escalation: EscalationRecord, stakes: string, delivery?: Delivery): Promise<void>;
+  escalate(run: RunRecord, escalation: EscalationRecord, offer: EscalationOffer, delivery?: Delivery): Promise<void>;
   /** ask_human: a step waits for an answer in the conversation. */
   ask(run: RunRecord, stepId: string, question: string, delivery?: Delivery): Promise<void>;
   /** A write's target was filled from a person's or a model's words: show the values, offer Confirm and Abort. */

@@ -1,13 +1,13 @@
 /** A Surface for tests and the CLI: it records what a person would see, in order. */
 import type { Text } from '../text/text.ts';
 import type { ConfirmationRecord, EscalationRecord, RunRecord } from '../ports/run-store.ts';
-import type { BoardState, Delivery, ProposedPlan, RunSummary, Surface } from '../ports/surface.ts';
+import type { BoardState, Delivery, EscalationOffer, ProposedPlan, RunSummary, Surface } from '../ports/surface.ts';
 
 export type SeenMessage =
   | { kind: 'planning'; runId: string }
   | { kind: 'plan'; runId: string; proposal: ProposedPlan }
   | { kind: 'questions'; runId: string; questions: string[] }
-  | { kind: 'escalation'; runId: string; escalation: EscalationRecord; stakes: string }
+  | { kind: 'escalation'; runId: string; escalation: EscalationRecord; offer: EscalationOffer }
   | { kind: 'ask'; runId: string; stepId: string; question: string }
   | { kind: 'confirm'; runId: string; confirmation: ConfirmationRecord }
   | { kind: 'notice'; runId: string; text: Text }
@@ -34,9 +34,9 @@ export class InMemorySurface implements Surface {
     this.boards.set(run.id, structuredClone(board));
     this.boardUpdates.set(run.id, (this.boardUpdates.get(run.id) ?? 0) + 1);
   }
-  async escalate(run: RunRecord, escalation: EscalationRecord, stakes: string, delivery?: Delivery): Promise<void> {
+  async escalate(run: RunRecord, escalation: EscalationRecord, offer: EscalationOffer, delivery?: Delivery): Promise<void> {
     if (this.seen(delivery)) return;
-    this.messages.push({ kind: 'escalation', runId: run.id, escalation: structuredClone(escalation), stakes });
+    this.messages.push({ kind: 'escalation', runId: run.id, escalation: structuredClone(escalation), offer: structuredClone(offer) });
   }
   async ask(run: RunRecord, stepId: string, question: string, delivery?: Delivery): Promise<void> {
     if (this.seen(delivery)) return;

@@ -10,6 +10,7 @@ import type { AgentContext, HousekeepingSettings } from '../context.ts';
 import type { RunRecord, RunStatus } from '../ports/run-store.ts';
 import { finishRun } from '../execution/run-ending.ts';
 import { expireConfirmation } from '../decisions/target-decision.ts';
+import { escalationOffer } from '../execution/escalation-offer.ts';
 import { person, type Text, type TextPart, words } from '../text/text.ts';
 
 export const DEFAULT_HOUSEKEEPING: HousekeepingSettings = { remindAfterS: 1800, waitTtlS: 86_400 };
@@ -75,7 +76,7 @@ async function remindOrResendEscalations(ctx: AgentContext, run: RunRecord, now:
       stage === 'expire'
         ? `Nobody has decided in ${duration(settings.waitTtlS)}; the run stays paused until someone picks an action.`
         : 'Still waiting for a decision; the run stays paused until someone picks an action.';
-    await ctx.surface.escalate(run, escalation, stakes);
+    await ctx.surface.escalate(run, escalation, await escalationOffer(ctx, run, escalation, stakes));
   }
 }
 

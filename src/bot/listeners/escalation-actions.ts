@@ -1,17 +1,18 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
-import type { EscalationAction } from '../../agent/ports/run-store.ts';
 import type { BotDeps } from '../bot-deps.ts';
 import { afterAck } from './after-ack.ts';
 import { describeError, TRY_AGAIN } from '../surface/replies.ts';
 import { clickOrigin, privateReplier } from './click-origin.ts';
 import { decodeEscalationRef } from '../views/button-values.ts';
-import { ESCALATION_ACTIONS } from '../views/escalation.ts';
-import { mention } from '../views/text.ts';
-import { replaceActions } from './replace-actions.ts';
+import { ESCALATION_ACTIONS, ESCALATION_HEADLINE_BLOCK, resolvedEscalationMessage, type EscalationButtonAnswer } from '../views/escalation.ts';
+import { asSlackBlocks } from '../views/limits.ts';
+import { ANSWER_WORDS } from '../../agent/execution/escalation-offer.ts';
+import type { SlackClient } from '../surface/slack-client.ts';
+import type { Logger } from '../../observability/logger.ts';
 
-/** Retry / Skip / Replan / Abort on an escalation; each resolves exactly the escalation it was posted for. */
+/** An escalation's answers (Retry, Skip, Replan, Abort, Approve anyway, Reject, Try again); each resolves exactly the escalation it was posted for. */
 export function registerEscalationActions(app: App, deps: BotDeps): void {
-  for (const [action, actionId] of Object.entries(ESCALATION_ACTIONS) as [EscalationAction, string][]) {
+  for (const [answer, actionId] of Object.entries(ESCALATION_ACTIONS) as [EscalationButtonAnswer, string][]) {
     app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action: button, client }) => {
       await ack();
       await afterAck();
@@ -24,16 +25,30 @@ export function registerEscalationActions(app: App, deps: BotDeps): void {
         return;
       }
       try {
-        const result = await deps.agent.resolveEscalation({ escalationId, userId: body.user.id, action });
+        const result = await deps.agent.resolveEscalation({ escalationId, userId: body.user.id, action: answer });
         if (!result.ok) {
           await tell(result.error.message);
           return;
         }
-        await replaceActions(client, deps.logger, body, `${mention(body.user.id)} chose *${action}*.`);
+        await collapse(client, deps.logger, body, answer);
       } catch (error) {
         deps.logger.error({ err: describeError(error), escalationId }, 'resolving an escalation failed');
-        await tell(`Your choice (${action}) was not recorded: ${describeError(error)}. ${TRY_AGAIN}`);
+        await tell(`Your choice (${ANSWER_WORDS[answer].label}) was not recorded. ${TRY_AGAIN}`);
       }
     });
+  }
+}
+
+/** The answered escalation becomes one line: its headline and who chose what. Best effort: the answer is already stored. */
+async function collapse(client: SlackClient, logger: Logger, body: BlockAction, answer: EscalationButtonAnswer): Promise<void> {
+  const { channel, messageTs: ts } = clickOrigin(body);
+  if (!channel || !ts || body.container?.is_ephemeral) return;
+  const blocks = (body.message?.blocks ?? []) as { block_id?: string; text?: { text?: string } }[];
+  const headline = blocks.find((block) => block.block_id === ESCALATION_HEADLINE_BLOCK)?.text?.text;
+  const view = resolvedEscalationMessage({ headline, answer, userId: body.user.id });
+  try {
+    await client.chat.update({ channel, ts, text: view.text, blocks: asSlackBlocks(view.blocks) });
+  } catch (error) {
+    logger.warn({ err: describeError(error), channel }, 'could not mark the escalation as answered');
   }
 }

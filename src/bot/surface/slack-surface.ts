@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ConfirmationRecord, EscalationRecord, RunRecord } from '../../agent/ports/run-store.ts';
-import type { BoardState, Delivery, ProposedPlan, RunSummary, Surface } from '../../agent/ports/surface.ts';
+import type { BoardState, Delivery, EscalationOffer, ProposedPlan, RunSummary, Surface } from '../../agent/ports/surface.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { AgentStatus, type SessionStatus } from './agent-status.ts';
 import { BoardPublisher, type BoardStyle } from './board-publisher.ts';
@@ -104,9 +104,9 @@ export class SlackSurface implements Surface {
     if (session) await this.status.session(run.id, run.conversation, session);
   }
 
-  async escalate(run: RunRecord, escalation: EscalationRecord, stakes: string, delivery?: Delivery): Promise<void> {
+  async escalate(run: RunRecord, escalation: EscalationRecord, offer: EscalationOffer, delivery?: Delivery): Promise<void> {
     await this.status.session(run.id, run.conversation, 'suspended');
-    await this.post(run, escalationMessage({ escalation, stakes, escalateTo: this.options.escalateTo }), delivery);
+    await this.post(run, escalationMessage({ escalation, offer, escalateTo: this.options.escalateTo }), delivery);
   }
 
   async ask(run: RunRecord, stepId: string, question: string, delivery?: Delivery): Promise<void> {

@@ -1,0 +1,182 @@
+/**
+ * What an escalation offers, decided by kind from the store: only the answers that can work, and in
+ * plain words what happened, what already changed and what waits. Asked when the message is delivered
+ * (and posted again), so it says what holds then: a model configured, the budgets left.
+ */
+import type { AgentContext } from '../context.ts';
+import { descendantsOf } from './ready-steps.ts';
+import type { EscalationAction, EscalationAnswer, EscalationRecord, RunRecord, StepRecord } from '../ports/run-store.ts';
+import type { EscalationOffer } from '../ports/surface.ts';
+import { replanLimits } from '../model/budgets.ts';
+import { type Text, words } from '../text/text.ts';
+import { unfixableFailure, unfixableWords, type UnfixableFailure } from './unfixable-failures.ts';
+
+/** What an answer is stored as: Approve anyway goes ahead as Skip does, Reject ends the run, Try again asks the planner again as Retry does. */
+export const ACTS_AS: Record<Exclude<EscalationAnswer, 'modify'>, EscalationAction> = {
+  retry: 'retry',
+  skip: 'skip',
+  replan: 'replan',
+  abort: 'abort',
+  approve: 'skip',
+  reject: 'abort',
+  'try-again': 'retry',
+};
+
+/** The facts that decide which answers can work. */
+export interface AnswerFacts {
+  kind: EscalationRecord['kind'];
+  /** The escalation is about a step (Retry and Skip need one). */
+  hasStep: boolean;
+  /** A planner model is configured and the run's budgets allow another plan. */
+  canReplan: boolean;
+  /** The failure is one no new plan can fix (a host or repository not allowed, a missing credential). */
+  unfixable: boolean;
+}
+
+/**
+ * The answers that can work, by kind. A low-confidence plan is approved anyway, modified or rejected;
+ * a failed replan is tried again or aborted; a step is retried, skipped, replanned or aborted. Replan
+ * only where a new plan can be made and could help; a rollback step that was refused only informs.
+ */
+export function escalationAnswers(facts: AnswerFacts): EscalationAnswer[] {
+  const replan: EscalationAnswer[] = facts.canReplan && !facts.unfixable ? ['replan'] : [];
+  switch (facts.kind) {
+    case 'low-confidence':
+      return ['approve', 'modify', 'reject'];
+    case 'replan-failed':
+      return facts.canReplan ? ['try-again', 'abort'] : ['abort'];
+    case 'not-approved':
+      // A rollback step whose plan changed: the rollback goes on without it; there is nothing to choose.
+      return facts.hasStep ? [] : [...replan, 'abort'];
+    default:
+      return facts.hasStep ? ['retry', 'skip', ...replan, 'abort'] : [...replan, 'abort'];
+  }
+}
+
+/** An answer offered for this escalation (a stored action counts as the answer that acts as it, for messages posted before answers had names). */
+export function isOffered(answers: readonly EscalationAnswer[], answer: EscalationAnswer): boolean {
+  return answers.includes(answer) || answers.some((offered) => offered !== 'modify' && ACTS_AS[offered] === answer);
+}
+
+/** Why a replan may not happen now, or null. */
+export async function replanBlocked(ctx: AgentContext, run: RunRecord): Promise<Text | null> {
+  if (!ctx.llm.has('planner')) return 'no planner model is configured';
+  const usage = await ctx.store.usageTotals(run.id);
+  return replanLimits(ctx.settings.budgets)({
+    stepAttempts: 0,
+    replans: run.replans,
+    tokens: usage.inputTokens + usage.outputTokens,
+    runStartedAt: run.createdAt,
+    now: ctx.now(),
+  });
+}
+
+/** What an escalation is about: enough to decide its offer before it is stored. */
+export type EscalationSubject = Pick<EscalationRecord, 'kind' | 'stepId' | 'planVersion'>;
+
+/** The answers this escalation offers now (a model configured, the budgets left, the failure). */
+export async function offeredAnswers(ctx: AgentContext, run: RunRecord, escalation: EscalationSubject, steps?: StepRecord[]): Promise<EscalationAnswer[]> {
+  const step = escalation.stepId ? (steps ?? (await ctx.store.listSteps(run.id))).find((s) => isStepOf(s, escalation)) : undefined;
+  return escalationAnswers({
+    kind: escalation.kind,
+    hasStep: escalation.stepId !== null,
+    canReplan: (await replanBlocked(ctx, run)) === null,
+    unfixable: unfixableFailure(step?.error ?? null) !== null,
+  });
+}
+
+/** What the escalation message says and offers; `note` goes above it when it is posted again. */
+export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalation: EscalationSubject, note?: string): Promise<EscalationOffer> {
+  const steps = await ctx.store.listSteps(run.id);
+  const step = escalation.stepId ? steps.find((s) => isStepOf(s, escalation)) : undefined;
+  const answers = await offeredAnswers(ctx, run, escalation, steps);
+  const version = run.currentPlanVersion ?? escalation.planVersion;
+  const forward = steps.filter((s) => s.kind === 'forward');
+  const changed = forward.filter((s) => s.status === 'succeeded' && s.risk !== 'read').map((s) => s.title);
+  const plan = version === null ? undefined : await ctx.store.getPlanVersion(run.id, version);
+  // What waits: steps not started yet, and those skipped only because this one failed (Retry or Skip may bring them back).
+  const blocked = step ? descendantsOf(plan?.plan.steps ?? [], step.stepId) : new Set<string>();
+  const waits = (s: StepRecord) => s.status === 'pending' || s.status === 'waiting' || (s.status === 'skipped' && blocked.has(s.stepId));
+  const onHold = escalation.kind === 'low-confidence' ? [] : forward.filter((s) => s.planVersion === version && waits(s)).map((s) => s.title);
+  const succeeded = new Set(forward.filter((s) => s.status === 'succeeded').map((s) => `${s.planVersion}/${s.stepId}`));
+  const versions = await ctx.store.listPlanVersions(run.id);
+  const abortRollsBack = versions.some((v) => v.plan.rollback.some((r) => !r.undoes || succeeded.has(`${v.version}/${r.undoes}`))) && succeeded.size > 0;
+  return {
+    answers,
+    happened: happened(escalation, step, plan?.plan.steps.length ?? 0),
+    stepTitle: step?.title ?? null,
+    changed,
+    onHold,
+    abortRollsBack,
+    ...(escalation.kind === 'low-confidence' && escalation.planVersion !== null ? { plan: { version: escalation.planVersion } } : {}),
+    ...(note ? { note } : {}),
+  };
+}
+
+/** The step an escalation is about: a forward step, or for a refused rollback step that rollback step. */
+const isStepOf = (step: StepRecord, escalation: EscalationSubject) =>
+  step.stepId === escalation.stepId && step.planVersion === escalation.planVersion && (step.kind === 'rollback') === (escalation.kind === 'not-approved');
+
+/** What happened, in one sentence a person can read: the step by its title, the tool's words for a failure, never ids, settings or parser errors. */
+function happened(escalation: EscalationSubject, step: StepRecord | undefined, planSteps: number): Text {
+  const title = step ? `“${step.title}”` : 'A step';
+  const why = step?.error?.message ? `: ${cleanReason(step.error.message)}` : '';
+  const unfixable = unfixableFailure(step?.error ?? null);
+  switch (escalation.kind) {
+    case 'low-confidence':
+      return `The planner is not confident in this plan (${planSteps} ${planSteps === 1 ? 'step' : 'steps'}), so nothing has run yet.`;
+    case 'replan-failed':
+      return 'A step failed and the planner could not make a new plan for the rest of the work.';
+    case 'not-approved':
+      return step
+        ? `The rollback step ${title} was not run: its plan changed after it was approved. The rest of the rollback goes on; undo it by hand if it is needed.`
+        : 'This plan version changed after it was approved (or has no approval that lets it run), so nothing was started.';
+    case 'uncertain-side-effect':
+      return words`${title} may or may not have taken effect${why}.`;
+    case 'evaluation-failed':
+      return words`${title} ran, but its result did not pass the check${why}.`;
+    case 'budget':
+      return 'The run reached one of its limits.';
+    case 'step-failed':
+      return unfixable
+        ? words`${title} cannot run: ${unfixableReason(step!, unfixable)}. An operator must change Tandem's setup before Retry can work.`
+        : words`${title} failed${why}.`;
+  }
+}
+
+/** The tool's own words when they name no setting (they are the operator's), else the plain reason. */
+function unfixableReason(step: StepRecord, failure: UnfixableFailure): string {
+  const message = step.error?.message ?? '';
+  return message && !/\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b/.test(message) ? cleanReason(message) : unfixableWords(failure);
+}
+
+/** A tool's failure in the words a person reads: one line, not too long. */
+function cleanReason(message: string): string {
+  const line = message.split('\n')[0]!.trim();
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}
+
+/** Each answer's button label (the contract's words) and what it reads as once chosen ("Retried by …"). */
+export const ANSWER_WORDS: Readonly<Record<EscalationAnswer, { label: string; past: string }>> = {
+  retry: { label: 'Retry', past: 'Retried' },
+  skip: { label: 'Skip', past: 'Skipped' },
+  replan: { label: 'Replan', past: 'Replan asked for' },
+  abort: { label: 'Abort', past: 'Aborted' },
+  approve: { label: 'Approve anyway', past: 'Approved anyway' },
+  modify: { label: 'Modify', past: 'Modified' },
+  reject: { label: 'Reject', past: 'Rejected' },
+  'try-again': { label: 'Try again', past: 'Tried again' },
+};
+
+/** The answer a stored resolution was, for this kind (a low-confidence Skip was an Approve anyway). */
+export function answerOf(kind: EscalationRecord['kind'], action: EscalationAction): EscalationAnswer {
+  if (kind === 'low-confidence') return action === 'abort' ? 'reject' : action === 'replan' ? 'replan' : 'approve';
+  if (kind === 'replan-failed' && action === 'retry') return 'try-again';
+  return action;
+}
+
+/** "Retry, Skip or Abort". */
+export function answerList(answers: readonly EscalationAnswer[]): string {
+  const labels = answers.map((answer) => ANSWER_WORDS[answer].label);
+  return labels.length > 1 ? `${labels.slice(0, -1).join(', ')} or ${labels.at(-1)}` : (labels[0] ?? '');
+}

@@ -27,6 +27,8 @@ export interface SlackSurfaceOptions {
   onBoardPosted?: (runId: string, ts: string) => Promise<void>;
   /** TANDEM_BOARD_STYLE. */
   boardStyle?: BoardStyle;
+  /** TANDEM_SHOW_COST: summaries show tokens and cost. */
+  showCost?: boolean;
   /** How long a post Slack did not answer is looked for in the thread before it counts as not posted (tests shorten it). */
   postSettle?: PostSettle;
 }
@@ -144,7 +146,7 @@ export class SlackSurface implements Surface {
     // buttons that must go.
     await this.plans.runEnded(summary.run.id, summary.outcome);
     await this.board.finish(summary.run.id);
-    await this.post(summary.run, summaryMessage(summary), delivery);
+    await this.post(summary.run, summaryMessage(summary, { showCost: this.options.showCost === true }), delivery);
     await this.status.session(summary.run.id, summary.run.conversation, 'closed');
   }
 

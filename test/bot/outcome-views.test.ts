@@ -212,7 +212,7 @@ describe('summary, in each outcome', () => {
   it('false statement: Skip of a failed http_check ended "✔ Done" — it says "Finished with 1 skipped" and shows the 404', () => {
     const skipped = record('s1', 'succeeded', { output: missing, error: { message: 'skipped', code: SKIPPED_BY_PERSON } });
     const view = within(summaryMessage(summaryOf('succeeded', [skipped])));
-    expect(view.text).toMatch(/^Finished with 1 skipped/);
+    expect(view.text).toMatch(/^:warning: Finished with 1 skipped/);
     expect(text(view)).not.toMatch(/Done|Succeeded/);
     expect(text(view)).toContain('site.test/missing answered 404 Not Found in 12 ms');
     expect(text(view)).not.toContain('Save as runbook');
@@ -220,7 +220,7 @@ describe('summary, in each outcome', () => {
 
   it('false statement: a read task ended "What changed: nothing" with no "200 OK" — it leads with the answer', () => {
     const view = within(summaryMessage(summaryOf('succeeded', [record('s1', 'succeeded', { output: healthy })])));
-    expect(view.text).toMatch(/^Succeeded/);
+    expect(view.text).toMatch(/^:white_check_mark: Succeeded/);
     const [, answer] = view.blocks as { text?: { text: string } }[];
     expect(answer!.text!.text).toContain('site.test/health answered 200 OK in 41 ms');
   });
@@ -258,7 +258,7 @@ describe('summary, in each outcome', () => {
     const summary = summaryOf('succeeded', [record('s1', 'succeeded', { output: healthy })]);
     summary.verdict = runOutcome('succeeded', [{ title: 'Check', kind: 'forward', status: 'succeeded', unchecked: true }]);
     const view = within(summaryMessage(summary));
-    expect(view.text).toMatch(/^Finished with 1 not checked/);
+    expect(view.text).toMatch(/^:warning: Finished with 1 not checked/);
     expect(text(view)).toContain('could not be made');
   });
 

@@ -90,6 +90,12 @@ export function summaryMessage(summary: RunSummary, options: SummaryOptions = {}
   if (options.showCost) {
     const tokens = summary.tokens.input + summary.tokens.output;
     footer.push(`${tokens.toLocaleString('en-US')} tokens · $${summary.costUsd.toFixed(4)}`);
+    if (summary.models?.length) {
+      const perModel = summary.models
+        .slice(0, 8)
+        .map((m) => `${escapeText(m.role)} ${escapeText(m.model)}: ${(m.inputTokens + m.outputTokens).toLocaleString('en-US')} tokens, $${m.costUsd.toFixed(4)}`);
+      blocks.push(context(truncate(perModel.join(' · '), 2900)));
+    }
   }
   if (footer.length) blocks.push(context(footer.join(' · ')));
 
@@ -101,7 +107,7 @@ export function summaryMessage(summary: RunSummary, options: SummaryOptions = {}
   }
   // A run that ran can be judged; a plan turned down before it ran has nothing to judge yet.
   if (planVersion && summary.outcome !== 'rejected') blocks.push(feedbackBlock(summary.run.id, planVersion));
-  return { text: truncate(`${headline}: ${escapeText(summary.goal)}`, 300), blocks };
+  return { text: truncate(`${emoji} ${escapeText(headline)}: ${escapeText(summary.goal)}`, 300), blocks };
 }
 
 /** A read's answer: its sentence (a model's text in full, up to a point), a list's first items and a link to the rest. */

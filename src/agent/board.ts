@@ -54,7 +54,13 @@ export function buildBoard(
   for (const record of steps) {
     if (record.kind === 'rollback') lines.push(draw(record, record, { stepId: record.stepId, title: record.title, tool: record.tool, kind: 'rollback' }));
   }
-  const outcomeSteps = lines.map((step) => ({ title: step.title, kind: step.kind, status: step.status, unchecked: step.unchecked === true, waitingFor: step.waitingFor ?? null }));
+  const outcomeSteps = lines.map((step) => ({
+    title: step.title,
+    kind: step.kind,
+    status: step.status,
+    unchecked: step.unchecked === true,
+    waitingFor: step.waitingFor ?? null,
+  }));
   return {
     runId: run.id,
     goal: plan.goal,
@@ -70,7 +76,12 @@ export function buildBoard(
   };
 }
 
-function line(record: StepRecord | undefined, base: Pick<BoardStep, 'stepId' | 'title' | 'tool' | 'kind'>, now: Date, unchecked?: ReadonlySet<string>): BoardStep {
+function line(
+  record: StepRecord | undefined,
+  base: Pick<BoardStep, 'stepId' | 'title' | 'tool' | 'kind'>,
+  now: Date,
+  unchecked?: ReadonlySet<string>,
+): BoardStep {
   if (!record) return { ...base, status: 'pending', elapsedMs: null, url: null, note: null };
   const elapsedMs = record.startedAt ? (record.finishedAt ?? now).getTime() - record.startedAt.getTime() : null;
   const url = typeof record.output?.url === 'string' ? record.output.url : (record.error?.url ?? null);

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { LIST_ITEMS, linkLabel, stepResult } from '../../src/agent/model/step-results.ts';
 
-const result = (tool: string, output: Record<string, unknown> | null, args: Record<string, unknown> = {}) => stepResult({ tool, title: 'The step', args, output });
+const result = (tool: string, output: Record<string, unknown> | null, args: Record<string, unknown> = {}) =>
+  stepResult({ tool, title: 'The step', args, output });
 
 describe('stepResult', () => {
   it('an http_check answers with its status and latency', () => {
@@ -11,7 +12,9 @@ describe('stepResult', () => {
       text: 'status.acme.test/health answered 200 OK in 42 ms',
       link: { label: 'status.acme.test/health', url: 'https://status.acme.test/health' },
     });
-    expect(result('http_check', { url: 'https://a.test/missing', status: 404, ok: false, latencyMs: 7 })?.text).toBe('a.test/missing answered 404 Not Found in 7 ms');
+    expect(result('http_check', { url: 'https://a.test/missing', status: 404, ok: false, latencyMs: 7 })?.text).toBe(
+      'a.test/missing answered 404 Not Found in 7 ms',
+    );
     expect(result('http_check', { url: 'https://a.test/', status: 0, ok: false, latencyMs: 3, error: 'ECONNREFUSED' })?.text).toBe(
       'a.test could not be reached: ECONNREFUSED',
     );
@@ -45,10 +48,15 @@ describe('stepResult', () => {
       link: { label: 'acme/api#42', url: 'https://github.com/acme/api/issues/42' },
     });
     expect(
-      result('github_merge_pull', { number: 7, url: 'https://github.com/acme/api/pull/7', merged: true, sha: 'abc' }, { repo: 'acme/api', number: 7, method: 'squash' })
-        ?.text,
+      result(
+        'github_merge_pull',
+        { number: 7, url: 'https://github.com/acme/api/pull/7', merged: true, sha: 'abc' },
+        { repo: 'acme/api', number: 7, method: 'squash' },
+      )?.text,
     ).toBe('Merged acme/api#7 (squash)');
-    expect(result('github_comment', { number: 7, commentId: 1, url: 'https://github.com/acme/api/issues/7#issuecomment-1' })?.text).toBe('Commented on acme/api#7');
+    expect(result('github_comment', { number: 7, commentId: 1, url: 'https://github.com/acme/api/issues/7#issuecomment-1' })?.text).toBe(
+      'Commented on acme/api#7',
+    );
   });
 
   it('a step with no output has no result, and a link is labelled by its address', () => {

@@ -20,7 +20,9 @@ describe('true outcomes and results first, end to end', () => {
       channel,
       'U1',
       'check the missing page',
-      plan('Check the missing page', [step('s1', 'Check that /missing answers with HTTP 200', 'http_check', { url: `${stack.targetUrl}/missing`, expectStatus: 200 })]),
+      plan('Check the missing page', [
+        step('s1', 'Check that /missing answers with HTTP 200', 'http_check', { url: `${stack.targetUrl}/missing`, expectStatus: 200 }),
+      ]),
     );
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
     const escalation = await waitFor(stack.slack, () => messageWithButtons(stack.slack, channel, thread, 'Retry', 'Skip'), 'the escalation', 20_000);
@@ -32,7 +34,11 @@ describe('true outcomes and results first, end to end', () => {
     expect(said).toContain('answered 500 Internal Server Error');
     expect(said).not.toMatch(/tokens|\$0\.|run_/); // no cost or ids in the thread
     expect(buttonTexts(summary)).not.toContain('Save as runbook');
-    const board = await waitFor(stack.slack, () => /^Finished with 1 skipped/.test(stack.boardText(channel, thread, planMessage.ts)) && stack.board(channel, thread, planMessage.ts), 'the final board');
+    const board = await waitFor(
+      stack.slack,
+      () => /^Finished with 1 skipped/.test(stack.boardText(channel, thread, planMessage.ts)) && stack.board(channel, thread, planMessage.ts),
+      'the final board',
+    );
     expect(visibleText(board)).not.toContain('Succeeded');
     expect(buttonTexts(board)).not.toContain('Cancel run'); // an ended run has nothing to cancel
   });

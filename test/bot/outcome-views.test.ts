@@ -74,7 +74,11 @@ const healthy = { url: 'https://site.test/health', status: 200, ok: true, latenc
 const opened = { number: 42, url: 'https://github.com/acme/api/issues/42', title: 'Flaky test' };
 
 function board(status: RunStatus, steps: StepRecord[], extras: Parameters<typeof buildBoard>[6] = {}): BoardState {
-  const run: RunRecord = makeRun({ status, finishedAt: ['succeeded', 'failed', 'aborted', 'cancelled', 'rejected'].includes(status) ? at(5) : null, createdAt: at(0) });
+  const run: RunRecord = makeRun({
+    status,
+    finishedAt: ['succeeded', 'failed', 'aborted', 'cancelled', 'rejected'].includes(status) ? at(5) : null,
+    createdAt: at(0),
+  });
   return buildBoard(run, 1, plan, steps, at(5), undefined, extras);
 }
 
@@ -84,16 +88,14 @@ const drawn = (state: BoardState) => ({ plan: within(planBoard(state)!), section
 function summaryOf(status: RunSummary['outcome'], steps: StepRecord[], more: Partial<RunSummary> = {}): RunSummary {
   const verdict = runOutcome(
     status,
-    steps.map(
-      (step): OutcomeStep => ({
-        title: step.title,
-        kind: step.kind,
-        status: step.error?.code === SKIPPED_BY_PERSON ? 'skipped' : step.status,
-        changes: step.risk !== 'read',
-        key: `1/${step.stepId}`,
-        ...(step.kind === 'rollback' ? { undoes: '1/s2' } : {}),
-      }),
-    ),
+    steps.map((step): OutcomeStep => ({
+      title: step.title,
+      kind: step.kind,
+      status: step.error?.code === SKIPPED_BY_PERSON ? 'skipped' : step.status,
+      changes: step.risk !== 'read',
+      key: `1/${step.stepId}`,
+      ...(step.kind === 'rollback' ? { undoes: '1/s2' } : {}),
+    })),
   );
   const results = steps.flatMap((step) => {
     if (step.kind !== 'forward' || !step.output) return [];
@@ -151,7 +153,9 @@ describe('status board, in each state', () => {
   });
 
   it('false statement: a replaced board stayed "Paused — waiting for a person" — it says "Replaced by plan v2" and offers no Cancel', () => {
-    const { plan: view, sections } = drawn(board('awaiting-approval', [record('s1', 'failed', { error: { message: 'HTTP 404' } }), record('s2', 'skipped')], { replacedBy: 2 }));
+    const { plan: view, sections } = drawn(
+      board('awaiting-approval', [record('s1', 'failed', { error: { message: 'HTTP 404' } }), record('s2', 'skipped')], { replacedBy: 2 }),
+    );
     expect(planTitle(view)).toBe('Replaced by plan v2: Check the site and note it');
     expect(headerOf(sections)).toContain('Replaced by plan v2');
     expect(hasCancel(view) || hasCancel(sections)).toBe(false);
@@ -172,7 +176,9 @@ describe('status board, in each state', () => {
   });
 
   it('the evaluator model was down: the step is not shown as a pass, the title is not "Succeeded"', () => {
-    const state = board('succeeded', [record('s1', 'succeeded', { output: healthy }), record('s2', 'succeeded', { output: opened })], { unchecked: new Set(['1/s1']) });
+    const state = board('succeeded', [record('s1', 'succeeded', { output: healthy }), record('s2', 'succeeded', { output: opened })], {
+      unchecked: new Set(['1/s1']),
+    });
     const { plan: view, sections } = drawn(state);
     expect(planTitle(view)).toBe('Finished with 1 not checked: Check the site and note it');
     expect(cards(view)[0]!.title).toContain('(not checked)');
@@ -189,7 +195,10 @@ describe('status board, in each state', () => {
   });
 
   it('cancelled with an uncertain change: the title says so, and what may have happened is under it', () => {
-    const state = board('cancelled', [record('s1', 'succeeded', { output: healthy }), record('s2', 'uncertain', { error: { message: 'GitHub did not answer', uncertain: true } })]);
+    const state = board('cancelled', [
+      record('s1', 'succeeded', { output: healthy }),
+      record('s2', 'uncertain', { error: { message: 'GitHub did not answer', uncertain: true } }),
+    ]);
     const { plan: view, sections } = drawn(state);
     expect(planTitle(view)).toBe('Cancelled: Check the site and note it');
     for (const drawing of [view, sections]) expect(text(drawing)).toContain('uncertain: Open an issue may or may not have taken effect');
@@ -227,7 +236,9 @@ describe('summary, in each outcome', () => {
 
   it('false statement: a cancelled run with an uncertain change said "What changed: nothing"', () => {
     const view = within(
-      summaryMessage(summaryOf('cancelled', [record('s1', 'succeeded', { output: healthy }), record('s2', 'uncertain', { error: { message: 'x', uncertain: true } })])),
+      summaryMessage(
+        summaryOf('cancelled', [record('s1', 'succeeded', { output: healthy }), record('s2', 'uncertain', { error: { message: 'x', uncertain: true } })]),
+      ),
     );
     expect(text(view)).not.toContain('What changed:* nothing');
     expect(view.text).toContain('Cancelled — uncertain: Open an issue may or may not have taken effect');
@@ -235,7 +246,9 @@ describe('summary, in each outcome', () => {
   });
 
   it('changes are listed by what happened, in the past tense, with labelled links', () => {
-    const view = within(summaryMessage(summaryOf('succeeded', [record('s1', 'succeeded', { output: healthy }), record('s2', 'succeeded', { output: opened })])));
+    const view = within(
+      summaryMessage(summaryOf('succeeded', [record('s1', 'succeeded', { output: healthy }), record('s2', 'succeeded', { output: opened })])),
+    );
     expect(text(view)).toContain('• Opened <https://github.com/acme/api/issues/42|acme/api#42> “Flaky test”');
     expect(text(view)).not.toContain('Open an issue'); // the plan's title is not what happened
     expect(text(view)).toContain('Save as runbook');
@@ -275,7 +288,13 @@ describe('summary, in each outcome', () => {
   });
 
   it('a search answer is shortened, with a link to the rest; a long model answer stays within limits', () => {
-    const items = Array.from({ length: 30 }, (_, i) => ({ number: i, title: `Issue ${i} ${'x'.repeat(200)}`, url: `https://github.com/acme/api/issues/${i}`, repo: 'acme/api', isPull: false }));
+    const items = Array.from({ length: 30 }, (_, i) => ({
+      number: i,
+      title: `Issue ${i} ${'x'.repeat(200)}`,
+      url: `https://github.com/acme/api/issues/${i}`,
+      repo: 'acme/api',
+      isPull: false,
+    }));
     const search = record('s1', 'succeeded', { tool: 'github_search_issues', output: { query: 'flaky', totalCount: 300, incomplete: false, items } });
     const agent = record('s2', 'succeeded', { tool: 'agent_task', risk: 'read', output: { text: 'y'.repeat(20_000), calls: [] } });
     const view = within(summaryMessage(summaryOf('succeeded', [search, agent])));

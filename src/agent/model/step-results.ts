@@ -111,7 +111,14 @@ const RESULTS: Record<string, Maker> = {
     const first = items[0]?.url;
     const query = str(out.query);
     const rest = first && query && total > LIST_ITEMS ? `${origin(first)}/search?q=${encodeURIComponent(query)}&type=issues` : null;
-    return { kind: 'answer', text: `Found ${total} ${total === 1 ? 'match' : 'matches'}${query ? ` for “${query}”` : ''}`, link: null, items: items.slice(0, LIST_ITEMS), total, rest };
+    return {
+      kind: 'answer',
+      text: `Found ${total} ${total === 1 ? 'match' : 'matches'}${query ? ` for “${query}”` : ''}`,
+      link: null,
+      items: items.slice(0, LIST_ITEMS),
+      total,
+      rest,
+    };
   },
   github_list_pulls: (out) => {
     const items = listOf(out.pulls, (pull) => `${linkLabel(str(pull.url) ?? '')} ${str(pull.title) ?? ''}`.trim());
@@ -119,7 +126,14 @@ const RESULTS: Record<string, Maker> = {
     const first = items[0]?.url;
     const total = num(out.count) ?? items.length;
     const rest = first && repo && total > LIST_ITEMS ? `${origin(first)}/${repo}/pulls` : null;
-    return { kind: 'answer', text: `${total} pull ${total === 1 ? 'request' : 'requests'}${repo ? ` in ${repo}` : ''}`, link: null, items: items.slice(0, LIST_ITEMS), total, rest };
+    return {
+      kind: 'answer',
+      text: `${total} pull ${total === 1 ? 'request' : 'requests'}${repo ? ` in ${repo}` : ''}`,
+      link: null,
+      items: items.slice(0, LIST_ITEMS),
+      total,
+      rest,
+    };
   },
   github_get_pull: (out) => {
     const url = str(out.url);
@@ -162,7 +176,11 @@ const RESULTS: Record<string, Maker> = {
   slack_notify: (out, args) => {
     const channel = str(args.channel) ?? str(out.channel) ?? 'the channel';
     const url = str(out.url);
-    return { kind: 'change', text: `Posted in ${channel.startsWith('#') || /^[CDG][A-Z0-9]+$/.test(channel) ? channel : `#${channel}`}`, link: url ? { label: 'the message', url } : null };
+    return {
+      kind: 'change',
+      text: `Posted in ${channel.startsWith('#') || /^[CDG][A-Z0-9]+$/.test(channel) ? channel : `#${channel}`}`,
+      link: url ? { label: 'the message', url } : null,
+    };
   },
 };
 

@@ -55,7 +55,8 @@ export function boardHeadline(board: BoardState): { label: string; detail: strin
       return { label: 'Checking the results', detail: null };
     case 'waiting':
       return {
-        label: phase.for === 'confirm' ? 'Waiting for an approver to confirm' : phase.for === 'answer' ? 'Waiting for an answer' : 'Paused — waiting for a decision',
+        label:
+          phase.for === 'confirm' ? 'Waiting for an approver to confirm' : phase.for === 'answer' ? 'Waiting for an answer' : 'Paused — waiting for a decision',
         detail: null,
       };
     case 'rolling-back':
@@ -83,7 +84,8 @@ export function waitingLine(board: BoardState): string | undefined {
     const who = board.requester ? `${mention(board.requester)} (or an approver)` : 'the person who asked (or an approver)';
     return `:raised_hand: Waiting for ${who} to answer step ${number(waiting)} (${escapeText(truncate(waiting.title, 100))}) in this thread.`;
   }
-  if (board.phase?.phase === 'waiting' && board.phase.for === 'decision') return ':raised_hand: Waiting for a person to choose what happens next — the question is in this thread.';
+  if (board.phase?.phase === 'waiting' && board.phase.for === 'decision')
+    return ':raised_hand: Waiting for a person to choose what happens next — the question is in this thread.';
   return undefined;
 }
 

@@ -49,7 +49,9 @@ export function summaryMessage(summary: RunSummary, options: SummaryOptions = {}
   const headline = verdict?.headline || OUTCOME[summary.outcome];
   const emoji = verdict ? EMOJI[verdict.kind] : LEGACY_EMOJI[summary.outcome];
   const blocks: MessageBlock[] = [
-    section(`${emoji} *${escapeText(truncate(headline, 600))}:* ${escapeText(truncate(summary.goal, 500))}${summary.reason ? `\n${storedWords(summary.reason, 1000)}` : ''}`),
+    section(
+      `${emoji} *${escapeText(truncate(headline, 600))}:* ${escapeText(truncate(summary.goal, 500))}${summary.reason ? `\n${storedWords(summary.reason, 1000)}` : ''}`,
+    ),
   ];
 
   const answers = (summary.results ?? []).filter((result) => result.kind === 'answer');
@@ -61,7 +63,9 @@ export function summaryMessage(summary: RunSummary, options: SummaryOptions = {}
   const uncertain = verdict?.uncertain ?? [];
   if (changes.length > 0) blocks.push(...packLines(['*What changed:*', ...changes], { maxBlocks: 10, maxChars: 4000 }, (n) => `_…and ${n} more_`));
   if (uncertain.length > 0) {
-    const lines = uncertain.map((title) => `• ${STEP_EMOJI.uncertain} ${escapeText(truncate(title, 150))} — may or may not have taken effect; check it before trying again`);
+    const lines = uncertain.map(
+      (title) => `• ${STEP_EMOJI.uncertain} ${escapeText(truncate(title, 150))} — may or may not have taken effect; check it before trying again`,
+    );
     blocks.push(...packLines(['*Uncertain:*', ...lines], { maxBlocks: 4, maxChars: 2000 }, (n) => `_…and ${n} more_`));
   }
   // "Nothing" is said only when it is true: nothing changed for sure, and nothing may have.
@@ -83,7 +87,9 @@ export function summaryMessage(summary: RunSummary, options: SummaryOptions = {}
     );
   }
   if (summary.fallbackPlanner) {
-    blocks.push(context(`Planned by the fallback model ${escapeText(summary.fallbackPlanner.author)}: ${escapeText(truncate(summary.fallbackPlanner.reason, 300))}`));
+    blocks.push(
+      context(`Planned by the fallback model ${escapeText(summary.fallbackPlanner.author)}: ${escapeText(truncate(summary.fallbackPlanner.reason, 300))}`),
+    );
   }
   const footer: string[] = [];
   if (summary.durationMs >= 1000) footer.push(`Took ${formatDuration(summary.durationMs)}`);
@@ -93,7 +99,9 @@ export function summaryMessage(summary: RunSummary, options: SummaryOptions = {}
     if (summary.models?.length) {
       const perModel = summary.models
         .slice(0, 8)
-        .map((m) => `${escapeText(m.role)} ${escapeText(m.model)}: ${(m.inputTokens + m.outputTokens).toLocaleString('en-US')} tokens, $${m.costUsd.toFixed(4)}`);
+        .map(
+          (m) => `${escapeText(m.role)} ${escapeText(m.model)}: ${(m.inputTokens + m.outputTokens).toLocaleString('en-US')} tokens, $${m.costUsd.toFixed(4)}`,
+        );
       blocks.push(context(truncate(perModel.join(' · '), 2900)));
     }
   }

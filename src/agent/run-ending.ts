@@ -97,9 +97,9 @@ async function summaryFacts(ctx: AgentContext, runId: string, outcome: Outcome, 
   );
   // What the person asked for: each read's answer (a skipped check's too: what it found is the news) and each change made.
   const results = shown.flatMap((step) => {
-    if (step.kind !== 'forward' || !step.output) return [];
-    if (step.risk !== 'read' && (step.status !== 'succeeded' || step.error?.code === SKIPPED_BY_PERSON)) return [];
-    const result = stepResult({ tool: step.tool, title: step.title, args: step.plannedArgs, output: step.output });
+    if (step.kind !== 'forward') return [];
+    if (step.risk === 'read' ? !step.output : step.status !== 'succeeded' || step.error?.code === SKIPPED_BY_PERSON) return [];
+    const result = stepResult({ tool: step.tool, title: step.title, args: step.plannedArgs, output: step.output, risk: step.risk });
     return result ? [result] : [];
   });
   const changes = steps

@@ -30,6 +30,8 @@ export interface ResultSource {
   /** The args as planned (references unfilled where they were references). */
   args: Record<string, unknown>;
   output: Record<string, unknown> | null;
+  /** The tool's risk: a write without words of its own is still a change, said by its title. */
+  risk?: 'read' | 'write' | 'destructive';
 }
 
 /** How many items of a list the summary shows before linking to the rest. */
@@ -82,9 +84,10 @@ const REASONS: Record<number, string> = {
 /** The result of one step that produced output; undefined when it has nothing a person would read. */
 export function stepResult(step: ResultSource): StepResult | undefined {
   const out = step.output;
-  if (!out) return undefined;
+  const changed = step.risk !== undefined && step.risk !== 'read';
+  if (!out) return changed ? { kind: 'change', text: step.title, link: null } : undefined;
   const make = RESULTS[step.tool];
-  return make ? make(out, step.args, step.title) : fallback(step, out);
+  return make ? make(out, step.args, step.title) : fallback(step, out, changed);
 }
 
 type Maker = (out: Record<string, unknown>, args: Record<string, unknown>, title: string) => StepResult | undefined;
@@ -184,9 +187,10 @@ const RESULTS: Record<string, Maker> = {
   },
 };
 
-/** A tool without its own words: its title for what it did, and the address it returned. */
-function fallback(step: ResultSource, out: Record<string, unknown>): StepResult | undefined {
+/** A tool without its own words (an MCP tool, a test's): its title for what it did, and the address it returned. */
+function fallback(step: ResultSource, out: Record<string, unknown>, changed: boolean): StepResult | undefined {
   const url = str(out.url);
+  if (changed) return { kind: 'change', text: step.title, link: linkTo(url) };
   if (!url) return undefined;
   return { kind: 'answer', text: step.title, link: linkTo(url) };
 }

@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LlmError } from '../../src/agent/errors.ts';
 import { summaryMessage } from '../../src/bot/views/summary.ts';
 import { useTestStore } from '../helpers/store.ts';
-import { standardTools } from './support/fake-tools.ts';
+import { planBoard } from '../../src/bot/views/plan-board.ts';
+import { fakeTool, standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 
@@ -79,5 +80,32 @@ describe('a run’s recorded outcome', () => {
     // A tool without words of its own is said by its step's title, as a change.
     expect(summary!.summary.results?.filter((r) => r.kind === 'change').map((r) => r.text)).toEqual(['Make it']);
     expect(JSON.stringify(summaryMessage(summary!.summary).blocks)).toContain('*What changed:*\\n• Make it');
+  });
+
+  it('a board whose plan a replan replaced says "Replaced by plan v2" while v2 waits for approval, not "waiting for a person"', async () => {
+    const tools = standardTools();
+    const failing = fakeTool({ name: 'lookup', risk: 'read', run: () => ({ status: 'error', error: { message: 'repo acme/ap not found (404)' } }) });
+    const llm = new ScriptedLlm()
+      .on(
+        'planner',
+        plannerAnswer({
+          steps: [
+            { id: 's1', tool: 'read_thing', args: { key: 'a' } },
+            { id: 's2', tool: 'lookup', args: { key: 'acme/ap' } },
+            { id: 's3', tool: 'create_thing', args: { title: 'x' }, dependsOn: ['s2'] },
+          ],
+        }),
+      )
+      .on('planner', plannerAnswer({ steps: [{ id: 's4', tool: 'create_thing', args: { title: 'y' } }] }));
+    h = makeHarness({ store: db.store, tools: [...tools.all, failing], llm });
+    const run = await h.start();
+    await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
+    await h.agent.idle();
+    expect((await h.store.getRun(run.id))?.status).toBe('awaiting-approval');
+    const board = h.surface.boards.get(run.id)!;
+    expect(board).toMatchObject({ planVersion: 1, replacedBy: 2 });
+    const view = planBoard(board)!;
+    expect(view.text).toMatch(/^Replaced by plan v2: /);
+    expect(JSON.stringify(view.blocks)).not.toContain('Cancel run');
   });
 });

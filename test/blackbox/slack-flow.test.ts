@@ -143,7 +143,7 @@ describe('a task from a mention, approved in Slack', () => {
     expect(shown).toMatch(/succeeded|success|done|completed/i);
     expect(shown).toMatch(/https?:\/\/\S+\/issues\/2/);
     expect(shown).toMatch(/answered 200 OK in \d+ ms/); // the check's answer, with its latency
-    expect(shown).toMatch(/Opened acme\/api#2/); // the change in the past tense
+    expect(shown).toMatch(/Opened <[^|>]+\|acme\/api#2>/); // the change in the past tense, linked by what it is
     // Tokens and cost moved to `tandem show` and /metrics (TANDEM_SHOW_COST puts cost back).
     expect(shown).not.toMatch(/\d[\d,]*\s*tokens?/i);
     // Every message about the run went in the mention's thread.

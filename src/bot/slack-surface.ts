@@ -61,6 +61,7 @@ export class SlackSurface implements Surface {
       retryBaseMs: options.boardRetryBaseMs,
       onBoardPosted: options.onBoardPosted,
       style: options.boardStyle,
+      escalateTo: options.escalateTo,
       postSettle: options.postSettle,
     });
   }

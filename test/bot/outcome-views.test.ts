@@ -146,6 +146,13 @@ describe('status board, in each state', () => {
     expect(text(sections)).not.toContain('waiting for an answer');
   });
 
+  it('a run paused by an escalation says it waits for the people the escalation pings', () => {
+    const state = board('paused', [record('s1', 'failed', { error: { message: 'HTTP 404' } }), record('s2', 'pending')]);
+    expect(planTitle(within(planBoard(state, { escalateTo: 'SONCALL' })!))).toMatch(/^Paused — waiting for a decision/);
+    for (const drawing of [planBoard(state, { escalateTo: 'SONCALL' })!, statusBoard(state, { escalateTo: 'SONCALL' })])
+      expect(text(within(drawing))).toContain('Waiting for <!subteam^SONCALL> to decide what happens next');
+  });
+
   it('a step waiting for an answer names the person it waits for', () => {
     const { plan: view, sections } = drawn(board('paused', [record('s1', 'waiting'), record('s2', 'pending')]));
     expect(planTitle(view)).toMatch(/^Waiting for an answer/);

@@ -55,7 +55,7 @@ describe('plan board (Slack plan block)', () => {
     expect(third).toMatchObject({ title: '3. Check CI run 3', status: 'pending' });
     expect(third!.sources).toBeUndefined();
     expect(JSON.stringify(view.blocks)).toContain('Plan v1 · 1/3 steps done · 4s');
-    expect(JSON.stringify(view.blocks)).not.toContain('run_1'); // no ids in the thread
+    expect(JSON.stringify(view.blocks, (key, value: unknown) => (key === 'value' ? undefined : value))).not.toContain('run_1'); // no ids a person reads
     expect(limitProblems(view.blocks)).toEqual([]);
   });
 

@@ -2,7 +2,7 @@ import type { types } from '@slack/bolt';
 import type { StepStatus } from '../../agent/ports/run-store.ts';
 import type { BoardState, BoardStep } from '../../agent/ports/surface.ts';
 import { LIMITS, MessageBlocksSchema, type MessageBlock, type MessageView } from './limits.ts';
-import { boardFooter, boardHeadline, boardText, cancelRunActions, stepDuration, stepWords, urlLabel, waitingLine } from './status-board.ts';
+import { type BoardOptions, boardFooter, boardHeadline, boardText, cancelRunActions, stepDuration, stepWords, urlLabel, waitingLine } from './status-board.ts';
 import { context, escapeText, section, truncate } from './text.ts';
 
 type TaskStatus = types.TaskCardBlock['status'];
@@ -43,14 +43,14 @@ const DETAIL_WORDS: Partial<Record<StepStatus, string>> = {
  * when it cannot fit Slack's limits (tasks per plan, message size), so the caller draws sections
  * instead; the fallback text is the same either way so notifications and search read alike.
  */
-export function planBoard(board: BoardState): MessageView | undefined {
+export function planBoard(board: BoardState, options: BoardOptions = {}): MessageView | undefined {
   const forward = board.steps.filter((step) => step.kind === 'forward');
   const rollback = board.steps.filter((step) => step.kind === 'rollback');
   if (forward.length + rollback.length > LIMITS.planTasks) return undefined;
   const { label, detail } = boardHeadline(board);
   const under: MessageBlock[] = [];
   if (detail) under.push(section(escapeText(truncate(detail, 2900))));
-  const waiting = waitingLine(board);
+  const waiting = waitingLine(board, options);
   if (waiting) under.push(context(waiting));
   under.push(context(boardFooter(board)));
   const cancel = cancelRunActions(board);

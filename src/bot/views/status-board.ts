@@ -70,8 +70,14 @@ export function boardHeadline(board: BoardState): { label: string; detail: strin
   }
 }
 
+/** What a board says besides the state it is given. */
+export interface BoardOptions {
+  /** TANDEM_ESCALATE_TO: who a run paused by an escalation waits for. */
+  escalateTo?: string | undefined;
+}
+
 /** Who the run waits for, as mrkdwn with the person mentioned; undefined when it waits for nobody. */
-export function waitingLine(board: BoardState): string | undefined {
+export function waitingLine(board: BoardState, options: BoardOptions = {}): string | undefined {
   if (board.replacedBy || FINAL.has(board.runStatus)) return undefined;
   const forward = board.steps.filter((step) => step.kind === 'forward');
   const number = (step: BoardStep) => forward.indexOf(step) + 1;
@@ -84,8 +90,10 @@ export function waitingLine(board: BoardState): string | undefined {
     const who = board.requester ? `${mention(board.requester)} (or an approver)` : 'the person who asked (or an approver)';
     return `:raised_hand: Waiting for ${who} to answer step ${number(waiting)} (${escapeText(truncate(waiting.title, 100))}) in this thread.`;
   }
-  if (board.phase?.phase === 'waiting' && board.phase.for === 'decision')
-    return ':raised_hand: Waiting for a person to choose what happens next — the question is in this thread.';
+  if (board.phase?.phase === 'waiting' && board.phase.for === 'decision') {
+    const who = options.escalateTo ? mention(options.escalateTo) : 'a person';
+    return `:raised_hand: Waiting for ${who} to decide what happens next — the question is in this thread.`;
+  }
   return undefined;
 }
 
@@ -126,7 +134,7 @@ export function cancelRunActions(board: BoardState): Block | undefined {
 }
 
 /** The one message kept current while a run executes: a line per step, the run's state on top. */
-export function statusBoard(board: BoardState): MessageView {
+export function statusBoard(board: BoardState, options: BoardOptions = {}): MessageView {
   const forward = board.steps.filter((step) => step.kind === 'forward');
   const rollback = board.steps.filter((step) => step.kind === 'rollback');
   const { label, detail } = boardHeadline(board);
@@ -136,7 +144,7 @@ export function statusBoard(board: BoardState): MessageView {
   const lines = forward.map((step, index) => stepLine(step, index + 1));
   if (rollback.length > 0) lines.push('*Rollback*', ...rollback.map((step, index) => stepLine(step, index + 1)));
   if (lines.length > 0) blocks.push(...packLines(lines, { maxBlocks: 38, maxChars: 9000 }, (n) => `_…and ${n} more steps_`));
-  const waiting = waitingLine(board);
+  const waiting = waitingLine(board, options);
   if (waiting) blocks.push(context(waiting));
   blocks.push(context(boardFooter(board)));
   const cancel = cancelRunActions(board);

@@ -63,5 +63,7 @@ describe('stepResult', () => {
     expect(result('http_check', null)).toBeUndefined();
     expect(linkLabel('https://ghe.acme.test/acme/api/pull/3')).toBe('acme/api#3');
     expect(linkLabel('not a url')).toBe('not a url');
+    expect(linkLabel('https://github.com/acme/api/compare/v2.3.0...main')).toBe('acme/api v2.3.0...main');
+    expect(linkLabel('https://github.com/acme/api/releases/tag/v2.4.0')).toBe('acme/api v2.4.0');
   });
 });

@@ -51,6 +51,8 @@ export function linkLabel(url: string): string {
     if (numbered) return `${numbered[1]}/${numbered[2]}#${numbered[3]}`;
     const release = /^\/([^/]+)\/([^/]+)\/releases\/tag\/([^/]+)/.exec(parsed.pathname);
     if (release) return `${release[1]}/${release[2]} ${decodeURIComponent(release[3]!)}`;
+    const compare = /^\/([^/]+)\/([^/]+)\/compare\/(.+)$/.exec(parsed.pathname);
+    if (compare) return `${compare[1]}/${compare[2]} ${decodeURIComponent(compare[3]!)}`;
     const workflow = /^\/([^/]+)\/([^/]+)\/actions\/runs\/(\d+)/.exec(parsed.pathname);
     if (workflow) return `${workflow[1]}/${workflow[2]} workflow run`;
     const path = parsed.pathname === '/' ? '' : parsed.pathname;

@@ -32,6 +32,7 @@ const finishedPayload = z.object({
   verdict: RunVerdictSchema.optional(),
   results: z.array(StepResultSchema).optional(),
   fromRunbook: z.boolean().optional(),
+  ran: z.boolean().optional(),
 });
 
 /** The summary reply (and the board's final state before it) a finished run owes. */

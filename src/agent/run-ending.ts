@@ -121,6 +121,7 @@ async function summaryFacts(ctx: AgentContext, runId: string, outcome: Outcome, 
     verdict,
     results,
     fromRunbook,
+    ran: steps.some((step) => step.kind === 'forward'),
   };
   return { stored, createdAt: run.createdAt };
 }

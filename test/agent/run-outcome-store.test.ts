@@ -46,7 +46,7 @@ describe('a run’s recorded outcome', () => {
     await h.agent.idle();
     expect(h.surface.boards.has(run.id)).toBe(false);
     const [summary] = h.surface.of(run.id, 'summary');
-    expect(summary!.summary.outcome).toBe('rejected');
+    expect(summary!.summary).toMatchObject({ outcome: 'rejected', ran: false });
     expect(JSON.stringify(summaryMessage(summary!.summary).blocks)).not.toContain('feedback_buttons');
   });
 

@@ -288,6 +288,12 @@ describe('summary, in each outcome', () => {
     expect(text(view)).not.toContain('What changed');
   });
 
+  it('cancelled before any step ran: no feedback buttons (nothing ran to judge)', () => {
+    const view = within(summaryMessage(summaryOf('cancelled', [], { ran: false })));
+    expect(view.text).toMatch(/^:no_entry_sign: Cancelled: /);
+    expect(text(view)).not.toContain('feedback_buttons');
+  });
+
   it('a run that came from a runbook is not offered as a new runbook; feedback stays', () => {
     const view = within(summaryMessage(summaryOf('succeeded', [record('s1', 'succeeded', { output: healthy })], { fromRunbook: true })));
     expect(text(view)).not.toContain('Save as runbook');

@@ -87,6 +87,8 @@ export interface RunSummary {
   results?: StepResult[];
   /** The run's plan came from a runbook: saving it as one again makes no sense. */
   fromRunbook?: boolean;
+  /** Some step of the run started (false: it ended before any did, e.g. cancelled while waiting for approval). */
+  ran?: boolean;
   /** `provider:model` of the fallback planner when it wrote a plan version of this run, and why it was asked. */
   fallbackPlanner?: { author: string; reason: string } | null;
 }

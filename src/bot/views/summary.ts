@@ -113,8 +113,8 @@ export function summaryMessage(summary: RunSummary, options: SummaryOptions = {}
   if (succeeded && planVersion && !summary.fromRunbook && summary.run.origin !== 'schedule') {
     blocks.push({ type: 'actions', block_id: 'summary-actions', elements: [saveRunbookButton({ runId: summary.run.id, planVersion })] });
   }
-  // A run that ran can be judged; a plan turned down before it ran has nothing to judge yet.
-  if (planVersion && summary.outcome !== 'rejected') blocks.push(feedbackBlock(summary.run.id, planVersion));
+  // A run that ran can be judged; a plan turned down or cancelled before it ran has nothing to judge yet.
+  if (planVersion && summary.outcome !== 'rejected' && summary.ran !== false) blocks.push(feedbackBlock(summary.run.id, planVersion));
   return { text: truncate(`${emoji} ${escapeText(headline)}: ${escapeText(summary.goal)}`, 300), blocks };
 }
 

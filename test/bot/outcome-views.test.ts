@@ -126,6 +126,13 @@ describe('status board, in each state', () => {
     expect(hasCancel(view) && hasCancel(sections)).toBe(true);
     expect(text(view)).not.toMatch(/\b0s\b/);
     expect(visible(sections)).not.toContain('run_1');
+    // Cancel run asks first, in Slack's confirmation dialog (plain text, within its limits).
+    const cancel = sections.blocks.flatMap((b) => (b.type === 'actions' ? b.elements : [])).find((e) => e.action_id === CANCEL_RUN_ACTION)!;
+    const dialog = cancel.confirm as types.ConfirmationDialog;
+    expect(dialog.title?.text).toBe('Cancel this run?');
+    expect(dialog.text?.type).toBe('plain_text');
+    expect(dialog.text!.text.length).toBeLessThanOrEqual(300);
+    expect(cancel.value).toBe('run_1');
   });
 
   it('false statement: the title said "Running" at 2/2 steps while checks ran', () => {

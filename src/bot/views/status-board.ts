@@ -1,3 +1,4 @@
+import type { types } from '@slack/bolt';
 import type { StepStatus } from '../../agent/ports/run-store.ts';
 import type { BoardState, BoardStep } from '../../agent/ports/surface.ts';
 import { linkLabel } from '../../agent/model/step-results.ts';
@@ -116,19 +117,21 @@ export function boardText(board: BoardState): string {
 /** **Cancel run** on the board of a run still going (a confirm dialog first); none on an ended or replaced board. */
 export function cancelRunActions(board: BoardState): Block | undefined {
   if (board.replacedBy || FINAL.has(board.runStatus)) return undefined;
+  // Slack's confirmation dialog: plain text throughout (its text at most 300 characters, its buttons 30).
+  const confirm: types.ConfirmationDialog = {
+    title: { type: 'plain_text', text: 'Cancel this run?' },
+    text: { type: 'plain_text', text: 'No further steps will start. A step already running is stopped; what it may have done is reported in the thread.' },
+    confirm: { type: 'plain_text', text: 'Cancel run' },
+    deny: { type: 'plain_text', text: 'Keep running' },
+    style: 'danger',
+  };
   const button: Button = {
     type: 'button',
     text: { type: 'plain_text', text: 'Cancel run' },
     action_id: CANCEL_RUN_ACTION,
     value: board.runId,
     style: 'danger',
-    confirm: {
-      title: { type: 'plain_text', text: 'Cancel this run?' },
-      text: { type: 'mrkdwn', text: 'No further steps will start. A step already running is stopped; what it may have done is reported.' },
-      confirm: { type: 'plain_text', text: 'Cancel run' },
-      deny: { type: 'plain_text', text: 'Keep running' },
-      style: 'danger',
-    },
+    confirm,
   };
   return { type: 'actions', block_id: 'board-actions', elements: [button] };
 }

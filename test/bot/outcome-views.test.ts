@@ -320,6 +320,7 @@ describe('summary, in each outcome', () => {
     const view = within(summaryMessage(summaryOf('succeeded', [search, agent])));
     expect(text(view)).toContain('Found 300 matches for “flaky”');
     expect(text(view)).toContain('|295 more>');
+    expect(text(view)).toContain('yyyyyyyyyy'); // the agent's answer, shortened to fit
   });
 
   it('no ids, tokens or cost unless asked; a duration under a second is not shown', () => {

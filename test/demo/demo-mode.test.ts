@@ -79,7 +79,10 @@ describe('the demo', () => {
         .first()
         .waitFor();
       await thread.getByRole('button', { name: 'Approve' }).last().click();
-      await thread.getByText(/Succeeded: Publish draft release v1\.4\.0 of demo\/api/).waitFor({ timeout: 20_000 });
+      await thread
+        .getByText(/Succeeded: Publish draft release v1\.4\.0 of demo\/api/)
+        .last()
+        .waitFor({ timeout: 20_000 }); // the board and the summary both say it
       const release = runtime.demo!.world.get('demo/api')!.releases.find((r) => r.tag === 'v1.4.0');
       expect(release).toMatchObject({ draft: true, body: expect.stringContaining('Retry payment webhooks with backoff') });
 
@@ -122,7 +125,10 @@ describe('the demo', () => {
       await thread.getByText(/number = 7\s*\(filled in at run time\)/).waitFor();
       await page.getByTestId('person-alex').click();
       await thread.getByRole('button', { name: 'Confirm' }).click();
-      await thread.getByText(/Succeeded: Merge the pull request of demo\/api/).waitFor({ timeout: 20_000 });
+      await thread
+        .getByText(/Succeeded: Merge the pull request of demo\/api/)
+        .last()
+        .waitFor({ timeout: 20_000 });
       expect(runtime.demo!.world.get('demo/api')!.issues.find((issue) => issue.number === 7)!.pull!.merged).toBe(true);
     } finally {
       await browser.close();

@@ -255,7 +255,8 @@ describe('summary, in each outcome', () => {
       ),
     );
     expect(text(view)).not.toContain('What changed:* nothing');
-    expect(view.text).toContain('Cancelled — uncertain: Open an issue may or may not have taken effect');
+    expect(view.text).toMatch(/^:no_entry_sign: Cancelled: /);
+    expect(text(view)).toContain('Uncertain: Open an issue may or may not have taken effect');
     expect(text(view)).toContain('*Uncertain:*');
   });
 
@@ -276,7 +277,8 @@ describe('summary, in each outcome', () => {
       record('r1', 'failed', { kind: 'rollback', error: { message: 'GitHub said no' } }),
     ];
     const view = within(summaryMessage(summaryOf('aborted', steps)));
-    expect(view.text).toContain('Aborted — nothing was rolled back; still in place: Open an issue');
+    expect(view.text).toMatch(/^:octagonal_sign: Aborted: /);
+    expect(text(view)).toContain('Nothing was rolled back; still in place: Open an issue');
     expect(text(view)).toContain('*Still in place:*');
     expect(text(view)).toContain('*Rolled back:*');
   });

@@ -46,13 +46,14 @@ export interface SummaryOptions {
  */
 export function summaryMessage(summary: RunSummary, options: SummaryOptions = {}): MessageView {
   const verdict = summary.verdict;
-  const headline = verdict?.headline || OUTCOME[summary.outcome];
+  // "Aborted — rolled back …; still in place: …": the label leads (as on the board's title), the rest follows it.
+  const [label, ...rest] = (verdict?.headline || OUTCOME[summary.outcome]).split(' — ');
+  const detail = rest.join(' — ');
   const emoji = verdict ? EMOJI[verdict.kind] : LEGACY_EMOJI[summary.outcome];
-  const blocks: MessageBlock[] = [
-    section(
-      `${emoji} *${escapeText(truncate(headline, 600))}:* ${escapeText(truncate(summary.goal, 500))}${summary.reason ? `\n${storedWords(summary.reason, 1000)}` : ''}`,
-    ),
-  ];
+  const lines = [`${emoji} *${escapeText(label!)}:* ${escapeText(truncate(summary.goal, 500))}`];
+  if (detail) lines.push(escapeText(truncate(detail.charAt(0).toUpperCase() + detail.slice(1), 800)));
+  if (summary.reason) lines.push(storedWords(summary.reason, 1000));
+  const blocks: MessageBlock[] = [section(lines.join('\n'))];
 
   const answers = (summary.results ?? []).filter((result) => result.kind === 'answer');
   if (answers.length > 0) blocks.push(...packLines(answers.flatMap(answerLines), { maxBlocks: 12, maxChars: 6000 }, (n) => `_…and ${n} more lines_`));
@@ -115,7 +116,7 @@ export function summaryMessage(summary: RunSummary, options: SummaryOptions = {}
   }
   // A run that ran can be judged; a plan turned down or cancelled before it ran has nothing to judge yet.
   if (planVersion && summary.outcome !== 'rejected' && summary.ran !== false) blocks.push(feedbackBlock(summary.run.id, planVersion));
-  return { text: truncate(`${emoji} ${escapeText(headline)}: ${escapeText(summary.goal)}`, 300), blocks };
+  return { text: truncate(`${emoji} ${escapeText(label!)}: ${escapeText(summary.goal)}`, 300), blocks };
 }
 
 /** A read's answer: its sentence (a model's text in full, up to a point), a list's first items and a link to the rest. */

@@ -238,6 +238,7 @@ describe('summary, in each outcome', () => {
     expect(view.text).toMatch(/^:warning: Finished with 1 skipped/);
     expect(text(view)).not.toMatch(/Done|Succeeded/);
     expect(text(view)).toContain('site.test/missing answered 404 Not Found in 12 ms');
+    expect(text(view)).toContain('*Not done:*\\n• :fast_forward: Check that /missing answers with HTTP 200 — skipped');
     expect(text(view)).not.toContain('Save as runbook');
   });
 
@@ -345,5 +346,38 @@ describe('every board state within limits', () => {
     const { plan: view, sections } = drawn(board(status, steps));
     expect(view.blocks.length).toBeGreaterThan(0);
     expect((sections.blocks as MessageBlock[]).length).toBeGreaterThan(0);
+  });
+});
+
+describe('a summary with far more than fits', () => {
+  it('stays within Slack’s limits, the outcome first, the buttons last', () => {
+    const long = (n: number) => Array.from({ length: 40 }, (_, i) => `${'Step '.repeat(n)}${i}`);
+    const results = Array.from({ length: 40 }, (_, i) => ({
+      kind: (i % 2 ? 'answer' : 'change') as 'answer' | 'change',
+      text: `Result ${i} ${'z'.repeat(1200)}`,
+      link: { label: `acme/api#${i}`, url: `https://github.com/acme/api/issues/${i}` },
+    }));
+    const summary: RunSummary = {
+      ...summaryOf('aborted', []),
+      goal: 'g'.repeat(2000),
+      reason: 'r'.repeat(3000),
+      results,
+      rolledBack: long(30).map((title) => ({ title, status: 'succeeded' })),
+      verdict: {
+        kind: 'aborted',
+        headline: `Aborted — ${'x'.repeat(2000)}`,
+        skipped: long(30),
+        failed: long(30),
+        uncertain: long(30),
+        unchecked: long(30),
+        rolledBack: long(30),
+        stillInPlace: long(30),
+      },
+      fallbackPlanner: { author: 'openai:gpt-4o', reason: 'q'.repeat(1000) },
+      run: makeRun({ status: 'aborted', currentPlanVersion: 1 }),
+    };
+    const view = within(summaryMessage(summary, { showCost: true }));
+    expect(JSON.stringify(view.blocks[0])).toContain(':octagonal_sign: *Aborted:*');
+    expect(view.blocks.at(-1)!.type).toBe('context_actions');
   });
 });

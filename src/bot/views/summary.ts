@@ -2,7 +2,7 @@ import type { RunVerdict } from '../../agent/model/run-outcome.ts';
 import type { StepResult } from '../../agent/model/step-results.ts';
 import type { RunSummary } from '../../agent/ports/surface.ts';
 import { feedbackBlock } from './feedback.ts';
-import type { MessageBlock, MessageView } from './limits.ts';
+import { MessageBlocksSchema, type MessageBlock, type MessageView } from './limits.ts';
 import { saveRunbookButton } from './save-runbook-modal.ts';
 import { STEP_EMOJI } from './status-board.ts';
 import { context, escapeText, formatDuration, link, packLines, section, storedWords, truncate } from './text.ts';
@@ -53,33 +53,22 @@ export function summaryMessage(summary: RunSummary, options: SummaryOptions = {}
   const lines = [`${emoji} *${escapeText(label!)}:* ${escapeText(truncate(summary.goal, 500))}`];
   if (detail) lines.push(escapeText(truncate(detail.charAt(0).toUpperCase() + detail.slice(1), 800)));
   if (summary.reason) lines.push(storedWords(summary.reason, 1000));
-  const blocks: MessageBlock[] = [section(lines.join('\n'))];
-
-  const answers = (summary.results ?? []).filter((result) => result.kind === 'answer');
-  if (answers.length > 0) blocks.push(...packLines(answers.flatMap(answerLines), { maxBlocks: 12, maxChars: 6000 }, (n) => `_…and ${n} more lines_`));
-
-  const changes = summary.results
-    ? summary.results.filter((result) => result.kind === 'change').map(changeLine)
-    : summary.changes.map((change) => `• ${change.url ? link(change.url, truncate(change.title, 150)) : escapeText(truncate(change.title, 150))}`);
-  const uncertain = verdict?.uncertain ?? [];
-  if (changes.length > 0) blocks.push(...packLines(['*What changed:*', ...changes], { maxBlocks: 10, maxChars: 4000 }, (n) => `_…and ${n} more_`));
-  if (uncertain.length > 0) {
-    const lines = uncertain.map(
-      (title) => `• ${STEP_EMOJI.uncertain} ${escapeText(truncate(title, 150))} — may or may not have taken effect; check it before trying again`,
-    );
-    blocks.push(...packLines(['*Uncertain:*', ...lines], { maxBlocks: 4, maxChars: 2000 }, (n) => `_…and ${n} more_`));
+  const head = section(lines.join('\n'));
+  const tail = tailBlocks(summary, options);
+  // A run with many results may not fit one message with all of them: their budgets shrink until it does.
+  const drafts = [1, 0.5, 0.25, 0.1].map((scale) => () => [head, ...resultBlocks(summary, scale), ...tail]);
+  let blocks = drafts[0]!();
+  for (const draft of drafts.slice(1)) {
+    if (MessageBlocksSchema.safeParse(blocks).success) break;
+    blocks = draft();
   }
-  // "Nothing" is said only when it is true: nothing changed for sure, and nothing may have.
-  if (changes.length === 0 && uncertain.length === 0 && summary.outcome !== 'rejected') blocks.push(section('*What changed:* nothing'));
+  return { text: truncate(`${emoji} ${escapeText(label!)}: ${escapeText(summary.goal)}`, 300), blocks };
+}
 
-  if (summary.rolledBack.length > 0) {
-    const lines = summary.rolledBack.map((step) => `${STEP_EMOJI[step.status]} ${escapeText(truncate(step.title, 150))}`);
-    blocks.push(...packLines(['*Rolled back:*', ...lines], { maxBlocks: 6, maxChars: 2000 }, (n) => `_…and ${n} more_`));
-  }
-  if (verdict && verdict.stillInPlace.length > 0) {
-    const lines = verdict.stillInPlace.map((title) => `• ${escapeText(truncate(title, 150))}`);
-    blocks.push(...packLines(['*Still in place:*', ...lines], { maxBlocks: 4, maxChars: 2000 }, (n) => `_…and ${n} more_`));
-  }
+/** What closes the summary: checks not made, the fallback planner, time (and cost when asked), and its buttons. */
+function tailBlocks(summary: RunSummary, options: SummaryOptions): MessageBlock[] {
+  const verdict = summary.verdict;
+  const blocks: MessageBlock[] = [];
   if (verdict && verdict.unchecked.length > 0) {
     blocks.push(
       context(
@@ -116,7 +105,50 @@ export function summaryMessage(summary: RunSummary, options: SummaryOptions = {}
   }
   // A run that ran can be judged; a plan turned down or cancelled before it ran has nothing to judge yet.
   if (planVersion && summary.outcome !== 'rejected' && summary.ran !== false) blocks.push(feedbackBlock(summary.run.id, planVersion));
-  return { text: truncate(`${emoji} ${escapeText(label!)}: ${escapeText(summary.goal)}`, 300), blocks };
+  return blocks;
+}
+
+/**
+ * The parts after the outcome line: answers, changes, what is uncertain or not done, what was rolled back
+ * and what remains. `scale` shrinks their character budgets until the whole message fits Slack's limit.
+ */
+function resultBlocks(summary: RunSummary, scale: number): MessageBlock[] {
+  const verdict = summary.verdict;
+  const out: MessageBlock[] = [];
+  const answers = (summary.results ?? []).filter((result) => result.kind === 'answer');
+  if (answers.length > 0)
+    out.push(...packLines(answers.flatMap(answerLines), { maxBlocks: 12, maxChars: Math.round(6000 * scale) }, (n) => `_…and ${n} more lines_`));
+
+  const changes = summary.results
+    ? summary.results.filter((result) => result.kind === 'change').map(changeLine)
+    : summary.changes.map((change) => `• ${change.url ? link(change.url, truncate(change.title, 150)) : escapeText(truncate(change.title, 150))}`);
+  const uncertain = verdict?.uncertain ?? [];
+  if (changes.length > 0)
+    out.push(...packLines(['*What changed:*', ...changes], { maxBlocks: 10, maxChars: Math.round(4000 * scale) }, (n) => `_…and ${n} more_`));
+  if (uncertain.length > 0) {
+    const lines = uncertain.map(
+      (title) => `• ${STEP_EMOJI.uncertain} ${escapeText(truncate(title, 150))} — may or may not have taken effect; check it before trying again`,
+    );
+    out.push(...packLines(['*Uncertain:*', ...lines], { maxBlocks: 4, maxChars: Math.round(2000 * scale) }, (n) => `_…and ${n} more_`));
+  }
+  // What did not get done, by name: a skipped or failed step is never left for the reader to guess.
+  const notDone = [
+    ...(verdict?.skipped ?? []).map((title) => `• ${STEP_EMOJI.skipped} ${escapeText(truncate(title, 150))} — skipped`),
+    ...(verdict?.failed ?? []).map((title) => `• ${STEP_EMOJI.failed} ${escapeText(truncate(title, 150))} — failed`),
+  ];
+  if (notDone.length > 0) out.push(...packLines(['*Not done:*', ...notDone], { maxBlocks: 4, maxChars: Math.round(2000 * scale) }, (n) => `_…and ${n} more_`));
+  // "Nothing" is said only when it is true: nothing changed for sure, and nothing may have.
+  if (changes.length === 0 && uncertain.length === 0 && summary.outcome !== 'rejected') out.push(section('*What changed:* nothing'));
+
+  if (summary.rolledBack.length > 0) {
+    const lines = summary.rolledBack.map((step) => `${STEP_EMOJI[step.status]} ${escapeText(truncate(step.title, 150))}`);
+    out.push(...packLines(['*Rolled back:*', ...lines], { maxBlocks: 6, maxChars: Math.round(2000 * scale) }, (n) => `_…and ${n} more_`));
+  }
+  if (verdict && verdict.stillInPlace.length > 0) {
+    const lines = verdict.stillInPlace.map((title) => `• ${escapeText(truncate(title, 150))}`);
+    out.push(...packLines(['*Still in place:*', ...lines], { maxBlocks: 4, maxChars: Math.round(2000 * scale) }, (n) => `_…and ${n} more_`));
+  }
+  return out;
 }
 
 /** A read's answer: its sentence (a model's text in full, up to a point), a list's first items and a link to the rest. */

@@ -173,7 +173,7 @@ const markers = github.repos.get('acme/api')!.issues.map((issue) => /tandem:(run
 const duplicatedWrites = markers.length - new Set(markers).size;
 const finishedWithoutWrite = Math.max(
   0,
-  threads.filter((t) => !t.probe && bot(t.ts).some((m) => m.text.startsWith(':white_check_mark: Done'))).length - new Set(markers).size,
+  threads.filter((t) => !t.probe && bot(t.ts).some((m) => m.text.startsWith(':white_check_mark: Succeeded'))).length - new Set(markers).size,
 );
 
 await world.close();

@@ -40,7 +40,10 @@ try {
     .first()
     .waitFor({ timeout: 20_000 });
   await thread.getByRole('button', { name: 'Approve' }).last().click();
-  await thread.getByText(/Done: Roll demo\/web back/).waitFor({ timeout: 20_000 });
+  await thread
+    .getByText(/Succeeded: Roll demo\/web back/)
+    .last()
+    .waitFor({ timeout: 20_000 });
   await page.getByTestId('suggestions').getByRole('button', { name: 'Merge the PR I name' }).click();
   await page.mouse.move(0, 0); // no hover highlight in the picture
   await page.screenshot({ path: target });

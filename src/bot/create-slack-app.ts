@@ -25,6 +25,7 @@ import { registerSessionStopped } from './listeners/session-stopped.ts';
 import { registerDirectMessage } from './listeners/direct-message.ts';
 import { registerFeedback } from './listeners/feedback.ts';
 import { registerPlannerTryAgain } from './listeners/planner-try-again.ts';
+import { registerCancelRun } from './listeners/cancel-run.ts';
 import { InboxReceiver } from './ingress/inbox-receiver.ts';
 import { createMemoryInbox, type FeedbackLog, type RunQueries, type SlackInbox } from './ports.ts';
 import { createSlackClient, slackClientOptions, type SlackClient } from './surface/slack-client.ts';
@@ -135,6 +136,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   registerDirectMessage(app, deps);
   registerFeedback(app, deps);
   registerPlannerTryAgain(app, deps);
+  registerCancelRun(app, deps);
   registerPlanActions(app, deps);
   registerModifyButton(app, deps);
   registerFullPlanButton(app, deps);

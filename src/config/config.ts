@@ -48,6 +48,8 @@ export interface Config {
   runbooksDir: string;
   /** How the status board is drawn: Slack's plan block, sections, or the plan block until Slack refuses it. */
   boardStyle: 'auto' | 'plan' | 'sections';
+  /** TANDEM_SHOW_COST: a run's summary shows its tokens and cost. */
+  showCost: boolean;
   logLevel: Env['LOG_LEVEL'];
   /**
    * Runs exported as OpenTelemetry traces over OTLP: on when an OTLP endpoint is set, unless OTEL_SDK_DISABLED
@@ -134,6 +136,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     mcpConfigPath: e.TANDEM_MCP_CONFIG,
     runbooksDir: e.TANDEM_RUNBOOKS_DIR,
     boardStyle: e.TANDEM_BOARD_STYLE,
+    showCost: e.TANDEM_SHOW_COST,
     logLevel: e.LOG_LEVEL,
     tracing: { enabled: tracingEnabled(e), content: e.TANDEM_TRACE_CONTENT === 'on' },
     secrets,

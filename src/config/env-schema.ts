@@ -125,6 +125,10 @@ export const EnvSchema = z.object({
   TANDEM_MCP_CONFIG: z.string().min(1).optional(),
   TANDEM_MODEL_PRICES: z.string().optional(),
   TANDEM_RUNBOOKS_DIR: z.string().min(1).default('./runbooks'),
+  TANDEM_SHOW_COST: z
+    .enum(['true', 'false', '1', '0'], { error: 'expected true or false' })
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
   TANDEM_BOARD_STYLE: z.enum(['auto', 'plan', 'sections'], { error: 'expected auto, plan or sections' }).default('auto'),
   // Read here only to decide whether tracing is on; the OpenTelemetry SDK reads these and the other OTEL_* itself.
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),

@@ -72,7 +72,8 @@ describe('planner fallback', () => {
       author: 'anthropic:claude-opus-4-1',
       reason: "the planner's answer was still invalid after 2 repair rounds",
     });
-    const text = JSON.stringify(summaryMessage(summary!.summary).blocks);
+    // The usage per model is the cost's detail: shown where the team asked for cost (TANDEM_SHOW_COST).
+    const text = JSON.stringify(summaryMessage(summary!.summary, { showCost: true }).blocks);
     expect(text).toContain('Planned by the fallback model anthropic:claude-opus-4-1');
     expect(text).toMatch(/planner-fallback anthropic:claude-opus-4-1: 1,000 tokens/);
     expect(s.errors).toEqual([]);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { openAiReply } from '../fakes/openai-server.ts';
-import { botMessages, clickByText, hasButtons, messageWithButtons, visibleText, waitFor } from './harness.ts';
+import { botMessages, clickByText, hasButtons, messageWithButtons, visibleText, waitFor, isSummary } from './harness.ts';
 import { plan, step } from './plans.ts';
 import { sleep } from './slack-answers.ts';
 import { useStack } from './stack.ts';
@@ -68,7 +68,9 @@ describe('agent_task', () => {
     // Only the listed tool was offered to the model.
     const offered = (stack.openai.requests[requestsBefore]!.body as { tools?: { function?: { name?: string } }[] }).tools?.map((t) => t.function?.name);
     expect(offered).toEqual(['github_get_repo']);
-    await waitFor(slack, () => botMessages(slack, 'CG2', thread).some((m) => /token/i.test(visibleText(m))), 'the summary', 20_000);
+    const summary = await waitFor(slack, () => botMessages(slack, 'CG2', thread).find((m) => isSummary(m)), 'the summary', 20_000);
+    // What the agent found is in the summary, not only in what it wrote elsewhere (issue 29).
+    expect(visibleText(summary)).toContain('The default branch is main.');
   });
 
   it("a notice whose channel the agent's text decides waits for Confirm", async () => {

@@ -3,7 +3,7 @@
  * (what it may start), from the outside: one `tandem start` against fake Slack, OpenAI and GitHub.
  */
 import { describe, expect, it } from 'vitest';
-import { botMessages, clickByText, hasButtons, messageWithButtons, poll, visibleText, waitFor } from './harness.ts';
+import { botMessages, clickByText, hasButtons, messageWithButtons, poll, visibleText, waitFor, isSummary } from './harness.ts';
 import { plan, step } from './plans.ts';
 import { clickSeen, ephemeralTexts, openModify, sleep, snapshot, submitYaml } from './slack-answers.ts';
 import { ESCALATE, useStack } from './stack.ts';
@@ -11,7 +11,7 @@ import { ESCALATE, useStack } from './stack.ts';
 const stack = useStack();
 const { slack } = stack;
 const texts = (channel: string) => stack.texts(channel);
-const summaryIn = (channel: string, thread: string) => botMessages(slack, channel, thread).find((m) => /token/i.test(visibleText(m)));
+const summaryIn = (channel: string, thread: string) => botMessages(slack, channel, thread).find((m) => isSummary(m));
 
 describe('an approval binds to the version whose buttons were clicked', () => {
   it('Approve on v1 after an edit proposed v2 runs nothing and tells the clicker the plan changed; v2 runs only once approved', async () => {
@@ -252,12 +252,7 @@ describe('a failed write escalates instead of replanning by itself', () => {
     expect(visibleText(escalation)).toMatch(/Comment|4242|not found|404/i);
     expect(stack.openai.requests.length).toBe(requests);
     await clickByText(stack.tandem.driver, escalation, 'Abort', 'U2');
-    await waitFor(
-      slack,
-      () => botMessages(slack, channel, thread).some((m) => /abort/i.test(visibleText(m)) && /token/i.test(visibleText(m))),
-      'the aborted summary',
-      20_000,
-    );
+    await waitFor(slack, () => botMessages(slack, channel, thread).some((m) => /abort/i.test(visibleText(m)) && isSummary(m)), 'the aborted summary', 20_000);
   });
 });
 

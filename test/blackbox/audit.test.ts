@@ -8,13 +8,13 @@ import { PGlite } from '@electric-sql/pglite';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { runTandem } from '../cli/tandem-process.ts';
-import { botMessages, clickByText, messageWithButtons, poll, visibleText, waitFor } from './harness.ts';
+import { botMessages, clickByText, messageWithButtons, poll, visibleText, waitFor, isSummary } from './harness.ts';
 import { plan, step } from './plans.ts';
 import { useStack } from './stack.ts';
 
 const stack = useStack();
 const { slack } = stack;
-const summaryIn = (channel: string, thread: string) => botMessages(slack, channel, thread).find((m) => /token/i.test(visibleText(m)));
+const summaryIn = (channel: string, thread: string) => botMessages(slack, channel, thread).find((m) => isSummary(m));
 
 /** Runs SQL on the stopped bot's store: PostgreSQL through DATABASE_URL, else the PGlite folder under DATA_DIR. */
 async function sql<T extends Record<string, unknown>>(query: string, params: unknown[] = []): Promise<T[]> {

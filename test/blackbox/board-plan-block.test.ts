@@ -4,7 +4,7 @@
  * people in the thread see no error.
  */
 import { describe, expect, it } from 'vitest';
-import { botMessages, clickByText, visibleText, waitFor } from './harness.ts';
+import { botMessages, clickByText, visibleText, waitFor, isSummary } from './harness.ts';
 import { plan, step } from './plans.ts';
 import { useStack } from './stack.ts';
 
@@ -38,10 +38,7 @@ async function finishedRun(channel: string) {
   await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
   const summary = await waitFor(
     slack,
-    () =>
-      botMessages(slack, channel, thread).find(
-        (m) => m.ts > planMessage.ts && /token/i.test(visibleText(m)) && m !== stack.board(channel, thread, planMessage.ts),
-      ),
+    () => botMessages(slack, channel, thread).find((m) => m.ts > planMessage.ts && isSummary(m) && m !== stack.board(channel, thread, planMessage.ts)),
     'the summary',
     20_000,
   );

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
-import { botMessages, clickByText, visibleText, waitFor } from './harness.ts';
+import { botMessages, clickByText, waitFor, isSummary } from './harness.ts';
 import { plan, step } from './plans.ts';
 import { commandAnswer, ephemeralTexts, sleep } from './slack-answers.ts';
 import { useStack } from './stack.ts';
@@ -34,7 +34,7 @@ async function waitingRun(channel: string, goal: string, seconds: number): Promi
   return { thread, planMessage, runId: runId! };
 }
 
-const ended = (channel: string, thread: string) => botMessages(slack, channel, thread).some((m) => /token/i.test(visibleText(m)));
+const ended = (channel: string, thread: string) => botMessages(slack, channel, thread).some((m) => isSummary(m));
 
 describe('/tandem status and cancel are scoped to the channel', () => {
   it('status in another channel does not list the run; cancel from there does not stop it; cancel from its own channel does', async () => {
@@ -47,11 +47,11 @@ describe('/tandem status and cancel are scoped to the channel', () => {
 
     await commandAnswer(stack, 'U1', 'CE2', `cancel ${first.runId}`);
     await waitFor(slack, () => texts('CE1-out').includes('after the wait'), 'the run to go on after a cancel from another channel', 20_000);
-    expect(stack.boardText('CE1', first.thread, first.planMessage.ts)).not.toMatch(/cancel/i);
+    expect(stack.boardText('CE1', first.thread, first.planMessage.ts)).not.toMatch(/^cancelled/i);
 
     const second = await waitingRun('CE3', 'Wait in CE3, then tell', 3);
     await commandAnswer(stack, 'U1', 'CE3', `cancel ${second.runId}`);
-    await waitFor(slack, () => /cancel/i.test(stack.boardText('CE3', second.thread, second.planMessage.ts)), 'the board to end cancelled', 15_000);
+    await waitFor(slack, () => /^cancelled/i.test(stack.boardText('CE3', second.thread, second.planMessage.ts)), 'the board to end cancelled', 15_000);
     await sleep(3500);
     expect(texts('CE3-out')).toEqual([]);
   }, 40_000);
@@ -65,11 +65,11 @@ describe('"cancel" in a run thread', () => {
     const told = await waitFor(slack, () => ephemeralTexts(stack, 'U9', 'CE4', before)[0], 'an ephemeral to the bystander');
     expect(told).toMatch(/<@U1>|requester|approver/i);
     await waitFor(slack, () => texts('CE4-out').includes('after the wait') && ended('CE4', bystander.thread), 'the run to finish anyway', 20_000);
-    expect(stack.boardText('CE4', bystander.thread, bystander.planMessage.ts)).not.toMatch(/cancel/i);
+    expect(stack.boardText('CE4', bystander.thread, bystander.planMessage.ts)).not.toMatch(/^cancelled/i);
 
     const requester = await waitingRun('CE5', 'Wait in CE5, then tell', 3);
     await stack.tandem.driver.mention({ channel: 'CE5', user: 'U1', text: '<@UBOT> cancel', threadTs: requester.thread });
-    await waitFor(slack, () => /cancel/i.test(stack.boardText('CE5', requester.thread, requester.planMessage.ts)), 'the board to end cancelled', 15_000);
+    await waitFor(slack, () => /^cancelled/i.test(stack.boardText('CE5', requester.thread, requester.planMessage.ts)), 'the board to end cancelled', 15_000);
     await sleep(3500);
     expect(texts('CE5-out')).toEqual([]);
   }, 40_000);

@@ -7,7 +7,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { stateFromView, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { openAiReply } from '../fakes/openai-server.ts';
-import { botMessages, clickByText, messageWithButtons, visibleText, waitFor } from './harness.ts';
+import { botMessages, clickByText, messageWithButtons, visibleText, waitFor, isSummary } from './harness.ts';
 import { plan, step } from './plans.ts';
 import { useStack } from './stack.ts';
 
@@ -21,8 +21,7 @@ const stack = useStack({
   env: () => ({ GITHUB_APP_ID: APP_ID, GITHUB_APP_PRIVATE_KEY: pem.trim().replace(/\n/g, '\\n'), TANDEM_REPOS: 'acme/*' }),
 });
 const { slack } = stack;
-const finished = (channel: string, thread: string) =>
-  botMessages(slack, channel, thread).some((m) => /token/i.test(visibleText(m)) && /succeeded|done/i.test(visibleText(m)));
+const finished = (channel: string, thread: string) => botMessages(slack, channel, thread).some((m) => isSummary(m) && /succeeded|done/i.test(visibleText(m)));
 
 describe('GitHub as an App, with TANDEM_REPOS', () => {
   it('writes with the installation token of the repository, minted with a JWT GitHub accepts', async () => {

@@ -176,3 +176,8 @@ export async function poll<T>(find: () => T | undefined | false | Promise<T | un
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** A run's summary: its fallback text starts with its outcome's emoji (it no longer shows tokens). */
+export function isSummary(message: { text?: string }): boolean {
+  return /^:(white_check_mark|warning|x|octagonal_sign|no_entry_sign|no_good): /.test(message.text ?? '');
+}

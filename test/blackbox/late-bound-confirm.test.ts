@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { openAiReply } from '../fakes/openai-server.ts';
-import { botMessages, clickByText, messageWithButtons, poll, visibleText, waitFor } from './harness.ts';
+import { botMessages, clickByText, messageWithButtons, poll, visibleText, waitFor, isSummary } from './harness.ts';
 import { plan, step } from './plans.ts';
 import { ephemeralTexts, sleep } from './slack-answers.ts';
 import { useStack } from './stack.ts';
@@ -107,12 +107,7 @@ describe('a notice whose channel comes from llm_task', () => {
     expect(visibleText(confirm)).toContain('CB2-picked');
     expect(texts('CB2-picked')).toEqual([]);
     await clickByText(stack.tandem.driver, confirm, 'Abort', 'U2');
-    await waitFor(
-      slack,
-      () => botMessages(slack, channel, thread).some((m) => /abort/i.test(visibleText(m)) && /token/i.test(visibleText(m))),
-      'the aborted summary',
-      20_000,
-    );
+    await waitFor(slack, () => botMessages(slack, channel, thread).some((m) => /abort/i.test(visibleText(m)) && isSummary(m)), 'the aborted summary', 20_000);
     expect(texts('CB2-picked')).toEqual([]);
   });
 
@@ -188,7 +183,7 @@ describe('a rollback merge whose pull number comes from ask_human', () => {
     await clickByText(stack.tandem.driver, confirmIn(channel, thread) ?? confirm, 'Confirm', 'U3');
     const summary = await waitFor(
       slack,
-      () => botMessages(slack, channel, thread).find((m) => /abort/i.test(visibleText(m)) && /token/i.test(visibleText(m))),
+      () => botMessages(slack, channel, thread).find((m) => /abort/i.test(visibleText(m)) && isSummary(m)),
       'the aborted summary',
       20_000,
     );

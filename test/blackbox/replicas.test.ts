@@ -17,9 +17,9 @@ import {
   messageWithButtons,
   poll,
   startTandemProcess,
-  visibleText,
   waitFor,
   type Running,
+  isSummary,
 } from './harness.ts';
 import { plan, step } from './plans.ts';
 
@@ -76,7 +76,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two processes on one DATABASE_U
     for (const run of runs) {
       await waitFor(
         slack,
-        () => botMessages(slack, run.channel, (run as unknown as { thread: string }).thread).some((m) => /token/i.test(visibleText(m))),
+        () => botMessages(slack, run.channel, (run as unknown as { thread: string }).thread).some((m) => isSummary(m)),
         `the summary in ${run.channel}`,
         30_000,
       );

@@ -27,7 +27,7 @@ describe('Skip on an escalation', () => {
     await clickByText(stack.tandem.driver, escalation, 'Skip', 'U2');
     await waitFor(
       slack,
-      () => stack.texts(`${channel}-notes`).includes('noted') && /^succeeded/i.test(stack.boardText(channel, thread, planMessage.ts)),
+      () => stack.texts(`${channel}-notes`).includes('noted') && /^finished with 1 skipped/i.test(stack.boardText(channel, thread, planMessage.ts)),
       'the run to end',
       20_000,
     );
@@ -41,5 +41,7 @@ describe('Skip on an escalation', () => {
     expect(skipped.split(' ')[0]).not.toBe(done.split(' ')[0]);
     expect(skipped).not.toMatch(/· done ·/);
     expect(lines[0]).not.toContain('2/2 steps done');
+    // The board's title says the true outcome: not "Succeeded" with a step skipped.
+    expect(lines[0]).toMatch(/^Finished with 1 skipped/);
   });
 });

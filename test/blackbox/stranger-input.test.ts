@@ -79,7 +79,12 @@ describe("a stranger's text in a run", () => {
         plan('Check the endless site', [step('s1', 'Check it', 'http_check', { url, contains: 'aaaa' })]),
       );
       await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
-      await waitFor(slack, () => slack.model.messages.find((m) => m.channel === 'C74' && m.threadTs === thread && /Done/.test(m.text)), 'the summary', 20_000);
+      await waitFor(
+        slack,
+        () => slack.model.messages.find((m) => m.channel === 'C74' && m.threadTs === thread && /^:(white_check_mark|warning): /.test(m.text)),
+        'the summary',
+        20_000,
+      );
       expect(sent).toBeLessThan(50_000_000);
     } finally {
       endless.close();

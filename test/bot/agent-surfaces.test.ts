@@ -14,7 +14,7 @@ afterEach(() => e.stop());
 
 const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
 const isPlan = (m: FakeMessage) => m.text.startsWith('Plan v1:') && hasButtons(m);
-const isSummary = (m: FakeMessage) => /^:(white_check_mark|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
+const isSummary = (m: FakeMessage) => /^:(white_check_mark|warning|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
 
 async function mention(task: string, user = 'UREQ') {
   const sent = e.driver.mention({ channel: 'C1', user, text: `<@UBOT> ${task}` });

@@ -14,7 +14,7 @@ afterEach(() => e.stop());
 
 const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
 const isPlan = (m: FakeMessage) => m.text.startsWith('Plan v1:') && hasButtons(m);
-const isSummary = (m: FakeMessage) => /^:(white_check_mark|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
+const isSummary = (m: FakeMessage) => /^:(white_check_mark|warning|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
 const dmThread = (ts: string) => e.fake.model.thread('D1', ts).filter((m) => m.ts !== ts);
 const waitInDm = async (ts: string, match: (m: FakeMessage) => boolean, what: string) => {
   await e.fake.waitUntil(() => dmThread(ts).some(match), 10_000, what);
@@ -37,7 +37,7 @@ describe('direct messages', () => {
     await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
     const summary = await waitInDm(sent.ts, isSummary, 'the summary in the DM thread');
     await e.agent.idle();
-    expect(summary.text).toContain('Done');
+    expect(summary.text).toContain('Succeeded');
     expect(e.tools.calls).toEqual(['check_thing:alpha', 'change_thing:alpha']);
     expect(e.fake.model.messages.filter((m) => m.channel === 'C1')).toHaveLength(0);
   });

@@ -22,7 +22,7 @@ afterEach(() => e.stop());
 
 const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
 const isPlan = (m: FakeMessage) => m.text.startsWith('Plan v1:') && hasButtons(m);
-const isSummary = (m: FakeMessage) => /^:(white_check_mark|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
+const isSummary = (m: FakeMessage) => /^:(white_check_mark|warning|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
 
 type FeedbackButtons = { type: string; action_id: string; positive_button: { value: string }; negative_button: { value: string } };
 function feedbackButtons(summary: FakeMessage): FeedbackButtons {

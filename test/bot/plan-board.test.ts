@@ -46,18 +46,20 @@ describe('plan board (Slack plan block)', () => {
       task_id: 's1',
       title: '1. Check CI run 1',
       status: 'complete',
-      sources: [{ type: 'url', url: 'https://github.com/acme/api/actions/runs/1', text: 'link' }],
+      // Labelled by what it is, not "link".
+      sources: [{ type: 'url', url: 'https://github.com/acme/api/actions/runs/1', text: 'acme/api workflow run' }],
     });
     expect(words(first!.details)).toContain('done · 2s');
     expect(words(first!.output)).toContain('HTTP 200 in 41 ms');
     expect(second).toMatchObject({ title: '2. Check CI run 2', status: 'in_progress' });
     expect(third).toMatchObject({ title: '3. Check CI run 3', status: 'pending' });
     expect(third!.sources).toBeUndefined();
-    expect(JSON.stringify(view.blocks.at(-1))).toContain('Plan v1 · 1/3 steps done · 4s');
+    expect(JSON.stringify(view.blocks)).toContain('Plan v1 · 1/3 steps done · 4s');
+    expect(JSON.stringify(view.blocks, (key, value: unknown) => (key === 'value' ? undefined : value))).not.toContain('run_1'); // no ids a person reads
     expect(limitProblems(view.blocks)).toEqual([]);
   });
 
-  it('never shows a skipped or cancelled step as complete, and says in words what happened', () => {
+  it('never shows a skipped or cancelled step as complete or as not started, and says in words what happened', () => {
     const board: BoardState = {
       ...makeBoard(makePlan(1)),
       runStatus: 'cancelled',
@@ -69,7 +71,8 @@ describe('plan board (Slack plan block)', () => {
       ],
     };
     const [skipped, cancelled, failed, uncertain] = cards(planBoard(board)!.blocks);
-    expect(skipped!.status).toBe('pending');
+    expect(skipped!.status).toBe('error');
+    expect(skipped!.title).toContain('(skipped)');
     expect(words(skipped!.details)).toContain('skipped');
     expect(cancelled!.status).toBe('error');
     expect(words(cancelled!.details)).toContain('cancelled');

@@ -35,7 +35,7 @@ afterEach(() => e.agent.idle());
 
 const blocksText = (m: { blocks?: unknown[] }) => JSON.stringify(m.blocks ?? []);
 const isPlan = (m: FakeMessage) => m.text.startsWith('Plan v1:');
-const isSummary = (m: FakeMessage) => m.text.startsWith(':white_check_mark: Done');
+const isSummary = (m: FakeMessage) => m.text.startsWith(':white_check_mark: Succeeded');
 
 async function mention(task: string): Promise<string> {
   const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: `<@UBOT> ${task}` });

@@ -173,7 +173,7 @@ describe('schedules from Slack (real Bolt, agent, store, scheduler)', () => {
     await command('UREQ', 'schedule cron: * * * * * * check alpha');
     await command('UREQ', 'schedule cron: * * * * * * change alpha');
     const roots = (task: string) => e.fake.model.messages.filter((m) => m.channel === 'C1' && !m.threadTs && m.text.includes(`Scheduled by <@UREQ>: ${task}`));
-    const isSummary = (m: FakeMessage) => m.text.startsWith(':white_check_mark: Done');
+    const isSummary = (m: FakeMessage) => m.text.startsWith(':white_check_mark: Succeeded');
     await e.fake.waitUntil(() => roots('check alpha').some((root) => e.thread(root.ts).some(isSummary)), 10_000, 'a scheduled check to finish');
     await e.fake.waitUntil(
       () => roots('change alpha').some((root) => e.thread(root.ts).some((m) => m.text.startsWith('Plan v1'))),

@@ -15,7 +15,7 @@ afterEach(() => e.stop());
 const blocksText = (m: FakeMessage) => JSON.stringify(m.blocks ?? []);
 const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
 const isPlan = (version: number) => (m: FakeMessage) => m.text.startsWith(`Plan v${version}:`) && hasButtons(m);
-const isSummary = (m: FakeMessage) => /^:(white_check_mark|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
+const isSummary = (m: FakeMessage) => /^:(white_check_mark|warning|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
 const ephemerals = (user: string) =>
   e.fake.model
     .ephemeralsFor(user)
@@ -43,7 +43,7 @@ describe('Slack end to end (real agent and store)', () => {
     await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
     const summary = await e.waitForMessage(ts, isSummary, 'the summary');
     await e.agent.idle();
-    expect(summary.text).toContain('Done');
+    expect(summary.text).toContain('Succeeded');
     expect(blocksText(summary)).toContain('https://example.test/change/alpha');
 
     const thread = e.thread(ts);
@@ -146,7 +146,7 @@ describe('Slack end to end (real agent and store)', () => {
     await e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> staging', threadTs: ts });
     const summary = await e.waitForMessage(ts, isSummary, 'the summary');
     await e.agent.idle();
-    expect(summary.text).toContain('Done');
+    expect(summary.text).toContain('Succeeded');
     expect(e.tools.calls).toContain('change_thing:staging');
     expect((await db.store.listRuns({ limit: 50 })).filter((r) => r.conversation.threadTs === ts)).toHaveLength(1);
   });
@@ -197,7 +197,7 @@ describe('Slack end to end (real agent and store)', () => {
       const { ts, escalation } = await escalated();
       await click(escalation, 'retry');
       const summary = await e.waitForMessage(ts, isSummary, 'the summary');
-      expect(summary.text).toContain('Done');
+      expect(summary.text).toContain('Succeeded');
       await collapsedTo(escalation, 'Retried by <@UAPP2>');
       const collapsed = e.fake.model.findMessage('C1', escalation.ts)!;
       expect(collapsed.blocks).toHaveLength(1);

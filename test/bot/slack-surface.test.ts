@@ -154,7 +154,7 @@ describe('SlackSurface', () => {
     const thread = fake.model.thread('C1', run.conversation.threadTs);
     expect(thread).toHaveLength(2);
     expect(boardText(thread[0]!.ts)).toContain('Succeeded');
-    expect(thread[1]!.text).toContain('Done');
+    expect(thread[1]!.text).toContain('Succeeded');
     const lastBoardEdit = fake.calls.findLastIndex(
       (c) => c.method === 'chat.update' || (c.method === 'chat.postMessage' && c.params.text?.startsWith('Succeeded')),
     );

@@ -75,7 +75,7 @@ describe('a post Slack answers only after the client gave up', () => {
     await surface.finish(summary, { key: `${run.id}/run-finished`, mayExist: false });
     await settleDown();
     const texts = thread().map((m) => m.text);
-    expect(texts.filter((t) => t.includes('Done'))).toHaveLength(1);
+    expect(texts.filter((t) => t.startsWith(':white_check_mark: Succeeded'))).toHaveLength(1);
     expect(texts).toHaveLength(2);
   });
 

@@ -18,7 +18,7 @@ afterEach(() => e.stop());
 
 const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
 const isPlan = (m: FakeMessage) => m.text.startsWith('Plan v1:') && hasButtons(m);
-const isSummary = (m: FakeMessage) => /^:(white_check_mark|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
+const isSummary = (m: FakeMessage) => /^:(white_check_mark|warning|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
 const isBoard = (m: FakeMessage) => /^(Running|Succeeded|Failed):/.test(m.text);
 
 async function runsOf(ts: string) {
@@ -43,7 +43,7 @@ describe('Socket Mode end to end', () => {
     expect(click.status).toBe(200);
     const summary = await e.waitForMessage(sent.ts, isSummary, 'the summary');
     await e.agent.idle();
-    expect(summary.text).toContain('Done');
+    expect(summary.text).toContain('Succeeded');
     const boards = e.thread(sent.ts).filter(isBoard);
     expect(boards).toHaveLength(1);
     expect(boards[0]!.text).toMatch(/^Succeeded: Change alpha safely \(2\/2 steps done\)/);

@@ -234,9 +234,9 @@ describe('status board', () => {
     const text = allText(view.blocks);
     expect(view.blocks[0]).toMatchObject({ type: 'header' });
     expect(text).toContain('Running: Merge PR 42');
-    expect(text).toContain(':white_check_mark: 1. Check CI run 1 · done · 2s · <https://github.com/acme/api/actions/runs/1|link>');
+    expect(text).toContain(':white_check_mark: 1. Check CI run 1 · done · 2s · <https://github.com/acme/api/actions/runs/1|acme/api workflow run>');
     expect(text).toContain(':arrows_counterclockwise: 2. Check CI run 2');
-    expect(text).toContain(':white_circle: 3. Check CI run 3 · waiting');
+    expect(text).toContain(':white_circle: 3. Check CI run 3 · not started');
     expectWithinLimits(view.blocks);
   });
 
@@ -264,26 +264,35 @@ describe('escalation', () => {
 });
 
 describe('summary', () => {
-  it('shows outcome, changes with links, rollback, duration, tokens and cost', () => {
-    const view = summaryMessage({
-      run: makeRun(),
-      outcome: 'aborted',
-      goal: 'Release v1.2',
-      reason: 'Aborted by <@U1>',
-      changes: [{ title: 'Issue #7', url: 'https://github.com/acme/api/issues/7' }],
-      rolledBack: [{ title: 'Close issue #7', status: 'succeeded' }],
-      durationMs: 125_000,
-      tokens: { input: 1200, output: 300 },
-      costUsd: 0.0123,
-    });
+  const aborted = {
+    run: makeRun(),
+    outcome: 'aborted',
+    goal: 'Release v1.2',
+    reason: 'Aborted by <@U1>',
+    changes: [{ title: 'Issue #7', url: 'https://github.com/acme/api/issues/7' }],
+    rolledBack: [{ title: 'Close issue #7', status: 'succeeded' }],
+    durationMs: 125_000,
+    tokens: { input: 1200, output: 300 },
+    costUsd: 0.0123,
+  } satisfies Parameters<typeof summaryMessage>[0];
+
+  it('shows outcome, changes with links, rollback and duration; no tokens, cost or run id', () => {
+    const view = summaryMessage(aborted);
     const text = allText(view.blocks);
     expect(text).toContain('Aborted');
     expect(text).toContain('<https://github.com/acme/api/issues/7|Issue #7>');
     expect(text).toContain('Rolled back');
     expect(text).toContain('2m 5s');
+    expect(text).not.toContain('tokens');
+    expect(text).not.toContain('$0.0123');
+    expect(JSON.stringify(view.blocks, (key, value: unknown) => (key === 'value' ? undefined : value))).not.toContain('run_1'); // buttons carry it, nobody reads it
+    expectWithinLimits(view.blocks);
+  });
+
+  it('shows tokens and cost when the team asked for them (TANDEM_SHOW_COST)', () => {
+    const text = allText(summaryMessage(aborted, { showCost: true }).blocks);
     expect(text).toContain('1,500 tokens');
     expect(text).toContain('$0.0123');
-    expectWithinLimits(view.blocks);
   });
 });
 

@@ -80,7 +80,7 @@ describe('a Tandem process killed with SIGKILL', () => {
   const plans = (threadTs: string) =>
     thread(threadTs).filter((m) => JSON.stringify(m.blocks ?? '').includes(PLAN_APPROVE_ACTION) || /Approved by/.test(JSON.stringify(m.blocks ?? '')));
   const boards = (threadTs: string) => thread(threadTs).filter((m) => /steps done\)$/.test(m.text));
-  const summaries = (threadTs: string) => thread(threadTs).filter((m) => m.text.startsWith(':white_check_mark: Done'));
+  const summaries = (threadTs: string) => thread(threadTs).filter((m) => m.text.startsWith(':white_check_mark: Succeeded'));
   const planMessage = (threadTs: string) => thread(threadTs).find((m) => JSON.stringify(m.blocks ?? '').includes(PLAN_APPROVE_ACTION));
 
   /** The thread ended right, once: one plan, one board showing the run succeeded, one summary. */
@@ -93,7 +93,7 @@ describe('a Tandem process killed with SIGKILL', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500)); // a second copy would come now
     expect(plans(threadTs)).toHaveLength(1);
     expect(boards(threadTs).map((m) => m.text)).toEqual([`Succeeded: ${GOAL} (2/2 steps done)`]);
-    expect(summaries(threadTs).map((m) => m.text)).toEqual([`:white_check_mark: Done: ${GOAL}`]);
+    expect(summaries(threadTs).map((m) => m.text)).toEqual([`:white_check_mark: Succeeded: ${GOAL}`]);
   };
 
   /** On PostgreSQL: writes to runs wait, so the process is surely killed after the ack and before the request's work is stored. */
@@ -165,7 +165,7 @@ describe('a Tandem process killed with SIGKILL', () => {
     const first = await start();
     const sent = first.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> let it settle' });
     await approveAndFinish(first, sent.ts);
-    await killOnCall(first.tandem, (call) => call.method === 'chat.postMessage' && (call.params.text ?? '').startsWith(':white_check_mark: Done'));
+    await killOnCall(first.tandem, (call) => call.method === 'chat.postMessage' && (call.params.text ?? '').startsWith(':white_check_mark: Succeeded'));
 
     const second = await start();
     await second.tandem.waitForLog('Tandem is running');

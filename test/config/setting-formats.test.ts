@@ -121,3 +121,13 @@ describe('TANDEM_ATTRIBUTION', () => {
     expect(configProblem({ TANDEM_ATTRIBUTION: 'yes' })).toBe('TANDEM_ATTRIBUTION: expected on or off');
   });
 });
+
+describe('TANDEM_SHOW_COST', () => {
+  it('is off unless set: the summary shows no cost; true or 1 turns it on; anything else names the variable', () => {
+    expect(loadConfig({}).showCost).toBe(false);
+    expect(loadConfig({ TANDEM_SHOW_COST: 'true' }).showCost).toBe(true);
+    expect(loadConfig({ TANDEM_SHOW_COST: '1' }).showCost).toBe(true);
+    expect(loadConfig({ TANDEM_SHOW_COST: 'false' }).showCost).toBe(false);
+    expect(configProblem({ TANDEM_SHOW_COST: 'yes' })).toBe('TANDEM_SHOW_COST: expected true or false');
+  });
+});

@@ -79,7 +79,10 @@ describe('the demo', () => {
         .first()
         .waitFor();
       await thread.getByRole('button', { name: 'Approve' }).last().click();
-      await thread.getByText(/Done: Publish draft release v1\.4\.0 of demo\/api/).waitFor({ timeout: 20_000 });
+      await thread
+        .getByText(/Succeeded: Publish draft release v1\.4\.0 of demo\/api/)
+        .last()
+        .waitFor({ timeout: 20_000 }); // the board and the summary both say it
       const release = runtime.demo!.world.get('demo/api')!.releases.find((r) => r.tag === 'v1.4.0');
       expect(release).toMatchObject({ draft: true, body: expect.stringContaining('Retry payment webhooks with backoff') });
 
@@ -122,7 +125,10 @@ describe('the demo', () => {
       await thread.getByText(/number = 7\s*\(filled in at run time\)/).waitFor();
       await page.getByTestId('person-alex').click();
       await thread.getByRole('button', { name: 'Confirm' }).click();
-      await thread.getByText(/Done: Merge the pull request of demo\/api/).waitFor({ timeout: 20_000 });
+      await thread
+        .getByText(/Succeeded: Merge the pull request of demo\/api/)
+        .last()
+        .waitFor({ timeout: 20_000 });
       expect(runtime.demo!.world.get('demo/api')!.issues.find((issue) => issue.number === 7)!.pull!.merged).toBe(true);
     } finally {
       await browser.close();
@@ -146,7 +152,7 @@ describe('the demo', () => {
     await ws.click(ts, 'Replan');
     await ws.waitForText(ts, /Plan v2: Roll demo\/web back/);
     await ws.click(ts, 'Approve');
-    await ws.waitForText(ts, /Done: Roll demo\/web back/);
+    await ws.waitForText(ts, /Succeeded: Roll demo\/web back/);
     expect(web.comments.map((comment) => comment.body).join('\n')).toContain('rolled back to its last good version');
 
     // Abort: what succeeded is rolled back (a note on the tracking issue); the summary says so.

@@ -67,7 +67,7 @@ describe.skipIf(!serverUrl)('the database goes away mid-run and comes back', () 
     proxy.restore();
     await stack.slack.waitUntil(() => summarised(stack.thread(mention.ts)), 30_000, 'the summary after the database came back');
     expect(stack.issues()).toBe(1);
-    expect(stack.thread(mention.ts).filter((m) => m.text.startsWith(':white_check_mark: Done'))).toHaveLength(1);
+    expect(stack.thread(mention.ts).filter((m) => m.text.startsWith(':white_check_mark: Succeeded'))).toHaveLength(1);
     expect(stack.thread(mention.ts).some((m) => m.text.startsWith('Succeeded:'))).toBe(true);
     const [run] = await stack.runtime.store.listRuns({ limit: 5 });
     expect(run?.status).toBe('succeeded');

@@ -100,7 +100,7 @@ export async function startOutageStack(
 }
 
 /** The run's summary reached its thread. */
-export const summarised = (messages: FakeMessage[]): boolean => messages.some((m) => m.text.startsWith(':white_check_mark: Done'));
+export const summarised = (messages: FakeMessage[]): boolean => messages.some((m) => m.text.startsWith(':white_check_mark: Succeeded'));
 
 export async function health(baseUrl: string): Promise<{ status: number; body: { ok: boolean; reason?: string } }> {
   const response = await fetch(`${baseUrl}/healthz`);

@@ -39,7 +39,7 @@ describe.skipIf(!server)('PostgreSQL restarts under a running Tandem', () => {
     await stack.slack.waitUntil(() => summarised(stack.thread(mention.ts)), 30_000, 'the summary after the restart');
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(stack.issues()).toBe(1);
-    expect(stack.thread(mention.ts).filter((m) => m.text.startsWith(':white_check_mark: Done'))).toHaveLength(1);
+    expect(stack.thread(mention.ts).filter((m) => m.text.startsWith(':white_check_mark: Succeeded'))).toHaveLength(1);
     expect(await health(stack.baseUrl)).toEqual({ status: 200, body: { ok: true } });
   }, 90_000);
 });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ENGINE, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startOutageStack, summarised, TASK, type OutageStack } from './outage-stack.ts';
 
-const isSummary = (text: string) => text.startsWith(':white_check_mark: Done');
+const isSummary = (text: string) => text.startsWith(':white_check_mark: Succeeded');
 
 describe('Slack is down while a run executes', () => {
   let database: TestDatabase | undefined;

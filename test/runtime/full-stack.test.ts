@@ -95,7 +95,7 @@ describe('Tandem end to end with Slack, OpenAI and GitHub fakes', () => {
     const thread = () => slack.model.thread('C1', plan.threadTs ?? plan.ts);
     await slack.waitUntil(() => thread().some((m) => /^Succeeded: /.test(m.text ?? '')), 20_000, 'the board to end succeeded');
     await slack.waitUntil(
-      () => thread().some((m) => /issues\/1/.test(JSON.stringify(m.blocks ?? '')) && /Done/.test(JSON.stringify(m.blocks ?? ''))),
+      () => thread().some((m) => /issues\/1/.test(JSON.stringify(m.blocks ?? '')) && /^:white_check_mark: Succeeded: /.test(m.text ?? '')),
       20_000,
       'the summary',
     );

@@ -66,7 +66,8 @@ describe('Tandem in the local workspace, in a browser', () => {
       await page.getByTestId('modal').waitFor({ state: 'hidden' });
 
       await thread.getByRole('button', { name: 'Approve' }).click();
-      const board = thread.locator('.msg', { hasText: `Succeeded: Check that ${target} answers with HTTP 200` });
+      // The board (the summary says "Succeeded: …" too, but counts no steps).
+      const board = thread.locator('.msg', { hasText: `Succeeded: Check that ${target} answers with HTTP 200` }).filter({ hasText: 'steps done' });
       await board.waitFor({ timeout: 20_000 });
       const boardText = await board.textContent();
       // The board is a plan block whose task card draws the mark and the title side by side.

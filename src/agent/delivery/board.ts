@@ -1,8 +1,12 @@
-/** The status board: one line per step of the current plan version, plus any rollback steps. */
+/** The status board: one line per step of the current plan version, plus any rollback steps, and the run's true outcome on top. */
 import type { Plan } from '../model/plan.ts';
 import type { AgentContext } from '../context.ts';
 import type { RunRecord, StepRecord } from '../ports/run-store.ts';
 import type { BoardState, BoardStep } from '../ports/surface.ts';
+import type { RunEvent } from '../model/run-events.ts';
+import { eventsOfType } from '../model/run-events.ts';
+import { progressPhase, runOutcome } from '../model/run-outcome.ts';
+import { linkLabel } from '../model/step-results.ts';
 import { SKIPPED_BY_PERSON } from '../model/step-codes.ts';
 
 /**
@@ -13,12 +17,33 @@ import { SKIPPED_BY_PERSON } from '../model/step-codes.ts';
  */
 export type BoardLines = WeakMap<object, BoardStep>;
 
-export function buildBoard(run: RunRecord, planVersion: number, plan: Plan, steps: readonly StepRecord[], now: Date, drawn?: BoardLines): BoardState {
+/** What else the board says besides the steps: the version that replaced it, and checks that could not be made. */
+export interface BoardExtras {
+  /** A newer plan version replaced the one drawn. */
+  replacedBy?: number | null;
+  /** Steps (`planVersion/stepId`) whose result could not be checked (the evaluator model was down). */
+  unchecked?: ReadonlySet<string>;
+}
+
+/** The step-runner's progress note for a result it could not check (step-runner.ts); the live board reads it. */
+const UNCHECKED_NOTE = 'unchecked:';
+/** What a Confirm's wait writes on its step (the store's confirmations). */
+const AWAITING_CONFIRMATION = 'awaiting-confirmation';
+
+export function buildBoard(
+  run: RunRecord,
+  planVersion: number,
+  plan: Plan,
+  steps: readonly StepRecord[],
+  now: Date,
+  drawn?: BoardLines,
+  extras: BoardExtras = {},
+): BoardState {
   const byKey = new Map(steps.map((step) => [`${step.planVersion}/${step.kind}/${step.stepId}`, step]));
   const draw = (from: object, record: StepRecord | undefined, base: Pick<BoardStep, 'stepId' | 'title' | 'tool' | 'kind'>): BoardStep => {
     const cached = drawn?.get(from);
     if (cached) return cached;
-    const drawnLine = line(record, base, now);
+    const drawnLine = line(record, base, now, extras.unchecked);
     if (!record || !record.startedAt || record.finishedAt) drawn?.set(from, drawnLine);
     return drawnLine;
   };
@@ -29,6 +54,13 @@ export function buildBoard(run: RunRecord, planVersion: number, plan: Plan, step
   for (const record of steps) {
     if (record.kind === 'rollback') lines.push(draw(record, record, { stepId: record.stepId, title: record.title, tool: record.tool, kind: 'rollback' }));
   }
+  const outcomeSteps = lines.map((step) => ({
+    title: step.title,
+    kind: step.kind,
+    status: step.status,
+    unchecked: step.unchecked === true,
+    waitingFor: step.waitingFor ?? null,
+  }));
   return {
     runId: run.id,
     goal: plan.goal,
@@ -37,24 +69,63 @@ export function buildBoard(run: RunRecord, planVersion: number, plan: Plan, step
     steps: lines,
     startedAt: run.createdAt,
     elapsedMs: (run.finishedAt ?? now).getTime() - run.createdAt.getTime(),
+    outcome: runOutcome(run.status, outcomeSteps),
+    phase: progressPhase(run.status, outcomeSteps),
+    replacedBy: extras.replacedBy ?? null,
+    requester: run.requester,
   };
 }
 
-function line(record: StepRecord | undefined, base: Pick<BoardStep, 'stepId' | 'title' | 'tool' | 'kind'>, now: Date): BoardStep {
+function line(
+  record: StepRecord | undefined,
+  base: Pick<BoardStep, 'stepId' | 'title' | 'tool' | 'kind'>,
+  now: Date,
+  unchecked?: ReadonlySet<string>,
+): BoardStep {
   if (!record) return { ...base, status: 'pending', elapsedMs: null, url: null, note: null };
   const elapsedMs = record.startedAt ? (record.finishedAt ?? now).getTime() - record.startedAt.getTime() : null;
   const url = typeof record.output?.url === 'string' ? record.output.url : (record.error?.url ?? null);
   // A failed check a person skipped keeps its result for what depends on it, but it was not done: say so.
   const status = record.error?.code === SKIPPED_BY_PERSON ? 'skipped' : record.status;
-  return { ...base, status, elapsedMs, url, note: record.error?.message ?? null };
+  const notChecked =
+    status === 'succeeded' &&
+    ((record.error?.message.startsWith(UNCHECKED_NOTE) ?? false) || (unchecked?.has(`${record.planVersion}/${record.stepId}`) ?? false));
+  const waitingFor = status === 'waiting' ? (record.error?.code === AWAITING_CONFIRMATION ? 'confirm' : 'answer') : null;
+  return {
+    ...base,
+    status,
+    elapsedMs,
+    url,
+    urlLabel: url ? linkLabel(url) : null,
+    // The words of a wait are the board's own ("waiting for an approver to confirm"), not the store's.
+    note: waitingFor ? null : notChecked ? 'the check of its result could not be made' : (record.error?.message ?? null),
+    ...(notChecked ? { unchecked: true } : {}),
+    ...(waitingFor ? { waitingFor } : {}),
+  };
 }
 
-/** Loads the run (unless the caller just read it) and reports its board; for paths that do not hold the driver's live state. */
+/** Steps whose last check could not be made (the evaluator model was down), from the run's events. */
+export function uncheckedSteps(events: readonly RunEvent[]): Set<string> {
+  const last = new Map<string, string>();
+  for (const event of eventsOfType(events, 'step-evaluated')) last.set(`${event.data.planVersion}/${event.data.stepId}`, event.data.verdict);
+  return new Set([...last].filter(([, verdict]) => verdict === 'uncertain').map(([key]) => key));
+}
+
+/**
+ * Loads the run (unless the caller just read it) and reports its board; for paths that do not hold the
+ * driver's live state. A run that never started a step has no board (a plan rejected or escalated before it
+ * ran is answered in the plan's own message). The board draws the last version that ran; a newer one
+ * waiting for approval is named as what replaced it.
+ */
 export async function reportBoard(ctx: AgentContext, runId: string, read?: RunRecord): Promise<void> {
   const run = read ?? (await ctx.store.getRun(runId));
   if (!run?.currentPlanVersion) return;
-  const version = await ctx.store.getPlanVersion(runId, run.currentPlanVersion);
-  if (!version) return;
   const steps = await ctx.store.listSteps(runId);
-  await ctx.surface.reportProgress(run, buildBoard(run, version.version, version.plan, steps, ctx.now()));
+  const ran = steps.filter((step) => step.kind === 'forward').reduce((latest, step) => Math.max(latest, step.planVersion), 0);
+  if (ran === 0) return;
+  const version = await ctx.store.getPlanVersion(runId, ran);
+  if (!version) return;
+  const replacedBy = run.currentPlanVersion > ran ? run.currentPlanVersion : null;
+  const unchecked = uncheckedSteps(await ctx.store.listEvents(runId));
+  await ctx.surface.reportProgress(run, buildBoard(run, version.version, version.plan, steps, ctx.now(), undefined, { replacedBy, unchecked }));
 }

@@ -7,6 +7,8 @@
 import { z } from 'zod';
 import { TextSchema } from '../text/text.ts';
 import { reportBoard } from './board.ts';
+import { RunVerdictSchema } from '../model/run-outcome.ts';
+import { StepResultSchema } from '../model/step-results.ts';
 import type { AgentContext } from '../context.ts';
 import type { EscalationRecord, NewOwedMessage, OweAlong, OwedMessage, RunRecord } from '../ports/run-store.ts';
 import type { EscalationOffer, RunSummary } from '../ports/surface.ts';
@@ -26,6 +28,11 @@ const finishedPayload = z.object({
   costUsd: z.number(),
   models: z.array(z.object({ role: z.string(), model: z.string(), inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number() })).optional(),
   fallbackPlanner: z.object({ author: z.string(), reason: z.string() }).nullable().optional(),
+  // Absent from summaries owed before they existed: those read as before.
+  verdict: RunVerdictSchema.optional(),
+  results: z.array(StepResultSchema).optional(),
+  fromRunbook: z.boolean().optional(),
+  ran: z.boolean().optional(),
 });
 
 /** The summary reply (and the board's final state before it) a finished run owes. */

@@ -1,6 +1,10 @@
 /** How a run ends: one write (final status, summary, event, the reply it owes), then the last board and the summary reply. */
 import type { AgentContext } from '../context.ts';
-import { FINAL_RUN_STATUSES, type RunStatus, type StepRecord } from '../ports/run-store.ts';
+import { FINAL_RUN_STATUSES, type PlanVersionRecord, type RunStatus, type StepRecord } from '../ports/run-store.ts';
+import { uncheckedSteps } from '../delivery/board.ts';
+import { runOutcome } from '../model/run-outcome.ts';
+import { stepResult } from '../model/step-results.ts';
+import { SKIPPED_BY_PERSON } from '../model/step-codes.ts';
 import type { RunSummary } from '../ports/surface.ts';
 import { deliverOwed, OWED_LEASE_MS, owedSummary } from '../delivery/owed-delivery.ts';
 import { rollbackStepsInOrder } from './rollback.ts';
@@ -75,10 +79,33 @@ async function summaryFacts(ctx: AgentContext, runId: string, outcome: Outcome, 
   const models = new Set(byModel.map((entry) => entry.model)).size > 1 ? byModel : undefined;
   const [fallbackEvent] = source.lastFallback ? eventsOfType([source.lastFallback], 'planner-fallback') : [];
   const fallbackPlanner = fallbackEvent ? { author: fallbackEvent.data.author, reason: fallbackEvent.data.reason } : null;
+  const inOrder = rollbackStepsInOrder(versions, steps, ctx.tools.riskOf);
+  const rolledBack = inOrder.map((step) => ({ title: step.title, status: step.status }));
+  const shown = stepsShown(versions, steps, inOrder);
+  const unchecked = uncheckedSteps(await ctx.store.listEvents(runId));
+  const verdict = runOutcome(
+    outcome,
+    shown.map((step) => ({
+      title: step.title,
+      kind: step.kind,
+      status: step.error?.code === SKIPPED_BY_PERSON ? 'skipped' : step.status,
+      unchecked: step.status === 'succeeded' && unchecked.has(`${step.planVersion}/${step.stepId}`),
+      changes: step.risk !== 'read',
+      key: `${step.planVersion}/${step.stepId}`,
+      ...(step.kind === 'rollback' ? { undoes: undoneBy(versions, step) } : {}),
+    })),
+  );
+  // What the person asked for: each read's answer (a skipped check's too: what it found is the news) and each change made.
+  const results = shown.flatMap((step) => {
+    if (step.kind !== 'forward') return [];
+    if (step.risk === 'read' ? !step.output : step.status !== 'succeeded' || step.error?.code === SKIPPED_BY_PERSON) return [];
+    const result = stepResult({ tool: step.tool, title: step.title, args: step.plannedArgs, output: step.output, risk: step.risk });
+    return result ? [result] : [];
+  });
   const changes = steps
     .filter((step) => step.kind === 'forward' && step.status === 'succeeded' && step.risk !== 'read')
     .map((step) => ({ title: step.title, url: urlOf(step) }));
-  const rolledBack = rollbackStepsInOrder(versions, steps, ctx.tools.riskOf).map((step) => ({ title: step.title, status: step.status }));
+  const fromRunbook = versions.some((version) => version.authorKind === 'runbook');
   // A run that ended before any plan existed is summed up by what was asked.
   const goal = versions.at(-1)?.plan.goal ?? run.task;
   const stored = {
@@ -91,12 +118,35 @@ async function summaryFacts(ctx: AgentContext, runId: string, outcome: Outcome, 
     costUsd: usage.costUsd,
     models,
     fallbackPlanner,
+    verdict,
+    results,
+    fromRunbook,
+    ran: steps.some((step) => step.kind === 'forward'),
   };
   return { stored, createdAt: run.createdAt };
 }
 
 export function isFinal(status: RunStatus): boolean {
   return FINAL_RUN_STATUSES.includes(status);
+}
+
+/**
+ * The steps the outcome is told from: the forward steps of the last version that ran, the changes earlier
+ * versions made (a replan keeps them), and every undo step in the order they ran.
+ */
+function stepsShown(versions: readonly PlanVersionRecord[], steps: readonly StepRecord[], undo: readonly StepRecord[]): StepRecord[] {
+  const forward = steps.filter((step) => step.kind === 'forward');
+  const last = forward.reduce((latest, step) => Math.max(latest, step.planVersion), 0);
+  const order = versions.find((version) => version.version === last)?.plan.steps.map((planned) => planned.id) ?? [];
+  const current = forward.filter((step) => step.planVersion === last).sort((a, b) => order.indexOf(a.stepId) - order.indexOf(b.stepId));
+  const earlier = forward.filter((step) => step.planVersion < last && step.status === 'succeeded');
+  return [...earlier, ...current, ...undo];
+}
+
+/** The forward step (`planVersion/stepId`) an undo step undoes, as its plan says. */
+function undoneBy(versions: readonly PlanVersionRecord[], step: StepRecord): string | undefined {
+  const planned = versions.find((version) => version.version === step.planVersion)?.plan.rollback.find((undo) => undo.id === step.stepId);
+  return planned ? `${step.planVersion}/${planned.undoes}` : undefined;
 }
 
 function urlOf(step: StepRecord): string | null {

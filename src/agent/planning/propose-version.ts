@@ -3,6 +3,7 @@
  * without a click when policy allows, or wait for approval.
  */
 import { approvalNeed, mayAutoRun, needsReapproval, planRisk, riskOfTool } from '../decisions/approval-policy.ts';
+import { reportBoard } from '../delivery/board.ts';
 import type { AgentContext } from '../context.ts';
 import { escalate } from '../execution/escalation.ts';
 import { diffPlans } from '../model/plan-diff.ts';
@@ -93,6 +94,8 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
     digest,
     attribution: ctx.settings.attribution !== false,
   });
+  // The board of the version this one replaces says so, instead of staying "waiting for a person".
+  if (options.kind === 'replan' && !auto) await reportBoard(ctx, runId, run);
   if (lowConfidence) {
     await escalate(ctx, {
       runId,

@@ -1,21 +1,10 @@
 import type { RunEventData, RunEventInput } from '../model/run-events.ts';
 import type { NewOwedMessage } from './outbox.ts';
 import type { RunTrace } from './tracer.ts';
+import type { RunStatus } from '../model/statuses.ts';
 
-export type RunStatus =
-  | 'planning'
-  | 'awaiting-approval'
-  | 'awaiting-answer' // the plan asked the requester questions
-  | 'executing'
-  | 'paused' // an open escalation or ask_human question holds the run
-  | 'rolling-back'
-  | 'succeeded'
-  | 'failed'
-  | 'aborted'
-  | 'cancelled'
-  | 'rejected';
-
-export const FINAL_RUN_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'aborted', 'cancelled', 'rejected'];
+export type { RunStatus } from '../model/statuses.ts';
+export { FINAL_RUN_STATUSES } from '../model/statuses.ts';
 
 /** Where a run talks to people: a Slack channel and thread, or a test surface's equivalent. */
 export interface Conversation {

@@ -1,16 +1,8 @@
 import type { Risk } from './tool.ts';
-import type { RunStatus } from './runs.ts';
+import type { RunStatus, StepStatus } from '../model/statuses.ts';
 import type { RunEventInput } from '../model/run-events.ts';
 
-export type StepStatus =
-  | 'pending'
-  | 'running'
-  | 'waiting' // ask_human: paused until someone answers
-  | 'succeeded'
-  | 'failed'
-  | 'skipped'
-  | 'cancelled'
-  | 'uncertain'; // a write that may have happened; a person decides
+export type { StepStatus } from '../model/statuses.ts';
 
 export type StepKind = 'forward' | 'rollback';
 

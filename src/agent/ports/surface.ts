@@ -3,6 +3,8 @@ import type { Plan } from '../model/plan.ts';
 import type { Text } from '../text/text.ts';
 import type { ConfirmationRecord, EscalationAnswer, EscalationRecord, ModelUsage, RunRecord, StepStatus } from './run-store.ts';
 import type { Risk } from './tool.ts';
+import type { ProgressPhase, RunVerdict } from '../model/run-outcome.ts';
+import type { StepResult } from '../model/step-results.ts';
 
 export interface BoardStep {
   stepId: string;
@@ -13,7 +15,13 @@ export interface BoardStep {
   elapsedMs: number | null;
   /** Links to what the step read or made (html_url of a PR, a workflow run…). */
   url: string | null;
+  /** What the link is ("acme/api#42"), for its label. */
+  urlLabel?: string | null;
   note: string | null;
+  /** Succeeded, but the check of its result could not be made: not shown as a pass. */
+  unchecked?: boolean;
+  /** A waiting step waits for an approver's Confirm or for an answer. */
+  waitingFor?: 'confirm' | 'answer' | null;
 }
 
 export interface BoardState {
@@ -24,6 +32,14 @@ export interface BoardState {
   steps: BoardStep[];
   startedAt: Date;
   elapsedMs: number;
+  /** The run's true outcome (model/run-outcome.ts): the title, the cards and the summary say the same. */
+  outcome?: RunVerdict;
+  /** What a run not yet ended is doing (running, checking, waiting on whom). */
+  phase?: ProgressPhase;
+  /** A newer plan version replaced the one drawn. */
+  replacedBy?: number | null;
+  /** Who asked: a step waiting for an answer waits for them. */
+  requester?: string;
 }
 
 export interface ProposedPlan {
@@ -65,6 +81,14 @@ export interface RunSummary {
   costUsd: number;
   /** Usage per role and model, when more than one model worked on the run. */
   models?: ModelUsage[];
+  /** The true outcome, from what happened to the steps and their checks (absent from summaries stored before it). */
+  verdict?: RunVerdict;
+  /** What the person asked for: reads' answers and changes in the past tense, with their links. */
+  results?: StepResult[];
+  /** The run's plan came from a runbook: saving it as one again makes no sense. */
+  fromRunbook?: boolean;
+  /** Some step of the run started (false: it ended before any did, e.g. cancelled while waiting for approval). */
+  ran?: boolean;
   /** `provider:model` of the fallback planner when it wrote a plan version of this run, and why it was asked. */
   fallbackPlanner?: { author: string; reason: string } | null;
 }

@@ -42,6 +42,8 @@ export interface BoardPublisherOptions {
   onBoardPosted?: (runId: string, ts: string) => Promise<void>;
   /** First wait after a send the client gave up on; doubles per failure up to 30 s. */
   retryBaseMs?: number;
+  /** TANDEM_ESCALATE_TO: a board paused by an escalation says it waits for them. */
+  escalateTo?: string | undefined;
   /** TANDEM_BOARD_STYLE; default auto. */
   style?: BoardStyle;
   /** How long a first post Slack did not answer is looked for in the thread before it counts as not posted. */
@@ -173,8 +175,9 @@ export class BoardPublisher {
   private async send(runId: string, entry: RunBoard, state: BoardState): Promise<void> {
     this.stats.sends += 1;
     const style = this.options.style ?? 'auto';
-    const plan = style === 'sections' || (style === 'auto' && this.planRefused) ? undefined : planBoard(state);
-    if (!plan) return this.sendView(runId, entry, statusBoard(state));
+    const drawing = { escalateTo: this.options.escalateTo };
+    const plan = style === 'sections' || (style === 'auto' && this.planRefused) ? undefined : planBoard(state, drawing);
+    if (!plan) return this.sendView(runId, entry, statusBoard(state, drawing));
     try {
       await this.sendView(runId, entry, plan);
     } catch (error) {
@@ -183,7 +186,7 @@ export class BoardPublisher {
       if (!this.planRefused)
         this.options.logger.warn({ err: describeError(error), runId, style }, 'Slack refused the plan block; drawing status boards with sections');
       this.planRefused = true;
-      await this.sendView(runId, entry, statusBoard(state));
+      await this.sendView(runId, entry, statusBoard(state, drawing));
     }
   }
 

@@ -27,6 +27,8 @@ export interface SlackSurfaceOptions {
   onBoardPosted?: (runId: string, ts: string) => Promise<void>;
   /** TANDEM_BOARD_STYLE. */
   boardStyle?: BoardStyle;
+  /** TANDEM_SHOW_COST: summaries show tokens and cost. */
+  showCost?: boolean;
   /** How long a post Slack did not answer is looked for in the thread before it counts as not posted (tests shorten it). */
   postSettle?: PostSettle;
 }
@@ -59,6 +61,7 @@ export class SlackSurface implements Surface {
       retryBaseMs: options.boardRetryBaseMs,
       onBoardPosted: options.onBoardPosted,
       style: options.boardStyle,
+      escalateTo: options.escalateTo,
       postSettle: options.postSettle,
     });
   }
@@ -144,7 +147,7 @@ export class SlackSurface implements Surface {
     // buttons that must go.
     await this.plans.runEnded(summary.run.id, summary.outcome);
     await this.board.finish(summary.run.id);
-    await this.post(summary.run, summaryMessage(summary), delivery);
+    await this.post(summary.run, summaryMessage(summary, { showCost: this.options.showCost === true }), delivery);
     await this.status.session(summary.run.id, summary.run.conversation, 'closed');
   }
 

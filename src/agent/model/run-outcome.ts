@@ -1,0 +1,125 @@
+/**
+ * A run's true outcome, derived from what happened to its steps and their checks, never from its status
+ * alone: a run the executor finished is "succeeded" only when every step succeeded and every check passed;
+ * otherwise it finished with what was skipped, failed or left unchecked. A cancel names what may have
+ * happened anyway; an Abort names what was rolled back and what is still in place. The board's title, its
+ * cards and the summary are all drawn from this one function, so they cannot disagree.
+ */
+import { z } from 'zod';
+import type { RunStatus, StepStatus } from './statuses.ts';
+
+/** How one step ended, as a person reads it (a skip by a person is a skip, whatever its record says). */
+export type StepShown = StepStatus;
+
+export interface OutcomeStep {
+  title: string;
+  kind: 'forward' | 'rollback';
+  status: StepShown;
+  /** The check of its result could not be made (the evaluator model was down): not a pass. */
+  unchecked?: boolean;
+  /** A write or destructive step: what it changed may need undoing. */
+  changes?: boolean;
+  /** Names the step within the run (plan version and step id), so an undo can say which change it undid. */
+  key?: string;
+  /** A rollback step: the key of the forward step it undoes. */
+  undoes?: string;
+}
+
+export const OUTCOME_KINDS = ['succeeded', 'finished-with-problems', 'failed', 'cancelled', 'aborted', 'rejected', 'in-progress'] as const;
+
+export const RunVerdictSchema = z.object({
+  kind: z.enum(OUTCOME_KINDS),
+  /** One line: "Succeeded", "Finished with 1 skipped", "Cancelled — uncertain: Deploy api may or may not have taken effect". */
+  headline: z.string(),
+  skipped: z.array(z.string()),
+  failed: z.array(z.string()),
+  uncertain: z.array(z.string()),
+  unchecked: z.array(z.string()),
+  rolledBack: z.array(z.string()),
+  /** Changes that were made and were not undone (after an Abort or a failed rollback). */
+  stillInPlace: z.array(z.string()),
+});
+export type RunVerdict = z.infer<typeof RunVerdictSchema>;
+
+const FINAL: Partial<Record<RunStatus, true>> = { succeeded: true, failed: true, aborted: true, cancelled: true, rejected: true };
+
+/** "Step A", "Step A and Step B", "Step A, Step B and 3 more". */
+export function listed(titles: readonly string[], max = 3): string {
+  const quoted = titles.slice(0, max);
+  const more = titles.length - quoted.length;
+  if (more > 0) return `${quoted.join(', ')} and ${more} more`;
+  if (quoted.length <= 1) return quoted[0] ?? '';
+  return `${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1)}`;
+}
+
+/** The outcome of a run whose status is `status` and whose steps (forward and rollback) are `steps`. */
+export function runOutcome(status: RunStatus, steps: readonly OutcomeStep[]): RunVerdict {
+  const forward = steps.filter((step) => step.kind === 'forward');
+  const undo = steps.filter((step) => step.kind === 'rollback');
+  const titles = (list: readonly OutcomeStep[], shown: StepShown) => list.filter((step) => step.status === shown).map((step) => step.title);
+  const skipped = titles(forward, 'skipped');
+  const failed = titles(forward, 'failed');
+  const uncertain = [...titles(forward, 'uncertain'), ...titles(undo, 'uncertain')];
+  const unchecked = forward.filter((step) => step.status === 'succeeded' && step.unchecked).map((step) => step.title);
+  const rolledBack = titles(undo, 'succeeded');
+  // A change stays in place unless an undo of it succeeded; said after an Abort, or when undo steps ran.
+  const undone = new Set(undo.filter((step) => step.status === 'succeeded' && step.undoes).map((step) => step.undoes));
+  const made = forward.filter((step) => step.changes && step.status === 'succeeded' && !(step.key && undone.has(step.key)));
+  const stillInPlace = status === 'aborted' || undo.length > 0 ? made.map((step) => step.title) : [];
+  const facts = { skipped, failed, uncertain, unchecked, rolledBack, stillInPlace };
+
+  if (!FINAL[status]) return { kind: 'in-progress', headline: '', ...facts };
+  if (status === 'rejected') return { kind: 'rejected', headline: 'Rejected', ...facts };
+  if (status === 'cancelled') {
+    const mayHave = uncertain.length ? ` — uncertain: ${listed(uncertain)} may or may not have taken effect` : '';
+    return { kind: 'cancelled', headline: `Cancelled${mayHave}`, ...facts };
+  }
+  if (status === 'aborted') {
+    const parts = [rolledBack.length ? `rolled back ${listed(rolledBack)}` : 'nothing was rolled back'];
+    if (stillInPlace.length) parts.push(`still in place: ${listed(stillInPlace)}`);
+    if (uncertain.length) parts.push(`uncertain: ${listed(uncertain)}`);
+    return { kind: 'aborted', headline: `Aborted — ${parts.join('; ')}`, ...facts };
+  }
+  if (status === 'failed') {
+    const what = failed.length ? ` — ${listed(failed)} failed` : uncertain.length ? ` — ${listed(uncertain)} uncertain` : '';
+    return { kind: 'failed', headline: `Failed${what}`, ...facts };
+  }
+  // The executor finished: succeeded only if every step succeeded and every check passed.
+  const problems = [
+    skipped.length ? `${skipped.length} skipped` : '',
+    failed.length ? `${failed.length} failed` : '',
+    uncertain.length ? `${uncertain.length} uncertain` : '',
+    unchecked.length ? `${unchecked.length} not checked` : '',
+  ].filter(Boolean);
+  const notDone = forward.filter((step) => step.status !== 'succeeded' && step.status !== 'skipped').length;
+  if (problems.length === 0 && notDone === 0) return { kind: 'succeeded', headline: 'Succeeded', ...facts };
+  return { kind: 'finished-with-problems', headline: `Finished with ${problems.join(', ') || `${notDone} not done`}`, ...facts };
+}
+
+/** What a run still in progress is doing, for a board's title. */
+export type ProgressPhase =
+  | { phase: 'running' }
+  /** Every step is done; the run is checking results before it ends. */
+  | { phase: 'checking' }
+  | { phase: 'waiting'; for: 'confirm' | 'answer' | 'decision' }
+  | { phase: 'rolling-back' }
+  | { phase: 'planning' }
+  | { phase: 'awaiting-approval' };
+
+export interface ProgressStep extends OutcomeStep {
+  /** What the step waits for, when it waits on a person. */
+  waitingFor?: 'confirm' | 'answer' | null;
+}
+
+/** The phase of a run not yet ended, from its status and steps. */
+export function progressPhase(status: RunStatus, steps: readonly ProgressStep[]): ProgressPhase {
+  const forward = steps.filter((step) => step.kind === 'forward');
+  if (status === 'rolling-back') return { phase: 'rolling-back' };
+  if (status === 'planning') return { phase: 'planning' };
+  if (status === 'awaiting-approval' || status === 'awaiting-answer') return { phase: 'awaiting-approval' };
+  const waiting = forward.find((step) => step.status === 'waiting');
+  if (waiting) return { phase: 'waiting', for: waiting.waitingFor ?? 'answer' };
+  if (status === 'paused') return { phase: 'waiting', for: 'decision' };
+  const allEnded = forward.length > 0 && forward.every((step) => step.status !== 'pending' && step.status !== 'running' && step.status !== 'waiting');
+  return allEnded ? { phase: 'checking' } : { phase: 'running' };
+}

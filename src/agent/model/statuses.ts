@@ -1,0 +1,25 @@
+/** Where a run and a step are in their lives: plain values every layer speaks of (the store's ports re-export them). */
+export type RunStatus =
+  | 'planning'
+  | 'awaiting-approval'
+  | 'awaiting-answer' // the plan asked the requester questions
+  | 'executing'
+  | 'paused' // an open escalation or ask_human question holds the run
+  | 'rolling-back'
+  | 'succeeded'
+  | 'failed'
+  | 'aborted'
+  | 'cancelled'
+  | 'rejected';
+
+export const FINAL_RUN_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'aborted', 'cancelled', 'rejected'];
+
+export type StepStatus =
+  | 'pending'
+  | 'running'
+  | 'waiting' // ask_human: paused until someone answers
+  | 'succeeded'
+  | 'failed'
+  | 'skipped'
+  | 'cancelled'
+  | 'uncertain'; // a write that may have happened; a person decides

@@ -1,0 +1,213 @@
+/**
+ * What a step found or did, in a few words a person asked for: a read's answer (a health check's status
+ * and latency, a model's text, the list a search found) and a change in the past tense with its link
+ * ("Opened acme/api#42 “Flaky test”"). Pure: a step's tool, args and stored output in, a short result out.
+ * Ids, tokens and raw args stay out; they live in `tandem show`.
+ */
+import { z } from 'zod';
+
+/** A link named by what it points to ("acme/api#42"), not "link". */
+export const ResultLinkSchema = z.object({ label: z.string(), url: z.string() });
+export type ResultLink = z.infer<typeof ResultLinkSchema>;
+
+export const StepResultSchema = z.object({
+  /** 'answer': what a read found; 'change': what a write did. */
+  kind: z.enum(['answer', 'change']),
+  /** One sentence (a change in the past tense, an answer as it reads). */
+  text: z.string(),
+  /** The object the sentence is about, labelled by what it is. */
+  link: ResultLinkSchema.nullable(),
+  /** A list the read found, shortened; `total` counts all of it and `rest` links to the whole list. */
+  items: z.array(ResultLinkSchema).optional(),
+  total: z.number().optional(),
+  rest: z.string().nullable().optional(),
+});
+export type StepResult = z.infer<typeof StepResultSchema>;
+
+export interface ResultSource {
+  tool: string;
+  title: string;
+  /** The args as planned (references unfilled where they were references). */
+  args: Record<string, unknown>;
+  output: Record<string, unknown> | null;
+  /** The tool's risk: a write without words of its own is still a change, said by its title. */
+  risk?: 'read' | 'write' | 'destructive';
+}
+
+/** How many items of a list the summary shows before linking to the rest. */
+export const LIST_ITEMS = 5;
+
+const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+
+/**
+ * "acme/api#42" for a GitHub issue or pull request address (github.com or an Enterprise host), else the
+ * address's host and path: a reader sees what the link is before opening it.
+ */
+export function linkLabel(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const numbered = /^\/([^/]+)\/([^/]+)\/(?:pull|issues)\/(\d+)/.exec(parsed.pathname);
+    if (numbered) return `${numbered[1]}/${numbered[2]}#${numbered[3]}`;
+    const release = /^\/([^/]+)\/([^/]+)\/releases\/tag\/([^/]+)/.exec(parsed.pathname);
+    if (release) return `${release[1]}/${release[2]} ${decodeURIComponent(release[3]!)}`;
+    const compare = /^\/([^/]+)\/([^/]+)\/compare\/(.+)$/.exec(parsed.pathname);
+    if (compare) return `${compare[1]}/${compare[2]} ${decodeURIComponent(compare[3]!)}`;
+    const workflow = /^\/([^/]+)\/([^/]+)\/actions\/runs\/(\d+)/.exec(parsed.pathname);
+    if (workflow) return `${workflow[1]}/${workflow[2]} workflow run`;
+    const path = parsed.pathname === '/' ? '' : parsed.pathname;
+    return `${parsed.host}${path}`;
+  } catch {
+    return url;
+  }
+}
+
+const linkTo = (url: string | undefined): ResultLink | null => (url ? { label: linkLabel(url), url } : null);
+
+/** Standard reason phrases for the statuses a health check meets most. */
+const REASONS: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  301: 'Moved Permanently',
+  302: 'Found',
+  304: 'Not Modified',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+/** The result of one step that produced output; undefined when it has nothing a person would read. */
+export function stepResult(step: ResultSource): StepResult | undefined {
+  const out = step.output;
+  const changed = step.risk !== undefined && step.risk !== 'read';
+  if (!out) return changed ? { kind: 'change', text: step.title, link: null } : undefined;
+  const make = RESULTS[step.tool];
+  return make ? make(out, step.args, step.title) : fallback(step, out, changed);
+}
+
+type Maker = (out: Record<string, unknown>, args: Record<string, unknown>, title: string) => StepResult | undefined;
+
+const RESULTS: Record<string, Maker> = {
+  http_check: (out) => {
+    const url = str(out.url);
+    const status = num(out.status) ?? 0;
+    const latency = num(out.latencyMs);
+    const where = url ? linkLabel(url) : 'The address';
+    if (status === 0) return { kind: 'answer', text: `${where} could not be reached${str(out.error) ? `: ${str(out.error)}` : ''}`, link: linkTo(url) };
+    const reason = REASONS[status] ? ` ${REASONS[status]}` : '';
+    const contains = out.contains === true ? ', with the expected text' : out.contains === false ? ', without the expected text' : '';
+    return { kind: 'answer', text: `${where} answered ${status}${reason}${latency !== undefined ? ` in ${latency} ms` : ''}${contains}`, link: linkTo(url) };
+  },
+  agent_task: (out) => (str(out.text) ? { kind: 'answer', text: str(out.text)!, link: null } : undefined),
+  llm_task: (out) => (str(out.text) ? { kind: 'answer', text: str(out.text)!, link: null } : undefined),
+  ask_human: () => undefined,
+  wait: () => undefined,
+  sleep: () => undefined,
+  github_search_issues: (out) => {
+    const items = listOf(out.items, (item) => `${linkLabel(str(item.url) ?? '')} ${str(item.title) ?? ''}`.trim());
+    const total = num(out.totalCount) ?? items.length;
+    const first = items[0]?.url;
+    const query = str(out.query);
+    const rest = first && query && total > LIST_ITEMS ? `${origin(first)}/search?q=${encodeURIComponent(query)}&type=issues` : null;
+    return {
+      kind: 'answer',
+      text: `Found ${total} ${total === 1 ? 'match' : 'matches'}${query ? ` for “${query}”` : ''}`,
+      link: null,
+      items: items.slice(0, LIST_ITEMS),
+      total,
+      rest,
+    };
+  },
+  github_list_pulls: (out) => {
+    const items = listOf(out.pulls, (pull) => `${linkLabel(str(pull.url) ?? '')} ${str(pull.title) ?? ''}`.trim());
+    const repo = str(out.repo);
+    const first = items[0]?.url;
+    const total = num(out.count) ?? items.length;
+    const rest = first && repo && total > LIST_ITEMS ? `${origin(first)}/${repo}/pulls` : null;
+    return {
+      kind: 'answer',
+      text: `${total} pull ${total === 1 ? 'request' : 'requests'}${repo ? ` in ${repo}` : ''}`,
+      link: null,
+      items: items.slice(0, LIST_ITEMS),
+      total,
+      rest,
+    };
+  },
+  github_get_pull: (out) => {
+    const url = str(out.url);
+    const state = out.merged === true ? 'merged' : str(out.state);
+    return { kind: 'answer', text: `${url ? linkLabel(url) : 'The pull request'} “${str(out.title) ?? ''}”${state ? ` is ${state}` : ''}`, link: linkTo(url) };
+  },
+  github_create_issue: (out, args) => {
+    const url = str(out.url);
+    const label = url ? linkLabel(url) : `${str(args.repo) ?? 'an issue'}`;
+    return { kind: 'change', text: `Opened ${label}${str(out.title) ? ` “${str(out.title)}”` : ''}`, link: linkTo(url) };
+  },
+  github_comment: (out, args) => {
+    const url = str(out.url);
+    const on = url ? linkLabel(url) : `${str(args.repo) ?? ''}#${String(out.number ?? args.number ?? '')}`;
+    return { kind: 'change', text: `Commented on ${on}`, link: linkTo(url) };
+  },
+  github_merge_pull: (out, args) => {
+    const url = str(out.url);
+    const method = str(args.method);
+    const what = url ? linkLabel(url) : `${str(args.repo) ?? ''}#${String(out.number ?? args.number ?? '')}`;
+    return { kind: 'change', text: `Merged ${what}${method && method !== 'merge' ? ` (${method})` : ''}`, link: linkTo(url) };
+  },
+  github_add_labels: (out) => {
+    const url = str(out.url);
+    const labels = Array.isArray(out.labels) ? out.labels.filter((label): label is string => typeof label === 'string') : [];
+    return { kind: 'change', text: `Labelled ${url ? linkLabel(url) : 'it'}${labels.length ? ` ${labels.join(', ')}` : ''}`, link: linkTo(url) };
+  },
+  github_create_release: (out, args) => {
+    const url = str(out.url);
+    const tag = str(out.tag) ?? str(args.tag) ?? '';
+    const repo = str(args.repo);
+    return { kind: 'change', text: `${out.draft === true ? 'Drafted release' : 'Released'} ${tag}${repo ? ` of ${repo}` : ''}`, link: linkTo(url) };
+  },
+  github_dispatch_workflow: (out, args) => {
+    const url = str(out.url);
+    const workflow = str(args.workflow) ?? 'the workflow';
+    const ended = str(out.conclusion) ?? str(out.status);
+    return { kind: 'change', text: `Ran ${workflow}${str(args.repo) ? ` on ${str(args.repo)}` : ''}${ended ? ` — ${ended}` : ''}`, link: linkTo(url) };
+  },
+  slack_notify: (out, args) => {
+    const channel = str(args.channel) ?? str(out.channel) ?? 'the channel';
+    const url = str(out.url);
+    return {
+      kind: 'change',
+      text: `Posted in ${channel.startsWith('#') || /^[CDG][A-Z0-9]+$/.test(channel) ? channel : `#${channel}`}`,
+      link: url ? { label: 'the message', url } : null,
+    };
+  },
+};
+
+/** A tool without its own words (an MCP tool, a test's): its title for what it did, and the address it returned. */
+function fallback(step: ResultSource, out: Record<string, unknown>, changed: boolean): StepResult | undefined {
+  const url = str(out.url);
+  if (changed) return { kind: 'change', text: step.title, link: linkTo(url) };
+  if (!url) return undefined;
+  return { kind: 'answer', text: step.title, link: linkTo(url) };
+}
+
+function listOf(raw: unknown, label: (item: Record<string, unknown>) => string): ResultLink[] {
+  if (!Array.isArray(raw)) return [];
+  return raw
+    .filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null)
+    .flatMap((item) => (str(item.url) ? [{ label: label(item), url: str(item.url)! }] : []));
+}
+
+function origin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '';
+  }
+}

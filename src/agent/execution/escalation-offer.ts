@@ -88,7 +88,12 @@ export async function offeredAnswers(ctx: AgentContext, run: RunRecord, escalati
 /** What the escalation message says and offers; `note` goes above it when it is posted again. */
 export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalation: EscalationSubject, note?: string): Promise<EscalationOffer> {
   const steps = await ctx.store.listSteps(run.id);
-  const step = escalation.stepId ? steps.find((s) => isStepOf(s, escalation)) : undefined;
+  // A failed replan is about the step whose failure asked for it: the latest failed step of that version.
+  const step = escalation.stepId
+    ? steps.find((s) => isStepOf(s, escalation))
+    : escalation.kind === 'replan-failed'
+      ? steps.filter((s) => s.planVersion === escalation.planVersion && s.kind === 'forward' && s.status === 'failed').at(-1)
+      : undefined;
   const answers = await offeredAnswers(ctx, run, escalation, steps);
   const version = run.currentPlanVersion ?? escalation.planVersion;
   const forward = steps.filter((s) => s.kind === 'forward');
@@ -126,7 +131,9 @@ function happened(escalation: EscalationSubject, step: StepRecord | undefined, p
     case 'low-confidence':
       return `The planner is not confident in this plan (${planSteps} ${planSteps === 1 ? 'step' : 'steps'}), so nothing has run yet.`;
     case 'replan-failed':
-      return 'A step failed and the planner could not make a new plan for the rest of the work.';
+      return step
+        ? `${title} failed${why}, and the planner could not make a new plan for the rest of the work.`
+        : 'A step failed and the planner could not make a new plan for the rest of the work.';
     case 'not-approved':
       return step
         ? `The rollback step ${title} was not run: its plan changed after it was approved. The rest of the rollback goes on; undo it by hand if it is needed.`

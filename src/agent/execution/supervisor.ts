@@ -27,7 +27,7 @@ export async function onStepFailure(ctx: AgentContext, run: RunRecord, _plan: Pl
   const unfixable = unfixableFailure(failed.error);
   if (unfixable) {
     // A host or repository not allowed, a missing credential: a new plan cannot fix it, so the replan budget is kept.
-    await escalate(ctx, { ...base, kind: 'step-failed', message: `${failed.stepId} (${failed.title}) was not run (${unfixable}): ${message}` });
+    await escalate(ctx, { ...base, kind: 'step-failed', message: `${failed.stepId} (${failed.title}) was not run: ${message}` });
     return;
   }
   if (failed.error?.code === 'evaluation-failed') {

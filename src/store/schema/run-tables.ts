@@ -36,6 +36,8 @@ export const runs = pgTable(
   },
   (t) => [
     index('runs_status_idx').on(t.status),
+    /** `tandem runs` and every listing read the newest runs first: without it, each listing sorts the whole table. */
+    index('runs_created_idx').on(t.createdAt, t.id),
     index('runs_finished_idx').on(t.finishedAt),
     index('runs_conversation_idx').on(t.channel, t.threadTs),
     index('runs_requester_idx').on(t.requester, t.createdAt),

@@ -26,6 +26,9 @@ const BENCHES: Bench[] = [
   // Issue 34: a store months old, then time and scale.
   { script: 'full-store.ts', args: ['pglite'] },
   { script: 'full-store.ts', args: ['postgres'], needsPostgres: true },
+  { script: 'open-runs.ts', args: ['pglite'] },
+  { script: 'open-runs.ts', args: ['postgres'], needsPostgres: true },
+  { script: 'big-plans.ts' },
 ];
 
 const hasPostgres = Boolean(process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL);

@@ -29,6 +29,8 @@ const BENCHES: Bench[] = [
   { script: 'open-runs.ts', args: ['pglite'] },
   { script: 'open-runs.ts', args: ['postgres'], needsPostgres: true },
   { script: 'big-plans.ts' },
+  { script: 'soak.ts', args: ['pglite'] },
+  { script: 'soak.ts', args: ['postgres'], needsPostgres: true },
 ];
 
 const hasPostgres = Boolean(process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL);

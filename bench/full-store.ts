@@ -137,7 +137,8 @@ for (const side of [agents.empty, agents.full]) {
 const rates = { empty: [] as number[], full: [] as number[] };
 const perStep = { empty: [] as number[], full: [] as number[] };
 for (let round = 0; round < ROUNDS; round++) {
-  for (const side of ['empty', 'full'] as const) {
+  // Which store goes first swaps every round, so neither always follows the other's work.
+  for (const side of round % 2 ? (['full', 'empty'] as const) : (['empty', 'full'] as const)) {
     rates[side].push(WIDE / ((await timedRun(agents[side].wide, plan(WIDE, false))) / 1000));
     perStep[side].push((await timedRun(agents[side].chain, plan(CHAIN, true))) / CHAIN);
   }

@@ -12,6 +12,7 @@
  * BENCH_ROUNDS (default 5), BENCH_SAMPLES (query samples, default 200).
  */
 import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { createAgent, type Agent } from '../src/agent/agent.ts';
 import type { PlannerAnswer } from '../src/agent/planning/planner-schema.ts';
@@ -129,6 +130,8 @@ const fillStarted = performance.now();
 const filled = await fillStore(full.database.db, { templateRunId: template!.id, runs: RUNS, eventsPerRun: EVENTS_PER_RUN });
 console.log(`${label}: filled ${filled.runs} runs, ${filled.events} events in ${((performance.now() - fillStarted) / 1000).toFixed(1)} s`);
 
+// Both stores with statistics, as autovacuum keeps a store in use (the filler analysed the full one).
+await empty.database.db.execute(sql`analyze`);
 // Warm both (JIT, prepared statements), then alternate empty and full, round by round.
 for (const side of [agents.empty, agents.full]) {
   await timedRun(side.wide, plan(20, false));

@@ -5,7 +5,8 @@
  * (/proc/self/fd) and, on PostgreSQL, the server's connections to the database (pg_stat_activity).
  * Goals: RSS at the end ≤ 1.1 × RSS after the first 10 % (no leak); event-loop delay p99 < 20 ms over the
  * last 90 % (perf_hooks monitorEventLoopDelay); descriptors and connections do not grow.
- * Run: npx tsx bench/soak.ts [pglite|postgres]    Knobs: BENCH_SOAK_RUNS (default 10000), BENCH_BATCH (default 20).
+ * Run: npx tsx bench/soak.ts [pglite|postgres]    Knobs: BENCH_SOAK_RUNS (default 10000), BENCH_BATCH (default 20),
+ * BENCH_PAUSE_MS (a pause after each batch, default 0: saturation).
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +29,8 @@ import { freshPostgres } from './support/fresh-postgres.ts';
 
 const RUNS = Number(process.env.BENCH_SOAK_RUNS ?? 10_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 20);
+/** A pause between batches: 0 runs at saturation; a pause paces the soak like a team's arrivals. */
+const PAUSE_MS = Number(process.env.BENCH_PAUSE_MS ?? 0);
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
@@ -104,6 +107,7 @@ for (let done = 0; done < RUNS; done += BATCH) {
     ),
   );
   await agent.idle();
+  if (PAUSE_MS) await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
   if (!early && done + BATCH >= RUNS / 10) {
     early = await reading();
     console.log(`after ${done + BATCH} runs: ${JSON.stringify(early)}`);
@@ -122,7 +126,7 @@ if (folder) rmSync(folder, { recursive: true, force: true });
 
 const rssRatio = late.rssMb / early!.rssMb;
 const p99 = delay.percentile(99) / 1e6;
-printFigures(`soak (${label}, ${RUNS} runs)`, [
+printFigures(`soak (${label}, ${RUNS} runs${PAUSE_MS ? `, ${PAUSE_MS} ms between batches of ${BATCH}` : ''})`, [
   {
     name: 'RSS at the end ÷ after the first 10 %',
     value: rssRatio,

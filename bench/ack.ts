@@ -9,6 +9,7 @@
  * without it the inbox is in memory (the cost of Bolt and the listeners alone).
  */
 import { spawn } from 'node:child_process';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { webApi } from '@slack/bolt';
@@ -27,7 +28,7 @@ import { createSlackInbox, openDatabase, type Database } from '../src/store/inde
 import { BOT_TOKEN, MemoryRunQueries, RecordingAgent, SIGNING_SECRET, silentLogger } from '../test/fakes/slack-harness.ts';
 
 const CONCURRENCY = 100;
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.BENCH_ACK_ROUNDS ?? 5);
 
 const role = process.argv[2];
 if (role === '--fake') await serveFake();
@@ -53,6 +54,26 @@ async function serveBot(apiUrl: string): Promise<void> {
     ...(store ? { inbox: createSlackInbox(store.database.db, { owner: 'bench', soleOwner: store.database.engine === 'pglite' }) } : {}),
   });
   const { port } = await slack.start(0);
+  // Where a bad round's time goes inside the bot: its event-loop delay and its garbage collections since the last "where" line.
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  let gcMs = 0;
+  let gcCount = 0;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gcMs += entry.duration;
+      gcCount++;
+    }
+  }).observe({ entryTypes: ['gc'] });
+  createInterface({ input: process.stdin }).on('line', (line) => {
+    if (line !== 'where') return;
+    console.log(
+      `WHERE ${JSON.stringify({ loopP99: delay.percentile(99) / 1e6, loopMax: delay.max / 1e6, gcMs, gcCount, store: store?.database.engine ?? 'memory' })}`,
+    );
+    delay.reset();
+    gcMs = 0;
+    gcCount = 0;
+  });
   console.log(`READY http://127.0.0.1:${port}/slack/events`);
   await untilStdinEnds();
   await slack.stop();
@@ -79,16 +100,27 @@ function untilStdinEnds(): Promise<void> {
 }
 
 /** Starts this file in another role; resolves with what it printed after READY. Closing stdin stops it cleanly. */
-async function child(args: string[], extraNodeArgs: string[] = []): Promise<{ value: string; stop: () => void; exited: Promise<void>; pid: number }> {
+async function child(
+  args: string[],
+  extraNodeArgs: string[] = [],
+): Promise<{ value: string; stop: () => void; exited: Promise<void>; pid: number; ask: (line: string) => Promise<string> }> {
   const proc = spawn(process.execPath, [...extraNodeArgs, '--import', 'tsx', new URL(import.meta.url).pathname, ...args], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => proc.on('exit', () => resolve()));
+  const lines = createInterface({ input: proc.stdout! });
   const value = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: proc.stdout! }).on('line', (line) => line.startsWith('READY ') && resolve(line.slice(6)));
+    lines.on('line', (line) => line.startsWith('READY ') && resolve(line.slice(6)));
     void exited.then(() => reject(new Error(`${args[0]} exited early`)));
   });
-  return { value, stop: () => proc.stdin!.end(), exited, pid: proc.pid! };
+  /** Sends a line and resolves with the next line of output that starts with its answer's word. */
+  const ask = (line: string) =>
+    new Promise<string>((resolve) => {
+      const answer = (out: string) => out.startsWith('WHERE ') && (lines.off('line', answer), resolve(out.slice(6)));
+      lines.on('line', answer);
+      proc.stdin!.write(`${line}\n`);
+    });
+  return { value, stop: () => proc.stdin!.end(), exited, pid: proc.pid!, ask };
 }
 
 /** CPU time (user + system) of a process, from /proc, in ms (10 ms ticks). */
@@ -187,15 +219,18 @@ async function main(): Promise<void> {
 
     const worst = { mentions: 0, clicks: 0 };
     const botCpu = { mentions: { ms: 0 }, clicks: { ms: 0 } };
+    await bot.ask('where');
     for (let round = 1; round <= ROUNDS; round += 1) {
       const mentions = report(
         `round ${round}: ${CONCURRENCY} mentions`,
         await burstWithCpu(bot.pid, botCpu.mentions, () => timedAll(CONCURRENCY, (via, i) => mention(via, `U${i}`, i))),
       );
+      console.log(`  in the bot: ${await bot.ask('where')}`);
       const clicks = report(
         `round ${round}: ${CONCURRENCY} clicks`,
         await burstWithCpu(bot.pid, botCpu.clicks, () => timedAll(CONCURRENCY, (via, i) => click(via, `U${i}`))),
       );
+      console.log(`  in the bot: ${await bot.ask('where')}`);
       worst.mentions = Math.max(worst.mentions, mentions);
       worst.clicks = Math.max(worst.clicks, clicks);
     }

@@ -23,6 +23,14 @@ const BENCHES: Bench[] = [
   { script: 'ack.ts', env: { BENCH_INBOX: 'pglite' } },
   { script: 'ack.ts', env: { BENCH_INBOX: 'postgres' }, needsPostgres: true },
   { script: 'memory.ts' },
+  // Issue 34: a store months old, then time and scale.
+  { script: 'full-store.ts', args: ['pglite'] },
+  { script: 'full-store.ts', args: ['postgres'], needsPostgres: true },
+  { script: 'open-runs.ts', args: ['pglite'] },
+  { script: 'open-runs.ts', args: ['postgres'], needsPostgres: true },
+  { script: 'big-plans.ts' },
+  { script: 'soak.ts', args: ['pglite'] },
+  { script: 'soak.ts', args: ['postgres'], needsPostgres: true },
 ];
 
 const hasPostgres = Boolean(process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL);

@@ -22,6 +22,9 @@ export interface ReplicaSettings {
   refreshMs: number;
 }
 
+/** As many runs as `resumeRuns` lists alone on the store at start-up. */
+const START_UP_ADOPTION_LIMIT = 1000;
+
 export const DEFAULT_REPLICA_SETTINGS: ReplicaSettings = { leaseMs: 30_000, heartbeatMs: 10_000, adoptEveryMs: 5_000, refreshMs: 1_000 };
 
 export interface RunLeases {
@@ -146,7 +149,9 @@ export function createRunLeases(options: LeaseOptions): RunLeases {
         owner,
         leaseMs: settings.leaseMs,
         statuses,
-        limit: 50,
+        // At start-up every run left by the process this one replaces is taken at once (a thousand runs would
+        // otherwise wait twenty scans, 100 s); the periodic scans take 50 at a time, leaving peers their share.
+        limit: adoptOptions.waitForLocks ? START_UP_ADOPTION_LIMIT : 50,
         graceMs: adoptionGraceMs(settings),
         skipLocked: !adoptOptions.waitForLocks,
       });

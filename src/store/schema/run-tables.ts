@@ -36,6 +36,10 @@ export const runs = pgTable(
   },
   (t) => [
     index('runs_status_idx').on(t.status),
+    /** `tandem runs` and every listing read the newest runs first: without it, each listing sorts the whole table. */
+    index('runs_created_idx').on(t.createdAt, t.id),
+    /** Each replica's dead-owner sweep (every 5 s) reads the live leases: the few open runs, not months of ended ones. */
+    index('runs_lease_idx').on(t.leaseUntil),
     index('runs_finished_idx').on(t.finishedAt),
     index('runs_conversation_idx').on(t.channel, t.threadTs),
     index('runs_requester_idx').on(t.requester, t.createdAt),

@@ -1,0 +1,161 @@
+/**
+ * A thousand open runs survive a crash: a process (this file, forked) starts 1,000 runs of two chained read
+ * steps whose first step never returns, and is killed (SIGKILL) once every one of them is running. A new
+ * process then opens the same store as `tandem start` does (on PostgreSQL: the dead process's leases let go
+ * first, as the start-up's dead-replica sweep does; on PGlite: the sole owner resumes what it finds) and
+ * resumes. Printed: the time from the new process's spawn until every run has moved again (its first step
+ * run again), goal ≤ 10 s, and that every step ran exactly once after the restart (checked).
+ * Run: npx tsx bench/open-runs.ts [pglite|postgres]
+ * Knob: BENCH_OPEN (open runs, default 1000).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { createAgent } from '../src/agent/agent.ts';
+import type { Plan } from '../src/agent/model/plan.ts';
+import type { LlmClient } from '../src/agent/ports/llm.ts';
+import type { AnyTool } from '../src/agent/ports/tool.ts';
+import { isDeadLocalReplica, newReplicaId } from '../src/runtime/replica-id.ts';
+import { createRunStore, expireLeasesOfDeadOwners, openDatabase } from '../src/store/index.ts';
+import type { DatabaseOptions } from '../src/store/database.ts';
+import { quietSurface } from './quiet-surface.ts';
+import { atMost, printFigures } from './support/figures.ts';
+import { freshPostgres } from './support/fresh-postgres.ts';
+
+const OPEN = Number(process.env.BENCH_OPEN ?? 1000);
+
+const plan: Plan = {
+  schemaVersion: 1,
+  goal: 'bench',
+  confidence: 1,
+  steps: [
+    { id: 's1', title: 'first', tool: 'hold', args: {}, dependsOn: [] },
+    { id: 's2', title: 'second', tool: 'hold', args: {}, dependsOn: ['s1'] },
+  ],
+  rollback: [],
+};
+const noModel: LlmClient = { has: () => false, generate: () => Promise.reject(new Error('no model in this bench')) };
+
+/** The agent `tandem start` builds, reduced to what this bench needs; `hold` is the step's tool. */
+async function openAgent(where: DatabaseOptions, hold: AnyTool['run']) {
+  const database = await openDatabase(where);
+  const owner = newReplicaId();
+  const agent = createAgent({
+    store: createRunStore(database.db),
+    llm: noModel,
+    tools: [{ name: 'hold', description: 'holds', risk: 'read', input: z.object({}), run: hold }],
+    surface: quietSurface,
+    approvers: { isApprover: async () => true },
+    settings: {
+      budgets: { maxSteps: 20, maxReplans: 0, runTimeoutS: 3600, stepTimeoutS: 3600, maxTokens: 1_000_000 },
+      confidenceThreshold: 0.5,
+      autoRunReadOnly: false,
+      secrets: [],
+      concurrency: 4,
+    },
+    logger: { info: () => undefined, warn: (obj, msg) => console.warn(msg, obj), error: (obj, msg) => console.error(msg, obj) },
+    owner,
+    soleOwner: database.engine === 'pglite',
+    runbooks: { match: () => ({ name: 'bench', plan, preApproved: true }) },
+  });
+  return { database, agent, owner };
+}
+
+/** The process that dies: every run's first step starts and never ends. */
+async function doomed(where: DatabaseOptions): Promise<void> {
+  let running = 0;
+  const { agent } = await openAgent(where, () => {
+    if (++running === OPEN) process.send!('all running');
+    return new Promise(() => {});
+  });
+  await agent.resume();
+  for (let i = 0; i < OPEN; i++)
+    void agent.startRun({ task: `open ${i}`, requester: 'UBENCH', conversation: { channel: 'CBENCH', threadTs: randomUUID() }, origin: 'schedule' });
+  await new Promise(() => {}); // until killed
+}
+
+/** The restarted process: reports when every run moved, then whether each step ran once. */
+async function restarted(where: DatabaseOptions): Promise<void> {
+  const opened = Date.now();
+  const calls = new Map<string, number>();
+  const firstOfRun = new Map<string, number>();
+  let allMoving: (at: number) => void;
+  const moving = new Promise<number>((resolve) => (allMoving = resolve));
+  const { database, agent, owner } = await openAgent(where, async (_args, ctx) => {
+    const key = `${ctx.runId}/${ctx.stepId}`;
+    calls.set(key, (calls.get(key) ?? 0) + 1);
+    if (!firstOfRun.has(ctx.runId)) {
+      firstOfRun.set(ctx.runId, Date.now());
+      if (firstOfRun.size === OPEN) allMoving(Date.now());
+    }
+    return { status: 'ok', output: {} };
+  });
+  const ready = Date.now();
+  if (database.engine === 'postgres') await expireLeasesOfDeadOwners(database.db, (other) => isDeadLocalReplica(other, owner));
+  await agent.resume();
+  const resumed = Date.now();
+  const lastMoved = await moving;
+  await agent.idle();
+  const once = [...calls.values()].every((count) => count === 1) && calls.size === OPEN * 2;
+  process.send!({ opened, ready, resumed, lastMoved, once, steps: calls.size });
+  await agent.shutdown(1000);
+  await database.close();
+}
+
+function forkSelf(mode: string, where: DatabaseOptions): ChildProcess {
+  return fork(fileURLToPath(import.meta.url), [mode, JSON.stringify(where)], { execArgv: ['--import', 'tsx'] });
+}
+const message = <T>(child: ChildProcess) =>
+  new Promise<T>((resolve, reject) => (child.once('message', (m) => resolve(m as T)), child.once('exit', (code) => reject(new Error(`exited (${code})`)))));
+
+async function main(engine: 'pglite' | 'postgres'): Promise<void> {
+  const server = engine === 'postgres' ? await freshPostgres() : undefined;
+  if (engine === 'postgres' && !server) throw new Error('bench/open-runs.ts postgres needs TEST_DATABASE_URL or DATABASE_URL');
+  const folder = engine === 'pglite' ? mkdtempSync(path.join(tmpdir(), 'tandem-open-runs-')) : undefined;
+  const where: DatabaseOptions = server ? { url: server.url } : { dataDir: folder! };
+  if (folder) {
+    const setup = await openDatabase(where);
+    await setup.migrate();
+    await setup.close();
+  }
+  try {
+    const first = forkSelf('--doomed', where);
+    const filling = Date.now();
+    await message(first);
+    console.log(`${OPEN} runs with a running step in ${((Date.now() - filling) / 1000).toFixed(1)} s; killing the process`);
+    const gone = new Promise((resolve) => first.once('exit', resolve));
+    first.kill('SIGKILL');
+    await gone;
+    const spawned = Date.now();
+    const report = await message<{ opened: number; ready: number; resumed: number; lastMoved: number; once: boolean; steps: number }>(
+      forkSelf('--restarted', where),
+    );
+    const seconds = (report.lastMoved - spawned) / 1000;
+    const label = engine === 'postgres' ? 'PostgreSQL' : 'PGlite';
+    console.log(
+      `${label}: process up ${((report.opened - spawned) / 1000).toFixed(2)} s after spawn, store open ${((report.ready - spawned) / 1000).toFixed(2)} s, resume returned ${((report.resumed - spawned) / 1000).toFixed(2)} s, last run moving ${seconds.toFixed(2)} s`,
+    );
+    if (!report.once) throw new Error(`steps did not run exactly once after the restart (${report.steps} of ${OPEN * 2} steps seen)`);
+    printFigures(`open runs (${label})`, [
+      {
+        name: `${OPEN} open runs all moving after a kill`,
+        value: seconds,
+        unit: 's',
+        ...atMost(10)(seconds),
+        baseline: `from the new process's spawn; node and tsx up in ${((report.opened - spawned) / 1000).toFixed(2)} s; every step once after (checked)`,
+      },
+    ]);
+  } finally {
+    await server?.drop();
+    if (folder) rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+const [, , mode, where] = process.argv;
+if (mode === '--doomed') await doomed(JSON.parse(where!) as DatabaseOptions);
+else if (mode === '--restarted') await restarted(JSON.parse(where!) as DatabaseOptions);
+else await main(mode === 'postgres' ? 'postgres' : 'pglite');

@@ -1,0 +1,162 @@
+/**
+ * A long soak: N runs (default 10,000) of 3 chained instant read steps through one process and one agent,
+ * 20 at a time, on a PGlite folder or a fresh PostgreSQL database. After the first 10 % and again at the end
+ * (each after a full garbage collection) it reads the process's RSS, its open file descriptors
+ * (/proc/self/fd) and, on PostgreSQL, the server's connections to the database (pg_stat_activity).
+ * Goals: RSS at the end ≤ 1.1 × RSS after the first 10 % (no leak); event-loop delay p99 < 20 ms over the
+ * last 90 % (perf_hooks monitorEventLoopDelay); descriptors and connections do not grow.
+ * Run: npx tsx bench/soak.ts [pglite|postgres]    Knobs: BENCH_SOAK_RUNS (default 10000), BENCH_BATCH (default 20),
+ * BENCH_PAUSE_MS (a pause after each batch, default 0: saturation).
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { randomUUID } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { createAgent } from '../src/agent/agent.ts';
+import type { Plan } from '../src/agent/model/plan.ts';
+import type { LlmClient } from '../src/agent/ports/llm.ts';
+import type { AnyTool } from '../src/agent/ports/tool.ts';
+import { rawRows } from '../src/store/engine/raw-rows.ts';
+import { createRunStore, openDatabase } from '../src/store/index.ts';
+import { quietSurface } from './quiet-surface.ts';
+import { atMost, below, printFigures } from './support/figures.ts';
+import { freshPostgres } from './support/fresh-postgres.ts';
+
+const RUNS = Number(process.env.BENCH_SOAK_RUNS ?? 10_000);
+const BATCH = Number(process.env.BENCH_BATCH ?? 20);
+/** A pause between batches: 0 runs at saturation; a pause paces the soak like a team's arrivals. */
+const PAUSE_MS = Number(process.env.BENCH_PAUSE_MS ?? 0);
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+const plan: Plan = {
+  schemaVersion: 1,
+  goal: 'soak',
+  confidence: 1,
+  steps: [1, 2, 3].map((i) => ({ id: `s${i}`, title: `step ${i}`, tool: 'instant', args: { i }, dependsOn: i > 1 ? [`s${i - 1}`] : [] })),
+  rollback: [],
+};
+let steps = 0;
+const instant: AnyTool = {
+  name: 'instant',
+  description: 'returns at once',
+  risk: 'read',
+  input: z.object({ i: z.number() }),
+  async run(args: { i: number }) {
+    steps++;
+    return { status: 'ok', output: { i: args.i, text: 'x'.repeat(200) } };
+  },
+};
+const noModel: LlmClient = { has: () => false, generate: () => Promise.reject(new Error('no model in this bench')) };
+
+const engine = process.argv[2] === 'postgres' ? 'postgres' : 'pglite';
+const label = engine === 'postgres' ? 'PostgreSQL' : 'PGlite';
+const server = engine === 'postgres' ? await freshPostgres() : undefined;
+if (engine === 'postgres' && !server) throw new Error('bench/soak.ts postgres needs TEST_DATABASE_URL or DATABASE_URL');
+const folder = server ? undefined : mkdtempSync(path.join(tmpdir(), 'tandem-soak-'));
+const database = await openDatabase(server ? { url: server.url } : { dataDir: folder! });
+await database.migrate();
+const agent = createAgent({
+  store: createRunStore(database.db),
+  llm: noModel,
+  tools: [instant],
+  surface: quietSurface,
+  approvers: { isApprover: async () => true },
+  settings: {
+    budgets: { maxSteps: 20, maxReplans: 0, runTimeoutS: 3600, stepTimeoutS: 60, maxTokens: 1_000_000 },
+    confidenceThreshold: 0.5,
+    autoRunReadOnly: false,
+    secrets: [],
+    concurrency: 4,
+  },
+  logger: { info: () => undefined, warn: (obj, msg) => console.warn(msg, obj), error: (obj, msg) => console.error(msg, obj) },
+  owner: 'soak',
+  soleOwner: database.engine === 'pglite',
+  runbooks: { match: () => ({ name: 'soak', plan, preApproved: true }) },
+});
+await agent.resume();
+
+async function reading() {
+  gc();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  gc();
+  const connections =
+    database.engine === 'postgres'
+      ? (await rawRows<{ n: number }>(database.db, sql`select count(*)::int as n from pg_stat_activity where datname = current_database()`))[0]!.n
+      : null;
+  return {
+    rssMb: process.memoryUsage().rss / 2 ** 20,
+    heapMb: process.memoryUsage().heapUsed / 2 ** 20,
+    fds: readdirSync('/proc/self/fd').length,
+    connections,
+  };
+}
+
+const delay = monitorEventLoopDelay({ resolution: 10 });
+const started = performance.now();
+let early: Awaited<ReturnType<typeof reading>> | undefined;
+for (let done = 0; done < RUNS; done += BATCH) {
+  await Promise.all(
+    Array.from({ length: Math.min(BATCH, RUNS - done) }, () =>
+      agent.startRun({ task: 'soak', requester: 'USOAK', conversation: { channel: 'CSOAK', threadTs: randomUUID() }, origin: 'schedule' }),
+    ),
+  );
+  await agent.idle();
+  if (PAUSE_MS) await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+  if (!early && done + BATCH >= RUNS / 10) {
+    early = await reading();
+    console.log(`after ${done + BATCH} runs: ${JSON.stringify(early)}`);
+    delay.enable();
+  }
+}
+delay.disable();
+const late = await reading();
+const seconds = (performance.now() - started) / 1000;
+console.log(`after ${RUNS} runs: ${JSON.stringify(late)}; ${steps} steps in ${seconds.toFixed(0)} s`);
+if (steps !== RUNS * plan.steps.length) throw new Error(`${steps} steps ran, ${RUNS * plan.steps.length} expected`);
+await agent.shutdown(1000);
+await database.close();
+await server?.drop();
+if (folder) rmSync(folder, { recursive: true, force: true });
+
+const rssRatio = late.rssMb / early!.rssMb;
+const p99 = delay.percentile(99) / 1e6;
+printFigures(`soak (${label}, ${RUNS} runs${PAUSE_MS ? `, ${PAUSE_MS} ms between batches of ${BATCH}` : ''})`, [
+  {
+    name: 'RSS at the end ÷ after the first 10 %',
+    value: rssRatio,
+    unit: '',
+    ...atMost(1.1)(rssRatio),
+    baseline: `${early!.rssMb.toFixed(0)} → ${late.rssMb.toFixed(0)} MB; heap ${early!.heapMb.toFixed(0)} → ${late.heapMb.toFixed(0)} MB`,
+  },
+  {
+    name: 'event-loop delay p99 (last 90 %)',
+    value: p99,
+    unit: 'ms',
+    ...below(20)(p99),
+    baseline: `p50 ${(delay.percentile(50) / 1e6).toFixed(1)} ms, p90 ${(delay.percentile(90) / 1e6).toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(0)} ms over ${delay.count} samples; ${(RUNS / seconds).toFixed(0)} runs/s`,
+  },
+  {
+    name: 'file descriptors, end − after 10 %',
+    value: late.fds - early!.fds,
+    unit: '',
+    ...atMost(0)(late.fds - early!.fds),
+    baseline: `${early!.fds} → ${late.fds}`,
+  },
+  ...(late.connections === null
+    ? []
+    : [
+        {
+          name: 'database connections, end − after 10 %',
+          value: late.connections - early!.connections!,
+          unit: '',
+          ...atMost(0)(late.connections - early!.connections!),
+          baseline: `${early!.connections} → ${late.connections} (pool of 10)`,
+        },
+      ]),
+]);

@@ -85,6 +85,7 @@ describe('housekeeping', () => {
     const summaries = h.surface.of(run.id, 'summary');
     expect(summaries).toHaveLength(1);
     expect(said(summaries[0]!.summary.reason!)).toMatch(/^The plan expired: nobody approved it within 1 day, and nothing ran\./);
+    expect(summaries[0]!.summary.expired).toBe(true); // the summary offers Propose again
     expect(h.tools.write.calls).toHaveLength(0);
     expect(h.surface.of(run.id, 'notice')).toHaveLength(1);
     // Too late to approve: an old click runs nothing.

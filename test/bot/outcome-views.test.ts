@@ -16,6 +16,7 @@ import { MessageBlocksSchema, type MessageBlock, type MessageView } from '../../
 import { planBoard } from '../../src/bot/views/plan-board.ts';
 import { CANCEL_RUN_ACTION, statusBoard } from '../../src/bot/views/status-board.ts';
 import { summaryMessage } from '../../src/bot/views/summary.ts';
+import { encodeTryAgain, PLANNER_TRY_AGAIN_ACTION } from '../../src/bot/views/planner-unavailable.ts';
 import { makeRun } from '../fakes/slack-fixtures.ts';
 
 const at = (seconds: number) => new Date(Date.UTC(2026, 10, 26, 22, 0, seconds));
@@ -296,6 +297,13 @@ describe('summary, in each outcome', () => {
     const view = within(summaryMessage(summaryOf('rejected', [])));
     expect(text(view)).not.toContain('feedback_buttons');
     expect(text(view)).not.toContain('What changed');
+  });
+
+  it('an expired plan offers Propose again (the same task planned afresh), and only then', () => {
+    const expired = within(summaryMessage(summaryOf('rejected', [], { expired: true, ran: false })));
+    const button = expired.blocks.flatMap((b) => (b.type === 'actions' ? b.elements : [])).find((e) => 'text' in e && e.text?.text === 'Propose again');
+    expect(button).toMatchObject({ action_id: PLANNER_TRY_AGAIN_ACTION, value: encodeTryAgain('run_1') });
+    expect(visible(within(summaryMessage(summaryOf('rejected', []))))).not.toContain('Propose again');
   });
 
   it('cancelled before any step ran: no feedback buttons (nothing ran to judge)', () => {

@@ -33,6 +33,7 @@ const finishedPayload = z.object({
   results: z.array(StepResultSchema).optional(),
   fromRunbook: z.boolean().optional(),
   ran: z.boolean().optional(),
+  expired: z.boolean().optional(),
 });
 
 /** The summary reply (and the board's final state before it) a finished run owes. */

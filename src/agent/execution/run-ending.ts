@@ -19,8 +19,15 @@ export const NOT_FINAL: readonly RunStatus[] = ['planning', 'awaiting-approval',
  * Ends a run in one write (status, summary, finish time, `run-finished` and the summary it owes its
  * thread), then delivers what it owes. False when the run had already left `from`.
  */
-export function finishRun(ctx: AgentContext, runId: string, outcome: Outcome, reason: Text | null, from: readonly RunStatus[] = NOT_FINAL): Promise<boolean> {
-  return recordEnd(ctx, runId, outcome, reason, from);
+export function finishRun(
+  ctx: AgentContext,
+  runId: string,
+  outcome: Outcome,
+  reason: Text | null,
+  from: readonly RunStatus[] = NOT_FINAL,
+  options: { expired?: boolean } = {},
+): Promise<boolean> {
+  return recordEnd(ctx, runId, outcome, reason, from, options);
 }
 
 /**
@@ -44,11 +51,18 @@ export async function finishEndedRuns(ctx: AgentContext): Promise<void> {
   }
 }
 
-async function recordEnd(ctx: AgentContext, runId: string, outcome: Outcome, reason: Text | null, from: readonly RunStatus[]): Promise<boolean> {
+async function recordEnd(
+  ctx: AgentContext,
+  runId: string,
+  outcome: Outcome,
+  reason: Text | null,
+  from: readonly RunStatus[],
+  options: { expired?: boolean } = {},
+): Promise<boolean> {
   const facts = await summaryFacts(ctx, runId, outcome, reason);
   if (!facts) return false;
   const finishedAt = ctx.now();
-  const summary = { ...facts.stored, durationMs: finishedAt.getTime() - facts.createdAt.getTime() };
+  const summary = { ...facts.stored, ...(options.expired ? { expired: true } : {}), durationMs: finishedAt.getTime() - facts.createdAt.getTime() };
   const run = await ctx.store.finishRun({
     runId,
     from,

@@ -89,6 +89,8 @@ export interface RunSummary {
   fromRunbook?: boolean;
   /** Some step of the run started (false: it ended before any did, e.g. cancelled while waiting for approval). */
   ran?: boolean;
+  /** The plan expired unapproved (TANDEM_APPROVAL_TTL_S): the summary offers to propose the task again. */
+  expired?: boolean;
   /** `provider:model` of the fallback planner when it wrote a plan version of this run, and why it was asked. */
   fallbackPlanner?: { author: string; reason: string } | null;
 }

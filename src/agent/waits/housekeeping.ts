@@ -49,8 +49,8 @@ async function remindOrExpireApproval(ctx: AgentContext, run: RunRecord, now: Da
   if (!version) return;
   const stage = stageOf(version.createdAt, now, settings);
   if (stage === 'expire') {
-    const reason = words`The plan expired: nobody approved it within ${duration(settings.waitTtlS)}, and nothing ran. Ask again to get a fresh plan.`;
-    if (await finishRun(ctx, run.id, 'rejected', reason, ['awaiting-approval'])) {
+    const reason = words`The plan expired: nobody approved it within ${duration(settings.waitTtlS)}, and nothing ran. It can only be proposed again, as a fresh plan to approve.`;
+    if (await finishRun(ctx, run.id, 'rejected', reason, ['awaiting-approval'], { expired: true })) {
       await ctx.store.appendEvent(run.id, 'plan-expired', { version: version.version, afterMinutes: Math.round(settings.waitTtlS / 60) });
     }
     return;

@@ -5,8 +5,9 @@ import { decodeTryAgain, PLANNER_TRY_AGAIN_ACTION } from '../views/planner-unava
 import { clickOrigin, privateReplier } from './click-origin.ts';
 
 /**
- * **Try again** under "the planner is unavailable": the requester's click plans the same task again as a
- * new run in the same thread. The click's run id names the attempt, so clicking twice (or Slack
+ * **Try again** under "the planner is unavailable", and **Propose again** under a plan that expired
+ * unapproved: the requester's click plans the same task again as a new run in the same thread (a fresh
+ * version, approved anew). The click's run id names the attempt, so clicking twice (or Slack
  * redelivering the click) plans once; a person other than the requester is told who may.
  */
 export function registerPlannerTryAgain(app: App, deps: BotDeps): void {

@@ -1,3 +1,4 @@
+import { encodeTryAgain, PLANNER_TRY_AGAIN_ACTION } from './planner-unavailable.ts';
 import type { RunVerdict } from '../../agent/model/run-outcome.ts';
 import type { StepResult } from '../../agent/model/step-results.ts';
 import type { RunSummary } from '../../agent/ports/surface.ts';
@@ -102,6 +103,16 @@ function tailBlocks(summary: RunSummary, options: SummaryOptions): MessageBlock[
   const succeeded = verdict ? verdict.kind === 'succeeded' : summary.outcome === 'succeeded';
   if (succeeded && planVersion && !summary.fromRunbook && summary.run.origin !== 'schedule') {
     blocks.push({ type: 'actions', block_id: 'summary-actions', elements: [saveRunbookButton({ runId: summary.run.id, planVersion })] });
+  }
+  // An expired plan can only be proposed again: the same task planned afresh, as a new version to approve.
+  if (summary.expired) {
+    const propose = {
+      type: 'button' as const,
+      text: { type: 'plain_text' as const, text: 'Propose again' },
+      action_id: PLANNER_TRY_AGAIN_ACTION,
+      value: encodeTryAgain(summary.run.id),
+    };
+    blocks.push({ type: 'actions', block_id: 'summary-propose-again', elements: [propose] });
   }
   // A run that ran can be judged; a plan turned down or cancelled before it ran has nothing to judge yet.
   if (planVersion && summary.outcome !== 'rejected' && summary.ran !== false) blocks.push(feedbackBlock(summary.run.id, planVersion));

@@ -25,6 +25,7 @@ import { registerSessionStopped } from './listeners/session-stopped.ts';
 import { registerDirectMessage } from './listeners/direct-message.ts';
 import { registerFeedback } from './listeners/feedback.ts';
 import { registerPlannerTryAgain } from './listeners/planner-try-again.ts';
+import { registerQuestionAnswer } from './listeners/question-answer.ts';
 import { InboxReceiver } from './inbox-receiver.ts';
 import { createMemoryInbox, type FeedbackLog, type RunQueries, type SlackInbox } from './ports.ts';
 import { createSlackClient, slackClientOptions, type SlackClient } from './slack-client.ts';
@@ -141,6 +142,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   registerModifySubmit(app, deps);
   registerEscalationActions(app, deps);
   registerConfirmActions(app, deps);
+  registerQuestionAnswer(app, deps);
   registerCommand(app, deps);
   registerScheduleActions(app, deps);
   registerSaveRunbookButton(app, deps);

@@ -12,6 +12,7 @@ import { escalationMessage } from './views/escalation.ts';
 import { asSlackBlocks, type MessageView } from './views/limits.ts';
 import { planMessages } from './views/plan-message.ts';
 import { plannerUnavailableMessage } from './views/planner-unavailable.ts';
+import { questionMessage } from './views/question.ts';
 import { summaryMessage } from './views/summary.ts';
 import { targetConfirmationMessages } from './views/target-confirmation.ts';
 import { escapeText, mention, section, storedWords, truncate } from './views/text.ts';
@@ -88,11 +89,15 @@ export class SlackSurface implements Surface {
     this.plans.forget(runId);
   }
 
-  /** Questions from the plan, or a sentence about what the run cannot do (e.g. no model configured). */
+  /** Questions from the plan (with an Answer button), or a sentence about what the run cannot do (e.g. no model configured). */
   async askRequester(run: RunRecord, questions: string[]): Promise<void> {
     const asks = questions.some((q) => q.trim().endsWith('?'));
-    const body = questions.length === 1 ? escapeText(questions[0]!) : `I need to know:\n${questions.map((q) => `• ${escapeText(q)}`).join('\n')}`;
-    const text = `${mention(run.requester)} ${body}${asks ? '\nAnswer by mentioning me in this thread.' : ''}`;
+    if (asks) {
+      await this.post(run, questionMessage({ runId: run.id, asked: run.requester, questions }));
+      return;
+    }
+    const body = questions.length === 1 ? escapeText(questions[0]!) : questions.map((q) => `• ${escapeText(q)}`).join('\n');
+    const text = `${mention(run.requester)} ${body}`;
     await this.post(run, { text: truncate(text, 3000), blocks: [section(text)] });
   }
 
@@ -109,10 +114,10 @@ export class SlackSurface implements Surface {
     await this.post(run, escalationMessage({ escalation, stakes, escalateTo: this.options.escalateTo }), delivery);
   }
 
-  async ask(run: RunRecord, stepId: string, question: string, delivery?: Delivery): Promise<void> {
+  /** An ask_human step: the question with an Answer button (the step's id stays in the logs). */
+  async ask(run: RunRecord, _stepId: string, question: string, delivery?: Delivery): Promise<void> {
     await this.status.session(run.id, run.conversation, 'suspended');
-    const text = `:question: ${mention(run.requester)} step \`${escapeText(stepId)}\` asks: ${escapeText(question)}\nAnswer by mentioning me in this thread.`;
-    await this.post(run, { text, blocks: [section(text)] }, delivery);
+    await this.post(run, questionMessage({ runId: run.id, asked: run.requester, questions: [question] }), delivery);
   }
 
   async confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery): Promise<void> {

@@ -6,7 +6,7 @@ import type { InboxContext } from '../inbox-receiver.ts';
 import { looksLikeSchedule } from '../../schedules/index.ts';
 import { describeError, tellPrivately, tellThread, TRY_AGAIN } from '../replies.ts';
 import { createScheduleFor, errorView, postViewInThread } from '../schedule-requests.ts';
-import { HELP_TEXT } from '../views/help.ts';
+import { HELP_TEXT, smallTalkReply } from '../views/help.ts';
 import type { Refusal } from '../../agent/refusal.ts';
 import { type Text, words } from '../../agent/text.ts';
 
@@ -74,7 +74,7 @@ export async function handleMessageToBot(deps: BotDeps, client: SlackClient, mes
     if (message.threadTs) {
       const outcome = await deps.agent.followUp({ conversation: { channel, threadTs: message.threadTs }, userId: user, text: followUpText(text), requestId });
       if (outcome === 'ignored') {
-        await tellPrivately(client, deps.logger, { channel, user, threadTs, text: IGNORED_FOLLOW_UP });
+        await tellPrivately(client, deps.logger, { channel, user, threadTs, text: smallTalkReply(text, user) ?? IGNORED_FOLLOW_UP });
       }
       if (typeof outcome === 'object') {
         await tellPrivately(client, deps.logger, { channel, user, threadTs, text: refusedFollowUp(outcome.refused) });
@@ -84,6 +84,12 @@ export async function handleMessageToBot(deps: BotDeps, client: SlackClient, mes
     }
     if (!text) {
       await tellThread(client, deps.logger, { channel, threadTs, text: HELP_TEXT });
+      return;
+    }
+    // "hello" and "thanks" get a word back, not a run that fails to plan them.
+    const smallTalk = smallTalkReply(text, user);
+    if (smallTalk) {
+      await tellThread(client, deps.logger, { channel, threadTs, text: smallTalk });
       return;
     }
     if (deps.schedules && looksLikeSchedule(text)) {

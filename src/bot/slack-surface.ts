@@ -11,7 +11,7 @@ import { isPostOutcomeUnknown, type SlackClient } from './slack-client.ts';
 import { escalationMessage } from './views/escalation.ts';
 import { asSlackBlocks, type MessageView } from './views/limits.ts';
 import { planMessages } from './views/plan-message.ts';
-import { plannerUnavailableMessage } from './views/planner-unavailable.ts';
+import { planningFailedMessage, plannerUnavailableMessage } from './views/planner-unavailable.ts';
 import { questionMessage } from './views/question.ts';
 import { summaryMessage } from './views/summary.ts';
 import { targetConfirmationMessages } from './views/target-confirmation.ts';
@@ -49,6 +49,8 @@ export class SlackSurface implements Surface {
   private readonly planningTs = new Map<string, string>();
   private readonly plans: PlanMessages;
   private readonly status: AgentStatus;
+  /** Runs whose planning failure the thread was told (once): their summary would say it a second time. */
+  private readonly planningFailureTold = new Set<string>();
 
   constructor(private readonly options: SlackSurfaceOptions) {
     this.plans = new PlanMessages(options.client, options.logger);
@@ -134,12 +136,20 @@ export class SlackSurface implements Surface {
   }
 
   async notify(run: RunRecord, text: Text): Promise<void> {
+    // A notice while the run is still planning its first version is why planning failed.
+    if (run.status === 'planning' && run.currentPlanVersion === null) {
+      this.options.logger.info({ runId: run.id, reason: storedWords(text, 2000) }, 'planning failed');
+      await this.post(run, planningFailedMessage({ reason: text }));
+      this.planningFailureTold.add(run.id);
+      return;
+    }
     const words = storedWords(text, 2900);
     await this.post(run, { text: words, blocks: [section(words)] });
   }
 
   async plannerUnavailable(run: RunRecord, reason: Text): Promise<void> {
     await this.post(run, plannerUnavailableMessage({ runId: run.id, reason }));
+    this.planningFailureTold.add(run.id);
   }
 
   /** The board's final state lands before the summary, so the thread reads in order. */
@@ -149,7 +159,9 @@ export class SlackSurface implements Surface {
     // buttons that must go.
     await this.plans.runEnded(summary.run.id, summary.outcome);
     await this.board.finish(summary.run.id);
-    await this.post(summary.run, summaryMessage(summary), delivery);
+    // A run that failed to plan was told why in one message; a summary would repeat it (nothing ran, nothing changed).
+    const told = this.planningFailureTold.delete(summary.run.id);
+    if (!(told && summary.outcome === 'failed' && summary.run.currentPlanVersion === null)) await this.post(summary.run, summaryMessage(summary), delivery);
     await this.status.session(summary.run.id, summary.run.conversation, 'closed');
   }
 

@@ -79,3 +79,34 @@ describe('small talk', () => {
     expect(await db.store.listRuns({ limit: 10 })).toEqual([]);
   });
 });
+
+describe('a planning failure', () => {
+  it('is said once, in plain words (no model: no summary after it, no variable names)', async () => {
+    const ts = await mention('UREQ', 'summarise the open pulls of acme/api');
+    await e.waitForMessage(ts, (m) => m.text.includes('I could not plan this'), 'the failure');
+    await e.agent.idle();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const thread = e.thread(ts);
+    expect(thread.map((m) => m.text)).toEqual([expect.stringContaining('nothing ran')]);
+    expect(blocksText(thread[0]!)).toContain("set a planner model (for example openai:gpt-4o) and a model provider's API key");
+    expect(blocksText(thread[0]!)).not.toMatch(/PLANNER_MODEL|OPENAI_API_KEY|Failed/);
+    const [run] = await db.store.listRuns({ limit: 5 });
+    expect(run?.status).toBe('failed'); // the run still ends, as before: only the second message is gone
+  });
+
+  it('is said once when the planner is unavailable: the message with Try again, no summary after it', async () => {
+    // The planner's one answer names a tool that does not exist; asked to repair it, the model is gone.
+    e.planner.answers.push({
+      goal: 'Summarise',
+      confidence: 0.9,
+      steps: [{ id: 's1', title: 'Launch', tool: 'launch_rockets', argsJson: '{}', dependsOn: [], expect: null }],
+      rollback: [],
+      questions: [],
+    });
+    const ts = await mention('UREQ', 'summarise the open pulls of acme/api');
+    await e.waitForMessage(ts, (m) => hasButtons(m), 'the failure with Try again');
+    await e.agent.idle();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(e.thread(ts)).toHaveLength(1);
+  });
+});

@@ -170,7 +170,8 @@ describe('the demo', () => {
     await ws.waitForText(ts, /only know the guided tasks/);
     await ws.say('/tandem status');
     const deadline = Date.now() + 10_000;
-    const statusAnswer = async () => (await ws.state()).messages.find((m) => m.isBot && /Runs in progress in this channel/.test(m.text));
+    // The answer is private (an ephemeral for the person who asked).
+    const statusAnswer = async () => (await ws.state()).ephemerals.find((m) => /Runs in progress in this channel/.test(m.text));
     while (!(await statusAnswer()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await statusAnswer())?.text).toMatch(/write me a poem/);
   });

@@ -28,6 +28,8 @@ export interface SlackSurfaceOptions {
   onBoardPosted?: (runId: string, ts: string) => Promise<void>;
   /** TANDEM_BOARD_STYLE. */
   boardStyle?: BoardStyle;
+  /** TANDEM_CONFIDENCE_THRESHOLD: below it a plan says the planner is unsure (above it, confidence is not shown). */
+  confidenceThreshold?: number;
   /** How long a post Slack did not answer is looked for in the thread before it counts as not posted (tests shorten it). */
   postSettle?: PostSettle;
 }
@@ -78,7 +80,8 @@ export class SlackSurface implements Surface {
     const { run, version } = proposal;
     // A plan too long for one message continues in more; the buttons close the last, which is the one tracked.
     let last: { ts: string; view: MessageView } | undefined;
-    for (const view of planMessages(proposal)) {
+    const threshold = this.options.confidenceThreshold;
+    for (const view of planMessages(proposal, threshold === undefined ? {} : { confidenceThreshold: threshold })) {
       const ts = await this.post(run, view);
       if (ts) last = { ts, view };
     }

@@ -84,6 +84,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       logger,
       escalateTo: config.escalateTo,
       boardStyle: config.boardStyle,
+      confidenceThreshold: config.confidenceThreshold,
       onBoardPosted: async (runId, ts) => {
         await store.updateRun(runId, { boardRef: ts });
       },

@@ -7,7 +7,7 @@ import { fullPlanButton } from './full-plan-modal.ts';
 import type { Block, MessageView } from './limits.ts';
 import { lineSections, selectLines, splitIntoMessages, type ViewLine } from './message-split.ts';
 import { planNotes } from './plan-notes.ts';
-import { RISK_MARK, stepSentence, stepTarget, waitsFor } from './step-format.ts';
+import { RISK_BADGE, stepSentence, stepTarget, waitsFor } from './step-format.ts';
 import { context, escapeText, header, mention, storedWords, truncate } from './text.ts';
 
 export const PLAN_APPROVE_ACTION = 'plan-approve';
@@ -80,7 +80,7 @@ function stepLines(proposal: ProposedPlan): ViewLine[] {
   const byId = new Map(plan.steps.map((step) => [step.id, step]));
   return plan.steps.map((step, index) => {
     const { text: sentence, risk } = sentenceOf(proposal, step);
-    const facts = [RISK_MARK[risk]];
+    const facts = [RISK_BADGE[risk]];
     if (step.dependsOn.length > 0) facts.push(`after ${step.dependsOn.map((id) => afterWords(byId.get(id))).join(' and ')}`);
     facts.push(waitsFor(step.tool, step.args) ?? '');
     const shown = facts.filter(Boolean);
@@ -106,7 +106,7 @@ function rollbackSections(proposal: ProposedPlan): Block[] {
   const lines = rollback.map((step) => {
     const { text: sentence, risk } = sentenceOf(proposal, step);
     const undone = step.undoes ? numberOf.get(step.undoes) : undefined;
-    const facts = [RISK_MARK[risk], undone ? `undoes step ${undone}` : ''].filter(Boolean);
+    const facts = [RISK_BADGE[risk], undone ? `undoes step ${undone}` : ''].filter(Boolean);
     return { text: `• ${sentence}${facts.length > 0 ? `  ·  ${facts.join(' · ')}` : ''}`, keep: risk !== 'read' };
   });
   const heading = ':leftwards_arrow_with_hook: *If the plan is aborted*, these undo what it did:';

@@ -1,17 +1,10 @@
 import type { Risk } from '../../agent/ports/tool.ts';
 import { escapeText, truncate } from './text.ts';
 
-/** A step's risk as a mark a reader spots; a read step needs none. */
+/** A step's risk as a mark a reader spots. */
 export const RISK_BADGE: Record<Risk, string> = {
   read: ':mag: read',
   write: ':pencil2: write',
-  destructive: ':warning: *destructive*',
-};
-
-/** Shown next to a step in a plan: nothing for a read, a mark for a change. */
-export const RISK_MARK: Record<Risk, string> = {
-  read: '',
-  write: ':pencil2:',
   destructive: ':warning: *destructive*',
 };
 

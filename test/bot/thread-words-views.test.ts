@@ -3,7 +3,14 @@ import { words, setting } from '../../src/agent/text.ts';
 import { appHomeView, runLine, statusBlocks } from '../../src/bot/views/app-home.ts';
 import { HomeViewSchema, MessageBlocksSchema, ModalViewSchema, type MessageBlock } from '../../src/bot/views/limits.ts';
 import { planningFailedMessage } from '../../src/bot/views/planner-unavailable.ts';
-import { answerModal, answerNoticeModal, decodeAnswerButton, decodeQuestionRef, QUESTION_ANSWER_ACTION, questionMessage } from '../../src/bot/views/question.ts';
+import {
+  answerModal,
+  answerNoticeModal,
+  decodeAnswerButton,
+  decodeQuestionRef,
+  QUESTION_ANSWER_ACTION,
+  questionMessage,
+} from '../../src/bot/views/question.ts';
 import { smallTalkReply } from '../../src/bot/views/help.ts';
 import { makeRun } from '../fakes/slack-fixtures.ts';
 
@@ -25,7 +32,10 @@ describe('question message', () => {
   });
 
   it('answered: says who answered and what, and has no button', () => {
-    const view = questionMessage({ runId: 'run_1', asked: 'UREQ', questions: ['Which repo?', 'Which branch?'] }, { by: 'UAPP1', answer: 'acme/api\nmain & <b>' });
+    const view = questionMessage(
+      { runId: 'run_1', asked: 'UREQ', questions: ['Which repo?', 'Which branch?'] },
+      { by: 'UAPP1', answer: 'acme/api\nmain & <b>' },
+    );
     expectMessageWithinLimits(view.blocks);
     expect(allText(view.blocks)).toContain('Answered by <@UAPP1>: acme/api main &amp; &lt;b&gt;');
     expect(view.blocks.some((b) => b.type === 'actions')).toBe(false);
@@ -53,7 +63,9 @@ describe('planning failure', () => {
   });
 
   it('names a setting in words', () => {
-    const view = planningFailedMessage({ reason: words`No planner model is configured: set ${setting('planner-model')} (e.g. openai:gpt-4o) and ${setting('model-key')}.` });
+    const view = planningFailedMessage({
+      reason: words`No planner model is configured: set ${setting('planner-model')} (e.g. openai:gpt-4o) and ${setting('model-key')}.`,
+    });
     expect(allText(view.blocks)).toContain("set a planner model (e.g. openai:gpt-4o) and a model provider's API key");
     expect(allText(view.blocks)).not.toMatch(/PLANNER_MODEL|OPENAI_API_KEY/);
   });
@@ -94,7 +106,16 @@ describe('/tandem status and App Home', () => {
     });
     expect(HomeViewSchema.safeParse(view).success).toBe(true);
     const text = allText(view.blocks);
-    const order = ['Needs you (1)', 'Approve, modify or reject the plan', 'Running', 'deploy &lt;api&gt;', 'Recent', 'run_c', 'Schedules', 'triage &lt;PRs&gt;'];
+    const order = [
+      'Needs you (1)',
+      'Approve, modify or reject the plan',
+      'Running',
+      'deploy &lt;api&gt;',
+      'Recent',
+      'run_c',
+      'Schedules',
+      'triage &lt;PRs&gt;',
+    ];
     const at = order.map((part) => text.indexOf(part));
     expect(at.every((index) => index >= 0)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
@@ -124,7 +145,10 @@ describe('small talk', () => {
     expect(smallTalkReply(said, 'U1')).toMatch(new RegExp(`^${start.replace(/[!?]/g, '\\$&')}`));
   });
 
-  it.each(['hello world service is down, check it', 'thanks to the outage, restart acme/api', 'hi-res images on acme/web are broken'])('"%s" is a task', (said) => {
-    expect(smallTalkReply(said, 'U1')).toBeUndefined();
-  });
+  it.each(['hello world service is down, check it', 'thanks to the outage, restart acme/api', 'hi-res images on acme/web are broken'])(
+    '"%s" is a task',
+    (said) => {
+      expect(smallTalkReply(said, 'U1')).toBeUndefined();
+    },
+  );
 });

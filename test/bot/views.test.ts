@@ -61,21 +61,23 @@ describe('plan message', () => {
 
   it('bolds the target inside the title when the title names it: "Comment on *acme/api#7*, linking the new issue"', () => {
     const plan = makePlan(1);
-    plan.steps[0] = { id: 's1', title: 'Comment on acme/api#7, linking the new issue', tool: 'github_comment', args: { repo: 'acme/api', number: 7, body: 'See #8' }, dependsOn: [] };
+    plan.steps[0] = {
+      id: 's1',
+      title: 'Comment on acme/api#7, linking the new issue',
+      tool: 'github_comment',
+      args: { repo: 'acme/api', number: 7, body: 'See #8' },
+      dependsOn: [],
+    };
     const text = allText(planMessage(makeProposal(plan, { risks: { s1: 'write', r1: 'write' }, targets: { s1: ['repo', 'number'], r1: ['repo'] } })).blocks);
     expect(text).toContain('*1.* Comment on *acme/api#7*, linking the new issue  ·  :pencil2:');
     expect(text).not.toContain('See #8'); // other arguments are in the full view
   });
 
   it('does not repeat the runbook, nor who edited, nor name the model', () => {
-    const runbook = allText(
-      planMessage(makeProposal(makePlan(2), { authorKind: 'runbook', authorId: 'check-health', reason: 'runbook check-health' })).blocks,
-    );
+    const runbook = allText(planMessage(makeProposal(makePlan(2), { authorKind: 'runbook', authorId: 'check-health', reason: 'runbook check-health' })).blocks);
     expect(runbook).toContain('Plan from runbook *check-health*');
     expect(runbook.split('check-health')).toHaveLength(2);
-    const edited = allText(
-      planMessage(makeProposal(makePlan(2), { version: 2, authorKind: 'human', authorId: 'UEDIT', reason: [{ user: 'UEDIT' }] })).blocks,
-    );
+    const edited = allText(planMessage(makeProposal(makePlan(2), { version: 2, authorKind: 'human', authorId: 'UEDIT', reason: [{ user: 'UEDIT' }] })).blocks);
     expect(edited).toContain('Plan v2, edited by <@UEDIT>');
     expect(edited.split('<@UEDIT>')).toHaveLength(2);
     const replanned = allText(planMessage(makeProposal(makePlan(2), { version: 3, reason: 'replan: the check failed' })).blocks);
@@ -165,14 +167,7 @@ describe('plan message: targets in full', () => {
     ],
     rollback: [{ id: 'r1', title: 'Undo the release', tool: 'github_merge_pull', args: { method: 'squash', repo: 'victim-org/prod', number: 99 } }],
   });
-  const everyTarget = [
-    longRepo,
-    longRef,
-    longTag,
-    'deploy-production-everywhere.yml',
-    '#releases-and-very-long-channel-names',
-    'victim-org/prod#99',
-  ];
+  const everyTarget = [longRepo, longRef, longTag, 'deploy-production-everywhere.yml', '#releases-and-very-long-channel-names', 'victim-org/prod#99'];
 
   it('shows every target of every write, forward and rollback, in full and first; a destructive rollback step warns', () => {
     const views = planMessages(proposalOf(hiddenTargets()));

@@ -60,7 +60,9 @@ async function answer(
   // Private: the list is for the person who asked, one line per run with a button to its thread.
   if (verb === 'status') {
     const runs = await deps.runs.listRuns({ limit: 20, statuses: ACTIVE, channel });
-    const text = runs.length ? `*Runs in progress in this channel:*\n${runs.map((run) => runLine(run, { withId: true })).join('\n')}` : 'No runs in progress in this channel.';
+    const text = runs.length
+      ? `*Runs in progress in this channel:*\n${runs.map((run) => runLine(run, { withId: true })).join('\n')}`
+      : 'No runs in progress in this channel.';
     await respond({ response_type: 'ephemeral', text, blocks: asSlackBlocks(statusBlocks(runs, await permalinks(client, runs))) });
     return;
   }

@@ -46,7 +46,12 @@ export function threadUrl(run: RunRecord, permalink?: string): string {
 }
 
 function openThreadButton(run: RunRecord, index: number, permalink?: string): Button {
-  return { type: 'button', text: { type: 'plain_text', text: 'Open thread' }, action_id: `${OPEN_THREAD_ACTION_PREFIX}-${index}`, url: threadUrl(run, permalink) };
+  return {
+    type: 'button',
+    text: { type: 'plain_text', text: 'Open thread' },
+    action_id: `${OPEN_THREAD_ACTION_PREFIX}-${index}`,
+    url: threadUrl(run, permalink),
+  };
 }
 
 /**

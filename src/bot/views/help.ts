@@ -12,7 +12,8 @@ export const HELP_TEXT = [
   '• `/tandem help` — this text',
 ].join('\n');
 
-const GREETING = /^(?:hi|hello|hey|hiya|howdy|yo|good (?:morning|afternoon|evening)|hallo|hola)\b(?:[\s,]+(?:there|all|everyone|folks|team|tandem))?[\s!.?:)]*$/i;
+const GREETING =
+  /^(?:hi|hello|hey|hiya|howdy|yo|good (?:morning|afternoon|evening)|hallo|hola)\b(?:[\s,]+(?:there|all|everyone|folks|team|tandem))?[\s!.?:)]*$/i;
 const THANKS = /^(?:thanks|thank you|thx|ty|cheers|great|nice|awesome|perfect)\b(?:[\s,]+(?:a lot|so much|very much|again|tandem))*[\s!.:)]*$/i;
 
 /**

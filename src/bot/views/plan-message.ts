@@ -167,4 +167,3 @@ function authorLine(proposal: ProposedPlan): string {
   const reason = proposal.reason && version > 1 ? ` — ${storedWords(proposal.reason, 300)}` : '';
   return `${name}${reason}  ·  ${asked}`;
 }
-

@@ -48,7 +48,14 @@ function withoutSettingAsides(parts: readonly TextPart[]): TextPart[] {
     const part = parts[index]!;
     const before = out[out.length - 1];
     const after = parts[index + 1];
-    if (typeof part === 'object' && 'setting' in part && typeof before === 'string' && /\s*\($/.test(before) && typeof after === 'string' && after.startsWith(')')) {
+    if (
+      typeof part === 'object' &&
+      'setting' in part &&
+      typeof before === 'string' &&
+      /\s*\($/.test(before) &&
+      typeof after === 'string' &&
+      after.startsWith(')')
+    ) {
       out[out.length - 1] = before.replace(/\s*\($/, '');
       out.push(after.slice(1));
       index++;

@@ -30,6 +30,8 @@ export interface SlackSurfaceOptions {
   boardStyle?: BoardStyle;
   /** TANDEM_CONFIDENCE_THRESHOLD: below it a plan says the planner is unsure (above it, confidence is not shown). */
   confidenceThreshold?: number;
+  /** TANDEM_APPROVERS: the plan names who can approve when it is not everyone. */
+  approvers?: readonly string[];
   /** How long a post Slack did not answer is looked for in the thread before it counts as not posted (tests shorten it). */
   postSettle?: PostSettle;
 }
@@ -80,8 +82,8 @@ export class SlackSurface implements Surface {
     const { run, version } = proposal;
     // A plan too long for one message continues in more; the buttons close the last, which is the one tracked.
     let last: { ts: string; view: MessageView } | undefined;
-    const threshold = this.options.confidenceThreshold;
-    for (const view of planMessages(proposal, threshold === undefined ? {} : { confidenceThreshold: threshold })) {
+    const { confidenceThreshold, approvers } = this.options;
+    for (const view of planMessages(proposal, { ...(confidenceThreshold === undefined ? {} : { confidenceThreshold }), ...(approvers ? { approvers } : {}) })) {
       const ts = await this.post(run, view);
       if (ts) last = { ts, view };
     }

@@ -73,6 +73,13 @@ describe('plan message', () => {
     expect(text).not.toContain('See #8'); // other arguments are in the full view
   });
 
+  it('names who can approve when it is not everyone, and that the requester cannot approve a destructive step', () => {
+    const named = allText(planMessages(makeProposal(makePlan(2)), { approvers: ['UAPP1', 'SOPS'] })[0]!.blocks);
+    expect(named).toContain('Who can approve: <@UAPP1>, <!subteam^SOPS>, other than <@UREQ> who asked.');
+    expect(allText(planMessage(makeProposal(makePlan(2))).blocks)).not.toContain('Who can approve');
+    expect(allText(planMessages(makeProposal(makePlan(2), { autoApproved: true }), { approvers: ['UAPP1'] })[0]!.blocks)).not.toContain('Who can approve');
+  });
+
   it('does not repeat the runbook, nor who edited, nor name the model', () => {
     const runbook = allText(planMessage(makeProposal(makePlan(2), { authorKind: 'runbook', authorId: 'check-health', reason: 'runbook check-health' })).blocks);
     expect(runbook).toContain('Plan from runbook *check-health*');

@@ -20,6 +20,8 @@ export const DEFAULT_CONFIDENCE_THRESHOLD = 0.6;
 export interface PlanMessageOptions {
   /** The confidence below which the plan says the planner is unsure. */
   confidenceThreshold?: number;
+  /** Who may approve (users `U…` and groups `S…`); empty or absent: anyone in the channel, and the plan does not say. */
+  approvers?: readonly string[];
 }
 
 /**
@@ -55,6 +57,8 @@ export function planMessages(proposal: ProposedPlan, options: PlanMessageOptions
   const destructive = [...plan.steps, ...plan.rollback].some((step) => riskOf(proposal, step.id) === 'destructive');
   if (destructive) body.push(context(':warning: Destructive steps (rollback steps included) need an approver other than the requester.'));
   body.push(...planNotes(proposal));
+  const who = whoCanApprove(proposal, options.approvers ?? [], destructive);
+  if (who) body.push(context(who));
 
   return splitIntoMessages({
     head,
@@ -63,6 +67,15 @@ export function planMessages(proposal: ProposedPlan, options: PlanMessageOptions
     text: truncate(`Plan v${version}: ${escapeText(plan.goal)}`, 300),
     continued: (index, count) => `Plan v${version}, continued (${index}/${count})`,
   });
+}
+
+/** The approvers by name, when not everyone may approve (a plan that runs without a click needs nobody). */
+function whoCanApprove(proposal: ProposedPlan, approvers: readonly string[], destructive: boolean): string | undefined {
+  if (approvers.length === 0 || proposal.autoApproved || proposal.plan.steps.length === 0) return undefined;
+  const shown = approvers.slice(0, 20).map((id) => mention(escapeText(id)));
+  const more = approvers.length > 20 ? ` and ${approvers.length - 20} more` : '';
+  const notRequester = destructive ? `, other than ${mention(proposal.run.requester)} who asked` : '';
+  return `:bust_in_silhouette: Who can approve: ${shown.join(', ')}${more}${notRequester}.`;
 }
 
 /** An unknown step risk is shown as the worst, as the approval policy counts it. */

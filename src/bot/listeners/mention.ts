@@ -6,7 +6,7 @@ import type { InboxContext } from '../inbox-receiver.ts';
 import { looksLikeSchedule } from '../../schedules/index.ts';
 import { describeError, tellPrivately, tellThread, TRY_AGAIN } from '../replies.ts';
 import { createScheduleFor, errorView, postViewInThread } from '../schedule-requests.ts';
-import { HELP_TEXT, smallTalkReply } from '../views/help.ts';
+import { HELP_TEXT, smallTalkReply, thanksReply } from '../views/help.ts';
 import type { Refusal } from '../../agent/refusal.ts';
 import { type Text, words } from '../../agent/text.ts';
 
@@ -74,7 +74,8 @@ export async function handleMessageToBot(deps: BotDeps, client: SlackClient, mes
     if (message.threadTs) {
       const outcome = await deps.agent.followUp({ conversation: { channel, threadTs: message.threadTs }, userId: user, text: followUpText(text), requestId });
       if (outcome === 'ignored') {
-        await tellPrivately(client, deps.logger, { channel, user, threadTs, text: smallTalkReply(text, user) ?? IGNORED_FOLLOW_UP });
+        // A thank-you after the run is answered in kind; anything else learns that nothing is waiting.
+        await tellPrivately(client, deps.logger, { channel, user, threadTs, text: thanksReply(text) ?? IGNORED_FOLLOW_UP });
       }
       if (typeof outcome === 'object') {
         await tellPrivately(client, deps.logger, { channel, user, threadTs, text: refusedFollowUp(outcome.refused) });

@@ -24,6 +24,10 @@ export function smallTalkReply(text: string, user: string): string | undefined {
   const said = text.replace(/<@[A-Z0-9]+(?:\|[^>]*)?>/g, '').trim();
   if (GREETING.test(said))
     return `Hi ${mention(user)}! Mention me with a task, like \`@Tandem check CI on acme/api\`, and I'll plan it for you to approve. \`/tandem help\` shows what else I do.`;
-  if (THANKS.test(said)) return "You're welcome!";
-  return undefined;
+  return thanksReply(said);
+}
+
+/** "thanks" gets "You're welcome!"; anything else undefined. */
+export function thanksReply(text: string): string | undefined {
+  return THANKS.test(text.replace(/<@[A-Z0-9]+(?:\|[^>]*)?>/g, '').trim()) ? "You're welcome!" : undefined;
 }

@@ -110,3 +110,19 @@ describe('a planning failure', () => {
     expect(e.thread(ts)).toHaveLength(1);
   });
 });
+
+describe('refusals in Slack', () => {
+  it('name who may, not the setting that says so', async () => {
+    const ts = await mention('UREQ', 'safe change please');
+    const plan = await e.waitForMessage(ts, isPlan, 'the plan');
+    await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UOUTSIDER');
+    await e.fake.waitUntil(() => e.fake.model.ephemeralsFor('UOUTSIDER').length > 0, 5000, 'the refusal');
+    const refusal = e.fake.model
+      .ephemeralsFor('UOUTSIDER')
+      .map((m) => m.text)
+      .join('\n');
+    expect(refusal).toContain('Only approvers may approve a plan');
+    expect(refusal).not.toContain('TANDEM_APPROVERS');
+    expect(e.tools.calls).toEqual([]);
+  });
+});

@@ -65,6 +65,21 @@ describe('a question in the thread', () => {
     expect(blocksText(answered)).toContain('Answered by <@UREQ>: staging');
     expect(hasButtons(answered)).toBe(false);
   });
+
+  it('answered by mentioning the bot, the question is marked answered too', async () => {
+    const ts = await mention('UREQ', 'ask first then change');
+    await e.driver.clickButtonIn(await e.waitForMessage(ts, isPlan, 'the plan'), PLAN_APPROVE_ACTION, 'UAPP1');
+    const question = await e.waitForMessage(ts, (m) => m.text.includes('Which cluster should I use?'), 'the question');
+    await mention('UREQ', 'staging', ts);
+    await e.waitForMessage(ts, isSummary, 'the summary');
+    await e.agent.idle();
+    await e.fake.waitUntil(
+      () => blocksText(e.fake.model.findMessage('C1', question.ts)!).includes('Answered by <@UREQ>: staging'),
+      5000,
+      'the question marked',
+    );
+    expect(hasButtons(e.fake.model.findMessage('C1', question.ts)!)).toBe(false);
+  });
 });
 
 describe('small talk', () => {
@@ -76,7 +91,7 @@ describe('small talk', () => {
     expect(thread).toHaveLength(1);
     expect(thread[0]!.text).toMatch(/^(Hi|You're welcome)/);
     expect(thread[0]!.text).not.toMatch(/Failed|PLANNER_MODEL|OPENAI|set /);
-    expect(await db.store.listRuns({ limit: 10 })).toEqual([]);
+    expect((await db.store.listRuns({ limit: 100 })).filter((run) => run.conversation.threadTs === ts)).toEqual([]);
   });
 });
 
@@ -90,7 +105,7 @@ describe('a planning failure', () => {
     expect(thread.map((m) => m.text)).toEqual([expect.stringContaining('nothing ran')]);
     expect(blocksText(thread[0]!)).toContain("set a planner model (for example openai:gpt-4o) and a model provider's API key");
     expect(blocksText(thread[0]!)).not.toMatch(/PLANNER_MODEL|OPENAI_API_KEY|Failed/);
-    const [run] = await db.store.listRuns({ limit: 5 });
+    const [run] = (await db.store.listRuns({ limit: 100 })).filter((r) => r.conversation.threadTs === ts);
     expect(run?.status).toBe('failed'); // the run still ends, as before: only the second message is gone
   });
 

@@ -6,6 +6,7 @@ import type { InboxContext } from '../inbox-receiver.ts';
 import { looksLikeSchedule } from '../../schedules/index.ts';
 import { describeError, tellPrivately, tellThread, TRY_AGAIN } from '../replies.ts';
 import { createScheduleFor, errorView, postViewInThread } from '../schedule-requests.ts';
+import { markAnsweredInThread } from '../question-messages.ts';
 import { HELP_TEXT, smallTalkReply, thanksReply } from '../views/help.ts';
 import type { Refusal } from '../../agent/refusal.ts';
 import { type Text, words } from '../../agent/text.ts';
@@ -80,6 +81,12 @@ export async function handleMessageToBot(deps: BotDeps, client: SlackClient, mes
       if (typeof outcome === 'object') {
         await tellPrivately(client, deps.logger, { channel, user, threadTs, text: refusedFollowUp(outcome.refused) });
         return;
+      }
+      if (outcome === 'answered') {
+        const answered = { channel, threadTs: message.threadTs, by: user, answer: followUpText(text) };
+        await markAnsweredInThread(client, answered).catch((error: unknown) =>
+          deps.logger.warn({ err: describeError(error), channel }, 'could not mark the question answered'),
+        );
       }
       if (outcome !== 'no-run') return;
     }

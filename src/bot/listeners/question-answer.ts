@@ -1,10 +1,11 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { BotDeps } from '../bot-deps.ts';
+import { showAnswered } from '../question-messages.ts';
 import { afterAck } from './after-ack.ts';
 import { clickOrigin, privateReplier } from './click-origin.ts';
 import { refusedFollowUp } from './mention.ts';
 import { describeError, tellPrivately, TRY_AGAIN } from '../replies.ts';
-import { asSlackBlocks, asSlackView } from '../views/limits.ts';
+import { asSlackView } from '../views/limits.ts';
 import {
   ANSWER_BLOCK,
   ANSWER_INPUT,
@@ -13,7 +14,6 @@ import {
   decodeQuestionRef,
   QUESTION_ANSWER_ACTION,
   QUESTION_CALLBACK,
-  questionMessage,
 } from '../views/question.ts';
 
 /** The words the agent reads as "stop the run" at the start of a follow-up (follow-up.ts). */
@@ -80,8 +80,7 @@ export function registerQuestionAnswer(app: App, deps: BotDeps): void {
         await tellPrivately(client, deps.logger, { ...thread, text: 'Nothing in this run is waiting for an answer any more; your answer changed nothing.' });
         return;
       }
-      const answered = questionMessage({ runId: run.id, asked: run.requester, questions: ref.q.split('\n') }, { by: userId, answer });
-      await client.chat.update({ channel: ref.c, ts: ref.t, text: answered.text, blocks: asSlackBlocks(answered.blocks) });
+      await showAnswered(client, { channel: ref.c, ts: ref.t, runId: run.id, asked: run.requester, question: ref.q }, { by: userId, answer });
     } catch (error) {
       deps.logger.error({ err: describeError(error), runId: run.id }, 'answering a question failed');
       await tellPrivately(client, deps.logger, { ...thread, text: `Your answer was not recorded: ${describeError(error)}. ${TRY_AGAIN}` });

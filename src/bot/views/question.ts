@@ -24,8 +24,8 @@ export interface Answered {
   answer: string;
 }
 
-/** The button carries the run and the question (so the modal can show it without a lookup). */
-const ButtonValueSchema = z.object({ r: z.string().min(1), q: z.string() });
+/** The button carries the run, the question and who was asked (so nothing is looked up to show or mark it). */
+const ButtonValueSchema = z.object({ r: z.string().min(1), q: z.string(), a: z.string().optional() });
 /** The modal carries the run, the question message (to mark it answered) and the question. */
 const ModalMetadataSchema = z.object({ r: z.string().min(1), c: z.string().min(1), t: z.string().min(1), q: z.string() });
 
@@ -40,9 +40,9 @@ function decode<T>(schema: z.ZodType<T>, value: string | undefined): T | undefin
   }
 }
 
-export function decodeAnswerButton(value: string | undefined): { runId: string; question: string } | undefined {
+export function decodeAnswerButton(value: string | undefined): { runId: string; question: string; asked?: string } | undefined {
   const parsed = decode(ButtonValueSchema, value);
-  return parsed && { runId: parsed.r, question: parsed.q };
+  return parsed && { runId: parsed.r, question: parsed.q, ...(parsed.a ? { asked: parsed.a } : {}) };
 }
 
 export function decodeQuestionRef(value: string | undefined): QuestionRef | undefined {
@@ -61,7 +61,7 @@ export function questionMessage(input: QuestionInput, answered?: Answered): Mess
     const said = `:white_check_mark: Answered by ${mention(answered.by)}: ${escapeText(truncate(answered.answer.replace(/\s+/g, ' '), 500))}`;
     return { text: truncate(`Answered by ${mention(answered.by)}`, 300), blocks: [section(body), context(said)] };
   }
-  const value = JSON.stringify({ r: input.runId, q: truncate(input.questions.join('\n'), 1500) });
+  const value = JSON.stringify({ r: input.runId, q: truncate(input.questions.join('\n'), 1500), a: input.asked });
   return {
     text: truncate(`${mention(input.asked)} ${escapeText(input.questions.join(' '))}`, 300),
     blocks: [

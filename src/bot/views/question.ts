@@ -96,14 +96,3 @@ export function answerModal(ref: QuestionRef): ModalView {
     ],
   };
 }
-
-/** The modal after a click on a question that is no longer open, or one the person may not answer. */
-export function answerNoticeModal(message: string): ModalView {
-  return {
-    type: 'modal',
-    callback_id: QUESTION_CALLBACK,
-    title: plainText('Answer', LIMITS.viewTitle),
-    close: plainText('Close', LIMITS.viewTitle),
-    blocks: [section(truncate(message, 2900))],
-  };
-}

@@ -3,14 +3,7 @@ import { words, setting } from '../../src/agent/text.ts';
 import { appHomeView, runLine, statusBlocks } from '../../src/bot/views/app-home.ts';
 import { HomeViewSchema, MessageBlocksSchema, ModalViewSchema, type MessageBlock } from '../../src/bot/views/limits.ts';
 import { planningFailedMessage } from '../../src/bot/views/planner-unavailable.ts';
-import {
-  answerModal,
-  answerNoticeModal,
-  decodeAnswerButton,
-  decodeQuestionRef,
-  QUESTION_ANSWER_ACTION,
-  questionMessage,
-} from '../../src/bot/views/question.ts';
+import { answerModal, decodeAnswerButton, decodeQuestionRef, QUESTION_ANSWER_ACTION, questionMessage } from '../../src/bot/views/question.ts';
 import { smallTalkReply } from '../../src/bot/views/help.ts';
 import { makeRun } from '../fakes/slack-fixtures.ts';
 

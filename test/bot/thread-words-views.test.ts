@@ -21,7 +21,7 @@ describe('question message', () => {
     expect(view.text).toBe('<@UREQ> Which &lt;env&gt;?');
     const button = view.blocks.flatMap((b) => (b.type === 'actions' ? b.elements : []))[0]!;
     expect(button.action_id).toBe(QUESTION_ANSWER_ACTION);
-    expect(decodeAnswerButton(button.value)).toEqual({ runId: 'run_1', question: 'Which <env>?' });
+    expect(decodeAnswerButton(button.value)).toEqual({ runId: 'run_1', question: 'Which <env>?', asked: 'UREQ' });
   });
 
   it('answered: says who answered and what, and has no button', () => {

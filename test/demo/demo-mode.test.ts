@@ -74,8 +74,13 @@ describe('the demo', () => {
       await thread.getByRole('button', { name: 'Modify' }).click();
       await page.locator('#modal [data-block-id="plan-instruction"]').fill('make it a draft');
       await page.getByTestId('modal-submit').click();
+      // Version 2 says why it exists once; its header is the goal.
       await thread
-        .getByText(/Plan v2: Publish draft release v1\.4\.0/)
+        .getByText(/Plan v2 — /)
+        .first()
+        .waitFor();
+      await thread
+        .getByText(/Publish draft release v1\.4\.0/)
         .first()
         .waitFor();
       await thread.getByRole('button', { name: 'Approve' }).last().click();

@@ -25,8 +25,9 @@ import { registerSessionStopped } from './listeners/session-stopped.ts';
 import { registerDirectMessage } from './listeners/direct-message.ts';
 import { registerFeedback } from './listeners/feedback.ts';
 import { registerPlannerTryAgain } from './listeners/planner-try-again.ts';
-import { registerCancelRun } from './listeners/cancel-run.ts';
+import { registerQuestionAnswer } from './listeners/question-answer.ts';
 import { InboxReceiver } from './ingress/inbox-receiver.ts';
+import { registerCancelRun } from './listeners/cancel-run.ts';
 import { createMemoryInbox, type FeedbackLog, type RunQueries, type SlackInbox } from './ports.ts';
 import { createSlackClient, slackClientOptions, type SlackClient } from './surface/slack-client.ts';
 import { slackLogger } from './surface/slack-logger.ts';
@@ -143,6 +144,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   registerModifySubmit(app, deps);
   registerEscalationActions(app, deps);
   registerConfirmActions(app, deps);
+  registerQuestionAnswer(app, deps);
   registerCommand(app, deps);
   registerScheduleActions(app, deps);
   registerSaveRunbookButton(app, deps);

@@ -85,6 +85,8 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       escalateTo: config.escalateTo,
       boardStyle: config.boardStyle,
       showCost: config.showCost,
+      confidenceThreshold: config.confidenceThreshold,
+      approvers: config.approvers,
       onBoardPosted: async (runId, ts) => {
         await store.updateRun(runId, { boardRef: ts });
       },

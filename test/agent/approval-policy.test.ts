@@ -16,7 +16,7 @@ import {
 import { PlanSchema } from '../../src/agent/model/plan.ts';
 import type { RunRecord } from '../../src/agent/ports/run-store.ts';
 import { spoken } from './support/spoken.ts';
-import { plainWords } from '../../src/bot/views/text.ts';
+import { spelled } from '../helpers/words.ts';
 
 const risks: Record<string, 'read' | 'write' | 'destructive'> = { get: 'read', comment: 'write', merge: 'destructive' };
 const planOf = (tools: string[], rollback: string[] = []) =>
@@ -142,7 +142,7 @@ describe('approval policy', () => {
     expect((await checkScheduleRemover({ userId: 'UAPP', createdBy: 'UMAKER', approvers: directory(['UAPP']) })).ok).toBe(true);
     expect((await checkScheduleRemover({ userId: 'UAPP', createdBy: 'UMAKER', approvers: undefined })).ok).toBe(false);
     const refused = await checkScheduleRemover({ userId: 'UANY', createdBy: 'UMAKER', approvers: directory(['UAPP']) });
-    expect(refused.ok ? null : { code: refused.error.code, words: plainWords(refused.error.message) }).toEqual({
+    expect(refused.ok ? null : { code: refused.error.code, words: spelled(refused.error.message) }).toEqual({
       code: 'not-maker-or-approver',
       words: 'Only <@UMAKER>, who made this schedule, or an approver (TANDEM_APPROVERS) may remove it.',
     });

@@ -5,12 +5,19 @@ import { summaryMessage } from '../../src/bot/views/summary.ts';
 import { makeRun } from '../fakes/slack-fixtures.ts';
 
 describe('agent messages as Slack text', () => {
-  it('names people as mentions (users and user groups) and settings by their environment variable', () => {
+  it('names people as mentions (users and user groups) and settings in words, never by their environment variable', () => {
     expect(mrkdwn(words`Only ${person('UREQ')} (who asked) or an approver may cancel this run.`)).toBe(
       'Only <@UREQ> (who asked) or an approver may cancel this run.',
     );
     expect(mrkdwn(words`Resolved by ${person('SOPS')}.`)).toBe('Resolved by <!subteam^SOPS>.');
-    expect(mrkdwn(words`Only approvers (${setting('approvers')}) may save a runbook.`)).toBe('Only approvers (TANDEM_APPROVERS) may save a runbook.');
+    expect(mrkdwn(words`Only approvers (${setting('approvers')}) may save a runbook.`)).toBe('Only approvers may save a runbook.');
+    expect(mrkdwn(words`Ask ${setting('approvers')} to save it.`)).toBe('Ask the approvers to save it.');
+    expect(mrkdwn(words`To plan this, set ${setting('planner-model')} and ${setting('model-key')}.`)).toBe(
+      "To plan this, set a planner model and a model provider's API key.",
+    );
+    expect(storedWords(words`the plan has 25 steps, more than ${setting('max-steps')} (${setting('max-steps')})`, 200)).toBe(
+      'the plan has 25 steps, more than the step limit',
+    );
   });
 
   it('escapes <, > and & in the words around a person, so text from a tool or a person cannot become markup', () => {
@@ -26,9 +33,9 @@ describe('agent messages as Slack text', () => {
     expect(mrkdwn('Rejected by <@U2>: a < b & <!channel>')).toBe('Rejected by <@U2>: a &lt; b &amp; &lt;!channel&gt;');
   });
 
-  it('plain words (a modal field error) name people by mention syntax and settings by variable, unescaped', () => {
+  it('plain words (a modal field error) name people by mention syntax and settings in words, unescaped', () => {
     expect(plainWords(words`Only approvers (${setting('approvers')}) may confirm; ${person('U3')} is not one & never was.`)).toBe(
-      'Only approvers (TANDEM_APPROVERS) may confirm; <@U3> is not one & never was.',
+      'Only approvers may confirm; <@U3> is not one & never was.',
     );
     expect(plainWords('a < b')).toBe('a < b');
   });

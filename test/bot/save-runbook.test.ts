@@ -104,7 +104,7 @@ describe('Save as runbook (real Bolt, agent, store, catalog)', () => {
     const requestsBefore = e.planner.requests.length;
     const next = await mention('tidy beta on prod');
     const plan = await e.waitForMessage(next, isPlan, 'the runbook plan');
-    expect(blocksText(plan)).toContain('runbook `tidy`');
+    expect(blocksText(plan)).toContain('runbook *tidy*');
     expect(blocksText(plan)).toContain('beta');
     expect(blocksText(plan)).toContain(PLAN_APPROVE_ACTION); // a write runbook still asks
     await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');

@@ -37,7 +37,7 @@ describe('Slack end to end (real agent and store)', () => {
   it('runs a plan from mention to summary: plan, approval, one board edited in place, summary with links', async () => {
     const ts = await mention('UREQ', 'safe change please');
     const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
-    expect(blocksText(plan)).toContain('`check_thing`');
+    expect(blocksText(plan)).toContain('*1.* Check the thing'); // a sentence; the tool name is in the full view
     expect(e.thread(ts)).toHaveLength(1); // "planning…" was replaced by the plan
 
     await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
@@ -122,7 +122,7 @@ describe('Slack end to end (real agent and store)', () => {
     expect(ok.status).toBe(200);
     expect(ok.body).toBe('');
     const v2 = await e.waitForMessage(ts, isPlan(2), 'plan v2');
-    expect(blocksText(v2)).toContain('Version 2 by <@UAPP1>');
+    expect(blocksText(v2)).toContain('Plan v2, edited by <@UAPP1>');
 
     await e.fake.waitUntil(() => !hasButtons(e.fake.model.findMessage('C1', plan.ts)!), 5000, 'v1 losing its buttons');
     expect(blocksText(e.fake.model.findMessage('C1', plan.ts)!)).toContain('Replaced by version 2 below');

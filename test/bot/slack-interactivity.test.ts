@@ -211,11 +211,15 @@ describe('/tandem', () => {
     await eventually(() => expect(lastResponse()).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('/tandem cancel') }));
   });
 
-  it('status lists runs in progress in the channel', async () => {
+  it('status lists runs in progress in the channel privately, each with its id and an Open thread button', async () => {
     h.runs.runs.push(makeRun({ id: 'run_done', status: 'succeeded' }));
     await h.driver.command({ user: 'U1', channel: 'C1', text: 'status' });
-    await eventually(() => expect(lastResponse()).toMatchObject({ response_type: 'in_channel', text: expect.stringContaining('run_1') }));
+    await eventually(() => expect(lastResponse()).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('run_1') }));
     expect(lastResponse()!.text).not.toContain('run_done');
+    const blocks = JSON.stringify((lastResponse() as { blocks?: unknown }).blocks);
+    expect(blocks).toContain('"text":"Open thread"');
+    expect(blocks).toContain('"url":"');
+    expect(blocks).toContain('<!date^'); // each reader sees their own time
   });
 
   it("status in another channel does not list this channel's runs (a DM's or a private channel's runs stay there)", async () => {

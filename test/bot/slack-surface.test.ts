@@ -227,9 +227,12 @@ describe('SlackSurface', () => {
     const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined });
     await surface.askRequester(run, ['Which repo?', 'Which <branch>?']);
     await surface.askRequester(run, ['I have no model to plan this with; set PLANNER_MODEL.']);
-    const [questions, notice] = fake.model.thread('C1', run.conversation.threadTs).map((m) => m.text);
-    expect(questions).toBe('<@UREQ> I need to know:\n• Which repo?\n• Which &lt;branch&gt;?\nAnswer by mentioning me in this thread.');
-    expect(notice).toBe('<@UREQ> I have no model to plan this with; set PLANNER_MODEL.');
+    const [questions, notice] = fake.model.thread('C1', run.conversation.threadTs);
+    expect(questions!.text).toBe('<@UREQ> Which repo? Which &lt;branch&gt;?');
+    expect(JSON.stringify(questions!.blocks)).toContain('• Which repo?\\n• Which &lt;branch&gt;?');
+    expect(JSON.stringify(questions!.blocks)).toContain('"text":"Answer"');
+    expect(notice!.text).toBe('<@UREQ> I have no model to plan this with; set PLANNER_MODEL.');
+    expect(JSON.stringify(notice!.blocks)).not.toContain('"text":"Answer"');
   });
 
   it('asks questions and notifies in the thread, escaping text', async () => {
@@ -237,7 +240,7 @@ describe('SlackSurface', () => {
     await surface.ask(run, 's2', 'Which <env>?');
     await surface.notify(run, 'Waiting for CI & deploy');
     const texts = fake.model.thread('C1', run.conversation.threadTs).map((m) => m.text);
-    expect(texts[0]).toContain('<@UREQ> step `s2` asks: Which &lt;env&gt;?');
+    expect(texts[0]).toBe('<@UREQ> Which &lt;env&gt;?'); // no step id in the thread
     expect(texts[1]).toBe('Waiting for CI &amp; deploy');
   });
 });

@@ -33,35 +33,71 @@ function planMessage(proposal: ProposedPlan) {
 }
 
 describe('plan message', () => {
-  it('shows goal, numbered steps with tool, args, risk and dependencies, confidence, rollback, and three bound buttons', () => {
+  it('shows the goal once, steps as sentences with their target in bold, risk marks, dependencies in words, rollback, and bound buttons', () => {
     const view = planMessage(makeProposal(makePlan(3)));
     const text = allText(view.blocks);
     expect(text).toContain('*1.* Check CI run 1');
-    expect(text).toContain('`github_merge_pull`');
-    expect(text).toContain('repo=acme/api');
     expect(text).toContain(':warning: *destructive*');
-    expect(text).toContain('after 1');
-    expect(text).toContain('82%');
-    expect(text).toContain('*Rollback (1)*, run if the plan is aborted:\\n• Revert the merge — `github_create_issue` repo=acme/api');
+    expect(text).toContain('after “Check CI run 2”');
+    expect(text).toContain('*If the plan is aborted*, these undo what it did:\\n• Revert the merge — *acme/api*');
+    expect(text.split('Merge PR 42 on acme/api')).toHaveLength(2); // the goal once, as the header
+    expect(text).not.toContain('github_merge_pull'); // tool names are in the full view
+    expect(text).not.toMatch(/\bs[0-9]\b/); // no step ids
+    expect(text).not.toContain('82%'); // confidence above the threshold is not news
+    expect(view.text).toBe('Plan v1: Merge PR 42 on acme/api &lt;safely&gt; &amp; quickly');
     const [approve, modify, reject] = buttons(view.blocks);
     expect([approve?.action_id, modify?.action_id, reject?.action_id]).toEqual([PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION]);
     expect(decodePlanRef(approve?.value)).toEqual({ runId: 'run_1', planVersion: 1 });
     expectWithinLimits(view.blocks);
   });
 
-  it('says what a waiting step waits for', () => {
-    const plan = makePlan(2);
-    plan.steps.push({ id: 's3', title: 'Ask', tool: 'ask_human', args: { question: 'which?' }, dependsOn: ['s2'] });
-    plan.steps.push({ id: 's4', title: 'Deploy', tool: 'github_dispatch_workflow', args: { repo: 'a/b', workflow: 'deploy.yml', ref: 'main' }, dependsOn: [] });
-    const text = allText(planMessage(makeProposal(plan)).blocks);
-    expect(text).toContain('after 2 · waits for an answer in this thread');
-    expect(text).toContain('waits for the workflow run to finish');
+  it('says the confidence only when it is below the threshold', () => {
+    const plan = { ...makePlan(2), confidence: 0.4 };
+    const view = planMessage(makeProposal(plan));
+    expect(allText(view.blocks)).toContain('The planner is not sure this plan does what was asked (confidence 40%)');
+    expect(allText(planMessages(makeProposal(plan), { confidenceThreshold: 0.3 })[0]!.blocks)).not.toContain('40%');
+    expectWithinLimits(view.blocks);
+  });
+
+  it('bolds the target inside the title when the title names it: "Comment on *acme/api#7*, linking the new issue"', () => {
+    const plan = makePlan(1);
+    plan.steps[0] = {
+      id: 's1',
+      title: 'Comment on acme/api#7, linking the new issue',
+      tool: 'github_comment',
+      args: { repo: 'acme/api', number: 7, body: 'See #8' },
+      dependsOn: [],
+    };
+    const text = allText(planMessage(makeProposal(plan, { risks: { s1: 'write', r1: 'write' }, targets: { s1: ['repo', 'number'], r1: ['repo'] } })).blocks);
+    expect(text).toContain('*1.* Comment on *acme/api#7*, linking the new issue  ·  :pencil2:');
+    expect(text).not.toContain('See #8'); // other arguments are in the full view
+  });
+
+  it('names who can approve when it is not everyone, and that the requester cannot approve a destructive step', () => {
+    const named = allText(planMessages(makeProposal(makePlan(2)), { approvers: ['UAPP1', 'SOPS'] })[0]!.blocks);
+    expect(named).toContain('Who can approve: <@UAPP1>, <!subteam^SOPS>, other than <@UREQ> who asked.');
+    expect(allText(planMessage(makeProposal(makePlan(2))).blocks)).not.toContain('Who can approve');
+    expect(allText(planMessages(makeProposal(makePlan(2), { autoApproved: true }), { approvers: ['UAPP1'] })[0]!.blocks)).not.toContain('Who can approve');
+  });
+
+  it('does not repeat the runbook, nor who edited, nor name the model', () => {
+    const runbook = allText(planMessage(makeProposal(makePlan(2), { authorKind: 'runbook', authorId: 'check-health', reason: 'runbook check-health' })).blocks);
+    expect(runbook).toContain('Plan from runbook *check-health*');
+    expect(runbook.split('check-health')).toHaveLength(2);
+    const edited = allText(planMessage(makeProposal(makePlan(2), { version: 2, authorKind: 'human', authorId: 'UEDIT', reason: [{ user: 'UEDIT' }] })).blocks);
+    expect(edited).toContain('Plan v2, edited by <@UEDIT>');
+    expect(edited.split('<@UEDIT>')).toHaveLength(2);
+    const replanned = allText(planMessage(makeProposal(makePlan(2), { version: 3, reason: 'replan: the check failed' })).blocks);
+    expect(replanned).toContain('Plan v3 — replan: the check failed');
+    expect(replanned).not.toContain('openai:gpt-4o');
   });
 
   it('escapes &, < and > from the plan text in mrkdwn (plain_text headers show it verbatim)', () => {
-    const text = allText(planMessage(makeProposal(makePlan(2))).blocks.filter((b) => b.type !== 'header'));
-    expect(text).toContain('&lt;safely&gt; &amp; quickly');
-    expect(text).toContain('feature/&lt;0&gt;&amp;x');
+    const view = planMessage(makeProposal(makePlan(2)));
+    const text = allText(view.blocks.filter((b) => b.type !== 'header'));
+    expect(view.text).toContain('&lt;safely&gt; &amp; quickly');
+    expect(allText(view.blocks.filter((b) => b.type === 'header'))).toContain('<safely> & quickly');
+    expect(text).toContain('feature/&lt;1&gt;&amp;x');
     expect(text).not.toContain('<safely>');
   });
 
@@ -76,8 +112,8 @@ describe('plan message', () => {
       }),
     );
     const text = allText(view.blocks);
-    expect(text).toContain('Version 2 by <@UEDIT>');
-    expect(text).toContain('s2: limit 5 → 10');
+    expect(text).toContain('Plan v2, edited by <@UEDIT>');
+    expect(text).toContain('step 2: limit 5 → 10');
     expect(decodePlanRef(buttons(view.blocks)[0]?.value)).toEqual({ runId: 'run_1', planVersion: 2 });
   });
 
@@ -138,22 +174,15 @@ describe('plan message: targets in full', () => {
     ],
     rollback: [{ id: 'r1', title: 'Undo the release', tool: 'github_merge_pull', args: { method: 'squash', repo: 'victim-org/prod', number: 99 } }],
   });
-  const everyTarget = [
-    longRepo,
-    longRef,
-    longTag,
-    'deploy-production-everywhere.yml',
-    '#releases-and-very-long-channel-names',
-    'repo=victim-org/prod, number=99',
-  ];
+  const everyTarget = [longRepo, longRef, longTag, 'deploy-production-everywhere.yml', '#releases-and-very-long-channel-names', 'victim-org/prod#99'];
 
   it('shows every target of every write, forward and rollback, in full and first; a destructive rollback step warns', () => {
     const views = planMessages(proposalOf(hiddenTargets()));
     for (const view of views) expectWithinLimits(view.blocks);
     const text = views.map((view) => allText(view.blocks)).join('\n');
     for (const target of everyTarget) expect(text, target).toContain(target);
-    expect(text).toContain(`\`github_create_release\` repo=${longRepo}, tag=${longTag}, target=${longRef}, `);
-    expect(text).toContain('`github_merge_pull` repo=victim-org/prod, number=99, method=squash · :warning: *destructive*');
+    expect(text).toContain(`Release — *${longRepo}* tag *${longTag}* target *${longRef}*  ·  :pencil2:`);
+    expect(text).toContain('Undo the release — *victim-org/prod#99*  ·  :warning: *destructive*');
     expect(text).toContain('Destructive steps (rollback steps included) need an approver other than the requester');
   });
 
@@ -172,7 +201,7 @@ describe('plan message: targets in full', () => {
     expect(views.length).toBeGreaterThan(1);
     for (const view of views) expectWithinLimits(view.blocks);
     const text = views.map((view) => allText(view.blocks)).join('\n');
-    for (let i = 0; i < 60; i++) expect(text).toContain(`repo=${longRepo}${i}, number=${1000 + i}`);
+    for (let i = 0; i < 60; i++) expect(text).toContain(`*${longRepo}${i}#${1000 + i}*`);
     for (const target of everyTarget) expect(text, target).toContain(target);
     expect(views.slice(0, -1).flatMap((view) => buttons(view.blocks))).toEqual([]);
     expect(buttons(views.at(-1)!.blocks)).toHaveLength(4);
@@ -188,7 +217,7 @@ describe('plan message: targets in full', () => {
     const views = planMessages({ ...base, plan, risks: { ...base.risks, m1: 'write' } });
     for (const view of views) expectWithinLimits(view.blocks);
     const sections = views.flatMap((view) => view.blocks).flatMap((block) => (block.type === 'section' && block.text ? [block.text.text] : []));
-    expect(sections.join('').replace(/\n/g, '')).toContain(`host=${huge.replace('&', '&amp;')}`);
+    expect(sections.join('').replace(/\n/g, '')).toContain(`host *${huge.replace('&', '&amp;')}*`);
   });
 
   it('lists every target change of a new version even when other changes must give way', () => {
@@ -222,8 +251,8 @@ describe('plan message: targets in full', () => {
     const views = planMessages(proposalOf(after, { version: 2, diff }));
     for (const view of views) expectWithinLimits(view.blocks);
     const text = views.map((view) => allText(view.blocks)).join('\n');
-    expect(text).toContain(`s3 ref: ${JSON.stringify(longRef).replace(/"/g, '\\"')} → \\"main\\"`);
-    expect(text).toContain('rollback r1 repo: \\"victim-org/prod\\" → \\"victim-org/other\\"');
+    expect(text).toContain(`step 3 ref: ${JSON.stringify(longRef).replace(/"/g, '\\"')} → \\"main\\"`);
+    expect(text).toContain('rollback step 1 repo: \\"victim-org/prod\\" → \\"victim-org/other\\"');
     expect(text).toMatch(/more changes/);
   });
 });

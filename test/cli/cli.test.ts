@@ -52,7 +52,9 @@ describe('the tandem command', () => {
   it('tandem plan without a model or a matching runbook says in one line what to configure', async () => {
     const plan = runTandem(['plan', 'open an issue'], { DATA_DIR: path.join(cwd, 'plan'), TANDEM_RUNBOOKS_DIR: path.join(cwd, 'no-runbooks') }, cwd);
     expect(await plan.exited).toBe(1);
-    expect(plan.stderr().trim()).toMatch(/^tandem: I have no model to plan this with and no runbook matches it\. .*PLANNER_MODEL=openai:gpt-4o\.$/);
+    expect(plan.stderr().trim()).toMatch(
+      /^tandem: I have no model to plan this with and no runbook matches it\. .*set PLANNER_MODEL \(for example openai:gpt-4o\) and OPENAI_API_KEY \(or ANTHROPIC_API_KEY\)\.$/,
+    );
   });
 
   it('tandem plan with no model, run from a folder without runbooks, plans from the bundled runbooks', async () => {

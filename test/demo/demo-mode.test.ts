@@ -74,8 +74,13 @@ describe('the demo', () => {
       await thread.getByRole('button', { name: 'Modify' }).click();
       await page.locator('#modal [data-block-id="plan-instruction"]').fill('make it a draft');
       await page.getByTestId('modal-submit').click();
+      // Version 2 says why it exists once; its header is the goal.
       await thread
-        .getByText(/Plan v2: Publish draft release v1\.4\.0/)
+        .getByText(/Plan v2 — /)
+        .first()
+        .waitFor();
+      await thread
+        .getByText(/Publish draft release v1\.4\.0/)
         .first()
         .waitFor();
       await thread.getByRole('button', { name: 'Approve' }).last().click();
@@ -176,7 +181,8 @@ describe('the demo', () => {
     await ws.waitForText(ts, /only know the guided tasks/);
     await ws.say('/tandem status');
     const deadline = Date.now() + 10_000;
-    const statusAnswer = async () => (await ws.state()).messages.find((m) => m.isBot && /Runs in progress in this channel/.test(m.text));
+    // The answer is private (an ephemeral for the person who asked).
+    const statusAnswer = async () => (await ws.state()).ephemerals.find((m) => /Runs in progress in this channel/.test(m.text));
     while (!(await statusAnswer()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await statusAnswer())?.text).toMatch(/write me a poem/);
   });

@@ -84,7 +84,8 @@ describe('Tandem end to end with Slack, OpenAI and GitHub fakes', () => {
     const planMessage = () => slack.model.messages.find((m) => JSON.stringify(m.blocks ?? '').includes(PLAN_APPROVE_ACTION));
     await slack.waitUntil(() => planMessage() !== undefined, 20_000, 'the plan in the thread');
     const plan = planMessage()!;
-    expect(JSON.stringify(plan.blocks)).toContain('github_create_issue');
+    expect(JSON.stringify(plan.blocks)).toContain('*acme/api*'); // the step's target; its tool is in the full view
+    expect(JSON.stringify(plan.blocks)).toContain('View full plan');
 
     // The requester is not an approver: told why, privately, and nothing runs.
     await driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'U1');

@@ -9,7 +9,8 @@ import { proposeVersion } from './propose-version.ts';
 import { finishRun } from '../execution/run-ending.ts';
 import { joined, setting, type Text, words } from '../text/text.ts';
 
-export const NO_MODEL_MESSAGE = words`I have no model to plan this with and no runbook matches it. To plan free-form tasks, configure a model: set ${setting('model-key')} and ${setting('planner-model')}, e.g. ${setting('planner-model')}=openai:gpt-4o.`;
+/** Said the same on every surface: the CLI names the variables, the thread names them in words (so no "X=…" that only reads as a variable). */
+export const NO_MODEL_MESSAGE = words`I have no model to plan this with and no runbook matches it. To plan free-form tasks, an operator configures a model: set ${setting('planner-model')} (for example openai:gpt-4o) and ${setting('model-key')}.`;
 
 export function plannerDeps(ctx: AgentContext, runId: string | null) {
   return {

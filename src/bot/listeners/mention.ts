@@ -6,7 +6,8 @@ import type { InboxContext } from '../ingress/inbox-receiver.ts';
 import { looksLikeSchedule } from '../../schedules/index.ts';
 import { describeError, tellPrivately, tellThread, TRY_AGAIN } from '../surface/replies.ts';
 import { createScheduleFor, errorView, postViewInThread } from '../schedule-requests.ts';
-import { HELP_TEXT } from '../views/help.ts';
+import { markAnsweredInThread } from '../surface/question-messages.ts';
+import { HELP_TEXT, smallTalkReply, thanksReply } from '../views/help.ts';
 import type { Refusal } from '../../agent/model/refusal.ts';
 import { type Text, words } from '../../agent/text/text.ts';
 
@@ -74,16 +75,29 @@ export async function handleMessageToBot(deps: BotDeps, client: SlackClient, mes
     if (message.threadTs) {
       const outcome = await deps.agent.followUp({ conversation: { channel, threadTs: message.threadTs }, userId: user, text: followUpText(text), requestId });
       if (outcome === 'ignored') {
-        await tellPrivately(client, deps.logger, { channel, user, threadTs, text: IGNORED_FOLLOW_UP });
+        // A thank-you after the run is answered in kind; anything else learns that nothing is waiting.
+        await tellPrivately(client, deps.logger, { channel, user, threadTs, text: thanksReply(text) ?? IGNORED_FOLLOW_UP });
       }
       if (typeof outcome === 'object') {
         await tellPrivately(client, deps.logger, { channel, user, threadTs, text: refusedFollowUp(outcome.refused) });
         return;
       }
+      if (outcome === 'answered') {
+        const answered = { channel, threadTs: message.threadTs, by: user, answer: followUpText(text) };
+        await markAnsweredInThread(client, answered).catch((error: unknown) =>
+          deps.logger.warn({ err: describeError(error), channel }, 'could not mark the question answered'),
+        );
+      }
       if (outcome !== 'no-run') return;
     }
     if (!text) {
       await tellThread(client, deps.logger, { channel, threadTs, text: HELP_TEXT });
+      return;
+    }
+    // "hello" and "thanks" get a word back, not a run that fails to plan them.
+    const smallTalk = smallTalkReply(text, user);
+    if (smallTalk) {
+      await tellThread(client, deps.logger, { channel, threadTs, text: smallTalk });
       return;
     }
     if (deps.schedules && looksLikeSchedule(text)) {

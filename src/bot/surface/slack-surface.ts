@@ -11,7 +11,8 @@ import { isPostOutcomeUnknown, type SlackClient } from './slack-client.ts';
 import { escalationMessage } from '../views/escalation.ts';
 import { asSlackBlocks, type MessageView } from '../views/limits.ts';
 import { planMessages } from '../views/plan-message.ts';
-import { plannerUnavailableMessage } from '../views/planner-unavailable.ts';
+import { planningFailedMessage, plannerUnavailableMessage } from '../views/planner-unavailable.ts';
+import { questionMessage } from '../views/question.ts';
 import { summaryMessage } from '../views/summary.ts';
 import { targetConfirmationMessages } from '../views/target-confirmation.ts';
 import { escapeText, mention, section, storedWords, truncate } from '../views/text.ts';
@@ -29,6 +30,10 @@ export interface SlackSurfaceOptions {
   boardStyle?: BoardStyle;
   /** TANDEM_SHOW_COST: summaries show tokens and cost. */
   showCost?: boolean;
+  /** TANDEM_CONFIDENCE_THRESHOLD: below it a plan says the planner is unsure (above it, confidence is not shown). */
+  confidenceThreshold?: number;
+  /** TANDEM_APPROVERS: the plan names who can approve when it is not everyone. */
+  approvers?: readonly string[];
   /** How long a post Slack did not answer is looked for in the thread before it counts as not posted (tests shorten it). */
   postSettle?: PostSettle;
 }
@@ -50,6 +55,8 @@ export class SlackSurface implements Surface {
   private readonly planningTs = new Map<string, string>();
   private readonly plans: PlanMessages;
   private readonly status: AgentStatus;
+  /** Runs whose planning failure the thread was told (once): their summary would say it a second time. */
+  private readonly planningFailureTold = new Set<string>();
 
   constructor(private readonly options: SlackSurfaceOptions) {
     this.plans = new PlanMessages(options.client, options.logger);
@@ -78,7 +85,8 @@ export class SlackSurface implements Surface {
     const { run, version } = proposal;
     // A plan too long for one message continues in more; the buttons close the last, which is the one tracked.
     let last: { ts: string; view: MessageView } | undefined;
-    for (const view of planMessages(proposal)) {
+    const { confidenceThreshold, approvers } = this.options;
+    for (const view of planMessages(proposal, { ...(confidenceThreshold === undefined ? {} : { confidenceThreshold }), ...(approvers ? { approvers } : {}) })) {
       const ts = await this.post(run, view);
       if (ts) last = { ts, view };
     }
@@ -91,11 +99,15 @@ export class SlackSurface implements Surface {
     this.plans.forget(runId);
   }
 
-  /** Questions from the plan, or a sentence about what the run cannot do (e.g. no model configured). */
+  /** Questions from the plan (with an Answer button), or a sentence about what the run cannot do (e.g. no model configured). */
   async askRequester(run: RunRecord, questions: string[]): Promise<void> {
     const asks = questions.some((q) => q.trim().endsWith('?'));
-    const body = questions.length === 1 ? escapeText(questions[0]!) : `I need to know:\n${questions.map((q) => `• ${escapeText(q)}`).join('\n')}`;
-    const text = `${mention(run.requester)} ${body}${asks ? '\nAnswer by mentioning me in this thread.' : ''}`;
+    if (asks) {
+      await this.post(run, questionMessage({ runId: run.id, asked: run.requester, questions }));
+      return;
+    }
+    const body = questions.length === 1 ? escapeText(questions[0]!) : questions.map((q) => `• ${escapeText(q)}`).join('\n');
+    const text = `${mention(run.requester)} ${body}`;
     await this.post(run, { text: truncate(text, 3000), blocks: [section(text)] });
   }
 
@@ -112,10 +124,10 @@ export class SlackSurface implements Surface {
     await this.post(run, escalationMessage({ escalation, offer, escalateTo: this.options.escalateTo }), delivery);
   }
 
-  async ask(run: RunRecord, stepId: string, question: string, delivery?: Delivery): Promise<void> {
+  /** An ask_human step: the question with an Answer button (the step's id stays in the logs). */
+  async ask(run: RunRecord, _stepId: string, question: string, delivery?: Delivery): Promise<void> {
     await this.status.session(run.id, run.conversation, 'suspended');
-    const text = `:question: ${mention(run.requester)} step \`${escapeText(stepId)}\` asks: ${escapeText(question)}\nAnswer by mentioning me in this thread.`;
-    await this.post(run, { text, blocks: [section(text)] }, delivery);
+    await this.post(run, questionMessage({ runId: run.id, asked: run.requester, questions: [question] }), delivery);
   }
 
   async confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery): Promise<void> {
@@ -132,12 +144,20 @@ export class SlackSurface implements Surface {
   }
 
   async notify(run: RunRecord, text: Text): Promise<void> {
+    // A notice while the run is still planning its first version is why planning failed.
+    if (run.status === 'planning' && run.currentPlanVersion === null) {
+      this.options.logger.info({ runId: run.id, reason: storedWords(text, 2000) }, 'planning failed');
+      await this.post(run, planningFailedMessage({ reason: text }));
+      this.planningFailureTold.add(run.id);
+      return;
+    }
     const words = storedWords(text, 2900);
     await this.post(run, { text: words, blocks: [section(words)] });
   }
 
   async plannerUnavailable(run: RunRecord, reason: Text): Promise<void> {
     await this.post(run, plannerUnavailableMessage({ runId: run.id, reason }));
+    this.planningFailureTold.add(run.id);
   }
 
   /** The board's final state lands before the summary, so the thread reads in order. */
@@ -147,7 +167,10 @@ export class SlackSurface implements Surface {
     // buttons that must go.
     await this.plans.runEnded(summary.run.id, summary.outcome);
     await this.board.finish(summary.run.id);
-    await this.post(summary.run, summaryMessage(summary, { showCost: this.options.showCost === true }), delivery);
+    // A run that failed to plan was told why in one message; a summary would repeat it (nothing ran, nothing changed).
+    const told = this.planningFailureTold.delete(summary.run.id);
+    if (!(told && summary.outcome === 'failed' && summary.run.currentPlanVersion === null))
+      await this.post(summary.run, summaryMessage(summary, { showCost: this.options.showCost === true }), delivery);
     await this.status.session(summary.run.id, summary.run.conversation, 'closed');
   }
 

@@ -12,7 +12,7 @@ const PING = /<!(channel|here|everyone)(?:\|[^>]*)?>|<!subteam\^([A-Z0-9]+)(?:\|
 const LABELLED_LINK = /<([^@#!<>|][^<>|]*)\|([^<>]*)>/g;
 
 export interface StepFlag {
-  /** Where the step is: `step 3` or `rollback r1`. */
+  /** Where the step is, as a reader counts: `step 3` or `rollback step 1`. */
   where: string;
   flags: string[];
 }
@@ -49,10 +49,10 @@ export function planFlags(plan: Plan): StepFlag[] {
     const flags = notifyFlags(step.tool, step.args);
     if (flags.length > 0) found.push({ where: `step ${index + 1}`, flags });
   });
-  for (const step of plan.rollback) {
+  plan.rollback.forEach((step, index) => {
     const flags = notifyFlags(step.tool, step.args);
-    if (flags.length > 0) found.push({ where: `rollback ${step.id}`, flags });
-  }
+    if (flags.length > 0) found.push({ where: `rollback step ${index + 1}`, flags });
+  });
   return found;
 }
 

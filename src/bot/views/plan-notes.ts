@@ -17,7 +17,7 @@ export function planNotes(proposal: ProposedPlan): Block[] {
     blocks.push(
       ...lineSections([
         ':rotating_light: *Readers will see more than this plan shows:*',
-        ...flagged.map((step) => `• ${escapeText(step.where)} (\`slack_notify\`): ${escapeText(step.flags.join('; '))}`),
+        ...flagged.map((step) => `• ${escapeText(step.where)}: ${escapeText(step.flags.join('; '))}`),
       ]),
     );
   const facts: string[] = [];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { MessageView } from './limits.ts';
 import type { Text } from '../../agent/text/text.ts';
-import { section, storedWords } from './text.ts';
+import { section, storedWords, truncate } from './text.ts';
 
 /** The Try again button under "the planner is unavailable"; its listener plans the same task again. */
 export const PLANNER_TRY_AGAIN_ACTION = 'planner_try_again';
@@ -48,4 +48,21 @@ export function plannerUnavailableMessage(input: { runId: string; reason: Text }
       },
     ],
   };
+}
+
+/** The planner's answer stayed invalid: its problems (parser and schema errors) are for the log, not the thread. */
+const INVALID_PLAN = /^The planner could not produce a valid plan/;
+
+/**
+ * Planning failed before there was a plan (no model, an invalid runbook, a planner error): the one
+ * message the thread gets about it. The run's summary would only say it again, so it is not posted.
+ */
+export function planningFailedMessage(input: { reason: Text }): MessageView {
+  const reason = input.reason;
+  const first = typeof reason === 'string' ? reason : reason.map((part) => (typeof part === 'string' ? part : '')).join('');
+  const said = INVALID_PLAN.test(first)
+    ? 'The planner could not turn this into a valid plan. Rephrasing the task, or naming the repository and what to do with it, may help.'
+    : storedWords(reason, 1500);
+  const text = `:x: I could not plan this, so nothing ran. ${said}`;
+  return { text: truncate(text, 300), blocks: [section(text)] };
 }

@@ -1,6 +1,5 @@
-import { type Setting, spell, type Text, type TextPart } from '../../agent/text/text.ts';
+import { type Setting, SETTING_ROLES, spell, type Text, type TextPart } from '../../agent/text/text.ts';
 import { escapeKeepingMentions, escapeText } from '../../integrations/slack/slack-text.ts';
-import { SETTING_VARIABLES as SETTING_VARIABLES_IN_CONFIG } from '../../config/setting-variables.ts';
 import type { Block } from './limits.ts';
 
 export { escapeKeepingMentions, escapeText } from '../../integrations/slack/slack-text.ts';
@@ -23,11 +22,48 @@ export function mention(id: string): string {
   return id.startsWith('S') ? `<!subteam^${id}>` : `<@${id}>`;
 }
 
-/** A setting the agent names, by the environment variable a person would change (one table, in config). */
-const SETTING_VARIABLES: Record<Setting, string> = SETTING_VARIABLES_IN_CONFIG;
+/**
+ * A setting the agent names, in the words a person in the thread understands. The environment variable
+ * is for whoever runs Tandem (the CLI and the logs name it); the thread is read by everyone else.
+ */
+const SETTING_WORDS: Record<Setting, string> = {
+  ...SETTING_ROLES,
+  approvers: 'the approvers',
+  'planner-model': 'a planner model',
+  'model-key': "a model provider's API key",
+};
 
 function name(part: Exclude<TextPart, string>): string {
-  return 'user' in part ? mention(escapeText(part.user)) : SETTING_VARIABLES[part.setting];
+  return 'user' in part ? mention(escapeText(part.user)) : SETTING_WORDS[part.setting];
+}
+
+/**
+ * A setting in parentheses ("Only approvers (TANDEM_APPROVERS) may…") points an operator at the
+ * configuration; in the thread it says nothing the sentence does not, so it is left out with its
+ * parentheses. A setting that is part of the sentence is named in words.
+ */
+function withoutSettingAsides(parts: readonly TextPart[]): TextPart[] {
+  const out: TextPart[] = [];
+  for (let index = 0; index < parts.length; index++) {
+    const part = parts[index]!;
+    const before = out[out.length - 1];
+    const after = parts[index + 1];
+    if (
+      typeof part === 'object' &&
+      'setting' in part &&
+      typeof before === 'string' &&
+      /\s*\($/.test(before) &&
+      typeof after === 'string' &&
+      after.startsWith(')')
+    ) {
+      out[out.length - 1] = before.replace(/\s*\($/, '');
+      out.push(after.slice(1));
+      index++;
+      continue;
+    }
+    out.push(part);
+  }
+  return out;
 }
 
 /**
@@ -37,7 +73,9 @@ function name(part: Exclude<TextPart, string>): string {
  */
 export function mrkdwn(text: Text): string {
   if (typeof text === 'string') return escapeKeepingMentions(text);
-  return text.map((part) => (typeof part === 'string' ? escapeText(part) : name(part))).join('');
+  return withoutSettingAsides(text)
+    .map((part) => (typeof part === 'string' ? escapeText(part) : name(part)))
+    .join('');
 }
 
 /**
@@ -48,7 +86,7 @@ export function mrkdwn(text: Text): string {
 export function storedWords(text: Text, max: number): string {
   let left = max;
   let out = '';
-  for (const part of typeof text === 'string' ? [text] : text) {
+  for (const part of typeof text === 'string' ? [text] : withoutSettingAsides(text)) {
     if (left <= 0) return `${out}…`;
     if (typeof part !== 'string') {
       out += name(part);
@@ -65,7 +103,7 @@ export function storedWords(text: Text, max: number): string {
 
 /** An agent message for a plain_text field (a modal's field error), where Slack draws no mentions. */
 export function plainWords(text: Text): string {
-  return spell(text, (part) => ('user' in part ? `<@${part.user}>` : SETTING_VARIABLES[part.setting]));
+  return spell(typeof text === 'string' ? text : withoutSettingAsides(text), (part) => ('user' in part ? `<@${part.user}>` : SETTING_WORDS[part.setting]));
 }
 
 export function section(text: string, blockId?: string): Block {

@@ -15,7 +15,7 @@ import { InMemorySurface } from '../../../src/agent/testing/in-memory-surface.ts
 import { createRunStore, openDatabase, type Database } from '../../../src/store/index.ts';
 import { BUDGETS, collectingLogger } from '../../agent/support/harness.ts';
 import { ScriptedLlm } from '../../agent/support/scripted-llm.ts';
-import { plainWords } from '../../../src/bot/views/text.ts';
+import { spelled } from '../../helpers/words.ts';
 
 export interface Replica {
   owner: string;
@@ -97,7 +97,7 @@ export async function startReplica(options: {
     },
     async approve(runId) {
       const decided = await agent.decide({ runId, planVersion: 1, userId: 'UAPP', decision: 'approve' });
-      if (!decided.ok) throw new Error(plainWords(decided.error.message));
+      if (!decided.ok) throw new Error(spelled(decided.error.message));
     },
     die() {
       dead = true;

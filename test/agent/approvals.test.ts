@@ -134,7 +134,7 @@ describe('approvals', () => {
   it('without a planner model the requester is told how to configure one', async () => {
     h = makeHarness({ store: db.store, tools: standardTools().all, llm: new ScriptedLlm([]) });
     const run = await h.start('anything');
-    expect(said(h.surface.of(run.id, 'notice')[0]?.text)).toMatch(/OPENAI_API_KEY.*PLANNER_MODEL/);
+    expect(said(h.surface.of(run.id, 'notice')[0]?.text)).toMatch(/PLANNER_MODEL.*OPENAI_API_KEY/);
     expect((await h.store.getRun(run.id))?.status).toBe('failed');
   });
 

@@ -13,7 +13,7 @@ describe('agent messages as Slack text', () => {
     expect(mrkdwn(words`Only approvers (${setting('approvers')}) may save a runbook.`)).toBe('Only approvers may save a runbook.');
     expect(mrkdwn(words`Ask ${setting('approvers')} to save it.`)).toBe('Ask the approvers to save it.');
     expect(mrkdwn(words`To plan this, set ${setting('planner-model')} and ${setting('model-key')}.`)).toBe(
-      "To plan this, set a planner model and a model provider's API key.",
+      'To plan this, set PLANNER_MODEL and OPENAI_API_KEY (or ANTHROPIC_API_KEY).',
     );
     expect(storedWords(words`the plan has 25 steps, more than ${setting('max-steps')} (${setting('max-steps')})`, 200)).toBe(
       'the plan has 25 steps, more than the step limit',

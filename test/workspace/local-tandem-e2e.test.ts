@@ -41,7 +41,7 @@ describe('Tandem in the local workspace, in a browser', () => {
       await page.locator('#composer-input').fill('@tandem summarise what changed this week');
       await page.locator('#composer-input').press('Enter');
       const thread = page.getByTestId('thread');
-      await thread.getByText(/a planner model/).waitFor(); // the thread names settings in words
+      await thread.getByText(/PLANNER_MODEL/).waitFor(); // the how-to names the variables to set
 
       // The bot's own health URL: in local mode the only local address http_check may reach.
       const target = `http://127.0.0.1:${runtime.port}/healthz`;

@@ -29,8 +29,10 @@ export function mention(id: string): string {
 const SETTING_WORDS: Record<Setting, string> = {
   ...SETTING_ROLES,
   approvers: 'the approvers',
-  'planner-model': 'a planner model',
-  'model-key': "a model provider's API key",
+  // The one message that names them is the how-to for a bot with no model, read by whoever set it up: it
+  // says which variables to set (CONTRACT §1).
+  'planner-model': 'PLANNER_MODEL',
+  'model-key': 'OPENAI_API_KEY (or ANTHROPIC_API_KEY)',
 };
 
 function name(part: Exclude<TextPart, string>): string {

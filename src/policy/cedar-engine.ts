@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import type { Result } from '../agent/errors.ts';
-import type { PolicyDecision, PolicyEngine, PolicyProblem, PolicyQuestion, PolicySource } from '../agent/ports/policy.ts';
+import type { PolicyDecision, PolicyEngine, PolicyProblem, PolicyQuestion, PolicyRule, PolicySource } from '../agent/ports/policy.ts';
 import { oneLine, parsePolicySet, type ParsedRule } from './parse-policy-set.ts';
 import { problemAt } from './source-position.ts';
 import { tandemSchema } from './schema.ts';
@@ -49,10 +49,14 @@ export function loadPolicy(sources: readonly PolicySource[], schema = tandemSche
     value: {
       hash,
       sources: sources.map((source) => ({ ...source })),
-      rules: rules.map(({ text: _text, offset: _offset, anyPrincipal: _any, ...rule }) => rule),
+      rules: rules.map(publicRule),
       groups,
       warnings,
       decide: (question) => decide(hash, question),
+      whoMay: (question) => {
+        const permits = new Set(whoMay(staticPolicies, question));
+        return rules.filter((rule) => rule.effect === 'permit' && permits.has(rule.id)).map(publicRule);
+      },
     },
   };
 }
@@ -66,6 +70,23 @@ function decide(hash: string, question: PolicyQuestion): PolicyDecision {
     rules: diagnostics.reason,
     errors: diagnostics.errors.map((error) => `${error.policyId}: ${oneLine(error.error)}`),
   };
+}
+
+const publicRule = ({ text: _text, offset: _offset, anyPrincipal: _any, ...rule }: ParsedRule): PolicyRule => rule;
+
+/** Partial evaluation with the principal unknown: rules satisfied or left depending on who asks. */
+function whoMay(staticPolicies: Record<string, string>, question: Omit<PolicyQuestion, 'user' | 'groups'>): string[] {
+  const request = requestOf({ ...question, user: '?', groups: [] });
+  const answer = cedar.isAuthorizedPartial({
+    principal: null,
+    action: request.action,
+    resource: request.resource,
+    context: request.context,
+    policies: { staticPolicies },
+    entities: request.entities.filter((entity) => !('id' in entity.uid && entity.uid.id === '?')),
+  });
+  if (answer.type === 'failure' || answer.response.decision === 'deny') return [];
+  return [...answer.response.satisfied, ...answer.response.nontrivialResiduals];
 }
 
 function placed(rule: ParsedRule | undefined, sources: readonly PolicySource[], error: cedar.DetailedError): PolicyProblem {

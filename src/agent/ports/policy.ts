@@ -90,6 +90,8 @@ export interface PolicyEngine {
   /** The group ids the policy names (`Group::"S…"`): the only ones worth looking up. */
   readonly groups: readonly string[];
   decide(question: PolicyQuestion): PolicyDecision;
+  /** The permit rules that could permit this for somebody (the principal left unknown): who to ask. */
+  whoMay(question: Omit<PolicyQuestion, 'user' | 'groups'>): readonly PolicyRule[];
 }
 
 export interface PolicySource {

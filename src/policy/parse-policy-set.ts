@@ -14,6 +14,8 @@ export interface ParsedRule extends PolicyRule {
   offset: number;
   /** The rule says nothing about who (`principal` unconstrained, no condition mentions it). */
   anyPrincipal: boolean;
+  /** The actions its scope names; undefined: every action. */
+  actions: readonly string[] | undefined;
 }
 
 export function parsePolicySet(sources: readonly PolicySource[]): Result<ParsedRule[], PolicyProblem[]> {
@@ -57,7 +59,7 @@ function describeRule(source: PolicySource, text: string, offset: number): Resul
   const place = problemAt(source.file, source.text, offset, '');
   const json = cedar.policyToJson(text);
   if (json.type === 'failure') return { ok: false, error: { ...place, message: json.errors.map(oneLine).join('; ') } };
-  const { effect, principal, conditions, annotations = {} } = json.json;
+  const { effect, principal, action, conditions, annotations = {} } = json.json;
   const approvals = annotations['approvals'] === undefined ? 1 : Number(annotations['approvals']);
   if (!Number.isInteger(approvals) || approvals < 1 || approvals > 10)
     return { ok: false, error: { ...place, message: `@approvals("${annotations['approvals']}") must be a whole number from 1 to 10` } };
@@ -75,8 +77,18 @@ function describeRule(source: PolicySource, text: string, offset: number): Resul
       text,
       offset,
       anyPrincipal: principal.op === 'All' && !conditionText.includes('"principal"'),
+      actions: actionsOf(action),
     },
   };
+}
+
+type ActionJson = Extract<cedar.PolicyToJsonAnswer, { type: 'success' }>['json']['action'];
+
+function actionsOf(action: ActionJson): string[] | undefined {
+  if (action.op === 'All') return undefined;
+  if ('entity' in action) return [entityId(action.entity)];
+  if ('entities' in action) return action.entities.map(entityId);
+  return undefined;
 }
 
 type PrincipalJson = Extract<cedar.PolicyToJsonAnswer, { type: 'success' }>['json']['principal'];

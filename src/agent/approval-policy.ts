@@ -4,6 +4,8 @@
  * - any other plan needs an approver's click (ApproverDirectory: anyone when TANDEM_APPROVERS is empty);
  * - a plan with a destructive step needs an approver other than the requester.
  * A decision binds to (run, plan version): a click on a superseded version is refused.
+ * With TANDEM_POLICY set, an approval click asks the Cedar policy instead (checkPolicyApprover, decision 028);
+ * unset, the functions below are what the built-in policy compiles to (test/policy/builtin-equivalence.test.ts).
  */
 import { planChangedMessage } from './decision-refusals.ts';
 import type { Plan } from './plan.ts';
@@ -12,6 +14,7 @@ import type { ApprovalRecord, RunRecord } from './ports/run-store.ts';
 import type { Risk } from './ports/tool.ts';
 import { refuse, type Refused } from './refusal.ts';
 import { person, setting, type Text, words } from './text.ts';
+import { policyRefusal, policySteps, progressLine, versionProgress, type Approver, type PolicyGate, type VersionProgress } from './policy-approval.ts';
 
 /** 'anyone' is no longer asked for (every click needs an approver); approvals recorded before say it. */
 export type ApprovalNeed = 'anyone' | 'approver' | 'approver-not-requester';
@@ -65,7 +68,7 @@ export function checkVersion(run: RunRecord, planVersion: number): Refused<void,
 const NEED_RANK: Record<ApprovalNeed, number> = { anyone: 0, approver: 1, 'approver-not-requester': 2 };
 
 /** Who may not approve this version: not an approver, or (four-eyes) the requester of destructive work. */
-export type ApproverRefusalCode = 'not-approver' | 'requester-may-not-approve-destructive';
+export type ApproverRefusalCode = 'not-approver' | 'requester-may-not-approve-destructive' | 'policy-refused';
 export type ConfirmerRefusalCode = 'not-approver' | 'requester-may-not-confirm-destructive';
 
 /** Approvals recorded before the `via` column existed name their rule in the user id. */
@@ -187,4 +190,130 @@ export async function checkConfirmer(input: {
     );
   }
   return { ok: true, value: undefined };
+}
+
+/** What a click under TANDEM_POLICY (decision 028) leaves: the version approved, or counted towards it. */
+export interface PolicyApproval {
+  approved: boolean;
+  /** Policy hash and the rules that permitted the clicker's steps: what the decision records. */
+  policyHash: string;
+  rules: readonly string[];
+  progress: VersionProgress;
+}
+
+/**
+ * An approval click asked of the policy in force: the clicker must be permitted for at least one step
+ * of the version that is not approved yet; the version is approved once every step (rollback included)
+ * has what its rule needs, counting the earlier approvals of this version by other people.
+ */
+export async function checkPolicyApprover(input: {
+  gate: PolicyGate;
+  userId: string;
+  run: Pick<RunRecord, 'requester' | 'conversation'>;
+  version: { version: number; plan: Plan };
+  digest: string;
+  riskOf: (tool: string) => Risk | undefined;
+  earlier: readonly ApprovalRecord[];
+}): Promise<Refused<PolicyApproval, 'policy-refused', Text>> {
+  const engine = input.gate.current();
+  const situation = {
+    requester: input.run.requester,
+    channel: input.run.conversation.channel,
+    confidence: input.version.plan.confidence,
+    planVersion: input.version.version,
+    digest: input.digest,
+  };
+  const steps = policySteps(input.version.plan, input.riskOf, situation.channel);
+  const lookUp = async (userId: string): Promise<Approver> => ({
+    userId,
+    groups: engine.groups.length ? await input.gate.groups.groupsOf(userId, engine.groups) : [],
+  });
+  const others = input.earlier.filter(
+    (approval) =>
+      approval.planVersion === input.version.version && approval.decision === 'approved' && !isAutoApproval(approval) && approval.userId !== input.userId,
+  );
+  const people = await Promise.all([...new Set(others.map((approval) => approval.userId))].map(lookUp));
+  const me = await lookUp(input.userId);
+  const before = versionProgress(engine, steps, situation, people);
+  const mine = steps.filter((step, index) => {
+    if (before.steps[index]?.done) return false;
+    return engine.decide({ user: me.userId, groups: me.groups, action: 'approve', resource: { kind: 'step', step }, situation }).permitted;
+  });
+  if (mine.length === 0) {
+    const waiting = steps.find((_, index) => !before.steps[index]?.done) ?? steps[0];
+    if (!waiting) return refuse('policy-refused', 'This plan has no steps to approve.');
+    const resource = { kind: 'step' as const, step: waiting };
+    const denied = engine.decide({ user: me.userId, groups: me.groups, action: 'approve', resource, situation });
+    return refuse(
+      'policy-refused',
+      policyRefusal(engine, { action: 'approve', resource, situation }, denied.rules, `approving step ${waiting.id} (${waiting.tool})`),
+    );
+  }
+  const after = versionProgress(engine, steps, situation, [...people, me]);
+  const rules = new Set<string>();
+  for (const step of mine)
+    engine.decide({ user: me.userId, groups: me.groups, action: 'approve', resource: { kind: 'step', step }, situation }).rules.forEach((id) => rules.add(id));
+  return { ok: true, value: { approved: after.approved, policyHash: engine.hash, rules: [...rules], progress: after } };
+}
+
+/** Under TANDEM_POLICY: a version runs without a click only when `auto_run` is permitted for its requester on every step. */
+export async function policyAllowsAutoRun(input: {
+  gate: PolicyGate;
+  run: Pick<RunRecord, 'requester' | 'conversation'>;
+  version: { version: number; plan: Plan };
+  digest: string;
+  riskOf: (tool: string) => Risk | undefined;
+}): Promise<boolean> {
+  const engine = input.gate.current();
+  const situation = {
+    requester: input.run.requester,
+    channel: input.run.conversation.channel,
+    confidence: input.version.plan.confidence,
+    planVersion: input.version.version,
+    digest: input.digest,
+  };
+  const groups = engine.groups.length ? await input.gate.groups.groupsOf(input.run.requester, engine.groups) : [];
+  return policySteps(input.version.plan, input.riskOf, situation.channel).every(
+    (step) => engine.decide({ user: input.run.requester, groups, action: 'auto_run', resource: { kind: 'step', step }, situation }).permitted,
+  );
+}
+
+/** Under TANDEM_POLICY: whether the recorded approvals of a version (with its digest now) let it run. */
+export async function policyVersionApproved(input: {
+  gate: PolicyGate;
+  run: Pick<RunRecord, 'requester' | 'conversation'>;
+  version: { version: number; plan: Plan };
+  digest: string;
+  riskOf: (tool: string) => Risk | undefined;
+  approvals: readonly ApprovalRecord[];
+}): Promise<Refused<void, 'no-approval' | 'none-covers', string>> {
+  const mine = input.approvals.filter(
+    (approval) =>
+      approval.planVersion === input.version.version && approval.decision === 'approved' && (approval.digest === null || approval.digest === input.digest),
+  );
+  if (mine.length === 0) return refuse('no-approval', `no approval of v${input.version.version} with its current content is recorded`);
+  if (mine.some(isAutoApproval) && (await policyAllowsAutoRun(input))) return { ok: true, value: undefined };
+  const engine = input.gate.current();
+  const people = await Promise.all(
+    [...new Set(mine.filter((approval) => !isAutoApproval(approval)).map((approval) => approval.userId))].map(async (userId) => ({
+      userId,
+      groups: engine.groups.length ? await input.gate.groups.groupsOf(userId, engine.groups) : [],
+    })),
+  );
+  const situation = {
+    requester: input.run.requester,
+    channel: input.run.conversation.channel,
+    confidence: input.version.plan.confidence,
+    planVersion: input.version.version,
+    digest: input.digest,
+  };
+  const progress = versionProgress(engine, policySteps(input.version.plan, input.riskOf, situation.channel), situation, people);
+  if (progress.approved) return { ok: true, value: undefined };
+  return refuse(
+    'none-covers',
+    progress.steps
+      .filter((step) => !step.done)
+      .map(progressLine)
+      .join('; '),
+  );
 }

@@ -1,5 +1,15 @@
 /** A person's decisions on a proposed plan: approve, reject, edit, or ask the planner to revise it. */
-import { approvalNeed, checkApprover, checkRequesterOrApprover, checkVersion, planRisk, type ApproverRefusalCode } from './approval-policy.ts';
+import {
+  approvalNeed,
+  checkApprover,
+  checkPolicyApprover,
+  checkRequesterOrApprover,
+  checkVersion,
+  planRisk,
+  type ApprovalNeed,
+  type ApproverRefusalCode,
+} from './approval-policy.ts';
+import type { PolicyGate } from './policy-approval.ts';
 import { canonicalJson } from './canonical-json.ts';
 import type { AgentContext } from './context.ts';
 import type { Result } from './errors.ts';
@@ -63,6 +73,7 @@ export async function decide(
       `The plan changed since that message was posted (it showed digest ${shortDigest(input.digest)}, v${version.version} is now ${shortDigest(digest)}); nothing was approved. Check the plan again before approving.`,
     );
   const need = approvalNeed(planRisk(version.plan, ctx.tools.riskOf));
+  if (input.decision === 'approve' && ctx.policy) return decideUnderPolicy(ctx, ctx.policy, { ...input, run, version, digest, need });
   // The slow part (a Slack user-group lookup) comes first; its verdict is for this version only.
   const allowed =
     input.decision === 'approve'
@@ -89,6 +100,44 @@ export async function decide(
   });
   if (!decided.ok) return decided;
   ctx.kick(run.id);
+  return { ok: true, value: undefined };
+}
+
+/**
+ * Under TANDEM_POLICY (decision 028): the click counts when the policy permits the clicker some step not
+ * yet approved; the run goes ahead once every step has what its rule needs. A partial approval is
+ * recorded with the run still waiting; whoever records the last needed approval moves it on (each click
+ * reads the approvals after writing its own, so the last writer always sees them all).
+ */
+async function decideUnderPolicy(
+  ctx: AgentContext,
+  gate: PolicyGate,
+  input: { runId: string; planVersion: number; userId: string; run: RunRecord; version: PlanVersionRecord; digest: string; need: ApprovalNeed },
+): Promise<Refused<void, PlanDecisionRefusalCode, Text>> {
+  const ask = async () =>
+    checkPolicyApprover({
+      gate,
+      userId: input.userId,
+      run: input.run,
+      version: input.version,
+      digest: input.digest,
+      riskOf: ctx.tools.riskOf,
+      earlier: await ctx.store.listApprovals(input.runId),
+    });
+  const allowed = await ask();
+  if (!allowed.ok) return allowed;
+  const by = { version: input.planVersion, by: input.userId, why: `policy ${allowed.value.policyHash.slice(0, 12)}: ${allowed.value.rules.join(', ')}` };
+  const approval = { userId: input.userId, decision: 'approved' as const, need: input.need, digest: input.digest };
+  const recorded = await decideOnPending(ctx, input, { approval, event: { type: 'plan-approved', data: by } });
+  if (!recorded.ok) return recorded;
+  const now = await ask();
+  if (!now.ok || !now.value.approved) return { ok: true, value: undefined };
+  const moved = await decideOnPending(ctx, input, {
+    to: 'executing',
+    alsoResolve: { kind: 'low-confidence', action: 'skip', userId: input.userId },
+    event: { type: 'plan-approved', data: { ...by, why: `policy ${now.value.policyHash.slice(0, 12)}: every step approved` } },
+  });
+  if (moved.ok) ctx.kick(input.runId);
   return { ok: true, value: undefined };
 }
 

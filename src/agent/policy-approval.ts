@@ -7,7 +7,6 @@
  */
 import type { Plan, PlanStep } from './plan.ts';
 import type { GroupDirectory, PolicyAction, PolicyEngine, PolicyQuestion, PolicyRule, PolicySituation, PolicyStep } from './ports/policy.ts';
-import { knownRisk } from './approval-policy.ts';
 import type { Risk } from './ports/tool.ts';
 
 /** The policy in force now (it may be reloaded between two decisions) and who is in the groups it names. */
@@ -42,12 +41,20 @@ export interface VersionProgress {
   rules: readonly string[];
 }
 
-/** A plan step as the policy's `Step`: its tool, risk, repository (lower case) and target, forward or rollback. */
+/** A plan step as the policy's `Step`: its tool, risk (unknown counts as destructive), repository (lower case) and target. */
 export function policyStep(step: Pick<PlanStep, 'id' | 'tool' | 'args'>, risk: Risk | undefined, channel: string, rollback: boolean): PolicyStep {
   const args = step.args as Record<string, unknown>;
   const text = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : '');
   const target = ['number', 'tag', 'ref', 'workflow', 'channel', 'runId'].map((name) => text(args[name])).find(Boolean) ?? '';
-  return { id: step.id, tool: step.tool, risk: knownRisk(risk), repository: text(args['repo']).toLowerCase(), channel, target, rollback };
+  return {
+    id: step.id,
+    tool: step.tool,
+    risk: risk === 'read' || risk === 'write' ? risk : 'destructive',
+    repository: text(args['repo']).toLowerCase(),
+    channel,
+    target,
+    rollback,
+  };
 }
 
 export function policySteps(plan: Plan, riskOf: (tool: string) => Risk | undefined, channel: string): PolicyStep[] {

@@ -2,7 +2,7 @@
  * A new plan version was stored: ask the requester its questions, escalate low confidence, run it
  * without a click when policy allows, or wait for approval.
  */
-import { approvalNeed, mayAutoRun, needsReapproval, planRisk, riskOfTool } from './approval-policy.ts';
+import { approvalNeed, mayAutoRun, needsReapproval, planRisk, policyAllowsAutoRun, riskOfTool } from './approval-policy.ts';
 import type { AgentContext } from './context.ts';
 import { escalate } from './escalation.ts';
 import { diffPlans } from './plan-diff.ts';
@@ -47,7 +47,14 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
   const lowConfidence = confidenceTooLow(plan.confidence, ctx.settings.confidenceThreshold);
   const machineAuthored = options.kind === 'first' || options.kind === 'replan';
   const preApproved = options.preApprovedBy !== undefined && risk === 'read';
-  const auto = !lowConfidence && machineAuthored && (preApproved || mayAutoRun(risk, ctx.settings) || (options.kind === 'replan' && !needsReapproval(risk)));
+  const autoRunAllowed = async () => {
+    if (!ctx.policy) return mayAutoRun(risk, ctx.settings);
+    const run = await ctx.store.getRun(runId);
+    return (
+      run !== undefined && policyAllowsAutoRun({ gate: ctx.policy, run, version: { version, plan }, digest: await planDigest(plan), riskOf: ctx.tools.riskOf })
+    );
+  };
+  const auto = !lowConfidence && machineAuthored && (preApproved || (await autoRunAllowed()) || (options.kind === 'replan' && !needsReapproval(risk)));
   const approver = preApproved && options.preApprovedBy ? options.preApprovedBy : AUTO_APPROVER;
   const parent = record.parentVersion ? await ctx.store.getPlanVersion(runId, record.parentVersion) : undefined;
   const diff = parent

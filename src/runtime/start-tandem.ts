@@ -1,3 +1,6 @@
+import type { PolicyGate } from '../agent/policy-approval.ts';
+import { createSlackGroupDirectory } from '../bot/slack-group-directory.ts';
+import { startPolicy } from './policy-wiring.ts';
 import { createAgent, type Agent } from '../agent/agent.ts';
 import type { ApproverDirectory } from '../agent/ports/approvers.ts';
 import type { LlmClient } from '../agent/ports/llm.ts';
@@ -89,7 +92,9 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       },
     });
     const approvers = createSlackApproverDirectory({ client: slackClient, approvers: config.approvers, logger });
-    const agent = buildAgent(config, services, { surface, approvers, logger, replicaId });
+    const policy = startPolicy(config, createSlackGroupDirectory({ client: slackClient, logger }), logger);
+    if (policy) cleanups.add(async () => policy.stop());
+    const agent = buildAgent(config, services, { surface, approvers, policy: policy?.gate, logger, replicaId });
     cleanups.add(() => agent.shutdown(shutdownDeadlineMs));
     const schedules = createSchedules({ db: database.db, replicaId, agent, client: slackClient, logger, secrets: config.secrets });
 
@@ -202,7 +207,7 @@ async function buildServices(config: Readonly<Config>, logger: Logger, cleanups:
 function buildAgent(
   config: Readonly<Config>,
   { database, store, llm, tools, runbooks }: Services,
-  wiring: { surface: SlackSurface; approvers: ApproverDirectory; logger: Logger; replicaId: string },
+  wiring: { surface: SlackSurface; approvers: ApproverDirectory; policy: PolicyGate | undefined; logger: Logger; replicaId: string },
 ): Agent {
   return createAgent({
     store,
@@ -210,6 +215,7 @@ function buildAgent(
     tools,
     surface: wiring.surface,
     approvers: wiring.approvers,
+    policy: wiring.policy,
     settings: {
       budgets: config.budgets,
       confidenceThreshold: config.confidenceThreshold,

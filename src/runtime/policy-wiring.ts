@@ -1,0 +1,28 @@
+/**
+ * TANDEM_POLICY at start-up and on SIGHUP (decision 028). Start-up with an invalid policy stops with one
+ * line (file:line:column); a reload that fails validation keeps the policy in force and logs one line.
+ */
+import type { PolicyGate } from '../agent/policy-approval.ts';
+import type { GroupDirectory } from '../agent/ports/policy.ts';
+import { ConfigError } from '../config/config-error.ts';
+import type { Config } from '../config/config.ts';
+import type { Logger } from '../observability/logger.ts';
+import { createPolicyHolder, loadPolicyInForce, problemLine } from '../policy/policy-in-force.ts';
+
+/** Undefined when TANDEM_POLICY is unset: the settings decide, as the built-in policy does. */
+export function startPolicy(config: Readonly<Config>, groups: GroupDirectory, logger: Logger): { gate: PolicyGate; stop: () => void } | undefined {
+  const path = config.policy.path;
+  if (path === undefined) return undefined;
+  const load = () => loadPolicyInForce({ path, approvers: config.approvers, autoRunReadOnly: config.autoRunReadOnly, repos: config.github.repos });
+  const first = load();
+  if (!first.ok) throw new ConfigError('TANDEM_POLICY', problemLine(first.error));
+  const holder = createPolicyHolder(first.value, load);
+  logger.info({ policy: path, hash: first.value.hash.slice(0, 12), rules: first.value.rules.length }, 'policy loaded');
+  const onHangup = () => {
+    const reloaded = holder.reload();
+    if (reloaded.ok) logger.info({ policy: path, hash: reloaded.value.hash.slice(0, 12), rules: reloaded.value.rules.length }, 'policy reloaded');
+    else logger.error(`policy not reloaded, the previous one stays in force: ${reloaded.error}`);
+  };
+  process.on('SIGHUP', onHangup);
+  return { gate: { current: holder.current, groups }, stop: () => process.off('SIGHUP', onHangup) };
+}

@@ -235,6 +235,16 @@ export async function checkPolicyApprover(input: {
   const people = await Promise.all([...new Set(others.map((approval) => approval.userId))].map(lookUp));
   const me = await lookUp(input.userId);
   const before = versionProgress(engine, steps, situation, people);
+  const already = input.earlier.some(
+    (approval) => approval.planVersion === input.version.version && approval.decision === 'approved' && approval.userId === input.userId,
+  );
+  if (already) {
+    const waiting = versionProgress(engine, steps, situation, [...people, me]).steps.filter((step) => !step.done);
+    return refuse(
+      'policy-refused',
+      `You already approved v${input.version.version}; it still waits for someone else: ${waiting.map(progressLine).join('; ')}.`,
+    );
+  }
   const mine = steps.filter((step, index) => {
     if (before.steps[index]?.done) return false;
     return engine.decide({ user: me.userId, groups: me.groups, action: 'approve', resource: { kind: 'step', step }, situation }).permitted;

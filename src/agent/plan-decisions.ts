@@ -3,6 +3,7 @@ import {
   approvalNeed,
   checkApprover,
   checkPolicyApprover,
+  policyVersionApproved,
   checkRequesterOrApprover,
   checkVersion,
   planRisk,
@@ -130,12 +131,19 @@ async function decideUnderPolicy(
   const approval = { userId: input.userId, decision: 'approved' as const, need: input.need, digest: input.digest };
   const recorded = await decideOnPending(ctx, input, { approval, event: { type: 'plan-approved', data: by } });
   if (!recorded.ok) return recorded;
-  const now = await ask();
-  if (!now.ok || !now.value.approved) return { ok: true, value: undefined };
+  const now = await policyVersionApproved({
+    gate,
+    run: input.run,
+    version: input.version,
+    digest: input.digest,
+    riskOf: ctx.tools.riskOf,
+    approvals: await ctx.store.listApprovals(input.runId),
+  });
+  if (!now.ok) return { ok: true, value: undefined };
   const moved = await decideOnPending(ctx, input, {
     to: 'executing',
     alsoResolve: { kind: 'low-confidence', action: 'skip', userId: input.userId },
-    event: { type: 'plan-approved', data: { ...by, why: `policy ${now.value.policyHash.slice(0, 12)}: every step approved` } },
+    event: { type: 'plan-approved', data: { ...by, why: `policy ${gate.current().hash.slice(0, 12)}: every step approved` } },
   });
   if (moved.ok) ctx.kick(input.runId);
   return { ok: true, value: undefined };

@@ -1,0 +1,93 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PolicyGate } from '../../src/agent/policy-approval.ts';
+import { loadPolicy } from '../../src/policy/cedar-engine.ts';
+import { useTestStore } from '../helpers/store.ts';
+import { standardTools } from './support/fake-tools.ts';
+import { makeHarness, type Harness } from './support/harness.ts';
+import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
+import { spoken } from './support/spoken.ts';
+
+const db = useTestStore();
+let h: Harness;
+afterEach(() => {
+  h.llm.assertDone();
+  expect(h.errors).toEqual([]);
+});
+
+const POLICY = `
+@id("reads") @who("a member of @eng")
+permit (principal in Group::"S_ENG", action == Action::"approve", resource is Step)
+when { resource.risk == "read" };
+
+@id("merges") @who("two members of @owners") @reason("Merging") @approvals("2")
+permit (principal in Group::"S_OWNERS", action == Action::"approve", resource is Step)
+when { resource.tool == "merge_thing" };
+
+@id("ops-auto-run")
+permit (principal in Group::"S_ENG", action == Action::"auto_run", resource is Step)
+when { resource.risk == "read" && resource.channel == "C_OPS" };
+`;
+const MEMBERS: Record<string, string[]> = { S_ENG: ['UENG', 'UOWN1', 'UOWN2'], S_OWNERS: ['UOWN1', 'UOWN2'] };
+
+function gate(): PolicyGate {
+  const loaded = loadPolicy([{ file: 'test.cedar', text: POLICY }]);
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+  return { current: () => loaded.value, groups: { groupsOf: async (userId, among) => among.filter((group) => MEMBERS[group]?.includes(userId)) } };
+}
+
+const mergePlan = plannerAnswer({
+  steps: [
+    { id: 's1', tool: 'read_thing', args: { key: 'pr' } },
+    { id: 's2', tool: 'merge_thing', args: { number: 7 }, dependsOn: ['s1'] },
+  ],
+});
+
+describe('approvals under TANDEM_POLICY', () => {
+  it('a rule that takes two approvers: the first owner counts (the run still waits), a stranger is refused with the rule named, the second owner runs it', async () => {
+    const tools = standardTools();
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', mergePlan), policy: gate() });
+    const run = await h.start('merge PR 7', 'UREQ');
+    const approve = (userId: string) => h.agent.decide({ runId: run.id, planVersion: 1, userId, decision: 'approve' });
+
+    expect(spoken(await approve('USTRANGER'))).toEqual({
+      ok: false,
+      error: { code: 'policy-refused', message: 'Approving step s1 (read_thing) needs a member of @eng (rule `reads`).' },
+    });
+    expect(await approve('UOWN1')).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    expect((await h.store.getRun(run.id))?.status).toBe('awaiting-approval');
+    expect(tools.merge.calls).toHaveLength(0);
+
+    expect(spoken(await approve('UENG'))).toEqual({
+      ok: false,
+      error: { code: 'policy-refused', message: 'Merging needs two members of @owners (rule `merges`).' },
+    });
+    expect(spoken(await approve('UOWN1'))).toEqual({
+      ok: false,
+      error: {
+        code: 'policy-refused',
+        message: 'You already approved v1; it still waits for someone else: s2 needs two members of @owners (1 of 2 approvals).',
+      },
+    });
+
+    expect(await approve('UOWN2')).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    expect(tools.merge.calls).toHaveLength(1);
+    expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
+  });
+});
+
+describe('auto-run under TANDEM_POLICY', () => {
+  it('a read-only plan runs without a click only where a rule permits auto_run (the requester in the ops channel)', async () => {
+    const tools = standardTools();
+    const readPlan = plannerAnswer({ steps: [{ id: 's1', tool: 'read_thing', args: { key: 'k' } }] });
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', readPlan).on('planner', readPlan), policy: gate() });
+    const start = (channel: string) =>
+      h.agent.startRun({ task: 'read it', requester: 'UENG', conversation: { channel, threadTs: `t-${channel}` }, origin: 'mention' });
+    const inOps = await start('C_OPS');
+    const elsewhere = await start('C_GENERAL');
+    await h.agent.idle();
+    expect((await h.store.getRun(inOps.id))?.status).toBe('succeeded');
+    expect((await h.store.getRun(elsewhere.id))?.status).toBe('awaiting-approval');
+  });
+});

@@ -327,3 +327,15 @@ export async function policyVersionApproved(input: {
       .join('; '),
   );
 }
+
+/** Under TANDEM_POLICY, for the plan message: who can approve each step of a version nobody approved yet. */
+export function approvalProgressLines(
+  gate: PolicyGate,
+  run: Pick<RunRecord, 'requester' | 'conversation'>,
+  version: { version: number; plan: Plan },
+  digest: string,
+  riskOf: (tool: string) => Risk | undefined,
+): string[] {
+  const situation = { requester: run.requester, channel: run.conversation.channel, confidence: version.plan.confidence, planVersion: version.version, digest };
+  return versionProgress(gate.current(), policySteps(version.plan, riskOf, situation.channel), situation, []).steps.map(progressLine);
+}

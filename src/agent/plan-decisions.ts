@@ -139,7 +139,11 @@ async function decideUnderPolicy(
     riskOf: ctx.tools.riskOf,
     approvals: await ctx.store.listApprovals(input.runId),
   });
-  if (!now.ok) return { ok: true, value: undefined };
+  if (!now.ok) {
+    // The thread sees the partial progress: "s2 needs two members of @owners (1 of 2 approvals)".
+    await ctx.surface.notify(input.run, words`Approved by ${person(input.userId)}; still needed: ${now.error.message}.`);
+    return { ok: true, value: undefined };
+  }
   const moved = await decideOnPending(ctx, input, {
     to: 'executing',
     alsoResolve: { kind: 'low-confidence', action: 'skip', userId: input.userId },

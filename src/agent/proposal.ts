@@ -2,7 +2,7 @@
  * A new plan version was stored: ask the requester its questions, escalate low confidence, run it
  * without a click when policy allows, or wait for approval.
  */
-import { approvalNeed, mayAutoRun, needsReapproval, planRisk, policyAllowsAutoRun, riskOfTool } from './approval-policy.ts';
+import { approvalNeed, approvalProgressLines, mayAutoRun, needsReapproval, planRisk, policyAllowsAutoRun, riskOfTool } from './approval-policy.ts';
 import type { AgentContext } from './context.ts';
 import { escalate } from './escalation.ts';
 import { diffPlans } from './plan-diff.ts';
@@ -97,6 +97,7 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
     reason: record.reason,
     autoApproved: auto,
     ...(auto ? { approvedBy: approver } : {}),
+    ...(ctx.policy && !auto ? { approvalProgress: approvalProgressLines(ctx.policy, run, { version, plan }, digest, ctx.tools.riskOf) } : {}),
     digest,
     attribution: ctx.settings.attribution !== false,
   });

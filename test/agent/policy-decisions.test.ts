@@ -6,6 +6,7 @@ import { standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 import { spoken } from './support/spoken.ts';
+import { plainWords } from '../../src/bot/views/text.ts';
 
 const db = useTestStore();
 let h: Harness;
@@ -53,8 +54,15 @@ describe('approvals under TANDEM_POLICY', () => {
       ok: false,
       error: { code: 'policy-refused', message: 'Approving step s1 (read_thing) needs a member of @eng (rule `reads`).' },
     });
+    expect(h.surface.of(run.id, 'plan')[0]?.proposal.approvalProgress).toEqual([
+      's1 needs a member of @eng',
+      's2 needs two members of @owners (0 of 2 approvals)',
+    ]);
     expect(await approve('UOWN1')).toEqual({ ok: true, value: undefined });
     await h.agent.idle();
+    expect(h.surface.of(run.id, 'notice').map((notice) => plainWords(notice.text))).toEqual([
+      'Approved by <@UOWN1>; still needed: s2 needs two members of @owners (1 of 2 approvals).',
+    ]);
     expect((await h.store.getRun(run.id))?.status).toBe('awaiting-approval');
     expect(tools.merge.calls).toHaveLength(0);
 

@@ -6,6 +6,7 @@ import { fullPlanButton } from './full-plan-modal.ts';
 import type { Block, MessageView } from './limits.ts';
 import { lineSections, selectLines, splitIntoMessages, type ViewLine } from './message-split.ts';
 import { planNotes } from './plan-notes.ts';
+import { approvalProgressBlocks } from './approval-progress.ts';
 import { RISK_BADGE, stepArgs, waitsFor } from './step-format.ts';
 import { context, escapeText, header, mention, storedWords, truncate } from './text.ts';
 
@@ -41,7 +42,7 @@ export function planMessages(proposal: ProposedPlan): MessageView[] {
   body.push(...rollbackSections(proposal));
   const destructive = [...plan.steps, ...plan.rollback].some((step) => riskOf(proposal, step.id) === 'destructive');
   if (destructive) body.push(context(':warning: Destructive steps (rollback steps included) need an approver other than the requester.'));
-  body.push(...planNotes(proposal));
+  body.push(...planNotes(proposal), ...approvalProgressBlocks(proposal));
 
   return splitIntoMessages({
     head,

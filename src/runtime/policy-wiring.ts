@@ -2,7 +2,9 @@
  * TANDEM_POLICY at start-up and on SIGHUP (decision 028). Start-up with an invalid policy stops with one
  * line (file:line:column); a reload that fails validation keeps the policy in force and logs one line.
  */
-import type { PolicyGate } from '../agent/policy-approval.ts';
+import type { Result } from '../agent/errors.ts';
+import { askPolicy, policyRefusal, type PolicyGate } from '../agent/policy-approval.ts';
+import type { ApproverDirectory } from '../agent/ports/approvers.ts';
 import type { GroupDirectory } from '../agent/ports/policy.ts';
 import { ConfigError } from '../config/config-error.ts';
 import type { Config } from '../config/config.ts';
@@ -25,4 +27,25 @@ export function startPolicy(config: Readonly<Config>, groups: GroupDirectory, lo
   };
   process.on('SIGHUP', onHangup);
   return { gate: { current: holder.current, groups }, stop: () => process.off('SIGHUP', onHangup) };
+}
+
+/**
+ * Who may create a schedule: the policy's `schedule` action when TANDEM_POLICY is set; otherwise an
+ * approver (anyone, when the approver list is empty), as the built-in policy says.
+ */
+export function scheduleCreation(gate: PolicyGate | undefined, approvers: ApproverDirectory) {
+  return async (input: { createdBy: string; channel: string; intervalSeconds: number }): Promise<Result<void>> => {
+    if (!gate) {
+      if (await approvers.isApprover(input.createdBy)) return { ok: true, value: undefined };
+      return { ok: false, error: 'only approvers (TANDEM_APPROVERS) may create a schedule: each one starts runs on its own' };
+    }
+    const question = {
+      action: 'schedule' as const,
+      resource: { kind: 'schedule' as const, scheduleId: 'new', channel: input.channel, createdBy: input.createdBy, intervalSeconds: input.intervalSeconds },
+      situation: { requester: input.createdBy, channel: input.channel },
+    };
+    const asked = await askPolicy(gate, { ...question, user: input.createdBy });
+    if (asked.decision.permitted) return { ok: true, value: undefined };
+    return { ok: false, error: policyRefusal(asked.engine, question, asked.decision.rules, 'creating a schedule') };
+  };
 }

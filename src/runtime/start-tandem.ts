@@ -1,6 +1,6 @@
 import type { PolicyGate } from '../agent/policy-approval.ts';
 import { createSlackGroupDirectory } from '../bot/slack-group-directory.ts';
-import { startPolicy } from './policy-wiring.ts';
+import { scheduleCreation, startPolicy } from './policy-wiring.ts';
 import { createAgent, type Agent } from '../agent/agent.ts';
 import type { ApproverDirectory } from '../agent/ports/approvers.ts';
 import type { LlmClient } from '../agent/ports/llm.ts';
@@ -96,7 +96,16 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
     if (policy) cleanups.add(async () => policy.stop());
     const agent = buildAgent(config, services, { surface, approvers, policy: policy?.gate, logger, replicaId });
     cleanups.add(() => agent.shutdown(shutdownDeadlineMs));
-    const schedules = createSchedules({ db: database.db, replicaId, agent, client: slackClient, logger, secrets: config.secrets });
+    const schedules = createSchedules({
+      db: database.db,
+      replicaId,
+      agent,
+      client: slackClient,
+      logger,
+      secrets: config.secrets,
+      bounds: { maxPerChannel: config.policy.maxSchedules, minIntervalS: config.policy.minScheduleIntervalS },
+      mayCreate: scheduleCreation(policy?.gate, approvers),
+    });
 
     const slack = createSlackApp({
       config,

@@ -128,7 +128,14 @@ async function decideUnderPolicy(
   const allowed = await ask();
   if (!allowed.ok) return allowed;
   const by = { version: input.planVersion, by: input.userId, why: `policy ${allowed.value.policyHash.slice(0, 12)}: ${allowed.value.rules.join(', ')}` };
-  const approval = { userId: input.userId, decision: 'approved' as const, need: input.need, digest: input.digest };
+  const approval = {
+    userId: input.userId,
+    decision: 'approved' as const,
+    need: input.need,
+    digest: input.digest,
+    policyHash: allowed.value.policyHash,
+    policyRules: allowed.value.rules,
+  };
   const recorded = await decideOnPending(ctx, input, { approval, event: { type: 'plan-approved', data: by } });
   if (!recorded.ok) return recorded;
   const now = await policyVersionApproved({

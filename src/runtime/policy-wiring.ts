@@ -5,23 +5,32 @@
 import type { Result } from '../agent/errors.ts';
 import { askPolicy, policyRefusal, type PolicyGate } from '../agent/policy-approval.ts';
 import type { ApproverDirectory } from '../agent/ports/approvers.ts';
-import type { GroupDirectory } from '../agent/ports/policy.ts';
+import type { GroupDirectory, PolicyEngine } from '../agent/ports/policy.ts';
 import { ConfigError } from '../config/config-error.ts';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createPolicyHolder, loadPolicyInForce, problemLine } from '../policy/policy-in-force.ts';
 
 /** Undefined when TANDEM_POLICY is unset: the settings decide, as the built-in policy does. */
-export function startPolicy(config: Readonly<Config>, groups: GroupDirectory, logger: Logger): { gate: PolicyGate; stop: () => void } | undefined {
+export function startPolicy(
+  config: Readonly<Config>,
+  groups: GroupDirectory,
+  logger: Logger,
+  /** Keeps the texts under their hash, so the audit can judge decisions by the policy then in force. */
+  keep: (policy: PolicyEngine) => Promise<void> = async () => undefined,
+): { gate: PolicyGate; stop: () => void } | undefined {
   const path = config.policy.path;
   if (path === undefined) return undefined;
   const load = () => loadPolicyInForce({ path, approvers: config.approvers, autoRunReadOnly: config.autoRunReadOnly, repos: config.github.repos });
   const first = load();
   if (!first.ok) throw new ConfigError('TANDEM_POLICY', problemLine(first.error));
   const holder = createPolicyHolder(first.value, load);
+  const kept = (policy: PolicyEngine) => keep(policy).catch((error: unknown) => logger.error({ err: error }, 'could not store the policy texts for the audit'));
+  void kept(first.value);
   logger.info({ policy: path, hash: first.value.hash.slice(0, 12), rules: first.value.rules.length }, 'policy loaded');
   const onHangup = () => {
     const reloaded = holder.reload();
+    if (reloaded.ok) void kept(reloaded.value);
     if (reloaded.ok) logger.info({ policy: path, hash: reloaded.value.hash.slice(0, 12), rules: reloaded.value.rules.length }, 'policy reloaded');
     else logger.error(`policy not reloaded, the previous one stays in force: ${reloaded.error}`);
   };

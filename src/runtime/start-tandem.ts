@@ -1,3 +1,4 @@
+import { savePolicyTexts } from '../store/policy-texts-repository.ts';
 import type { PolicyGate } from '../agent/policy-approval.ts';
 import { createSlackGroupDirectory } from '../bot/slack-group-directory.ts';
 import { scheduleCreation, startPolicy } from './policy-wiring.ts';
@@ -92,7 +93,9 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       },
     });
     const approvers = createSlackApproverDirectory({ client: slackClient, approvers: config.approvers, logger });
-    const policy = startPolicy(config, createSlackGroupDirectory({ client: slackClient, logger }), logger);
+    const policy = startPolicy(config, createSlackGroupDirectory({ client: slackClient, logger }), logger, (loaded) =>
+      savePolicyTexts(database.db, loaded.hash, loaded.sources),
+    );
     if (policy) cleanups.add(async () => policy.stop());
     const agent = buildAgent(config, services, { surface, approvers, policy: policy?.gate, logger, replicaId });
     cleanups.add(() => agent.shutdown(shutdownDeadlineMs));

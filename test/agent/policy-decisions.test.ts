@@ -2,6 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { PolicyGate } from '../../src/agent/policy-approval.ts';
 import { loadPolicy } from '../../src/policy/cedar-engine.ts';
 import { useTestStore } from '../helpers/store.ts';
+import { auditRuns } from '../../src/audit/audit.ts';
+import { AUDIT_CHECKS } from '../../src/audit/checks/index.ts';
+import { auditContextOf } from '../audit/support.ts';
 import { standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
@@ -46,7 +49,8 @@ const mergePlan = plannerAnswer({
 describe('approvals under TANDEM_POLICY', () => {
   it('a rule that takes two approvers: the first owner counts (the run still waits), a stranger is refused with the rule named, the second owner runs it', async () => {
     const tools = standardTools();
-    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', mergePlan), policy: gate() });
+    const policyGate = gate();
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', mergePlan), policy: policyGate });
     const run = await h.start('merge PR 7', 'UREQ');
     const approve = (userId: string) => h.agent.decide({ runId: run.id, planVersion: 1, userId, decision: 'approve' });
 
@@ -82,6 +86,26 @@ describe('approvals under TANDEM_POLICY', () => {
     await h.agent.idle();
     expect(tools.merge.calls).toHaveLength(1);
     expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
+
+    // Each click recorded the policy's hash and the rules that permitted it; the audit judges them by that policy.
+    const engine = policyGate.current();
+    expect((await h.store.listApprovals(run.id)).map((a) => [a.userId, a.policyHash, a.policyRules])).toEqual([
+      ['UOWN1', engine.hash, ['reads', 'merges']],
+      ['UOWN2', engine.hash, ['merges']],
+    ]);
+    const audit = (policyOf: (hash: string) => typeof engine | undefined) =>
+      auditRuns(h.store, { ...auditContextOf(tools.all), policyOf }, { runId: run.id, checks: AUDIT_CHECKS });
+    expect(await audit((hash) => (hash === engine.hash ? engine : undefined))).toEqual({ runs: 1, violations: [] });
+    // Judged by another policy than the one in force then (here: texts not stored), it is reported.
+    expect(await audit(() => undefined)).toMatchObject({
+      violations: [{ check: 'decision-not-permitted', message: expect.stringContaining('whose texts are not stored') }],
+    });
+    // A policy under which one owner would have had to suffice is not the one these decisions were made by:
+    const stricter = loadPolicy([{ file: 'stricter.cedar', text: POLICY.replace('@approvals("2")', '@approvals("3")') }]);
+    if (!stricter.ok) throw new Error('stricter policy did not load');
+    expect(await audit(() => stricter.value)).toMatchObject({
+      violations: [{ check: 'decision-not-permitted', message: expect.stringContaining('s2 needs two members of @owners (2 of 3 approvals)') }],
+    });
   });
 });
 

@@ -112,20 +112,18 @@ function recordEscalationDecision(db: Db, input: DecisionInput): Promise<Decisio
     if (input.approval) {
       if (input.planVersion === null) throw new Error('an approval binds to a plan version');
       const { userId, decision, via = 'person', need = null, why = null, digest = null, policyHash = null, policyRules = null } = input.approval;
-      await tx
-        .insert(approvals)
-        .values({
-          runId: run.id,
-          planVersion: input.planVersion,
-          userId,
-          decision,
-          via,
-          need,
-          why,
-          digest,
-          policyHash,
-          policyRules: policyRules ? [...policyRules] : null,
-        });
+      await tx.insert(approvals).values({
+        runId: run.id,
+        planVersion: input.planVersion,
+        userId,
+        decision,
+        via,
+        need,
+        why,
+        digest,
+        policyHash,
+        policyRules: policyRules ? [...policyRules] : null,
+      });
     }
     const moved = await moveRun(tx, run, input.to);
     await appendEvent(tx, run.id, input.event.type, input.event.data);

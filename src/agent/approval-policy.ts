@@ -14,7 +14,18 @@ import type { ApprovalRecord, RunRecord } from './ports/run-store.ts';
 import type { Risk } from './ports/tool.ts';
 import { refuse, type Refused } from './refusal.ts';
 import { person, setting, type Text, words } from './text.ts';
-import { policyRefusal, policySteps, progressLine, versionProgress, type Approver, type PolicyGate, type VersionProgress } from './policy-approval.ts';
+import {
+  askPolicy,
+  policyRefusal,
+  policyStep,
+  policySteps,
+  progressLine,
+  versionProgress,
+  type Approver,
+  type PolicyGate,
+  type VersionProgress,
+} from './policy-approval.ts';
+import type { PolicyAction, PolicyResource } from './ports/policy.ts';
 
 /** 'anyone' is no longer asked for (every click needs an approver); approvals recorded before say it. */
 export type ApprovalNeed = 'anyone' | 'approver' | 'approver-not-requester';
@@ -134,7 +145,18 @@ export async function checkRequesterOrApprover(input: {
   userId: string;
   requester: string;
   approvers: ApproverDirectory;
+  policy?: PolicyContext | undefined;
 }): Promise<Refused<void, 'not-requester-or-approver', Text>> {
+  if (input.policy) {
+    const denied = await askedOfPolicy(
+      input.policy,
+      input.userId,
+      REQUESTER_POLICY_ACTIONS[input.action],
+      runResource(input.policy),
+      REQUESTER_GERUNDS[input.action],
+    );
+    return denied === undefined ? { ok: true, value: undefined } : refuse('not-requester-or-approver', denied);
+  }
   if (input.userId === input.requester || (await input.approvers.isApprover(input.userId))) return { ok: true, value: undefined };
   return refuse('not-requester-or-approver', words`Only ${person(input.requester)} (who asked) or an approver may ${REQUESTER_ACTIONS[input.action]}.`);
 }
@@ -153,7 +175,17 @@ export async function checkScheduleRemover(input: {
 }
 
 /** Resolving an escalation decides what runs next, so it takes an approver. */
-export async function checkResolver(input: { userId: string; approvers: ApproverDirectory }): Promise<Refused<void, 'not-approver', Text>> {
+export async function checkResolver(input: {
+  userId: string;
+  approvers: ApproverDirectory;
+  policy?: PolicyContext | undefined;
+  action?: PolicyAction & ('retry' | 'skip' | 'replan' | 'abort');
+}): Promise<Refused<void, 'not-approver', Text>> {
+  if (input.policy) {
+    const action = input.action ?? 'retry';
+    const denied = await askedOfPolicy(input.policy, input.userId, action, runResource(input.policy), `answering this escalation with ${action}`, true);
+    return denied === undefined ? { ok: true, value: undefined } : refuse('not-approver', denied);
+  }
   if (await input.approvers.isApprover(input.userId)) return { ok: true, value: undefined };
   return refuse('not-approver', words`Only approvers (${setting('approvers')}) may decide how an escalated run continues.`);
 }
@@ -179,7 +211,14 @@ export async function checkConfirmer(input: {
   userId: string;
   requester: string;
   approvers: ApproverDirectory;
+  /** Under TANDEM_POLICY: the step being confirmed, with its filled-in args. */
+  policy?: (PolicyContext & { step: { id: string; tool: string; args: Record<string, unknown> } }) | undefined;
 }): Promise<Refused<void, ConfirmerRefusalCode, Text>> {
+  if (input.policy) {
+    const step = policyStep(input.policy.step, input.risk, input.policy.run.conversation.channel, false);
+    const denied = await askedOfPolicy(input.policy, input.userId, 'confirm', { kind: 'step', step }, `confirming what step ${step.id} acts on`);
+    return denied === undefined ? { ok: true, value: undefined } : refuse('not-approver', denied);
+  }
   if (!(await input.approvers.isApprover(input.userId))) {
     return refuse('not-approver', words`Only approvers (${setting('approvers')}) may confirm what this step acts on; you are not on the list.`);
   }
@@ -339,3 +378,48 @@ export function approvalProgressLines(
   const situation = { requester: run.requester, channel: run.conversation.channel, confidence: version.plan.confidence, planVersion: version.version, digest };
   return versionProgress(gate.current(), policySteps(version.plan, riskOf, situation.channel), situation, []).steps.map(progressLine);
 }
+
+/** Under TANDEM_POLICY, what a decision on a run asks the policy with: the gate and the run. */
+export interface PolicyContext {
+  gate: PolicyGate;
+  run: Pick<RunRecord, 'id' | 'requester' | 'conversation'>;
+}
+
+/** Asks the policy in force; on a denial, the words naming the rule and who may. */
+async function askedOfPolicy(
+  policy: PolicyContext,
+  userId: string,
+  action: PolicyAction,
+  resource: PolicyResource,
+  what: string,
+  escalated = false,
+): Promise<Text | undefined> {
+  const situation = { requester: policy.run.requester, channel: policy.run.conversation.channel, escalated };
+  const asked = await askPolicy(policy.gate, { user: userId, action, resource, situation });
+  return asked.decision.permitted ? undefined : policyRefusal(asked.engine, { action, resource, situation }, asked.decision.rules, what);
+}
+
+const runResource = (policy: PolicyContext): PolicyResource => ({
+  kind: 'run',
+  runId: policy.run.id,
+  requester: policy.run.requester,
+  channel: policy.run.conversation.channel,
+});
+
+const REQUESTER_GERUNDS: Record<RequesterAction, string> = {
+  reject: 'rejecting this plan',
+  edit: 'editing this plan',
+  revise: 'asking for a revision of this plan',
+  answer: "answering this run's question",
+  cancel: 'cancelling this run',
+  abort: 'aborting this run',
+};
+
+const REQUESTER_POLICY_ACTIONS: Record<RequesterAction, PolicyAction> = {
+  reject: 'cancel',
+  edit: 'replan',
+  revise: 'replan',
+  answer: 'answer',
+  cancel: 'cancel',
+  abort: 'abort',
+};

@@ -36,7 +36,12 @@ export async function resolveEscalation(
     );
   const run = await ctx.store.getRun(escalation.runId);
   if (!run || isFinal(run.status)) return refuse('run-ended', `The run already ended (${run?.status ?? 'gone'}).`);
-  const allowed = await checkResolver({ userId: input.userId, approvers: ctx.approvers });
+  const allowed = await checkResolver({
+    userId: input.userId,
+    approvers: ctx.approvers,
+    action: input.action,
+    ...(ctx.policy ? { policy: { gate: ctx.policy, run } } : {}),
+  });
   if (!allowed.ok) return allowed;
   // Held while the run is moved on and handed to a driver or planner here, so no peer adopts it in between.
   return ctx.leases.during(run.id, () => decideEscalation(ctx, run, escalation, input));

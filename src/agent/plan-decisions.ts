@@ -79,7 +79,13 @@ export async function decide(
   const allowed =
     input.decision === 'approve'
       ? await checkApprover({ need, userId: input.userId, requester: run.requester, approvers: ctx.approvers })
-      : await checkRequesterOrApprover({ action: 'reject', userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+      : await checkRequesterOrApprover({
+          action: 'reject',
+          userId: input.userId,
+          requester: run.requester,
+          approvers: ctx.approvers,
+          ...(ctx.policy ? { policy: { gate: ctx.policy, run } } : {}),
+        });
   if (!allowed.ok) return allowed;
   const by = { version: input.planVersion, by: input.userId };
   if (input.decision === 'reject') {
@@ -197,7 +203,13 @@ export async function editPlan(
     return made ? { ok: true, value: made } : { ok: false, error: [loaded.error] };
   }
   const { run } = loaded.value;
-  const may = await checkRequesterOrApprover({ action: 'edit', userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+  const may = await checkRequesterOrApprover({
+    action: 'edit',
+    userId: input.userId,
+    requester: run.requester,
+    approvers: ctx.approvers,
+    ...(ctx.policy ? { policy: { gate: ctx.policy, run } } : {}),
+  });
   if (!may.ok) return { ok: false, error: [may.error] };
   const checked = await validateEdit(ctx, input);
   if (!checked.ok) return editProblems(checked.error);
@@ -245,7 +257,13 @@ export async function revisePlan(
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
   if (!loaded.ok) return loaded;
   const { run, version } = loaded.value;
-  const may = await checkRequesterOrApprover({ action: 'revise', userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+  const may = await checkRequesterOrApprover({
+    action: 'revise',
+    userId: input.userId,
+    requester: run.requester,
+    approvers: ctx.approvers,
+    ...(ctx.policy ? { policy: { gate: ctx.policy, run } } : {}),
+  });
   if (!may.ok) return may;
   if (!ctx.llm.has('planner')) return refuse('no-planner', 'No planner model is configured, so I cannot revise the plan; edit the steps instead.');
   const decided = await decideOnPending(ctx, input, {

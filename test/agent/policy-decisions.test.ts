@@ -123,3 +123,16 @@ describe('auto-run under TANDEM_POLICY', () => {
     expect((await h.store.getRun(elsewhere.id))?.status).toBe('awaiting-approval');
   });
 });
+
+describe('other decisions under TANDEM_POLICY', () => {
+  it('rejecting and cancelling ask the policy too: with no rule for them, even the requester is refused with words saying so', async () => {
+    const tools = standardTools();
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', mergePlan), policy: gate() });
+    const run = await h.start('merge PR 7', 'UREQ');
+    expect(spoken(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UREQ', decision: 'reject' }))).toEqual({
+      ok: false,
+      error: { code: 'not-requester-or-approver', message: 'Rejecting this plan is not permitted to anyone by the policy in force.' },
+    });
+    expect((await h.store.getRun(run.id))?.status).toBe('awaiting-approval');
+  });
+});

@@ -1,5 +1,4 @@
-/** Policy texts kept by hash (decision 028), written when a policy is loaded or reloaded, read by `tandem audit`. */
-import { eq } from 'drizzle-orm';
+/** Policy texts kept by hash (decision 028), written when a policy is loaded or reloaded, read by `tandem audit` (which loads them all at once). */
 import type { PolicySource } from '../agent/ports/policy.ts';
 import type { Db } from './database.ts';
 import { policyTexts } from './schema.ts';
@@ -9,9 +8,4 @@ export async function savePolicyTexts(db: Db, hash: string, sources: readonly Po
     .insert(policyTexts)
     .values({ hash, sources: sources.map(({ file, text }) => ({ file, text })) })
     .onConflictDoNothing();
-}
-
-export async function policyTextsOf(db: Db, hash: string): Promise<PolicySource[] | undefined> {
-  const [row] = await db.select().from(policyTexts).where(eq(policyTexts.hash, hash));
-  return row?.sources;
 }

@@ -30,7 +30,7 @@ import { person, type Text, words } from './text.ts';
 type Loaded = { run: RunRecord; version: PlanVersionRecord };
 
 /** Why a click on a proposed plan changed nothing: the store's refusals, a version that is gone, or who clicked. */
-export type PlanDecisionRefusalCode = DecisionRefusalCode | 'version-missing' | ApproverRefusalCode | 'not-requester-or-approver';
+export type PlanDecisionRefusalCode = DecisionRefusalCode | 'version-missing' | ApproverRefusalCode | 'not-requester-or-approver' | 'approval-counted';
 /** Why a revision was not started; `no-planner`: there is no model to revise with. */
 export type RevisionRefusalCode = DecisionRefusalCode | 'version-missing' | 'not-requester-or-approver' | 'no-planner';
 
@@ -155,7 +155,9 @@ async function decideUnderPolicy(
   if (!now.ok) {
     // The thread sees the partial progress: "s2 needs two members of @owners (1 of 2 approvals)".
     await ctx.surface.notify(input.run, words`Approved by ${person(input.userId)}; still needed: ${now.error.message}.`);
-    return { ok: true, value: undefined };
+    // Recorded, but the plan still waits: not a final decision, so the buttons stay for the next approver and
+    // the clicker is told privately what is still needed.
+    return refuse('approval-counted', `Your approval counts; the plan still needs: ${now.error.message}.`);
   }
   const moved = await decideOnPending(ctx, input, {
     to: 'executing',

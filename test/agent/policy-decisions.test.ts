@@ -62,7 +62,10 @@ describe('approvals under TANDEM_POLICY', () => {
       's1 needs a member of @eng',
       's2 needs two members of @owners (0 of 2 approvals)',
     ]);
-    expect(await approve('UOWN1')).toEqual({ ok: true, value: undefined });
+    expect(spoken(await approve('UOWN1'))).toEqual({
+      ok: false,
+      error: { code: 'approval-counted', message: 'Your approval counts; the plan still needs: s2 needs two members of @owners (1 of 2 approvals).' },
+    });
     await h.agent.idle();
     expect(h.surface.of(run.id, 'notice').map((notice) => plainWords(notice.text))).toEqual([
       'Approved by <@UOWN1>; still needed: s2 needs two members of @owners (1 of 2 approvals).',

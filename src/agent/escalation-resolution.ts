@@ -1,6 +1,7 @@
 /** A person's answer to an escalation: Retry, Skip, Replan or Abort, each checked and then carried out. */
+import { progressLine } from './policy-approval.ts';
 import { planDigest } from './plan-digest.ts';
-import { approvalNeed, checkApprover, checkResolver, planRisk, type ApprovalNeed, type ApproverRefusalCode } from './approval-policy.ts';
+import { approvalNeed, checkApprover, checkPolicyApprover, checkResolver, planRisk, type ApprovalNeed, type ApproverRefusalCode } from './approval-policy.ts';
 import type { AgentContext } from './context.ts';
 import { descendantsOf } from './dispatcher.ts';
 import type { DecisionRefusalCode, EscalationAction, EscalationRecord, RunRecord } from './ports/run-store.ts';
@@ -106,6 +107,29 @@ async function refusal(
     const version = await ctx.store.getPlanVersion(run.id, run.currentPlanVersion);
     if (!version) return refuse('plan-missing', 'The plan is gone.');
     const need = approvalNeed(planRisk(version.plan, ctx.tools.riskOf));
+    if (ctx.policy) {
+      // Under TANDEM_POLICY going ahead is approving: this click must complete what every step's rule needs.
+      const earlier = await ctx.store.listApprovals(run.id);
+      const checked = await checkPolicyApprover({
+        gate: ctx.policy,
+        userId: input.userId,
+        run,
+        version,
+        digest: await planDigest(version.plan),
+        riskOf: ctx.tools.riskOf,
+        earlier,
+      });
+      if (!checked.ok) return checked;
+      if (!checked.value.approved)
+        return refuse(
+          'policy-refused',
+          `Going ahead takes every step's approvals: ${checked.value.progress.steps
+            .filter((step) => !step.done)
+            .map(progressLine)
+            .join('; ')}. Approve on the plan message instead; each approval counts.`,
+        );
+      return { ok: true, value: { goAhead: need } };
+    }
     const allowed = await checkApprover({ need, userId: input.userId, requester: run.requester, approvers: ctx.approvers });
     return allowed.ok ? { ok: true, value: { goAhead: need } } : allowed;
   }

@@ -166,7 +166,22 @@ export async function checkScheduleRemover(input: {
   userId: string;
   createdBy: string;
   approvers: ApproverDirectory | undefined;
+  /** Under TANDEM_POLICY: removing is `cancel` on the schedule. */
+  policy?: { gate: PolicyGate; schedule: { id: string; channel: string; createdBy: string } } | undefined;
 }): Promise<Refused<void, 'not-maker-or-approver', Text>> {
+  if (input.policy) {
+    const { gate, schedule } = input.policy;
+    const context: PolicyContext = { gate, run: { id: schedule.id, requester: schedule.createdBy, conversation: { channel: schedule.channel, threadTs: '' } } };
+    const resource: PolicyResource = {
+      kind: 'schedule',
+      scheduleId: schedule.id,
+      channel: schedule.channel,
+      createdBy: schedule.createdBy,
+      intervalSeconds: 0,
+    };
+    const denied = await askedOfPolicy(context, input.userId, 'cancel', resource, 'removing this schedule');
+    return denied === undefined ? { ok: true, value: undefined } : refuse('not-maker-or-approver', denied);
+  }
   if (input.userId === input.createdBy || ((await input.approvers?.isApprover(input.userId)) ?? false)) return { ok: true, value: undefined };
   return refuse(
     'not-maker-or-approver',
@@ -194,7 +209,15 @@ export async function checkResolver(input: {
  * Saving a runbook lets later tasks be planned from it without a model, in every channel: only an
  * approver may do it (anyone, when TANDEM_APPROVERS is empty, as for approving).
  */
-export async function checkRunbookSaver(input: { userId: string; approvers: ApproverDirectory }): Promise<Refused<void, 'not-approver', Text>> {
+export async function checkRunbookSaver(input: {
+  userId: string;
+  approvers: ApproverDirectory;
+  policy?: PolicyContext | undefined;
+}): Promise<Refused<void, 'not-approver', Text>> {
+  if (input.policy) {
+    const denied = await askedOfPolicy(input.policy, input.userId, 'save_runbook', runResource(input.policy), 'saving this run as a runbook');
+    return denied === undefined ? { ok: true, value: undefined } : refuse('not-approver', denied);
+  }
   if (await input.approvers.isApprover(input.userId)) return { ok: true, value: undefined };
   return refuse(
     'not-approver',

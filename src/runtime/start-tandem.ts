@@ -123,6 +123,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       schedules: schedules.service,
       runbooks,
       approvers,
+      policy: policy?.gate,
       feedback: storedFeedback(database.db, metrics),
     });
     const { port } = await slack.start(listen.port, listen.host);

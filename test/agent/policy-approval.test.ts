@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { checkRunbookSaver, checkScheduleRemover } from '../../src/agent/approval-policy.ts';
 import { policyRefusal, progressLine, versionProgress, type Approver } from '../../src/agent/policy-approval.ts';
 import type { PolicyStep } from '../../src/agent/ports/policy.ts';
 import { builtinPolicy } from '../../src/policy/builtin-policy.ts';
@@ -60,5 +61,40 @@ describe('a plan version under a policy', () => {
     );
     const nobody = { ...question, resource: { kind: 'step' as const, step: step('s9', 'github_comment', 'write', 'other/x') } };
     expect(policyRefusal(engine, nobody, [], 'approving step s9')).toBe('Approving step s9 is not permitted to anyone by the policy in force.');
+  });
+});
+
+describe('saving a runbook and removing a schedule under a policy', () => {
+  const rules = loadPolicy([
+    {
+      file: 'p.cedar',
+      text: `@id("leads-save") @who("a member of @leads")
+permit (principal in Group::"S_LEADS", action == Action::"save_runbook", resource is Run);
+
+@id("makers-remove") @who("the person who made it")
+permit (principal, action == Action::"cancel", resource is Schedule) when { principal == resource.createdBy };
+`,
+    },
+  ]);
+  if (!rules.ok) throw new Error(JSON.stringify(rules.error));
+  const gate = { current: () => rules.value, groups: { groupsOf: async (user: string, among: readonly string[]) => (user === 'U_LEAD' ? among : []) } };
+  const run = { id: 'r1', requester: 'U_DEV', conversation: { channel: 'C1', threadTs: 't' } };
+  const nobody = { isApprover: async () => true };
+
+  it('asks the policy, not the approver list, and names the rule when it refuses', async () => {
+    expect(await checkRunbookSaver({ userId: 'U_LEAD', approvers: nobody, policy: { gate, run } })).toEqual({ ok: true, value: undefined });
+    expect(await checkRunbookSaver({ userId: 'U_DEV', approvers: nobody, policy: { gate, run } })).toEqual({
+      ok: false,
+      error: { code: 'not-approver', message: 'Saving this run as a runbook needs a member of @leads (rule `leads-save`).' },
+    });
+    const schedule = { id: 'sc1', channel: 'C1', createdBy: 'U_DEV' };
+    expect(await checkScheduleRemover({ userId: 'U_DEV', createdBy: 'U_DEV', approvers: nobody, policy: { gate, schedule } })).toEqual({
+      ok: true,
+      value: undefined,
+    });
+    expect(await checkScheduleRemover({ userId: 'U_LEAD', createdBy: 'U_DEV', approvers: nobody, policy: { gate, schedule } })).toEqual({
+      ok: false,
+      error: { code: 'not-maker-or-approver', message: 'Removing this schedule needs the person who made it (rule `makers-remove`).' },
+    });
   });
 });

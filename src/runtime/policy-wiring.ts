@@ -1,7 +1,8 @@
 /**
- * TANDEM_POLICY at start-up and on SIGHUP (decision 028). Start-up with an invalid policy stops with one
+ * TANDEM_POLICY at start-up, on SIGHUP and when its file changes (decision 028). Start-up with an invalid policy stops with one
  * line (file:line:column); a reload that fails validation keeps the policy in force and logs one line.
  */
+import { watch, type FSWatcher } from 'node:fs';
 import type { Result } from '../agent/errors.ts';
 import { askPolicy, policyRefusal, type PolicyGate } from '../agent/policy-approval.ts';
 import type { ApproverDirectory } from '../agent/ports/approvers.ts';
@@ -35,7 +36,26 @@ export function startPolicy(
     else logger.error(`policy not reloaded, the previous one stays in force: ${reloaded.error}`);
   };
   process.on('SIGHUP', onHangup);
-  return { gate: { current: holder.current, groups }, stop: () => process.off('SIGHUP', onHangup) };
+  // A change of the file (or of a file in the folder) reloads too, once the writes settle.
+  let settle: NodeJS.Timeout | undefined;
+  let watcher: FSWatcher | undefined;
+  try {
+    watcher = watch(path, { persistent: false }, () => {
+      clearTimeout(settle);
+      settle = setTimeout(onHangup, 200);
+    });
+    watcher.on('error', () => undefined);
+  } catch {
+    logger.warn({ policy: path }, 'cannot watch the policy for changes; reload it with SIGHUP');
+  }
+  return {
+    gate: { current: holder.current, groups },
+    stop: () => {
+      process.off('SIGHUP', onHangup);
+      clearTimeout(settle);
+      watcher?.close();
+    },
+  };
 }
 
 /**

@@ -35,4 +35,20 @@ describe('SIGHUP reloads TANDEM_POLICY', () => {
       started.stop();
     }
   });
+
+  it('a change of the file reloads it without a signal', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'policy-watch-')), 'rules.cedar');
+    writeFileSync(file, RULE('S_BEFORE'));
+    const logger = { info: () => undefined, warn: () => undefined, error: () => undefined } as never;
+    const started = startPolicy(loadConfig({ TANDEM_POLICY: file }), { groupsOf: async () => [] }, logger);
+    if (!started) throw new Error('no policy started');
+    try {
+      writeFileSync(file, RULE('S_AFTER'));
+      const deadline = Date.now() + 5000;
+      while (started.gate.current().groups[0] !== 'S_AFTER' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(started.gate.current().groups).toEqual(['S_AFTER']);
+    } finally {
+      started.stop();
+    }
+  });
 });

@@ -19,6 +19,7 @@ export function createAgentContext(deps: AgentDeps, drivers: RunDrivers, work: B
     surface: safeSurface(deps.surface, deps.logger),
     deliverySurface: deps.surface,
     approvers: deps.approvers,
+    policy: deps.policy,
     settings: deps.settings,
     logger: deps.logger,
     owner: deps.owner,

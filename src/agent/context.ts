@@ -1,6 +1,7 @@
 /** What every part of the agent works with: the ports, settings, and a few shared helpers. */
 import type { LlmClient, LlmResponse, LlmRole } from './ports/llm.ts';
 import type { LogPort } from './ports/logger.ts';
+import type { PolicyGate } from './decisions/policy-approval.ts';
 import type { ApproverDirectory } from './ports/approvers.ts';
 import type { RunStore } from './ports/run-store.ts';
 import type { Surface } from './ports/surface.ts';
@@ -52,6 +53,8 @@ export interface AgentDeps {
   tools: AnyTool[];
   surface: Surface;
   approvers: ApproverDirectory;
+  /** TANDEM_POLICY's rules (decision 028); absent: the approver list and settings decide, as the built-in policy does. */
+  policy?: PolicyGate | undefined;
   settings: AgentSettings;
   logger: LogPort;
   /** This replica's id; step leases carry it so peers can tell a live claim from a dead one. */
@@ -79,6 +82,7 @@ export interface AgentContext {
   /** The same surface without the safety net, for owed messages: a delivery that fails stays owed and is tried again. */
   deliverySurface: Surface;
   approvers: ApproverDirectory;
+  policy: PolicyGate | undefined;
   settings: AgentSettings;
   logger: LogPort;
   owner: string;

@@ -1,4 +1,5 @@
 /** What `tandem audit` reads of one run, and the shape of a check over it. */
+import type { PolicyEngine } from '../agent/ports/policy.ts';
 import { planDigest } from '../agent/model/plan-digest.ts';
 import type { EventsPort } from '../agent/ports/events.ts';
 import type { HumanInputPort } from '../agent/ports/human-input.ts';
@@ -53,6 +54,8 @@ export interface AuditContext {
   repositories?: RepositoryAllowList;
   /** Whether a person is an approver by the configuration; undefined when it cannot be told here (a user group, or anyone may approve). */
   isApprover(userId: string): boolean | undefined;
+  /** The policy stored under this hash (decision 028), loaded; undefined when its texts are not stored. */
+  policyOf?(hash: string): PolicyEngine | undefined;
 }
 
 export interface Violation {

@@ -1,6 +1,7 @@
 import type { Result } from '../agent/model/errors.ts';
 import type { AgentApi } from '../agent/ports/agent-api.ts';
 import type { ApproverDirectory } from '../agent/ports/approvers.ts';
+import type { PolicyGate } from '../agent/decisions/policy-approval.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ScheduleService } from '../schedules/index.ts';
 import type { FeedbackLog, RunQueries } from './ports.ts';
@@ -18,6 +19,8 @@ export interface BotDeps {
   runbooks?: RunbookSaver;
   /** Who may remove someone else's schedule. */
   approvers?: ApproverDirectory;
+  /** TANDEM_POLICY (decision 028): when set, saving a runbook and removing a schedule ask it. */
+  policy?: PolicyGate | undefined;
   /** TANDEM_ALLOW_BOTS: other apps whose messages may start, answer or cancel runs; absent: none. */
   allowBots?: readonly string[];
   /** Where feedback on summaries is kept; absent: clicks are acknowledged and dropped. */

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AgentApi } from '../agent/ports/agent-api.ts';
 import type { ApproverDirectory } from '../agent/ports/approvers.ts';
+import type { PolicyGate } from '../agent/decisions/policy-approval.ts';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ScheduleService } from '../schedules/index.ts';
@@ -58,6 +59,7 @@ export interface SlackAppOptions {
   runbooks?: RunbookSaver;
   /** Who may remove another person's schedule. */
   approvers?: ApproverDirectory;
+  policy?: PolicyGate | undefined;
   /** Feedback on run summaries (thumbs up/down). */
   feedback?: FeedbackLog;
   /** HTTP receiver tuning; tests shorten nothing by default. */
@@ -128,6 +130,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     schedules: options.schedules,
     runbooks: options.runbooks,
     approvers: options.approvers,
+    policy: options.policy,
     feedback: options.feedback,
     attribution: config.attribution !== false,
     allowBots: config.slack.allowBots ?? [],

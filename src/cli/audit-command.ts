@@ -6,6 +6,10 @@ import { createBuiltinTools } from '../integrations/tools/builtin-tools.ts';
 import { createLogger } from '../observability/logger.ts';
 import { openConfiguredDatabase } from '../runtime/open-database.ts';
 import { createRunStore } from '../store/index.ts';
+import type { Db } from '../store/database.ts';
+import { policyTexts } from '../store/schema.ts';
+import type { PolicyEngine } from '../agent/ports/policy.ts';
+import { loadPolicy } from '../policy/cedar-engine.ts';
 
 /**
  * Risk and targets of the built-in tools (nothing is called, so no token is needed); a tool the audit
@@ -49,7 +53,7 @@ export async function auditCommand(config: Readonly<Config>, runId: string | und
   try {
     const members = await approverGroupMembers(config);
     if (typeof members === 'string') process.stderr.write(`tandem: user-group membership not judged: ${members}\n`);
-    const context = auditContext(config, typeof members === 'string' ? undefined : members);
+    const context = { ...auditContext(config, typeof members === 'string' ? undefined : members), policyOf: await storedPolicies(database.db) };
     const result = await auditRuns(createRunStore(database.db), context, runId ? { runId } : {});
     if ('missing' in result) {
       process.stderr.write(`tandem: no run with id ${result.missing}. List them with: tandem runs\n`);
@@ -62,4 +66,18 @@ export async function auditCommand(config: Readonly<Config>, runId: string | und
   } finally {
     await database.close();
   }
+}
+
+/** Every policy stored by hash (decision 028), loaded once each: the audit judges decisions by the policy then in force. */
+async function storedPolicies(db: Db): Promise<(hash: string) => PolicyEngine | undefined> {
+  const rows = await db.select().from(policyTexts);
+  const loaded = new Map<string, PolicyEngine | undefined>();
+  return (hash) => {
+    if (!loaded.has(hash)) {
+      const row = rows.find((candidate) => candidate.hash === hash);
+      const policy = row ? loadPolicy(row.sources) : undefined;
+      loaded.set(hash, policy?.ok ? policy.value : undefined);
+    }
+    return loaded.get(hash);
+  };
 }

@@ -13,4 +13,14 @@ export interface CommandOptions {
   feedback?: boolean;
   /** prune: runs that finished more than this many days ago. */
   olderThan?: string | undefined;
+  /** policy explain/test: the question's parts, and a policy other than TANDEM_POLICY. */
+  policy?: string | undefined;
+  user?: string | undefined;
+  action?: string | undefined;
+  tool?: string | undefined;
+  repo?: string | undefined;
+  risk?: string | undefined;
+  requester?: string | undefined;
+  channel?: string | undefined;
+  group?: string[] | undefined;
 }

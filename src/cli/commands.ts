@@ -16,6 +16,7 @@ const commands: Record<string, Command> = {
       ? (await import('./feedback-command.ts')).feedbackCommand(config, options)
       : (await import('./eval-command.ts')).evalCommand(config, options),
   prune: (args, options, config) => pruneCommand(config, prunedBefore(args, options.olderThan)),
+  policy: async (args, options, config) => (await import('./policy-command.ts')).policyCommand(args, options, config),
   audit: async (args, options, config) => (await import('./audit-command.ts')).auditCommand(config, auditedRun(args, options.run)),
 };
 

@@ -19,6 +19,11 @@ Commands:
   eval --feedback [--json]
                          people's feedback on run summaries, per planner model and per runbook
   audit [--run <runId>]  check every run's approval invariants; prints each violation, exits 1 if any
+  policy check [path]    parse and validate a Cedar policy (default TANDEM_POLICY); file:line:column errors
+  policy explain --user U… --action approve [--tool …] [--repo owner/name] [--group S…] [--requester U…]
+                         the decision and the rules behind it
+  policy test <cases.yaml> [--policy path]
+                         each case's expected permit or deny; exits 1 on a mismatch
   prune --older-than <days>
                          remove the event logs, step outputs and delivered messages of runs that
                          finished before then; what audit and show need of them stays
@@ -42,6 +47,15 @@ async function main(argv: string[]): Promise<number> {
       run: { type: 'string' },
       feedback: { type: 'boolean' },
       'older-than': { type: 'string' },
+      policy: { type: 'string' },
+      user: { type: 'string' },
+      action: { type: 'string' },
+      tool: { type: 'string' },
+      repo: { type: 'string' },
+      risk: { type: 'string' },
+      requester: { type: 'string' },
+      channel: { type: 'string' },
+      group: { type: 'string', multiple: true },
     },
   });
   const [command, ...rest] = positionals;
@@ -63,6 +77,15 @@ async function main(argv: string[]): Promise<number> {
       run: values.run,
       feedback: values.feedback ?? false,
       olderThan: values['older-than'],
+      policy: values.policy,
+      user: values.user,
+      action: values.action,
+      tool: values.tool,
+      repo: values.repo,
+      risk: values.risk,
+      requester: values.requester,
+      channel: values.channel,
+      group: values.group,
     },
     config,
   );

@@ -42,6 +42,8 @@ export interface Config {
   housekeeping: { remindAfterS: number; waitTtlS: number };
   httpAllow: string[];
   autoRunReadOnly: boolean;
+  /** TANDEM_POLICY (a .cedar file or folder; absent: the settings above as the built-in policy) and the schedule bounds. */
+  policy: { path: string | undefined; maxSchedules: number; minScheduleIntervalS: number };
   /** TANDEM_ATTRIBUTION: Tandem's GitHub writes carry who asked, who approved, the plan version, digest and thread. */
   attribution: boolean;
   mcpConfigPath: string | undefined;
@@ -132,6 +134,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     },
     httpAllow: e.TANDEM_HTTP_ALLOW.map((h) => h.toLowerCase()),
     autoRunReadOnly: e.TANDEM_AUTO_RUN_READ_ONLY,
+    policy: { path: e.TANDEM_POLICY, maxSchedules: e.TANDEM_MAX_SCHEDULES, minScheduleIntervalS: e.TANDEM_MIN_SCHEDULE_INTERVAL_S },
     attribution: e.TANDEM_ATTRIBUTION,
     mcpConfigPath: e.TANDEM_MCP_CONFIG,
     runbooksDir: e.TANDEM_RUNBOOKS_DIR,

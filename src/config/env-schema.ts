@@ -118,6 +118,10 @@ export const EnvSchema = z.object({
     .enum(['true', 'false', '1', '0'])
     .default('false')
     .transform((v) => v === 'true' || v === '1'),
+  // Issue 32 (decision 028): who may do what, as a Cedar policy; schedules bounded per channel.
+  TANDEM_POLICY: z.string().min(1, 'expected the path of a .cedar file or a folder of them').optional(),
+  TANDEM_MAX_SCHEDULES: positiveInt(20),
+  TANDEM_MIN_SCHEDULE_INTERVAL_S: positiveInt(300),
   TANDEM_ATTRIBUTION: z
     .enum(['on', 'off'], { error: 'expected on or off' })
     .default('on')

@@ -1,3 +1,4 @@
+import type { ScheduleBounds, ScheduleServiceOptions } from '../schedules/schedule-service.ts';
 import type { AgentApi } from '../agent/ports/agent-api.ts';
 import type { SlackClient } from '../bot/index.ts';
 import { escapeText } from '../integrations/slack/slack-text.ts';
@@ -23,6 +24,9 @@ export function createSchedules(deps: {
   client: SlackClient;
   logger: Logger;
   secrets: readonly string[];
+  /** Issue 32: the per-channel cap and shortest interval, and who may create a schedule. */
+  bounds?: ScheduleBounds;
+  mayCreate?: ScheduleServiceOptions['mayCreate'];
 }): Schedules {
   let started = false;
   const store = createSchedulesStore(deps.db);
@@ -46,7 +50,13 @@ export function createSchedules(deps: {
       deps.logger.info({ scheduleId: schedule.id, slot: slot.toISOString(), runId: run.id }, 'schedule fired');
     },
   });
-  const service = createScheduleService({ store, secrets: deps.secrets, onChange: async () => (started ? scheduler.reload() : undefined) });
+  const service = createScheduleService({
+    store,
+    secrets: deps.secrets,
+    bounds: deps.bounds,
+    mayCreate: deps.mayCreate,
+    onChange: async () => (started ? scheduler.reload() : undefined),
+  });
   const start = scheduler.start.bind(scheduler);
   return {
     service,

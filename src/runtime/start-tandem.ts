@@ -1,3 +1,7 @@
+import { savePolicyTexts } from '../store/policy-texts-repository.ts';
+import type { PolicyGate } from '../agent/decisions/policy-approval.ts';
+import { createSlackGroupDirectory } from '../bot/slack-group-directory.ts';
+import { scheduleCreation, startPolicy } from './policy-wiring.ts';
 import { createAgent, type Agent } from '../agent/agent.ts';
 import type { ApproverDirectory } from '../agent/ports/approvers.ts';
 import type { LlmClient } from '../agent/ports/llm.ts';
@@ -92,9 +96,22 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       },
     });
     const approvers = createSlackApproverDirectory({ client: slackClient, approvers: config.approvers, logger });
-    const agent = buildAgent(config, services, { surface, approvers, logger, replicaId });
+    const policy = startPolicy(config, createSlackGroupDirectory({ client: slackClient, logger }), logger, (loaded) =>
+      savePolicyTexts(database.db, loaded.hash, loaded.sources),
+    );
+    if (policy) cleanups.add(async () => policy.stop());
+    const agent = buildAgent(config, services, { surface, approvers, policy: policy?.gate, logger, replicaId });
     cleanups.add(() => agent.shutdown(shutdownDeadlineMs));
-    const schedules = createSchedules({ db: database.db, replicaId, agent, client: slackClient, logger, secrets: config.secrets });
+    const schedules = createSchedules({
+      db: database.db,
+      replicaId,
+      agent,
+      client: slackClient,
+      logger,
+      secrets: config.secrets,
+      bounds: { maxPerChannel: config.policy.maxSchedules, minIntervalS: config.policy.minScheduleIntervalS },
+      mayCreate: scheduleCreation(policy?.gate, approvers),
+    });
 
     const slack = createSlackApp({
       config,
@@ -109,6 +126,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       schedules: schedules.service,
       runbooks,
       approvers,
+      policy: policy?.gate,
       feedback: storedFeedback(database.db, metrics),
     });
     const { port } = await slack.start(listen.port, listen.host);
@@ -205,7 +223,7 @@ async function buildServices(config: Readonly<Config>, logger: Logger, cleanups:
 function buildAgent(
   config: Readonly<Config>,
   { database, store, llm, tools, runbooks }: Services,
-  wiring: { surface: SlackSurface; approvers: ApproverDirectory; logger: Logger; replicaId: string },
+  wiring: { surface: SlackSurface; approvers: ApproverDirectory; policy: PolicyGate | undefined; logger: Logger; replicaId: string },
 ): Agent {
   return createAgent({
     store,
@@ -213,6 +231,7 @@ function buildAgent(
     tools,
     surface: wiring.surface,
     approvers: wiring.approvers,
+    policy: wiring.policy,
     settings: {
       budgets: config.budgets,
       confidenceThreshold: config.confidenceThreshold,

@@ -28,7 +28,26 @@ export interface ScheduleServiceOptions {
   upcoming?: number;
   /** Redacted from the text before it is parsed, so neither the stored task nor any echo of it holds them. */
   secrets?: readonly string[];
+  /** TANDEM_MAX_SCHEDULES per channel and TANDEM_MIN_SCHEDULE_INTERVAL_S (issue 32); absent: unbounded. */
+  bounds?: ScheduleBounds;
+  /** Whether this person may create a schedule (the policy's `schedule` action); an error is the words they are told. */
+  mayCreate?: (input: { createdBy: string; channel: string; intervalSeconds: number }) => Promise<Result<void>>;
 }
+
+export interface ScheduleBounds {
+  maxPerChannel: number;
+  minIntervalS: number;
+}
+
+/** The shortest gap between the next fires (a `* * * * *` schedule: 60 s), looked at over the next 50. */
+export function shortestIntervalS(cron: string, timeZone: string, from: Date): number {
+  const fires = nextFireTimes(cron, timeZone, from, 50);
+  let shortest = Number.POSITIVE_INFINITY;
+  for (let index = 1; index < fires.length; index++) shortest = Math.min(shortest, (fires[index]!.getTime() - fires[index - 1]!.getTime()) / 1000);
+  return shortest;
+}
+
+const duration = (seconds: number) => (seconds % 60 === 0 ? `${seconds / 60} minute${seconds === 60 ? '' : 's'}` : `${seconds} seconds`);
 
 export function createScheduleService(options: ScheduleServiceOptions): ScheduleService {
   const { store } = options;
@@ -51,6 +70,24 @@ export function createScheduleService(options: ScheduleServiceOptions): Schedule
       const parsed = parseSchedule(redactText(input.text, options.secrets ?? []));
       if (!parsed.ok) return parsed;
       if (nextFireTimes(parsed.value.cron, timeZone, now(), 1).length === 0) return { ok: false, error: `\`${parsed.value.cron}\` never fires` };
+      const intervalSeconds = shortestIntervalS(parsed.value.cron, timeZone, now());
+      const { bounds } = options;
+      if (bounds && intervalSeconds < bounds.minIntervalS)
+        return {
+          ok: false,
+          error: `\`${parsed.value.cron}\` fires every ${duration(intervalSeconds)}; a schedule may fire at most once every ${duration(bounds.minIntervalS)} (TANDEM_MIN_SCHEDULE_INTERVAL_S)`,
+        };
+      if (bounds && (await store.list({ channel: input.channel })).length >= bounds.maxPerChannel)
+        return {
+          ok: false,
+          error: `this channel already has ${bounds.maxPerChannel} schedules, the most it may have (TANDEM_MAX_SCHEDULES); remove one first`,
+        };
+      const allowed = await options.mayCreate?.({
+        createdBy: input.createdBy,
+        channel: input.channel,
+        intervalSeconds: Number.isFinite(intervalSeconds) ? intervalSeconds : 0,
+      });
+      if (allowed && !allowed.ok) return allowed;
       const schedule = await store.insert({
         cron: parsed.value.cron,
         timeZone,

@@ -3,10 +3,12 @@
  * for a step, Approve anyway / Reject for a low-confidence plan, Try again / Abort for a failed replan.
  * Only the answers its kind offers count; refusals name people, never settings.
  */
+import { progressLine } from './policy-approval.ts';
 import { planDigest } from '../model/plan-digest.ts';
 import {
   approvalNeed,
   checkApprover,
+  checkPolicyApprover,
   checkRequesterOrApprover,
   checkResolver,
   planRisk,
@@ -78,8 +80,10 @@ export function answeredLine(escalation: EscalationRecord): Text {
 async function checkWho(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, userId: string, action: EscalationAction): Promise<EscalationResult> {
   if (escalation.kind === 'low-confidence' && action === 'abort')
     return checkRequesterOrApprover({ action: 'reject', userId, requester: run.requester, approvers: ctx.approvers });
-  const allowed = await checkResolver({ userId, approvers: ctx.approvers });
+  const allowed = await checkResolver({ userId, approvers: ctx.approvers, action, ...(ctx.policy ? { policy: { gate: ctx.policy, run } } : {}) });
   if (allowed.ok) return ok;
+  // A policy's refusal names its rule and who may; the settings' refusal is put in words for the thread below.
+  if (ctx.policy) return allowed;
   const what = escalation.kind === 'low-confidence' ? 'approve this plan' : 'choose how this run goes on';
   return refuse(
     allowed.error.code,
@@ -166,6 +170,29 @@ async function refusal(
   const version = await ctx.store.getPlanVersion(run.id, run.currentPlanVersion);
   if (!version) return refuse('plan-missing', 'The plan is gone.');
   const need = approvalNeed(planRisk(version.plan, ctx.tools.riskOf));
+  if (ctx.policy) {
+    // Under TANDEM_POLICY going ahead is approving: this click must complete what every step's rule needs.
+    const earlier = await ctx.store.listApprovals(run.id);
+    const checked = await checkPolicyApprover({
+      gate: ctx.policy,
+      userId: input.userId,
+      run,
+      version,
+      digest: await planDigest(version.plan),
+      riskOf: ctx.tools.riskOf,
+      earlier,
+    });
+    if (!checked.ok) return checked;
+    if (!checked.value.approved)
+      return refuse(
+        'policy-refused',
+        `Going ahead takes every step's approvals: ${checked.value.progress.steps
+          .filter((step) => !step.done)
+          .map(progressLine)
+          .join('; ')}. Approve on the plan message instead; each approval counts.`,
+      );
+    return { ok: true, value: { goAhead: need } };
+  }
   const allowed = await checkApprover({ need, userId: input.userId, requester: run.requester, approvers: ctx.approvers });
   if (allowed.ok) return { ok: true, value: { goAhead: need } };
   return refuse(

@@ -42,6 +42,7 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUp
     userId: input.userId,
     requester: run.requester,
     approvers: ctx.approvers,
+    ...(ctx.policy ? { policy: { gate: ctx.policy, run } } : {}),
   });
   if (!may.ok) return { refused: may.error };
   if (cancelling) return (await cancelRun(ctx, { runId: run.id, userId: input.userId }, { checked: true })).ok ? 'cancelled' : 'ignored';
@@ -84,7 +85,13 @@ export async function cancelRun(
   if (!run) return refuse('run-missing', 'That run does not exist.');
   if (isFinal(run.status)) return refuse('run-ended', `The run already ended (${run.status}).`);
   if (!options.checked) {
-    const may = await checkRequesterOrApprover({ action: 'cancel', userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+    const may = await checkRequesterOrApprover({
+      action: 'cancel',
+      userId: input.userId,
+      requester: run.requester,
+      approvers: ctx.approvers,
+      ...(ctx.policy ? { policy: { gate: ctx.policy, run } } : {}),
+    });
     if (!may.ok) return may;
   }
   // The cancel is the decision: the run ends as cancelled here, whatever it was doing (no new step starts after this).

@@ -1,5 +1,16 @@
 /** A person's decisions on a proposed plan: approve, reject, edit, or ask the planner to revise it. */
-import { approvalNeed, checkApprover, checkRequesterOrApprover, checkVersion, planRisk, type ApproverRefusalCode } from './approval-policy.ts';
+import {
+  approvalNeed,
+  checkApprover,
+  checkPolicyApprover,
+  policyVersionApproved,
+  checkRequesterOrApprover,
+  checkVersion,
+  planRisk,
+  type ApprovalNeed,
+  type ApproverRefusalCode,
+} from './approval-policy.ts';
+import type { PolicyGate } from './policy-approval.ts';
 import { canonicalJson } from '../text/canonical-json.ts';
 import type { AgentContext } from '../context.ts';
 import type { Result } from '../model/errors.ts';
@@ -19,7 +30,7 @@ import { person, type Text, words } from '../text/text.ts';
 type Loaded = { run: RunRecord; version: PlanVersionRecord };
 
 /** Why a click on a proposed plan changed nothing: the store's refusals, a version that is gone, or who clicked. */
-export type PlanDecisionRefusalCode = DecisionRefusalCode | 'version-missing' | ApproverRefusalCode | 'not-requester-or-approver';
+export type PlanDecisionRefusalCode = DecisionRefusalCode | 'version-missing' | ApproverRefusalCode | 'not-requester-or-approver' | 'approval-counted';
 /** Why a revision was not started; `no-planner`: there is no model to revise with. */
 export type RevisionRefusalCode = DecisionRefusalCode | 'version-missing' | 'not-requester-or-approver' | 'no-planner';
 
@@ -63,11 +74,18 @@ export async function decide(
       `The plan changed since that message was posted (it showed digest ${shortDigest(input.digest)}, v${version.version} is now ${shortDigest(digest)}); nothing was approved. Check the plan again before approving.`,
     );
   const need = approvalNeed(planRisk(version.plan, ctx.tools.riskOf));
+  if (input.decision === 'approve' && ctx.policy) return decideUnderPolicy(ctx, ctx.policy, { ...input, run, version, digest, need });
   // The slow part (a Slack user-group lookup) comes first; its verdict is for this version only.
   const allowed =
     input.decision === 'approve'
       ? await checkApprover({ need, userId: input.userId, requester: run.requester, approvers: ctx.approvers })
-      : await checkRequesterOrApprover({ action: 'reject', userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+      : await checkRequesterOrApprover({
+          action: 'reject',
+          userId: input.userId,
+          requester: run.requester,
+          approvers: ctx.approvers,
+          ...(ctx.policy ? { policy: { gate: ctx.policy, run } } : {}),
+        });
   if (!allowed.ok) return allowed;
   const by = { version: input.planVersion, by: input.userId };
   if (input.decision === 'reject') {
@@ -89,6 +107,64 @@ export async function decide(
   });
   if (!decided.ok) return decided;
   ctx.kick(run.id);
+  return { ok: true, value: undefined };
+}
+
+/**
+ * Under TANDEM_POLICY (decision 028): the click counts when the policy permits the clicker some step not
+ * yet approved; the run goes ahead once every step has what its rule needs. A partial approval is
+ * recorded with the run still waiting; whoever records the last needed approval moves it on (each click
+ * reads the approvals after writing its own, so the last writer always sees them all).
+ */
+async function decideUnderPolicy(
+  ctx: AgentContext,
+  gate: PolicyGate,
+  input: { runId: string; planVersion: number; userId: string; run: RunRecord; version: PlanVersionRecord; digest: string; need: ApprovalNeed },
+): Promise<Refused<void, PlanDecisionRefusalCode, Text>> {
+  const ask = async () =>
+    checkPolicyApprover({
+      gate,
+      userId: input.userId,
+      run: input.run,
+      version: input.version,
+      digest: input.digest,
+      riskOf: ctx.tools.riskOf,
+      earlier: await ctx.store.listApprovals(input.runId),
+    });
+  const allowed = await ask();
+  if (!allowed.ok) return allowed;
+  const by = { version: input.planVersion, by: input.userId, why: `policy ${allowed.value.policyHash.slice(0, 12)}: ${allowed.value.rules.join(', ')}` };
+  const approval = {
+    userId: input.userId,
+    decision: 'approved' as const,
+    need: input.need,
+    digest: input.digest,
+    policyHash: allowed.value.policyHash,
+    policyRules: allowed.value.rules,
+  };
+  const recorded = await decideOnPending(ctx, input, { approval, event: { type: 'plan-approved', data: by } });
+  if (!recorded.ok) return recorded;
+  const now = await policyVersionApproved({
+    gate,
+    run: input.run,
+    version: input.version,
+    digest: input.digest,
+    riskOf: ctx.tools.riskOf,
+    approvals: await ctx.store.listApprovals(input.runId),
+  });
+  if (!now.ok) {
+    // The thread sees the partial progress: "s2 needs two members of @owners (1 of 2 approvals)".
+    await ctx.surface.notify(input.run, words`Approved by ${person(input.userId)}; still needed: ${now.error.message}.`);
+    // Recorded, but the plan still waits: not a final decision, so the buttons stay for the next approver and
+    // the clicker is told privately what is still needed.
+    return refuse('approval-counted', `Your approval counts; the plan still needs: ${now.error.message}.`);
+  }
+  const moved = await decideOnPending(ctx, input, {
+    to: 'executing',
+    alsoResolve: { kind: 'low-confidence', action: 'skip', userId: input.userId },
+    event: { type: 'plan-approved', data: { ...by, why: `policy ${gate.current().hash.slice(0, 12)}: every step approved` } },
+  });
+  if (moved.ok) ctx.kick(input.runId);
   return { ok: true, value: undefined };
 }
 
@@ -129,7 +205,13 @@ export async function editPlan(
     return made ? { ok: true, value: made } : { ok: false, error: [loaded.error] };
   }
   const { run } = loaded.value;
-  const may = await checkRequesterOrApprover({ action: 'edit', userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+  const may = await checkRequesterOrApprover({
+    action: 'edit',
+    userId: input.userId,
+    requester: run.requester,
+    approvers: ctx.approvers,
+    ...(ctx.policy ? { policy: { gate: ctx.policy, run } } : {}),
+  });
   if (!may.ok) return { ok: false, error: [may.error] };
   const checked = await validateEdit(ctx, input);
   if (!checked.ok) return editProblems(checked.error);
@@ -177,7 +259,13 @@ export async function revisePlan(
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
   if (!loaded.ok) return loaded;
   const { run, version } = loaded.value;
-  const may = await checkRequesterOrApprover({ action: 'revise', userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+  const may = await checkRequesterOrApprover({
+    action: 'revise',
+    userId: input.userId,
+    requester: run.requester,
+    approvers: ctx.approvers,
+    ...(ctx.policy ? { policy: { gate: ctx.policy, run } } : {}),
+  });
   if (!may.ok) return may;
   if (!ctx.llm.has('planner')) return refuse('no-planner', 'No planner model is configured, so I cannot revise the plan; edit the steps instead.');
   const decided = await decideOnPending(ctx, input, {

@@ -29,8 +29,20 @@ export async function decideTarget(ctx: AgentContext, input: ConfirmInput): Prom
   if (refused) return { ok: false, error: refused };
   const allowed =
     input.decision === 'confirm'
-      ? await checkConfirmer({ risk: pending!.risk, userId: input.userId, requester: run.requester, approvers: ctx.approvers })
-      : await checkRequesterOrApprover({ action: 'abort', userId: input.userId, requester: run.requester, approvers: ctx.approvers });
+      ? await checkConfirmer({
+          risk: pending!.risk,
+          userId: input.userId,
+          requester: run.requester,
+          approvers: ctx.approvers,
+          ...(ctx.policy ? { policy: { gate: ctx.policy, run, step: { id: pending!.stepId, tool: pending!.tool, args: pending!.targets } } } : {}),
+        })
+      : await checkRequesterOrApprover({
+          action: 'abort',
+          userId: input.userId,
+          requester: run.requester,
+          approvers: ctx.approvers,
+          ...(ctx.policy ? { policy: { gate: ctx.policy, run } } : {}),
+        });
   if (!allowed.ok) return allowed;
   // Held while the run is moved on and handed to a driver here, so no peer adopts it in between.
   return ctx.leases.during(run.id, () => carryOut(ctx, input));

@@ -5,7 +5,7 @@
  * version's stored content still has the digest that approval recorded (an approval stored before
  * digests binds to the version number only). The same rule is what `tandem audit` checks afterwards.
  */
-import { approvalCovers, planRisk } from './approval-policy.ts';
+import { approvalCovers, planRisk, policyVersionApproved } from './approval-policy.ts';
 import type { AgentContext } from '../context.ts';
 import { escalate } from '../execution/escalation.ts';
 import type { ApprovalRecord, PlanVersionRecord, RunRecord } from '../ports/run-store.ts';
@@ -46,7 +46,12 @@ export function bindingApproval(
 
 /** True when the version may run; otherwise nothing starts and a person is asked (the run pauses). */
 export async function mayStartVersion(ctx: AgentContext, run: RunRecord, version: PlanVersionRecord): Promise<boolean> {
-  const approved = bindingApproval(await ctx.store.listApprovals(run.id), version, run.requester, ctx.tools.riskOf, await planDigest(version.plan));
+  const approvals = await ctx.store.listApprovals(run.id);
+  const digest = await planDigest(version.plan);
+  // Under TANDEM_POLICY the policy in force judges the recorded approvals (decision 028).
+  const approved = ctx.policy
+    ? await policyVersionApproved({ gate: ctx.policy, run, version, digest, riskOf: ctx.tools.riskOf, approvals })
+    : bindingApproval(approvals, version, run.requester, ctx.tools.riskOf, digest);
   if (approved.ok) return true;
   ctx.logger.warn({ runId: run.id, planVersion: version.version, why: approved.error.message }, 'refusing to run an unapproved plan version');
   await escalate(ctx, {

@@ -2,8 +2,7 @@
  * A new plan version was stored: ask the requester its questions, escalate low confidence, run it
  * without a click when policy allows, or wait for approval.
  */
-import { approvalNeed, mayAutoRun, needsReapproval, planRisk, riskOfTool } from '../decisions/approval-policy.ts';
-import { reportBoard } from '../delivery/board.ts';
+import { approvalNeed, approvalProgressLines, mayAutoRun, needsReapproval, planRisk, policyAllowsAutoRun, riskOfTool } from '../decisions/approval-policy.ts';
 import type { AgentContext } from '../context.ts';
 import { escalate } from '../execution/escalation.ts';
 import { diffPlans } from '../model/plan-diff.ts';
@@ -12,6 +11,7 @@ import type { PlanVersionRecord, RunRecord, RunStatus } from '../ports/run-store
 import type { Risk } from '../ports/tool.ts';
 import { targetArgNames } from '../model/step-targets.ts';
 import { words } from '../text/text.ts';
+import { reportBoard } from '../delivery/board.ts';
 import { confidenceTooLow } from '../model/budgets.ts';
 
 export const AUTO_APPROVER = 'tandem:auto';
@@ -48,7 +48,14 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
   const lowConfidence = confidenceTooLow(plan.confidence, ctx.settings.confidenceThreshold);
   const machineAuthored = options.kind === 'first' || options.kind === 'replan';
   const preApproved = options.preApprovedBy !== undefined && risk === 'read';
-  const auto = !lowConfidence && machineAuthored && (preApproved || mayAutoRun(risk, ctx.settings) || (options.kind === 'replan' && !needsReapproval(risk)));
+  const autoRunAllowed = async () => {
+    if (!ctx.policy) return mayAutoRun(risk, ctx.settings);
+    const run = await ctx.store.getRun(runId);
+    return (
+      run !== undefined && policyAllowsAutoRun({ gate: ctx.policy, run, version: { version, plan }, digest: await planDigest(plan), riskOf: ctx.tools.riskOf })
+    );
+  };
+  const auto = !lowConfidence && machineAuthored && (preApproved || (await autoRunAllowed()) || (options.kind === 'replan' && !needsReapproval(risk)));
   const approver = preApproved && options.preApprovedBy ? options.preApprovedBy : AUTO_APPROVER;
   const parent = record.parentVersion ? await ctx.store.getPlanVersion(runId, record.parentVersion) : undefined;
   const diff = parent
@@ -91,6 +98,7 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
     reason: record.reason,
     autoApproved: auto,
     ...(auto ? { approvedBy: approver } : {}),
+    ...(ctx.policy && !auto ? { approvalProgress: approvalProgressLines(ctx.policy, run, { version, plan }, digest, ctx.tools.riskOf) } : {}),
     digest,
     attribution: ctx.settings.attribution !== false,
   });

@@ -31,11 +31,14 @@ export interface ApprovalRecord {
   why: string | null;
   /** The content digest of the version as approved (plan-digest.ts); null: approved before digests were recorded. */
   digest: string | null;
+  /** Under TANDEM_POLICY: the policy's hash when the click was decided, and the rules that permitted it; null otherwise. */
+  policyHash?: string | null;
+  policyRules?: readonly string[] | null;
   createdAt: Date;
 }
 
 export type NewApproval = Pick<ApprovalRecord, 'runId' | 'planVersion' | 'userId' | 'decision'> &
-  Partial<Pick<ApprovalRecord, 'via' | 'need' | 'why' | 'digest'>>;
+  Partial<Pick<ApprovalRecord, 'via' | 'need' | 'why' | 'digest' | 'policyHash' | 'policyRules'>>;
 
 /** Why a decision changed nothing; the agent turns each into a sentence for the person who clicked. */
 export type DecisionRefusalCode = 'run-missing' | 'plan-changed' | 'not-waiting' | 'escalation-resolved' | 'nothing-to-answer' | 'already-answered';

@@ -67,6 +67,8 @@ export interface ProposedPlan {
   digest?: string;
   /** Tandem's GitHub writes of this plan end with an attribution line (TANDEM_ATTRIBUTION); the plan says so. */
   attribution?: boolean;
+  /** Under TANDEM_POLICY: who can approve which steps and how many approvals each still needs, one line per step. */
+  approvalProgress?: readonly string[];
 }
 
 export interface RunSummary {

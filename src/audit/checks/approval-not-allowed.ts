@@ -13,6 +13,7 @@ export const approvalNotAllowed: AuditCheck = {
     return versionsThatRan(facts).flatMap((version) => {
       const approvals = facts.approvals.filter((a) => a.planVersion === version.version && a.decision === 'approved');
       if (approvals.length === 0) return []; // step-ran-without-approval says so
+      if (approvals.some((a) => a.policyHash)) return []; // judged by its policy: decision-not-permitted
       const where = { planVersion: version.version };
       const found = bindingApproval(approvals, version, facts.run.requester, ctx.riskOf);
       // The requester-only case has a check of its own.

@@ -9,7 +9,8 @@ export const destructiveApprovedByRequester: AuditCheck = {
       .filter((version) => planRisk(version.plan, ctx.riskOf) === 'destructive')
       .filter((version) => {
         const approvals = facts.approvals.filter((a) => a.planVersion === version.version && a.decision === 'approved');
-        return approvals.length > 0 && approvals.every((a) => a.userId === facts.run.requester && !isAutoApproval(a));
+        // A version approved under TANDEM_POLICY is judged by its policy (decision-not-permitted), which may allow this.
+        return approvals.length > 0 && !approvals.some((a) => a.policyHash) && approvals.every((a) => a.userId === facts.run.requester && !isAutoApproval(a));
       })
       .map((version) =>
         violation(

@@ -2,6 +2,7 @@ import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import { checkRunbookSaver } from '../../agent/decisions/approval-policy.ts';
 import type { BotDeps } from '../bot-deps.ts';
+import type { PolicyGate } from '../../agent/decisions/policy-approval.ts';
 import { describeError, tellThread, TRY_AGAIN } from '../surface/replies.ts';
 import { parseParamLines } from '../runbook-params.ts';
 import { decodePlanRef } from '../views/button-values.ts';
@@ -32,7 +33,7 @@ export function registerSaveRunbookSubmit(app: App, deps: BotDeps): void {
     const name = (values[RUNBOOK_NAME_BLOCK]?.[RUNBOOK_NAME_ACTION]?.value ?? '').trim() || undefined;
     const userId = body.user.id;
     const allowed = deps.approvers
-      ? await checkRunbookSaver({ userId, approvers: deps.approvers })
+      ? await checkRunbookSaver({ userId, approvers: deps.approvers, policy: deps.policy ? await runbookPolicy(deps, deps.policy, ref.runId) : undefined })
       : { ok: false as const, error: { code: 'no-approver-list', message: 'Runbooks cannot be saved here: no approver list is wired in.' } };
     if (!allowed.ok) {
       await ack({ response_action: 'errors', errors: { [RUNBOOK_PARAMS_BLOCK]: plainWords(allowed.error.message) } });
@@ -64,4 +65,10 @@ export function registerSaveRunbookSubmit(app: App, deps: BotDeps): void {
       text: `:books: ${mention(userId)} saved this run as runbook \`${saved.value.name}\`: "${saved.value.pattern}". A task that matches it is now planned from this runbook, without a model, and still asks for approval.`,
     });
   });
+}
+
+/** Under TANDEM_POLICY, saving a runbook is `save_runbook` on its run (a run that is gone: nobody's, so nobody may). */
+async function runbookPolicy(deps: BotDeps, gate: PolicyGate, runId: string) {
+  const run = await deps.runs.getRun(runId);
+  return { gate, run: run ?? { id: runId, requester: '', conversation: { channel: '', threadTs: '' } } };
 }

@@ -31,7 +31,12 @@ export function registerScheduleActions(app: App, deps: BotDeps): void {
         await tell(`Schedule \`${scheduleId}\` was already removed.`);
         return;
       }
-      const may = await checkScheduleRemover({ userId: user, createdBy: schedule.createdBy, approvers: deps.approvers });
+      const may = await checkScheduleRemover({
+        userId: user,
+        createdBy: schedule.createdBy,
+        approvers: deps.approvers,
+        policy: deps.policy ? { gate: deps.policy, schedule } : undefined,
+      });
       if (!may.ok) {
         await tell(may.error.message);
         return;

@@ -7,6 +7,7 @@ import { fullPlanButton } from './full-plan-modal.ts';
 import type { Block, MessageView } from './limits.ts';
 import { lineSections, selectLines, splitIntoMessages, type ViewLine } from './message-split.ts';
 import { planNotes } from './plan-notes.ts';
+import { approvalProgressBlocks } from './approval-progress.ts';
 import { RISK_BADGE, stepSentence, stepTarget, waitsFor } from './step-format.ts';
 import { context, escapeText, header, mention, storedWords, truncate } from './text.ts';
 
@@ -57,8 +58,13 @@ export function planMessages(proposal: ProposedPlan, options: PlanMessageOptions
   const destructive = [...plan.steps, ...plan.rollback].some((step) => riskOf(proposal, step.id) === 'destructive');
   if (destructive) body.push(context(':warning: Destructive steps (rollback steps included) need an approver other than the requester.'));
   body.push(...planNotes(proposal));
-  const who = whoCanApprove(proposal, options.approvers ?? [], destructive);
-  if (who) body.push(context(who));
+  // Under TANDEM_POLICY the policy says who can approve which steps; otherwise the approvers list does.
+  const progress = approvalProgressBlocks(proposal);
+  if (progress.length) body.push(...progress);
+  else {
+    const who = whoCanApprove(proposal, options.approvers ?? [], destructive);
+    if (who) body.push(context(who));
+  }
 
   return splitIntoMessages({
     head,

@@ -127,13 +127,23 @@ const toApproval = (row: ApprovalRow): ApprovalRecord => ({
   need: row.need,
   why: row.why,
   digest: row.digest,
+  policyHash: row.policyHash,
+  policyRules: row.policyRules,
   createdAt: row.createdAt,
 });
 
 export async function insertApproval(db: Db, input: NewApproval): Promise<ApprovalRecord> {
   const [row] = await db
     .insert(approvals)
-    .values({ ...input, via: input.via ?? 'person', need: input.need ?? null, why: input.why ?? null, digest: input.digest ?? null })
+    .values({
+      ...input,
+      via: input.via ?? 'person',
+      need: input.need ?? null,
+      why: input.why ?? null,
+      digest: input.digest ?? null,
+      policyHash: input.policyHash ?? null,
+      policyRules: input.policyRules ? [...input.policyRules] : null,
+    })
     .returning();
   return toApproval(row!);
 }

@@ -82,6 +82,9 @@ export const approvals = pgTable(
     why: text('why'),
     /** sha-256 of the version's content the approver saw (plan-digest.ts); null for approvals stored before digests. */
     digest: text('digest'),
+    /** Under TANDEM_POLICY (decision 028): the hash of the policy in force (texts in policy_texts) and the rules that permitted the click. */
+    policyHash: text('policy_hash'),
+    policyRules: jsonb('policy_rules').$type<string[]>(),
     createdAt: createdAt(),
   },
   (t) => [index('approvals_run_idx').on(t.runId)],
@@ -137,3 +140,10 @@ export const runFeedback = pgTable(
   },
   (t) => [primaryKey({ columns: [t.runId, t.userId] })],
 );
+
+/** Policy texts by hash (decision 028): `tandem audit` judges each decision by the policy in force when it was made. */
+export const policyTexts = pgTable('policy_texts', {
+  hash: text('hash').primaryKey(),
+  sources: jsonb('sources').$type<{ file: string; text: string }[]>().notNull(),
+  createdAt: createdAt(),
+});

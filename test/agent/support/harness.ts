@@ -1,4 +1,5 @@
 /** Builds an agent on a store (the in-memory one in unit tests) with a scripted LLM, fake tools and the in-memory surface. */
+import type { PolicyGate } from '../../../src/agent/decisions/policy-approval.ts';
 import { randomUUID } from 'node:crypto';
 import { createAgent, type Agent } from '../../../src/agent/agent.ts';
 import type { AgentSettings } from '../../../src/agent/context.ts';
@@ -41,6 +42,8 @@ export function makeHarness(options: {
   budgets?: Partial<typeof BUDGETS>;
   /** Empty: anyone may approve. */
   approvers?: string[];
+  /** TANDEM_POLICY's gate (decision 028): the policy decides approvals instead of `approvers`. */
+  policy?: PolicyGate;
   /** Instead of `approvers`: a directory of its own (a slow one, for races). */
   approverDirectory?: ApproverDirectory;
   owner?: string;
@@ -56,6 +59,7 @@ export function makeHarness(options: {
     llm,
     tools: options.tools,
     surface,
+    policy: options.policy,
     approvers: options.approverDirectory ?? { isApprover: async (userId) => approvers.length === 0 || approvers.includes(userId) },
     settings: {
       budgets: { ...BUDGETS, ...options.budgets },

@@ -1,0 +1,80 @@
+/**
+ * TANDEM_POLICY at start-up, on SIGHUP and when its file changes (decision 028). Start-up with an invalid policy stops with one
+ * line (file:line:column); a reload that fails validation keeps the policy in force and logs one line.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import type { Result } from '../agent/model/errors.ts';
+import { askPolicy, policyRefusal, type PolicyGate } from '../agent/decisions/policy-approval.ts';
+import type { ApproverDirectory } from '../agent/ports/approvers.ts';
+import type { GroupDirectory, PolicyEngine } from '../agent/ports/policy.ts';
+import { ConfigError } from '../config/config-error.ts';
+import type { Config } from '../config/config.ts';
+import type { Logger } from '../observability/logger.ts';
+import { createPolicyHolder, loadPolicyInForce, problemLine } from '../policy/policy-in-force.ts';
+
+/** Undefined when TANDEM_POLICY is unset: the settings decide, as the built-in policy does. */
+export function startPolicy(
+  config: Readonly<Config>,
+  groups: GroupDirectory,
+  logger: Logger,
+  /** Keeps the texts under their hash, so the audit can judge decisions by the policy then in force. */
+  keep: (policy: PolicyEngine) => Promise<void> = async () => undefined,
+): { gate: PolicyGate; stop: () => void } | undefined {
+  const path = config.policy.path;
+  if (path === undefined) return undefined;
+  const load = () => loadPolicyInForce({ path, approvers: config.approvers, autoRunReadOnly: config.autoRunReadOnly, repos: config.github.repos });
+  const first = load();
+  if (!first.ok) throw new ConfigError('TANDEM_POLICY', problemLine(first.error));
+  const holder = createPolicyHolder(first.value, load);
+  const kept = (policy: PolicyEngine) => keep(policy).catch((error: unknown) => logger.error({ err: error }, 'could not store the policy texts for the audit'));
+  void kept(first.value);
+  logger.info({ policy: path, hash: first.value.hash.slice(0, 12), rules: first.value.rules.length }, 'policy loaded');
+  const onHangup = () => {
+    const reloaded = holder.reload();
+    if (reloaded.ok) void kept(reloaded.value);
+    if (reloaded.ok) logger.info({ policy: path, hash: reloaded.value.hash.slice(0, 12), rules: reloaded.value.rules.length }, 'policy reloaded');
+    else logger.error(`policy not reloaded, the previous one stays in force: ${reloaded.error}`);
+  };
+  process.on('SIGHUP', onHangup);
+  // A change of the file (or of a file in the folder) reloads too, once the writes settle.
+  let settle: NodeJS.Timeout | undefined;
+  let watcher: FSWatcher | undefined;
+  try {
+    watcher = watch(path, { persistent: false }, () => {
+      clearTimeout(settle);
+      settle = setTimeout(onHangup, 200);
+    });
+    watcher.on('error', () => undefined);
+  } catch {
+    logger.warn({ policy: path }, 'cannot watch the policy for changes; reload it with SIGHUP');
+  }
+  return {
+    gate: { current: holder.current, groups },
+    stop: () => {
+      process.off('SIGHUP', onHangup);
+      clearTimeout(settle);
+      watcher?.close();
+    },
+  };
+}
+
+/**
+ * Who may create a schedule: the policy's `schedule` action when TANDEM_POLICY is set; otherwise an
+ * approver (anyone, when the approver list is empty), as the built-in policy says.
+ */
+export function scheduleCreation(gate: PolicyGate | undefined, approvers: ApproverDirectory) {
+  return async (input: { createdBy: string; channel: string; intervalSeconds: number }): Promise<Result<void>> => {
+    if (!gate) {
+      if (await approvers.isApprover(input.createdBy)) return { ok: true, value: undefined };
+      return { ok: false, error: 'only approvers (TANDEM_APPROVERS) may create a schedule: each one starts runs on its own' };
+    }
+    const question = {
+      action: 'schedule' as const,
+      resource: { kind: 'schedule' as const, scheduleId: 'new', channel: input.channel, createdBy: input.createdBy, intervalSeconds: input.intervalSeconds },
+      situation: { requester: input.createdBy, channel: input.channel },
+    };
+    const asked = await askPolicy(gate, { ...question, user: input.createdBy });
+    if (asked.decision.permitted) return { ok: true, value: undefined };
+    return { ok: false, error: policyRefusal(asked.engine, question, asked.decision.rules, 'creating a schedule') };
+  };
+}

@@ -1,0 +1,141 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PolicyGate } from '../../src/agent/decisions/policy-approval.ts';
+import { loadPolicy } from '../../src/policy/cedar-engine.ts';
+import { useTestStore } from '../helpers/store.ts';
+import { auditRuns } from '../../src/audit/audit.ts';
+import { AUDIT_CHECKS } from '../../src/audit/checks/index.ts';
+import { auditContextOf } from '../audit/support.ts';
+import { standardTools } from './support/fake-tools.ts';
+import { makeHarness, type Harness } from './support/harness.ts';
+import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
+import { spoken } from './support/spoken.ts';
+import { plainWords } from '../../src/bot/views/text.ts';
+
+const db = useTestStore();
+let h: Harness;
+afterEach(() => {
+  h.llm.assertDone();
+  expect(h.errors).toEqual([]);
+});
+
+const POLICY = `
+@id("reads") @who("a member of @eng")
+permit (principal in Group::"S_ENG", action == Action::"approve", resource is Step)
+when { resource.risk == "read" };
+
+@id("merges") @who("two members of @owners") @reason("Merging") @approvals("2")
+permit (principal in Group::"S_OWNERS", action == Action::"approve", resource is Step)
+when { resource.tool == "merge_thing" };
+
+@id("ops-auto-run")
+permit (principal in Group::"S_ENG", action == Action::"auto_run", resource is Step)
+when { resource.risk == "read" && resource.channel == "C_OPS" };
+`;
+const MEMBERS: Record<string, string[]> = { S_ENG: ['UENG', 'UOWN1', 'UOWN2'], S_OWNERS: ['UOWN1', 'UOWN2'] };
+
+function gate(): PolicyGate {
+  const loaded = loadPolicy([{ file: 'test.cedar', text: POLICY }]);
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+  return { current: () => loaded.value, groups: { groupsOf: async (userId, among) => among.filter((group) => MEMBERS[group]?.includes(userId)) } };
+}
+
+const mergePlan = plannerAnswer({
+  steps: [
+    { id: 's1', tool: 'read_thing', args: { key: 'pr' } },
+    { id: 's2', tool: 'merge_thing', args: { number: 7 }, dependsOn: ['s1'] },
+  ],
+});
+
+describe('approvals under TANDEM_POLICY', () => {
+  it('a rule that takes two approvers: the first owner counts (the run still waits), a stranger is refused with the rule named, the second owner runs it', async () => {
+    const tools = standardTools();
+    const policyGate = gate();
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', mergePlan), policy: policyGate });
+    const run = await h.start('merge PR 7', 'UREQ');
+    const approve = (userId: string) => h.agent.decide({ runId: run.id, planVersion: 1, userId, decision: 'approve' });
+
+    expect(spoken(await approve('USTRANGER'))).toEqual({
+      ok: false,
+      error: { code: 'policy-refused', message: 'Approving step s1 (read_thing) needs a member of @eng (rule `reads`).' },
+    });
+    expect(h.surface.of(run.id, 'plan')[0]?.proposal.approvalProgress).toEqual([
+      's1 needs a member of @eng',
+      's2 needs two members of @owners (0 of 2 approvals)',
+    ]);
+    expect(spoken(await approve('UOWN1'))).toEqual({
+      ok: false,
+      error: { code: 'approval-counted', message: 'Your approval counts; the plan still needs: s2 needs two members of @owners (1 of 2 approvals).' },
+    });
+    await h.agent.idle();
+    expect(h.surface.of(run.id, 'notice').map((notice) => plainWords(notice.text))).toEqual([
+      'Approved by <@UOWN1>; still needed: s2 needs two members of @owners (1 of 2 approvals).',
+    ]);
+    expect((await h.store.getRun(run.id))?.status).toBe('awaiting-approval');
+    expect(tools.merge.calls).toHaveLength(0);
+
+    expect(spoken(await approve('UENG'))).toEqual({
+      ok: false,
+      error: { code: 'policy-refused', message: 'Merging needs two members of @owners (rule `merges`).' },
+    });
+    expect(spoken(await approve('UOWN1'))).toEqual({
+      ok: false,
+      error: {
+        code: 'policy-refused',
+        message: 'You already approved v1; it still waits for someone else: s2 needs two members of @owners (1 of 2 approvals).',
+      },
+    });
+
+    expect(await approve('UOWN2')).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    expect(tools.merge.calls).toHaveLength(1);
+    expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
+
+    // Each click recorded the policy's hash and the rules that permitted it; the audit judges them by that policy.
+    const engine = policyGate.current();
+    expect((await h.store.listApprovals(run.id)).map((a) => [a.userId, a.policyHash, a.policyRules])).toEqual([
+      ['UOWN1', engine.hash, ['reads', 'merges']],
+      ['UOWN2', engine.hash, ['merges']],
+    ]);
+    const audit = (policyOf: (hash: string) => typeof engine | undefined) =>
+      auditRuns(h.store, { ...auditContextOf(tools.all), policyOf }, { runId: run.id, checks: AUDIT_CHECKS });
+    expect(await audit((hash) => (hash === engine.hash ? engine : undefined))).toEqual({ runs: 1, violations: [] });
+    // Judged by another policy than the one in force then (here: texts not stored), it is reported.
+    expect(await audit(() => undefined)).toMatchObject({
+      violations: [{ check: 'decision-not-permitted', message: expect.stringContaining('whose texts are not stored') }],
+    });
+    // A policy under which one owner would have had to suffice is not the one these decisions were made by:
+    const stricter = loadPolicy([{ file: 'stricter.cedar', text: POLICY.replace('@approvals("2")', '@approvals("3")') }]);
+    if (!stricter.ok) throw new Error('stricter policy did not load');
+    expect(await audit(() => stricter.value)).toMatchObject({
+      violations: [{ check: 'decision-not-permitted', message: expect.stringContaining('s2 needs two members of @owners (2 of 3 approvals)') }],
+    });
+  });
+});
+
+describe('auto-run under TANDEM_POLICY', () => {
+  it('a read-only plan runs without a click only where a rule permits auto_run (the requester in the ops channel)', async () => {
+    const tools = standardTools();
+    const readPlan = plannerAnswer({ steps: [{ id: 's1', tool: 'read_thing', args: { key: 'k' } }] });
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', readPlan).on('planner', readPlan), policy: gate() });
+    const start = (channel: string) =>
+      h.agent.startRun({ task: 'read it', requester: 'UENG', conversation: { channel, threadTs: `t-${channel}` }, origin: 'mention' });
+    const inOps = await start('C_OPS');
+    const elsewhere = await start('C_GENERAL');
+    await h.agent.idle();
+    expect((await h.store.getRun(inOps.id))?.status).toBe('succeeded');
+    expect((await h.store.getRun(elsewhere.id))?.status).toBe('awaiting-approval');
+  });
+});
+
+describe('other decisions under TANDEM_POLICY', () => {
+  it('rejecting and cancelling ask the policy too: with no rule for them, even the requester is refused with words saying so', async () => {
+    const tools = standardTools();
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', mergePlan), policy: gate() });
+    const run = await h.start('merge PR 7', 'UREQ');
+    expect(spoken(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UREQ', decision: 'reject' }))).toEqual({
+      ok: false,
+      error: { code: 'not-requester-or-approver', message: 'Rejecting this plan is not permitted to anyone by the policy in force.' },
+    });
+    expect((await h.store.getRun(run.id))?.status).toBe('awaiting-approval');
+  });
+});

@@ -1,0 +1,54 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.ts';
+import { startPolicy } from '../../src/runtime/policy-wiring.ts';
+
+const RULE = (group: string) => `@id("approvers")\npermit (principal in Group::"${group}", action == Action::"approve", resource is Step);\n`;
+
+describe('SIGHUP reloads TANDEM_POLICY', () => {
+  it('swaps in a valid policy, keeps the old one in force on an invalid one and logs one line naming the error, and stores each policy it loads', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'policy-reload-')), 'rules.cedar');
+    writeFileSync(file, RULE('S_OLD'));
+    const lines: string[] = [];
+    const logger = { info: () => undefined, warn: () => undefined, error: (line: unknown) => lines.push(String(line)) } as never;
+    const kept: string[] = [];
+    const started = startPolicy(loadConfig({ TANDEM_POLICY: file }), { groupsOf: async () => [] }, logger, async (policy) => void kept.push(policy.hash));
+    if (!started) throw new Error('no policy started');
+    try {
+      const first = started.gate.current();
+      expect(first.groups).toEqual(['S_OLD']);
+
+      writeFileSync(file, RULE('S_NEW'));
+      process.emit('SIGHUP');
+      const second = started.gate.current();
+      expect(second.groups).toEqual(['S_NEW']);
+
+      writeFileSync(file, 'permit (principal, action == Action::"approve", resource is Step) when { resource.rsk == "x" };\n');
+      process.emit('SIGHUP');
+      expect(started.gate.current()).toBe(second);
+      expect(lines).toEqual([expect.stringMatching(new RegExp(`^policy not reloaded, the previous one stays in force: ${file}:1:\\d+ .*attribute \`rsk\``))]);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(kept).toEqual([first.hash, second.hash]);
+    } finally {
+      started.stop();
+    }
+  });
+
+  it('a change of the file reloads it without a signal', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'policy-watch-')), 'rules.cedar');
+    writeFileSync(file, RULE('S_BEFORE'));
+    const logger = { info: () => undefined, warn: () => undefined, error: () => undefined } as never;
+    const started = startPolicy(loadConfig({ TANDEM_POLICY: file }), { groupsOf: async () => [] }, logger);
+    if (!started) throw new Error('no policy started');
+    try {
+      writeFileSync(file, RULE('S_AFTER'));
+      const deadline = Date.now() + 5000;
+      while (started.gate.current().groups[0] !== 'S_AFTER' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(started.gate.current().groups).toEqual(['S_AFTER']);
+    } finally {
+      started.stop();
+    }
+  });
+});

@@ -18,7 +18,7 @@ import type { BoardState } from '../src/agent/ports/surface.ts';
 import { createSlackApp } from '../src/bot/create-slack-app.ts';
 import { SlackSurface } from '../src/bot/surface/slack-surface.ts';
 import { encodePlanRef } from '../src/bot/views/button-values.ts';
-import { PLAN_APPROVE_ACTION, planMessages } from '../src/bot/views/plan-message.ts';
+import { PLAN_APPROVE_ACTION, planMessages } from '../src/bot/views/plan/plan-message.ts';
 import { SlackDriver, SlackFakeServer } from '../src/workspace/slack-fake/index.ts';
 import { makeBoard, makePlan, makeProposal, makeRun } from '../test/fakes/slack-fixtures.ts';
 import { below, printFigures } from './support/figures.ts';

@@ -12,8 +12,8 @@
  * Bounded: each run waits at most 60 s for its end; everything listens on 127.0.0.1.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PLAN_APPROVE_ACTION } from '../src/bot/views/plan-message.ts';
-import { PLANNER_TRY_AGAIN_ACTION } from '../src/bot/views/planner-unavailable.ts';
+import { PLAN_APPROVE_ACTION } from '../src/bot/views/plan/plan-message.ts';
+import { PLANNER_TRY_AGAIN_ACTION } from '../src/bot/views/run/planner-unavailable.ts';
 import type { FakeMessage, RecordedCall } from '../src/workspace/slack-fake/index.ts';
 import { openAiReply } from '../test/fakes/openai-server.ts';
 import { atMost, printFigures } from './support/figures.ts';

@@ -3,7 +3,7 @@ import type { Result } from '../agent/model/errors.ts';
 import type { Text } from '../agent/text/text.ts';
 import { plainWords } from './views/text.ts';
 import { decodePlanRef, type PlanRef } from './views/button-values.ts';
-import { INSTRUCTION_ACTION, INSTRUCTION_BLOCK, YAML_ACTION, YAML_BLOCK_PREFIX } from './views/modify-modal.ts';
+import { INSTRUCTION_ACTION, INSTRUCTION_BLOCK, YAML_ACTION, YAML_BLOCK_PREFIX } from './views/plan/modify-modal.ts';
 
 type StateValues = Record<string, Record<string, { value?: string | null } | undefined>>;
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/agent/agent.ts';
 import { InMemorySurface } from '../../src/agent/testing/in-memory-surface.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { summaryMessage } from '../../src/bot/views/summary.ts';
+import { summaryMessage } from '../../src/bot/views/run/summary.ts';
 import { anthropicReply } from '../fakes/anthropic-server.ts';
 import { openAiReply } from '../fakes/openai-server.ts';
 import { useMemoryStore } from '../helpers/store.ts';

@@ -4,9 +4,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { LlmError } from '../../src/agent/model/errors.ts';
-import { summaryMessage } from '../../src/bot/views/summary.ts';
+import { summaryMessage } from '../../src/bot/views/run/summary.ts';
 import { useTestStore } from '../helpers/store.ts';
-import { planBoard } from '../../src/bot/views/plan-board.ts';
+import { planBoard } from '../../src/bot/views/run/plan-board.ts';
 import { fakeTool, standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';

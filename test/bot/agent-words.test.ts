@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { person, setting, type Text, words } from '../../src/agent/text/text.ts';
 import { mrkdwn, plainWords, storedWords } from '../../src/bot/views/text.ts';
-import { summaryMessage } from '../../src/bot/views/summary.ts';
+import { summaryMessage } from '../../src/bot/views/run/summary.ts';
 import { makeRun } from '../fakes/slack-fixtures.ts';
 
 describe('agent messages as Slack text', () => {

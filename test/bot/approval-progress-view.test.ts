@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MessageBlocksSchema, type MessageBlock } from '../../src/bot/views/limits.ts';
-import { approvalProgressBlocks } from '../../src/bot/views/approval-progress.ts';
-import { planMessages } from '../../src/bot/views/plan-message.ts';
+import { approvalProgressBlocks } from '../../src/bot/views/plan/approval-progress.ts';
+import { planMessages } from '../../src/bot/views/plan/plan-message.ts';
 import { makePlan, makeProposal } from '../fakes/slack-fixtures.ts';
 
 const allText = (blocks: MessageBlock[]) => JSON.stringify(blocks);

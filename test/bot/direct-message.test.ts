@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
+import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { EscalationAnswer, EscalationRecord } from '../../src/agent/ports/run-store.ts';
 import type { EscalationOffer } from '../../src/agent/ports/surface.ts';
 import { decodeEscalationRef, decodePlanRef } from '../../src/bot/views/button-values.ts';
-import { ESCALATION_ACTIONS, ESCALATION_HEADLINE_BLOCK, escalationMessage, resolvedEscalationMessage } from '../../src/bot/views/escalation.ts';
+import { ESCALATION_ACTIONS, ESCALATION_HEADLINE_BLOCK, escalationMessage, resolvedEscalationMessage } from '../../src/bot/views/run/escalation.ts';
 import { MessageBlocksSchema, type MessageBlock } from '../../src/bot/views/limits.ts';
-import { PLAN_MODIFY_ACTION } from '../../src/bot/views/plan-message.ts';
+import { PLAN_MODIFY_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import { makeEscalation, makeOffer } from '../fakes/slack-fixtures.ts';
 
 const text = (blocks: MessageBlock[]) => JSON.stringify(blocks);

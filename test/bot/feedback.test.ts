@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
-import { FEEDBACK_ACTION } from '../../src/bot/views/feedback.ts';
+import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
+import { FEEDBACK_ACTION } from '../../src/bot/views/run/feedback.ts';
 import { formatFeedback } from '../../src/cli/feedback-command.ts';
 import { formatRunDetail } from '../../src/cli/format-run.ts';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';

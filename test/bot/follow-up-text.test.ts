@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { followUpText } from '../../src/bot/listeners/mention.ts';
+import { followUpText } from '../../src/bot/listeners/messages/mention.ts';
 
 describe('the words of a follow-up in a run’s thread', () => {
   it('drops the mentions in front (the bot, a colleague, a labelled mention) so "cancel" is seen and an answer is only the answer', () => {

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/agent/model/plan.ts';
 import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
-import { FULL_PLAN_ACTION } from '../../src/bot/views/full-plan-modal.ts';
-import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
+import { FULL_PLAN_ACTION } from '../../src/bot/views/plan/full-plan-modal.ts';
+import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import { eventually, silentLogger, startSlackHarness, type SlackHarness } from '../fakes/slack-harness.ts';
 import { makeProposal, makeRun } from '../fakes/slack-fixtures.ts';
 

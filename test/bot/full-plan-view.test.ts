@@ -4,9 +4,9 @@ import type { Plan } from '../../src/agent/model/plan.ts';
 import { planDigest, shortDigest } from '../../src/agent/model/plan-digest.ts';
 import type { Risk } from '../../src/agent/ports/tool.ts';
 import { decodePlanRef } from '../../src/bot/views/button-values.ts';
-import { FULL_PLAN_ACTION, fullPlanViews } from '../../src/bot/views/full-plan-modal.ts';
+import { FULL_PLAN_ACTION, fullPlanViews } from '../../src/bot/views/plan/full-plan-modal.ts';
 import { MessageBlocksSchema, ModalViewSchema, type MessageBlock } from '../../src/bot/views/limits.ts';
-import { PLAN_APPROVE_ACTION, planMessages } from '../../src/bot/views/plan-message.ts';
+import { PLAN_APPROVE_ACTION, planMessages } from '../../src/bot/views/plan/plan-message.ts';
 import { makeProposal } from '../fakes/slack-fixtures.ts';
 
 type TextBlock = { type: string; block_id?: string; text?: { type: string; text: string }; elements?: { type?: string; text?: string }[] };

@@ -5,7 +5,7 @@ import { problemWords } from '../../src/agent/model/plan-problems.ts';
 import { validatePlan, MAX_QUESTIONS } from '../../src/agent/model/plan-validation.ts';
 import { createToolRegistry } from '../../src/agent/model/tool-registry.ts';
 import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
-import { PLAN_MODIFY_ACTION } from '../../src/bot/views/plan-message.ts';
+import { PLAN_MODIFY_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import { createBuiltinTools } from '../../src/integrations/tools/builtin-tools.ts';
 import type { FakeView } from '../../src/workspace/slack-fake/index.ts';
 import { silentLogger, startSlackHarness, type SlackHarness } from '../fakes/slack-harness.ts';

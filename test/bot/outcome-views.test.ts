@@ -13,10 +13,10 @@ import type { RunRecord, RunStatus, StepRecord } from '../../src/agent/ports/run
 import type { BoardState, RunSummary } from '../../src/agent/ports/surface.ts';
 import { SKIPPED_BY_PERSON } from '../../src/agent/model/step-codes.ts';
 import { MessageBlocksSchema, type MessageBlock, type MessageView } from '../../src/bot/views/limits.ts';
-import { planBoard } from '../../src/bot/views/plan-board.ts';
-import { CANCEL_RUN_ACTION, statusBoard } from '../../src/bot/views/status-board.ts';
-import { summaryMessage } from '../../src/bot/views/summary.ts';
-import { encodeTryAgain, PLANNER_TRY_AGAIN_ACTION } from '../../src/bot/views/planner-unavailable.ts';
+import { planBoard } from '../../src/bot/views/run/plan-board.ts';
+import { CANCEL_RUN_ACTION, statusBoard } from '../../src/bot/views/run/status-board.ts';
+import { summaryMessage } from '../../src/bot/views/run/summary.ts';
+import { encodeTryAgain, PLANNER_TRY_AGAIN_ACTION } from '../../src/bot/views/run/planner-unavailable.ts';
 import { makeRun } from '../fakes/slack-fixtures.ts';
 
 const at = (seconds: number) => new Date(Date.UTC(2026, 10, 26, 22, 0, seconds));

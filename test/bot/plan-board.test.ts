@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { StepStatus } from '../../src/agent/ports/run-store.ts';
 import type { BoardState, BoardStep } from '../../src/agent/ports/surface.ts';
 import { LIMITS, MessageBlocksSchema, type MessageBlock } from '../../src/bot/views/limits.ts';
-import { planBoard } from '../../src/bot/views/plan-board.ts';
-import { statusBoard } from '../../src/bot/views/status-board.ts';
+import { planBoard } from '../../src/bot/views/run/plan-board.ts';
+import { statusBoard } from '../../src/bot/views/run/status-board.ts';
 import { makeBoard, makePlan } from '../fakes/slack-fixtures.ts';
 
 function limitProblems(blocks: MessageBlock[]): string[] {

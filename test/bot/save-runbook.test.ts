@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
+import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import { RUNBOOK_NAME_BLOCK, RUNBOOK_PARAMS_BLOCK, RUNBOOK_SAVE_ACTION } from '../../src/bot/views/save-runbook-modal.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createRunbookCatalog, type RunbookCatalog } from '../../src/runbooks/catalog.ts';

@@ -6,7 +6,7 @@ import { createRunbookCatalog, type RunbookCatalog } from '../../src/runbooks/ca
 import { createRunbooksStore } from '../../src/store/index.ts';
 import { createSchedules, type Schedules } from '../../src/runtime/schedules.ts';
 import { SCHEDULE_REMOVE_ACTION } from '../../src/bot/views/schedules.ts';
-import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
+import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { cronFires } from '../../src/store/schema.ts';
 import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ESCALATION_ACTIONS, type EscalationButtonAnswer } from '../../src/bot/views/escalation.ts';
-import { PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION } from '../../src/bot/views/plan-message.ts';
+import { ESCALATION_ACTIONS, type EscalationButtonAnswer } from '../../src/bot/views/run/escalation.ts';
+import { PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import { stateFromView, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
-import { ESCALATION_ACTIONS, type EscalationButtonAnswer } from '../../src/bot/views/escalation.ts';
+import { ESCALATION_ACTIONS, type EscalationButtonAnswer } from '../../src/bot/views/run/escalation.ts';
 import { ANSWER_WORDS } from '../../src/agent/execution/escalation-offer.ts';
-import { PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION } from '../../src/bot/views/plan-message.ts';
+import { PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import { stateFromView, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { eventually, silentLogger, startSlackHarness, type SlackHarness } from '../fakes/slack-harness.ts';
 import { makeEscalation, makeOffer, makePlan, makeProposal, makeRun } from '../fakes/slack-fixtures.ts';

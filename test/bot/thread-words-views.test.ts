@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { words, setting } from '../../src/agent/text/text.ts';
 import { appHomeView, runLine, statusBlocks } from '../../src/bot/views/app-home.ts';
 import { HomeViewSchema, MessageBlocksSchema, ModalViewSchema, type MessageBlock } from '../../src/bot/views/limits.ts';
-import { planningFailedMessage } from '../../src/bot/views/planner-unavailable.ts';
-import { answerModal, decodeAnswerButton, decodeQuestionRef, QUESTION_ANSWER_ACTION, questionMessage } from '../../src/bot/views/question.ts';
+import { planningFailedMessage } from '../../src/bot/views/run/planner-unavailable.ts';
+import { answerModal, decodeAnswerButton, decodeQuestionRef, QUESTION_ANSWER_ACTION, questionMessage } from '../../src/bot/views/run/question.ts';
 import { smallTalkReply } from '../../src/bot/views/help.ts';
 import { makeRun } from '../fakes/slack-fixtures.ts';
 

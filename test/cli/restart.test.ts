@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunStore, openDatabase } from '../../src/store/index.ts';
-import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
+import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import { SlackDriver, SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
 import type { TestDatabase } from '../helpers/database.ts';
 import { prepareTandemFolder } from '../helpers/tandem-folder.ts';

@@ -5,7 +5,7 @@
  * same task once. OpenAI and Anthropic are fake servers on loopback.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PLANNER_TRY_AGAIN_ACTION } from '../../src/bot/views/planner-unavailable.ts';
+import { PLANNER_TRY_AGAIN_ACTION } from '../../src/bot/views/run/planner-unavailable.ts';
 import { anthropicReply, startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
 import { DEFAULT_ENGINE, openTestDatabase, type TestDatabase } from '../helpers/database.ts';

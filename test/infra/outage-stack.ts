@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
-import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
+import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { startTandem, type TandemRuntime } from '../../src/runtime/start-tandem.ts';
 import { SlackDriver, SlackFakeServer, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BlockSchema } from '../../src/bot/views/limits.ts';
-import { decodeTryAgain, plannerUnavailableMessage, PLANNER_TRY_AGAIN_ACTION } from '../../src/bot/views/planner-unavailable.ts';
+import { decodeTryAgain, plannerUnavailableMessage, PLANNER_TRY_AGAIN_ACTION } from '../../src/bot/views/run/planner-unavailable.ts';
 
 describe('the planner-unavailable message', () => {
   it('fits Slack with any reason, shows it escaped, and its Try again carries the run', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
+import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { startTandem, type TandemRuntime } from '../../src/runtime/start-tandem.ts';
 import { SlackDriver, SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';

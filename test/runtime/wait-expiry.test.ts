@@ -4,8 +4,8 @@
  * again** plans the task afresh as a plan to approve anew (only the person who asked may).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan-message.ts';
-import { PLANNER_TRY_AGAIN_ACTION } from '../../src/bot/views/planner-unavailable.ts';
+import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
+import { PLANNER_TRY_AGAIN_ACTION } from '../../src/bot/views/run/planner-unavailable.ts';
 import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { DEFAULT_ENGINE, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startOutageStack, TASK, type OutageStack } from '../infra/outage-stack.ts';

@@ -5,7 +5,7 @@ import type { BotDeps } from '../bot-deps.ts';
 import { describeError, TRY_AGAIN } from '../surface/replies.ts';
 import { clickOrigin, privateReplier } from './click-origin.ts';
 import { afterAck } from './after-ack.ts';
-import { replaceActions } from './replace-actions.ts';
+import { replaceActions } from './plan/replace-actions.ts';
 
 /** Buttons whose click is a decision the agent takes (Approve/Reject, Confirm/Abort). */
 export interface DecisionButtons<Ref extends { runId: string }, Decision extends string> {

@@ -5,8 +5,8 @@ import { describeError } from './replies.ts';
 import { findOwedInThread, postFindable, type PostSettle } from './owed-messages.ts';
 import { isPostOutcomeUnknown, slackErrorCode, type SlackClient } from './slack-client.ts';
 import { asSlackBlocks, type MessageView } from '../views/limits.ts';
-import { planBoard } from '../views/plan-board.ts';
-import { statusBoard } from '../views/status-board.ts';
+import { planBoard } from '../views/run/plan-board.ts';
+import { statusBoard } from '../views/run/status-board.ts';
 
 /**
  * `plan`: Slack's native plan block; `sections`: section blocks; `auto`: the plan block until Slack

@@ -1,7 +1,7 @@
 /** Marking a question message answered, whether the answer came through the Answer modal or a mention. */
 import type { SlackClient } from './slack-client.ts';
 import { asSlackBlocks } from '../views/limits.ts';
-import { decodeAnswerButton, QUESTION_ANSWER_ACTION, questionMessage } from '../views/question.ts';
+import { decodeAnswerButton, QUESTION_ANSWER_ACTION, questionMessage } from '../views/run/question.ts';
 
 export async function showAnswered(
   client: SlackClient,

@@ -1,0 +1,89 @@
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { BotDeps } from '../../bot-deps.ts';
+import { showAnswered } from '../../surface/question-messages.ts';
+import { afterAck } from '../after-ack.ts';
+import { clickOrigin, privateReplier } from '../click-origin.ts';
+import { refusedFollowUp } from '../messages/mention.ts';
+import { describeError, tellPrivately, TRY_AGAIN } from '../../surface/replies.ts';
+import { asSlackView } from '../../views/limits.ts';
+import {
+  ANSWER_BLOCK,
+  ANSWER_INPUT,
+  answerModal,
+  decodeAnswerButton,
+  decodeQuestionRef,
+  QUESTION_ANSWER_ACTION,
+  QUESTION_CALLBACK,
+} from '../../views/run/question.ts';
+
+/** The words the agent reads as "stop the run" at the start of a follow-up (follow-up.ts). */
+const READ_AS_CANCEL = /^\s*(?:cancel|stop)\b/i;
+
+/**
+ * **Answer** on a question opens a modal (a trigger id lives 3 s, so nothing is looked up first); the
+ * answer goes to the agent as a follow-up in the run's thread, which asks the approval policy who may
+ * answer. An answered question's message then says who answered and what.
+ */
+export function registerQuestionAnswer(app: App, deps: BotDeps): void {
+  app.action<BlockAction<ButtonAction>>(QUESTION_ANSWER_ACTION, async ({ ack, body, action, client }) => {
+    await ack();
+    await afterAck();
+    const origin = clickOrigin(body);
+    const tell = privateReplier(client, deps.logger, origin);
+    const button = decodeAnswerButton(action.value);
+    if (!button || !origin.channel || !origin.messageTs) {
+      await tell('That button is not from a question I recognise; nothing was done.');
+      return;
+    }
+    const ref = { r: button.runId, c: origin.channel, t: origin.messageTs, q: button.question };
+    try {
+      await client.views.open({ trigger_id: body.trigger_id, view: asSlackView(answerModal(ref)) });
+    } catch (error) {
+      deps.logger.warn({ err: describeError(error), runId: button.runId }, 'could not open the Answer modal');
+      await tell(`I could not open the answer form (${describeError(error)}). Click Answer again, or mention me in this thread with your answer.`);
+    }
+  });
+
+  app.view(QUESTION_CALLBACK, async ({ ack, body, view, client }) => {
+    const ref = decodeQuestionRef(view.private_metadata);
+    const answer = view.state.values[ANSWER_BLOCK]?.[ANSWER_INPUT]?.value?.trim() ?? '';
+    if (!ref) {
+      await ack();
+      return;
+    }
+    if (!answer) {
+      await ack({ response_action: 'errors', errors: { [ANSWER_BLOCK]: 'Write your answer.' } });
+      return;
+    }
+    if (READ_AS_CANCEL.test(answer)) {
+      await ack({
+        response_action: 'errors',
+        errors: { [ANSWER_BLOCK]: 'An answer that starts with "cancel" or "stop" would stop the run. Reword it; to stop the run, say cancel in the thread.' },
+      });
+      return;
+    }
+    await ack();
+    const userId = body.user.id;
+    const run = await deps.runs.getRun(ref.r).catch(() => undefined);
+    if (!run) {
+      deps.logger.warn({ runId: ref.r, userId }, 'an answer for a run that is not there');
+      return;
+    }
+    const thread = { channel: run.conversation.channel, user: userId, threadTs: run.conversation.threadTs };
+    try {
+      const outcome = await deps.agent.followUp({ conversation: run.conversation, userId, text: answer });
+      if (typeof outcome === 'object') {
+        await tellPrivately(client, deps.logger, { ...thread, text: refusedFollowUp(outcome.refused) });
+        return;
+      }
+      if (outcome !== 'answered' && outcome !== 'already-answered') {
+        await tellPrivately(client, deps.logger, { ...thread, text: 'Nothing in this run is waiting for an answer any more; your answer changed nothing.' });
+        return;
+      }
+      await showAnswered(client, { channel: ref.c, ts: ref.t, runId: run.id, asked: run.requester, question: ref.q }, { by: userId, answer });
+    } catch (error) {
+      deps.logger.error({ err: describeError(error), runId: run.id }, 'answering a question failed');
+      await tellPrivately(client, deps.logger, { ...thread, text: `Your answer was not recorded: ${describeError(error)}. ${TRY_AGAIN}` });
+    }
+  });
+}

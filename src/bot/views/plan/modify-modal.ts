@@ -1,0 +1,114 @@
+import { stringify } from 'yaml';
+import type { Plan } from '../../../agent/model/plan.ts';
+import { encodePlanRef } from '../button-values.ts';
+import { LIMITS, type Block, type ModalView } from '../limits.ts';
+import { context, escapeText, plainText, section, truncate } from '../text.ts';
+
+export const MODIFY_CALLBACK = 'plan-modify-submit';
+export const YAML_BLOCK_PREFIX = 'plan-yaml-';
+export const YAML_ACTION = 'yaml';
+export const INSTRUCTION_BLOCK = 'plan-instruction';
+export const INSTRUCTION_ACTION = 'instruction';
+
+const CHUNK = LIMITS.plainTextInput - 100;
+
+/**
+ * The plan as YAML a person can edit, plus a free-text field for the planner. A plan longer than one
+ * input allows (3000 characters) is split over several inputs at step boundaries; the submit handler
+ * joins them back in order.
+ */
+export function modifyModal(input: { runId: string; planVersion: number; plan: Plan }): ModalView {
+  const chunks = yamlChunks(input.plan);
+  const blocks: Block[] = [
+    section(
+      `Edit the steps of *plan v${input.planVersion}* as YAML, or ask the planner to change it. Your edit becomes a new version; nothing runs until it is approved.`,
+    ),
+  ];
+  if (chunks) {
+    chunks.forEach((chunk, index) => {
+      blocks.push({
+        type: 'input',
+        block_id: `${YAML_BLOCK_PREFIX}${index}`,
+        optional: true,
+        label: plainText(chunks.length === 1 ? 'Plan (YAML)' : `Plan (YAML), part ${index + 1} of ${chunks.length}`, 2000),
+        element: { type: 'plain_text_input', action_id: YAML_ACTION, multiline: true, initial_value: chunk, max_length: LIMITS.plainTextInput },
+      });
+    });
+  } else {
+    blocks.push(context(':warning: This plan is too large to edit here; ask the planner to change it instead.'));
+  }
+  blocks.push({
+    type: 'input',
+    block_id: INSTRUCTION_BLOCK,
+    optional: true,
+    label: plainText('Or ask the planner to change…', 2000),
+    hint: plainText('When this is filled, the planner revises the plan and your YAML edits are ignored.', 2000),
+    element: {
+      type: 'plain_text_input',
+      action_id: INSTRUCTION_ACTION,
+      multiline: true,
+      max_length: 2000,
+      placeholder: plainText('e.g. skip the release, only check CI', 150),
+    },
+  });
+  return {
+    type: 'modal',
+    callback_id: MODIFY_CALLBACK,
+    title: plainText(`Modify plan v${input.planVersion}`, LIMITS.viewTitle),
+    submit: plainText('Submit', LIMITS.viewTitle),
+    close: plainText('Cancel', LIMITS.viewTitle),
+    private_metadata: encodePlanRef({ runId: input.runId, planVersion: input.planVersion }),
+    blocks,
+  };
+}
+
+/** A modal shown at once on click (trigger ids expire in 3 s); the plan is filled in by views.update. */
+export function loadingModal(planVersion: number): ModalView {
+  return {
+    type: 'modal',
+    callback_id: MODIFY_CALLBACK,
+    title: plainText(`Modify plan v${planVersion}`, LIMITS.viewTitle),
+    close: plainText('Cancel', LIMITS.viewTitle),
+    blocks: [section(':hourglass_flowing_sand: Loading the plan…')],
+  };
+}
+
+export function errorModal(message: string): ModalView {
+  return {
+    type: 'modal',
+    callback_id: MODIFY_CALLBACK,
+    title: plainText('Modify plan', LIMITS.viewTitle),
+    close: plainText('Close', LIMITS.viewTitle),
+    blocks: [section(`:warning: ${escapeText(truncate(message, 2000))}`)],
+  };
+}
+
+/** YAML pieces, each under one input's limit, split between steps; undefined when a single step is too big. */
+export function yamlChunks(plan: Plan): string[] | undefined {
+  const pieces = [stringify({ goal: plan.goal, confidence: plan.confidence }) + 'steps:' + (plan.steps.length === 0 ? ' []' : '') + '\n'];
+  for (const step of plan.steps) pieces.push(indent(stringify([step])));
+  pieces.push('rollback:' + (plan.rollback.length === 0 ? ' []' : '') + '\n');
+  for (const step of plan.rollback) pieces.push(indent(stringify([step])));
+  if (plan.questions && plan.questions.length > 0) pieces.push(stringify({ questions: plan.questions }));
+
+  const chunks: string[] = [];
+  let current = '';
+  for (const piece of pieces) {
+    if (piece.length > CHUNK) return undefined;
+    if (current.length + piece.length > CHUNK) {
+      chunks.push(current);
+      current = '';
+    }
+    current += piece;
+  }
+  if (current) chunks.push(current);
+  if (chunks.length > LIMITS.viewBlocks - 5) return undefined;
+  return chunks.map((chunk) => chunk.replace(/\n$/, ''));
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => (line ? `  ${line}` : line))
+    .join('\n');
+}

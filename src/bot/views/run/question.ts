@@ -1,0 +1,98 @@
+/**
+ * A question the run asks a person (the plan's questions, or an `ask_human` step): the question, who
+ * is asked, and an **Answer** button that opens a modal. Once answered, the message says who answered
+ * and what, and the button is gone. Mentioning the bot in the thread still answers too.
+ */
+import { z } from 'zod';
+import { LIMITS, type MessageView, type ModalView } from '../limits.ts';
+import { context, escapeText, mention, plainText, section, truncate } from '../text.ts';
+
+export const QUESTION_ANSWER_ACTION = 'question-answer';
+export const QUESTION_CALLBACK = 'question-answer-modal';
+export const ANSWER_BLOCK = 'answer';
+export const ANSWER_INPUT = 'answer-text';
+
+export interface QuestionInput {
+  runId: string;
+  /** Who is asked (the requester); an approver may answer too. */
+  asked: string;
+  questions: readonly string[];
+}
+
+export interface Answered {
+  by: string;
+  answer: string;
+}
+
+/** The button carries the run, the question and who was asked (so nothing is looked up to show or mark it). */
+const ButtonValueSchema = z.object({ r: z.string().min(1), q: z.string(), a: z.string().optional() });
+/** The modal carries the run, the question message (to mark it answered) and the question. */
+const ModalMetadataSchema = z.object({ r: z.string().min(1), c: z.string().min(1), t: z.string().min(1), q: z.string() });
+
+export type QuestionRef = z.infer<typeof ModalMetadataSchema>;
+
+function decode<T>(schema: z.ZodType<T>, value: string | undefined): T | undefined {
+  try {
+    const parsed = schema.safeParse(JSON.parse(value ?? ''));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function decodeAnswerButton(value: string | undefined): { runId: string; question: string; asked?: string } | undefined {
+  const parsed = decode(ButtonValueSchema, value);
+  return parsed && { runId: parsed.r, question: parsed.q, ...(parsed.a ? { asked: parsed.a } : {}) };
+}
+
+export function decodeQuestionRef(value: string | undefined): QuestionRef | undefined {
+  return decode(ModalMetadataSchema, value);
+}
+
+function questionLines(questions: readonly string[]): string {
+  return questions.length === 1 ? escapeText(questions[0]!) : questions.map((q) => `• ${escapeText(q)}`).join('\n');
+}
+
+/** The question in the thread: open with an Answer button, or answered with who answered. */
+export function questionMessage(input: QuestionInput, answered?: Answered): MessageView {
+  const asking = `:question: ${mention(input.asked)}, ${input.questions.length === 1 ? 'a question before I go on' : 'some questions before I go on'}:`;
+  const body = truncate(`${asking}\n${questionLines(input.questions)}`, 2900);
+  if (answered) {
+    const said = `:white_check_mark: Answered by ${mention(answered.by)}: ${escapeText(truncate(answered.answer.replace(/\s+/g, ' '), 500))}`;
+    return { text: truncate(`Answered by ${mention(answered.by)}`, 300), blocks: [section(body), context(said)] };
+  }
+  const value = JSON.stringify({ r: input.runId, q: truncate(input.questions.join('\n'), 1500), a: input.asked });
+  return {
+    text: truncate(`${mention(input.asked)} ${escapeText(input.questions.join(' '))}`, 300),
+    blocks: [
+      section(body),
+      {
+        type: 'actions',
+        block_id: 'question-actions',
+        elements: [{ type: 'button', text: { type: 'plain_text', text: 'Answer' }, style: 'primary', action_id: QUESTION_ANSWER_ACTION, value }],
+      },
+      context('Or mention me in this thread with your answer.'),
+    ],
+  };
+}
+
+/** The Answer modal: the question, one text field. */
+export function answerModal(ref: QuestionRef): ModalView {
+  return {
+    type: 'modal',
+    callback_id: QUESTION_CALLBACK,
+    title: plainText('Answer', LIMITS.viewTitle),
+    submit: plainText('Send answer', LIMITS.viewTitle),
+    close: plainText('Cancel', LIMITS.viewTitle),
+    private_metadata: JSON.stringify({ ...ref, q: truncate(ref.q, 1500) }),
+    blocks: [
+      section(`*Question:*\n${escapeText(truncate(ref.q, 2800))}`),
+      {
+        type: 'input',
+        block_id: ANSWER_BLOCK,
+        label: plainText('Your answer', LIMITS.inputLabel),
+        element: { type: 'plain_text_input', action_id: ANSWER_INPUT, multiline: true, max_length: 2000 },
+      },
+    ],
+  };
+}

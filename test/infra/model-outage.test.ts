@@ -5,6 +5,7 @@
  * same task once. OpenAI and Anthropic are fake servers on loopback.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import { PLANNER_TRY_AGAIN_ACTION } from '../../src/bot/views/run/planner-unavailable.ts';
 import { anthropicReply, startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
@@ -102,8 +103,11 @@ describe('the model provider is down while planning or checking', () => {
     const sent = stack.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> summarise the release notes' });
     expect((await sent).status).toBe(200);
     await stack.approve(sent.ts);
-    // Someone is told, with something to click: an escalation, a Try again, or the run's end.
-    const told = () => stack.thread(sent.ts).find((m) => JSON.stringify(m.blocks ?? '').includes('"type":"button"') && !m.text.startsWith('Plan v'));
+    // Someone is told, with an answer to click: Retry, Try again or Abort (not the board's Cancel run).
+    const told = () =>
+      stack
+        .thread(sent.ts)
+        .find((m) => /"text":"(Retry|Try again|Abort)"/.test(JSON.stringify(m.blocks ?? '')) && !JSON.stringify(m.blocks).includes(PLAN_APPROVE_ACTION));
     await stack.slack.waitUntil(() => told() !== undefined, 40_000, 'a message asking a person to act');
     const calls = () => openai.requests.length - openaiBefore + anthropic.requests.length - anthropicBefore;
     const seen = calls();
@@ -139,7 +143,10 @@ describe('the model provider is down while planning or checking', () => {
     const sent = stack.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> find out what acme/api is' });
     expect((await sent).status).toBe(200);
     await stack.approve(sent.ts);
-    const told = () => stack.thread(sent.ts).find((m) => JSON.stringify(m.blocks ?? '').includes('"type":"button"') && !m.text.startsWith('Plan v'));
+    const told = () =>
+      stack
+        .thread(sent.ts)
+        .find((m) => /"text":"(Retry|Try again|Abort)"/.test(JSON.stringify(m.blocks ?? '')) && !JSON.stringify(m.blocks).includes(PLAN_APPROVE_ACTION));
     await stack.slack.waitUntil(() => told() !== undefined, 40_000, 'a message asking a person to act');
     const calls = () => openai.requests.length - openaiBefore + anthropic.requests.length - anthropicBefore;
     const seen = calls();

@@ -159,7 +159,7 @@ describe('local workspace in a browser (small Bolt app)', () => {
 
       const thread = page.getByTestId('thread');
       await thread.getByRole('button', { name: 'Approve' }).waitFor();
-      await expect(thread.locator('.bk-header').first().textContent()).resolves.toBe(`Plan v1: Check health of ${healthUrl}`);
+      await expect(thread.locator('.bk-header').first().textContent()).resolves.toBe(`Check health of ${healthUrl}`);
       await expect(page.getByTestId('messages').locator('.replies').textContent()).resolves.toBe('1 reply');
 
       await thread.getByRole('button', { name: 'Modify' }).click();

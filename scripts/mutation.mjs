@@ -29,6 +29,8 @@ const MODULES = {
   'plan-validation': { file: 'src/agent/model/plan-validation.ts', tests: ['test/agent/plan-validation*.test.ts'] },
   references: { file: 'src/agent/model/references.ts', tests: ['test/agent/references*.test.ts'] },
   'repository-allow-list': { file: 'src/agent/model/repository-allow-list.ts', tests: ['test/agent/repository-allow-list*.test.ts'] },
+  'plan-digest': { file: 'src/agent/model/plan-digest.ts', tests: ['test/agent/plan-digest*.test.ts'] },
+  'policy-approval': { file: 'src/agent/decisions/policy-approval.ts', tests: ['test/agent/policy-approval*.test.ts', 'test/agent/policy-decisions*.test.ts'] },
   'search-qualifiers': {
     file: 'src/integrations/github/search-qualifiers.ts',
     tests: ['test/**/search-qualifiers*.test.ts', 'test/agent/repository-allow-list*.test.ts'],
@@ -86,7 +88,7 @@ function optionsFor(name) {
     // Two cores shared with other work: one test process at a time.
     concurrency: 1,
     timeoutMS: 10_000,
-    ignorePatterns: ['/reports', '/.data', '/dist', '/coverage', '/docs', '/eval', '/bench', '/dist.building-*'],
+    ignorePatterns: ['/reports', '/.data', '/dist', '/coverage', '/docs', '!/docs/policy', '/eval', '/bench', '/dist.building-*'],
     reporters: ['html', 'json', 'clear-text', 'progress'],
     htmlReporter: { fileName: `reports/mutation/${name}/index.html` },
     jsonReporter: { fileName: `reports/mutation/${name}/mutation.json` },

@@ -79,8 +79,8 @@ export function checkVersion(run: RunRecord, planVersion: number): Refused<void,
 const NEED_RANK: Record<ApprovalNeed, number> = { anyone: 0, approver: 1, 'approver-not-requester': 2 };
 
 /** Who may not approve this version: not an approver, or (four-eyes) the requester of destructive work. */
-export type ApproverRefusalCode = 'not-approver' | 'requester-may-not-approve-destructive' | 'policy-refused';
-export type ConfirmerRefusalCode = 'not-approver' | 'requester-may-not-confirm-destructive';
+export type { ApproverRefusalCode, ConfirmerRefusalCode } from '../model/refusal.ts';
+import type { ApproverRefusalCode, ConfirmerRefusalCode } from '../model/refusal.ts';
 
 /** Approvals recorded before the `via` column existed name their rule in the user id. */
 export const isAutoApproval = (approval: Pick<ApprovalRecord, 'via' | 'userId'>) => approval.via === 'auto' || /^(tandem|runbook):/.test(approval.userId);

@@ -5,16 +5,7 @@
  */
 import { progressLine } from './policy-approval.ts';
 import { planDigest } from '../model/plan-digest.ts';
-import {
-  approvalNeed,
-  checkApprover,
-  checkPolicyApprover,
-  checkRequesterOrApprover,
-  checkResolver,
-  planRisk,
-  type ApprovalNeed,
-  type ApproverRefusalCode,
-} from './approval-policy.ts';
+import { approvalNeed, checkApprover, checkPolicyApprover, checkRequesterOrApprover, checkResolver, planRisk, type ApprovalNeed } from './approval-policy.ts';
 import type { AgentContext } from '../context.ts';
 import { descendantsOf } from '../execution/ready-steps.ts';
 import type { DecisionRefusalCode, EscalationAction, EscalationAnswer, EscalationRecord, RunRecord } from '../ports/run-store.ts';
@@ -31,16 +22,8 @@ import { person, type Text, words } from '../text/text.ts';
  * Why an escalation click changed nothing: the escalation or run is gone or done, who clicked, an
  * answer this escalation does not offer, or the store's refusals.
  */
-export type EscalationRefusalCode =
-  | DecisionRefusalCode
-  | 'escalation-missing'
-  | 'already-resolved'
-  | 'run-ended'
-  | 'not-offered'
-  | 'cannot-replan'
-  | 'plan-missing'
-  | 'not-requester-or-approver'
-  | ApproverRefusalCode;
+export type { EscalationRefusalCode } from '../model/refusal.ts';
+import type { EscalationRefusalCode } from '../model/refusal.ts';
 
 type EscalationResult<T = void> = Refused<T, EscalationRefusalCode, Text>;
 type Answer = { escalationId: string; userId: string; action: EscalationAnswer };

@@ -8,13 +8,12 @@ import {
   checkVersion,
   planRisk,
   type ApprovalNeed,
-  type ApproverRefusalCode,
 } from './approval-policy.ts';
 import type { PolicyGate } from './policy-approval.ts';
 import { canonicalJson } from '../text/canonical-json.ts';
 import type { AgentContext } from '../context.ts';
 import type { Result } from '../model/errors.ts';
-import { problemWords, type PlanProblem, type PlanProblemCode } from '../model/plan-problems.ts';
+import { problemWords, type PlanProblem } from '../model/plan-problems.ts';
 import { validatePlan } from '../model/plan-validation.ts';
 import { planDigest, shortDigest } from '../model/plan-digest.ts';
 import { makePlan } from '../planning/planner.ts';
@@ -22,17 +21,15 @@ import { addPlannedVersion, plannerDeps } from '../planning/plan-run.ts';
 import { decisionRefusal } from './decision-refusals.ts';
 import type { DecisionInput, DecisionRefusalCode, PlanVersionRecord, RunRecord } from '../ports/run-store.ts';
 import { proposeVersion } from '../planning/propose-version.ts';
-import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
+import { refuse, type Refused } from '../model/refusal.ts';
 import { summarizeEnded } from '../execution/run-ending.ts';
 import { completedStepIds } from '../execution/step-facts.ts';
 import { person, type Text, words } from '../text/text.ts';
 
 type Loaded = { run: RunRecord; version: PlanVersionRecord };
 
-/** Why a click on a proposed plan changed nothing: the store's refusals, a version that is gone, or who clicked. */
-export type PlanDecisionRefusalCode = DecisionRefusalCode | 'version-missing' | ApproverRefusalCode | 'not-requester-or-approver' | 'approval-counted';
-/** Why a revision was not started; `no-planner`: there is no model to revise with. */
-export type RevisionRefusalCode = DecisionRefusalCode | 'version-missing' | 'not-requester-or-approver' | 'no-planner';
+export type { PlanDecisionRefusalCode, RevisionRefusalCode } from '../model/refusal.ts';
+import type { PlanDecisionRefusalCode, RevisionRefusalCode } from '../model/refusal.ts';
 
 /**
  * What the person clicked on, read before the slow approver lookup. Nothing here is acted on: the
@@ -178,8 +175,8 @@ async function validateEdit(ctx: AgentContext, input: { runId: string; plan: unk
   });
 }
 
-/** Why a person's edit was not taken: a refusal, or each thing wrong with the edited plan, every one with its code. */
-export type EditProblem = Refusal<DecisionRefusalCode | 'version-missing' | 'not-requester-or-approver' | PlanProblemCode, Text>;
+export type { EditProblem } from '../model/refusal.ts';
+import type { EditProblem } from '../model/refusal.ts';
 
 const editProblems = (problems: readonly PlanProblem[]): { ok: false; error: EditProblem[] } => ({
   ok: false,

@@ -1,5 +1,5 @@
 /** A Confirm or Abort click on a late-bound target: checked, decided in one store transaction, carried out (Abort rolls back as an escalation's Abort does). */
-import { checkConfirmer, checkRequesterOrApprover, type ConfirmerRefusalCode } from './approval-policy.ts';
+import { checkConfirmer, checkRequesterOrApprover } from './approval-policy.ts';
 import type { AgentContext } from '../context.ts';
 import { abortRun, continueIfClear } from './escalation-resolution.ts';
 import type { ConfirmationRecord, RunRecord } from '../ports/run-store.ts';
@@ -15,9 +15,8 @@ interface ConfirmInput {
   decision: 'confirm' | 'abort';
 }
 
-/** Why a Confirm or Abort click changed nothing: the run or the request moved on, or who clicked. */
-export type ConfirmRefusalCode =
-  'run-missing' | 'run-ended' | 'not-waiting' | 'already-decided' | 'plan-changed' | 'moved-on' | ConfirmerRefusalCode | 'not-requester-or-approver';
+export type { ConfirmRefusalCode } from '../model/refusal.ts';
+import type { ConfirmRefusalCode } from '../model/refusal.ts';
 
 type ConfirmResult = Refused<void, ConfirmRefusalCode, Text>;
 

@@ -1,9 +1,14 @@
 import type { Result } from '../model/errors.ts';
-import type { EscalationRefusalCode } from '../decisions/escalation-resolution.ts';
 import type { DecisionRefusalCode } from './plans.ts';
-import type { EditProblem, PlanDecisionRefusalCode, RevisionRefusalCode } from '../decisions/plan-decisions.ts';
-import type { Refusal, Refused } from '../model/refusal.ts';
-import type { ConfirmRefusalCode } from '../decisions/target-decision.ts';
+import type {
+  ConfirmRefusalCode,
+  EditProblem,
+  EscalationRefusalCode,
+  PlanDecisionRefusalCode,
+  Refusal,
+  Refused,
+  RevisionRefusalCode,
+} from '../model/refusal.ts';
 import type { Text } from '../text/text.ts';
 import type { Conversation, EscalationAnswer, PlanVersionRecord, RunRecord } from './run-store.ts';
 

@@ -41,7 +41,8 @@ export type NewApproval = Pick<ApprovalRecord, 'runId' | 'planVersion' | 'userId
   Partial<Pick<ApprovalRecord, 'via' | 'need' | 'why' | 'digest' | 'policyHash' | 'policyRules'>>;
 
 /** Why a decision changed nothing; the agent turns each into a sentence for the person who clicked. */
-export type DecisionRefusalCode = 'run-missing' | 'plan-changed' | 'not-waiting' | 'escalation-resolved' | 'nothing-to-answer' | 'already-answered';
+export type { DecisionRefusalCode } from '../model/refusal.ts';
+import type { DecisionRefusalCode } from '../model/refusal.ts';
 
 export type DecisionResult<T = RunRecord> = { ok: true; run: RunRecord; value: T } | { ok: false; code: DecisionRefusalCode; run: RunRecord | undefined };
 

@@ -23,7 +23,11 @@ const out = path.join(root, 'reports', 'mutation');
  */
 const MODULES = {
   'approval-policy': { file: 'src/agent/decisions/approval-policy.ts', tests: ['test/agent/approval-policy*.test.ts'] },
-  'version-approval': { file: 'src/agent/decisions/version-approval.ts', tests: ['test/agent/version-approval*.test.ts'] },
+  // The digest check's own tests (digest-binding) are the ones that change stored content under an approval.
+  'version-approval': {
+    file: 'src/agent/decisions/version-approval.ts',
+    tests: ['test/agent/version-approval*.test.ts', 'test/agent/digest-binding*.test.ts'],
+  },
   'step-targets': { file: 'src/agent/model/step-targets.ts', tests: ['test/agent/step-targets*.test.ts'] },
   'executor-decisions': { file: 'src/agent/execution/execution-rules.ts', tests: ['test/agent/executor-decisions*.test.ts'] },
   'plan-validation': { file: 'src/agent/model/plan-validation.ts', tests: ['test/agent/plan-validation*.test.ts'] },

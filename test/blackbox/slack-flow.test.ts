@@ -75,9 +75,9 @@ describe('a task from a mention, approved in Slack', () => {
     expect(shown).toContain('File the release 2.0 issue and check the site');
     expect(shown).toMatch(/1[.)][^\n]*Open the release issue/);
     expect(shown).toMatch(/2[.)][^\n]*Link it from the tracking issue/);
-    // Tool names and every argument are in the full view (View full plan); a confidence above the threshold is not shown.
-    expect(shown).not.toContain('github_create_issue');
-    expect(shown).not.toMatch(/0\.87|87\s*%/);
+    // Each step names its tool and the plan its confidence (CONTRACT §5); every argument is in the full view (View full plan).
+    expect(shown).toContain('github_create_issue');
+    expect(shown).toMatch(/confidence 87%/);
     expect(buttonTexts(planMessage)).toContain('View full plan');
     expect(shown).toContain('acme/api'); // targets
     expect(shown).toMatch(/\bwrite\b/i); // risk

@@ -41,9 +41,9 @@ describe('plan message', () => {
     expect(text).toContain('after “Check CI run 2”');
     expect(text).toContain('*If the plan is aborted*, these undo what it did:\\n• Revert the merge — *acme/api*');
     expect(text.split('Merge PR 42 on acme/api')).toHaveLength(2); // the goal once, as the header
-    expect(text).not.toContain('github_merge_pull'); // tool names are in the full view
+    expect(text).toContain('`github_merge_pull`'); // each step names its tool (CONTRACT §5); its arguments are in the full view
     expect(text).not.toMatch(/\bs[0-9]\b/); // no step ids
-    expect(text).not.toContain('82%'); // confidence above the threshold is not news
+    expect(text).toContain('confidence 82%'); // shown always (CONTRACT §5); only below the threshold does it warn
     expect(view.text).toBe('Plan v1: Merge PR 42 on acme/api &lt;safely&gt; &amp; quickly');
     const [approve, modify, reject] = buttons(view.blocks);
     expect([approve?.action_id, modify?.action_id, reject?.action_id]).toEqual([PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION]);
@@ -51,11 +51,13 @@ describe('plan message', () => {
     expectWithinLimits(view.blocks);
   });
 
-  it('says the confidence only when it is below the threshold', () => {
+  it('shows the confidence, and warns only when it is below the threshold', () => {
     const plan = { ...makePlan(2), confidence: 0.4 };
     const view = planMessage(makeProposal(plan));
     expect(allText(view.blocks)).toContain('The planner is not sure this plan does what was asked (confidence 40%)');
-    expect(allText(planMessages(makeProposal(plan), { confidenceThreshold: 0.3 })[0]!.blocks)).not.toContain('40%');
+    const above = allText(planMessages(makeProposal(plan), { confidenceThreshold: 0.3 })[0]!.blocks);
+    expect(above).toContain('confidence 40%');
+    expect(above).not.toContain('not sure');
     expectWithinLimits(view.blocks);
   });
 

@@ -50,7 +50,7 @@ describe('Tandem in the local workspace, in a browser', () => {
       await thread.getByRole('button', { name: 'Approve' }).waitFor();
       const plan = await thread.textContent();
       expect(plan).toContain(`Check that ${target} answers with HTTP 200`);
-      expect(plan).not.toContain('http_check'); // the tool is in the full view
+      expect(plan).toContain('http_check'); // each step names its tool (CONTRACT §5)
       expect(plan).toContain('Plan from runbook check-health');
 
       // Modify: the plan as YAML; a broken edit is a field error and the text stays.

@@ -27,15 +27,17 @@ export interface PlanMessageOptions {
 
 /**
  * The plan as a person judges it: what it will do, in sentences with what each step acts on in bold,
- * how risky, in what order, and how to undo it. Tool names and every argument are in the full view
+ * how risky, with which tool, in what order, and how to undo it. Every argument is in the full view
  * (View full plan). Every write and destructive step, forward and rollback, shows what it acts on in
  * full, and every change of such a target is listed; read steps and other changes give way when space
  * runs out. What does not fit one message continues in more, with the buttons after the last of it.
  */
 export function planMessages(proposal: ProposedPlan, options: PlanMessageOptions = {}): MessageView[] {
   const { plan, version } = proposal;
-  const head: Block[] = [header(plan.goal), context(authorLine(proposal))];
   const threshold = options.confidenceThreshold ?? DEFAULT_CONFIDENCE_THRESHOLD;
+  // CONTRACT §5: the plan shows its confidence; below the threshold it also says to read closely.
+  const confidence = `confidence ${Math.round(plan.confidence * 100)}%`;
+  const head: Block[] = [header(plan.goal), context(`${authorLine(proposal)} · ${confidence}`)];
   if (plan.confidence < threshold)
     head.push(
       context(
@@ -99,7 +101,8 @@ function stepLines(proposal: ProposedPlan): ViewLine[] {
   const byId = new Map(plan.steps.map((step) => [step.id, step]));
   return plan.steps.map((step, index) => {
     const { text: sentence, risk } = sentenceOf(proposal, step);
-    const facts = [RISK_BADGE[risk]];
+    // CONTRACT §5: each step shows its tool (its every argument is in View full plan).
+    const facts = [RISK_BADGE[risk], `\`${escapeText(step.tool)}\``];
     if (step.dependsOn.length > 0) facts.push(`after ${step.dependsOn.map((id) => afterWords(byId.get(id))).join(' and ')}`);
     facts.push(waitsFor(step.tool, step.args) ?? '');
     const shown = facts.filter(Boolean);
@@ -125,7 +128,7 @@ function rollbackSections(proposal: ProposedPlan): Block[] {
   const lines = rollback.map((step) => {
     const { text: sentence, risk } = sentenceOf(proposal, step);
     const undone = step.undoes ? numberOf.get(step.undoes) : undefined;
-    const facts = [RISK_BADGE[risk], undone ? `undoes step ${undone}` : ''].filter(Boolean);
+    const facts = [RISK_BADGE[risk], `\`${escapeText(step.tool)}\``, undone ? `undoes step ${undone}` : ''].filter(Boolean);
     return { text: `• ${sentence}${facts.length > 0 ? `  ·  ${facts.join(' · ')}` : ''}`, keep: risk !== 'read' };
   });
   const heading = ':leftwards_arrow_with_hook: *If the plan is aborted*, these undo what it did:';

@@ -1,6 +1,6 @@
 import { savePolicyTexts } from '../store/policy-texts-repository.ts';
 import type { PolicyGate } from '../agent/decisions/policy-approval.ts';
-import { createSlackGroupDirectory } from '../bot/slack-group-directory.ts';
+import { createSlackGroupDirectory } from '../bot/surface/slack-group-directory.ts';
 import { scheduleCreation, startPolicy } from './policy-wiring.ts';
 import { createAgent, type Agent } from '../agent/agent.ts';
 import type { ApproverDirectory } from '../agent/ports/approvers.ts';

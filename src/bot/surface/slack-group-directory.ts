@@ -1,14 +1,14 @@
-import type { GroupDirectory } from '../agent/ports/policy.ts';
-import type { Logger } from '../observability/logger.ts';
-import { describeError } from './surface/replies.ts';
-import type { SlackClient } from './surface/slack-client.ts';
+import type { GroupDirectory } from '../../agent/ports/policy.ts';
+import type { Logger } from '../../observability/logger.ts';
+import { describeError } from './replies.ts';
+import type { SlackClient } from './slack-client.ts';
 
 /**
  * Who is in the user groups a policy names (decision 028): asked of Slack (`usergroups.users.list`)
  * and cached for a bounded time. When Slack cannot say, the last members it did say are used, or
  * nobody: fail closed, never "anyone".
  */
-export function createSlackGroupDirectory(input: { client: SlackClient; logger: Logger; cacheMs?: number }): GroupDirectory {
+export function createSlackGroupDirectory(input: { client: SlackClient; logger: Logger; cacheMs?: number | undefined }): GroupDirectory {
   const cacheMs = input.cacheMs ?? 60_000;
   const cache = new Map<string, { members: Set<string>; at: number }>();
 
@@ -21,7 +21,10 @@ export function createSlackGroupDirectory(input: { client: SlackClient; logger: 
       cache.set(group, fresh);
       return fresh.members;
     } catch (error) {
-      input.logger.warn({ err: describeError(error), group }, 'could not list a user group; its members count as outside it until Slack answers');
+      input.logger.warn(
+        { err: describeError(error), group },
+        'could not list a user group; its members count as outside it (they cannot approve) until Slack answers',
+      );
       return cached?.members ?? new Set();
     }
   }

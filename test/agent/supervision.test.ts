@@ -287,6 +287,21 @@ describe('escalation answers by kind', () => {
 });
 
 describe('when the planner cannot replan', () => {
+  it('a planner that throws while replanning pauses the run for a person instead of leaving it planning (no peer replans it for ever)', async () => {
+    const tools = standardTools();
+    const failing = fakeTool({ name: 'lookup', risk: 'read', run: () => ({ status: 'error', error: { message: 'boom' } }) });
+    const llm = new ScriptedLlm().on('planner', plannerAnswer({ steps: [{ id: 's1', tool: 'lookup', args: { key: 'k' } }] })).on('planner', () => {
+      throw new Error('a bug in the planner\nwith a whole prompt quoted after it');
+    });
+    h = makeHarness({ store: db.store, tools: [...tools.all, failing], llm, settings: { autoRunReadOnly: true } });
+    const run = await h.start();
+    await h.agent.idle();
+    expect((await h.store.getRun(run.id))?.status).toBe('paused');
+    const escalation = await openEscalation(run.id);
+    expect(escalation).toMatchObject({ kind: 'replan-failed' });
+    expect(said(escalation.message)).toMatch(/could not make one: a bug in the planner$/);
+  });
+
   it('escalates replan-failed with Try again / Abort; Try again asks the planner again; a second click is told it was answered', async () => {
     const tools = standardTools();
     const failing = fakeTool({ name: 'lookup', risk: 'read', run: () => ({ status: 'error', error: { message: 'boom' } }) });

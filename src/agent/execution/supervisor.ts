@@ -68,11 +68,13 @@ export async function replan(ctx: AgentContext, runId: string, reason: Text, fro
       output: step.output,
       error: step.error?.message ?? null,
     }));
+  // A planner that throws (a bug, an unexpected answer) is a failed replan like any other: the run is paused
+  // for a person. Left in `planning`, a peer would adopt it and replan it again, for ever.
   const planned = await makePlan(
     plannerDeps(ctx, runId),
     { task: run.task, requester: run.requester, origin: run.origin, runId, replan: { reason, previousPlan: previous.plan, executed } },
     { completedSteps: completedStepIds(steps) },
-  );
+  ).catch((error: unknown) => ({ ok: false as const, error: { message: firstLine(error instanceof Error ? error.message : String(error)) } }));
   if (!planned.ok) {
     await escalate(ctx, {
       runId,
@@ -105,4 +107,10 @@ export async function replan(ctx: AgentContext, runId: string, reason: Text, fro
     proposed: { replans: run.replans + 1 },
   });
   await proposeVersion(ctx, record, { from: ['planning'], kind: 'replan' });
+}
+
+/** An exception's first line, cut: it may quote a whole prompt. */
+function firstLine(message: string): string {
+  const line = message.split('\n')[0]!.trim();
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
 }

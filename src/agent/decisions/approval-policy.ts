@@ -263,6 +263,11 @@ export interface PolicyApproval {
   progress: VersionProgress;
 }
 
+/** What the policy knows of a plan version when it judges one of its steps. */
+function versionSituation(run: Pick<RunRecord, 'requester' | 'conversation'>, version: { version: number; plan: Plan }, digest: string) {
+  return { requester: run.requester, channel: run.conversation.channel, confidence: version.plan.confidence, planVersion: version.version, digest };
+}
+
 /**
  * An approval click asked of the policy in force: the clicker must be permitted for at least one step
  * of the version that is not approved yet; the version is approved once every step (rollback included)
@@ -278,13 +283,7 @@ export async function checkPolicyApprover(input: {
   earlier: readonly ApprovalRecord[];
 }): Promise<Refused<PolicyApproval, 'policy-refused', Text>> {
   const engine = input.gate.current();
-  const situation = {
-    requester: input.run.requester,
-    channel: input.run.conversation.channel,
-    confidence: input.version.plan.confidence,
-    planVersion: input.version.version,
-    digest: input.digest,
-  };
+  const situation = versionSituation(input.run, input.version, input.digest);
   const steps = policySteps(input.version.plan, input.riskOf, situation.channel);
   const lookUp = async (userId: string): Promise<Approver> => ({
     userId,
@@ -307,10 +306,11 @@ export async function checkPolicyApprover(input: {
       `You already approved v${input.version.version}; it still waits for someone else: ${waiting.map(progressLine).join('; ')}.`,
     );
   }
-  const mine = steps.filter((step, index) => {
-    if (before.steps[index]?.done) return false;
-    return engine.decide({ user: me.userId, groups: me.groups, action: 'approve', resource: { kind: 'step', step }, situation }).permitted;
-  });
+  // This person's answer for each step still waiting, asked once: what they may approve, and by which rules.
+  const mine = steps
+    .filter((_, index) => !before.steps[index]?.done)
+    .map((step) => engine.decide({ user: me.userId, groups: me.groups, action: 'approve', resource: { kind: 'step', step }, situation }))
+    .filter((decision) => decision.permitted);
   if (mine.length === 0) {
     const waiting = steps.find((_, index) => !before.steps[index]?.done) ?? steps[0];
     if (!waiting) return refuse('policy-refused', 'This plan has no steps to approve.');
@@ -322,9 +322,7 @@ export async function checkPolicyApprover(input: {
     );
   }
   const after = versionProgress(engine, steps, situation, [...people, me]);
-  const rules = new Set<string>();
-  for (const step of mine)
-    engine.decide({ user: me.userId, groups: me.groups, action: 'approve', resource: { kind: 'step', step }, situation }).rules.forEach((id) => rules.add(id));
+  const rules = new Set(mine.flatMap((decision) => decision.rules));
   return { ok: true, value: { approved: after.approved, policyHash: engine.hash, rules: [...rules], progress: after } };
 }
 
@@ -337,13 +335,7 @@ export async function policyAllowsAutoRun(input: {
   riskOf: (tool: string) => Risk | undefined;
 }): Promise<boolean> {
   const engine = input.gate.current();
-  const situation = {
-    requester: input.run.requester,
-    channel: input.run.conversation.channel,
-    confidence: input.version.plan.confidence,
-    planVersion: input.version.version,
-    digest: input.digest,
-  };
+  const situation = versionSituation(input.run, input.version, input.digest);
   const groups = engine.groups.length ? await input.gate.groups.groupsOf(input.run.requester, engine.groups) : [];
   return policySteps(input.version.plan, input.riskOf, situation.channel).every(
     (step) => engine.decide({ user: input.run.requester, groups, action: 'auto_run', resource: { kind: 'step', step }, situation }).permitted,
@@ -372,13 +364,7 @@ export async function policyVersionApproved(input: {
       groups: engine.groups.length ? await input.gate.groups.groupsOf(userId, engine.groups) : [],
     })),
   );
-  const situation = {
-    requester: input.run.requester,
-    channel: input.run.conversation.channel,
-    confidence: input.version.plan.confidence,
-    planVersion: input.version.version,
-    digest: input.digest,
-  };
+  const situation = versionSituation(input.run, input.version, input.digest);
   const progress = versionProgress(engine, policySteps(input.version.plan, input.riskOf, situation.channel), situation, people);
   if (progress.approved) return { ok: true, value: undefined };
   return refuse(
@@ -398,7 +384,7 @@ export function approvalProgressLines(
   digest: string,
   riskOf: (tool: string) => Risk | undefined,
 ): string[] {
-  const situation = { requester: run.requester, channel: run.conversation.channel, confidence: version.plan.confidence, planVersion: version.version, digest };
+  const situation = versionSituation(run, version, digest);
   return versionProgress(gate.current(), policySteps(version.plan, riskOf, situation.channel), situation, []).steps.map(progressLine);
 }
 

@@ -47,6 +47,26 @@ describe('the model provider is down while planning or checking', () => {
     await database?.destroy();
   });
 
+  const providerCalls = () => openai.requests.length + anthropic.requests.length;
+
+  /**
+   * Mentions the bot with `task`, approves its plan, and waits for a message asking a person to answer (Retry,
+   * Try again or Abort; not the board's Cancel run). Returns the provider calls made since `before`, after
+   * checking that none follows: nothing goes on calling a provider that is down.
+   */
+  async function callsUntilAPersonIsAsked(task: string, before: number): Promise<number> {
+    const sent = stack.driver.mention({ channel: 'C1', user: 'U1', text: task });
+    expect((await sent).status).toBe(200);
+    await stack.approve(sent.ts);
+    const asks = (m: { blocks?: unknown }) =>
+      /"text":"(Retry|Try again|Abort)"/.test(JSON.stringify(m.blocks ?? '')) && !JSON.stringify(m.blocks).includes(PLAN_APPROVE_ACTION);
+    await stack.slack.waitUntil(() => stack.thread(sent.ts).some(asks), 40_000, 'a message asking a person to act');
+    const seen = providerCalls() - before;
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(providerCalls() - before).toBe(seen);
+    return seen;
+  }
+
   it('plans with the fallback model when the planner is down', async () => {
     openai.enqueue(...down(openAiReply.status));
     anthropic.enqueue(anthropicReply.json(PLAN));
@@ -94,26 +114,13 @@ describe('the model provider is down while planning or checking', () => {
         },
       ],
     };
-    const [openaiBefore, anthropicBefore] = [openai.requests.length, anthropic.requests.length];
+    const before = providerCalls();
     // The plan, then every call fails: the step's four tries (a transient error is tried again three times)
     // of the SDK's three requests each, then one replan on the planner (three requests) and on its fallback
     // (three). A request beyond these would get the fake's "unexpected request" and fail the suite.
     openai.enqueue(openAiReply.json(summarise), ...Array.from({ length: 5 }, () => down(openAiReply.status)).flat());
     anthropic.enqueue(...down(anthropicReply.status));
-    const sent = stack.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> summarise the release notes' });
-    expect((await sent).status).toBe(200);
-    await stack.approve(sent.ts);
-    // Someone is told, with an answer to click: Retry, Try again or Abort (not the board's Cancel run).
-    const told = () =>
-      stack
-        .thread(sent.ts)
-        .find((m) => /"text":"(Retry|Try again|Abort)"/.test(JSON.stringify(m.blocks ?? '')) && !JSON.stringify(m.blocks).includes(PLAN_APPROVE_ACTION));
-    await stack.slack.waitUntil(() => told() !== undefined, 40_000, 'a message asking a person to act');
-    const calls = () => openai.requests.length - openaiBefore + anthropic.requests.length - anthropicBefore;
-    const seen = calls();
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(calls()).toBe(seen); // nothing goes on calling a provider that is down
-    expect(seen).toBe(1 + 4 * 3 + 3 + 3);
+    expect(await callsUntilAPersonIsAsked('<@UBOT> summarise the release notes', before)).toBe(1 + 4 * 3 + 3 + 3);
   }, 60_000);
 
   it('does not hang when the model of an agent_task step goes down mid-task: a person is told and the calls stop', async () => {
@@ -129,7 +136,7 @@ describe('the model provider is down while planning or checking', () => {
         },
       ],
     };
-    const [openaiBefore, anthropicBefore] = [openai.requests.length, anthropic.requests.length];
+    const before = providerCalls();
     // The plan; the agent's first turn asks for a read, which runs; its next turn fails (the SDK's three
     // requests; the step is not tried again, a model outage mid-task is not a transient tool error), and so
     // does one replan on the planner and on its fallback.
@@ -140,19 +147,7 @@ describe('the model provider is down while planning or checking', () => {
       ...down(openAiReply.status),
     );
     anthropic.enqueue(...down(anthropicReply.status));
-    const sent = stack.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> find out what acme/api is' });
-    expect((await sent).status).toBe(200);
-    await stack.approve(sent.ts);
-    const told = () =>
-      stack
-        .thread(sent.ts)
-        .find((m) => /"text":"(Retry|Try again|Abort)"/.test(JSON.stringify(m.blocks ?? '')) && !JSON.stringify(m.blocks).includes(PLAN_APPROVE_ACTION));
-    await stack.slack.waitUntil(() => told() !== undefined, 40_000, 'a message asking a person to act');
-    const calls = () => openai.requests.length - openaiBefore + anthropic.requests.length - anthropicBefore;
-    const seen = calls();
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(calls()).toBe(seen);
-    expect(seen).toBe(1 + 1 + 3 + 3 + 3);
+    expect(await callsUntilAPersonIsAsked('<@UBOT> find out what acme/api is', before)).toBe(1 + 1 + 3 + 3 + 3);
   }, 60_000);
 
   it('does not hang when the evaluator is down: the run ends and no call is repeated', async () => {

@@ -79,6 +79,7 @@ const events = (store: EventsPort, redact: Redact): Partial<EventsPort> => ({
       runId,
       batch.map((event) => mapEventData(event, redact.value)),
     ),
+  appendToRuns: (entries) => store.appendToRuns(entries.map(({ runId, event }) => ({ runId, event: mapEventData(event, redact.value) }))),
 });
 
 const humanInput = (store: HumanInputPort, redact: Redact): Partial<HumanInputPort> => ({

@@ -10,7 +10,7 @@ import type { SummaryPort } from '../agent/ports/summary.ts';
 import type { UsagePort } from '../agent/ports/usage.ts';
 import type { Db } from './database.ts';
 import { decideConfirmation, requestConfirmation, selectConfirmations } from './human-input/confirmations-repository.ts';
-import { appendEvent, appendEvents, selectEvents } from './runs/events-repository.ts';
+import { appendEvent, appendEvents, appendToRuns, selectEvents } from './runs/events-repository.ts';
 import { adoptRuns, claimRunLease, releaseRunLease, renewLeases } from './leases/leases-repository.ts';
 import { insertEscalation, resolveEscalation, selectEscalation, selectEscalations } from './human-input/escalations-repository.ts';
 import { insertApproval, insertPlanVersion, selectApprovals, selectPlanVersion, selectPlanVersions } from './plans/plans-repository.ts';
@@ -20,6 +20,7 @@ import { claimOwed, deferOwed, finishRunRecord, insertOwed, markOwedSent } from 
 import { answerOldestQuestion, insertQuestion, selectQuestions } from './human-input/questions-repository.ts';
 import { insertRun, patchRun, selectRun, selectRunByConversation, selectRunByRequest, selectRuns, transitionRunStatus } from './runs/runs-repository.ts';
 import { insertSteps, selectAttempts, selectSteps, setStepStatus } from './steps/steps-repository.ts';
+import { requeueInterruptedSteps, selectRunningSteps } from './steps/interrupted-steps.ts';
 import { writeStepTransitions } from './steps/step-transitions.ts';
 import { selectSummarySource } from './runs/summary-repository.ts';
 import { insertUsage, sumUsage, sumUsageByModel } from './runs/usage-repository.ts';
@@ -68,11 +69,14 @@ const steps = (db: Db): StepsPort => ({
   finishStepAndClaim: (finish, claims) => writeStepTransitions(db, { runId: finish.runId, planVersion: finish.planVersion, finish, claims }),
   setStepStatus: (input) => setStepStatus(db, input),
   listAttempts: (runId) => selectAttempts(db, runId),
+  listRunningSteps: (runIds) => selectRunningSteps(db, runIds),
+  requeueInterrupted: (attempts, why) => requeueInterruptedSteps(db, attempts, why),
 });
 
 const events = (db: Db): EventsPort => ({
   appendEvent: (runId, type, data) => appendEvent(db, runId, type, data),
   appendEvents: (runId, batch) => appendEvents(db, runId, batch),
+  appendToRuns: (entries) => appendToRuns(db, entries),
   listEvents: (runId) => selectEvents(db, runId),
 });
 

@@ -363,6 +363,56 @@ describe.each(STORE_ENGINES)('run store contract on %s', (engine) => {
     expect(await store.setStepStatus({ runId: run.id, planVersion: version, stepId: 's2', from: ['pending'], to: 'cancelled' })).toBe(false);
   });
 
+  it('puts interrupted attempts of several runs back in one write, each with its event, and leaves an attempt that moved on alone', async () => {
+    const first = await withPlannedSteps();
+    const second = await withPlannedSteps();
+    const claim = (runId: string, planVersion: number) =>
+      store.claimStep({ runId, planVersion, stepId: 's1', owner: 'dead', leaseMs: 1000, executedArgs: { repo: 'acme/api' } });
+    await claim(first.run.id, first.version);
+    await claim(second.run.id, second.version);
+    const running = await store.listRunningSteps([first.run.id, second.run.id]);
+    expect(running.map((step) => [step.runId, step.stepId, step.attempt]).sort()).toEqual(
+      [
+        [first.run.id, 's1', 1],
+        [second.run.id, 's1', 1],
+      ].sort(),
+    );
+    // The second run's attempt ends before the requeue reaches it: it is not touched.
+    await store.finishStep({ runId: second.run.id, planVersion: second.version, stepId: 's1', attempt: 1, status: 'succeeded', output: {} });
+    const before = (await store.listEvents(first.run.id)).length;
+
+    const requeued = await store.requeueInterrupted(
+      running.map(({ runId, planVersion, stepId, attempt }) => ({ runId, planVersion, stepId, attempt })),
+      'a read step runs again',
+    );
+
+    expect(requeued).toEqual([{ runId: first.run.id, planVersion: first.version, stepId: 's1', attempt: 1 }]);
+    const [s1] = await store.listSteps(first.run.id, first.version);
+    expect(s1).toMatchObject({ status: 'pending', attempt: 1, leaseOwner: null, finishedAt: null, error: { message: 'interrupted by a restart (a read step runs again)' } });
+    expect((await store.listAttempts(first.run.id))[0]).toMatchObject({ attempt: 1, status: 'cancelled' });
+    const events = await store.listEvents(first.run.id);
+    expect(events.slice(before).map((event) => [event.type, event.data])).toEqual([
+      ['step-requeued', { runId: first.run.id, planVersion: first.version, stepId: 's1', attempt: 1, why: 'a read step runs again' }],
+    ]);
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+    expect((await store.listSteps(second.run.id, second.version))[0]?.status).toBe('succeeded');
+    // The requeued step is claimed again as its next attempt.
+    expect((await claim(first.run.id, first.version))?.attempt).toBe(2);
+    expect(await store.listRunningSteps([])).toEqual([]);
+  });
+
+  it("appends one event to each of many runs in one write, each numbered on from its own run's log, and none for a run that does not exist", async () => {
+    const [a, b] = [await newRun(), await newRun()];
+    await store.appendEvent(a.id, 'run-paused', { reason: 'waiting for a person' });
+    const adopted = (runId: string) => ({ runId, event: { type: 'run-adopted' as const, data: { by: 'me', status: 'executing' } } });
+    await store.appendToRuns([adopted(a.id), adopted(b.id), adopted('no-such-run')]);
+    for (const run of [a, b]) {
+      const events = await store.listEvents(run.id);
+      expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+      expect(events.at(-1)).toMatchObject({ type: 'run-adopted', data: { by: 'me', status: 'executing' } });
+    }
+  });
+
   it('moves a step only while its run is in the status asked for, when asked', async () => {
     const { run, version } = await withPlannedSteps();
     const requeue = () =>

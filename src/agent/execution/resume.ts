@@ -12,6 +12,7 @@ import { resumeInterruptedChange } from '../decisions/interrupted-change.ts';
 import { awaitsConfirm } from './rollback.ts';
 import { planRun } from '../planning/plan-run.ts';
 import { replan } from './supervisor.ts';
+import { isOrphaned, READ_RUNS_AGAIN, requeueInterruptedReads, runsAgain } from './interrupted-reads.ts';
 
 /**
  * At start-up, and every few seconds after when replicas share the database: continue the runs
@@ -28,14 +29,18 @@ export async function resumeRuns(ctx: AgentContext, options: { startUp: boolean 
       ? await ctx.store.listRuns({ limit: 1000, statuses })
       : []
     : await ctx.leases.adopt(statuses, { waitForLocks: options.startUp });
-  for (const run of runs) {
+  await driveAgain(
+    ctx,
+    runs.filter((run) => run.status === 'executing'),
+  );
+  for (const run of runs.filter((run) => run.status !== 'executing')) {
     try {
       if (run.status === 'rolling-back') {
         // Waiting for a person's Confirm of a rollback step: their click carries the rollback on, not this scan.
         if (await rollbackAwaitsConfirm(ctx, run.id)) continue;
         await recoverRunningSteps(ctx, run);
         await abortRun(ctx, run.id, 'Aborted (rollback continued after a restart).');
-      } else if (run.status === 'planning') {
+      } else {
         await ctx.store.appendEvent(run.id, 'run-adopted', { by: ctx.owner, status: run.status });
         // Before the inbox replays the person's click, which needs the plan waiting again if the change never landed.
         if (await resumeInterruptedChange(ctx, run)) continue;
@@ -44,16 +49,35 @@ export async function resumeRuns(ctx: AgentContext, options: { startUp: boolean 
           'planning an adopted run',
           run.id,
         );
-      } else {
-        await ctx.store.appendEvent(run.id, 'run-adopted', { by: ctx.owner, status: run.status });
-        ctx.kick(run.id);
       }
     } catch (error) {
       ctx.logger.error({ runId: run.id, err: error }, 'could not resume run');
     } finally {
-      // The adoption's own hold: the driver or planner started above holds the lease for itself.
+      // The adoption's own hold: the planner started above holds the lease for itself.
       await ctx.leases.release(run.id).catch(() => undefined);
     }
+  }
+}
+
+/**
+ * Executing runs go back to drivers, all together: after a crash with a thousand runs open, one write
+ * puts back every interrupted read and one records every adoption, where a run at a time cost each run
+ * several statements before its step could start again. A write left running is each driver's to settle.
+ */
+async function driveAgain(ctx: AgentContext, runs: readonly RunRecord[]): Promise<void> {
+  if (runs.length === 0) return;
+  let recorded = false;
+  try {
+    await requeueInterruptedReads(ctx, runs);
+    await ctx.store.appendToRuns(runs.map((run) => ({ runId: run.id, event: { type: 'run-adopted', data: { by: ctx.owner, status: run.status } } })));
+    recorded = true;
+  } catch (error) {
+    ctx.logger.error({ runs: runs.length, err: error }, 'could not resume runs');
+  }
+  for (const run of runs) {
+    if (recorded) ctx.kick(run.id);
+    // The adoption's own hold: the driver started above holds the lease for itself.
+    await ctx.leases.release(run.id).catch(() => undefined);
   }
 }
 
@@ -73,8 +97,7 @@ async function planAgain(ctx: AgentContext, run: RunRecord): Promise<void> {
 export async function recoverRunningSteps(ctx: AgentContext, run: RunRecord, listed?: readonly StepRecord[]): Promise<boolean> {
   const now = ctx.now();
   const steps = listed ?? (await ctx.store.listSteps(run.id));
-  const alive = (step: StepRecord) => !ctx.soleOwner && step.leaseOwner && step.leaseOwner !== ctx.owner && step.leaseUntil && step.leaseUntil > now;
-  const orphans = steps.filter((step) => step.status === 'running' && !alive(step));
+  const orphans = steps.filter((step) => isOrphaned(ctx, step, now));
   if (orphans.length === 0) return false;
   const attempts = await ctx.store.listAttempts(run.id);
   let escalated = false;
@@ -113,7 +136,7 @@ type Recovery = { status: 'done'; output: Record<string, unknown> } | { status: 
 
 async function reconcile(ctx: AgentContext, run: RunRecord, step: StepRecord, args: Record<string, unknown>, startedAt: Date): Promise<Recovery> {
   const tool = ctx.tools.get(step.tool);
-  if (step.risk === 'read' && tool?.risk === 'read') return { status: 'rerun', why: 'a read step runs again' };
+  if (runsAgain(ctx, step)) return { status: 'rerun', why: READ_RUNS_AGAIN };
   if (!tool?.reconcile) return { status: 'ask', why: `${step.tool} cannot check whether it already ran` };
   const parsed = tool.input.safeParse(args);
   if (!parsed.success) return { status: 'ask', why: 'the recorded args no longer pass the tool schema' };

@@ -50,6 +50,9 @@ export interface StepAttemptRecord {
   finishedAt: Date | null;
 }
 
+/** One attempt at one step of one plan version. */
+export type StepAttemptKey = Pick<StepRecord, 'runId' | 'planVersion' | 'stepId' | 'attempt'>;
+
 /** A step as the plan makes it, before anything ran. */
 export type NewStep = Pick<StepRecord, 'stepId' | 'kind' | 'title' | 'tool' | 'risk' | 'dependsOn' | 'plannedArgs'>;
 
@@ -107,4 +110,12 @@ export interface StepsPort {
     whileRunIs?: RunStatus;
   }): Promise<boolean>;
   listAttempts(runId: string): Promise<StepAttemptRecord[]>;
+  /** The running steps of these runs, in one read (recovery after a restart, for many runs at once). */
+  listRunningSteps(runIds: readonly string[]): Promise<StepRecord[]>;
+  /**
+   * Puts interrupted attempts back, in one write: each listed attempt still running ends `cancelled`
+   * ("interrupted by a restart (why)"), its step goes back to pending and `step-requeued` is recorded.
+   * An attempt that moved meanwhile is left alone; returns those requeued.
+   */
+  requeueInterrupted(attempts: readonly StepAttemptKey[], why: string): Promise<StepAttemptKey[]>;
 }

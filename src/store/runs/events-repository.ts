@@ -39,6 +39,30 @@ export async function appendEvents(db: Db, runId: string, batch: readonly { type
     .sort((a, b) => a.seq - b.seq);
 }
 
+/**
+ * One event for each of many runs in one statement. Each run's counter is bumped by its own count, so
+ * every run's sequence stays gap-free; a run that does not exist gets none.
+ */
+export async function appendToRuns(db: Db, entries: readonly { runId: string; event: { type: string; data?: Record<string, unknown> } }[]): Promise<void> {
+  if (entries.length === 0) return;
+  const rows = entries.map(({ runId, event }, position) => ({ run_id: runId, position, type: event.type, data: event.data ?? {} }));
+  await db.execute(
+    sql`with item as (
+          select * from jsonb_to_recordset(${jsonParam(rows)}::jsonb) as item(run_id text, position int, type text, data jsonb)
+        ), numbered as (
+          select item.*, row_number() over (partition by item.run_id order by item.position) as nth from item
+        ), counter as (
+          update runs set event_seq = event_seq + c.n
+          from (select run_id, count(*)::int as n from item group by run_id order by run_id) c
+          where runs.id = c.run_id
+          returning runs.id, runs.event_seq, c.n
+        )
+        insert into events (run_id, seq, type, data)
+        select numbered.run_id, counter.event_seq - counter.n + numbered.nth, numbered.type, numbered.data
+        from numbered join counter on counter.id = numbered.run_id`,
+  );
+}
+
 export async function appendEvent(db: Db, runId: string, type: string, data: Record<string, unknown> = {}): Promise<RunEvent> {
   const [event] = await appendEvents(db, runId, [{ type, data }]);
   return event!;

@@ -9,7 +9,7 @@ type StepRow = typeof steps.$inferSelect;
 type AttemptRow = typeof stepAttempts.$inferSelect;
 export type StepKey = { runId: string; planVersion: number; stepId: string };
 
-function toStep(row: StepRow): StepRecord {
+export function toStep(row: StepRow): StepRecord {
   return {
     runId: row.runId,
     planVersion: row.planVersion,

@@ -19,6 +19,14 @@ export function memoryEvents(tables: MemoryTables): EventsPort {
       const write = tables.begin();
       return tables.appendEvents(tables.runRow(runId), batch, write).map(readEvent);
     },
+    async appendToRuns(entries) {
+      if (entries.length === 0) return;
+      const write = tables.begin();
+      for (const { runId, event } of entries) {
+        const row = tables.runs.get(runId);
+        if (row) tables.appendEvents(row, [event], write);
+      }
+    },
     async listEvents(runId) {
       return (tables.events.get(runId) ?? []).map(readEvent);
     },

@@ -114,7 +114,13 @@ async function restarted(where: DatabaseOptions): Promise<void> {
 }
 
 function forkSelf(mode: string, where: DatabaseOptions): ChildProcess {
-  return fork(fileURLToPath(import.meta.url), [mode, JSON.stringify(where)], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF && mode === '--restarted' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])] });
+  return fork(fileURLToPath(import.meta.url), [mode, JSON.stringify(where)], {
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_CPU_PROF && mode === '--restarted' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ],
+  });
 }
 const message = <T>(child: ChildProcess) =>
   new Promise<T>((resolve, reject) => (child.once('message', (m) => resolve(m as T)), child.once('exit', (code) => reject(new Error(`exited (${code})`)))));

@@ -388,7 +388,13 @@ describe.each(STORE_ENGINES)('run store contract on %s', (engine) => {
 
     expect(requeued).toEqual([{ runId: first.run.id, planVersion: first.version, stepId: 's1', attempt: 1 }]);
     const [s1] = await store.listSteps(first.run.id, first.version);
-    expect(s1).toMatchObject({ status: 'pending', attempt: 1, leaseOwner: null, finishedAt: null, error: { message: 'interrupted by a restart (a read step runs again)' } });
+    expect(s1).toMatchObject({
+      status: 'pending',
+      attempt: 1,
+      leaseOwner: null,
+      finishedAt: null,
+      error: { message: 'interrupted by a restart (a read step runs again)' },
+    });
     expect((await store.listAttempts(first.run.id))[0]).toMatchObject({ attempt: 1, status: 'cancelled' });
     const events = await store.listEvents(first.run.id);
     expect(events.slice(before).map((event) => [event.type, event.data])).toEqual([
@@ -404,7 +410,7 @@ describe.each(STORE_ENGINES)('run store contract on %s', (engine) => {
   it("appends one event to each of many runs in one write, each numbered on from its own run's log, and none for a run that does not exist", async () => {
     const [a, b] = [await newRun(), await newRun()];
     await store.appendEvent(a.id, 'run-paused', { reason: 'waiting for a person' });
-    const adopted = (runId: string) => ({ runId, event: { type: 'run-adopted' as const, data: { by: 'me', status: 'executing' } } });
+    const adopted = (runId: string) => ({ runId, event: { type: 'run-adopted' as const, data: { by: 'me', status: 'executing' as const } } });
     await store.appendToRuns([adopted(a.id), adopted(b.id), adopted('no-such-run')]);
     for (const run of [a, b]) {
       const events = await store.listEvents(run.id);

@@ -27,11 +27,7 @@ export async function selectRunningSteps(db: Db, runIds: readonly string[]): Pro
  * run's counter — one statement for every run. Run rows are locked first, in id order, as every run
  * transition locks them (the semi-join reads the whole lock list before any step row); an attempt that moved meanwhile is left alone. Returns the attempts requeued.
  */
-export async function requeueInterruptedSteps(
-  db: Db,
-  attempts: readonly StepAttemptKey[],
-  why: string,
-): Promise<StepAttemptKey[]> {
+export async function requeueInterruptedSteps(db: Db, attempts: readonly StepAttemptKey[], why: string): Promise<StepAttemptKey[]> {
   if (attempts.length === 0) return [];
   const keys = attempts.map((a) => ({ run_id: a.runId, plan_version: a.planVersion, step_id: a.stepId, attempt: a.attempt }));
   const error = jsonParam({ message: `interrupted by a restart (${why})` });

@@ -164,13 +164,20 @@ export function memorySteps(tables: MemoryTables): StepsPort {
         const step = tables.steps.get(stepKey(key));
         if (!step || step.status !== 'running' || step.attempt !== key.attempt) return false;
         Object.assign(step, { status: 'pending', error: json(error), finishedAt: null, leaseOwner: null, leaseUntil: null });
-        const attempt = tables.attempts.find((a) => a.runId === key.runId && a.planVersion === key.planVersion && a.stepId === key.stepId && a.attempt === key.attempt);
+        const attempt = tables.attempts.find(
+          (a) => a.runId === key.runId && a.planVersion === key.planVersion && a.stepId === key.stepId && a.attempt === key.attempt,
+        );
         if (attempt) Object.assign(attempt, { status: 'cancelled', error: json(error), finishedAt: write.now });
         return true;
       });
       for (const key of requeued) {
         const run = tables.runs.get(key.runId);
-        if (run) tables.appendEvents(run, [{ type: 'step-requeued', data: { runId: key.runId, planVersion: key.planVersion, stepId: key.stepId, attempt: key.attempt, why } }], write);
+        if (run)
+          tables.appendEvents(
+            run,
+            [{ type: 'step-requeued', data: { runId: key.runId, planVersion: key.planVersion, stepId: key.stepId, attempt: key.attempt, why } }],
+            write,
+          );
       }
       return requeued.map(({ runId, planVersion, stepId, attempt }) => ({ runId, planVersion, stepId, attempt }));
     },

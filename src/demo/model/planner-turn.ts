@@ -19,13 +19,20 @@ export function readPlannerPrompt(prompt: string): PlannerPrompt {
   const task = /^Task from [^\n]*:\n([\s\S]*?)\n\nTool catalogue/.exec(prompt)?.[1] ?? '';
   const instruction = /asks for this change to the current plan:\n([\s\S]*?)\nReturn the whole revised plan\./.exec(prompt)?.[1];
   const current = /\n\nCurrent plan:\n([^\n]*)/.exec(prompt)?.[1];
-  const answers = /The requester answered earlier questions:\n([\s\S]*?)(?:\n\n[A-Z]|$)/.exec(prompt)?.[1];
+  const answered = /The requester answered earlier questions:\n([\s\S]*?)(?:\n\n[A-Z]|$)/.exec(prompt)?.[1];
+  // Only what people answered: the questions beside them (the demo's own list of guided tasks) name every task.
+  const answers = answered === undefined ? undefined : answerValues(answered).join('\n');
   return {
     task,
     replan: prompt.includes('\n\nThis is a replan.'),
     ...(instruction !== undefined ? { revision: { instruction, currentPlan: parseJson(current) } } : {}),
     ...(answers !== undefined ? { answers } : {}),
   };
+}
+
+/** The `answer` fields of the answers' data blocks (JSON objects of question and answer). */
+function answerValues(block: string): string[] {
+  return [...block.matchAll(/"answer":\s*("(?:[^"\\]|\\.)*")/g)].map((match) => String(parseJson(match[1])));
 }
 
 function parseJson(text: string | undefined): unknown {

@@ -22,12 +22,12 @@ export const GUIDED_TASKS: readonly GuidedTask[] = [
   {
     label: 'Merge the PR I name',
     text: '@tandem merge the PR I name in demo/api',
-    hint: 'Four-eyes: a merge needs an approver other than you, so switch to Alex to Approve; answer the question with 7; Confirm the filled-in PR as Alex. Try answering as Casey (bystander) too.',
+    hint: 'Four-eyes: a merge needs an approver other than you, so switch to Alex to Approve; answer the question with 7 (or 9, a draft: its check fails and escalates); Confirm the filled-in PR as Alex. Try answering as Casey (bystander) too.',
   },
   {
     label: 'Deploy demo/web (its deploy fails)',
     text: '@tandem deploy demo/web',
-    hint: 'An escalation: the deploy workflow fails. Choose Replan to roll back with a new plan, or Abort to run the rollback steps.',
+    hint: 'An escalation: the deploy workflow fails. Retry fails again, Skip goes on without it, Replan rolls back with a new plan, Abort runs the rollback steps.',
   },
   {
     label: 'Status report (parallel board)',

@@ -22,8 +22,7 @@ const SESSION_MS = 120_000;
 /**
  * Where every socket this process opens goes. A connection is made through net.Socket's connect
  * whatever starts it (fetch, octokit, http, pg), so wrapping it sees them all; a path is a local IPC socket.
- * The browser is another process and talks only to the workspace on 127.0.0.1 (its profile has no network
- * features on: see test/workspace/browser.ts).
+ * The browser is another process: what its page asks for is recorded separately (openDemoBrowser).
  */
 function recordConnections(): { hosts: string[]; restore(): void } {
   const hosts: string[] = [];
@@ -85,6 +84,13 @@ describe('the demo', () => {
   let runtime: TandemRuntime;
   let dataDir: string;
   let connections: ReturnType<typeof recordConnections>;
+  /** Every address the browser asked for, in both sessions: the page, its scripts, its API calls. */
+  const browserRequests: string[] = [];
+  const openDemoBrowser = async () => {
+    const browser = await openBrowser();
+    browser.context.on('request', (request) => browserRequests.push(request.url()));
+    return browser;
+  };
 
   beforeAll(async () => {
     connections = recordConnections();
@@ -109,7 +115,7 @@ describe('the demo', () => {
   it(
     'a release planned, modified, approved and saved as a runbook; a merge through four-eyes, an Answer, an escalation, Replan and a Confirm to its summary',
     async () => {
-      const browser = await openBrowser();
+      const browser = await openDemoBrowser();
       try {
         const { page } = browser;
         const ws = workspacePage(page);
@@ -214,7 +220,7 @@ describe('the demo', () => {
   it(
     'a failed deploy escalates: Retry, Replan, Abort with its rollback, Skip; the parallel board; a schedule that fires; /tandem status; an unknown task',
     async () => {
-      const browser = await openBrowser();
+      const browser = await openDemoBrowser();
       try {
         const { page } = browser;
         const ws = workspacePage(page);
@@ -271,6 +277,9 @@ describe('the demo', () => {
         await page.getByTestId('suggestions').getByRole('button', { name: 'Schedule it' }).click();
         await page.locator('#composer-input').press('Enter');
         await ws.see(/Scheduled for @robin: give me a status report/);
+        // The workspace's people have this machine's time zone, as a Slack profile has its person's.
+        await ws.see(new RegExp(`in ${Intl.DateTimeFormat().resolvedOptions().timeZone.replace('/', '\\/')}`));
+        expect(await thread.textContent()).not.toMatch(/did not tell me your time zone/);
         const fired = page
           .getByTestId('messages')
           .locator('.msg.bot')
@@ -312,8 +321,10 @@ describe('the demo', () => {
     }
   });
 
-  it('never opened a connection beyond this machine', () => {
+  it('never opened a connection beyond this machine, from the bot or from the page in the browser', () => {
     expect(connections.hosts.length).toBeGreaterThan(10);
     expect(connections.hosts.filter((host) => host !== 'ipc' && !LOOPBACK.has(host))).toEqual([]);
+    expect(browserRequests.length).toBeGreaterThan(10);
+    expect(browserRequests.filter((url) => !LOOPBACK.has(new URL(url).hostname.replace(/^\[|\]$/g, '')))).toEqual([]);
   });
 });

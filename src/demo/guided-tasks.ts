@@ -57,3 +57,6 @@ export function recogniseTask(text: string): { kind: DemoTaskKind; pull?: number
 
 export const ONLY_DEMO_TASKS =
   "I am the demo's scripted model, so I only know the guided tasks: cut a release of demo/api, merge the PR you name in demo/api, deploy demo/web, or a status report on demo/api and demo/web. Which one shall I plan? (Configure a real model to plan anything else.)";
+
+export const ONLY_RELEASE_CHANGES =
+  "I am the demo's scripted model, so the only change I can make to a plan is to the release of demo/api: another tag (such as v1.5.0), a draft, or a pre-release. Answer with the guided task you want planned again, or configure a real model to change plans freely.";

@@ -272,6 +272,16 @@ describe('the demo', () => {
           .last();
         for (const title of ['Open pull requests of demo/api', 'Health of demo/web', 'Run CI on main of demo/api', 'Find the open bugs', 'Write the report'])
           await board.getByText(title).first().waitFor();
+        // At the same time, not one after another: every independent step had started before the CI run (which waits
+        // for its workflow) was done, and the report, which needs them all, started after the last of them.
+        const report = (await runtime.store.listRuns({ limit: 20 })).find((run) => run.task === 'give me a status report on demo/api and demo/web');
+        const steps = await runtime.store.listSteps(report!.id);
+        const ci = steps.find((step) => step.tool === 'github_dispatch_workflow')!;
+        const independent = steps.filter((step) => step.dependsOn.length === 0);
+        expect(independent).toHaveLength(6);
+        for (const step of independent) expect(step.startedAt!.getTime()).toBeLessThan(ci.finishedAt!.getTime());
+        const writeUp = steps.find((step) => step.tool === 'llm_task')!;
+        expect(writeUp.startedAt!.getTime()).toBeGreaterThanOrEqual(Math.max(...independent.map((step) => step.finishedAt!.getTime())));
 
         // A schedule: made from the suggestion, then fired (the test's clock is days ahead) into a thread of its own, and run.
         await page.getByTestId('suggestions').getByRole('button', { name: 'Schedule it' }).click();

@@ -36,14 +36,14 @@ try {
   await thread.getByRole('button', { name: 'Approve' }).click();
   await thread.getByRole('button', { name: 'Replan' }).click();
   await thread
-    .getByText(/Plan v2: Roll demo\/web back/)
+    .getByText(/Plan v2 — /)
     .first()
-    .waitFor({ timeout: 20_000 });
+    .waitFor({ timeout: 30_000 });
   await thread.getByRole('button', { name: 'Approve' }).last().click();
   await thread
     .getByText(/Succeeded: Roll demo\/web back/)
     .last()
-    .waitFor({ timeout: 20_000 });
+    .waitFor({ timeout: 30_000 });
   await page.getByTestId('suggestions').getByRole('button', { name: 'Merge the PR I name' }).click();
   await page.mouse.move(0, 0); // no hover highlight in the picture
   await page.screenshot({ path: target });

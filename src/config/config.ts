@@ -23,6 +23,8 @@ export interface Config {
     mode: 'socket' | 'http' | 'none';
     /** TANDEM_ALLOW_BOTS: other apps (bot ids B…, app ids A…) whose messages count as a person's; absent or empty: none. */
     allowBots?: readonly string[];
+    /** A line every message the bot posts ends with (the demo's); absent: none. Set by the demo, not by a setting. */
+    messageNote?: string;
   };
   port: number;
   openai: { apiKey: string | undefined; baseUrl: string | undefined };

@@ -17,11 +17,15 @@ export interface DemoMode {
   guidedTasks: readonly GuidedTask[];
   /** The line every view of the demo workspace shows. */
   banner: string;
+  /** The line every message the bot posts in the demo ends with. */
+  messageNote: string;
   close(): Promise<void>;
 }
 
 export const DEMO_BANNER =
   'DEMO — a scripted model and a GitHub sandbox (demo/api, demo/web) on this machine. Nothing leaves it; nothing here is real GitHub or Slack.';
+
+export const DEMO_MESSAGE_NOTE = 'Demo — a scripted model and a GitHub sandbox; nothing leaves this machine.';
 
 export async function startDemoMode(options: { runMs?: number } = {}): Promise<DemoMode> {
   const github = await startGithubSandbox(options);
@@ -33,6 +37,7 @@ export async function startDemoMode(options: { runMs?: number } = {}): Promise<D
     escalateTo: DEMO_ESCALATE_TO,
     guidedTasks: GUIDED_TASKS,
     banner: DEMO_BANNER,
+    messageNote: DEMO_MESSAGE_NOTE,
     close: () => github.close(),
   };
 }

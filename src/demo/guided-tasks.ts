@@ -22,12 +22,12 @@ export const GUIDED_TASKS: readonly GuidedTask[] = [
   {
     label: 'Merge the PR I name',
     text: '@tandem merge the PR I name in demo/api',
-    hint: 'Four-eyes: a merge needs an approver other than you, so switch to Alex to Approve; answer the question with 7; Confirm the filled-in PR as Alex. Try answering as Casey (bystander) too.',
+    hint: 'Four-eyes: a merge needs an approver other than you, so switch to Alex to Approve; answer the question with 7 (or 9, a draft: its check fails and escalates); Confirm the filled-in PR as Alex. Try answering as Casey (bystander) too.',
   },
   {
     label: 'Deploy demo/web (its deploy fails)',
     text: '@tandem deploy demo/web',
-    hint: 'An escalation: the deploy workflow fails. Choose Replan to roll back with a new plan, or Abort to run the rollback steps.',
+    hint: 'An escalation: the deploy workflow fails. Retry fails again, Skip goes on without it, Replan rolls back with a new plan, Abort runs the rollback steps.',
   },
   {
     label: 'Status report (parallel board)',
@@ -57,3 +57,6 @@ export function recogniseTask(text: string): { kind: DemoTaskKind; pull?: number
 
 export const ONLY_DEMO_TASKS =
   "I am the demo's scripted model, so I only know the guided tasks: cut a release of demo/api, merge the PR you name in demo/api, deploy demo/web, or a status report on demo/api and demo/web. Which one shall I plan? (Configure a real model to plan anything else.)";
+
+export const ONLY_RELEASE_CHANGES =
+  "I am the demo's scripted model, so the only change I can make to a plan is to the release of demo/api: another tag (such as v1.5.0), a draft, or a pre-release. Answer with the guided task you want planned again, or configure a real model to change plans freely.";

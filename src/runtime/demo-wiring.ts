@@ -51,7 +51,14 @@ export function demoConfig(config: Readonly<Config>, demo: DemoMode, dataDir: st
   const none = { apiKey: undefined, baseUrl: undefined };
   return Object.freeze({
     ...config,
-    slack: { botToken: undefined, appToken: undefined, signingSecret: undefined, apiUrl: config.slack.apiUrl, mode: 'none' as const },
+    slack: {
+      botToken: undefined,
+      appToken: undefined,
+      signingSecret: undefined,
+      apiUrl: config.slack.apiUrl,
+      mode: 'none' as const,
+      messageNote: demo.messageNote,
+    },
     openai: none,
     anthropic: none,
     models: { planner: undefined, executor: undefined, evaluator: undefined, 'planner-fallback': undefined },

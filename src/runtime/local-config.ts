@@ -15,7 +15,14 @@ export const LOCAL_HOST = '127.0.0.1';
 export function localSlackConfig(config: Readonly<Config>, workspace: LocalWorkspace, signingSecret: string, botPort: number): Readonly<Config> {
   return Object.freeze({
     ...config,
-    slack: { botToken: workspace.botToken, appToken: undefined, signingSecret, apiUrl: workspace.slackApiUrl, mode: 'http' as const },
+    slack: {
+      botToken: workspace.botToken,
+      appToken: undefined,
+      signingSecret,
+      apiUrl: workspace.slackApiUrl,
+      mode: 'http' as const,
+      ...(config.slack.messageNote ? { messageNote: config.slack.messageNote } : {}),
+    },
     httpAllow: [...new Set([...config.httpAllow, `${LOCAL_HOST}:${botPort}`, `localhost:${botPort}`])],
     secrets: [...config.secrets, workspace.botToken, signingSecret, workspace.key],
   });

@@ -6,6 +6,12 @@ import type { Logger } from '../observability/logger.ts';
 import { createScheduler, createScheduleService, type Scheduler, type ScheduleService } from '../schedules/index.ts';
 import { createSchedulesStore, type Db } from '../store/index.ts';
 
+/** A clock ahead of the real one, checked often, fires a schedule's next slot now (node-cron keeps the real clock). */
+export interface SchedulerClock {
+  now: () => Date;
+  checkEveryMs: number;
+}
+
 export interface Schedules {
   /** What Slack uses to add, list and remove schedules; each change reloads this replica's scheduler. */
   service: ScheduleService;
@@ -27,6 +33,8 @@ export function createSchedules(deps: {
   /** Issue 32: the per-channel cap and shortest interval, and who may create a schedule. */
   bounds?: ScheduleBounds;
   mayCreate?: ScheduleServiceOptions['mayCreate'];
+  /** Tests: the clock the scheduler catches up missed slots by, and how often it looks. */
+  clock?: SchedulerClock;
 }): Schedules {
   let started = false;
   const store = createSchedulesStore(deps.db);
@@ -34,6 +42,7 @@ export function createSchedules(deps: {
     store,
     replicaId: deps.replicaId,
     logger: deps.logger,
+    ...(deps.clock ? { clock: deps.clock.now, checkIntervalMs: deps.clock.checkEveryMs } : {}),
     async fire(schedule, slot) {
       const opened = await deps.client.chat.postMessage({
         channel: schedule.channel,

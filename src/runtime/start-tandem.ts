@@ -32,7 +32,7 @@ import { isDeadLocalReplica, newReplicaId } from './replica-id.ts';
 import { scheduleHousekeeping } from './housekeeping.ts';
 import { resumeInboxPeriodically } from './inbox-resume.ts';
 import { refreshRunbooksPeriodically } from './runbook-refresh.ts';
-import { createSchedules } from './schedules.ts';
+import { createSchedules, type SchedulerClock } from './schedules.ts';
 import { prepareDemo, type DemoWiring } from './demo-wiring.ts';
 import type { SandboxWorld } from '../demo/github/sandbox-world.ts';
 import { storedFeedback } from './stored-feedback.ts';
@@ -51,6 +51,8 @@ export interface StartOptions {
   /** The local workspace's port (default: a random free one). */
   workspacePort?: number;
   replicaId?: string;
+  /** Tests only: the schedules' clock, so a schedule fires without waiting for its slot. */
+  scheduleClock?: SchedulerClock;
 }
 
 export interface TandemRuntime {
@@ -111,6 +113,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       secrets: config.secrets,
       bounds: { maxPerChannel: config.policy.maxSchedules, minIntervalS: config.policy.minScheduleIntervalS },
       mayCreate: scheduleCreation(policy?.gate, approvers),
+      clock: options.scheduleClock,
     });
 
     const slack = createSlackApp({

@@ -4,18 +4,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
+import { DEMO_MESSAGE_NOTE } from '../../src/demo/demo-mode.ts';
 import { startTandem, type TandemRuntime } from '../../src/runtime/start-tandem.ts';
 import { openBrowser } from '../workspace/browser.ts';
 import { WorkspaceClient } from './workspace-client.ts';
 
 const RUNBOOKS = fileURLToPath(new URL('../../runbooks', import.meta.url));
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+/** Four days on, a weekday's 09:00 has always passed since the schedule was made: it is due at the next check. */
+const FOUR_DAYS_MS = 4 * 86_400_000;
+/** A whole guided task, with its workflow runs, in a browser on a loaded 2-core machine. */
+const SESSION_MS = 120_000;
 
 /**
  * Where every socket this process opens goes. A connection is made through net.Socket's connect
  * whatever starts it (fetch, octokit, http, pg), so wrapping it sees them all; a path is a local IPC socket.
+ * The browser is another process: what its page asks for is recorded separately (openDemoBrowser).
  */
 function recordConnections(): { hosts: string[]; restore(): void } {
   const hosts: string[] = [];
@@ -30,21 +37,73 @@ function recordConnections(): { hosts: string[]; restore(): void } {
   return { hosts, restore: () => void (net.Socket.prototype.connect = original) };
 }
 
+/** The workspace page as a person uses it: the composer, the open thread, the person switch. */
+function workspacePage(page: Page) {
+  const thread = page.getByTestId('thread');
+  return {
+    thread,
+    async say(text: string) {
+      await page.locator('#composer-input').fill(text);
+      await page.locator('#composer-input').press('Enter');
+    },
+    async reply(text: string) {
+      await page.locator('#thread-input').fill(text);
+      await page.locator('#thread-input').press('Enter');
+    },
+    async actAs(person: 'robin' | 'alex' | 'casey') {
+      await page.getByTestId(`person-${person}`).click();
+      await page.locator(`[data-testid="person-${person}"][aria-pressed="true"]`).waitFor();
+    },
+    /** The newest button with this label in the open thread (buttons are found by their words, as a person does). */
+    click: (label: string) => thread.getByRole('button', { name: label, exact: true }).last().click(),
+    /** Waits for the words; when they never come, the failure shows what the thread said instead. */
+    async see(pattern: RegExp, where: Locator = thread) {
+      try {
+        await where.getByText(pattern).last().waitFor({ timeout: 30_000 });
+      } catch (error) {
+        throw new Error(`${String(pattern)} never appeared; the page shows:\n${await where.innerText().catch(() => '?')}`, { cause: error });
+      }
+    },
+    /** Answers the open question through its Answer button and modal. */
+    async answer(text: string) {
+      await thread.getByRole('button', { name: 'Answer', exact: true }).last().click();
+      const field = page.locator('#modal [data-block-id="answer"]');
+      await field.waitFor();
+      await field.fill(text);
+      await page.getByTestId('modal-submit').click();
+      await page.getByTestId('modal').waitFor({ state: 'hidden' });
+    },
+  };
+}
+
 /**
  * `tandem start --demo` as a newcomer uses it: the real runtime with the scripted model and the GitHub
- * sandbox, each guided task driven to its end state — the main ones in a browser, the rest through the
- * workspace's own browser API — and no connection beyond this machine.
+ * sandbox, each guided task driven to its end state in a browser, and no connection beyond this machine.
  */
 describe('the demo', () => {
   let runtime: TandemRuntime;
   let dataDir: string;
   let connections: ReturnType<typeof recordConnections>;
+  /** Every address the browser asked for, in both sessions: the page, its scripts, its API calls. */
+  const browserRequests: string[] = [];
+  const openDemoBrowser = async () => {
+    const browser = await openBrowser();
+    browser.context.on('request', (request) => browserRequests.push(request.url()));
+    return browser;
+  };
 
   beforeAll(async () => {
     connections = recordConnections();
     dataDir = await mkdtemp(join(tmpdir(), 'tandem-demo-'));
     const config = loadConfig({ DATA_DIR: dataDir, TANDEM_RUNBOOKS_DIR: RUNBOOKS, LOG_LEVEL: 'silent' });
-    runtime = await startTandem({ config, logger: pino({ level: 'silent' }), demo: true, port: 0, demoRunMs: 300 });
+    runtime = await startTandem({
+      config,
+      logger: pino({ level: 'silent' }),
+      demo: true,
+      port: 0,
+      demoRunMs: 300,
+      scheduleClock: { now: () => new Date(Date.now() + FOUR_DAYS_MS), checkEveryMs: 500 },
+    });
   });
 
   afterAll(async () => {
@@ -53,142 +112,229 @@ describe('the demo', () => {
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('in a browser: a release planned, modified, approved and saved as a runbook; a merge with four-eyes, a question and a Confirm', async () => {
-    const browser = await openBrowser();
-    try {
-      const { page } = browser;
-      await page.goto(runtime.workspace!.url);
-      await page.getByText('Tandem connected').waitFor();
-      await expect(page.getByTestId('demo-banner').textContent()).resolves.toMatch(/^DEMO — .*Nothing leaves it/);
-      await expect(page.locator('.workspace-name').textContent()).resolves.toContain('demo');
-      const thread = page.getByTestId('thread');
-      const send = async () => page.locator('#composer-input').press('Enter');
+  it(
+    'a release planned, modified, approved and saved as a runbook; a merge through four-eyes, an Answer, an escalation, Replan and a Confirm to its summary',
+    async () => {
+      const browser = await openDemoBrowser();
+      try {
+        const { page } = browser;
+        const ws = workspacePage(page);
+        const { thread } = ws;
+        await page.goto(runtime.workspace!.url);
+        await page.getByText('Tandem connected').waitFor();
+        await expect(page.getByTestId('demo-banner').textContent()).resolves.toMatch(/^DEMO — .*Nothing leaves it/);
+        await expect(page.locator('.workspace-name').textContent()).resolves.toContain('demo');
 
-      // Plan and Modify: the suggestion fills the composer; the planner is asked to make it a draft.
-      await page.getByTestId('suggestions').getByRole('button', { name: 'Cut a release of demo/api' }).click();
-      await expect(page.locator('#composer-input').inputValue()).resolves.toBe('@tandem cut a release of demo/api');
-      await expect(page.getByTestId('suggestion-hint').textContent()).resolves.toContain('Modify');
-      await send();
-      await thread.getByRole('button', { name: 'Approve' }).waitFor();
-      expect(await thread.locator('.msg.bot').first().textContent()).toContain('DEMO');
-      await thread.getByRole('button', { name: 'Modify' }).click();
-      await page.locator('#modal [data-block-id="plan-instruction"]').fill('make it a draft');
-      await page.getByTestId('modal-submit').click();
-      // Version 2 says why it exists once; its header is the goal.
-      await thread
-        .getByText(/Plan v2 — /)
-        .first()
-        .waitFor();
-      await thread
-        .getByText(/Publish draft release v1\.4\.0/)
-        .first()
-        .waitFor();
-      await thread.getByRole('button', { name: 'Approve' }).last().click();
-      await thread
-        .getByText(/Succeeded: Publish draft release v1\.4\.0 of demo\/api/)
-        .last()
-        .waitFor({ timeout: 20_000 }); // the board and the summary both say it
-      const release = runtime.demo!.world.get('demo/api')!.releases.find((r) => r.tag === 'v1.4.0');
-      expect(release).toMatchObject({ draft: true, body: expect.stringContaining('Retry payment webhooks with backoff') });
+        // Plan and Modify: the suggestion fills the composer; the planner is asked to make it a draft.
+        await page.getByTestId('suggestions').getByRole('button', { name: 'Cut a release of demo/api' }).click();
+        await expect(page.locator('#composer-input').inputValue()).resolves.toBe('@tandem cut a release of demo/api');
+        await expect(page.getByTestId('suggestion-hint').textContent()).resolves.toContain('Modify');
+        await page.locator('#composer-input').press('Enter');
+        await thread.getByRole('button', { name: 'Approve' }).waitFor();
+        // The bot's own message says demo, not only the page around it.
+        expect(await thread.locator('.msg.bot').first().textContent()).toContain(DEMO_MESSAGE_NOTE);
+        await ws.click('Modify');
+        await page.locator('#modal [data-block-id="plan-instruction"]').fill('make it a draft');
+        await page.getByTestId('modal-submit').click();
+        await ws.see(/Plan v2 — /);
+        await ws.see(/Publish draft release v1\.4\.0/);
+        await ws.click('Approve');
+        await ws.see(/Succeeded: Publish draft release v1\.4\.0 of demo\/api/); // the board and the summary both say it
+        const release = runtime.demo!.world.get('demo/api')!.releases.find((r) => r.tag === 'v1.4.0');
+        expect(release).toMatchObject({ draft: true, body: expect.stringContaining('Retry payment webhooks with backoff') });
 
-      // Save as runbook: the modal from the summary, saved; the thread hears the pattern.
-      await thread.getByRole('button', { name: 'Save as runbook' }).click();
-      await page.getByTestId('modal-submit').waitFor();
-      await page.getByTestId('modal-submit').click();
-      await thread.getByText(/saved this run as runbook/).waitFor();
+        // Save as runbook: the modal from the summary, saved; the thread hears the pattern.
+        await ws.click('Save as runbook');
+        await page.getByTestId('modal-submit').waitFor();
+        await page.getByTestId('modal-submit').click();
+        await ws.see(/saved this run as runbook/);
 
-      // Four-eyes: Robin asks for a merge; a merge needs an approver other than Robin, so Alex approves.
-      await page.locator('#composer-input').fill('@tandem merge the PR I name in demo/api');
-      await send();
-      await thread.getByRole('button', { name: 'Approve' }).waitFor();
-      await thread.getByRole('button', { name: 'Approve' }).click();
-      await thread
-        .locator('.msg.ephemeral')
-        .filter({ hasText: /other than|requester/i })
-        .first()
-        .waitFor();
-      await page.getByTestId('person-alex').click();
-      await page.locator('[data-testid="person-alex"][aria-pressed="true"]').waitFor();
-      await thread.getByRole('button', { name: 'Approve' }).click();
-      await thread.getByText(/Which pull request of demo\/api should I merge/).waitFor();
+        // Four-eyes: Robin asks for a merge; a merge needs an approver other than Robin, so Alex approves.
+        await ws.actAs('robin');
+        await ws.say('@tandem merge the PR I name in demo/api');
+        await ws.click('Approve');
+        await thread
+          .locator('.msg.ephemeral')
+          .filter({ hasText: /other than|requester/i })
+          .first()
+          .waitFor();
+        await ws.actAs('alex');
+        await ws.click('Approve');
+        await ws.see(/Which pull request of demo\/api should I merge/);
 
-      // Only the requester or an approver may answer: Casey is told so; Robin answers.
-      await page.getByTestId('person-casey').click();
-      await page.locator('#thread-input').fill('@tandem 7');
-      await page.locator('#thread-input').press('Enter');
-      await thread
-        .locator('.msg.ephemeral')
-        .filter({ hasText: /requester|approver/i })
-        .first()
-        .waitFor();
-      await page.getByTestId('person-robin').click();
-      await page.locator('#thread-input').fill('@tandem 7');
-      await page.locator('#thread-input').press('Enter');
+        // Only the requester or an approver may answer: Casey's answer through the modal is refused and changes nothing.
+        await ws.actAs('casey');
+        await ws.answer('7');
+        await thread
+          .locator('.msg.ephemeral')
+          .filter({ hasText: /requester|approver/i })
+          .first()
+          .waitFor();
+        expect(await thread.getByRole('button', { name: 'Answer', exact: true }).count()).toBe(1);
 
-      // The number came from a person: the merge waits for an approver other than Robin to Confirm it.
-      await thread.getByRole('button', { name: 'Confirm' }).waitFor();
-      await thread.getByText(/number = 7\s*\(filled in at run time\)/).waitFor();
-      await page.getByTestId('person-alex').click();
-      await thread.getByRole('button', { name: 'Confirm' }).click();
-      await thread
-        .getByText(/Succeeded: Merge the pull request of demo\/api/)
-        .last()
-        .waitFor({ timeout: 20_000 });
-      expect(runtime.demo!.world.get('demo/api')!.issues.find((issue) => issue.number === 7)!.pull!.merged).toBe(true);
-    } finally {
-      await browser.close();
+        // Robin names #9, a draft: the check fails, and the escalation offers the four answers by name.
+        await ws.actAs('robin');
+        await ws.answer('9');
+        await ws.see(/Answered by @robin: 9/);
+        await ws.see(/not ready to merge/);
+        for (const label of ['Retry', 'Skip', 'Replan', 'Abort']) await thread.getByRole('button', { name: label, exact: true }).last().waitFor();
+        await ws.click('Replan');
+
+        // The new plan asks again; it still needs an approver other than Robin.
+        await ws.see(/Plan v2/);
+        await ws.actAs('alex');
+        await ws.click('Approve');
+        await ws.actAs('robin');
+        await ws.answer('7');
+
+        // The number came from a person: the merge waits for an approver other than Robin to Confirm it.
+        await thread.getByRole('button', { name: 'Confirm' }).waitFor();
+        await ws.see(/number = 7\s*\(filled in at run time\)/);
+        await ws.actAs('alex');
+        await ws.click('Confirm');
+
+        // The summary: the true outcome first, then what the check read, then the merge in the past tense.
+        const summary = thread
+          .locator('.msg.bot .msg-body')
+          .filter({ hasText: /Merged demo\/api#7/ })
+          .last();
+        await summary.waitFor({ timeout: 30_000 });
+        const said = (await summary.textContent()) ?? '';
+        const order = [
+          'Succeeded: Merge the pull request of demo/api',
+          'demo/api#7 “Add rate limiting to /orders” is open',
+          'Merged demo/api#7 (squash)',
+          DEMO_MESSAGE_NOTE,
+        ];
+        for (const part of order) expect(said).toContain(part);
+        expect(order.map((part) => said.indexOf(part))).toEqual(order.map((part) => said.indexOf(part)).sort((a, b) => a - b));
+        expect(said).not.toMatch(/\bs\d\b|run_/); // no step or run ids in the summary
+        expect(runtime.demo!.world.get('demo/api')!.issues.find((issue) => issue.number === 7)!.pull!.merged).toBe(true);
+        expect(runtime.demo!.world.get('demo/api')!.issues.find((issue) => issue.number === 9)!.pull!.merged).toBe(false);
+      } finally {
+        await browser.close();
+      }
+    },
+    SESSION_MS,
+  );
+  it(
+    'a failed deploy escalates: Retry, Replan, Abort with its rollback, Skip; the parallel board; a schedule that fires; /tandem status; an unknown task',
+    async () => {
+      const browser = await openDemoBrowser();
+      try {
+        const { page } = browser;
+        const ws = workspacePage(page);
+        const { thread } = ws;
+        const web = runtime.demo!.world.get('demo/web')!;
+        await page.goto(runtime.workspace!.url);
+        await page.getByText('Tandem connected').waitFor();
+        await ws.actAs('robin');
+
+        // The escalation: the deploy workflow fails; Retry runs it again (it fails again), Replan rolls back with a new plan.
+        await page.getByTestId('suggestions').getByRole('button', { name: 'Deploy demo/web (its deploy fails)' }).click();
+        await page.locator('#composer-input').press('Enter');
+        await ws.click('Approve');
+        for (const label of ['Retry', 'Skip', 'Replan', 'Abort']) await thread.getByRole('button', { name: label, exact: true }).last().waitFor();
+        await ws.click('Retry');
+        await ws.see(/Retried by @robin/);
+        await thread.getByRole('button', { name: 'Replan', exact: true }).waitFor();
+        await ws.click('Replan');
+        await ws.see(/Roll demo\/web back/);
+        await ws.click('Approve');
+        await ws.see(/Succeeded: Roll demo\/web back/);
+        expect(web.comments.map((comment) => comment.body).join('\n')).toContain('rolled back to its last good version');
+
+        // Abort: what succeeded is rolled back (a note on the tracking issue); the summary says so.
+        await ws.say('@tandem deploy demo/web');
+        await ws.click('Approve');
+        await ws.click('Abort');
+        await ws.see(/Aborted: Deploy main of demo\/web/);
+        await ws.see(/Rolled back/);
+        expect(web.comments.map((comment) => comment.body)).toEqual(
+          expect.arrayContaining([expect.stringContaining('The deploy was aborted and rolled back.')]),
+        );
+
+        // Skip: the run goes on without the deploy, and its outcome says what was skipped.
+        await ws.say('@tandem deploy demo/web');
+        await ws.click('Approve');
+        await ws.click('Skip');
+        await ws.see(/Finished with 2 skipped: Deploy main of demo\/web/); // the deploy, and the health check that waited on it
+
+        // The parallel board: independent steps (reads, health checks, a CI run, a small agent), then the report from all of them.
+        await page.getByTestId('suggestions').getByRole('button', { name: 'Status report (parallel board)' }).click();
+        await page.locator('#composer-input').press('Enter');
+        await ws.click('Approve');
+        await ws.see(/Succeeded: Report on the state of demo\/api and demo\/web/);
+        await ws.see(/7\/7 steps done/);
+        const board = thread
+          .locator('.msg.bot')
+          .filter({ hasText: /7\/7 steps done/ })
+          .last();
+        for (const title of ['Open pull requests of demo/api', 'Health of demo/web', 'Run CI on main of demo/api', 'Find the open bugs', 'Write the report'])
+          await board.getByText(title).first().waitFor();
+        // At the same time, not one after another: every independent step had started before the CI run (which waits
+        // for its workflow) was done, and the report, which needs them all, started after the last of them.
+        const report = (await runtime.store.listRuns({ limit: 20 })).find((run) => run.task === 'give me a status report on demo/api and demo/web');
+        const steps = await runtime.store.listSteps(report!.id);
+        const ci = steps.find((step) => step.tool === 'github_dispatch_workflow')!;
+        const independent = steps.filter((step) => step.dependsOn.length === 0);
+        expect(independent).toHaveLength(6);
+        for (const step of independent) expect(step.startedAt!.getTime()).toBeLessThan(ci.finishedAt!.getTime());
+        const writeUp = steps.find((step) => step.tool === 'llm_task')!;
+        expect(writeUp.startedAt!.getTime()).toBeGreaterThanOrEqual(Math.max(...independent.map((step) => step.finishedAt!.getTime())));
+
+        // A schedule: made from the suggestion, then fired (the test's clock is days ahead) into a thread of its own, and run.
+        await page.getByTestId('suggestions').getByRole('button', { name: 'Schedule it' }).click();
+        await page.locator('#composer-input').press('Enter');
+        await ws.see(/Scheduled for @robin: give me a status report/);
+        // The workspace's people have this machine's time zone, as a Slack profile has its person's.
+        await ws.see(new RegExp(`in ${Intl.DateTimeFormat().resolvedOptions().timeZone.replace('/', '\\/')}`));
+        expect(await thread.textContent()).not.toMatch(/did not tell me your time zone/);
+        const fired = page
+          .getByTestId('messages')
+          .locator('.msg.bot')
+          .filter({ hasText: /Scheduled by @robin: give me a status report/ });
+        await fired.first().waitFor({ timeout: 30_000 });
+        await fired.first().locator('.replies').waitFor({ timeout: 30_000 });
+        await fired.first().locator('.replies').click();
+        await ws.click('Approve');
+        await ws.see(/Succeeded: Report on the state of demo\/api and demo\/web/);
+
+        // A task the demo model does not know: it says so plainly and asks which guided task; the run waits for the answer.
+        await ws.say('@tandem write me a poem');
+        await ws.see(/only know the guided tasks/);
+
+        // /tandem status: private to the person who asked, listing the run still waiting.
+        await ws.say('/tandem status');
+        const status = page
+          .getByTestId('messages')
+          .locator('.msg.ephemeral')
+          .filter({ hasText: /Runs in progress in this channel/ });
+        await status.last().waitFor();
+        expect(await status.last().textContent()).toMatch(/write me a poem/);
+      } finally {
+        await browser.close();
+      }
+    },
+    SESSION_MS,
+  );
+
+  it('every message the bot posted in the demo says it is the demo, once', async () => {
+    const state = await new WorkspaceClient(runtime.workspace!.url).state();
+    const fromBot = [...state.messages, ...state.messages.flatMap((message) => message.replies)].filter((message) => message.isBot);
+    expect(fromBot.length).toBeGreaterThan(30);
+    // The answer to /tandem status went through the command's response_url, not the Web API: it says so too.
+    expect(state.ephemerals.some((message) => /Runs in progress/.test(message.text))).toBe(true);
+    for (const message of [...fromBot, ...state.ephemerals]) {
+      const shown = JSON.stringify(message.blocks ?? []) + message.text;
+      expect({ ts: message.ts, notes: shown.split(DEMO_MESSAGE_NOTE).length - 1 }).toEqual({ ts: message.ts, notes: 1 });
     }
   });
 
-  it('through the workspace API: a failed deploy escalates and is replanned, or aborted with its rollback; the board; a schedule; /tandem status; an unknown task', async () => {
-    const ws = new WorkspaceClient(runtime.workspace!.url);
-    // Switching person is a workspace action like any other: without the key it is refused and changes nothing.
-    const origin = new URL(runtime.workspace!.url).origin;
-    const keyless = await fetch(`${origin}/local/people/current`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":"UCASEY"}' });
-    expect(keyless.status).toBe(403);
-    expect((await ws.state()).me.id).toBe('UALEX');
-    await ws.actAs('UROBIN');
-    const web = runtime.demo!.world.get('demo/web')!;
-
-    // Escalation and Replan: the deploy workflow fails; the new plan rolls back and says so on the tracking issue.
-    let ts = await ws.say('@tandem deploy demo/web');
-    await ws.click(ts, 'Approve');
-    await ws.waitForText(ts, /A step failed/);
-    await ws.click(ts, 'Replan');
-    await ws.waitForText(ts, /Plan v2: Roll demo\/web back/);
-    await ws.click(ts, 'Approve');
-    await ws.waitForText(ts, /Succeeded: Roll demo\/web back/);
-    expect(web.comments.map((comment) => comment.body).join('\n')).toContain('rolled back to its last good version');
-
-    // Abort: what succeeded is rolled back (a note on the tracking issue); the summary says so.
-    ts = await ws.say('@tandem deploy demo/web');
-    await ws.click(ts, 'Approve');
-    await ws.click(ts, 'Abort');
-    await ws.waitForText(ts, /:octagonal_sign: Aborted: Deploy main of demo\/web[\s\S]*Rolled back:[\s\S]*Note on the tracking issue/);
-    expect(web.comments.map((comment) => comment.body)).toEqual(expect.arrayContaining([expect.stringContaining('The deploy was aborted and rolled back.')]));
-
-    // The parallel board: independent steps, one of them a CI run, then the report from all of them.
-    ts = await ws.say('@tandem give me a status report on demo/api and demo/web');
-    await ws.click(ts, 'Approve');
-    const report = await ws.waitForText(ts, /Succeeded: Report on the state of demo\/api and demo\/web \(7\/7 steps done\)/);
-    expect(report.text).toContain('7/7');
-
-    // A schedule, the channel's status, and a task the demo model does not know.
-    ts = await ws.say('@tandem every weekday at 09:00 give me a status report on demo/api and demo/web');
-    await ws.waitForText(ts, /Scheduled: give me a status report/);
-    // A task the demo model does not know: it says so and asks which guided task; the run waits, so /tandem status lists it.
-    ts = await ws.say('@tandem write me a poem');
-    await ws.waitForText(ts, /only know the guided tasks/);
-    await ws.say('/tandem status');
-    const deadline = Date.now() + 10_000;
-    // The answer is private (an ephemeral for the person who asked).
-    const statusAnswer = async () => (await ws.state()).ephemerals.find((m) => /Runs in progress in this channel/.test(m.text));
-    while (!(await statusAnswer()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect((await statusAnswer())?.text).toMatch(/write me a poem/);
-  });
-
-  it('never opened a connection beyond this machine', () => {
+  it('never opened a connection beyond this machine, from the bot or from the page in the browser', () => {
     expect(connections.hosts.length).toBeGreaterThan(10);
     expect(connections.hosts.filter((host) => host !== 'ipc' && !LOOPBACK.has(host))).toEqual([]);
+    expect(browserRequests.length).toBeGreaterThan(10);
+    expect(browserRequests.filter((url) => !LOOPBACK.has(new URL(url).hostname.replace(/^\[|\]$/g, '')))).toEqual([]);
   });
 });

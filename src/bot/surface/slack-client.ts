@@ -1,6 +1,7 @@
 import { webApi } from '@slack/bolt';
 import type { Config } from '../../config/config.ts';
 import type { Logger } from '../../observability/logger.ts';
+import { withMessageNote } from './message-note.ts';
 import { slackLogger } from './slack-logger.ts';
 
 export type SlackClient = InstanceType<typeof webApi.WebClient>;
@@ -60,7 +61,7 @@ export function slackClientOptions(config: Pick<Config, 'slack'>, logger: Logger
     slackApiUrl: config.slack.apiUrl,
     timeout: 10_000,
     retryConfig,
-    fetch: postsOnce(),
+    fetch: postsOnce(config.slack.messageNote ? withMessageNote(config.slack.messageNote) : undefined),
     logger: slackLogger(logger, 'slack-web-api'),
   };
 }

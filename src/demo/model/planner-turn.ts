@@ -3,7 +3,7 @@
  * revision, a replan, answers to its questions) and answers with the guided task's plan.
  */
 import type { PlannerAnswer } from '../../agent/planning/planner-schema.ts';
-import { ONLY_DEMO_TASKS, recogniseTask } from '../guided-tasks.ts';
+import { ONLY_DEMO_TASKS, ONLY_RELEASE_CHANGES, recogniseTask } from '../guided-tasks.ts';
 import { DEFAULT_RELEASE, deployPlan, deployReplan, mergePlan, releasePlan, statusReportPlan, type DemoEndpoints, type ReleaseChoices } from './demo-plans.ts';
 import { planAnswer, questionAnswer } from './plan-answer.ts';
 
@@ -19,13 +19,20 @@ export function readPlannerPrompt(prompt: string): PlannerPrompt {
   const task = /^Task from [^\n]*:\n([\s\S]*?)\n\nTool catalogue/.exec(prompt)?.[1] ?? '';
   const instruction = /asks for this change to the current plan:\n([\s\S]*?)\nReturn the whole revised plan\./.exec(prompt)?.[1];
   const current = /\n\nCurrent plan:\n([^\n]*)/.exec(prompt)?.[1];
-  const answers = /The requester answered earlier questions:\n([\s\S]*?)(?:\n\n[A-Z]|$)/.exec(prompt)?.[1];
+  const answered = /The requester answered earlier questions:\n([\s\S]*?)(?:\n\n[A-Z]|$)/.exec(prompt)?.[1];
+  // Only what people answered: the questions beside them (the demo's own list of guided tasks) name every task.
+  const answers = answered === undefined ? undefined : answerValues(answered).join('\n');
   return {
     task,
     replan: prompt.includes('\n\nThis is a replan.'),
     ...(instruction !== undefined ? { revision: { instruction, currentPlan: parseJson(current) } } : {}),
     ...(answers !== undefined ? { answers } : {}),
   };
+}
+
+/** The `answer` fields of the answers' data blocks (JSON objects of question and answer). */
+function answerValues(block: string): string[] {
+  return [...block.matchAll(/"answer":\s*("(?:[^"\\]|\\.)*")/g)].map((match) => String(parseJson(match[1])));
 }
 
 function parseJson(text: string | undefined): unknown {
@@ -54,19 +61,26 @@ export function plannerTurn(prompt: string, endpoints: DemoEndpoints): PlannerAn
   }
 }
 
-/** Modify's "ask the planner to change…": the release understands a tag, a draft and a pre-release; other plans stay as they are. */
+/**
+ * Modify's "ask the planner to change…": the release understands a tag, a draft and a pre-release. Any
+ * other change (or any change to another plan) gets the plain answer that the demo model cannot make it,
+ * never a plan that quietly ignores what the person asked.
+ */
 function revised(kind: string, revision: { instruction: string; currentPlan: unknown }): PlannerAnswer {
   const current = asPlan(revision.currentPlan);
-  if (kind !== 'release') return current ?? questionAnswer(ONLY_DEMO_TASKS);
-  const release = current?.steps.find((step) => step.tool === 'github_create_release');
-  const was = release ? (JSON.parse(release.argsJson) as Partial<ReleaseChoices>) : {};
   const instruction = revision.instruction.toLowerCase();
-  const choices: ReleaseChoices = {
-    tag: /\bv?\d+\.\d+\.\d+\b/.exec(instruction)?.[0].replace(/^(?!v)/, 'v') ?? was.tag ?? DEFAULT_RELEASE.tag,
-    draft: /\bnot (a )?draft\b|\bpublish(ed)? it\b/.test(instruction) ? false : /\bdraft\b/.test(instruction) || was.draft === true,
-    prerelease: /\bpre-?release\b/.test(instruction) || was.prerelease === true,
-  };
-  return releasePlan(choices);
+  const tag = /\bv?\d+\.\d+\.\d+\b/.exec(instruction)?.[0].replace(/^(?!v)/, 'v');
+  const unpublished = /\bnot (a )?draft\b|\bpublish(ed)? it\b/.test(instruction);
+  const draft = /\bdraft\b/.test(instruction);
+  const prerelease = /\bpre-?release\b/.test(instruction);
+  if (kind !== 'release' || !current || !(tag || unpublished || draft || prerelease)) return questionAnswer(ONLY_RELEASE_CHANGES);
+  const release = current.steps.find((step) => step.tool === 'github_create_release');
+  const was = release ? (JSON.parse(release.argsJson) as Partial<ReleaseChoices>) : {};
+  return releasePlan({
+    tag: tag ?? was.tag ?? DEFAULT_RELEASE.tag,
+    draft: unpublished ? false : draft || was.draft === true,
+    prerelease: prerelease || was.prerelease === true,
+  });
 }
 
 /** The deploy's Replan rolls back; a merge asks again for the pull request; the others have nothing better to offer. */

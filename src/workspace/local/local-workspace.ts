@@ -62,7 +62,9 @@ export async function startLocalWorkspace(options: {
   fake.model.agentFeatures.threadStatus = true;
   fake.model.agentFeatures.sessions = true;
   const people = new People(options.people);
-  for (const person of people.list) fake.model.users.set(person.id, { id: person.id, name: person.name, real_name: person.title });
+  // Whoever is at the keyboard is on this machine, so the profile's time zone is the machine's (a schedule made here uses it).
+  const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  for (const person of people.list) fake.model.users.set(person.id, { id: person.id, name: person.name, real_name: person.title, tz });
   const modal = new ModalSession(fake.model, () => people.current().id);
   fake.onCall((call) => {
     // A slash command's answer goes to whoever the page acts as: the demo's person switch waits for nothing.

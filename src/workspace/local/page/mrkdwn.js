@@ -34,6 +34,14 @@ const EMOJI = {
   robot_face: ['⚙', 'grey'],
   clipboard: ['▤', 'grey'],
   star: ['★', 'amber'],
+  alarm_clock: ['◷', 'blue'],
+  ballot_box_with_check: ['☑', 'grey'],
+  books: ['▤', 'grey'],
+  bust_in_silhouette: ['☺', 'grey'],
+  calendar: ['▦', 'grey'],
+  page_facing_up: ['▤', 'grey'],
+  thinking_face: ['?', 'grey'],
+  wastebasket: ['✘', 'grey'],
 };
 
 export function escapeHtml(text) {

@@ -69,6 +69,8 @@ export const owedEscalation = (ctx: AgentContext, offer: EscalationOffer | undef
   owner: ctx.owner,
   leaseMs: OWED_LEASE_MS,
 });
+/** The key an escalation's message was delivered with (the store owes it as `<run>/escalation/<id>`). */
+export const escalationMessageKey = (escalation: Pick<EscalationRecord, 'runId' | 'id'>): string => `${escalation.runId}/escalation/${escalation.id}`;
 /** Owed along with an ask_human question (`openQuestion`). */
 export const owedQuestion = (ctx: AgentContext, stepId: string, question: string): OweAlong => ({
   payload: { stepId, question },

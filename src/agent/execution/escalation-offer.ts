@@ -99,9 +99,13 @@ export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalat
   const forward = steps.filter((s) => s.kind === 'forward');
   const changed = forward.filter((s) => s.status === 'succeeded' && s.risk !== 'read').map((s) => s.title);
   const plan = version === null ? undefined : await ctx.store.getPlanVersion(run.id, version);
-  // What waits: steps not started yet, and those skipped only because this one failed (Retry or Skip may bring them back).
+  // What waits on this answer: for a step, only what depends on it (not started, or skipped because it
+  // failed: Retry or Skip may bring them back), since the rest goes on; otherwise every step not started.
   const blocked = step ? descendantsOf(plan?.plan.steps ?? [], step.stepId) : new Set<string>();
-  const waits = (s: StepRecord) => s.status === 'pending' || s.status === 'waiting' || (s.status === 'skipped' && blocked.has(s.stepId));
+  const waits = (s: StepRecord) =>
+    step && escalation.stepId
+      ? blocked.has(s.stepId) && (s.status === 'pending' || s.status === 'waiting' || s.status === 'skipped')
+      : s.status === 'pending' || s.status === 'waiting';
   const onHold = escalation.kind === 'low-confidence' ? [] : forward.filter((s) => s.planVersion === version && waits(s)).map((s) => s.title);
   const succeeded = new Set(forward.filter((s) => s.status === 'succeeded').map((s) => `${s.planVersion}/${s.stepId}`));
   const versions = await ctx.store.listPlanVersions(run.id);

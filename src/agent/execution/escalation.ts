@@ -15,7 +15,10 @@ export async function escalate(
     kind: EscalationRecord['kind'];
     /** What happened, as stored (for `tandem show` and the logs; the thread says it in plainer words). */
     message: Text;
+    /** The run is paused from these statuses (none: it goes on around this wait, its driver pauses it when idle). */
     pauseFrom?: readonly RunStatus[];
+    /** False when a live driver draws the board itself. */
+    board?: boolean;
   },
 ): Promise<EscalationRecord> {
   const subject = { planVersion: input.planVersion, stepId: input.stepId, kind: input.kind };
@@ -33,6 +36,6 @@ export async function escalate(
     message: input.message,
   });
   await deliverOwed(ctx, input.runId);
-  await reportBoard(ctx, input.runId);
+  if (input.board !== false) await reportBoard(ctx, input.runId);
   return escalation;
 }

@@ -11,7 +11,8 @@ import { nextActions, settlement, type ExecutorAction, type Settlement } from '.
 import { cancelUnstarted, finishRun } from './run-ending.ts';
 import { runTimeLeftMs } from '../model/budgets.ts';
 import { recoverRunningSteps } from './resume.ts';
-import { onStepFailure } from './supervisor.ts';
+import { handOverFailure, replan } from './supervisor.ts';
+import { dispatch } from './ready-steps.ts';
 import { sleep } from '../sleep.ts';
 import { plainText, words } from '../text/text.ts';
 
@@ -145,6 +146,9 @@ export class RunDriver {
       case 'start':
         pass.start(action.stepId);
         return undefined;
+      case 'hand-over':
+        await this.handOver(pass, action.stepId);
+        return undefined;
       case 'stop':
         // A step's note is plain text: the setting is named by its role there, and by its variable in the summary.
         this.controller.abort(new Error(plainText(action.reason)));
@@ -163,6 +167,16 @@ export class RunDriver {
       case 'settle':
         return action.outcome;
     }
+  }
+
+  /** A failure is told of at once: its own escalation (the run goes on around it), or a new plan once idle. */
+  private async handOver(pass: ExecutionPass, stepId: string): Promise<void> {
+    const failed = pass.records.get(stepId);
+    if (!failed) return;
+    const response = await handOverFailure(this.ctx, pass.run, pass.version, failed, { othersWaiting: pass.escalated.size > 0 });
+    if (response.kind === 'replan') pass.replanning = { stepId, reason: response.reason };
+    else pass.escalated.add(stepId);
+    pass.report();
   }
 
   /**
@@ -204,24 +218,28 @@ export class RunDriver {
     if (outcome.status === 'failed') {
       await cancelUnstarted(ctx, runId, `not started: ${plainText(outcome.reason)}`);
       await finishRun(ctx, runId, 'failed', words`Stopped because ${outcome.reason}.`);
-    } else if (outcome.status === 'escalate') {
-      await onStepFailure(ctx, pass.run, pass.plan, pass.version, pass.records.get(outcome.stepId) ?? pass.failure!);
+    } else if (outcome.status === 'replan') {
+      await replan(ctx, runId, pass.replanning?.reason ?? 'a step failed', ['executing']);
     } else if (outcome.status === 'succeeded') {
       await finishRun(ctx, runId, 'succeeded', null);
     } else if (outcome.status === 'paused') {
-      await this.pause(pass.version);
+      await this.pause(pass);
     }
   }
 
-  private async pause(version: number): Promise<void> {
+  private async pause(pass: ExecutionPass): Promise<void> {
     const { ctx, runId } = this;
     if (!(await ctx.store.transitionRun(runId, ['executing'], 'paused'))) return;
     await ctx.store.appendEvent(runId, 'run-paused', { reason: 'waiting for a person' });
-    // An answer or a Confirm that landed while this driver settled found the run still executing and
-    // left the resuming to it: with nothing waiting any more, go on (the transition lets one resumer win).
-    const waiting = (await ctx.store.listSteps(runId, version)).some((step) => step.kind === 'forward' && step.status === 'waiting');
+    // An answer, a Retry or a Confirm that landed while this driver settled found the run still executing
+    // and left the resuming to it: when a step can start again, or nothing waits any more, go on (the
+    // transition lets one resumer win).
+    const steps = (await ctx.store.listSteps(runId, pass.version)).filter((step) => step.kind === 'forward');
+    const statusOf = new Map(steps.map((step) => [step.stepId, step.status]));
+    const startable = dispatch(pass.plan.steps, (stepId) => statusOf.get(stepId)).ready.length > 0;
+    const waiting = steps.some((step) => step.status === 'waiting');
     const held = (await ctx.store.listEscalations(runId)).some((escalation) => escalation.status === 'open');
-    if (!waiting && !held && (await ctx.store.transitionRun(runId, ['paused'], 'executing'))) {
+    if ((startable || (!waiting && !held)) && (await ctx.store.transitionRun(runId, ['paused'], 'executing'))) {
       await ctx.store.appendEvent(runId, 'run-resumed', {});
       this.wake();
     }

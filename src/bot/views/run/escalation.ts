@@ -1,5 +1,6 @@
 import type { EscalationAnswer, EscalationRecord } from '../../../agent/ports/run-store.ts';
 import type { EscalationOffer } from '../../../agent/ports/surface.ts';
+import type { Text } from '../../../agent/text/text.ts';
 import { ANSWER_WORDS } from '../../../agent/execution/escalation-offer.ts';
 import { encodeEscalationRef, encodePlanRef } from '../button-values.ts';
 import type { Block, Button, MessageView } from '../limits.ts';
@@ -80,6 +81,13 @@ export function resolvedEscalationMessage(input: { headline: string | undefined;
   const what = input.headline?.replace(/^:rotating_light:\s*/, '');
   const chose = `${ANSWER_WORDS[input.answer].past} by ${mention(input.userId)}`;
   const line = what ? `:ballot_box_with_check: ${what} — ${chose}` : `:ballot_box_with_check: ${chose}`;
+  return { text: truncate(line, 300), blocks: [context(line)] };
+}
+
+/** An escalation another answer closed (an Abort, a new plan): one line, what it was and who closed it. */
+export function closedEscalationMessage(input: { escalation: EscalationRecord; stepTitle: string | null; closedBy: Text }): MessageView {
+  const what = `*${KIND_LABEL[input.escalation.kind]}*${input.stepTitle ? `: ${escapeText(truncate(input.stepTitle, 200))}` : ''}`;
+  const line = `:ballot_box_with_check: ${what} — closed, nothing more to decide: ${storedWords(input.closedBy, 300)}`;
   return { text: truncate(line, 300), blocks: [context(line)] };
 }
 

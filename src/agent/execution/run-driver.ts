@@ -13,6 +13,7 @@ import { runTimeLeftMs } from '../model/budgets.ts';
 import { recoverRunningSteps } from './resume.ts';
 import { handOverFailure, replan } from './supervisor.ts';
 import { dispatch } from './ready-steps.ts';
+import { reportBoard } from '../delivery/board.ts';
 import { sleep } from '../sleep.ts';
 import { plainText, words } from '../text/text.ts';
 
@@ -231,6 +232,7 @@ export class RunDriver {
     const { ctx, runId } = this;
     if (!(await ctx.store.transitionRun(runId, ['executing'], 'paused'))) return;
     await ctx.store.appendEvent(runId, 'run-paused', { reason: 'waiting for a person' });
+    await reportBoard(ctx, runId);
     // An answer, a Retry or a Confirm that landed while this driver settled found the run still executing
     // and left the resuming to it: when a step can start again, or nothing waits any more, go on (the
     // transition lets one resumer win).

@@ -121,5 +121,7 @@ export function progressPhase(status: RunStatus, steps: readonly ProgressStep[])
   if (waiting) return { phase: 'waiting', for: waiting.waitingFor === 'confirm' ? 'confirm' : 'answer' };
   if (status === 'paused') return { phase: 'waiting', for: 'decision' };
   const allEnded = forward.length > 0 && forward.every((step) => step.status !== 'pending' && step.status !== 'running' && step.status !== 'waiting');
+  // Nothing left to run but failures a person must decide on: the run is about to pause for them.
+  if (allEnded && forward.some((step) => step.waitingFor === 'decision')) return { phase: 'waiting', for: 'decision' };
   return allEnded ? { phase: 'checking' } : { phase: 'running' };
 }

@@ -7,7 +7,7 @@
 import type { AgentContext } from '../context.ts';
 import type { RunRecord } from '../ports/run-store.ts';
 import { ExecutionPass, openExecutionPass } from './execution-pass.ts';
-import { nextActions, settlement, type ExecutorAction, type Settlement } from './execution-rules.ts';
+import { nextActions, type ExecutorAction, type Settlement } from './execution-rules.ts';
 import { cancelUnstarted, finishRun } from './run-ending.ts';
 import { runTimeLeftMs } from '../model/budgets.ts';
 import { recoverRunningSteps } from './resume.ts';
@@ -94,9 +94,10 @@ export class RunDriver {
     };
     let pass = await openExecutionPass(this.ctx, read ?? this.runId, hooks);
     // Steps a dead driver left running are settled before anything starts, from the rows the pass just
-    // read; the pass is opened again on what the recovery wrote, unless a person must decide first.
+    // read; the pass is opened again on what the recovery wrote (a step a person must decide on waits for
+    // its own answer, the rest goes on).
     if (pass && recoverFirst && pass.steps.some((step) => step.status === 'running')) {
-      if (await recoverRunningSteps(this.ctx, pass.run, pass.steps)) return;
+      await recoverRunningSteps(this.ctx, pass.run, pass.steps);
       pass = await openExecutionPass(this.ctx, this.runId, hooks);
     }
     if (!pass) return;
@@ -160,8 +161,8 @@ export class RunDriver {
         await sleep(FOREIGN_POLL_MS, this.controller.signal);
         return (await this.lookAgain(pass)) ? undefined : { status: 'none' };
       case 'recover-foreign':
-        // A step that needed a person paused the run; settle what this pass saw, as before recovering.
-        if (await recoverRunningSteps(this.ctx, pass.run)) return settlement(pass.state(this.stopping));
+        // A step that needs a person has its own escalation now (lookAgain counts it as told).
+        await recoverRunningSteps(this.ctx, pass.run);
         return (await this.lookAgain(pass)) ? undefined : { status: 'none' };
       case 'drain':
         return { status: 'none' };

@@ -3,21 +3,13 @@
  * for a step, Approve anyway / Reject for a low-confidence plan, Try again / Abort for a failed replan.
  * Only the answers its kind offers count; refusals name people, never settings.
  */
+import { movesFrom } from '../model/run-moves.ts';
 import { progressLine } from './policy-approval.ts';
 import { planDigest } from '../model/plan-digest.ts';
 import { approvalNeed, checkApprover, checkPolicyApprover, checkRequesterOrApprover, checkResolver, planRisk, type ApprovalNeed } from './approval-policy.ts';
 import type { AgentContext } from '../context.ts';
 import { descendantsOf } from '../execution/ready-steps.ts';
-import type {
-  DecisionRefusalCode,
-  EscalationAction,
-  EscalationAnswer,
-  EscalationRecord,
-  RunRecord,
-  RunStatus,
-  StepMove,
-  StepStatus,
-} from '../ports/run-store.ts';
+import type { DecisionRefusalCode, EscalationAction, EscalationAnswer, EscalationRecord, RunRecord, StepMove, StepStatus } from '../ports/run-store.ts';
 import { decisionRefusal } from './decision-refusals.ts';
 import { ACTS_AS, ANSWER_WORDS, answerList, answerOf, isOffered, offeredAnswers } from '../execution/escalation-offer.ts';
 import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
@@ -131,7 +123,7 @@ async function decideEscalation(
   const decided = await ctx.store.decide({
     ...base,
     // A step's escalation is answered while the rest of the run goes on (executing) or waits (paused).
-    from: input.action === 'abort' ? NOT_FINAL : ['paused', 'executing', 'awaiting-approval'],
+    from: input.action === 'abort' ? NOT_FINAL : movesFrom('answer-step'),
     ...(endsEveryWait ? { alsoResolve: { action: input.action, userId: input.userId } } : { steps: await stepMoves(ctx, run.id, escalation, input.action) }),
     event: {
       type: 'escalation-resolved',
@@ -220,7 +212,7 @@ async function refusal(
 async function carryOut(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, input: { userId: string; action: EscalationAction }): Promise<void> {
   const { action, userId } = input;
   if (action === 'abort') return abortRun(ctx, run.id, words`Aborted by ${person(userId)}.`);
-  const from: RunStatus[] = ['paused', 'awaiting-approval', 'executing'];
+  const from = movesFrom('replan');
   // A new plan replaces the one running: its driver stops first (a step it was running is recorded as stopped).
   if (action === 'replan' || escalation.kind === 'replan-failed') await ctx.stopDriver(run.id, 'halt');
   if (action === 'replan') return replan(ctx, run.id, words`${person(userId)} asked for a new plan after: ${escalation.message}`, from);
@@ -264,7 +256,7 @@ async function stepMoves(ctx: AgentContext, runId: string, escalation: Escalatio
 export async function continueIfClear(ctx: AgentContext, runId: string): Promise<void> {
   const held = (await ctx.store.listEscalations(runId)).some((e) => e.status === 'open' && e.stepId === null);
   if (held) return;
-  if (await ctx.store.transitionRun(runId, ['paused'], 'executing')) await ctx.store.appendEvent(runId, 'run-resumed', {});
+  if (await ctx.store.transitionRun(runId, movesFrom('resume'), 'executing')) await ctx.store.appendEvent(runId, 'run-resumed', {});
   ctx.kick(runId);
 }
 
@@ -272,7 +264,7 @@ export async function continueIfClear(ctx: AgentContext, runId: string): Promise
 export async function abortRun(ctx: AgentContext, runId: string, reason: Text): Promise<void> {
   await ctx.stopDriver(runId, 'abort');
   // A driver on another replica sees the run leave `executing` and lets go; the rollback waits for its lease.
-  await ctx.store.transitionRun(runId, ['executing', 'paused', 'awaiting-approval', 'awaiting-answer', 'planning'], 'rolling-back');
+  await ctx.store.transitionRun(runId, movesFrom('roll-back'), 'rolling-back');
   await ctx.leases.take(runId);
   try {
     await rollBackAndFinish(ctx, runId, reason);

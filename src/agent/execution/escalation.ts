@@ -1,4 +1,5 @@
 /** Hands a decision to a person: an open escalation, the run paused, the surface told (what it offers, decided here: execution/escalation-offer.ts). */
+import { movesFrom } from '../model/run-moves.ts';
 import { reportBoard } from '../delivery/board.ts';
 import type { AgentContext } from '../context.ts';
 import { escalationOffer } from './escalation-offer.ts';
@@ -27,7 +28,7 @@ export async function escalate(
   const offer = run ? await escalationOffer(ctx, run, subject) : undefined;
   // The message the thread is owed is written with the escalation, so a crash cannot leave it unsaid.
   const escalation = await ctx.store.openEscalation({ runId: input.runId, ...subject, message: input.message }, owedEscalation(ctx, offer));
-  const pauseFrom = input.pauseFrom ?? ['executing', 'planning'];
+  const pauseFrom = input.pauseFrom ?? movesFrom('pause');
   if (pauseFrom.length) await ctx.store.transitionRun(input.runId, pauseFrom, 'paused');
   await ctx.store.appendEvent(input.runId, 'escalation-opened', {
     escalationId: escalation.id,

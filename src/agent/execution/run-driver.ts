@@ -4,6 +4,7 @@
  * start, and when nothing more can start the run is finished, paused, or handed to the supervisor.
  * State lives in the store; the driver only keeps a mirror of what it wrote itself.
  */
+import { movesFrom } from '../model/run-moves.ts';
 import type { AgentContext } from '../context.ts';
 import type { RunRecord } from '../ports/run-store.ts';
 import { ExecutionPass, openExecutionPass } from './execution-pass.ts';
@@ -242,7 +243,7 @@ export class RunDriver {
     const startable = dispatch(pass.plan.steps, (stepId) => statusOf.get(stepId)).ready.length > 0;
     const waiting = steps.some((step) => step.status === 'waiting');
     const held = (await ctx.store.listEscalations(runId)).some((escalation) => escalation.status === 'open');
-    if ((startable || (!waiting && !held)) && (await ctx.store.transitionRun(runId, ['paused'], 'executing'))) {
+    if ((startable || (!waiting && !held)) && (await ctx.store.transitionRun(runId, movesFrom('resume'), 'executing'))) {
       await ctx.store.appendEvent(runId, 'run-resumed', {});
       this.wake();
     }

@@ -6,6 +6,7 @@
  * anything. It also reports steps that look stuck. Every replica sweeps; the store's claimReminder lets
  * each message go out once, and finishRun's conditional transition lets one replica expire a plan.
  */
+import { WAITING_RUN_STATUSES } from '../model/run-moves.ts';
 import type { AgentContext, HousekeepingSettings } from '../context.ts';
 import type { RunRecord, RunStatus } from '../ports/run-store.ts';
 import { finishRun } from '../execution/run-ending.ts';
@@ -16,7 +17,7 @@ import { person, type Text, type TextPart, words } from '../text/text.ts';
 export const DEFAULT_HOUSEKEEPING: HousekeepingSettings = { remindAfterS: 1800, waitTtlS: 86_400 };
 
 /** Runs that can wait on people or hold running steps. */
-const SWEPT: readonly RunStatus[] = ['awaiting-approval', 'awaiting-answer', 'executing', 'paused', 'rolling-back'];
+const SWEPT: readonly RunStatus[] = WAITING_RUN_STATUSES;
 /** Far more than are ever waiting at once; the newest come first. */
 const SWEEP_LIMIT = 1000;
 /** Approvers named in a reminder; a longer list is a group's job. */

@@ -45,6 +45,8 @@ export function escalationAnswers(facts: AnswerFacts): EscalationAnswer[] {
       return ['approve', 'modify', 'reject'];
     case 'replan-failed':
       return facts.canReplan ? ['try-again', 'abort'] : ['abort'];
+    case 'driver-failed':
+      return ['retry', 'abort'];
     case 'not-approved':
       // A rollback step whose plan changed: the rollback goes on without it; there is nothing to choose.
       return facts.hasStep ? [] : [...replan, 'abort'];
@@ -72,7 +74,7 @@ export async function replanBlocked(ctx: AgentContext, run: RunRecord): Promise<
 }
 
 /** What an escalation is about: enough to decide its offer before it is stored. */
-export type EscalationSubject = Pick<EscalationRecord, 'kind' | 'stepId' | 'planVersion'>;
+export type EscalationSubject = Pick<EscalationRecord, 'kind' | 'stepId' | 'planVersion'> & { message?: Text };
 
 /** The answers this escalation offers now (a model configured, the budgets left, the failure). */
 export async function offeredAnswers(ctx: AgentContext, run: RunRecord, escalation: EscalationSubject, steps?: StepRecord[]): Promise<EscalationAnswer[]> {
@@ -148,6 +150,8 @@ function happened(escalation: EscalationSubject, step: StepRecord | undefined, p
       return words`${title} ran, but its result did not pass the check${why}.`;
     case 'budget':
       return 'The run reached one of its limits.';
+    case 'driver-failed':
+      return words`The run stopped on an error it could not get past${escalation.message ? words`: ${escalation.message}` : ''}. Nothing more runs until someone decides.`;
     case 'step-failed':
       return unfixable
         ? words`${title} cannot run: ${unfixableReason(step!, unfixable)}. An operator must change Tandem's setup before Retry can work.`

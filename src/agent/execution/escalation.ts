@@ -25,7 +25,7 @@ export async function escalate(
   const subject = { planVersion: input.planVersion, stepId: input.stepId, kind: input.kind };
   const run = await ctx.store.getRun(input.runId);
   // What the message offers is decided now, with the facts of now; delivering it decides nothing.
-  const offer = run ? await escalationOffer(ctx, run, subject) : undefined;
+  const offer = run ? await escalationOffer(ctx, run, { ...subject, message: input.message }) : undefined;
   // The message the thread is owed is written with the escalation, so a crash cannot leave it unsaid.
   const escalation = await ctx.store.openEscalation({ runId: input.runId, ...subject, message: input.message }, owedEscalation(ctx, offer));
   const pauseFrom = input.pauseFrom ?? movesFrom('pause');

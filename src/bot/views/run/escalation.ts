@@ -30,6 +30,7 @@ const KIND_LABEL: Record<EscalationRecord['kind'], string> = {
   'step-failed': 'A step failed',
   budget: 'The run reached a limit',
   'replan-failed': 'Replanning failed',
+  'driver-failed': 'The run stopped on an error',
   'not-approved': 'A plan version cannot run',
 };
 
@@ -116,6 +117,7 @@ function explain(answer: EscalationAnswer, offer: EscalationOffer, kind: Escalat
   const label = `*${ANSWER_WORDS[answer].label}*`;
   switch (answer) {
     case 'retry':
+      if (kind === 'driver-failed') return `${label} goes on from where the run stopped`;
       return kind === 'uncertain-side-effect' ? `${label} runs ${step} again (check first that it did not happen)` : `${label} runs ${step} again`;
     case 'skip':
       return kind === 'evaluation-failed' ? `${label} accepts its result and goes on` : `${label} goes on without it`;

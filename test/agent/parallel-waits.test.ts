@@ -249,3 +249,42 @@ describe('parallel waits, answered in any order', () => {
     );
   }, 120_000);
 });
+
+describe('a step another writer settled', () => {
+  it('a step whose end a peer recorded first (reconciled as done) gives its dependants that output', async () => {
+    // Seen once in the two-replica test: the dependant failed with "has no recorded output" though its dependency had succeeded.
+    const store = db.store;
+    const make = fakeTool({
+      name: 'create_thing',
+      risk: 'write',
+      input: z.object({ title: z.string() }),
+      run: async (_args, ctx) => {
+        // A peer's recovery finds the thing made and records the step as done before this call's end is stored.
+        await store.finishStep({
+          runId: ctx.runId,
+          planVersion: ctx.planVersion,
+          stepId: ctx.stepId,
+          attempt: ctx.attempt,
+          status: 'succeeded',
+          output: { number: 7 },
+        });
+        return { status: 'ok', output: { number: 7 } };
+      },
+    });
+    const llm = new ScriptedLlm().on(
+      'planner',
+      plannerAnswer({
+        steps: [
+          { id: 's2', tool: 'create_thing', args: { title: 'x' } },
+          { id: 's3', tool: 'note', args: { key: 'after #{{steps.s2.output.number}}' }, dependsOn: ['s2'] },
+        ],
+      }),
+    );
+    h = makeHarness({ store, tools: [make, note], llm, approvers: APPROVERS });
+    const run = await h.start();
+    await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
+    await h.agent.idle();
+    expect(note.calls.at(-1)?.args).toEqual({ key: 'after #7' });
+    expect((await store.getRun(run.id))?.status).toBe('succeeded');
+  });
+});

@@ -294,6 +294,10 @@ export class ExecutionPass {
     } else if (outcome.status === 'lost') {
       const fresh = (await this.ctx.store.listSteps(this.run.id, this.version)).find((step) => step.stepId === stepId && step.kind === 'forward');
       if (fresh) this.records.set(stepId, fresh);
+      // Another writer settled it (a peer's recovery reconciled it as done): its dependants fill their
+      // references from that output. Without it the rules would start them on a record that says succeeded
+      // and an output map that never heard of it ("has no recorded output of step …").
+      if (fresh?.status === 'succeeded' && fresh.output) this.outputs.set(stepId, fresh.output);
     } else this.setLocal(stepId, { status: outcome.status, finishedAt: now });
     this.reportSoon();
   }

@@ -60,6 +60,8 @@ export interface ConfirmationRecord {
   /** Which of them came from a person's or a model's words. */
   lateBound: string[];
   status: 'pending' | 'confirmed' | 'aborted';
+  /** The step's sentence (its title), filled in when the request is shown (not stored with it). */
+  stepTitle?: string | null;
   decidedBy: string | null;
   createdAt: Date;
   decidedAt: Date | null;

@@ -13,6 +13,7 @@ import { finishRun } from '../execution/run-ending.ts';
 import { expireConfirmation } from '../decisions/target-decision.ts';
 import { escalationOffer } from '../execution/escalation-offer.ts';
 import { escalate } from '../execution/escalation.ts';
+import { withStepTitle } from '../delivery/owed-delivery.ts';
 import { person, type Text, type TextPart, words } from '../text/text.ts';
 
 export const DEFAULT_HOUSEKEEPING: HousekeepingSettings = { remindAfterS: 1800, waitTtlS: 86_400 };
@@ -121,7 +122,7 @@ async function remindOrExpireConfirmations(ctx: AgentContext, run: RunRecord, no
     }
     const key = `v${confirmation.planVersion}/${confirmation.stepId}${stage === 'expire' ? '#expired' : ''}`;
     if (!(await ctx.store.claimReminder({ runId: run.id, kind: 'confirm-reping', key }))) continue;
-    await ctx.surface.confirmTarget(run, confirmation);
+    await ctx.surface.confirmTarget(run, await withStepTitle(ctx, confirmation));
   }
 }
 

@@ -4,6 +4,7 @@
  * grouped by concern: runs (start, follow up, cancel), plan decisions, escalations, and this process's
  * life (resume, shutdown, housekeeping).
  */
+import { escalateDriverFailure } from './execution/driver-failure.ts';
 import type { AgentContext, AgentDeps } from './context.ts';
 import { createAgentContext } from './agent-context.ts';
 import { createBackgroundWork, type BackgroundWork } from './replicas/background-work.ts';
@@ -29,7 +30,7 @@ export interface Agent extends AgentApi {
 
 export function createAgent(deps: AgentDeps): Agent {
   const work = createBackgroundWork(deps.logger);
-  const drivers = createRunDrivers(work);
+  const drivers = createRunDrivers(work, escalateDriverFailure);
   const ctx = createAgentContext(deps, drivers, work);
   const timers = createReplicaTimers(ctx, work);
   return {

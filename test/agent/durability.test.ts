@@ -100,10 +100,11 @@ describe('durability', () => {
     await b.agent.resume();
     await b.agent.idle();
 
-    // The read was put back to run again; the write waits for a person, and so does the run.
+    // The read ran again at once; the write waits for a person, and once nothing else can go on, so does the run.
     expect(writeB.calls).toHaveLength(0);
+    expect(readB.calls).toHaveLength(1);
     const steps = new Map((await db.store.listSteps(run.id)).map((s) => [s.stepId, s]));
-    expect(steps.get('s1')).toMatchObject({ status: 'pending', attempt: 1 });
+    expect(steps.get('s1')).toMatchObject({ status: 'succeeded', attempt: 2 });
     expect(steps.get('s2')?.status).toBe('uncertain');
     const [escalation] = b.surface.of(run.id, 'escalation');
     expect(escalation?.escalation).toMatchObject({ kind: 'uncertain-side-effect', stepId: 's2' });

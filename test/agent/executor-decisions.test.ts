@@ -31,7 +31,8 @@ function stateOf(row: Row): ExecutorState {
     steps: diamond,
     records,
     inFlight: new Set(),
-    failedStepId: null,
+    escalated: new Set(),
+    replanning: null,
     stopping: false,
     attempts: 0,
     tokens: 0,
@@ -74,16 +75,51 @@ const rows: Row[] = [
     expected: [wait],
   },
   {
-    name: 'a failure stops new starts and waits for the running step',
+    name: 'a failure is handed over at once, while another step still runs',
     statuses: { a: 'succeeded', b: 'failed', c: 'running' },
-    state: { failedStepId: 'b', inFlight: new Set(['c']) },
+    state: { inFlight: new Set(['c']) },
+    expected: [skip('d', 'skipped: b failed'), { kind: 'hand-over', stepId: 'b' }],
+  },
+  {
+    name: 'two failures at once are each handed over at once',
+    statuses: { a: 'succeeded', b: 'failed', c: 'uncertain' },
+    expected: [skip('d', 'skipped: b failed'), { kind: 'hand-over', stepId: 'b' }, { kind: 'hand-over', stepId: 'c' }],
+  },
+  {
+    name: 'an escalated failure waits for its answer while the step beside it runs',
+    statuses: { a: 'succeeded', b: 'failed', c: 'running', d: 'skipped' },
+    state: { inFlight: new Set(['c']), escalated: new Set(['b']) },
+    expected: [wait],
+  },
+  {
+    name: 'a step beside an escalated failure starts',
+    statuses: { a: 'succeeded', b: 'failed', d: 'skipped' },
+    state: { escalated: new Set(['b']) },
+    expected: [start('c'), wait],
+  },
+  {
+    name: 'a retried step starts while the other escalation stays open',
+    statuses: { a: 'succeeded', b: 'pending', c: 'failed', d: 'skipped' },
+    state: { escalated: new Set(['b', 'c']) },
+    expected: [start('b'), wait],
+  },
+  {
+    name: 'only escalated failures left: the run pauses for people',
+    statuses: { a: 'succeeded', b: 'failed', c: 'uncertain', d: 'skipped' },
+    state: { escalated: new Set(['b', 'c']) },
+    expected: [{ kind: 'settle', outcome: { status: 'paused' } }],
+  },
+  {
+    name: 'a failure answered with a new plan stops new starts and waits for the running step',
+    statuses: { a: 'succeeded', b: 'failed', c: 'running' },
+    state: { inFlight: new Set(['c']), replanning: 'b' },
     expected: [skip('d', 'skipped: b failed'), wait],
   },
   {
-    name: 'a failure with nothing running goes to the supervisor',
-    statuses: { a: 'succeeded', b: 'uncertain', c: 'succeeded', d: 'skipped' },
-    state: { failedStepId: 'b' },
-    expected: [{ kind: 'settle', outcome: { status: 'escalate', stepId: 'b' } }],
+    name: 'a failure answered with a new plan is replanned once nothing runs; later failures go to the planner with it',
+    statuses: { a: 'succeeded', b: 'failed', c: 'failed', d: 'skipped' },
+    state: { replanning: 'b' },
+    expected: [{ kind: 'settle', outcome: { status: 'replan', stepId: 'b' } }],
   },
   {
     name: 'the dependants of a skipped step are skipped, and the run succeeds',
@@ -170,9 +206,9 @@ const rows: Row[] = [
     expected: [{ kind: 'settle', outcome: { status: 'paused' } }],
   },
   {
-    name: 'a run where a step failed without the driver knowing settles nothing, even though the others succeeded',
+    name: 'a step that failed before this driver looked (its driver died before telling anyone) is handed over, not settled as success',
     statuses: { a: 'succeeded', b: 'failed', c: 'succeeded' },
-    expected: [skip('d', 'skipped: b failed'), { kind: 'settle', outcome: { status: 'none' } }],
+    expected: [skip('d', 'skipped: b failed'), { kind: 'hand-over', stepId: 'b' }],
   },
   {
     name: 'a token total read exactly 250 ms ago is fresh enough to start on',
@@ -254,15 +290,16 @@ describe('executor decisions', () => {
 });
 
 describe('how a run ends as things stand', () => {
-  const ending = (statuses: Record<string, StepStatus>, skipped: string[] = [], failedStepId: string | null = null) =>
-    settlement({ steps: diamond, records: stateOf({ name: '', statuses, expected: [] }).records, failedStepId }, new Set(skipped)).status;
+  const ending = (statuses: Record<string, StepStatus>, skipped: string[] = [], replanning: string | null = null) =>
+    settlement({ steps: diamond, records: stateOf({ name: '', statuses, expected: [] }).records, replanning }, new Set(skipped)).status;
 
   it.each([
     ['every step succeeded', { a: 'succeeded', b: 'succeeded', c: 'succeeded', d: 'succeeded' }, [], null, 'succeeded'],
     ['the rest skipped', { a: 'succeeded', b: 'skipped' }, ['c', 'd'], null, 'succeeded'],
     ['a step never ran', { a: 'succeeded', b: 'succeeded', c: 'succeeded' }, [], null, 'none'],
     ['one step waits for a person', { a: 'succeeded', b: 'succeeded', c: 'succeeded', d: 'waiting' }, [], null, 'paused'],
-    ['a step failed', { a: 'succeeded', b: 'failed' }, [], 'b', 'escalate'],
+    ['a step failed and waits for a person', { a: 'succeeded', b: 'failed' }, ['d'], null, 'paused'],
+    ['a step failed and asked for a new plan', { a: 'succeeded', b: 'failed' }, [], 'b', 'replan'],
   ] as const)('%s', (_name, statuses, skipped, failed, expected) => {
     expect(ending(statuses, [...skipped], failed)).toBe(expected);
   });
@@ -271,21 +308,40 @@ describe('how a run ends as things stand', () => {
 const statusArb = fc.constantFrom<StepStatus>('pending', 'running', 'succeeded', 'failed', 'skipped', 'waiting', 'cancelled');
 
 describe('executor decisions, for any state of the diamond', () => {
-  it('start only steps whose dependencies succeeded, never past the concurrency limit, and nothing after a failure or while stopping', () => {
+  it('start only steps whose dependencies succeeded, never past the concurrency limit, nothing before a failure is handed over, after a replan is asked for, or while stopping', () => {
     fc.assert(
-      fc.property(fc.tuple(statusArb, statusArb, statusArb, statusArb), fc.integer({ min: 1, max: 4 }), fc.boolean(), (statuses, concurrency, stopping) => {
-        const byId = Object.fromEntries(diamond.map((step, i) => [step.id, statuses[i]!]));
-        const inFlight = new Set(diamond.filter((step) => byId[step.id] === 'running').map((step) => step.id));
-        const failed = diamond.find((step) => byId[step.id] === 'failed')?.id ?? null;
-        const actions = nextActions(stateOf({ name: '', statuses: byId, state: { inFlight, concurrency, stopping, failedStepId: failed }, expected: [] }));
-        const started = actions.filter((action) => action.kind === 'start').map((action) => action.stepId);
-        for (const stepId of started) {
-          expect(byId[stepId]).toBe('pending');
-          for (const dep of diamond.find((step) => step.id === stepId)!.dependsOn) expect(byId[dep]).toBe('succeeded');
-        }
-        expect(inFlight.size + started.length).toBeLessThanOrEqual(Math.max(concurrency, inFlight.size));
-        if (failed || stopping) expect(started).toEqual([]);
-      }),
+      fc.property(
+        fc.tuple(statusArb, statusArb, statusArb, statusArb),
+        fc.integer({ min: 1, max: 4 }),
+        fc.boolean(),
+        fc.boolean(),
+        fc.boolean(),
+        (statuses, concurrency, stopping, replan, told) => {
+          const byId = Object.fromEntries(diamond.map((step, i) => [step.id, statuses[i]!]));
+          const inFlight = new Set(diamond.filter((step) => byId[step.id] === 'running').map((step) => step.id));
+          const failed = diamond.filter((step) => byId[step.id] === 'failed').map((step) => step.id);
+          const actions = nextActions(
+            stateOf({
+              name: '',
+              statuses: byId,
+              state: { inFlight, concurrency, stopping, replanning: replan ? (failed[0] ?? null) : null, escalated: new Set(told ? failed : []) },
+              expected: [],
+            }),
+          );
+          const handed = actions.filter((action) => action.kind === 'hand-over').map((action) => action.stepId);
+          // Every failure nobody was told of is handed over, at once, unless a new plan is on its way (or the driver stops).
+          const requeues = actions.some((action) => action.kind === 'requeue');
+          if (!stopping && !requeues && !replan && !told) expect(handed).toEqual(failed);
+          else expect(handed).toEqual([]);
+          const started = actions.filter((action) => action.kind === 'start').map((action) => action.stepId);
+          for (const stepId of started) {
+            expect(byId[stepId]).toBe('pending');
+            for (const dep of diamond.find((step) => step.id === stepId)!.dependsOn) expect(byId[dep]).toBe('succeeded');
+          }
+          expect(inFlight.size + started.length).toBeLessThanOrEqual(Math.max(concurrency, inFlight.size));
+          if ((replan && failed.length) || stopping || handed.length) expect(started).toEqual([]);
+        },
+      ),
     );
   });
 });

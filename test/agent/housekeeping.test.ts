@@ -121,7 +121,9 @@ describe('housekeeping', () => {
 
     await h.store.resolveEscalation({ id: escalation.id, action: 'abort', userId: 'UAPP' });
     await h.agent.housekeep(after(opened, TTL_MIN * 3));
-    expect(h.surface.of(run.id, 'escalation')).toHaveLength(2);
+    // The answered escalation is not posted again; the run it left paused with nothing to answer goes to a person.
+    expect(h.surface.of(run.id, 'escalation').filter((m) => m.escalation.id === escalation.id)).toHaveLength(2);
+    expect(h.surface.of(run.id, 'escalation').map((m) => m.escalation.kind)).toEqual(['step-failed', 'step-failed', 'driver-failed']);
   });
 
   it('asks an unanswered question again once, and when it expires pings the escalation contact; the run keeps waiting', async () => {

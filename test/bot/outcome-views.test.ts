@@ -154,11 +154,11 @@ describe('status board, in each state', () => {
     expect(text(sections)).not.toContain('waiting for an answer');
   });
 
-  it('a run paused by an escalation says it waits for the people the escalation pings', () => {
+  it('a run paused by an escalation says it waits for the people the escalation pings, on which step', () => {
     const state = board('paused', [record('s1', 'failed', { error: { message: 'HTTP 404' } }), record('s2', 'pending')]);
     expect(planTitle(within(planBoard(state, { escalateTo: 'SONCALL' })!))).toMatch(/^Paused — waiting for a decision/);
     for (const drawing of [planBoard(state, { escalateTo: 'SONCALL' })!, statusBoard(state, { escalateTo: 'SONCALL' })])
-      expect(text(within(drawing))).toContain('Waiting for <!subteam^SONCALL> to decide what happens next');
+      expect(text(within(drawing))).toContain('Waiting for <!subteam^SONCALL> to decide on step 1 (Check that /missing answers with HTTP 200)');
   });
 
   it('a step waiting for an answer names the person it waits for', () => {

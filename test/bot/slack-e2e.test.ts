@@ -224,6 +224,41 @@ describe('Slack end to end (real agent and store)', () => {
       expect(e.tools.calls).not.toContain('undo_thing:alpha');
     });
 
+    it('two failures at once: both escalations are posted before anyone answers; Retry of the first runs it again while the second stays open', async () => {
+      e.tools.changeFailures = 2;
+      const ts = await mention('UREQ', 'parallel change please');
+      const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
+      await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
+      const open = () => e.thread(ts).filter((m) => m.text.includes('A step failed') && hasButtons(m));
+      await e.fake.waitUntil(() => open().length === 2, 5000, 'two escalations, each with its buttons');
+      const beta = open().find((m) => m.text.includes('Change beta'))!;
+      const gamma = open().find((m) => m.text.includes('Change gamma'))!;
+      expect(labels(beta)).toEqual(['Retry', 'Skip', 'Abort']);
+      expect(labels(gamma)).toEqual(['Retry', 'Skip', 'Abort']);
+
+      await click(beta, 'retry');
+      await collapsedTo(beta, 'Retried by <@UAPP2>');
+      await e.fake.waitUntil(() => e.tools.calls.filter((c) => c === 'change_thing:beta').length === 2, 5000, 'beta changed again');
+      const board = () => e.thread(ts).find((m) => /^Paused — waiting for a decision: Change beta and gamma \(1\/2 steps done\)/.test(m.text));
+      await e.fake.waitUntil(() => board() !== undefined, 5000, 'the board: paused, beta done');
+      expect(blocksText(board()!)).toContain('failed — waiting for a person to decide');
+      expect(blocksText(board()!)).toContain('Waiting for <!subteam^SOPS> to decide on step 2 (Change gamma)');
+      // The second escalation is still open, its buttons in place; no new escalation was posted.
+      expect(hasButtons(e.fake.model.findMessage('C1', gamma.ts)!)).toBe(true);
+      expect(e.thread(ts).filter((m) => m.text.includes('A step failed'))).toHaveLength(2);
+      expect(e.tools.calls.filter((c) => c === 'change_thing:gamma')).toHaveLength(1);
+
+      await click(gamma, 'retry');
+      const summary = await e.waitForMessage(ts, isSummary, 'the summary');
+      expect(summary.text).toContain('Succeeded');
+      expect(e.tools.calls.filter((c) => c.startsWith('change_thing:')).sort()).toEqual([
+        'change_thing:beta',
+        'change_thing:beta',
+        'change_thing:gamma',
+        'change_thing:gamma',
+      ]);
+    });
+
     it('with a planner model, Replan is offered; it asks the planner and posts a new version for approval', async () => {
       e.planner.answers.push({
         goal: 'Change alpha another way',

@@ -5,6 +5,7 @@ import { HomeViewSchema, MessageBlocksSchema, ModalViewSchema, type MessageBlock
 import { planningFailedMessage } from '../../src/bot/views/run/planner-unavailable.ts';
 import { answerModal, decodeAnswerButton, decodeQuestionRef, QUESTION_ANSWER_ACTION, questionMessage } from '../../src/bot/views/run/question.ts';
 import { smallTalkReply } from '../../src/bot/views/help.ts';
+import { targetConfirmationMessages } from '../../src/bot/views/run/target-confirmation.ts';
 import { makeRun } from '../fakes/slack-fixtures.ts';
 
 const allText = (blocks: readonly unknown[]) => JSON.stringify(blocks);
@@ -142,4 +143,33 @@ describe('small talk', () => {
       expect(smallTalkReply(said, 'U1')).toBeUndefined();
     },
   );
+});
+
+describe('Confirm request', () => {
+  it('names the step by its sentence, not its id or tool, and still shows every value in full', () => {
+    const [view] = targetConfirmationMessages({
+      confirmation: {
+        runId: 'run_1',
+        planVersion: 1,
+        stepId: 's7',
+        tool: 'github_merge_pull_request',
+        risk: 'destructive',
+        targets: { repo: 'acme/api', number: 42 },
+        lateBound: ['number'],
+        status: 'pending',
+        stepTitle: 'Merge the fix',
+        decidedBy: null,
+        createdAt: new Date(0),
+        decidedAt: null,
+      },
+      escalateTo: undefined,
+    });
+    expectMessageWithinLimits(view!.blocks);
+    expect(view!.text).toBe('Confirm what “Merge the fix” acts on');
+    // What a person reads: the block ids and button values carry the step for the click, out of sight.
+    const text = JSON.stringify(view!.blocks, (key, value: unknown) => (key === 'block_id' || key === 'value' ? undefined : value));
+    expect(text).toContain('Confirm what “Merge the fix”');
+    expect(text).not.toMatch(/\bs7\b|github_merge_pull_request/);
+    expect(text).toContain('*number* = 42');
+  });
 });

@@ -73,6 +73,11 @@ export function runbookPlan(task: string): Plan | undefined {
     const ask = { id: 's1', title: 'Ask which one', tool: 'ask_thing', args: { target: 'cluster' }, dependsOn: [] };
     return { ...base, goal: 'Change the chosen thing', steps: [ask, { ...change, args: { target: '{{steps.s1.output.answer}}' } }], rollback: [] };
   }
+  if (task.includes('parallel change')) {
+    // Two changes side by side, neither waiting on the other: both may fail at once.
+    const beside = (id: string, target: string) => ({ id, title: `Change ${target}`, tool: 'change_thing', args: { target }, dependsOn: [] });
+    return { ...base, goal: 'Change beta and gamma', steps: [beside('s1', 'beta'), beside('s2', 'gamma')], rollback: [] };
+  }
   if (task.includes('flaky change')) return { ...base, goal: 'Change alpha (flaky)', steps: [check, change], rollback: [undoCheck, undo] };
   return undefined;
 }

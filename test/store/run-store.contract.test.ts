@@ -796,6 +796,45 @@ describe.each(STORE_ENGINES)('run store contract on %s', (engine) => {
     });
   });
 
+  it('moves an answered step with its answer, only from where it was, and an Abort closes every other open escalation; a refused answer moves nothing', async () => {
+    const { run } = await withPlannedSteps();
+    await store.setStepStatus({ runId: run.id, planVersion: 1, stepId: 's1', from: ['pending'], to: 'failed', error: { message: 'boom' } });
+    await store.setStepStatus({ runId: run.id, planVersion: 1, stepId: 's2', from: ['pending'], to: 'skipped', error: { message: 'skipped: s1 failed' } });
+    const first = await store.openEscalation({ runId: run.id, planVersion: 1, stepId: 's1', kind: 'step-failed', message: 'boom' });
+    const other = await store.openEscalation({ runId: run.id, planVersion: 1, stepId: null, kind: 'budget', message: 'spent' });
+    const retry = (from: readonly ('executing' | 'paused')[]) =>
+      store.decide({
+        runId: run.id,
+        planVersion: 1,
+        from,
+        escalation: { id: first.id, action: 'retry', userId: 'U2' },
+        steps: [
+          { planVersion: 1, stepId: 's1', from: ['failed', 'uncertain'], to: 'pending' },
+          // Not where the answer thought it was: left as it is.
+          { planVersion: 1, stepId: 's2', from: ['failed'], to: 'pending', error: null },
+        ],
+        event: { type: 'escalation-resolved', data: { escalationId: first.id, action: 'retry', by: 'U2' } },
+      });
+    expect(await retry(['paused'])).toMatchObject({ ok: false, code: 'not-waiting' });
+    expect((await store.listSteps(run.id, 1)).map((s) => s.status)).toEqual(['failed', 'skipped']);
+    expect(await retry(['executing'])).toMatchObject({ ok: true, run: { status: 'executing' } });
+    expect((await store.listSteps(run.id, 1)).map((s) => s.status)).toEqual(['pending', 'skipped']);
+    expect((await store.listEscalations(run.id)).map((e) => e.status)).toEqual(['resolved', 'open']);
+
+    const third = await store.openEscalation({ runId: run.id, planVersion: 1, stepId: 's1', kind: 'step-failed', message: 'boom again' });
+    const aborted = await store.decide({
+      runId: run.id,
+      planVersion: 1,
+      from: ['executing'],
+      escalation: { id: third.id, action: 'abort', userId: 'U2' },
+      alsoResolve: { action: 'abort', userId: 'U2' },
+      event: { type: 'escalation-resolved', data: { escalationId: third.id, action: 'abort', by: 'U2' } },
+    });
+    expect(aborted.ok).toBe(true);
+    const closed = (await store.listEscalations(run.id)).find((e) => e.id === other.id);
+    expect(closed).toMatchObject({ status: 'resolved', resolution: 'abort', resolvedBy: 'U2' });
+  });
+
   it.skipIf(engine === 'memory')('sees a Slack event id only once', async () => {
     expect(await markSlackEventSeen(opened.database!.db, 'Ev123')).toBe(true);
     expect(await markSlackEventSeen(opened.database!.db, 'Ev123')).toBe(false);

@@ -3,12 +3,13 @@
  * for a step, Approve anyway / Reject for a low-confidence plan, Try again / Abort for a failed replan.
  * Only the answers its kind offers count; refusals name people, never settings.
  */
+import { movesFrom } from '../model/run-moves.ts';
 import { progressLine } from './policy-approval.ts';
 import { planDigest } from '../model/plan-digest.ts';
 import { approvalNeed, checkApprover, checkPolicyApprover, checkRequesterOrApprover, checkResolver, planRisk, type ApprovalNeed } from './approval-policy.ts';
 import type { AgentContext } from '../context.ts';
 import { descendantsOf } from '../execution/ready-steps.ts';
-import type { DecisionRefusalCode, EscalationAction, EscalationAnswer, EscalationRecord, RunRecord } from '../ports/run-store.ts';
+import type { DecisionRefusalCode, EscalationAction, EscalationAnswer, EscalationRecord, RunRecord, StepMove, StepStatus } from '../ports/run-store.ts';
 import { decisionRefusal } from './decision-refusals.ts';
 import { ACTS_AS, ANSWER_WORDS, answerList, answerOf, isOffered, offeredAnswers } from '../execution/escalation-offer.ts';
 import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
@@ -16,6 +17,7 @@ import { cancelUnstarted, finishRun, isFinal, NOT_FINAL, summarizeEnded } from '
 import { rollBack, rollbackStepsInOrder } from '../execution/rollback.ts';
 import { replan } from '../execution/supervisor.ts';
 import { SKIPPED_BY_PERSON } from '../model/step-codes.ts';
+import { escalationMessageKey } from '../delivery/owed-delivery.ts';
 import { person, type Text, words } from '../text/text.ts';
 
 /**
@@ -115,14 +117,35 @@ async function decideEscalation(
     ctx.kick(run.id);
     return ok;
   }
+  // Abort and a new plan end every wait of the run: the other open escalations are closed with this answer.
+  const endsEveryWait = input.action === 'abort' || input.action === 'replan' || escalation.kind === 'replan-failed';
+  const others = endsEveryWait ? (await ctx.store.listEscalations(run.id)).filter((e) => e.status === 'open' && e.id !== escalation.id) : [];
   const decided = await ctx.store.decide({
     ...base,
-    from: input.action === 'abort' ? NOT_FINAL : ['paused', 'awaiting-approval'],
-    event: { type: 'escalation-resolved', data: { escalationId: escalation.id, action: input.action, by: input.userId } },
+    // A step's escalation is answered while the rest of the run goes on (executing) or waits (paused).
+    from: input.action === 'abort' ? NOT_FINAL : movesFrom('answer-step'),
+    ...(endsEveryWait ? { alsoResolve: { action: input.action, userId: input.userId } } : { steps: await stepMoves(ctx, run.id, escalation, input.action) }),
+    event: {
+      type: 'escalation-resolved',
+      data: { escalationId: escalation.id, action: input.action, by: input.userId, ...(others.length ? { alsoClosed: others.map((e) => e.id) } : {}) },
+    },
   });
   if (!decided.ok) return { ok: false, error: storeRefusal(decided.code, decided.run, escalation.planVersion) };
+  if (others.length) await tellClosed(ctx, decided.run, others, answeredLine({ ...escalation, resolution: input.action, resolvedBy: input.userId }));
   await carryOut(ctx, decided.run, escalation, input);
   return ok;
+}
+
+/** The other escalations an Abort or a new plan closed lose their buttons and say so. */
+async function tellClosed(ctx: AgentContext, run: RunRecord, closed: readonly EscalationRecord[], closedBy: Text): Promise<void> {
+  if (!ctx.surface.escalationsClosed) return;
+  const steps = await ctx.store.listSteps(run.id);
+  const titleOf = (e: EscalationRecord) => steps.find((s) => s.stepId === e.stepId && s.planVersion === e.planVersion)?.title ?? null;
+  await ctx.surface.escalationsClosed(
+    run,
+    closed.map((escalation) => ({ escalation, stepTitle: titleOf(escalation), key: escalationMessageKey(escalation) })),
+    closedBy,
+  );
 }
 
 /** The store's refusals in words for an escalation: no run states or versions the person did not see. */
@@ -189,56 +212,59 @@ async function refusal(
 async function carryOut(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, input: { userId: string; action: EscalationAction }): Promise<void> {
   const { action, userId } = input;
   if (action === 'abort') return abortRun(ctx, run.id, words`Aborted by ${person(userId)}.`);
-  if (action === 'replan')
-    return replan(ctx, run.id, words`${person(userId)} asked for a new plan after: ${escalation.message}`, ['paused', 'awaiting-approval']);
+  const from = movesFrom('replan');
+  // A new plan replaces the one running: its driver stops first (a step it was running is recorded as stopped).
+  if (action === 'replan' || escalation.kind === 'replan-failed') await ctx.stopDriver(run.id, 'halt');
+  if (action === 'replan') return replan(ctx, run.id, words`${person(userId)} asked for a new plan after: ${escalation.message}`, from);
   if (escalation.kind === 'replan-failed') return replan(ctx, run.id, words`retry after the planner failed: ${escalation.message}`, ['paused']);
-  if (escalation.stepId && escalation.planVersion) await settleStep(ctx, run.id, escalation.planVersion, escalation.stepId, action);
   await continueIfClear(ctx, run.id);
 }
 
-/** Retry: the step and what it blocked go back to pending. Skip: accept the result it has (dependants run), or skip it (they stay skipped). */
-async function settleStep(ctx: AgentContext, runId: string, planVersion: number, stepId: string, action: 'retry' | 'skip'): Promise<void> {
-  const key = { runId, planVersion, stepId };
+/**
+ * What a Retry or Skip moves, written with the answer (see DecisionInput.steps). Retry: the step and what it
+ * held back go back to pending. Skip: the result it has is accepted (what depends on it runs), or it is
+ * skipped (what depends on it stays skipped).
+ */
+async function stepMoves(ctx: AgentContext, runId: string, escalation: EscalationRecord, action: EscalationAction): Promise<StepMove[]> {
+  const { planVersion, stepId } = escalation;
+  if (!stepId || planVersion === null || (action !== 'retry' && action !== 'skip')) return [];
   const steps = await ctx.store.listSteps(runId, planVersion);
   const step = steps.find((s) => s.stepId === stepId && s.kind === 'forward');
-  if (!step) return;
+  if (!step) return [];
+  const from: StepStatus[] = ['failed', 'uncertain'];
+  const moves: StepMove[] = [];
   if (action === 'skip') {
     const to = step.output ? 'succeeded' : 'skipped';
-    await ctx.store.setStepStatus({
-      ...key,
-      from: ['failed', 'uncertain'],
-      to,
-      error: { message: `skipped by a person: ${step.error?.message ?? ''}`.trim(), code: SKIPPED_BY_PERSON },
-    });
-    if (to === 'skipped') return; // what waits on it stays skipped
-  } else {
-    await ctx.store.setStepStatus({ ...key, from: ['failed', 'uncertain'], to: 'pending' });
-  }
-  // The step will run again or its result stands: what it blocked may run after all.
+    moves.push({ planVersion, stepId, from, to, error: { message: `skipped by a person: ${step.error?.message ?? ''}`.trim(), code: SKIPPED_BY_PERSON } });
+    if (to === 'skipped') return moves; // what waits on it stays skipped
+  } else moves.push({ planVersion, stepId, from, to: 'pending' });
+  // The step will run again or its result stands: what it held back may run after all (the driver skips
+  // again what still waits on another failure).
   const version = await ctx.store.getPlanVersion(runId, planVersion);
   const blocked = descendantsOf(version?.plan.steps ?? [], stepId);
-  for (const s of steps) {
-    if (blocked.has(s.stepId) && s.kind === 'forward' && s.status === 'skipped') {
-      await ctx.store.setStepStatus({ runId, planVersion, stepId: s.stepId, from: ['skipped'], to: 'pending', error: null });
-    }
-  }
+  for (const s of steps)
+    if (blocked.has(s.stepId) && s.kind === 'forward' && s.status === 'skipped')
+      moves.push({ planVersion, stepId: s.stepId, from: ['skipped'], to: 'pending', error: null });
+  return moves;
 }
 
-/** A paused run goes on once no escalation holds it. */
+/**
+ * An answer let a step go on (a Retry, a Skip, an answered question, a Confirm): the run executes again at
+ * once, whatever other waits are still open, unless a wait of the whole run (no step of its own) holds it.
+ * An executing run's driver is woken; a paused one is resumed, and pauses again if nothing can go on.
+ */
 export async function continueIfClear(ctx: AgentContext, runId: string): Promise<void> {
-  const open = (await ctx.store.listEscalations(runId)).filter((e) => e.status === 'open');
-  if (open.length) return;
-  if (await ctx.store.transitionRun(runId, ['paused'], 'executing')) {
-    await ctx.store.appendEvent(runId, 'run-resumed', {});
-    ctx.kick(runId);
-  }
+  const held = (await ctx.store.listEscalations(runId)).some((e) => e.status === 'open' && e.stepId === null);
+  if (held) return;
+  if (await ctx.store.transitionRun(runId, movesFrom('resume'), 'executing')) await ctx.store.appendEvent(runId, 'run-resumed', {});
+  ctx.kick(runId);
 }
 
 /** Stop everything, roll back what succeeded (newest first), and end the run as aborted. */
 export async function abortRun(ctx: AgentContext, runId: string, reason: Text): Promise<void> {
   await ctx.stopDriver(runId, 'abort');
   // A driver on another replica sees the run leave `executing` and lets go; the rollback waits for its lease.
-  await ctx.store.transitionRun(runId, ['executing', 'paused', 'awaiting-approval', 'awaiting-answer', 'planning'], 'rolling-back');
+  await ctx.store.transitionRun(runId, movesFrom('roll-back'), 'rolling-back');
   await ctx.leases.take(runId);
   try {
     await rollBackAndFinish(ctx, runId, reason);

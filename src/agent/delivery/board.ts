@@ -40,10 +40,12 @@ export function buildBoard(
   extras: BoardExtras = {},
 ): BoardState {
   const byKey = new Map(steps.map((step) => [`${step.planVersion}/${step.kind}/${step.stepId}`, step]));
+  // A failed step of a run still going waits for a person's decision (its escalation), not for nothing.
+  const live = run.status === 'executing' || run.status === 'paused';
   const draw = (from: object, record: StepRecord | undefined, base: Pick<BoardStep, 'stepId' | 'title' | 'tool' | 'kind'>): BoardStep => {
     const cached = drawn?.get(from);
     if (cached) return cached;
-    const drawnLine = line(record, base, now, extras.unchecked);
+    const drawnLine = line(record, base, now, extras.unchecked, live);
     if (!record || !record.startedAt || record.finishedAt) drawn?.set(from, drawnLine);
     return drawnLine;
   };
@@ -81,6 +83,7 @@ function line(
   base: Pick<BoardStep, 'stepId' | 'title' | 'tool' | 'kind'>,
   now: Date,
   unchecked?: ReadonlySet<string>,
+  live = false,
 ): BoardStep {
   if (!record) return { ...base, status: 'pending', elapsedMs: null, url: null, note: null };
   const elapsedMs = record.startedAt ? (record.finishedAt ?? now).getTime() - record.startedAt.getTime() : null;
@@ -90,7 +93,8 @@ function line(
   const notChecked =
     status === 'succeeded' &&
     ((record.error?.message.startsWith(UNCHECKED_NOTE) ?? false) || (unchecked?.has(`${record.planVersion}/${record.stepId}`) ?? false));
-  const waitingFor = status === 'waiting' ? (record.error?.code === AWAITING_CONFIRMATION ? 'confirm' : 'answer') : null;
+  const decision = live && record.kind === 'forward' && (status === 'failed' || status === 'uncertain');
+  const waitingFor = status === 'waiting' ? (record.error?.code === AWAITING_CONFIRMATION ? 'confirm' : 'answer') : decision ? 'decision' : null;
   return {
     ...base,
     status,
@@ -98,7 +102,7 @@ function line(
     url,
     urlLabel: url ? linkLabel(url) : null,
     // The words of a wait are the board's own ("waiting for an approver to confirm"), not the store's.
-    note: waitingFor ? null : notChecked ? 'the check of its result could not be made' : (record.error?.message ?? null),
+    note: waitingFor && !decision ? null : notChecked ? 'the check of its result could not be made' : (record.error?.message ?? null),
     ...(notChecked ? { unchecked: true } : {}),
     ...(waitingFor ? { waitingFor } : {}),
   };

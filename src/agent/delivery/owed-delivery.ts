@@ -10,7 +10,7 @@ import { reportBoard } from './board.ts';
 import { RunVerdictSchema } from '../model/run-outcome.ts';
 import { StepResultSchema } from '../model/step-results.ts';
 import type { AgentContext } from '../context.ts';
-import type { EscalationRecord, NewOwedMessage, OweAlong, OwedMessage, RunRecord } from '../ports/run-store.ts';
+import type { ConfirmationRecord, EscalationRecord, NewOwedMessage, OweAlong, OwedMessage, RunRecord } from '../ports/run-store.ts';
 import type { EscalationOffer, RunSummary } from '../ports/surface.ts';
 
 /** How long the recording replica has to deliver before a peer may; renewed by every claim. */
@@ -69,6 +69,8 @@ export const owedEscalation = (ctx: AgentContext, offer: EscalationOffer | undef
   owner: ctx.owner,
   leaseMs: OWED_LEASE_MS,
 });
+/** The key an escalation's message was delivered with (the store owes it as `<run>/escalation/<id>`). */
+export const escalationMessageKey = (escalation: Pick<EscalationRecord, 'runId' | 'id'>): string => `${escalation.runId}/escalation/${escalation.id}`;
 /** Owed along with an ask_human question (`openQuestion`). */
 export const owedQuestion = (ctx: AgentContext, stepId: string, question: string): OweAlong => ({
   payload: { stepId, question },
@@ -132,10 +134,16 @@ async function deliverOne(ctx: AgentContext, message: OwedMessage): Promise<void
   if (message.kind === 'confirm-target') {
     const { planVersion, stepId } = confirmationPayload.parse(message.payload);
     const request = (await ctx.store.listConfirmations(run.id)).find((c) => c.planVersion === planVersion && c.stepId === stepId);
-    if (request?.status === 'pending') await ctx.deliverySurface.confirmTarget(run, request, delivery);
+    if (request?.status === 'pending') await ctx.deliverySurface.confirmTarget(run, await withStepTitle(ctx, request), delivery);
     return;
   }
   ctx.logger.warn({ runId: run.id, owed: message.id, kind: message.kind }, 'owed message of an unknown kind dropped');
+}
+
+/** A Confirm request with its step's sentence, so the thread names the step as the plan did, not by id and tool. */
+export async function withStepTitle(ctx: AgentContext, confirmation: ConfirmationRecord): Promise<ConfirmationRecord> {
+  const step = (await ctx.store.listSteps(confirmation.runId, confirmation.planVersion)).find((s) => s.stepId === confirmation.stepId);
+  return { ...confirmation, stepTitle: step?.title ?? null };
 }
 
 function summaryOf(run: RunRecord, message: OwedMessage): RunSummary {

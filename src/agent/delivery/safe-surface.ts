@@ -21,6 +21,9 @@ export function safeSurface(surface: Surface, logger: LogPort): Surface {
     ask: wrap('ask', (run, stepId, question, delivery) => surface.ask(run, stepId, question, delivery)),
     confirmTarget: wrap('confirmTarget', (run, confirmation, delivery) => surface.confirmTarget(run, confirmation, delivery)),
     notify: wrap('notify', (run, text) => surface.notify(run, text)),
+    ...(surface.escalationsClosed
+      ? { escalationsClosed: wrap('escalationsClosed', (run, closed, closedBy) => surface.escalationsClosed!(run, closed, closedBy)) }
+      : {}),
     ...(surface.plannerUnavailable ? { plannerUnavailable: wrap('plannerUnavailable', (run, reason) => surface.plannerUnavailable!(run, reason)) } : {}),
     finish: wrap('finish', (summary, delivery) => surface.finish(summary, delivery)),
     // A link that cannot be had is no reason to stop a write: the attribution line names the thread instead.

@@ -45,6 +45,8 @@ export function escalationAnswers(facts: AnswerFacts): EscalationAnswer[] {
       return ['approve', 'modify', 'reject'];
     case 'replan-failed':
       return facts.canReplan ? ['try-again', 'abort'] : ['abort'];
+    case 'driver-failed':
+      return ['retry', 'abort'];
     case 'not-approved':
       // A rollback step whose plan changed: the rollback goes on without it; there is nothing to choose.
       return facts.hasStep ? [] : [...replan, 'abort'];
@@ -72,7 +74,7 @@ export async function replanBlocked(ctx: AgentContext, run: RunRecord): Promise<
 }
 
 /** What an escalation is about: enough to decide its offer before it is stored. */
-export type EscalationSubject = Pick<EscalationRecord, 'kind' | 'stepId' | 'planVersion'>;
+export type EscalationSubject = Pick<EscalationRecord, 'kind' | 'stepId' | 'planVersion'> & { message?: Text };
 
 /** The answers this escalation offers now (a model configured, the budgets left, the failure). */
 export async function offeredAnswers(ctx: AgentContext, run: RunRecord, escalation: EscalationSubject, steps?: StepRecord[]): Promise<EscalationAnswer[]> {
@@ -99,9 +101,13 @@ export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalat
   const forward = steps.filter((s) => s.kind === 'forward');
   const changed = forward.filter((s) => s.status === 'succeeded' && s.risk !== 'read').map((s) => s.title);
   const plan = version === null ? undefined : await ctx.store.getPlanVersion(run.id, version);
-  // What waits: steps not started yet, and those skipped only because this one failed (Retry or Skip may bring them back).
+  // What waits on this answer: for a step, only what depends on it (not started, or skipped because it
+  // failed: Retry or Skip may bring them back), since the rest goes on; otherwise every step not started.
   const blocked = step ? descendantsOf(plan?.plan.steps ?? [], step.stepId) : new Set<string>();
-  const waits = (s: StepRecord) => s.status === 'pending' || s.status === 'waiting' || (s.status === 'skipped' && blocked.has(s.stepId));
+  const waits = (s: StepRecord) =>
+    step && escalation.stepId
+      ? blocked.has(s.stepId) && (s.status === 'pending' || s.status === 'waiting' || s.status === 'skipped')
+      : s.status === 'pending' || s.status === 'waiting';
   const onHold = escalation.kind === 'low-confidence' ? [] : forward.filter((s) => s.planVersion === version && waits(s)).map((s) => s.title);
   const succeeded = new Set(forward.filter((s) => s.status === 'succeeded').map((s) => `${s.planVersion}/${s.stepId}`));
   const versions = await ctx.store.listPlanVersions(run.id);
@@ -144,6 +150,8 @@ function happened(escalation: EscalationSubject, step: StepRecord | undefined, p
       return words`${title} ran, but its result did not pass the check${why}.`;
     case 'budget':
       return 'The run reached one of its limits.';
+    case 'driver-failed':
+      return words`The run stopped on an error it could not get past${escalation.message ? words`: ${escalation.message}` : ''}. Nothing more runs until someone decides.`;
     case 'step-failed':
       return unfixable
         ? words`${title} cannot run: ${unfixableReason(step!, unfixable)}. An operator must change Tandem's setup before Retry can work.`

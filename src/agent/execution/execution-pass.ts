@@ -10,7 +10,8 @@ import { createEventLog, type EventLog } from '../delivery/event-log.ts';
 import { nextActions, TOKENS_STALE_MS, type ExecutorState } from './execution-rules.ts';
 import { joinedClaims, type JoinedClaims, type StepWrites } from './joined-claims.ts';
 import type { Plan } from '../model/plan.ts';
-import type { RunRecord, StepRecord } from '../ports/run-store.ts';
+import type { EscalationRecord, RunRecord, StepRecord } from '../ports/run-store.ts';
+import type { Text } from '../text/text.ts';
 import { succeededOutputs } from './step-facts.ts';
 import { runStep, type StepOutcome } from './step-runner.ts';
 import { mayStartVersion } from '../decisions/version-approval.ts';
@@ -50,7 +51,15 @@ export async function openExecutionPass(ctx: AgentContext, runOrId: RunRecord | 
       plannedArgs: step.args,
     })),
   );
-  return new ExecutionPass(ctx, run, plan, planVersion.version, await ctx.store.listSteps(runId), hooks);
+  const [steps, escalations] = await Promise.all([ctx.store.listSteps(runId), ctx.store.listEscalations(runId)]);
+  return new ExecutionPass(ctx, run, plan, planVersion.version, steps, hooks, escalatedSteps(escalations, planVersion.version));
+}
+
+/** Steps of this version whose failure waits for a person's answer (an open escalation of its own). */
+function escalatedSteps(escalations: readonly EscalationRecord[], version: number): string[] {
+  return escalations.flatMap((escalation) =>
+    escalation.status === 'open' && escalation.planVersion === version && escalation.stepId !== null ? [escalation.stepId] : [],
+  );
 }
 
 export class ExecutionPass {
@@ -58,8 +67,10 @@ export class ExecutionPass {
   readonly steps: readonly StepRecord[];
   readonly records: Map<string, StepRecord>;
   readonly events: EventLog;
-  /** The first step of this version seen failed or uncertain; it stays the one the supervisor is given. */
-  failure: StepRecord | null;
+  /** Failed or uncertain steps of this version handed to a person: each waits for its own answer. */
+  readonly escalated: Set<string>;
+  /** A failure the supervisor answers with a new plan (and why): nothing new starts. */
+  replanning: { stepId: string; reason: Text } | null = null;
   systemError: unknown = null;
   private readonly outputs: Map<string, Record<string, unknown>>;
   private readonly notes = new Map<string, string>();
@@ -81,13 +92,14 @@ export class ExecutionPass {
     readonly version: number,
     allSteps: readonly StepRecord[],
     private readonly hooks: PassHooks,
+    escalated: readonly string[] = [],
   ) {
     this.steps = allSteps;
     const forward = allSteps.filter((step) => step.kind === 'forward');
     this.outputs = succeededOutputs(allSteps);
     this.records = new Map(forward.filter((step) => step.planVersion === version).map((step) => [step.stepId, step]));
     this.attempts = forward.reduce((sum, step) => sum + step.attempt, 0);
-    this.failure = [...this.records.values()].find((step) => step.status === 'failed' || step.status === 'uncertain') ?? null;
+    this.escalated = new Set(escalated);
     this.events = createEventLog(ctx, run.id);
     this.specs = new Map(plan.steps.map((step) => [step.id, step]));
     this.writes = joinedClaims(ctx.store);
@@ -99,7 +111,8 @@ export class ExecutionPass {
       steps: this.plan.steps,
       records: this.records,
       inFlight: new Set(this.inFlight.keys()),
-      failedStepId: this.failure?.stepId ?? null,
+      escalated: this.escalated,
+      replanning: this.replanning?.stepId ?? null,
       stopping,
       attempts: this.attempts,
       tokens: this.tokens,
@@ -180,6 +193,8 @@ export class ExecutionPass {
     const { ctx, run, version } = this;
     const spec = this.specs.get(stepId)!;
     this.attempts++;
+    // A retried step's earlier failure was answered: a new one is told of again.
+    this.escalated.delete(stepId);
     this.setLocal(stepId, { status: 'running', startedAt: ctx.now() });
     const task = runStep(
       ctx,
@@ -239,8 +254,10 @@ export class ExecutionPass {
 
   /** Someone else changed the store (an answer, a retry, a peer's step): mirror it, except steps this pass runs. */
   async refresh(): Promise<void> {
-    for (const step of await this.ctx.store.listSteps(this.run.id, this.version))
-      if (step.kind === 'forward' && !this.inFlight.has(step.stepId)) this.records.set(step.stepId, step);
+    const [steps, escalations] = await Promise.all([this.ctx.store.listSteps(this.run.id, this.version), this.ctx.store.listEscalations(this.run.id)]);
+    for (const step of steps) if (step.kind === 'forward' && !this.inFlight.has(step.stepId)) this.records.set(step.stepId, step);
+    // Escalations opened elsewhere (a recovery, a peer) count as told; an answered one let its step move on.
+    for (const stepId of escalatedSteps(escalations, this.version)) this.escalated.add(stepId);
     // An answered question settled its step with the answer as output: dependants fill references from it.
     for (const step of this.records.values()) if (step.status === 'succeeded' && step.output) this.outputs.set(step.stepId, step.output);
   }
@@ -274,10 +291,13 @@ export class ExecutionPass {
       if (outcome.note) this.notes.set(stepId, outcome.note);
     } else if (outcome.status === 'failed' || outcome.status === 'uncertain') {
       this.setLocal(stepId, { status: outcome.status, error: outcome.error, finishedAt: now });
-      this.failure ??= this.records.get(stepId) ?? null;
     } else if (outcome.status === 'lost') {
       const fresh = (await this.ctx.store.listSteps(this.run.id, this.version)).find((step) => step.stepId === stepId && step.kind === 'forward');
       if (fresh) this.records.set(stepId, fresh);
+      // Another writer settled it (a peer's recovery reconciled it as done): its dependants fill their
+      // references from that output. Without it the rules would start them on a record that says succeeded
+      // and an output map that never heard of it ("has no recorded output of step …").
+      if (fresh?.status === 'succeeded' && fresh.output) this.outputs.set(stepId, fresh.output);
     } else this.setLocal(stepId, { status: outcome.status, finishedAt: now });
     this.reportSoon();
   }

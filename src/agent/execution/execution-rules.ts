@@ -27,8 +27,13 @@ export interface ExecutorState {
   records: ReadonlyMap<string, StepView>;
   /** Steps this driver started and has not seen finish. */
   inFlight: ReadonlySet<string>;
-  /** The first step of this version that failed or became uncertain: nothing new starts, the supervisor decides. */
-  failedStepId: string | null;
+  /**
+   * Failed or uncertain steps of this version already handed to a person (each has its own open
+   * escalation): they wait for their answer while every step that does not depend on them goes on.
+   */
+  escalated: ReadonlySet<string>;
+  /** A failure the supervisor answers with a new plan: nothing new starts, and the run is replanned once idle. */
+  replanning: string | null;
   /** The driver was told to drain or halt. */
   stopping: boolean;
   /** Forward step attempts started in this run, all plan versions. */
@@ -52,8 +57,8 @@ export type Settlement =
   | { status: 'succeeded' }
   /** A step waits for a person. */
   | { status: 'paused' }
-  /** A step failed or is uncertain: the supervisor retries, replans or asks a person. */
-  | { status: 'escalate'; stepId: string }
+  /** A failed step asked for a new plan for the remaining work (see `replanning`). */
+  | { status: 'replan'; stepId: string }
   /** A budget ran out. */
   | { status: 'failed'; reason: Text }
   /** Nothing to record (steps were cancelled, or the run moved on elsewhere). */
@@ -66,6 +71,11 @@ export type ExecutorAction =
   /** Read the token total from the store, then ask again. */
   | { kind: 'read-tokens' }
   | { kind: 'start'; stepId: string }
+  /**
+   * A step failed or is uncertain and nobody was told yet: the supervisor decides at once (an escalation of
+   * its own, or a new plan), whatever other steps do or wait for.
+   */
+  | { kind: 'hand-over'; stepId: string }
   /** A budget ran out: cancel running steps and fail the run. */
   | { kind: 'stop'; reason: Text }
   /** Wait for a running step to finish, a wake, or the time to look at the store again. */
@@ -84,7 +94,9 @@ export function nextActions(state: ExecutorState): ExecutorAction[] {
   if (interrupted.length) return interrupted.map((stepId) => ({ kind: 'requeue', stepId }));
   const decision = dispatch(state.steps, (stepId) => state.records.get(stepId)?.status);
   const skips: ExecutorAction[] = decision.skip.map(({ stepId, reason }) => ({ kind: 'skip', stepId, reason }));
-  const startable = state.failedStepId ? [] : decision.ready.filter((stepId) => !state.inFlight.has(stepId));
+  const handOvers = unhandedFailures(state).map((stepId): ExecutorAction => ({ kind: 'hand-over', stepId }));
+  if (handOvers.length) return [...skips, ...handOvers];
+  const startable = state.replanning ? [] : decision.ready.filter((stepId) => !state.inFlight.has(stepId));
   if (startable.length && tokensStale(state)) return [...skips, { kind: 'read-tokens' }];
   const snapshot = budgetSnapshot(state);
   // Only the wall clock stops a run that has nothing to start: its running steps are cancelled.
@@ -97,12 +109,26 @@ export function nextActions(state: ExecutorState): ExecutorAction[] {
 }
 
 /** How the run ends as things stand (the skips in `skipped` counted as done). */
-export function settlement(state: Pick<ExecutorState, 'steps' | 'records' | 'failedStepId'>, skipped: ReadonlySet<string> = new Set()): Settlement {
-  if (state.failedStepId) return { status: 'escalate', stepId: state.failedStepId };
+export function settlement(state: Pick<ExecutorState, 'steps' | 'records' | 'replanning'>, skipped: ReadonlySet<string> = new Set()): Settlement {
+  if (state.replanning) return { status: 'replan', stepId: state.replanning };
   const statuses = state.steps.map((step) => (skipped.has(step.id) ? 'skipped' : (state.records.get(step.id)?.status ?? 'pending')));
   if (statuses.every((status) => status === 'succeeded' || status === 'skipped')) return { status: 'succeeded' };
-  if (statuses.some((status) => status === 'waiting')) return { status: 'paused' };
+  // A question, a Confirm or an escalated failure: the run waits for people, each wait on its own.
+  if (statuses.some((status) => status === 'waiting' || FAILED.has(status))) return { status: 'paused' };
   return { status: 'none' };
+}
+
+const FAILED: ReadonlySet<StepStatus> = new Set(['failed', 'uncertain']);
+
+/**
+ * Failed or uncertain steps, in plan order, that no person was told of yet. While a new plan is on its
+ * way none are: the planner is told of every failure of the version it replaces.
+ */
+export function unhandedFailures(state: Pick<ExecutorState, 'steps' | 'records' | 'inFlight' | 'escalated' | 'replanning'>): string[] {
+  if (state.replanning) return [];
+  return state.steps
+    .filter((step) => FAILED.has(state.records.get(step.id)?.status ?? 'pending') && !state.inFlight.has(step.id) && !state.escalated.has(step.id))
+    .map((step) => step.id);
 }
 
 /**

@@ -92,7 +92,7 @@ async function planAgain(ctx: AgentContext, run: RunRecord): Promise<void> {
 
 /**
  * Settles steps left running by a dead owner (lease expired, or our own from before a restart); true when
- * one needed a person (the run is paused). `listed`: the run's step rows, when the caller just read them.
+ * one needed a person (it has its own escalation; the run goes on around it). `listed`: the run's step rows, when the caller just read them.
  */
 export async function recoverRunningSteps(ctx: AgentContext, run: RunRecord, listed?: readonly StepRecord[]): Promise<boolean> {
   const now = ctx.now();
@@ -123,7 +123,8 @@ export async function recoverRunningSteps(ctx: AgentContext, run: RunRecord, lis
           stepId: step.stepId,
           kind: 'uncertain-side-effect',
           message,
-          pauseFrom: ['executing'],
+          // The run goes on around this wait: its driver pauses it once nothing else can go on.
+          pauseFrom: [],
         });
         escalated = true;
       }

@@ -5,6 +5,7 @@
  * target was filled in from words waits for a Confirm like a forward one: the rollback stops there, the
  * run stays rolling back, and the Confirm (or a restart) carries it on; after an Abort it is skipped.
  */
+import { movesFrom } from '../model/run-moves.ts';
 import { type RiskSource, riskOfTool } from '../decisions/approval-policy.ts';
 import { buildBoard } from '../delivery/board.ts';
 import { createEventLog, type EventLog } from '../delivery/event-log.ts';
@@ -69,7 +70,7 @@ export function awaitsConfirm(step: Pick<StepRecord, 'kind' | 'status' | 'planVe
 }
 
 export async function rollBack(ctx: AgentContext, runId: string): Promise<RollbackProgress> {
-  await ctx.store.transitionRun(runId, ['executing', 'paused', 'awaiting-approval', 'awaiting-answer', 'planning'], 'rolling-back');
+  await ctx.store.transitionRun(runId, movesFrom('roll-back'), 'rolling-back');
   const run = await ctx.store.getRun(runId);
   if (!run || run.status !== 'rolling-back') return 'done';
   const versions = await ctx.store.listPlanVersions(runId);

@@ -4,14 +4,17 @@
  * start, and when nothing more can start the run is finished, paused, or handed to the supervisor.
  * State lives in the store; the driver only keeps a mirror of what it wrote itself.
  */
+import { movesFrom } from '../model/run-moves.ts';
 import type { AgentContext } from '../context.ts';
 import type { RunRecord } from '../ports/run-store.ts';
 import { ExecutionPass, openExecutionPass } from './execution-pass.ts';
-import { nextActions, settlement, type ExecutorAction, type Settlement } from './execution-rules.ts';
+import { nextActions, type ExecutorAction, type Settlement } from './execution-rules.ts';
 import { cancelUnstarted, finishRun } from './run-ending.ts';
 import { runTimeLeftMs } from '../model/budgets.ts';
 import { recoverRunningSteps } from './resume.ts';
-import { onStepFailure } from './supervisor.ts';
+import { handOverFailure, replan } from './supervisor.ts';
+import { dispatch } from './ready-steps.ts';
+import { reportBoard } from '../delivery/board.ts';
 import { sleep } from '../sleep.ts';
 import { plainText, words } from '../text/text.ts';
 
@@ -92,9 +95,10 @@ export class RunDriver {
     };
     let pass = await openExecutionPass(this.ctx, read ?? this.runId, hooks);
     // Steps a dead driver left running are settled before anything starts, from the rows the pass just
-    // read; the pass is opened again on what the recovery wrote, unless a person must decide first.
+    // read; the pass is opened again on what the recovery wrote (a step a person must decide on waits for
+    // its own answer, the rest goes on).
     if (pass && recoverFirst && pass.steps.some((step) => step.status === 'running')) {
-      if (await recoverRunningSteps(this.ctx, pass.run, pass.steps)) return;
+      await recoverRunningSteps(this.ctx, pass.run, pass.steps);
       pass = await openExecutionPass(this.ctx, this.runId, hooks);
     }
     if (!pass) return;
@@ -145,6 +149,9 @@ export class RunDriver {
       case 'start':
         pass.start(action.stepId);
         return undefined;
+      case 'hand-over':
+        await this.handOver(pass, action.stepId);
+        return undefined;
       case 'stop':
         // A step's note is plain text: the setting is named by its role there, and by its variable in the summary.
         this.controller.abort(new Error(plainText(action.reason)));
@@ -155,14 +162,24 @@ export class RunDriver {
         await sleep(FOREIGN_POLL_MS, this.controller.signal);
         return (await this.lookAgain(pass)) ? undefined : { status: 'none' };
       case 'recover-foreign':
-        // A step that needed a person paused the run; settle what this pass saw, as before recovering.
-        if (await recoverRunningSteps(this.ctx, pass.run)) return settlement(pass.state(this.stopping));
+        // A step that needs a person has its own escalation now (lookAgain counts it as told).
+        await recoverRunningSteps(this.ctx, pass.run);
         return (await this.lookAgain(pass)) ? undefined : { status: 'none' };
       case 'drain':
         return { status: 'none' };
       case 'settle':
         return action.outcome;
     }
+  }
+
+  /** A failure is told of at once: its own escalation (the run goes on around it), or a new plan once idle. */
+  private async handOver(pass: ExecutionPass, stepId: string): Promise<void> {
+    const failed = pass.records.get(stepId);
+    if (!failed) return;
+    const response = await handOverFailure(this.ctx, pass.run, pass.version, failed, { othersWaiting: pass.escalated.size > 0 });
+    if (response.kind === 'replan') pass.replanning = { stepId, reason: response.reason };
+    else pass.escalated.add(stepId);
+    pass.report();
   }
 
   /**
@@ -204,24 +221,29 @@ export class RunDriver {
     if (outcome.status === 'failed') {
       await cancelUnstarted(ctx, runId, `not started: ${plainText(outcome.reason)}`);
       await finishRun(ctx, runId, 'failed', words`Stopped because ${outcome.reason}.`);
-    } else if (outcome.status === 'escalate') {
-      await onStepFailure(ctx, pass.run, pass.plan, pass.version, pass.records.get(outcome.stepId) ?? pass.failure!);
+    } else if (outcome.status === 'replan') {
+      await replan(ctx, runId, pass.replanning?.reason ?? 'a step failed', ['executing']);
     } else if (outcome.status === 'succeeded') {
       await finishRun(ctx, runId, 'succeeded', null);
     } else if (outcome.status === 'paused') {
-      await this.pause(pass.version);
+      await this.pause(pass);
     }
   }
 
-  private async pause(version: number): Promise<void> {
+  private async pause(pass: ExecutionPass): Promise<void> {
     const { ctx, runId } = this;
     if (!(await ctx.store.transitionRun(runId, ['executing'], 'paused'))) return;
     await ctx.store.appendEvent(runId, 'run-paused', { reason: 'waiting for a person' });
-    // An answer or a Confirm that landed while this driver settled found the run still executing and
-    // left the resuming to it: with nothing waiting any more, go on (the transition lets one resumer win).
-    const waiting = (await ctx.store.listSteps(runId, version)).some((step) => step.kind === 'forward' && step.status === 'waiting');
+    await reportBoard(ctx, runId);
+    // An answer, a Retry or a Confirm that landed while this driver settled found the run still executing
+    // and left the resuming to it: when a step can start again, or nothing waits any more, go on (the
+    // transition lets one resumer win).
+    const steps = (await ctx.store.listSteps(runId, pass.version)).filter((step) => step.kind === 'forward');
+    const statusOf = new Map(steps.map((step) => [step.stepId, step.status]));
+    const startable = dispatch(pass.plan.steps, (stepId) => statusOf.get(stepId)).ready.length > 0;
+    const waiting = steps.some((step) => step.status === 'waiting');
     const held = (await ctx.store.listEscalations(runId)).some((escalation) => escalation.status === 'open');
-    if (!waiting && !held && (await ctx.store.transitionRun(runId, ['paused'], 'executing'))) {
+    if ((startable || (!waiting && !held)) && (await ctx.store.transitionRun(runId, movesFrom('resume'), 'executing'))) {
       await ctx.store.appendEvent(runId, 'run-resumed', {});
       this.wake();
     }

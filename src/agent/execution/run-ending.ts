@@ -1,4 +1,5 @@
 /** How a run ends: one write (final status, summary, event, the reply it owes), then the last board and the summary reply. */
+import { movesFrom } from '../model/run-moves.ts';
 import type { AgentContext } from '../context.ts';
 import { FINAL_RUN_STATUSES, type PlanVersionRecord, type RunStatus, type StepRecord } from '../ports/run-store.ts';
 import { uncheckedSteps } from '../delivery/board.ts';
@@ -13,7 +14,8 @@ import type { Text } from '../text/text.ts';
 
 export type Outcome = RunSummary['outcome'];
 
-export const NOT_FINAL: readonly RunStatus[] = ['planning', 'awaiting-approval', 'awaiting-answer', 'executing', 'paused', 'rolling-back'];
+/** Every status a run can still end from (model/run-moves.ts). */
+export const NOT_FINAL: readonly RunStatus[] = movesFrom('end');
 
 /**
  * Ends a run in one write (status, summary, finish time, `run-finished` and the summary it owes its

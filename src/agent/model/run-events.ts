@@ -24,7 +24,16 @@ const runStatus = z.enum([
   'rejected',
 ]);
 const escalationAction = z.enum(['retry', 'skip', 'replan', 'abort']);
-const escalationKind = z.enum(['evaluation-failed', 'low-confidence', 'uncertain-side-effect', 'step-failed', 'budget', 'replan-failed', 'not-approved']);
+const escalationKind = z.enum([
+  'evaluation-failed',
+  'low-confidence',
+  'uncertain-side-effect',
+  'step-failed',
+  'budget',
+  'replan-failed',
+  'not-approved',
+  'driver-failed',
+]);
 
 /** A tool's or a step's error as stored (redacted). */
 const errorRecord = z.strictObject({

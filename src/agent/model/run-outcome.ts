@@ -108,7 +108,7 @@ export type ProgressPhase =
 
 export interface ProgressStep extends OutcomeStep {
   /** What the step waits for, when it waits on a person. */
-  waitingFor?: 'confirm' | 'answer' | null;
+  waitingFor?: 'confirm' | 'answer' | 'decision' | null;
 }
 
 /** The phase of a run not yet ended, from its status and steps. */
@@ -118,8 +118,10 @@ export function progressPhase(status: RunStatus, steps: readonly ProgressStep[])
   if (status === 'planning') return { phase: 'planning' };
   if (status === 'awaiting-approval' || status === 'awaiting-answer') return { phase: 'awaiting-approval' };
   const waiting = forward.find((step) => step.status === 'waiting');
-  if (waiting) return { phase: 'waiting', for: waiting.waitingFor ?? 'answer' };
+  if (waiting) return { phase: 'waiting', for: waiting.waitingFor === 'confirm' ? 'confirm' : 'answer' };
   if (status === 'paused') return { phase: 'waiting', for: 'decision' };
   const allEnded = forward.length > 0 && forward.every((step) => step.status !== 'pending' && step.status !== 'running' && step.status !== 'waiting');
+  // Nothing left to run but failures a person must decide on: the run is about to pause for them.
+  if (allEnded && forward.some((step) => step.waitingFor === 'decision')) return { phase: 'waiting', for: 'decision' };
   return allEnded ? { phase: 'checking' } : { phase: 'running' };
 }

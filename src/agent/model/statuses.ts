@@ -12,6 +12,21 @@ export type RunStatus =
   | 'cancelled'
   | 'rejected';
 
+/** Every run status, in the order a run usually meets them. */
+export const RUN_STATUSES: readonly RunStatus[] = [
+  'planning',
+  'awaiting-approval',
+  'awaiting-answer',
+  'executing',
+  'paused',
+  'rolling-back',
+  'succeeded',
+  'failed',
+  'aborted',
+  'cancelled',
+  'rejected',
+];
+
 export const FINAL_RUN_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'aborted', 'cancelled', 'rejected'];
 
 export type StepStatus =

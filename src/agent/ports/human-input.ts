@@ -16,7 +16,16 @@ export interface EscalationRecord {
   runId: string;
   planVersion: number | null;
   stepId: string | null;
-  kind: 'evaluation-failed' | 'low-confidence' | 'uncertain-side-effect' | 'step-failed' | 'budget' | 'replan-failed' | 'not-approved';
+  kind:
+    | 'evaluation-failed'
+    | 'low-confidence'
+    | 'uncertain-side-effect'
+    | 'step-failed'
+    | 'budget'
+    | 'replan-failed'
+    | 'not-approved'
+    /** The run's driver failed on an error no step outcome covers (a refused write, an exception): Retry or Abort. */
+    | 'driver-failed';
   /** What happened, in words for a person (it may name who did what, or a setting). */
   message: Text;
   status: 'open' | 'resolved';
@@ -51,6 +60,8 @@ export interface ConfirmationRecord {
   /** Which of them came from a person's or a model's words. */
   lateBound: string[];
   status: 'pending' | 'confirmed' | 'aborted';
+  /** The step's sentence (its title), filled in when the request is shown (not stored with it). */
+  stepTitle?: string | null;
   decidedBy: string | null;
   createdAt: Date;
   decidedAt: Date | null;

@@ -3,6 +3,7 @@ import type { Text } from '../text/text.ts';
 import type { Plan, PlanAuthorKind } from '../model/plan.ts';
 import type { EscalationAction, EscalationRecord, QuestionRecord } from './human-input.ts';
 import type { RunRecord, RunStatus } from './runs.ts';
+import type { StepErrorRecord, StepStatus } from './steps.ts';
 
 export interface PlanVersionRecord {
   runId: string;
@@ -61,9 +62,26 @@ export interface DecisionInput {
   approval?: Omit<NewApproval, 'runId' | 'planVersion'>;
   /** The escalation this click resolves; it must still be open. */
   escalation?: { id: string; action: EscalationAction; userId: string };
-  /** Open escalations of this kind on the run are resolved too (an approval answers a low-confidence escalation). */
-  alsoResolve?: { kind: EscalationRecord['kind']; action: EscalationAction; userId: string };
+  /**
+   * Open escalations of this kind on the run are resolved too (an approval answers a low-confidence
+   * escalation); without a kind, every open escalation of the run (an Abort or a new plan ends every wait).
+   */
+  alsoResolve?: { kind?: EscalationRecord['kind']; action: EscalationAction; userId: string };
+  /**
+   * Steps moved with the decision, each only from its `from` statuses (a Retry or Skip of a failed step and
+   * the steps it held back): a driver never sees the answer without the steps it moves. Only with `escalation`.
+   */
+  steps?: readonly StepMove[];
   event: RunEventInput;
+}
+
+/** One step's move in a decision (see DecisionInput.steps). */
+export interface StepMove {
+  planVersion: number;
+  stepId: string;
+  from: readonly StepStatus[];
+  to: StepStatus;
+  error?: StepErrorRecord | null;
 }
 
 /** An answer to the run's oldest open question, counted only while that question belongs to the current plan version. */

@@ -20,8 +20,8 @@ export interface BoardStep {
   note: string | null;
   /** Succeeded, but the check of its result could not be made: not shown as a pass. */
   unchecked?: boolean;
-  /** A waiting step waits for an approver's Confirm or for an answer. */
-  waitingFor?: 'confirm' | 'answer' | null;
+  /** A waiting step waits for an approver's Confirm or for an answer; a failed one of a live run for a person's decision. */
+  waitingFor?: 'confirm' | 'answer' | 'decision' | null;
 }
 
 export interface BoardState {
@@ -121,6 +121,14 @@ export interface EscalationOffer {
   note?: string;
 }
 
+/** An escalation closed by another answer, and how its message is found in the conversation. */
+export interface ClosedEscalation {
+  escalation: EscalationRecord;
+  /** The step it was about, by its title. */
+  stepTitle: string | null;
+  key: string;
+}
+
 /**
  * How a message the run owes is delivered: `key` names it in the conversation. When an earlier
  * delivery may have reached the conversation before a crash (`mayExist`), the surface looks for the
@@ -147,6 +155,11 @@ export interface Surface {
   /** A write's target was filled from a person's or a model's words: show the values, offer Confirm and Abort. */
   confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery): Promise<void>;
   notify(run: RunRecord, text: Text): Promise<void>;
+  /**
+   * Escalations another answer closed (an Abort, a new plan): each message loses its buttons and says
+   * why (`closedBy`, e.g. "Aborted by @ana"). `key` is the delivery key the message was posted with.
+   */
+  escalationsClosed?(run: RunRecord, closed: readonly ClosedEscalation[], closedBy: Text): Promise<void>;
   /** The planner's model provider is down (and any fallback too): say so, and offer to plan the same task again. */
   plannerUnavailable?(run: RunRecord, reason: Text): Promise<void>;
   finish(summary: RunSummary, delivery?: Delivery): Promise<void>;

@@ -19,7 +19,14 @@ export interface RunDrivers {
   shutdown(deadlineMs: number): Promise<void>;
 }
 
-export function createRunDrivers(work: BackgroundWork): RunDrivers {
+/** Drives in a row that failed before a person is told: a passing blip is driven past without anyone. */
+const TELL_AFTER_FAILURES = 3;
+
+/**
+ * `tell`: a run whose drives keep failing is handed to a person (the wiring passes execution's
+ * escalateDriverFailure); true when one now decides, false when the store could not take it (drive again).
+ */
+export function createRunDrivers(work: BackgroundWork, tell?: (ctx: AgentContext, runId: string, error: unknown) => Promise<boolean>): RunDrivers {
   const drivers = new Map<string, { driver: RunDriver; done: Promise<void> }>();
   /** Runs that are ending: nothing may drive them again. */
   const stopped = new Set<string>();
@@ -42,7 +49,17 @@ export function createRunDrivers(work: BackgroundWork): RunDrivers {
           // that is back is used within seconds; after ten minutes of failures the run waits for a restart.
           const tries = (failures.get(runId) ?? 0) + 1;
           failures.set(runId, tries);
-          if (tries <= MAX_REDRIVES) setTimeout(() => kick(ctx, runId), Math.min(250 * 2 ** (tries - 1), 2_000)).unref?.();
+          const redrive = () => {
+            if (tries <= MAX_REDRIVES) setTimeout(() => kick(ctx, runId), Math.min(250 * 2 ** (tries - 1), 2_000)).unref?.();
+          };
+          // Failing again and again is not a blip: a person is told what failed (Retry / Abort). A store that
+          // cannot take the escalation is down: drive again until it is back.
+          if (tries < TELL_AFTER_FAILURES || !tell) redrive();
+          else
+            void tell(ctx, runId, error).then(
+              (told) => (told ? failures.delete(runId) : redrive()),
+              () => redrive(),
+            );
           throw error;
         },
       )

@@ -1,7 +1,7 @@
 /** A Surface for tests and the CLI: it records what a person would see, in order. */
 import type { Text } from '../text/text.ts';
 import type { ConfirmationRecord, EscalationRecord, RunRecord } from '../ports/run-store.ts';
-import type { BoardState, Delivery, EscalationOffer, ProposedPlan, RunSummary, Surface } from '../ports/surface.ts';
+import type { BoardState, ClosedEscalation, Delivery, EscalationOffer, ProposedPlan, RunSummary, Surface } from '../ports/surface.ts';
 
 export type SeenMessage =
   | { kind: 'planning'; runId: string }
@@ -11,6 +11,7 @@ export type SeenMessage =
   | { kind: 'ask'; runId: string; stepId: string; question: string }
   | { kind: 'confirm'; runId: string; confirmation: ConfirmationRecord }
   | { kind: 'notice'; runId: string; text: Text }
+  | { kind: 'closed'; runId: string; escalationIds: string[]; closedBy: Text }
   | { kind: 'summary'; runId: string; summary: RunSummary };
 
 export class InMemorySurface implements Surface {
@@ -48,6 +49,9 @@ export class InMemorySurface implements Surface {
   }
   async notify(run: RunRecord, text: Text): Promise<void> {
     this.messages.push({ kind: 'notice', runId: run.id, text });
+  }
+  async escalationsClosed(run: RunRecord, closed: readonly ClosedEscalation[], closedBy: Text): Promise<void> {
+    this.messages.push({ kind: 'closed', runId: run.id, escalationIds: closed.map((c) => c.escalation.id), closedBy });
   }
   async finish(summary: RunSummary, delivery?: Delivery): Promise<void> {
     if (this.seen(delivery)) return;

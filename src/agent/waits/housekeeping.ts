@@ -6,17 +6,20 @@
  * anything. It also reports steps that look stuck. Every replica sweeps; the store's claimReminder lets
  * each message go out once, and finishRun's conditional transition lets one replica expire a plan.
  */
+import { WAITING_RUN_STATUSES } from '../model/run-moves.ts';
 import type { AgentContext, HousekeepingSettings } from '../context.ts';
 import type { RunRecord, RunStatus } from '../ports/run-store.ts';
 import { finishRun } from '../execution/run-ending.ts';
 import { expireConfirmation } from '../decisions/target-decision.ts';
 import { escalationOffer } from '../execution/escalation-offer.ts';
+import { escalate } from '../execution/escalation.ts';
+import { withStepTitle } from '../delivery/owed-delivery.ts';
 import { person, type Text, type TextPart, words } from '../text/text.ts';
 
 export const DEFAULT_HOUSEKEEPING: HousekeepingSettings = { remindAfterS: 1800, waitTtlS: 86_400 };
 
 /** Runs that can wait on people or hold running steps. */
-const SWEPT: readonly RunStatus[] = ['awaiting-approval', 'awaiting-answer', 'executing', 'paused', 'rolling-back'];
+const SWEPT: readonly RunStatus[] = WAITING_RUN_STATUSES;
 /** Far more than are ever waiting at once; the newest come first. */
 const SWEEP_LIMIT = 1000;
 /** Approvers named in a reminder; a longer list is a group's job. */
@@ -26,7 +29,7 @@ const MINUTE = 60_000;
 export async function runHousekeeping(ctx: AgentContext, now: Date): Promise<void> {
   const settings = { ...DEFAULT_HOUSEKEEPING, ...ctx.settings.housekeeping };
   const runs = await ctx.store.listRuns({ limit: SWEEP_LIMIT, statuses: SWEPT });
-  const checks = [remindOrExpireApproval, remindOrResendEscalations, remindOrResendQuestions, remindOrExpireConfirmations, reportStuckSteps];
+  const checks = [remindOrExpireApproval, remindOrResendEscalations, remindOrResendQuestions, remindOrExpireConfirmations, reportStuckSteps, findHangingRun];
   for (const run of runs) {
     for (const check of checks) {
       // One bad run (or one failing check) must not stop the sweep.
@@ -119,8 +122,40 @@ async function remindOrExpireConfirmations(ctx: AgentContext, run: RunRecord, no
     }
     const key = `v${confirmation.planVersion}/${confirmation.stepId}${stage === 'expire' ? '#expired' : ''}`;
     if (!(await ctx.store.claimReminder({ runId: run.id, kind: 'confirm-reping', key }))) continue;
-    await ctx.surface.confirmTarget(run, confirmation);
+    await ctx.surface.confirmTarget(run, await withStepTitle(ctx, confirmation));
   }
+}
+
+/**
+ * A run that waits for nobody: paused with no open wait (no escalation, question, Confirm or waiting step)
+ * is handed to a person with Retry / Abort; an executing run on a store this process has alone gets its
+ * driver back (a live one is only woken), which goes on or, failing again and again, escalates.
+ */
+async function findHangingRun(ctx: AgentContext, run: RunRecord): Promise<void> {
+  if (run.status === 'executing' && ctx.soleOwner) return ctx.kick(run.id);
+  if (run.status !== 'paused') return;
+  const [escalations, questions, confirmations, steps] = await Promise.all([
+    ctx.store.listEscalations(run.id),
+    ctx.store.listQuestions(run.id),
+    ctx.store.listConfirmations(run.id),
+    ctx.store.listSteps(run.id),
+  ]);
+  const waits =
+    escalations.some((e) => e.status === 'open') ||
+    questions.some((q) => q.answer === null) ||
+    confirmations.some((c) => c.status === 'pending') ||
+    steps.some((step) => step.status === 'waiting');
+  if (waits) return;
+  // The run changed meanwhile (an answer resumed it): the escalation would be about nothing.
+  if ((await ctx.store.getRun(run.id))?.status !== 'paused') return;
+  await escalate(ctx, {
+    runId: run.id,
+    planVersion: run.currentPlanVersion,
+    stepId: null,
+    kind: 'driver-failed',
+    message: 'the run was paused with nothing left for anyone to answer',
+    pauseFrom: [],
+  });
 }
 
 /** The approvers by name, for a reminder, when there are few enough to name. */

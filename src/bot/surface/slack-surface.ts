@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ConfirmationRecord, EscalationRecord, RunRecord } from '../../agent/ports/run-store.ts';
-import type { BoardState, Delivery, EscalationOffer, ProposedPlan, RunSummary, Surface } from '../../agent/ports/surface.ts';
+import type { BoardState, ClosedEscalation, Delivery, EscalationOffer, ProposedPlan, RunSummary, Surface } from '../../agent/ports/surface.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { AgentStatus, type SessionStatus } from './agent-status.ts';
 import { BoardPublisher, type BoardStyle } from './board-publisher.ts';
@@ -8,7 +8,7 @@ import { PlanMessages } from './plan-messages.ts';
 import { describeError } from './replies.ts';
 import { findOwedInThread, owedMetadata, postFindable, type PostSettle } from './owed-messages.ts';
 import { isPostOutcomeUnknown, type SlackClient } from './slack-client.ts';
-import { escalationMessage } from '../views/run/escalation.ts';
+import { closedEscalationMessage, escalationMessage } from '../views/run/escalation.ts';
 import { asSlackBlocks, type MessageView } from '../views/limits.ts';
 import { planMessages } from '../views/plan/plan-message.ts';
 import { planningFailedMessage, plannerUnavailableMessage } from '../views/run/planner-unavailable.ts';
@@ -122,6 +122,16 @@ export class SlackSurface implements Surface {
   async escalate(run: RunRecord, escalation: EscalationRecord, offer: EscalationOffer, delivery?: Delivery): Promise<void> {
     await this.status.session(run.id, run.conversation, 'suspended');
     await this.post(run, escalationMessage({ escalation, offer, escalateTo: this.options.escalateTo }), delivery);
+  }
+
+  /** Escalations another answer closed: each message, found by its key, becomes one line saying so (best effort). */
+  async escalationsClosed(run: RunRecord, closed: readonly ClosedEscalation[], closedBy: Text): Promise<void> {
+    for (const { escalation, stepTitle, key } of closed) {
+      const ts = await findOwedInThread(this.options.client, run.conversation, key);
+      if (!ts) continue;
+      const view = closedEscalationMessage({ escalation, stepTitle, closedBy });
+      await this.options.client.chat.update({ channel: run.conversation.channel, ts, text: view.text, blocks: asSlackBlocks(view.blocks) });
+    }
   }
 
   /** An ask_human step: the question with an Answer button (the step's id stays in the logs). */

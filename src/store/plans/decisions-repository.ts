@@ -11,6 +11,7 @@ import { appendEvent } from '../runs/events-repository.ts';
 import { jsonParam, rawRows } from '../engine/raw-rows.ts';
 import { fromRawRun, type RawRunRow } from '../runs/run-rows.ts';
 import { toRunRecord } from '../runs/runs-repository.ts';
+import { setStepStatus } from '../steps/steps-repository.ts';
 import { approvals, escalations, events, questions, runs, steps } from '../schema.ts';
 
 const refused = (code: DecisionRefusalCode, run: RunRecord | undefined) => ({ ok: false as const, code, run });
@@ -32,6 +33,7 @@ async function moveRun(tx: Db, run: RunRecord, to: RunRecord['status'] | undefin
  * that escalation is still open before anything else is written: a transaction.
  */
 export function recordDecision(db: Db, input: DecisionInput): Promise<DecisionResult> {
+  if (input.steps?.length && !input.escalation) throw new Error('steps move with an escalation decision only');
   return input.escalation ? recordEscalationDecision(db, input) : recordDecisionAtOnce(db, input);
 }
 
@@ -63,7 +65,7 @@ async function recordDecisionAtOnce(db: Db, input: DecisionInput): Promise<Decis
         alsoResolve
           ? sql`, also_resolved as (
               update ${escalations} set status = 'resolved', resolution = ${alsoResolve.action}, resolved_by = ${alsoResolve.userId}, resolved_at = now()
-              where run_id in (select id from go) and status = 'open' and kind = ${alsoResolve.kind})`
+              where run_id in (select id from go) and status = 'open'${alsoResolve.kind ? sql` and kind = ${alsoResolve.kind}` : sql``})`
           : sql``
       }${
         approval
@@ -107,8 +109,10 @@ function recordEscalationDecision(db: Db, input: DecisionInput): Promise<Decisio
       await tx
         .update(escalations)
         .set({ status: 'resolved', resolution: action, resolvedBy: userId, resolvedAt: sql`now()` })
-        .where(and(eq(escalations.runId, run.id), eq(escalations.status, 'open'), eq(escalations.kind, kind)));
+        .where(and(eq(escalations.runId, run.id), eq(escalations.status, 'open'), kind ? eq(escalations.kind, kind) : undefined));
     }
+    // A move whose step is no longer where it was (a peer moved it) is left as it is.
+    for (const move of input.steps ?? []) await setStepStatus(tx, { runId: run.id, ...move });
     if (input.approval) {
       if (input.planVersion === null) throw new Error('an approval binds to a plan version');
       const { userId, decision, via = 'person', need = null, why = null, digest = null, policyHash = null, policyRules = null } = input.approval;

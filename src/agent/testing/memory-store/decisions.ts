@@ -6,6 +6,7 @@ import type { AnswerInput, DecisionInput, DecisionRefusalCode, DecisionResult, P
 import type { QuestionRecord } from '../../ports/human-input.ts';
 import type { RunRecord } from '../../ports/runs.ts';
 import { insertApproval } from './plans.ts';
+import { moveStep } from './steps.ts';
 import { byTick, copy, stepKey, text, type MemoryTables, type RunRow, type Write } from './tables.ts';
 
 const refused = (code: DecisionRefusalCode, run: RunRecord | undefined) => ({ ok: false as const, code, run: copy(run) });
@@ -24,6 +25,7 @@ function moveRun(row: RunRow, to: RunRecord['status'] | undefined, write: Write)
 
 function decide(tables: MemoryTables, input: DecisionInput): DecisionResult {
   if (input.approval && input.planVersion === null) throw new Error('an approval binds to a plan version');
+  if (input.steps?.length && !input.escalation) throw new Error('steps move with an escalation decision only');
   const write = tables.begin();
   const row = tables.runs.get(input.runId);
   const refusedFor = refusal(row?.run, input);
@@ -35,9 +37,12 @@ function decide(tables: MemoryTables, input: DecisionInput): DecisionResult {
   const also = input.alsoResolve;
   if (also) {
     for (const open of tables.escalations.values()) {
-      if (open.runId === row.run.id && open.status === 'open' && open.kind === also.kind) Object.assign(open, resolve(also.action, also.userId));
+      if (open.runId === row.run.id && open.status === 'open' && (!also.kind || open.kind === also.kind))
+        Object.assign(open, resolve(also.action, also.userId));
     }
   }
+  // A move whose step is no longer where it was (a peer moved it) is left as it is.
+  for (const move of input.steps ?? []) moveStep(tables, { runId: row.run.id, ...move }, write);
   if (input.approval) insertApproval(tables, { ...input.approval, runId: row.run.id, planVersion: input.planVersion! }, write);
   moveRun(row, input.to, write);
   tables.appendEvent(row, input.event, write);

@@ -17,8 +17,10 @@ import { memorySummary } from './summary.ts';
 import { MemoryTables } from './tables.ts';
 import { memoryUsage } from './usage.ts';
 
-export function createMemoryRunStore(): RunStore {
+/** `onRunMove`: told of every change of a run's status (tests of the run-status table). */
+export function createMemoryRunStore(options: { onRunMove?: MemoryTables['onRunMove'] } = {}): RunStore {
   const tables = new MemoryTables();
+  tables.onRunMove = options.onRunMove;
   const ports = {
     ...memoryRuns(tables),
     ...memoryOutbox(tables),

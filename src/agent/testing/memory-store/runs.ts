@@ -6,6 +6,19 @@ import { copy, json, leaseEnd, maybeText, newHexId, newId, text, type MemoryTabl
 /** Newest first, as `order by created_at desc, id desc`. */
 const newestFirst = (a: RunRow, b: RunRow) => b.tick - a.tick || b.run.id.localeCompare(a.run.id);
 
+/** Every write of the run's status, whichever method makes it, is told to `tables.onRunMove`. */
+function watchStatus(tables: MemoryTables, run: RunRecord): void {
+  let status = run.status;
+  Object.defineProperty(run, 'status', {
+    enumerable: true,
+    get: () => status,
+    set: (to: RunRecord['status']) => {
+      if (to !== status) tables.onRunMove?.(run.id, status, to);
+      status = to;
+    },
+  });
+}
+
 export function memoryRuns(tables: MemoryTables): RunsPort {
   return {
     async createRun(input) {
@@ -37,6 +50,7 @@ export function memoryRuns(tables: MemoryTables): RunsPort {
         leaseUntil: input.lease ? leaseEnd(write, input.lease.leaseMs) : null,
         tick: write.tick,
       };
+      watchStatus(tables, run);
       tables.runs.set(run.id, row);
       if (input.created) tables.appendEvent(row, { type: 'run-created', data: input.created }, write);
       return copy(run);

@@ -15,6 +15,22 @@ function approvedToRun(tables: MemoryTables, step: StepRecord): boolean {
   return approved && (step.kind === 'rollback' || (run?.status === 'executing' && run.currentPlanVersion === step.planVersion));
 }
 
+/** setStepStatus: a step not running moves from one of `from` to `to` (also in a decision's write). */
+export function moveStep(tables: MemoryTables, input: Parameters<StepsPort['setStepStatus']>[0], write: Write): boolean {
+  const step = tables.steps.get(stepKey(input));
+  if (!step || !input.from.includes(step.status)) return false;
+  if (input.whileRunIs && tables.runs.get(input.runId)?.run.status !== input.whileRunIs) return false;
+  Object.assign(step, {
+    status: input.to,
+    ...(input.output !== undefined ? { output: json(input.output) } : {}),
+    ...(input.error !== undefined ? { error: json(input.error) } : {}),
+    finishedAt: SETTLED.includes(input.to) ? (step.finishedAt ?? write.now) : null,
+    leaseOwner: null,
+    leaseUntil: null,
+  });
+  return true;
+}
+
 function finish(tables: MemoryTables, input: FinishStepInput, write: Write): boolean {
   const step = tables.steps.get(stepKey(input));
   if (!step || step.status !== 'running' || step.attempt !== input.attempt) return false;
@@ -139,19 +155,7 @@ export function memorySteps(tables: MemoryTables): StepsPort {
     finishStepAndClaim: async (finishInput, claims) =>
       transitions(tables, { runId: finishInput.runId, planVersion: finishInput.planVersion, finish: finishInput, claims }),
     async setStepStatus(input) {
-      const write = tables.begin();
-      const step = tables.steps.get(stepKey(input));
-      if (!step || !input.from.includes(step.status)) return false;
-      if (input.whileRunIs && tables.runs.get(input.runId)?.run.status !== input.whileRunIs) return false;
-      Object.assign(step, {
-        status: input.to,
-        ...(input.output !== undefined ? { output: json(input.output) } : {}),
-        ...(input.error !== undefined ? { error: json(input.error) } : {}),
-        finishedAt: SETTLED.includes(input.to) ? (step.finishedAt ?? write.now) : null,
-        leaseOwner: null,
-        leaseUntil: null,
-      });
-      return true;
+      return moveStep(tables, input, tables.begin());
     },
     async listRunningSteps(runIds) {
       const wanted = new Set(runIds);

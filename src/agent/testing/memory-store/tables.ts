@@ -53,6 +53,8 @@ export interface Write {
 
 export class MemoryTables {
   readonly runs = new Map<string, RunRow>();
+  /** Told of every change of a run's status, for tests that hold the store's moves to model/run-moves.ts. */
+  onRunMove: ((runId: string, from: RunRecord['status'], to: RunRecord['status']) => void) | undefined;
   readonly planVersions: PlanVersionRecord[] = [];
   readonly approvals: ApprovalRecord[] = [];
   /** Keyed by `stepKey`. */

@@ -1,5 +1,6 @@
 import type { EscalationAnswer, EscalationRecord } from '../../../agent/ports/run-store.ts';
 import type { EscalationOffer } from '../../../agent/ports/surface.ts';
+import type { Text } from '../../../agent/text/text.ts';
 import { ANSWER_WORDS } from '../../../agent/execution/escalation-offer.ts';
 import { encodeEscalationRef, encodePlanRef } from '../button-values.ts';
 import type { Block, Button, MessageView } from '../limits.ts';
@@ -29,6 +30,7 @@ const KIND_LABEL: Record<EscalationRecord['kind'], string> = {
   'step-failed': 'A step failed',
   budget: 'The run reached a limit',
   'replan-failed': 'Replanning failed',
+  'driver-failed': 'The run stopped on an error',
   'not-approved': 'A plan version cannot run',
 };
 
@@ -83,6 +85,13 @@ export function resolvedEscalationMessage(input: { headline: string | undefined;
   return { text: truncate(line, 300), blocks: [context(line)] };
 }
 
+/** An escalation another answer closed (an Abort, a new plan): one line, what it was and who closed it. */
+export function closedEscalationMessage(input: { escalation: EscalationRecord; stepTitle: string | null; closedBy: Text }): MessageView {
+  const what = `*${KIND_LABEL[input.escalation.kind]}*${input.stepTitle ? `: ${escapeText(truncate(input.stepTitle, 200))}` : ''}`;
+  const line = `:ballot_box_with_check: ${what} — closed, nothing more to decide: ${storedWords(input.closedBy, 300)}`;
+  return { text: truncate(line, 300), blocks: [context(line)] };
+}
+
 /** What already changed and what waits, said once, in plain words. */
 function standing(offer: EscalationOffer, kind: EscalationRecord['kind']): string {
   const list = (titles: string[]) => {
@@ -108,6 +117,7 @@ function explain(answer: EscalationAnswer, offer: EscalationOffer, kind: Escalat
   const label = `*${ANSWER_WORDS[answer].label}*`;
   switch (answer) {
     case 'retry':
+      if (kind === 'driver-failed') return `${label} goes on from where the run stopped`;
       return kind === 'uncertain-side-effect' ? `${label} runs ${step} again (check first that it did not happen)` : `${label} runs ${step} again`;
     case 'skip':
       return kind === 'evaluation-failed' ? `${label} accepts its result and goes on` : `${label} goes on without it`;

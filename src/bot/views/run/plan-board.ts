@@ -71,7 +71,9 @@ export function planBoard(board: BoardState, options: BoardOptions = {}): Messag
 
 function taskCard(step: BoardStep, number: string, full: boolean): types.TaskCardBlock {
   const idPrefix = step.kind === 'rollback' ? 'rollback-' : '';
-  const details = [step.status === 'waiting' || step.unchecked ? stepWords(step) : (DETAIL_WORDS[step.status] ?? stepWords(step))];
+  const details = [
+    step.status === 'waiting' || step.unchecked || step.waitingFor === 'decision' ? stepWords(step) : (DETAIL_WORDS[step.status] ?? stepWords(step)),
+  ];
   const took = stepDuration(step);
   if (took) details.push(took);
   const mark = step.status === 'succeeded' && step.unchecked ? ' (not checked)' : (TITLE_MARK[step.status] ?? '');

@@ -91,9 +91,14 @@ export function waitingLine(board: BoardState, options: BoardOptions = {}): stri
     const who = board.requester ? `${mention(board.requester)} (or an approver)` : 'the person who asked (or an approver)';
     return `:raised_hand: Waiting for ${who} to answer step ${number(waiting)} (${escapeText(truncate(waiting.title, 100))}) in this thread.`;
   }
-  if (board.phase?.phase === 'waiting' && board.phase.for === 'decision') {
+  const undecided = forward.filter((step) => step.waitingFor === 'decision');
+  if (undecided.length || (board.phase?.phase === 'waiting' && board.phase.for === 'decision')) {
     const who = options.escalateTo ? mention(options.escalateTo) : 'a person';
-    return `:raised_hand: Waiting for ${who} to decide what happens next — the question is in this thread.`;
+    // Each failed step waits on its own decision; the rest of the run goes on around them.
+    const which = undecided.map((step) => `step ${number(step)} (${escapeText(truncate(step.title, 100))})`);
+    if (which.length === 0) return `:raised_hand: Waiting for ${who} to decide what happens next — the question is in this thread.`;
+    const list = which.length > 1 ? `${which.slice(0, -1).join(', ')} and ${which.at(-1)}` : which[0]!;
+    return `:raised_hand: Waiting for ${who} to decide on ${list} — ${which.length > 1 ? 'each question is' : 'the question is'} in this thread.`;
   }
   return undefined;
 }
@@ -170,6 +175,7 @@ export const STEP_LABEL: Record<StepStatus, string> = {
 /** A step's state in words, with whom a wait is for and a result that could not be checked. */
 export function stepWords(step: BoardStep): string {
   if (step.status === 'waiting') return step.waitingFor === 'confirm' ? 'waiting for an approver to confirm' : 'waiting for an answer';
+  if (step.waitingFor === 'decision') return `${STEP_LABEL[step.status]} — waiting for a person to decide (the question is in this thread)`;
   if (step.status === 'succeeded' && step.unchecked) return 'done, but its result could not be checked';
   return STEP_LABEL[step.status];
 }

@@ -3,7 +3,7 @@ import { encodeStepRef } from '../button-values.ts';
 import type { Block, MessageView } from '../limits.ts';
 import { lineSections, splitIntoMessages } from '../message-split.ts';
 import { RISK_BADGE } from '../plan/step-format.ts';
-import { context, escapeText, mention, section } from '../text.ts';
+import { context, escapeText, mention, section, truncate } from '../text.ts';
 
 export const TARGET_CONFIRM_ACTION = 'target-confirm';
 export const TARGET_ABORT_ACTION = 'target-abort';
@@ -15,7 +15,9 @@ export const TARGET_ABORT_ACTION = 'target-abort';
  */
 export function targetConfirmationMessages(input: { confirmation: ConfirmationRecord; escalateTo: string | undefined }): MessageView[] {
   const { confirmation } = input;
-  const step = `step \`${escapeText(confirmation.stepId)}\` (\`${escapeText(confirmation.tool)}\`, ${RISK_BADGE[confirmation.risk]})`;
+  // The step by its sentence, as the plan showed it (its id and tool stay in the full plan view and the logs).
+  const named = confirmation.stepTitle ? `“${escapeText(truncate(confirmation.stepTitle, 200))}”` : 'this step';
+  const step = `${named} (${RISK_BADGE[confirmation.risk]})`;
   const who = input.escalateTo ? `${mention(input.escalateTo)} ` : '';
   const head: Block[] = [
     section(
@@ -43,8 +45,8 @@ export function targetConfirmationMessages(input: { confirmation: ConfirmationRe
     head,
     body: lineSections(lines),
     tail,
-    text: `Confirm what step ${confirmation.stepId} (${confirmation.tool}) acts on`,
-    continued: (index, count) => `Confirm for step ${confirmation.stepId}, continued (${index}/${count})`,
+    text: truncate(`Confirm what ${confirmation.stepTitle ? `“${confirmation.stepTitle}”` : 'a step'} acts on`, 300),
+    continued: (index, count) => `Confirm, continued (${index}/${count})`,
   });
 }
 

@@ -32,6 +32,20 @@ export function slackErrorCode(error: unknown): string | undefined {
   return (error as { data?: { error?: string } } | undefined)?.data?.error;
 }
 
+/**
+ * Whether a Web API call failed because Slack gave no answer in time (the client's timeout, after its
+ * retries), rather than answering with an error: the failure an operator sees as Slack hanging.
+ */
+export function isSlackTimeout(error: unknown): boolean {
+  let current: unknown = error;
+  // The client wraps the fetch's error (`original`); a post's wrapper keeps it as its `cause`.
+  for (let depth = 0; current instanceof Object && depth < 4; depth += 1) {
+    if ((current as { name?: unknown }).name === 'TimeoutError') return true;
+    current = (current as { original?: unknown }).original ?? (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** Whether a Web API call failed as a post that Slack may have made (the client did not send it again). */
 export function isPostOutcomeUnknown(error: unknown): boolean {
   if (error instanceof PostOutcomeUnknownError) return true;

@@ -70,6 +70,8 @@ export interface StartOptions {
  */
 export interface SlackTimings {
   requestTimeoutMs?: number;
+  /** The client's wait between tries of a call (default 0.5 s doubling to 5 s). */
+  retryBackoffMs?: { min: number; max: number };
   postSettle?: PostSettle;
   boardRetryBaseMs?: number;
 }
@@ -102,7 +104,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       demo ? { ...options, config: demo.config, local: true, workspace: demo.workspace } : options,
       cleanups,
     );
-    const services = await buildServices(config, logger, cleanups, { demoLlm: demo?.llm, slackTimeoutMs: options.slackTimings?.requestTimeoutMs });
+    const services = await buildServices(config, logger, cleanups, { demoLlm: demo?.llm, slackTimings: options.slackTimings });
     const { database, store, slackClient, runbooks, metrics } = services;
     const surface = new SlackSurface({
       client: slackClient,
@@ -220,7 +222,7 @@ async function buildServices(
   config: Readonly<Config>,
   logger: Logger,
   cleanups: Cleanups,
-  { demoLlm, slackTimeoutMs }: { demoLlm?: LlmClient; slackTimeoutMs?: number },
+  { demoLlm, slackTimings }: { demoLlm?: LlmClient; slackTimings?: SlackTimings },
 ): Promise<Services> {
   const database: Database = await openConfiguredDatabase(config);
   cleanups.add(() => database.close());
@@ -237,7 +239,8 @@ async function buildServices(
   const untracedLlm = demoLlm ?? createLlmClient({ config, logger, onUsage: (usage) => store.recordUsage(usage) });
   const llm = tracing?.llm(untracedLlm) ?? untracedLlm;
   const slackClient = createSlackClient(config, logger, {
-    timeoutMs: slackTimeoutMs,
+    timeoutMs: slackTimings?.requestTimeoutMs,
+    retryBackoffMs: slackTimings?.retryBackoffMs,
     // A Slack that hangs is told apart from one that answers with errors.
     onError: (error) => metrics.apiErrors.inc({ api: 'slack', kind: isSlackTimeout(error) ? 'timeout' : 'error' }),
   });

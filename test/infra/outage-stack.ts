@@ -61,7 +61,7 @@ export interface OutageStack {
 export async function startOutageStack(
   store: { DATABASE_URL: string } | { DATA_DIR: string } | 'pglite',
   env: Record<string, string> = {},
-  slackTimings?: SlackTimings,
+  extra: { slackTimings?: SlackTimings; logs?: Record<string, unknown>[] } = {},
 ): Promise<OutageStack> {
   const dir = mkdtempSync(path.join(tmpdir(), 'tandem-outage-'));
   mkdirSync(path.join(dir, 'runbooks'));
@@ -86,7 +86,12 @@ export async function startOutageStack(
     ...(store === 'pglite' ? { DATA_DIR: path.join(dir, 'data') } : store),
     ...env,
   });
-  const runtime = await startTandem({ config, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), port: 0, slackTimings });
+  // `logs` collects what an operator would read (warnings and worse), parsed.
+  const { logs } = extra;
+  const logger = logs
+    ? pino({ level: 'warn' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) })
+    : pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const runtime = await startTandem({ config, logger, port: 0, slackTimings: extra.slackTimings });
   const baseUrl = `http://127.0.0.1:${runtime.port}`;
   const driver = new SlackDriver({ eventsUrl: `${baseUrl}/slack/events`, signingSecret: SECRET, fake: slack });
   const thread = (ts: string) => slack.model.thread('C1', ts).filter((m) => m.user === slack.model.bot.userId);

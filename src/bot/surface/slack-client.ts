@@ -83,10 +83,12 @@ export function slackClientOptions(config: Pick<Config, 'slack'>, logger: Logger
 export function createSlackClient(
   config: Pick<Config, 'slack'>,
   logger: Logger,
-  overrides: { retries?: number; timeoutMs?: number; onError?: (error: unknown) => void } = {},
+  overrides: { retries?: number; timeoutMs?: number; retryBackoffMs?: { min: number; max: number }; onError?: (error: unknown) => void } = {},
 ): SlackClient {
   const options = slackClientOptions(config, logger);
   if (overrides.retries !== undefined) options.retryConfig = { ...options.retryConfig, retries: overrides.retries };
+  if (overrides.retryBackoffMs)
+    options.retryConfig = { ...options.retryConfig, minTimeout: overrides.retryBackoffMs.min, maxTimeout: overrides.retryBackoffMs.max };
   if (overrides.timeoutMs !== undefined) options.timeout = overrides.timeoutMs;
   const { onError } = overrides;
   if (!onError) return new webApi.WebClient(config.slack.botToken, options);

@@ -2,12 +2,14 @@
  * Chaos: N runs of a real `tandem start` (mention → Approve → wait, file a GitHub issue, wait → summary),
  * each with one fault injected at random while it runs: the process killed with SIGKILL (right after a
  * mention's ack, after an Approve's ack, or at a random moment) and restarted, the database cut and
- * restored (a TCP proxy; PostgreSQL only), Slack answering 503 for a few seconds, GitHub resetting the
+ * restored (a TCP proxy; PostgreSQL only), Slack answering 503 for a few seconds or not answering at all for
+ * 12–18 s (longer than the bot's Web API timeout), GitHub resetting the
  * write's connection after it took effect, the model answering 503 (the thread offers Try again, which
  * is clicked), or nothing. Slack's side behaves as Slack does: a request not answered 2xx is sent again.
  * Prints runs started/finished/escalated/stuck, duplicated and missing writes, lost acknowledged
  * requests and the time from the end of a fault to the thread moving again.
  * Run: npm run chaos [-- runs]      (PGlite, one process; faults that need PostgreSQL are not drawn)
+ *      CHAOS_FAULTS=slack-hang,slack-5xx npm run chaos   (draws from those faults only)
  *      TEST_DATABASE_URL=postgres://… npm run chaos   (PostgreSQL behind the proxy)
  * Bounded: each run waits at most 60 s for its end; everything listens on 127.0.0.1.
  */
@@ -20,13 +22,17 @@ import { atMost, printFigures } from './support/figures.ts';
 import { PLAN, RUNBOOK_TASK, startChaosWorld, type Replica } from './support/chaos-world.ts';
 
 const RUNS = Number(process.argv[2] ?? 12);
-const FAULTS = ['none', 'kill-event-ack', 'kill-click-ack', 'kill-random', 'db-cut', 'slack-5xx', 'github-reset', 'model-errors'] as const;
+const FAULTS = ['none', 'kill-event-ack', 'kill-click-ack', 'kill-random', 'db-cut', 'slack-5xx', 'slack-hang', 'github-reset', 'model-errors'] as const;
 type Fault = (typeof FAULTS)[number];
+const HANG_EFFECTS = ['at-once', 'on-release', 'never'] as const;
 const RUN_DEADLINE_MS = 60_000;
 
 const world = await startChaosWorld();
 const { slack, github, openai, proxy } = world;
-const drawable = FAULTS.filter((fault) => fault !== 'db-cut' || proxy);
+// CHAOS_FAULTS=slack-hang,db-cut draws from those only (to look at one fault closely).
+const chosen = process.env.CHAOS_FAULTS?.split(',').map((name) => name.trim());
+const drawable = FAULTS.filter((fault) => (fault !== 'db-cut' || proxy) && (!chosen || chosen.includes(fault)));
+if (drawable.length === 0) throw new Error(`CHAOS_FAULTS names none of: ${FAULTS.join(', ')}`);
 let replica: Replica = await world.startReplica();
 const recoveryMs: number[] = [];
 let lostRequests = 0;
@@ -99,6 +105,12 @@ async function breakDuring(fault: Fault, ts: string): Promise<void> {
     slack.outage({ status: 503 });
     await sleep(2000 + Math.random() * 3000);
     slack.outage(undefined);
+    measureRecovery(ts, Date.now());
+  } else if (fault === 'slack-hang') {
+    // Longer than the bot's 10 s Web API timeout: its calls give up while Slack acts on them at once, later, or never.
+    slack.hang({ effect: HANG_EFFECTS[Math.floor(Math.random() * HANG_EFFECTS.length)]! });
+    await sleep(12_000 + Math.random() * 6000);
+    slack.release();
     measureRecovery(ts, Date.now());
   }
 }

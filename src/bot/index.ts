@@ -3,4 +3,5 @@ export { SlackSurface } from './surface/slack-surface.ts';
 
 export { createSlackPoster } from './surface/slack-poster.ts';
 export { createSlackApproverDirectory } from './surface/slack-approver-directory.ts';
-export { createSlackClient, type SlackClient } from './surface/slack-client.ts';
+export { createSlackClient, isSlackTimeout, type SlackClient } from './surface/slack-client.ts';
+export type { PostSettle } from './surface/owed-messages.ts';

@@ -73,7 +73,7 @@ export function createMetrics(): Metrics {
     }),
     apiErrors: new Counter({
       name: 'tandem_api_errors_total',
-      help: 'Slack and GitHub API errors, by API and kind (rate_limited, error)',
+      help: 'Slack and GitHub API errors, by API and kind (rate_limited, timeout: no answer in time, error)',
       labelNames: ['api', 'kind'],
       registers: [registry],
     }),

@@ -7,7 +7,15 @@ import type { ApproverDirectory } from '../agent/ports/approvers.ts';
 import type { LlmClient } from '../agent/ports/llm.ts';
 import type { RunStore } from '../agent/ports/run-store.ts';
 import type { AnyTool } from '../agent/ports/tool.ts';
-import { createSlackApp, createSlackApproverDirectory, createSlackClient, SlackSurface, type SlackClient } from '../bot/index.ts';
+import {
+  createSlackApp,
+  createSlackApproverDirectory,
+  createSlackClient,
+  isSlackTimeout,
+  SlackSurface,
+  type PostSettle,
+  type SlackClient,
+} from '../bot/index.ts';
 import type { Config } from '../config/config.ts';
 import { createLlmClient } from '../integrations/llm/index.ts';
 import { instrumentRunStore } from '../observability/instrumented-store.ts';
@@ -53,6 +61,21 @@ export interface StartOptions {
   replicaId?: string;
   /** Tests only: the schedules' clock, so a schedule fires without waiting for its slot. */
   scheduleClock?: SchedulerClock;
+  /** Slack's Web API timings, shortened by tests: see SlackTimings. */
+  slackTimings?: SlackTimings;
+}
+
+/**
+ * How long a Web API call waits for Slack's answer (default 10 s), how long a post that got none is looked
+ * for in its thread, and the board's first wait before sending again. Not settings: tests shorten them to
+ * show a Slack that hangs for minutes without waiting minutes.
+ */
+export interface SlackTimings {
+  requestTimeoutMs?: number;
+  /** The client's wait between tries of a call (default 0.5 s doubling to 5 s). */
+  retryBackoffMs?: { min: number; max: number };
+  postSettle?: PostSettle;
+  boardRetryBaseMs?: number;
 }
 
 export interface TandemRuntime {
@@ -83,7 +106,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       demo ? { ...options, config: demo.config, local: true, workspace: demo.workspace } : options,
       cleanups,
     );
-    const services = await buildServices(config, logger, cleanups, demo?.llm);
+    const services = await buildServices(config, logger, cleanups, { demoLlm: demo?.llm, slackTimings: options.slackTimings });
     const { database, store, slackClient, runbooks, metrics } = services;
     const surface = new SlackSurface({
       client: slackClient,
@@ -93,6 +116,8 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       showCost: config.showCost,
       confidenceThreshold: config.confidenceThreshold,
       approvers: config.approvers,
+      postSettle: options.slackTimings?.postSettle,
+      boardRetryBaseMs: options.slackTimings?.boardRetryBaseMs,
       onBoardPosted: async (runId, ts) => {
         await store.updateRun(runId, { boardRef: ts });
       },
@@ -196,7 +221,12 @@ interface Services {
 }
 
 /** What the agent and the Slack app share: the database and store, the model client, the tools and runbooks. */
-async function buildServices(config: Readonly<Config>, logger: Logger, cleanups: Cleanups, demoLlm?: LlmClient): Promise<Services> {
+async function buildServices(
+  config: Readonly<Config>,
+  logger: Logger,
+  cleanups: Cleanups,
+  { demoLlm, slackTimings }: { demoLlm?: LlmClient; slackTimings?: SlackTimings },
+): Promise<Services> {
   const database: Database = await openConfiguredDatabase(config);
   cleanups.add(() => database.close());
   const metrics = createMetrics();
@@ -211,7 +241,12 @@ async function buildServices(config: Readonly<Config>, logger: Logger, cleanups:
   // role's calls (llm_task runs inside a tool), so it alone records usage against the run.
   const untracedLlm = demoLlm ?? createLlmClient({ config, logger, onUsage: (usage) => store.recordUsage(usage) });
   const llm = tracing?.llm(untracedLlm) ?? untracedLlm;
-  const slackClient = createSlackClient(config, logger, { onError: () => metrics.apiErrors.inc({ api: 'slack', kind: 'error' }) });
+  const slackClient = createSlackClient(config, logger, {
+    timeoutMs: slackTimings?.requestTimeoutMs,
+    retryBackoffMs: slackTimings?.retryBackoffMs,
+    // A Slack that hangs is told apart from one that answers with errors.
+    onError: (error) => metrics.apiErrors.inc({ api: 'slack', kind: isSlackTimeout(error) ? 'timeout' : 'error' }),
+  });
   countSlackRateLimits(slackClient, metrics);
   const built = await buildTools(config, { llm, slackClient, logger, onGithubClient: (github) => countGithubErrors(github, metrics) });
   cleanups.add(built.close);

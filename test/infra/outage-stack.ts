@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { startTandem, type TandemRuntime } from '../../src/runtime/start-tandem.ts';
+import { startTandem, type SlackTimings, type TandemRuntime } from '../../src/runtime/start-tandem.ts';
 import { SlackDriver, SlackFakeServer, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { startFakeGithub, type FakeGithub } from '../fakes/github-server.ts';
 
@@ -26,6 +26,19 @@ plan:
     - { id: s1, title: Wait a moment, tool: wait, args: { seconds: 1 } }
     - { id: s2, title: File the issue, tool: github_create_issue, args: { repo: acme/api, title: Outage drill, body: A drill }, dependsOn: [s1] }
     - { id: s3, title: Settle, tool: wait, args: { seconds: 1 }, dependsOn: [s2] }
+`;
+
+/** A run that owes its thread a question, then (when GitHub fails the write) an escalation, then its summary. */
+const QUESTION_RUNBOOK = `name: outage-question
+pattern: "drill with a question"
+plan:
+  goal: File the outage drill issue once someone says so
+  confidence: 0.9
+  steps:
+    - { id: s1, title: Get ready, tool: wait, args: { seconds: 2 } }
+    - { id: s2, title: Ask whether to file, tool: ask_human, args: { question: Shall I file the drill issue? }, dependsOn: [s1] }
+    - { id: s3, title: File the issue, tool: github_create_issue, args: { repo: acme/api, title: Outage drill, body: A drill }, dependsOn: [s2] }
+    - { id: s4, title: Settle, tool: wait, args: { seconds: 1 }, dependsOn: [s3] }
 `;
 
 export interface OutageStack {
@@ -48,6 +61,7 @@ export interface OutageStack {
 export async function startOutageStack(
   store: { DATABASE_URL: string } | { DATA_DIR: string } | 'pglite',
   env: Record<string, string> = {},
+  extra: { slackTimings?: SlackTimings; logs?: Record<string, unknown>[] } = {},
 ): Promise<OutageStack> {
   const dir = mkdtempSync(path.join(tmpdir(), 'tandem-outage-'));
   mkdirSync(path.join(dir, 'runbooks'));
@@ -57,6 +71,7 @@ export async function startOutageStack(
     path.join(dir, 'runbooks', 'outage-noted.yml'),
     RUNBOOK.replace('name: outage', 'name: outage-noted').replace('issue"', 'issue noting {note}"'),
   );
+  writeFileSync(path.join(dir, 'runbooks', 'outage-question.yml'), QUESTION_RUNBOOK);
   const slack = await new SlackFakeServer({ token: TOKEN }).start();
   const github = await startFakeGithub();
   github.addRepo('acme/api');
@@ -71,7 +86,12 @@ export async function startOutageStack(
     ...(store === 'pglite' ? { DATA_DIR: path.join(dir, 'data') } : store),
     ...env,
   });
-  const runtime = await startTandem({ config, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), port: 0 });
+  // `logs` collects what an operator would read (warnings and worse), parsed.
+  const { logs } = extra;
+  const logger = logs
+    ? pino({ level: 'warn' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) })
+    : pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const runtime = await startTandem({ config, logger, port: 0, slackTimings: extra.slackTimings });
   const baseUrl = `http://127.0.0.1:${runtime.port}`;
   const driver = new SlackDriver({ eventsUrl: `${baseUrl}/slack/events`, signingSecret: SECRET, fake: slack });
   const thread = (ts: string) => slack.model.thread('C1', ts).filter((m) => m.user === slack.model.bot.userId);

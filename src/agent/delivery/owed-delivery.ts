@@ -51,15 +51,49 @@ export function sweepOwed(ctx: AgentContext, options: { startUp: boolean }): Pro
   return deliverClaimed(ctx, () => ctx.store.claimOwed({ owner: ctx.owner, leaseMs: OWED_LEASE_MS, all: options.startUp && ctx.soleOwner, limit: 50 }));
 }
 
+/**
+ * Owed messages this process is delivering now, per agent. A Slack that hangs can hold one delivery for
+ * minutes: a second claim of the same message meanwhile (the run's own delivery, or a sweep) leaves it to
+ * the first, which would otherwise race it to the thread and post it twice.
+ */
+const delivering = new WeakMap<AgentContext, Set<string>>();
+
 async function deliverClaimed(ctx: AgentContext, claim: () => Promise<OwedMessage[]>): Promise<void> {
+  const inFlight = delivering.get(ctx) ?? new Set<string>();
+  delivering.set(ctx, inFlight);
+  // A run whose earlier message is not delivered (under way here, or failed just now) gets its later ones after it, so its thread reads in order.
+  const waiting = new Set<string>();
   for (const message of await claim()) {
+    if (inFlight.has(message.id)) {
+      waiting.add(message.runId);
+      continue;
+    }
+    if (waiting.has(message.runId)) {
+      await ctx.store.deferOwed({ id: message.id, retryInMs: RETRY_MS }).catch(() => undefined);
+      continue;
+    }
+    inFlight.add(message.id);
     try {
-      await deliverOne(ctx, message);
+      await withLeaseHeld(ctx, message.id, () => deliverOne(ctx, message));
       await ctx.store.markOwedSent(message.id);
     } catch (error) {
+      waiting.add(message.runId);
       ctx.logger.warn({ err: error, runId: message.runId, owed: message.id, attempts: message.attempts }, 'delivering an owed message failed; will retry');
       await ctx.store.deferOwed({ id: message.id, retryInMs: RETRY_MS }).catch(() => undefined);
+    } finally {
+      inFlight.delete(message.id);
     }
+  }
+}
+
+/** Runs `work` while renewing the message's lease, so no peer takes it over while Slack is slow to answer. */
+async function withLeaseHeld(ctx: AgentContext, id: string, work: () => Promise<void>): Promise<void> {
+  const renewal = setInterval(() => void ctx.store.deferOwed({ id, retryInMs: OWED_LEASE_MS }).catch(() => undefined), OWED_LEASE_MS / 3);
+  renewal.unref?.();
+  try {
+    await work();
+  } finally {
+    clearInterval(renewal);
   }
 }
 

@@ -40,7 +40,7 @@ export interface BoardPublisherOptions {
   intervalMs?: number;
   /** Called once the board message exists, so the store can keep its ts as the run's boardRef. */
   onBoardPosted?: (runId: string, ts: string) => Promise<void>;
-  /** First wait after a send the client gave up on; doubles per failure up to 30 s. */
+  /** First wait after a send the client gave up on (default 1 s); doubles per failure up to 30 times it. */
   retryBaseMs?: number;
   /** TANDEM_ESCALATE_TO: a board paused by an escalation says it waits for them. */
   escalateTo?: string | undefined;
@@ -116,12 +116,24 @@ export class BoardPublisher {
    * held up for long by a Slack that keeps refusing; the board keeps retrying in the background.
    */
   async finish(runId: string, deadlineMs = 20_000): Promise<void> {
+    this.sendNow(runId);
     await this.settleWithin(runId, deadlineMs);
     const ts = this.boards.get(runId)?.ts;
     this.boards.delete(runId);
     if (!ts) return;
     this.finishedTs.set(runId, ts);
     if (this.finishedTs.size > 1000) this.finishedTs.delete(this.finishedTs.keys().next().value!);
+  }
+
+  /**
+   * A state waiting out its backoff after failed sends goes now: the run's summary is about to follow it,
+   * and Slack may be back (a summary's delivery is tried again every few seconds; a board's backoff reaches 30 s).
+   */
+  private sendNow(runId: string): void {
+    const entry = this.boards.get(runId);
+    if (!entry?.timer || entry.failures === 0) return;
+    clearTimeout(entry.timer);
+    this.flush(runId, entry);
   }
 
   /** `settle`, waiting at most `deadlineMs`. */
@@ -164,7 +176,8 @@ export class BoardPublisher {
       // after this one did, however long this one took on the way.
       entry.lastSentAt = Date.now();
       if (entry.dirty) {
-        const backoff = entry.failures > 0 ? Math.min(30_000, (this.options.retryBaseMs ?? 1000) * 2 ** (entry.failures - 1)) : 0;
+        const base = this.options.retryBaseMs ?? 1000;
+        const backoff = entry.failures > 0 ? Math.min(30 * base, base * 2 ** (entry.failures - 1)) : 0;
         this.schedule(runId, entry, backoff);
       } else {
         for (const resolve of entry.settled.splice(0)) resolve();
@@ -254,9 +267,17 @@ const PERMANENT = new Set([
 /** What Slack answers for a block type it does not take in this workspace or on this method. */
 const REFUSED_BLOCKS = new Set(['invalid_blocks', 'invalid_blocks_format', 'unsupported_block_type']);
 
+/** Slack's own words for being down or busy: like no answer at all, they pass. */
+const OUTAGE = new Set(['service_unavailable', 'internal_error', 'fatal_error', 'request_timeout', 'ratelimited']);
+
+/**
+ * A Slack that is down (no answer, a timeout, a 5xx, an outage code) is waited out however long it
+ * lasts: the board's final state must land. An error Slack answered with is tried MAX_FAILURES times.
+ */
 function retryVerdict(error: unknown, failures: number): 'retry' | 'repost' | 'give-up' {
   const code = slackErrorCode(error);
   if (code === 'message_not_found') return 'repost';
-  if ((code && PERMANENT.has(code)) || failures >= MAX_FAILURES) return 'give-up';
-  return 'retry';
+  if (code && PERMANENT.has(code)) return 'give-up';
+  if (!code || OUTAGE.has(code)) return 'retry';
+  return failures >= MAX_FAILURES ? 'give-up' : 'retry';
 }

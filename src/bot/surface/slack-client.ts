@@ -33,6 +33,20 @@ export function slackErrorCode(error: unknown): string | undefined {
   return (error as { data?: { error?: string } } | undefined)?.data?.error;
 }
 
+/**
+ * Whether a Web API call failed because Slack gave no answer in time (the client's timeout, after its
+ * retries), rather than answering with an error: the failure an operator sees as Slack hanging.
+ */
+export function isSlackTimeout(error: unknown): boolean {
+  let current: unknown = error;
+  // The client wraps the fetch's error (`original`); a post's wrapper keeps it as its `cause`.
+  for (let depth = 0; current instanceof Object && depth < 4; depth += 1) {
+    if ((current as { name?: unknown }).name === 'TimeoutError') return true;
+    current = (current as { original?: unknown }).original ?? (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** Whether a Web API call failed as a post that Slack may have made (the client did not send it again). */
 export function isPostOutcomeUnknown(error: unknown): boolean {
   if (error instanceof PostOutcomeUnknownError) return true;
@@ -70,10 +84,12 @@ export function slackClientOptions(config: Pick<Config, 'slack'>, logger: Logger
 export function createSlackClient(
   config: Pick<Config, 'slack'>,
   logger: Logger,
-  overrides: { retries?: number; timeoutMs?: number; onError?: (error: unknown) => void } = {},
+  overrides: { retries?: number; timeoutMs?: number; retryBackoffMs?: { min: number; max: number }; onError?: (error: unknown) => void } = {},
 ): SlackClient {
   const options = slackClientOptions(config, logger);
   if (overrides.retries !== undefined) options.retryConfig = { ...options.retryConfig, retries: overrides.retries };
+  if (overrides.retryBackoffMs)
+    options.retryConfig = { ...options.retryConfig, minTimeout: overrides.retryBackoffMs.min, maxTimeout: overrides.retryBackoffMs.max };
   if (overrides.timeoutMs !== undefined) options.timeout = overrides.timeoutMs;
   const { onError } = overrides;
   if (!onError) return new webApi.WebClient(config.slack.botToken, options);

@@ -38,6 +38,21 @@ export interface SlackFakeOptions {
   maxRecordedCalls?: number;
 }
 
+/**
+ * When a call Slack holds without answering takes effect: `at-once` (Slack acted, only its answer is
+ * late: the case a client that gave up must not repeat blindly), `on-release` (Slack works off its queue
+ * once it is back, the call included even if its client gave up), or `never` (lost in front of Slack: on
+ * release its connection is closed without an answer).
+ */
+export type HangEffect = 'at-once' | 'on-release' | 'never';
+
+interface Hang {
+  effect: HangEffect;
+  /** What each held call still has to do, in the order the calls came. */
+  held: (() => void)[];
+  timer: NodeJS.Timeout | undefined;
+}
+
 /** Slack keeps a response_url for 30 minutes. */
 const RESPONSE_URL_TTL_MS = 30 * 60_000;
 
@@ -50,7 +65,7 @@ interface Script {
 /**
  * A fake Slack Web API on 127.0.0.1 that @slack/web-api reaches through `slackApiUrl`. It keeps a
  * workspace model, records every call, rejects Block Kit that breaks Slack's limits, and lets a test
- * script 429s (with Retry-After) or errors for a method.
+ * script 429s (with Retry-After), errors, slowness or a Slack that stops answering (`hang`).
  */
 export class SlackFakeServer {
   readonly model = new WorkspaceModel();
@@ -65,6 +80,7 @@ export class SlackFakeServer {
   private base = '';
   private socketMode: { appToken: string; url: () => string } | undefined;
   private down: { status: number } | { error: string } | undefined;
+  private hung: Hang | undefined;
 
   constructor(private readonly options: SlackFakeOptions = {}) {
     this.handlers = { ...chatMethods, ...directoryMethods, ...agentMethods, ...createViewMethods(this.triggers) };
@@ -89,6 +105,8 @@ export class SlackFakeServer {
 
   async stop(): Promise<void> {
     if (!this.server) return;
+    if (this.hung) clearTimeout(this.hung.timer);
+    this.hung = undefined;
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server!.close(() => resolve()));
   }
@@ -109,6 +127,32 @@ export class SlackFakeServer {
    */
   outage(answer?: { status: number } | { error: string }): void {
     this.down = answer;
+  }
+
+  /**
+   * Slack stops answering: every Web API call from now on is accepted and held with its connection open
+   * and no answer, until `release()` (or after `forMs`, when given). `effect` says when a held call takes
+   * effect (default `at-once`). Calls held are counted by `heldCalls`.
+   */
+  hang(options: { effect?: HangEffect; forMs?: number } = {}): void {
+    this.release();
+    const hang: Hang = { effect: options.effect ?? 'at-once', held: [], timer: undefined };
+    if (options.forMs !== undefined) hang.timer = setTimeout(() => this.release(), options.forMs);
+    this.hung = hang;
+  }
+
+  /** Slack answers again: every held call is finished in the order it came (a client that gave up gets nothing), then calls flow as usual. */
+  release(): void {
+    const hang = this.hung;
+    if (!hang) return;
+    this.hung = undefined;
+    clearTimeout(hang.timer);
+    for (const finish of hang.held.splice(0)) finish();
+  }
+
+  /** How many calls the current hang holds unanswered (0 when Slack is not hanging). */
+  get heldCalls(): number {
+    return this.hung?.held.length ?? 0;
   }
 
   /** The next `times` calls of `method` answer `{ok:false, error}`. */
@@ -218,6 +262,7 @@ export class SlackFakeServer {
     }
     const method = url.pathname.slice('/api/'.length);
     const params = parseParams(req.headers['content-type'], body, url);
+    if (this.hung) return this.hold(this.hung, req, res, method, params);
 
     if (this.down && 'status' in this.down) {
       this.record({ method, params, status: this.down.status, response: undefined, at: Date.now() });
@@ -236,11 +281,33 @@ export class SlackFakeServer {
     }
     if (reply?.kind === 'error') return this.reply(res, method, params, fail(reply.error));
 
+    return this.reply(res, method, params, this.act(req, method, params));
+  }
+
+  /** What the Web API does with a call: checks its token and runs its method on the workspace model. */
+  private act(req: IncomingMessage, method: string, params: Params): MethodResult {
     const token = (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '') || params.token;
-    if (method === 'apps.connections.open') return this.reply(res, method, params, this.openConnection(token));
-    if (this.options.token && token !== this.options.token) return this.reply(res, method, params, fail(token ? 'invalid_auth' : 'not_authed'));
+    if (method === 'apps.connections.open') return this.openConnection(token);
+    if (this.options.token && token !== this.options.token) return fail(token ? 'invalid_auth' : 'not_authed');
     const handler = this.handlers[method];
-    return this.reply(res, method, params, handler ? handler(params, this.model, this.apiUrl) : fail('unknown_method'));
+    return handler ? handler(params, this.model, this.apiUrl) : fail('unknown_method');
+  }
+
+  /** A call while Slack hangs: acted on now or later (see HangEffect), answered only on release. */
+  private hold(hang: Hang, req: IncomingMessage, res: ServerResponse, method: string, params: Params): void {
+    if (hang.effect === 'never') {
+      hang.held.push(() => res.destroy());
+      return;
+    }
+    if (hang.effect === 'on-release') {
+      hang.held.push(() => this.reply(res, method, params, this.act(req, method, params)));
+      return;
+    }
+    const response = this.act(req, method, params);
+    this.record({ method, params, status: 200, response, at: Date.now() });
+    hang.held.push(() => {
+      if (!res.destroyed) send(res, 200, response);
+    });
   }
 
   private openConnection(token: string | undefined): MethodResult {
@@ -251,7 +318,8 @@ export class SlackFakeServer {
 
   private reply(res: ServerResponse, method: string, params: Params, response: MethodResult): void {
     this.record({ method, params, status: 200, response, at: Date.now() });
-    send(res, 200, response);
+    // A client that gave up (its timeout) closed the connection: Slack acted, nobody hears the answer.
+    if (!res.destroyed) send(res, 200, response);
   }
 
   private record(call: RecordedCall): void {

@@ -1,4 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle } from 'drizzle-orm/pglite';
+import { migrate } from 'drizzle-orm/pglite/migrator';
 import postgres from 'postgres';
 import { openDatabase, type Database } from '../../src/store/index.ts';
 
@@ -22,7 +26,7 @@ export interface TestDatabase extends Database {
  */
 export async function openTestDatabase(engine: Engine = DEFAULT_ENGINE): Promise<TestDatabase> {
   if (engine === 'pglite') {
-    const database = await openDatabase({ memory: true });
+    const database = await openDatabase({ memory: true, from: await migratedPgliteFolder() });
     await database.migrate();
     return { ...database, url: undefined, destroy: () => database.close() };
   }
@@ -44,6 +48,24 @@ export async function openTestDatabase(engine: Engine = DEFAULT_ENGINE): Promise
       await admin.end();
     },
   };
+}
+
+let pgliteTemplate: Promise<Blob> | undefined;
+
+/**
+ * An empty PGlite data folder with every migration applied, made once per worker process and saved as a tarball:
+ * each test database starts from a copy of it (about 0.5 s of CPU) instead of running PGlite's initdb and the
+ * migrations again (2-3.5 s). The copy is a database of its own; nothing written to it reaches the template.
+ */
+function migratedPgliteFolder(): Promise<Blob> {
+  pgliteTemplate ??= (async () => {
+    const client = await PGlite.create();
+    await migrate(drizzle(client), { migrationsFolder: path.resolve(import.meta.dirname, '../../drizzle') });
+    const folder = await client.dumpDataDir('none');
+    await client.close();
+    return folder;
+  })();
+  return pgliteTemplate;
 }
 
 /**

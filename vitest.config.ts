@@ -50,9 +50,18 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT, exclude: [...configDefaults.exclude, ...STORE] } },
-      { extends: true, test: { name: 'store', include: STORE } },
+      { extends: true, test: { name: 'store', include: STORE, globalSetup: ['test/helpers/build-once.ts'] } },
       // Everything else: the black-box scenarios, the Slack app, the CLI and runtime, outages, replicas, shipping.
-      { extends: true, test: { name: 'e2e', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...UNIT, ...STORE] } },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...UNIT, ...STORE],
+          // The processes these tests start run the compiled output, built once here (test/helpers/build-once.ts).
+          globalSetup: ['test/helpers/build-once.ts'],
+        },
+      },
     ],
   },
 });

@@ -43,5 +43,5 @@ describe('the embedded PGlite folder', () => {
     } finally {
       await reopened.close();
     }
-  });
+  }, 120_000);
 });

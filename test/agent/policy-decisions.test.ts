@@ -112,6 +112,31 @@ describe('approvals under TANDEM_POLICY', () => {
   });
 });
 
+describe('going ahead with a low-confidence plan under TANDEM_POLICY', () => {
+  it('"approve anyway" is an approval like a click on the plan: it records the policy hash and the rules that permitted it', async () => {
+    const tools = standardTools();
+    const policyGate = gate();
+    const unsure = plannerAnswer({ confidence: 0.3, steps: [{ id: 's1', tool: 'read_thing', args: { key: 'pr' } }] });
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', unsure), policy: policyGate });
+    const run = await h.start('read PR 7', 'UREQ');
+    const escalation = (await h.store.listEscalations(run.id)).find((e) => e.kind === 'low-confidence');
+    if (!escalation) throw new Error('no low-confidence escalation');
+    expect(await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UENG', action: 'approve' })).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
+    expect((await h.store.listApprovals(run.id)).map((a) => [a.userId, a.decision, a.policyHash, a.policyRules])).toEqual([
+      ['UENG', 'approved', policyGate.current().hash, ['reads']],
+    ]);
+    const engine = policyGate.current();
+    expect(
+      await auditRuns(h.store, { ...auditContextOf(tools.all), policyOf: (hash) => (hash === engine.hash ? engine : undefined) }, { runId: run.id }),
+    ).toEqual({
+      runs: 1,
+      violations: [],
+    });
+  });
+});
+
 describe('auto-run under TANDEM_POLICY', () => {
   it('a read-only plan runs without a click only where a rule permits auto_run (the requester in the ops channel)', async () => {
     const tools = standardTools();

@@ -263,6 +263,18 @@ export interface PolicyApproval {
   progress: VersionProgress;
 }
 
+/** What an approval records of the check it passed: the need, and under a policy its hash and the rules that permitted it. */
+export interface GoAhead {
+  need: ApprovalNeed;
+  policyHash?: string;
+  policyRules?: readonly string[];
+}
+
+/** The approval facts of a click that passed its check (a plan's Approve or an escalation's "approve anyway"), as the store records them. */
+export function goAheadApproval(need: ApprovalNeed, policy?: Pick<PolicyApproval, 'policyHash' | 'rules'>): GoAhead {
+  return policy ? { need, policyHash: policy.policyHash, policyRules: policy.rules } : { need };
+}
+
 /** What the policy knows of a plan version when it judges one of its steps. */
 function versionSituation(run: Pick<RunRecord, 'requester' | 'conversation'>, version: { version: number; plan: Plan }, digest: string) {
   return { requester: run.requester, channel: run.conversation.channel, confidence: version.plan.confidence, planVersion: version.version, digest };

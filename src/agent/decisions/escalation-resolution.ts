@@ -5,7 +5,16 @@
  */
 import { progressLine } from './policy-approval.ts';
 import { planDigest } from '../model/plan-digest.ts';
-import { approvalNeed, checkApprover, checkPolicyApprover, checkRequesterOrApprover, checkResolver, planRisk, type ApprovalNeed } from './approval-policy.ts';
+import {
+  approvalNeed,
+  checkApprover,
+  checkPolicyApprover,
+  checkRequesterOrApprover,
+  checkResolver,
+  goAheadApproval,
+  planRisk,
+  type GoAhead,
+} from './approval-policy.ts';
 import type { AgentContext } from '../context.ts';
 import { descendantsOf } from '../execution/ready-steps.ts';
 import type { DecisionRefusalCode, EscalationAction, EscalationAnswer, EscalationRecord, RunRecord } from '../ports/run-store.ts';
@@ -63,6 +72,8 @@ export function answeredLine(escalation: EscalationRecord): Text {
 async function checkWho(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, userId: string, action: EscalationAction): Promise<EscalationResult> {
   if (escalation.kind === 'low-confidence' && action === 'abort')
     return checkRequesterOrApprover({ action: 'reject', userId, requester: run.requester, approvers: ctx.approvers });
+  // Under a policy going ahead is approving the plan's steps, asked in refusal() below, not `skip` on the run.
+  if (escalation.kind === 'low-confidence' && ctx.policy) return ok;
   const allowed = await checkResolver({ userId, approvers: ctx.approvers, action, ...(ctx.policy ? { policy: { gate: ctx.policy, run } } : {}) });
   if (allowed.ok) return ok;
   // A policy's refusal names its rule and who may; the settings' refusal is put in words for the thread below.
@@ -105,7 +116,7 @@ async function decideEscalation(
       ...base,
       from: ['awaiting-approval'],
       to: 'executing',
-      approval: { userId: input.userId, decision: 'approved', need: checked.value.goAhead, digest },
+      approval: { userId: input.userId, decision: 'approved', ...checked.value.goAhead, digest },
       event: {
         type: 'plan-approved',
         data: { version: escalation.planVersion, by: input.userId, via: 'escalation', escalationId: escalation.id, action: input.action },
@@ -141,7 +152,7 @@ async function refusal(
   run: RunRecord,
   escalation: EscalationRecord,
   input: { userId: string; action: EscalationAction },
-): Promise<EscalationResult<{ goAhead: ApprovalNeed | null }>> {
+): Promise<EscalationResult<{ goAhead: GoAhead | null }>> {
   const replans = input.action === 'replan' || (escalation.kind === 'replan-failed' && input.action === 'retry');
   // The offer left replanning out when it could not happen; a new plan may have been spent since it was posted.
   if (replans && !(await offeredAnswers(ctx, run, escalation)).some((answer) => answer === 'replan' || answer === 'try-again'))
@@ -174,10 +185,10 @@ async function refusal(
           .map(progressLine)
           .join('; ')}. Approve on the plan message instead; each approval counts.`,
       );
-    return { ok: true, value: { goAhead: need } };
+    return { ok: true, value: { goAhead: goAheadApproval(need, checked.value) } };
   }
   const allowed = await checkApprover({ need, userId: input.userId, requester: run.requester, approvers: ctx.approvers });
-  if (allowed.ok) return { ok: true, value: { goAhead: need } };
+  if (allowed.ok) return { ok: true, value: { goAhead: goAheadApproval(need) } };
   return refuse(
     allowed.error.code,
     allowed.error.code === 'not-approver'

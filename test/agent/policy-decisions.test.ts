@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PolicyGate } from '../../src/agent/decisions/policy-approval.ts';
 import { loadPolicy } from '../../src/policy/cedar-engine.ts';
@@ -32,6 +33,9 @@ permit (principal in Group::"S_ENG", action == Action::"auto_run", resource is S
 when { resource.risk == "read" && resource.channel == "C_OPS" };
 `;
 const MEMBERS: Record<string, string[]> = { S_ENG: ['UENG', 'UOWN1', 'UOWN2'], S_OWNERS: ['UOWN1', 'UOWN2'] };
+afterEach(() => {
+  MEMBERS['S_OWNERS'] = ['UOWN1', 'UOWN2'];
+});
 
 function gate(): PolicyGate {
   const loaded = loadPolicy([{ file: 'test.cedar', text: POLICY }]);
@@ -108,6 +112,18 @@ describe('approvals under TANDEM_POLICY', () => {
     if (!stricter.ok) throw new Error('stricter policy did not load');
     expect(await audit(() => stricter.value)).toMatchObject({
       violations: [{ check: 'decision-not-permitted', message: expect.stringContaining('s2 needs two members of @owners (2 of 3 approvals)') }],
+    });
+    // Each click also recorded the groups its approver was in then: the audit judges with those, not today's membership.
+    expect((await h.store.listApprovals(run.id)).map((a) => [a.userId, a.policyGroups])).toEqual([
+      ['UOWN1', ['S_ENG', 'S_OWNERS']],
+      ['UOWN2', ['S_ENG', 'S_OWNERS']],
+    ]);
+    MEMBERS['S_OWNERS'] = [];
+    expect(await audit((hash) => (hash === engine.hash ? engine : undefined))).toEqual({ runs: 1, violations: [] });
+    // A decision whose recorded membership does not permit it (UOWN2 stored as outside @owners) is reported.
+    await db.database.db.execute(sql`update approvals set policy_groups = '["S_ENG"]'::jsonb where run_id = ${run.id} and user_id = 'UOWN2'`);
+    expect(await audit((hash) => (hash === engine.hash ? engine : undefined))).toMatchObject({
+      violations: [{ check: 'decision-not-permitted', message: expect.stringContaining('s2 needs two members of @owners (1 of 2 approvals)') }],
     });
   });
 });

@@ -260,6 +260,8 @@ export interface PolicyApproval {
   /** Policy hash and the rules that permitted the clicker's steps: what the decision records. */
   policyHash: string;
   rules: readonly string[];
+  /** The groups (of those the policy names) the clicker was in, as the decision asked with them. */
+  groups: readonly string[];
   progress: VersionProgress;
 }
 
@@ -268,11 +270,12 @@ export interface GoAhead {
   need: ApprovalNeed;
   policyHash?: string;
   policyRules?: readonly string[];
+  policyGroups?: readonly string[];
 }
 
 /** The approval facts of a click that passed its check (a plan's Approve or an escalation's "approve anyway"), as the store records them. */
-export function goAheadApproval(need: ApprovalNeed, policy?: Pick<PolicyApproval, 'policyHash' | 'rules'>): GoAhead {
-  return policy ? { need, policyHash: policy.policyHash, policyRules: policy.rules } : { need };
+export function goAheadApproval(need: ApprovalNeed, policy?: Pick<PolicyApproval, 'policyHash' | 'rules' | 'groups'>): GoAhead {
+  return policy ? { need, policyHash: policy.policyHash, policyRules: policy.rules, policyGroups: policy.groups } : { need };
 }
 
 /** What the policy knows of a plan version when it judges one of its steps. */
@@ -335,7 +338,7 @@ export async function checkPolicyApprover(input: {
   }
   const after = versionProgress(engine, steps, situation, [...people, me]);
   const rules = new Set(mine.flatMap((decision) => decision.rules));
-  return { ok: true, value: { approved: after.approved, policyHash: engine.hash, rules: [...rules], progress: after } };
+  return { ok: true, value: { approved: after.approved, policyHash: engine.hash, rules: [...rules], groups: me.groups, progress: after } };
 }
 
 /** Under TANDEM_POLICY: a version runs without a click only when `auto_run` is permitted for its requester on every step. */

@@ -6,6 +6,7 @@ import {
   policyVersionApproved,
   checkRequesterOrApprover,
   checkVersion,
+  goAheadApproval,
   planRisk,
   type ApprovalNeed,
 } from './approval-policy.ts';
@@ -131,14 +132,7 @@ async function decideUnderPolicy(
   const allowed = await ask();
   if (!allowed.ok) return allowed;
   const by = { version: input.planVersion, by: input.userId, why: `policy ${allowed.value.policyHash.slice(0, 12)}: ${allowed.value.rules.join(', ')}` };
-  const approval = {
-    userId: input.userId,
-    decision: 'approved' as const,
-    need: input.need,
-    digest: input.digest,
-    policyHash: allowed.value.policyHash,
-    policyRules: allowed.value.rules,
-  };
+  const approval = { userId: input.userId, decision: 'approved' as const, ...goAheadApproval(input.need, allowed.value), digest: input.digest };
   const recorded = await decideOnPending(ctx, input, { approval, event: { type: 'plan-approved', data: by } });
   if (!recorded.ok) return recorded;
   const now = await policyVersionApproved({

@@ -6,6 +6,7 @@ import { useTestStore } from '../helpers/store.ts';
 import { auditRuns } from '../../src/audit/audit.ts';
 import { AUDIT_CHECKS } from '../../src/audit/checks/index.ts';
 import { auditContextOf } from '../audit/support.ts';
+import { policyMadeInTests } from '../helpers/policy-gate.ts';
 import { standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
@@ -150,6 +151,26 @@ describe('going ahead with a low-confidence plan under TANDEM_POLICY', () => {
       runs: 1,
       violations: [],
     });
+  });
+});
+
+describe('with TANDEM_POLICY unset', () => {
+  it('an approval asks the built-in policy made from the approver list: it records that policy and its rule, and the audit judges it by them', async () => {
+    const tools = standardTools();
+    const writePlan = plannerAnswer({ steps: [{ id: 's1', tool: 'create_thing', args: { title: 'x' } }] });
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', writePlan), approvers: ['UAPP'] });
+    const run = await h.start('make a thing', 'UREQ');
+    expect(spoken(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UOTHER', decision: 'approve' }))).toEqual({
+      ok: false,
+      error: { code: 'not-approver', message: 'Only approvers (TANDEM_APPROVERS) may approve a plan; you are not on the list.' },
+    });
+    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
+    const [approval] = await h.store.listApprovals(run.id);
+    expect(approval).toMatchObject({ userId: 'UAPP', policyRules: ['approvers-approve'], policyGroups: [] });
+    expect(policyMadeInTests(approval!.policyHash!)?.fromSettings).toBe(true);
+    expect(await auditRuns(h.store, auditContextOf(tools.all, ['UAPP']), { runId: run.id })).toEqual({ runs: 1, violations: [] });
   });
 });
 

@@ -26,6 +26,7 @@ import { preparingDriver, presignedSender, type PreparedRequest } from './suppor
 import { freshPostgres } from './support/fresh-postgres.ts';
 import { createSlackInbox, openDatabase, type Database } from '../src/store/index.ts';
 import { BOT_TOKEN, MemoryRunQueries, RecordingAgent, SIGNING_SECRET, silentLogger } from '../test/fakes/slack-harness.ts';
+import { settingsGate } from '../src/policy/policy-in-force.ts';
 
 const CONCURRENCY = 100;
 const ROUNDS = Number(process.env.BENCH_ACK_ROUNDS ?? 5);
@@ -51,6 +52,7 @@ async function serveBot(apiUrl: string): Promise<void> {
     agent: new RecordingAgent(),
     runs,
     logger: silentLogger(),
+    policy: settingsGate({ approvers: [], autoRunReadOnly: false, repos: undefined }, { groupsOf: async () => [] }),
     ...(store ? { inbox: createSlackInbox(store.database.db, { owner: 'bench', soleOwner: store.database.engine === 'pglite' }) } : {}),
   });
   const { port } = await slack.start(0);

@@ -19,6 +19,7 @@ import type { AnyTool } from '../src/agent/ports/tool.ts';
 import { createRunStore, openDatabase } from '../src/store/index.ts';
 import { quietSurface } from './quiet-surface.ts';
 import { atMost, printFigures } from './support/figures.ts';
+import { settingsGate } from '../src/policy/policy-in-force.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CALLS = Number(process.env.BENCH_CALLS ?? 20_000);
@@ -54,7 +55,7 @@ const agent: Agent = createAgent({
   llm: noModel,
   tools: [instant],
   surface: quietSurface,
-  approvers: { isApprover: async () => true },
+  policy: settingsGate({ approvers: [], autoRunReadOnly: false, repos: undefined }, { groupsOf: async () => [] }),
   settings: {
     budgets: { maxSteps: 10_000, maxReplans: 0, runTimeoutS: 3600, stepTimeoutS: 60, maxTokens: 1_000_000 },
     confidenceThreshold: 0.5,

@@ -15,6 +15,7 @@ import { createRunStore, openDatabase } from '../src/store/index.ts';
 import { quietSurface } from './quiet-surface.ts';
 import { atMost, printFigures } from './support/figures.ts';
 import { freshPostgres } from './support/fresh-postgres.ts';
+import { settingsGate } from '../src/policy/policy-in-force.ts';
 
 const LAYERS = 10;
 const WIDTH = 20;
@@ -83,7 +84,7 @@ async function runOnce(steps: BenchStep[], concurrency: number, database: Awaite
     llm: plannerFor(steps),
     tools: [tool],
     surface: quietSurface,
-    approvers: { isApprover: async () => true },
+    policy: settingsGate({ approvers: [], autoRunReadOnly: true, repos: undefined }, { groupsOf: async () => [] }),
     settings: {
       budgets: { maxSteps: 200, maxReplans: 0, runTimeoutS: 3600, stepTimeoutS: 60, maxTokens: 1_000_000 },
       confidenceThreshold: 0.5,

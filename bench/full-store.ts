@@ -24,6 +24,7 @@ import { quietSurface } from './quiet-surface.ts';
 import { atLeast, atMost, below, printFigures, type Figure } from './support/figures.ts';
 import { fillStore } from './support/fill-store.ts';
 import { freshPostgres } from './support/fresh-postgres.ts';
+import { settingsGate } from '../src/policy/policy-in-force.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 10_000);
 const EVENTS_PER_RUN = Number(process.env.BENCH_EVENTS ?? 21);
@@ -71,7 +72,7 @@ function agentOn(database: Database, concurrency: number, owner: string): Agent 
     llm: planner,
     tools: [noop],
     surface: quietSurface,
-    approvers: { isApprover: async () => true },
+    policy: settingsGate({ approvers: [], autoRunReadOnly: true, repos: undefined }, { groupsOf: async () => [] }),
     settings: {
       budgets: { maxSteps: 100_000, maxReplans: 0, runTimeoutS: 3600, stepTimeoutS: 60, maxTokens: 1_000_000 },
       confidenceThreshold: 0.5,

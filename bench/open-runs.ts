@@ -25,6 +25,7 @@ import type { DatabaseOptions } from '../src/store/database.ts';
 import { quietSurface } from './quiet-surface.ts';
 import { atMost, printFigures } from './support/figures.ts';
 import { freshPostgres } from './support/fresh-postgres.ts';
+import { settingsGate } from '../src/policy/policy-in-force.ts';
 
 const OPEN = Number(process.env.BENCH_OPEN ?? 1000);
 
@@ -49,7 +50,7 @@ async function openAgent(where: DatabaseOptions, hold: AnyTool['run']) {
     llm: noModel,
     tools: [{ name: 'hold', description: 'holds', risk: 'read', input: z.object({}), run: hold }],
     surface: quietSurface,
-    approvers: { isApprover: async () => true },
+    policy: settingsGate({ approvers: [], autoRunReadOnly: false, repos: undefined }, { groupsOf: async () => [] }),
     settings: {
       budgets: { maxSteps: 20, maxReplans: 0, runTimeoutS: 3600, stepTimeoutS: 3600, maxTokens: 1_000_000 },
       confidenceThreshold: 0.5,

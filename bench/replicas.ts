@@ -21,6 +21,7 @@ import { createRunStore, openDatabase, type Database } from '../src/store/index.
 import { quietSurface } from './quiet-surface.ts';
 import { atLeast, printFigures, type Figure } from './support/figures.ts';
 import { freshPostgres } from './support/fresh-postgres.ts';
+import { settingsGate } from '../src/policy/policy-in-force.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 500);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -55,7 +56,7 @@ async function worker(url: string, owner: string, runs: number): Promise<void> {
     llm: noModel,
     tools: [tool],
     surface: quietSurface,
-    approvers: { isApprover: async () => true },
+    policy: settingsGate({ approvers: [], autoRunReadOnly: false, repos: undefined }, { groupsOf: async () => [] }),
     settings: {
       budgets: { maxSteps: 20, maxReplans: 0, runTimeoutS: 3600, stepTimeoutS: 60, maxTokens: 1_000_000 },
       confidenceThreshold: 0.5,

@@ -26,6 +26,7 @@ import { createRunStore, openDatabase } from '../src/store/index.ts';
 import { quietSurface } from './quiet-surface.ts';
 import { atMost, below, printFigures } from './support/figures.ts';
 import { freshPostgres } from './support/fresh-postgres.ts';
+import { settingsGate } from '../src/policy/policy-in-force.ts';
 
 const RUNS = Number(process.env.BENCH_SOAK_RUNS ?? 10_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 20);
@@ -66,7 +67,7 @@ const agent = createAgent({
   llm: noModel,
   tools: [instant],
   surface: quietSurface,
-  approvers: { isApprover: async () => true },
+  policy: settingsGate({ approvers: [], autoRunReadOnly: false, repos: undefined }, { groupsOf: async () => [] }),
   settings: {
     budgets: { maxSteps: 20, maxReplans: 0, runTimeoutS: 3600, stepTimeoutS: 60, maxTokens: 1_000_000 },
     confidenceThreshold: 0.5,

@@ -18,7 +18,6 @@ export function createAgentContext(deps: AgentDeps, drivers: RunDrivers, work: B
     tools: createToolRegistry(deps.tools),
     surface: safeSurface(deps.surface, deps.logger),
     deliverySurface: deps.surface,
-    approvers: deps.approvers,
     policy: deps.policy,
     settings: deps.settings,
     logger: deps.logger,

@@ -2,7 +2,6 @@
 import type { LlmClient, LlmResponse, LlmRole } from './ports/llm.ts';
 import type { LogPort } from './ports/logger.ts';
 import type { PolicyGate } from './decisions/policy-approval.ts';
-import type { ApproverDirectory } from './ports/approvers.ts';
 import type { RunStore } from './ports/run-store.ts';
 import type { Surface } from './ports/surface.ts';
 import type { AnyTool } from './ports/tool.ts';
@@ -52,9 +51,8 @@ export interface AgentDeps {
   llm: LlmClient;
   tools: AnyTool[];
   surface: Surface;
-  approvers: ApproverDirectory;
-  /** TANDEM_POLICY's rules (decision 028); absent: the approver list and settings decide, as the built-in policy does. */
-  policy?: PolicyGate | undefined;
+  /** The policy every decision asks (decision 028): TANDEM_POLICY's rules, or the built-in policy compiled from the settings. */
+  policy: PolicyGate;
   settings: AgentSettings;
   logger: LogPort;
   /** This replica's id; step leases carry it so peers can tell a live claim from a dead one. */
@@ -81,8 +79,7 @@ export interface AgentContext {
   surface: Surface;
   /** The same surface without the safety net, for owed messages: a delivery that fails stays owed and is tried again. */
   deliverySurface: Surface;
-  approvers: ApproverDirectory;
-  policy: PolicyGate | undefined;
+  policy: PolicyGate;
   settings: AgentSettings;
   logger: LogPort;
   owner: string;

@@ -1,6 +1,5 @@
 import type { Result } from '../agent/model/errors.ts';
 import type { AgentApi } from '../agent/ports/agent-api.ts';
-import type { ApproverDirectory } from '../agent/ports/approvers.ts';
 import type { PolicyGate } from '../agent/decisions/policy-approval.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ScheduleService } from '../schedules/index.ts';
@@ -17,10 +16,8 @@ export interface BotDeps {
   schedules?: ScheduleService;
   /** "Save as runbook" on a succeeded run's summary. */
   runbooks?: RunbookSaver;
-  /** Who may remove someone else's schedule. */
-  approvers?: ApproverDirectory;
-  /** TANDEM_POLICY (decision 028): when set, saving a runbook and removing a schedule ask it. */
-  policy?: PolicyGate | undefined;
+  /** The policy in force (decision 028): saving a runbook, removing a schedule and the App Home's "needs you" ask it. */
+  policy: PolicyGate;
   /** TANDEM_ALLOW_BOTS: other apps whose messages may start, answer or cancel runs; absent: none. */
   allowBots?: readonly string[];
   /** Where feedback on summaries is kept; absent: clicks are acknowledged and dropped. */

@@ -2,7 +2,6 @@ import { App, HTTPReceiver, type Authorize, type CustomRoute } from '@slack/bolt
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AgentApi } from '../agent/ports/agent-api.ts';
-import type { ApproverDirectory } from '../agent/ports/approvers.ts';
 import type { PolicyGate } from '../agent/decisions/policy-approval.ts';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -57,9 +56,8 @@ export interface SlackAppOptions {
   schedules?: ScheduleService;
   /** The runbook catalog, for "Save as runbook". */
   runbooks?: RunbookSaver;
-  /** Who may remove another person's schedule. */
-  approvers?: ApproverDirectory;
-  policy?: PolicyGate | undefined;
+  /** The policy in force (decision 028): who may save a runbook, remove a schedule, or is asked in the App Home. */
+  policy: PolicyGate;
   /** Feedback on run summaries (thumbs up/down). */
   feedback?: FeedbackLog;
   /** HTTP receiver tuning; tests shorten nothing by default. */
@@ -129,7 +127,6 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     planDecided: (runId) => options.surface?.planDecided(runId),
     schedules: options.schedules,
     runbooks: options.runbooks,
-    approvers: options.approvers,
     policy: options.policy,
     feedback: options.feedback,
     attribution: config.attribution !== false,

@@ -16,6 +16,10 @@ import { meterLlm, type MeteredLlm } from './metered-llm.ts';
 import { EVAL_REQUESTER, playPeople } from './play-people.ts';
 import type { TaskReport } from './task-report.ts';
 import { TextSchema } from '../agent/text/text.ts';
+import { settingsGate } from '../policy/policy-in-force.ts';
+
+/** The eval's built-in policy names no groups (anyone approves). */
+const NO_GROUPS = { groupsOf: async () => [] };
 import { terminalWords } from '../config/setting-variables.ts';
 
 export interface TaskRunDeps {
@@ -43,7 +47,8 @@ export async function runTask(deps: TaskRunDeps, task: GoldenTask): Promise<Task
     llm,
     tools: tools.tools,
     surface: new InMemorySurface(),
-    approvers: { isApprover: async () => true },
+    // Anyone approves: the eval's people are scripted.
+    policy: settingsGate({ approvers: [], autoRunReadOnly: deps.settings.autoRunReadOnly, repos: deps.settings.repositories }, NO_GROUPS),
     settings: deps.settings,
     logger,
     owner: 'tandem-eval',

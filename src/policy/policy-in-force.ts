@@ -4,7 +4,7 @@
  * force and is reported in one line; the next decision sees either the old policy or the new, whole.
  */
 import type { Result } from '../agent/model/errors.ts';
-import type { PolicyEngine, PolicyProblem } from '../agent/ports/policy.ts';
+import type { GroupDirectory, PolicyEngine, PolicyProblem } from '../agent/ports/policy.ts';
 import { builtinPolicy, type BuiltinSettings } from './builtin-policy.ts';
 import { loadPolicy, type LoadedPolicy } from './cedar-engine.ts';
 import { readPolicySources } from './policy-files.ts';
@@ -15,9 +15,22 @@ export interface PolicySettings extends BuiltinSettings {
 }
 
 export function loadPolicyInForce(settings: PolicySettings): Result<LoadedPolicy, PolicyProblem[]> {
-  if (settings.path === undefined) return loadPolicy([builtinPolicy(settings)]);
+  if (settings.path === undefined) return settingsPolicy(settings);
   const sources = readPolicySources(settings.path);
   return sources.ok ? loadPolicy(sources.value) : sources;
+}
+
+/** The built-in policy compiled from the settings (decision 028): what every decision asks when TANDEM_POLICY is unset. */
+export function settingsPolicy(settings: BuiltinSettings): Result<LoadedPolicy, PolicyProblem[]> {
+  const loaded = loadPolicy([builtinPolicy(settings)]);
+  return loaded.ok ? { ok: true, value: { ...loaded.value, fromSettings: true } } : loaded;
+}
+
+/** The built-in policy and who is in its groups, as the agent and the Slack listeners ask it; settings that do not compile are a bug here. */
+export function settingsGate(settings: BuiltinSettings, groups: GroupDirectory): { current(): PolicyEngine; groups: GroupDirectory } {
+  const loaded = settingsPolicy(settings);
+  if (!loaded.ok) throw new Error(`the built-in policy does not compile: ${problemLine(loaded.error)}`);
+  return { current: () => loaded.value, groups };
 }
 
 /** One line for a log or a start-up failure: the first problem, and how many more there are. */

@@ -5,29 +5,29 @@
 import { watch, type FSWatcher } from 'node:fs';
 import type { Result } from '../agent/model/errors.ts';
 import { askPolicy, policyRefusal, type PolicyGate } from '../agent/decisions/policy-approval.ts';
-import type { ApproverDirectory } from '../agent/ports/approvers.ts';
 import type { GroupDirectory, PolicyEngine } from '../agent/ports/policy.ts';
 import { ConfigError } from '../config/config-error.ts';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createPolicyHolder, loadPolicyInForce, problemLine } from '../policy/policy-in-force.ts';
 
-/** Undefined when TANDEM_POLICY is unset: the settings decide, as the built-in policy does. */
+/** The policy every decision asks: TANDEM_POLICY's files (reloaded on SIGHUP and on change), or unset the built-in policy from the settings. */
 export function startPolicy(
   config: Readonly<Config>,
   groups: GroupDirectory,
   logger: Logger,
   /** Keeps the texts under their hash, so the audit can judge decisions by the policy then in force. */
   keep: (policy: PolicyEngine) => Promise<void> = async () => undefined,
-): { gate: PolicyGate; stop: () => void } | undefined {
+): { gate: PolicyGate; stop: () => void } {
   const path = config.policy.path;
-  if (path === undefined) return undefined;
   const load = () => loadPolicyInForce({ path, approvers: config.approvers, autoRunReadOnly: config.autoRunReadOnly, repos: config.github.repos });
   const first = load();
-  if (!first.ok) throw new ConfigError('TANDEM_POLICY', problemLine(first.error));
+  if (!first.ok) throw new ConfigError(path === undefined ? 'TANDEM_APPROVERS' : 'TANDEM_POLICY', problemLine(first.error));
   const holder = createPolicyHolder(first.value, load);
   const kept = (policy: PolicyEngine) => keep(policy).catch((error: unknown) => logger.error({ err: error }, 'could not store the policy texts for the audit'));
   void kept(first.value);
+  // The built-in policy changes only with the settings, which a restart reads.
+  if (path === undefined) return { gate: { current: holder.current, groups }, stop: () => undefined };
   logger.info({ policy: path, hash: first.value.hash.slice(0, 12), rules: first.value.rules.length }, 'policy loaded');
   const onHangup = () => {
     const reloaded = holder.reload();
@@ -58,16 +58,9 @@ export function startPolicy(
   };
 }
 
-/**
- * Who may create a schedule: the policy's `schedule` action when TANDEM_POLICY is set; otherwise an
- * approver (anyone, when the approver list is empty), as the built-in policy says.
- */
-export function scheduleCreation(gate: PolicyGate | undefined, approvers: ApproverDirectory) {
+/** Who may create a schedule: the policy's `schedule` action (the built-in policy: an approver, anyone when the approver list is empty). */
+export function scheduleCreation(gate: PolicyGate) {
   return async (input: { createdBy: string; channel: string; intervalSeconds: number }): Promise<Result<void>> => {
-    if (!gate) {
-      if (await approvers.isApprover(input.createdBy)) return { ok: true, value: undefined };
-      return { ok: false, error: 'only approvers (TANDEM_APPROVERS) may create a schedule: each one starts runs on its own' };
-    }
     const question = {
       action: 'schedule' as const,
       resource: { kind: 'schedule' as const, scheduleId: 'new', channel: input.channel, createdBy: input.createdBy, intervalSeconds: input.intervalSeconds },
@@ -75,6 +68,7 @@ export function scheduleCreation(gate: PolicyGate | undefined, approvers: Approv
     };
     const asked = await askPolicy(gate, { ...question, user: input.createdBy });
     if (asked.decision.permitted) return { ok: true, value: undefined };
+    if (asked.engine.fromSettings) return { ok: false, error: 'only approvers (TANDEM_APPROVERS) may create a schedule: each one starts runs on its own' };
     return { ok: false, error: policyRefusal(asked.engine, question, asked.decision.rules, 'creating a schedule') };
   };
 }

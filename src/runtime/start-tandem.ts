@@ -3,19 +3,10 @@ import type { PolicyGate } from '../agent/decisions/policy-approval.ts';
 import { createSlackGroupDirectory } from '../bot/surface/slack-group-directory.ts';
 import { scheduleCreation, startPolicy } from './policy-wiring.ts';
 import { createAgent, type Agent } from '../agent/agent.ts';
-import type { ApproverDirectory } from '../agent/ports/approvers.ts';
 import type { LlmClient } from '../agent/ports/llm.ts';
 import type { RunStore } from '../agent/ports/run-store.ts';
 import type { AnyTool } from '../agent/ports/tool.ts';
-import {
-  createSlackApp,
-  createSlackApproverDirectory,
-  createSlackClient,
-  isSlackTimeout,
-  SlackSurface,
-  type PostSettle,
-  type SlackClient,
-} from '../bot/index.ts';
+import { createSlackApp, createSlackClient, isSlackTimeout, SlackSurface, type PostSettle, type SlackClient } from '../bot/index.ts';
 import type { Config } from '../config/config.ts';
 import { createLlmClient } from '../integrations/llm/index.ts';
 import { instrumentRunStore } from '../observability/instrumented-store.ts';
@@ -122,12 +113,11 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
         await store.updateRun(runId, { boardRef: ts });
       },
     });
-    const approvers = createSlackApproverDirectory({ client: slackClient, approvers: config.approvers, logger });
     const policy = startPolicy(config, createSlackGroupDirectory({ client: slackClient, logger }), logger, (loaded) =>
       savePolicyTexts(database.db, loaded.hash, loaded.sources),
     );
-    if (policy) cleanups.add(async () => policy.stop());
-    const agent = buildAgent(config, services, { surface, approvers, policy: policy?.gate, logger, replicaId });
+    cleanups.add(async () => policy.stop());
+    const agent = buildAgent(config, services, { surface, policy: policy.gate, logger, replicaId });
     cleanups.add(() => agent.shutdown(shutdownDeadlineMs));
     const schedules = createSchedules({
       db: database.db,
@@ -137,7 +127,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       logger,
       secrets: config.secrets,
       bounds: { maxPerChannel: config.policy.maxSchedules, minIntervalS: config.policy.minScheduleIntervalS },
-      mayCreate: scheduleCreation(policy?.gate, approvers),
+      mayCreate: scheduleCreation(policy.gate),
       clock: options.scheduleClock,
     });
 
@@ -153,8 +143,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       customRoutes: [storeHealthRoute(database), metricsRoute(metrics)],
       schedules: schedules.service,
       runbooks,
-      approvers,
-      policy: policy?.gate,
+      policy: policy.gate,
       feedback: storedFeedback(database.db, metrics),
     });
     const { port } = await slack.start(listen.port, listen.host);
@@ -261,14 +250,13 @@ async function buildServices(
 function buildAgent(
   config: Readonly<Config>,
   { database, store, llm, tools, runbooks }: Services,
-  wiring: { surface: SlackSurface; approvers: ApproverDirectory; policy: PolicyGate | undefined; logger: Logger; replicaId: string },
+  wiring: { surface: SlackSurface; policy: PolicyGate; logger: Logger; replicaId: string },
 ): Agent {
   return createAgent({
     store,
     llm,
     tools,
     surface: wiring.surface,
-    approvers: wiring.approvers,
     policy: wiring.policy,
     settings: {
       budgets: config.budgets,

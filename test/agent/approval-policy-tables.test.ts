@@ -9,15 +9,16 @@ import {
   checkRunbookSaver,
   isAutoApproval,
   knownRisk,
-  mayAutoRun,
   needsReapproval,
   planRisk,
+  policyAllowsAutoRun,
   type RequesterAction,
 } from '../../src/agent/decisions/approval-policy.ts';
 import { PlanSchema } from '../../src/agent/model/plan.ts';
 import type { ApprovalRecord } from '../../src/agent/ports/plans.ts';
 import type { Risk } from '../../src/agent/ports/tool.ts';
 import { spoken } from './support/spoken.ts';
+import { approversGate } from '../helpers/policy-gate.ts';
 
 const risks: Record<string, Risk> = { get: 'read', comment: 'write', merge: 'destructive' };
 const riskOf = (tool: string) => risks[tool];
@@ -29,7 +30,10 @@ const planOf = (tools: string[], rollback: string[] = []) =>
     steps: tools.map((tool, i) => ({ id: `s${i}`, title: 't', tool })),
     rollback: rollback.map((tool, i) => ({ id: `r${i}`, title: 't', tool })),
   });
-const directory = (ids: string[]) => ({ isApprover: async (id: string) => ids.includes(id) });
+/** TANDEM_APPROVERS as the built-in policy: what every check asks. */
+const directory = (ids: string[]) => approversGate(ids);
+const run = { id: 'run_1', requester: 'UREQ', conversation: { channel: 'C1', threadTs: '1700000000.000100' } };
+const TOOL_OF: Record<Risk, string> = { read: 'get', write: 'comment', destructive: 'merge' };
 
 describe("a plan's risk", () => {
   it('is the highest risk of any step, wherever it stands among steps and rollback steps (issue 37: a plan [merge, get] is not read-only)', () => {
@@ -62,14 +66,18 @@ describe("a plan's risk", () => {
 });
 
 describe('what each risk asks for', () => {
-  it('in one table: who approves, whether it may run without a click, whether a new version needs approving again', () => {
-    const table = ORDER.map((risk) => ({
-      risk,
-      need: approvalNeed(risk),
-      autoRun: mayAutoRun(risk, { autoRunReadOnly: true }),
-      autoRunWhenOff: mayAutoRun(risk, { autoRunReadOnly: false }),
-      reapproval: needsReapproval(risk),
-    }));
+  it('in one table: who approves, whether it may run without a click, whether a new version needs approving again', async () => {
+    const autoRuns = (risk: Risk, autoRunReadOnly: boolean) =>
+      policyAllowsAutoRun({ gate: approversGate([], { autoRunReadOnly }), run, version: { version: 1, plan: planOf([TOOL_OF[risk]]) }, digest: 'd', riskOf });
+    const table = await Promise.all(
+      ORDER.map(async (risk) => ({
+        risk,
+        need: approvalNeed(risk),
+        autoRun: await autoRuns(risk, true),
+        autoRunWhenOff: await autoRuns(risk, false),
+        reapproval: needsReapproval(risk),
+      })),
+    );
     expect(table).toEqual([
       { risk: 'read', need: 'approver', autoRun: true, autoRunWhenOff: false, reapproval: false },
       { risk: 'write', need: 'approver', autoRun: false, autoRunWhenOff: false, reapproval: true },
@@ -166,7 +174,7 @@ describe('the words of each refusal, as a person reads them', () => {
       ['abort', 'abort this run'],
     ];
     for (const [action, what] of actions) {
-      expect(spoken(await checkRequesterOrApprover({ action, userId: 'UANY', requester: 'UREQ', approvers }))).toEqual({
+      expect(spoken(await checkRequesterOrApprover({ action, userId: 'UANY', policy: { gate: approvers, run } }))).toEqual({
         ok: false,
         error: { code: 'not-requester-or-approver', message: `Only <@UREQ> (who asked) or an approver may ${what}.` },
       });
@@ -174,18 +182,20 @@ describe('the words of each refusal, as a person reads them', () => {
   });
 
   it('resolving an escalation, saving a runbook and confirming a target each say what only approvers may do', async () => {
-    expect(spoken(await checkResolver({ userId: 'UANY', approvers }))).toEqual({
+    expect(spoken(await checkResolver({ userId: 'UANY', policy: { gate: approvers, run } }))).toEqual({
       ok: false,
       error: { code: 'not-approver', message: 'Only approvers (TANDEM_APPROVERS) may decide how an escalated run continues.' },
     });
-    expect(spoken(await checkRunbookSaver({ userId: 'UANY', approvers }))).toEqual({
+    expect(spoken(await checkRunbookSaver({ userId: 'UANY', policy: { gate: approvers, run } }))).toEqual({
       ok: false,
       error: {
         code: 'not-approver',
         message: 'Only approvers (TANDEM_APPROVERS) may save a runbook: it plans later tasks without a model. Ask one of them to save it.',
       },
     });
-    expect(spoken(await checkConfirmer({ risk: 'write', userId: 'UANY', requester: 'UREQ', approvers }))).toEqual({
+    expect(
+      spoken(await checkConfirmer({ risk: 'write', userId: 'UANY', policy: { gate: approvers, run, step: { id: 's1', tool: 'comment', args: {} } } })),
+    ).toEqual({
       ok: false,
       error: { code: 'not-approver', message: 'Only approvers (TANDEM_APPROVERS) may confirm what this step acts on; you are not on the list.' },
     });

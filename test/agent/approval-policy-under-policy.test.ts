@@ -72,8 +72,6 @@ function loadGate(): PolicyGate {
 const GATE = loadGate();
 const gate = () => GATE;
 
-const nobody = { isApprover: async () => false };
-const everybody = { isApprover: async () => true };
 const run = (channel = 'C_ENG') => ({ id: 'run_1', requester: 'UREQ', conversation: { channel, threadTs: '1.1' } });
 const risks: Record<string, Risk> = { get: 'read', merge: 'destructive' };
 const riskOf = (tool: string) => risks[tool];
@@ -82,7 +80,7 @@ const versionOf = (tools: string[], version = 1) => ({
   plan: PlanSchema.parse({ goal: 'g', confidence: 0.9, steps: tools.map((tool, i) => ({ id: `s${i + 1}`, title: 't', tool })), rollback: [] }),
 });
 const approval = (userId: string, extra: Partial<ApprovalRecord> = {}): ApprovalRecord =>
-  ({ runId: 'run_1', planVersion: 1, userId, decision: 'approved', via: 'click', digest: null, ...extra }) as ApprovalRecord;
+  ({ runId: 'run_1', planVersion: 1, userId, decision: 'approved', via: 'click', digest: null, policyHash: 'p1', ...extra }) as ApprovalRecord;
 
 describe('steering a run under a policy', () => {
   // The directory is never asked: the policy alone decides, even for someone the approver list would take.
@@ -101,7 +99,7 @@ describe('steering a run under a policy', () => {
     ['abort', 'UOTHER', 'Aborting this run needs the person who asked (rule `requesters-steer`).'],
   ];
   it.each(cases)('%s by %s', async (action, userId, refusal) => {
-    const result = spoken(await checkRequesterOrApprover({ action, userId, requester: 'UREQ', approvers: everybody, policy: { gate: gate(), run: run() } }));
+    const result = spoken(await checkRequesterOrApprover({ action, userId, policy: { gate: gate(), run: run() } }));
     expect(result).toEqual(refusal ? { ok: false, error: { code: 'not-requester-or-approver', message: refusal } } : { ok: true, value: undefined });
   });
 });
@@ -114,20 +112,20 @@ describe('resolving an escalation, saving a runbook and removing a schedule unde
     ['retry', 'UREQ', 'Deciding how an escalated run continues needs a member of @oncall (rule `oncall-resolves`).'],
     ['skip', 'UENG', 'Deciding how an escalated run continues needs a member of @oncall (rule `oncall-resolves`).'],
   ] as const)('an escalation answered with %s by %s', async (action, userId, refusal) => {
-    const result = spoken(await checkResolver({ userId, approvers: everybody, action, policy: { gate: gate(), run: run() } }));
+    const result = spoken(await checkResolver({ userId, action, policy: { gate: gate(), run: run() } }));
     expect(result).toEqual(refusal ? { ok: false, error: { code: 'not-approver', message: refusal } } : { ok: true, value: undefined });
   });
 
   it('an escalation answered with no action named is asked as a retry', async () => {
-    expect(spoken(await checkResolver({ userId: 'UONCALL', approvers: nobody, policy: { gate: gate(), run: run() } }))).toEqual({ ok: true, value: undefined });
-    expect(spoken(await checkResolver({ userId: 'UREQ', approvers: everybody, policy: { gate: gate(), run: run() } }))).toMatchObject({ ok: false });
+    expect(spoken(await checkResolver({ userId: 'UONCALL', policy: { gate: gate(), run: run() } }))).toEqual({ ok: true, value: undefined });
+    expect(spoken(await checkResolver({ userId: 'UREQ', policy: { gate: gate(), run: run() } }))).toMatchObject({ ok: false });
   });
 
   it.each([
     ['ULEAD', undefined],
     ['UREQ', 'Saving this run as a runbook needs a member of @leads (rule `leads-save`).'],
   ] as const)('a runbook saved by %s', async (userId, refusal) => {
-    const result = spoken(await checkRunbookSaver({ userId, approvers: everybody, policy: { gate: gate(), run: run() } }));
+    const result = spoken(await checkRunbookSaver({ userId, policy: { gate: gate(), run: run() } }));
     expect(result).toEqual(refusal ? { ok: false, error: { code: 'not-approver', message: refusal } } : { ok: true, value: undefined });
   });
 
@@ -136,7 +134,7 @@ describe('resolving an escalation, saving a runbook and removing a schedule unde
     ['ULEAD', 'Removing this schedule needs the person who made it (rule `makers-remove`).'],
   ] as const)('a schedule removed by %s', async (userId, refusal) => {
     const policy = { gate: gate(), schedule: { id: 'sch_1', channel: 'C_ENG', createdBy: 'UMAKER' } };
-    const result = spoken(await checkScheduleRemover({ userId, createdBy: 'UMAKER', approvers: everybody, policy }));
+    const result = spoken(await checkScheduleRemover({ userId, policy }));
     expect(result).toEqual(refusal ? { ok: false, error: { code: 'not-maker-or-approver', message: refusal } } : { ok: true, value: undefined });
   });
 });
@@ -150,7 +148,7 @@ describe('confirming a target under a policy', () => {
     ['merge', 'destructive', 'UREQ', 'Merging your own request: it needs someone other than the person who asked (rule `no-self-merge`).'],
   ] as const)('a %s step (%s) confirmed by %s', async (tool, risk, userId, refusal) => {
     const policy = { gate: gate(), run: run(), step: { id: 's2', tool, args: { repo: 'acme/api', number: 7 } } };
-    const result = spoken(await checkConfirmer({ risk, userId, requester: 'UREQ', approvers: everybody, policy }));
+    const result = spoken(await checkConfirmer({ risk, userId, policy }));
     expect(result).toEqual(refusal ? { ok: false, error: { code: 'not-approver', message: refusal } } : { ok: true, value: undefined });
   });
 });
@@ -211,16 +209,23 @@ describe('whether recorded approvals let a version run under a policy', () => {
     policyVersionApproved({ gate: gate(), run: run(channel), version: versionOf(tools), digest: 'd1', riskOf, approvals });
 
   it.each([
-    ['nothing recorded', [], { ok: false, error: { code: 'no-approval', message: 'no approval of v1 with its current content is recorded' } }],
+    ['nothing recorded', [], { ok: false, error: { code: 'no-approval', message: 'no approval of v1 is recorded' } }],
     [
       'approvals of the content before an edit only',
       [approval('UOWN1', { digest: 'd0' }), approval('UOWN2', { digest: 'd0' })],
-      { ok: false, error: { code: 'no-approval', message: 'no approval of v1 with its current content is recorded' } },
+      {
+        ok: false,
+        error: {
+          code: 'content-changed',
+          message:
+            'v1 was approved by UOWN1 with digest d0, but its stored content now has digest d1; v1 was approved by UOWN2 with digest d0, but its stored content now has digest d1',
+        },
+      },
     ],
     [
       'approvals of another version only',
       [approval('UOWN1', { planVersion: 2 })],
-      { ok: false, error: { code: 'no-approval', message: 'no approval of v1 with its current content is recorded' } },
+      { ok: false, error: { code: 'no-approval', message: 'no approval of v1 is recorded' } },
     ],
     ['one owner', [approval('UOWN1')], { ok: false, error: { code: 'none-covers', message: 's2 needs two members of @owners (1 of 2 approvals)' } }],
     [
@@ -238,10 +243,11 @@ describe('whether recorded approvals let a version run under a policy', () => {
     expect(await check([...approvals])).toEqual(expected);
   });
 
-  it('takes an auto-run only where auto_run is permitted on every step', async () => {
+  it('takes an auto-run of a version with a write only where auto_run is permitted on every step', async () => {
     const auto = approval('tandem:auto', { via: 'auto' });
     expect(await check([auto], ['get'], 'C_OPS')).toEqual({ ok: true, value: undefined });
-    expect(await check([auto], ['get'], 'C_ENG')).toMatchObject({ ok: false, error: { code: 'none-covers' } });
+    // A read-only version stands on an auto-run anywhere (a replan without writes, a runbook's read-only steps).
+    expect(await check([auto], ['get'], 'C_ENG')).toEqual({ ok: true, value: undefined });
     expect(await check([auto], ['get', 'merge'], 'C_OPS')).toMatchObject({ ok: false, error: { code: 'none-covers' } });
   });
 

@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
-  approvalNeed,
-  checkApprover,
   checkConfirmer,
+  checkPolicyApprover,
   checkRequesterOrApprover,
   checkResolver,
   checkRunbookSaver,
   checkScheduleRemover,
   checkVersion,
-  mayAutoRun,
   planRisk,
   riskOfTool,
   type RequesterAction,
@@ -16,6 +14,9 @@ import {
 import { PlanSchema } from '../../src/agent/model/plan.ts';
 import type { RunRecord } from '../../src/agent/ports/run-store.ts';
 import { spoken } from './support/spoken.ts';
+import type { PolicyGate } from '../../src/agent/decisions/policy-approval.ts';
+import type { Risk } from '../../src/agent/ports/tool.ts';
+import { approversGate } from '../helpers/policy-gate.ts';
 import { spelled } from '../helpers/words.ts';
 
 const risks: Record<string, 'read' | 'write' | 'destructive'> = { get: 'read', comment: 'write', merge: 'destructive' };
@@ -26,7 +27,15 @@ const planOf = (tools: string[], rollback: string[] = []) =>
     steps: tools.map((tool, i) => ({ id: `s${i}`, title: 't', tool })),
     rollback: rollback.map((tool, i) => ({ id: `r${i}`, title: 't', tool })),
   });
-const directory = (ids: string[]) => ({ isApprover: async (id: string) => ids.includes(id) });
+/** TANDEM_APPROVERS as the built-in policy: what every check asks. */
+const directory = (ids: string[]) => approversGate(ids);
+const run = { id: 'run_1', requester: 'UREQ', conversation: { channel: 'C1', threadTs: '1700000000.000100' } };
+const TOOL_OF: Record<Risk, string> = { read: 'get', write: 'comment', destructive: 'merge' };
+/** A click on a one-step plan of this risk. */
+const approve = (gate: PolicyGate, risk: Risk, userId: string) =>
+  checkPolicyApprover({ gate, userId, run, version: { version: 1, plan: planOf([TOOL_OF[risk]]) }, digest: 'd', riskOf: (t) => risks[t], earlier: [] });
+const confirm = (gate: PolicyGate, risk: Risk, userId: string) =>
+  checkConfirmer({ risk, userId, policy: { gate, run, step: { id: 's1', tool: TOOL_OF[risk], args: {} } } });
 
 describe('approval policy', () => {
   it('takes the highest risk of all steps, rollback included; unknown tools count as destructive', () => {
@@ -43,25 +52,19 @@ describe('approval policy', () => {
     expect(riskOfTool(tools, 'odd')).toBe('destructive');
   });
 
-  it('auto-runs only read-only plans, and only when configured', () => {
-    expect(mayAutoRun('read', { autoRunReadOnly: true })).toBe(true);
-    expect(mayAutoRun('read', { autoRunReadOnly: false })).toBe(false);
-    expect(mayAutoRun('write', { autoRunReadOnly: true })).toBe(false);
-  });
-
   it('every plan needs an approver, read-only ones too; destructive plans an approver other than the requester', async () => {
     const approvers = directory(['UAPP', 'UREQ']);
     const notApprover = {
       ok: false,
       error: { code: 'not-approver', message: 'Only approvers (TANDEM_APPROVERS) may approve a plan; you are not on the list.' },
     };
-    const readOnly = await checkApprover({ need: approvalNeed('read'), userId: 'UANY', requester: 'UREQ', approvers });
+    const readOnly = await approve(approvers, 'read', 'UANY');
     expect(spoken(readOnly)).toEqual(notApprover);
-    expect((await checkApprover({ need: approvalNeed('read'), userId: 'UREQ', requester: 'UREQ', approvers })).ok).toBe(true);
-    const outsider = await checkApprover({ need: approvalNeed('write'), userId: 'UANY', requester: 'UREQ', approvers });
+    expect((await approve(approvers, 'read', 'UREQ')).ok).toBe(true);
+    const outsider = await approve(approvers, 'write', 'UANY');
     expect(spoken(outsider)).toEqual(notApprover);
-    expect((await checkApprover({ need: approvalNeed('write'), userId: 'UREQ', requester: 'UREQ', approvers })).ok).toBe(true);
-    const selfApproval = await checkApprover({ need: approvalNeed('destructive'), userId: 'UREQ', requester: 'UREQ', approvers });
+    expect((await approve(approvers, 'write', 'UREQ')).ok).toBe(true);
+    const selfApproval = await approve(approvers, 'destructive', 'UREQ');
     expect(spoken(selfApproval)).toEqual({
       ok: false,
       error: {
@@ -69,7 +72,7 @@ describe('approval policy', () => {
         message: 'This plan has a destructive step, so an approver other than the person who asked must approve it.',
       },
     });
-    expect((await checkApprover({ need: approvalNeed('destructive'), userId: 'UAPP', requester: 'UREQ', approvers })).ok).toBe(true);
+    expect((await approve(approvers, 'destructive', 'UAPP')).ok).toBe(true);
   });
 
   it('who may do what, in one table: every decision a person takes on a run, for the requester, an approver and a bystander', async () => {
@@ -87,14 +90,16 @@ describe('approval policy', () => {
     };
     const table: Record<string, Record<string, string>> = {};
     for (const action of requesterActions)
-      table[action] = await judge((userId) => checkRequesterOrApprover({ action, userId, requester: who.requester, approvers }));
-    table['approve write'] = await judge((userId) => checkApprover({ need: approvalNeed('write'), userId, requester: who.requester, approvers }));
-    table['approve destructive'] = await judge((userId) => checkApprover({ need: approvalNeed('destructive'), userId, requester: who.requester, approvers }));
-    table['confirm write'] = await judge((userId) => checkConfirmer({ risk: 'write', userId, requester: who.requester, approvers }));
-    table['confirm destructive'] = await judge((userId) => checkConfirmer({ risk: 'destructive', userId, requester: who.requester, approvers }));
-    table['resolve escalation'] = await judge((userId) => checkResolver({ userId, approvers }));
-    table['save runbook'] = await judge((userId) => checkRunbookSaver({ userId, approvers }));
-    table['remove schedule'] = await judge((userId) => checkScheduleRemover({ userId, createdBy: who.requester, approvers }));
+      table[action] = await judge((userId) => checkRequesterOrApprover({ action, userId, policy: { gate: approvers, run } }));
+    table['approve write'] = await judge((userId) => approve(approvers, 'write', userId));
+    table['approve destructive'] = await judge((userId) => approve(approvers, 'destructive', userId));
+    table['confirm write'] = await judge((userId) => confirm(approvers, 'write', userId));
+    table['confirm destructive'] = await judge((userId) => confirm(approvers, 'destructive', userId));
+    table['resolve escalation'] = await judge((userId) => checkResolver({ userId, policy: { gate: approvers, run } }));
+    table['save runbook'] = await judge((userId) => checkRunbookSaver({ userId, policy: { gate: approvers, run } }));
+    table['remove schedule'] = await judge((userId) =>
+      checkScheduleRemover({ userId, policy: { gate: approvers, schedule: { id: 'sc1', channel: 'C1', createdBy: who.requester } } }),
+    );
 
     const steer = { requester: 'allowed', approver: 'allowed', bystander: 'not-requester-or-approver' };
     const approverOnly = { requester: 'not-approver', approver: 'allowed', bystander: 'not-approver' };
@@ -115,14 +120,14 @@ describe('approval policy', () => {
     });
     // Four-eyes: a requester who is also an approver still may not approve or confirm their own destructive step.
     const both = directory(['UREQ']);
-    expect(spoken(await checkApprover({ need: approvalNeed('destructive'), userId: 'UREQ', requester: 'UREQ', approvers: both }))).toEqual({
+    expect(spoken(await approve(both, 'destructive', 'UREQ'))).toEqual({
       ok: false,
       error: {
         code: 'requester-may-not-approve-destructive',
         message: 'This plan has a destructive step, so an approver other than the person who asked must approve it.',
       },
     });
-    expect(spoken(await checkConfirmer({ risk: 'destructive', userId: 'UREQ', requester: 'UREQ', approvers: both }))).toEqual({
+    expect(spoken(await confirm(both, 'destructive', 'UREQ'))).toEqual({
       ok: false,
       error: {
         code: 'requester-may-not-confirm-destructive',
@@ -130,18 +135,24 @@ describe('approval policy', () => {
       },
     });
     // A requester who is an approver confirms their own write step: only destructive work takes a second person.
-    expect((await checkConfirmer({ risk: 'write', userId: 'UREQ', requester: 'UREQ', approvers: both })).ok).toBe(true);
-    expect(spoken(await checkRequesterOrApprover({ action: 'cancel', userId: 'UANY', requester: 'UREQ', approvers }))).toEqual({
+    expect((await confirm(both, 'write', 'UREQ')).ok).toBe(true);
+    expect(spoken(await checkRequesterOrApprover({ action: 'cancel', userId: 'UANY', policy: { gate: approvers, run } }))).toEqual({
       ok: false,
       error: { code: 'not-requester-or-approver', message: 'Only <@UREQ> (who asked) or an approver may cancel this run.' },
     });
   });
 
-  it('a schedule is removed by whoever made it or an approver; with no approver directory only by its maker', async () => {
-    expect((await checkScheduleRemover({ userId: 'UMAKER', createdBy: 'UMAKER', approvers: undefined })).ok).toBe(true);
-    expect((await checkScheduleRemover({ userId: 'UAPP', createdBy: 'UMAKER', approvers: directory(['UAPP']) })).ok).toBe(true);
-    expect((await checkScheduleRemover({ userId: 'UAPP', createdBy: 'UMAKER', approvers: undefined })).ok).toBe(false);
-    const refused = await checkScheduleRemover({ userId: 'UANY', createdBy: 'UMAKER', approvers: directory(['UAPP']) });
+  it('a schedule is removed by whoever made it or an approver', async () => {
+    expect(
+      (await checkScheduleRemover({ userId: 'UMAKER', policy: { gate: directory(['UAPP']), schedule: { id: 'sc1', channel: 'C1', createdBy: 'UMAKER' } } })).ok,
+    ).toBe(true);
+    expect(
+      (await checkScheduleRemover({ userId: 'UAPP', policy: { gate: directory(['UAPP']), schedule: { id: 'sc1', channel: 'C1', createdBy: 'UMAKER' } } })).ok,
+    ).toBe(true);
+    const refused = await checkScheduleRemover({
+      userId: 'UANY',
+      policy: { gate: directory(['UAPP']), schedule: { id: 'sc1', channel: 'C1', createdBy: 'UMAKER' } },
+    });
     expect(refused.ok ? null : { code: refused.error.code, words: spelled(refused.error.message) }).toEqual({
       code: 'not-maker-or-approver',
       words: 'Only <@UMAKER>, who made this schedule, or an approver (TANDEM_APPROVERS) may remove it.',

@@ -49,7 +49,8 @@ describe('decisions under every interleaving', () => {
           llm: new ScriptedLlm().on('planner', plan),
           soleOwner: true,
           // Each click's approver lookup takes as long as the script says (a Slack user-group call).
-          approverDirectory: { isApprover: async (userId) => (await sleep(lookups.shift() ?? 0), APPROVERS.includes(userId)) },
+          approvers: ['SAPPROVERS'],
+          groups: { groupsOf: async (userId, among) => (await sleep(lookups.shift() ?? 0), APPROVERS.includes(userId) ? among : []) },
         });
         const run = await h.start('make the thing I name', 'UREQ');
         const approved: number[] = [];

@@ -17,7 +17,10 @@ afterEach(async () => {
   expect(await auditViolations(db.store, auditedTools)).toEqual([]);
 });
 
-/** An approver directory whose `slowCall`th answer for one person waits until the test lets it go (a slow Slack user-group call). */
+/**
+ * The approvers' user group (SAPPROVERS) as a directory whose `slowCall`th answer for one person waits until the
+ * test lets it go (a slow Slack user-group call).
+ */
 function slowDirectory(slowUser: string, approvers: string[], slowCall = 1) {
   let calls = 0;
   let release = () => undefined as void;
@@ -26,12 +29,12 @@ function slowDirectory(slowUser: string, approvers: string[], slowCall = 1) {
   const lookedUp = new Promise<void>((resolve) => (asked = resolve));
   return {
     directory: {
-      isApprover: async (userId: string) => {
+      groupsOf: async (userId: string, among: readonly string[]) => {
         if (userId === slowUser && ++calls === slowCall) {
           asked();
           await gate;
         }
-        return approvers.includes(userId);
+        return approvers.includes(userId) ? among : [];
       },
     },
     lookedUp,
@@ -45,7 +48,7 @@ describe('decisions are compare-and-set', () => {
   it('an edit that lands while the approver lookup is slow: the v1 click runs nothing, leaves no approval, and says the plan changed', async () => {
     const tools = standardTools();
     const slow = slowDirectory('UAPP', ['UAPP']);
-    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', writePlan), approverDirectory: slow.directory });
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', writePlan), approvers: ['SAPPROVERS'], groups: slow.directory });
     const run = await h.start('make a thing', 'UREQ');
     const v1 = (await h.store.getPlanVersion(run.id, 1))!.plan;
 
@@ -82,7 +85,7 @@ describe('decisions are compare-and-set', () => {
   it('a reject that lands while an approver lookup is slow: the approval is refused and records nothing', async () => {
     const tools = standardTools();
     const slow = slowDirectory('UAPP', ['UAPP']);
-    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', writePlan), approverDirectory: slow.directory });
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', writePlan), approvers: ['SAPPROVERS'], groups: slow.directory });
     const run = await h.start('make a thing', 'UREQ');
     const click = h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
     await slow.lookedUp;
@@ -99,7 +102,13 @@ describe('decisions are compare-and-set', () => {
     // The first lookup decides whether UAPP may resolve escalations; the second, whether UAPP may approve this version.
     const slow = slowDirectory('UAPP', ['UAPP'], 2);
     const lowConfidence = plannerAnswer({ confidence: 0.3, steps: [{ id: 's1', tool: 'create_thing', args: { title: 'one' } }] });
-    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', lowConfidence), approverDirectory: slow.directory });
+    h = makeHarness({
+      store: db.store,
+      tools: tools.all,
+      llm: new ScriptedLlm().on('planner', lowConfidence),
+      approvers: ['SAPPROVERS'],
+      groups: slow.directory,
+    });
     const run = await h.start('make a thing', 'UREQ');
     const [escalation] = await h.store.listEscalations(run.id);
     expect(escalation).toMatchObject({ kind: 'low-confidence', status: 'open' });

@@ -16,6 +16,7 @@ import { testGithub } from '../tools/tool-context.ts';
 import { fakeTool, standardTools } from './support/fake-tools.ts';
 import { BUDGETS, collectingLogger } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
+import { approversGate } from '../helpers/policy-gate.ts';
 
 const db = useMemoryStore();
 let slack: SlackFakeServer;
@@ -39,7 +40,7 @@ function agentWith(llm: ScriptedLlm, errors: unknown[]): Agent {
     llm,
     tools: [...standardTools().all, failingRead, createGithubDispatchWorkflowTool(testGithub(github.url), { initialMs: 5, maxMs: 20, findTimeoutMs: 2_000 })],
     surface: new SlackSurface({ client, logger: silentLogger(), escalateTo: 'S0ONCALL', boardIntervalMs: 20 }),
-    approvers: { isApprover: async (userId) => userId === 'UAPP' },
+    policy: approversGate(['UAPP']),
     settings: { budgets: BUDGETS, confidenceThreshold: 0.6, autoRunReadOnly: false, secrets: [], concurrency: 4, retry: { retries: 0, baseDelayMs: 1 } },
     logger: collectingLogger(errors),
     owner: 'replica-a',

@@ -79,20 +79,19 @@ permit (principal, action == Action::"cancel", resource is Schedule) when { prin
   if (!rules.ok) throw new Error(JSON.stringify(rules.error));
   const gate = { current: () => rules.value, groups: { groupsOf: async (user: string, among: readonly string[]) => (user === 'U_LEAD' ? among : []) } };
   const run = { id: 'r1', requester: 'U_DEV', conversation: { channel: 'C1', threadTs: 't' } };
-  const nobody = { isApprover: async () => true };
 
   it('asks the policy, not the approver list, and names the rule when it refuses', async () => {
-    expect(await checkRunbookSaver({ userId: 'U_LEAD', approvers: nobody, policy: { gate, run } })).toEqual({ ok: true, value: undefined });
-    expect(await checkRunbookSaver({ userId: 'U_DEV', approvers: nobody, policy: { gate, run } })).toEqual({
+    expect(await checkRunbookSaver({ userId: 'U_LEAD', policy: { gate, run } })).toEqual({ ok: true, value: undefined });
+    expect(await checkRunbookSaver({ userId: 'U_DEV', policy: { gate, run } })).toEqual({
       ok: false,
       error: { code: 'not-approver', message: 'Saving this run as a runbook needs a member of @leads (rule `leads-save`).' },
     });
     const schedule = { id: 'sc1', channel: 'C1', createdBy: 'U_DEV' };
-    expect(await checkScheduleRemover({ userId: 'U_DEV', createdBy: 'U_DEV', approvers: nobody, policy: { gate, schedule } })).toEqual({
+    expect(await checkScheduleRemover({ userId: 'U_DEV', policy: { gate, schedule } })).toEqual({
       ok: true,
       value: undefined,
     });
-    expect(await checkScheduleRemover({ userId: 'U_LEAD', createdBy: 'U_DEV', approvers: nobody, policy: { gate, schedule } })).toEqual({
+    expect(await checkScheduleRemover({ userId: 'U_LEAD', policy: { gate, schedule } })).toEqual({
       ok: false,
       error: { code: 'not-maker-or-approver', message: 'Removing this schedule needs the person who made it (rule `makers-remove`).' },
     });

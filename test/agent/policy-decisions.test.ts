@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PolicyGate } from '../../src/agent/decisions/policy-approval.ts';
 import { loadPolicy } from '../../src/policy/cedar-engine.ts';
@@ -5,6 +6,7 @@ import { useTestStore } from '../helpers/store.ts';
 import { auditRuns } from '../../src/audit/audit.ts';
 import { AUDIT_CHECKS } from '../../src/audit/checks/index.ts';
 import { auditContextOf } from '../audit/support.ts';
+import { policyMadeInTests } from '../helpers/policy-gate.ts';
 import { standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
@@ -32,6 +34,9 @@ permit (principal in Group::"S_ENG", action == Action::"auto_run", resource is S
 when { resource.risk == "read" && resource.channel == "C_OPS" };
 `;
 const MEMBERS: Record<string, string[]> = { S_ENG: ['UENG', 'UOWN1', 'UOWN2'], S_OWNERS: ['UOWN1', 'UOWN2'] };
+afterEach(() => {
+  MEMBERS['S_OWNERS'] = ['UOWN1', 'UOWN2'];
+});
 
 function gate(): PolicyGate {
   const loaded = loadPolicy([{ file: 'test.cedar', text: POLICY }]);
@@ -109,6 +114,63 @@ describe('approvals under TANDEM_POLICY', () => {
     expect(await audit(() => stricter.value)).toMatchObject({
       violations: [{ check: 'decision-not-permitted', message: expect.stringContaining('s2 needs two members of @owners (2 of 3 approvals)') }],
     });
+    // Each click also recorded the groups its approver was in then: the audit judges with those, not today's membership.
+    expect((await h.store.listApprovals(run.id)).map((a) => [a.userId, a.policyGroups])).toEqual([
+      ['UOWN1', ['S_ENG', 'S_OWNERS']],
+      ['UOWN2', ['S_ENG', 'S_OWNERS']],
+    ]);
+    MEMBERS['S_OWNERS'] = [];
+    expect(await audit((hash) => (hash === engine.hash ? engine : undefined))).toEqual({ runs: 1, violations: [] });
+    // A decision whose recorded membership does not permit it (UOWN2 stored as outside @owners) is reported.
+    await db.database.db.execute(sql`update approvals set policy_groups = '["S_ENG"]'::jsonb where run_id = ${run.id} and user_id = 'UOWN2'`);
+    expect(await audit((hash) => (hash === engine.hash ? engine : undefined))).toMatchObject({
+      violations: [{ check: 'decision-not-permitted', message: expect.stringContaining('s2 needs two members of @owners (1 of 2 approvals)') }],
+    });
+  });
+});
+
+describe('going ahead with a low-confidence plan under TANDEM_POLICY', () => {
+  it('"approve anyway" is an approval like a click on the plan: it records the policy hash and the rules that permitted it', async () => {
+    const tools = standardTools();
+    const policyGate = gate();
+    const unsure = plannerAnswer({ confidence: 0.3, steps: [{ id: 's1', tool: 'read_thing', args: { key: 'pr' } }] });
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', unsure), policy: policyGate });
+    const run = await h.start('read PR 7', 'UREQ');
+    const escalation = (await h.store.listEscalations(run.id)).find((e) => e.kind === 'low-confidence');
+    if (!escalation) throw new Error('no low-confidence escalation');
+    expect(await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UENG', action: 'approve' })).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
+    expect((await h.store.listApprovals(run.id)).map((a) => [a.userId, a.decision, a.policyHash, a.policyRules])).toEqual([
+      ['UENG', 'approved', policyGate.current().hash, ['reads']],
+    ]);
+    const engine = policyGate.current();
+    expect(
+      await auditRuns(h.store, { ...auditContextOf(tools.all), policyOf: (hash) => (hash === engine.hash ? engine : undefined) }, { runId: run.id }),
+    ).toEqual({
+      runs: 1,
+      violations: [],
+    });
+  });
+});
+
+describe('with TANDEM_POLICY unset', () => {
+  it('an approval asks the built-in policy made from the approver list: it records that policy and its rule, and the audit judges it by them', async () => {
+    const tools = standardTools();
+    const writePlan = plannerAnswer({ steps: [{ id: 's1', tool: 'create_thing', args: { title: 'x' } }] });
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', writePlan), approvers: ['UAPP'] });
+    const run = await h.start('make a thing', 'UREQ');
+    expect(spoken(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UOTHER', decision: 'approve' }))).toEqual({
+      ok: false,
+      error: { code: 'not-approver', message: 'Only approvers (TANDEM_APPROVERS) may approve a plan; you are not on the list.' },
+    });
+    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
+    const [approval] = await h.store.listApprovals(run.id);
+    expect(approval).toMatchObject({ userId: 'UAPP', policyRules: ['approvers-approve'], policyGroups: [] });
+    expect(policyMadeInTests(approval!.policyHash!)?.fromSettings).toBe(true);
+    expect(await auditRuns(h.store, auditContextOf(tools.all, ['UAPP']), { runId: run.id })).toEqual({ runs: 1, violations: [] });
   });
 });
 

@@ -12,6 +12,7 @@ import { useTestStore } from '../helpers/store.ts';
 import { standardTools } from './support/fake-tools.ts';
 import { BUDGETS, collectingLogger } from './support/harness.ts';
 import { ScriptedLlm } from './support/scripted-llm.ts';
+import { approversGate } from '../helpers/policy-gate.ts';
 
 // The real engine, not the in-memory store: the runbook catalog keeps its runbooks in the same database (createRunbooksStore).
 const db = useTestStore();
@@ -48,7 +49,7 @@ async function setup() {
     llm,
     tools: tools.all,
     surface,
-    approvers: { isApprover: async (userId) => userId === 'UAPP' },
+    policy: approversGate(['UAPP']),
     settings: { budgets: BUDGETS, confidenceThreshold: 0.6, autoRunReadOnly: false, secrets: [], concurrency: 4, retry: { retries: 0, baseDelayMs: 1 } },
     logger: collectingLogger(errors),
     owner: 'replica-a',

@@ -3,6 +3,7 @@ import { auditRuns } from '../../src/audit/audit.ts';
 import type { AuditContext, Violation } from '../../src/audit/run-facts.ts';
 import type { RunStore } from '../../src/agent/ports/run-store.ts';
 import type { AnyTool } from '../../src/agent/ports/tool.ts';
+import { policyMadeInTests } from '../helpers/policy-gate.ts';
 
 export function auditContextOf(tools: readonly AnyTool[], approvers: readonly string[] = []): AuditContext {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -10,6 +11,8 @@ export function auditContextOf(tools: readonly AnyTool[], approvers: readonly st
     riskOf: (name) => byName.get(name)?.risk,
     toolOf: (name) => byName.get(name),
     isApprover: (userId) => (approvers.length === 0 ? undefined : approvers.includes(userId)),
+    // The built-in policies the tests' agents decided under (the product reads them from the store by hash).
+    policyOf: policyMadeInTests,
   };
 }
 

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSlackHarness, eventually, SIGNING_SECRET, type SlackHarness } from '../fakes/slack-harness.ts';
 import { createMemoryInbox } from '../../src/bot/ports.ts';
 import { checkRequesterOrApprover } from '../../src/agent/decisions/approval-policy.ts';
+import { approversGate } from '../helpers/policy-gate.ts';
 
 let h: SlackHarness;
 beforeEach(async () => {
@@ -147,7 +148,8 @@ describe('mentions', () => {
   it('from someone who is neither the requester nor an approver are refused privately, saying who may', async () => {
     // The agent answers with the approval policy's own refusal for a bystander.
     const refusalFor = async (action: 'answer' | 'cancel') => {
-      const may = await checkRequesterOrApprover({ action, userId: 'U9', requester: 'UREQ', approvers: { isApprover: async () => false } });
+      const run = { id: 'run_1', requester: 'UREQ', conversation: { channel: 'C1', threadTs: '1700000000.000100' } };
+      const may = await checkRequesterOrApprover({ action, userId: 'U9', policy: { gate: approversGate(['UAPP']), run } });
       if (may.ok) throw new Error('a bystander may not answer or cancel');
       return { refused: may.error };
     };

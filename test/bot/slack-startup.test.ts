@@ -6,6 +6,7 @@ import { createSlackApp } from '../../src/bot/create-slack-app.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { SlackDriver } from '../../src/workspace/slack-fake/index.ts';
 import { BOT_TOKEN, eventually, MemoryRunQueries, RecordingAgent, SIGNING_SECRET } from '../fakes/slack-harness.ts';
+import { approversGate } from '../helpers/policy-gate.ts';
 
 /** A port nobody listens on: Slack "unreachable". */
 async function closedPort(): Promise<number> {
@@ -40,6 +41,7 @@ describe('start-up', () => {
       agent,
       runs: new MemoryRunQueries(),
       logger,
+      policy: approversGate(),
     });
     const { port } = await slack.start(0);
     try {
@@ -60,6 +62,7 @@ describe('start-up', () => {
       agent: new RecordingAgent(),
       runs: new MemoryRunQueries(),
       logger: createLogger({ level: 'silent', secrets: [] }),
+      policy: approversGate(),
     });
     expect(slack.app).toBeDefined();
   });

@@ -2,7 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { webApi } from '@slack/bolt';
 import type { StepStatus } from '../../src/agent/ports/run-store.ts';
 import type { BoardState } from '../../src/agent/ports/surface.ts';
-import { createSlackApproverDirectory } from '../../src/bot/surface/slack-approver-directory.ts';
+import { createSlackGroupDirectory } from '../../src/bot/surface/slack-group-directory.ts';
+import { askPolicy } from '../../src/agent/decisions/policy-approval.ts';
+import { settingsGate } from '../../src/policy/policy-in-force.ts';
 import { createSlackPoster } from '../../src/bot/surface/slack-poster.ts';
 import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
 import { SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
@@ -256,23 +258,26 @@ describe('SlackPoster', () => {
   });
 });
 
-describe('Slack approver directory', () => {
+describe('TANDEM_APPROVERS as the built-in policy, with user groups read from Slack', () => {
+  const mayApprove = async (approvers: string[], userId: string) => {
+    const gate = settingsGate({ approvers, autoRunReadOnly: false, repos: undefined }, createSlackGroupDirectory({ client, logger: silentLogger() }));
+    const step = { id: 's1', tool: 'github_comment', risk: 'write' as const, repository: '', channel: 'C1', target: '', rollback: false };
+    const asked = await askPolicy(gate, { user: userId, action: 'approve', resource: { kind: 'step', step }, situation: { requester: 'UREQ', channel: 'C1' } });
+    return asked.decision.permitted;
+  };
+
   it('lets anyone approve when TANDEM_APPROVERS is empty', async () => {
-    const directory = createSlackApproverDirectory({ client, approvers: [], logger: silentLogger() });
-    expect(await directory.isApprover('UANY')).toBe(true);
+    expect(await mayApprove([], 'UANY')).toBe(true);
   });
 
-  it('accepts listed users and members of listed groups, asking Slack once per group while cached', async () => {
+  it('accepts listed users and members of listed groups', async () => {
     fake.model.usergroups.set('SOPS', ['UMEMBER']);
-    const directory = createSlackApproverDirectory({ client, approvers: ['UBOSS', 'SOPS'], logger: silentLogger() });
-    expect(await directory.isApprover('UBOSS')).toBe(true);
-    expect(await directory.isApprover('UMEMBER')).toBe(true);
-    expect(await directory.isApprover('UOTHER')).toBe(false);
-    expect(fake.callsOf('usergroups.users.list')).toHaveLength(1);
+    expect(await mayApprove(['UBOSS', 'SOPS'], 'UBOSS')).toBe(true);
+    expect(await mayApprove(['UBOSS', 'SOPS'], 'UMEMBER')).toBe(true);
+    expect(await mayApprove(['UBOSS', 'SOPS'], 'UOTHER')).toBe(false);
   });
 
   it('fails closed when the group cannot be listed', async () => {
-    const directory = createSlackApproverDirectory({ client, approvers: ['SMISSING'], logger: silentLogger() });
-    expect(await directory.isApprover('UMEMBER')).toBe(false);
+    expect(await mayApprove(['SMISSING'], 'UMEMBER')).toBe(false);
   });
 });

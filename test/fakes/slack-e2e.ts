@@ -12,7 +12,8 @@ import type { SlackClient } from '../../src/bot/surface/slack-client.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import type { ScheduleService } from '../../src/schedules/index.ts';
 import { createSlackApp, type SlackApp } from '../../src/bot/create-slack-app.ts';
-import { createSlackApproverDirectory } from '../../src/bot/surface/slack-approver-directory.ts';
+import { createSlackGroupDirectory } from '../../src/bot/surface/slack-group-directory.ts';
+import { approversGate } from '../helpers/policy-gate.ts';
 import { createSlackClient } from '../../src/bot/surface/slack-client.ts';
 import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
 import { SlackDriver, SlackFakeServer, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
@@ -156,13 +157,14 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
   });
   const tools = new ToolBench();
   const planner = new QueuedPlanner();
-  const approvers = createSlackApproverDirectory({ client, approvers: APPROVERS, logger });
+  // TANDEM_APPROVERS as the built-in policy, its user groups read from the fake Slack.
+  const policy = approversGate(APPROVERS, { groups: createSlackGroupDirectory({ client, logger }) });
   const agent = createAgent({
     store,
     llm: planner,
     tools: tools.tools(),
     surface,
-    approvers,
+    policy,
     settings: {
       budgets: { maxSteps: 20, maxReplans: 2, runTimeoutS: 3600, stepTimeoutS: 60, maxTokens: 200_000 },
       confidenceThreshold: 0.6,
@@ -186,7 +188,7 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
     agent,
     runs: store,
     logger,
-    approvers,
+    policy,
     ...(options.feedback ? { feedback: options.feedback } : {}),
     ...(options.inbox ? { inbox: options.inbox } : {}),
     ...(schedules ? { schedules } : {}),

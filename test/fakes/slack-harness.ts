@@ -5,6 +5,7 @@ import { createMemoryInbox, type RunQueries, type SlackInbox } from '../../src/b
 import { createLogger } from '../../src/observability/logger.ts';
 import { SlackDriver, SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
 import { makeRun } from './slack-fixtures.ts';
+import { approversGate } from '../helpers/policy-gate.ts';
 
 export const SIGNING_SECRET = 'test-signing-secret';
 export const BOT_TOKEN = 'xoxb-test-token';
@@ -119,6 +120,7 @@ export async function startSlackHarness(options: { inbox?: SlackInbox } = {}): P
     inbox: options.inbox ?? createMemoryInbox(),
     runs,
     logger: silentLogger(),
+    policy: approversGate(),
   });
   const { port } = await slack.start(0);
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -1,16 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  approvalNeed,
-  checkApprover,
-  checkConfirmer,
-  checkRequesterOrApprover,
-  checkResolver,
-  checkRunbookSaver,
-  checkScheduleRemover,
+  mayApproveOrConfirm,
   mayAutoRun,
+  mayRemoveSchedule,
+  mayResolveSaveOrSchedule,
+  mayStopOrSteer,
   type RequesterAction,
-} from '../../src/agent/decisions/approval-policy.ts';
+} from './support/settings-oracle.ts';
 import type { PolicyAction, PolicyQuestion } from '../../src/agent/ports/policy.ts';
 import type { Risk } from '../../src/agent/ports/tool.ts';
 import { isRepositoryAllowed } from '../../src/agent/model/repository-allow-list.ts';
@@ -45,32 +42,30 @@ const cases: fc.Arbitrary<Case> = fc.oneof(
   fc.record({ kind: fc.constantFrom('save_runbook', 'schedule', 'remove-schedule') }),
 ) as fc.Arbitrary<Case>;
 
-/** Today's answer, from the functions of src/agent/decisions/approval-policy.ts and the repository allow-list. */
+/** The settings' answer, as the product gave it before the built-in policy (test/policy/support/settings-oracle.ts), with the repository allow-list. */
 type Settings = typeof settings extends fc.Arbitrary<infer S> ? S : never;
 
-async function today(s: Settings, c: Case, user: string, requester: string): Promise<boolean> {
+function today(s: Settings, c: Case, user: string, requester: string): boolean {
   const groupsOf = (id: string) => s.membership[id] ?? [];
-  const approvers = {
-    isApprover: async (id: string) => s.approvers.length === 0 || s.approvers.includes(id) || groupsOf(id).some((g) => s.approvers.includes(g)),
+  const oracle = {
+    isApprover: (id: string) => s.approvers.length === 0 || s.approvers.includes(id) || groupsOf(id).some((g) => s.approvers.includes(g)),
+    autoRunReadOnly: s.autoRunReadOnly,
   };
   const repoAllowed = (repository: string) => repository === '' || s.repos === undefined || isRepositoryAllowed(s.repos, repository);
   switch (c.kind) {
     case 'approve':
-      return repoAllowed(c.repository) && (await checkApprover({ need: approvalNeed(c.risk), userId: user, requester, approvers })).ok;
     case 'confirm':
-      return repoAllowed(c.repository) && (await checkConfirmer({ risk: c.risk, userId: user, requester, approvers })).ok;
+      return repoAllowed(c.repository) && mayApproveOrConfirm(oracle, c.risk, user, requester);
     case 'auto_run':
-      return repoAllowed(c.repository) && mayAutoRun(c.risk, s);
+      return repoAllowed(c.repository) && mayAutoRun(oracle, c.risk);
     case 'steer':
-      return (await checkRequesterOrApprover({ action: c.action, userId: user, requester, approvers })).ok;
+      return mayStopOrSteer(oracle, user, requester);
     case 'resolve':
-      return (await checkResolver({ userId: user, approvers })).ok;
     case 'save_runbook':
-      return (await checkRunbookSaver({ userId: user, approvers })).ok;
     case 'schedule':
-      return approvers.isApprover(user);
+      return mayResolveSaveOrSchedule(oracle, user);
     case 'remove-schedule':
-      return (await checkScheduleRemover({ userId: user, createdBy: requester, approvers })).ok;
+      return mayRemoveSchedule(oracle, user, requester);
   }
 }
 
@@ -121,7 +116,7 @@ describe('the built-in policy (no TANDEM_POLICY)', () => {
             const groups = (s.membership[user] ?? []).filter((g) => loaded.value.groups.includes(g));
             const decided = loaded.value.decide(question(c, user, groups, requester));
             expect(decided.errors).toEqual([]);
-            expect({ c, user, requester, permitted: decided.permitted }).toEqual({ c, user, requester, permitted: await today(s, c, user, requester) });
+            expect({ c, user, requester, permitted: decided.permitted }).toEqual({ c, user, requester, permitted: today(s, c, user, requester) });
           }
         },
       ),

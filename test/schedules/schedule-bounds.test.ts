@@ -4,6 +4,7 @@ import { createSchedulesStore } from '../../src/store/index.ts';
 import { scheduleCreation, startPolicy } from '../../src/runtime/policy-wiring.ts';
 import { loadPolicy } from '../../src/policy/cedar-engine.ts';
 import { DEFAULT_ENGINE, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { approversGate } from '../helpers/policy-gate.ts';
 
 describe('schedules are bounded (issue 32)', () => {
   let database: TestDatabase;
@@ -41,8 +42,7 @@ describe('schedules are bounded (issue 32)', () => {
   });
 
   it('creating one is the `schedule` action: an approver by default, what the policy says under TANDEM_POLICY', async () => {
-    const approvers = { isApprover: async (id: string) => id === 'UAPP' };
-    const byDefault = service(scheduleCreation(undefined, approvers));
+    const byDefault = service(scheduleCreation(approversGate(['UAPP'])));
     expect(await create(byDefault, 'every day at 09:00 x', 'C_DEFAULT', 'UDEV')).toEqual({
       ok: false,
       error: 'only approvers (TANDEM_APPROVERS) may create a schedule: each one starts runs on its own',
@@ -60,7 +60,7 @@ describe('schedules are bounded (issue 32)', () => {
       current: () => loaded.value,
       groups: { groupsOf: async (user: string, among: readonly string[]) => (user === 'UOPS' ? among.filter((g) => g === 'S_OPS') : []) },
     };
-    const underPolicy = service(scheduleCreation(gate, approvers));
+    const underPolicy = service(scheduleCreation(gate));
     expect(await create(underPolicy, 'every hour check the queue', 'C_OPS', 'UAPP')).toEqual({
       ok: false,
       error: 'Scheduling in #ops needs a member of @ops (rule `ops-schedules`).',
@@ -69,11 +69,13 @@ describe('schedules are bounded (issue 32)', () => {
     expect(await create(underPolicy, 'every 10 minutes check the queue', 'C_OPS', 'UOPS')).toMatchObject({ ok: false });
   });
 
-  it('TANDEM_POLICY unset starts no policy; an invalid one stops start-up with one file:line:column line', async () => {
+  it('TANDEM_POLICY unset starts the built-in policy made from the settings; an invalid one stops start-up with one file:line:column line', async () => {
     const { loadConfig } = await import('../../src/config/config.ts');
     const logger = { info: () => undefined, warn: () => undefined, error: () => undefined } as never;
     const groups = { groupsOf: async () => [] };
-    expect(startPolicy(loadConfig({}), groups, logger)).toBeUndefined();
+    const builtin = startPolicy(loadConfig({ TANDEM_APPROVERS: 'U1' }), groups, logger);
+    expect(builtin.gate.current().fromSettings).toBe(true);
+    expect(builtin.gate.current().sources.map((source) => source.file)).toEqual(['built-in.cedar']);
     const { mkdtempSync, writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const file = `${mkdtempSync(`${tmpdir()}/policy-`)}/bad.cedar`;

@@ -22,6 +22,7 @@ import * as schema from '../../src/store/schema.ts';
 import { fillStore } from '../../bench/support/fill-store.ts';
 import { quietSurface } from '../../bench/quiet-surface.ts';
 import { ENGINES, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { approversGate } from '../helpers/policy-gate.ts';
 
 const WATCHED = new Set(['runs', 'events', 'steps']);
 const ACTIVE: RunStatus[] = ['planning', 'awaiting-approval', 'awaiting-answer', 'executing', 'paused', 'rolling-back'];
@@ -142,7 +143,7 @@ describe.each(ENGINES)('hot-path statements on a full %s store', (engine) => {
       llm: planner(3),
       tools: [noop],
       surface: quietSurface,
-      approvers: { isApprover: async () => true },
+      policy: approversGate([], { autoRunReadOnly: true }),
       settings: {
         budgets: { maxSteps: 50, maxReplans: 0, runTimeoutS: 600, stepTimeoutS: 60, maxTokens: 1_000_000 },
         confidenceThreshold: 0.5,

@@ -1,15 +1,13 @@
 /**
- * The one place that maps risk to who may approve (tools only say their risk):
- * - a read-only plan runs without a click when autoRunReadOnly is on;
- * - any other plan needs an approver's click (ApproverDirectory: anyone when TANDEM_APPROVERS is empty);
- * - a plan with a destructive step needs an approver other than the requester.
- * A decision binds to (run, plan version): a click on a superseded version is refused.
- * With TANDEM_POLICY set, an approval click asks the Cedar policy instead (checkPolicyApprover, decision 028);
- * unset, the functions below are what the built-in policy compiles to (test/policy/builtin-equivalence.test.ts).
+ * The one place every decision asks who may (decision 028): the policy in force, a Cedar policy set. With
+ * TANDEM_POLICY unset it is the built-in policy compiled from the settings (approvers, four-eyes for
+ * destructive steps, read-only auto-run, the repository allow-list), held equal to the settings' old rules by
+ * test/policy/builtin-equivalence.test.ts; its refusals keep the sentences people knew. Tools only say their
+ * risk. A decision binds to (run, plan version): a click on a superseded version is refused.
  */
 import { planChangedMessage } from './decision-refusals.ts';
+import { shortDigest } from '../model/plan-digest.ts';
 import type { Plan } from '../model/plan.ts';
-import type { ApproverDirectory } from '../ports/approvers.ts';
 import type { ApprovalRecord, RunRecord } from '../ports/run-store.ts';
 import type { Risk } from '../ports/tool.ts';
 import { refuse, type Refused } from '../model/refusal.ts';
@@ -25,7 +23,7 @@ import {
   type PolicyGate,
   type VersionProgress,
 } from './policy-approval.ts';
-import type { PolicyAction, PolicyResource } from '../ports/policy.ts';
+import type { PolicyAction, PolicyEngine, PolicyQuestion, PolicyResource, PolicySituation, PolicyStep } from '../ports/policy.ts';
 
 /** 'anyone' is no longer asked for (every click needs an approver); approvals recorded before say it. */
 export type ApprovalNeed = 'anyone' | 'approver' | 'approver-not-requester';
@@ -60,10 +58,6 @@ export function planRisk(plan: Plan, riskOf: (tool: string) => Risk | undefined)
 /** Only approvers may approve, whatever the plan does; destructive work also needs a second person. */
 export function approvalNeed(risk: Risk): ApprovalNeed {
   return risk === 'destructive' ? 'approver-not-requester' : 'approver';
-}
-
-export function mayAutoRun(risk: Risk, settings: { autoRunReadOnly: boolean }): boolean {
-  return risk === 'read' && settings.autoRunReadOnly;
 }
 
 /** True when a new plan version adds work that a person must approve again (a replan with writes). */
@@ -109,21 +103,6 @@ export function approvalCovers(approval: ApprovalRecord, risk: Risk, requester: 
   return { ok: true, value: undefined };
 }
 
-export async function checkApprover(input: {
-  need: ApprovalNeed;
-  userId: string;
-  requester: string;
-  approvers: ApproverDirectory;
-}): Promise<Refused<void, ApproverRefusalCode, Text>> {
-  if (!(await input.approvers.isApprover(input.userId))) {
-    return refuse('not-approver', words`Only approvers (${setting('approvers')}) may approve a plan; you are not on the list.`);
-  }
-  if (input.need === 'approver-not-requester' && input.userId === input.requester) {
-    return refuse('requester-may-not-approve-destructive', 'This plan has a destructive step, so an approver other than the person who asked must approve it.');
-  }
-  return { ok: true, value: undefined };
-}
-
 /** What a run's requester, or an approver, may do for it, and nobody else. */
 export type RequesterAction = 'reject' | 'edit' | 'revise' | 'answer' | 'cancel' | 'abort';
 
@@ -143,86 +122,62 @@ const REQUESTER_ACTIONS: Record<RequesterAction, string> = {
 export async function checkRequesterOrApprover(input: {
   action: RequesterAction;
   userId: string;
-  requester: string;
-  approvers: ApproverDirectory;
-  policy?: PolicyContext | undefined;
+  policy: PolicyContext;
 }): Promise<Refused<void, 'not-requester-or-approver', Text>> {
-  if (input.policy) {
-    const denied = await askedOfPolicy(
-      input.policy,
-      input.userId,
-      REQUESTER_POLICY_ACTIONS[input.action],
-      runResource(input.policy),
-      REQUESTER_GERUNDS[input.action],
-    );
-    return denied === undefined ? { ok: true, value: undefined } : refuse('not-requester-or-approver', denied);
-  }
-  if (input.userId === input.requester || (await input.approvers.isApprover(input.userId))) return { ok: true, value: undefined };
-  return refuse('not-requester-or-approver', words`Only ${person(input.requester)} (who asked) or an approver may ${REQUESTER_ACTIONS[input.action]}.`);
+  const { policy, action } = input;
+  const denied = await askedOfPolicy(policy, input.userId, REQUESTER_POLICY_ACTIONS[action], runResource(policy), {
+    what: REQUESTER_GERUNDS[action],
+    settingsWords: words`Only ${person(policy.run.requester)} (who asked) or an approver may ${REQUESTER_ACTIONS[action]}.`,
+  });
+  return denied === undefined ? { ok: true, value: undefined } : refuse('not-requester-or-approver', denied);
 }
 
-/** Removing a schedule stops the runs it would start: the person who made it, or an approver. Without a directory, only its maker. */
+/** Removing a schedule stops the runs it would start: `cancel` on the schedule (by default its maker, or an approver). */
 export async function checkScheduleRemover(input: {
   userId: string;
-  createdBy: string;
-  approvers: ApproverDirectory | undefined;
-  /** Under TANDEM_POLICY: removing is `cancel` on the schedule. */
-  policy?: { gate: PolicyGate; schedule: { id: string; channel: string; createdBy: string } } | undefined;
+  policy: { gate: PolicyGate; schedule: { id: string; channel: string; createdBy: string } };
 }): Promise<Refused<void, 'not-maker-or-approver', Text>> {
-  if (input.policy) {
-    const { gate, schedule } = input.policy;
-    const context: PolicyContext = { gate, run: { id: schedule.id, requester: schedule.createdBy, conversation: { channel: schedule.channel, threadTs: '' } } };
-    const resource: PolicyResource = {
-      kind: 'schedule',
-      scheduleId: schedule.id,
-      channel: schedule.channel,
-      createdBy: schedule.createdBy,
-      intervalSeconds: 0,
-    };
-    const denied = await askedOfPolicy(context, input.userId, 'cancel', resource, 'removing this schedule');
-    return denied === undefined ? { ok: true, value: undefined } : refuse('not-maker-or-approver', denied);
-  }
-  if (input.userId === input.createdBy || ((await input.approvers?.isApprover(input.userId)) ?? false)) return { ok: true, value: undefined };
-  return refuse(
-    'not-maker-or-approver',
-    words`Only ${person(input.createdBy)}, who made this schedule, or an approver (${setting('approvers')}) may remove it.`,
-  );
+  const { gate, schedule } = input.policy;
+  const context: PolicyContext = { gate, run: { id: schedule.id, requester: schedule.createdBy, conversation: { channel: schedule.channel, threadTs: '' } } };
+  const resource: PolicyResource = {
+    kind: 'schedule',
+    scheduleId: schedule.id,
+    channel: schedule.channel,
+    createdBy: schedule.createdBy,
+    intervalSeconds: 0,
+  };
+  const denied = await askedOfPolicy(context, input.userId, 'cancel', resource, {
+    what: 'removing this schedule',
+    settingsWords: words`Only ${person(schedule.createdBy)}, who made this schedule, or an approver (${setting('approvers')}) may remove it.`,
+  });
+  return denied === undefined ? { ok: true, value: undefined } : refuse('not-maker-or-approver', denied);
 }
 
 /** Resolving an escalation decides what runs next, so it takes an approver. */
 export async function checkResolver(input: {
   userId: string;
-  approvers: ApproverDirectory;
-  policy?: PolicyContext | undefined;
+  policy: PolicyContext;
   action?: PolicyAction & ('retry' | 'skip' | 'replan' | 'abort');
 }): Promise<Refused<void, 'not-approver', Text>> {
-  if (input.policy) {
-    const action = input.action ?? 'retry';
-    const denied = await askedOfPolicy(input.policy, input.userId, action, runResource(input.policy), `answering this escalation with ${action}`, true);
-    return denied === undefined ? { ok: true, value: undefined } : refuse('not-approver', denied);
-  }
-  if (await input.approvers.isApprover(input.userId)) return { ok: true, value: undefined };
-  return refuse('not-approver', words`Only approvers (${setting('approvers')}) may decide how an escalated run continues.`);
+  const action = input.action ?? 'retry';
+  const denied = await askedOfPolicy(input.policy, input.userId, action, runResource(input.policy), {
+    what: `answering this escalation with ${action}`,
+    settingsWords: words`Only approvers (${setting('approvers')}) may decide how an escalated run continues.`,
+    escalated: true,
+  });
+  return denied === undefined ? { ok: true, value: undefined } : refuse('not-approver', denied);
 }
 
 /**
  * Saving a runbook lets later tasks be planned from it without a model, in every channel: only an
  * approver may do it (anyone, when TANDEM_APPROVERS is empty, as for approving).
  */
-export async function checkRunbookSaver(input: {
-  userId: string;
-  approvers: ApproverDirectory;
-  policy?: PolicyContext | undefined;
-}): Promise<Refused<void, 'not-approver', Text>> {
-  if (input.policy) {
-    const denied = await askedOfPolicy(input.policy, input.userId, 'save_runbook', runResource(input.policy), 'saving this run as a runbook');
-    return denied === undefined ? { ok: true, value: undefined } : refuse('not-approver', denied);
-  }
-  if (await input.approvers.isApprover(input.userId)) return { ok: true, value: undefined };
-  return refuse(
-    'not-approver',
-    words`Only approvers (${setting('approvers')}) may save a runbook: it plans later tasks without a model. Ask one of them to save it.`,
-  );
+export async function checkRunbookSaver(input: { userId: string; policy: PolicyContext }): Promise<Refused<void, 'not-approver', Text>> {
+  const denied = await askedOfPolicy(input.policy, input.userId, 'save_runbook', runResource(input.policy), {
+    what: 'saving this run as a runbook',
+    settingsWords: words`Only approvers (${setting('approvers')}) may save a runbook: it plans later tasks without a model. Ask one of them to save it.`,
+  });
+  return denied === undefined ? { ok: true, value: undefined } : refuse('not-approver', denied);
 }
 
 /**
@@ -232,35 +187,62 @@ export async function checkRunbookSaver(input: {
 export async function checkConfirmer(input: {
   risk: Risk;
   userId: string;
-  requester: string;
-  approvers: ApproverDirectory;
-  /** Under TANDEM_POLICY: the step being confirmed, with its filled-in args. */
-  policy?: (PolicyContext & { step: { id: string; tool: string; args: Record<string, unknown> } }) | undefined;
+  /** The step being confirmed, with its filled-in args. */
+  policy: PolicyContext & { step: { id: string; tool: string; args: Record<string, unknown> } };
 }): Promise<Refused<void, ConfirmerRefusalCode, Text>> {
-  if (input.policy) {
-    const step = policyStep(input.policy.step, input.risk, input.policy.run.conversation.channel, false);
-    const denied = await askedOfPolicy(input.policy, input.userId, 'confirm', { kind: 'step', step }, `confirming what step ${step.id} acts on`);
-    return denied === undefined ? { ok: true, value: undefined } : refuse('not-approver', denied);
-  }
-  if (!(await input.approvers.isApprover(input.userId))) {
-    return refuse('not-approver', words`Only approvers (${setting('approvers')}) may confirm what this step acts on; you are not on the list.`);
-  }
-  if (input.risk === 'destructive' && input.userId === input.requester) {
+  const step = policyStep(input.policy.step, input.risk, input.policy.run.conversation.channel, false);
+  const situation = { requester: input.policy.run.requester, channel: input.policy.run.conversation.channel };
+  const asked = await askPolicy(input.policy.gate, { user: input.userId, action: 'confirm', resource: { kind: 'step', step }, situation });
+  if (asked.decision.permitted) return { ok: true, value: undefined };
+  const question = { user: input.userId, groups: asked.groups, action: 'confirm' as const, resource: { kind: 'step' as const, step }, situation };
+  if (!asked.engine.fromSettings)
+    return refuse('not-approver', policyRefusal(asked.engine, question, asked.decision.rules, `confirming what step ${step.id} acts on`));
+  const why = settingsDenial(asked.engine, question);
+  if (why === 'requester')
     return refuse(
       'requester-may-not-confirm-destructive',
       'This step is destructive, so an approver other than the person who asked must confirm what it acts on.',
     );
-  }
-  return { ok: true, value: undefined };
+  if (why === 'rule') return refuse('not-approver', policyRefusal(asked.engine, question, asked.decision.rules, `confirming what step ${step.id} acts on`));
+  return refuse('not-approver', words`Only approvers (${setting('approvers')}) may confirm what this step acts on; you are not on the list.`);
 }
 
-/** What a click under TANDEM_POLICY (decision 028) leaves: the version approved, or counted towards it. */
+/**
+ * Why the built-in policy denied someone, in the terms of the settings it was compiled from: only for being
+ * the requester (four-eyes), a rule other than the approver list (the repository allow-list), or not being
+ * an approver at all.
+ */
+function settingsDenial(engine: PolicyEngine, question: PolicyQuestion): 'requester' | 'rule' | 'not-approver' {
+  const asSomeoneElse = engine.decide({ ...question, situation: { ...question.situation, requester: NOT_THE_REQUESTER } });
+  if (asSomeoneElse.permitted) return 'requester';
+  return asSomeoneElse.rules.length > 0 ? 'rule' : 'not-approver';
+}
+
+/** A requester no Slack user id can be: the question asked as if the clicker had not asked for the run. */
+const NOT_THE_REQUESTER = '\u0000not-the-requester';
+
+/** What an approval click (decision 028) leaves: the version approved, or counted towards it. */
 export interface PolicyApproval {
   approved: boolean;
   /** Policy hash and the rules that permitted the clicker's steps: what the decision records. */
   policyHash: string;
   rules: readonly string[];
+  /** The groups (of those the policy names) the clicker was in, as the decision asked with them. */
+  groups: readonly string[];
   progress: VersionProgress;
+}
+
+/** What an approval records of the check it passed: the need, and under a policy its hash and the rules that permitted it. */
+export interface GoAhead {
+  need: ApprovalNeed;
+  policyHash: string;
+  policyRules: readonly string[];
+  policyGroups: readonly string[];
+}
+
+/** The approval facts of a click that passed its check (a plan's Approve or an escalation's "approve anyway"), as the store records them. */
+export function goAheadApproval(need: ApprovalNeed, policy: Pick<PolicyApproval, 'policyHash' | 'rules' | 'groups'>): GoAhead {
+  return { need, policyHash: policy.policyHash, policyRules: policy.rules, policyGroups: policy.groups };
 }
 
 /** What the policy knows of a plan version when it judges one of its steps. */
@@ -281,7 +263,7 @@ export async function checkPolicyApprover(input: {
   digest: string;
   riskOf: (tool: string) => Risk | undefined;
   earlier: readonly ApprovalRecord[];
-}): Promise<Refused<PolicyApproval, 'policy-refused', Text>> {
+}): Promise<Refused<PolicyApproval, ApproverRefusalCode, Text>> {
   const engine = input.gate.current();
   const situation = versionSituation(input.run, input.version, input.digest);
   const steps = policySteps(input.version.plan, input.riskOf, situation.channel);
@@ -307,26 +289,38 @@ export async function checkPolicyApprover(input: {
     );
   }
   // This person's answer for each step still waiting, asked once: what they may approve, and by which rules.
-  const mine = steps
+  const answers = steps
     .filter((_, index) => !before.steps[index]?.done)
-    .map((step) => engine.decide({ user: me.userId, groups: me.groups, action: 'approve', resource: { kind: 'step', step }, situation }))
-    .filter((decision) => decision.permitted);
-  if (mine.length === 0) {
-    const waiting = steps.find((_, index) => !before.steps[index]?.done) ?? steps[0];
-    if (!waiting) return refuse('policy-refused', 'This plan has no steps to approve.');
-    const resource = { kind: 'step' as const, step: waiting };
-    const denied = engine.decide({ user: me.userId, groups: me.groups, action: 'approve', resource, situation });
-    return refuse(
-      'policy-refused',
-      policyRefusal(engine, { action: 'approve', resource, situation }, denied.rules, `approving step ${waiting.id} (${waiting.tool})`),
+    .map((step) => ({ step, decision: engine.decide({ user: me.userId, groups: me.groups, action: 'approve', resource: { kind: 'step', step }, situation }) }));
+  const mine = answers.map((answer) => answer.decision).filter((decision) => decision.permitted);
+  // A forbid rule that names this person for a step (four-eyes, no self-approval) refuses the whole click: their
+  // approval of the other steps would count towards a version they may not let run.
+  const denial = answers.find((answer) => !answer.decision.permitted && answer.decision.rules.length > 0) ?? (mine.length === 0 ? answers[0] : undefined);
+  if (mine.length === 0 && !denial) return refuse('policy-refused', 'This plan has no steps to approve.');
+  if (denial)
+    return approvalRefusal(
+      engine,
+      { user: me.userId, groups: me.groups, action: 'approve', resource: { kind: 'step', step: denial.step }, situation },
+      denial.decision.rules,
     );
-  }
   const after = versionProgress(engine, steps, situation, [...people, me]);
   const rules = new Set(mine.flatMap((decision) => decision.rules));
-  return { ok: true, value: { approved: after.approved, policyHash: engine.hash, rules: [...rules], progress: after } };
+  return { ok: true, value: { approved: after.approved, policyHash: engine.hash, rules: [...rules], groups: me.groups, progress: after } };
 }
 
-/** Under TANDEM_POLICY: a version runs without a click only when `auto_run` is permitted for its requester on every step. */
+/** Why an approval click is refused: the rule and who may, or under the built-in policy the sentences people knew. */
+function approvalRefusal(engine: PolicyEngine, question: PolicyQuestion, rules: readonly string[]): Refused<never, ApproverRefusalCode, Text> {
+  const step = (question.resource as { step: PolicyStep }).step;
+  const ruleWords = () => policyRefusal(engine, question, rules, `approving step ${step.id} (${step.tool})`);
+  if (!engine.fromSettings) return refuse('policy-refused', ruleWords());
+  const why = settingsDenial(engine, question);
+  if (why === 'requester')
+    return refuse('requester-may-not-approve-destructive', 'This plan has a destructive step, so an approver other than the person who asked must approve it.');
+  if (why === 'rule') return refuse('policy-refused', ruleWords());
+  return refuse('not-approver', words`Only approvers (${setting('approvers')}) may approve a plan; you are not on the list.`);
+}
+
+/** A version runs without a click only when `auto_run` is permitted for its requester on every step. */
 export async function policyAllowsAutoRun(input: {
   gate: PolicyGate;
   run: Pick<RunRecord, 'requester' | 'conversation'>;
@@ -342,7 +336,7 @@ export async function policyAllowsAutoRun(input: {
   );
 }
 
-/** Under TANDEM_POLICY: whether the recorded approvals of a version (with its digest now) let it run. */
+/** Whether the recorded approvals of a version (with its digest now) let it run. */
 export async function policyVersionApproved(input: {
   gate: PolicyGate;
   run: Pick<RunRecord, 'requester' | 'conversation'>;
@@ -350,16 +344,30 @@ export async function policyVersionApproved(input: {
   digest: string;
   riskOf: (tool: string) => Risk | undefined;
   approvals: readonly ApprovalRecord[];
-}): Promise<Refused<void, 'no-approval' | 'none-covers', string>> {
-  const mine = input.approvals.filter(
-    (approval) =>
-      approval.planVersion === input.version.version && approval.decision === 'approved' && (approval.digest === null || approval.digest === input.digest),
-  );
-  if (mine.length === 0) return refuse('no-approval', `no approval of v${input.version.version} with its current content is recorded`);
-  if (mine.some(isAutoApproval) && (await policyAllowsAutoRun(input))) return { ok: true, value: undefined };
+}): Promise<Refused<void, 'no-approval' | 'none-covers' | 'content-changed', string>> {
+  const approved = input.approvals.filter((approval) => approval.planVersion === input.version.version && approval.decision === 'approved');
+  if (approved.length === 0) return refuse('no-approval', `no approval of v${input.version.version} is recorded`);
+  const mine = approved.filter((approval) => approval.digest === null || approval.digest === input.digest);
+  if (mine.length === 0)
+    return refuse(
+      'content-changed',
+      approved
+        .map(
+          (approval) =>
+            `v${input.version.version} was approved by ${approval.userId} with digest ${shortDigest(approval.digest ?? '')}, but its stored content now has digest ${shortDigest(input.digest)}`,
+        )
+        .join('; '),
+    );
+  // An auto-run stands for a read-only version (a replan without writes, a runbook's pre-approved read-only steps) or where the policy permits one.
+  const auto = mine.some(isAutoApproval);
+  if (auto && (planRisk(input.version.plan, input.riskOf) === 'read' || (await policyAllowsAutoRun(input)))) return { ok: true, value: undefined };
   const engine = input.gate.current();
+  // A person's approval recorded without a policy hash (before every decision asked the policy, or written behind
+  // the decision path's back) counts only if it was checked for this version's need.
+  const risk = planRisk(input.version.plan, input.riskOf);
+  const checked = mine.filter((approval) => !isAutoApproval(approval) && (approval.policyHash || approvalCovers(approval, risk, input.run.requester).ok));
   const people = await Promise.all(
-    [...new Set(mine.filter((approval) => !isAutoApproval(approval)).map((approval) => approval.userId))].map(async (userId) => ({
+    [...new Set(checked.map((approval) => approval.userId))].map(async (userId) => ({
       userId,
       groups: engine.groups.length ? await input.gate.groups.groupsOf(userId, engine.groups) : [],
     })),
@@ -376,7 +384,7 @@ export async function policyVersionApproved(input: {
   );
 }
 
-/** Under TANDEM_POLICY, for the plan message: who can approve each step of a version nobody approved yet. */
+/** For the plan message under a policy file: who can approve each step of a version nobody approved yet. */
 export function approvalProgressLines(
   gate: PolicyGate,
   run: Pick<RunRecord, 'requester' | 'conversation'>,
@@ -388,24 +396,27 @@ export function approvalProgressLines(
   return versionProgress(gate.current(), policySteps(version.plan, riskOf, situation.channel), situation, []).steps.map(progressLine);
 }
 
-/** Under TANDEM_POLICY, what a decision on a run asks the policy with: the gate and the run. */
+/** What a decision on a run asks the policy with: the gate and the run. */
 export interface PolicyContext {
   gate: PolicyGate;
   run: Pick<RunRecord, 'id' | 'requester' | 'conversation'>;
 }
 
-/** Asks the policy in force; on a denial, the words naming the rule and who may. */
+/**
+ * Asks the policy in force; on a denial, the words naming the rule and who may (`what` is being done), or under
+ * the built-in policy the sentence people knew (`settingsWords`).
+ */
 async function askedOfPolicy(
   policy: PolicyContext,
   userId: string,
   action: PolicyAction,
   resource: PolicyResource,
-  what: string,
-  escalated = false,
+  words: { what: string; settingsWords: Text; escalated?: boolean },
 ): Promise<Text | undefined> {
-  const situation = { requester: policy.run.requester, channel: policy.run.conversation.channel, escalated };
+  const situation: PolicySituation = { requester: policy.run.requester, channel: policy.run.conversation.channel, escalated: words.escalated ?? false };
   const asked = await askPolicy(policy.gate, { user: userId, action, resource, situation });
-  return asked.decision.permitted ? undefined : policyRefusal(asked.engine, { action, resource, situation }, asked.decision.rules, what);
+  if (asked.decision.permitted) return undefined;
+  return asked.engine.fromSettings ? words.settingsWords : policyRefusal(asked.engine, { action, resource, situation }, asked.decision.rules, words.what);
 }
 
 const runResource = (policy: PolicyContext): PolicyResource => ({

@@ -6,7 +6,7 @@
 import { movesFrom } from '../model/run-moves.ts';
 import { progressLine } from './policy-approval.ts';
 import { planDigest } from '../model/plan-digest.ts';
-import { approvalNeed, checkApprover, checkPolicyApprover, checkRequesterOrApprover, checkResolver, planRisk, type ApprovalNeed } from './approval-policy.ts';
+import { approvalNeed, checkPolicyApprover, checkRequesterOrApprover, checkResolver, goAheadApproval, planRisk, type GoAhead } from './approval-policy.ts';
 import type { AgentContext } from '../context.ts';
 import { descendantsOf } from '../execution/ready-steps.ts';
 import type { DecisionRefusalCode, EscalationAction, EscalationAnswer, EscalationRecord, RunRecord, StepMove, StepStatus } from '../ports/run-store.ts';
@@ -25,7 +25,7 @@ import { person, type Text, words } from '../text/text.ts';
  * answer this escalation does not offer, or the store's refusals.
  */
 export type { EscalationRefusalCode } from '../model/refusal.ts';
-import type { EscalationRefusalCode } from '../model/refusal.ts';
+import type { ApproverRefusalCode, EscalationRefusalCode } from '../model/refusal.ts';
 
 type EscalationResult<T = void> = Refused<T, EscalationRefusalCode, Text>;
 type Answer = { escalationId: string; userId: string; action: EscalationAnswer };
@@ -64,11 +64,14 @@ export function answeredLine(escalation: EscalationRecord): Text {
  */
 async function checkWho(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, userId: string, action: EscalationAction): Promise<EscalationResult> {
   if (escalation.kind === 'low-confidence' && action === 'abort')
-    return checkRequesterOrApprover({ action: 'reject', userId, requester: run.requester, approvers: ctx.approvers });
-  const allowed = await checkResolver({ userId, approvers: ctx.approvers, action, ...(ctx.policy ? { policy: { gate: ctx.policy, run } } : {}) });
+    return checkRequesterOrApprover({ action: 'reject', userId, policy: { gate: ctx.policy, run } });
+  const fromSettings = ctx.policy.current().fromSettings === true;
+  // Under a policy file going ahead is approving the plan's steps, asked in refusal() below, not `skip` on the run.
+  if (escalation.kind === 'low-confidence' && !fromSettings) return ok;
+  const allowed = await checkResolver({ userId, action, policy: { gate: ctx.policy, run } });
   if (allowed.ok) return ok;
-  // A policy's refusal names its rule and who may; the settings' refusal is put in words for the thread below.
-  if (ctx.policy) return allowed;
+  // A policy file's refusal names its rule and who may; the built-in policy's is put in words for the thread below.
+  if (!fromSettings) return allowed;
   const what = escalation.kind === 'low-confidence' ? 'approve this plan' : 'choose how this run goes on';
   return refuse(
     allowed.error.code,
@@ -107,7 +110,7 @@ async function decideEscalation(
       ...base,
       from: ['awaiting-approval'],
       to: 'executing',
-      approval: { userId: input.userId, decision: 'approved', need: checked.value.goAhead, digest },
+      approval: { userId: input.userId, decision: 'approved', ...checked.value.goAhead, digest },
       event: {
         type: 'plan-approved',
         data: { version: escalation.planVersion, by: input.userId, via: 'escalation', escalationId: escalation.id, action: input.action },
@@ -164,7 +167,7 @@ async function refusal(
   run: RunRecord,
   escalation: EscalationRecord,
   input: { userId: string; action: EscalationAction },
-): Promise<EscalationResult<{ goAhead: ApprovalNeed | null }>> {
+): Promise<EscalationResult<{ goAhead: GoAhead | null }>> {
   const replans = input.action === 'replan' || (escalation.kind === 'replan-failed' && input.action === 'retry');
   // The offer left replanning out when it could not happen; a new plan may have been spent since it was posted.
   if (replans && !(await offeredAnswers(ctx, run, escalation)).some((answer) => answer === 'replan' || answer === 'try-again'))
@@ -176,8 +179,8 @@ async function refusal(
   const version = await ctx.store.getPlanVersion(run.id, run.currentPlanVersion);
   if (!version) return refuse('plan-missing', 'The plan is gone.');
   const need = approvalNeed(planRisk(version.plan, ctx.tools.riskOf));
-  if (ctx.policy) {
-    // Under TANDEM_POLICY going ahead is approving: this click must complete what every step's rule needs.
+  {
+    // Going ahead is approving: this click must complete what every step's rule needs.
     const earlier = await ctx.store.listApprovals(run.id);
     const checked = await checkPolicyApprover({
       gate: ctx.policy,
@@ -188,7 +191,7 @@ async function refusal(
       riskOf: ctx.tools.riskOf,
       earlier,
     });
-    if (!checked.ok) return checked;
+    if (!checked.ok) return ctx.policy.current().fromSettings ? settingsGoAheadRefusal(checked.error.code, run) : checked;
     if (!checked.value.approved)
       return refuse(
         'policy-refused',
@@ -197,15 +200,17 @@ async function refusal(
           .map(progressLine)
           .join('; ')}. Approve on the plan message instead; each approval counts.`,
       );
-    return { ok: true, value: { goAhead: need } };
+    return { ok: true, value: { goAhead: goAheadApproval(need, checked.value) } };
   }
-  const allowed = await checkApprover({ need, userId: input.userId, requester: run.requester, approvers: ctx.approvers });
-  if (allowed.ok) return { ok: true, value: { goAhead: need } };
+}
+
+/** The built-in policy's refusal of going ahead, in the words people knew. */
+function settingsGoAheadRefusal(code: ApproverRefusalCode, run: RunRecord): EscalationResult<never> {
   return refuse(
-    allowed.error.code,
-    allowed.error.code === 'not-approver'
-      ? 'Only an approver can approve this plan, and you are not one; ask an approver to answer here.'
-      : words`This plan has a destructive step, so an approver other than ${person(run.requester)}, who asked for it, must approve it.`,
+    code,
+    code === 'requester-may-not-approve-destructive'
+      ? words`This plan has a destructive step, so an approver other than ${person(run.requester)}, who asked for it, must approve it.`
+      : 'Only an approver can approve this plan, and you are not one; ask an approver to answer here.',
   );
 }
 

@@ -40,9 +40,7 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUp
   const may = await checkRequesterOrApprover({
     action: cancelling ? 'cancel' : 'answer',
     userId: input.userId,
-    requester: run.requester,
-    approvers: ctx.approvers,
-    ...(ctx.policy ? { policy: { gate: ctx.policy, run } } : {}),
+    policy: { gate: ctx.policy, run },
   });
   if (!may.ok) return { refused: may.error };
   if (cancelling) return (await cancelRun(ctx, { runId: run.id, userId: input.userId }, { checked: true })).ok ? 'cancelled' : 'ignored';
@@ -88,9 +86,7 @@ export async function cancelRun(
     const may = await checkRequesterOrApprover({
       action: 'cancel',
       userId: input.userId,
-      requester: run.requester,
-      approvers: ctx.approvers,
-      ...(ctx.policy ? { policy: { gate: ctx.policy, run } } : {}),
+      policy: { gate: ctx.policy, run },
     });
     if (!may.ok) return may;
   }

@@ -1,11 +1,11 @@
 /** A person's decisions on a proposed plan: approve, reject, edit, or ask the planner to revise it. */
 import {
   approvalNeed,
-  checkApprover,
   checkPolicyApprover,
   policyVersionApproved,
   checkRequesterOrApprover,
   checkVersion,
+  goAheadApproval,
   planRisk,
   type ApprovalNeed,
 } from './approval-policy.ts';
@@ -71,49 +71,29 @@ export async function decide(
       `The plan changed since that message was posted (it showed digest ${shortDigest(input.digest)}, v${version.version} is now ${shortDigest(digest)}); nothing was approved. Check the plan again before approving.`,
     );
   const need = approvalNeed(planRisk(version.plan, ctx.tools.riskOf));
-  if (input.decision === 'approve' && ctx.policy) return decideUnderPolicy(ctx, ctx.policy, { ...input, run, version, digest, need });
+  if (input.decision === 'approve') return decideApproval(ctx, ctx.policy, { ...input, run, version, digest, need });
   // The slow part (a Slack user-group lookup) comes first; its verdict is for this version only.
-  const allowed =
-    input.decision === 'approve'
-      ? await checkApprover({ need, userId: input.userId, requester: run.requester, approvers: ctx.approvers })
-      : await checkRequesterOrApprover({
-          action: 'reject',
-          userId: input.userId,
-          requester: run.requester,
-          approvers: ctx.approvers,
-          ...(ctx.policy ? { policy: { gate: ctx.policy, run } } : {}),
-        });
+  const allowed = await checkRequesterOrApprover({ action: 'reject', userId: input.userId, policy: { gate: ctx.policy, run } });
   if (!allowed.ok) return allowed;
-  const by = { version: input.planVersion, by: input.userId };
-  if (input.decision === 'reject') {
-    const decided = await decideOnPending(ctx, input, {
-      to: 'rejected',
-      approval: { userId: input.userId, decision: 'rejected', need },
-      alsoResolve: { kind: 'low-confidence', action: 'abort', userId: input.userId },
-      event: { type: 'plan-rejected', data: by },
-    });
-    if (!decided.ok) return decided;
-    await summarizeEnded(ctx, run.id, 'rejected', words`Rejected by ${person(input.userId)}.`);
-    return { ok: true, value: undefined };
-  }
   const decided = await decideOnPending(ctx, input, {
-    to: 'executing',
-    approval: { userId: input.userId, decision: 'approved', need, digest },
-    alsoResolve: { kind: 'low-confidence', action: 'skip', userId: input.userId },
-    event: { type: 'plan-approved', data: by },
+    to: 'rejected',
+    approval: { userId: input.userId, decision: 'rejected', need },
+    alsoResolve: { kind: 'low-confidence', action: 'abort', userId: input.userId },
+    event: { type: 'plan-rejected', data: { version: input.planVersion, by: input.userId } },
   });
   if (!decided.ok) return decided;
-  ctx.kick(run.id);
+  await summarizeEnded(ctx, run.id, 'rejected', words`Rejected by ${person(input.userId)}.`);
   return { ok: true, value: undefined };
 }
 
 /**
- * Under TANDEM_POLICY (decision 028): the click counts when the policy permits the clicker some step not
- * yet approved; the run goes ahead once every step has what its rule needs. A partial approval is
- * recorded with the run still waiting; whoever records the last needed approval moves it on (each click
+ * An approval click, asked of the policy in force (decision 028): the click counts when the policy permits
+ * the clicker some step not yet approved; the run goes ahead once every step has what its rule needs. A
+ * click that completes the version is recorded and moves the run on in one decision; a partial approval is
+ * recorded with the run still waiting, and whoever records the last needed approval moves it on (each click
  * reads the approvals after writing its own, so the last writer always sees them all).
  */
-async function decideUnderPolicy(
+async function decideApproval(
   ctx: AgentContext,
   gate: PolicyGate,
   input: { runId: string; planVersion: number; userId: string; run: RunRecord; version: PlanVersionRecord; digest: string; need: ApprovalNeed },
@@ -131,14 +111,19 @@ async function decideUnderPolicy(
   const allowed = await ask();
   if (!allowed.ok) return allowed;
   const by = { version: input.planVersion, by: input.userId, why: `policy ${allowed.value.policyHash.slice(0, 12)}: ${allowed.value.rules.join(', ')}` };
-  const approval = {
-    userId: input.userId,
-    decision: 'approved' as const,
-    need: input.need,
-    digest: input.digest,
-    policyHash: allowed.value.policyHash,
-    policyRules: allowed.value.rules,
-  };
+  const approval = { userId: input.userId, decision: 'approved' as const, ...goAheadApproval(input.need, allowed.value), digest: input.digest };
+  if (allowed.value.approved) {
+    // The usual click (every step's rule needs one approver): approval and start are one decision.
+    const decided = await decideOnPending(ctx, input, {
+      to: 'executing',
+      approval,
+      alsoResolve: { kind: 'low-confidence', action: 'skip', userId: input.userId },
+      event: { type: 'plan-approved', data: by },
+    });
+    if (!decided.ok) return decided;
+    ctx.kick(input.runId);
+    return { ok: true, value: undefined };
+  }
   const recorded = await decideOnPending(ctx, input, { approval, event: { type: 'plan-approved', data: by } });
   if (!recorded.ok) return recorded;
   const now = await policyVersionApproved({
@@ -205,9 +190,7 @@ export async function editPlan(
   const may = await checkRequesterOrApprover({
     action: 'edit',
     userId: input.userId,
-    requester: run.requester,
-    approvers: ctx.approvers,
-    ...(ctx.policy ? { policy: { gate: ctx.policy, run } } : {}),
+    policy: { gate: ctx.policy, run },
   });
   if (!may.ok) return { ok: false, error: [may.error] };
   const checked = await validateEdit(ctx, input);
@@ -259,9 +242,7 @@ export async function revisePlan(
   const may = await checkRequesterOrApprover({
     action: 'revise',
     userId: input.userId,
-    requester: run.requester,
-    approvers: ctx.approvers,
-    ...(ctx.policy ? { policy: { gate: ctx.policy, run } } : {}),
+    policy: { gate: ctx.policy, run },
   });
   if (!may.ok) return may;
   if (!ctx.llm.has('planner')) return refuse('no-planner', 'No planner model is configured, so I cannot revise the plan; edit the steps instead.');

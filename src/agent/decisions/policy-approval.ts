@@ -44,7 +44,8 @@ export interface VersionProgress {
 /** A plan step as the policy's `Step`: its tool, risk (unknown counts as destructive), repository (lower case) and target. */
 export function policyStep(step: Pick<PlanStep, 'id' | 'tool' | 'args'>, risk: Risk | undefined, channel: string, rollback: boolean): PolicyStep {
   const args = step.args as Record<string, unknown>;
-  const text = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : '');
+  // A value still holding a reference to an earlier output is not known at approval: "" (the repository allow-list and a Confirm judge it once filled).
+  const text = (value: unknown) => (typeof value === 'number' || (typeof value === 'string' && !value.includes('{{')) ? String(value) : '');
   const target = ['number', 'tag', 'ref', 'workflow', 'channel', 'runId'].map((name) => text(args[name])).find(Boolean) ?? '';
   return {
     id: step.id,

@@ -31,16 +31,12 @@ export async function decideTarget(ctx: AgentContext, input: ConfirmInput): Prom
       ? await checkConfirmer({
           risk: pending!.risk,
           userId: input.userId,
-          requester: run.requester,
-          approvers: ctx.approvers,
-          ...(ctx.policy ? { policy: { gate: ctx.policy, run, step: { id: pending!.stepId, tool: pending!.tool, args: pending!.targets } } } : {}),
+          policy: { gate: ctx.policy, run, step: { id: pending!.stepId, tool: pending!.tool, args: pending!.targets } },
         })
       : await checkRequesterOrApprover({
           action: 'abort',
           userId: input.userId,
-          requester: run.requester,
-          approvers: ctx.approvers,
-          ...(ctx.policy ? { policy: { gate: ctx.policy, run } } : {}),
+          policy: { gate: ctx.policy, run },
         });
   if (!allowed.ok) return allowed;
   // Held while the run is moved on and handed to a driver here, so no peer adopts it in between.

@@ -48,10 +48,8 @@ export function bindingApproval(
 export async function mayStartVersion(ctx: AgentContext, run: RunRecord, version: PlanVersionRecord): Promise<boolean> {
   const approvals = await ctx.store.listApprovals(run.id);
   const digest = await planDigest(version.plan);
-  // Under TANDEM_POLICY the policy in force judges the recorded approvals (decision 028).
-  const approved = ctx.policy
-    ? await policyVersionApproved({ gate: ctx.policy, run, version, digest, riskOf: ctx.tools.riskOf, approvals })
-    : bindingApproval(approvals, version, run.requester, ctx.tools.riskOf, digest);
+  // The policy in force judges the recorded approvals (decision 028).
+  const approved = await policyVersionApproved({ gate: ctx.policy, run, version, digest, riskOf: ctx.tools.riskOf, approvals });
   if (approved.ok) return true;
   ctx.logger.warn({ runId: run.id, planVersion: version.version, why: approved.error.message }, 'refusing to run an unapproved plan version');
   await escalate(ctx, {

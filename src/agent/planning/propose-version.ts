@@ -2,7 +2,7 @@
  * A new plan version was stored: ask the requester its questions, escalate low confidence, run it
  * without a click when policy allows, or wait for approval.
  */
-import { approvalNeed, approvalProgressLines, mayAutoRun, needsReapproval, planRisk, policyAllowsAutoRun, riskOfTool } from '../decisions/approval-policy.ts';
+import { approvalNeed, approvalProgressLines, needsReapproval, planRisk, policyAllowsAutoRun, riskOfTool } from '../decisions/approval-policy.ts';
 import type { AgentContext } from '../context.ts';
 import { escalate } from '../execution/escalation.ts';
 import { diffPlans } from '../model/plan-diff.ts';
@@ -49,7 +49,6 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
   const machineAuthored = options.kind === 'first' || options.kind === 'replan';
   const preApproved = options.preApprovedBy !== undefined && risk === 'read';
   const autoRunAllowed = async () => {
-    if (!ctx.policy) return mayAutoRun(risk, ctx.settings);
     const run = await ctx.store.getRun(runId);
     return (
       run !== undefined && policyAllowsAutoRun({ gate: ctx.policy, run, version: { version, plan }, digest: await planDigest(plan), riskOf: ctx.tools.riskOf })
@@ -98,7 +97,9 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
     reason: record.reason,
     autoApproved: auto,
     ...(auto ? { approvedBy: approver } : {}),
-    ...(ctx.policy && !auto ? { approvalProgress: approvalProgressLines(ctx.policy, run, { version, plan }, digest, ctx.tools.riskOf) } : {}),
+    ...(!ctx.policy.current().fromSettings && !auto
+      ? { approvalProgress: approvalProgressLines(ctx.policy, run, { version, plan }, digest, ctx.tools.riskOf) }
+      : {}),
     digest,
     attribution: ctx.settings.attribution !== false,
   });

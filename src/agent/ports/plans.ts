@@ -35,11 +35,16 @@ export interface ApprovalRecord {
   /** Under TANDEM_POLICY: the policy's hash when the click was decided, and the rules that permitted it; null otherwise. */
   policyHash?: string | null;
   policyRules?: readonly string[] | null;
+  /**
+   * Under a policy: the groups the approver was in when the click was decided (of those the policy names, the
+   * ones the decision asked with), so the audit judges it with the membership of that time; null: not recorded.
+   */
+  policyGroups?: readonly string[] | null;
   createdAt: Date;
 }
 
 export type NewApproval = Pick<ApprovalRecord, 'runId' | 'planVersion' | 'userId' | 'decision'> &
-  Partial<Pick<ApprovalRecord, 'via' | 'need' | 'why' | 'digest' | 'policyHash' | 'policyRules'>>;
+  Partial<Pick<ApprovalRecord, 'via' | 'need' | 'why' | 'digest' | 'policyHash' | 'policyRules' | 'policyGroups'>>;
 
 /** Why a decision changed nothing; the agent turns each into a sentence for the person who clicked. */
 export type { DecisionRefusalCode } from '../model/refusal.ts';

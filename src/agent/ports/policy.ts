@@ -89,6 +89,11 @@ export interface PolicyEngine {
   readonly rules: readonly PolicyRule[];
   /** The group ids the policy names (`Group::"S…"`): the only ones worth looking up. */
   readonly groups: readonly string[];
+  /**
+   * True for the built-in policy compiled from the settings (no TANDEM_POLICY): its refusals keep the sentences
+   * people knew before there were policy files, instead of naming a rule they never wrote.
+   */
+  readonly fromSettings?: boolean;
   decide(question: PolicyQuestion): PolicyDecision;
   /** The permit rules that could permit this for somebody (the principal left unknown): who to ask. */
   whoMay(question: Omit<PolicyQuestion, 'user' | 'groups'>): readonly PolicyRule[];

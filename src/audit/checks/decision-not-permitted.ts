@@ -3,11 +3,14 @@
  * that permitted it. Each is judged by that policy (its texts are kept by hash): a decision whose policy
  * is not stored, that names no rule or a rule the policy does not have as a permit, that no rule of it
  * permits for any step, or a version that ran without every step having the approvals its rule needs.
- * Group membership at the time is not stored: the approver counts as a member of every group the policy
- * names, so a violation here is never a membership question.
+ * Each approver counts as a member of the groups the approval recorded (their membership when they clicked),
+ * so a later change of membership never turns an old valid decision into a violation, and a click by someone
+ * outside the group is reported. An approval stored before groups were recorded counts in every group the
+ * policy names: a violation about it is never a membership question.
  */
 import { isAutoApproval } from '../../agent/decisions/approval-policy.ts';
-import { policySteps, progressLine, versionProgress } from '../../agent/decisions/policy-approval.ts';
+import { policySteps, progressLine, versionProgress, type Approver } from '../../agent/decisions/policy-approval.ts';
+import type { ApprovalRecord } from '../../agent/ports/run-store.ts';
 import type { PolicyEngine } from '../../agent/ports/policy.ts';
 import { type AuditCheck, versionsThatRan, violation } from '../run-facts.ts';
 
@@ -43,7 +46,7 @@ export const decisionNotPermitted: AuditCheck = {
               `${approval.userId}'s approval of v${version.version} names ${named.length ? `rules the policy then in force does not permit by (${unknown.join(', ')})` : 'no rule that permitted it'}`,
             ),
           );
-        else if (!steps.some((step) => permittedFor(engine, approval.userId, step, situation)))
+        else if (!steps.some((step) => permittedFor(engine, approver(engine, approval), step, situation)))
           found.push(
             violation(
               this.name,
@@ -53,7 +56,7 @@ export const decisionNotPermitted: AuditCheck = {
             ),
           );
       }
-      const people = [...new Set(approvals.map((a) => a.userId))].map((userId) => ({ userId, groups: engine.groups }));
+      const people = [...new Map(approvals.map((a) => [a.userId, approver(engine, a)])).values()];
       const progress = versionProgress(engine, steps, situation, people);
       if (!progress.approved)
         found.push(
@@ -72,6 +75,11 @@ export const decisionNotPermitted: AuditCheck = {
   },
 };
 
-function permittedFor(engine: PolicyEngine, userId: string, step: ReturnType<typeof policySteps>[number], situation: { requester: string; channel: string }) {
-  return engine.decide({ user: userId, groups: engine.groups, action: 'approve', resource: { kind: 'step', step }, situation }).permitted;
+/** The approver as the decision saw them: the groups recorded at the click, or (not recorded) every group the policy names. */
+function approver(engine: PolicyEngine, approval: ApprovalRecord): Approver {
+  return { userId: approval.userId, groups: approval.policyGroups ?? engine.groups };
+}
+
+function permittedFor(engine: PolicyEngine, who: Approver, step: ReturnType<typeof policySteps>[number], situation: { requester: string; channel: string }) {
+  return engine.decide({ user: who.userId, groups: who.groups, action: 'approve', resource: { kind: 'step', step }, situation }).permitted;
 }

@@ -70,8 +70,8 @@ async function recordDecisionAtOnce(db: Db, input: DecisionInput): Promise<Decis
       }${
         approval
           ? sql`, approved as (
-              insert into ${approvals} (run_id, plan_version, user_id, decision, via, need, why, digest, policy_hash, policy_rules)
-              select id, ${input.planVersion}::int, ${approval.userId}, ${approval.decision}, ${approval.via ?? 'person'}, ${approval.need ?? null}, ${approval.why ?? null}, ${approval.digest ?? null}, ${approval.policyHash ?? null}, ${approval.policyRules ? jsonParam(approval.policyRules) : null}::jsonb
+              insert into ${approvals} (run_id, plan_version, user_id, decision, via, need, why, digest, policy_hash, policy_rules, policy_groups)
+              select id, ${input.planVersion}::int, ${approval.userId}, ${approval.decision}, ${approval.via ?? 'person'}, ${approval.need ?? null}, ${approval.why ?? null}, ${approval.digest ?? null}, ${approval.policyHash ?? null}, ${approval.policyRules ? jsonParam(approval.policyRules) : null}::jsonb, ${approval.policyGroups ? jsonParam(approval.policyGroups) : null}::jsonb
               from go)`
           : sql``
       },
@@ -115,7 +115,17 @@ function recordEscalationDecision(db: Db, input: DecisionInput): Promise<Decisio
     for (const move of input.steps ?? []) await setStepStatus(tx, { runId: run.id, ...move });
     if (input.approval) {
       if (input.planVersion === null) throw new Error('an approval binds to a plan version');
-      const { userId, decision, via = 'person', need = null, why = null, digest = null, policyHash = null, policyRules = null } = input.approval;
+      const {
+        userId,
+        decision,
+        via = 'person',
+        need = null,
+        why = null,
+        digest = null,
+        policyHash = null,
+        policyRules = null,
+        policyGroups = null,
+      } = input.approval;
       await tx.insert(approvals).values({
         runId: run.id,
         planVersion: input.planVersion,
@@ -127,6 +137,7 @@ function recordEscalationDecision(db: Db, input: DecisionInput): Promise<Decisio
         digest,
         policyHash,
         policyRules: policyRules ? [...policyRules] : null,
+        policyGroups: policyGroups ? [...policyGroups] : null,
       });
     }
     const moved = await moveRun(tx, run, input.to);

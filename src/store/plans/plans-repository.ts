@@ -129,6 +129,7 @@ const toApproval = (row: ApprovalRow): ApprovalRecord => ({
   digest: row.digest,
   policyHash: row.policyHash,
   policyRules: row.policyRules,
+  policyGroups: row.policyGroups,
   createdAt: row.createdAt,
 });
 
@@ -143,6 +144,7 @@ export async function insertApproval(db: Db, input: NewApproval): Promise<Approv
       digest: input.digest ?? null,
       policyHash: input.policyHash ?? null,
       policyRules: input.policyRules ? [...input.policyRules] : null,
+      policyGroups: input.policyGroups ? [...input.policyGroups] : null,
     })
     .returning();
   return toApproval(row!);

@@ -85,6 +85,8 @@ export const approvals = pgTable(
     /** Under TANDEM_POLICY (decision 028): the hash of the policy in force (texts in policy_texts) and the rules that permitted the click. */
     policyHash: text('policy_hash'),
     policyRules: jsonb('policy_rules').$type<string[]>(),
+    /** The groups (of those the policy names) the approver was in at the click: the audit judges with them, not today's. */
+    policyGroups: jsonb('policy_groups').$type<string[]>(),
     createdAt: createdAt(),
   },
   (t) => [index('approvals_run_idx').on(t.runId)],

@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { createAgent, type Agent } from '../../../src/agent/agent.ts';
 import type { AgentSettings } from '../../../src/agent/context.ts';
 import type { LogPort } from '../../../src/agent/ports/logger.ts';
-import type { ApproverDirectory } from '../../../src/agent/ports/approvers.ts';
+import type { GroupDirectory } from '../../../src/agent/ports/policy.ts';
+import { approversGate } from '../../helpers/policy-gate.ts';
 import type { Conversation, RunRecord, RunStore } from '../../../src/agent/ports/run-store.ts';
 import type { AnyTool } from '../../../src/agent/ports/tool.ts';
 import { InMemorySurface } from '../../../src/agent/testing/in-memory-surface.ts';
@@ -40,12 +41,12 @@ export function makeHarness(options: {
   llm?: ScriptedLlm;
   settings?: Partial<AgentSettings>;
   budgets?: Partial<typeof BUDGETS>;
-  /** Empty: anyone may approve. */
+  /** The built-in policy's approver list (users and groups); empty: anyone may approve. */
   approvers?: string[];
-  /** TANDEM_POLICY's gate (decision 028): the policy decides approvals instead of `approvers`. */
+  /** Who is in the approvers' groups (a slow directory, for races); default: nobody. */
+  groups?: GroupDirectory;
+  /** TANDEM_POLICY's gate (decision 028): a policy file instead of the built-in policy made from `approvers`. */
   policy?: PolicyGate;
-  /** Instead of `approvers`: a directory of its own (a slow one, for races). */
-  approverDirectory?: ApproverDirectory;
   owner?: string;
   soleOwner?: boolean;
   surface?: InMemorySurface;
@@ -53,23 +54,24 @@ export function makeHarness(options: {
   const llm = options.llm ?? new ScriptedLlm();
   const surface = options.surface ?? new InMemorySurface();
   const errors: unknown[] = [];
-  const approvers = options.approvers ?? [];
+  const settings: AgentSettings = {
+    budgets: { ...BUDGETS, ...options.budgets },
+    confidenceThreshold: 0.6,
+    autoRunReadOnly: false,
+    secrets: ['s3cret-value'],
+    concurrency: 8,
+    retry: { retries: 2, baseDelayMs: 1 },
+    ...options.settings,
+  };
   const agent = createAgent({
     store: options.store,
     llm,
     tools: options.tools,
     surface,
-    policy: options.policy,
-    approvers: options.approverDirectory ?? { isApprover: async (userId) => approvers.length === 0 || approvers.includes(userId) },
-    settings: {
-      budgets: { ...BUDGETS, ...options.budgets },
-      confidenceThreshold: 0.6,
-      autoRunReadOnly: false,
-      secrets: ['s3cret-value'],
-      concurrency: 8,
-      retry: { retries: 2, baseDelayMs: 1 },
-      ...options.settings,
-    },
+    policy:
+      options.policy ??
+      approversGate(options.approvers ?? [], { autoRunReadOnly: settings.autoRunReadOnly, repos: settings.repositories, groups: options.groups }),
+    settings,
     logger: collectingLogger(errors),
     owner: options.owner ?? 'replica-a',
     soleOwner: options.soleOwner,
@@ -111,7 +113,7 @@ export function makeModelAgent<S extends InMemorySurface = InMemorySurface>(opti
     llm,
     tools: options.tools(llm),
     surface,
-    approvers: { isApprover: async () => true },
+    policy: approversGate([], { autoRunReadOnly: options.settings?.autoRunReadOnly ?? true, repos: options.settings?.repositories ?? config.github.repos }),
     settings: {
       budgets: { ...BUDGETS, maxReplans: 0 },
       confidenceThreshold: 0.6,

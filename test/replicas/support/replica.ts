@@ -16,6 +16,7 @@ import { createRunStore, openDatabase, type Database } from '../../../src/store/
 import { BUDGETS, collectingLogger } from '../../agent/support/harness.ts';
 import { ScriptedLlm } from '../../agent/support/scripted-llm.ts';
 import { spelled } from '../../helpers/words.ts';
+import { approversGate } from '../../helpers/policy-gate.ts';
 
 export interface Replica {
   owner: string;
@@ -70,7 +71,7 @@ export async function startReplica(options: {
     llm: options.llm ?? new ScriptedLlm(), // no model: plans come from the runbook
     tools: options.tools,
     surface,
-    approvers: { isApprover: async () => true },
+    policy: approversGate(),
     settings: {
       budgets: BUDGETS,
       confidenceThreshold: 0.6,

@@ -17,6 +17,9 @@ export function insertApproval(tables: MemoryTables, input: NewApproval, write: 
     need: input.need ?? null,
     why: input.why === undefined || input.why === null ? null : text(input.why),
     digest: input.digest ?? null,
+    policyHash: input.policyHash ?? null,
+    policyRules: input.policyRules ? [...input.policyRules] : null,
+    policyGroups: input.policyGroups ? [...input.policyGroups] : null,
     createdAt: write.now,
   };
   tables.approvals.push(approval);

@@ -1,6 +1,6 @@
 import type { App } from '@slack/bolt';
 import { checkRequesterOrApprover, checkResolver } from '../../../agent/decisions/approval-policy.ts';
-import type { ApproverDirectory } from '../../../agent/ports/approvers.ts';
+import type { PolicyGate } from '../../../agent/decisions/policy-approval.ts';
 import type { RunRecord, RunStatus } from '../../../agent/ports/run-store.ts';
 import type { BotDeps } from '../../bot-deps.ts';
 import { describeError } from '../../surface/replies.ts';
@@ -13,9 +13,6 @@ const NEED: Partial<Record<RunStatus, string>> = {
   paused: 'A step waits for a person: an answer, a Confirm or a decision on what went wrong',
 };
 
-/** Without a directory nobody counts as an approver here: the viewer's own runs still show. */
-const NO_APPROVERS: ApproverDirectory = { isApprover: async () => false };
-
 export function registerAppHome(app: App, deps: BotDeps): void {
   app.event('app_home_opened', async ({ event, client }) => {
     if (event.tab !== 'home') return;
@@ -25,7 +22,7 @@ export function registerAppHome(app: App, deps: BotDeps): void {
         deps.runs.listRuns({ limit: 50, statuses: Object.keys(NEED) as RunStatus[] }),
         deps.schedules?.list({ createdBy: event.user }) ?? Promise.resolve([]),
       ]);
-      const needsYou = await needing(event.user, waiting, deps.approvers ?? NO_APPROVERS);
+      const needsYou = await needing(event.user, waiting, deps.policy);
       await client.views.publish({ user_id: event.user, view: appHomeView({ userId: event.user, needsYou, runs, schedules }) });
     } catch (error) {
       deps.logger.warn({ err: describeError(error), user: event.user }, 'could not publish the App Home');
@@ -38,7 +35,7 @@ export function registerAppHome(app: App, deps: BotDeps): void {
  * confirming take an approver; answering the requester or an approver. Another person's run in a
  * direct message is never listed (its thread is not theirs to see).
  */
-async function needing(userId: string, runs: readonly RunRecord[], approvers: ApproverDirectory): Promise<NeedsYou[]> {
+async function needing(userId: string, runs: readonly RunRecord[], gate: PolicyGate): Promise<NeedsYou[]> {
   const found: NeedsYou[] = [];
   for (const run of runs) {
     const what = NEED[run.status];
@@ -46,8 +43,8 @@ async function needing(userId: string, runs: readonly RunRecord[], approvers: Ap
     if (run.requester !== userId && run.conversation.channel.startsWith('D')) continue;
     const may =
       run.status === 'awaiting-answer'
-        ? await checkRequesterOrApprover({ action: 'answer', userId, requester: run.requester, approvers })
-        : await checkResolver({ userId, approvers });
+        ? await checkRequesterOrApprover({ action: 'answer', userId, policy: { gate, run } })
+        : await checkResolver({ userId, policy: { gate, run } });
     if (may.ok) found.push({ run, what });
   }
   return found;

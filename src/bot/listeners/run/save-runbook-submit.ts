@@ -32,9 +32,7 @@ export function registerSaveRunbookSubmit(app: App, deps: BotDeps): void {
     }
     const name = (values[RUNBOOK_NAME_BLOCK]?.[RUNBOOK_NAME_ACTION]?.value ?? '').trim() || undefined;
     const userId = body.user.id;
-    const allowed = deps.approvers
-      ? await checkRunbookSaver({ userId, approvers: deps.approvers, policy: deps.policy ? await runbookPolicy(deps, deps.policy, ref.runId) : undefined })
-      : { ok: false as const, error: { code: 'no-approver-list', message: 'Runbooks cannot be saved here: no approver list is wired in.' } };
+    const allowed = await checkRunbookSaver({ userId, policy: await runbookPolicy(deps, deps.policy, ref.runId) });
     if (!allowed.ok) {
       await ack({ response_action: 'errors', errors: { [RUNBOOK_PARAMS_BLOCK]: plainWords(allowed.error.message) } });
       return;
@@ -67,7 +65,7 @@ export function registerSaveRunbookSubmit(app: App, deps: BotDeps): void {
   });
 }
 
-/** Under TANDEM_POLICY, saving a runbook is `save_runbook` on its run (a run that is gone: nobody's, so nobody may). */
+/** Saving a runbook is `save_runbook` on its run (a run that is gone: nobody's, so nobody may). */
 async function runbookPolicy(deps: BotDeps, gate: PolicyGate, runId: string) {
   const run = await deps.runs.getRun(runId);
   return { gate, run: run ?? { id: runId, requester: '', conversation: { channel: '', threadTs: '' } } };

@@ -33,9 +33,7 @@ export function registerScheduleActions(app: App, deps: BotDeps): void {
       }
       const may = await checkScheduleRemover({
         userId: user,
-        createdBy: schedule.createdBy,
-        approvers: deps.approvers,
-        policy: deps.policy ? { gate: deps.policy, schedule } : undefined,
+        policy: { gate: deps.policy, schedule },
       });
       if (!may.ok) {
         await tell(may.error.message);

@@ -1,0 +1,1 @@
+ALTER TABLE "approvals" ADD COLUMN "policy_groups" jsonb;

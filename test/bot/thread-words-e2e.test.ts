@@ -52,8 +52,6 @@ describe('a question in the thread', () => {
 
     const modal = await openAnswer(question, 'UREQ');
     expect(JSON.stringify(modal.view)).toContain('Which cluster should I use?');
-    const cancelLike = await submitAnswer(modal, 'UREQ', 'stop at staging');
-    expect(cancelLike.body).toMatchObject({ response_action: 'errors', errors: { [ANSWER_BLOCK]: expect.stringContaining('would stop the run') } });
     expect((await submitAnswer(modal, 'UREQ', 'staging')).status).toBe(200);
 
     const summary = await e.waitForMessage(ts, isSummary, 'the summary');
@@ -64,6 +62,19 @@ describe('a question in the thread', () => {
     const answered = e.fake.model.findMessage('C1', question.ts)!;
     expect(blocksText(answered)).toContain('Answered by <@UREQ>: staging');
     expect(hasButtons(answered)).toBe(false);
+  });
+
+  it('takes an answer from the modal that starts with "stop" or "cancel" as the answer: the run goes on with it', async () => {
+    const ts = await mention('UREQ', 'ask first then change');
+    await e.driver.clickButtonIn(await e.waitForMessage(ts, isPlan, 'the plan'), PLAN_APPROVE_ACTION, 'UAPP1');
+    const question = await e.waitForMessage(ts, (m) => m.text.includes('Which cluster should I use?'), 'the question');
+    const submitted = await submitAnswer(await openAnswer(question, 'UREQ'), 'UREQ', 'stop-gap cluster');
+    expect(submitted.body).not.toMatchObject({ response_action: 'errors' });
+    const summary = await e.waitForMessage(ts, isSummary, 'the summary');
+    await e.agent.idle();
+    expect(summary.text).toContain('Succeeded');
+    expect(e.tools.calls).toContain('change_thing:stop-gap cluster');
+    expect(blocksText(e.fake.model.findMessage('C1', question.ts)!)).toContain('Answered by <@UREQ>: stop-gap cluster');
   });
 
   it('answered by mentioning the bot, the question is marked answered too', async () => {

@@ -22,6 +22,8 @@ interface FollowUpInput {
   userId: string;
   text: string;
   requestId?: string | undefined;
+  /** From an Answer form: an answer, never a cancel (only a message in the thread cancels). */
+  asAnswer?: boolean | undefined;
 }
 
 export async function followUp(ctx: AgentContext, input: FollowUpInput): Promise<FollowUpOutcome> {
@@ -33,7 +35,7 @@ export async function followUp(ctx: AgentContext, input: FollowUpInput): Promise
 }
 
 async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUpInput): Promise<FollowUpOutcome> {
-  const cancelling = CANCEL.test(input.text);
+  const cancelling = !input.asAnswer && CANCEL.test(input.text);
   const text = redactText(input.text.trim(), ctx.settings.secrets);
   if (!cancelling && !text) return 'ignored';
   // Only the requester or an approver decides for the run (checked before anything is stored).

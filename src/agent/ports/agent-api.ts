@@ -51,7 +51,14 @@ export interface AgentApi {
   resolveEscalation(input: { escalationId: string; userId: string; action: EscalationAnswer }): Promise<Refused<void, EscalationRefusalCode, Text>>;
   /** A message in a run's conversation: answers a pending question, or "cancel" stops the run. */
   /** `requestId`: the stored Slack request carrying the message, so a replay of it answers nothing twice. */
-  followUp(input: { conversation: Conversation; userId: string; text: string; requestId?: string | undefined }): Promise<FollowUpOutcome>;
+  /** `asAnswer`: the words come from an Answer form, so they only ever answer ("stop at staging" is an answer, not a cancel). */
+  followUp(input: {
+    conversation: Conversation;
+    userId: string;
+    text: string;
+    requestId?: string | undefined;
+    asAnswer?: boolean | undefined;
+  }): Promise<FollowUpOutcome>;
   cancel(input: { runId: string; userId: string }): Promise<Refused<void, CancelRefusalCode, Text>>;
   /** Confirm or Abort a step whose target was filled at run time from a person's or a model's words. */
   confirmTarget(input: {

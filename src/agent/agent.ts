@@ -10,6 +10,7 @@ import { createBackgroundWork, type BackgroundWork } from './replicas/background
 import { decide, checkEdit, editPlan, revisePlan } from './decisions/plan-decisions.ts';
 import { resolveEscalation } from './decisions/escalation-resolution.ts';
 import { runHousekeeping } from './waits/housekeeping.ts';
+import { reassignWait } from './waits/reassign.ts';
 import { cancelRun, followUp } from './decisions/follow-up.ts';
 import { planRun } from './planning/plan-run.ts';
 import type { AgentApi } from './ports/agent-api.ts';
@@ -36,6 +37,7 @@ export function createAgent(deps: AgentDeps): Agent {
     ...runsApi(ctx, work),
     ...planDecisionsApi(ctx, work),
     resolveEscalation: (input) => resolveEscalation(ctx, input),
+    reassign: (input) => reassignWait(ctx, input),
     idle: () => work.idle(),
     housekeep: (now) => runHousekeeping(ctx, now ?? ctx.now()),
     async resume() {

@@ -334,7 +334,9 @@ describe('modify modal', () => {
     expect(ModalViewSchema.safeParse(view).success).toBe(true);
     expect(decodePlanRef(view.private_metadata)).toEqual({ runId: 'run_1', planVersion: 2 });
     const values = Object.fromEntries(
-      view.blocks.filter((b) => b.type === 'input').map((b) => [b.block_id!, { [b.element.action_id]: { value: b.element.initial_value ?? null } }]),
+      view.blocks
+        .filter((b) => b.type === 'input')
+        .map((b) => [b.block_id!, { [b.element.action_id]: { value: ('initial_value' in b.element ? b.element.initial_value : undefined) ?? null } }]),
     );
     const submission = readModifySubmission({ private_metadata: view.private_metadata, state: { values } })!;
     const parsed = parsePlanYaml(submission.parts);
@@ -348,7 +350,7 @@ describe('modify modal', () => {
     expect(result.success).toBe(true);
     const inputs = view.blocks.filter((b) => b.type === 'input' && b.block_id!.startsWith('plan-yaml-'));
     expect(inputs.length).toBeGreaterThan(1);
-    const text = inputs.map((b) => (b.type === 'input' ? b.element.initial_value : '')).join('\n');
+    const text = inputs.map((b) => (b.type === 'input' && 'initial_value' in b.element ? b.element.initial_value : '')).join('\n');
     expect((parse(text) as { steps: unknown[] }).steps).toHaveLength(200);
   });
 });

@@ -9,7 +9,8 @@ import type { CancelRefusalCode, FollowUpOutcome } from '../ports/agent-api.ts';
 import type { Conversation, RunRecord } from '../ports/run-store.ts';
 import { redactText } from '../text/redact.ts';
 import { decisionRefusal } from './decision-refusals.ts';
-import { refuse, type Refused } from '../model/refusal.ts';
+import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
+import { currentAddressee, handedAwayFrom, waitKey } from '../waits/addressee.ts';
 import { cancelUnstarted, isFinal, NOT_FINAL, summarizeEnded } from '../execution/run-ending.ts';
 import { continueIfClear } from './escalation-resolution.ts';
 import { person, type Text, words } from '../text/text.ts';
@@ -46,7 +47,10 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUp
     approvers: ctx.approvers,
     ...(ctx.policy ? { policy: { gate: ctx.policy, run } } : {}),
   });
-  if (!may.ok) return { refused: may.error };
+  if (!may.ok) {
+    const handed = cancelling ? undefined : await questionHandedTo(ctx, run, input.userId);
+    if (handed?.mayAnswer !== true) return { refused: handed?.refusal ?? may.error };
+  }
   if (cancelling) return (await cancelRun(ctx, { runId: run.id, userId: input.userId }, { checked: true })).ok ? 'cancelled' : 'ignored';
   const answered = await ctx.store.answer({
     runId: run.id,
@@ -75,6 +79,33 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUp
     run.id,
   );
   return 'answered';
+}
+
+/**
+ * A question handed to someone (Reassign) may be answered by them too, under the settings (a policy
+ * decides answering on its own, and a hand-over was only made to someone it permits). Someone it was
+ * handed away from is told who has it now.
+ */
+async function questionHandedTo(
+  ctx: AgentContext,
+  run: RunRecord,
+  userId: string,
+): Promise<{ mayAnswer: true } | { mayAnswer: false; refusal: Refusal<'not-requester-or-approver', Text> } | undefined> {
+  const question = (await ctx.store.listQuestions(run.id)).find((q) => q.answer === null && q.planVersion === run.currentPlanVersion);
+  if (!question) return undefined;
+  const events = await ctx.store.listEvents(run.id);
+  const key = waitKey({ kind: 'question', question });
+  const addressee = currentAddressee(events, 'question', key);
+  if (!addressee) return undefined;
+  if (addressee.to === userId && !ctx.policy) return { mayAnswer: true };
+  if (!handedAwayFrom(events, 'question', key, userId)) return undefined;
+  return {
+    mayAnswer: false,
+    refusal: {
+      code: 'not-requester-or-approver',
+      message: words`This question was handed to ${person(addressee.to)} by ${person(addressee.by)}, so your answer was not taken; ${person(addressee.to)}, ${person(run.requester)} (who asked) or an approver can answer it.`,
+    },
+  };
 }
 
 /** `checked`: the caller already made sure this person may cancel (the slow lookup is not repeated). */

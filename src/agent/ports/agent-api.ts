@@ -6,9 +6,11 @@ import type {
   EscalationRefusalCode,
   PlanDecisionRefusalCode,
   Refusal,
+  ReassignRefusalCode,
   Refused,
   RevisionRefusalCode,
 } from '../model/refusal.ts';
+import type { Reassigned, WaitRef } from './human-input.ts';
 import type { Text } from '../text/text.ts';
 import type { Conversation, EscalationAnswer, PlanVersionRecord, RunRecord } from './run-store.ts';
 
@@ -68,6 +70,12 @@ export interface AgentApi {
     userId: string;
     decision: 'confirm' | 'abort';
   }): Promise<Refused<void, ConfirmRefusalCode, Text>>;
+  /**
+   * Hands a wait for a person to `to` (Reassign): only someone who may answer it may hand it on, and only
+   * to someone who may answer it too (a question's new addressee may answer it for that reason). Whether
+   * `to` is a person at all (not a bot, not deactivated) is the surface's to check: it knows its directory.
+   */
+  reassign(input: { wait: WaitRef; userId: string; to: string }): Promise<Refused<Reassigned, ReassignRefusalCode, Text>>;
   /** At start-up: continue every run that was executing when the process stopped. */
   resume(): Promise<void>;
   /** Stop taking work and let running steps reach a recorded state. */

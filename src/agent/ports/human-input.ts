@@ -56,6 +56,24 @@ export interface ConfirmationRecord {
   decidedAt: Date | null;
 }
 
+/**
+ * One wait for a person, as a Reassign names it: an escalation by its id, a question by its run and the
+ * key of its words (`questionKey`: a question answered and replaced by another is another wait), a
+ * Confirm by its step.
+ */
+export type WaitRef =
+  | { kind: 'escalation'; escalationId: string }
+  | { kind: 'question'; runId: string; questionKey: string }
+  | { kind: 'confirm'; runId: string; planVersion: number; stepId: string };
+
+/** A wait handed to someone: who now, who before (null: nobody by name), who handed it over. */
+export interface Reassigned {
+  runId: string;
+  to: string;
+  from: string | null;
+  by: string;
+}
+
 /** Where a run waits for a person: escalations, questions (ask_human or the plan's own) and Confirms of late-bound targets. */
 export interface HumanInputPort {
   /** With `owed`: in the same transaction, the escalation message the thread is owed (`payload` plus the escalation's id). */

@@ -42,7 +42,11 @@ export class WorkspaceModel {
   readonly responses: { id: string; body: Record<string, unknown> }[] = [];
   readonly usergroups = new Map<string, string[]>();
   /** users.info answers with these; `tz` is the person's IANA zone, as Slack's profile has it. */
-  readonly users = new Map<string, { id: string; name: string; real_name: string; tz?: string; tz_label?: string; tz_offset?: number }>();
+  /** `is_bot` and `deleted` (a deactivated account) as Slack's users.info has them. */
+  readonly users = new Map<
+    string,
+    { id: string; name: string; real_name: string; tz?: string; tz_label?: string; tz_offset?: number; is_bot?: boolean; deleted?: boolean }
+  >();
   readonly channels = new Set<string>(['C1', 'C2']);
   readonly bot = { userId: 'UBOT', botId: 'BBOT', teamId: 'T1' };
   /** Block types this workspace answers `invalid_blocks` for (e.g. `plan` where agent blocks are not on). */

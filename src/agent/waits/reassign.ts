@@ -1,0 +1,118 @@
+/**
+ * Reassign: a wait for a person (an escalation, a question, a Confirm) handed to someone else. Only
+ * someone who may answer the wait may hand it on, asked the way the answer asks (the policy in force,
+ * or the settings); and only to someone who may answer it too, so a hand-over never lets anyone decide
+ * what they could not decide before. The one exception is a question: its new addressee may answer it
+ * (an answer is data; a write it picks a target for still waits for an approver's Confirm). The
+ * hand-over is a `wait-reassigned` event; nothing else changes (decision 032).
+ */
+import { checkConfirmer, checkRequesterOrApprover, checkResolver, type PolicyContext } from '../decisions/approval-policy.ts';
+import type { AgentContext } from '../context.ts';
+import { isFinal } from '../execution/run-ending.ts';
+import { refuse, type ReassignRefusalCode, type Refused } from '../model/refusal.ts';
+import type { ConfirmationRecord, EscalationRecord, QuestionRecord, Reassigned, RunRecord, WaitRef } from '../ports/run-store.ts';
+import { person, type Text, words } from '../text/text.ts';
+import { currentAddressee, questionKey, waitKey, type WaitKind } from './addressee.ts';
+
+type ReassignResult = Refused<Reassigned, ReassignRefusalCode, Text>;
+
+/** An open wait, found: its run, its kind and key, and who may answer it (asked of the policy or the settings). */
+interface OpenWait {
+  run: RunRecord;
+  kind: WaitKind;
+  key: string;
+  /** Whether this person may answer it on their own standing (not because it was handed to them). */
+  mayAnswer(userId: string): Promise<boolean>;
+  /** A question handed to someone may be answered by them; other kinds only by who may answer them anyway. */
+  addresseeMayAnswer: boolean;
+}
+
+const CLOSED = 'This is no longer waiting for anyone (it was answered, or it expired). Nothing changed.';
+
+export async function reassignWait(ctx: AgentContext, input: { wait: WaitRef; userId: string; to: string }): Promise<ReassignResult> {
+  const found = await findOpenWait(ctx, input.wait);
+  if (!found.ok) return found;
+  const wait = found.value;
+  const events = await ctx.store.listEvents(wait.run.id);
+  const addressee = currentAddressee(events, wait.kind, wait.key);
+  const clickerMay = (wait.addresseeMayAnswer && addressee?.to === input.userId) || (await wait.mayAnswer(input.userId));
+  if (!clickerMay) return refuse('not-allowed', 'Only someone who may answer this can hand it to someone else. Nothing changed.');
+  if (input.to === input.userId) return refuse('same-person', 'That is you: pick someone else to hand this to. Nothing changed.');
+  if (addressee?.to === input.to) return refuse('already-addressed', words`This already waits on ${person(input.to)}. Nothing changed.`);
+  if (!wait.addresseeMayAnswer && !(await wait.mayAnswer(input.to)))
+    return refuse('addressee-may-not-answer', words`${person(input.to)} may not answer this, so it was not handed to them. Nothing changed.`);
+  const handed = { to: input.to, from: addressee?.to ?? null, by: input.userId };
+  await ctx.store.appendEvent(wait.run.id, 'wait-reassigned', { wait: wait.kind, key: wait.key, ...handed });
+  return { ok: true, value: { runId: wait.run.id, ...handed } };
+}
+
+async function findOpenWait(ctx: AgentContext, ref: WaitRef): Promise<Refused<OpenWait, 'wait-missing' | 'wait-closed', Text>> {
+  if (ref.kind === 'escalation') {
+    const escalation = await ctx.store.getEscalation(ref.escalationId);
+    const run = escalation && (await ctx.store.getRun(escalation.runId));
+    if (!escalation || !run) return refuse('wait-missing', 'That escalation no longer exists. Nothing changed.');
+    if (escalation.status !== 'open' || isFinal(run.status)) return refuse('wait-closed', CLOSED);
+    return { ok: true, value: escalationWait(ctx, run, escalation) };
+  }
+  const run = await ctx.store.getRun(ref.runId);
+  if (!run) return refuse('wait-missing', 'That run does not exist. Nothing changed.');
+  if (isFinal(run.status)) return refuse('wait-closed', CLOSED);
+  if (ref.kind === 'question') {
+    const question = (await ctx.store.listQuestions(run.id)).find(
+      (q) => q.answer === null && q.planVersion === run.currentPlanVersion && questionKey(q.question) === ref.questionKey,
+    );
+    return question ? { ok: true, value: questionWait(ctx, run, question) } : refuse('wait-closed', CLOSED);
+  }
+  const confirmation = (await ctx.store.listConfirmations(run.id)).find(
+    (c) => c.planVersion === ref.planVersion && c.stepId === ref.stepId && c.status === 'pending',
+  );
+  const current = confirmation && (run.status === 'rolling-back' || confirmation.planVersion === run.currentPlanVersion);
+  return confirmation && current ? { ok: true, value: confirmWait(ctx, run, confirmation) } : refuse('wait-closed', CLOSED);
+}
+
+const policyOf = (ctx: AgentContext, run: RunRecord): { policy?: PolicyContext } => (ctx.policy ? { policy: { gate: ctx.policy, run } } : {});
+
+/** Who may answer an escalation: who may resolve it (for a low-confidence plan, going ahead is what counts). */
+function escalationWait(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord): OpenWait {
+  const action = escalation.kind === 'low-confidence' ? 'skip' : 'retry';
+  return {
+    run,
+    kind: 'escalation',
+    key: waitKey({ kind: 'escalation', escalation }),
+    addresseeMayAnswer: false,
+    mayAnswer: async (userId) => (await checkResolver({ userId, approvers: ctx.approvers, action, ...policyOf(ctx, run) })).ok,
+  };
+}
+
+function questionWait(ctx: AgentContext, run: RunRecord, question: QuestionRecord): OpenWait {
+  return {
+    run,
+    kind: 'question',
+    key: waitKey({ kind: 'question', question }),
+    // Under a policy, answering is the policy's to grant: a hand-over does not go around it.
+    addresseeMayAnswer: !ctx.policy,
+    mayAnswer: async (userId) =>
+      (await checkRequesterOrApprover({ action: 'answer', userId, requester: run.requester, approvers: ctx.approvers, ...policyOf(ctx, run) })).ok,
+  };
+}
+
+/** Who may answer a Confirm: who may confirm it (an approver; for a destructive step not the requester). */
+function confirmWait(ctx: AgentContext, run: RunRecord, confirmation: ConfirmationRecord): OpenWait {
+  const step = { id: confirmation.stepId, tool: confirmation.tool, args: confirmation.targets };
+  return {
+    run,
+    kind: 'confirm',
+    key: waitKey({ kind: 'confirm', confirmation }),
+    addresseeMayAnswer: false,
+    mayAnswer: async (userId) =>
+      (
+        await checkConfirmer({
+          risk: confirmation.risk,
+          userId,
+          requester: run.requester,
+          approvers: ctx.approvers,
+          ...(ctx.policy ? { policy: { gate: ctx.policy, run, step } } : {}),
+        })
+      ).ok,
+  };
+}

@@ -11,6 +11,7 @@ import { decide, checkEdit, editPlan, revisePlan } from './decisions/plan-decisi
 import { resolveEscalation } from './decisions/escalation-resolution.ts';
 import { runHousekeeping } from './waits/housekeeping.ts';
 import { reassignWait } from './waits/reassign.ts';
+import { waitsFor } from './waits/waits-for.ts';
 import { cancelRun, followUp } from './decisions/follow-up.ts';
 import { planRun } from './planning/plan-run.ts';
 import type { AgentApi } from './ports/agent-api.ts';
@@ -38,6 +39,7 @@ export function createAgent(deps: AgentDeps): Agent {
     ...planDecisionsApi(ctx, work),
     resolveEscalation: (input) => resolveEscalation(ctx, input),
     reassign: (input) => reassignWait(ctx, input),
+    waitsFor: (input) => waitsFor(ctx, input.userId),
     idle: () => work.idle(),
     housekeep: (now) => runHousekeeping(ctx, now ?? ctx.now()),
     async resume() {

@@ -211,3 +211,61 @@ describe('Reassign on a question', () => {
     expect(ephemerals('UOTHER')).toBe('');
   });
 });
+
+describe('"Waiting for you" in App Home', () => {
+  /** The sections between the "Waiting for you" header and the next header, as text. */
+  async function waitingFor(user: string): Promise<string[]> {
+    const before = e.fake.model.homeTabs.get(user)?.updates ?? -1;
+    expect((await e.driver.appHomeOpened(user)).status).toBe(200);
+    await e.fake.waitUntil(() => (e.fake.model.homeTabs.get(user)?.updates ?? -1) > before, 5000, `${user}'s App Home`);
+    const blocks = e.fake.model.homeTabs.get(user)!.view.blocks as {
+      type: string;
+      text?: { text: string };
+      elements?: { text: string }[];
+      accessory?: { url?: string };
+    }[];
+    const start = blocks.findIndex((b) => b.type === 'header' && b.text!.text.startsWith('Waiting for you'));
+    const end = blocks.findIndex((b, i) => i > start && b.type === 'header');
+    return blocks.slice(start + 1, end).map((b) => `${b.text?.text ?? b.elements?.[0]?.text ?? ''} ${b.accessory?.url ?? ''}`);
+  }
+  const idIn = (lines: string[], runId: string) => lines.filter((line) => line.includes(runId));
+
+  it("lists exactly the viewer's waits, with links to their messages; a private channel's only to its members", async () => {
+    const escalated = await failedWrite();
+    const asked = await askedQuestion();
+    // A plan waiting for approval in a private channel UAPP1 is not in.
+    e.fake.model.channels.add('C9');
+    e.fake.model.channelMembers.set('C9', ['UREQ', 'UAPP2']);
+    const sent = e.driver.mention({ channel: 'C9', user: 'UREQ', text: '<@UBOT> safe change please' });
+    expect((await sent).status).toBe(200);
+    await e.fake.waitUntil(() => e.fake.model.thread('C9', sent.ts).some((m) => m.text.startsWith('Plan v1:')), 10_000, 'the private plan');
+    const [privateRun] = (await db.store.listRuns({ limit: 100 })).filter((r) => r.conversation.threadTs === sent.ts);
+
+    // Runs of earlier tests share the store: only this test's three runs are looked at.
+    const mine = (lines: string[]) => lines.filter((line) => [escalated.runId, asked.runId, privateRun!.id].some((id) => line.includes(id)));
+    const approver1 = mine(await waitingFor('UAPP1'));
+    expect(approver1).toHaveLength(2);
+    expect(idIn(approver1, escalated.runId)[0]).toContain('Decide how the run goes on');
+    expect(idIn(approver1, escalated.runId)[0]).toContain(`/archives/C1/p${escalated.escalation.ts.replace('.', '')}`);
+    expect(idIn(approver1, asked.runId)[0]).toContain('Answer a question');
+    expect(idIn(approver1, asked.runId)[0]).toContain(`/archives/C1/p${asked.question.ts.replace('.', '')}`);
+    expect(idIn(approver1, privateRun!.id)).toEqual([]);
+
+    const approver2 = mine(await waitingFor('UAPP2'));
+    expect(approver2).toHaveLength(3);
+    expect(idIn(approver2, privateRun!.id)[0]).toContain('Approve, modify or reject the plan');
+
+    // The requester may answer their question, but approves and decides nothing; a stranger sees nothing.
+    const requester = mine(await waitingFor('UREQ'));
+    expect(requester.map((line) => line.includes(asked.runId))).toEqual([true]);
+    expect(await waitingFor('UOTHER')).toEqual([expect.stringContaining('Nothing is waiting for you')]);
+
+    // Handed to UOTHER, the question is theirs to answer, and App Home says who handed it over.
+    await reassign(asked.question, 'UREQ', 'UOTHER');
+    await e.waitForMessage(asked.ts, (m) => m.text.startsWith('<@UOTHER> <@UREQ> handed'), 'the ping');
+    const other = mine(await waitingFor('UOTHER'));
+    expect(other).toHaveLength(1);
+    expect(other[0]).toContain('Answer a question');
+    expect(other[0]).toContain('handed to you by <@UREQ>');
+  });
+});

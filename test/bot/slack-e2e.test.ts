@@ -186,7 +186,7 @@ describe('Slack end to end (real agent and store)', () => {
 
     it('a failed change with no planner model offers Retry / Skip / Abort, explained once, and says what is undone; no step ids', async () => {
       const { escalation } = await escalated();
-      expect(labels(escalation)).toEqual(['Retry', 'Skip', 'Abort']);
+      expect(labels(escalation)).toEqual(['Retry', 'Skip', 'Abort', 'Reassign']);
       const text = blocksText(escalation);
       expect(text).toContain('*Retry* runs “Change the thing” again · *Skip* goes on without it · *Abort* stops the run and undoes what succeeded');
       expect(text).toContain('Nothing has changed yet.');
@@ -233,7 +233,7 @@ describe('Slack end to end (real agent and store)', () => {
         questions: [],
       });
       const { ts, escalation } = await escalated();
-      expect(labels(escalation)).toEqual(['Retry', 'Skip', 'Replan', 'Abort']);
+      expect(labels(escalation)).toEqual(['Retry', 'Skip', 'Replan', 'Abort', 'Reassign']);
       await click(escalation, 'replan');
       const v2 = await e.waitForMessage(ts, isPlan(2), 'plan v2');
       expect(blocksText(v2)).toContain('Change it gently');
@@ -281,7 +281,7 @@ describe('Slack end to end (real agent and store)', () => {
         (escalation.blocks ?? []).flatMap((b) =>
           (b as { type?: string }).type === 'actions' ? (b as { elements: { text: { text: string } }[] }).elements.map((x) => x.text.text) : [],
         ),
-      ).toEqual(['Approve anyway', 'Modify', 'Reject']);
+      ).toEqual(['Approve anyway', 'Modify', 'Reject', 'Reassign']);
       const text = blocksText(escalation);
       expect(text).toContain('The planner is not confident in this plan (1 step), so nothing has run yet.');
       expect(text).not.toMatch(/0\.20|0\.6|threshold|TANDEM_|Retry/);

@@ -16,6 +16,7 @@ import { statusBoard } from '../../src/bot/views/run/status-board.ts';
 import { summaryMessage } from '../../src/bot/views/run/summary.ts';
 import { parsePlanYaml, readModifySubmission } from '../../src/bot/modify-submission.ts';
 import { makeBoard, makeEscalation, makeOffer, makePlan, makeProposal, makeRun } from '../fakes/slack-fixtures.ts';
+import { decodeReassignButton, REASSIGN_ACTION } from '../../src/bot/views/run/reassign.ts';
 
 const allText = (blocks: MessageBlock[]) => JSON.stringify(blocks);
 const buttons = (blocks: MessageBlock[]) => blocks.flatMap((b) => (b.type === 'actions' ? b.elements : []));
@@ -284,8 +285,10 @@ describe('escalation', () => {
     expect(text).toContain('concluded &lt;failure&gt; &amp; the PR');
     expect(text).toContain('Nothing has changed yet. On hold until someone answers: Merge acme/api#42.');
     const ids = buttons(view.blocks).map((b) => b.action_id);
-    expect(ids).toEqual([ESCALATION_ACTIONS.retry, ESCALATION_ACTIONS.skip, ESCALATION_ACTIONS.replan, ESCALATION_ACTIONS.abort]);
-    expect(buttons(view.blocks).every((b) => decodeEscalationRef(b.value) === 'esc_1')).toBe(true);
+    expect(ids).toEqual([ESCALATION_ACTIONS.retry, ESCALATION_ACTIONS.skip, ESCALATION_ACTIONS.replan, ESCALATION_ACTIONS.abort, REASSIGN_ACTION]);
+    const answers = buttons(view.blocks).filter((b) => b.action_id !== REASSIGN_ACTION);
+    expect(answers.every((b) => decodeEscalationRef(b.value) === 'esc_1')).toBe(true);
+    expect(decodeReassignButton(buttons(view.blocks).at(-1)!.value)).toEqual({ kind: 'escalation', escalationId: 'esc_1' });
     expectWithinLimits(view.blocks);
   });
 

@@ -58,6 +58,10 @@ export class RecordingAgent implements AgentApi {
     if (this.answers.reassign) return this.answers.reassign(input);
     return { ok: false as const, error: { code: 'wait-missing' as const, message: 'not scripted' } };
   }
+  async waitsFor(input: Parameters<AgentApi['waitsFor']>[0]) {
+    this.record('waitsFor', input);
+    return this.answers.waitsFor ? this.answers.waitsFor(input) : [];
+  }
   async followUp(input: Parameters<AgentApi['followUp']>[0]) {
     this.record('followUp', input);
     return this.answers.followUp ? this.answers.followUp(input) : 'no-run';

@@ -10,7 +10,7 @@ import type {
   Refused,
   RevisionRefusalCode,
 } from '../model/refusal.ts';
-import type { Reassigned, WaitRef } from './human-input.ts';
+import type { Reassigned, WaitForPerson, WaitRef } from './human-input.ts';
 import type { Text } from '../text/text.ts';
 import type { Conversation, EscalationAnswer, PlanVersionRecord, RunRecord } from './run-store.ts';
 
@@ -76,6 +76,12 @@ export interface AgentApi {
    * `to` is a person at all (not a bot, not deactivated) is the surface's to check: it knows its directory.
    */
   reassign(input: { wait: WaitRef; userId: string; to: string }): Promise<Refused<Reassigned, ReassignRefusalCode, Text>>;
+  /**
+   * Every open wait this person may answer (approvals, questions, escalations, Confirms, and ones handed
+   * to them), newest runs first; a direct-message run only for its requester. Which channels they are in
+   * is the surface's to judge.
+   */
+  waitsFor(input: { userId: string }): Promise<WaitForPerson[]>;
   /** At start-up: continue every run that was executing when the process stopped. */
   resume(): Promise<void>;
   /** Stop taking work and let running steps reach a recorded state. */

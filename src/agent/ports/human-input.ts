@@ -1,6 +1,7 @@
 import type { NewOwedMessage, OweAlong } from './outbox.ts';
 import type { Text } from '../text/text.ts';
 import type { Risk } from './tool.ts';
+import type { RunRecord } from './runs.ts';
 
 export type EscalationAction = 'retry' | 'skip' | 'replan' | 'abort';
 
@@ -72,6 +73,20 @@ export interface Reassigned {
   to: string;
   from: string | null;
   by: string;
+}
+
+/** A plan version waiting for approval, as "Waiting for you" names it. */
+export interface ApprovalWaitRef {
+  kind: 'approval';
+  runId: string;
+  planVersion: number;
+}
+
+/** An open wait a person may answer (App Home's "Waiting for you"); `handedBy` when it was handed to them. */
+export interface WaitForPerson {
+  run: RunRecord;
+  wait: WaitRef | ApprovalWaitRef;
+  handedBy?: string;
 }
 
 /** Where a run waits for a person: escalations, questions (ask_human or the plan's own) and Confirms of late-bound targets. */

@@ -6,26 +6,15 @@
  * (an answer is data; a write it picks a target for still waits for an approver's Confirm). The
  * hand-over is a `wait-reassigned` event; nothing else changes (decision 032).
  */
-import { checkConfirmer, checkRequesterOrApprover, checkResolver, type PolicyContext } from '../decisions/approval-policy.ts';
 import type { AgentContext } from '../context.ts';
 import { isFinal } from '../execution/run-ending.ts';
 import { refuse, type ReassignRefusalCode, type Refused } from '../model/refusal.ts';
-import type { ConfirmationRecord, EscalationRecord, QuestionRecord, Reassigned, RunRecord, WaitRef } from '../ports/run-store.ts';
+import type { Reassigned, WaitRef } from '../ports/run-store.ts';
 import { person, type Text, words } from '../text/text.ts';
-import { currentAddressee, questionKey, waitKey, type WaitKind } from './addressee.ts';
+import { currentAddressee, questionKey } from './addressee.ts';
+import { confirmWait, escalationWait, questionWait, type OpenWait } from './answerers.ts';
 
 type ReassignResult = Refused<Reassigned, ReassignRefusalCode, Text>;
-
-/** An open wait, found: its run, its kind and key, and who may answer it (asked of the policy or the settings). */
-interface OpenWait {
-  run: RunRecord;
-  kind: WaitKind;
-  key: string;
-  /** Whether this person may answer it on their own standing (not because it was handed to them). */
-  mayAnswer(userId: string): Promise<boolean>;
-  /** A question handed to someone may be answered by them; other kinds only by who may answer them anyway. */
-  addresseeMayAnswer: boolean;
-}
 
 const CLOSED = 'This is no longer waiting for anyone (it was answered, or it expired). Nothing changed.';
 
@@ -68,51 +57,4 @@ async function findOpenWait(ctx: AgentContext, ref: WaitRef): Promise<Refused<Op
   );
   const current = confirmation && (run.status === 'rolling-back' || confirmation.planVersion === run.currentPlanVersion);
   return confirmation && current ? { ok: true, value: confirmWait(ctx, run, confirmation) } : refuse('wait-closed', CLOSED);
-}
-
-const policyOf = (ctx: AgentContext, run: RunRecord): { policy?: PolicyContext } => (ctx.policy ? { policy: { gate: ctx.policy, run } } : {});
-
-/** Who may answer an escalation: who may resolve it (for a low-confidence plan, going ahead is what counts). */
-function escalationWait(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord): OpenWait {
-  const action = escalation.kind === 'low-confidence' ? 'skip' : 'retry';
-  return {
-    run,
-    kind: 'escalation',
-    key: waitKey({ kind: 'escalation', escalation }),
-    addresseeMayAnswer: false,
-    mayAnswer: async (userId) => (await checkResolver({ userId, approvers: ctx.approvers, action, ...policyOf(ctx, run) })).ok,
-  };
-}
-
-function questionWait(ctx: AgentContext, run: RunRecord, question: QuestionRecord): OpenWait {
-  return {
-    run,
-    kind: 'question',
-    key: waitKey({ kind: 'question', question }),
-    // Under a policy, answering is the policy's to grant: a hand-over does not go around it.
-    addresseeMayAnswer: !ctx.policy,
-    mayAnswer: async (userId) =>
-      (await checkRequesterOrApprover({ action: 'answer', userId, requester: run.requester, approvers: ctx.approvers, ...policyOf(ctx, run) })).ok,
-  };
-}
-
-/** Who may answer a Confirm: who may confirm it (an approver; for a destructive step not the requester). */
-function confirmWait(ctx: AgentContext, run: RunRecord, confirmation: ConfirmationRecord): OpenWait {
-  const step = { id: confirmation.stepId, tool: confirmation.tool, args: confirmation.targets };
-  return {
-    run,
-    kind: 'confirm',
-    key: waitKey({ kind: 'confirm', confirmation }),
-    addresseeMayAnswer: false,
-    mayAnswer: async (userId) =>
-      (
-        await checkConfirmer({
-          risk: confirmation.risk,
-          userId,
-          requester: run.requester,
-          approvers: ctx.approvers,
-          ...(ctx.policy ? { policy: { gate: ctx.policy, run, step } } : {}),
-        })
-      ).ok,
-  };
 }

@@ -18,6 +18,7 @@ export function createSlackApproverDirectory(input: {
   const directory = createSlackGroupDirectory({ client: input.client, logger: input.logger, cacheMs: input.cacheMs });
 
   return {
+    listed: () => input.approvers,
     async isApprover(userId) {
       if (input.approvers.length === 0) return true;
       if (users.has(userId)) return true;

@@ -4,7 +4,7 @@ import { afterAck } from '../after-ack.ts';
 import { clickOrigin, privateReplier } from '../click-origin.ts';
 import { describeError, tellPrivately, TRY_AGAIN } from '../../surface/replies.ts';
 import type { SlackClient } from '../../surface/slack-client.ts';
-import { asSlackBlocks, asSlackView, type Block } from '../../views/limits.ts';
+import { asSlackBlocks, asSlackView, type MessageBlock } from '../../views/limits.ts';
 import { mention } from '../../views/text.ts';
 import {
   decodeReassignButton,
@@ -119,7 +119,7 @@ async function announce(client: SlackClient, deps: BotDeps, target: ReassignTarg
 async function markMessage(client: SlackClient, logger: Logger, where: ReassignTarget & { threadTs: string }, handed: Reassigned): Promise<void> {
   try {
     const replies = await client.conversations.replies({ channel: where.channel, ts: where.threadTs, limit: 200 });
-    const message = (replies.messages ?? []).find((m) => m.ts === where.ts) as { text?: string; blocks?: Block[] } | undefined;
+    const message = (replies.messages ?? []).find((m) => m.ts === where.ts) as { text?: string; blocks?: MessageBlock[] } | undefined;
     if (!message?.blocks) return;
     const blocks = withAddressee(message.blocks, handed.to, handed.by);
     await client.chat.update({ channel: where.channel, ts: where.ts, text: message.text ?? '', blocks: asSlackBlocks(blocks) });

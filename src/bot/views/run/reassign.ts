@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { WaitRef } from '../../../agent/ports/run-store.ts';
-import { LIMITS, type Block, type Button, type ModalView } from '../limits.ts';
+import { LIMITS, type Block, type Button, type MessageBlock, type ModalView } from '../limits.ts';
 import { context, mention, plainText, section } from '../text.ts';
 
 export const REASSIGN_ACTION = 'wait-reassign';
@@ -98,7 +98,7 @@ export function addresseeLine(to: string, by: string): Block {
  * The wait's message with its addressee line: it replaces the line of an earlier hand-over, or goes
  * just above the buttons (at the end when there are none).
  */
-export function withAddressee(blocks: readonly Block[], to: string, by: string): Block[] {
+export function withAddressee(blocks: readonly MessageBlock[], to: string, by: string): MessageBlock[] {
   const line = addresseeLine(to, by);
   const kept = blocks.filter((block) => (block as { block_id?: string }).block_id !== ADDRESSEE_BLOCK);
   const actions = kept.findIndex((block) => block.type === 'actions');

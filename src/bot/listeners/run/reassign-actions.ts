@@ -17,7 +17,7 @@ import {
   withAddressee,
   type ReassignTarget,
 } from '../../views/run/reassign.ts';
-import type { Reassigned } from '../../../agent/ports/run-store.ts';
+import type { Reassigned, WaitRef } from '../../../agent/ports/run-store.ts';
 import type { Logger } from '../../../observability/logger.ts';
 
 /** Slack's own bot user: never a person to hand a wait to. */
@@ -82,6 +82,10 @@ export function registerReassignActions(app: App, deps: BotDeps): void {
   });
 }
 
+function carriesReassignOf(elements: readonly { action_id?: string; value?: string }[], ref: WaitRef): boolean {
+  return elements.some((element) => element.action_id === REASSIGN_ACTION && JSON.stringify(decodeReassignButton(element.value)) === JSON.stringify(ref));
+}
+
 /** Why the picked user cannot take a wait (a bot, a deactivated account, the clicker), or undefined. */
 async function whyNotAPerson(client: SlackClient, to: string, by: string): Promise<string | undefined> {
   if (to === by) return 'That is you: pick someone else to hand this to.';
@@ -97,17 +101,18 @@ async function whyNotAPerson(client: SlackClient, to: string, by: string): Promi
 /** The wait's message says whom it waits on now, and that person is pinged in the run's thread. Best effort: the hand-over is stored. */
 async function announce(client: SlackClient, deps: BotDeps, target: ReassignTarget, handed: Reassigned): Promise<void> {
   const run = await deps.runs.getRun(handed.runId).catch(() => undefined);
-  const threadTs = run?.conversation.threadTs;
-  if (!threadTs) return;
-  await markMessage(client, deps.logger, { ...target, threadTs }, handed);
+  if (!run) return;
+  // The run's own channel and thread, whatever the form carried: a forged form can mark nothing else.
+  const { channel, threadTs } = run.conversation;
+  await markMessage(client, deps.logger, { ...target, channel, threadTs }, handed);
   const link = await client.chat
-    .getPermalink({ channel: target.channel, message_ts: target.ts })
+    .getPermalink({ channel, message_ts: target.ts })
     .then((answer) => answer.permalink)
     .catch(() => undefined);
   const what = link ? `<${link}|this>` : 'the message above';
   try {
     await client.chat.postMessage({
-      channel: target.channel,
+      channel,
       thread_ts: threadTs,
       text: `${mention(handed.to)} ${mention(handed.by)} handed ${what} to you: it waits on you now.`,
     });
@@ -120,7 +125,8 @@ async function markMessage(client: SlackClient, logger: Logger, where: ReassignT
   try {
     const replies = await client.conversations.replies({ channel: where.channel, ts: where.threadTs, limit: 200 });
     const message = (replies.messages ?? []).find((m) => m.ts === where.ts) as { text?: string; blocks?: MessageBlock[] } | undefined;
-    if (!message?.blocks) return;
+    // Only the message whose own Reassign button names this wait.
+    if (!message?.blocks || !message.blocks.some((block) => block.type === 'actions' && carriesReassignOf(block.elements, where.ref))) return;
     const blocks = withAddressee(message.blocks, handed.to, handed.by);
     await client.chat.update({ channel: where.channel, ts: where.ts, text: message.text ?? '', blocks: asSlackBlocks(blocks) });
   } catch (error) {

@@ -17,9 +17,14 @@ describe('refusals name the approvers, not the setting', () => {
     expect(said(namingApprovers(words`Only ${person('UREQ')} (who asked) or an approver may cancel this run.`, ['U1', 'U2']))).toBe(
       'Only <@UREQ> (who asked) or <@U1> or <@U2> may cancel this run.',
     );
-    expect(said(namingApprovers('Only an approver can choose how this run goes on; ask an approver to answer here.', ['U1']))).toBe(
-      'Only <@U1> can choose how this run goes on; ask <@U1> to answer here.',
-    );
+    expect(
+      said(
+        namingApprovers('Only an approver can choose how this run goes on, and you are not one. Ask an approver; ask an approver to answer here.', [
+          'U1',
+          'U2',
+        ]),
+      ),
+    ).toBe('Only <@U1> or <@U2> can choose how this run goes on, and you are not one of them. Ask an approver; ask <@U1> or <@U2> to answer here.');
     const fourEyes = 'This plan has a destructive step, so an approver other than the person who asked must approve it.';
     expect(namingApprovers(fourEyes, ['U1'])).toEqual([fourEyes]);
   });

@@ -74,7 +74,7 @@ describe('Slack end to end (real agent and store)', () => {
     const ts = await mention('UREQ', 'safe change please');
     const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
     await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UOUTSIDER');
-    await e.fake.waitUntil(() => ephemerals('UOUTSIDER').includes('Only approvers'), 5000, 'the refusal');
+    await e.fake.waitUntil(() => ephemerals('UOUTSIDER').includes('Only <@UAPP1>, <@UAPP2> or <!subteam^SOPS> may approve'), 5000, 'the refusal');
     await e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> cancel', threadTs: ts });
     await e.waitForMessage(ts, isSummary, 'the summary');
     expect(blocksText(e.fake.model.findMessage('C1', plan.ts)!)).toContain('Run cancelled.');
@@ -253,7 +253,7 @@ describe('Slack end to end (real agent and store)', () => {
       const { escalation } = await escalated();
       await click(escalation, 'retry', 'UOUTSIDER');
       await e.fake.waitUntil(() => ephemerals('UOUTSIDER').length > 0, 5000, 'the refusal');
-      expect(ephemerals('UOUTSIDER')).toContain('Only an approver can choose how this run goes on');
+      expect(ephemerals('UOUTSIDER')).toContain('Only <@UAPP1>, <@UAPP2> or <!subteam^SOPS> can choose how this run goes on, and you are not one of them.');
       expect(ephemerals('UOUTSIDER')).toContain('<@UREQ> asked for it');
       expect(ephemerals('UOUTSIDER')).not.toContain('TANDEM_');
       expect(hasButtons(e.fake.model.findMessage('C1', escalation.ts)!)).toBe(true);
@@ -287,7 +287,7 @@ describe('Slack end to end (real agent and store)', () => {
       expect(text).not.toMatch(/0\.20|0\.6|threshold|TANDEM_|Retry/);
       await e.driver.clickButtonIn(escalation, ESCALATION_ACTIONS.approve, 'UOUTSIDER');
       await e.fake.waitUntil(() => ephemerals('UOUTSIDER').length > 0, 5000, 'the refusal');
-      expect(ephemerals('UOUTSIDER')).toContain('Only an approver can approve this plan');
+      expect(ephemerals('UOUTSIDER')).toContain('Only <@UAPP1>, <@UAPP2> or <!subteam^SOPS> can approve this plan');
       expect(ephemerals('UOUTSIDER')).not.toContain('TANDEM_');
       await e.driver.clickButtonIn(escalation, ESCALATION_ACTIONS.approve, 'UAPP1');
       await e.waitForMessage(ts, isSummary, 'the summary');

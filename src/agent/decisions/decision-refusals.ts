@@ -71,7 +71,10 @@ export function namingApprovers(text: Text, approvers: readonly string[]): Text 
       else if (piece) out.push(piece);
     }
   }
-  return out;
+  // "…, and you are not one." reads as "one of them" once they are named.
+  return out.map((part) =>
+    typeof part === 'string' ? part.replace(/\byou are not one\.$|\byou are not one\. /g, (m) => m.replace('one', 'one of them')) : part,
+  );
 }
 
 const isApproversSetting = (part: TextPart | undefined) => typeof part === 'object' && 'setting' in part && part.setting === 'approvers';

@@ -118,7 +118,7 @@ describe('the demo', () => {
       await page.locator('#thread-input').press('Enter');
       await thread
         .locator('.msg.ephemeral')
-        .filter({ hasText: /requester|approver/i })
+        .filter({ hasText: /requester|approver|who asked/i })
         .first()
         .waitFor();
       await page.getByTestId('person-robin').click();

@@ -11,6 +11,9 @@ import { createBackgroundWork, type BackgroundWork } from './replicas/background
 import { decide, checkEdit, editPlan, revisePlan } from './decisions/plan-decisions.ts';
 import { resolveEscalation } from './decisions/escalation-resolution.ts';
 import { runHousekeeping } from './waits/housekeeping.ts';
+import { reassignWait } from './waits/reassign.ts';
+import { waitsFor } from './waits/waits-for.ts';
+import { withApproversNamed } from './decisions/decision-refusals.ts';
 import { cancelRun, followUp } from './decisions/follow-up.ts';
 import { planRun } from './planning/plan-run.ts';
 import type { AgentApi } from './ports/agent-api.ts';
@@ -34,9 +37,9 @@ export function createAgent(deps: AgentDeps): Agent {
   const ctx = createAgentContext(deps, drivers, work);
   const timers = createReplicaTimers(ctx, work);
   return {
-    ...runsApi(ctx, work),
-    ...planDecisionsApi(ctx, work),
-    resolveEscalation: (input) => resolveEscalation(ctx, input),
+    ...namingApproversIn(ctx, { ...runsApi(ctx, work), ...planDecisionsApi(ctx, work), resolveEscalation: (input) => resolveEscalation(ctx, input) }),
+    reassign: (input) => reassignWait(ctx, input),
+    waitsFor: (input) => waitsFor(ctx, input.userId),
     idle: () => work.idle(),
     housekeep: (now) => runHousekeeping(ctx, now ?? ctx.now()),
     async resume() {
@@ -56,6 +59,15 @@ export function createAgent(deps: AgentDeps): Agent {
       await ctx.leases.stop({ releaseAll: true });
     },
   };
+}
+
+/** People's decisions whose refusals name the approvers by id when the settings decide (decision-refusals.ts). */
+function namingApproversIn<Api extends Record<string, (input: never) => Promise<unknown>>>(ctx: AgentContext, api: Api): Api {
+  const named = Object.entries(api).map(([key, call]) => [
+    key,
+    async (input: never) => withApproversNamed({ policy: ctx.policy, approvers: ctx.settings.housekeeping?.approvers ?? [] }, await call(input)),
+  ]);
+  return Object.fromEntries(named) as Api;
 }
 
 /** Starting a run, a follow-up in its thread, and cancelling it. */

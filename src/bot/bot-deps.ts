@@ -4,6 +4,7 @@ import type { PolicyGate } from '../agent/decisions/policy-approval.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ScheduleService } from '../schedules/index.ts';
 import type { FeedbackLog, RunQueries } from './ports.ts';
+import type { ChannelMembers } from './surface/channel-members.ts';
 
 /** What the listeners share; each listener file takes this and registers itself on the app. */
 export interface BotDeps {
@@ -22,6 +23,8 @@ export interface BotDeps {
   allowBots?: readonly string[];
   /** Where feedback on summaries is kept; absent: clicks are acknowledged and dropped. */
   feedback?: FeedbackLog;
+  /** Who is in which channel ("Waiting for you" lists a channel's waits only to its members); absent: asked of Slack with the listener's client. */
+  channelMembers?: ChannelMembers;
   /** TANDEM_ATTRIBUTION: the full plan view says GitHub writes get an attribution line (absent: on). */
   attribution?: boolean;
 }

@@ -26,6 +26,7 @@ import { registerDirectMessage } from './listeners/messages/direct-message.ts';
 import { registerFeedback } from './listeners/run/feedback.ts';
 import { registerPlannerTryAgain } from './listeners/plan/planner-try-again.ts';
 import { registerQuestionAnswer } from './listeners/run/question-answer.ts';
+import { registerReassignActions } from './listeners/run/reassign-actions.ts';
 import { InboxReceiver } from './ingress/inbox-receiver.ts';
 import { registerCancelRun } from './listeners/run/cancel-run.ts';
 import { createMemoryInbox, type FeedbackLog, type RunQueries, type SlackInbox } from './ports.ts';
@@ -143,6 +144,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   registerFullPlanButton(app, deps);
   registerModifySubmit(app, deps);
   registerEscalationActions(app, deps);
+  registerReassignActions(app, deps);
   registerConfirmActions(app, deps);
   registerQuestionAnswer(app, deps);
   registerCommand(app, deps);

@@ -72,7 +72,7 @@ describe('a failed step', () => {
     expect(posted, 'an escalation that pings TANDEM_ESCALATE_TO').toBeDefined();
     const blocks = (posted!.blocks ?? []) as { type: string; elements?: { text: { text: string } }[] }[];
     const labels = blocks.flatMap((block) => (block.type === 'actions' ? (block.elements ?? []).map((e) => e.text.text) : []));
-    expect(labels).toEqual(['Retry', 'Skip', 'Replan', 'Abort']);
+    expect(labels).toEqual(['Retry', 'Skip', 'Replan', 'Abort', 'Reassign']);
     expect(JSON.stringify(posted!.blocks)).toMatch(/failed: .*failure/);
     // The plan has no rollback steps: Abort does not promise to undo anything.
     expect(JSON.stringify(posted!.blocks)).toContain('*Abort* stops the run');

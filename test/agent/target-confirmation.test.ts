@@ -132,6 +132,35 @@ describe('Confirm for a target filled in at run time', () => {
     ]);
   });
 
+  it('Reassign hands a destructive Confirm only to someone who may confirm it, never to its requester; the reminder names them', async () => {
+    const t = tools();
+    const run = await approvedAndAnswered(t, '666');
+    const wait = { kind: 'confirm' as const, runId: run.id, planVersion: 1, stepId: 's2' };
+    const reassign = (userId: string, to: string) => h.agent.reassign({ wait, userId, to }).then(spoken);
+    expect(await reassign('UBYSTANDER', 'UAPP2')).toEqual({ ok: false, error: expect.objectContaining({ code: 'not-allowed' }) });
+    expect(await reassign('UAPP', 'UBYSTANDER')).toEqual({ ok: false, error: expect.objectContaining({ code: 'addressee-may-not-answer' }) });
+    // The requester is an approver here, but a destructive step needs someone else: a hand-over does not change that.
+    expect(await reassign('UAPP', 'UREQ')).toEqual({ ok: false, error: expect.objectContaining({ code: 'addressee-may-not-answer' }) });
+    expect(await reassign('UAPP', 'UAPP2')).toEqual({ ok: true, value: { runId: run.id, to: 'UAPP2', from: null, by: 'UAPP' } });
+    expect(await reassign('UAPP', 'UAPP2')).toEqual({ ok: false, error: expect.objectContaining({ code: 'already-addressed' }) });
+    expect(await reassign('UAPP', 'UAPP')).toEqual({ ok: false, error: expect.objectContaining({ code: 'same-person' }) });
+    expect(await reassign('UAPP', 'UREQ')).toEqual({ ok: false, error: expect.objectContaining({ code: 'addressee-may-not-answer' }) });
+    expect((await h.store.listEvents(run.id)).filter((e) => e.type === 'wait-reassigned').map((e) => e.data)).toEqual([
+      { wait: 'confirm', key: 'v1/s2', to: 'UAPP2', from: null, by: 'UAPP' },
+    ]);
+    const waiting = await h.agent.waitsFor({ userId: 'UAPP2' });
+    expect(waiting).toEqual([{ run: expect.objectContaining({ id: run.id }), wait, handedBy: 'UAPP' }]);
+    expect(await h.agent.waitsFor({ userId: 'UREQ' })).toEqual([]); // the requester may not confirm their own destructive step
+
+    await h.agent.housekeep(new Date(Date.now() + 1801 * 1000));
+    expect(h.surface.of(run.id, 'notice').map((notice) => said(notice.text))).toContain('<@UAPP2> this is still waiting on you (<@UAPP> handed it to you).');
+    expect(await confirm(run.id, 'UREQ')).toEqual({ ok: false, error: expect.objectContaining({ code: 'requester-may-not-confirm-destructive' }) });
+    expect(await confirm(run.id, 'UAPP2')).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    expect(t.merge.calls).toHaveLength(1);
+    expect(await reassign('UAPP', 'UAPP2')).toEqual({ ok: false, error: expect.objectContaining({ code: 'wait-closed' }) });
+  });
+
   it('Abort ends the run and rolls back what succeeded; the merge never runs', async () => {
     const t = tools();
     const run = await approvedAndAnswered(t, '#666');

@@ -332,7 +332,7 @@ describe('escalation and Abort', () => {
       'a low-confidence escalation',
       20_000,
     );
-    expect(buttonTexts(escalation)).toEqual(['Approve anyway', 'Modify', 'Reject']);
+    expect(buttonTexts(escalation)).toEqual(['Approve anyway', 'Modify', 'Reject', 'Reassign']);
     expect(visibleText(escalation)).toContain('The planner is not confident in this plan');
     expect(visibleText(escalation)).not.toMatch(/0\.30|threshold|TANDEM_CONFIDENCE_THRESHOLD/);
     expect(texts('C96')).toEqual([]);

@@ -74,7 +74,7 @@ describe('Slack end to end (real agent and store)', () => {
     const ts = await mention('UREQ', 'safe change please');
     const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
     await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UOUTSIDER');
-    await e.fake.waitUntil(() => ephemerals('UOUTSIDER').includes('Only approvers'), 5000, 'the refusal');
+    await e.fake.waitUntil(() => ephemerals('UOUTSIDER').includes('Only <@UAPP1>, <@UAPP2> or <!subteam^SOPS> may approve'), 5000, 'the refusal');
     await e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> cancel', threadTs: ts });
     await e.waitForMessage(ts, isSummary, 'the summary');
     expect(blocksText(e.fake.model.findMessage('C1', plan.ts)!)).toContain('Run cancelled.');
@@ -186,7 +186,7 @@ describe('Slack end to end (real agent and store)', () => {
 
     it('a failed change with no planner model offers Retry / Skip / Abort, explained once, and says what is undone; no step ids', async () => {
       const { escalation } = await escalated();
-      expect(labels(escalation)).toEqual(['Retry', 'Skip', 'Abort']);
+      expect(labels(escalation)).toEqual(['Retry', 'Skip', 'Abort', 'Reassign']);
       const text = blocksText(escalation);
       expect(text).toContain('*Retry* runs “Change the thing” again · *Skip* goes on without it · *Abort* stops the run and undoes what succeeded');
       expect(text).toContain('Nothing has changed yet.');
@@ -268,7 +268,7 @@ describe('Slack end to end (real agent and store)', () => {
         questions: [],
       });
       const { ts, escalation } = await escalated();
-      expect(labels(escalation)).toEqual(['Retry', 'Skip', 'Replan', 'Abort']);
+      expect(labels(escalation)).toEqual(['Retry', 'Skip', 'Replan', 'Abort', 'Reassign']);
       await click(escalation, 'replan');
       const v2 = await e.waitForMessage(ts, isPlan(2), 'plan v2');
       expect(blocksText(v2)).toContain('Change it gently');
@@ -288,7 +288,7 @@ describe('Slack end to end (real agent and store)', () => {
       const { escalation } = await escalated();
       await click(escalation, 'retry', 'UOUTSIDER');
       await e.fake.waitUntil(() => ephemerals('UOUTSIDER').length > 0, 5000, 'the refusal');
-      expect(ephemerals('UOUTSIDER')).toContain('Only an approver can choose how this run goes on');
+      expect(ephemerals('UOUTSIDER')).toContain('Only <@UAPP1>, <@UAPP2> or <!subteam^SOPS> can choose how this run goes on, and you are not one of them.');
       expect(ephemerals('UOUTSIDER')).toContain('<@UREQ> asked for it');
       expect(ephemerals('UOUTSIDER')).not.toContain('TANDEM_');
       expect(hasButtons(e.fake.model.findMessage('C1', escalation.ts)!)).toBe(true);
@@ -316,13 +316,13 @@ describe('Slack end to end (real agent and store)', () => {
         (escalation.blocks ?? []).flatMap((b) =>
           (b as { type?: string }).type === 'actions' ? (b as { elements: { text: { text: string } }[] }).elements.map((x) => x.text.text) : [],
         ),
-      ).toEqual(['Approve anyway', 'Modify', 'Reject']);
+      ).toEqual(['Approve anyway', 'Modify', 'Reject', 'Reassign']);
       const text = blocksText(escalation);
       expect(text).toContain('The planner is not confident in this plan (1 step), so nothing has run yet.');
       expect(text).not.toMatch(/0\.20|0\.6|threshold|TANDEM_|Retry/);
       await e.driver.clickButtonIn(escalation, ESCALATION_ACTIONS.approve, 'UOUTSIDER');
       await e.fake.waitUntil(() => ephemerals('UOUTSIDER').length > 0, 5000, 'the refusal');
-      expect(ephemerals('UOUTSIDER')).toContain('Only an approver can approve this plan');
+      expect(ephemerals('UOUTSIDER')).toContain('Only <@UAPP1>, <@UAPP2> or <!subteam^SOPS> can approve this plan');
       expect(ephemerals('UOUTSIDER')).not.toContain('TANDEM_');
       await e.driver.clickButtonIn(escalation, ESCALATION_ACTIONS.approve, 'UAPP1');
       await e.waitForMessage(ts, isSummary, 'the summary');

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
+import { ESCALATION_ACTIONS } from '../../src/bot/views/run/escalation.ts';
 import { ANSWER_BLOCK, ANSWER_INPUT, QUESTION_ANSWER_ACTION } from '../../src/bot/views/run/question.ts';
 import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { useTestStore } from '../helpers/store.ts';
@@ -52,8 +53,6 @@ describe('a question in the thread', () => {
 
     const modal = await openAnswer(question, 'UREQ');
     expect(JSON.stringify(modal.view)).toContain('Which cluster should I use?');
-    const cancelLike = await submitAnswer(modal, 'UREQ', 'stop at staging');
-    expect(cancelLike.body).toMatchObject({ response_action: 'errors', errors: { [ANSWER_BLOCK]: expect.stringContaining('would stop the run') } });
     expect((await submitAnswer(modal, 'UREQ', 'staging')).status).toBe(200);
 
     const summary = await e.waitForMessage(ts, isSummary, 'the summary');
@@ -64,6 +63,19 @@ describe('a question in the thread', () => {
     const answered = e.fake.model.findMessage('C1', question.ts)!;
     expect(blocksText(answered)).toContain('Answered by <@UREQ>: staging');
     expect(hasButtons(answered)).toBe(false);
+  });
+
+  it('takes an answer from the modal that starts with "stop" or "cancel" as the answer: the run goes on with it', async () => {
+    const ts = await mention('UREQ', 'ask first then change');
+    await e.driver.clickButtonIn(await e.waitForMessage(ts, isPlan, 'the plan'), PLAN_APPROVE_ACTION, 'UAPP1');
+    const question = await e.waitForMessage(ts, (m) => m.text.includes('Which cluster should I use?'), 'the question');
+    const submitted = await submitAnswer(await openAnswer(question, 'UREQ'), 'UREQ', 'stop-gap cluster');
+    expect(submitted.body).not.toMatchObject({ response_action: 'errors' });
+    const summary = await e.waitForMessage(ts, isSummary, 'the summary');
+    await e.agent.idle();
+    expect(summary.text).toContain('Succeeded');
+    expect(e.tools.calls).toContain('change_thing:stop-gap cluster');
+    expect(blocksText(e.fake.model.findMessage('C1', question.ts)!)).toContain('Answered by <@UREQ>: stop-gap cluster');
   });
 
   it('answered by mentioning the bot, the question is marked answered too', async () => {
@@ -127,6 +139,20 @@ describe('a planning failure', () => {
 });
 
 describe('refusals in Slack', () => {
+  it('name the approvers on a cancel by someone else, and on an escalation answer by a non-approver', async () => {
+    e.tools.changeFailures = 1;
+    const ts = await mention('UREQ', 'flaky change please');
+    await e.driver.clickButtonIn(await e.waitForMessage(ts, isPlan, 'the plan'), PLAN_APPROVE_ACTION, 'UAPP1');
+    const escalation = await e.waitForMessage(ts, (m) => m.text.includes('A step failed') && hasButtons(m), 'the escalation');
+    await e.driver.clickButtonIn(escalation, ESCALATION_ACTIONS.retry, 'UOUTSIDER');
+    await e.fake.waitUntil(() => e.fake.model.ephemeralsFor('UOUTSIDER').length > 0, 5000, 'the refusal');
+    expect(e.fake.model.ephemeralsFor('UOUTSIDER')[0]!.text).toContain('Only <@UAPP1>, <@UAPP2> or <!subteam^SOPS> can choose how this run goes on');
+    await mention('UOUTSIDER', 'cancel', ts);
+    await e.fake.waitUntil(() => e.fake.model.ephemeralsFor('UOUTSIDER').length > 1, 5000, 'the second refusal');
+    expect(e.fake.model.ephemeralsFor('UOUTSIDER')[1]!.text).toContain('Only <@UREQ> (who asked) or <@UAPP1>, <@UAPP2> or <!subteam^SOPS> may cancel this run');
+    expect(e.tools.calls.filter((call) => call.startsWith('change_thing'))).toHaveLength(1);
+  });
+
   it('name who may, not the setting that says so', async () => {
     const ts = await mention('UREQ', 'safe change please');
     const plan = await e.waitForMessage(ts, isPlan, 'the plan');
@@ -136,8 +162,8 @@ describe('refusals in Slack', () => {
       .ephemeralsFor('UOUTSIDER')
       .map((m) => m.text)
       .join('\n');
-    expect(refusal).toContain('Only approvers may approve a plan');
-    expect(refusal).not.toContain('TANDEM_APPROVERS');
+    expect(refusal).toContain('Only <@UAPP1>, <@UAPP2> or <!subteam^SOPS> may approve a plan');
+    expect(refusal).not.toMatch(/TANDEM_APPROVERS|the approvers|approver list/);
     expect(e.tools.calls).toEqual([]);
   });
 });

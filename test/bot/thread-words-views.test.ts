@@ -89,7 +89,7 @@ describe('/tandem status and App Home', () => {
     expect(runLine(runs[1]!)).not.toContain('run_b');
   });
 
-  it('App Home: Needs you, running, recent and schedules, within limits', () => {
+  it('App Home: Waiting for you, running, recent and schedules, within limits', () => {
     const view = appHomeView({
       userId: 'UREQ',
       needsYou: [{ run: runs[1]!, what: 'Approve, modify or reject the plan' }],
@@ -99,7 +99,7 @@ describe('/tandem status and App Home', () => {
     expect(HomeViewSchema.safeParse(view).success).toBe(true);
     const text = allText(view.blocks);
     const order = [
-      'Needs you (1)',
+      'Waiting for you (1)',
       'Approve, modify or reject the plan',
       'Running',
       'deploy &lt;api&gt;',
@@ -113,11 +113,28 @@ describe('/tandem status and App Home', () => {
     expect([...at].sort((a, b) => a - b)).toEqual(at);
   });
 
+  it('App Home: a wait handed to the viewer says by whom, and links its own message', () => {
+    const view = appHomeView({
+      userId: 'UAPP2',
+      needsYou: [{ run: runs[1]!, what: 'Decide how the run goes on', handedBy: 'UAPP1', permalink: 'https://fake.slack.test/archives/C1/p1700000000000200' }],
+      runs: [],
+    });
+    expect(HomeViewSchema.safeParse(view).success).toBe(true);
+    const text = allText(view.blocks);
+    expect(text).toContain('Decide how the run goes on_ — handed to you by <@UAPP1>');
+    expect(JSON.stringify(view.blocks)).toContain('"url":"https://fake.slack.test/archives/C1/p1700000000000200"');
+  });
+
   it('App Home stays within limits with many of everything', () => {
     const many = Array.from({ length: 60 }, (_, i) => makeRun({ id: `run_${i}`, task: `task ${'x'.repeat(300)}`, status: i % 2 ? 'executing' : 'failed' }));
     const view = appHomeView({
       userId: 'UREQ',
-      needsYou: many.map((run) => ({ run, what: 'Answer a question' })),
+      needsYou: many.map((run, i) => ({
+        run,
+        what: 'Answer a question',
+        handedBy: `U${'9'.repeat(30)}`,
+        permalink: `https://fake.slack.test/archives/C1/p${'1'.repeat(2000)}${i}`,
+      })),
       runs: many,
       schedules: many.map((run) => ({ task: run.task, channel: 'C1', nextFires: [] })),
     });

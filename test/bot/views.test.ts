@@ -16,6 +16,7 @@ import { statusBoard } from '../../src/bot/views/run/status-board.ts';
 import { summaryMessage } from '../../src/bot/views/run/summary.ts';
 import { parsePlanYaml, readModifySubmission } from '../../src/bot/modify-submission.ts';
 import { makeBoard, makeEscalation, makeOffer, makePlan, makeProposal, makeRun } from '../fakes/slack-fixtures.ts';
+import { decodeReassignButton, REASSIGN_ACTION } from '../../src/bot/views/run/reassign.ts';
 
 const allText = (blocks: MessageBlock[]) => JSON.stringify(blocks);
 const buttons = (blocks: MessageBlock[]) => blocks.flatMap((b) => (b.type === 'actions' ? b.elements : []));
@@ -284,8 +285,10 @@ describe('escalation', () => {
     expect(text).toContain('concluded &lt;failure&gt; &amp; the PR');
     expect(text).toContain('Nothing has changed yet. On hold until someone answers: Merge acme/api#42.');
     const ids = buttons(view.blocks).map((b) => b.action_id);
-    expect(ids).toEqual([ESCALATION_ACTIONS.retry, ESCALATION_ACTIONS.skip, ESCALATION_ACTIONS.replan, ESCALATION_ACTIONS.abort]);
-    expect(buttons(view.blocks).every((b) => decodeEscalationRef(b.value) === 'esc_1')).toBe(true);
+    expect(ids).toEqual([ESCALATION_ACTIONS.retry, ESCALATION_ACTIONS.skip, ESCALATION_ACTIONS.replan, ESCALATION_ACTIONS.abort, REASSIGN_ACTION]);
+    const answers = buttons(view.blocks).filter((b) => b.action_id !== REASSIGN_ACTION);
+    expect(answers.every((b) => decodeEscalationRef(b.value) === 'esc_1')).toBe(true);
+    expect(decodeReassignButton(buttons(view.blocks).at(-1)!.value)).toEqual({ kind: 'escalation', escalationId: 'esc_1' });
     expectWithinLimits(view.blocks);
   });
 
@@ -334,7 +337,9 @@ describe('modify modal', () => {
     expect(ModalViewSchema.safeParse(view).success).toBe(true);
     expect(decodePlanRef(view.private_metadata)).toEqual({ runId: 'run_1', planVersion: 2 });
     const values = Object.fromEntries(
-      view.blocks.filter((b) => b.type === 'input').map((b) => [b.block_id!, { [b.element.action_id]: { value: b.element.initial_value ?? null } }]),
+      view.blocks
+        .filter((b) => b.type === 'input')
+        .map((b) => [b.block_id!, { [b.element.action_id]: { value: ('initial_value' in b.element ? b.element.initial_value : undefined) ?? null } }]),
     );
     const submission = readModifySubmission({ private_metadata: view.private_metadata, state: { values } })!;
     const parsed = parsePlanYaml(submission.parts);
@@ -348,7 +353,7 @@ describe('modify modal', () => {
     expect(result.success).toBe(true);
     const inputs = view.blocks.filter((b) => b.type === 'input' && b.block_id!.startsWith('plan-yaml-'));
     expect(inputs.length).toBeGreaterThan(1);
-    const text = inputs.map((b) => (b.type === 'input' ? b.element.initial_value : '')).join('\n');
+    const text = inputs.map((b) => (b.type === 'input' && 'initial_value' in b.element ? b.element.initial_value : '')).join('\n');
     expect((parse(text) as { steps: unknown[] }).steps).toHaveLength(200);
   });
 });

@@ -167,7 +167,7 @@ describe('the demo', () => {
         await ws.answer('7');
         await thread
           .locator('.msg.ephemeral')
-          .filter({ hasText: /requester|approver/i })
+          .filter({ hasText: /requester|approver|who asked/i })
           .first()
           .waitFor();
         expect(await thread.getByRole('button', { name: 'Answer', exact: true }).count()).toBe(1);

@@ -54,6 +54,15 @@ export class RecordingAgent implements AgentApi {
     this.record('resolveEscalation', input);
     return this.answers.resolveEscalation ? this.answers.resolveEscalation(input) : { ok: true as const, value: undefined };
   }
+  async reassign(input: Parameters<AgentApi['reassign']>[0]) {
+    this.record('reassign', input);
+    if (this.answers.reassign) return this.answers.reassign(input);
+    return { ok: false as const, error: { code: 'wait-missing' as const, message: 'not scripted' } };
+  }
+  async waitsFor(input: Parameters<AgentApi['waitsFor']>[0]) {
+    this.record('waitsFor', input);
+    return this.answers.waitsFor ? this.answers.waitsFor(input) : [];
+  }
   async followUp(input: Parameters<AgentApi['followUp']>[0]) {
     this.record('followUp', input);
     return this.answers.followUp ? this.answers.followUp(input) : 'no-run';

@@ -31,6 +31,7 @@ const SCOPES_BY_METHOD: Record<string, string[]> = {
   'users.info': ['users:read'],
   'conversations.history': ['channels:history'],
   'conversations.replies': ['channels:history'],
+  'conversations.members': ['channels:read'],
   // Secondary sources: both take chat:write since Slack's 2026 agent updates; assistant:write is the older scope.
   'assistant.threads.setStatus': ['chat:write'],
   'agents.sessions.setStatus': ['chat:write'],
@@ -44,6 +45,7 @@ const SCOPES_FOR_EVENTS_AND_FEATURES: Record<string, string> = {
   'app_mentions:read': 'the app_mention event',
   'im:history': 'message.im (tasks in a DM, the agent view) and conversations.replies in DMs',
   'groups:history': 'conversations.replies/history in private channels',
+  'groups:read': 'conversations.members of private channels (App Home lists their waits only to their members)',
   commands: '/tandem',
   'chat:write.public': 'slack_notify posts to channels Tandem was not invited to',
   'assistant:write': 'assistant.threads.setStatus where Slack still asks for the older scope (the fallback is a message)',

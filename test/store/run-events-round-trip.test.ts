@@ -50,6 +50,7 @@ const samples: { [T in RunEventType]: RunEventData<T> } = {
   'target-aborted': { planVersion: 2, stepId: 's5', by: 'U1', targets: { repo: 'acme/api', number: 666 } },
   'escalation-opened': { escalationId: 'esc_1', kind: 'step-failed', stepId: 's3', message: words`s3 failed; ${person('U9')} was pinged` },
   'escalation-resolved': { escalationId: 'esc_1', action: 'skip', by: 'U3' },
+  'wait-reassigned': { wait: 'escalation', key: 'esc_1', to: 'U4', from: null, by: 'U3' },
 };
 
 describe.each(ENGINES)('every run event type through the store (%s)', (engine) => {

@@ -9,7 +9,8 @@ import type { CancelRefusalCode, FollowUpOutcome } from '../ports/agent-api.ts';
 import type { Conversation, RunRecord } from '../ports/run-store.ts';
 import { redactText } from '../text/redact.ts';
 import { decisionRefusal } from './decision-refusals.ts';
-import { refuse, type Refused } from '../model/refusal.ts';
+import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
+import { currentAddressee, handedAwayFrom, waitKey } from '../waits/addressee.ts';
 import { cancelUnstarted, isFinal, NOT_FINAL, summarizeEnded } from '../execution/run-ending.ts';
 import { continueIfClear } from './escalation-resolution.ts';
 import { person, type Text, words } from '../text/text.ts';
@@ -22,6 +23,8 @@ interface FollowUpInput {
   userId: string;
   text: string;
   requestId?: string | undefined;
+  /** From an Answer form: an answer, never a cancel (only a message in the thread cancels). */
+  asAnswer?: boolean | undefined;
 }
 
 export async function followUp(ctx: AgentContext, input: FollowUpInput): Promise<FollowUpOutcome> {
@@ -33,7 +36,7 @@ export async function followUp(ctx: AgentContext, input: FollowUpInput): Promise
 }
 
 async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUpInput): Promise<FollowUpOutcome> {
-  const cancelling = CANCEL.test(input.text);
+  const cancelling = !input.asAnswer && CANCEL.test(input.text);
   const text = redactText(input.text.trim(), ctx.settings.secrets);
   if (!cancelling && !text) return 'ignored';
   // Only the requester or an approver decides for the run (checked before anything is stored).
@@ -42,7 +45,10 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUp
     userId: input.userId,
     policy: { gate: ctx.policy, run },
   });
-  if (!may.ok) return { refused: may.error };
+  if (!may.ok) {
+    const handed = cancelling ? undefined : await questionHandedTo(ctx, run, input.userId);
+    if (handed?.mayAnswer !== true) return { refused: handed?.refusal ?? may.error };
+  }
   if (cancelling) return (await cancelRun(ctx, { runId: run.id, userId: input.userId }, { checked: true })).ok ? 'cancelled' : 'ignored';
   const answered = await ctx.store.answer({
     runId: run.id,
@@ -71,6 +77,33 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUp
     run.id,
   );
   return 'answered';
+}
+
+/**
+ * A question handed to someone (Reassign) may be answered by them too, under the settings (a policy
+ * decides answering on its own, and a hand-over was only made to someone it permits). Someone it was
+ * handed away from is told who has it now.
+ */
+async function questionHandedTo(
+  ctx: AgentContext,
+  run: RunRecord,
+  userId: string,
+): Promise<{ mayAnswer: true } | { mayAnswer: false; refusal: Refusal<'not-requester-or-approver', Text> } | undefined> {
+  const question = (await ctx.store.listQuestions(run.id)).find((q) => q.answer === null && q.planVersion === run.currentPlanVersion);
+  if (!question) return undefined;
+  const events = await ctx.store.listEvents(run.id);
+  const key = waitKey({ kind: 'question', question });
+  const addressee = currentAddressee(events, 'question', key);
+  if (!addressee) return undefined;
+  if (addressee.to === userId && ctx.policy.current().fromSettings === true) return { mayAnswer: true };
+  if (!handedAwayFrom(events, 'question', key, userId)) return undefined;
+  return {
+    mayAnswer: false,
+    refusal: {
+      code: 'not-requester-or-approver',
+      message: words`This question was handed to ${person(addressee.to)} by ${person(addressee.by)}, so your answer was not taken; ${person(addressee.to)}, ${person(run.requester)} (who asked) or an approver can answer it.`,
+    },
+  };
 }
 
 /** `checked`: the caller already made sure this person may cancel (the slow lookup is not repeated). */

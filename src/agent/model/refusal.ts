@@ -44,3 +44,8 @@ export type EscalationRefusalCode =
   | 'plan-missing'
   | 'not-requester-or-approver'
   | ApproverRefusalCode;
+/**
+ * Why a Reassign changed nothing: the wait is gone or no longer open, the clicker may not answer it, the
+ * new person may not answer it either, or it already waits on them.
+ */
+export type ReassignRefusalCode = 'wait-missing' | 'wait-closed' | 'not-allowed' | 'addressee-may-not-answer' | 'already-addressed' | 'same-person';

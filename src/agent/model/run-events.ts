@@ -125,6 +125,14 @@ const runEventSchemas = {
   'target-aborted': targetDecided,
   'escalation-opened': z.strictObject({ escalationId: z.string(), kind: escalationKind, stepId: z.string().nullish(), message: TextSchema }),
   'escalation-resolved': z.strictObject({ escalationId: z.string(), action: escalationAction, by: z.string() }),
+  /** A wait for a person handed to `to` by `by` (Reassign); `key` names the wait within its kind (waits/addressee.ts). */
+  'wait-reassigned': z.strictObject({
+    wait: z.enum(['escalation', 'question', 'confirm']),
+    key: z.string(),
+    to: z.string(),
+    from: z.string().nullable(),
+    by: z.string(),
+  }),
 };
 
 export type RunEventType = keyof typeof runEventSchemas;

@@ -6,9 +6,11 @@ import type {
   EscalationRefusalCode,
   PlanDecisionRefusalCode,
   Refusal,
+  ReassignRefusalCode,
   Refused,
   RevisionRefusalCode,
 } from '../model/refusal.ts';
+import type { Reassigned, WaitForPerson, WaitRef } from './human-input.ts';
 import type { Text } from '../text/text.ts';
 import type { Conversation, EscalationAnswer, PlanVersionRecord, RunRecord } from './run-store.ts';
 
@@ -51,7 +53,14 @@ export interface AgentApi {
   resolveEscalation(input: { escalationId: string; userId: string; action: EscalationAnswer }): Promise<Refused<void, EscalationRefusalCode, Text>>;
   /** A message in a run's conversation: answers a pending question, or "cancel" stops the run. */
   /** `requestId`: the stored Slack request carrying the message, so a replay of it answers nothing twice. */
-  followUp(input: { conversation: Conversation; userId: string; text: string; requestId?: string | undefined }): Promise<FollowUpOutcome>;
+  /** `asAnswer`: the words come from an Answer form, so they only ever answer ("stop at staging" is an answer, not a cancel). */
+  followUp(input: {
+    conversation: Conversation;
+    userId: string;
+    text: string;
+    requestId?: string | undefined;
+    asAnswer?: boolean | undefined;
+  }): Promise<FollowUpOutcome>;
   cancel(input: { runId: string; userId: string }): Promise<Refused<void, CancelRefusalCode, Text>>;
   /** Confirm or Abort a step whose target was filled at run time from a person's or a model's words. */
   confirmTarget(input: {
@@ -61,6 +70,18 @@ export interface AgentApi {
     userId: string;
     decision: 'confirm' | 'abort';
   }): Promise<Refused<void, ConfirmRefusalCode, Text>>;
+  /**
+   * Hands a wait for a person to `to` (Reassign): only someone who may answer it may hand it on, and only
+   * to someone who may answer it too (a question's new addressee may answer it for that reason). Whether
+   * `to` is a person at all (not a bot, not deactivated) is the surface's to check: it knows its directory.
+   */
+  reassign(input: { wait: WaitRef; userId: string; to: string }): Promise<Refused<Reassigned, ReassignRefusalCode, Text>>;
+  /**
+   * Every open wait this person may answer (approvals, questions, escalations, Confirms, and ones handed
+   * to them), newest runs first; a direct-message run only for its requester. Which channels they are in
+   * is the surface's to judge.
+   */
+  waitsFor(input: { userId: string }): Promise<WaitForPerson[]>;
   /** At start-up: continue every run that was executing when the process stopped. */
   resume(): Promise<void>;
   /** Stop taking work and let running steps reach a recorded state. */

@@ -1,6 +1,7 @@
 import type { NewOwedMessage, OweAlong } from './outbox.ts';
 import type { Text } from '../text/text.ts';
 import type { Risk } from './tool.ts';
+import type { RunRecord } from './runs.ts';
 
 export type EscalationAction = 'retry' | 'skip' | 'replan' | 'abort';
 
@@ -65,6 +66,38 @@ export interface ConfirmationRecord {
   decidedBy: string | null;
   createdAt: Date;
   decidedAt: Date | null;
+}
+
+/**
+ * One wait for a person, as a Reassign names it: an escalation by its id, a question by its run and the
+ * key of its words (`questionKey`: a question answered and replaced by another is another wait), a
+ * Confirm by its step.
+ */
+export type WaitRef =
+  | { kind: 'escalation'; escalationId: string }
+  | { kind: 'question'; runId: string; questionKey: string }
+  | { kind: 'confirm'; runId: string; planVersion: number; stepId: string };
+
+/** A wait handed to someone: who now, who before (null: nobody by name), who handed it over. */
+export interface Reassigned {
+  runId: string;
+  to: string;
+  from: string | null;
+  by: string;
+}
+
+/** A plan version waiting for approval, as "Waiting for you" names it. */
+export interface ApprovalWaitRef {
+  kind: 'approval';
+  runId: string;
+  planVersion: number;
+}
+
+/** An open wait a person may answer (App Home's "Waiting for you"); `handedBy` when it was handed to them. */
+export interface WaitForPerson {
+  run: RunRecord;
+  wait: WaitRef | ApprovalWaitRef;
+  handedBy?: string;
 }
 
 /** Where a run waits for a person: escalations, questions (ask_human or the plan's own) and Confirms of late-bound targets. */

@@ -15,6 +15,7 @@ import { escalationOffer } from '../execution/escalation-offer.ts';
 import { escalate } from '../execution/escalation.ts';
 import { withStepTitle } from '../delivery/owed-delivery.ts';
 import { person, type Text, type TextPart, words } from '../text/text.ts';
+import { currentAddressee, waitKey, type WaitKind } from './addressee.ts';
 
 export const DEFAULT_HOUSEKEEPING: HousekeepingSettings = { remindAfterS: 1800, waitTtlS: 86_400 };
 
@@ -79,6 +80,7 @@ async function remindOrResendEscalations(ctx: AgentContext, run: RunRecord, now:
       stage === 'expire'
         ? `Nobody has decided in ${duration(settings.waitTtlS)}; the run stays paused until someone picks an action.`
         : 'Still waiting for a decision; the run stays paused until someone picks an action.';
+    await pingAddressee(ctx, run, 'escalation', escalation.id);
     await ctx.surface.escalate(run, escalation, await escalationOffer(ctx, run, escalation, stakes));
   }
 }
@@ -98,6 +100,7 @@ async function remindOrResendQuestions(ctx: AgentContext, run: RunRecord, now: D
         words`${person(settings.escalateTo)} nobody has answered the question below in ${duration(settings.waitTtlS)}; the run waits for an answer.`,
       );
     }
+    await pingAddressee(ctx, run, 'question', waitKey({ kind: 'question', question }));
     if (question.stepId) await ctx.surface.ask(run, question.stepId, question.question);
     else await ctx.surface.askRequester(run, question.question.split('\n'));
   }
@@ -122,6 +125,7 @@ async function remindOrExpireConfirmations(ctx: AgentContext, run: RunRecord, no
     }
     const key = `v${confirmation.planVersion}/${confirmation.stepId}${stage === 'expire' ? '#expired' : ''}`;
     if (!(await ctx.store.claimReminder({ runId: run.id, kind: 'confirm-reping', key }))) continue;
+    await pingAddressee(ctx, run, 'confirm', waitKey({ kind: 'confirm', confirmation }));
     await ctx.surface.confirmTarget(run, await withStepTitle(ctx, confirmation));
   }
 }
@@ -156,6 +160,12 @@ async function findHangingRun(ctx: AgentContext, run: RunRecord): Promise<void> 
     message: 'the run was paused with nothing left for anyone to answer',
     pauseFrom: [],
   });
+}
+
+/** A wait handed to someone (Reassign) reminds that person by name, whoever else its message pings. */
+async function pingAddressee(ctx: AgentContext, run: RunRecord, kind: WaitKind, key: string): Promise<void> {
+  const addressee = currentAddressee(await ctx.store.listEvents(run.id), kind, key);
+  if (addressee) await ctx.surface.notify(run, words`${person(addressee.to)} this is still waiting on you (${person(addressee.by)} handed it to you).`);
 }
 
 /** The approvers by name, for a reminder, when there are few enough to name. */

@@ -1,6 +1,6 @@
 import type { RunRecord } from '../../agent/ports/run-store.ts';
 import type { Block, Button, HomeView } from './limits.ts';
-import { context, escapeText, header, section, truncate } from './text.ts';
+import { context, escapeText, header, mention, section, truncate } from './text.ts';
 
 export const RUN_STATUS_EMOJI: Record<RunRecord['status'], string> = {
   planning: ':thought_balloon:',
@@ -90,6 +90,10 @@ export interface NeedsYou {
   run: RunRecord;
   /** "Approve or reject the plan", "Answer a question", "Decide how the run goes on". */
   what: string;
+  /** Who handed this wait to the viewer (Reassign). */
+  handedBy?: string;
+  /** The wait's own message; absent: the run's thread. */
+  permalink?: string;
 }
 
 export interface HomeSchedule {
@@ -100,7 +104,7 @@ export interface HomeSchedule {
 
 export interface AppHomeInput {
   userId: string;
-  /** Runs waiting for something the viewer may give (the approval policy decided). */
+  /** Waits the viewer may answer, in channels they are in (the approval policy decided). */
   needsYou?: readonly NeedsYou[];
   /** The viewer's runs, newest first: those in progress show as running, the rest as recent. */
   runs: readonly RunRecord[];
@@ -120,9 +124,13 @@ export function appHomeView(input: AppHomeInput): HomeView {
     section('Mention me with a task in a channel (`@Tandem check CI on acme/api`) and I will plan it, ask for approval, and run it in the thread.'),
   ];
   const needs = input.needsYou ?? [];
-  blocks.push(header(`Needs you${needs.length > 0 ? ` (${needs.length})` : ''}`));
+  blocks.push(header(`Waiting for you${needs.length > 0 ? ` (${needs.length})` : ''}`));
   if (needs.length === 0) blocks.push(context('Nothing is waiting for you.'));
-  for (const need of needs.slice(0, 15)) blocks.push(runSection(need.run, index++, { ...link(need.run), note: `_${escapeText(need.what)}_` }));
+  for (const need of needs.slice(0, 15)) {
+    const handed = need.handedBy ? ` — handed to you by ${mention(need.handedBy)}` : '';
+    const where = need.permalink ? { withId: true, permalink: need.permalink } : link(need.run);
+    blocks.push(runSection(need.run, index++, { ...where, note: `_${escapeText(need.what)}_${handed}` }));
+  }
 
   const running = input.runs.filter((run) => !FINISHED.has(run.status));
   const recent = input.runs.filter((run) => FINISHED.has(run.status));

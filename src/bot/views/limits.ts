@@ -77,11 +77,18 @@ const PlainTextInputSchema = z.object({
   max_length: z.number().int().max(LIMITS.plainTextInput).optional(),
   placeholder: plainText(150).optional(),
 });
+/** A person picker (Reassign): Slack answers with the picked user's id as `selected_user`. */
+const UsersSelectSchema = z.object({
+  type: z.literal('users_select'),
+  action_id: id,
+  initial_user: z.string().max(LIMITS.id).optional(),
+  placeholder: plainText(150).optional(),
+});
 const InputSchema = z.object({
   type: z.literal('input'),
   block_id: id.optional(),
   label: plainText(LIMITS.inputLabel),
-  element: PlainTextInputSchema,
+  element: z.union([PlainTextInputSchema, UsersSelectSchema]),
   optional: z.boolean().optional(),
   hint: plainText(LIMITS.inputLabel).optional(),
 });

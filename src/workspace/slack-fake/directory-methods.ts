@@ -22,6 +22,13 @@ export const directoryMethods: Record<string, Handler> = {
     return { ok: true, users };
   },
 
+  /** One page holds every member: tests never need a cursor. */
+  'conversations.members'(params, model) {
+    const channel = params.channel ?? '';
+    if (!model.channels.has(channel)) return fail('channel_not_found');
+    return { ok: true, members: model.membersOf(channel), response_metadata: { next_cursor: '' } };
+  },
+
   'users.info'(params, model) {
     const user = model.users.get(params.user ?? '');
     if (!user) return fail('user_not_found');

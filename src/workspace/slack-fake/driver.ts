@@ -33,7 +33,7 @@ export interface SlackTransport {
   deliver(type: EnvelopeType, payload: Record<string, unknown>, options: SendOptions): Promise<DriverResponse>;
 }
 
-type StateValues = Record<string, Record<string, { type: string; value: string | null }>>;
+type StateValues = Record<string, Record<string, { type: string; value?: string | null; selected_user?: string | null }>>;
 
 /**
  * Plays Slack's side of the Events API and interactivity: builds the payloads Slack sends, signs them,

@@ -42,8 +42,14 @@ export class WorkspaceModel {
   readonly responses: { id: string; body: Record<string, unknown> }[] = [];
   readonly usergroups = new Map<string, string[]>();
   /** users.info answers with these; `tz` is the person's IANA zone, as Slack's profile has it. */
-  readonly users = new Map<string, { id: string; name: string; real_name: string; tz?: string; tz_label?: string; tz_offset?: number }>();
+  /** `is_bot` and `deleted` (a deactivated account) as Slack's users.info has them. */
+  readonly users = new Map<
+    string,
+    { id: string; name: string; real_name: string; tz?: string; tz_label?: string; tz_offset?: number; is_bot?: boolean; deleted?: boolean }
+  >();
   readonly channels = new Set<string>(['C1', 'C2']);
+  /** Who is in a channel (conversations.members); a channel not set here has everyone the workspace knows in it. */
+  readonly channelMembers = new Map<string, string[]>();
   readonly bot = { userId: 'UBOT', botId: 'BBOT', teamId: 'T1' };
   /** Block types this workspace answers `invalid_blocks` for (e.g. `plan` where agent blocks are not on). */
   readonly refusedBlockTypes = new Set<string>();
@@ -77,6 +83,13 @@ export class WorkspaceModel {
   /** The thread's messages in order, the parent first. */
   thread(channel: string, threadTs: string): FakeMessage[] {
     return this.messages.filter((m) => m.channel === channel && (m.ts === threadTs || m.threadTs === threadTs));
+  }
+
+  /** A channel's members: as set, or everyone known here (people with a profile and everyone who wrote a message). */
+  membersOf(channel: string): string[] {
+    const set = this.channelMembers.get(channel);
+    if (set) return set;
+    return [...new Set([...this.users.keys(), ...this.messages.map((m) => m.user)])];
   }
 
   ephemeralsFor(user: string): FakeEphemeral[] {

@@ -1,28 +1,35 @@
 import type { App } from '@slack/bolt';
-import { checkRequesterOrApprover, checkResolver } from '../../../agent/decisions/approval-policy.ts';
-import type { PolicyGate } from '../../../agent/decisions/policy-approval.ts';
-import type { RunRecord, RunStatus } from '../../../agent/ports/run-store.ts';
+import type { WaitForPerson } from '../../../agent/ports/run-store.ts';
 import type { BotDeps } from '../../bot-deps.ts';
+import { createChannelMembers, type ChannelMembers } from '../../surface/channel-members.ts';
 import { describeError } from '../../surface/replies.ts';
+import type { SlackClient } from '../../surface/slack-client.ts';
+import { waitPermalinks } from '../../surface/wait-messages.ts';
 import { appHomeView, type NeedsYou } from '../../views/app-home.ts';
 
-/** What a run in each waiting status needs from a person, in words. */
-const NEED: Partial<Record<RunStatus, string>> = {
-  'awaiting-approval': 'Approve, modify or reject the plan',
-  'awaiting-answer': 'Answer a question',
-  paused: 'A step waits for a person: an answer, a Confirm or a decision on what went wrong',
+/** What each kind of wait needs from the viewer, in words. */
+const NEED: Record<WaitForPerson['wait']['kind'], string> = {
+  approval: 'Approve, modify or reject the plan',
+  question: 'Answer a question',
+  escalation: 'Decide how the run goes on',
+  confirm: 'Confirm what a step acts on',
 };
 
+/** Waits shown at most; the view draws no more. */
+const SHOWN = 15;
+
 export function registerAppHome(app: App, deps: BotDeps): void {
+  let members: ChannelMembers | undefined = deps.channelMembers;
   app.event('app_home_opened', async ({ event, client }) => {
     if (event.tab !== 'home') return;
+    members ??= createChannelMembers({ client, logger: deps.logger });
     try {
-      const [runs, waiting, schedules] = await Promise.all([
+      const [runs, waits, schedules] = await Promise.all([
         deps.runs.listRuns({ limit: 30, requester: event.user }),
-        deps.runs.listRuns({ limit: 50, statuses: Object.keys(NEED) as RunStatus[] }),
+        deps.agent.waitsFor({ userId: event.user }),
         deps.schedules?.list({ createdBy: event.user }) ?? Promise.resolve([]),
       ]);
-      const needsYou = await needing(event.user, waiting, deps.policy);
+      const needsYou = await waitingFor(client, members, event.user, waits);
       await client.views.publish({ user_id: event.user, view: appHomeView({ userId: event.user, needsYou, runs, schedules }) });
     } catch (error) {
       deps.logger.warn({ err: describeError(error), user: event.user }, 'could not publish the App Home');
@@ -31,21 +38,18 @@ export function registerAppHome(app: App, deps: BotDeps): void {
 }
 
 /**
- * The waiting runs this person may act on, as the approval policy says: approving, resolving and
- * confirming take an approver; answering the requester or an approver. Another person's run in a
- * direct message is never listed (its thread is not theirs to see).
+ * The waits the agent says this person may answer, in channels they are in (a private channel's work is
+ * never shown to someone outside it), each with a link to its message.
  */
-async function needing(userId: string, runs: readonly RunRecord[], gate: PolicyGate): Promise<NeedsYou[]> {
-  const found: NeedsYou[] = [];
-  for (const run of runs) {
-    const what = NEED[run.status];
-    if (!what) continue;
-    if (run.requester !== userId && run.conversation.channel.startsWith('D')) continue;
-    const may =
-      run.status === 'awaiting-answer'
-        ? await checkRequesterOrApprover({ action: 'answer', userId, policy: { gate, run } })
-        : await checkResolver({ userId, policy: { gate, run } });
-    if (may.ok) found.push({ run, what });
+async function waitingFor(client: SlackClient, members: ChannelMembers, userId: string, waits: readonly WaitForPerson[]): Promise<NeedsYou[]> {
+  const visible: WaitForPerson[] = [];
+  for (const item of waits) {
+    if (visible.length >= SHOWN) break;
+    if (await members.isMember(item.run.conversation.channel, userId)) visible.push(item);
   }
-  return found;
+  const links = await waitPermalinks(client, visible);
+  return visible.map((item) => {
+    const permalink = links.get(item);
+    return { run: item.run, what: NEED[item.wait.kind], ...(item.handedBy ? { handedBy: item.handedBy } : {}), ...(permalink ? { permalink } : {}) };
+  });
 }

@@ -16,9 +16,6 @@ import {
   QUESTION_CALLBACK,
 } from '../../views/run/question.ts';
 
-/** The words the agent reads as "stop the run" at the start of a follow-up (follow-up.ts). */
-const READ_AS_CANCEL = /^\s*(?:cancel|stop)\b/i;
-
 /**
  * **Answer** on a question opens a modal (a trigger id lives 3 s, so nothing is looked up first); the
  * answer goes to the agent as a follow-up in the run's thread, which asks the approval policy who may
@@ -55,13 +52,6 @@ export function registerQuestionAnswer(app: App, deps: BotDeps): void {
       await ack({ response_action: 'errors', errors: { [ANSWER_BLOCK]: 'Write your answer.' } });
       return;
     }
-    if (READ_AS_CANCEL.test(answer)) {
-      await ack({
-        response_action: 'errors',
-        errors: { [ANSWER_BLOCK]: 'An answer that starts with "cancel" or "stop" would stop the run. Reword it; to stop the run, say cancel in the thread.' },
-      });
-      return;
-    }
     await ack();
     const userId = body.user.id;
     const run = await deps.runs.getRun(ref.r).catch(() => undefined);
@@ -71,7 +61,7 @@ export function registerQuestionAnswer(app: App, deps: BotDeps): void {
     }
     const thread = { channel: run.conversation.channel, user: userId, threadTs: run.conversation.threadTs };
     try {
-      const outcome = await deps.agent.followUp({ conversation: run.conversation, userId, text: answer });
+      const outcome = await deps.agent.followUp({ conversation: run.conversation, userId, text: answer, asAnswer: true });
       if (typeof outcome === 'object') {
         await tellPrivately(client, deps.logger, { ...thread, text: refusedFollowUp(outcome.refused) });
         return;

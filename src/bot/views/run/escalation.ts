@@ -6,6 +6,7 @@ import { encodeEscalationRef, encodePlanRef } from '../button-values.ts';
 import type { Block, Button, MessageView } from '../limits.ts';
 import { PLAN_MODIFY_ACTION } from '../plan/plan-message.ts';
 import { context, escapeText, mention, section, storedWords, truncate } from '../text.ts';
+import { reassignButton } from './reassign.ts';
 
 /** Every answer but Modify resolves the escalation through its own action id; Modify opens the plan's editor. */
 export type EscalationButtonAnswer = Exclude<EscalationAnswer, 'modify'>;
@@ -67,7 +68,7 @@ export function escalationMessage(input: EscalationInput): MessageView {
     blocks.push({
       type: 'actions',
       block_id: `escalation-${escalation.id}`.slice(0, 255),
-      elements: offer.answers.map((answer) => button(escalation, answer)),
+      elements: [...offer.answers.map((answer) => button(escalation, answer)), reassignButton({ kind: 'escalation', escalationId: escalation.id })],
     });
     blocks.push(context(offer.answers.map((answer) => explain(answer, offer, escalation.kind)).join(' · ')));
   }

@@ -4,7 +4,9 @@
  * and what, and the button is gone. Mentioning the bot in the thread still answers too.
  */
 import { z } from 'zod';
+import { questionKey } from '../../../agent/waits/addressee.ts';
 import { LIMITS, type MessageView, type ModalView } from '../limits.ts';
+import { reassignButton } from './reassign.ts';
 import { context, escapeText, mention, plainText, section, truncate } from '../text.ts';
 
 export const QUESTION_ANSWER_ACTION = 'question-answer';
@@ -69,7 +71,10 @@ export function questionMessage(input: QuestionInput, answered?: Answered): Mess
       {
         type: 'actions',
         block_id: 'question-actions',
-        elements: [{ type: 'button', text: { type: 'plain_text', text: 'Answer' }, style: 'primary', action_id: QUESTION_ANSWER_ACTION, value }],
+        elements: [
+          { type: 'button', text: { type: 'plain_text', text: 'Answer' }, style: 'primary', action_id: QUESTION_ANSWER_ACTION, value },
+          reassignButton({ kind: 'question', runId: input.runId, questionKey: questionKey(input.questions.join('\n')) }),
+        ],
       },
       context('Or mention me in this thread with your answer.'),
     ],

@@ -3,6 +3,7 @@ import { encodeStepRef } from '../button-values.ts';
 import type { Block, MessageView } from '../limits.ts';
 import { lineSections, splitIntoMessages } from '../message-split.ts';
 import { RISK_BADGE } from '../plan/step-format.ts';
+import { reassignButton } from './reassign.ts';
 import { context, escapeText, mention, section, truncate } from '../text.ts';
 
 export const TARGET_CONFIRM_ACTION = 'target-confirm';
@@ -38,6 +39,7 @@ export function targetConfirmationMessages(input: { confirmation: ConfirmationRe
       elements: [
         { type: 'button', text: { type: 'plain_text', text: 'Confirm' }, style: 'primary', action_id: TARGET_CONFIRM_ACTION, value },
         { type: 'button', text: { type: 'plain_text', text: 'Abort' }, style: 'danger', action_id: TARGET_ABORT_ACTION, value },
+        reassignButton({ kind: 'confirm', runId: confirmation.runId, planVersion: confirmation.planVersion, stepId: confirmation.stepId }),
       ],
     },
   ];

@@ -1,0 +1,61 @@
+/**
+ * Whom a wait for a person is addressed to after a Reassign, read from the run's event log (the
+ * `wait-reassigned` events are the record; nothing else stores it). A wait nobody handed on has no
+ * addressee by name: whoever may answer it is asked, as before.
+ */
+import { eventsOfType, type RunEvent } from '../model/run-events.ts';
+import type { ConfirmationRecord, EscalationRecord, QuestionRecord } from '../ports/human-input.ts';
+
+export type WaitKind = 'escalation' | 'question' | 'confirm';
+
+/** What names one wait within its kind, in the event log. */
+export function waitKey(wait: { kind: 'escalation'; escalation: Pick<EscalationRecord, 'id'> }): string;
+export function waitKey(wait: { kind: 'question'; question: Pick<QuestionRecord, 'id'> }): string;
+export function waitKey(wait: { kind: 'confirm'; confirmation: Pick<ConfirmationRecord, 'planVersion' | 'stepId'> }): string;
+export function waitKey(
+  wait:
+    | { kind: 'escalation'; escalation: Pick<EscalationRecord, 'id'> }
+    | { kind: 'question'; question: Pick<QuestionRecord, 'id'> }
+    | { kind: 'confirm'; confirmation: Pick<ConfirmationRecord, 'planVersion' | 'stepId'> },
+): string {
+  if (wait.kind === 'escalation') return wait.escalation.id;
+  if (wait.kind === 'question') return wait.question.id;
+  return `v${wait.confirmation.planVersion}/${wait.confirmation.stepId}`;
+}
+
+/** A wait's hand-overs, oldest first. */
+export function handOvers(events: readonly RunEvent[], kind: WaitKind, key: string): { to: string; from: string | null; by: string }[] {
+  return eventsOfType(events, 'wait-reassigned')
+    .filter((event) => event.data.wait === kind && event.data.key === key)
+    .map(({ data }) => ({ to: data.to, from: data.from, by: data.by }));
+}
+
+/** The person the wait is handed to now, and who handed it; undefined when nobody handed it on. */
+export function currentAddressee(events: readonly RunEvent[], kind: WaitKind, key: string): { to: string; by: string } | undefined {
+  const last = handOvers(events, kind, key).at(-1);
+  return last && { to: last.to, by: last.by };
+}
+
+/** Whether `userId` had the wait handed to them once and then handed on to someone else. */
+export function handedAwayFrom(events: readonly RunEvent[], kind: WaitKind, key: string, userId: string): boolean {
+  const all = handOvers(events, kind, key);
+  return all.some((handOver) => handOver.to === userId) && all.at(-1)?.to !== userId;
+}
+
+/**
+ * A question's words as a short key a button can carry: a Reassign clicked on an old question (answered,
+ * and another asked since) names a key no open question has, so it changes nothing. Not a secret: the
+ * clicker's rights are checked on their own.
+ */
+export function questionKey(question: string): string {
+  // FNV-1a over UTF-16 code units, twice with different offsets: 16 hex characters, stable everywhere.
+  const fnv = (seed: number) => {
+    let hash = seed >>> 0;
+    for (let index = 0; index < question.length; index++) {
+      hash ^= question.charCodeAt(index);
+      hash = Math.imul(hash, 0x01000193) >>> 0;
+    }
+    return hash.toString(16).padStart(8, '0');
+  };
+  return fnv(0x811c9dc5) + fnv(0x050c5d1f);
+}

@@ -1,0 +1,60 @@
+/**
+ * Reassign: a wait for a person (an escalation, a question, a Confirm) handed to someone else. Only
+ * someone who may answer the wait may hand it on, asked the way the answer asks (the policy in force,
+ * or the settings); and only to someone who may answer it too, so a hand-over never lets anyone decide
+ * what they could not decide before. The one exception is a question: its new addressee may answer it
+ * (an answer is data; a write it picks a target for still waits for an approver's Confirm). The
+ * hand-over is a `wait-reassigned` event; nothing else changes (decision 032).
+ */
+import type { AgentContext } from '../context.ts';
+import { isFinal } from '../execution/run-ending.ts';
+import { refuse, type ReassignRefusalCode, type Refused } from '../model/refusal.ts';
+import type { Reassigned, WaitRef } from '../ports/run-store.ts';
+import { person, type Text, words } from '../text/text.ts';
+import { currentAddressee, questionKey } from './addressee.ts';
+import { confirmWait, escalationWait, questionWait, type OpenWait } from './answerers.ts';
+
+type ReassignResult = Refused<Reassigned, ReassignRefusalCode, Text>;
+
+const CLOSED = 'This is no longer waiting for anyone (it was answered, or it expired). Nothing changed.';
+
+export async function reassignWait(ctx: AgentContext, input: { wait: WaitRef; userId: string; to: string }): Promise<ReassignResult> {
+  const found = await findOpenWait(ctx, input.wait);
+  if (!found.ok) return found;
+  const wait = found.value;
+  const events = await ctx.store.listEvents(wait.run.id);
+  const addressee = currentAddressee(events, wait.kind, wait.key);
+  const clickerMay = (wait.addresseeMayAnswer && addressee?.to === input.userId) || (await wait.mayAnswer(input.userId));
+  if (!clickerMay) return refuse('not-allowed', 'Only someone who may answer this can hand it to someone else. Nothing changed.');
+  if (input.to === input.userId) return refuse('same-person', 'That is you: pick someone else to hand this to. Nothing changed.');
+  if (addressee?.to === input.to) return refuse('already-addressed', words`This already waits on ${person(input.to)}. Nothing changed.`);
+  if (!wait.addresseeMayAnswer && !(await wait.mayAnswer(input.to)))
+    return refuse('addressee-may-not-answer', words`${person(input.to)} may not answer this, so it was not handed to them. Nothing changed.`);
+  const handed = { to: input.to, from: addressee?.to ?? null, by: input.userId };
+  await ctx.store.appendEvent(wait.run.id, 'wait-reassigned', { wait: wait.kind, key: wait.key, ...handed });
+  return { ok: true, value: { runId: wait.run.id, ...handed } };
+}
+
+async function findOpenWait(ctx: AgentContext, ref: WaitRef): Promise<Refused<OpenWait, 'wait-missing' | 'wait-closed', Text>> {
+  if (ref.kind === 'escalation') {
+    const escalation = await ctx.store.getEscalation(ref.escalationId);
+    const run = escalation && (await ctx.store.getRun(escalation.runId));
+    if (!escalation || !run) return refuse('wait-missing', 'That escalation no longer exists. Nothing changed.');
+    if (escalation.status !== 'open' || isFinal(run.status)) return refuse('wait-closed', CLOSED);
+    return { ok: true, value: escalationWait(ctx, run, escalation) };
+  }
+  const run = await ctx.store.getRun(ref.runId);
+  if (!run) return refuse('wait-missing', 'That run does not exist. Nothing changed.');
+  if (isFinal(run.status)) return refuse('wait-closed', CLOSED);
+  if (ref.kind === 'question') {
+    const question = (await ctx.store.listQuestions(run.id)).find(
+      (q) => q.answer === null && q.planVersion === run.currentPlanVersion && questionKey(q.question) === ref.questionKey,
+    );
+    return question ? { ok: true, value: questionWait(ctx, run, question) } : refuse('wait-closed', CLOSED);
+  }
+  const confirmation = (await ctx.store.listConfirmations(run.id)).find(
+    (c) => c.planVersion === ref.planVersion && c.stepId === ref.stepId && c.status === 'pending',
+  );
+  const current = confirmation && (run.status === 'rolling-back' || confirmation.planVersion === run.currentPlanVersion);
+  return confirmation && current ? { ok: true, value: confirmWait(ctx, run, confirmation) } : refuse('wait-closed', CLOSED);
+}

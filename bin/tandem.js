@@ -4,7 +4,13 @@
 // checkout that was never built. Compiled, the process idles ~80 MB lighter: on Node 20 tsx's loader
 // runs on a thread of its own with its own heap.
 import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
 import { compiledIsCurrent } from './source-stamp.js';
+
+// Node 20's V8 can abort the whole process ("unreachable code" while deoptimizing a function with an inlined
+// builtin) in a long-lived process that makes many policy decisions; with TurboFan's inlining off it did not
+// (docs/decisions/033-v8-deoptimizer-abort.md). Set before any of our code is compiled.
+if (process.versions.node.startsWith('20.')) v8.setFlagsFromString('--no-turbo-inlining');
 
 if (compiledIsCurrent(fileURLToPath(new URL('..', import.meta.url)))) {
   await import('../dist/cli/main.js');

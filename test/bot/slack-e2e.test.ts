@@ -233,8 +233,8 @@ describe('Slack end to end (real agent and store)', () => {
       await e.fake.waitUntil(() => open().length === 2, 5000, 'two escalations, each with its buttons');
       const beta = open().find((m) => m.text.includes('Change beta'))!;
       const gamma = open().find((m) => m.text.includes('Change gamma'))!;
-      expect(labels(beta)).toEqual(['Retry', 'Skip', 'Abort']);
-      expect(labels(gamma)).toEqual(['Retry', 'Skip', 'Abort']);
+      expect(labels(beta)).toEqual(['Retry', 'Skip', 'Abort', 'Reassign']);
+      expect(labels(gamma)).toEqual(['Retry', 'Skip', 'Abort', 'Reassign']);
 
       await click(beta, 'retry');
       await collapsedTo(beta, 'Retried by <@UAPP2>');

@@ -172,6 +172,8 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
       secrets: [],
       concurrency: 2,
       retry: { retries: 0, baseDelayMs: 10 },
+      // As the runtime passes TANDEM_APPROVERS: reminders ping them, and refusals name them.
+      housekeeping: { approvers: APPROVERS },
     },
     logger,
     owner: 'test-replica',

@@ -7,7 +7,7 @@ import type { FinishStepInput, RunStore, StepRecord } from '../agent/ports/run-s
 export function stepAttemptHooks(
   store: RunStore,
   hooks: { started(step: StepRecord): void; ended(finish: FinishStepInput): void },
-): Pick<RunStore, 'claimStep' | 'finishStep' | 'finishStepAndClaim'> {
+): Pick<RunStore, 'claimStep' | 'finishStep' | 'finishStepAndClaim' | 'requeueInterrupted'> {
   return {
     async claimStep(input) {
       const step = await store.claimStep(input);
@@ -24,6 +24,12 @@ export function stepAttemptHooks(
       if (result.finished) hooks.ended(finish);
       result.claimed.forEach((step) => hooks.started(step));
       return result;
+    },
+    // After a restart, attempts a dead process left running end cancelled in bulk (resume): each still ends.
+    async requeueInterrupted(attempts, why) {
+      const requeued = await store.requeueInterrupted(attempts, why);
+      for (const key of requeued) hooks.ended({ ...key, status: 'cancelled', error: { message: `interrupted by a restart (${why})` } });
+      return requeued;
     },
   };
 }

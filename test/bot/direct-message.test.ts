@@ -30,9 +30,9 @@ describe('direct messages', () => {
 
     await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UREQ');
     await e.fake.waitUntil(
-      () => e.fake.model.ephemeralsFor('UREQ').some((x) => /approver/i.test(x.text)),
+      () => e.fake.model.ephemeralsFor('UREQ').some((x) => /Only <@UAPP1>.* may approve/.test(x.text)),
       5000,
-      'the refusal: the requester is not an approver',
+      'the refusal naming who may approve: the requester is not an approver',
     );
     await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
     const summary = await waitInDm(sent.ts, isSummary, 'the summary in the DM thread');

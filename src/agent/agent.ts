@@ -33,7 +33,7 @@ export interface Agent extends AgentApi {
 
 export function createAgent(deps: AgentDeps): Agent {
   const work = createBackgroundWork(deps.logger);
-  const drivers = createRunDrivers(work, escalateDriverFailure);
+  const drivers = createRunDrivers(work, escalateDriverFailure, deps.isStoreOutage);
   const ctx = createAgentContext(deps, drivers, work);
   const timers = createReplicaTimers(ctx, work);
   return {

@@ -67,6 +67,11 @@ export interface AgentDeps {
   soleOwner?: boolean;
   /** The LlmClient records every paid answer itself (including ones that failed to parse); the agent then records none. */
   usageRecordedByLlm?: boolean;
+  /**
+   * True for an error of the store itself (unreachable, restarting, full): a run whose drives fail with one is
+   * driven again until the store is back, never handed to a person for it (CONTRACT §6: runs go on by themselves).
+   */
+  isStoreOutage?: (error: unknown) => boolean;
   /** Lease, heartbeat, adoption and refresh intervals for replicas sharing one database (tests shorten them). */
   replicas?: Partial<ReplicaSettings>;
 }

@@ -16,7 +16,7 @@ import { startTracing } from '../observability/tracing.ts';
 import { recordRemindAfter } from '../observability/wait-metrics.ts';
 import type { RunbookCatalog } from '../runbooks/catalog.ts';
 import { createRunbookCatalog } from '../runbooks/index.ts';
-import { createRunbooksStore, createRunStore, createSlackInbox, expireLeasesOfDeadOwners, type Database } from '../store/index.ts';
+import { createRunbooksStore, createRunStore, createSlackInbox, expireLeasesOfDeadOwners, storeFailureKind, type Database } from '../store/index.ts';
 import { startLocalWorkspace, type LocalWorkspace } from '../workspace/local/index.ts';
 import { openConfiguredDatabase } from './open-database.ts';
 import { createCleanups, type Cleanups } from './cleanups.ts';
@@ -273,6 +273,7 @@ function buildAgent(
     // PGlite's folder lock means no other process can hold a step: anything left running is ours to settle.
     soleOwner: database.engine === 'pglite',
     usageRecordedByLlm: true,
+    isStoreOutage: (error) => storeFailureKind(error) !== undefined,
     runbooks,
   });
 }

@@ -1,7 +1,7 @@
 export { openDatabase, type Database, type Db } from './database.ts';
 export { DataDirLockedError } from './engine/data-dir-lock.ts';
 export { DataDirUnwritableError } from './engine/data-dir-check.ts';
-export { StoreHealth, withStoreDeadline, type StoreFailureKind } from './engine/store-health.ts';
+export { StoreHealth, storeFailureKind, withStoreDeadline, type StoreFailureKind } from './engine/store-health.ts';
 export { createRunStore } from './run-store.ts';
 export { createRunbooksStore } from './runbooks-repository.ts';
 export { createSchedulesStore } from './schedules-repository.ts';

@@ -26,7 +26,11 @@ const TELL_AFTER_FAILURES = 3;
  * `tell`: a run whose drives keep failing is handed to a person (the wiring passes execution's
  * escalateDriverFailure); true when one now decides, false when the store could not take it (drive again).
  */
-export function createRunDrivers(work: BackgroundWork, tell?: (ctx: AgentContext, runId: string, error: unknown) => Promise<boolean>): RunDrivers {
+export function createRunDrivers(
+  work: BackgroundWork,
+  tell?: (ctx: AgentContext, runId: string, error: unknown) => Promise<boolean>,
+  isStoreOutage: (error: unknown) => boolean = () => false,
+): RunDrivers {
   const drivers = new Map<string, { driver: RunDriver; done: Promise<void> }>();
   /** Runs that are ending: nothing may drive them again. */
   const stopped = new Set<string>();
@@ -54,7 +58,8 @@ export function createRunDrivers(work: BackgroundWork, tell?: (ctx: AgentContext
           };
           // Failing again and again is not a blip: a person is told what failed (Retry / Abort). A store that
           // cannot take the escalation is down: drive again until it is back.
-          if (tries < TELL_AFTER_FAILURES || !tell) redrive();
+          // A store that is down is waited out, however long (within MAX_REDRIVES): nobody can act on it in the thread.
+          if (tries < TELL_AFTER_FAILURES || !tell || isStoreOutage(error)) redrive();
           else
             void tell(ctx, runId, error).then(
               (told) => (told ? failures.delete(runId) : redrive()),

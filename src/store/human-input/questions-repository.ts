@@ -24,7 +24,13 @@ export async function insertQuestion(
       insert: (tx) =>
         tx
           .insert(questions)
-          .values({ id, ...input })
+          // Strictly after the run's last question: "the oldest open question" must not depend on a clock that
+          // gives two questions asked within its resolution the same time (PGlite's runs in milliseconds).
+          .values({
+            id,
+            ...input,
+            createdAt: sql`greatest(now(), (select max(q.created_at) + interval '1 microsecond' from questions q where q.run_id = ${input.runId}))`,
+          })
           .returning(),
     },
     owed,

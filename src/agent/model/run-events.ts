@@ -8,21 +8,10 @@
  */
 import { z } from 'zod';
 import { TextSchema } from '../text/text.ts';
+import { RUN_STATUSES, type RunStatus } from './statuses.ts';
 
 const stepKind = z.enum(['forward', 'rollback']);
-const runStatus = z.enum([
-  'planning',
-  'awaiting-approval',
-  'awaiting-answer',
-  'executing',
-  'paused',
-  'rolling-back',
-  'succeeded',
-  'failed',
-  'aborted',
-  'cancelled',
-  'rejected',
-]);
+const runStatus = z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]]);
 const escalationAction = z.enum(['retry', 'skip', 'replan', 'abort']);
 const escalationKind = z.enum([
   'evaluation-failed',

@@ -39,10 +39,10 @@ module.exports = {
     {
       name: 'execution-asks-no-planner-or-person',
       comment:
-        "Execution runs an approved version; failures and waits leave it as values for the wiring to act on, so it imports neither planning nor people's decisions.",
+        "Execution runs an approved version; failures and waits leave it as values for the wiring to act on, so it imports neither planning, people's decisions nor waits.",
       severity: 'error',
       from: { path: '^src/agent/execution/' },
-      to: { path: ['^src/agent/planning/', '^src/agent/decisions/'] },
+      to: { path: ['^src/agent/planning/', '^src/agent/decisions/', '^src/agent/waits/'] },
     },
     {
       name: 'replicas-do-not-drive-runs',

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { createAgent, type Agent } from '../src/agent/agent.ts';
 import { buildBoard, type BoardLines } from '../src/agent/delivery/board.ts';
 import { nextActions, type ExecutorState } from '../src/agent/execution/execution-rules.ts';
-import type { Plan } from '../src/agent/model/plan.ts';
+import type { Plan } from '../src/agent/model/plan/plan.ts';
 import type { LlmClient } from '../src/agent/ports/llm.ts';
 import type { RunStore } from '../src/agent/ports/run-store.ts';
 import type { AnyTool } from '../src/agent/ports/tool.ts';

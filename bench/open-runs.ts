@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { createAgent } from '../src/agent/agent.ts';
-import type { Plan } from '../src/agent/model/plan.ts';
+import type { Plan } from '../src/agent/model/plan/plan.ts';
 import type { LlmClient } from '../src/agent/ports/llm.ts';
 import type { AnyTool } from '../src/agent/ports/tool.ts';
 import { isDeadLocalReplica, newReplicaId } from '../src/runtime/replica-id.ts';

@@ -14,7 +14,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { createAgent } from '../src/agent/agent.ts';
-import type { Plan } from '../src/agent/model/plan.ts';
+import type { Plan } from '../src/agent/model/plan/plan.ts';
 import type { LlmClient } from '../src/agent/ports/llm.ts';
 import type { AnyTool } from '../src/agent/ports/tool.ts';
 import { createRunStore, openDatabase, type Database } from '../src/store/index.ts';

@@ -18,7 +18,7 @@ import { runInNewContext } from 'node:vm';
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { createAgent } from '../src/agent/agent.ts';
-import type { Plan } from '../src/agent/model/plan.ts';
+import type { Plan } from '../src/agent/model/plan/plan.ts';
 import type { LlmClient } from '../src/agent/ports/llm.ts';
 import type { AnyTool } from '../src/agent/ports/tool.ts';
 import { rawRows } from '../src/store/engine/raw-rows.ts';

@@ -89,5 +89,6 @@ const rows: [string, string | number][] = [
       .map((entry) => `${entry.folder} ${entry.files}`)
       .join(', '),
   ],
+  ['src folders over 20 files', folders.filter((entry) => entry.files > 20).length],
 ];
 for (const [name, value] of rows) console.log(`${name.padEnd(34)} ${value}`);

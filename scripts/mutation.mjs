@@ -30,10 +30,10 @@ const MODULES = {
   },
   'step-targets': { file: 'src/agent/model/step-targets.ts', tests: ['test/agent/step-targets*.test.ts'] },
   'executor-decisions': { file: 'src/agent/execution/execution-rules.ts', tests: ['test/agent/executor-decisions*.test.ts'] },
-  'plan-validation': { file: 'src/agent/model/plan-validation.ts', tests: ['test/agent/plan-validation*.test.ts'] },
+  'plan-validation': { file: 'src/agent/model/plan/plan-validation.ts', tests: ['test/agent/plan-validation*.test.ts'] },
   references: { file: 'src/agent/model/references.ts', tests: ['test/agent/references*.test.ts'] },
   'repository-allow-list': { file: 'src/agent/model/repository-allow-list.ts', tests: ['test/agent/repository-allow-list*.test.ts'] },
-  'plan-digest': { file: 'src/agent/model/plan-digest.ts', tests: ['test/agent/plan-digest*.test.ts'] },
+  'plan-digest': { file: 'src/agent/model/plan/plan-digest.ts', tests: ['test/agent/plan-digest*.test.ts'] },
   'policy-approval': { file: 'src/agent/decisions/policy-approval.ts', tests: ['test/agent/policy-approval*.test.ts', 'test/agent/policy-decisions*.test.ts'] },
   'search-qualifiers': {
     file: 'src/integrations/github/search-qualifiers.ts',

@@ -5,7 +5,7 @@ import type { PolicyGate } from './decisions/policy-approval.ts';
 import type { RunStore } from './ports/run-store.ts';
 import type { Surface } from './ports/surface.ts';
 import type { AnyTool } from './ports/tool.ts';
-import type { Plan } from './model/plan.ts';
+import type { Plan } from './model/plan/plan.ts';
 import type { RepositoryAllowList } from './model/repository-allow-list.ts';
 import type { ReplicaSettings, RunLeases } from './replicas/run-leases.ts';
 import type { Budgets } from './model/budgets.ts';

@@ -1,6 +1,6 @@
 /** What `tandem audit` reads of one run, and the shape of a check over it. */
 import type { PolicyEngine } from '../agent/ports/policy.ts';
-import { planDigest } from '../agent/model/plan-digest.ts';
+import { planDigest } from '../agent/model/plan/plan-digest.ts';
 import type { EventsPort } from '../agent/ports/events.ts';
 import type { HumanInputPort } from '../agent/ports/human-input.ts';
 import type { PlansPort } from '../agent/ports/plans.ts';

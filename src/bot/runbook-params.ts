@@ -1,5 +1,5 @@
 import type { Result } from '../agent/model/errors.ts';
-import type { Plan } from '../agent/model/plan.ts';
+import type { Plan } from '../agent/model/plan/plan.ts';
 import { PARAM_NAME } from '../runbooks/placeholders.ts';
 
 /** Arg names whose values are usually what changes from one run of a procedure to the next. */

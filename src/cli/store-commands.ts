@@ -1,4 +1,4 @@
-import { planDigest } from '../agent/model/plan-digest.ts';
+import { planDigest } from '../agent/model/plan/plan-digest.ts';
 import type { Config } from '../config/config.ts';
 import { createRunStore, listFeedback, pruneFinishedRuns } from '../store/index.ts';
 import { openConfiguredDatabase } from '../runtime/open-database.ts';

@@ -4,8 +4,8 @@
  * Each failed check says why, in words that point at the plan.
  */
 import { planRisk } from '../agent/decisions/approval-policy.ts';
-import type { Plan, PlanStep } from '../agent/model/plan.ts';
-import { ancestorsOf } from '../agent/model/plan-graph.ts';
+import type { Plan, PlanStep } from '../agent/model/plan/plan.ts';
+import { ancestorsOf } from '../agent/model/plan/plan-graph.ts';
 import type { Risk } from '../agent/ports/tool.ts';
 import type { Expectations, RunOutcome } from './golden-schema.ts';
 

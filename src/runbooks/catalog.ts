@@ -1,5 +1,5 @@
 import type { Result } from '../agent/model/errors.ts';
-import type { Plan } from '../agent/model/plan.ts';
+import type { Plan } from '../agent/model/plan/plan.ts';
 import type { NoteLog } from '../agent/ports/logger.ts';
 import type { Risk } from '../agent/ports/tool.ts';
 import { loadRunbookFiles, type RunbookProblem } from './load-runbooks.ts';

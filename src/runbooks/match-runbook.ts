@@ -1,4 +1,4 @@
-import { PlanSchema, type Plan } from '../agent/model/plan.ts';
+import { PlanSchema, type Plan } from '../agent/model/plan/plan.ts';
 import { fillPlaceholders } from './placeholders.ts';
 import type { Runbook } from './runbook.ts';
 

@@ -1,5 +1,5 @@
 import { planRisk } from '../agent/decisions/approval-policy.ts';
-import type { Plan } from '../agent/model/plan.ts';
+import type { Plan } from '../agent/model/plan/plan.ts';
 import type { Risk } from '../agent/ports/tool.ts';
 
 /**

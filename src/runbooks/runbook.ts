@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PlanSchema, type Plan } from '../agent/model/plan.ts';
+import { PlanSchema, type Plan } from '../agent/model/plan/plan.ts';
 import { literalWordProblem, placeholdersIn, placeholdersInValue } from './placeholders.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { Result } from '../agent/model/errors.ts';
-import type { Plan } from '../agent/model/plan.ts';
+import type { Plan } from '../agent/model/plan/plan.ts';
 import type { RunStatus } from '../agent/ports/runs.ts';
 import type { Runbook } from './runbook.ts';
 

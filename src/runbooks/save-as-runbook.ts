@@ -1,5 +1,5 @@
 import type { Result } from '../agent/model/errors.ts';
-import type { Plan } from '../agent/model/plan.ts';
+import type { Plan } from '../agent/model/plan/plan.ts';
 import { literalWordProblem, PARAM_NAME, visitStrings } from './placeholders.ts';
 import { RunbookPlanSchema } from './runbook.ts';
 

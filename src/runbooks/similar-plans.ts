@@ -1,4 +1,4 @@
-import type { Plan } from '../agent/model/plan.ts';
+import type { Plan } from '../agent/model/plan/plan.ts';
 
 export interface PastRun {
   task: string;

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { Result } from '../agent/model/errors.ts';
-import { PlanSchema, type Plan } from '../agent/model/plan.ts';
+import { PlanSchema, type Plan } from '../agent/model/plan/plan.ts';
 import type { RunStatus } from '../agent/ports/runs.ts';
 import type { RunbooksPort, NewStoredRunbook } from '../runbooks/runbooks-port.ts';
 import { RunbookPlanSchema, type Runbook } from '../runbooks/runbook.ts';

@@ -14,7 +14,7 @@ import {
   policyAllowsAutoRun,
   type RequesterAction,
 } from '../../src/agent/decisions/approval-policy.ts';
-import { PlanSchema } from '../../src/agent/model/plan.ts';
+import { PlanSchema } from '../../src/agent/model/plan/plan.ts';
 import type { ApprovalRecord } from '../../src/agent/ports/plans.ts';
 import type { Risk } from '../../src/agent/ports/tool.ts';
 import { spoken } from './support/spoken.ts';

@@ -17,7 +17,7 @@ import {
   type RequesterAction,
 } from '../../src/agent/decisions/approval-policy.ts';
 import type { PolicyGate } from '../../src/agent/decisions/policy-approval.ts';
-import { PlanSchema } from '../../src/agent/model/plan.ts';
+import { PlanSchema } from '../../src/agent/model/plan/plan.ts';
 import type { ApprovalRecord } from '../../src/agent/ports/plans.ts';
 import type { Risk } from '../../src/agent/ports/tool.ts';
 import { loadPolicy } from '../../src/policy/cedar-engine.ts';

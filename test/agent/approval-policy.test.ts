@@ -11,7 +11,7 @@ import {
   riskOfTool,
   type RequesterAction,
 } from '../../src/agent/decisions/approval-policy.ts';
-import { PlanSchema } from '../../src/agent/model/plan.ts';
+import { PlanSchema } from '../../src/agent/model/plan/plan.ts';
 import type { RunRecord } from '../../src/agent/ports/run-store.ts';
 import { spoken } from './support/spoken.ts';
 import type { PolicyGate } from '../../src/agent/decisions/policy-approval.ts';

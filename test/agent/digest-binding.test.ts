@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { planDigest, shortDigest } from '../../src/agent/model/plan-digest.ts';
+import { planDigest, shortDigest } from '../../src/agent/model/plan/plan-digest.ts';
 import { auditViolations } from '../audit/support.ts';
 import { showRun } from '../helpers/run-detail.ts';
 import { useTestStore } from '../helpers/store.ts';

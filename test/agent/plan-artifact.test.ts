@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PlanSchema } from '../../src/agent/model/plan.ts';
-import { planJsonSchemaText } from '../../src/agent/model/plan-json-schema.ts';
+import { PlanSchema } from '../../src/agent/model/plan/plan.ts';
+import { planJsonSchemaText } from '../../src/agent/model/plan/plan-json-schema.ts';
 
 const root = new URL('../../', import.meta.url);
 

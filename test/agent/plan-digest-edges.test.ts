@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { digestJson, planDigest } from '../../src/agent/model/plan-digest.ts';
-import type { Plan } from '../../src/agent/model/plan.ts';
+import { digestJson, planDigest } from '../../src/agent/model/plan/plan-digest.ts';
+import type { Plan } from '../../src/agent/model/plan/plan.ts';
 
 const base: Plan = {
   schemaVersion: 1,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { planDigest, shortDigest } from '../../src/agent/model/plan-digest.ts';
-import type { Plan } from '../../src/agent/model/plan.ts';
+import { planDigest, shortDigest } from '../../src/agent/model/plan/plan-digest.ts';
+import type { Plan } from '../../src/agent/model/plan/plan.ts';
 
 const json = fc.jsonValue({ maxDepth: 2 });
 const args = fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), json, { minKeys: 1, maxKeys: 4 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { problemWords } from '../../src/agent/model/plan-problems.ts';
-import { validatePlan } from '../../src/agent/model/plan-validation.ts';
+import { problemWords } from '../../src/agent/model/plan/plan-problems.ts';
+import { validatePlan } from '../../src/agent/model/plan/plan-validation.ts';
 import { said } from '../helpers/words.ts';
 import { createToolRegistry } from '../../src/agent/model/tool-registry.ts';
 import { fakeTool } from './support/fake-tools.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LlmError } from '../../src/agent/model/errors.ts';
-import { PlanSchema } from '../../src/agent/model/plan.ts';
+import { PlanSchema } from '../../src/agent/model/plan/plan.ts';
 import { makePlan } from '../../src/agent/planning/planner.ts';
 import { PlannerAnswerSchema } from '../../src/agent/planning/planner-schema.ts';
 import { planTask } from '../../src/agent/planning/plan-task.ts';

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RepositoryReach } from '../../src/agent/ports/tool.ts';
 import { checkPlanRepositories, repositoryRefusal, type ArgsStage } from '../../src/agent/model/repository-allow-list.ts';
-import type { Plan } from '../../src/agent/model/plan.ts';
+import type { Plan } from '../../src/agent/model/plan/plan.ts';
 import { said } from '../helpers/words.ts';
 
 const ALLOWED = ['acme/api', 'globex/*'];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { approvalNeed, knownRisk, planRisk } from '../../src/agent/decisions/approval-policy.ts';
-import type { Plan } from '../../src/agent/model/plan.ts';
+import type { Plan } from '../../src/agent/model/plan/plan.ts';
 import type { Risk } from '../../src/agent/ports/tool.ts';
 
 const plan: Plan = {

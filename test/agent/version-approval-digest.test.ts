@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentContext } from '../../src/agent/context.ts';
 import { bindingApproval, rollbackContentChanged } from '../../src/agent/decisions/version-approval.ts';
-import { PlanSchema } from '../../src/agent/model/plan.ts';
-import { planDigest } from '../../src/agent/model/plan-digest.ts';
+import { PlanSchema } from '../../src/agent/model/plan/plan.ts';
+import { planDigest } from '../../src/agent/model/plan/plan-digest.ts';
 import type { ApprovalRecord, PlanVersionRecord, RunRecord } from '../../src/agent/ports/run-store.ts';
 import type { Risk } from '../../src/agent/ports/tool.ts';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { approvalCovers, planRisk } from '../../src/agent/decisions/approval-policy.ts';
-import { PlanSchema } from '../../src/agent/model/plan.ts';
+import { PlanSchema } from '../../src/agent/model/plan/plan.ts';
 import type { ApprovalRecord, PlanVersionRecord } from '../../src/agent/ports/plans.ts';
 import type { Risk } from '../../src/agent/ports/tool.ts';
 import { bindingApproval } from '../../src/agent/decisions/version-approval.ts';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/agent/model/plan.ts';
+import type { Plan } from '../../src/agent/model/plan/plan.ts';
 import type { NewApproval, RunStore } from '../../src/agent/ports/run-store.ts';
 import { createRunStore, openDatabase } from '../../src/store/index.ts';
 import { standardTools } from '../agent/support/fake-tools.ts';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/agent/model/plan.ts';
+import type { Plan } from '../../src/agent/model/plan/plan.ts';
 import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
 import { FULL_PLAN_ACTION } from '../../src/bot/views/plan/full-plan-modal.ts';
 import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';

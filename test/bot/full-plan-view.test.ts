@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/agent/model/plan.ts';
-import { planDigest, shortDigest } from '../../src/agent/model/plan-digest.ts';
+import type { Plan } from '../../src/agent/model/plan/plan.ts';
+import { planDigest, shortDigest } from '../../src/agent/model/plan/plan-digest.ts';
 import type { Risk } from '../../src/agent/ports/tool.ts';
 import { decodePlanRef } from '../../src/bot/views/button-values.ts';
 import { FULL_PLAN_ACTION, fullPlanViews } from '../../src/bot/views/plan/full-plan-modal.ts';

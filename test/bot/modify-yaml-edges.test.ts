@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { problemWords } from '../../src/agent/model/plan-problems.ts';
-import { validatePlan, MAX_QUESTIONS } from '../../src/agent/model/plan-validation.ts';
+import { problemWords } from '../../src/agent/model/plan/plan-problems.ts';
+import { validatePlan, MAX_QUESTIONS } from '../../src/agent/model/plan/plan-validation.ts';
 import { createToolRegistry } from '../../src/agent/model/tool-registry.ts';
 import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
 import { PLAN_MODIFY_ACTION } from '../../src/bot/views/plan/plan-message.ts';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { buildBoard } from '../../src/agent/delivery/board.ts';
 import { runOutcome, type OutcomeStep } from '../../src/agent/model/run-outcome.ts';
 import { stepResult } from '../../src/agent/model/step-results.ts';
-import type { Plan } from '../../src/agent/model/plan.ts';
+import type { Plan } from '../../src/agent/model/plan/plan.ts';
 import type { RunRecord, RunStatus, StepRecord } from '../../src/agent/ports/run-store.ts';
 import type { BoardState, RunSummary } from '../../src/agent/ports/surface.ts';
 import { SKIPPED_BY_PERSON } from '../../src/agent/model/step-codes.ts';

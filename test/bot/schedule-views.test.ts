@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/agent/model/plan.ts';
+import type { Plan } from '../../src/agent/model/plan/plan.ts';
 import { parseParamLines, suggestParams } from '../../src/bot/runbook-params.ts';
 import { MessageBlocksSchema, ModalViewSchema } from '../../src/bot/views/limits.ts';
 import { saveRunbookModal } from '../../src/bot/views/save-runbook-modal.ts';

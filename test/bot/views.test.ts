@@ -8,8 +8,8 @@ import { HomeViewSchema, MessageBlocksSchema, ModalViewSchema, type MessageBlock
 import { modifyModal } from '../../src/bot/views/plan/modify-modal.ts';
 import { PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION, planMessages } from '../../src/bot/views/plan/plan-message.ts';
 import type { ProposedPlan } from '../../src/agent/ports/surface.ts';
-import type { Plan } from '../../src/agent/model/plan.ts';
-import { diffPlans } from '../../src/agent/model/plan-diff.ts';
+import type { Plan } from '../../src/agent/model/plan/plan.ts';
+import { diffPlans } from '../../src/agent/model/plan/plan-diff.ts';
 import { targetArgNames } from '../../src/agent/model/step-targets.ts';
 import { createBuiltinTools } from '../../src/integrations/tools/index.ts';
 import { statusBoard } from '../../src/bot/views/run/status-board.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/agent/model/plan.ts';
+import type { Plan } from '../../src/agent/model/plan/plan.ts';
 import { PlannerAnswerSchema } from '../../src/agent/planning/planner-schema.ts';
 import { plannerUserPrompt, type PlanRequest } from '../../src/agent/planning/planner-prompt.ts';
 import { ONLY_DEMO_TASKS, ONLY_RELEASE_CHANGES } from '../../src/demo/guided-tasks.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createAgent, type Agent } from '../../src/agent/agent.ts';
 import { LlmError } from '../../src/agent/model/errors.ts';
-import type { Plan } from '../../src/agent/model/plan.ts';
+import type { Plan } from '../../src/agent/model/plan/plan.ts';
 import type { LlmClient, LlmRequest, LlmResponse } from '../../src/agent/ports/llm.ts';
 import type { RunStore } from '../../src/agent/ports/run-store.ts';
 import type { FeedbackLog, SlackInbox } from '../../src/bot/ports.ts';

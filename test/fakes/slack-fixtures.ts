@@ -1,4 +1,4 @@
-import type { Plan } from '../../src/agent/model/plan.ts';
+import type { Plan } from '../../src/agent/model/plan/plan.ts';
 import type { EscalationRecord, RunRecord, StepStatus } from '../../src/agent/ports/run-store.ts';
 import type { BoardState, EscalationOffer, ProposedPlan } from '../../src/agent/ports/surface.ts';
 import type { Risk } from '../../src/agent/ports/tool.ts';

@@ -14,7 +14,7 @@ import type { EndedSpan, LiveSpan, RunTracer, SpanAttributes, SpanIds } from '..
 import { loadConfig } from '../../src/config/config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { startTracing, type RunTracing } from '../../src/observability/tracing.ts';
-import { PLAN_SCHEMA_VERSION, type Plan } from '../../src/agent/model/plan.ts';
+import { PLAN_SCHEMA_VERSION, type Plan } from '../../src/agent/model/plan/plan.ts';
 import { useTestStore } from '../helpers/store.ts';
 
 interface KeptSpan extends SpanIds {

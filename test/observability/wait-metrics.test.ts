@@ -1,7 +1,7 @@
 /** What /metrics says of the waits for people and the runs under way, and of store calls that fail. */
 import { describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/agent/model/plan.ts';
-import { PLAN_SCHEMA_VERSION } from '../../src/agent/model/plan.ts';
+import type { Plan } from '../../src/agent/model/plan/plan.ts';
+import { PLAN_SCHEMA_VERSION } from '../../src/agent/model/plan/plan.ts';
 import type { RunStore } from '../../src/agent/ports/run-store.ts';
 import { instrumentRunStore } from '../../src/observability/instrumented-store.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';

@@ -3,7 +3,7 @@
  * answers, and an answer taken on either replica moves only its own step while the other escalation stays open.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/agent/model/plan.ts';
+import type { Plan } from '../../src/agent/model/plan/plan.ts';
 import type { RunStore } from '../../src/agent/ports/run-store.ts';
 import { createRunStore } from '../../src/store/index.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/database.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/agent/model/plan.ts';
+import type { Plan } from '../../src/agent/model/plan/plan.ts';
 import type { RunStore } from '../../src/agent/ports/run-store.ts';
 import type { ToolContext } from '../../src/agent/ports/tool.ts';
 import { sleep } from '../../src/agent/sleep.ts';

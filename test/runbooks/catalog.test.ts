@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlanSchema, type Plan } from '../../src/agent/model/plan.ts';
+import { PlanSchema, type Plan } from '../../src/agent/model/plan/plan.ts';
 import type { RunStore } from '../../src/agent/ports/run-store.ts';
 import { createToolRegistry } from '../../src/agent/model/tool-registry.ts';
 import { createBuiltinTools } from '../../src/integrations/tools/builtin-tools.ts';

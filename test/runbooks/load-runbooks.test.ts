@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validatePlan } from '../../src/agent/model/plan-validation.ts';
+import { validatePlan } from '../../src/agent/model/plan/plan-validation.ts';
 import { createToolRegistry } from '../../src/agent/model/tool-registry.ts';
 import { createBuiltinTools } from '../../src/integrations/tools/builtin-tools.ts';
 import { loadRunbookFiles } from '../../src/runbooks/load-runbooks.ts';

@@ -1,7 +1,7 @@
 /** The runbook catalog's port as the store implements it: every method, on both engines. */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/agent/model/plan.ts';
+import type { Plan } from '../../src/agent/model/plan/plan.ts';
 import type { RunStore } from '../../src/agent/ports/run-store.ts';
 import type { RunbooksPort } from '../../src/runbooks/runbooks-port.ts';
 import { createRunbooksStore, createRunStore } from '../../src/store/index.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PlanSchema } from '../../src/agent/model/plan.ts';
+import { PlanSchema } from '../../src/agent/model/plan/plan.ts';
 import { matchRunbook } from '../../src/runbooks/match-runbook.ts';
 import { draftRunbook } from '../../src/runbooks/save-as-runbook.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PlanSchema } from '../../src/agent/model/plan.ts';
+import { PlanSchema } from '../../src/agent/model/plan/plan.ts';
 import { similarPlans, taskWords } from '../../src/runbooks/similar-plans.ts';
 
 const plan = (goal: string) => PlanSchema.parse({ goal, confidence: 0.9, steps: [{ id: 's1', title: goal, tool: 'wait', args: { seconds: 1 } }] });

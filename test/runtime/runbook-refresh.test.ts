@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlanSchema } from '../../src/agent/model/plan.ts';
+import { PlanSchema } from '../../src/agent/model/plan/plan.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createRunbookCatalog } from '../../src/runbooks/catalog.ts';
 import { createRunbooksStore } from '../../src/store/index.ts';

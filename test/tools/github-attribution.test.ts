@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Attribution } from '../../src/agent/ports/tool.ts';
 import type { RunRecord } from '../../src/agent/ports/run-store.ts';
-import { planDigest, shortDigest } from '../../src/agent/model/plan-digest.ts';
+import { planDigest, shortDigest } from '../../src/agent/model/plan/plan-digest.ts';
 import { InMemorySurface } from '../../src/agent/testing/in-memory-surface.ts';
 import { attributionLine } from '../../src/integrations/github/attribution.ts';
 import { createBuiltinTools } from '../../src/integrations/tools/builtin-tools.ts';

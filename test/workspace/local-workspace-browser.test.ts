@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/agent/model/plan.ts';
+import type { Plan } from '../../src/agent/model/plan/plan.ts';
 import { asSlackBlocks, asSlackView } from '../../src/bot/views/limits.ts';
 import { modifyModal, MODIFY_CALLBACK } from '../../src/bot/views/plan/modify-modal.ts';
 import { planMessages, PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION } from '../../src/bot/views/plan/plan-message.ts';

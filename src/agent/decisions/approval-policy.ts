@@ -6,8 +6,8 @@
  * risk. A decision binds to (run, plan version): a click on a superseded version is refused.
  */
 import { planChangedMessage } from './decision-refusals.ts';
-import { shortDigest } from '../model/plan-digest.ts';
-import type { Plan } from '../model/plan.ts';
+import { shortDigest } from '../model/plan/plan-digest.ts';
+import type { Plan } from '../model/plan/plan.ts';
 import type { ApprovalRecord, RunRecord } from '../ports/run-store.ts';
 import type { Risk } from '../ports/tool.ts';
 import { refuse, type Refused } from '../model/refusal.ts';

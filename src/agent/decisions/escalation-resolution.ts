@@ -5,7 +5,7 @@
  */
 import { movesFrom } from '../model/run-moves.ts';
 import { progressLine } from './policy-approval.ts';
-import { planDigest } from '../model/plan-digest.ts';
+import { planDigest } from '../model/plan/plan-digest.ts';
 import { approvalNeed, checkPolicyApprover, checkRequesterOrApprover, checkResolver, goAheadApproval, planRisk, type GoAhead } from './approval-policy.ts';
 import type { AgentContext } from '../context.ts';
 import { descendantsOf } from '../execution/ready-steps.ts';

@@ -13,9 +13,9 @@ import type { PolicyGate } from './policy-approval.ts';
 import { canonicalJson } from '../text/canonical-json.ts';
 import type { AgentContext } from '../context.ts';
 import type { Result } from '../model/errors.ts';
-import { problemWords, type PlanProblem } from '../model/plan-problems.ts';
-import { validatePlan } from '../model/plan-validation.ts';
-import { planDigest, shortDigest } from '../model/plan-digest.ts';
+import { problemWords, type PlanProblem } from '../model/plan/plan-problems.ts';
+import { validatePlan } from '../model/plan/plan-validation.ts';
+import { planDigest, shortDigest } from '../model/plan/plan-digest.ts';
 import { makePlan } from '../planning/planner.ts';
 import { addPlannedVersion, plannerDeps } from '../planning/plan-run.ts';
 import { decisionRefusal } from './decision-refusals.ts';
@@ -23,7 +23,7 @@ import type { DecisionInput, DecisionRefusalCode, PlanVersionRecord, RunRecord }
 import { proposeVersion } from '../planning/propose-version.ts';
 import { refuse, type Refused } from '../model/refusal.ts';
 import { summarizeEnded } from '../execution/run-ending.ts';
-import { completedStepIds } from '../execution/step-facts.ts';
+import { completedStepIds } from '../execution/steps/step-facts.ts';
 import { person, type Text, words } from '../text/text.ts';
 
 type Loaded = { run: RunRecord; version: PlanVersionRecord };

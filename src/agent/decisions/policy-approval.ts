@@ -5,7 +5,7 @@
  * matched them. The plan message shows, per step, who may approve it and how many approvals are still
  * needed; a refusal names the rule and who may, never a setting.
  */
-import type { Plan, PlanStep } from '../model/plan.ts';
+import type { Plan, PlanStep } from '../model/plan/plan.ts';
 import type { GroupDirectory, PolicyAction, PolicyEngine, PolicyQuestion, PolicyRule, PolicySituation, PolicyStep } from '../ports/policy.ts';
 import type { Risk } from '../ports/tool.ts';
 

@@ -9,7 +9,7 @@ import { approvalCovers, planRisk, policyVersionApproved } from './approval-poli
 import type { AgentContext } from '../context.ts';
 import { escalate } from '../execution/escalation.ts';
 import type { ApprovalRecord, PlanVersionRecord, RunRecord } from '../ports/run-store.ts';
-import { planDigest, shortDigest } from '../model/plan-digest.ts';
+import { planDigest, shortDigest } from '../model/plan/plan-digest.ts';
 import type { Risk } from '../ports/tool.ts';
 import { refuse, type Refused } from '../model/refusal.ts';
 

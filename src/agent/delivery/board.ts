@@ -1,5 +1,5 @@
 /** The status board: one line per step of the current plan version, plus any rollback steps, and the run's true outcome on top. */
-import type { Plan } from '../model/plan.ts';
+import type { Plan } from '../model/plan/plan.ts';
 import type { AgentContext } from '../context.ts';
 import type { RunRecord, StepRecord } from '../ports/run-store.ts';
 import type { BoardState, BoardStep } from '../ports/surface.ts';

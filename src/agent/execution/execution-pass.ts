@@ -9,11 +9,11 @@ import type { AgentContext } from '../context.ts';
 import { createEventLog, type EventLog } from '../delivery/event-log.ts';
 import { nextActions, TOKENS_STALE_MS, type ExecutorState } from './execution-rules.ts';
 import { joinedClaims, type JoinedClaims, type StepWrites } from './joined-claims.ts';
-import type { Plan } from '../model/plan.ts';
+import type { Plan } from '../model/plan/plan.ts';
 import type { EscalationRecord, RunRecord, StepRecord } from '../ports/run-store.ts';
 import type { Text } from '../text/text.ts';
-import { succeededOutputs } from './step-facts.ts';
-import { runStep, type StepOutcome } from './step-runner.ts';
+import { succeededOutputs } from './steps/step-facts.ts';
+import { runStep, type StepOutcome } from './steps/step-runner.ts';
 import { mayStartVersion } from '../decisions/version-approval.ts';
 
 /** What the pass needs of its driver. */

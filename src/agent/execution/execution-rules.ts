@@ -5,7 +5,7 @@
  * so the rules can be read, and tested, as tables of states.
  */
 import { dispatch } from './ready-steps.ts';
-import type { GraphStep } from '../model/plan-graph.ts';
+import type { GraphStep } from '../model/plan/plan-graph.ts';
 import type { StepStatus } from '../ports/run-store.ts';
 import { executionLimits, wallClock, type BudgetSnapshot, type Budgets } from '../model/budgets.ts';
 import type { Text } from '../text/text.ts';

@@ -3,7 +3,7 @@
  * run because something they wait for failed or was skipped. Pure: the executor stores the result.
  */
 import type { StepStatus } from '../ports/run-store.ts';
-import type { GraphStep } from '../model/plan-graph.ts';
+import type { GraphStep } from '../model/plan/plan-graph.ts';
 
 const DEAD: ReadonlySet<StepStatus> = new Set(['failed', 'uncertain', 'skipped', 'cancelled']);
 

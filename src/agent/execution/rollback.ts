@@ -10,11 +10,11 @@ import { type RiskSource, riskOfTool } from '../decisions/approval-policy.ts';
 import { buildBoard } from '../delivery/board.ts';
 import { createEventLog, type EventLog } from '../delivery/event-log.ts';
 import type { AgentContext } from '../context.ts';
-import type { RollbackStep } from '../model/plan.ts';
-import { topologicalOrder } from '../model/plan-graph.ts';
+import type { RollbackStep } from '../model/plan/plan.ts';
+import { topologicalOrder } from '../model/plan/plan-graph.ts';
 import type { ConfirmationRecord, PlanVersionRecord, StepRecord } from '../ports/run-store.ts';
-import { runStep } from './step-runner.ts';
-import { succeededOutputs } from './step-facts.ts';
+import { runStep } from './steps/step-runner.ts';
+import { succeededOutputs } from './steps/step-facts.ts';
 import { escalate } from './escalation.ts';
 import { rollbackContentChanged } from '../decisions/version-approval.ts';
 

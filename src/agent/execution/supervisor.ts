@@ -13,7 +13,7 @@ import { addPlannedVersion, plannerDeps } from '../planning/plan-run.ts';
 import type { ExecutedStepSummary } from '../planning/planner-prompt.ts';
 import type { RunRecord, RunStatus, StepRecord } from '../ports/run-store.ts';
 import { proposeVersion } from '../planning/propose-version.ts';
-import { completedStepIds } from './step-facts.ts';
+import { completedStepIds } from './steps/step-facts.ts';
 import { type Text, words } from '../text/text.ts';
 
 /** What the supervisor did with a failure: a person was asked (the run goes on around it), or a new plan is wanted. */

@@ -4,7 +4,7 @@
  * unions per module, so a caller can tell "not an approver" from "the plan changed" without reading prose.
  */
 import type { Result } from './errors.ts';
-import type { PlanProblemCode } from './plan-problems.ts';
+import type { PlanProblemCode } from './plan/plan-problems.ts';
 import type { Text } from '../text/text.ts';
 
 export interface Refusal<Code extends string, Message = string> {

@@ -8,12 +8,12 @@
  * reference that stands for a value to come: such a target is judged once filled. A filled value, a
  * person's answer or a model's call is data: `{{steps.…}}` inside it is text, never "filled later".
  */
-import type { Plan } from './plan.ts';
+import type { Plan } from './plan/plan.ts';
 import type { AnyTool, RepositoryReach } from '../ports/tool.ts';
 import { findReferences } from './references.ts';
 import { repositoryProblem } from './repository-name.ts';
 import { targetArgNames } from './step-targets.ts';
-import type { PlanProblem } from './plan-problems.ts';
+import type { PlanProblem } from './plan/plan-problems.ts';
 import { setting, type Text, words } from '../text/text.ts';
 
 /** `owner/name` and `owner/*` entries, lower case; undefined when TANDEM_REPOS is unset (anything goes). */

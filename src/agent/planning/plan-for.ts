@@ -4,9 +4,9 @@
  * refusal that says how to configure one.
  */
 import type { RunbookMatcher } from '../context.ts';
-import type { Plan } from '../model/plan.ts';
-import { problemWords } from '../model/plan-problems.ts';
-import { validatePlan } from '../model/plan-validation.ts';
+import type { Plan } from '../model/plan/plan.ts';
+import { problemWords } from '../model/plan/plan-problems.ts';
+import { validatePlan } from '../model/plan/plan-validation.ts';
 import { refuse, type Refused } from '../model/refusal.ts';
 import { joined, setting, type Text, words } from '../text/text.ts';
 import { makePlan, type PlannedResult, type PlannerDeps, type PlannerRefusalCode } from './planner.ts';

@@ -2,7 +2,7 @@
 import type { Text } from '../text/text.ts';
 import { riskOfTool } from '../decisions/approval-policy.ts';
 import type { AgentSettings, RunbookMatcher } from '../context.ts';
-import type { Plan } from '../model/plan.ts';
+import type { Plan } from '../model/plan/plan.ts';
 import { planFor, type PlanForRefusalCode } from './plan-for.ts';
 import type { LlmClient } from '../ports/llm.ts';
 import type { AnyTool, Risk } from '../ports/tool.ts';

@@ -1,5 +1,5 @@
 /** What the planner model is told: rules, the tool catalogue, budgets, and for a replan what already happened. */
-import type { Plan } from '../model/plan.ts';
+import type { Plan } from '../model/plan/plan.ts';
 import type { ToolCatalogueEntry } from '../ports/tool.ts';
 import { redactText } from '../text/redact.ts';
 import { person, plainText, type Text } from '../text/text.ts';

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { Result } from '../model/errors.ts';
-import { PLAN_SCHEMA_VERSION } from '../model/plan.ts';
+import { PLAN_SCHEMA_VERSION } from '../model/plan/plan.ts';
 
 export const PlannerAnswerSchema = z.object({
   goal: z.string().describe('What the plan achieves, one sentence'),

@@ -3,10 +3,10 @@
  * fails validation gets up to two repair rounds that show the model what was wrong.
  */
 import { LlmError } from '../model/errors.ts';
-import type { Plan } from '../model/plan.ts';
-import type { PlanValidationOptions } from '../model/plan-validation.ts';
-import { problemWords } from '../model/plan-problems.ts';
-import { validatePlan } from '../model/plan-validation.ts';
+import type { Plan } from '../model/plan/plan.ts';
+import type { PlanValidationOptions } from '../model/plan/plan-validation.ts';
+import { problemWords } from '../model/plan/plan-problems.ts';
+import { validatePlan } from '../model/plan/plan-validation.ts';
 import { PlannerAnswerSchema, answerToPlanInput, artifactShapedAnswer } from './planner-schema.ts';
 import { plannerSystemPrompt, plannerUserPrompt, repairPrompt, type PlanRequest } from './planner-prompt.ts';
 import type { LlmClient, LlmMessage, LlmResponse } from '../ports/llm.ts';

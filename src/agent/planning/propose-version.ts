@@ -5,8 +5,8 @@
 import { approvalNeed, approvalProgressLines, needsReapproval, planRisk, policyAllowsAutoRun, riskOfTool } from '../decisions/approval-policy.ts';
 import type { AgentContext } from '../context.ts';
 import { escalate } from '../execution/escalation.ts';
-import { diffPlans } from '../model/plan-diff.ts';
-import { planDigest } from '../model/plan-digest.ts';
+import { diffPlans } from '../model/plan/plan-diff.ts';
+import { planDigest } from '../model/plan/plan-digest.ts';
 import type { PlanVersionRecord, RunRecord, RunStatus } from '../ports/run-store.ts';
 import type { Risk } from '../ports/tool.ts';
 import { targetArgNames } from '../model/step-targets.ts';

@@ -1,6 +1,6 @@
 import type { RunEventInput } from '../model/run-events.ts';
 import type { Text } from '../text/text.ts';
-import type { Plan, PlanAuthorKind } from '../model/plan.ts';
+import type { Plan, PlanAuthorKind } from '../model/plan/plan.ts';
 import type { EscalationAction, EscalationRecord, QuestionRecord } from './human-input.ts';
 import type { RunRecord, RunStatus } from './runs.ts';
 import type { StepErrorRecord, StepStatus } from './steps.ts';

@@ -1,5 +1,5 @@
-import type { DiffLine } from '../model/plan-diff.ts';
-import type { Plan } from '../model/plan.ts';
+import type { DiffLine } from '../model/plan/plan-diff.ts';
+import type { Plan } from '../model/plan/plan.ts';
 import type { Text } from '../text/text.ts';
 import type { ConfirmationRecord, EscalationAnswer, EscalationRecord, ModelUsage, RunRecord, StepStatus } from './run-store.ts';
 import type { Risk } from './tool.ts';

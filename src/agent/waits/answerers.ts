@@ -3,7 +3,7 @@
  * force, or the settings): Reassign and "Waiting for you" both read it from here.
  */
 import { checkConfirmer, checkPolicyApprover, checkRequesterOrApprover, checkResolver, type PolicyContext } from '../decisions/approval-policy.ts';
-import { planDigest } from '../model/plan-digest.ts';
+import { planDigest } from '../model/plan/plan-digest.ts';
 import type { AgentContext } from '../context.ts';
 import type { ConfirmationRecord, EscalationRecord, QuestionRecord, RunRecord } from '../ports/run-store.ts';
 import { waitKey, type WaitKind } from './addressee.ts';

@@ -3,7 +3,7 @@
  * changed after it was approved. Approvals stored before digests were recorded bind to the version
  * number only; `tandem show` says "approved before digests" for them and this check passes them by.
  */
-import { shortDigest } from '../../agent/model/plan-digest.ts';
+import { shortDigest } from '../../agent/model/plan/plan-digest.ts';
 import { type AuditCheck, violation } from '../run-facts.ts';
 
 export const contentChangedAfterApproval: AuditCheck = {

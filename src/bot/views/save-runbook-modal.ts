@@ -1,4 +1,4 @@
-import type { Plan } from '../../agent/model/plan.ts';
+import type { Plan } from '../../agent/model/plan/plan.ts';
 import { argStrings, suggestParams } from '../runbook-params.ts';
 import { encodePlanRef, type PlanRef } from './button-values.ts';
 import { LIMITS, type Block, type Button, type ModalView } from './limits.ts';

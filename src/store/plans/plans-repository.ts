@@ -1,6 +1,6 @@
 import { asc, eq, and, sql } from 'drizzle-orm';
 import type { ApprovalRecord, NewApproval, PlansPort, PlanVersionRecord } from '../../agent/ports/run-store.ts';
-import { PlanSchema, type Plan } from '../../agent/model/plan.ts';
+import { PlanSchema, type Plan } from '../../agent/model/plan/plan.ts';
 import type { Text } from '../../agent/text/text.ts';
 import { builtOnce } from '../engine/built-once.ts';
 import type { Db } from '../database.ts';

@@ -1,5 +1,5 @@
 /** A run and its record: the request, each plan version, the decisions on it, the event log, model usage and feedback. */
-import type { PlanAuthorKind } from '../../agent/model/plan.ts';
+import type { PlanAuthorKind } from '../../agent/model/plan/plan.ts';
 import type { ApprovalRecord, RunRecord, RunStatus } from '../../agent/ports/run-store.ts';
 import type { Text } from '../../agent/text/text.ts';
 import { bigint, doublePrecision, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createAgent, type Agent } from '../../../src/agent/agent.ts';
-import type { Plan } from '../../../src/agent/model/plan.ts';
+import type { Plan } from '../../../src/agent/model/plan/plan.ts';
 import type { LlmClient } from '../../../src/agent/ports/llm.ts';
 import type { RunRecord, RunStore } from '../../../src/agent/ports/run-store.ts';
 import type { AnyTool } from '../../../src/agent/ports/tool.ts';

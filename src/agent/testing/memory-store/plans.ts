@@ -1,5 +1,5 @@
 /** Plan versions and approvals in memory: plans-repository.ts (the decisions on them are in decisions.ts). */
-import { PlanSchema } from '../../model/plan.ts';
+import { PlanSchema } from '../../model/plan/plan.ts';
 import type { ApprovalRecord, NewApproval, PlansPort, PlanVersionRecord } from '../../ports/plans.ts';
 import { copy, json, text, type MemoryTables, type Write } from './tables.ts';
 

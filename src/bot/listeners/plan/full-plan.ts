@@ -1,5 +1,5 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
-import { planDigest } from '../../../agent/model/plan-digest.ts';
+import { planDigest } from '../../../agent/model/plan/plan-digest.ts';
 import type { BotDeps } from '../../bot-deps.ts';
 import { describeError, TRY_AGAIN } from '../../surface/replies.ts';
 import { decodePlanRef } from '../../views/button-values.ts';

@@ -5,8 +5,8 @@
  * JSON in a code block, escaped, with `verbatim` set: a mention, a link or formatting inside it is
  * shown as the characters it is made of, and trailing spaces or a newline show as what they are.
  */
-import { shortDigest } from '../../../agent/model/plan-digest.ts';
-import type { Plan } from '../../../agent/model/plan.ts';
+import { shortDigest } from '../../../agent/model/plan/plan-digest.ts';
+import type { Plan } from '../../../agent/model/plan/plan.ts';
 import { LIMITS, type Block, type Button, type MessageView, type ModalView } from '../limits.ts';
 import { context, escapeText, plainText } from '../text.ts';
 

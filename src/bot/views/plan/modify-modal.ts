@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import type { Plan } from '../../../agent/model/plan.ts';
+import type { Plan } from '../../../agent/model/plan/plan.ts';
 import { encodePlanRef } from '../button-values.ts';
 import { LIMITS, type Block, type ModalView } from '../limits.ts';
 import { context, escapeText, plainText, section, truncate } from '../text.ts';

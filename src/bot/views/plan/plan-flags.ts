@@ -4,7 +4,7 @@
  * `<https://…|label>` shows a label that may hide where it leads. The approver reads the flag, not
  * the rendered message.
  */
-import type { Plan } from '../../../agent/model/plan.ts';
+import type { Plan } from '../../../agent/model/plan/plan.ts';
 
 /** Slack's broadcast and user-group mentions, with or without a fallback label. */
 const PING = /<!(channel|here|everyone)(?:\|[^>]*)?>|<!subteam\^([A-Z0-9]+)(?:\|[^>]*)?>/g;

@@ -1,7 +1,7 @@
-import type { PlanStep } from '../../../agent/model/plan.ts';
+import type { PlanStep } from '../../../agent/model/plan/plan.ts';
 import type { ProposedPlan } from '../../../agent/ports/surface.ts';
 import type { Risk } from '../../../agent/ports/tool.ts';
-import { shortDigest } from '../../../agent/model/plan-digest.ts';
+import { shortDigest } from '../../../agent/model/plan/plan-digest.ts';
 import { encodePlanRef } from '../button-values.ts';
 import { fullPlanButton } from './full-plan-modal.ts';
 import type { Block, MessageView } from '../limits.ts';

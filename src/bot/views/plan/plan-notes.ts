@@ -4,7 +4,7 @@
  * and that Tandem stamps its GitHub writes with an attribution line after approval.
  */
 import type { ProposedPlan } from '../../../agent/ports/surface.ts';
-import { shortDigest } from '../../../agent/model/plan-digest.ts';
+import { shortDigest } from '../../../agent/model/plan/plan-digest.ts';
 import type { Block } from '../limits.ts';
 import { lineSections } from '../message-split.ts';
 import { planFlags } from './plan-flags.ts';

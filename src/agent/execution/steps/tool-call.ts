@@ -3,10 +3,10 @@
  * signal (even if the tool ignores its signal), retried with backoff only for transient errors,
  * and a throw turned into an error value.
  */
-import { sleep } from '../sleep.ts';
-import type { AnyTool, ToolContext, ToolError, ToolResult } from '../ports/tool.ts';
-import { storableValue } from '../text/storable-text.ts';
-import { plainText, setting, words } from '../text/text.ts';
+import { sleep } from '../../sleep.ts';
+import type { AnyTool, ToolContext, ToolError, ToolResult } from '../../ports/tool.ts';
+import { storableValue } from '../../text/storable-text.ts';
+import { plainText, setting, words } from '../../text/text.ts';
 
 export interface CallOptions {
   timeoutMs: number;

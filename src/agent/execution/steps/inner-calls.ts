@@ -4,15 +4,15 @@
  * transient errors retried, the output redacted and cut to size. Each call is stored as an
  * `agent-call` event of the step before its result goes anywhere, so a restart loses none.
  */
-import type { AgentContext } from '../context.ts';
-import type { EventLog } from '../delivery/event-log.ts';
-import { limitOutput } from '../text/output-limit.ts';
-import type { InnerCallResult, InnerTools, ToolContext } from '../ports/tool.ts';
-import { redactValue } from '../text/redact.ts';
-import { repositoryRefusal } from '../model/repository-allow-list.ts';
-import { stepTimeoutMs } from '../model/budgets.ts';
+import type { AgentContext } from '../../context.ts';
+import type { EventLog } from '../../delivery/event-log.ts';
+import { limitOutput } from '../../text/output-limit.ts';
+import type { InnerCallResult, InnerTools, ToolContext } from '../../ports/tool.ts';
+import { redactValue } from '../../text/redact.ts';
+import { repositoryRefusal } from '../../model/repository-allow-list.ts';
+import { stepTimeoutMs } from '../../model/budgets.ts';
 import { callTool } from './tool-call.ts';
-import { plainText } from '../text/text.ts';
+import { plainText } from '../../text/text.ts';
 
 export interface InnerCallScope {
   runId: string;

@@ -3,10 +3,10 @@
  * check()); then, only when the step says what to expect and an evaluator model exists, a model check.
  */
 import { z } from 'zod';
-import { LlmError } from '../model/errors.ts';
-import type { LlmClient, LlmResponse } from '../ports/llm.ts';
-import type { AnyTool } from '../ports/tool.ts';
-import { DATA_RULE, dataBlock } from '../text/untrusted-data.ts';
+import { LlmError } from '../../model/errors.ts';
+import type { LlmClient, LlmResponse } from '../../ports/llm.ts';
+import type { AnyTool } from '../../ports/tool.ts';
+import { DATA_RULE, dataBlock } from '../../text/untrusted-data.ts';
 
 export interface Verdict {
   verdict: 'pass' | 'fail' | 'uncertain';

@@ -4,23 +4,23 @@
  * redacted, limited and evaluated, and the result recorded (before any dependant starts).
  */
 import { attributionFor } from './attribution.ts';
-import { deliverOwed, owedQuestion } from '../delivery/owed-delivery.ts';
-import type { AgentContext } from '../context.ts';
+import { deliverOwed, owedQuestion } from '../../delivery/owed-delivery.ts';
+import type { AgentContext } from '../../context.ts';
 import { evaluateStep } from './evaluator.ts';
-import type { EventLog } from '../delivery/event-log.ts';
-import type { StepWrites } from './joined-claims.ts';
-import { limitOutput } from '../text/output-limit.ts';
-import type { RunRecord, StepErrorRecord, StepKind, StepRecord } from '../ports/run-store.ts';
-import type { AnyTool, Attribution } from '../ports/tool.ts';
-import { redactValue } from '../text/redact.ts';
+import type { EventLog } from '../../delivery/event-log.ts';
+import type { StepWrites } from '../joined-claims.ts';
+import { limitOutput } from '../../text/output-limit.ts';
+import type { RunRecord, StepErrorRecord, StepKind, StepRecord } from '../../ports/run-store.ts';
+import type { AnyTool, Attribution } from '../../ports/tool.ts';
+import { redactValue } from '../../text/redact.ts';
 import { createInnerTools } from './inner-calls.ts';
-import { fillReferences } from '../model/references.ts';
-import { REPO_NOT_ALLOWED, repositoryRefusal } from '../model/repository-allow-list.ts';
-import { stepTimeoutMs } from '../model/budgets.ts';
+import { fillReferences } from '../../model/references.ts';
+import { REPO_NOT_ALLOWED, repositoryRefusal } from '../../model/repository-allow-list.ts';
+import { stepTimeoutMs } from '../../model/budgets.ts';
 import { confirmationGate } from './target-confirmation.ts';
 import { callTool, type CallOutcome } from './tool-call.ts';
-import { plainText } from '../text/text.ts';
-import { runEvent } from '../model/run-events.ts';
+import { plainText } from '../../text/text.ts';
+import { runEvent } from '../../model/run-events.ts';
 
 export interface StepSpec {
   planVersion: number;

@@ -3,14 +3,14 @@
  * field it is about (`s3.args.repo`) and words that say what to fix, so a model or a person can fix it.
  */
 import type { z } from 'zod';
-import type { Result } from './errors.ts';
+import type { Result } from '../errors.ts';
 import { PlanSchema, type Plan } from './plan.ts';
 import { ancestorsOf, findCycle } from './plan-graph.ts';
-import { findReferences } from './references.ts';
-import { checkPlanRepositories, type RepositoryAllowList } from './repository-allow-list.ts';
+import { findReferences } from '../references.ts';
+import { checkPlanRepositories, type RepositoryAllowList } from '../repository-allow-list.ts';
 import { problem, type PlanProblem } from './plan-problems.ts';
-import { setting, words } from '../text/text.ts';
-import type { ToolRegistry } from './tool-registry.ts';
+import { setting, words } from '../../text/text.ts';
+import type { ToolRegistry } from '../tool-registry.ts';
 
 /** A person answers questions in one reply; more than this is an interrogation, not a plan. */
 export const MAX_QUESTIONS = 5;

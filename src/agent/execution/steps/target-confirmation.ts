@@ -6,13 +6,13 @@
  * restart keeps the step waiting and a Confirm after it still counts. The decision is in
  * target-decision.ts.
  */
-import { canonicalJson } from '../text/canonical-json.ts';
-import type { AgentContext } from '../context.ts';
-import { deliverOwed, OWED_LEASE_MS, owedConfirmation } from '../delivery/owed-delivery.ts';
-import type { RunRecord, StepKind } from '../ports/run-store.ts';
-import type { AnyTool } from '../ports/tool.ts';
-import { redactValue } from '../text/redact.ts';
-import { lateBoundTargetNames, targetArgs, wordSteps } from '../model/step-targets.ts';
+import { canonicalJson } from '../../text/canonical-json.ts';
+import type { AgentContext } from '../../context.ts';
+import { deliverOwed, OWED_LEASE_MS, owedConfirmation } from '../../delivery/owed-delivery.ts';
+import type { RunRecord, StepKind } from '../../ports/run-store.ts';
+import type { AnyTool } from '../../ports/tool.ts';
+import { redactValue } from '../../text/redact.ts';
+import { lateBoundTargetNames, targetArgs, wordSteps } from '../../model/step-targets.ts';
 
 type GateOutcome = 'go' | 'waiting' | 'lost';
 

@@ -1,5 +1,5 @@
 /** Facts derived from a run's recorded steps that several parts of the agent need the same way. */
-import type { StepRecord } from '../ports/run-store.ts';
+import type { StepRecord } from '../../ports/run-store.ts';
 
 /** Outputs of forward steps that succeeded, by step id; a later plan version's step wins over an earlier one. */
 export function succeededOutputs(steps: readonly StepRecord[]): Map<string, Record<string, unknown>> {

@@ -1,4 +1,4 @@
-import { type Text, words } from '../text/text.ts';
+import { type Text, words } from '../../text/text.ts';
 
 /** What is wrong with a plan: a stable code, where (`s3.args.repo`, `steps`, `plan`), and what to fix. */
 export interface PlanProblem {

@@ -3,10 +3,10 @@
  * version, the version's digest and a link to the thread. Read from the store when the step is about
  * to call its tool, so it names the approvals that let it run.
  */
-import type { AgentContext } from '../context.ts';
-import { planDigest } from '../model/plan-digest.ts';
-import type { RunRecord } from '../ports/run-store.ts';
-import type { Attribution, Risk } from '../ports/tool.ts';
+import type { AgentContext } from '../../context.ts';
+import { planDigest } from '../../model/plan/plan-digest.ts';
+import type { RunRecord } from '../../ports/run-store.ts';
+import type { Attribution, Risk } from '../../ports/tool.ts';
 
 export async function attributionFor(ctx: AgentContext, run: RunRecord, planVersion: number, risk: Risk): Promise<Attribution | undefined> {
   if (ctx.settings.attribution === false || risk === 'read') return undefined;

@@ -1,20 +1,19 @@
 /**
  * One pass of a driver over an executing plan version: the mirror of what the store says about its
  * steps (records, outputs, progress notes), the steps this pass runs, and the writes that change them.
- * The driver asks execution-rules.ts what to do with `state()` and calls the methods here to do it.
+ * The driver asks execution-rules.ts what to do with `state()` and calls the methods here to do it;
+ * open-execution-pass.ts opens one.
  */
-import { riskOfTool } from '../decisions/approval-policy.ts';
-import { buildBoard, type BoardLines } from '../delivery/board.ts';
 import type { AgentContext } from '../context.ts';
 import { createEventLog, type EventLog } from '../delivery/event-log.ts';
 import { nextActions, TOKENS_STALE_MS, type ExecutorState } from './execution-rules.ts';
 import { joinedClaims, type JoinedClaims, type StepWrites } from './joined-claims.ts';
 import type { Plan } from '../model/plan/plan.ts';
-import type { EscalationRecord, RunRecord, StepRecord } from '../ports/run-store.ts';
+import type { RunRecord, StepRecord } from '../ports/run-store.ts';
 import type { Text } from '../text/text.ts';
-import { succeededOutputs } from './steps/step-facts.ts';
+import { escalatedSteps, succeededOutputs } from './steps/step-facts.ts';
 import { runStep, type StepOutcome } from './steps/step-runner.ts';
-import { mayStartVersion } from '../decisions/version-approval.ts';
+import { PassBoard } from './pass-board.ts';
 
 /** What the pass needs of its driver. */
 export interface PassHooks {
@@ -25,41 +24,6 @@ export interface PassHooks {
   stopping(): boolean;
   /** Something no step outcome covers went wrong: stop every running step. */
   onSystemError(error: unknown): void;
-}
-
-/**
- * Reads the run (unless the caller just did) and its current plan version and creates its step rows;
- * undefined when there is nothing to execute.
- */
-export async function openExecutionPass(ctx: AgentContext, runOrId: RunRecord | string, hooks: PassHooks): Promise<ExecutionPass | undefined> {
-  const run = typeof runOrId === 'string' ? await ctx.store.getRun(runOrId) : runOrId;
-  if (!run || run.status !== 'executing' || !run.currentPlanVersion) return undefined;
-  const runId = run.id;
-  const planVersion = await ctx.store.getPlanVersion(runId, run.currentPlanVersion);
-  if (!planVersion || !(await mayStartVersion(ctx, run, planVersion))) return undefined;
-  const plan = planVersion.plan;
-  await ctx.store.createSteps(
-    runId,
-    planVersion.version,
-    plan.steps.map((step) => ({
-      stepId: step.id,
-      kind: 'forward',
-      title: step.title,
-      tool: step.tool,
-      risk: riskOfTool(ctx.tools, step.tool),
-      dependsOn: step.dependsOn,
-      plannedArgs: step.args,
-    })),
-  );
-  const [steps, escalations] = await Promise.all([ctx.store.listSteps(runId), ctx.store.listEscalations(runId)]);
-  return new ExecutionPass(ctx, run, plan, planVersion.version, steps, hooks, escalatedSteps(escalations, planVersion.version));
-}
-
-/** Steps of this version whose failure waits for a person's answer (an open escalation of its own). */
-function escalatedSteps(escalations: readonly EscalationRecord[], version: number): string[] {
-  return escalations.flatMap((escalation) =>
-    escalation.status === 'open' && escalation.planVersion === version && escalation.stepId !== null ? [escalation.stepId] : [],
-  );
 }
 
 export class ExecutionPass {
@@ -73,9 +37,7 @@ export class ExecutionPass {
   replanning: { stepId: string; reason: Text } | null = null;
   systemError: unknown = null;
   private readonly outputs: Map<string, Record<string, unknown>>;
-  private readonly notes = new Map<string, string>();
-  /** Board lines of records that did not change since the last report (see BoardLines). */
-  private readonly drawn: BoardLines = new WeakMap();
+  private readonly board: PassBoard;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly specs: ReadonlyMap<string, Plan['steps'][number]>;
   private readonly writes: JoinedClaims;
@@ -83,7 +45,6 @@ export class ExecutionPass {
   private tokens = 0;
   private tokensReadAt: Date | null = null;
   private tokensReading: Promise<void> | null = null;
-  private reportDue: ReturnType<typeof setImmediate> | null = null;
 
   constructor(
     private readonly ctx: AgentContext,
@@ -103,6 +64,14 @@ export class ExecutionPass {
     this.events = createEventLog(ctx, run.id);
     this.specs = new Map(plan.steps.map((step) => [step.id, step]));
     this.writes = joinedClaims(ctx.store);
+    this.board = new PassBoard(ctx.surface, {
+      run,
+      version,
+      plan,
+      records: () => this.records.values(),
+      now: () => ctx.now(),
+      superseded: () => hooks.superseded(),
+    });
   }
 
   state(stopping: boolean): ExecutorState {
@@ -206,7 +175,7 @@ export class ExecutionPass {
         outputs,
         // Once the claim is stored, not before: on PGlite a read queued ahead of the claim would delay it.
         onClaimed: (record) => (this.records.set(stepId, record), this.reportSoon(), this.readTokensAhead()),
-        onProgress: (note) => (this.notes.set(stepId, note), this.reportSoon()),
+        onProgress: (note) => (this.board.note(stepId, note), this.reportSoon()),
         writes: this.stepWrites,
       },
     )
@@ -262,25 +231,14 @@ export class ExecutionPass {
     for (const step of this.records.values()) if (step.status === 'succeeded' && step.output) this.outputs.set(step.stepId, step.output);
   }
 
-  /**
-   * Shows the board once the changes of this turn are in, after the tools they start were called: a claim
-   * redraws the whole board, which need not sit between a step's claim and its tool call.
-   */
+  /** Shows the board after this turn's changes (pass-board.ts). */
   reportSoon(): void {
-    if (this.reportDue) return;
-    this.reportDue = setImmediate(() => this.report());
+    this.board.reportSoon();
   }
 
-  /** Shows the board in the thread now (progress notes in place of a missing error). */
+  /** Shows the board in the thread now. */
   report(): void {
-    if (this.reportDue) clearImmediate(this.reportDue);
-    this.reportDue = null;
-    if (this.hooks.superseded()) return; // the board is another replica's to write now
-    const { ctx, run, notes } = this;
-    const steps = [...this.records.values()].map((step) =>
-      notes.has(step.stepId) && !step.error ? { ...step, error: { message: notes.get(step.stepId)! } } : step,
-    );
-    void ctx.surface.reportProgress(run, buildBoard(run, this.version, this.plan, steps, ctx.now(), this.drawn)).catch(() => undefined);
+    this.board.report();
   }
 
   private async mirrorOutcome(stepId: string, outcome: StepOutcome): Promise<void> {
@@ -288,7 +246,7 @@ export class ExecutionPass {
     if (outcome.status === 'succeeded') {
       this.outputs.set(stepId, outcome.output);
       this.setLocal(stepId, { status: 'succeeded', output: outcome.output, finishedAt: now });
-      if (outcome.note) this.notes.set(stepId, outcome.note);
+      if (outcome.note) this.board.note(stepId, outcome.note);
     } else if (outcome.status === 'failed' || outcome.status === 'uncertain') {
       this.setLocal(stepId, { status: outcome.status, error: outcome.error, finishedAt: now });
     } else if (outcome.status === 'lost') {

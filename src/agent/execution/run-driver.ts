@@ -7,7 +7,8 @@
 import { movesFrom } from '../model/run-moves.ts';
 import type { AgentContext } from '../context.ts';
 import type { RunRecord } from '../ports/run-store.ts';
-import { ExecutionPass, openExecutionPass } from './execution-pass.ts';
+import type { ExecutionPass } from './execution-pass.ts';
+import { openExecutionPass } from './open-execution-pass.ts';
 import { nextActions, type ExecutorAction, type Settlement } from './execution-rules.ts';
 import { cancelUnstarted, finishRun } from './run-ending.ts';
 import { runTimeLeftMs } from '../model/budgets.ts';

@@ -52,6 +52,14 @@ module.exports = {
       to: { path: ['^src/agent/execution/', '^src/agent/planning/', '^src/agent/decisions/'] },
     },
     {
+      name: 'only-the-wiring-drives',
+      comment:
+        'Decisions, planning, waits and execution say what should happen next as an Effect (ports/effects.ts); only the wiring (agent.ts, agent-context.ts, effects-runner.ts) reaches the run drivers and background work that perform it.',
+      severity: 'error',
+      from: { path: '^src/agent/', pathNot: ['^src/agent/(agent|agent-context|effects-runner)\\.ts$', '^src/agent/replicas/'] },
+      to: { path: '^src/agent/replicas/(run-drivers|background-work)\\.ts$' },
+    },
+    {
       name: 'delivery-only-delivers',
       comment: 'Delivery draws the board and sends what a run owes its thread; it decides nothing.',
       severity: 'error',

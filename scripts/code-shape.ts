@@ -59,7 +59,9 @@ const portFiles = files.filter((file) => file.includes(`${path.sep}ports${path.s
 const ports = [...interfaceWidths(portFiles).entries()].filter(([name]) => name.endsWith('Port') || name === 'Surface' || name === 'AgentApi');
 const context = interfaceWidths(files.filter((file) => /context\.ts$/.test(file))).get('AgentContext');
 const takesContext = files.filter((file) => /\bAgentContext\b/.test(readFileSync(file, 'utf8'))).length;
-const kickCallers = files.filter((file) => /\bctx\.kick\(/.test(readFileSync(file, 'utf8'))).length;
+/** The wiring performs effects; anything else that kicks a driver is a callback the import graph cannot see. */
+const wiring = /src\/agent\/(agent|agent-context|effects-runner|replicas\/run-drivers)\.ts$/;
+const kickCallers = files.filter((file) => !wiring.test(file) && /\.kick\(/.test(readFileSync(file, 'utf8'))).length;
 const folders = [root, ...walk(root).map(path.dirname)]
   .filter((folder) => folder.startsWith(path.join(root, 'src')))
   .filter((folder, index, all) => all.indexOf(folder) === index)
@@ -73,7 +75,7 @@ const rows: [string, string | number][] = [
   ['functions over 40 lines', sizes.filter((size) => size > 40).length],
   ['AgentContext members', context ?? 'none'],
   ['agent files naming AgentContext', takesContext],
-  ['agent files calling ctx.kick', kickCallers],
+  ['files calling kick outside the wiring', kickCallers],
   [
     'widest port (members)',
     ports
@@ -91,4 +93,4 @@ const rows: [string, string | number][] = [
   ],
   ['src folders over 20 files', folders.filter((entry) => entry.files > 20).length],
 ];
-for (const [name, value] of rows) console.log(`${name.padEnd(34)} ${value}`);
+for (const [name, value] of rows) console.log(`${name.padEnd(38)} ${value}`);

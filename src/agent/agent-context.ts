@@ -1,7 +1,7 @@
 /**
  * The AgentContext every part of the agent is handed: the dependencies as the agent uses them (a
- * redacting store, a surface that cannot throw into a run), this replica's leases, and the hooks that
- * reach this process's drivers and background work.
+ * redacting store, a surface that cannot throw into a run), this replica's leases, and the effects runner
+ * that alone reaches this process's drivers and background work.
  */
 import type { BackgroundWork } from './replicas/background-work.ts';
 import type { AgentContext, AgentDeps } from './context.ts';
@@ -10,6 +10,7 @@ import type { RunDrivers } from './replicas/run-drivers.ts';
 import { createRunLeases, DEFAULT_REPLICA_SETTINGS } from './replicas/run-leases.ts';
 import { safeSurface } from './delivery/safe-surface.ts';
 import { createToolRegistry } from './model/tool-registry.ts';
+import { createEffectsRunner } from './effects-runner.ts';
 
 export function createAgentContext(deps: AgentDeps, drivers: RunDrivers, work: BackgroundWork): AgentContext {
   const ctx: AgentContext = {
@@ -45,9 +46,7 @@ export function createAgentContext(deps: AgentDeps, drivers: RunDrivers, work: B
         costUsd: response.costUsd,
       });
     },
-    spawn: (promise, what, runId) => work.track(promise, what, runId),
-    kick: (runId) => drivers.kick(ctx, runId),
-    stopDriver: (runId, kind) => drivers.stop(runId, kind),
+    effects: createEffectsRunner(drivers, work, () => ctx),
   };
   return ctx;
 }

@@ -23,6 +23,7 @@ import { createRunDrivers } from './replicas/run-drivers.ts';
 import { decideTarget } from './decisions/target-decision.ts';
 import { sweepOwed } from './delivery/owed-delivery.ts';
 import { finishEndedRuns } from './execution/run-ending.ts';
+import { drive } from './ports/effects.ts';
 
 export interface Agent extends AgentApi {
   /** Resolves when no planning or execution is under way in this process (tests, the CLI). */
@@ -110,7 +111,7 @@ function planDecisionsApi(ctx: AgentContext, work: BackgroundWork): Pick<AgentAp
         // The same click decided on a peer (a retry that reached two replicas) while this one held the lease,
         // so the peer's driver could not take the run: drive it from here, under the lease still held. A
         // driver that cannot claim the run, or finds it not executing, does nothing.
-        if (!decided.ok && decided.error.code === 'not-waiting') ctx.kick(input.runId);
+        if (!decided.ok && decided.error.code === 'not-waiting') await ctx.effects.perform(drive(input.runId));
         return decided;
       }),
     checkEdit: (input) => checkEdit(ctx, input),

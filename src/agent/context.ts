@@ -10,6 +10,7 @@ import type { RepositoryAllowList } from './model/repository-allow-list.ts';
 import type { ReplicaSettings, RunLeases } from './replicas/run-leases.ts';
 import type { Budgets } from './model/budgets.ts';
 import type { ToolRegistry } from './model/tool-registry.ts';
+import type { EffectsPort } from './ports/effects.ts';
 
 /** When a wait for a person is reminded about and when it expires, and whom a reminder pings. */
 export interface HousekeepingSettings {
@@ -95,10 +96,6 @@ export interface AgentContext {
   now(): Date;
   /** Records a model answer's tokens and cost against a run. */
   usage(runId: string | null, role: LlmRole): (response: LlmResponse<unknown>) => Promise<void>;
-  /** (Re)starts driving an executing run; safe to call for a run that is already being driven. */
-  kick(runId: string): void;
-  /** Background work this process waits for in idle() and logs if it fails. */
-  spawn(work: Promise<unknown>, what: string, runId?: string): void;
-  /** Asks the driver of a run, if any, to stop; resolves when it has. False when no driver was active. */
-  stopDriver(runId: string, kind: 'cancel' | 'abort' | 'halt'): Promise<boolean>;
+  /** What should happen next (drive a run, stop its driver, plan it, work in the background), performed by the wiring. */
+  effects: EffectsPort;
 }

@@ -26,6 +26,7 @@ import { person, type Text, words } from '../text/text.ts';
  */
 export type { EscalationRefusalCode } from '../model/refusal.ts';
 import type { ApproverRefusalCode, EscalationRefusalCode } from '../model/refusal.ts';
+import { drive, stopDriver } from '../ports/effects.ts';
 
 type EscalationResult<T = void> = Refused<T, EscalationRefusalCode, Text>;
 type Answer = { escalationId: string; userId: string; action: EscalationAnswer };
@@ -117,7 +118,7 @@ async function decideEscalation(
       },
     });
     if (!decided.ok) return { ok: false, error: storeRefusal(decided.code, decided.run, escalation.planVersion) };
-    ctx.kick(run.id);
+    await ctx.effects.perform(drive(run.id));
     return ok;
   }
   // Abort and a new plan end every wait of the run: the other open escalations are closed with this answer.
@@ -219,7 +220,7 @@ async function carryOut(ctx: AgentContext, run: RunRecord, escalation: Escalatio
   if (action === 'abort') return abortRun(ctx, run.id, words`Aborted by ${person(userId)}.`);
   const from = movesFrom('replan');
   // A new plan replaces the one running: its driver stops first (a step it was running is recorded as stopped).
-  if (action === 'replan' || escalation.kind === 'replan-failed') await ctx.stopDriver(run.id, 'halt');
+  if (action === 'replan' || escalation.kind === 'replan-failed') await ctx.effects.perform(stopDriver(run.id, 'halt'));
   if (action === 'replan') return replan(ctx, run.id, words`${person(userId)} asked for a new plan after: ${escalation.message}`, from);
   if (escalation.kind === 'replan-failed') return replan(ctx, run.id, words`retry after the planner failed: ${escalation.message}`, ['paused']);
   await continueIfClear(ctx, run.id);
@@ -262,12 +263,12 @@ export async function continueIfClear(ctx: AgentContext, runId: string): Promise
   const held = (await ctx.store.listEscalations(runId)).some((e) => e.status === 'open' && e.stepId === null);
   if (held) return;
   if (await ctx.store.transitionRun(runId, movesFrom('resume'), 'executing')) await ctx.store.appendEvent(runId, 'run-resumed', {});
-  ctx.kick(runId);
+  await ctx.effects.perform(drive(runId));
 }
 
 /** Stop everything, roll back what succeeded (newest first), and end the run as aborted. */
 export async function abortRun(ctx: AgentContext, runId: string, reason: Text): Promise<void> {
-  await ctx.stopDriver(runId, 'abort');
+  await ctx.effects.perform(stopDriver(runId, 'abort'));
   // A driver on another replica sees the run leave `executing` and lets go; the rollback waits for its lease.
   await ctx.store.transitionRun(runId, movesFrom('roll-back'), 'rolling-back');
   await ctx.leases.take(runId);

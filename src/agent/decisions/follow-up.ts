@@ -4,7 +4,6 @@
  */
 import { checkRequesterOrApprover } from './approval-policy.ts';
 import type { AgentContext } from '../context.ts';
-import { planRun } from '../planning/plan-run.ts';
 import type { CancelRefusalCode, FollowUpOutcome } from '../ports/agent-api.ts';
 import type { Conversation, RunRecord } from '../ports/run-store.ts';
 import { redactText } from '../text/redact.ts';
@@ -14,6 +13,7 @@ import { currentAddressee, handedAwayFrom, waitKey } from '../waits/addressee.ts
 import { cancelUnstarted, isFinal, NOT_FINAL, summarizeEnded } from '../execution/run-ending.ts';
 import { continueIfClear } from './escalation-resolution.ts';
 import { person, type Text, words } from '../text/text.ts';
+import { drive, planAgain, stopDriver } from '../ports/effects.ts';
 
 /** The surface hands over the words alone (a Slack mention of the bot or anyone else in front is already gone). */
 const CANCEL = /^\s*(?:cancel|stop)\b/i;
@@ -63,7 +63,7 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUp
   const question = answered.value;
   if (question.stepId && question.planVersion !== null) {
     await continueIfClear(ctx, run.id);
-    ctx.kick(run.id); // an executing run's driver looks again
+    await ctx.effects.perform(drive(run.id)); // an executing run's driver looks again
     return 'answered';
   }
   // The plan itself asked: plan again with every answer so far.
@@ -71,11 +71,7 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUp
     .filter((q) => q.stepId === null && q.answer !== null)
     .map((q) => ({ question: q.question, answer: q.answer!, answeredBy: q.answeredBy }));
   await ctx.surface.planning(answered.run);
-  ctx.spawn(
-    ctx.leases.during(run.id, () => planRun(ctx, answered.run, { answers })),
-    'planning after answers',
-    run.id,
-  );
+  await ctx.effects.perform(planAgain(answered.run, answers));
   return 'answered';
 }
 
@@ -135,7 +131,7 @@ export async function cancelRun(
     return decided.code === 'not-waiting'
       ? refuse('run-ended', `The run already ended (${decided.run?.status ?? 'gone'}).`)
       : { ok: false, error: decisionRefusal(decided.code, decided.run, null) };
-  await ctx.stopDriver(run.id, 'cancel');
+  await ctx.effects.perform(stopDriver(run.id, 'cancel'));
   // Who cancelled is said once, in the summary; each step only says it never started.
   // A rollback waiting for a Confirm is cancelled with the rest: its buttons then decide nothing.
   await cancelUnstarted(ctx, run.id, 'not started: the run was cancelled', { rollbackToo: true });

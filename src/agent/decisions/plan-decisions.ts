@@ -121,7 +121,7 @@ async function decideApproval(
       event: { type: 'plan-approved', data: by },
     });
     if (!decided.ok) return decided;
-    ctx.kick(input.runId);
+    await ctx.effects.perform(drive(input.runId));
     return { ok: true, value: undefined };
   }
   const recorded = await decideOnPending(ctx, input, { approval, event: { type: 'plan-approved', data: by } });
@@ -146,7 +146,7 @@ async function decideApproval(
     alsoResolve: { kind: 'low-confidence', action: 'skip', userId: input.userId },
     event: { type: 'plan-approved', data: { ...by, why: `policy ${gate.current().hash.slice(0, 12)}: every step approved` } },
   });
-  if (moved.ok) ctx.kick(input.runId);
+  if (moved.ok) await ctx.effects.perform(drive(input.runId));
   return { ok: true, value: undefined };
 }
 
@@ -162,6 +162,7 @@ async function validateEdit(ctx: AgentContext, input: { runId: string; plan: unk
 
 export type { EditProblem } from '../model/refusal.ts';
 import type { EditProblem } from '../model/refusal.ts';
+import { drive } from '../ports/effects.ts';
 
 const editProblems = (problems: readonly PlanProblem[]): { ok: false; error: EditProblem[] } => ({
   ok: false,

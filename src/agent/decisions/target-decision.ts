@@ -17,6 +17,7 @@ interface ConfirmInput {
 
 export type { ConfirmRefusalCode } from '../model/refusal.ts';
 import type { ConfirmRefusalCode } from '../model/refusal.ts';
+import { drive } from '../ports/effects.ts';
 
 type ConfirmResult = Refused<void, ConfirmRefusalCode, Text>;
 
@@ -59,7 +60,7 @@ async function carryOut(ctx: AgentContext, input: ConfirmInput): Promise<Confirm
       return { ok: true, value: undefined };
     }
     await continueIfClear(ctx, input.runId);
-    ctx.kick(input.runId); // an executing run's driver looks again
+    await ctx.effects.perform(drive(input.runId)); // an executing run's driver looks again
   } else {
     await ctx.store.appendEvent(input.runId, 'target-aborted', { planVersion, stepId, by: userId, targets: decided.targets });
     await abortRun(ctx, input.runId, words`Aborted by ${person(userId)} instead of confirming what step ${stepId} acts on.`);

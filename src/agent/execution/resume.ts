@@ -13,6 +13,7 @@ import { awaitsConfirm } from './rollback.ts';
 import { planRun } from '../planning/plan-run.ts';
 import { replan } from './supervisor.ts';
 import { isOrphaned, READ_RUNS_AGAIN, requeueInterruptedReads, runsAgain } from './interrupted-reads.ts';
+import { drive, inBackground } from '../ports/effects.ts';
 
 /**
  * At start-up, and every few seconds after when replicas share the database: continue the runs
@@ -44,10 +45,12 @@ export async function resumeRuns(ctx: AgentContext, options: { startUp: boolean 
         await ctx.store.appendEvent(run.id, 'run-adopted', { by: ctx.owner, status: run.status });
         // Before the inbox replays the person's click, which needs the plan waiting again if the change never landed.
         if (await resumeInterruptedChange(ctx, run)) continue;
-        ctx.spawn(
-          ctx.leases.during(run.id, () => planAgain(ctx, run)),
-          'planning an adopted run',
-          run.id,
+        await ctx.effects.perform(
+          inBackground(
+            'planning an adopted run',
+            ctx.leases.during(run.id, () => planAgain(ctx, run)),
+            run.id,
+          ),
         );
       }
     } catch (error) {
@@ -75,7 +78,7 @@ async function driveAgain(ctx: AgentContext, runs: readonly RunRecord[]): Promis
     ctx.logger.error({ runs: runs.length, err: error }, 'could not resume runs');
   }
   for (const run of runs) {
-    if (recorded) ctx.kick(run.id);
+    if (recorded) await ctx.effects.perform(drive(run.id));
     // The adoption's own hold: the driver started above holds the lease for itself.
     await ctx.leases.release(run.id).catch(() => undefined);
   }

@@ -13,6 +13,7 @@ import { targetArgNames } from '../model/step-targets.ts';
 import { words } from '../text/text.ts';
 import { reportBoard } from '../delivery/board.ts';
 import { confidenceTooLow } from '../model/budgets.ts';
+import { drive } from '../ports/effects.ts';
 
 export const AUTO_APPROVER = 'tandem:auto';
 
@@ -115,5 +116,5 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
       pauseFrom: [], // stays awaiting approval: an approver's click is the human decision asked for
     });
   }
-  if (auto) ctx.kick(runId);
+  if (auto) await ctx.effects.perform(drive(runId));
 }

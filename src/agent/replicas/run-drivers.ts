@@ -70,7 +70,7 @@ export function createRunDrivers(
       )
       .finally(() => {
         if (drivers.get(runId)?.driver === driver) drivers.delete(runId);
-        if (driver.missedWake) ctx.kick(runId);
+        if (driver.missedWake) kick(ctx, runId);
       });
     drivers.set(runId, { driver, done });
     work.track(done, 'executing run', runId);

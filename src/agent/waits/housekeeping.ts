@@ -16,6 +16,7 @@ import { escalate } from '../execution/escalation.ts';
 import { withStepTitle } from '../delivery/owed-delivery.ts';
 import { person, type Text, type TextPart, words } from '../text/text.ts';
 import { currentAddressee, waitKey, type WaitKind } from './addressee.ts';
+import { drive } from '../ports/effects.ts';
 
 export const DEFAULT_HOUSEKEEPING: HousekeepingSettings = { remindAfterS: 1800, waitTtlS: 86_400 };
 
@@ -136,7 +137,7 @@ async function remindOrExpireConfirmations(ctx: AgentContext, run: RunRecord, no
  * driver back (a live one is only woken), which goes on or, failing again and again, escalates.
  */
 async function findHangingRun(ctx: AgentContext, run: RunRecord): Promise<void> {
-  if (run.status === 'executing' && ctx.soleOwner) return ctx.kick(run.id);
+  if (run.status === 'executing' && ctx.soleOwner) return ctx.effects.perform(drive(run.id));
   if (run.status !== 'paused') return;
   const [escalations, questions, confirmations, steps] = await Promise.all([
     ctx.store.listEscalations(run.id),

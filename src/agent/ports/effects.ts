@@ -1,0 +1,38 @@
+/**
+ * What should happen next, as a value. A decision, planning, a sweep or resume names the effect; the wiring
+ * (src/agent/effects-runner.ts) is the one place that performs it, so this process's run drivers and
+ * background work are reached from nowhere else (`.dependency-cruiser.cjs`: only-the-wiring-drives).
+ */
+import type { RunRecord } from './run-store.ts';
+
+/** People's answers to the questions a planner asked, given to the planner when it plans again. */
+export interface AnswerForPlanner {
+  question: string;
+  answer: string;
+  answeredBy: string | null;
+}
+
+export type Effect =
+  /** Drive an executing run (or wake its driver); nothing happens for a run already driven elsewhere or no longer executing. */
+  | { kind: 'drive'; runId: string }
+  /** Stop this process's driver of a run, if it has one; a `cancel` or `abort` also keeps the run from being driven again here. */
+  | { kind: 'stop-driver'; runId: string; stop: 'cancel' | 'abort' | 'halt' }
+  /** Plan the run again with every answer its planner's questions got, holding the run's lease meanwhile. */
+  | { kind: 'plan'; run: RunRecord; answers: AnswerForPlanner[] }
+  /** Work that goes on after the caller returns: the agent's idle() waits for it, a failure is logged. */
+  | { kind: 'in-background'; what: string; runId?: string; work: Promise<unknown> };
+
+export interface EffectsPort {
+  /** Resolves once the effect took hold: a stopped driver has stopped; the others are under way at once. */
+  perform(effect: Effect): Promise<void>;
+}
+
+export const drive = (runId: string): Effect => ({ kind: 'drive', runId });
+export const stopDriver = (runId: string, stop: 'cancel' | 'abort' | 'halt'): Effect => ({ kind: 'stop-driver', runId, stop });
+export const planAgain = (run: RunRecord, answers: AnswerForPlanner[]): Effect => ({ kind: 'plan', run, answers });
+export const inBackground = (what: string, work: Promise<unknown>, runId?: string): Effect => ({
+  kind: 'in-background',
+  what,
+  work,
+  ...(runId ? { runId } : {}),
+});

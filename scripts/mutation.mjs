@@ -1,4 +1,4 @@
-// Mutation testing of the modules that decide what may run (decision 024): each module is mutated and
+// Mutation testing of the modules that decide what may run (decision 027): each module is mutated and
 // run against its own unit tests only, one module at a time, so a survivor points at a missing test of
 // that module and not at a slow end-to-end test that happens to cover it. Not part of `npm test`.
 //

@@ -1,4 +1,4 @@
-// Mutation testing of the modules that decide what may run (decision 024): each module is mutated and
+// Mutation testing of the modules that decide what may run (decision 027): each module is mutated and
 // run against its own unit tests only, one module at a time, so a survivor points at a missing test of
 // that module and not at a slow end-to-end test that happens to cover it. Not part of `npm test`.
 //
@@ -22,7 +22,17 @@ const out = path.join(root, 'reports', 'mutation');
  * `<name>-mutants.test.ts`.
  */
 const MODULES = {
-  'approval-policy': { file: 'src/agent/decisions/approval-policy.ts', tests: ['test/agent/approval-policy*.test.ts'] },
+  // The approval policy is split by concern (approval-policy.ts re-exports the four files); its tests import it whole.
+  'approval-policy': {
+    files: [
+      'src/agent/decisions/approval-need.ts',
+      'src/agent/decisions/run-action-checks.ts',
+      'src/agent/decisions/approval-click.ts',
+      'src/agent/decisions/version-permission.ts',
+      'src/agent/decisions/settings-denial.ts',
+    ],
+    tests: ['test/agent/approval-policy*.test.ts'],
+  },
   // The digest check's own tests (digest-binding) are the ones that change stored content under an approval.
   'version-approval': {
     file: 'src/agent/decisions/version-approval.ts',
@@ -39,7 +49,27 @@ const MODULES = {
     file: 'src/integrations/github/search-qualifiers.ts',
     tests: ['test/**/search-qualifiers*.test.ts', 'test/agent/repository-allow-list*.test.ts'],
   },
+  // The wait model's transitions: which run status may move to which.
+  'run-moves': { file: 'src/agent/model/run-moves.ts', tests: ['test/agent/run-moves*.test.ts'] },
+  // The policy adapter every decision goes through: Cedar, the request it is asked, and the built-in policy
+  // compiled from the settings. (policy-files, policy-cases and schema are the CLI's and start-up's.)
+  'policy-adapter': {
+    files: [
+      'src/policy/cedar-engine.ts',
+      'src/policy/cedar-request.ts',
+      'src/policy/parse-policy-set.ts',
+      'src/policy/builtin-policy.ts',
+      'src/policy/policy-in-force.ts',
+      'src/policy/source-position.ts',
+    ],
+    // Not builtin-equivalence: its 120 generated settings take over 30 s instrumented on a loaded machine, for every
+    // mutant of the built-in policy; builtin-policy-words holds its rules and the allow-list's edges as tables.
+    tests: ['test/policy/policy-adapter*.test.ts', 'test/policy/builtin-policy*.test.ts'],
+  },
 };
+
+/** A module's files: `file` for one, `files` for a module split by concern. Paths are repository-relative. */
+const filesOf = (module) => module.files ?? [module.file];
 
 /** The least score on covered code a module must keep (issue 37). */
 const BREAK_AT = 90;
@@ -61,7 +91,7 @@ function chosenModules(argv) {
 function checkTypeScope() {
   const listed = JSON.parse(readFileSync(path.join(root, 'tsconfig.mutation.json'), 'utf8')).files ?? [];
   const missing = Object.values(MODULES)
-    .map((module) => module.file)
+    .flatMap(filesOf)
     .filter((file) => !listed.includes(file));
   if (missing.length) throw new Error(`tsconfig.mutation.json must list ${missing.join(', ')} in "files"`);
 }
@@ -83,7 +113,7 @@ function writeVitestConfig(name, tests) {
 function optionsFor(name) {
   const module = MODULES[name];
   return {
-    mutate: [module.file],
+    mutate: filesOf(module),
     testRunner: 'vitest',
     vitest: { configFile: writeVitestConfig(name, module.tests), related: false },
     checkers: ['typescript'],
@@ -125,19 +155,24 @@ function scoreOf(results) {
 checkTypeScope();
 const rows = [];
 for (const name of chosenModules(process.argv.slice(2))) {
-  console.log(`\n=== mutating ${MODULES[name].file}`);
+  const files = filesOf(MODULES[name]);
+  console.log(`\n=== mutating ${files.join(', ')}`);
   const results = await new Stryker(optionsFor(name)).runMutationTest();
   rows.push({ name, ...scoreOf(results) });
+  // A module of several files: a row per file too (indented), so each file's score can be read on its own.
+  if (files.length > 1)
+    for (const file of files)
+      rows.push({ name: `  ${path.basename(file)}`, part: true, ...scoreOf(results.filter((result) => path.normalize(result.fileName).endsWith(file))) });
 }
 
-console.log('\nmodule                  score  covered  survived  no-coverage');
+console.log('\nmodule                        score  covered  survived  no-coverage');
 for (const row of rows) {
   console.log(
-    `${row.name.padEnd(22)} ${row.total.toFixed(1).padStart(6)} ${row.covered.toFixed(1).padStart(8)} ${String(row.survived).padStart(9)} ${String(row.uncovered).padStart(12)}`,
+    `${row.name.padEnd(28)} ${row.total.toFixed(1).padStart(6)} ${row.covered.toFixed(1).padStart(8)} ${String(row.survived).padStart(9)} ${String(row.uncovered).padStart(12)}`,
   );
 }
 console.log(`\nreports: ${path.relative(process.cwd(), out)}/<module>/index.html`);
-const failing = rows.filter((row) => row.covered < BREAK_AT || row.uncovered > 0);
+const failing = rows.filter((row) => !row.part && (row.covered < BREAK_AT || row.uncovered > 0));
 if (failing.length) {
   console.error(`under ${BREAK_AT} % on covered code, or with code no test runs: ${failing.map((row) => row.name).join(', ')}`);
   process.exitCode = 1;

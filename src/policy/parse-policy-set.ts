@@ -22,28 +22,26 @@ export function parsePolicySet(sources: readonly PolicySource[]): Result<ParsedR
   const problems: PolicyProblem[] = [];
   const rules: ParsedRule[] = [];
   for (const source of sources) {
-    const parsed = cedar.checkParsePolicySet({ staticPolicies: source.text });
-    if (parsed.type === 'failure') {
-      for (const error of parsed.errors) problems.push(problemAt(source.file, source.text, error.sourceLocations?.[0]?.start ?? 0, oneLine(error)));
-      continue;
-    }
+    // Split first: asked to parse a set with a template, Cedar only says "static policy set includes a template".
     const parts = cedar.policySetTextToParts(source.text);
     if (parts.type === 'failure') {
-      problems.push(problemAt(source.file, source.text, 0, parts.errors.map(oneLine).join('; ')));
+      for (const error of parts.errors) problems.push(problemAt(source.file, source.text, error.sourceLocations?.[0]?.start ?? 0, oneLine(error)));
       continue;
     }
-    let cursor = 0;
-    for (const text of parts.policies) {
-      const found = source.text.indexOf(text, cursor);
-      const at = found < 0 ? cursor : found;
-      cursor = at + text.length;
-      const offset = Buffer.byteLength(source.text.slice(0, at), 'utf8');
+    if (parts.policy_templates.length > 0) {
+      problems.push(problemAt(source.file, source.text, 0, 'templates (?principal, ?resource) are not supported; write the rule out'));
+      continue;
+    }
+    // Cedar hands the rules back verbatim but keyed "policy0", "policy1", "policy10", "policy2"…: put them back in
+    // the file's order, each at its own place (the same text twice is two rules).
+    const taken = new Set<number>();
+    const located = parts.policies.map((text) => ({ text, at: placeOf(source.text, text, taken) })).sort((a, b) => a.at - b.at);
+    for (const { text, at } of located) {
+      const offset = Buffer.byteLength(source.text.slice(0, Math.max(at, 0)), 'utf8');
       const rule = describeRule(source, text, offset);
       if (!rule.ok) problems.push(rule.error);
       else rules.push(rule.value);
     }
-    if (parts.policy_templates.length > 0)
-      problems.push(problemAt(source.file, source.text, 0, 'templates (?principal, ?resource) are not supported; write the rule out'));
   }
   const seen = new Map<string, ParsedRule>();
   for (const rule of rules) {
@@ -53,6 +51,14 @@ export function parsePolicySet(sources: readonly PolicySource[]): Result<ParsedR
     seen.set(rule.id, rule);
   }
   return problems.length ? { ok: false, error: problems } : { ok: true, value: rules };
+}
+
+/** Where a rule's text first stands in its file at a place no earlier rule took (-1: nowhere). */
+function placeOf(fileText: string, ruleText: string, taken: Set<number>): number {
+  let at = fileText.indexOf(ruleText);
+  while (at >= 0 && taken.has(at)) at = fileText.indexOf(ruleText, at + 1);
+  taken.add(at);
+  return at;
 }
 
 function describeRule(source: PolicySource, text: string, offset: number): Result<ParsedRule, PolicyProblem> {

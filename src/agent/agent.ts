@@ -5,6 +5,7 @@
  * life (resume, shutdown, housekeeping).
  */
 import { escalateDriverFailure } from './execution/driver-failure.ts';
+import { RunDriver } from './execution/run-driver.ts';
 import type { AgentContext, AgentDeps } from './context.ts';
 import { createAgentContext } from './agent-context.ts';
 import { createBackgroundWork, type BackgroundWork } from './replicas/background-work.ts';
@@ -34,9 +35,18 @@ export interface Agent extends AgentApi {
 
 export function createAgent(deps: AgentDeps): Agent {
   const work = createBackgroundWork(deps.logger);
-  const drivers = createRunDrivers(work, escalateDriverFailure, deps.isStoreOutage);
+  const drivers = createRunDrivers((ctx, runId) => new RunDriver(ctx, runId), work, escalateDriverFailure, deps.isStoreOutage);
   const ctx = createAgentContext(deps, drivers, work);
-  const timers = createReplicaTimers(ctx, work);
+  const timers = createReplicaTimers(
+    {
+      sweepOwed: () => sweepOwed(ctx, { startUp: false }),
+      adoptOrphans: () => resumeRuns(ctx, { startUp: false }),
+      soleOwner: ctx.soleOwner,
+      adoptEveryMs: ctx.leases.settings.adoptEveryMs,
+      logger: ctx.logger,
+    },
+    work,
+  );
   return {
     ...namingApproversIn(ctx, { ...runsApi(ctx, work), ...planDecisionsApi(ctx, work), resolveEscalation: (input) => resolveEscalation(ctx, input) }),
     reassign: (input) => reassignWait(ctx, input),

@@ -1,6 +1,7 @@
 /**
  * The wiring's one performer of effects (ports/effects.ts): the only code that starts, wakes or stops this
- * process's run drivers, plans a run again in the background or hands work to the background. Everything
+ * process's run drivers, delivers what a run owes its thread, plans a run again in the background or hands
+ * work to the background. Everything
  * else in the agent says what should happen next as an Effect.
  */
 import type { AgentContext } from './context.ts';
@@ -8,6 +9,7 @@ import type { Effect, EffectsPort } from './ports/effects.ts';
 import { planRun } from './planning/plan-run.ts';
 import type { BackgroundWork } from './replicas/background-work.ts';
 import type { RunDrivers } from './replicas/run-drivers.ts';
+import { deliverOwed } from './delivery/owed-delivery.ts';
 
 /** `context()`: the context the drivers and planners work with (built with this runner in it). */
 export function createEffectsRunner(drivers: RunDrivers, work: BackgroundWork, context: () => AgentContext): EffectsPort {
@@ -17,6 +19,8 @@ export function createEffectsRunner(drivers: RunDrivers, work: BackgroundWork, c
       switch (effect.kind) {
         case 'drive':
           return drivers.kick(ctx, effect.runId);
+        case 'deliver':
+          return deliverOwed(ctx, effect.runId);
         case 'stop-driver':
           await drivers.stop(effect.runId, effect.stop);
           return;

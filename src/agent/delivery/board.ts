@@ -1,6 +1,6 @@
 /** The status board: one line per step of the current plan version, plus any rollback steps, and the run's true outcome on top. */
 import type { Plan } from '../model/plan/plan.ts';
-import type { AgentContext } from '../context.ts';
+import type { DeliveryContext } from './delivery-context.ts';
 import type { RunRecord, StepRecord } from '../ports/run-store.ts';
 import type { BoardState, BoardStep } from '../ports/surface.ts';
 import type { RunEvent } from '../model/run-events.ts';
@@ -121,7 +121,7 @@ export function uncheckedSteps(events: readonly RunEvent[]): Set<string> {
  * ran is answered in the plan's own message). The board draws the last version that ran; a newer one
  * waiting for approval is named as what replaced it.
  */
-export async function reportBoard(ctx: AgentContext, runId: string, read?: RunRecord): Promise<void> {
+export async function reportBoard(ctx: DeliveryContext, runId: string, read?: RunRecord): Promise<void> {
   const run = read ?? (await ctx.store.getRun(runId));
   if (!run?.currentPlanVersion) return;
   const steps = await ctx.store.listSteps(runId);

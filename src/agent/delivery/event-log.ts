@@ -6,7 +6,7 @@
  * the log before a step's end, so what the step logged while it ran stays ahead of it. flush() before
  * the run moves on.
  */
-import type { AgentContext } from '../context.ts';
+import type { DeliveryContext } from './delivery-context.ts';
 import { runEvent, type RunEventArgs, type RunEventInput } from '../model/run-events.ts';
 
 export interface EventLog {
@@ -15,7 +15,7 @@ export interface EventLog {
   flush(): Promise<void>;
 }
 
-export function createEventLog(ctx: AgentContext, runId: string): EventLog {
+export function createEventLog(ctx: DeliveryContext, runId: string): EventLog {
   let pending: RunEventInput[] = [];
   let writing: Promise<void> | null = null;
   const writeBatches = async () => {

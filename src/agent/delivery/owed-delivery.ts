@@ -9,7 +9,7 @@ import { TextSchema } from '../text/text.ts';
 import { reportBoard } from './board.ts';
 import { RunVerdictSchema } from '../model/run-outcome.ts';
 import { StepResultSchema } from '../model/step-results.ts';
-import type { AgentContext } from '../context.ts';
+import type { DeliveryContext } from './delivery-context.ts';
 import type { ConfirmationRecord, EscalationRecord, NewOwedMessage, OweAlong, OwedMessage, RunRecord } from '../ports/run-store.ts';
 import type { EscalationOffer, RunSummary } from '../ports/surface.ts';
 
@@ -42,12 +42,12 @@ export function owedSummary(runId: string, summary: Omit<RunSummary, 'run'>): Ne
 }
 
 /** Delivers what one run owes, in order; the caller recorded it moments ago (or holds the run). */
-export function deliverOwed(ctx: AgentContext, runId: string): Promise<void> {
+export function deliverOwed(ctx: DeliveryContext, runId: string): Promise<void> {
   return deliverClaimed(ctx, () => ctx.store.claimOwed({ owner: ctx.owner, leaseMs: OWED_LEASE_MS, all: false, runId, limit: 20 }));
 }
 
 /** Delivers what other replicas, or this store's previous process (`startUp`), left owed. */
-export function sweepOwed(ctx: AgentContext, options: { startUp: boolean }): Promise<void> {
+export function sweepOwed(ctx: DeliveryContext, options: { startUp: boolean }): Promise<void> {
   return deliverClaimed(ctx, () => ctx.store.claimOwed({ owner: ctx.owner, leaseMs: OWED_LEASE_MS, all: options.startUp && ctx.soleOwner, limit: 50 }));
 }
 
@@ -56,9 +56,9 @@ export function sweepOwed(ctx: AgentContext, options: { startUp: boolean }): Pro
  * minutes: a second claim of the same message meanwhile (the run's own delivery, or a sweep) leaves it to
  * the first, which would otherwise race it to the thread and post it twice.
  */
-const delivering = new WeakMap<AgentContext, Set<string>>();
+const delivering = new WeakMap<DeliveryContext, Set<string>>();
 
-async function deliverClaimed(ctx: AgentContext, claim: () => Promise<OwedMessage[]>): Promise<void> {
+async function deliverClaimed(ctx: DeliveryContext, claim: () => Promise<OwedMessage[]>): Promise<void> {
   const inFlight = delivering.get(ctx) ?? new Set<string>();
   delivering.set(ctx, inFlight);
   // A run whose earlier message is not delivered (under way here, or failed just now) gets its later ones after it, so its thread reads in order.
@@ -87,7 +87,7 @@ async function deliverClaimed(ctx: AgentContext, claim: () => Promise<OwedMessag
 }
 
 /** Runs `work` while renewing the message's lease, so no peer takes it over while Slack is slow to answer. */
-async function withLeaseHeld(ctx: AgentContext, id: string, work: () => Promise<void>): Promise<void> {
+async function withLeaseHeld(ctx: DeliveryContext, id: string, work: () => Promise<void>): Promise<void> {
   const renewal = setInterval(() => void ctx.store.deferOwed({ id, retryInMs: OWED_LEASE_MS }).catch(() => undefined), OWED_LEASE_MS / 3);
   renewal.unref?.();
   try {
@@ -98,7 +98,7 @@ async function withLeaseHeld(ctx: AgentContext, id: string, work: () => Promise<
 }
 
 /** Owed along with an escalation (`openEscalation`): the message offering the answers that can work, as decided when it was opened. */
-export const owedEscalation = (ctx: AgentContext, offer: EscalationOffer | undefined): OweAlong => ({
+export const owedEscalation = (ctx: DeliveryContext, offer: EscalationOffer | undefined): OweAlong => ({
   payload: offer ? { offer } : {},
   owner: ctx.owner,
   leaseMs: OWED_LEASE_MS,
@@ -106,7 +106,7 @@ export const owedEscalation = (ctx: AgentContext, offer: EscalationOffer | undef
 /** The key an escalation's message was delivered with (the store owes it as `<run>/escalation/<id>`). */
 export const escalationMessageKey = (escalation: Pick<EscalationRecord, 'runId' | 'id'>): string => `${escalation.runId}/escalation/${escalation.id}`;
 /** Owed along with an ask_human question (`openQuestion`). */
-export const owedQuestion = (ctx: AgentContext, stepId: string, question: string): OweAlong => ({
+export const owedQuestion = (ctx: DeliveryContext, stepId: string, question: string): OweAlong => ({
   payload: { stepId, question },
   owner: ctx.owner,
   leaseMs: OWED_LEASE_MS,
@@ -145,7 +145,7 @@ const offerOfOlderRow = (escalation: EscalationRecord): EscalationOffer => ({
 const questionPayload = z.object({ stepId: z.string(), question: z.string() });
 const confirmationPayload = z.object({ planVersion: z.number(), stepId: z.string() });
 
-async function deliverOne(ctx: AgentContext, message: OwedMessage): Promise<void> {
+async function deliverOne(ctx: DeliveryContext, message: OwedMessage): Promise<void> {
   const run = await ctx.store.getRun(message.runId);
   if (!run) return;
   const delivery = { key: message.id, mayExist: message.attempts > 1 };
@@ -175,7 +175,7 @@ async function deliverOne(ctx: AgentContext, message: OwedMessage): Promise<void
 }
 
 /** A Confirm request with its step's sentence, so the thread names the step as the plan did, not by id and tool. */
-export async function withStepTitle(ctx: AgentContext, confirmation: ConfirmationRecord): Promise<ConfirmationRecord> {
+export async function withStepTitle(ctx: DeliveryContext, confirmation: ConfirmationRecord): Promise<ConfirmationRecord> {
   const step = (await ctx.store.listSteps(confirmation.runId, confirmation.planVersion)).find((s) => s.stepId === confirmation.stepId);
   return { ...confirmation, stepTitle: step?.title ?? null };
 }

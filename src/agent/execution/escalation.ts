@@ -3,7 +3,8 @@ import { movesFrom } from '../model/run-moves.ts';
 import { reportBoard } from '../delivery/board.ts';
 import type { AgentContext } from '../context.ts';
 import { escalationOffer } from './escalation-offer.ts';
-import { deliverOwed, owedEscalation } from '../delivery/owed-delivery.ts';
+import { owedEscalation } from '../delivery/owed-delivery.ts';
+import { deliverOwed } from '../ports/effects.ts';
 import type { EscalationRecord, RunStatus } from '../ports/run-store.ts';
 import type { Text } from '../text/text.ts';
 
@@ -36,7 +37,7 @@ export async function escalate(
     stepId: input.stepId,
     message: input.message,
   });
-  await deliverOwed(ctx, input.runId);
+  await ctx.effects.perform(deliverOwed(input.runId));
   if (input.board !== false) await reportBoard(ctx, input.runId);
   return escalation;
 }

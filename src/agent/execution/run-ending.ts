@@ -7,7 +7,8 @@ import { runOutcome } from '../model/run-outcome.ts';
 import { stepResult } from '../model/step-results.ts';
 import { SKIPPED_BY_PERSON } from '../model/step-codes.ts';
 import type { RunSummary } from '../ports/surface.ts';
-import { deliverOwed, OWED_LEASE_MS, owedSummary } from '../delivery/owed-delivery.ts';
+import { OWED_LEASE_MS, owedSummary } from '../delivery/owed-delivery.ts';
+import { deliverOwed } from '../ports/effects.ts';
 import { rollbackStepsInOrder } from './rollback.ts';
 import { eventsOfType } from '../model/run-events.ts';
 import type { Text } from '../text/text.ts';
@@ -80,7 +81,7 @@ async function recordEnd(
   // One writer per status board: a driver on another replica sees the run end and lets go first.
   await ctx.leases.take(runId);
   try {
-    await deliverOwed(ctx, runId);
+    await ctx.effects.perform(deliverOwed(runId));
   } finally {
     await ctx.leases.release(runId).catch(() => undefined);
   }

@@ -1,5 +1,5 @@
 /**
- * What should happen next, as a value. A decision, planning, a sweep or resume names the effect; the wiring
+ * What should happen next, as a value. A decision, planning, execution, a sweep or resume names the effect; the wiring
  * (src/agent/effects-runner.ts) is the one place that performs it, so this process's run drivers and
  * background work are reached from nowhere else (`.dependency-cruiser.cjs`: only-the-wiring-drives).
  */
@@ -15,6 +15,8 @@ export interface AnswerForPlanner {
 export type Effect =
   /** Drive an executing run (or wake its driver); nothing happens for a run already driven elsewhere or no longer executing. */
   | { kind: 'drive'; runId: string }
+  /** Deliver what the run owes its thread (recorded with the write just made), in order; done or deferred when it resolves. */
+  | { kind: 'deliver'; runId: string }
   /** Stop this process's driver of a run, if it has one; a `cancel` or `abort` also keeps the run from being driven again here. */
   | { kind: 'stop-driver'; runId: string; stop: 'cancel' | 'abort' | 'halt' }
   /** Plan the run again with every answer its planner's questions got, holding the run's lease meanwhile. */
@@ -28,6 +30,7 @@ export interface EffectsPort {
 }
 
 export const drive = (runId: string): Effect => ({ kind: 'drive', runId });
+export const deliverOwed = (runId: string): Effect => ({ kind: 'deliver', runId });
 export const stopDriver = (runId: string, stop: 'cancel' | 'abort' | 'halt'): Effect => ({ kind: 'stop-driver', runId, stop });
 export const planAgain = (run: RunRecord, answers: AnswerForPlanner[]): Effect => ({ kind: 'plan', run, answers });
 export const inBackground = (what: string, work: Promise<unknown>, runId?: string): Effect => ({

@@ -4,9 +4,7 @@
  * whose replica died (its lease ran out). Neither timer alone keeps a process alive.
  */
 import type { BackgroundWork } from './background-work.ts';
-import type { AgentContext } from '../context.ts';
-import { sweepOwed } from '../delivery/owed-delivery.ts';
-import { resumeRuns } from '../execution/resume.ts';
+import type { LogPort } from '../ports/logger.ts';
 
 /** How often this replica looks for owed messages nobody is delivering. */
 const OWED_SWEEP_MS = 5_000;
@@ -17,7 +15,17 @@ export interface ReplicaTimers {
   stop(): void;
 }
 
-export function createReplicaTimers(ctx: AgentContext, work: BackgroundWork): ReplicaTimers {
+/** What the timers do and when; the wiring passes the work (delivery's sweep, resume's adoption scan). */
+export interface ReplicaTimerWork {
+  sweepOwed(): Promise<void>;
+  adoptOrphans(): Promise<void>;
+  /** With the store to itself, no peer can die: no adoption timer. */
+  soleOwner: boolean;
+  adoptEveryMs: number;
+  logger: LogPort;
+}
+
+export function createReplicaTimers(timed: ReplicaTimerWork, work: BackgroundWork): ReplicaTimers {
   let owedSweep: ReturnType<typeof setInterval> | undefined;
   let adoption: ReturnType<typeof setInterval> | undefined;
   let stopped = false;
@@ -26,8 +34,9 @@ export function createReplicaTimers(ctx: AgentContext, work: BackgroundWork): Re
   const scanForAdoption = () => {
     if (scanning) return; // a slow scan is not doubled up
     scanning = true;
-    void resumeRuns(ctx, { startUp: false })
-      .catch((error: unknown) => ctx.logger.warn({ err: error }, 'adoption scan failed'))
+    void timed
+      .adoptOrphans()
+      .catch((error: unknown) => timed.logger.warn({ err: error }, 'adoption scan failed'))
       .finally(() => (scanning = false));
   };
 
@@ -35,11 +44,11 @@ export function createReplicaTimers(ctx: AgentContext, work: BackgroundWork): Re
     start() {
       if (stopped) return;
       if (!owedSweep) {
-        owedSweep = setInterval(() => work.track(sweepOwed(ctx, { startUp: false }), 'delivering owed messages'), OWED_SWEEP_MS);
+        owedSweep = setInterval(() => work.track(timed.sweepOwed(), 'delivering owed messages'), OWED_SWEEP_MS);
         owedSweep.unref?.();
       }
-      if (ctx.soleOwner || adoption) return;
-      adoption = setInterval(scanForAdoption, ctx.leases.settings.adoptEveryMs);
+      if (timed.soleOwner || adoption) return;
+      adoption = setInterval(scanForAdoption, timed.adoptEveryMs);
       adoption.unref?.();
     },
     stop() {

@@ -4,7 +4,17 @@
  */
 import type { BackgroundWork } from './background-work.ts';
 import type { AgentContext } from '../context.ts';
-import { RunDriver } from '../execution/run-driver.ts';
+
+/** What this module needs of a run's driver (execution/run-driver.ts; the wiring passes the factory). */
+export interface Driver {
+  drive(): Promise<void>;
+  wake(): void;
+  drain(): void;
+  halt(): void;
+  abandon(): void;
+  /** A wake came while the last drive was ending: drive once more. */
+  readonly missedWake: boolean;
+}
 
 /** About ten minutes of drives failing 2 s apart. */
 const MAX_REDRIVES = 300;
@@ -27,11 +37,12 @@ const TELL_AFTER_FAILURES = 3;
  * escalateDriverFailure); true when one now decides, false when the store could not take it (drive again).
  */
 export function createRunDrivers(
+  newDriver: (ctx: AgentContext, runId: string) => Driver,
   work: BackgroundWork,
   tell?: (ctx: AgentContext, runId: string, error: unknown) => Promise<boolean>,
   isStoreOutage: (error: unknown) => boolean = () => false,
 ): RunDrivers {
-  const drivers = new Map<string, { driver: RunDriver; done: Promise<void> }>();
+  const drivers = new Map<string, { driver: Driver; done: Promise<void> }>();
   /** Runs that are ending: nothing may drive them again. */
   const stopped = new Set<string>();
   /** Runs whose last drives failed in a row, and how many times: each is driven again after a growing pause. */
@@ -42,7 +53,7 @@ export function createRunDrivers(
     if (!accepting || stopped.has(runId)) return;
     const active = drivers.get(runId);
     if (active) return active.driver.wake();
-    const driver = new RunDriver(ctx, runId);
+    const driver = newDriver(ctx, runId);
     const done = driver
       .drive()
       .then(

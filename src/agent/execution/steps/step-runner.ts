@@ -4,7 +4,8 @@
  * redacted, limited and evaluated, and the result recorded (before any dependant starts).
  */
 import { attributionFor } from './attribution.ts';
-import { deliverOwed, owedQuestion } from '../../delivery/owed-delivery.ts';
+import { owedQuestion } from '../../delivery/owed-delivery.ts';
+import { deliverOwed } from '../../ports/effects.ts';
 import type { AgentContext } from '../../context.ts';
 import { evaluateStep } from './evaluator.ts';
 import type { EventLog } from '../../delivery/event-log.ts';
@@ -212,7 +213,7 @@ async function settleQuestion(ctx: AgentContext, step: ClaimedStep, asked: strin
   const question = redactValue(asked, ctx.settings.secrets);
   await ctx.store.openQuestion({ ...key, question }, owedQuestion(ctx, key.stepId, question));
   if (!(await finish(ctx, step, 'waiting', {}))) return { status: 'lost' };
-  await deliverOwed(ctx, key.runId);
+  await ctx.effects.perform(deliverOwed(key.runId));
   return { status: 'waiting' };
 }
 

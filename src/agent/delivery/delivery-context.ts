@@ -1,0 +1,26 @@
+/**
+ * What delivery uses of the agent, and nothing more: the store's runs, plans, steps, events, outbox and
+ * human input, the two surfaces, a logger, this replica and a clock. The wiring passes its AgentContext,
+ * which has all of these; delivery cannot reach a driver, a planner or a decision through it.
+ */
+import type { EventsPort } from '../ports/events.ts';
+import type { HumanInputPort } from '../ports/human-input.ts';
+import type { LogPort } from '../ports/logger.ts';
+import type { OutboxPort } from '../ports/outbox.ts';
+import type { PlansPort } from '../ports/plans.ts';
+import type { RunsPort } from '../ports/runs.ts';
+import type { StepsPort } from '../ports/steps.ts';
+import type { Surface } from '../ports/surface.ts';
+
+export interface DeliveryContext {
+  store: RunsPort & PlansPort & StepsPort & EventsPort & OutboxPort & HumanInputPort;
+  /** Best-effort: a surface that throws is logged and the run goes on (the board). */
+  surface: Surface;
+  /** The same surface without the safety net, for owed messages: a delivery that fails stays owed and is tried again. */
+  deliverySurface: Surface;
+  logger: LogPort;
+  /** This replica's id, and whether it has the store to itself (an owed message's lease is then always its own). */
+  owner: string;
+  soleOwner: boolean;
+  now(): Date;
+}

@@ -4,6 +4,7 @@
 //
 //   npm run test:mutation                               every module below
 //   npm run test:mutation -- --module approval-policy   one (repeat --module for more)
+//   npm run test:mutation -- --module policy-adapter --file cedar-engine.ts   one file of a module
 //
 // Reports: reports/mutation/<module>/index.html and mutation.json (git-ignored). Exits 1 when a module
 // scores under 90 % on covered code or leaves code no test runs.
@@ -70,15 +71,21 @@ const MODULES = {
 
 /** A module's files: `file` for one, `files` for a module split by concern. Paths are repository-relative. */
 const filesOf = (module) => module.files ?? [module.file];
+/** The files of a module this run mutates: all of them, or those `--file` names. */
+const mutatedFilesOf = (module) => filesOf(module).filter((file) => onlyFiles.length === 0 || onlyFiles.some((end) => file.endsWith(end)));
 
 /** The least score on covered code a module must keep (issue 37). */
 const BREAK_AT = 90;
+
+/** `--file <name>`: of a module's files, only those whose path ends with one of these (a part of a slow module). */
+const onlyFiles = [];
 
 function chosenModules(argv) {
   const names = [];
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--module') names.push(argv[++i]);
     else if (argv[i]?.startsWith('--module=')) names.push(argv[i].slice('--module='.length));
+    else if (argv[i] === '--file') onlyFiles.push(argv[++i]);
     else throw new Error(`unknown argument ${argv[i]}; use --module <name> (one of: ${Object.keys(MODULES).join(', ')})`);
   }
   for (const name of names) {
@@ -113,7 +120,7 @@ function writeVitestConfig(name, tests) {
 function optionsFor(name) {
   const module = MODULES[name];
   return {
-    mutate: filesOf(module),
+    mutate: mutatedFilesOf(module),
     testRunner: 'vitest',
     vitest: { configFile: writeVitestConfig(name, module.tests), related: false },
     checkers: ['typescript'],
@@ -155,7 +162,7 @@ function scoreOf(results) {
 checkTypeScope();
 const rows = [];
 for (const name of chosenModules(process.argv.slice(2))) {
-  const files = filesOf(MODULES[name]);
+  const files = mutatedFilesOf(MODULES[name]);
   console.log(`\n=== mutating ${files.join(', ')}`);
   const results = await new Stryker(optionsFor(name)).runMutationTest();
   rows.push({ name, ...scoreOf(results) });

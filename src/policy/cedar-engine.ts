@@ -59,6 +59,9 @@ export function loadPolicy(sources: readonly PolicySource[], schema = tandemSche
       return { ok: false, error: preparsed.errors.map((error) => ({ file: 'policy', line: 1, column: 1, message: oneLine(error) })) };
   }
   const groups = [...new Set(rules.flatMap((rule) => [...rule.text.matchAll(/Group::"((?:[^"\\]|\\.)*)"/g)].map((match) => match[1]!)))];
+  // Cedar names the rules behind an answer in no fixed order: they are given in the policy's, so what a decision
+  // records, and the rule a refusal or the plan message names first, does not change from one process to the next.
+  const order = new Map(rules.map((rule, index) => [rule.id, index]));
   const warnings = rules
     .filter((rule) => rule.effect === 'permit' && rule.anyPrincipal)
     .map((rule) => ({ file: rule.file, line: rule.line, column: 1, message: `rule "${rule.id}" has no condition on principal: it permits everyone` }));
@@ -71,9 +74,9 @@ export function loadPolicy(sources: readonly PolicySource[], schema = tandemSche
       rules: rules.map(publicRule),
       groups,
       warnings,
-      decide: (question) => decide(hash, sets, question),
+      decide: (question) => decide(hash, sets, order, question),
       whoMay: (question) => {
-        const permits = new Set(whoMay((probe) => decide(hash, sets, probe), rules, groups, question));
+        const permits = new Set(whoMay((probe) => decide(hash, sets, order, probe), rules, groups, question));
         return rules.filter((rule) => rule.effect === 'permit' && permits.has(rule.id)).map(publicRule);
       },
     },
@@ -83,7 +86,7 @@ export function loadPolicy(sources: readonly PolicySource[], schema = tandemSche
 const setKey = (hash: string, action: string) => `${hash}:${action}`;
 
 /** Cedar's rule over the sets asked: a forbid that matched anywhere denies; otherwise a permit that matched allows. */
-function decide(hash: string, sets: ReadonlyMap<string, unknown>, question: PolicyQuestion): PolicyDecision {
+function decide(hash: string, sets: ReadonlyMap<string, unknown>, order: ReadonlyMap<string, number>, question: PolicyQuestion): PolicyDecision {
   const request = requestOf(question);
   const keys = [setKey(hash, question.action)].filter((key) => sets.has(key));
   const permits: string[] = [];
@@ -101,8 +104,9 @@ function decide(hash: string, sets: ReadonlyMap<string, unknown>, question: Poli
     (decision === 'allow' ? permits : forbids).push(...diagnostics.reason);
     errors.push(...diagnostics.errors.map((error) => `${error.policyId}: ${oneLine(error.error)}`));
   }
-  if (forbids.length || failed) return { permitted: false, rules: forbids, errors };
-  return { permitted: permits.length > 0, rules: permits, errors };
+  const inPolicyOrder = (ids: string[]) => ids.sort((a, b) => order.get(a)! - order.get(b)!);
+  if (forbids.length || failed) return { permitted: false, rules: inPolicyOrder(forbids), errors };
+  return { permitted: permits.length > 0, rules: inPolicyOrder(permits), errors };
 }
 
 const publicRule = ({ text: _text, offset: _offset, anyPrincipal: _any, actions: _actions, ...rule }: ParsedRule): PolicyRule => rule;

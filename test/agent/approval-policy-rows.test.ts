@@ -13,6 +13,7 @@ import type { ApprovalRecord } from '../../src/agent/ports/plans.ts';
 import type { Risk } from '../../src/agent/ports/tool.ts';
 import { loadPolicy } from '../../src/policy/cedar-engine.ts';
 import { spoken } from './support/spoken.ts';
+import { approversGate } from '../helpers/policy-gate.ts';
 
 /** Names no group, so nobody's groups are ever looked up. */
 const GROUP_FREE = `
@@ -192,5 +193,46 @@ describe('whether recorded approvals let a version run: each approval for what i
     ],
   ] as const)('%s', async (_name, tools, approvals, expected) => {
     expect(await check([...tools], [...approvals])).toEqual(expected);
+  });
+});
+
+describe('under the built-in policy, a step off the repository allow-list is refused in the allow-list’s words', () => {
+  const builtin = approversGate(['UAPP'], { repos: ['acme/*'] });
+  const offList = {
+    version: 1,
+    plan: PlanSchema.parse({ goal: 'g', confidence: 0.9, steps: [{ id: 's1', title: 't', tool: 'put', args: { repo: 'evil/x' } }], rollback: [] }),
+  };
+
+  it('an approver approving it', async () => {
+    const result = spoken(await checkPolicyApprover({ gate: builtin, userId: 'UAPP', run, version: offList, digest: 'd1', riskOf, earlier: [] }));
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: 'policy-refused', message: expect.stringMatching(/^That repository is not on the allow-list: /) },
+    });
+  });
+
+  it('an approver confirming it', async () => {
+    const policy = { gate: builtin, run, step: { id: 's1', tool: 'put', args: { repo: 'evil/x' } } };
+    const result = spoken(await checkConfirmer({ risk: 'write', userId: 'UAPP', policy }));
+    expect(result).toMatchObject({ ok: false, error: { code: 'not-approver', message: expect.stringMatching(/^That repository is not on the allow-list: /) } });
+  });
+});
+
+describe('records that do not let a version run', () => {
+  const check = (tools: string[], approvals: ApprovalRecord[]) =>
+    policyVersionApproved({ gate: owners, run, version: versionOf(tools), digest: 'd1', riskOf, approvals });
+
+  it('a rejection is no approval', async () => {
+    expect(await check(['get'], [approval('UENG', { decision: 'rejected' })])).toEqual({
+      ok: false,
+      error: { code: 'no-approval', message: 'no approval of v1 is recorded' },
+    });
+  });
+
+  it('a person’s approval recorded without a policy hash counts only if it was checked for this version’s need', async () => {
+    const unchecked = [approval('UOWN1', { policyHash: null, need: 'approver' }), approval('UOWN2', { policyHash: null, need: 'approver' })];
+    expect(await check(['merge'], unchecked)).toMatchObject({ ok: false, error: { code: 'none-covers' } });
+    const checked = unchecked.map((row) => ({ ...row, need: 'approver-not-requester' as const }));
+    expect(await check(['merge'], checked)).toEqual({ ok: true, value: undefined });
   });
 });

@@ -52,6 +52,22 @@ permit (principal == User::"U_ROOT", action, resource);
 @id("also-eng")
 permit (principal in Group::"S_ENG", action == Action::"approve", resource is Step)
 when { resource.risk == "read" };
+
+@id("both-groups")
+permit (principal, action == Action::"skip", resource is Run)
+when { principal in Group::"S_A" && principal in Group::"S_B" };
+
+@id("a-not-b")
+permit (principal, action == Action::"abort", resource is Run)
+when { principal in Group::"S_A" && !(principal in Group::"S_B") };
+
+@id("in-no-group")
+permit (principal, action == Action::"answer", resource is Run)
+when { principal == User::"U_X" && !(principal in Group::"S_A") && !(principal in Group::"S_B") };
+
+@id("not-the-requester")
+permit (principal, action == Action::"replan", resource is Run)
+when { principal != context.requester };
 `;
 
 const loaded = loadPolicy([{ file: 'team.cedar', text: POLICY }]);
@@ -117,6 +133,20 @@ describe('a question and its answer', () => {
     expect(answer).toEqual(expected);
   });
 
+  it('names the rules behind an answer in the order the policy states them', () => {
+    const forbids = loadPolicy([
+      {
+        file: 'f.cedar',
+        text: ['c', 'a', 'b'].map((id) => `@id("${id}") forbid (principal, action == Action::"approve", resource is Step);`).join('\n'),
+      },
+    ]);
+    expect(forbids.ok && forbids.value.decide({ user: 'U1', groups: [], action: 'approve', resource: step(), situation: SITUATION }).rules).toEqual([
+      'c',
+      'a',
+      'b',
+    ]);
+  });
+
   it('a rule that fails to evaluate neither permits nor forbids, and says why', () => {
     expect(ask('U_ODD', [], 'skip', run(), { planVersion: 1 })).toEqual({
       permitted: false,
@@ -146,6 +176,12 @@ describe('who may, before anyone asked', () => {
     // The checks ask with the schedule's maker as the requester.
     ['removing a schedule: its maker', 'cancel', schedule(), { requester: 'UMAKER' }, ['makers', 'root']],
     ['retrying an escalated run: the named user', 'retry', run(), { escalated: true }, ['escalated', 'root']],
+    // Probed in no group, in every group, and in each group alone.
+    ['skipping: a member of two groups at once', 'skip', run(), {}, ['overflow', 'root', 'both-groups']],
+    ['aborting: a member of one group but not the other', 'abort', run(), {}, ['root', 'a-not-b']],
+    ['answering: a named person in no group', 'answer', run(), {}, ['root', 'in-no-group']],
+    // Probed as nobody in particular, too.
+    ['replanning: anyone but the requester', 'replan', run(), {}, ['root', 'not-the-requester']],
   ] as const)('%s', (_name, action, resource, situation, rules) => {
     expect(whoMay(action, resource, situation)).toEqual(rules);
   });
@@ -206,6 +242,10 @@ describe('the policy hash', () => {
     ['a file left out', [a]],
   ] as const)('changes when %s', (_name, sources) => {
     expect(policyHash([...sources])).not.toBe(policyHash([a, b]));
+  });
+
+  it('keeps the schema apart from the first file name', () => {
+    expect(policyHash([{ file: 'a.cedar', text: a.text }], 'S')).not.toBe(policyHash([{ file: '.cedar', text: a.text }], 'Sa'));
   });
 
   it('changes with the schema', () => {

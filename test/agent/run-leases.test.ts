@@ -108,3 +108,29 @@ describe('run leases held by one replica while a scan or a heartbeat races its r
     }
   });
 });
+
+describe('a run this replica leased and has not let go', () => {
+  it('is never taken by its periodic scan (it may be one being planned here right now), only at start-up under the same name', async () => {
+    // Leased to its creator in the creating write, before the creator counts it as held.
+    const run = await db.store.createRun({
+      task: 'plan me once',
+      requester: 'UREQ',
+      conversation: { channel: 'C1', threadTs: `${Math.random()}` },
+      origin: 'mention',
+      lease: { owner: 'replica-a', leaseMs: 30_000 },
+    });
+    const a = leasesFor('replica-a', db.store);
+    try {
+      expect((await a.adopt(['planning'])).map((r) => r.id)).not.toContain(run.id);
+      // A process restarted under the same owner takes what its predecessor held at once.
+      const restarted = leasesFor('replica-a', db.store);
+      try {
+        expect((await restarted.adopt(['planning'], { startUp: true })).map((r) => r.id)).toContain(run.id);
+      } finally {
+        await restarted.stop({ releaseAll: true });
+      }
+    } finally {
+      await a.stop({ releaseAll: true });
+    }
+  });
+});

@@ -283,7 +283,8 @@ describe.each(STORE_ENGINES)('run store contract on %s', (engine) => {
       // A released lease is free at once, for adoption too.
       await store.transitionRun(run.id, ['planning'], 'executing');
       await store.releaseRunLease({ runId: run.id, owner: winner });
-      const adopt = (owner: string) => otherStore.adoptRuns({ owner, leaseMs: 30_000, statuses: ['executing'], limit: 100, graceMs: 60_000, skipLocked: true });
+      const adopt = (owner: string) =>
+        otherStore.adoptRuns({ owner, leaseMs: 30_000, statuses: ['executing'], limit: 100, graceMs: 60_000, skipLocked: true, ownUnexpired: false });
       expect((await adopt(loser)).map((r) => r.id)).toEqual([run.id]);
     } finally {
       await other.close();
@@ -308,7 +309,7 @@ describe.each(STORE_ENGINES)('run store contract on %s', (engine) => {
     try {
       const otherStore = other.store;
       const adopt = (s: RunStore, owner: string) =>
-        s.adoptRuns({ owner, leaseMs: 30_000, statuses: ['executing', 'rolling-back'], limit: 100, graceMs: 0, skipLocked: true });
+        s.adoptRuns({ owner, leaseMs: 30_000, statuses: ['executing', 'rolling-back'], limit: 100, graceMs: 0, skipLocked: true, ownUnexpired: false });
       const [byA, byB] = await Promise.all([adopt(store, 'replica-c'), adopt(otherStore, 'replica-d')]);
       const adopted = [...byA, ...byB].map((r) => r.id);
       // Every orphan exactly once; the run replica-a keeps renewing is not among them.
@@ -319,13 +320,41 @@ describe.each(STORE_ENGINES)('run store contract on %s', (engine) => {
       // A run never leased that just moved is left to whoever moved it, for the grace period.
       const fresh = await newRun();
       await store.transitionRun(fresh.id, ['planning'], 'executing');
-      expect(await store.adoptRuns({ owner: 'replica-e', leaseMs: 30_000, statuses: ['executing'], limit: 100, graceMs: 60_000, skipLocked: true })).toEqual(
-        [],
-      );
+      expect(
+        await store.adoptRuns({
+          owner: 'replica-e',
+          leaseMs: 30_000,
+          statuses: ['executing'],
+          limit: 100,
+          graceMs: 60_000,
+          skipLocked: true,
+          ownUnexpired: false,
+        }),
+      ).toEqual([]);
       expect((await adopt(store, 'replica-e')).map((r) => r.id)).toEqual([fresh.id]);
     } finally {
       await other.close();
     }
+  });
+
+  it('takes a run still leased to the scanning owner only when asked (a restart under the same name), never a live one of its own otherwise', async () => {
+    // A run created here is leased to its creator in the same write; its creator is planning it right now.
+    const run = await store.createRun({
+      task: 'plan me once',
+      requester: 'U1',
+      conversation: { channel: 'C1', threadTs: `1700.${++conversationSeq}` },
+      origin: 'mention',
+      lease: { owner: 'replica-own', leaseMs: 30_000 },
+    });
+    const adopt = (ownUnexpired: boolean) =>
+      store.adoptRuns({ owner: 'replica-own', leaseMs: 30_000, statuses: ['planning'], limit: 100, graceMs: 0, skipLocked: true, ownUnexpired });
+    expect((await adopt(false)).map((r) => r.id)).not.toContain(run.id);
+    expect(
+      (
+        await store.adoptRuns({ owner: 'replica-peer', leaseMs: 30_000, statuses: ['planning'], limit: 100, graceMs: 0, skipLocked: true, ownUnexpired: true })
+      ).map((r) => r.id),
+    ).not.toContain(run.id);
+    expect((await adopt(true)).map((r) => r.id)).toContain(run.id);
   });
 
   it('records planned args, executed args and output as separate facts, and finishes only the live attempt', async () => {

@@ -29,7 +29,7 @@ export async function resumeRuns(ctx: AgentContext, options: { startUp: boolean 
     ? options.startUp
       ? await ctx.store.listRuns({ limit: 1000, statuses })
       : []
-    : await ctx.leases.adopt(statuses, { waitForLocks: options.startUp });
+    : await ctx.leases.adopt(statuses, { startUp: options.startUp });
   await driveAgain(
     ctx,
     runs.filter((run) => run.status === 'executing'),

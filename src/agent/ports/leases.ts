@@ -5,9 +5,10 @@ export interface LeasesPort {
   /** Takes the lease when nobody holds it, its holder stopped renewing it, or it is already `owner`'s; false otherwise. */
   claimRunLease(input: { runId: string; owner: string; leaseMs: number }): Promise<boolean>;
   /**
-   * Takes up to `limit` runs in `statuses` whose lease is already `owner`'s, ran out, or was released, or
-   * that were never leased and have not changed for `graceMs` (a run just created is left to its creator);
-   * concurrent callers get different runs.
+   * Takes up to `limit` runs in `statuses` whose lease ran out or was released, or that were never leased
+   * and have not changed for `graceMs` (a run just created is left to its creator); with `ownUnexpired`
+   * also those whose lease is still `owner`'s (a process restarted under the same owner takes its runs at
+   * once). Concurrent callers get different runs.
    * `skipLocked`: rows locked by another transaction are passed over instead of waited for.
    */
   adoptRuns(input: {
@@ -17,6 +18,7 @@ export interface LeasesPort {
     limit: number;
     graceMs: number;
     skipLocked: boolean;
+    ownUnexpired: boolean;
   }): Promise<RunRecord[]>;
   /** A heartbeat: extends `owner`'s leases on these runs and on their running steps; returns the runs `owner` still holds. */
   renewLeases(input: { owner: string; leaseMs: number; runIds: readonly string[] }): Promise<string[]>;

@@ -48,9 +48,12 @@ export interface RunLeases {
   during<T>(runId: string, work: () => Promise<T>): Promise<T>;
   /**
    * Takes the leases of runs in these statuses that nobody holds (their replica died or let go); each
-   * comes with one hold to release. `waitForLocks` at start-up, so a row busy for a moment is not missed.
+   * comes with one hold to release. At `startUp` a row busy for a moment is waited for rather than missed,
+   * and the runs still leased to this replica's owner are taken too: they are a stopped process's, restarted
+   * under the same name. A later scan never takes a run this replica leased and has not let go: it may be
+   * one being created or planned here right now, whose hold is not counted yet (adopting it planned it again).
    */
-  adopt(statuses: readonly RunStatus[], options?: { waitForLocks?: boolean }): Promise<RunRecord[]>;
+  adopt(statuses: readonly RunStatus[], options?: { startUp?: boolean }): Promise<RunRecord[]>;
   /** Stops the heartbeat; with `releaseAll`, lets peers adopt every run held here at once. */
   stop(options: { releaseAll: boolean }): Promise<void>;
 }
@@ -151,9 +154,10 @@ export function createRunLeases(options: LeaseOptions): RunLeases {
         statuses,
         // At start-up every run left by the process this one replaces is taken at once (a thousand runs would
         // otherwise wait twenty scans, 100 s); the periodic scans take 50 at a time, leaving peers their share.
-        limit: adoptOptions.waitForLocks ? START_UP_ADOPTION_LIMIT : 50,
+        limit: adoptOptions.startUp ? START_UP_ADOPTION_LIMIT : 50,
         graceMs: adoptionGraceMs(settings),
-        skipLocked: !adoptOptions.waitForLocks,
+        skipLocked: !adoptOptions.startUp,
+        ownUnexpired: Boolean(adoptOptions.startUp),
       });
       const { adopted, letGo } = newlyAdopted(runs, held, claiming, releasing);
       for (const run of adopted) hold(run.id);

@@ -7,6 +7,7 @@ import { fullPlanButton } from './full-plan-modal.ts';
 import type { Block, MessageView } from '../limits.ts';
 import { lineSections, selectLines, splitIntoMessages, type ViewLine } from '../message-split.ts';
 import { planNotes } from './plan-notes.ts';
+import { versionReasonWords } from './version-reason.ts';
 import { approvalProgressBlocks } from './approval-progress.ts';
 import { RISK_BADGE, stepSentence, stepTarget, waitsFor } from './step-format.ts';
 import { context, escapeText, header, mention, storedWords, truncate } from '../text.ts';
@@ -47,7 +48,7 @@ export function planMessages(proposal: ProposedPlan, options: PlanMessageOptions
 
   const body: Block[] = [];
   if (proposal.diff && proposal.diff.length > 0) {
-    const lines = proposal.diff.map((line) => ({ text: `• ${escapeText(stepNamesInWords(proposal, line.text))}`, keep: line.target }));
+    const lines = proposal.diff.map((line) => ({ text: `• ${escapeText(line.text)}`, keep: line.target }));
     body.push(...lineSections(['*What changed:*', ...selectLines(lines, 1500, (n) => `_…and ${n} more changes_`)]));
   }
   if (plan.steps.length > 0)
@@ -135,19 +136,6 @@ function rollbackSections(proposal: ProposedPlan): Block[] {
   return lineSections([heading, ...selectLines(lines, 1500, (n) => `_…and ${n} more read steps_`)]);
 }
 
-/** `s3 ref: …` → `step 3 ref: …`: a change names the step as the reader counts it, not by its id. */
-function stepNamesInWords(proposal: ProposedPlan, text: string): string {
-  const { steps, rollback } = proposal.plan;
-  const rollbackPrefix = /^rollback (\S+)(?=[ :])/.exec(text);
-  if (rollbackPrefix) {
-    const index = rollback.findIndex((step) => step.id === rollbackPrefix[1]);
-    return index === -1 ? text : `rollback step ${index + 1}${text.slice(rollbackPrefix[0].length)}`;
-  }
-  const prefix = /^(\S+?)(?=[ :])/.exec(text);
-  const index = prefix ? steps.findIndex((step) => step.id === prefix[1]) : -1;
-  return index === -1 || !prefix ? text : `step ${index + 1}${text.slice(prefix[0].length)}`;
-}
-
 function tail(proposal: ProposedPlan): Block[] {
   const { plan, version, run } = proposal;
   if (proposal.autoApproved) {
@@ -186,6 +174,6 @@ function authorLine(proposal: ProposedPlan): string {
   const asked = `requested by ${mention(run.requester)}`;
   if (proposal.authorKind === 'runbook') return `${name} from runbook *${escapeText(proposal.authorId)}*  ·  ${asked}`;
   if (proposal.authorKind === 'human') return `${name}, edited by ${mention(proposal.authorId)}  ·  ${asked}`;
-  const reason = proposal.reason && version > 1 ? ` — ${storedWords(proposal.reason, 300)}` : '';
+  const reason = proposal.reason && version > 1 ? ` — ${storedWords(versionReasonWords(proposal.reason), 300)}` : '';
   return `${name}${reason}  ·  ${asked}`;
 }

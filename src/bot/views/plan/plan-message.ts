@@ -1,4 +1,4 @@
-import type { PlanStep } from '../../../agent/model/plan.ts';
+import type { NotCovered, PlanStep } from '../../../agent/model/plan.ts';
 import type { ProposedPlan } from '../../../agent/ports/surface.ts';
 import type { Risk } from '../../../agent/ports/tool.ts';
 import { shortDigest } from '../../../agent/model/plan-digest.ts';
@@ -10,7 +10,7 @@ import { planNotes } from './plan-notes.ts';
 import { versionReasonWords } from './version-reason.ts';
 import { approvalProgressBlocks } from './approval-progress.ts';
 import { RISK_BADGE, stepSentence, stepTarget, waitsFor } from './step-format.ts';
-import { context, escapeText, header, mention, storedWords, truncate } from '../text.ts';
+import { context, escapeText, header, mention, section, storedWords, truncate } from '../text.ts';
 
 export const PLAN_APPROVE_ACTION = 'plan-approve';
 export const PLAN_MODIFY_ACTION = 'plan-modify';
@@ -53,6 +53,7 @@ export function planMessages(proposal: ProposedPlan, options: PlanMessageOptions
   }
   if (plan.steps.length > 0)
     body.push(...lineSections(selectLines(stepLines(proposal), 7000, (n) => `_…and ${n} more read steps (*View full plan* shows them all)_`)));
+  body.push(...notCoveredSections(plan.notCovered ?? []));
   if (plan.questions && plan.questions.length > 0) {
     const lines = plan.questions.map((q) => ({ text: `• ${escapeText(q)}`, keep: false }));
     body.push(...lineSections(['*Questions:*', ...selectLines(lines, 1200, (n) => `_…and ${n} more_`)]));
@@ -116,6 +117,18 @@ function stepLines(proposal: ProposedPlan): ViewLine[] {
 function afterWords(step: PlanStep | undefined): string {
   if (!step) return 'an earlier step';
   return `“${escapeText(truncate(step.title.trim(), 80))}”`;
+}
+
+/**
+ * The parts of the request the plan does not do, said where the approver reads the plan ("Not covered:
+ * clean up acme/api — no tool for it"), so approving it is not mistaken for getting all of it done.
+ */
+function notCoveredSections(parts: readonly NotCovered[]): Block[] {
+  if (parts.length === 0) return [];
+  const line = (gap: NotCovered) => `${escapeText(truncate(gap.part, 200))}${gap.reason ? ` — ${escapeText(truncate(gap.reason, 200))}` : ''}`;
+  if (parts.length === 1) return [section(`:heavy_minus_sign: *Not covered:* ${line(parts[0]!)}`)];
+  const lines = parts.map((gap) => ({ text: `• ${line(gap)}`, keep: true }));
+  return lineSections([':heavy_minus_sign: *Not covered:*', ...selectLines(lines, 2000, (n) => `_…and ${n} more_`)]);
 }
 
 /** Rollback steps run when the plan is aborted; each is a sentence like a step, a write's targets in full. */

@@ -240,8 +240,12 @@ describe('the demo', () => {
         await thread.getByRole('button', { name: 'Replan', exact: true }).waitFor();
         await ws.click('Replan');
         await ws.see(/Roll demo\/web back/);
+        // The new plan says the deploy itself is not done by it, and the end says the deploy failed: not "Succeeded".
+        await ws.see(/Not covered: deploy main of demo\/web/);
         await ws.click('Approve');
-        await ws.see(/Succeeded: Roll demo\/web back/);
+        await ws.see(/Finished after replanning: Roll demo\/web back/);
+        await ws.see(/Run the deploy workflow on main failed; every step of the new plan succeeded/);
+        expect(await thread.textContent()).not.toMatch(/Succeeded: Roll demo\/web back/);
         expect(web.comments.map((comment) => comment.body).join('\n')).toContain('rolled back to its last good version');
 
         // Abort: what succeeded is rolled back (a note on the tracking issue); the summary says so.

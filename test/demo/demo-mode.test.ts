@@ -200,8 +200,10 @@ describe('the demo', () => {
           .last();
         await summary.waitFor({ timeout: 30_000 });
         const said = (await summary.textContent()) ?? '';
+        // The check of #9 failed and a new plan took over: the run finished after replanning, it did not simply succeed.
         const order = [
-          'Succeeded: Merge the pull request of demo/api',
+          'Finished after replanning: Merge the pull request of demo/api',
+          'Check the named pull request is ready failed; every step of the new plan succeeded',
           'demo/api#7 “Add rate limiting to /orders” is open',
           'Merged demo/api#7 (squash)',
           DEMO_MESSAGE_NOTE,

@@ -33,6 +33,7 @@ const UNIT = [
   'test/bot/full-plan-view.test.ts',
   'test/bot/follow-up-text.test.ts',
   'test/bot/inbox-key.test.ts',
+  'test/bot/thread-ids-views.test.ts',
   // And what `tandem show` prints, a pure function.
   'test/cli/format-run.test.ts',
 ];

@@ -84,7 +84,7 @@ describe('approvals', () => {
     const saved = await h.agent.editPlan({ runId: run.id, planVersion: 1, userId: 'UEDIT', plan: edited });
     expect(saved.ok && saved.value).toMatchObject({ version: 2, authorKind: 'human', authorId: 'UEDIT', parentVersion: 1 });
     const [, second] = h.surface.of(run.id, 'plan');
-    expect(second?.proposal.diff).toEqual([{ text: 's2 number: 7 → 8', target: true }]);
+    expect(second?.proposal.diff).toEqual([{ text: 'step 2 number: 7 → 8', target: true }]);
     expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({
       ok: false,
       error: expect.objectContaining({ code: 'plan-changed' }),
@@ -111,7 +111,7 @@ describe('approvals', () => {
     const versions = await h.store.listPlanVersions(run.id);
     expect(versions[1]).toMatchObject({ version: 2, authorKind: 'planner', parentVersion: 1 });
     expect(said(versions[1]!.reason)).toMatch(/revised at <@UREQ>'s request/);
-    expect(h.surface.of(run.id, 'plan')[1]?.proposal.diff).toEqual([{ text: 'removed s2: step s2', target: false }]);
+    expect(h.surface.of(run.id, 'plan')[1]?.proposal.diff).toEqual([{ text: 'removed step “step s2”', target: false }]);
   });
 
   it('a plan made only of questions asks the requester, and the answer plans again', async () => {

@@ -110,13 +110,13 @@ describe('plan message', () => {
         version: 2,
         authorKind: 'human',
         authorId: 'UEDIT',
-        diff: [{ text: 's2: limit 5 → 10', target: false }],
+        diff: [{ text: 'step 2 limit: 5 → 10', target: false }],
         reason: 'edited in Slack',
       }),
     );
     const text = allText(view.blocks);
     expect(text).toContain('Plan v2, edited by <@UEDIT>');
-    expect(text).toContain('step 2: limit 5 → 10');
+    expect(text).toContain('step 2 limit: 5 → 10');
     expect(decodePlanRef(buttons(view.blocks)[0]?.value)).toEqual({ runId: 'run_1', planVersion: 2 });
   });
 
@@ -248,8 +248,8 @@ describe('plan message: targets in full', () => {
       builtins.get(step.tool)!.risk === 'read' ? [] : targetArgNames(builtins.get(step.tool), step.args);
     const diff = diffPlans(before, after, targetsOf);
     expect(diff.filter((line) => line.target).map((line) => line.text)).toEqual([
-      `s3 ref: ${JSON.stringify(longRef)} → "main"`,
-      'rollback r1 repo: "victim-org/prod" → "victim-org/other"',
+      `step 3 ref: ${JSON.stringify(longRef)} → "main"`,
+      'rollback step 1 repo: "victim-org/prod" → "victim-org/other"',
     ]);
     const views = planMessages(proposalOf(after, { version: 2, diff }));
     for (const view of views) expectWithinLimits(view.blocks);

@@ -200,8 +200,10 @@ describe('the demo', () => {
           .last();
         await summary.waitFor({ timeout: 30_000 });
         const said = (await summary.textContent()) ?? '';
+        // The check of #9 failed and a new plan took over: the run finished after replanning, it did not simply succeed.
         const order = [
-          'Succeeded: Merge the pull request of demo/api',
+          'Finished after replanning: Merge the pull request of demo/api',
+          'Check the named pull request is ready failed; every step of the new plan succeeded',
           'demo/api#7 “Add rate limiting to /orders” is open',
           'Merged demo/api#7 (squash)',
           DEMO_MESSAGE_NOTE,
@@ -240,8 +242,12 @@ describe('the demo', () => {
         await thread.getByRole('button', { name: 'Replan', exact: true }).waitFor();
         await ws.click('Replan');
         await ws.see(/Roll demo\/web back/);
+        // The new plan says the deploy itself is not done by it, and the end says the deploy failed: not "Succeeded".
+        await ws.see(/Not covered: deploy main of demo\/web/);
         await ws.click('Approve');
-        await ws.see(/Succeeded: Roll demo\/web back/);
+        await ws.see(/Finished after replanning: Roll demo\/web back/);
+        await ws.see(/Run the deploy workflow on main failed; every step of the new plan succeeded/);
+        expect(await thread.textContent()).not.toMatch(/Succeeded: Roll demo\/web back/);
         expect(web.comments.map((comment) => comment.body).join('\n')).toContain('rolled back to its last good version');
 
         // Abort: what succeeded is rolled back (a note on the tracking issue); the summary says so.

@@ -5,8 +5,8 @@ import type { RunRecord, StepRecord } from '../ports/run-store.ts';
 import type { BoardState, BoardStep } from '../ports/surface.ts';
 import type { RunEvent } from '../model/run-events.ts';
 import { eventsOfType } from '../model/run-events.ts';
-import { progressPhase, runOutcome } from '../model/run-outcome.ts';
-import { linkLabel } from '../model/step-results.ts';
+import { progressPhase, replacedFailures, runOutcome } from '../model/run-outcome.ts';
+import { linkLabel, stepNoteWords } from '../model/step-results.ts';
 import { SKIPPED_BY_PERSON } from '../model/step-codes.ts';
 
 /**
@@ -42,10 +42,12 @@ export function buildBoard(
   const byKey = new Map(steps.map((step) => [`${step.planVersion}/${step.kind}/${step.stepId}`, step]));
   // A failed step of a run still going waits for a person's decision (its escalation), not for nothing.
   const live = run.status === 'executing' || run.status === 'paused';
+  const titles = new Map(plan.steps.map((planned) => [planned.id, planned.title]));
+  const titleOf = (id: string) => titles.get(id);
   const draw = (from: object, record: StepRecord | undefined, base: Pick<BoardStep, 'stepId' | 'title' | 'tool' | 'kind'>): BoardStep => {
     const cached = drawn?.get(from);
     if (cached) return cached;
-    const drawnLine = line(record, base, now, extras.unchecked, live);
+    const drawnLine = line(record, base, now, extras.unchecked, live, titleOf);
     if (!record || !record.startedAt || record.finishedAt) drawn?.set(from, drawnLine);
     return drawnLine;
   };
@@ -71,7 +73,8 @@ export function buildBoard(
     steps: lines,
     startedAt: run.createdAt,
     elapsedMs: (run.finishedAt ?? now).getTime() - run.createdAt.getTime(),
-    outcome: runOutcome(run.status, outcomeSteps),
+    // The cards are this version's; its outcome also says what failed in a version a replan replaced.
+    outcome: runOutcome(run.status, [...replacedFailures(steps, planVersion), ...outcomeSteps]),
     phase: progressPhase(run.status, outcomeSteps),
     replacedBy: extras.replacedBy ?? null,
     requester: run.requester,
@@ -84,6 +87,7 @@ function line(
   now: Date,
   unchecked?: ReadonlySet<string>,
   live = false,
+  titleOf: (id: string) => string | undefined = () => undefined,
 ): BoardStep {
   if (!record) return { ...base, status: 'pending', elapsedMs: null, url: null, note: null };
   const elapsedMs = record.startedAt ? (record.finishedAt ?? now).getTime() - record.startedAt.getTime() : null;
@@ -102,7 +106,14 @@ function line(
     url,
     urlLabel: url ? linkLabel(url) : null,
     // The words of a wait are the board's own ("waiting for an approver to confirm"), not the store's.
-    note: waitingFor && !decision ? null : notChecked ? 'the check of its result could not be made' : (record.error?.message ?? null),
+    note:
+      waitingFor && !decision
+        ? null
+        : notChecked
+          ? 'the check of its result could not be made'
+          : record.error
+            ? stepNoteWords(record.error.message, record.stepId, titleOf)
+            : null,
     ...(notChecked ? { unchecked: true } : {}),
     ...(waitingFor ? { waitingFor } : {}),
   };

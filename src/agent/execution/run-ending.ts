@@ -3,7 +3,7 @@ import { movesFrom } from '../model/run-moves.ts';
 import type { AgentContext } from '../context.ts';
 import { FINAL_RUN_STATUSES, type PlanVersionRecord, type RunStatus, type StepRecord } from '../ports/run-store.ts';
 import { uncheckedSteps } from '../delivery/board.ts';
-import { runOutcome } from '../model/run-outcome.ts';
+import { replacedFailures, runOutcome } from '../model/run-outcome.ts';
 import { stepResult } from '../model/step-results.ts';
 import { SKIPPED_BY_PERSON } from '../model/step-codes.ts';
 import type { RunSummary } from '../ports/surface.ts';
@@ -100,9 +100,10 @@ async function summaryFacts(ctx: AgentContext, runId: string, outcome: Outcome, 
   const rolledBack = inOrder.map((step) => ({ title: step.title, status: step.status }));
   const shown = stepsShown(versions, steps, inOrder);
   const unchecked = uncheckedSteps(await ctx.store.listEvents(runId));
-  const verdict = runOutcome(
-    outcome,
-    shown.map((step) => ({
+  const lastRan = steps.reduce((latest, step) => (step.kind === 'forward' ? Math.max(latest, step.planVersion) : latest), 0);
+  const verdict = runOutcome(outcome, [
+    ...replacedFailures(steps, lastRan),
+    ...shown.map((step) => ({
       title: step.title,
       kind: step.kind,
       status: step.error?.code === SKIPPED_BY_PERSON ? 'skipped' : step.status,
@@ -111,7 +112,7 @@ async function summaryFacts(ctx: AgentContext, runId: string, outcome: Outcome, 
       key: `${step.planVersion}/${step.stepId}`,
       ...(step.kind === 'rollback' ? { undoes: undoneBy(versions, step) } : {}),
     })),
-  );
+  ]);
   // What the person asked for: each read's answer (a skipped check's too: what it found is the news) and each change made.
   const results = shown.flatMap((step) => {
     if (step.kind !== 'forward') return [];

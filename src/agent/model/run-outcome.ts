@@ -23,6 +23,8 @@ export interface OutcomeStep {
   key?: string;
   /** A rollback step: the key of the forward step it undoes. */
   undoes?: string;
+  /** A step of an earlier plan version that a replan replaced: its failure is still part of the outcome. */
+  replaced?: boolean;
 }
 
 export const OUTCOME_KINDS = ['succeeded', 'finished-with-problems', 'failed', 'cancelled', 'aborted', 'rejected', 'in-progress'] as const;
@@ -54,12 +56,18 @@ export function listed(titles: readonly string[], max = 3): string {
 
 /** The outcome of a run whose status is `status` and whose steps (forward and rollback) are `steps`. */
 export function runOutcome(status: RunStatus, steps: readonly OutcomeStep[]): RunVerdict {
-  const forward = steps.filter((step) => step.kind === 'forward');
+  const forward = steps.filter((step) => step.kind === 'forward' && !step.replaced);
   const undo = steps.filter((step) => step.kind === 'rollback');
+  // A replaced version's failure stays a failure: the run went on with a new plan, it did not succeed at it.
+  const replaced = steps.filter((step) => step.kind === 'forward' && step.replaced);
   const titles = (list: readonly OutcomeStep[], shown: StepShown) => list.filter((step) => step.status === shown).map((step) => step.title);
+  const failedBefore = titles(replaced, 'failed');
+  const uncertainBefore = titles(replaced, 'uncertain');
   const skipped = titles(forward, 'skipped');
-  const failed = titles(forward, 'failed');
-  const uncertain = [...titles(forward, 'uncertain'), ...titles(undo, 'uncertain')];
+  const failedNow = titles(forward, 'failed');
+  const uncertainNow = [...titles(forward, 'uncertain'), ...titles(undo, 'uncertain')];
+  const failed = [...failedBefore, ...failedNow];
+  const uncertain = [...uncertainBefore, ...uncertainNow];
   const unchecked = forward.filter((step) => step.status === 'succeeded' && step.unchecked).map((step) => step.title);
   const rolledBack = titles(undo, 'succeeded');
   // A change stays in place unless an undo of it succeeded; said after an Abort, or when undo steps ran.
@@ -87,13 +95,47 @@ export function runOutcome(status: RunStatus, steps: readonly OutcomeStep[]): Ru
   // The executor finished: succeeded only if every step succeeded and every check passed.
   const problems = [
     skipped.length ? `${skipped.length} skipped` : '',
-    failed.length ? `${failed.length} failed` : '',
-    uncertain.length ? `${uncertain.length} uncertain` : '',
+    failedNow.length ? `${failedNow.length} failed` : '',
+    uncertainNow.length ? `${uncertainNow.length} uncertain` : '',
     unchecked.length ? `${unchecked.length} not checked` : '',
   ].filter(Boolean);
   const notDone = forward.filter((step) => step.status !== 'succeeded' && step.status !== 'skipped').length;
-  if (problems.length === 0 && notDone === 0) return { kind: 'succeeded', headline: 'Succeeded', ...facts };
-  return { kind: 'finished-with-problems', headline: `Finished with ${problems.join(', ') || `${notDone} not done`}`, ...facts };
+  if (problems.length === 0 && notDone > 0) problems.push(`${notDone} not done`);
+  if (failedBefore.length || uncertainBefore.length)
+    return { kind: 'finished-with-problems', headline: afterReplanning(failedBefore, uncertainBefore, problems), ...facts };
+  if (problems.length === 0) return { kind: 'succeeded', headline: 'Succeeded', ...facts };
+  return { kind: 'finished-with-problems', headline: `Finished with ${problems.join(', ')}`, ...facts };
+}
+
+/**
+ * "Finished after replanning — Deploy web failed; every step of the new plan succeeded": a run that reached
+ * its end only because a new plan replaced a failed one says so, and what the new plan did.
+ */
+function afterReplanning(failed: readonly string[], uncertain: readonly string[], problems: readonly string[]): string {
+  const before = [failed.length ? `${listed(failed)} failed` : '', uncertain.length ? `${listed(uncertain)} may or may not have taken effect` : ''].filter(
+    Boolean,
+  );
+  const after = problems.length ? `the new plan finished with ${problems.join(', ')}` : 'every step of the new plan succeeded';
+  return `Finished after replanning — ${before.join(' and ')}; ${after}`;
+}
+
+/** A step record as far as the outcome needs it. */
+interface VersionedStep {
+  kind: 'forward' | 'rollback';
+  planVersion: number;
+  status: StepShown;
+  title: string;
+}
+
+/**
+ * The forward steps of plan versions before `current` that failed or were left uncertain, as the outcome
+ * counts them (`replaced`). A replan draws and runs only the new version, but what went wrong before it
+ * is part of the run's true outcome. Steps the replan skipped were replaced, not left undone.
+ */
+export function replacedFailures(steps: readonly VersionedStep[], current: number): OutcomeStep[] {
+  return steps
+    .filter((step) => step.kind === 'forward' && step.planVersion < current && (step.status === 'failed' || step.status === 'uncertain'))
+    .map((step) => ({ title: step.title, kind: 'forward', status: step.status, replaced: true }));
 }
 
 /** What a run still in progress is doing, for a board's title. */

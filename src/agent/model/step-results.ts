@@ -211,3 +211,25 @@ function origin(url: string): string {
     return '';
   }
 }
+
+/** `skipped: s3 failed` (execution/ready-steps.ts): the step it waited for, by id, and what became of it. */
+const SKIPPED_AFTER = /^skipped: (\S+) (failed|was skipped|uncertain|cancelled)$/;
+/** `s2.args.repo: …` (execution/step-runner.ts): an argument of the step, by the step's id. */
+const ARGUMENT_OF = /^([A-Za-z][A-Za-z0-9_-]{0,39})\.args\.([^:\s]*): /;
+
+/**
+ * A step's stored note as a person reads it on the board: the step it waited for by its title ("skipped
+ * because “Deploy web” failed"), an argument by its name, never a step id. The stored note keeps the id
+ * for `tandem show` and the logs. `titleOf` knows the forward steps of the note's plan version.
+ */
+export function stepNoteWords(note: string, stepId: string, titleOf: (id: string) => string | undefined): string {
+  const skipped = SKIPPED_AFTER.exec(note);
+  if (skipped) {
+    const title = titleOf(skipped[1]!);
+    const what = skipped[2] === 'uncertain' ? 'may or may not have taken effect' : skipped[2]!;
+    return title ? `skipped because “${title}” ${what}` : 'skipped because a step it waits for did not succeed';
+  }
+  const argument = ARGUMENT_OF.exec(note);
+  if (argument && argument[1] === stepId) return `${argument[2] ? `argument ${argument[2]}` : 'its arguments'}: ${note.slice(argument[0].length)}`;
+  return note;
+}

@@ -1,6 +1,9 @@
 /**
  * The shape the planner model answers in. Strict structured output allows no optional fields and
  * no open records, so args travel as a JSON string (`argsJson`) and become the Plan's `args` here.
+ * A field added later is required in the JSON Schema the model is sent (strict mode wants every field)
+ * but may be absent from an answer (`prefault`, which unlike `default` adds no keyword strict mode
+ * refuses): a model, a fake or a compatible server answering the older shape still plans.
  */
 import { z } from 'zod';
 import type { Result } from '../model/errors.ts';
@@ -29,9 +32,19 @@ export const PlannerAnswerSchema = z.object({
     }),
   ),
   questions: z.array(z.string()).describe('Questions for the requester; only when the task cannot be planned without answers'),
+  notCovered: z
+    .array(
+      z.object({
+        part: z.string().describe('The part of the task, in the requester’s words, e.g. "clean up acme/api"'),
+        reason: z.string().describe('Why, in a few words, e.g. "no tool for it"'),
+      }),
+    )
+    .prefault([])
+    .describe('Parts of the task this plan does not do, each with why; empty when the plan does all of it'),
 });
 
-export type PlannerAnswer = z.infer<typeof PlannerAnswerSchema>;
+/** An answer as a model (or a scripted one) may write it: `notCovered` may be left out. */
+export type PlannerAnswer = z.input<typeof PlannerAnswerSchema>;
 
 /** The answer as plan-shaped data (not yet validated); argsJson that is not a JSON object is a problem. */
 export function answerToPlanInput(answer: PlannerAnswer): Result<unknown, string[]> {
@@ -66,8 +79,22 @@ export function answerToPlanInput(answer: PlannerAnswer): Result<unknown, string
       ...(step.undoes ? { undoes: step.undoes } : {}),
     })),
     ...(answer.questions.length ? { questions: answer.questions } : {}),
+    ...notCoveredOf(answer),
   };
   return problems.length ? { ok: false, error: problems } : { ok: true, value: plan };
+}
+
+/**
+ * What the plan does not do, as the plan stores it. It only informs the approver, so a long or empty
+ * entry is trimmed here rather than costing a repair round.
+ */
+function notCoveredOf(answer: PlannerAnswer): { notCovered?: { part: string; reason: string }[] } {
+  const clip = (text: string) => (text.length > 300 ? `${text.slice(0, 299)}…` : text);
+  const parts = (answer.notCovered ?? [])
+    .filter((gap) => gap.part.trim() !== '')
+    .slice(0, 20)
+    .map((gap) => ({ part: clip(gap.part.trim()), reason: clip(gap.reason.trim()) }));
+  return parts.length ? { notCovered: parts } : {};
 }
 
 /**

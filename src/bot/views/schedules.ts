@@ -13,8 +13,17 @@ function removeButton(id: string): Button {
   return { type: 'button', text: { type: 'plain_text', text: 'Remove' }, style: 'danger', action_id: SCHEDULE_REMOVE_ACTION, value: encodeScheduleRef(id) };
 }
 
+/**
+ * A schedule in words: its task, when it fires and who made it. Its id is not shown: nothing a person
+ * types takes it (the Remove button carries it), and it stays in the logs.
+ */
 function describe(schedule: ScheduleView, taskChars = 300): string {
-  return `*${escapeText(truncate(schedule.task, taskChars))}*\n\`${escapeText(schedule.cron)}\` in ${escapeText(schedule.timeZone)} · by ${mention(schedule.createdBy)} · \`${escapeText(schedule.id)}\``;
+  return `*${escapeText(truncate(schedule.task, taskChars))}*\n${when(schedule)} · by ${mention(schedule.createdBy)}`;
+}
+
+/** "Runs at `0 9 * * 1-5` in Europe/Berlin". */
+function when(schedule: ScheduleView): string {
+  return `Runs at \`${escapeText(schedule.cron)}\` in ${escapeText(schedule.timeZone)}`;
 }
 
 /** The answer to a new schedule: what will run, the cron it became, and when it fires next. */
@@ -22,7 +31,9 @@ export function scheduleCreatedMessage(schedule: ScheduleView, options: { fellBa
   const next = schedule.nextFires.map((at) => `• ${escapeText(at)}`).join('\n');
   const text = `:alarm_clock: Scheduled: ${escapeText(truncate(schedule.task, 300))} (\`${escapeText(schedule.cron)}\` in ${escapeText(schedule.timeZone)})`;
   const blocks: Block[] = [
-    section(`:alarm_clock: Scheduled for ${mention(schedule.createdBy)}: ${describe(schedule)}`),
+    section(
+      `:alarm_clock: Scheduled for ${mention(schedule.createdBy)}: *${escapeText(truncate(schedule.task, 300))}*\n${when(schedule)}; each run posts a thread in this channel.`,
+    ),
     section(`*Next runs:*\n${next || '_none_'}`),
   ];
   if (options.fellBackToUtc)
@@ -31,7 +42,9 @@ export function scheduleCreatedMessage(schedule: ScheduleView, options: { fellBa
         ':warning: Slack did not tell me your time zone, so this schedule uses UTC. Set your time zone in your Slack profile, remove this schedule and add it again to use it.',
       ),
     );
-  blocks.push(context('Each run posts a thread here and asks for approval unless it comes from a runbook pre-approved for read-only steps.'));
+  blocks.push(
+    context("Each run asks for approval unless it comes from a runbook pre-approved for read-only steps. `/tandem schedules` lists this channel's schedules."),
+  );
   blocks.push({ type: 'actions', block_id: `schedule-actions-${schedule.id}`.slice(0, 255), elements: [removeButton(schedule.id)] });
   return { text: truncate(text, 300), blocks };
 }

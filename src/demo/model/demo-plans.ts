@@ -164,6 +164,8 @@ export function deployReplan(endpoints: DemoEndpoints): PlannerAnswer {
   return planAnswer({
     goal: 'Roll demo/web back to its last good version after the failed deploy',
     confidence: 0.8,
+    // The task was a deploy; this plan undoes it instead, and says so where the approver reads it.
+    notCovered: [{ part: 'deploy main of demo/web', reason: 'its deploy workflow fails; fix the workflow, then ask again' }],
     steps: [
       {
         id: 's5',

@@ -18,7 +18,14 @@ export interface DemoRollback {
   undoes?: string;
 }
 
-export function planAnswer(input: { goal: string; confidence: number; steps: DemoStep[]; rollback?: DemoRollback[] }): PlannerAnswer {
+export function planAnswer(input: {
+  goal: string;
+  confidence: number;
+  steps: DemoStep[];
+  rollback?: DemoRollback[];
+  /** Parts of the task the plan does not do, said on the plan. */
+  notCovered?: { part: string; reason: string }[];
+}): PlannerAnswer {
   return {
     goal: input.goal,
     confidence: input.confidence,
@@ -38,6 +45,7 @@ export function planAnswer(input: { goal: string; confidence: number; steps: Dem
       undoes: step.undoes ?? null,
     })),
     questions: [],
+    notCovered: input.notCovered ?? [],
   };
 }
 

@@ -23,6 +23,12 @@ export const RollbackStepSchema = z.object({
   undoes: stepId.optional(),
 });
 
+/** A part of the request the plan does not do, and why ("clean up acme/api" — "no tool for it"). */
+export const NotCoveredSchema = z.object({
+  part: z.string().min(1).max(300),
+  reason: z.string().max(300),
+});
+
 export const PlanSchema = z.object({
   schemaVersion: z.literal(PLAN_SCHEMA_VERSION).default(PLAN_SCHEMA_VERSION),
   goal: z.string().min(1).max(500),
@@ -30,10 +36,16 @@ export const PlanSchema = z.object({
   steps: z.array(PlanStepSchema).default([]),
   rollback: z.array(RollbackStepSchema).default([]),
   questions: z.array(z.string().min(1)).optional(),
+  /**
+   * Told to the approver on the plan. Not part of the digest (plan-digest.ts): nothing here runs, so an
+   * approval binds to what the steps do, and a later wording of the gaps cannot unbind it.
+   */
+  notCovered: z.array(NotCoveredSchema).max(20).optional(),
 });
 
 export type Plan = z.infer<typeof PlanSchema>;
 export type PlanStep = z.infer<typeof PlanStepSchema>;
 export type RollbackStep = z.infer<typeof RollbackStepSchema>;
+export type NotCovered = z.infer<typeof NotCoveredSchema>;
 
 export type PlanAuthorKind = 'planner' | 'human' | 'runbook';

@@ -90,6 +90,8 @@ export function yamlChunks(plan: Plan): string[] | undefined {
   pieces.push('rollback:' + (plan.rollback.length === 0 ? ' []' : '') + '\n');
   for (const step of plan.rollback) pieces.push(indent(stringify([step])));
   if (plan.questions && plan.questions.length > 0) pieces.push(stringify({ questions: plan.questions }));
+  // What the plan does not do stays said on the edited version, and a person can change the words.
+  if (plan.notCovered && plan.notCovered.length > 0) pieces.push(stringify({ notCovered: plan.notCovered }));
 
   const chunks: string[] = [];
   let current = '';

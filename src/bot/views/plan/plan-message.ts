@@ -1,4 +1,4 @@
-import type { PlanStep } from '../../../agent/model/plan/plan.ts';
+import type { NotCovered, PlanStep } from '../../../agent/model/plan/plan.ts';
 import type { ProposedPlan } from '../../../agent/ports/surface.ts';
 import type { Risk } from '../../../agent/ports/tool.ts';
 import { shortDigest } from '../../../agent/model/plan/plan-digest.ts';
@@ -7,9 +7,10 @@ import { fullPlanButton } from './full-plan-modal.ts';
 import type { Block, MessageView } from '../limits.ts';
 import { lineSections, selectLines, splitIntoMessages, type ViewLine } from '../message-split.ts';
 import { planNotes } from './plan-notes.ts';
+import { versionReasonWords } from './version-reason.ts';
 import { approvalProgressBlocks } from './approval-progress.ts';
 import { RISK_BADGE, stepSentence, stepTarget, waitsFor } from './step-format.ts';
-import { context, escapeText, header, mention, storedWords, truncate } from '../text.ts';
+import { context, escapeText, header, mention, section, storedWords, truncate } from '../text.ts';
 
 export const PLAN_APPROVE_ACTION = 'plan-approve';
 export const PLAN_MODIFY_ACTION = 'plan-modify';
@@ -47,11 +48,12 @@ export function planMessages(proposal: ProposedPlan, options: PlanMessageOptions
 
   const body: Block[] = [];
   if (proposal.diff && proposal.diff.length > 0) {
-    const lines = proposal.diff.map((line) => ({ text: `• ${escapeText(stepNamesInWords(proposal, line.text))}`, keep: line.target }));
+    const lines = proposal.diff.map((line) => ({ text: `• ${escapeText(line.text)}`, keep: line.target }));
     body.push(...lineSections(['*What changed:*', ...selectLines(lines, 1500, (n) => `_…and ${n} more changes_`)]));
   }
   if (plan.steps.length > 0)
     body.push(...lineSections(selectLines(stepLines(proposal), 7000, (n) => `_…and ${n} more read steps (*View full plan* shows them all)_`)));
+  body.push(...notCoveredSections(plan.notCovered ?? []));
   if (plan.questions && plan.questions.length > 0) {
     const lines = plan.questions.map((q) => ({ text: `• ${escapeText(q)}`, keep: false }));
     body.push(...lineSections(['*Questions:*', ...selectLines(lines, 1200, (n) => `_…and ${n} more_`)]));
@@ -117,6 +119,18 @@ function afterWords(step: PlanStep | undefined): string {
   return `“${escapeText(truncate(step.title.trim(), 80))}”`;
 }
 
+/**
+ * The parts of the request the plan does not do, said where the approver reads the plan ("Not covered:
+ * clean up acme/api — no tool for it"), so approving it is not mistaken for getting all of it done.
+ */
+function notCoveredSections(parts: readonly NotCovered[]): Block[] {
+  if (parts.length === 0) return [];
+  const line = (gap: NotCovered) => `${escapeText(truncate(gap.part, 200))}${gap.reason ? ` — ${escapeText(truncate(gap.reason, 200))}` : ''}`;
+  if (parts.length === 1) return [section(`:heavy_minus_sign: *Not covered:* ${line(parts[0]!)}`)];
+  const lines = parts.map((gap) => ({ text: `• ${line(gap)}`, keep: true }));
+  return lineSections([':heavy_minus_sign: *Not covered:*', ...selectLines(lines, 2000, (n) => `_…and ${n} more_`)]);
+}
+
 /** Rollback steps run when the plan is aborted; each is a sentence like a step, a write's targets in full. */
 function rollbackSections(proposal: ProposedPlan): Block[] {
   const { rollback, steps } = proposal.plan;
@@ -133,19 +147,6 @@ function rollbackSections(proposal: ProposedPlan): Block[] {
   });
   const heading = ':leftwards_arrow_with_hook: *If the plan is aborted*, these undo what it did:';
   return lineSections([heading, ...selectLines(lines, 1500, (n) => `_…and ${n} more read steps_`)]);
-}
-
-/** `s3 ref: …` → `step 3 ref: …`: a change names the step as the reader counts it, not by its id. */
-function stepNamesInWords(proposal: ProposedPlan, text: string): string {
-  const { steps, rollback } = proposal.plan;
-  const rollbackPrefix = /^rollback (\S+)(?=[ :])/.exec(text);
-  if (rollbackPrefix) {
-    const index = rollback.findIndex((step) => step.id === rollbackPrefix[1]);
-    return index === -1 ? text : `rollback step ${index + 1}${text.slice(rollbackPrefix[0].length)}`;
-  }
-  const prefix = /^(\S+?)(?=[ :])/.exec(text);
-  const index = prefix ? steps.findIndex((step) => step.id === prefix[1]) : -1;
-  return index === -1 || !prefix ? text : `step ${index + 1}${text.slice(prefix[0].length)}`;
 }
 
 function tail(proposal: ProposedPlan): Block[] {
@@ -186,6 +187,6 @@ function authorLine(proposal: ProposedPlan): string {
   const asked = `requested by ${mention(run.requester)}`;
   if (proposal.authorKind === 'runbook') return `${name} from runbook *${escapeText(proposal.authorId)}*  ·  ${asked}`;
   if (proposal.authorKind === 'human') return `${name}, edited by ${mention(proposal.authorId)}  ·  ${asked}`;
-  const reason = proposal.reason && version > 1 ? ` — ${storedWords(proposal.reason, 300)}` : '';
+  const reason = proposal.reason && version > 1 ? ` — ${storedWords(versionReasonWords(proposal.reason), 300)}` : '';
   return `${name}${reason}  ·  ${asked}`;
 }

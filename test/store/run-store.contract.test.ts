@@ -290,6 +290,25 @@ describe.each(STORE_ENGINES)('run store contract on %s', (engine) => {
     }
   });
 
+  it('a live replica’s scan leaves a run it just created (still leased to it) alone; its start-up scan takes it', async () => {
+    // The soak lost runs when a replica's periodic scan adopted the run it had just inserted, leased to itself,
+    // before it counted the hold, and planned it a second time (decision 030).
+    const run = await store.createRun({
+      task: 't',
+      requester: 'U1',
+      conversation: { channel: 'C1', threadTs: `1700.${++conversationSeq}` },
+      origin: 'mention',
+      lease: { owner: 'replica-own', leaseMs: 30_000 },
+    });
+    const scan = (ownLeases: boolean) =>
+      store.adoptRuns({ owner: 'replica-own', leaseMs: 30_000, statuses: ['planning'], limit: 100, graceMs: 0, skipLocked: !ownLeases, ownLeases });
+    expect((await scan(false)).map((r) => r.id)).not.toContain(run.id);
+    expect((await scan(true)).map((r) => r.id)).toContain(run.id);
+    // Released (or run out), it is free to a periodic scan again, this replica's included.
+    await store.releaseRunLease({ runId: run.id, owner: 'replica-own' });
+    expect((await scan(false)).map((r) => r.id)).toContain(run.id);
+  });
+
   it('renews the running steps of held runs with the run, and lets concurrent adopters take different runs', async () => {
     const { run, version } = await withPlannedSteps();
     expect(await store.claimRunLease({ runId: run.id, owner: 'replica-a', leaseMs: 1 })).toBe(true);

@@ -9,6 +9,8 @@ export interface LeasesPort {
    * that were never leased and have not changed for `graceMs` (a run just created is left to its creator);
    * concurrent callers get different runs.
    * `skipLocked`: rows locked by another transaction are passed over instead of waited for.
+   * `ownLeases: false`: a run whose lease is `owner`'s and has not run out is left alone (a live replica's
+   * periodic scan: the run is its own, just created or about to be claimed, and is not orphaned).
    */
   adoptRuns(input: {
     owner: string;
@@ -17,6 +19,7 @@ export interface LeasesPort {
     limit: number;
     graceMs: number;
     skipLocked: boolean;
+    ownLeases?: boolean;
   }): Promise<RunRecord[]>;
   /** A heartbeat: extends `owner`'s leases on these runs and on their running steps; returns the runs `owner` still holds. */
   renewLeases(input: { owner: string; leaseMs: number; runIds: readonly string[] }): Promise<string[]>;

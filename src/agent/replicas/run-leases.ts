@@ -154,6 +154,9 @@ export function createRunLeases(options: LeaseOptions): RunLeases {
         limit: adoptOptions.waitForLocks ? START_UP_ADOPTION_LIMIT : 50,
         graceMs: adoptionGraceMs(settings),
         skipLocked: !adoptOptions.waitForLocks,
+        // A periodic scan leaves runs still leased to this replica alone: one just created is held only once
+        // its insert has answered, and a scan read in between adopted it and planned it again (decision 030).
+        ownLeases: adoptOptions.waitForLocks === true,
       });
       const { adopted, letGo } = newlyAdopted(runs, held, claiming, releasing);
       for (const run of adopted) hold(run.id);

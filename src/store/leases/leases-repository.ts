@@ -25,13 +25,15 @@ export async function claimRunLease(db: Db, input: { runId: string; owner: strin
 
 export async function adoptRuns(
   db: Db,
-  input: { owner: string; leaseMs: number; statuses: readonly RunStatus[]; limit: number; graceMs: number; skipLocked: boolean },
+  input: { owner: string; leaseMs: number; statuses: readonly RunStatus[]; limit: number; graceMs: number; skipLocked: boolean; ownLeases?: boolean },
 ): Promise<RunRecord[]> {
   if (input.statuses.length === 0 || input.limit <= 0) return [];
   // A lease that ran out or was released is free at once. A run never leased is left alone for the grace
-  // period: the replica that just created it is about to claim it.
+  // period: the replica that just created it is about to claim it. A lease still ours is taken only when
+  // asked (start-up): a live replica's scan that took one adopted a run it had just created and was
+  // planning, and planned it a second time (decision 030).
   const settled = or(
-    eq(runs.leaseOwner, input.owner),
+    input.ownLeases === false ? sql`false` : eq(runs.leaseOwner, input.owner),
     lte(runs.leaseUntil, sql`now()`),
     and(isNull(runs.leaseUntil), lt(runs.updatedAt, sql`now() - ${Math.max(0, Math.round(input.graceMs))} * interval '1 millisecond'`)),
   );

@@ -21,7 +21,7 @@ export function memoryLeases(tables: MemoryTables): LeasesPort {
       // A lease that ran out or was released is free at once; a run never leased waits out the grace period
       // (`<=`: times here are whole milliseconds, where PostgreSQL's microseconds put an earlier write strictly before).
       const settled = (row: RunRow) =>
-        row.leaseOwner === input.owner ||
+        (input.ownLeases !== false && row.leaseOwner === input.owner) ||
         expired(row.leaseUntil, write) ||
         (row.leaseUntil === null && row.run.updatedAt.getTime() <= write.now.getTime() - Math.max(0, Math.round(input.graceMs)));
       const adopted = [...tables.runs.values()]

@@ -10,7 +10,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
@@ -161,6 +161,15 @@ async function main(engine: 'pglite' | 'postgres'): Promise<void> {
         unit: 's',
         ...atMost(10)(seconds),
         baseline: `from the new process's spawn; node and tsx up in ${((report.opened - spawned) / 1000).toFixed(2)} s; CPU time until then ${report.cpuS.toFixed(1)} s; every step once after (checked)`,
+      },
+      {
+        // On a shared machine the wall time above is mostly waiting for a core; the CPU the new process spent
+        // is the figure that compares across runs (decision 030).
+        name: `CPU time of the new process until all ${OPEN} moved`,
+        value: report.cpuS,
+        unit: 's',
+        ...atMost(10)(report.cpuS),
+        baseline: `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores; before the plan digest was computed in the caller's turn (decision 030): 30–33 s on PGlite, 5.7 s on PostgreSQL`,
       },
     ]);
   } finally {

@@ -1,4 +1,5 @@
 import type { Surface } from '../src/agent/ports/surface.ts';
+import { plainText } from '../src/agent/text/text.ts';
 
 /** A surface that shows nothing and complains only about runs that did not succeed: benches measure the agent. */
 export const quietSurface: Surface = {
@@ -11,6 +12,7 @@ export const quietSurface: Surface = {
   confirmTarget: async () => undefined,
   notify: async () => undefined,
   finish: async (summary) => {
-    if (summary.outcome !== 'succeeded') console.error(`run ended ${summary.outcome}: ${summary.reason}`);
+    if (summary.outcome !== 'succeeded')
+      console.error(`run ${summary.run.id} ended ${summary.outcome}: ${summary.reason === null ? '' : plainText(summary.reason)}`);
   },
 };

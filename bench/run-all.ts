@@ -35,7 +35,8 @@ const BENCHES: Bench[] = [
 
 const hasPostgres = Boolean(process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL);
 
-function runBench(bench: Bench): Promise<{ bench: string; figures: Figure[] }[]> {
+/** The figures a bench printed, and its exit code: a bench that fails a check after printing them (the soak's lost runs) keeps its rows. */
+function runBench(bench: Bench): Promise<{ reports: { bench: string; figures: Figure[] }[]; code: number | null }> {
   const child = spawn(process.execPath, ['--import', 'tsx', new URL(bench.script, import.meta.url).pathname, ...(bench.args ?? [])], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...bench.env },
@@ -45,9 +46,7 @@ function runBench(bench: Bench): Promise<{ bench: string; figures: Figure[] }[]>
     if (line.startsWith(FIGURES_PREFIX)) reports.push(JSON.parse(line.slice(FIGURES_PREFIX.length)) as { bench: string; figures: Figure[] });
     else console.log(`  ${line}`);
   });
-  return new Promise((resolve, reject) =>
-    child.once('exit', (code) => (code === 0 ? resolve(reports) : reject(new Error(`${bench.script} exited with ${code}`)))),
-  );
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ reports, code })));
 }
 
 const rows: string[][] = [];
@@ -59,7 +58,8 @@ for (const bench of BENCHES) {
   }
   console.log(`\n${name}`);
   try {
-    for (const report of await runBench(bench)) {
+    const { reports, code } = await runBench(bench);
+    for (const report of reports) {
       for (const figure of report.figures) {
         rows.push([
           `${report.bench}: ${figure.name}`,
@@ -70,6 +70,7 @@ for (const bench of BENCHES) {
         ]);
       }
     }
+    if (code !== 0) rows.push([name, `failed: exited with ${code}`, '', '', '']);
   } catch (error) {
     rows.push([name, `failed: ${(error as Error).message}`, '', '', '']);
   }

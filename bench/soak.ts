@@ -62,11 +62,20 @@ if (engine === 'postgres' && !server) throw new Error('bench/soak.ts postgres ne
 const folder = server ? undefined : mkdtempSync(path.join(tmpdir(), 'tandem-soak-'));
 const database = await openDatabase(server ? { url: server.url } : { dataDir: folder! });
 await database.migrate();
+const store = createRunStore(database.db);
+/** Runs that did not succeed: each is described from the store at the end, before the store goes. */
+const failed: string[] = [];
 const agent = createAgent({
-  store: createRunStore(database.db),
+  store,
   llm: noModel,
   tools: [instant],
-  surface: quietSurface,
+  surface: {
+    ...quietSurface,
+    finish: async (summary) => {
+      if (summary.outcome !== 'succeeded') failed.push(summary.run.id);
+      await quietSurface.finish(summary);
+    },
+  },
   policy: settingsGate({ approvers: [], autoRunReadOnly: false, repos: undefined }, { groupsOf: async () => [] }),
   settings: {
     budgets: { maxSteps: 20, maxReplans: 0, runTimeoutS: 3600, stepTimeoutS: 60, maxTokens: 1_000_000 },
@@ -119,7 +128,7 @@ delay.disable();
 const late = await reading();
 const seconds = (performance.now() - started) / 1000;
 console.log(`after ${RUNS} runs: ${JSON.stringify(late)}; ${steps} steps in ${seconds.toFixed(0)} s`);
-if (steps !== RUNS * plan.steps.length) throw new Error(`${steps} steps ran, ${RUNS * plan.steps.length} expected`);
+for (const runId of failed.slice(0, 3)) console.error(await describeRun(runId));
 await agent.shutdown(1000);
 await database.close();
 await server?.drop();
@@ -128,6 +137,13 @@ if (folder) rmSync(folder, { recursive: true, force: true });
 const rssRatio = late.rssMb / early!.rssMb;
 const p99 = delay.percentile(99) / 1e6;
 printFigures(`soak (${label}, ${RUNS} runs${PAUSE_MS ? `, ${PAUSE_MS} ms between batches of ${BATCH}` : ''})`, [
+  {
+    name: 'runs that did not succeed',
+    value: failed.length,
+    unit: '',
+    ...atMost(0)(failed.length),
+    baseline: `${steps} of ${RUNS * plan.steps.length} steps ran`,
+  },
   {
     name: 'RSS at the end ÷ after the first 10 %',
     value: rssRatio,
@@ -161,3 +177,20 @@ printFigures(`soak (${label}, ${RUNS} runs${PAUSE_MS ? `, ${PAUSE_MS} ms between
         },
       ]),
 ]);
+
+/** What the store holds of a run that did not succeed: its steps, their attempts and its events, in order. */
+async function describeRun(runId: string): Promise<string> {
+  const [stepRows, attempts, events] = await Promise.all([store.listSteps(runId), store.listAttempts(runId), store.listEvents(runId)]);
+  return [
+    `run ${runId}:`,
+    ...stepRows.map((step) => `  step ${step.stepId} v${step.planVersion} ${step.status} attempt ${step.attempt} ${step.error?.message ?? ''}`),
+    ...attempts.map(
+      (a) => `  attempt ${a.stepId}#${a.attempt} ${a.status} ${a.startedAt.toISOString()} → ${a.finishedAt?.toISOString() ?? '-'} ${a.error?.message ?? ''}`,
+    ),
+    `  events: ${events.map((event) => `${event.type}${'stepId' in event.data ? `(${String(event.data.stepId)})` : ''}`).join(' ')}`,
+  ].join('\n');
+}
+
+// After the figures, so the table keeps them: a run lost is a failure of the soak, whatever its memory did.
+if (failed.length || steps !== RUNS * plan.steps.length)
+  throw new Error(`${failed.length} runs did not succeed; ${steps} steps ran, ${RUNS * plan.steps.length} expected`);

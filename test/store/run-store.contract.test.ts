@@ -291,6 +291,25 @@ describe.each(STORE_ENGINES)('run store contract on %s', (engine) => {
     }
   });
 
+  it('a live replica’s scan leaves a run it just created (still leased to it) alone; its start-up scan takes it', async () => {
+    // The soak lost runs when a replica's periodic scan adopted the run it had just inserted, leased to itself,
+    // before it counted the hold, and planned it a second time (decision 030).
+    const run = await store.createRun({
+      task: 't',
+      requester: 'U1',
+      conversation: { channel: 'C1', threadTs: `1700.${++conversationSeq}` },
+      origin: 'mention',
+      lease: { owner: 'replica-own', leaseMs: 30_000 },
+    });
+    const scan = (ownUnexpired: boolean) =>
+      store.adoptRuns({ owner: 'replica-own', leaseMs: 30_000, statuses: ['planning'], limit: 100, graceMs: 0, skipLocked: !ownUnexpired, ownUnexpired });
+    expect((await scan(false)).map((r) => r.id)).not.toContain(run.id);
+    expect((await scan(true)).map((r) => r.id)).toContain(run.id);
+    // Released (or run out), it is free to a periodic scan again, this replica's included.
+    await store.releaseRunLease({ runId: run.id, owner: 'replica-own' });
+    expect((await scan(false)).map((r) => r.id)).toContain(run.id);
+  });
+
   it('renews the running steps of held runs with the run, and lets concurrent adopters take different runs', async () => {
     const { run, version } = await withPlannedSteps();
     expect(await store.claimRunLease({ runId: run.id, owner: 'replica-a', leaseMs: 1 })).toBe(true);
@@ -335,26 +354,6 @@ describe.each(STORE_ENGINES)('run store contract on %s', (engine) => {
     } finally {
       await other.close();
     }
-  });
-
-  it('takes a run still leased to the scanning owner only when asked (a restart under the same name), never a live one of its own otherwise', async () => {
-    // A run created here is leased to its creator in the same write; its creator is planning it right now.
-    const run = await store.createRun({
-      task: 'plan me once',
-      requester: 'U1',
-      conversation: { channel: 'C1', threadTs: `1700.${++conversationSeq}` },
-      origin: 'mention',
-      lease: { owner: 'replica-own', leaseMs: 30_000 },
-    });
-    const adopt = (ownUnexpired: boolean) =>
-      store.adoptRuns({ owner: 'replica-own', leaseMs: 30_000, statuses: ['planning'], limit: 100, graceMs: 0, skipLocked: true, ownUnexpired });
-    expect((await adopt(false)).map((r) => r.id)).not.toContain(run.id);
-    expect(
-      (
-        await store.adoptRuns({ owner: 'replica-peer', leaseMs: 30_000, statuses: ['planning'], limit: 100, graceMs: 0, skipLocked: true, ownUnexpired: true })
-      ).map((r) => r.id),
-    ).not.toContain(run.id);
-    expect((await adopt(true)).map((r) => r.id)).toContain(run.id);
   });
 
   it('records planned args, executed args and output as separate facts, and finishes only the live attempt', async () => {

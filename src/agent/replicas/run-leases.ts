@@ -157,6 +157,8 @@ export function createRunLeases(options: LeaseOptions): RunLeases {
         limit: adoptOptions.startUp ? START_UP_ADOPTION_LIMIT : 50,
         graceMs: adoptionGraceMs(settings),
         skipLocked: !adoptOptions.startUp,
+        // A periodic scan leaves runs still leased to this replica alone: one just created is held only once
+        // its insert has answered, and a scan read in between adopted it and planned it again (decision 030).
         ownUnexpired: Boolean(adoptOptions.startUp),
       });
       const { adopted, letGo } = newlyAdopted(runs, held, claiming, releasing);

@@ -29,7 +29,9 @@ export async function adoptRuns(
 ): Promise<RunRecord[]> {
   if (input.statuses.length === 0 || input.limit <= 0) return [];
   // A lease that ran out or was released is free at once. A run never leased is left alone for the grace
-  // period: the replica that just created it is about to claim it.
+  // period: the replica that just created it is about to claim it. A lease still ours is taken only when
+  // asked (start-up): a live replica's scan that took one adopted a run it had just created and was
+  // planning, and planned it a second time (decision 030).
   const settled = or(
     input.ownUnexpired ? eq(runs.leaseOwner, input.owner) : undefined,
     lte(runs.leaseUntil, sql`now()`),

@@ -31,6 +31,8 @@ const BENCHES: Bench[] = [
   { script: 'big-plans.ts' },
   { script: 'soak.ts', args: ['pglite'] },
   { script: 'soak.ts', args: ['postgres'], needsPostgres: true },
+  // Issue 33: a run goes on within 5 s of its store coming back (each fault it cannot stage is skipped).
+  { script: 'recovery.ts' },
 ];
 
 const hasPostgres = Boolean(process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL);

@@ -15,6 +15,7 @@ import { acquireDataDirLock } from './engine/data-dir-lock.ts';
 import { checkDataDirWritable } from './engine/data-dir-check.ts';
 import { observingPglite, observingPostgres } from './engine/observed-client.ts';
 import { preparingPglite } from './engine/pglite-prepared.ts';
+import { reopeningPglite } from './engine/pglite-reopen.ts';
 import { preparingClient } from './engine/prepared-client.ts';
 import * as schema from './schema.ts';
 import { StoreHealth, withStoreDeadline } from './engine/store-health.ts';
@@ -96,18 +97,22 @@ async function initialisePgliteFolder(dataDir: string): Promise<void> {
 async function openPglite(dataDir: string | undefined, onClose: () => void, from?: Blob): Promise<Database> {
   if (dataDir) await initialisePgliteFolder(dataDir);
   const options = { startParams: [...PGlite.defaultStartParams, ...PGLITE_MEMORY_PARAMS], ...(from ? { loadDataDir: from } : {}) };
-  const client = dataDir ? await PGlite.create(dataDir, options) : await PGlite.create(options);
+  const first = dataDir ? await PGlite.create(dataDir, options) : await PGlite.create(options);
   const health = new StoreHealth();
-  const db = drizzlePglite(observingPglite(preparingPglite(client), health), { schema });
+  // A folder that refused writes leaves PGlite broken until it restarts: it is restarted once the folder takes writes again.
+  const store = dataDir
+    ? reopeningPglite({ first, folder: dataDir, open: () => PGlite.create(dataDir, options), wrap: preparingPglite, health })
+    : { client: preparingPglite(first), close: () => first.close() };
+  const db = drizzlePglite(observingPglite(store.client, health), { schema });
   return {
     db,
     engine: 'pglite',
     health,
-    ping: async (timeoutMs) => void (await withStoreDeadline(client.query('select 1'), timeoutMs, 'a health check')),
+    ping: async (timeoutMs) => void (await withStoreDeadline(store.client.query('select 1'), timeoutMs, 'a health check')),
     // One process owns a PGlite folder (the lock file), so nothing competes here.
-    migrate: () => migratePglite(drizzlePglite(client), { migrationsFolder: MIGRATIONS_FOLDER }),
+    migrate: () => migratePglite(drizzlePglite(first), { migrationsFolder: MIGRATIONS_FOLDER }),
     async close() {
-      await client.close();
+      await store.close();
       onClose();
     },
   };

@@ -27,6 +27,8 @@ export interface GithubFault {
   afterEffect?: boolean;
   /** With `afterEffect`: instead of dropping, run this once the write took effect, then answer as usual (a test breaks something in between). */
   beforeAnswer?: () => void | Promise<void>;
+  /** With `afterEffect`: the answer's status, headers and half its body are sent, then the connection is cut. */
+  halfWritten?: boolean;
   /** How many matching requests it applies to (default 1). */
   times?: number;
 }
@@ -130,6 +132,11 @@ export async function startFakeGithub(options: { pathPrefix?: string; app?: Fake
     }
 
     const answer = answerFor(method, url, body, sees);
+    if (fault?.afterEffect && fault.halfWritten) {
+      const text = JSON.stringify(answer.body);
+      res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) });
+      return void res.write(text.slice(0, Math.floor(text.length / 2)), () => res.socket?.destroy());
+    }
     if (fault?.afterEffect && fault.beforeAnswer) await fault.beforeAnswer();
     else if (fault?.afterEffect) return void res.socket?.destroy();
     send(res, answer.status, answer.body, answer.nextPage ? { link: `<http://127.0.0.1:${port}${prefix}${answer.nextPage}>; rel="next"` } : {});

@@ -56,4 +56,19 @@ describe('StoreHealth', () => {
     health.failed(withCode('connect ECONNREFUSED', 'ECONNREFUSED'));
     expect(seen).toEqual(['unreachable']);
   });
+
+  it('keeps a PGlite folder’s write failure until PGlite was restarted, however many writes worked meanwhile', () => {
+    let now = 0;
+    const health = new StoreHealth(15_000, () => now);
+    health.writesClearNotWritable = false;
+    health.failed(withCode('could not create file "base/5/16785_fsm": Permission denied', '42501'));
+    health.succeeded(true); // a write into a file PGlite held open
+    now = 60_000;
+    expect(health.snapshot()).toEqual({
+      ok: false,
+      reason: 'the database cannot be written: could not create file "base/5/16785_fsm": Permission denied (42501)',
+    });
+    health.recovered();
+    expect(health.snapshot()).toEqual({ ok: true });
+  });
 });

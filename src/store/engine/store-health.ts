@@ -82,6 +82,12 @@ export interface StoreHealthSnapshot {
 
 export class StoreHealth {
   private failure: StoreFailure | undefined;
+  /**
+   * Whether a write that works clears a `not-writable` failure. PGlite in a folder sets it false: a folder
+   * that refused some writes may take others (files PGlite holds open) while PGlite is broken, so only its
+   * restart once the folder takes writes again (pglite-reopen.ts) clears it, through `recovered()`.
+   */
+  writesClearNotWritable = true;
   private readonly listeners = new Set<(kind: StoreFailureKind) => void>();
 
   constructor(
@@ -101,7 +107,12 @@ export class StoreHealth {
   /** A statement succeeded: any answer shows the store reachable again; only a write shows it writable. */
   succeeded(write: boolean): void {
     if (!this.failure) return;
-    if (write || this.failure.kind === 'unreachable') this.failure = undefined;
+    if (this.failure.kind === 'unreachable' || (write && this.writesClearNotWritable)) this.failure = undefined;
+  }
+
+  /** The store was restarted after its folder took writes again: whatever failed before no longer counts. */
+  recovered(): void {
+    this.failure = undefined;
   }
 
   /** Called for every store failure (for `/metrics`); returns the unsubscribe function. */
@@ -110,9 +121,10 @@ export class StoreHealth {
     return () => this.listeners.delete(listener);
   }
 
-  /** The last failure, while it still counts. */
+  /** The last failure, while it still counts (one that only a restart clears counts until then). */
   get lastFailure(): StoreFailure | undefined {
-    if (this.failure && this.now() - this.failure.at > this.windowMs) this.failure = undefined;
+    const untilRecovered = this.failure?.kind === 'not-writable' && !this.writesClearNotWritable;
+    if (this.failure && !untilRecovered && this.now() - this.failure.at > this.windowMs) this.failure = undefined;
     return this.failure;
   }
 

@@ -62,6 +62,7 @@ async function remindOrExpireApproval(ctx: AgentContext, run: RunRecord, now: Da
   if (stage !== 'remind') return;
   if (!(await ctx.store.claimReminder({ runId: run.id, kind: 'approval-reminder', key: `v${version.version}` }))) return;
   const left = settings.waitTtlS - Math.floor((now.getTime() - version.createdAt.getTime()) / 1000);
+  await pingAddressee(ctx, run, 'approval', waitKey({ kind: 'approval', planVersion: version.version }));
   await ctx.surface.notify(
     run,
     words`${approverPings(settings)}The plan above is still waiting for an approver. Nothing runs until someone approves it; it expires in ${duration(left)}.`,

@@ -1,5 +1,5 @@
 /**
- * **Reassign** on a wait for a person (an escalation, a question, a Confirm): the button, the modal
+ * **Reassign** on a wait for a person (a plan's approval, an escalation, a question, a Confirm): the button, the modal
  * with a user picker, and the line its message carries once handed over ("Waiting on @B — reassigned
  * by @A"). The button names the wait it was drawn for; every value is parsed with zod on the way back.
  */
@@ -17,6 +17,7 @@ export const ADDRESSEE_BLOCK = 'wait-addressee';
 
 const id = z.string().min(1).max(255);
 const WaitRefSchema = z.discriminatedUnion('w', [
+  z.strictObject({ w: z.literal('a'), r: id, v: z.number().int().positive() }),
   z.strictObject({ w: z.literal('e'), e: id }),
   z.strictObject({ w: z.literal('q'), r: id, k: z.string().regex(/^[0-9a-f]{16}$/) }),
   z.strictObject({ w: z.literal('c'), r: id, v: z.number().int().positive(), s: id }),
@@ -27,12 +28,14 @@ const ModalMetadataSchema = z.strictObject({ ref: WaitRefSchema, c: z.string().m
 type Encoded = z.infer<typeof WaitRefSchema>;
 
 function encode(ref: WaitRef): Encoded {
+  if (ref.kind === 'approval') return { w: 'a', r: ref.runId, v: ref.planVersion };
   if (ref.kind === 'escalation') return { w: 'e', e: ref.escalationId };
   if (ref.kind === 'question') return { w: 'q', r: ref.runId, k: ref.questionKey };
   return { w: 'c', r: ref.runId, v: ref.planVersion, s: ref.stepId };
 }
 
 function decode(value: Encoded): WaitRef {
+  if (value.w === 'a') return { kind: 'approval', runId: value.r, planVersion: value.v };
   if (value.w === 'e') return { kind: 'escalation', escalationId: value.e };
   if (value.w === 'q') return { kind: 'question', runId: value.r, questionKey: value.k };
   return { kind: 'confirm', runId: value.r, planVersion: value.v, stepId: value.s };

@@ -15,10 +15,10 @@ export function safeSurface(surface: Surface, logger: LogPort): Surface {
   return {
     planning: wrap('planning', (run) => surface.planning(run)),
     proposePlan: wrap('proposePlan', (proposal) => surface.proposePlan(proposal)),
-    askRequester: wrap('askRequester', (run, questions) => surface.askRequester(run, questions)),
+    askRequester: wrap('askRequester', (run, questions, questionId) => surface.askRequester(run, questions, questionId)),
     reportProgress: wrap('reportProgress', (run, board) => surface.reportProgress(run, board)),
     escalate: wrap('escalate', (run, escalation, offer, delivery) => surface.escalate(run, escalation, offer, delivery)),
-    ask: wrap('ask', (run, stepId, question, delivery) => surface.ask(run, stepId, question, delivery)),
+    ask: wrap('ask', (run, stepId, question, delivery, questionId) => surface.ask(run, stepId, question, delivery, questionId)),
     confirmTarget: wrap('confirmTarget', (run, confirmation, delivery) => surface.confirmTarget(run, confirmation, delivery)),
     notify: wrap('notify', (run, text) => surface.notify(run, text)),
     ...(surface.escalationsClosed

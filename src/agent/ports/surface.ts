@@ -147,11 +147,11 @@ export interface Surface {
   planning(run: RunRecord): Promise<void>;
   proposePlan(proposal: ProposedPlan): Promise<void>;
   /** The plan is only questions for the requester, or the run needs to tell them something it cannot do. */
-  askRequester(run: RunRecord, questions: string[]): Promise<void>;
+  askRequester(run: RunRecord, questions: string[], questionId?: string): Promise<void>;
   reportProgress(run: RunRecord, board: BoardState): Promise<void>;
   escalate(run: RunRecord, escalation: EscalationRecord, offer: EscalationOffer, delivery?: Delivery): Promise<void>;
   /** ask_human: a step waits for an answer in the conversation. */
-  ask(run: RunRecord, stepId: string, question: string, delivery?: Delivery): Promise<void>;
+  ask(run: RunRecord, stepId: string, question: string, delivery?: Delivery, questionId?: string): Promise<void>;
   /** A write's target was filled from a person's or a model's words: show the values, offer Confirm and Abort. */
   confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery): Promise<void>;
   notify(run: RunRecord, text: Text): Promise<void>;

@@ -44,21 +44,3 @@ export function handedAwayFrom(events: readonly RunEvent[], kind: WaitKind, key:
   const all = handOvers(events, kind, key);
   return all.some((handOver) => handOver.to === userId) && all.at(-1)?.to !== userId;
 }
-
-/**
- * A question's words as a short key a button can carry: a Reassign clicked on an old question (answered,
- * and another asked since) names a key no open question has, so it changes nothing. Not a secret: the
- * clicker's rights are checked on their own.
- */
-export function questionKey(question: string): string {
-  // FNV-1a over UTF-16 code units, twice with different offsets: 16 hex characters, stable everywhere.
-  const fnv = (seed: number) => {
-    let hash = seed >>> 0;
-    for (let index = 0; index < question.length; index++) {
-      hash ^= question.charCodeAt(index);
-      hash = Math.imul(hash, 0x01000193) >>> 0;
-    }
-    return hash.toString(16).padStart(8, '0');
-  };
-  return fnv(0x811c9dc5) + fnv(0x050c5d1f);
-}

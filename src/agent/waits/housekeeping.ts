@@ -102,8 +102,8 @@ async function remindOrResendQuestions(ctx: AgentContext, run: RunRecord, now: D
       );
     }
     await pingAddressee(ctx, run, 'question', waitKey({ kind: 'question', question }));
-    if (question.stepId) await ctx.surface.ask(run, question.stepId, question.question);
-    else await ctx.surface.askRequester(run, question.question.split('\n'));
+    if (question.stepId) await ctx.surface.ask(run, question.stepId, question.question, undefined, question.id);
+    else await ctx.surface.askRequester(run, question.question.split('\n'), question.id);
   }
 }
 

@@ -11,7 +11,7 @@ import { isFinal } from '../execution/run-ending.ts';
 import { refuse, type ReassignRefusalCode, type Refused } from '../model/refusal.ts';
 import type { Reassigned, WaitRef } from '../ports/run-store.ts';
 import { person, type Text, words } from '../text/text.ts';
-import { currentAddressee, questionKey } from './addressee.ts';
+import { currentAddressee } from './addressee.ts';
 import { approvalWait, confirmWait, escalationWait, questionWait, type OpenWait } from './answerers.ts';
 
 type ReassignResult = Refused<Reassigned, ReassignRefusalCode, Text>;
@@ -53,7 +53,7 @@ async function findOpenWait(ctx: AgentContext, ref: WaitRef): Promise<Refused<Op
   }
   if (ref.kind === 'question') {
     const question = (await ctx.store.listQuestions(run.id)).find(
-      (q) => q.answer === null && q.planVersion === run.currentPlanVersion && questionKey(q.question) === ref.questionKey,
+      (q) => q.id === ref.questionId && q.answer === null && q.planVersion === run.currentPlanVersion,
     );
     return question ? { ok: true, value: questionWait(ctx, run, question) } : refuse('wait-closed', CLOSED);
   }

@@ -5,7 +5,7 @@
  */
 import type { AgentContext } from '../context.ts';
 import type { RunRecord, RunStatus, WaitForPerson } from '../ports/run-store.ts';
-import { currentAddressee, questionKey } from './addressee.ts';
+import { currentAddressee } from './addressee.ts';
 import { approvalWait, confirmWait, escalationWait, questionWait, type OpenWait } from './answerers.ts';
 
 /** Runs that can hold a wait for a person. */
@@ -40,7 +40,7 @@ async function personWaits(ctx: AgentContext, run: RunRecord, userId: string): P
     ...approval,
     ...questions
       .filter((q) => q.answer === null && q.planVersion === run.currentPlanVersion)
-      .map((q): [OpenWait, WaitForPerson['wait']] => [questionWait(ctx, run, q), { kind: 'question', runId: run.id, questionKey: questionKey(q.question) }]),
+      .map((q): [OpenWait, WaitForPerson['wait']] => [questionWait(ctx, run, q), { kind: 'question', runId: run.id, questionId: q.id }]),
     ...escalations
       .filter((escalation) => escalation.status === 'open')
       .map((escalation): [OpenWait, WaitForPerson['wait']] => [escalationWait(ctx, run, escalation), { kind: 'escalation', escalationId: escalation.id }]),

@@ -100,10 +100,10 @@ export class SlackSurface implements Surface {
   }
 
   /** Questions from the plan (with an Answer button), or a sentence about what the run cannot do (e.g. no model configured). */
-  async askRequester(run: RunRecord, questions: string[]): Promise<void> {
+  async askRequester(run: RunRecord, questions: string[], questionId?: string): Promise<void> {
     const asks = questions.some((q) => q.trim().endsWith('?'));
     if (asks) {
-      await this.post(run, questionMessage({ runId: run.id, asked: run.requester, questions }));
+      await this.post(run, questionMessage({ runId: run.id, asked: run.requester, questions, ...(questionId ? { questionId } : {}) }));
       return;
     }
     const body = questions.length === 1 ? escapeText(questions[0]!) : questions.map((q) => `• ${escapeText(q)}`).join('\n');
@@ -135,9 +135,9 @@ export class SlackSurface implements Surface {
   }
 
   /** An ask_human step: the question with an Answer button (the step's id stays in the logs). */
-  async ask(run: RunRecord, _stepId: string, question: string, delivery?: Delivery): Promise<void> {
+  async ask(run: RunRecord, _stepId: string, question: string, delivery?: Delivery, questionId?: string): Promise<void> {
     await this.status.session(run.id, run.conversation, 'suspended');
-    await this.post(run, questionMessage({ runId: run.id, asked: run.requester, questions: [question] }), delivery);
+    await this.post(run, questionMessage({ runId: run.id, asked: run.requester, questions: [question], ...(questionId ? { questionId } : {}) }), delivery);
   }
 
   async confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery): Promise<void> {

@@ -19,7 +19,7 @@ const id = z.string().min(1).max(255);
 const WaitRefSchema = z.discriminatedUnion('w', [
   z.strictObject({ w: z.literal('a'), r: id, v: z.number().int().positive() }),
   z.strictObject({ w: z.literal('e'), e: id }),
-  z.strictObject({ w: z.literal('q'), r: id, k: z.string().regex(/^[0-9a-f]{16}$/) }),
+  z.strictObject({ w: z.literal('q'), r: id, k: z.string().regex(/^q_[0-9A-Za-z_-]{1,64}$/) }),
   z.strictObject({ w: z.literal('c'), r: id, v: z.number().int().positive(), s: id }),
 ]);
 /** The modal carries the wait and where its message is (to mark it once handed over). */
@@ -30,14 +30,14 @@ type Encoded = z.infer<typeof WaitRefSchema>;
 function encode(ref: WaitRef): Encoded {
   if (ref.kind === 'approval') return { w: 'a', r: ref.runId, v: ref.planVersion };
   if (ref.kind === 'escalation') return { w: 'e', e: ref.escalationId };
-  if (ref.kind === 'question') return { w: 'q', r: ref.runId, k: ref.questionKey };
+  if (ref.kind === 'question') return { w: 'q', r: ref.runId, k: ref.questionId };
   return { w: 'c', r: ref.runId, v: ref.planVersion, s: ref.stepId };
 }
 
 function decode(value: Encoded): WaitRef {
   if (value.w === 'a') return { kind: 'approval', runId: value.r, planVersion: value.v };
   if (value.w === 'e') return { kind: 'escalation', escalationId: value.e };
-  if (value.w === 'q') return { kind: 'question', runId: value.r, questionKey: value.k };
+  if (value.w === 'q') return { kind: 'question', runId: value.r, questionId: value.k };
   return { kind: 'confirm', runId: value.r, planVersion: value.v, stepId: value.s };
 }
 

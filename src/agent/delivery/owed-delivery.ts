@@ -162,7 +162,7 @@ async function deliverOne(ctx: AgentContext, message: OwedMessage): Promise<void
   }
   if (message.kind === 'question') {
     const { stepId, question, questionId } = questionPayload.parse(message.payload);
-    await ctx.deliverySurface.ask(run, stepId, question, delivery, questionId);
+    await ctx.deliverySurface.ask(run, stepId, question, delivery, questionId ? { questionId } : undefined);
     return;
   }
   if (message.kind === 'confirm-target') {

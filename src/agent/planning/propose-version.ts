@@ -40,7 +40,7 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
     const asked = await ctx.store.openQuestion({ runId, stepId: null, planVersion: version, question: plan.questions.join('\n') });
     await ctx.store.appendEvent(runId, 'questions-asked', { version, questions: plan.questions });
     const run = await ctx.store.getRun(runId);
-    if (run) await ctx.surface.askRequester(run, plan.questions, asked.id);
+    if (run) await ctx.surface.askRequester(run, plan.questions, { questionId: asked.id });
     return;
   }
 

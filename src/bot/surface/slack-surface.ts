@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { ConfirmationRecord, EscalationRecord, RunRecord } from '../../agent/ports/run-store.ts';
-import type { BoardState, ClosedEscalation, Delivery, EscalationOffer, ProposedPlan, RunSummary, Surface } from '../../agent/ports/surface.ts';
+import type {
+  AskedQuestion,
+  BoardState,
+  ClosedEscalation,
+  Delivery,
+  EscalationOffer,
+  ProposedPlan,
+  RunSummary,
+  Surface,
+  WaitAddressee,
+} from '../../agent/ports/surface.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { AgentStatus, type SessionStatus } from './agent-status.ts';
 import { BoardPublisher, type BoardStyle } from './board-publisher.ts';
@@ -13,6 +23,7 @@ import { asSlackBlocks, type MessageView } from '../views/limits.ts';
 import { planMessages } from '../views/plan/plan-message.ts';
 import { planningFailedMessage, plannerUnavailableMessage } from '../views/run/planner-unavailable.ts';
 import { questionMessage } from '../views/run/question.ts';
+import { addressed } from '../views/run/reassign.ts';
 import { summaryMessage } from '../views/run/summary.ts';
 import { targetConfirmationMessages } from '../views/run/target-confirmation.ts';
 import { escapeText, mention, section, storedWords, truncate } from '../views/text.ts';
@@ -100,10 +111,11 @@ export class SlackSurface implements Surface {
   }
 
   /** Questions from the plan (with an Answer button), or a sentence about what the run cannot do (e.g. no model configured). */
-  async askRequester(run: RunRecord, questions: string[], questionId?: string): Promise<void> {
+  async askRequester(run: RunRecord, questions: string[], asked: AskedQuestion = {}): Promise<void> {
     const asks = questions.some((q) => q.trim().endsWith('?'));
     if (asks) {
-      await this.post(run, questionMessage({ runId: run.id, asked: run.requester, questions, ...(questionId ? { questionId } : {}) }));
+      const view = questionMessage({ runId: run.id, asked: run.requester, questions, ...(asked.questionId ? { questionId: asked.questionId } : {}) });
+      await this.post(run, addressed(view, asked.addressee));
       return;
     }
     const body = questions.length === 1 ? escapeText(questions[0]!) : questions.map((q) => `• ${escapeText(q)}`).join('\n');
@@ -121,7 +133,7 @@ export class SlackSurface implements Surface {
 
   async escalate(run: RunRecord, escalation: EscalationRecord, offer: EscalationOffer, delivery?: Delivery): Promise<void> {
     await this.status.session(run.id, run.conversation, 'suspended');
-    await this.post(run, escalationMessage({ escalation, offer, escalateTo: this.options.escalateTo }), delivery);
+    await this.post(run, addressed(escalationMessage({ escalation, offer, escalateTo: this.options.escalateTo }), offer.addressee), delivery);
   }
 
   /** Escalations another answer closed: each message, found by its key, becomes one line saying so (best effort). */
@@ -135,13 +147,14 @@ export class SlackSurface implements Surface {
   }
 
   /** An ask_human step: the question with an Answer button (the step's id stays in the logs). */
-  async ask(run: RunRecord, _stepId: string, question: string, delivery?: Delivery, questionId?: string): Promise<void> {
+  async ask(run: RunRecord, _stepId: string, question: string, delivery?: Delivery, asked: AskedQuestion = {}): Promise<void> {
     await this.status.session(run.id, run.conversation, 'suspended');
-    await this.post(run, questionMessage({ runId: run.id, asked: run.requester, questions: [question], ...(questionId ? { questionId } : {}) }), delivery);
+    const view = questionMessage({ runId: run.id, asked: run.requester, questions: [question], ...(asked.questionId ? { questionId: asked.questionId } : {}) });
+    await this.post(run, addressed(view, asked.addressee), delivery);
   }
 
-  async confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery): Promise<void> {
-    const views = targetConfirmationMessages({ confirmation, escalateTo: this.options.escalateTo });
+  async confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery, addressee?: WaitAddressee): Promise<void> {
+    const views = targetConfirmationMessages({ confirmation, escalateTo: this.options.escalateTo }).map((view) => addressed(view, addressee));
     // Each message of the request is its own owed post, so a redelivery sends only the ones missing.
     for (const [index, view] of views.entries()) await this.post(run, view, delivery && { ...delivery, key: `${delivery.key}#${index}` });
   }

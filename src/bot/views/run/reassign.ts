@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { WaitRef } from '../../../agent/ports/run-store.ts';
-import { LIMITS, type Block, type Button, type MessageBlock, type ModalView } from '../limits.ts';
+import { LIMITS, type Block, type Button, type MessageBlock, type MessageView, type ModalView } from '../limits.ts';
 import { context, mention, plainText, section } from '../text.ts';
 
 export const REASSIGN_ACTION = 'wait-reassign';
@@ -106,4 +106,13 @@ export function withAddressee(blocks: readonly MessageBlock[], to: string, by: s
   const kept = blocks.filter((block) => (block as { block_id?: string }).block_id !== ADDRESSEE_BLOCK);
   const actions = kept.findIndex((block) => block.type === 'actions');
   return actions === -1 ? [...kept, line] : [...kept.slice(0, actions), line, ...kept.slice(actions)];
+}
+
+/**
+ * A wait's message posted again (a reminder) after a hand-over: it says whom it waits on, as the first
+ * post does once marked. Only a message with buttons gets the line; without an addressee it is as drawn.
+ */
+export function addressed(view: MessageView, addressee: { to: string; by: string } | undefined): MessageView {
+  if (!addressee || !view.blocks.some((block) => block.type === 'actions')) return view;
+  return { ...view, blocks: withAddressee(view.blocks, addressee.to, addressee.by) };
 }

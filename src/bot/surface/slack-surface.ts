@@ -24,6 +24,7 @@ import { planMessages } from '../views/plan/plan-message.ts';
 import { planningFailedMessage, plannerUnavailableMessage } from '../views/run/planner-unavailable.ts';
 import { questionMessage } from '../views/run/question.ts';
 import { addressed } from '../views/run/reassign.ts';
+import { WaitLinks } from './wait-links.ts';
 import { summaryMessage } from '../views/run/summary.ts';
 import { targetConfirmationMessages } from '../views/run/target-confirmation.ts';
 import { escapeText, mention, section, storedWords, truncate } from '../views/text.ts';
@@ -68,8 +69,11 @@ export class SlackSurface implements Surface {
   private readonly status: AgentStatus;
   /** Runs whose planning failure the thread was told (once): their summary would say it a second time. */
   private readonly planningFailureTold = new Set<string>();
+  /** Where each waiting step's message is: the board links the step to it. */
+  private readonly waitLinks: WaitLinks;
 
   constructor(private readonly options: SlackSurfaceOptions) {
+    this.waitLinks = new WaitLinks(options.client);
     this.plans = new PlanMessages(options.client, options.logger);
     this.status = new AgentStatus(options.client, options.logger);
     this.board = new BoardPublisher({
@@ -81,6 +85,7 @@ export class SlackSurface implements Surface {
       style: options.boardStyle,
       escalateTo: options.escalateTo,
       postSettle: options.postSettle,
+      waitLinks: this.waitLinks,
     });
   }
 
@@ -133,7 +138,9 @@ export class SlackSurface implements Surface {
 
   async escalate(run: RunRecord, escalation: EscalationRecord, offer: EscalationOffer, delivery?: Delivery): Promise<void> {
     await this.status.session(run.id, run.conversation, 'suspended');
-    await this.post(run, addressed(escalationMessage({ escalation, offer, escalateTo: this.options.escalateTo }), offer.addressee), delivery);
+    const ts = await this.post(run, addressed(escalationMessage({ escalation, offer, escalateTo: this.options.escalateTo }), offer.addressee), delivery);
+    if (ts && escalation.stepId)
+      await this.waitLinks.posted({ runId: run.id, planVersion: escalation.planVersion, stepId: escalation.stepId, channel: run.conversation.channel, ts });
   }
 
   /** Escalations another answer closed: each message, found by its key, becomes one line saying so (best effort). */
@@ -147,16 +154,21 @@ export class SlackSurface implements Surface {
   }
 
   /** An ask_human step: the question with an Answer button (the step's id stays in the logs). */
-  async ask(run: RunRecord, _stepId: string, question: string, delivery?: Delivery, asked: AskedQuestion = {}): Promise<void> {
+  async ask(run: RunRecord, stepId: string, question: string, delivery?: Delivery, asked: AskedQuestion = {}): Promise<void> {
     await this.status.session(run.id, run.conversation, 'suspended');
     const view = questionMessage({ runId: run.id, asked: run.requester, questions: [question], ...(asked.questionId ? { questionId: asked.questionId } : {}) });
-    await this.post(run, addressed(view, asked.addressee), delivery);
+    const ts = await this.post(run, addressed(view, asked.addressee), delivery);
+    if (ts) await this.waitLinks.posted({ runId: run.id, planVersion: run.currentPlanVersion, stepId, channel: run.conversation.channel, ts });
   }
 
   async confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery, addressee?: WaitAddressee): Promise<void> {
     const views = targetConfirmationMessages({ confirmation, escalateTo: this.options.escalateTo }).map((view) => addressed(view, addressee));
     // Each message of the request is its own owed post, so a redelivery sends only the ones missing.
-    for (const [index, view] of views.entries()) await this.post(run, view, delivery && { ...delivery, key: `${delivery.key}#${index}` });
+    let last: string | undefined;
+    for (const [index, view] of views.entries()) last = await this.post(run, view, delivery && { ...delivery, key: `${delivery.key}#${index}` });
+    // The buttons close the last message of the request: that is the one the step waits on.
+    const { planVersion, stepId } = confirmation;
+    if (last) await this.waitLinks.posted({ runId: run.id, planVersion, stepId, channel: run.conversation.channel, ts: last });
   }
 
   /** The thread's permalink (chat.getPermalink of the message that started it), for attribution lines. */
@@ -190,6 +202,7 @@ export class SlackSurface implements Surface {
     // buttons that must go.
     await this.plans.runEnded(summary.run.id, summary.outcome);
     await this.board.finish(summary.run.id);
+    this.waitLinks.forget(summary.run.id);
     // A run that failed to plan was told why in one message; a summary would repeat it (nothing ran, nothing changed).
     const told = this.planningFailureTold.delete(summary.run.id);
     if (!(told && summary.outcome === 'failed' && summary.run.currentPlanVersion === null))

@@ -131,7 +131,8 @@ describe('decisions are compare-and-set', () => {
     await h.agent.idle();
     expect(tools.write.calls).toEqual([]);
     expect(await h.store.listApprovals(run.id)).toEqual([]);
-    expect((await h.store.getEscalation(escalation!.id))?.status).toBe('open');
+    // The edit answered the escalation about v1 (a Modify), not the refused click.
+    expect(await h.store.getEscalation(escalation!.id)).toMatchObject({ status: 'resolved', resolution: 'replan', resolvedBy: 'UREQ' });
   });
 });
 

@@ -2,7 +2,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { WaitRef } from '../../src/agent/ports/run-store.ts';
-import { questionKey } from '../../src/agent/waits/addressee.ts';
 import { MessageBlocksSchema, ModalViewSchema, type MessageBlock } from '../../src/bot/views/limits.ts';
 import { escalationMessage } from '../../src/bot/views/run/escalation.ts';
 import { questionMessage } from '../../src/bot/views/run/question.ts';
@@ -30,12 +29,8 @@ describe('the Reassign button', () => {
     const escalation = escalationMessage({ escalation: makeEscalation(), offer: makeOffer(), escalateTo: 'SOPS' });
     expect(decodeReassignButton(reassignOf(escalation.blocks)?.value)).toEqual({ kind: 'escalation', escalationId: 'esc_1' });
 
-    const question = questionMessage({ runId: 'run_1', asked: 'UREQ', questions: ['Which cluster?', 'Which region?'] });
-    expect(decodeReassignButton(reassignOf(question.blocks)?.value)).toEqual({
-      kind: 'question',
-      runId: 'run_1',
-      questionKey: questionKey('Which cluster?\nWhich region?'),
-    });
+    const question = questionMessage({ runId: 'run_1', asked: 'UREQ', questions: ['Which cluster?', 'Which region?'], questionId: 'q_1' });
+    expect(decodeReassignButton(reassignOf(question.blocks)?.value)).toEqual({ kind: 'question', runId: 'run_1', questionId: 'q_1' });
 
     const confirmation = {
       runId: 'run_1',
@@ -65,7 +60,7 @@ describe('the Reassign button', () => {
     ['an unknown kind', '{"w":"x","e":"esc_1"}'],
     ['a missing id', '{"w":"e"}'],
     ['an extra field', '{"w":"e","e":"esc_1","to":"U1"}'],
-    ['a question key that is not one', '{"w":"q","r":"run_1","k":"../../etc"}'],
+    ['a question id that is not one', '{"w":"q","r":"run_1","k":"../../etc"}'],
     ['a version that is not a number', '{"w":"c","r":"run_1","v":"2","s":"s1"}'],
   ])('refuses %s', (_what, value) => {
     expect(decodeReassignButton(value)).toBeUndefined();
@@ -80,7 +75,8 @@ describe('the Reassign button', () => {
         (runId, stepId, planVersion) => {
           for (const ref of [
             { kind: 'escalation', escalationId: runId },
-            { kind: 'question', runId, questionKey: questionKey(stepId) },
+            { kind: 'question', runId, questionId: `q_${planVersion.toString(36)}` },
+            { kind: 'approval', runId, planVersion },
             { kind: 'confirm', runId, planVersion, stepId },
           ] as WaitRef[]) {
             const button = reassignButton(ref);

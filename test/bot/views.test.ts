@@ -123,7 +123,7 @@ describe('plan message', () => {
   it.each([40, 200])('condenses a %i-step plan with long titles within Slack limits and keeps the buttons', (count) => {
     const view = planMessage(makeProposal(makePlan(count, { longTitles: true })));
     expectWithinLimits(view.blocks);
-    expect(buttons(view.blocks)).toHaveLength(4);
+    expect(buttons(view.blocks)).toHaveLength(5);
     expect(allText(view.blocks)).toMatch(/more read steps/);
   });
 
@@ -207,7 +207,7 @@ describe('plan message: targets in full', () => {
     for (let i = 0; i < 60; i++) expect(text).toContain(`*${longRepo}${i}#${1000 + i}*`);
     for (const target of everyTarget) expect(text, target).toContain(target);
     expect(views.slice(0, -1).flatMap((view) => buttons(view.blocks))).toEqual([]);
-    expect(buttons(views.at(-1)!.blocks)).toHaveLength(4);
+    expect(buttons(views.at(-1)!.blocks)).toHaveLength(5);
     expect(allText(views[1]!.blocks)).toContain(`Plan v1, continued (2/${views.length})`);
   });
 

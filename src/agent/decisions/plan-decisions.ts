@@ -25,6 +25,8 @@ import { refuse, type Refused } from '../model/refusal.ts';
 import { summarizeEnded } from '../execution/run-ending.ts';
 import { completedStepIds } from '../execution/steps/step-facts.ts';
 import { person, type Text, words } from '../text/text.ts';
+import { openEscalationsOf, tellEscalationsClosed } from '../waits/closed-escalations.ts';
+import { drive } from '../ports/effects.ts';
 
 type Loaded = { run: RunRecord; version: PlanVersionRecord };
 
@@ -75,6 +77,7 @@ export async function decide(
   // The slow part (a Slack user-group lookup) comes first; its verdict is for this version only.
   const allowed = await checkRequesterOrApprover({ action: 'reject', userId: input.userId, policy: { gate: ctx.policy, run } });
   if (!allowed.ok) return allowed;
+  const doubting = await openEscalationsOf(ctx, run.id, 'low-confidence');
   const decided = await decideOnPending(ctx, input, {
     to: 'rejected',
     approval: { userId: input.userId, decision: 'rejected', need },
@@ -82,6 +85,7 @@ export async function decide(
     event: { type: 'plan-rejected', data: { version: input.planVersion, by: input.userId } },
   });
   if (!decided.ok) return decided;
+  await tellEscalationsClosed(ctx, decided.value, doubting, words`the plan was rejected by ${person(input.userId)}.`);
   await summarizeEnded(ctx, run.id, 'rejected', words`Rejected by ${person(input.userId)}.`);
   return { ok: true, value: undefined };
 }
@@ -112,6 +116,8 @@ async function decideApproval(
   if (!allowed.ok) return allowed;
   const by = { version: input.planVersion, by: input.userId, why: `policy ${allowed.value.policyHash.slice(0, 12)}: ${allowed.value.rules.join(', ')}` };
   const approval = { userId: input.userId, decision: 'approved' as const, ...goAheadApproval(input.need, allowed.value), digest: input.digest };
+  const doubting = await openEscalationsOf(ctx, input.runId, 'low-confidence');
+  const approvedBy = words`the plan was approved by ${person(input.userId)}.`;
   if (allowed.value.approved) {
     // The usual click (every step's rule needs one approver): approval and start are one decision.
     const decided = await decideOnPending(ctx, input, {
@@ -122,6 +128,7 @@ async function decideApproval(
     });
     if (!decided.ok) return decided;
     await ctx.effects.perform(drive(input.runId));
+    await tellEscalationsClosed(ctx, decided.value, doubting, approvedBy);
     return { ok: true, value: undefined };
   }
   const recorded = await decideOnPending(ctx, input, { approval, event: { type: 'plan-approved', data: by } });
@@ -146,7 +153,10 @@ async function decideApproval(
     alsoResolve: { kind: 'low-confidence', action: 'skip', userId: input.userId },
     event: { type: 'plan-approved', data: { ...by, why: `policy ${gate.current().hash.slice(0, 12)}: every step approved` } },
   });
-  if (moved.ok) await ctx.effects.perform(drive(input.runId));
+  if (moved.ok) {
+    await ctx.effects.perform(drive(input.runId));
+    await tellEscalationsClosed(ctx, moved.value, doubting, approvedBy);
+  }
   return { ok: true, value: undefined };
 }
 
@@ -162,7 +172,6 @@ async function validateEdit(ctx: AgentContext, input: { runId: string; plan: unk
 
 export type { EditProblem } from '../model/refusal.ts';
 import type { EditProblem } from '../model/refusal.ts';
-import { drive } from '../ports/effects.ts';
 
 const editProblems = (problems: readonly PlanProblem[]): { ok: false; error: EditProblem[] } => ({
   ok: false,
@@ -196,12 +205,16 @@ export async function editPlan(
   if (!may.ok) return { ok: false, error: [may.error] };
   const checked = await validateEdit(ctx, input);
   if (!checked.ok) return editProblems(checked.error);
-  // From here the run is `planning`: no click on the version being replaced can approve it any more.
+  // From here the run is `planning`: no click on the version being replaced can approve it any more,
+  // nor go ahead on it from its low-confidence escalation (closed here; the edit may open its own).
+  const doubting = await openEscalationsOf(ctx, run.id, 'low-confidence');
   const decided = await decideOnPending(ctx, input, {
     to: 'planning',
+    alsoResolve: { kind: 'low-confidence', action: 'replan', userId: input.userId },
     event: { type: 'plan-edit-started', data: { version: input.planVersion, by: input.userId } },
   });
   if (!decided.ok) return { ok: false, error: [decided.error] };
+  await tellEscalationsClosed(ctx, decided.value, doubting, words`the plan was modified by ${person(input.userId)}; the new version is below.`);
   const record = await ctx.store.addPlanVersion({
     runId: run.id,
     plan: checked.value,
@@ -247,11 +260,14 @@ export async function revisePlan(
   });
   if (!may.ok) return may;
   if (!ctx.llm.has('planner')) return refuse('no-planner', 'No planner model is configured, so I cannot revise the plan; edit the steps instead.');
+  const doubting = await openEscalationsOf(ctx, run.id, 'low-confidence');
   const decided = await decideOnPending(ctx, input, {
     to: 'planning',
+    alsoResolve: { kind: 'low-confidence', action: 'replan', userId: input.userId },
     event: { type: 'revision-requested', data: { version: version.version, by: input.userId, instruction: input.instruction.slice(0, 2000) } },
   });
   if (!decided.ok) return decided;
+  await tellEscalationsClosed(ctx, decided.value, doubting, words`${person(input.userId)} asked the planner to revise the plan.`);
   const work = (async () => {
     await ctx.surface.planning(run);
     const planned = await makePlan(plannerDeps(ctx, run.id), {

@@ -6,6 +6,7 @@ import type { ConfirmationRecord, RunRecord } from '../ports/run-store.ts';
 import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
 import { isFinal } from '../execution/run-ending.ts';
 import { person, type Text, words } from '../text/text.ts';
+import { drive } from '../ports/effects.ts';
 
 interface ConfirmInput {
   runId: string;
@@ -17,7 +18,6 @@ interface ConfirmInput {
 
 export type { ConfirmRefusalCode } from '../model/refusal.ts';
 import type { ConfirmRefusalCode } from '../model/refusal.ts';
-import { drive } from '../ports/effects.ts';
 
 type ConfirmResult = Refused<void, ConfirmRefusalCode, Text>;
 

@@ -142,7 +142,7 @@ const offerOfOlderRow = (escalation: EscalationRecord): EscalationOffer => ({
   onHold: [],
   abortRollsBack: false,
 });
-const questionPayload = z.object({ stepId: z.string(), question: z.string() });
+const questionPayload = z.object({ stepId: z.string(), question: z.string(), questionId: z.string().optional() });
 const confirmationPayload = z.object({ planVersion: z.number(), stepId: z.string() });
 
 async function deliverOne(ctx: DeliveryContext, message: OwedMessage): Promise<void> {
@@ -161,8 +161,8 @@ async function deliverOne(ctx: DeliveryContext, message: OwedMessage): Promise<v
     return;
   }
   if (message.kind === 'question') {
-    const { stepId, question } = questionPayload.parse(message.payload);
-    await ctx.deliverySurface.ask(run, stepId, question, delivery);
+    const { stepId, question, questionId } = questionPayload.parse(message.payload);
+    await ctx.deliverySurface.ask(run, stepId, question, delivery, questionId ? { questionId } : undefined);
     return;
   }
   if (message.kind === 'confirm-target') {

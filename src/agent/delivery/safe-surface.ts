@@ -15,11 +15,11 @@ export function safeSurface(surface: Surface, logger: LogPort): Surface {
   return {
     planning: wrap('planning', (run) => surface.planning(run)),
     proposePlan: wrap('proposePlan', (proposal) => surface.proposePlan(proposal)),
-    askRequester: wrap('askRequester', (run, questions) => surface.askRequester(run, questions)),
+    askRequester: wrap('askRequester', (run, questions, asked) => surface.askRequester(run, questions, asked)),
     reportProgress: wrap('reportProgress', (run, board) => surface.reportProgress(run, board)),
     escalate: wrap('escalate', (run, escalation, offer, delivery) => surface.escalate(run, escalation, offer, delivery)),
-    ask: wrap('ask', (run, stepId, question, delivery) => surface.ask(run, stepId, question, delivery)),
-    confirmTarget: wrap('confirmTarget', (run, confirmation, delivery) => surface.confirmTarget(run, confirmation, delivery)),
+    ask: wrap('ask', (run, stepId, question, delivery, asked) => surface.ask(run, stepId, question, delivery, asked)),
+    confirmTarget: wrap('confirmTarget', (run, confirmation, delivery, addressee) => surface.confirmTarget(run, confirmation, delivery, addressee)),
     notify: wrap('notify', (run, text) => surface.notify(run, text)),
     ...(surface.escalationsClosed
       ? { escalationsClosed: wrap('escalationsClosed', (run, closed, closedBy) => surface.escalationsClosed!(run, closed, closedBy)) }

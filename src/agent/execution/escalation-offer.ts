@@ -183,9 +183,9 @@ export const ANSWER_WORDS: Readonly<Record<EscalationAnswer, { label: string; pa
   'try-again': { label: 'Try again', past: 'Tried again' },
 };
 
-/** The answer a stored resolution was, for this kind (a low-confidence Skip was an Approve anyway). */
+/** The answer a stored resolution was, for this kind (a low-confidence Skip was an Approve anyway, its Replan a Modify of the plan). */
 export function answerOf(kind: EscalationRecord['kind'], action: EscalationAction): EscalationAnswer {
-  if (kind === 'low-confidence') return action === 'abort' ? 'reject' : action === 'replan' ? 'replan' : 'approve';
+  if (kind === 'low-confidence') return action === 'abort' ? 'reject' : action === 'replan' ? 'modify' : 'approve';
   if (kind === 'replan-failed' && action === 'retry') return 'try-again';
   return action;
 }

@@ -116,7 +116,7 @@ const runEventSchemas = {
   'escalation-resolved': z.strictObject({ escalationId: z.string(), action: escalationAction, by: z.string() }),
   /** A wait for a person handed to `to` by `by` (Reassign); `key` names the wait within its kind (waits/addressee.ts). */
   'wait-reassigned': z.strictObject({
-    wait: z.enum(['escalation', 'question', 'confirm']),
+    wait: z.enum(['approval', 'escalation', 'question', 'confirm']),
     key: z.string(),
     to: z.string(),
     from: z.string().nullable(),

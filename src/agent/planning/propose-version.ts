@@ -38,10 +38,10 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
 
   if (plan.steps.length === 0 && plan.questions?.length) {
     if (!(await ctx.store.transitionRun(runId, options.from, 'awaiting-answer'))) return; // cancelled meanwhile
-    await ctx.store.openQuestion({ runId, stepId: null, planVersion: version, question: plan.questions.join('\n') });
+    const asked = await ctx.store.openQuestion({ runId, stepId: null, planVersion: version, question: plan.questions.join('\n') });
     await ctx.store.appendEvent(runId, 'questions-asked', { version, questions: plan.questions });
     const run = await ctx.store.getRun(runId);
-    if (run) await ctx.surface.askRequester(run, plan.questions);
+    if (run) await ctx.surface.askRequester(run, plan.questions, { questionId: asked.id });
     return;
   }
 

@@ -69,13 +69,14 @@ export interface ConfirmationRecord {
 }
 
 /**
- * One wait for a person, as a Reassign names it: an escalation by its id, a question by its run and the
- * key of its words (`questionKey`: a question answered and replaced by another is another wait), a
- * Confirm by its step.
+ * One wait for a person, as a Reassign names it: an escalation or a question by its stored id (a
+ * question answered and replaced by another is another wait), a Confirm by its step, a plan's approval
+ * by its version.
  */
 export type WaitRef =
+  | { kind: 'approval'; runId: string; planVersion: number }
   | { kind: 'escalation'; escalationId: string }
-  | { kind: 'question'; runId: string; questionKey: string }
+  | { kind: 'question'; runId: string; questionId: string }
   | { kind: 'confirm'; runId: string; planVersion: number; stepId: string };
 
 /** A wait handed to someone: who now, who before (null: nobody by name), who handed it over. */
@@ -86,17 +87,10 @@ export interface Reassigned {
   by: string;
 }
 
-/** A plan version waiting for approval, as "Waiting for you" names it. */
-export interface ApprovalWaitRef {
-  kind: 'approval';
-  runId: string;
-  planVersion: number;
-}
-
 /** An open wait a person may answer (App Home's "Waiting for you"); `handedBy` when it was handed to them. */
 export interface WaitForPerson {
   run: RunRecord;
-  wait: WaitRef | ApprovalWaitRef;
+  wait: WaitRef;
   handedBy?: string;
 }
 

@@ -119,6 +119,20 @@ export interface EscalationOffer {
   plan?: { version: number };
   /** Said above the rest when the escalation is posted again (a reminder). */
   note?: string;
+  /** Posted again after a Reassign: whom it waits on now. */
+  addressee?: WaitAddressee;
+}
+
+/** Whom a wait was handed to (Reassign), and by whom: its message, posted again as a reminder, says so. */
+export interface WaitAddressee {
+  to: string;
+  by: string;
+}
+
+/** What a question's message names besides its words: its stored record (for Reassign) and, on a reminder, whom it was handed to. */
+export interface AskedQuestion {
+  questionId?: string;
+  addressee?: WaitAddressee;
 }
 
 /** An escalation closed by another answer, and how its message is found in the conversation. */
@@ -147,13 +161,13 @@ export interface Surface {
   planning(run: RunRecord): Promise<void>;
   proposePlan(proposal: ProposedPlan): Promise<void>;
   /** The plan is only questions for the requester, or the run needs to tell them something it cannot do. */
-  askRequester(run: RunRecord, questions: string[]): Promise<void>;
+  askRequester(run: RunRecord, questions: string[], asked?: AskedQuestion): Promise<void>;
   reportProgress(run: RunRecord, board: BoardState): Promise<void>;
   escalate(run: RunRecord, escalation: EscalationRecord, offer: EscalationOffer, delivery?: Delivery): Promise<void>;
   /** ask_human: a step waits for an answer in the conversation. */
-  ask(run: RunRecord, stepId: string, question: string, delivery?: Delivery): Promise<void>;
+  ask(run: RunRecord, stepId: string, question: string, delivery?: Delivery, asked?: AskedQuestion): Promise<void>;
   /** A write's target was filled from a person's or a model's words: show the values, offer Confirm and Abort. */
-  confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery): Promise<void>;
+  confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery, addressee?: WaitAddressee): Promise<void>;
   notify(run: RunRecord, text: Text): Promise<void>;
   /**
    * Escalations another answer closed (an Abort, a new plan): each message loses its buttons and says

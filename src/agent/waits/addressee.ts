@@ -6,18 +6,21 @@
 import { eventsOfType, type RunEvent } from '../model/run-events.ts';
 import type { ConfirmationRecord, EscalationRecord, QuestionRecord } from '../ports/human-input.ts';
 
-export type WaitKind = 'escalation' | 'question' | 'confirm';
+export type WaitKind = 'approval' | 'escalation' | 'question' | 'confirm';
 
 /** What names one wait within its kind, in the event log. */
+export function waitKey(wait: { kind: 'approval'; planVersion: number }): string;
 export function waitKey(wait: { kind: 'escalation'; escalation: Pick<EscalationRecord, 'id'> }): string;
 export function waitKey(wait: { kind: 'question'; question: Pick<QuestionRecord, 'id'> }): string;
 export function waitKey(wait: { kind: 'confirm'; confirmation: Pick<ConfirmationRecord, 'planVersion' | 'stepId'> }): string;
 export function waitKey(
   wait:
+    | { kind: 'approval'; planVersion: number }
     | { kind: 'escalation'; escalation: Pick<EscalationRecord, 'id'> }
     | { kind: 'question'; question: Pick<QuestionRecord, 'id'> }
     | { kind: 'confirm'; confirmation: Pick<ConfirmationRecord, 'planVersion' | 'stepId'> },
 ): string {
+  if (wait.kind === 'approval') return `v${wait.planVersion}`;
   if (wait.kind === 'escalation') return wait.escalation.id;
   if (wait.kind === 'question') return wait.question.id;
   return `v${wait.confirmation.planVersion}/${wait.confirmation.stepId}`;
@@ -40,22 +43,4 @@ export function currentAddressee(events: readonly RunEvent[], kind: WaitKind, ke
 export function handedAwayFrom(events: readonly RunEvent[], kind: WaitKind, key: string, userId: string): boolean {
   const all = handOvers(events, kind, key);
   return all.some((handOver) => handOver.to === userId) && all.at(-1)?.to !== userId;
-}
-
-/**
- * A question's words as a short key a button can carry: a Reassign clicked on an old question (answered,
- * and another asked since) names a key no open question has, so it changes nothing. Not a secret: the
- * clicker's rights are checked on their own.
- */
-export function questionKey(question: string): string {
-  // FNV-1a over UTF-16 code units, twice with different offsets: 16 hex characters, stable everywhere.
-  const fnv = (seed: number) => {
-    let hash = seed >>> 0;
-    for (let index = 0; index < question.length; index++) {
-      hash ^= question.charCodeAt(index);
-      hash = Math.imul(hash, 0x01000193) >>> 0;
-    }
-    return hash.toString(16).padStart(8, '0');
-  };
-  return fnv(0x811c9dc5) + fnv(0x050c5d1f);
 }

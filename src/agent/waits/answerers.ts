@@ -33,6 +33,17 @@ export async function mayApprove(ctx: AgentContext, run: RunRecord, userId: stri
   return (await checkPolicyApprover({ gate: ctx.policy, userId, run, version, digest, riskOf: ctx.tools.riskOf, earlier })).ok;
 }
 
+/** Who may answer a plan's approval: whoever's Approve would count for that version (it must still be the current one). */
+export function approvalWait(ctx: AgentContext, run: RunRecord, planVersion: number): OpenWait {
+  return {
+    run,
+    kind: 'approval',
+    key: waitKey({ kind: 'approval', planVersion }),
+    addresseeMayAnswer: false,
+    mayAnswer: async (userId) => run.currentPlanVersion === planVersion && (await mayApprove(ctx, run, userId)),
+  };
+}
+
 /**
  * Who may answer an escalation: who may resolve it. For a low-confidence plan going ahead is what counts:
  * under the settings that is resolving it, under a policy file approving the plan's steps.

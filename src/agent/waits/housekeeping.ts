@@ -9,6 +9,7 @@
 import { WAITING_RUN_STATUSES } from '../model/run-moves.ts';
 import type { AgentContext, HousekeepingSettings } from '../context.ts';
 import type { RunRecord, RunStatus } from '../ports/run-store.ts';
+import type { WaitAddressee } from '../ports/surface.ts';
 import { finishRun } from '../execution/run-ending.ts';
 import { expireConfirmation } from '../decisions/target-decision.ts';
 import { escalationOffer } from '../execution/escalation-offer.ts';
@@ -63,10 +64,12 @@ async function remindOrExpireApproval(ctx: AgentContext, run: RunRecord, now: Da
   if (stage !== 'remind') return;
   if (!(await ctx.store.claimReminder({ runId: run.id, kind: 'approval-reminder', key: `v${version.version}` }))) return;
   const left = settings.waitTtlS - Math.floor((now.getTime() - version.createdAt.getTime()) / 1000);
-  await ctx.surface.notify(
-    run,
-    words`${approverPings(settings)}The plan above is still waiting for an approver. Nothing runs until someone approves it; it expires in ${duration(left)}.`,
-  );
+  const addressee = currentAddressee(await ctx.store.listEvents(run.id), 'approval', waitKey({ kind: 'approval', planVersion: version.version }));
+  // Handed to someone, the reminder is theirs: it names them, not every approver.
+  const whom = addressee
+    ? words`${person(addressee.to)} this is still waiting on you (${person(addressee.by)} handed it to you): the plan above waits for your approval.`
+    : words`${approverPings(settings)}The plan above is still waiting for an approver.`;
+  await ctx.surface.notify(run, words`${whom} Nothing runs until someone approves it; it expires in ${duration(left)}.`);
 }
 
 /** An open escalation is posted again (buttons and all) at the bottom of the thread: once as a reminder, once more when it expires. */
@@ -81,8 +84,9 @@ async function remindOrResendEscalations(ctx: AgentContext, run: RunRecord, now:
       stage === 'expire'
         ? `Nobody has decided in ${duration(settings.waitTtlS)}; the run stays paused until someone picks an action.`
         : 'Still waiting for a decision; the run stays paused until someone picks an action.';
-    await pingAddressee(ctx, run, 'escalation', escalation.id);
-    await ctx.surface.escalate(run, escalation, await escalationOffer(ctx, run, escalation, stakes));
+    const addressee = await pingAddressee(ctx, run, 'escalation', escalation.id);
+    const offer = await escalationOffer(ctx, run, escalation, stakes);
+    await ctx.surface.escalate(run, escalation, addressee ? { ...offer, addressee } : offer);
   }
 }
 
@@ -101,9 +105,10 @@ async function remindOrResendQuestions(ctx: AgentContext, run: RunRecord, now: D
         words`${person(settings.escalateTo)} nobody has answered the question below in ${duration(settings.waitTtlS)}; the run waits for an answer.`,
       );
     }
-    await pingAddressee(ctx, run, 'question', waitKey({ kind: 'question', question }));
-    if (question.stepId) await ctx.surface.ask(run, question.stepId, question.question);
-    else await ctx.surface.askRequester(run, question.question.split('\n'));
+    const addressee = await pingAddressee(ctx, run, 'question', waitKey({ kind: 'question', question }));
+    const asked = { questionId: question.id, ...(addressee ? { addressee } : {}) };
+    if (question.stepId) await ctx.surface.ask(run, question.stepId, question.question, undefined, asked);
+    else await ctx.surface.askRequester(run, question.question.split('\n'), asked);
   }
 }
 
@@ -126,8 +131,8 @@ async function remindOrExpireConfirmations(ctx: AgentContext, run: RunRecord, no
     }
     const key = `v${confirmation.planVersion}/${confirmation.stepId}${stage === 'expire' ? '#expired' : ''}`;
     if (!(await ctx.store.claimReminder({ runId: run.id, kind: 'confirm-reping', key }))) continue;
-    await pingAddressee(ctx, run, 'confirm', waitKey({ kind: 'confirm', confirmation }));
-    await ctx.surface.confirmTarget(run, await withStepTitle(ctx, confirmation));
+    const addressee = await pingAddressee(ctx, run, 'confirm', waitKey({ kind: 'confirm', confirmation }));
+    await ctx.surface.confirmTarget(run, await withStepTitle(ctx, confirmation), undefined, addressee);
   }
 }
 
@@ -163,10 +168,14 @@ async function findHangingRun(ctx: AgentContext, run: RunRecord): Promise<void> 
   });
 }
 
-/** A wait handed to someone (Reassign) reminds that person by name, whoever else its message pings. */
-async function pingAddressee(ctx: AgentContext, run: RunRecord, kind: WaitKind, key: string): Promise<void> {
+/**
+ * A wait handed to someone (Reassign) reminds that person by name, whoever else its message pings; the
+ * copy posted again says whom it waits on, as the first post does.
+ */
+async function pingAddressee(ctx: AgentContext, run: RunRecord, kind: WaitKind, key: string): Promise<WaitAddressee | undefined> {
   const addressee = currentAddressee(await ctx.store.listEvents(run.id), kind, key);
   if (addressee) await ctx.surface.notify(run, words`${person(addressee.to)} this is still waiting on you (${person(addressee.by)} handed it to you).`);
+  return addressee;
 }
 
 /** The approvers by name, for a reminder, when there are few enough to name. */

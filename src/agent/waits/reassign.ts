@@ -1,5 +1,5 @@
 /**
- * Reassign: a wait for a person (an escalation, a question, a Confirm) handed to someone else. Only
+ * Reassign: a wait for a person (a plan's approval, an escalation, a question, a Confirm) handed to someone else. Only
  * someone who may answer the wait may hand it on, asked the way the answer asks (the policy in force,
  * or the settings); and only to someone who may answer it too, so a hand-over never lets anyone decide
  * what they could not decide before. The one exception is a question: its new addressee may answer it
@@ -11,8 +11,8 @@ import { isFinal } from '../execution/run-ending.ts';
 import { refuse, type ReassignRefusalCode, type Refused } from '../model/refusal.ts';
 import type { Reassigned, WaitRef } from '../ports/run-store.ts';
 import { person, type Text, words } from '../text/text.ts';
-import { currentAddressee, questionKey } from './addressee.ts';
-import { confirmWait, escalationWait, questionWait, type OpenWait } from './answerers.ts';
+import { currentAddressee } from './addressee.ts';
+import { approvalWait, confirmWait, escalationWait, questionWait, type OpenWait } from './answerers.ts';
 
 type ReassignResult = Refused<Reassigned, ReassignRefusalCode, Text>;
 
@@ -46,9 +46,14 @@ async function findOpenWait(ctx: AgentContext, ref: WaitRef): Promise<Refused<Op
   const run = await ctx.store.getRun(ref.runId);
   if (!run) return refuse('wait-missing', 'That run does not exist. Nothing changed.');
   if (isFinal(run.status)) return refuse('wait-closed', CLOSED);
+  if (ref.kind === 'approval') {
+    // Approved, rejected, expired or replaced by a newer version: that plan waits for nobody any more.
+    const open = run.status === 'awaiting-approval' && run.currentPlanVersion === ref.planVersion;
+    return open ? { ok: true, value: approvalWait(ctx, run, ref.planVersion) } : refuse('wait-closed', CLOSED);
+  }
   if (ref.kind === 'question') {
     const question = (await ctx.store.listQuestions(run.id)).find(
-      (q) => q.answer === null && q.planVersion === run.currentPlanVersion && questionKey(q.question) === ref.questionKey,
+      (q) => q.id === ref.questionId && q.answer === null && q.planVersion === run.currentPlanVersion,
     );
     return question ? { ok: true, value: questionWait(ctx, run, question) } : refuse('wait-closed', CLOSED);
   }

@@ -5,8 +5,8 @@
  */
 import type { AgentContext } from '../context.ts';
 import type { RunRecord, RunStatus, WaitForPerson } from '../ports/run-store.ts';
-import { currentAddressee, questionKey } from './addressee.ts';
-import { confirmWait, escalationWait, mayApprove, questionWait, type OpenWait } from './answerers.ts';
+import { currentAddressee } from './addressee.ts';
+import { approvalWait, confirmWait, escalationWait, questionWait, type OpenWait } from './answerers.ts';
 
 /** Runs that can hold a wait for a person. */
 const WAITING: readonly RunStatus[] = ['awaiting-approval', 'awaiting-answer', 'executing', 'paused', 'rolling-back'];
@@ -19,14 +19,12 @@ export async function waitsFor(ctx: AgentContext, userId: string): Promise<WaitF
   for (const run of runs) {
     // Another person's direct message with the bot is not theirs to see.
     if (run.requester !== userId && run.conversation.channel.startsWith('D')) continue;
-    if (run.status === 'awaiting-approval' && run.currentPlanVersion !== null && (await mayApprove(ctx, run, userId)))
-      found.push({ run, wait: { kind: 'approval', runId: run.id, planVersion: run.currentPlanVersion } });
     found.push(...(await personWaits(ctx, run, userId)));
   }
   return found;
 }
 
-/** The run's open questions, escalations and Confirms this person may answer or was handed. */
+/** The run's open approval, questions, escalations and Confirms this person may answer or was handed. */
 async function personWaits(ctx: AgentContext, run: RunRecord, userId: string): Promise<WaitForPerson[]> {
   const [questions, escalations, confirmations, events] = await Promise.all([
     ctx.store.listQuestions(run.id),
@@ -34,10 +32,15 @@ async function personWaits(ctx: AgentContext, run: RunRecord, userId: string): P
     ctx.store.listConfirmations(run.id),
     ctx.store.listEvents(run.id),
   ]);
+  const approval: [OpenWait, WaitForPerson['wait']][] =
+    run.status === 'awaiting-approval' && run.currentPlanVersion !== null
+      ? [[approvalWait(ctx, run, run.currentPlanVersion), { kind: 'approval', runId: run.id, planVersion: run.currentPlanVersion }]]
+      : [];
   const open: [OpenWait, WaitForPerson['wait']][] = [
+    ...approval,
     ...questions
       .filter((q) => q.answer === null && q.planVersion === run.currentPlanVersion)
-      .map((q): [OpenWait, WaitForPerson['wait']] => [questionWait(ctx, run, q), { kind: 'question', runId: run.id, questionKey: questionKey(q.question) }]),
+      .map((q): [OpenWait, WaitForPerson['wait']] => [questionWait(ctx, run, q), { kind: 'question', runId: run.id, questionId: q.id }]),
     ...escalations
       .filter((escalation) => escalation.status === 'open')
       .map((escalation): [OpenWait, WaitForPerson['wait']] => [escalationWait(ctx, run, escalation), { kind: 'escalation', escalationId: escalation.id }]),

@@ -1,3 +1,4 @@
+import type { WaitLinks } from './wait-links.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { BoardState } from '../../agent/ports/surface.ts';
 import type { Conversation } from '../../agent/ports/run-store.ts';
@@ -46,6 +47,8 @@ export interface BoardPublisherOptions {
   escalateTo?: string | undefined;
   /** TANDEM_BOARD_STYLE; default auto. */
   style?: BoardStyle;
+  /** The messages waiting steps wait on: each such step's card links to its message. */
+  waitLinks?: WaitLinks;
   /** How long a first post Slack did not answer is looked for in the thread before it counts as not posted. */
   postSettle?: PostSettle;
 }
@@ -188,7 +191,10 @@ export class BoardPublisher {
   private async send(runId: string, entry: RunBoard, state: BoardState): Promise<void> {
     this.stats.sends += 1;
     const style = this.options.style ?? 'auto';
-    const drawing = { escalateTo: this.options.escalateTo };
+    const drawing = {
+      escalateTo: this.options.escalateTo,
+      ...(this.options.waitLinks ? { waitLinks: this.options.waitLinks.forBoard(runId, state.planVersion) } : {}),
+    };
     const plan = style === 'sections' || (style === 'auto' && this.planRefused) ? undefined : planBoard(state, drawing);
     if (!plan) return this.sendView(runId, entry, statusBoard(state, drawing));
     try {

@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { ConfirmationRecord, EscalationRecord, RunRecord } from '../../agent/ports/run-store.ts';
-import type { BoardState, ClosedEscalation, Delivery, EscalationOffer, ProposedPlan, RunSummary, Surface } from '../../agent/ports/surface.ts';
+import type {
+  AskedQuestion,
+  BoardState,
+  ClosedEscalation,
+  Delivery,
+  EscalationOffer,
+  ProposedPlan,
+  RunSummary,
+  Surface,
+  WaitAddressee,
+} from '../../agent/ports/surface.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { AgentStatus, type SessionStatus } from './agent-status.ts';
 import { BoardPublisher, type BoardStyle } from './board-publisher.ts';
@@ -13,6 +23,8 @@ import { asSlackBlocks, type MessageView } from '../views/limits.ts';
 import { planMessages } from '../views/plan/plan-message.ts';
 import { planningFailedMessage, plannerUnavailableMessage } from '../views/run/planner-unavailable.ts';
 import { questionMessage } from '../views/run/question.ts';
+import { addressed } from '../views/run/reassign.ts';
+import { WaitLinks } from './wait-links.ts';
 import { summaryMessage } from '../views/run/summary.ts';
 import { targetConfirmationMessages } from '../views/run/target-confirmation.ts';
 import { escapeText, mention, section, storedWords, truncate } from '../views/text.ts';
@@ -57,8 +69,11 @@ export class SlackSurface implements Surface {
   private readonly status: AgentStatus;
   /** Runs whose planning failure the thread was told (once): their summary would say it a second time. */
   private readonly planningFailureTold = new Set<string>();
+  /** Where each waiting step's message is: the board links the step to it. */
+  private readonly waitLinks: WaitLinks;
 
   constructor(private readonly options: SlackSurfaceOptions) {
+    this.waitLinks = new WaitLinks(options.client);
     this.plans = new PlanMessages(options.client, options.logger);
     this.status = new AgentStatus(options.client, options.logger);
     this.board = new BoardPublisher({
@@ -70,6 +85,7 @@ export class SlackSurface implements Surface {
       style: options.boardStyle,
       escalateTo: options.escalateTo,
       postSettle: options.postSettle,
+      waitLinks: this.waitLinks,
     });
   }
 
@@ -100,10 +116,11 @@ export class SlackSurface implements Surface {
   }
 
   /** Questions from the plan (with an Answer button), or a sentence about what the run cannot do (e.g. no model configured). */
-  async askRequester(run: RunRecord, questions: string[]): Promise<void> {
+  async askRequester(run: RunRecord, questions: string[], asked: AskedQuestion = {}): Promise<void> {
     const asks = questions.some((q) => q.trim().endsWith('?'));
     if (asks) {
-      await this.post(run, questionMessage({ runId: run.id, asked: run.requester, questions }));
+      const view = questionMessage({ runId: run.id, asked: run.requester, questions, ...(asked.questionId ? { questionId: asked.questionId } : {}) });
+      await this.post(run, addressed(view, asked.addressee));
       return;
     }
     const body = questions.length === 1 ? escapeText(questions[0]!) : questions.map((q) => `• ${escapeText(q)}`).join('\n');
@@ -121,7 +138,9 @@ export class SlackSurface implements Surface {
 
   async escalate(run: RunRecord, escalation: EscalationRecord, offer: EscalationOffer, delivery?: Delivery): Promise<void> {
     await this.status.session(run.id, run.conversation, 'suspended');
-    await this.post(run, escalationMessage({ escalation, offer, escalateTo: this.options.escalateTo }), delivery);
+    const ts = await this.post(run, addressed(escalationMessage({ escalation, offer, escalateTo: this.options.escalateTo }), offer.addressee), delivery);
+    if (ts && escalation.stepId)
+      await this.waitLinks.posted({ runId: run.id, planVersion: escalation.planVersion, stepId: escalation.stepId, channel: run.conversation.channel, ts });
   }
 
   /** Escalations another answer closed: each message, found by its key, becomes one line saying so (best effort). */
@@ -135,15 +154,21 @@ export class SlackSurface implements Surface {
   }
 
   /** An ask_human step: the question with an Answer button (the step's id stays in the logs). */
-  async ask(run: RunRecord, _stepId: string, question: string, delivery?: Delivery): Promise<void> {
+  async ask(run: RunRecord, stepId: string, question: string, delivery?: Delivery, asked: AskedQuestion = {}): Promise<void> {
     await this.status.session(run.id, run.conversation, 'suspended');
-    await this.post(run, questionMessage({ runId: run.id, asked: run.requester, questions: [question] }), delivery);
+    const view = questionMessage({ runId: run.id, asked: run.requester, questions: [question], ...(asked.questionId ? { questionId: asked.questionId } : {}) });
+    const ts = await this.post(run, addressed(view, asked.addressee), delivery);
+    if (ts) await this.waitLinks.posted({ runId: run.id, planVersion: run.currentPlanVersion, stepId, channel: run.conversation.channel, ts });
   }
 
-  async confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery): Promise<void> {
-    const views = targetConfirmationMessages({ confirmation, escalateTo: this.options.escalateTo });
+  async confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery, addressee?: WaitAddressee): Promise<void> {
+    const views = targetConfirmationMessages({ confirmation, escalateTo: this.options.escalateTo }).map((view) => addressed(view, addressee));
     // Each message of the request is its own owed post, so a redelivery sends only the ones missing.
-    for (const [index, view] of views.entries()) await this.post(run, view, delivery && { ...delivery, key: `${delivery.key}#${index}` });
+    let last: string | undefined;
+    for (const [index, view] of views.entries()) last = await this.post(run, view, delivery && { ...delivery, key: `${delivery.key}#${index}` });
+    // The buttons close the last message of the request: that is the one the step waits on.
+    const { planVersion, stepId } = confirmation;
+    if (last) await this.waitLinks.posted({ runId: run.id, planVersion, stepId, channel: run.conversation.channel, ts: last });
   }
 
   /** The thread's permalink (chat.getPermalink of the message that started it), for attribution lines. */
@@ -177,6 +202,7 @@ export class SlackSurface implements Surface {
     // buttons that must go.
     await this.plans.runEnded(summary.run.id, summary.outcome);
     await this.board.finish(summary.run.id);
+    this.waitLinks.forget(summary.run.id);
     // A run that failed to plan was told why in one message; a summary would repeat it (nothing ran, nothing changed).
     const told = this.planningFailureTold.delete(summary.run.id);
     if (!(told && summary.outcome === 'failed' && summary.run.currentPlanVersion === null))

@@ -5,8 +5,9 @@ import { clickOrigin } from '../click-origin.ts';
 import type { SlackClient } from '../../surface/slack-client.ts';
 import { asSlackBlocks } from '../../views/limits.ts';
 import { context } from '../../views/text.ts';
+import { ADDRESSEE_BLOCK } from '../../views/run/reassign.ts';
 
-type Block = { type?: string };
+type Block = { type?: string; block_id?: string };
 
 /**
  * After a decision, the clicked message loses its buttons and says who decided, so nobody acts on a
@@ -19,7 +20,8 @@ export async function replaceActions(client: SlackClient, logger: Logger, body: 
   try {
     const blocks = (body.message?.blocks as Block[] | undefined) ?? (await blocksFromSlack(client, { channel, ts, threadTs }));
     if (!blocks) return;
-    const kept = blocks.filter((block) => block.type !== 'actions');
+    // "Waiting on @B" is over once decided: the line saying who decided takes its place.
+    const kept = blocks.filter((block) => block.type !== 'actions' && block.block_id !== ADDRESSEE_BLOCK);
     await client.chat.update({ channel, ts, text: (body.message?.text as string | undefined) ?? line, blocks: asSlackBlocks([...kept, context(line)]) });
   } catch (error) {
     logger.warn({ err: describeError(error), channel }, 'could not mark the message as decided');

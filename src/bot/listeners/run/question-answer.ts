@@ -1,11 +1,9 @@
-import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import type { BotDeps } from '../../bot-deps.ts';
 import { showAnswered } from '../../surface/question-messages.ts';
-import { afterAck } from '../after-ack.ts';
-import { clickOrigin, privateReplier } from '../click-origin.ts';
+import { registerModalButton } from '../modal-button.ts';
 import { refusedFollowUp } from '../messages/mention.ts';
 import { describeError, tellPrivately, TRY_AGAIN } from '../../surface/replies.ts';
-import { asSlackView } from '../../views/limits.ts';
 import {
   ANSWER_BLOCK,
   ANSWER_INPUT,
@@ -22,23 +20,13 @@ import {
  * answer. An answered question's message then says who answered and what.
  */
 export function registerQuestionAnswer(app: App, deps: BotDeps): void {
-  app.action<BlockAction<ButtonAction>>(QUESTION_ANSWER_ACTION, async ({ ack, body, action, client }) => {
-    await ack();
-    await afterAck();
-    const origin = clickOrigin(body);
-    const tell = privateReplier(client, deps.logger, origin);
-    const button = decodeAnswerButton(action.value);
-    if (!button || !origin.channel || !origin.messageTs) {
-      await tell('That button is not from a question I recognise; nothing was done.');
-      return;
-    }
-    const ref = { r: button.runId, c: origin.channel, t: origin.messageTs, q: button.question };
-    try {
-      await client.views.open({ trigger_id: body.trigger_id, view: asSlackView(answerModal(ref)) });
-    } catch (error) {
-      deps.logger.warn({ err: describeError(error), runId: button.runId }, 'could not open the Answer modal');
-      await tell(`I could not open the answer form (${describeError(error)}). Click Answer again, or mention me in this thread with your answer.`);
-    }
+  registerModalButton(app, deps, {
+    actionId: QUESTION_ANSWER_ACTION,
+    decode: decodeAnswerButton,
+    unrecognised: 'That button is not from a question I recognise; nothing was done.',
+    modal: (button, message) => answerModal({ r: button.runId, c: message.channel, t: message.ts, q: button.question }),
+    name: 'Answer',
+    notOpened: (why) => `I could not open the answer form (${why}). Click Answer again, or mention me in this thread with your answer.`,
   });
 
   app.view(QUESTION_CALLBACK, async ({ ack, body, view, client }) => {

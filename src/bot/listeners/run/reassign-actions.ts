@@ -1,10 +1,9 @@
-import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import type { BotDeps } from '../../bot-deps.ts';
-import { afterAck } from '../after-ack.ts';
-import { clickOrigin, privateReplier } from '../click-origin.ts';
+import { registerModalButton } from '../modal-button.ts';
 import { describeError, tellPrivately, TRY_AGAIN } from '../../surface/replies.ts';
 import type { SlackClient } from '../../surface/slack-client.ts';
-import { asSlackBlocks, asSlackView, type MessageBlock } from '../../views/limits.ts';
+import { asSlackBlocks, type MessageBlock } from '../../views/limits.ts';
 import { mention } from '../../views/text.ts';
 import {
   decodeReassignButton,
@@ -30,22 +29,13 @@ const SLACKBOT = 'USLACKBOT';
  * message then says whom it waits on, and that person is pinged in the thread.
  */
 export function registerReassignActions(app: App, deps: BotDeps): void {
-  app.action<BlockAction<ButtonAction>>(REASSIGN_ACTION, async ({ ack, body, action, client }) => {
-    await ack();
-    await afterAck();
-    const origin = clickOrigin(body);
-    const tell = privateReplier(client, deps.logger, origin);
-    const ref = decodeReassignButton(action.value);
-    if (!ref || !origin.channel || !origin.messageTs) {
-      await tell('That button is not from a wait I recognise; nothing was done.');
-      return;
-    }
-    try {
-      await client.views.open({ trigger_id: body.trigger_id, view: asSlackView(reassignModal({ ref, channel: origin.channel, ts: origin.messageTs })) });
-    } catch (error) {
-      deps.logger.warn({ err: describeError(error) }, 'could not open the Reassign modal');
-      await tell(`I could not open the Reassign form (${describeError(error)}). Click Reassign again.`);
-    }
+  registerModalButton(app, deps, {
+    actionId: REASSIGN_ACTION,
+    decode: decodeReassignButton,
+    unrecognised: 'That button is not from a wait I recognise; nothing was done.',
+    modal: (ref, message) => reassignModal({ ref, ...message }),
+    name: 'Reassign',
+    notOpened: (why) => `I could not open the Reassign form (${why}). Click Reassign again.`,
   });
 
   app.view(REASSIGN_CALLBACK, async ({ ack, body, view, client }) => {

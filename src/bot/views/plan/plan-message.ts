@@ -4,6 +4,7 @@ import type { Risk } from '../../../agent/ports/tool.ts';
 import { shortDigest } from '../../../agent/model/plan/plan-digest.ts';
 import { encodePlanRef } from '../button-values.ts';
 import { fullPlanButton } from './full-plan-modal.ts';
+import { reassignButton } from '../run/reassign.ts';
 import type { Block, MessageView } from '../limits.ts';
 import { lineSections, selectLines, splitIntoMessages, type ViewLine } from '../message-split.ts';
 import { planNotes } from './plan-notes.ts';
@@ -172,6 +173,7 @@ function tail(proposal: ProposedPlan): Block[] {
         { type: 'button', text: { type: 'plain_text', text: 'Modify' }, action_id: PLAN_MODIFY_ACTION, value },
         { type: 'button', text: { type: 'plain_text', text: 'Reject' }, style: 'danger', action_id: PLAN_REJECT_ACTION, value },
         fullPlanButton(value),
+        reassignButton({ kind: 'approval', runId: run.id, planVersion: version }),
       ],
     },
   ];

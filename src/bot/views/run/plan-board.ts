@@ -2,7 +2,19 @@ import type { types } from '@slack/bolt';
 import type { StepStatus } from '../../../agent/ports/run-store.ts';
 import type { BoardState, BoardStep } from '../../../agent/ports/surface.ts';
 import { LIMITS, MessageBlocksSchema, type MessageBlock, type MessageView } from '../limits.ts';
-import { type BoardOptions, boardFooter, boardHeadline, boardText, cancelRunActions, stepDuration, stepWords, urlLabel, waitingLine } from './status-board.ts';
+import {
+  type BoardOptions,
+  boardFooter,
+  boardHeadline,
+  boardText,
+  cancelRunActions,
+  stepDuration,
+  stepWords,
+  urlLabel,
+  WAIT_LINK_LABEL,
+  waitingLine,
+  waitLinkOf,
+} from './status-board.ts';
 import { context, escapeText, section, truncate } from '../text.ts';
 
 type TaskStatus = types.TaskCardBlock['status'];
@@ -56,7 +68,7 @@ export function planBoard(board: BoardState, options: BoardOptions = {}): Messag
   const cancel = cancelRunActions(board);
   if (cancel) under.push(cancel);
   const cards = (full: boolean) => [
-    ...forward.map((step, index) => taskCard(step, `${index + 1}.`, full)),
+    ...forward.map((step, index) => taskCard(step, `${index + 1}.`, full, waitLinkOf(step, options))),
     ...rollback.map((step, index) => taskCard(step, `Rollback ${index + 1}.`, full)),
   ];
 
@@ -69,7 +81,7 @@ export function planBoard(board: BoardState, options: BoardOptions = {}): Messag
   return undefined;
 }
 
-function taskCard(step: BoardStep, number: string, full: boolean): types.TaskCardBlock {
+function taskCard(step: BoardStep, number: string, full: boolean, waitLink?: string): types.TaskCardBlock {
   const idPrefix = step.kind === 'rollback' ? 'rollback-' : '';
   const details = [
     step.status === 'waiting' || step.unchecked || step.waitingFor === 'decision' ? stepWords(step) : (DETAIL_WORDS[step.status] ?? stepWords(step)),
@@ -86,7 +98,10 @@ function taskCard(step: BoardStep, number: string, full: boolean): types.TaskCar
     details: richText(details.join(' · ')),
   };
   if (full && step.note) card.output = richText(truncate(step.note, LIMITS.taskText));
-  if (step.url && step.url.length <= LIMITS.url) card.sources = [{ type: 'url', url: step.url, text: truncate(urlLabel(step), 100) || 'link' }];
+  const sources: NonNullable<types.TaskCardBlock['sources']> = [];
+  if (waitLink && waitLink.length <= LIMITS.url) sources.push({ type: 'url', url: waitLink, text: WAIT_LINK_LABEL });
+  if (step.url && step.url.length <= LIMITS.url) sources.push({ type: 'url', url: step.url, text: truncate(urlLabel(step), 100) || 'link' });
+  if (sources.length) card.sources = sources;
   return card;
 }
 

@@ -4,7 +4,6 @@
  * and what, and the button is gone. Mentioning the bot in the thread still answers too.
  */
 import { z } from 'zod';
-import { questionKey } from '../../../agent/waits/addressee.ts';
 import { LIMITS, type MessageView, type ModalView } from '../limits.ts';
 import { reassignButton } from './reassign.ts';
 import { context, escapeText, mention, plainText, section, truncate } from '../text.ts';
@@ -19,6 +18,8 @@ export interface QuestionInput {
   /** Who is asked (the requester); an approver may answer too. */
   asked: string;
   questions: readonly string[];
+  /** The stored question's id: its Reassign names it (none: a message drawn without one offers no Reassign). */
+  questionId?: string;
 }
 
 export interface Answered {
@@ -73,7 +74,7 @@ export function questionMessage(input: QuestionInput, answered?: Answered): Mess
         block_id: 'question-actions',
         elements: [
           { type: 'button', text: { type: 'plain_text', text: 'Answer' }, style: 'primary', action_id: QUESTION_ANSWER_ACTION, value },
-          reassignButton({ kind: 'question', runId: input.runId, questionKey: questionKey(input.questions.join('\n')) }),
+          ...(input.questionId ? [reassignButton({ kind: 'question', runId: input.runId, questionId: input.questionId })] : []),
         ],
       },
       context('Or mention me in this thread with your answer.'),

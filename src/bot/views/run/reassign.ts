@@ -1,11 +1,11 @@
 /**
- * **Reassign** on a wait for a person (an escalation, a question, a Confirm): the button, the modal
+ * **Reassign** on a wait for a person (a plan's approval, an escalation, a question, a Confirm): the button, the modal
  * with a user picker, and the line its message carries once handed over ("Waiting on @B — reassigned
  * by @A"). The button names the wait it was drawn for; every value is parsed with zod on the way back.
  */
 import { z } from 'zod';
 import type { WaitRef } from '../../../agent/ports/run-store.ts';
-import { LIMITS, type Block, type Button, type MessageBlock, type ModalView } from '../limits.ts';
+import { LIMITS, type Block, type Button, type MessageBlock, type MessageView, type ModalView } from '../limits.ts';
 import { context, mention, plainText, section } from '../text.ts';
 
 export const REASSIGN_ACTION = 'wait-reassign';
@@ -17,8 +17,9 @@ export const ADDRESSEE_BLOCK = 'wait-addressee';
 
 const id = z.string().min(1).max(255);
 const WaitRefSchema = z.discriminatedUnion('w', [
+  z.strictObject({ w: z.literal('a'), r: id, v: z.number().int().positive() }),
   z.strictObject({ w: z.literal('e'), e: id }),
-  z.strictObject({ w: z.literal('q'), r: id, k: z.string().regex(/^[0-9a-f]{16}$/) }),
+  z.strictObject({ w: z.literal('q'), r: id, k: z.string().regex(/^q_[0-9A-Za-z_-]{1,64}$/) }),
   z.strictObject({ w: z.literal('c'), r: id, v: z.number().int().positive(), s: id }),
 ]);
 /** The modal carries the wait and where its message is (to mark it once handed over). */
@@ -27,14 +28,16 @@ const ModalMetadataSchema = z.strictObject({ ref: WaitRefSchema, c: z.string().m
 type Encoded = z.infer<typeof WaitRefSchema>;
 
 function encode(ref: WaitRef): Encoded {
+  if (ref.kind === 'approval') return { w: 'a', r: ref.runId, v: ref.planVersion };
   if (ref.kind === 'escalation') return { w: 'e', e: ref.escalationId };
-  if (ref.kind === 'question') return { w: 'q', r: ref.runId, k: ref.questionKey };
+  if (ref.kind === 'question') return { w: 'q', r: ref.runId, k: ref.questionId };
   return { w: 'c', r: ref.runId, v: ref.planVersion, s: ref.stepId };
 }
 
 function decode(value: Encoded): WaitRef {
+  if (value.w === 'a') return { kind: 'approval', runId: value.r, planVersion: value.v };
   if (value.w === 'e') return { kind: 'escalation', escalationId: value.e };
-  if (value.w === 'q') return { kind: 'question', runId: value.r, questionKey: value.k };
+  if (value.w === 'q') return { kind: 'question', runId: value.r, questionId: value.k };
   return { kind: 'confirm', runId: value.r, planVersion: value.v, stepId: value.s };
 }
 
@@ -103,4 +106,13 @@ export function withAddressee(blocks: readonly MessageBlock[], to: string, by: s
   const kept = blocks.filter((block) => (block as { block_id?: string }).block_id !== ADDRESSEE_BLOCK);
   const actions = kept.findIndex((block) => block.type === 'actions');
   return actions === -1 ? [...kept, line] : [...kept.slice(0, actions), line, ...kept.slice(actions)];
+}
+
+/**
+ * A wait's message posted again (a reminder) after a hand-over: it says whom it waits on, as the first
+ * post does once marked. Only a message with buttons gets the line; without an addressee it is as drawn.
+ */
+export function addressed(view: MessageView, addressee: { to: string; by: string } | undefined): MessageView {
+  if (!addressee || !view.blocks.some((block) => block.type === 'actions')) return view;
+  return { ...view, blocks: withAddressee(view.blocks, addressee.to, addressee.by) };
 }

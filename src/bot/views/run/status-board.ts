@@ -75,7 +75,18 @@ export function boardHeadline(board: BoardState): { label: string; detail: strin
 export interface BoardOptions {
   /** TANDEM_ESCALATE_TO: who a run paused by an escalation waits for. */
   escalateTo?: string | undefined;
+  /** Permalinks of the messages waiting steps wait on, by step id: the step links to its message. */
+  waitLinks?: ReadonlyMap<string, string>;
 }
+
+/** The message a step waits on (an escalation, a question, a Confirm), while it waits. */
+export function waitLinkOf(step: BoardStep, options: BoardOptions): string | undefined {
+  if (step.kind !== 'forward' || !(step.status === 'waiting' || step.waitingFor === 'decision')) return undefined;
+  return options.waitLinks?.get(step.stepId);
+}
+
+/** What the link to a step's waiting message says. */
+export const WAIT_LINK_LABEL = 'the message waiting for you';
 
 /** Who the run waits for, as mrkdwn with the person mentioned; undefined when it waits for nobody. */
 export function waitingLine(board: BoardState, options: BoardOptions = {}): string | undefined {
@@ -149,7 +160,7 @@ export function statusBoard(board: BoardState, options: BoardOptions = {}): Mess
 
   const blocks: Block[] = [header(`${label}: ${board.goal}`)];
   if (detail) blocks.push(section(escapeText(truncate(detail, 2900))));
-  const lines = forward.map((step, index) => stepLine(step, index + 1));
+  const lines = forward.map((step, index) => stepLine(step, index + 1, waitLinkOf(step, options)));
   if (rollback.length > 0) lines.push('*Rollback*', ...rollback.map((step, index) => stepLine(step, index + 1)));
   if (lines.length > 0) blocks.push(...packLines(lines, { maxBlocks: 38, maxChars: 9000 }, (n) => `_…and ${n} more steps_`));
   const waiting = waitingLine(board, options);
@@ -190,9 +201,10 @@ export function urlLabel(step: BoardStep): string {
   return step.urlLabel ?? (step.url ? linkLabel(step.url) : '');
 }
 
-function stepLine(step: BoardStep, number: number): string {
+function stepLine(step: BoardStep, number: number, waitLink?: string): string {
   const emoji = step.status === 'succeeded' && step.unchecked ? UNCHECKED_EMOJI : STEP_EMOJI[step.status];
   const parts = [`${emoji} ${number}. ${escapeText(truncate(step.title, 120))}`, stepWords(step)];
+  if (waitLink) parts.push(link(waitLink, WAIT_LINK_LABEL));
   const took = stepDuration(step);
   if (took) parts.push(took);
   if (step.url) parts.push(link(step.url, truncate(urlLabel(step), 80)));

@@ -10,6 +10,7 @@ import type { EscalationOffer } from '../ports/surface.ts';
 import { replanLimits } from '../model/budgets.ts';
 import { type Text, words } from '../text/text.ts';
 import { unfixableFailure, unfixableWords, type UnfixableFailure } from './unfixable-failures.ts';
+import { stepNoteWords } from '../model/step-results.ts';
 
 /** What an answer is stored as: Approve anyway goes ahead as Skip does, Reject ends the run, Try again asks the planner again as Retry does. */
 export const ACTS_AS: Record<Exclude<EscalationAnswer, 'modify'>, EscalationAction> = {
@@ -131,7 +132,8 @@ const isStepOf = (step: StepRecord, escalation: EscalationSubject) =>
 /** What happened, in one sentence a person can read: the step by its title, the tool's words for a failure, never ids, settings or parser errors. */
 function happened(escalation: EscalationSubject, step: StepRecord | undefined, planSteps: number): Text {
   const title = step ? `“${step.title}”` : 'A step';
-  const why = step?.error?.message ? `: ${cleanReason(step.error.message)}` : '';
+  // An argument's error names the argument, not the step's id ("argument number: …", as on the board).
+  const why = step?.error?.message ? `: ${cleanReason(stepNoteWords(step.error.message, step.stepId, () => undefined))}` : '';
   const unfixable = unfixableFailure(step?.error ?? null);
   switch (escalation.kind) {
     case 'low-confidence':

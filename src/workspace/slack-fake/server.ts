@@ -7,6 +7,7 @@ import { chatMethods } from './chat-methods.ts';
 import { directoryMethods } from './directory-methods.ts';
 import { parseParams, readBody, refuse, safeObject, send } from './http-io.ts';
 import { fail, type MethodResult, type Params } from './params.ts';
+import { Hang, type HangEffect } from './hang.ts';
 import { createViewMethods } from './view-methods.ts';
 import { WorkspaceModel } from './workspace-model.ts';
 
@@ -36,21 +37,6 @@ export interface SlackFakeOptions {
   maxBodyBytes?: number;
   /** Only the newest this many calls are kept (default 10,000), so a long-running workspace does not grow forever. */
   maxRecordedCalls?: number;
-}
-
-/**
- * When a call Slack holds without answering takes effect: `at-once` (Slack acted, only its answer is
- * late: the case a client that gave up must not repeat blindly), `on-release` (Slack works off its queue
- * once it is back, the call included even if its client gave up), or `never` (lost in front of Slack: on
- * release its connection is closed without an answer).
- */
-export type HangEffect = 'at-once' | 'on-release' | 'never';
-
-interface Hang {
-  effect: HangEffect;
-  /** What each held call still has to do, in the order the calls came. */
-  held: (() => void)[];
-  timer: NodeJS.Timeout | undefined;
 }
 
 /** Slack keeps a response_url for 30 minutes. */
@@ -105,7 +91,7 @@ export class SlackFakeServer {
 
   async stop(): Promise<void> {
     if (!this.server) return;
-    if (this.hung) clearTimeout(this.hung.timer);
+    this.hung?.cancel();
     this.hung = undefined;
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server!.close(() => resolve()));
@@ -129,30 +115,22 @@ export class SlackFakeServer {
     this.down = answer;
   }
 
-  /**
-   * Slack stops answering: every Web API call from now on is accepted and held with its connection open
-   * and no answer, until `release()` (or after `forMs`, when given). `effect` says when a held call takes
-   * effect (default `at-once`). Calls held are counted by `heldCalls`.
-   */
+  /** Slack stops answering: every call is held, connection open, until `release()` or `forMs`; `effect` says when it acts (hang.ts). */
   hang(options: { effect?: HangEffect; forMs?: number } = {}): void {
     this.release();
-    const hang: Hang = { effect: options.effect ?? 'at-once', held: [], timer: undefined };
-    if (options.forMs !== undefined) hang.timer = setTimeout(() => this.release(), options.forMs);
-    this.hung = hang;
+    this.hung = new Hang(options.effect ?? 'at-once', options.forMs, () => this.release());
   }
 
   /** Slack answers again: every held call is finished in the order it came (a client that gave up gets nothing), then calls flow as usual. */
   release(): void {
     const hang = this.hung;
-    if (!hang) return;
     this.hung = undefined;
-    clearTimeout(hang.timer);
-    for (const finish of hang.held.splice(0)) finish();
+    hang?.finish();
   }
 
   /** How many calls the current hang holds unanswered (0 when Slack is not hanging). */
   get heldCalls(): number {
-    return this.hung?.held.length ?? 0;
+    return this.hung?.size ?? 0;
   }
 
   /** The next `times` calls of `method` answer `{ok:false, error}`. */
@@ -262,7 +240,13 @@ export class SlackFakeServer {
     }
     const method = url.pathname.slice('/api/'.length);
     const params = parseParams(req.headers['content-type'], body, url);
-    if (this.hung) return this.hold(this.hung, req, res, method, params);
+    if (this.hung)
+      return this.hung.hold({
+        act: () => this.act(req, method, params),
+        record: (response) => this.record({ method, params, status: 200, response, at: Date.now() }),
+        answer: (response) => !res.destroyed && send(res, 200, response), // a client that gave up hears nothing
+        drop: () => res.destroy(),
+      });
 
     if (this.down && 'status' in this.down) {
       this.record({ method, params, status: this.down.status, response: undefined, at: Date.now() });
@@ -291,23 +275,6 @@ export class SlackFakeServer {
     if (this.options.token && token !== this.options.token) return fail(token ? 'invalid_auth' : 'not_authed');
     const handler = this.handlers[method];
     return handler ? handler(params, this.model, this.apiUrl) : fail('unknown_method');
-  }
-
-  /** A call while Slack hangs: acted on now or later (see HangEffect), answered only on release. */
-  private hold(hang: Hang, req: IncomingMessage, res: ServerResponse, method: string, params: Params): void {
-    if (hang.effect === 'never') {
-      hang.held.push(() => res.destroy());
-      return;
-    }
-    if (hang.effect === 'on-release') {
-      hang.held.push(() => this.reply(res, method, params, this.act(req, method, params)));
-      return;
-    }
-    const response = this.act(req, method, params);
-    this.record({ method, params, status: 200, response, at: Date.now() });
-    hang.held.push(() => {
-      if (!res.destroyed) send(res, 200, response);
-    });
   }
 
   private openConnection(token: string | undefined): MethodResult {

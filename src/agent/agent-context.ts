@@ -15,37 +15,38 @@ import { createEffectsRunner } from './effects-runner.ts';
 export function createAgentContext(deps: AgentDeps, drivers: RunDrivers, work: BackgroundWork): AgentContext {
   const ctx: AgentContext = {
     store: redactingStore(deps.store, deps.settings.secrets),
-    llm: deps.llm,
-    tools: createToolRegistry(deps.tools),
-    surface: safeSurface(deps.surface, deps.logger),
-    deliverySurface: deps.surface,
-    policy: deps.policy,
-    settings: deps.settings,
-    logger: deps.logger,
-    owner: deps.owner,
-    soleOwner: deps.soleOwner ?? false,
-    leases: createRunLeases({
-      store: deps.store,
+    config: { settings: deps.settings, policy: deps.policy, tools: createToolRegistry(deps.tools) },
+    models: {
+      llm: deps.llm,
+      usage: (runId, role) => async (response) => {
+        if (deps.usageRecordedByLlm) return;
+        await ctx.store.recordUsage({
+          runId,
+          role,
+          provider: response.provider,
+          model: response.model,
+          inputTokens: response.usage.inputTokens,
+          outputTokens: response.usage.outputTokens,
+          costUsd: response.costUsd,
+        });
+      },
+      runbooks: deps.runbooks,
+    },
+    thread: { surface: safeSurface(deps.surface, deps.logger), deliverySurface: deps.surface },
+    replica: {
       owner: deps.owner,
       soleOwner: deps.soleOwner ?? false,
-      settings: { ...DEFAULT_REPLICA_SETTINGS, ...deps.replicas },
-      logger: deps.logger,
-      onLost: (runId) => drivers.abandon(runId),
-    }),
-    runbooks: deps.runbooks,
-    now: deps.clock ?? (() => new Date()),
-    usage: (runId, role) => async (response) => {
-      if (deps.usageRecordedByLlm) return;
-      await ctx.store.recordUsage({
-        runId,
-        role,
-        provider: response.provider,
-        model: response.model,
-        inputTokens: response.usage.inputTokens,
-        outputTokens: response.usage.outputTokens,
-        costUsd: response.costUsd,
-      });
+      leases: createRunLeases({
+        store: deps.store,
+        owner: deps.owner,
+        soleOwner: deps.soleOwner ?? false,
+        settings: { ...DEFAULT_REPLICA_SETTINGS, ...deps.replicas },
+        logger: deps.logger,
+        onLost: (runId) => drivers.abandon(runId),
+      }),
     },
+    logger: deps.logger,
+    now: deps.clock ?? (() => new Date()),
     effects: createEffectsRunner(drivers, work, () => ctx),
   };
   return ctx;

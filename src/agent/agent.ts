@@ -41,8 +41,8 @@ export function createAgent(deps: AgentDeps): Agent {
     {
       sweepOwed: () => sweepOwed(ctx, { startUp: false }),
       adoptOrphans: () => resumeRuns(ctx, { startUp: false }),
-      soleOwner: ctx.soleOwner,
-      adoptEveryMs: ctx.leases.settings.adoptEveryMs,
+      soleOwner: ctx.replica.soleOwner,
+      adoptEveryMs: ctx.replica.leases.settings.adoptEveryMs,
       logger: ctx.logger,
     },
     work,
@@ -67,7 +67,7 @@ export function createAgent(deps: AgentDeps): Agent {
       timers.stop();
       await drivers.shutdown(deadlineMs);
       // Peers adopt what is left at once instead of waiting for the leases to run out.
-      await ctx.leases.stop({ releaseAll: true });
+      await ctx.replica.leases.stop({ releaseAll: true });
     },
   };
 }
@@ -76,7 +76,7 @@ export function createAgent(deps: AgentDeps): Agent {
 function namingApproversIn<Api extends Record<string, (input: never) => Promise<unknown>>>(ctx: AgentContext, api: Api): Api {
   const named = Object.entries(api).map(([key, call]) => [
     key,
-    async (input: never) => withApproversNamed({ policy: ctx.policy, approvers: ctx.settings.housekeeping?.approvers ?? [] }, await call(input)),
+    async (input: never) => withApproversNamed({ policy: ctx.config.policy, approvers: ctx.config.settings.housekeeping?.approvers ?? [] }, await call(input)),
   ]);
   return Object.fromEntries(named) as Api;
 }
@@ -91,15 +91,15 @@ function runsApi(ctx: AgentContext, work: BackgroundWork): Pick<AgentApi, 'start
       // The run is stored leased to this replica, so planning holds its lease from the first write: peers
       // leave it alone, and adopt it only if this replica dies mid-plan. (A lease claimed after the insert
       // could come late behind a busy store, and a peer would plan the run too.)
-      const lease = ctx.leases.newRunLease;
+      const lease = ctx.replica.leases.newRunLease;
       const run = await ctx.store.createRun({
         ...input,
         created: { task: input.task.slice(0, 2000), requester: input.requester, origin: input.origin },
         ...(lease ? { lease } : {}),
       });
-      ctx.leases.holdCreated(run.id);
-      await ctx.surface.planning(run);
-      const planning = planRun(ctx, run).finally(() => ctx.leases.release(run.id).catch(() => undefined));
+      ctx.replica.leases.holdCreated(run.id);
+      await ctx.thread.surface.planning(run);
+      const planning = planRun(ctx, run).finally(() => ctx.replica.leases.release(run.id).catch(() => undefined));
       work.track(planning, 'planning', run.id);
       return run;
     },
@@ -116,7 +116,7 @@ function runsApi(ctx: AgentContext, work: BackgroundWork): Pick<AgentApi, 'start
 function planDecisionsApi(ctx: AgentContext, work: BackgroundWork): Pick<AgentApi, 'decide' | 'checkEdit' | 'editPlan' | 'revisePlan' | 'confirmTarget'> {
   return {
     decide: (input) =>
-      ctx.leases.during(input.runId, async () => {
+      ctx.replica.leases.during(input.runId, async () => {
         const decided = await decide(ctx, input);
         // The same click decided on a peer (a retry that reached two replicas) while this one held the lease,
         // so the peer's driver could not take the run: drive it from here, under the lease still held. A
@@ -125,10 +125,10 @@ function planDecisionsApi(ctx: AgentContext, work: BackgroundWork): Pick<AgentAp
         return decided;
       }),
     checkEdit: (input) => checkEdit(ctx, input),
-    editPlan: (input) => ctx.leases.during(input.runId, () => editPlan(ctx, input)),
+    editPlan: (input) => ctx.replica.leases.during(input.runId, () => editPlan(ctx, input)),
     async revisePlan(input) {
-      const holding = await ctx.leases.claim(input.runId).catch(() => false);
-      const release = () => (holding ? ctx.leases.release(input.runId).catch(() => undefined) : undefined);
+      const holding = await ctx.replica.leases.claim(input.runId).catch(() => false);
+      const release = () => (holding ? ctx.replica.leases.release(input.runId).catch(() => undefined) : undefined);
       const accepted = await revisePlan(ctx, input).catch((error: unknown) => (void release(), Promise.reject(error)));
       if (!accepted.ok) {
         await release();

@@ -3,7 +3,7 @@ import type { LlmClient, LlmResponse, LlmRole } from './ports/llm.ts';
 import type { LogPort } from './ports/logger.ts';
 import type { PolicyGate } from './decisions/policy-approval.ts';
 import type { RunStore } from './ports/run-store.ts';
-import type { Surface } from './ports/surface.ts';
+import type { Surface, ThreadSurfaces } from './ports/surface.ts';
 import type { AnyTool } from './ports/tool.ts';
 import type { Plan } from './model/plan/plan.ts';
 import type { RepositoryAllowList } from './model/repository-allow-list.ts';
@@ -77,25 +77,38 @@ export interface AgentDeps {
   replicas?: Partial<ReplicaSettings>;
 }
 
-export interface AgentContext {
-  store: RunStore;
-  llm: LlmClient;
-  tools: ToolRegistry;
-  /** Best-effort: a surface that throws is logged and the run goes on. */
-  surface: Surface;
-  /** The same surface without the safety net, for owed messages: a delivery that fails stays owed and is tried again. */
-  deliverySurface: Surface;
-  policy: PolicyGate;
+/** What the operator set up: the settings, the policy every decision asks, and the registered tools with their risk. */
+export interface AgentConfig {
   settings: AgentSettings;
-  logger: LogPort;
+  policy: PolicyGate;
+  tools: ToolRegistry;
+}
+
+/** Where plans and model answers come from: the model, the record of what each answer cost, and the runbooks that plan without one. */
+export interface AgentModels {
+  llm: LlmClient;
+  /** Records a model answer's tokens and cost against a run. */
+  usage(runId: string | null, role: LlmRole): (response: LlmResponse<unknown>) => Promise<void>;
+  runbooks: RunbookMatcher | undefined;
+}
+
+/** This process as one replica among peers sharing the store: its id, whether it is alone, and the runs it holds. */
+export interface ReplicaSelf {
   owner: string;
   soleOwner: boolean;
   /** This replica's run leases: who drives a run and writes its board. */
   leases: RunLeases;
-  runbooks: RunbookMatcher | undefined;
+}
+
+/** What every part of the agent is handed, by role; a part that needs less takes a narrower type. */
+export interface AgentContext {
+  store: RunStore;
+  config: AgentConfig;
+  models: AgentModels;
+  thread: ThreadSurfaces;
+  replica: ReplicaSelf;
+  logger: LogPort;
   now(): Date;
-  /** Records a model answer's tokens and cost against a run. */
-  usage(runId: string | null, role: LlmRole): (response: LlmResponse<unknown>) => Promise<void>;
   /** What should happen next (drive a run, stop its driver, plan it, work in the background), performed by the wiring. */
   effects: EffectsPort;
 }

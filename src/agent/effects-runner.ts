@@ -27,7 +27,7 @@ export function createEffectsRunner(drivers: RunDrivers, work: BackgroundWork, c
         case 'plan': {
           const { run, answers } = effect;
           return work.track(
-            ctx.leases.during(run.id, () => planRun(ctx, run, { answers })),
+            ctx.replica.leases.during(run.id, () => planRun(ctx, run, { answers })),
             'planning after answers',
             run.id,
           );

@@ -67,7 +67,8 @@ describe('an approval bound to the content it saw', () => {
 
 describe('a rollback step of a version whose content may have changed', () => {
   const run = { id: 'run-1', requester: 'UREQ' } as RunRecord;
-  const contextWith = (approvals: ApprovalRecord[]) => ({ store: { listApprovals: async () => approvals }, tools: { riskOf } }) as unknown as AgentContext;
+  const contextWith = (approvals: ApprovalRecord[]) =>
+    ({ store: { listApprovals: async () => approvals }, config: { tools: { riskOf } } }) as unknown as AgentContext;
 
   it('is stopped, with the reason, only when the content changed after it was approved', async () => {
     const now = await planDigest(v1.plan);

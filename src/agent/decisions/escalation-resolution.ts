@@ -49,7 +49,7 @@ export async function resolveEscalation(ctx: AgentContext, input: Answer): Promi
   const allowed = await checkWho(ctx, run, escalation, input.userId, action);
   if (!allowed.ok) return allowed;
   // Held while the run is moved on and handed to a driver or planner here, so no peer adopts it in between.
-  return ctx.leases.during(run.id, () => decideEscalation(ctx, run, escalation, { ...input, action }));
+  return ctx.replica.leases.during(run.id, () => decideEscalation(ctx, run, escalation, { ...input, action }));
 }
 
 /** "Retried by <@U1>": who chose what, for a resolved escalation. */
@@ -65,11 +65,11 @@ export function answeredLine(escalation: EscalationRecord): Text {
  */
 async function checkWho(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, userId: string, action: EscalationAction): Promise<EscalationResult> {
   if (escalation.kind === 'low-confidence' && action === 'abort')
-    return checkRequesterOrApprover({ action: 'reject', userId, policy: { gate: ctx.policy, run } });
-  const fromSettings = ctx.policy.current().fromSettings === true;
+    return checkRequesterOrApprover({ action: 'reject', userId, policy: { gate: ctx.config.policy, run } });
+  const fromSettings = ctx.config.policy.current().fromSettings === true;
   // Under a policy file going ahead is approving the plan's steps, asked in refusal() below, not `skip` on the run.
   if (escalation.kind === 'low-confidence' && !fromSettings) return ok;
-  const allowed = await checkResolver({ userId, action, policy: { gate: ctx.policy, run } });
+  const allowed = await checkResolver({ userId, action, policy: { gate: ctx.config.policy, run } });
   if (allowed.ok) return ok;
   // A policy file's refusal names its rule and who may; the built-in policy's is put in words for the thread below.
   if (!fromSettings) return allowed;
@@ -142,10 +142,10 @@ async function decideEscalation(
 
 /** The other escalations an Abort or a new plan closed lose their buttons and say so. */
 async function tellClosed(ctx: AgentContext, run: RunRecord, closed: readonly EscalationRecord[], closedBy: Text): Promise<void> {
-  if (!ctx.surface.escalationsClosed) return;
+  if (!ctx.thread.surface.escalationsClosed) return;
   const steps = await ctx.store.listSteps(run.id);
   const titleOf = (e: EscalationRecord) => steps.find((s) => s.stepId === e.stepId && s.planVersion === e.planVersion)?.title ?? null;
-  await ctx.surface.escalationsClosed(
+  await ctx.thread.surface.escalationsClosed(
     run,
     closed.map((escalation) => ({ escalation, stepTitle: titleOf(escalation), key: escalationMessageKey(escalation) })),
     closedBy,
@@ -179,20 +179,20 @@ async function refusal(
     return { ok: false, error: storeRefusal('not-waiting', run, escalation.planVersion) };
   const version = await ctx.store.getPlanVersion(run.id, run.currentPlanVersion);
   if (!version) return refuse('plan-missing', 'The plan is gone.');
-  const need = approvalNeed(planRisk(version.plan, ctx.tools.riskOf));
+  const need = approvalNeed(planRisk(version.plan, ctx.config.tools.riskOf));
   {
     // Going ahead is approving: this click must complete what every step's rule needs.
     const earlier = await ctx.store.listApprovals(run.id);
     const checked = await checkPolicyApprover({
-      gate: ctx.policy,
+      gate: ctx.config.policy,
       userId: input.userId,
       run,
       version,
       digest: await planDigest(version.plan),
-      riskOf: ctx.tools.riskOf,
+      riskOf: ctx.config.tools.riskOf,
       earlier,
     });
-    if (!checked.ok) return ctx.policy.current().fromSettings ? settingsGoAheadRefusal(checked.error.code, run) : checked;
+    if (!checked.ok) return ctx.config.policy.current().fromSettings ? settingsGoAheadRefusal(checked.error.code, run) : checked;
     if (!checked.value.approved)
       return refuse(
         'policy-refused',
@@ -271,11 +271,11 @@ export async function abortRun(ctx: AgentContext, runId: string, reason: Text): 
   await ctx.effects.perform(stopDriver(runId, 'abort'));
   // A driver on another replica sees the run leave `executing` and lets go; the rollback waits for its lease.
   await ctx.store.transitionRun(runId, movesFrom('roll-back'), 'rolling-back');
-  await ctx.leases.take(runId);
+  await ctx.replica.leases.take(runId);
   try {
     await rollBackAndFinish(ctx, runId, reason);
   } finally {
-    await ctx.leases.release(runId).catch(() => undefined);
+    await ctx.replica.leases.release(runId).catch(() => undefined);
   }
 }
 
@@ -284,7 +284,7 @@ async function rollBackAndFinish(ctx: AgentContext, runId: string, reason: Text)
   // The run stays rolling back while a rollback step waits for a Confirm; the Confirm or Abort carries it on.
   if ((await rollBack(ctx, runId)) === 'waiting') return;
   const [versions, steps] = await Promise.all([ctx.store.listPlanVersions(runId), ctx.store.listSteps(runId)]);
-  const rolled = rollbackStepsInOrder(versions, steps, ctx.tools.riskOf);
+  const rolled = rollbackStepsInOrder(versions, steps, ctx.config.tools.riskOf);
   const detail = rolled.length ? ` Rolled back: ${rolled.map((s) => `${s.title} (${s.status})`).join('; ')}.` : ' Nothing needed rolling back.';
   await finishRun(ctx, runId, 'aborted', words`${reason}${detail}`);
 }

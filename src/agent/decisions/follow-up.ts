@@ -32,18 +32,18 @@ export async function followUp(ctx: AgentContext, input: FollowUpInput): Promise
   if (!run) return 'no-run';
   if (isFinal(run.status)) return 'ignored';
   // Held while the answer moves the run on and hands it to a driver or planner here (a driver elsewhere keeps it; it sees the answer).
-  return ctx.leases.during(run.id, () => answerOrCancel(ctx, run, input));
+  return ctx.replica.leases.during(run.id, () => answerOrCancel(ctx, run, input));
 }
 
 async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUpInput): Promise<FollowUpOutcome> {
   const cancelling = !input.asAnswer && CANCEL.test(input.text);
-  const text = redactText(input.text.trim(), ctx.settings.secrets);
+  const text = redactText(input.text.trim(), ctx.config.settings.secrets);
   if (!cancelling && !text) return 'ignored';
   // Only the requester or an approver decides for the run (checked before anything is stored).
   const may = await checkRequesterOrApprover({
     action: cancelling ? 'cancel' : 'answer',
     userId: input.userId,
-    policy: { gate: ctx.policy, run },
+    policy: { gate: ctx.config.policy, run },
   });
   if (!may.ok) {
     const handed = cancelling ? undefined : await questionHandedTo(ctx, run, input.userId);
@@ -70,7 +70,7 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUp
   const answers = (await ctx.store.listQuestions(run.id))
     .filter((q) => q.stepId === null && q.answer !== null)
     .map((q) => ({ question: q.question, answer: q.answer!, answeredBy: q.answeredBy }));
-  await ctx.surface.planning(answered.run);
+  await ctx.thread.surface.planning(answered.run);
   await ctx.effects.perform(planAgain(answered.run, answers));
   return 'answered';
 }
@@ -91,7 +91,7 @@ async function questionHandedTo(
   const key = waitKey({ kind: 'question', question });
   const addressee = currentAddressee(events, 'question', key);
   if (!addressee) return undefined;
-  if (addressee.to === userId && ctx.policy.current().fromSettings === true) return { mayAnswer: true };
+  if (addressee.to === userId && ctx.config.policy.current().fromSettings === true) return { mayAnswer: true };
   if (!handedAwayFrom(events, 'question', key, userId)) return undefined;
   return {
     mayAnswer: false,
@@ -115,7 +115,7 @@ export async function cancelRun(
     const may = await checkRequesterOrApprover({
       action: 'cancel',
       userId: input.userId,
-      policy: { gate: ctx.policy, run },
+      policy: { gate: ctx.config.policy, run },
     });
     if (!may.ok) return may;
   }

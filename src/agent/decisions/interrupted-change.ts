@@ -26,7 +26,7 @@ export async function resumeInterruptedChange(ctx: AgentContext, run: RunRecord)
   ctx.logger.warn({ runId: run.id, change: change.kind }, 'a plan change was cut short by a stop; the plan waits for a decision again');
   // An edit's submission is replayed from the inbox; a revision's click was done once the planner started, so say so.
   if (change.kind === 'revision')
-    await ctx.surface.notify(
+    await ctx.thread.surface.notify(
       run,
       `The revision you asked for was cut short by a restart; v${run.currentPlanVersion ?? '?'} still stands. Ask again with Modify.`,
     );

@@ -72,10 +72,10 @@ export async function decide(
       'plan-changed',
       `The plan changed since that message was posted (it showed digest ${shortDigest(input.digest)}, v${version.version} is now ${shortDigest(digest)}); nothing was approved. Check the plan again before approving.`,
     );
-  const need = approvalNeed(planRisk(version.plan, ctx.tools.riskOf));
-  if (input.decision === 'approve') return decideApproval(ctx, ctx.policy, { ...input, run, version, digest, need });
+  const need = approvalNeed(planRisk(version.plan, ctx.config.tools.riskOf));
+  if (input.decision === 'approve') return decideApproval(ctx, ctx.config.policy, { ...input, run, version, digest, need });
   // The slow part (a Slack user-group lookup) comes first; its verdict is for this version only.
-  const allowed = await checkRequesterOrApprover({ action: 'reject', userId: input.userId, policy: { gate: ctx.policy, run } });
+  const allowed = await checkRequesterOrApprover({ action: 'reject', userId: input.userId, policy: { gate: ctx.config.policy, run } });
   if (!allowed.ok) return allowed;
   const doubting = await openEscalationsOf(ctx, run.id, 'low-confidence');
   const decided = await decideOnPending(ctx, input, {
@@ -109,7 +109,7 @@ async function decideApproval(
       run: input.run,
       version: input.version,
       digest: input.digest,
-      riskOf: ctx.tools.riskOf,
+      riskOf: ctx.config.tools.riskOf,
       earlier: await ctx.store.listApprovals(input.runId),
     });
   const allowed = await ask();
@@ -138,12 +138,12 @@ async function decideApproval(
     run: input.run,
     version: input.version,
     digest: input.digest,
-    riskOf: ctx.tools.riskOf,
+    riskOf: ctx.config.tools.riskOf,
     approvals: await ctx.store.listApprovals(input.runId),
   });
   if (!now.ok) {
     // The thread sees the partial progress: "s2 needs two members of @owners (1 of 2 approvals)".
-    await ctx.surface.notify(input.run, words`Approved by ${person(input.userId)}; still needed: ${now.error.message}.`);
+    await ctx.thread.surface.notify(input.run, words`Approved by ${person(input.userId)}; still needed: ${now.error.message}.`);
     // Recorded, but the plan still waits: not a final decision, so the buttons stay for the next approver and
     // the clicker is told privately what is still needed.
     return refuse('approval-counted', `Your approval counts; the plan still needs: ${now.error.message}.`);
@@ -163,9 +163,9 @@ async function decideApproval(
 /** A person's edit is checked like a replan: ids of steps that already ran may be read, not reused. */
 async function validateEdit(ctx: AgentContext, input: { runId: string; plan: unknown }) {
   const steps = await ctx.store.listSteps(input.runId);
-  return validatePlan(input.plan, ctx.tools, {
-    maxSteps: ctx.settings.budgets.maxSteps,
-    repositories: ctx.settings.repositories,
+  return validatePlan(input.plan, ctx.config.tools, {
+    maxSteps: ctx.config.settings.budgets.maxSteps,
+    repositories: ctx.config.settings.repositories,
     completedSteps: completedStepIds(steps),
   });
 }
@@ -200,7 +200,7 @@ export async function editPlan(
   const may = await checkRequesterOrApprover({
     action: 'edit',
     userId: input.userId,
-    policy: { gate: ctx.policy, run },
+    policy: { gate: ctx.config.policy, run },
   });
   if (!may.ok) return { ok: false, error: [may.error] };
   const checked = await validateEdit(ctx, input);
@@ -256,10 +256,10 @@ export async function revisePlan(
   const may = await checkRequesterOrApprover({
     action: 'revise',
     userId: input.userId,
-    policy: { gate: ctx.policy, run },
+    policy: { gate: ctx.config.policy, run },
   });
   if (!may.ok) return may;
-  if (!ctx.llm.has('planner')) return refuse('no-planner', 'No planner model is configured, so I cannot revise the plan; edit the steps instead.');
+  if (!ctx.models.llm.has('planner')) return refuse('no-planner', 'No planner model is configured, so I cannot revise the plan; edit the steps instead.');
   const doubting = await openEscalationsOf(ctx, run.id, 'low-confidence');
   const decided = await decideOnPending(ctx, input, {
     to: 'planning',
@@ -269,7 +269,7 @@ export async function revisePlan(
   if (!decided.ok) return decided;
   await tellEscalationsClosed(ctx, decided.value, doubting, words`${person(input.userId)} asked the planner to revise the plan.`);
   const work = (async () => {
-    await ctx.surface.planning(run);
+    await ctx.thread.surface.planning(run);
     const planned = await makePlan(plannerDeps(ctx, run.id), {
       task: run.task,
       requester: run.requester,
@@ -278,7 +278,7 @@ export async function revisePlan(
       revise: { instruction: input.instruction, by: input.userId, currentPlan: version.plan },
     });
     if (!planned.ok) {
-      await ctx.surface.notify(run, `I could not revise the plan: ${planned.error.message}. Version ${version.version} still stands.`);
+      await ctx.thread.surface.notify(run, `I could not revise the plan: ${planned.error.message}. Version ${version.version} still stands.`);
       await ctx.store.transitionRun(run.id, ['planning'], 'awaiting-approval');
       return;
     }

@@ -32,16 +32,16 @@ export async function decideTarget(ctx: AgentContext, input: ConfirmInput): Prom
       ? await checkConfirmer({
           risk: pending!.risk,
           userId: input.userId,
-          policy: { gate: ctx.policy, run, step: { id: pending!.stepId, tool: pending!.tool, args: pending!.targets } },
+          policy: { gate: ctx.config.policy, run, step: { id: pending!.stepId, tool: pending!.tool, args: pending!.targets } },
         })
       : await checkRequesterOrApprover({
           action: 'abort',
           userId: input.userId,
-          policy: { gate: ctx.policy, run },
+          policy: { gate: ctx.config.policy, run },
         });
   if (!allowed.ok) return allowed;
   // Held while the run is moved on and handed to a driver here, so no peer adopts it in between.
-  return ctx.leases.during(run.id, () => carryOut(ctx, input));
+  return ctx.replica.leases.during(run.id, () => carryOut(ctx, input));
 }
 
 async function carryOut(ctx: AgentContext, input: ConfirmInput): Promise<ConfirmResult> {
@@ -94,7 +94,7 @@ export const EXPIRED_BY = 'tandem:expired';
  */
 export async function expireConfirmation(ctx: AgentContext, confirmation: ConfirmationRecord, waited: Text): Promise<boolean> {
   const { runId, planVersion, stepId } = confirmation;
-  return ctx.leases.during(runId, async () => {
+  return ctx.replica.leases.during(runId, async () => {
     const decided = await ctx.store.decideConfirmation({ runId, planVersion, stepId, userId: EXPIRED_BY, decision: 'aborted' });
     if (!decided) return false;
     await ctx.store.appendEvent(runId, 'target-aborted', { planVersion, stepId, by: EXPIRED_BY, targets: decided.targets });

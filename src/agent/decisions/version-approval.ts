@@ -49,7 +49,7 @@ export async function mayStartVersion(ctx: AgentContext, run: RunRecord, version
   const approvals = await ctx.store.listApprovals(run.id);
   const digest = await planDigest(version.plan);
   // The policy in force judges the recorded approvals (decision 028).
-  const approved = await policyVersionApproved({ gate: ctx.policy, run, version, digest, riskOf: ctx.tools.riskOf, approvals });
+  const approved = await policyVersionApproved({ gate: ctx.config.policy, run, version, digest, riskOf: ctx.config.tools.riskOf, approvals });
   if (approved.ok) return true;
   ctx.logger.warn({ runId: run.id, planVersion: version.version, why: approved.error.message }, 'refusing to run an unapproved plan version');
   await escalate(ctx, {
@@ -72,6 +72,6 @@ export async function mayStartVersion(ctx: AgentContext, run: RunRecord, version
  * forward steps ran, so it was approved.
  */
 export async function rollbackContentChanged(ctx: AgentContext, run: RunRecord, version: PlanVersionRecord): Promise<string | undefined> {
-  const approved = bindingApproval(await ctx.store.listApprovals(run.id), version, run.requester, ctx.tools.riskOf, await planDigest(version.plan));
+  const approved = bindingApproval(await ctx.store.listApprovals(run.id), version, run.requester, ctx.config.tools.riskOf, await planDigest(version.plan));
   return !approved.ok && approved.error.code === 'content-changed' ? approved.error.message : undefined;
 }

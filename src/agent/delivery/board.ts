@@ -142,5 +142,5 @@ export async function reportBoard(ctx: DeliveryContext, runId: string, read?: Ru
   if (!version) return;
   const replacedBy = run.currentPlanVersion > ran ? run.currentPlanVersion : null;
   const unchecked = uncheckedSteps(await ctx.store.listEvents(runId));
-  await ctx.surface.reportProgress(run, buildBoard(run, version.version, version.plan, steps, ctx.now(), undefined, { replacedBy, unchecked }));
+  await ctx.thread.surface.reportProgress(run, buildBoard(run, version.version, version.plan, steps, ctx.now(), undefined, { replacedBy, unchecked }));
 }

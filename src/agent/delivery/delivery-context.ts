@@ -10,17 +10,14 @@ import type { OutboxPort } from '../ports/outbox.ts';
 import type { PlansPort } from '../ports/plans.ts';
 import type { RunsPort } from '../ports/runs.ts';
 import type { StepsPort } from '../ports/steps.ts';
-import type { Surface } from '../ports/surface.ts';
+import type { ThreadSurfaces } from '../ports/surface.ts';
 
 export interface DeliveryContext {
   store: RunsPort & PlansPort & StepsPort & EventsPort & OutboxPort & HumanInputPort;
-  /** Best-effort: a surface that throws is logged and the run goes on (the board). */
-  surface: Surface;
-  /** The same surface without the safety net, for owed messages: a delivery that fails stays owed and is tried again. */
-  deliverySurface: Surface;
+  /** The safe surface for the board, the bare one for owed messages (a delivery that fails stays owed). */
+  thread: ThreadSurfaces;
   logger: LogPort;
   /** This replica's id, and whether it has the store to itself (an owed message's lease is then always its own). */
-  owner: string;
-  soleOwner: boolean;
+  replica: { owner: string; soleOwner: boolean };
   now(): Date;
 }

@@ -43,12 +43,14 @@ export function owedSummary(runId: string, summary: Omit<RunSummary, 'run'>): Ne
 
 /** Delivers what one run owes, in order; the caller recorded it moments ago (or holds the run). */
 export function deliverOwed(ctx: DeliveryContext, runId: string): Promise<void> {
-  return deliverClaimed(ctx, () => ctx.store.claimOwed({ owner: ctx.owner, leaseMs: OWED_LEASE_MS, all: false, runId, limit: 20 }));
+  return deliverClaimed(ctx, () => ctx.store.claimOwed({ owner: ctx.replica.owner, leaseMs: OWED_LEASE_MS, all: false, runId, limit: 20 }));
 }
 
 /** Delivers what other replicas, or this store's previous process (`startUp`), left owed. */
 export function sweepOwed(ctx: DeliveryContext, options: { startUp: boolean }): Promise<void> {
-  return deliverClaimed(ctx, () => ctx.store.claimOwed({ owner: ctx.owner, leaseMs: OWED_LEASE_MS, all: options.startUp && ctx.soleOwner, limit: 50 }));
+  return deliverClaimed(ctx, () =>
+    ctx.store.claimOwed({ owner: ctx.replica.owner, leaseMs: OWED_LEASE_MS, all: options.startUp && ctx.replica.soleOwner, limit: 50 }),
+  );
 }
 
 /**
@@ -100,7 +102,7 @@ async function withLeaseHeld(ctx: DeliveryContext, id: string, work: () => Promi
 /** Owed along with an escalation (`openEscalation`): the message offering the answers that can work, as decided when it was opened. */
 export const owedEscalation = (ctx: DeliveryContext, offer: EscalationOffer | undefined): OweAlong => ({
   payload: offer ? { offer } : {},
-  owner: ctx.owner,
+  owner: ctx.replica.owner,
   leaseMs: OWED_LEASE_MS,
 });
 /** The key an escalation's message was delivered with (the store owes it as `<run>/escalation/<id>`). */
@@ -108,7 +110,7 @@ export const escalationMessageKey = (escalation: Pick<EscalationRecord, 'runId' 
 /** Owed along with an ask_human question (`openQuestion`). */
 export const owedQuestion = (ctx: DeliveryContext, stepId: string, question: string): OweAlong => ({
   payload: { stepId, question },
-  owner: ctx.owner,
+  owner: ctx.replica.owner,
   leaseMs: OWED_LEASE_MS,
 });
 
@@ -151,24 +153,24 @@ async function deliverOne(ctx: DeliveryContext, message: OwedMessage): Promise<v
   const delivery = { key: message.id, mayExist: message.attempts > 1 };
   if (message.kind === 'run-finished') {
     await reportBoard(ctx, run.id, run); // the board's final state lands before the summary
-    await ctx.deliverySurface.finish(summaryOf(run, message), delivery);
+    await ctx.thread.deliverySurface.finish(summaryOf(run, message), delivery);
     return;
   }
   if (message.kind === 'escalation') {
     const { escalationId, offer } = escalationPayload.parse(message.payload);
     const escalation = await ctx.store.getEscalation(escalationId);
-    if (escalation) await ctx.deliverySurface.escalate(run, escalation, offer ?? offerOfOlderRow(escalation), delivery);
+    if (escalation) await ctx.thread.deliverySurface.escalate(run, escalation, offer ?? offerOfOlderRow(escalation), delivery);
     return;
   }
   if (message.kind === 'question') {
     const { stepId, question, questionId } = questionPayload.parse(message.payload);
-    await ctx.deliverySurface.ask(run, stepId, question, delivery, questionId ? { questionId } : undefined);
+    await ctx.thread.deliverySurface.ask(run, stepId, question, delivery, questionId ? { questionId } : undefined);
     return;
   }
   if (message.kind === 'confirm-target') {
     const { planVersion, stepId } = confirmationPayload.parse(message.payload);
     const request = (await ctx.store.listConfirmations(run.id)).find((c) => c.planVersion === planVersion && c.stepId === stepId);
-    if (request?.status === 'pending') await ctx.deliverySurface.confirmTarget(run, await withStepTitle(ctx, request), delivery);
+    if (request?.status === 'pending') await ctx.thread.deliverySurface.confirmTarget(run, await withStepTitle(ctx, request), delivery);
     return;
   }
   ctx.logger.warn({ runId: run.id, owed: message.id, kind: message.kind }, 'owed message of an unknown kind dropped');

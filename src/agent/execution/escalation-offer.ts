@@ -63,9 +63,9 @@ export function isOffered(answers: readonly EscalationAnswer[], answer: Escalati
 
 /** Why a replan may not happen now, or null. */
 export async function replanBlocked(ctx: AgentContext, run: RunRecord): Promise<Text | null> {
-  if (!ctx.llm.has('planner')) return 'no planner model is configured';
+  if (!ctx.models.llm.has('planner')) return 'no planner model is configured';
   const usage = await ctx.store.usageTotals(run.id);
-  return replanLimits(ctx.settings.budgets)({
+  return replanLimits(ctx.config.settings.budgets)({
     stepAttempts: 0,
     replans: run.replans,
     tokens: usage.inputTokens + usage.outputTokens,

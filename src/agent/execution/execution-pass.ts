@@ -64,7 +64,7 @@ export class ExecutionPass {
     this.events = createEventLog(ctx, run.id);
     this.specs = new Map(plan.steps.map((step) => [step.id, step]));
     this.writes = joinedClaims(ctx.store);
-    this.board = new PassBoard(ctx.surface, {
+    this.board = new PassBoard(ctx.thread.surface, {
       run,
       version,
       plan,
@@ -89,10 +89,10 @@ export class ExecutionPass {
       replans: run.replans,
       runStartedAt: run.createdAt,
       now: ctx.now(),
-      budgets: ctx.settings.budgets,
-      concurrency: ctx.settings.concurrency,
-      owner: ctx.owner,
-      soleOwner: ctx.soleOwner,
+      budgets: ctx.config.settings.budgets,
+      concurrency: ctx.config.settings.concurrency,
+      owner: ctx.replica.owner,
+      soleOwner: ctx.replica.soleOwner,
     };
   }
 

@@ -10,7 +10,7 @@ import type { RunRecord, StepRecord } from '../ports/run-store.ts';
 /** A step left running by an owner that is gone: its lease ran out, it is ours from before a restart, or we are alone. */
 export function isOrphaned(ctx: AgentContext, step: StepRecord, now: Date): boolean {
   if (step.status !== 'running') return false;
-  const alive = !ctx.soleOwner && step.leaseOwner && step.leaseOwner !== ctx.owner && step.leaseUntil && step.leaseUntil > now;
+  const alive = !ctx.replica.soleOwner && step.leaseOwner && step.leaseOwner !== ctx.replica.owner && step.leaseUntil && step.leaseUntil > now;
   return !alive;
 }
 
@@ -18,7 +18,7 @@ export const READ_RUNS_AGAIN = 'a read step runs again';
 
 /** A read (as planned and as the tool declares itself) simply runs again; anything else is reconciled. */
 export function runsAgain(ctx: AgentContext, step: StepRecord): boolean {
-  return step.risk === 'read' && ctx.tools.get(step.tool)?.risk === 'read';
+  return step.risk === 'read' && ctx.config.tools.get(step.tool)?.risk === 'read';
 }
 
 export async function requeueInterruptedReads(ctx: AgentContext, runs: readonly RunRecord[]): Promise<void> {

@@ -25,7 +25,7 @@ export async function openExecutionPass(ctx: AgentContext, runOrId: RunRecord | 
       kind: 'forward',
       title: step.title,
       tool: step.tool,
-      risk: riskOfTool(ctx.tools, step.tool),
+      risk: riskOfTool(ctx.config.tools, step.tool),
       dependsOn: step.dependsOn,
       plannedArgs: step.args,
     })),

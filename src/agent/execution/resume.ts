@@ -25,11 +25,11 @@ import { drive, inBackground } from '../ports/effects.ts';
 export async function resumeRuns(ctx: AgentContext, options: { startUp: boolean }): Promise<void> {
   const statuses = ['executing', 'rolling-back', 'planning'] as const;
   // Alone on the store, anything left executing or planning at start-up is from a process that stopped.
-  const runs = ctx.soleOwner
+  const runs = ctx.replica.soleOwner
     ? options.startUp
       ? await ctx.store.listRuns({ limit: 1000, statuses })
       : []
-    : await ctx.leases.adopt(statuses, { startUp: options.startUp });
+    : await ctx.replica.leases.adopt(statuses, { startUp: options.startUp });
   await driveAgain(
     ctx,
     runs.filter((run) => run.status === 'executing'),
@@ -42,13 +42,13 @@ export async function resumeRuns(ctx: AgentContext, options: { startUp: boolean 
         await recoverRunningSteps(ctx, run);
         await abortRun(ctx, run.id, 'Aborted (rollback continued after a restart).');
       } else {
-        await ctx.store.appendEvent(run.id, 'run-adopted', { by: ctx.owner, status: run.status });
+        await ctx.store.appendEvent(run.id, 'run-adopted', { by: ctx.replica.owner, status: run.status });
         // Before the inbox replays the person's click, which needs the plan waiting again if the change never landed.
         if (await resumeInterruptedChange(ctx, run)) continue;
         await ctx.effects.perform(
           inBackground(
             'planning an adopted run',
-            ctx.leases.during(run.id, () => planAgain(ctx, run)),
+            ctx.replica.leases.during(run.id, () => planAgain(ctx, run)),
             run.id,
           ),
         );
@@ -57,7 +57,7 @@ export async function resumeRuns(ctx: AgentContext, options: { startUp: boolean 
       ctx.logger.error({ runId: run.id, err: error }, 'could not resume run');
     } finally {
       // The adoption's own hold: the planner started above holds the lease for itself.
-      await ctx.leases.release(run.id).catch(() => undefined);
+      await ctx.replica.leases.release(run.id).catch(() => undefined);
     }
   }
 }
@@ -72,7 +72,7 @@ async function driveAgain(ctx: AgentContext, runs: readonly RunRecord[]): Promis
   let recorded = false;
   try {
     await requeueInterruptedReads(ctx, runs);
-    await ctx.store.appendToRuns(runs.map((run) => ({ runId: run.id, event: { type: 'run-adopted', data: { by: ctx.owner, status: run.status } } })));
+    await ctx.store.appendToRuns(runs.map((run) => ({ runId: run.id, event: { type: 'run-adopted', data: { by: ctx.replica.owner, status: run.status } } })));
     recorded = true;
   } catch (error) {
     ctx.logger.error({ runs: runs.length, err: error }, 'could not resume runs');
@@ -80,7 +80,7 @@ async function driveAgain(ctx: AgentContext, runs: readonly RunRecord[]): Promis
   for (const run of runs) {
     if (recorded) await ctx.effects.perform(drive(run.id));
     // The adoption's own hold: the driver started above holds the lease for itself.
-    await ctx.leases.release(run.id).catch(() => undefined);
+    await ctx.replica.leases.release(run.id).catch(() => undefined);
   }
 }
 
@@ -109,7 +109,7 @@ export async function recoverRunningSteps(ctx: AgentContext, run: RunRecord, lis
     const outcome = await reconcile(ctx, run, step, attempt?.executedArgs ?? step.plannedArgs, attempt?.startedAt ?? step.startedAt ?? now);
     const key = { runId: run.id, planVersion: step.planVersion, stepId: step.stepId, attempt: step.attempt };
     if (outcome.status === 'done') {
-      await ctx.store.finishStep({ ...key, status: 'succeeded', output: limitOutput(outcome.output, ctx.settings.secrets) });
+      await ctx.store.finishStep({ ...key, status: 'succeeded', output: limitOutput(outcome.output, ctx.config.settings.secrets) });
       await ctx.store.appendEvent(run.id, 'step-reconciled', { ...key, found: 'done' });
     } else if (outcome.status === 'rerun') {
       if (await ctx.store.finishStep({ ...key, status: 'cancelled', error: { message: `interrupted by a restart (${outcome.why})` } })) {
@@ -139,7 +139,7 @@ export async function recoverRunningSteps(ctx: AgentContext, run: RunRecord, lis
 type Recovery = { status: 'done'; output: Record<string, unknown> } | { status: 'rerun'; why: string } | { status: 'ask'; why: string };
 
 async function reconcile(ctx: AgentContext, run: RunRecord, step: StepRecord, args: Record<string, unknown>, startedAt: Date): Promise<Recovery> {
-  const tool = ctx.tools.get(step.tool);
+  const tool = ctx.config.tools.get(step.tool);
   if (runsAgain(ctx, step)) return { status: 'rerun', why: READ_RUNS_AGAIN };
   if (!tool?.reconcile) return { status: 'ask', why: `${step.tool} cannot check whether it already ran` };
   const parsed = tool.input.safeParse(args);

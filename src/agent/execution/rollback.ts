@@ -75,7 +75,7 @@ export async function rollBack(ctx: AgentContext, runId: string): Promise<Rollba
   if (!run || run.status !== 'rolling-back') return 'done';
   const versions = await ctx.store.listPlanVersions(runId);
   const steps = await ctx.store.listSteps(runId);
-  const order = rollbackOrder(versions, steps, ctx.tools.riskOf);
+  const order = rollbackOrder(versions, steps, ctx.config.tools.riskOf);
   if (order.length === 0) return 'done';
   // Once: a rollback carried on after a Confirm or a restart has its rows already.
   if (!steps.some((s) => s.kind === 'rollback'))
@@ -87,7 +87,7 @@ export async function rollBack(ctx: AgentContext, runId: string): Promise<Rollba
         kind: 'rollback',
         title: step.title,
         tool: step.tool,
-        risk: riskOfTool(ctx.tools, step.tool),
+        risk: riskOfTool(ctx.config.tools, step.tool),
         dependsOn: step.undoes ? [step.undoes] : [],
         plannedArgs: step.args,
       },
@@ -120,7 +120,7 @@ export async function rollBack(ctx: AgentContext, runId: string): Promise<Rollba
     );
     await events.flush();
     const latest = await ctx.store.listSteps(runId);
-    void ctx.surface.reportProgress(run, buildBoard(run, current.version, current.plan, latest, ctx.now())).catch(() => undefined);
+    void ctx.thread.surface.reportProgress(run, buildBoard(run, current.version, current.plan, latest, ctx.now())).catch(() => undefined);
     if (outcome.status === 'waiting') return 'waiting';
   }
   return 'done';

@@ -67,7 +67,7 @@ export class RunDriver {
 
   async drive(): Promise<void> {
     // Another replica drives this run: it sees what changed in the store within its refresh interval.
-    if (!(await this.ctx.leases.claim(this.runId))) return;
+    if (!(await this.ctx.replica.leases.claim(this.runId))) return;
     try {
       let run = await this.ctx.store.getRun(this.runId);
       let first = true;
@@ -81,7 +81,7 @@ export class RunDriver {
       } while (this.wakeRequested && !this.stopping);
     } finally {
       if (!this.abandoned)
-        await this.ctx.leases
+        await this.ctx.replica.leases
           .release(this.runId)
           .catch((error: unknown) => this.ctx.logger.warn({ runId: this.runId, err: error }, 'could not release run lease'));
     }
@@ -104,7 +104,7 @@ export class RunDriver {
     }
     if (!pass) return;
     const { run } = pass;
-    const deadline = setTimeout(() => this.wake(), Math.max(0, runTimeLeftMs(this.ctx.settings.budgets, run.createdAt, this.ctx.now())) + 5);
+    const deadline = setTimeout(() => this.wake(), Math.max(0, runTimeLeftMs(this.ctx.config.settings.budgets, run.createdAt, this.ctx.now())) + 5);
     deadline.unref?.(); // a timer alone must not keep a process alive
     let outcome: Settlement;
     try {
@@ -191,9 +191,9 @@ export class RunDriver {
   private async waitForChange(pass: ExecutionPass): Promise<boolean> {
     let refreshDue = false;
     let refreshTimer: ReturnType<typeof setTimeout> | undefined;
-    const refresh = this.ctx.soleOwner
+    const refresh = this.ctx.replica.soleOwner
       ? []
-      : [new Promise<void>((resolve) => (refreshTimer = setTimeout(() => ((refreshDue = true), resolve()), this.ctx.leases.settings.refreshMs)))];
+      : [new Promise<void>((resolve) => (refreshTimer = setTimeout(() => ((refreshDue = true), resolve()), this.ctx.replica.leases.settings.refreshMs)))];
     await Promise.race([...pass.running, new Promise<void>((resolve) => (this.wakeUp = resolve)), ...refresh]);
     clearTimeout(refreshTimer);
     this.wakeUp = null;

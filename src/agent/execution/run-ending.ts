@@ -74,16 +74,16 @@ async function recordEnd(
     finishedAt,
     event: { type: 'run-finished', data: { outcome, reason } },
     owe: [owedSummary(runId, summary)],
-    owner: ctx.owner,
+    owner: ctx.replica.owner,
     leaseMs: OWED_LEASE_MS,
   });
   if (!run) return false;
   // One writer per status board: a driver on another replica sees the run end and lets go first.
-  await ctx.leases.take(runId);
+  await ctx.replica.leases.take(runId);
   try {
     await ctx.effects.perform(deliverOwed(runId));
   } finally {
-    await ctx.leases.release(runId).catch(() => undefined);
+    await ctx.replica.leases.release(runId).catch(() => undefined);
   }
   return true;
 }
@@ -96,7 +96,7 @@ async function summaryFacts(ctx: AgentContext, runId: string, outcome: Outcome, 
   const models = new Set(byModel.map((entry) => entry.model)).size > 1 ? byModel : undefined;
   const [fallbackEvent] = source.lastFallback ? eventsOfType([source.lastFallback], 'planner-fallback') : [];
   const fallbackPlanner = fallbackEvent ? { author: fallbackEvent.data.author, reason: fallbackEvent.data.reason } : null;
-  const inOrder = rollbackStepsInOrder(versions, steps, ctx.tools.riskOf);
+  const inOrder = rollbackStepsInOrder(versions, steps, ctx.config.tools.riskOf);
   const rolledBack = inOrder.map((step) => ({ title: step.title, status: step.status }));
   const shown = stepsShown(versions, steps, inOrder);
   const unchecked = uncheckedSteps(await ctx.store.listEvents(runId));

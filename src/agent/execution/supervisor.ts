@@ -68,7 +68,7 @@ export async function replan(ctx: AgentContext, runId: string, reason: Text, fro
   const run = await ctx.store.getRun(runId);
   if (!run?.currentPlanVersion) return;
   // The thread shows the planner at work, as it does for a first plan or a revision.
-  await ctx.surface.planning(run);
+  await ctx.thread.surface.planning(run);
   const previous = (await ctx.store.getPlanVersion(runId, run.currentPlanVersion))!;
   const steps = await ctx.store.listSteps(runId);
   const executed: ExecutedStepSummary[] = steps

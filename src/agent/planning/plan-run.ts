@@ -10,14 +10,14 @@ import { type Text, words } from '../text/text.ts';
 
 export function plannerDeps(ctx: AgentContext, runId: string | null) {
   return {
-    llm: ctx.llm,
-    tools: ctx.tools,
-    maxSteps: ctx.settings.budgets.maxSteps,
-    secrets: ctx.settings.secrets,
-    repositories: ctx.settings.repositories,
-    onUsage: ctx.usage(runId, 'planner'),
-    onFallbackUsage: ctx.usage(runId, 'planner-fallback'),
-    confidenceThreshold: ctx.settings.confidenceThreshold,
+    llm: ctx.models.llm,
+    tools: ctx.config.tools,
+    maxSteps: ctx.config.settings.budgets.maxSteps,
+    secrets: ctx.config.settings.secrets,
+    repositories: ctx.config.settings.repositories,
+    onUsage: ctx.models.usage(runId, 'planner'),
+    onFallbackUsage: ctx.models.usage(runId, 'planner-fallback'),
+    confidenceThreshold: ctx.config.settings.confidenceThreshold,
   };
 }
 
@@ -49,14 +49,15 @@ export async function addPlannedVersion(
 /** Runs in the background after startRun (or after the requester answered the plan's questions). */
 export async function planRun(ctx: AgentContext, run: RunRecord, extra: Pick<PlanRequest, 'answers'> = {}): Promise<void> {
   const source = await planFor(
-    { ...plannerDeps(ctx, run.id), runbooks: ctx.runbooks },
+    { ...plannerDeps(ctx, run.id), runbooks: ctx.models.runbooks },
     { task: run.task, requester: run.requester, origin: run.origin, runId: run.id, ...extra },
     { runbooks: !extra.answers },
   );
   if (!source.ok) {
     // The provider is down: the thread offers Try again (one click, one new attempt) rather than retrying here.
-    if (source.error.code === 'planner-unavailable' && ctx.surface.plannerUnavailable) await ctx.surface.plannerUnavailable(run, source.error.message);
-    else await ctx.surface.notify(run, source.error.message);
+    if (source.error.code === 'planner-unavailable' && ctx.thread.surface.plannerUnavailable)
+      await ctx.thread.surface.plannerUnavailable(run, source.error.message);
+    else await ctx.thread.surface.notify(run, source.error.message);
     await finishRun(ctx, run.id, 'failed', FAILED_BECAUSE[source.error.code] ?? source.error.message);
     return;
   }

@@ -32,8 +32,8 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
   const risks: Record<string, Risk> = {};
   const targets: Record<string, string[]> = {};
   for (const step of [...plan.steps, ...plan.rollback]) {
-    risks[step.id] = riskOfTool(ctx.tools, step.tool);
-    targets[step.id] = targetArgNames(ctx.tools.get(step.tool), step.args);
+    risks[step.id] = riskOfTool(ctx.config.tools, step.tool);
+    targets[step.id] = targetArgNames(ctx.config.tools.get(step.tool), step.args);
   }
 
   if (plan.steps.length === 0 && plan.questions?.length) {
@@ -41,25 +41,26 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
     const asked = await ctx.store.openQuestion({ runId, stepId: null, planVersion: version, question: plan.questions.join('\n') });
     await ctx.store.appendEvent(runId, 'questions-asked', { version, questions: plan.questions });
     const run = await ctx.store.getRun(runId);
-    if (run) await ctx.surface.askRequester(run, plan.questions, { questionId: asked.id });
+    if (run) await ctx.thread.surface.askRequester(run, plan.questions, { questionId: asked.id });
     return;
   }
 
-  const risk = planRisk(plan, ctx.tools.riskOf);
-  const lowConfidence = confidenceTooLow(plan.confidence, ctx.settings.confidenceThreshold);
+  const risk = planRisk(plan, ctx.config.tools.riskOf);
+  const lowConfidence = confidenceTooLow(plan.confidence, ctx.config.settings.confidenceThreshold);
   const machineAuthored = options.kind === 'first' || options.kind === 'replan';
   const preApproved = options.preApprovedBy !== undefined && risk === 'read';
   const autoRunAllowed = async () => {
     const run = await ctx.store.getRun(runId);
     return (
-      run !== undefined && policyAllowsAutoRun({ gate: ctx.policy, run, version: { version, plan }, digest: await planDigest(plan), riskOf: ctx.tools.riskOf })
+      run !== undefined &&
+      policyAllowsAutoRun({ gate: ctx.config.policy, run, version: { version, plan }, digest: await planDigest(plan), riskOf: ctx.config.tools.riskOf })
     );
   };
   const auto = !lowConfidence && machineAuthored && (preApproved || (await autoRunAllowed()) || (options.kind === 'replan' && !needsReapproval(risk)));
   const approver = preApproved && options.preApprovedBy ? options.preApprovedBy : AUTO_APPROVER;
   const parent = record.parentVersion ? await ctx.store.getPlanVersion(runId, record.parentVersion) : undefined;
   const diff = parent
-    ? diffPlans(parent.plan, plan, (step) => (ctx.tools.riskOf(step.tool) === 'read' ? [] : targetArgNames(ctx.tools.get(step.tool), step.args)))
+    ? diffPlans(parent.plan, plan, (step) => (ctx.config.tools.riskOf(step.tool) === 'read' ? [] : targetArgNames(ctx.config.tools.get(step.tool), step.args)))
     : null;
 
   const digest = await planDigest(plan);
@@ -86,7 +87,7 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
 
   const run = moved ?? (await ctx.store.getRun(runId));
   if (!run) return;
-  await ctx.surface.proposePlan({
+  await ctx.thread.surface.proposePlan({
     run,
     version,
     plan,
@@ -98,11 +99,11 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
     reason: record.reason,
     autoApproved: auto,
     ...(auto ? { approvedBy: approver } : {}),
-    ...(!ctx.policy.current().fromSettings && !auto
-      ? { approvalProgress: approvalProgressLines(ctx.policy, run, { version, plan }, digest, ctx.tools.riskOf) }
+    ...(!ctx.config.policy.current().fromSettings && !auto
+      ? { approvalProgress: approvalProgressLines(ctx.config.policy, run, { version, plan }, digest, ctx.config.tools.riskOf) }
       : {}),
     digest,
-    attribution: ctx.settings.attribution !== false,
+    attribution: ctx.config.settings.attribution !== false,
   });
   // The board of the version this one replaces says so, instead of staying "waiting for a person".
   if (options.kind === 'replan' && !auto) await reportBoard(ctx, runId, run);

@@ -180,3 +180,11 @@ export interface Surface {
   /** A link to the run's conversation (Slack: the thread's permalink), for attribution lines; undefined when there is none. */
   threadLink?(run: RunRecord): Promise<string | undefined>;
 }
+
+/** The run's thread as the agent writes to it. */
+export interface ThreadSurfaces {
+  /** Best-effort: a surface that throws is logged and the run goes on. */
+  surface: Surface;
+  /** The same surface without the safety net, for owed messages: a delivery that fails stays owed and is tried again. */
+  deliverySurface: Surface;
+}

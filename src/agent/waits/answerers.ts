@@ -19,9 +19,9 @@ export interface OpenWait {
   addresseeMayAnswer: boolean;
 }
 
-const policyOf = (ctx: AgentContext, run: RunRecord): PolicyContext => ({ gate: ctx.policy, run });
+const policyOf = (ctx: AgentContext, run: RunRecord): PolicyContext => ({ gate: ctx.config.policy, run });
 /** The built-in policy (the settings) decides, not a policy file. */
-const fromSettings = (ctx: AgentContext) => ctx.policy.current().fromSettings === true;
+const fromSettings = (ctx: AgentContext) => ctx.config.policy.current().fromSettings === true;
 
 /** Whether a click on Approve by this person would count for the run's current version. */
 export async function mayApprove(ctx: AgentContext, run: RunRecord, userId: string): Promise<boolean> {
@@ -30,7 +30,7 @@ export async function mayApprove(ctx: AgentContext, run: RunRecord, userId: stri
   if (!version) return false;
   const earlier = await ctx.store.listApprovals(run.id);
   const digest = await planDigest(version.plan);
-  return (await checkPolicyApprover({ gate: ctx.policy, userId, run, version, digest, riskOf: ctx.tools.riskOf, earlier })).ok;
+  return (await checkPolicyApprover({ gate: ctx.config.policy, userId, run, version, digest, riskOf: ctx.config.tools.riskOf, earlier })).ok;
 }
 
 /** Who may answer a plan's approval: whoever's Approve would count for that version (it must still be the current one). */

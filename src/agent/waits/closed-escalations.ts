@@ -16,10 +16,10 @@ export async function openEscalationsOf(ctx: AgentContext, runId: string, kind: 
 
 /** Each closed escalation's message becomes one line saying why (`closedBy`: who chose what). Best effort, as every surface call. */
 export async function tellEscalationsClosed(ctx: AgentContext, run: RunRecord, closed: readonly EscalationRecord[], closedBy: Text): Promise<void> {
-  if (closed.length === 0 || !ctx.surface.escalationsClosed) return;
+  if (closed.length === 0 || !ctx.thread.surface.escalationsClosed) return;
   const steps = closed.some((escalation) => escalation.stepId !== null) ? await ctx.store.listSteps(run.id) : [];
   const titleOf = (e: EscalationRecord) => steps.find((s) => s.stepId === e.stepId && s.planVersion === e.planVersion)?.title ?? null;
-  await ctx.surface.escalationsClosed(
+  await ctx.thread.surface.escalationsClosed(
     run,
     closed.map((escalation) => ({ escalation, stepTitle: titleOf(escalation), key: escalationMessageKey(escalation) })),
     closedBy,

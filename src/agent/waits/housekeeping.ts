@@ -30,7 +30,7 @@ const MAX_PINGED = 5;
 const MINUTE = 60_000;
 
 export async function runHousekeeping(ctx: AgentContext, now: Date): Promise<void> {
-  const settings = { ...DEFAULT_HOUSEKEEPING, ...ctx.settings.housekeeping };
+  const settings = { ...DEFAULT_HOUSEKEEPING, ...ctx.config.settings.housekeeping };
   const runs = await ctx.store.listRuns({ limit: SWEEP_LIMIT, statuses: SWEPT });
   const checks = [remindOrExpireApproval, remindOrResendEscalations, remindOrResendQuestions, remindOrExpireConfirmations, reportStuckSteps, findHangingRun];
   for (const run of runs) {
@@ -69,7 +69,7 @@ async function remindOrExpireApproval(ctx: AgentContext, run: RunRecord, now: Da
   const whom = addressee
     ? words`${person(addressee.to)} this is still waiting on you (${person(addressee.by)} handed it to you): the plan above waits for your approval.`
     : words`${approverPings(settings)}The plan above is still waiting for an approver.`;
-  await ctx.surface.notify(run, words`${whom} Nothing runs until someone approves it; it expires in ${duration(left)}.`);
+  await ctx.thread.surface.notify(run, words`${whom} Nothing runs until someone approves it; it expires in ${duration(left)}.`);
 }
 
 /** An open escalation is posted again (buttons and all) at the bottom of the thread: once as a reminder, once more when it expires. */
@@ -86,7 +86,7 @@ async function remindOrResendEscalations(ctx: AgentContext, run: RunRecord, now:
         : 'Still waiting for a decision; the run stays paused until someone picks an action.';
     const addressee = await pingAddressee(ctx, run, 'escalation', escalation.id);
     const offer = await escalationOffer(ctx, run, escalation, stakes);
-    await ctx.surface.escalate(run, escalation, addressee ? { ...offer, addressee } : offer);
+    await ctx.thread.surface.escalate(run, escalation, addressee ? { ...offer, addressee } : offer);
   }
 }
 
@@ -100,15 +100,15 @@ async function remindOrResendQuestions(ctx: AgentContext, run: RunRecord, now: D
     const key = stage === 'expire' ? `${question.id}#expired` : question.id;
     if (!(await ctx.store.claimReminder({ runId: run.id, kind: 'question-reminder', key }))) continue;
     if (stage === 'expire' && settings.escalateTo) {
-      await ctx.surface.notify(
+      await ctx.thread.surface.notify(
         run,
         words`${person(settings.escalateTo)} nobody has answered the question below in ${duration(settings.waitTtlS)}; the run waits for an answer.`,
       );
     }
     const addressee = await pingAddressee(ctx, run, 'question', waitKey({ kind: 'question', question }));
     const asked = { questionId: question.id, ...(addressee ? { addressee } : {}) };
-    if (question.stepId) await ctx.surface.ask(run, question.stepId, question.question, undefined, asked);
-    else await ctx.surface.askRequester(run, question.question.split('\n'), asked);
+    if (question.stepId) await ctx.thread.surface.ask(run, question.stepId, question.question, undefined, asked);
+    else await ctx.thread.surface.askRequester(run, question.question.split('\n'), asked);
   }
 }
 
@@ -132,7 +132,7 @@ async function remindOrExpireConfirmations(ctx: AgentContext, run: RunRecord, no
     const key = `v${confirmation.planVersion}/${confirmation.stepId}${stage === 'expire' ? '#expired' : ''}`;
     if (!(await ctx.store.claimReminder({ runId: run.id, kind: 'confirm-reping', key }))) continue;
     const addressee = await pingAddressee(ctx, run, 'confirm', waitKey({ kind: 'confirm', confirmation }));
-    await ctx.surface.confirmTarget(run, await withStepTitle(ctx, confirmation), undefined, addressee);
+    await ctx.thread.surface.confirmTarget(run, await withStepTitle(ctx, confirmation), undefined, addressee);
   }
 }
 
@@ -142,7 +142,7 @@ async function remindOrExpireConfirmations(ctx: AgentContext, run: RunRecord, no
  * driver back (a live one is only woken), which goes on or, failing again and again, escalates.
  */
 async function findHangingRun(ctx: AgentContext, run: RunRecord): Promise<void> {
-  if (run.status === 'executing' && ctx.soleOwner) return ctx.effects.perform(drive(run.id));
+  if (run.status === 'executing' && ctx.replica.soleOwner) return ctx.effects.perform(drive(run.id));
   if (run.status !== 'paused') return;
   const [escalations, questions, confirmations, steps] = await Promise.all([
     ctx.store.listEscalations(run.id),
@@ -174,7 +174,7 @@ async function findHangingRun(ctx: AgentContext, run: RunRecord): Promise<void> 
  */
 async function pingAddressee(ctx: AgentContext, run: RunRecord, kind: WaitKind, key: string): Promise<WaitAddressee | undefined> {
   const addressee = currentAddressee(await ctx.store.listEvents(run.id), kind, key);
-  if (addressee) await ctx.surface.notify(run, words`${person(addressee.to)} this is still waiting on you (${person(addressee.by)} handed it to you).`);
+  if (addressee) await ctx.thread.surface.notify(run, words`${person(addressee.to)} this is still waiting on you (${person(addressee.by)} handed it to you).`);
   return addressee;
 }
 
@@ -205,7 +205,7 @@ export function duration(seconds: number): string {
 
 /** The executor times a step out after TANDEM_STEP_TIMEOUT_S; one running twice that long was probably left by a dead process. */
 async function reportStuckSteps(ctx: AgentContext, run: RunRecord, now: Date): Promise<void> {
-  const limitMs = 2 * ctx.settings.budgets.stepTimeoutS * 1000;
+  const limitMs = 2 * ctx.config.settings.budgets.stepTimeoutS * 1000;
   const stuck = (await ctx.store.listSteps(run.id)).filter(
     (step) => step.status === 'running' && step.startedAt && now.getTime() - step.startedAt.getTime() > limitMs,
   );
@@ -217,9 +217,9 @@ async function reportStuckSteps(ctx: AgentContext, run: RunRecord, now: Date): P
       { runId: run.id, planVersion: step.planVersion, stepId: step.stepId, attempt: step.attempt, leaseOwner: step.leaseOwner, runningMin },
       'step looks stuck',
     );
-    await ctx.surface.notify(
+    await ctx.thread.surface.notify(
       run,
-      `Step ${step.stepId} (${step.title}) has been running for ${runningMin} minutes, more than twice its ${ctx.settings.budgets.stepTimeoutS}-second limit; the process running it may have died. ` +
+      `Step ${step.stepId} (${step.title}) has been running for ${runningMin} minutes, more than twice its ${ctx.config.settings.budgets.stepTimeoutS}-second limit; the process running it may have died. ` +
         'Once its lease runs out another replica adopts the run (or a restart picks it up) and settles the step: a read runs again, and a write that may have happened is checked or handed to you to decide.',
     );
   }

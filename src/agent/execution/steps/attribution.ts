@@ -9,11 +9,11 @@ import type { RunRecord } from '../../ports/run-store.ts';
 import type { Attribution, Risk } from '../../ports/tool.ts';
 
 export async function attributionFor(ctx: AgentContext, run: RunRecord, planVersion: number, risk: Risk): Promise<Attribution | undefined> {
-  if (ctx.settings.attribution === false || risk === 'read') return undefined;
+  if (ctx.config.settings.attribution === false || risk === 'read') return undefined;
   const [approvals, version, threadUrl] = await Promise.all([
     ctx.store.listApprovals(run.id),
     ctx.store.getPlanVersion(run.id, planVersion),
-    ctx.surface.threadLink ? ctx.surface.threadLink(run) : Promise.resolve(undefined),
+    ctx.thread.surface.threadLink ? ctx.thread.surface.threadLink(run) : Promise.resolve(undefined),
   ]);
   if (!version) return undefined;
   const approvers = [...new Set(approvals.filter((a) => a.planVersion === planVersion && a.decision === 'approved').map((a) => a.userId))];

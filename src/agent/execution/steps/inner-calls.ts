@@ -26,7 +26,7 @@ export interface InnerCallScope {
 }
 
 export function createInnerTools(ctx: AgentContext, scope: InnerCallScope): InnerTools {
-  const secrets = ctx.settings.secrets;
+  const secrets = ctx.config.settings.secrets;
   const where = { planVersion: scope.planVersion, stepId: scope.stepId, attempt: scope.attempt };
   const record = async (fact: {
     index: number;
@@ -43,7 +43,7 @@ export function createInnerTools(ctx: AgentContext, scope: InnerCallScope): Inne
 
   async function call(request: { tool: string; args: unknown; index: number; signal?: AbortSignal }): Promise<InnerCallResult> {
     const base = { index: request.index, tool: request.tool, args: request.args };
-    const tool = ctx.tools.get(request.tool);
+    const tool = ctx.config.tools.get(request.tool);
     if (!tool || tool.risk !== 'read') {
       const reason = tool ? `${request.tool} is a ${tool.risk} tool; only read tools may be called here` : `there is no tool ${request.tool}`;
       await record({ ...base, ok: false, refused: reason });
@@ -57,15 +57,15 @@ export function createInnerTools(ctx: AgentContext, scope: InnerCallScope): Inne
       return { ok: false, error };
     }
     // A model's args are never filled: reference syntax in them is text, and the allow-list judges them as they are.
-    const refusal = repositoryRefusal(ctx.settings.repositories, tool, parsed.data as Record<string, unknown>, 'filled');
+    const refusal = repositoryRefusal(ctx.config.settings.repositories, tool, parsed.data as Record<string, unknown>, 'filled');
     if (refusal) {
       const reason = `${request.tool} ${refusal.at}: ${plainText(refusal.reason)}`;
       await record({ ...base, ok: false, refused: reason });
       return { ok: false, error: `refused: ${reason}` };
     }
-    const retry = ctx.settings.retry ?? { retries: 3, baseDelayMs: 500 };
+    const retry = ctx.config.settings.retry ?? { retries: 3, baseDelayMs: 500 };
     const result = await callTool(tool, parsed.data, scope.toolContext, {
-      timeoutMs: stepTimeoutMs(ctx.settings.budgets),
+      timeoutMs: stepTimeoutMs(ctx.config.settings.budgets),
       // The outer call's signal carries its own step timeout: an inner call never outlives it.
       runSignal: request.signal ? AbortSignal.any([scope.signal, request.signal]) : scope.signal,
       retries: retry.retries,
@@ -85,12 +85,12 @@ export function createInnerTools(ctx: AgentContext, scope: InnerCallScope): Inne
   }
 
   return {
-    describe: (name) => ctx.tools.entry(name),
+    describe: (name) => ctx.config.tools.entry(name),
     call,
     refuse: (request) => record({ index: request.index, tool: request.tool, args: request.args, ok: false, refused: request.reason }),
     async tokensLeft() {
       const used = await ctx.store.usageTotals(scope.runId);
-      return ctx.settings.budgets.maxTokens - used.inputTokens - used.outputTokens;
+      return ctx.config.settings.budgets.maxTokens - used.inputTokens - used.outputTokens;
     },
   };
 }

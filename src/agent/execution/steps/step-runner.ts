@@ -87,7 +87,7 @@ type ArgsCheck = ({ ok: true } & ReadyCall) | { ok: false; message: string; code
 
 /** Fills references and checks the args against the tool's schema and the repository allow-list; stores nothing. */
 function checkArgs(ctx: AgentContext, spec: StepSpec, outputs: ReadonlyMap<string, Record<string, unknown>>): ArgsCheck {
-  const tool = ctx.tools.get(spec.tool);
+  const tool = ctx.config.tools.get(spec.tool);
   if (!tool) return { ok: false, message: `unknown tool ${spec.tool}` };
   const filled = fillReferences(spec.args, outputs, tool.quoteFilled?.bind(tool));
   if (!filled.ok) return { ok: false, message: `${spec.stepId}.args.${filled.error.message}` };
@@ -99,7 +99,7 @@ function checkArgs(ctx: AgentContext, spec: StepSpec, outputs: ReadonlyMap<strin
   const args = parsed.data as Record<string, unknown>;
   // Judged again once references are filled: a repository filled in at run time was not there to judge at approval, and the list
   // may have changed since. The filled args are final: `{{…}}` a filled value brought in is text, judged as it is (decision 026).
-  const refusal = repositoryRefusal(ctx.settings.repositories, tool, args, 'filled');
+  const refusal = repositoryRefusal(ctx.config.settings.repositories, tool, args, 'filled');
   if (refusal)
     return {
       ok: false,
@@ -110,7 +110,7 @@ function checkArgs(ctx: AgentContext, spec: StepSpec, outputs: ReadonlyMap<strin
 }
 
 async function failBeforeStart(ctx: AgentContext, step: StepInRun, message: string, code = 'invalid-args'): Promise<StepOutcome> {
-  const error = { message: redactValue(message, ctx.settings.secrets), code };
+  const error = { message: redactValue(message, ctx.config.settings.secrets), code };
   if (!(await ctx.store.setStepStatus({ ...step.key, from: ['pending'], to: 'failed', error }))) return { status: 'lost' };
   step.events.append('step-failed', { ...step.key, kind: step.spec.kind, error });
   return { status: 'failed', error };
@@ -120,12 +120,12 @@ async function failBeforeStart(ctx: AgentContext, step: StepInRun, message: stri
 async function claim(ctx: AgentContext, step: StepInRun, args: Record<string, unknown>): Promise<StepRecord | undefined> {
   // Alone on the store the lease only names us; with peers the heartbeat renews it while the tool runs,
   // so it can be short and a dead replica's step is found quickly.
-  const leaseMs = ctx.soleOwner ? stepTimeoutMs(ctx.settings.budgets) + 60_000 : ctx.leases.settings.leaseMs;
+  const leaseMs = ctx.replica.soleOwner ? stepTimeoutMs(ctx.config.settings.budgets) + 60_000 : ctx.replica.leases.settings.leaseMs;
   return step.writes.claimStep({
     ...step.key,
-    owner: ctx.owner,
+    owner: ctx.replica.owner,
     leaseMs,
-    executedArgs: redactValue(args, ctx.settings.secrets),
+    executedArgs: redactValue(args, ctx.config.settings.secrets),
     started: { kind: step.spec.kind, tool: step.spec.tool },
   });
 }
@@ -139,13 +139,13 @@ async function invokeTool(
   attribution: Attribution | undefined,
 ): Promise<CallOutcome> {
   const { key } = step;
-  const retry = ctx.settings.retry ?? { retries: 3, baseDelayMs: 500 };
+  const retry = ctx.config.settings.retry ?? { retries: 3, baseDelayMs: 500 };
   const toolContext = {
     ...key,
     attempt: claimed.attempt,
     marker: `tandem:${key.runId}/${key.stepId}`,
     startedAt: claimed.startedAt ?? ctx.now(),
-    progress: (note: string) => options.onProgress?.(redactValue(note, ctx.settings.secrets).slice(0, 200)),
+    progress: (note: string) => options.onProgress?.(redactValue(note, ctx.config.settings.secrets).slice(0, 200)),
     log: {
       info: (obj: object, msg?: string) => ctx.logger.info({ ...obj, ...key }, msg),
       warn: (obj: object, msg?: string) => ctx.logger.warn({ ...obj, ...key }, msg),
@@ -157,12 +157,12 @@ async function invokeTool(
     call.args,
     { ...toolContext, innerTools, ...(attribution ? { attribution } : {}) },
     {
-      timeoutMs: stepTimeoutMs(ctx.settings.budgets),
+      timeoutMs: stepTimeoutMs(ctx.config.settings.budgets),
       runSignal: options.runSignal,
       retries: retry.retries,
       baseDelayMs: retry.baseDelayMs,
       onRetry: (error, attempt, delayMs) =>
-        options.events.append('step-retried', { ...key, retry: attempt, delayMs, error: redactValue(error, ctx.settings.secrets) }),
+        options.events.append('step-retried', { ...key, retry: attempt, delayMs, error: redactValue(error, ctx.config.settings.secrets) }),
     },
   );
 }
@@ -174,7 +174,7 @@ type FinalStatus = 'succeeded' | 'failed' | 'uncertain' | 'cancelled' | 'waiting
 async function settle(ctx: AgentContext, step: ClaimedStep, call: ReadyCall, result: CallOutcome): Promise<StepOutcome> {
   if (result.status === 'ok') return settleOutput(ctx, step, call, result.output);
   if (result.status === 'pause') return settleQuestion(ctx, step, result.question);
-  const error: StepErrorRecord = redactValue({ ...result.error }, ctx.settings.secrets);
+  const error: StepErrorRecord = redactValue({ ...result.error }, ctx.config.settings.secrets);
   if (error.uncertain) return (await finish(ctx, step, 'uncertain', { error })) ? { status: 'uncertain', error } : { status: 'lost' };
   if (result.status === 'cancelled') return (await finish(ctx, step, 'cancelled', { error })) ? { status: 'cancelled' } : { status: 'lost' };
   return (await finish(ctx, step, 'failed', { error })) ? { status: 'failed', error } : { status: 'lost' };
@@ -183,11 +183,11 @@ async function settle(ctx: AgentContext, step: ClaimedStep, call: ReadyCall, res
 /** A forward step's output is judged against what the plan expected; an undo step's is not. */
 async function settleOutput(ctx: AgentContext, step: ClaimedStep, call: ReadyCall, rawOutput: Record<string, unknown>): Promise<StepOutcome> {
   const { key, spec } = step;
-  const output = limitOutput(rawOutput, ctx.settings.secrets);
+  const output = limitOutput(rawOutput, ctx.config.settings.secrets);
   const verdict =
     spec.kind === 'forward'
       ? await evaluateStep(
-          { llm: ctx.llm, secrets: ctx.settings.secrets, onUsage: ctx.usage(key.runId, 'evaluator') },
+          { llm: ctx.models.llm, secrets: ctx.config.settings.secrets, onUsage: ctx.models.usage(key.runId, 'evaluator') },
           {
             tool: call.tool,
             args: call.args,
@@ -210,7 +210,7 @@ async function settleOutput(ctx: AgentContext, step: ClaimedStep, call: ReadyCal
 /** The tool asked a person something: the question is stored with the message it owes, then the step waits. */
 async function settleQuestion(ctx: AgentContext, step: ClaimedStep, asked: string): Promise<StepOutcome> {
   const { key } = step;
-  const question = redactValue(asked, ctx.settings.secrets);
+  const question = redactValue(asked, ctx.config.settings.secrets);
   await ctx.store.openQuestion({ ...key, question }, owedQuestion(ctx, key.stepId, question));
   if (!(await finish(ctx, step, 'waiting', {}))) return { status: 'lost' };
   await ctx.effects.perform(deliverOwed(key.runId));

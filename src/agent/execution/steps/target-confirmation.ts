@@ -42,12 +42,12 @@ export async function confirmationGate(
   const recorded = await ctx.store.listSteps(run.id);
   const words = wordSteps(
     recorded.map((s) => ({ stepId: s.stepId, tool: s.tool, args: s.plannedArgs })),
-    (name) => ctx.tools.get(name),
+    (name) => ctx.config.tools.get(name),
   );
   const lateBound = lateBoundTargetNames(tool, step.args, words);
   if (lateBound.length === 0) return 'go';
   // Compared as stored: the store keeps values redacted.
-  const targets = redactValue(Object.fromEntries(targetArgs(tool, filledArgs)), ctx.settings.secrets);
+  const targets = redactValue(Object.fromEntries(targetArgs(tool, filledArgs)), ctx.config.settings.secrets);
   const earlier = (await ctx.store.listConfirmations(run.id)).find((c) => c.planVersion === step.planVersion && c.stepId === step.stepId);
   if (earlier?.status === 'confirmed' && canonicalJson(earlier.targets) === canonicalJson(targets)) return 'go';
   if (earlier?.status === 'aborted') return 'lost';
@@ -63,7 +63,7 @@ export async function confirmationGate(
     targets,
     lateBound,
     owe,
-    owner: ctx.owner,
+    owner: ctx.replica.owner,
     leaseMs: OWED_LEASE_MS,
   });
   if (!request) return 'lost';

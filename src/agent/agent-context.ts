@@ -11,11 +11,19 @@ import { createRunLeases, DEFAULT_REPLICA_SETTINGS } from './replicas/run-leases
 import { safeSurface } from './delivery/safe-surface.ts';
 import { createToolRegistry } from './model/tool-registry.ts';
 import { createEffectsRunner } from './effects-runner.ts';
+import { versionApprovals } from './decisions/version-approval.ts';
 
 export function createAgentContext(deps: AgentDeps, drivers: RunDrivers, work: BackgroundWork): AgentContext {
+  const store = redactingStore(deps.store, deps.settings.secrets);
+  const tools = createToolRegistry(deps.tools);
   const ctx: AgentContext = {
-    store: redactingStore(deps.store, deps.settings.secrets),
-    config: { settings: deps.settings, policy: deps.policy, tools: createToolRegistry(deps.tools) },
+    store,
+    config: {
+      settings: deps.settings,
+      policy: deps.policy,
+      tools,
+      approvals: versionApprovals({ store, config: { policy: deps.policy, tools } }),
+    },
     models: {
       llm: deps.llm,
       usage: (runId, role) => async (response) => {

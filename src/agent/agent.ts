@@ -19,7 +19,7 @@ import { cancelRun, followUp } from './decisions/follow-up.ts';
 import { planRun } from './planning/plan-run.ts';
 import type { AgentApi } from './ports/agent-api.ts';
 import { createReplicaTimers } from './replicas/replica-timers.ts';
-import { resumeRuns } from './execution/resume.ts';
+import { resumeRuns } from './run-adoption.ts';
 import { createRunDrivers } from './replicas/run-drivers.ts';
 import { decideTarget } from './decisions/target-decision.ts';
 import { sweepOwed } from './delivery/owed-delivery.ts';

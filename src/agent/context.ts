@@ -11,6 +11,7 @@ import type { ReplicaSettings, RunLeases } from './replicas/run-leases.ts';
 import type { Budgets } from './model/budgets.ts';
 import type { ToolRegistry } from './model/tool-registry.ts';
 import type { EffectsPort } from './ports/effects.ts';
+import type { VersionApprovals } from './ports/version-approvals.ts';
 
 /** When a wait for a person is reminded about and when it expires, and whom a reminder pings. */
 export interface HousekeepingSettings {
@@ -77,11 +78,15 @@ export interface AgentDeps {
   replicas?: Partial<ReplicaSettings>;
 }
 
-/** What the operator set up: the settings, the policy every decision asks, and the registered tools with their risk. */
+/**
+ * What the operator set up and what follows from it: the settings, the policy every decision asks, the registered
+ * tools with their risk, and the policy's answer to the executor (may this version run).
+ */
 export interface AgentConfig {
   settings: AgentSettings;
   policy: PolicyGate;
   tools: ToolRegistry;
+  approvals: VersionApprovals;
 }
 
 /** Where plans and model answers come from: the model, the record of what each answer cost, and the runbooks that plan without one. */

@@ -7,26 +7,12 @@ import type { Plan } from '../model/plan/plan.ts';
 import type { ApprovalRecord } from '../ports/run-store.ts';
 import type { Risk } from '../ports/tool.ts';
 import { refuse, type Refused } from '../model/refusal.ts';
+import { riskOfTool } from '../model/tool-risk.ts';
 
 /** 'anyone' is no longer asked for (every click needs an approver); approvals recorded before say it. */
 export type ApprovalNeed = 'anyone' | 'approver' | 'approver-not-requester';
 
 const RANK: Record<Risk, number> = { read: 0, write: 1, destructive: 2 };
-
-/** A risk this code does not know (a misconfigured MCP tool, a value from a later version) counts as the highest. */
-export function knownRisk(value: unknown): Risk {
-  return value === 'read' || value === 'write' || value === 'destructive' ? value : 'destructive';
-}
-
-/** Whatever can say a tool's risk: the tool registry, or the audit's and runbooks' view of the configured tools. */
-export interface RiskSource {
-  riskOf(tool: string): Risk | undefined;
-}
-
-/** A tool's risk as the policy counts it: a tool nobody registered is destructive, so it never lowers the bar. */
-export function riskOfTool(tools: RiskSource, name: string): Risk {
-  return knownRisk(tools.riskOf(name));
-}
 
 /** The highest risk among the plan's steps, rollback steps included (they run too). */
 export function planRisk(plan: Plan, riskOf: (tool: string) => Risk | undefined): Risk {

@@ -13,18 +13,8 @@
  * - approval-click.ts: an approval click on a plan version;
  * - version-permission.ts: whether a version may run (auto-run, recorded approvals) and who may still approve.
  */
-export {
-  approvalCovers,
-  approvalNeed,
-  isAutoApproval,
-  knownRisk,
-  needsReapproval,
-  planRisk,
-  riskOfTool,
-  type ApprovalGapCode,
-  type ApprovalNeed,
-  type RiskSource,
-} from './approval-need.ts';
+export { approvalCovers, approvalNeed, isAutoApproval, needsReapproval, planRisk, type ApprovalGapCode, type ApprovalNeed } from './approval-need.ts';
+export { knownRisk, riskOfTool, type RiskSource } from '../model/tool-risk.ts';
 export {
   checkConfirmer,
   checkRequesterOrApprover,

@@ -15,7 +15,7 @@ import { ACTS_AS, ANSWER_WORDS, answerList, answerOf, isOffered, offeredAnswers 
 import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
 import { cancelUnstarted, finishRun, isFinal, NOT_FINAL, summarizeEnded } from '../execution/run-ending.ts';
 import { rollBack, rollbackStepsInOrder } from '../execution/rollback.ts';
-import { replan } from '../execution/supervisor.ts';
+import { replan } from '../planning/replan.ts';
 import { SKIPPED_BY_PERSON } from '../model/step-codes.ts';
 import { escalationMessageKey } from '../delivery/owed-delivery.ts';
 import { person, type Text, words } from '../text/text.ts';

@@ -6,9 +6,10 @@
  * digests binds to the version number only). The same rule is what `tandem audit` checks afterwards.
  */
 import { approvalCovers, planRisk, policyVersionApproved } from './approval-policy.ts';
-import type { AgentContext } from '../context.ts';
-import { escalate } from '../execution/escalation.ts';
-import type { ApprovalRecord, PlanVersionRecord, RunRecord } from '../ports/run-store.ts';
+import type { ApprovalRecord, PlanVersionRecord, RunRecord, RunStore } from '../ports/run-store.ts';
+import type { VersionApprovals, VersionRefusalCode } from '../ports/version-approvals.ts';
+import type { RiskSource } from '../model/tool-risk.ts';
+import type { PolicyGate } from './policy-approval.ts';
 import { planDigest, shortDigest } from '../model/plan/plan-digest.ts';
 import type { Risk } from '../ports/tool.ts';
 import { refuse, type Refused } from '../model/refusal.ts';
@@ -23,7 +24,7 @@ export function bindingApproval(
   requester: string,
   riskOf: (tool: string) => Risk | undefined,
   digest?: string,
-): Refused<ApprovalRecord, 'no-approval' | 'none-covers' | 'content-changed'> {
+): Refused<ApprovalRecord, VersionRefusalCode> {
   const risk = planRisk(version.plan, riskOf);
   const mine = approvals.filter((approval) => approval.planVersion === version.version && approval.decision === 'approved');
   if (mine.length === 0) return refuse('no-approval', `no approval of v${version.version} is recorded`);
@@ -44,26 +45,25 @@ export function bindingApproval(
   return refuse(changed ? 'content-changed' : 'none-covers', reasons.join('; '));
 }
 
-/** True when the version may run; otherwise nothing starts and a person is asked (the run pauses). */
-export async function mayStartVersion(ctx: AgentContext, run: RunRecord, version: PlanVersionRecord): Promise<boolean> {
-  const approvals = await ctx.store.listApprovals(run.id);
+/** What the policy's answer to the executor needs: the recorded approvals, the policy in force and the tools' risk. */
+interface ApprovalFacts {
+  store: Pick<RunStore, 'listApprovals'>;
+  config: { policy: PolicyGate; tools: RiskSource };
+}
+
+/** The executor's precondition (ports/version-approvals.ts), answered by the policy in force; built by the wiring. */
+export function versionApprovals(facts: ApprovalFacts): VersionApprovals {
+  return {
+    mayRun: (run, version) => versionMayRun(facts, run, version),
+    rollbackContentChanged: (run, version) => rollbackContentChanged(facts, run, version),
+  };
+}
+
+/** Whether the version may run: the policy in force judges the recorded approvals (decision 028) against its content now. */
+async function versionMayRun(facts: ApprovalFacts, run: RunRecord, version: PlanVersionRecord): Promise<Refused<void, VersionRefusalCode>> {
+  const approvals = await facts.store.listApprovals(run.id);
   const digest = await planDigest(version.plan);
-  // The policy in force judges the recorded approvals (decision 028).
-  const approved = await policyVersionApproved({ gate: ctx.config.policy, run, version, digest, riskOf: ctx.config.tools.riskOf, approvals });
-  if (approved.ok) return true;
-  ctx.logger.warn({ runId: run.id, planVersion: version.version, why: approved.error.message }, 'refusing to run an unapproved plan version');
-  await escalate(ctx, {
-    runId: run.id,
-    planVersion: version.version,
-    stepId: null,
-    kind: 'not-approved',
-    message:
-      approved.error.code === 'content-changed'
-        ? `Plan v${version.version} changed after it was approved (${approved.error.message}); nothing was started.`
-        : `Plan v${version.version} has no approval that lets it run (${approved.error.message}); nothing was started.`,
-    pauseFrom: ['executing'],
-  });
-  return false;
+  return policyVersionApproved({ gate: facts.config.policy, run, version, digest, riskOf: facts.config.tools.riskOf, approvals });
 }
 
 /**
@@ -71,7 +71,11 @@ export async function mayStartVersion(ctx: AgentContext, run: RunRecord, version
  * digest its approval recorded), or undefined. Only a change of content stops an undo: the version's
  * forward steps ran, so it was approved.
  */
-export async function rollbackContentChanged(ctx: AgentContext, run: RunRecord, version: PlanVersionRecord): Promise<string | undefined> {
-  const approved = bindingApproval(await ctx.store.listApprovals(run.id), version, run.requester, ctx.config.tools.riskOf, await planDigest(version.plan));
+export async function rollbackContentChanged(
+  facts: Pick<ApprovalFacts, 'store'> & { config: { tools: RiskSource } },
+  run: RunRecord,
+  version: PlanVersionRecord,
+): Promise<string | undefined> {
+  const approved = bindingApproval(await facts.store.listApprovals(run.id), version, run.requester, facts.config.tools.riskOf, await planDigest(version.plan));
   return !approved.ok && approved.error.code === 'content-changed' ? approved.error.message : undefined;
 }

@@ -1,5 +1,6 @@
 /**
- * After a crash or restart: every step left `running` by a dead owner is settled before the run
+ * After a crash or restart (the wiring's run-adoption.ts decides what each adopted run needs): an executing
+ * run goes back to a driver, and every step left `running` by a dead owner is settled before the run
  * goes on. A read step runs again. A write or destructive step is never repeated blindly: the
  * tool's reconcile() says whether it happened; without a clear answer a person decides.
  */
@@ -7,67 +8,16 @@ import type { AgentContext } from '../context.ts';
 import { escalate } from './escalation.ts';
 import { limitOutput } from '../text/output-limit.ts';
 import type { RunRecord, StepRecord } from '../ports/run-store.ts';
-import { abortRun } from '../decisions/escalation-resolution.ts';
-import { resumeInterruptedChange } from '../decisions/interrupted-change.ts';
 import { awaitsConfirm } from './rollback.ts';
-import { planRun } from '../planning/plan-run.ts';
-import { replan } from './supervisor.ts';
 import { isOrphaned, READ_RUNS_AGAIN, requeueInterruptedReads, runsAgain } from './interrupted-reads.ts';
-import { drive, inBackground } from '../ports/effects.ts';
-
-/**
- * At start-up, and every few seconds after when replicas share the database: continue the runs
- * nobody drives. Alone on the store that is every executing run; with peers, only runs whose lease
- * is free or ran out (their replica died or let go), taken with the lease so no two replicas adopt one.
- * An executing run goes to a driver, which settles steps the dead owner left running before going on;
- * a run whose replica died while planning it is planned again.
- */
-export async function resumeRuns(ctx: AgentContext, options: { startUp: boolean }): Promise<void> {
-  const statuses = ['executing', 'rolling-back', 'planning'] as const;
-  // Alone on the store, anything left executing or planning at start-up is from a process that stopped.
-  const runs = ctx.replica.soleOwner
-    ? options.startUp
-      ? await ctx.store.listRuns({ limit: 1000, statuses })
-      : []
-    : await ctx.replica.leases.adopt(statuses, { startUp: options.startUp });
-  await driveAgain(
-    ctx,
-    runs.filter((run) => run.status === 'executing'),
-  );
-  for (const run of runs.filter((run) => run.status !== 'executing')) {
-    try {
-      if (run.status === 'rolling-back') {
-        // Waiting for a person's Confirm of a rollback step: their click carries the rollback on, not this scan.
-        if (await rollbackAwaitsConfirm(ctx, run.id)) continue;
-        await recoverRunningSteps(ctx, run);
-        await abortRun(ctx, run.id, 'Aborted (rollback continued after a restart).');
-      } else {
-        await ctx.store.appendEvent(run.id, 'run-adopted', { by: ctx.replica.owner, status: run.status });
-        // Before the inbox replays the person's click, which needs the plan waiting again if the change never landed.
-        if (await resumeInterruptedChange(ctx, run)) continue;
-        await ctx.effects.perform(
-          inBackground(
-            'planning an adopted run',
-            ctx.replica.leases.during(run.id, () => planAgain(ctx, run)),
-            run.id,
-          ),
-        );
-      }
-    } catch (error) {
-      ctx.logger.error({ runId: run.id, err: error }, 'could not resume run');
-    } finally {
-      // The adoption's own hold: the planner started above holds the lease for itself.
-      await ctx.replica.leases.release(run.id).catch(() => undefined);
-    }
-  }
-}
+import { drive } from '../ports/effects.ts';
 
 /**
  * Executing runs go back to drivers, all together: after a crash with a thousand runs open, one write
  * puts back every interrupted read and one records every adoption, where a run at a time cost each run
  * several statements before its step could start again. A write left running is each driver's to settle.
  */
-async function driveAgain(ctx: AgentContext, runs: readonly RunRecord[]): Promise<void> {
+export async function driveAgain(ctx: AgentContext, runs: readonly RunRecord[]): Promise<void> {
   if (runs.length === 0) return;
   let recorded = false;
   try {
@@ -82,15 +32,6 @@ async function driveAgain(ctx: AgentContext, runs: readonly RunRecord[]): Promis
     // The adoption's own hold: the driver started above holds the lease for itself.
     await ctx.replica.leases.release(run.id).catch(() => undefined);
   }
-}
-
-/** The replica planning this run died: a first plan is made again (with any answers so far), a replan is redone. */
-async function planAgain(ctx: AgentContext, run: RunRecord): Promise<void> {
-  if (run.currentPlanVersion !== null) return replan(ctx, run.id, 'the replica that was planning this run stopped', ['planning']);
-  const answers = (await ctx.store.listQuestions(run.id))
-    .filter((q) => q.stepId === null && q.answer !== null)
-    .map((q) => ({ question: q.question, answer: q.answer!, answeredBy: q.answeredBy }));
-  await planRun(ctx, run, answers.length ? { answers } : {});
 }
 
 /**
@@ -165,7 +106,7 @@ async function reconcile(ctx: AgentContext, run: RunRecord, step: StepRecord, ar
 }
 
 /** A rollback step waits for a Confirm nobody answered yet (after an Abort of it, the rollback must go on). */
-async function rollbackAwaitsConfirm(ctx: AgentContext, runId: string): Promise<boolean> {
+export async function rollbackAwaitsConfirm(ctx: AgentContext, runId: string): Promise<boolean> {
   const [steps, confirmations] = await Promise.all([ctx.store.listSteps(runId), ctx.store.listConfirmations(runId)]);
   return steps.some((step) => awaitsConfirm(step, confirmations));
 }

@@ -6,7 +6,7 @@
  * run stays rolling back, and the Confirm (or a restart) carries it on; after an Abort it is skipped.
  */
 import { movesFrom } from '../model/run-moves.ts';
-import { type RiskSource, riskOfTool } from '../decisions/approval-policy.ts';
+import { type RiskSource, riskOfTool } from '../model/tool-risk.ts';
 import { buildBoard } from '../delivery/board.ts';
 import { createEventLog, type EventLog } from '../delivery/event-log.ts';
 import type { AgentContext } from '../context.ts';
@@ -16,7 +16,6 @@ import type { ConfirmationRecord, PlanVersionRecord, StepRecord } from '../ports
 import { runStep } from './steps/step-runner.ts';
 import { succeededOutputs } from './steps/step-facts.ts';
 import { escalate } from './escalation.ts';
-import { rollbackContentChanged } from '../decisions/version-approval.ts';
 
 interface Planned {
   version: number;
@@ -107,7 +106,7 @@ export async function rollBack(ctx: AgentContext, runId: string): Promise<Rollba
     }
     if (existing && existing.status !== 'pending') continue; // done before a restart
     const record = versions.find((candidate) => candidate.version === version);
-    const changed = record ? await rollbackContentChanged(ctx, run, record) : undefined;
+    const changed = record ? await ctx.config.approvals.rollbackContentChanged(run, record) : undefined;
     if (changed) {
       await refuseChanged(ctx, events, { runId, planVersion: version, stepId: step.id }, changed);
       continue;

@@ -13,11 +13,12 @@ import { nextActions, type ExecutorAction, type Settlement } from './execution-r
 import { cancelUnstarted, finishRun } from './run-ending.ts';
 import { runTimeLeftMs } from '../model/budgets.ts';
 import { recoverRunningSteps } from './resume.ts';
-import { handOverFailure, replan } from './supervisor.ts';
+import { handOverFailure } from './supervisor.ts';
 import { dispatch } from './ready-steps.ts';
 import { reportBoard } from '../delivery/board.ts';
 import { sleep } from '../sleep.ts';
 import { plainText, words } from '../text/text.ts';
+import { replanRun } from '../ports/effects.ts';
 
 const FOREIGN_POLL_MS = 1000;
 
@@ -223,7 +224,7 @@ export class RunDriver {
       await cancelUnstarted(ctx, runId, `not started: ${plainText(outcome.reason)}`);
       await finishRun(ctx, runId, 'failed', words`Stopped because ${outcome.reason}.`);
     } else if (outcome.status === 'replan') {
-      await replan(ctx, runId, pass.replanning?.reason ?? 'a step failed', ['executing']);
+      await ctx.effects.perform(replanRun(runId, pass.replanning?.reason ?? 'a step failed', ['executing']));
     } else if (outcome.status === 'succeeded') {
       await finishRun(ctx, runId, 'succeeded', null);
     } else if (outcome.status === 'paused') {

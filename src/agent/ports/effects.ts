@@ -3,7 +3,8 @@
  * (src/agent/effects-runner.ts) is the one place that performs it, so this process's run drivers and
  * background work are reached from nowhere else (`.dependency-cruiser.cjs`: only-the-wiring-drives).
  */
-import type { RunRecord } from './run-store.ts';
+import type { RunRecord, RunStatus } from './run-store.ts';
+import type { Text } from '../text/text.ts';
 
 /** People's answers to the questions a planner asked, given to the planner when it plans again. */
 export interface AnswerForPlanner {
@@ -19,19 +20,25 @@ export type Effect =
   | { kind: 'deliver'; runId: string }
   /** Stop this process's driver of a run, if it has one; a `cancel` or `abort` also keeps the run from being driven again here. */
   | { kind: 'stop-driver'; runId: string; stop: 'cancel' | 'abort' | 'halt' }
+  /**
+   * A new plan for the run's remaining work, moving it from one of `from` to planning (a step failed and no person
+   * need decide): resolves once the new version is proposed, or the run is paused for a person.
+   */
+  | { kind: 'replan'; runId: string; reason: Text; from: readonly RunStatus[] }
   /** Plan the run again with every answer its planner's questions got, holding the run's lease meanwhile. */
   | { kind: 'plan'; run: RunRecord; answers: AnswerForPlanner[] }
   /** Work that goes on after the caller returns: the agent's idle() waits for it, a failure is logged. */
   | { kind: 'in-background'; what: string; runId?: string; work: Promise<unknown> };
 
 export interface EffectsPort {
-  /** Resolves once the effect took hold: a stopped driver has stopped; the others are under way at once. */
+  /** Resolves once the effect took hold: a stopped driver has stopped, a replan is proposed; the others are under way at once. */
   perform(effect: Effect): Promise<void>;
 }
 
 export const drive = (runId: string): Effect => ({ kind: 'drive', runId });
 export const deliverOwed = (runId: string): Effect => ({ kind: 'deliver', runId });
 export const stopDriver = (runId: string, stop: 'cancel' | 'abort' | 'halt'): Effect => ({ kind: 'stop-driver', runId, stop });
+export const replanRun = (runId: string, reason: Text, from: readonly RunStatus[]): Effect => ({ kind: 'replan', runId, reason, from });
 export const planAgain = (run: RunRecord, answers: AnswerForPlanner[]): Effect => ({ kind: 'plan', run, answers });
 export const inBackground = (what: string, work: Promise<unknown>, runId?: string): Effect => ({
   kind: 'in-background',

@@ -4,7 +4,8 @@
  * that alone reaches this process's drivers and background work.
  */
 import type { BackgroundWork } from './replicas/background-work.ts';
-import type { AgentContext, AgentDeps } from './context.ts';
+import type { AgentContext, AgentDeps, AgentModels, ReplicaSelf } from './context.ts';
+import type { RunStore } from './ports/run-store.ts';
 import { redactingStore } from './redacting-store.ts';
 import type { RunDrivers } from './replicas/run-drivers.ts';
 import { createRunLeases, DEFAULT_REPLICA_SETTINGS } from './replicas/run-leases.ts';
@@ -18,44 +19,43 @@ export function createAgentContext(deps: AgentDeps, drivers: RunDrivers, work: B
   const tools = createToolRegistry(deps.tools);
   const ctx: AgentContext = {
     store,
-    config: {
-      settings: deps.settings,
-      policy: deps.policy,
-      tools,
-      approvals: versionApprovals({ store, config: { policy: deps.policy, tools } }),
-    },
-    models: {
-      llm: deps.llm,
-      usage: (runId, role) => async (response) => {
-        if (deps.usageRecordedByLlm) return;
-        await ctx.store.recordUsage({
-          runId,
-          role,
-          provider: response.provider,
-          model: response.model,
-          inputTokens: response.usage.inputTokens,
-          outputTokens: response.usage.outputTokens,
-          costUsd: response.costUsd,
-        });
-      },
-      runbooks: deps.runbooks,
-    },
+    config: { settings: deps.settings, policy: deps.policy, tools, approvals: versionApprovals({ store, config: { policy: deps.policy, tools } }) },
+    models: { llm: deps.llm, usage: usageRecorder(deps, store), runbooks: deps.runbooks },
     thread: { surface: safeSurface(deps.surface, deps.logger), deliverySurface: deps.surface },
-    replica: {
-      owner: deps.owner,
-      soleOwner: deps.soleOwner ?? false,
-      leases: createRunLeases({
-        store: deps.store,
-        owner: deps.owner,
-        soleOwner: deps.soleOwner ?? false,
-        settings: { ...DEFAULT_REPLICA_SETTINGS, ...deps.replicas },
-        logger: deps.logger,
-        onLost: (runId) => drivers.abandon(runId),
-      }),
-    },
+    replica: replicaOf(deps, drivers),
     logger: deps.logger,
     now: deps.clock ?? (() => new Date()),
     effects: createEffectsRunner(drivers, work, () => ctx),
   };
   return ctx;
+}
+
+/** Records each paid model answer against its run, unless the LlmClient records them itself. */
+function usageRecorder(deps: AgentDeps, store: RunStore): AgentModels['usage'] {
+  return (runId, role) => async (response) => {
+    if (deps.usageRecordedByLlm) return;
+    await store.recordUsage({
+      runId,
+      role,
+      provider: response.provider,
+      model: response.model,
+      inputTokens: response.usage.inputTokens,
+      outputTokens: response.usage.outputTokens,
+      costUsd: response.costUsd,
+    });
+  };
+}
+
+/** This replica and its run leases; a run lost to a peer is abandoned by its driver here. */
+function replicaOf(deps: AgentDeps, drivers: RunDrivers): ReplicaSelf {
+  const soleOwner = deps.soleOwner ?? false;
+  const leases = createRunLeases({
+    store: deps.store,
+    owner: deps.owner,
+    soleOwner,
+    settings: { ...DEFAULT_REPLICA_SETTINGS, ...deps.replicas },
+    logger: deps.logger,
+    onLost: (runId) => drivers.abandon(runId),
+  });
+  return { owner: deps.owner, soleOwner, leases };
 }

@@ -37,7 +37,11 @@ import type { PlanDecisionRefusalCode, RevisionRefusalCode } from '../model/refu
  * What the person clicked on, read before the slow approver lookup. Nothing here is acted on: the
  * decision itself re-checks status and version in the store's transaction.
  */
-async function loadPending(ctx: AgentContext, runId: string, planVersion: number): Promise<Refused<Loaded, DecisionRefusalCode | 'version-missing'>> {
+async function loadPending(
+  ctx: Pick<AgentContext, 'store'>,
+  runId: string,
+  planVersion: number,
+): Promise<Refused<Loaded, DecisionRefusalCode | 'version-missing'>> {
   const run = await ctx.store.getRun(runId);
   if (!run) return { ok: false, error: decisionRefusal('run-missing', undefined, planVersion) };
   const current = checkVersion(run, planVersion);
@@ -50,7 +54,7 @@ async function loadPending(ctx: AgentContext, runId: string, planVersion: number
 
 /** The compare-and-set every decision on a proposed plan goes through: still awaiting approval, still this version. */
 async function decideOnPending(
-  ctx: AgentContext,
+  ctx: Pick<AgentContext, 'store'>,
   input: { runId: string; planVersion: number },
   facts: Omit<DecisionInput, 'runId' | 'planVersion' | 'from'>,
 ): Promise<Refused<RunRecord, DecisionRefusalCode>> {
@@ -161,7 +165,7 @@ async function decideApproval(
 }
 
 /** A person's edit is checked like a replan: ids of steps that already ran may be read, not reused. */
-async function validateEdit(ctx: AgentContext, input: { runId: string; plan: unknown }) {
+async function validateEdit(ctx: Pick<AgentContext, 'config' | 'store'>, input: { runId: string; plan: unknown }) {
   const steps = await ctx.store.listSteps(input.runId);
   return validatePlan(input.plan, ctx.config.tools, {
     maxSteps: ctx.config.settings.budgets.maxSteps,

@@ -68,7 +68,7 @@ async function carryOut(ctx: AgentContext, input: ConfirmInput): Promise<Confirm
   return { ok: true, value: undefined };
 }
 
-async function findConfirmation(ctx: AgentContext, input: ConfirmInput): Promise<ConfirmationRecord | undefined> {
+async function findConfirmation(ctx: Pick<AgentContext, 'store'>, input: ConfirmInput): Promise<ConfirmationRecord | undefined> {
   return (await ctx.store.listConfirmations(input.runId)).find((c) => c.planVersion === input.planVersion && c.stepId === input.stepId);
 }
 

@@ -62,7 +62,7 @@ export function isOffered(answers: readonly EscalationAnswer[], answer: Escalati
 }
 
 /** Why a replan may not happen now, or null. */
-export async function replanBlocked(ctx: AgentContext, run: RunRecord): Promise<Text | null> {
+export async function replanBlocked(ctx: Pick<AgentContext, 'config' | 'models' | 'now' | 'store'>, run: RunRecord): Promise<Text | null> {
   if (!ctx.models.llm.has('planner')) return 'no planner model is configured';
   const usage = await ctx.store.usageTotals(run.id);
   return replanLimits(ctx.config.settings.budgets)({

@@ -8,7 +8,7 @@ import type { AgentContext } from '../context.ts';
 import type { RunRecord, StepRecord } from '../ports/run-store.ts';
 
 /** A step left running by an owner that is gone: its lease ran out, it is ours from before a restart, or we are alone. */
-export function isOrphaned(ctx: AgentContext, step: StepRecord, now: Date): boolean {
+export function isOrphaned(ctx: Pick<AgentContext, 'replica'>, step: StepRecord, now: Date): boolean {
   if (step.status !== 'running') return false;
   const alive = !ctx.replica.soleOwner && step.leaseOwner && step.leaseOwner !== ctx.replica.owner && step.leaseUntil && step.leaseUntil > now;
   return !alive;
@@ -17,7 +17,7 @@ export function isOrphaned(ctx: AgentContext, step: StepRecord, now: Date): bool
 export const READ_RUNS_AGAIN = 'a read step runs again';
 
 /** A read (as planned and as the tool declares itself) simply runs again; anything else is reconciled. */
-export function runsAgain(ctx: AgentContext, step: StepRecord): boolean {
+export function runsAgain(ctx: Pick<AgentContext, 'config'>, step: StepRecord): boolean {
   return step.risk === 'read' && ctx.config.tools.get(step.tool)?.risk === 'read';
 }
 

@@ -106,7 +106,7 @@ async function reconcile(ctx: AgentContext, run: RunRecord, step: StepRecord, ar
 }
 
 /** A rollback step waits for a Confirm nobody answered yet (after an Abort of it, the rollback must go on). */
-export async function rollbackAwaitsConfirm(ctx: AgentContext, runId: string): Promise<boolean> {
+export async function rollbackAwaitsConfirm(ctx: Pick<AgentContext, 'store'>, runId: string): Promise<boolean> {
   const [steps, confirmations] = await Promise.all([ctx.store.listSteps(runId), ctx.store.listConfirmations(runId)]);
   return steps.some((step) => awaitsConfirm(step, confirmations));
 }

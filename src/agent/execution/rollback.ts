@@ -126,7 +126,7 @@ export async function rollBack(ctx: AgentContext, runId: string): Promise<Rollba
 }
 
 /** A rollback step whose Confirm was answered with Abort is not run; the rollback goes on without it. */
-async function skipAborted(ctx: AgentContext, events: EventLog, key: { runId: string; planVersion: number; stepId: string }): Promise<void> {
+async function skipAborted(ctx: Pick<AgentContext, 'store'>, events: EventLog, key: { runId: string; planVersion: number; stepId: string }): Promise<void> {
   const error = { message: 'not run: Abort was chosen instead of confirming its target', code: 'target-aborted' };
   if (await ctx.store.setStepStatus({ ...key, from: ['waiting'], to: 'skipped', error })) {
     events.append('step-skipped', { planVersion: key.planVersion, stepId: key.stepId, reason: error.message });

@@ -89,7 +89,7 @@ async function recordEnd(
 }
 
 /** What the summary says, from the store as it stands. */
-async function summaryFacts(ctx: AgentContext, runId: string, outcome: Outcome, reason: Text | null) {
+async function summaryFacts(ctx: Pick<AgentContext, 'config' | 'store'>, runId: string, outcome: Outcome, reason: Text | null) {
   const source = await ctx.store.summarySource(runId);
   if (!source) return undefined;
   const { run, steps, versions, usage, usageByModel: byModel } = source;
@@ -175,7 +175,7 @@ function urlOf(step: StepRecord): string | null {
  * Pending and waiting steps of a stopped run will not run: they end as cancelled. Rollback steps too
  * when the run ends for good (a cancel), not when it only turns to rolling back (an Abort runs them).
  */
-export async function cancelUnstarted(ctx: AgentContext, runId: string, reason: string, options: { rollbackToo?: boolean } = {}): Promise<void> {
+export async function cancelUnstarted(ctx: Pick<AgentContext, 'store'>, runId: string, reason: string, options: { rollbackToo?: boolean } = {}): Promise<void> {
   const steps = await ctx.store.listSteps(runId);
   for (const step of steps) {
     if ((step.kind !== 'forward' && !options.rollbackToo) || (step.status !== 'pending' && step.status !== 'waiting')) continue;

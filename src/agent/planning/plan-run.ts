@@ -8,7 +8,7 @@ import { proposeVersion } from './propose-version.ts';
 import { finishRun } from '../execution/run-ending.ts';
 import { type Text, words } from '../text/text.ts';
 
-export function plannerDeps(ctx: AgentContext, runId: string | null) {
+export function plannerDeps(ctx: Pick<AgentContext, 'config' | 'models'>, runId: string | null) {
   return {
     llm: ctx.models.llm,
     tools: ctx.config.tools,
@@ -26,7 +26,7 @@ export function plannerDeps(ctx: AgentContext, runId: string | null) {
  * version's reason, and the fact is an event the summary reads.
  */
 export async function addPlannedVersion(
-  ctx: AgentContext,
+  ctx: Pick<AgentContext, 'store'>,
   input: { runId: string; planned: PlannedResult; parentVersion: number | null; reason: Text | null; proposed?: { replans?: number } },
 ): Promise<PlanVersionRecord> {
   const { planned } = input;

@@ -8,7 +8,12 @@ import { planDigest } from '../../model/plan/plan-digest.ts';
 import type { RunRecord } from '../../ports/run-store.ts';
 import type { Attribution, Risk } from '../../ports/tool.ts';
 
-export async function attributionFor(ctx: AgentContext, run: RunRecord, planVersion: number, risk: Risk): Promise<Attribution | undefined> {
+export async function attributionFor(
+  ctx: Pick<AgentContext, 'config' | 'store' | 'thread'>,
+  run: RunRecord,
+  planVersion: number,
+  risk: Risk,
+): Promise<Attribution | undefined> {
   if (ctx.config.settings.attribution === false || risk === 'read') return undefined;
   const [approvals, version, threadUrl] = await Promise.all([
     ctx.store.listApprovals(run.id),

@@ -25,7 +25,7 @@ export interface InnerCallScope {
   toolContext: Omit<ToolContext, 'signal' | 'innerTools'>;
 }
 
-export function createInnerTools(ctx: AgentContext, scope: InnerCallScope): InnerTools {
+export function createInnerTools(ctx: Pick<AgentContext, 'config' | 'store'>, scope: InnerCallScope): InnerTools {
   const secrets = ctx.config.settings.secrets;
   const where = { planVersion: scope.planVersion, stepId: scope.stepId, attempt: scope.attempt };
   const record = async (fact: {

@@ -86,7 +86,7 @@ interface ReadyCall {
 type ArgsCheck = ({ ok: true } & ReadyCall) | { ok: false; message: string; code?: string };
 
 /** Fills references and checks the args against the tool's schema and the repository allow-list; stores nothing. */
-function checkArgs(ctx: AgentContext, spec: StepSpec, outputs: ReadonlyMap<string, Record<string, unknown>>): ArgsCheck {
+function checkArgs(ctx: Pick<AgentContext, 'config'>, spec: StepSpec, outputs: ReadonlyMap<string, Record<string, unknown>>): ArgsCheck {
   const tool = ctx.config.tools.get(spec.tool);
   if (!tool) return { ok: false, message: `unknown tool ${spec.tool}` };
   const filled = fillReferences(spec.args, outputs, tool.quoteFilled?.bind(tool));
@@ -109,7 +109,7 @@ function checkArgs(ctx: AgentContext, spec: StepSpec, outputs: ReadonlyMap<strin
   return { ok: true, tool, args };
 }
 
-async function failBeforeStart(ctx: AgentContext, step: StepInRun, message: string, code = 'invalid-args'): Promise<StepOutcome> {
+async function failBeforeStart(ctx: Pick<AgentContext, 'config' | 'store'>, step: StepInRun, message: string, code = 'invalid-args'): Promise<StepOutcome> {
   const error = { message: redactValue(message, ctx.config.settings.secrets), code };
   if (!(await ctx.store.setStepStatus({ ...step.key, from: ['pending'], to: 'failed', error }))) return { status: 'lost' };
   step.events.append('step-failed', { ...step.key, kind: step.spec.kind, error });
@@ -117,7 +117,7 @@ async function failBeforeStart(ctx: AgentContext, step: StepInRun, message: stri
 }
 
 /** Claims the step before the tool is called, storing the args the tool gets (the values a Confirm and the audit compare). */
-async function claim(ctx: AgentContext, step: StepInRun, args: Record<string, unknown>): Promise<StepRecord | undefined> {
+async function claim(ctx: Pick<AgentContext, 'config' | 'replica'>, step: StepInRun, args: Record<string, unknown>): Promise<StepRecord | undefined> {
   // Alone on the store the lease only names us; with peers the heartbeat renews it while the tool runs,
   // so it can be short and a dead replica's step is found quickly.
   const leaseMs = ctx.replica.soleOwner ? stepTimeoutMs(ctx.config.settings.budgets) + 60_000 : ctx.replica.leases.settings.leaseMs;

@@ -4,12 +4,12 @@ import type { Config } from '../config/config.ts';
 import { createSlackClient } from '../bot/surface/slack-client.ts';
 import { createBuiltinTools } from '../integrations/tools/builtin-tools.ts';
 import { createLogger } from '../observability/logger.ts';
-import { openConfiguredDatabase } from '../runtime/open-database.ts';
 import { createRunStore } from '../store/index.ts';
 import type { Db } from '../store/database.ts';
 import { policyTexts } from '../store/schema.ts';
 import type { PolicyEngine } from '../agent/ports/policy.ts';
 import { loadPolicy } from '../policy/cedar-engine.ts';
+import type { StoreCommandContext } from './command-io.ts';
 
 /**
  * Risk and targets of the built-in tools (nothing is called, so no token is needed); a tool the audit
@@ -48,20 +48,20 @@ async function approverGroupMembers(config: Readonly<Config>): Promise<ReadonlyS
   }
 }
 
-export async function auditCommand(config: Readonly<Config>, runId: string | undefined): Promise<number> {
-  const database = await openConfiguredDatabase(config);
+export async function auditCommand({ config, io, openDatabase }: StoreCommandContext, runId: string | undefined): Promise<number> {
+  const database = await openDatabase();
   try {
     const members = await approverGroupMembers(config);
-    if (typeof members === 'string') process.stderr.write(`tandem: user-group membership not judged: ${members}\n`);
+    if (typeof members === 'string') io.err(`tandem: user-group membership not judged: ${members}\n`);
     const context = { ...auditContext(config, typeof members === 'string' ? undefined : members), policyOf: await storedPolicies(database.db) };
     const result = await auditRuns(createRunStore(database.db), context, runId ? { runId } : {});
     if ('missing' in result) {
-      process.stderr.write(`tandem: no run with id ${result.missing}. List them with: tandem runs\n`);
+      io.err(`tandem: no run with id ${result.missing}. List them with: tandem runs\n`);
       return 1;
     }
-    for (const found of result.violations) process.stdout.write(`${formatViolation(found)}\n`);
+    for (const found of result.violations) io.out(`${formatViolation(found)}\n`);
     const runs = `${result.runs} run${result.runs === 1 ? '' : 's'}`;
-    process.stdout.write(result.violations.length ? `${result.violations.length} violation(s) in ${runs}\n` : `${runs} checked: no violations\n`);
+    io.out(result.violations.length ? `${result.violations.length} violation(s) in ${runs}\n` : `${runs} checked: no violations\n`);
     return result.violations.length ? 1 : 0;
   } finally {
     await database.close();

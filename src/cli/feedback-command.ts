@@ -1,18 +1,17 @@
 /** `tandem eval --feedback`: what people said about runs, per planner model and per runbook. */
-import type { Config } from '../config/config.ts';
-import { openConfiguredDatabase } from '../runtime/open-database.ts';
 import { feedbackByAuthor } from '../store/index.ts';
 import type { CommandOptions } from './command-options.ts';
+import type { StoreCommandContext } from './command-io.ts';
 
-export async function feedbackCommand(config: Readonly<Config>, options: Pick<CommandOptions, 'json'>): Promise<number> {
-  const database = await openConfiguredDatabase(config);
+export async function feedbackCommand({ io, openDatabase }: StoreCommandContext, options: Pick<CommandOptions, 'json'>): Promise<number> {
+  const database = await openDatabase();
   try {
     const rows = await feedbackByAuthor(database.db);
     if (options.json) {
-      process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      io.out(`${JSON.stringify(rows, null, 2)}\n`);
       return 0;
     }
-    process.stdout.write(`${formatFeedback(rows)}\n`);
+    io.out(`${formatFeedback(rows)}\n`);
     return 0;
   } finally {
     await database.close();

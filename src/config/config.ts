@@ -59,7 +59,7 @@ export interface Config {
    * Runs exported as OpenTelemetry traces over OTLP: on when an OTLP endpoint is set, unless OTEL_SDK_DISABLED
    * or OTEL_TRACES_EXPORTER says otherwise. `content`: prompts, answers, tool args and the task on the spans (redacted).
    */
-  tracing: { enabled: boolean; content: boolean };
+  tracing: { enabled: boolean; content: boolean; protocol: 'http/json' | 'http/protobuf' };
   /** Every secret value, so loggers and prompts can strip them. */
   secrets: string[];
 }
@@ -143,7 +143,12 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     boardStyle: e.TANDEM_BOARD_STYLE,
     showCost: e.TANDEM_SHOW_COST,
     logLevel: e.LOG_LEVEL,
-    tracing: { enabled: tracingEnabled(e), content: e.TANDEM_TRACE_CONTENT === 'on' },
+    tracing: {
+      enabled: tracingEnabled(e),
+      content: e.TANDEM_TRACE_CONTENT === 'on',
+      // JSON unless said otherwise, as before the setting was read (a receiver of ours reads it more easily).
+      protocol: e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/json',
+    },
     secrets,
   };
   return deepFreeze(config);

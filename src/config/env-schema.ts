@@ -48,6 +48,8 @@ const timeoutSeconds = (fallback: number) =>
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
 
+const otlpProtocol = z.enum(['http/json', 'http/protobuf'], { error: 'expected http/protobuf or http/json (grpc is not supported)' });
+
 /** GitHub's spelling (src/agent/model/repository-name.ts): an entry GitHub would refuse (`acme/..`) could never match. */
 const REPO_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/(?:(?!\.{1,2}$)[A-Za-z0-9._-]{1,100}|\*)$/;
 
@@ -137,6 +139,9 @@ export const EnvSchema = z.object({
   // Read here only to decide whether tracing is on; the OpenTelemetry SDK reads these and the other OTEL_* itself.
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl.optional(),
+  // The wire format of the export: JSON or protobuf over HTTP (gRPC is not offered). The traces' own setting wins.
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol.optional(),
   OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
   OTEL_EXPORTER_OTLP_TRACES_HEADERS: z.string().optional(),
   OTEL_SDK_DISABLED: z

@@ -1,5 +1,6 @@
 /**
- * The RunTracer port on the OpenTelemetry SDK for Node, exporting over OTLP/HTTP. The only module that
+ * The RunTracer port on the OpenTelemetry SDK for Node, exporting over OTLP/HTTP as JSON or protobuf
+ * (OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL). The only module that
  * imports @opentelemetry: tracing.ts loads it with a dynamic import, and only when an OTLP endpoint is
  * configured, so a bot without one loads none of it.
  *
@@ -7,8 +8,21 @@
  * _TIMEOUT, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_BSP_*): src/config only decides whether it
  * is on and keeps header values out of logs.
  */
-import { context, diag, DiagLogLevel, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import {
+  context,
+  diag,
+  DiagLogLevel,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type Attributes,
+  type Context,
+} from '@opentelemetry/api';
+import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider, RandomIdGenerator, type IdGenerator } from '@opentelemetry/sdk-trace-node';
 import type { LogPort } from '../agent/ports/logger.ts';
@@ -34,7 +48,7 @@ class ChosenIdGenerator implements IdGenerator {
   }
 }
 
-export function startOtelTracer(logger: Pick<LogPort, 'warn'>): RunTracer {
+export function startOtelTracer(logger: Pick<LogPort, 'warn'>, protocol: 'http/json' | 'http/protobuf'): RunTracer {
   // The SDK says nothing by default: a collector that refuses or cannot be reached would go unnoticed.
   const warn = (message: string) => logger.warn({ component: 'opentelemetry' }, `trace export: ${message}`);
   const quiet = () => {};
@@ -44,7 +58,8 @@ export function startOtelTracer(logger: Pick<LogPort, 'warn'>): RunTracer {
     .merge(resourceFromAttributes({ 'service.name': 'tandem' }))
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over our defaults.
     .merge(detectResources({ detectors: [envDetector] }));
-  const provider = new NodeTracerProvider({ resource, idGenerator: ids, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
+  const exporter = protocol === 'http/protobuf' ? new ProtobufTraceExporter() : new JsonTraceExporter();
+  const provider = new NodeTracerProvider({ resource, idGenerator: ids, spanProcessors: [new BatchSpanProcessor(exporter)] });
   // Installs the AsyncLocalStorage context manager: a live span stays active across awaits.
   provider.register();
   const tracer = provider.getTracer('tandem');
@@ -85,8 +100,10 @@ export function startOtelTracer(logger: Pick<LogPort, 'warn'>): RunTracer {
     async shutdown() {
       // The last export's failure (a collector gone) is worth a line, not a failed shutdown.
       await provider.shutdown().catch((error: unknown) => warn(error instanceof Error ? error.message : String(error)));
+      // register() set all three globals: a tracer started again in this process registers them afresh.
       trace.disable();
       context.disable();
+      propagation.disable();
       diag.disable();
     },
   };

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { savePolicyTexts } from '../store/policy-texts-repository.ts';
 import type { PolicyGate } from '../agent/decisions/policy-approval.ts';
 import { createSlackGroupDirectory } from '../bot/surface/slack-group-directory.ts';
@@ -23,6 +24,8 @@ import { createCleanups, type Cleanups } from './cleanups.ts';
 import { countGithubErrors, countSlackRateLimits } from './api-error-metrics.ts';
 import { buildTools } from './build-tools.ts';
 import { metricsRoute } from './http-routes.ts';
+import { cliRoute } from './cli-route.ts';
+import { writeCliControl } from './cli-control.ts';
 import { storeHealthRoute } from './health-route.ts';
 import { countStoreErrors } from '../observability/store-error-metrics.ts';
 import { LOCAL_HOST, localBotPort, localSlackConfig, newLocalSigningSecret } from './local-config.ts';
@@ -131,6 +134,9 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       clock: options.scheduleClock,
     });
 
+    // The embedded store has one owner: the CLI's store commands are run here while this process holds it.
+    const embedded = database.engine === 'pglite' && !config.database.url;
+    let cliToken: string | undefined;
     const slack = createSlackApp({
       config,
       loopbackOnly: listen.host === LOCAL_HOST,
@@ -140,7 +146,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       logger,
       client: slackClient,
       surface,
-      customRoutes: [storeHealthRoute(database), metricsRoute(metrics)],
+      customRoutes: [storeHealthRoute(database), metricsRoute(metrics), ...(embedded ? [cliRoute({ config, database, token: () => cliToken, logger })] : [])],
       schedules: schedules.service,
       runbooks,
       policy: policy.gate,
@@ -148,6 +154,11 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
     });
     const { port } = await slack.start(listen.port, listen.host);
     cleanups.add(() => slack.stop());
+    if (embedded) {
+      const control = writeCliControl(path.resolve(config.database.dataDir), port);
+      cliToken = control.token;
+      cleanups.add(async () => control.remove());
+    }
     workspace?.connectBot(`http://${LOCAL_HOST}:${port}/slack/events`);
 
     await schedules.scheduler.start();

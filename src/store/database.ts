@@ -72,6 +72,14 @@ export type DatabaseOptions =
    */
   | { memory: true; from?: Blob };
 
+/**
+ * `fetch_types` off: the client would otherwise look up array types as each new connection opens, and a reset during
+ * that lookup rejects a promise nobody awaits, which ends the process (test/infra/new-connection-reset.test.ts). No
+ * column or parameter of ours is a PostgreSQL array. (With it off, the client's `reserve()` never answers on a new
+ * connection, so nothing here reserves one.)
+ */
+const POSTGRES_OPTIONS = { onnotice: () => {}, connect_timeout: 10, fetch_types: false } as const;
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if ('url' in options) return openPostgres(options.url, options.poolSize ?? 10);
   if ('dataDir' in options) {
@@ -119,7 +127,7 @@ async function openPglite(dataDir: string | undefined, onClose: () => void, from
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
-  const client = postgres(url, { max: poolSize, onnotice: () => {}, connect_timeout: 10, backoff: reconnectBackoffS });
+  const client = postgres(url, { ...POSTGRES_OPTIONS, max: poolSize, backoff: reconnectBackoffS });
   const health = new StoreHealth();
   const db = drizzlePostgres(observingPostgres(preparingClient(client), health), { schema });
   return {
@@ -128,14 +136,15 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     health,
     ping: async (timeoutMs) => void (await withStoreDeadline(Promise.resolve(db.execute(sql`select 1`)), timeoutMs, 'a health check')),
     async migrate() {
-      // Replicas starting together would race on CREATE TABLE; the advisory lock lets one migrate at a time.
-      const lockConnection = await client.reserve();
+      // Replicas starting together would race on CREATE TABLE; the advisory lock lets one migrate at a time. It is
+      // held by a session, so the migrations run on a client of one connection that takes it.
+      const session = postgres(url, { ...POSTGRES_OPTIONS, max: 1 });
       try {
-        await lockConnection`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
-        await migratePostgres(drizzlePostgres(client), { migrationsFolder: MIGRATIONS_FOLDER });
+        await session`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+        await migratePostgres(drizzlePostgres(session), { migrationsFolder: MIGRATIONS_FOLDER });
       } finally {
-        await lockConnection`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.catch(() => {});
-        lockConnection.release();
+        await session`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.catch(() => {});
+        await session.end({ timeout: 5 });
       }
     },
     close: () => client.end({ timeout: 5 }),

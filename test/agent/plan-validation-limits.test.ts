@@ -134,6 +134,13 @@ describe('args, in exact words', () => {
     ]);
   });
 
+  it('a step that waits for a step listed after it is refused, naming both', () => {
+    expect(verdict(plan([read('s1', { dependsOn: ['s2'] }), read('s2'), read('s3', { dependsOn: ['s1', 's2'] })]))).toEqual([
+      'depends-on-later s1.dependsOn: s2 comes after s1; list a step after the steps it waits for',
+    ]);
+    expect(verdict(plan([read('s2'), read('s1', { dependsOn: ['s2'] })]))).toBe('valid');
+  });
+
   it('a cycle is reported at the dependsOn of the step it is found from, with the whole loop', () => {
     expect(verdict(plan([read('s1', { dependsOn: ['s2'] }), read('s2', { dependsOn: ['s1'] })]))).toEqual([
       'cycle s1.dependsOn: the steps wait for each other in a cycle (s1 → s2 → s1)',

@@ -101,9 +101,9 @@ describe('a task from a mention, approved in Slack', () => {
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
     const comment = await poll(() => stack.github.repos.get('acme/api')!.comments[0], 'the comment on #1', 20_000);
     expect(comment.body).toMatch(/Created https?:\/\/\S+\/issues\/2 as number 2/);
-    // TANDEM_ATTRIBUTION (on by default): who asked, who approved, the version, its digest and the thread's permalink.
+    // TANDEM_ATTRIBUTION (on by default): the closing line says who asked, who approved, the version, its digest and the thread's permalink.
     expect(comment.body).toMatch(
-      /\nRequested by `U1` in Slack, approved by `U2` · Tandem plan v1, digest `[0-9a-f]{12}` · \[Slack thread\]\(http\S+\/archives\/[^)]+\)\n/,
+      /\nRequested by `U1` in Slack, approved by `U2` · Tandem plan v1, digest `[0-9a-f]{12}` · \[Slack thread\]\(http\S+\/archives\/[^)]+\)$/,
     );
     const report = await waitFor(slack, () => slack.model.messages.find((m) => m.channel === 'C90'), 'the report in C90', 20_000);
     expect(report.text).toMatch(/status=200 ok=true latency=\d+/);

@@ -16,6 +16,14 @@ describe('tracing settings', () => {
     expect(loadConfig({ TANDEM_TRACE_CONTENT: 'on' }).tracing.content).toBe(true);
   });
 
+  it('exports as JSON unless OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL says protobuf; gRPC is refused by name', () => {
+    const protocol = (env: Record<string, string>) => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', ...env }).tracing.protocol;
+    expect(protocol({})).toBe('http/json');
+    expect(protocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' })).toBe('http/protobuf');
+    expect(protocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' })).toBe('http/json');
+    expect(configProblem({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toMatch(/OTEL_EXPORTER_OTLP_PROTOCOL.*grpc is not supported/);
+  });
+
   it('refuses an endpoint that is not an http(s) URL, naming the variable', () => {
     expect(configProblem({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toMatch(/OTEL_EXPORTER_OTLP_ENDPOINT/);
     expect(configProblem({ TANDEM_TRACE_CONTENT: 'yes' })).toMatch(/TANDEM_TRACE_CONTENT.*on or off/);

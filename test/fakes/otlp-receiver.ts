@@ -1,11 +1,13 @@
 /**
  * An OTLP/HTTP trace receiver on 127.0.0.1, as a collector answers: `POST /v1/traces` with an
- * ExportTraceServiceRequest in OTLP's JSON encoding (hex ids, nanosecond times as strings), checked
- * with zod so a malformed export fails the test instead of being read loosely.
+ * ExportTraceServiceRequest in OTLP's JSON encoding (hex ids, nanosecond times as strings) or its protobuf
+ * encoding (read into the same shape), checked with zod so a malformed export fails the test instead of being
+ * read loosely.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
+import { decodeTraceRequest } from './otlp-protobuf.ts';
 
 const AnyValue: z.ZodType<unknown> = z.lazy(() =>
   z.union([
@@ -58,24 +60,30 @@ export interface OtlpReceiver {
   /** `http://127.0.0.1:PORT`: OTEL_EXPORTER_OTLP_ENDPOINT (the SDK appends /v1/traces). */
   url: string;
   spans: ReceivedSpan[];
-  /** Bodies that were not an ExportTraceServiceRequest in JSON. */
+  /** Bodies that were not an ExportTraceServiceRequest in JSON or protobuf. */
   rejected: string[];
+  /** The content type of each export received. */
+  contentTypes: string[];
   close(): Promise<void>;
 }
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const rejected: string[] = [];
+  const contentTypes: string[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      if (req.method !== 'POST' || req.url !== '/v1/traces' || !String(req.headers['content-type']).startsWith('application/json')) {
-        rejected.push(`${req.method} ${req.url} ${req.headers['content-type']}`);
+      const body = Buffer.concat(chunks);
+      const type = String(req.headers['content-type']);
+      const protobuf = type.startsWith('application/x-protobuf');
+      if (req.method !== 'POST' || req.url !== '/v1/traces' || !(protobuf || type.startsWith('application/json'))) {
+        rejected.push(`${req.method} ${req.url} ${type}`);
         return void res.writeHead(404).end();
       }
-      const parsed = ExportRequest.safeParse(safeJson(body));
+      contentTypes.push(type);
+      const parsed = ExportRequest.safeParse(protobuf ? decoded(body) : safeJson(body.toString('utf8')));
       if (!parsed.success) {
         rejected.push(parsed.error.message);
         return void res.writeHead(400, { 'content-type': 'application/json' }).end('{}');
@@ -98,7 +106,8 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
           }
         }
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      // An empty ExportTraceServiceResponse in the encoding it came in.
+      res.writeHead(200, { 'content-type': protobuf ? 'application/x-protobuf' : 'application/json' }).end(protobuf ? '' : '{}');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -106,8 +115,17 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     spans,
     rejected,
+    contentTypes,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+function decoded(body: Buffer): unknown {
+  try {
+    return decodeTraceRequest(body);
+  } catch {
+    return undefined;
+  }
 }
 
 function safeJson(text: string): unknown {

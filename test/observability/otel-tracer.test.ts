@@ -9,11 +9,14 @@ afterEach(() => vi.unstubAllEnvs());
 const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 12, 0, seconds));
 
 describe('the OTLP adapter', () => {
-  it('exports recorded spans under the ids chosen for them, and live spans under the active one', async () => {
+  it.each([
+    ['http/json', 'application/json'],
+    ['http/protobuf', 'application/x-protobuf'],
+  ] as const)('exports recorded spans under the ids chosen for them, and live spans under the active one (%s)', async (protocol, contentType) => {
     const receiver = await startOtlpReceiver();
     vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', receiver.url);
     const warnings: string[] = [];
-    const tracer = startOtelTracer({ warn: (_obj, msg) => warnings.push(String(msg)) });
+    const tracer = startOtelTracer({ warn: (_obj, msg) => warnings.push(String(msg)) }, protocol);
     const traceId = 'aa'.repeat(16);
     tracer.record(
       { traceId, spanId: '1'.repeat(16), parentSpanId: null },
@@ -44,6 +47,8 @@ describe('the OTLP adapter', () => {
     // The model call is made inside the tool call: it nests there, not under the parent it was offered.
     expect(byName['chat gpt-4o']).toMatchObject({ parentSpanId: tool.spanId, attributes: { 'gen_ai.usage.input_tokens': 5 } });
     expect(warnings).toEqual([]);
+    expect(receiver.rejected).toEqual([]);
+    expect(new Set(receiver.contentTypes)).toEqual(new Set([contentType]));
   });
 
   it('logs a warning when the collector cannot be reached', async () => {
@@ -57,7 +62,7 @@ describe('the OTLP adapter', () => {
     // The exporter retries within this budget; no need to wait its default 10 s.
     vi.stubEnv('OTEL_EXPORTER_OTLP_TIMEOUT', '300');
     const warnings: string[] = [];
-    const tracer = startOtelTracer({ warn: (_obj, msg) => warnings.push(String(msg)) });
+    const tracer = startOtelTracer({ warn: (_obj, msg) => warnings.push(String(msg)) }, 'http/json');
     tracer.record({ traceId: 'bb'.repeat(16), spanId: '3'.repeat(16), parentSpanId: null }, { name: 'run', startedAt: at(0), endedAt: at(1), attributes: {} });
     await tracer.shutdown();
     expect(

@@ -147,7 +147,7 @@ describe('a run traced across two replicas', () => {
   it('is one tree: every span in the run’s stored trace, each finding its parent, whichever replica recorded it', async () => {
     const seen = collector();
     const { written, logger } = lines();
-    const tracing = { ...config, tracing: { enabled: true, content: false } };
+    const tracing = { ...config, tracing: { enabled: true, content: false, protocol: 'http/json' as const } };
     const a = (await startTracing({ config: tracing, store: testStore.store, logger, tracer: seen.tracer() }))!;
     const run = await a.store.createRun({
       task: 'check the api quietly',
@@ -222,7 +222,7 @@ describe('a run traced across two replicas', () => {
   it('puts the prompt on model spans only with TANDEM_TRACE_CONTENT=on, redacted like logs', async () => {
     const seen = collector();
     const { logger } = lines();
-    const withContent = { ...config, tracing: { enabled: true, content: true } };
+    const withContent = { ...config, tracing: { enabled: true, content: true, protocol: 'http/json' as const } };
     const tracing = (await startTracing({ config: withContent, store: testStore.store, logger, tracer: seen.tracer() }))!;
     const run = await tracing.store.createRun({ task: 'deploy', requester: 'U1', conversation: { channel: 'C1', threadTs: '2.2' }, origin: 'mention' });
     const secret = config.secrets[0]!;

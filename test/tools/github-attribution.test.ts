@@ -37,12 +37,8 @@ const attribution: Attribution = {
   conversation: { channel: 'C1', threadTs: '1700000000.000100' },
 };
 
-/** The last visible line of a body (the reconcile marker, an HTML comment, comes after it). */
-const lastLine = (body: unknown) =>
-  String(body)
-    .replace(/\n\n<!-- tandem:[^>]+ -->$/, '')
-    .split('\n')
-    .at(-1);
+/** The last line of a body as GitHub stores it: the attribution closes it, after the reconcile marker (an HTML comment). */
+const lastLine = (body: unknown) => String(body).split('\n').at(-1);
 
 describe('the approval stamped on what Tandem writes to GitHub', () => {
   it('issue, comment and release bodies end with one line: who asked, who approved, version, short digest, thread link', async () => {
@@ -53,7 +49,7 @@ describe('the approval stamped on what Tandem writes to GitHub', () => {
     const expected =
       'Requested by `UREQ` in Slack, approved by `UAPP`, `UTWO` · Tandem plan v3, digest `abcdef012345` · [Slack thread](https://acme.slack.com/archives/C1/p1700000000000100)';
     expect(lastLine(bodyOf('POST', /\/issues$/)?.body)).toBe(expected);
-    expect(String(bodyOf('POST', /\/issues$/)?.body)).toMatch(/^Please rotate\.\n\n/);
+    expect(String(bodyOf('POST', /\/issues$/)?.body)).toMatch(/^Please rotate\.\n\n<!-- tandem:[^>]+ -->\n\nRequested by /);
     expect(lastLine(bodyOf('POST', /\/issues\/1\/comments$/)?.body)).toBe(expected);
     expect(lastLine(bodyOf('POST', /\/releases$/)?.body)).toBe(expected);
   });

@@ -62,6 +62,29 @@ describe('GitHub read tools', () => {
     expect(conflicting).toMatchObject({ mergeable: false, mergeableState: 'dirty', readyToMerge: false, checks: { state: 'none' } });
   });
 
+  it('github_get_pull reads a pull whose checks GitHub will not show, and says which', async () => {
+    // A token without the checks permission (403), a server without the checks API (404): the pull is still read.
+    github.fault({ method: 'GET', path: /\/check-runs$/, status: 403, body: { message: 'Resource not accessible by integration' } });
+    const noRuns = okOutput(await runTool(tool('github_get_pull'), { repo: 'acme/api', number: 3 }));
+    expect(noRuns).toMatchObject({ number: 3, checks: { state: 'pending', total: 1, pending: ['deploy/preview'], unreadable: ['check runs'] } });
+    github.fault({ method: 'GET', path: /\/check-runs$/, status: 404, body: { message: 'Not Found' } });
+    github.fault({ method: 'GET', path: /\/status$/, status: 404, body: { message: 'Not Found' } });
+    const neither = okOutput(await runTool(tool('github_get_pull'), { repo: 'acme/api', number: 2 }));
+    // Checks it could not read: ready only on GitHub's own word that required checks passed (mergeable_state clean).
+    expect(neither).toMatchObject({
+      readyToMerge: true,
+      mergeableState: 'clean',
+      checks: { state: 'none', total: 0, unreadable: ['check runs', 'commit statuses'] },
+    });
+    const unstable = github.addPull('acme/api', { title: 'Unread checks', head: 'feat/unread', headSha: 'sha-unread', mergeableState: 'unstable' });
+    github.fault({ method: 'GET', path: /\/check-runs$/, status: 403, body: { message: 'Resource not accessible by integration' } });
+    const unread = okOutput(await runTool(tool('github_get_pull'), { repo: 'acme/api', number: unstable.number }));
+    expect(unread).toMatchObject({ readyToMerge: false, checks: { state: 'none', unreadable: ['check runs'] } });
+    // Another failure of the checks API is still a failure of the read.
+    github.fault({ method: 'GET', path: /\/check-runs$/, status: 422, body: { message: 'No commit found for SHA' } });
+    expect(errorOf(await runTool(tool('github_get_pull'), { repo: 'acme/api', number: 2 })).message).toContain('No commit found');
+  });
+
   it('github_get_pull on a missing pull says what was not found', async () => {
     const error = errorOf(await runTool(tool('github_get_pull'), { repo: 'acme/api', number: 99 }));
     expect(error.message).toBe('not found: acme/api#99');

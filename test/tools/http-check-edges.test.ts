@@ -48,14 +48,15 @@ describe('http_check against a hostile or unexpected answer', () => {
     expect(bytesSent).toBeLessThan(50_000_000);
   });
 
-  it('an entry without a port allows only the scheme default port', async () => {
-    const before = hits;
-    const tool = createHttpCheckTool(['127.0.0.1']);
-    const refused = errorOf(await runTool(tool, { url: `http://127.0.0.1:${port}/` }));
-    expect(refused).toMatchObject({ code: 'host-not-allowed', message: expect.stringContaining('host:port') });
-    expect(hits).toBe(before);
+  it('an entry without a port allows any port of its host; host:port only that port', async () => {
+    // The setting lists hosts (CONTRACT §2): a service on its own port of an allowed host is reached.
+    expect(okOutput(await runTool(createHttpCheckTool(['127.0.0.1']), { url: `http://127.0.0.1:${port}/` }))).toMatchObject({ ok: true });
     expect(okOutput(await runTool(createHttpCheckTool([`127.0.0.1:${port}`]), { url: `http://127.0.0.1:${port}/` }))).toMatchObject({ ok: true });
+    const before = hits;
     expect(errorOf(await runTool(createHttpCheckTool([`127.0.0.1:${port + 1}`]), { url: `http://127.0.0.1:${port}/` })).code).toBe('host-not-allowed');
+    // Another host, even one on the same machine, is not the host listed.
+    expect(errorOf(await runTool(createHttpCheckTool(['localhost']), { url: `http://127.0.0.1:${port}/` })).code).toBe('host-not-allowed');
+    expect(hits).toBe(before);
   });
 
   it('refuses a listed name that resolves to an internal address, before connecting', async () => {

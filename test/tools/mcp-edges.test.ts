@@ -49,7 +49,7 @@ describe('an MCP server a stranger wrote', () => {
 
   it('a tool named constructor or toString gets the default risk, not one found on Object.prototype', () => {
     expect(tools.get('mcp_stranger_constructor')?.risk).toBe('write');
-    expect(tools.get('mcp_stranger_tostring')?.risk).toBe('write');
+    expect(tools.get('mcp_stranger_toString')?.risk).toBe('write');
     expect(tools.get('mcp_stranger_get_status')?.risk).toBe('read');
   });
 

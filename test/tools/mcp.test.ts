@@ -34,7 +34,7 @@ beforeAll(async () => {
         args: ['--import', 'tsx', resolve('test/fakes/mcp-stdio-server.ts')],
         env: { FAKE_MCP_LABEL: 'local' },
         cwd: process.cwd(),
-        risk: { get_status: 'read', mcp_local_set_flag: 'destructive' },
+        risk: { get_status: 'read', mcp_local_Set_Flag: 'destructive' },
       },
       remote: { url: http.url, headers: { Authorization: 'Bearer mcp-test-key' } },
       down: { url: `http://127.0.0.1:${await closedPort()}/mcp` },
@@ -57,7 +57,7 @@ const tool = (name: string) => {
 
 describe('MCP servers', () => {
   it('adds the tools of live servers as mcp_<server>_<tool> and reports servers that are down', () => {
-    const expected = ['local', 'remote'].flatMap((server) => ['get_status', 'echo', 'fail', 'set_flag'].map((name) => `mcp_${server}_${name}`));
+    const expected = ['local', 'remote'].flatMap((server) => ['get_status', 'echo', 'fail', 'Set_Flag'].map((name) => `mcp_${server}_${name}`));
     expect([...tools.keys()].sort()).toEqual(expected.sort());
     expect(mcp.problems, mcp.problems.join('\n')).toHaveLength(2);
     expect(mcp.problems.find((p) => p.startsWith('down: '))).toMatch(/ECONNREFUSED/);
@@ -66,7 +66,7 @@ describe('MCP servers', () => {
 
   it('takes risk from the config, write otherwise', () => {
     expect(tool('mcp_local_get_status').risk).toBe('read');
-    expect(tool('mcp_local_set_flag').risk).toBe('destructive');
+    expect(tool('mcp_local_Set_Flag').risk).toBe('destructive');
     expect(tool('mcp_local_echo').risk).toBe('write');
     expect(tool('mcp_remote_get_status').risk).toBe('write');
   });
@@ -86,13 +86,13 @@ describe('MCP servers', () => {
     expect(status.safeParse({}).success).toBe(false);
     expect(status.safeParse({ service: 'api', extra: 1 }).success).toBe(false);
     expect(status.safeParse({ service: 'api', verbose: true }).success).toBe(true);
-    const flag = tool('mcp_local_set_flag');
+    const flag = tool('mcp_local_Set_Flag');
     expect(flag.input.safeParse({ value: 'forbidden' }).success).toBe(false);
     expect(okOutput(await runTool(flag, { value: 'on' }))).toEqual({ text: 'flag set to on' });
   });
 
   it('shows the planner the schema exactly as the server gave it', () => {
-    const entry = toolCatalogue([tool('mcp_local_set_flag')])[0]!;
+    const entry = toolCatalogue([tool('mcp_local_Set_Flag')])[0]!;
     expect(entry.inputSchema).toEqual(FAKE_MCP_TOOLS.find((t) => t.name === 'Set-Flag')!.inputSchema);
     expect(entry.description).toContain('Set a feature flag');
   });

@@ -19,6 +19,8 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     hits += 1;
     if (req.url === '/health') return void res.end('{"status":"ok","version":"2.0.0"}');
+    if (req.url === '/created') return void res.writeHead(201).end();
+    if (req.url === '/empty') return void res.writeHead(204).end();
     res.writeHead(503).end('maintenance');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -43,6 +45,19 @@ describe('http_check', () => {
     expect(okOutput(await runTool(t, { url: `${base}/ready`, expectStatus: 503 }))['ok']).toBe(true);
     expect(okOutput(await runTool(t, { url: `${base}/health`, contains: 'v3' }))).toMatchObject({ ok: false, contains: false });
     expect(t.input.safeParse({ url: `${base}/health`, method: 'HEAD', contains: 'ok' }).success).toBe(false);
+  });
+
+  it('with no expectStatus any 2xx is healthy; with one, only that status', async () => {
+    const t = tool();
+    for (const [path, status] of [
+      ['/created', 201],
+      ['/empty', 204],
+    ] as const) {
+      expect(okOutput(await runTool(t, { url: `${base}${path}` }))).toMatchObject({ status, ok: true });
+      expect(okOutput(await runTool(t, { url: `${base}${path}`, expectStatus: 200 }))).toMatchObject({ status, ok: false });
+    }
+    const down = okOutput(await runTool(t, { url: `${base}/ready` }));
+    expect(t.check!(down, t.input.parse({ url: `${base}/ready` }))).toEqual({ ok: false, reason: `${base}/ready answered 503, expected a 2xx status` });
   });
 
   it('refuses hosts outside the allow-list before sending anything (exact host match)', async () => {

@@ -32,6 +32,8 @@ export function attributionLine(attribution: Attribution): string {
 }
 
 /** The body with the attribution line after it (a blank line between); unchanged when there is none. */
+export function withAttribution(body: string, attribution: Attribution | undefined): string;
+export function withAttribution(body: string | undefined, attribution: Attribution | undefined): string | undefined;
 export function withAttribution(body: string | undefined, attribution: Attribution | undefined): string | undefined {
   if (!attribution) return body;
   const line = attributionLine(attribution);

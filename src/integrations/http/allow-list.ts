@@ -2,13 +2,13 @@ import { isIP } from 'node:net';
 import { ALLOW_ENTRY_PATTERN } from '../../config/http-allow-entry.ts';
 
 /**
- * One TANDEM_HTTP_ALLOW entry: `host` (the scheme's default port only: 80 for http, 443 for https),
- * `host:port`, or `host:*` (any port, said on purpose). Hosts match exactly: `api.example.com` does
- * not let `evil.api.example.com` through. IPv6 addresses are written in brackets (`[::1]:8080`).
+ * One TANDEM_HTTP_ALLOW entry: `host` (any port of that host: the setting lists hosts), `host:port` (that port
+ * only), or `host:*` (any port, said on purpose). Hosts match exactly: `api.example.com` does not let
+ * `evil.api.example.com` through. IPv6 addresses are written in brackets (`[::1]:8080`).
  */
 interface AllowEntry {
   host: string;
-  port: number | 'any' | 'default';
+  port: number | 'any';
 }
 
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
@@ -16,8 +16,8 @@ const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
 export function parseAllowEntry(entry: string): AllowEntry {
   const text = entry.trim().toLowerCase();
   const match = ALLOW_ENTRY_PATTERN.exec(text);
-  if (!match) return { host: text, port: 'default' };
-  const port = match[2] === undefined ? 'default' : match[2] === '*' ? 'any' : Number(match[2]);
+  if (!match) return { host: text, port: 'any' };
+  const port = match[2] === undefined || match[2] === '*' ? 'any' : Number(match[2]);
   return { host: match[1]!, port };
 }
 
@@ -28,9 +28,7 @@ export function effectivePort(url: URL): number {
 
 function entryAllows(entry: AllowEntry, url: URL): boolean {
   if (entry.host !== url.hostname.toLowerCase()) return false;
-  if (entry.port === 'any') return true;
-  if (entry.port === 'default') return effectivePort(url) === DEFAULT_PORTS[url.protocol];
-  return effectivePort(url) === entry.port;
+  return entry.port === 'any' || effectivePort(url) === entry.port;
 }
 
 export function isAllowedHost(url: URL, allow: readonly string[]): boolean {

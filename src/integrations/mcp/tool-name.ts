@@ -1,9 +1,9 @@
-/** Plan tool names are [a-z0-9_]: `mcp_<server>_<tool>` with anything else folded to `_`. */
+/**
+ * `mcp_<server>_<tool>` as the server names them (CONTRACT §4: `getIssue` stays `getIssue`); a run of anything but
+ * letters, digits and `_` is folded to one `_`, since model APIs take no other characters in a tool's name.
+ */
 export function sanitizeNamePart(name: string): string {
-  return name
-    .toLowerCase()
-    .replace(/[^a-z0-9_]+/g, '_')
-    .replace(/^_+|_+$/g, '');
+  return name.replace(/[^A-Za-z0-9_]+/g, '_').replace(/^_+|_+$/g, '');
 }
 
 export function mcpToolName(server: string, tool: string): string {

@@ -32,7 +32,8 @@ export async function pruneFinishedRuns(db: Db, before: Date): Promise<PruneCoun
     );
     const ids = runs.map((run) => run.id);
     if (!ids.length) return { runs: 0, events: 0, outputs: 0, messages: 0 };
-    const pruned = sql`(select unnest(${sql.param(ids)}::text[]))`;
+    // The ids go as one JSON text, not a PostgreSQL array: the client fetches no array types (database.ts).
+    const pruned = sql`(select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`;
     const [events] = await rawRows<{ n: number }>(
       tx,
       sql`with gone as (delete from events where run_id in ${pruned} returning 1) select count(*)::int as n from gone`,

@@ -16,6 +16,7 @@ export type PlanProblemCode =
   | 'id-already-ran'
   | 'depends-on-rollback'
   | 'unknown-step'
+  | 'depends-on-later'
   | 'cycle'
   | 'unknown-tool'
   | 'invalid-args'

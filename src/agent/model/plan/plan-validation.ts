@@ -86,17 +86,21 @@ function checkGraph(plan: Plan): PlanProblem[] {
   const problems: PlanProblem[] = [];
   const ids = new Set(plan.steps.map((step) => step.id));
   const rollbackIds = new Set(plan.rollback.map((step) => step.id));
-  for (const step of plan.steps) {
+  const position = new Map(plan.steps.map((step, index) => [step.id, index]));
+  const cycle = findCycle(plan.steps);
+  for (const [index, step] of plan.steps.entries()) {
     for (const dep of step.dependsOn) {
       if (rollbackIds.has(dep))
         problems.push(problem('depends-on-rollback', `${step.id}.dependsOn`, `${dep} is a rollback step; forward steps cannot wait for it`));
       else if (!ids.has(dep)) problems.push(problem('unknown-step', `${step.id}.dependsOn`, `unknown step ${dep}`));
+      // The plan reads top to bottom as it runs (CONTRACT §3: dependsOn names earlier ids); a cycle is said as one.
+      else if (!cycle && position.get(dep)! > index)
+        problems.push(problem('depends-on-later', `${step.id}.dependsOn`, `${dep} comes after ${step.id}; list a step after the steps it waits for`));
     }
   }
   for (const step of plan.rollback) {
     if (step.undoes !== undefined && !ids.has(step.undoes)) problems.push(problem('unknown-step', `${step.id}.undoes`, `unknown step ${step.undoes}`));
   }
-  const cycle = findCycle(plan.steps);
   if (cycle) problems.push(problem('cycle', `${cycle[0]}.dependsOn`, `the steps wait for each other in a cycle (${cycle.join(' → ')})`));
   return problems;
 }

@@ -27,7 +27,7 @@ export function createGithubCommentTool(github: Octokit | undefined) {
         const { data } = await octokit.rest.issues.createComment({
           ...splitRepo(args.repo),
           issue_number: args.number,
-          body: withMarker(withAttribution(args.body, ctx.attribution), ctx.marker),
+          body: withAttribution(withMarker(args.body, ctx.marker), ctx.attribution),
           request: requestOptions(ctx, true),
         });
         return { status: 'ok', output: { number: args.number, commentId: data.id, url: data.html_url } };

@@ -29,7 +29,7 @@ export function createGithubCreateIssueTool(github: Octokit | undefined) {
         const { data } = await octokit.rest.issues.create({
           ...splitRepo(args.repo),
           title: args.title,
-          body: withMarker(withAttribution(args.body, ctx.attribution), ctx.marker),
+          body: withAttribution(withMarker(args.body, ctx.marker), ctx.attribution),
           ...(args.labels ? { labels: args.labels } : {}),
           ...(args.assignees ? { assignees: args.assignees } : {}),
           request: requestOptions(ctx, true),

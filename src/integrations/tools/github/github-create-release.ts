@@ -32,7 +32,7 @@ export function createGithubCreateReleaseTool(github: Octokit | undefined) {
           ...splitRepo(args.repo),
           tag_name: args.tag,
           ...(args.name !== undefined ? { name: args.name } : {}),
-          body: withMarker(withAttribution(args.body, ctx.attribution), ctx.marker),
+          body: withAttribution(withMarker(args.body, ctx.marker), ctx.attribution),
           ...(args.target ? { target_commitish: args.target } : {}),
           ...(args.draft !== undefined ? { draft: args.draft } : {}),
           ...(args.prerelease !== undefined ? { prerelease: args.prerelease } : {}),

@@ -14,7 +14,13 @@ const Output = z.object({
   state: z.string(),
   merged: z.boolean(),
   mergeable: z.boolean().nullable(),
-  checks: z.object({ state: z.string(), total: z.number(), failed: z.array(z.string()), pending: z.array(z.string()) }),
+  checks: z.object({
+    state: z.string(),
+    total: z.number(),
+    failed: z.array(z.string()),
+    pending: z.array(z.string()),
+    unreadable: z.array(z.string()).optional(),
+  }),
   readyToMerge: z.boolean(),
 });
 
@@ -33,7 +39,9 @@ export function createGithubGetPullTool(github: Octokit | undefined) {
         const request = requestOptions(ctx, false);
         const { data: pull } = await octokit.rest.pulls.get({ owner, repo, pull_number: args.number, request });
         const checks = await summarizeChecks(octokit, owner, repo, pull.head.sha, request);
-        const readyToMerge = pull.state === 'open' && !pull.draft && pull.mergeable === true && (checks.state === 'success' || checks.state === 'none');
+        // Checks it could not read are vouched for only by GitHub's own verdict that required checks passed ("clean").
+        const checksGood = (checks.state === 'success' || checks.state === 'none') && (!checks.unreadable || pull.mergeable_state === 'clean');
+        const readyToMerge = pull.state === 'open' && !pull.draft && pull.mergeable === true && checksGood;
         return {
           status: 'ok',
           output: {

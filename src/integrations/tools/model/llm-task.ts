@@ -53,6 +53,9 @@ export function createLlmTaskTool(llm: LlmClient | undefined) {
         });
         return { status: 'ok', output: { text: response.value.text } };
       } catch (error) {
+        // A model (or server) without structured output answers with the text itself: that is the result asked for.
+        const plain = error instanceof LlmError && error.kind === 'invalid-output' ? error.details.raw?.trim() : undefined;
+        if (plain) return { status: 'ok', output: { text: plain } };
         if (error instanceof LlmError) {
           const transient = error.kind === 'rate-limited' || error.kind === 'unavailable' || error.kind === 'timeout';
           return { status: 'error', error: { message: `executor model: ${error.message}`, code: error.kind, ...(transient ? { transient } : {}) } };

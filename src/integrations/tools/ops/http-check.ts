@@ -28,7 +28,7 @@ export function createHttpCheckTool(httpAllow: readonly string[], options: { res
       .object({
         url: z.url({ protocol: /^https?$/ }).describe('http(s) URL on an allowed host'),
         method: z.enum(['GET', 'HEAD']).default('GET'),
-        expectStatus: z.number().int().min(100).max(599).default(200),
+        expectStatus: z.number().int().min(100).max(599).optional().describe('The status that counts as healthy; absent: any 2xx'),
         contains: z.string().min(1).max(500).optional().describe('Text the response body must contain'),
         timeoutMs: z.number().int().min(100).max(60_000).default(10_000),
       })
@@ -39,7 +39,7 @@ export function createHttpCheckTool(httpAllow: readonly string[], options: { res
         return {
           status: 'error',
           error: {
-            message: `host ${url.host} is not in TANDEM_HTTP_ALLOW (${httpAllow.join(', ') || 'empty'}; an entry without a port allows only port 80/443, write host:port or host:* for others)`,
+            message: `host ${url.host} is not in TANDEM_HTTP_ALLOW (${httpAllow.join(', ') || 'empty'})`,
             code: 'host-not-allowed',
           },
         };
@@ -55,7 +55,7 @@ export function createHttpCheckTool(httpAllow: readonly string[], options: { res
           ...(args.contains ? { maxBodyBytes: MAX_BODY_BYTES } : {}),
         });
         const latencyMs = Math.round(performance.now() - started);
-        const statusOk = response.status === args.expectStatus;
+        const statusOk = args.expectStatus === undefined ? response.status >= 200 && response.status < 300 : response.status === args.expectStatus;
         const containsOk = args.contains ? (response.body?.text ?? '').includes(args.contains) : undefined;
         return {
           status: 'ok',
@@ -84,7 +84,7 @@ export function createHttpCheckTool(httpAllow: readonly string[], options: { res
         ? { ok: true }
         : {
             ok: false,
-            reason: `${args.url} answered ${String(output['status'])}${output['error'] ? ` (${String(output['error'])})` : ''}, expected ${args.expectStatus}${args.contains ? ` containing "${args.contains}"` : ''}`,
+            reason: `${args.url} answered ${String(output['status'])}${output['error'] ? ` (${String(output['error'])})` : ''}, expected ${args.expectStatus ?? 'a 2xx status'}${args.contains ? ` containing "${args.contains}"` : ''}`,
           },
   });
 }

@@ -1,0 +1,60 @@
+/**
+ * The commands that read or prune the store. In a terminal they open the configured store; while a running bot
+ * holds an embedded store (one process may open a PGlite folder), the bot runs them for the CLI on its own store
+ * (`bot-forward.ts`, `src/runtime/cli-route.ts`): both parse and run them here, the same way.
+ */
+import type { CommandOptions } from './command-options.ts';
+import type { StoreCommandContext } from './command-io.ts';
+import { auditCommand } from './audit-command.ts';
+import { feedbackCommand } from './feedback-command.ts';
+import { pruneCommand, runsCommand, showCommand } from './store-commands.ts';
+import { UsageError } from './usage-error.ts';
+
+export type StoreCommand = (args: string[], options: CommandOptions, context: StoreCommandContext) => Promise<number>;
+
+export const STORE_COMMANDS: Record<string, StoreCommand> = {
+  runs: (_args, options, context) => runsCommand(context, parseLimit(options.limit)),
+  show: (args, _options, context) => showCommand(context, args[0]),
+  prune: (args, options, context) => pruneCommand(context, prunedBefore(args, options.olderThan)),
+  audit: (args, options, context) => auditCommand(context, auditedRun(args, options.run)),
+  feedback: (_args, options, context) => feedbackCommand(context, options),
+};
+
+/** The name a command goes by in STORE_COMMANDS (`tandem eval --feedback` reads the store; `tandem eval` does not). */
+export function storeCommandName(name: string, options: Pick<CommandOptions, 'feedback'>): string | undefined {
+  if (name === 'eval') return options.feedback ? 'feedback' : undefined;
+  return name !== 'feedback' && Object.hasOwn(STORE_COMMANDS, name) ? name : undefined;
+}
+
+/** Runs one store command, turning a usage mistake into its words and exit code 2. */
+export async function runStoreCommand(name: string, args: string[], options: CommandOptions, context: StoreCommandContext): Promise<number> {
+  try {
+    return await STORE_COMMANDS[name]!(args, options, context);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    context.io.err(`tandem: ${error.message}\n`);
+    return 2;
+  }
+}
+
+/** The run `tandem audit` was asked about: an empty id or a stray word must not pass as a whole-store audit. */
+function auditedRun(args: string[], run: string | undefined): string | undefined {
+  if (args.length) throw new UsageError(`audit takes no words (got "${args.join(' ')}"); for one run: tandem audit --run <runId>`);
+  if (run !== undefined && !run.trim()) throw new UsageError('--run: expected a run id (list them with: tandem runs)');
+  return run;
+}
+
+/** The cut-off of `tandem prune`: only a whole number of days; pruning everything by a slip is not offered. */
+function prunedBefore(args: string[], olderThan: string | undefined, now = new Date()): Date {
+  if (args.length) throw new UsageError(`prune takes no words (got "${args.join(' ')}"); e.g. tandem prune --older-than 90`);
+  if (olderThan === undefined) throw new UsageError('prune: expected --older-than <days>, e.g. tandem prune --older-than 90');
+  if (!/^\d+$/.test(olderThan) || Number(olderThan) < 1) throw new UsageError('--older-than: expected a whole number of days, at least 1');
+  return new Date(now.getTime() - Number(olderThan) * 86_400_000);
+}
+
+function parseLimit(text: string | undefined): number {
+  if (text === undefined) return 20;
+  const limit = Number(text);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit: expected a whole number from 1 to 1000');
+  return limit;
+}

@@ -79,6 +79,25 @@ export type WaitRef =
   | { kind: 'question'; runId: string; questionId: string }
   | { kind: 'confirm'; runId: string; planVersion: number; stepId: string };
 
+/** The four kinds of wait for a person (one model of them: src/agent/waits/wait.ts). */
+export type WaitKind = 'approval' | 'question' | 'escalation' | 'confirm';
+
+/**
+ * Where a wait's message is in its run's thread, as the surface that posted it said: the newest post of it
+ * (a reminder's copy replaces the first), so the board links it from any replica and after a restart.
+ */
+export interface WaitMessageRecord {
+  runId: string;
+  wait: WaitKind;
+  /** Names the wait within its kind (waits/addressee.ts `waitKey`). */
+  key: string;
+  channel: string;
+  ts: string;
+  /** A link to the message, when the surface could make one. */
+  permalink: string | null;
+  postedAt: Date;
+}
+
 /** A wait handed to someone: who now, who before (null: nobody by name), who handed it over. */
 export interface Reassigned {
   runId: string;
@@ -92,6 +111,8 @@ export interface WaitForPerson {
   run: RunRecord;
   wait: WaitRef;
   handedBy?: string;
+  /** The link to its message, when the surface stored one. */
+  permalink?: string;
 }
 
 /** Where a run waits for a person: escalations, questions (ask_human or the plan's own) and Confirms of late-bound targets. */
@@ -134,4 +155,8 @@ export interface HumanInputPort {
     decision: 'confirmed' | 'aborted';
   }): Promise<ConfirmationRecord | undefined>;
   listConfirmations(runId: string): Promise<ConfirmationRecord[]>;
+
+  /** The wait's message was posted (again): it replaces the one stored for that wait. */
+  recordWaitMessage(input: Omit<WaitMessageRecord, 'postedAt'>): Promise<void>;
+  listWaitMessages(runId: string): Promise<WaitMessageRecord[]>;
 }

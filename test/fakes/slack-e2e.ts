@@ -154,6 +154,8 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
     escalateTo: 'SOPS',
     boardIntervalMs: 100,
     onBoardPosted: async (runId, ts) => void (await store.updateRun(runId, { boardRef: ts })),
+    // As the runtime wires it: where each wait was posted is stored, and boards read it back.
+    waitMessages: { posted: (input) => agent.waitMessages.posted(input), links: (runId) => agent.waitMessages.links(runId) },
   });
   const tools = new ToolBench();
   const planner = new QueuedPlanner();

@@ -98,6 +98,29 @@ export interface WaitMessageRecord {
   postedAt: Date;
 }
 
+/** A wait's message as the surface posted it: where it is, so the agent stores it (`Agent.waitPosted`). */
+export interface WaitPosted {
+  runId: string;
+  wait: WaitRef;
+  channel: string;
+  ts: string;
+  permalink: string | null;
+}
+
+/** An open wait's link, for the board: the step it holds up (null: the run as a whole, e.g. a driver failure). */
+export interface WaitLink {
+  kind: WaitKind;
+  planVersion: number | null;
+  stepId: string | null;
+  permalink: string;
+}
+
+/** What a surface tells of the wait messages it posts, and asks of them for a board (the agent, on the store). */
+export interface WaitMessagesPort {
+  posted(input: WaitPosted): Promise<void>;
+  links(runId: string): Promise<WaitLink[]>;
+}
+
 /** A wait handed to someone: who now, who before (null: nobody by name), who handed it over. */
 export interface Reassigned {
   runId: string;

@@ -14,10 +14,8 @@ import type { ConfirmationRecord, EscalationRecord, QuestionRecord, RunRecord, W
 
 export type { WaitKind };
 
-/** Where an open wait is in its lifecycle: its message still owed, or posted. */
-export type OpenWaitState = 'owed' | 'delivered';
 /** Every state a wait goes through; the last three close it. */
-export type WaitState = 'open' | OpenWaitState | 'answered' | 'expired' | 'cancelled';
+type WaitState = 'open' | 'owed' | 'delivered' | 'answered' | 'expired' | 'cancelled';
 
 /** What the wait is about: the stored row it was opened as (an approval is the plan version itself). */
 export type WaitSubject =
@@ -53,7 +51,8 @@ export interface Wait extends Answerers {
   addressee: { to: string; by: string } | undefined;
   /** Where its message was last posted, once it was. */
   message: WaitMessageRecord | undefined;
-  state: OpenWaitState;
+  /** Where an open wait is: its message still owed, or posted (a stored wait message). */
+  state: Extract<WaitState, 'owed' | 'delivered'>;
 }
 
 export const DEFAULT_HOUSEKEEPING: HousekeepingSettings = { remindAfterS: 1800, waitTtlS: 86_400 };

@@ -91,4 +91,34 @@ describe('a board on another replica links the message a wait was posted as', ()
     await db.store.resolveEscalation({ id: escalation.id, action: 'retry', userId: 'UAPP1' });
     expect(await boardDrawnBy(otherReplica(true), run, board)).not.toContain(stored!.permalink!);
   });
+
+  it("a failed replan: the step's answered escalation is no longer linked, the run's replan-failed one is", async () => {
+    const plan = makePlan(2);
+    const created = await db.store.createRun({
+      task: 'two checks',
+      requester: 'UREQ',
+      conversation: { channel: 'C1', threadTs: '1700.10' },
+      origin: 'mention',
+    });
+    await db.store.addPlanVersion({ runId: created.id, plan, authorKind: 'planner', authorId: 'fake', parentVersion: null, reason: null });
+    const run = await db.store.updateRun(created.id, { currentPlanVersion: 1, status: 'paused' });
+    const surface = otherReplica(true);
+    // The step failed and was escalated; Replan answered it, and the planner then failed.
+    const failed = await db.store.openEscalation({ runId: run.id, planVersion: 1, stepId: 's1', kind: 'step-failed', message: 'boom' });
+    await surface.escalate(run, failed, makeOffer());
+    await db.store.resolveEscalation({ id: failed.id, action: 'replan', userId: 'UAPP1' });
+    const replan = await db.store.openEscalation({ runId: run.id, planVersion: 1, stepId: null, kind: 'replan-failed', message: 'the planner failed' });
+    await surface.escalate(run, replan, makeOffer({ answers: ['retry', 'abort'] }));
+    const links = new Map((await db.store.listWaitMessages(run.id)).map((message) => [message.key, message.permalink!]));
+
+    const base = buildBoard(run, 1, plan, [], new Date());
+    const board: BoardState = {
+      ...base,
+      runStatus: 'paused',
+      steps: base.steps.map((step, i) => (i === 0 ? { ...step, status: 'failed', waitingFor: 'decision' } : step)),
+    };
+    const drawn = await boardDrawnBy(surface, run, board);
+    expect(drawn).toContain(links.get(replan.id));
+    expect(drawn).not.toContain(links.get(failed.id));
+  });
 });

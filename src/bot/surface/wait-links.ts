@@ -22,6 +22,8 @@ export class WaitLinks {
   private readonly runLinks = new Map<string, string>();
   /** runId → what waited when the stored links were last read: read again only when it changes. */
   private readonly readFor = new Map<string, string>();
+  /** runId → links this process remembered while a read of the stored ones was under way (the read may predate them). */
+  private readonly duringRead = new Map<string, { kind: WaitKind; planVersion: number | null; stepId: string | null; permalink: string }[]>();
 
   constructor(
     private readonly client: SlackClient,
@@ -54,10 +56,15 @@ export class WaitLinks {
   async forBoard(runId: string, state: BoardState): Promise<BoardLinks> {
     const waiting = whatWaits(state);
     if (this.stored && waiting && this.readFor.get(runId) !== waiting) {
+      const since: { kind: WaitKind; planVersion: number | null; stepId: string | null; permalink: string }[] = [];
+      this.duringRead.set(runId, since);
       const links = await this.stored.links(runId).catch(() => undefined);
+      this.duringRead.delete(runId);
       if (links) {
+        // The open waits' links replace what this process knew: an answered wait's link goes.
         this.readFor.set(runId, waiting);
-        for (const link of links) this.remember(runId, link.kind, link.planVersion, link.stepId, link.permalink);
+        this.drop(runId);
+        for (const link of [...links, ...since]) this.remember(runId, link.kind, link.planVersion, link.stepId, link.permalink);
       }
     }
     const runWaitLink = this.runLinks.get(runId);
@@ -66,12 +73,17 @@ export class WaitLinks {
 
   /** The run ended: nothing waits any more. */
   forget(runId: string): void {
-    for (const key of [...this.links.keys()]) if (key.startsWith(`${runId}/`)) this.links.delete(key);
-    this.runLinks.delete(runId);
+    this.drop(runId);
     this.readFor.delete(runId);
   }
 
+  private drop(runId: string): void {
+    for (const key of [...this.links.keys()]) if (key.startsWith(`${runId}/`)) this.links.delete(key);
+    this.runLinks.delete(runId);
+  }
+
   private remember(runId: string, kind: WaitKind, planVersion: number | null, stepId: string | null, permalink: string): void {
+    this.duringRead.get(runId)?.push({ kind, planVersion, stepId, permalink });
     if (stepId === null) {
       // Only an escalation is about the run as a whole; a plan's approval or questions are its own message.
       if (kind === 'escalation') this.runLinks.set(runId, permalink);

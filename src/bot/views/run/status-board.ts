@@ -114,6 +114,9 @@ export function waitingLine(board: BoardState, options: BoardOptions = {}): stri
       return `:raised_hand: Waiting for ${who} to decide what happens next — ${where}.`;
     }
     const list = which.length > 1 ? `${which.slice(0, -1).join(', ')} and ${which.at(-1)}` : which[0]!;
+    // A failed step no message of its own waits on any more (e.g. its replan failed): the run's own escalation is the question.
+    const unlinked = undecided.every((step) => !waitLinkOf(step, options));
+    if (options.runWaitLink && unlinked) return `:raised_hand: Waiting for ${who} to decide on ${list} — ${link(options.runWaitLink, WAIT_LINK_LABEL)}.`;
     return `:raised_hand: Waiting for ${who} to decide on ${list} — ${which.length > 1 ? 'each question is' : 'the question is'} in this thread.`;
   }
   return undefined;

@@ -14,10 +14,12 @@ import { resolveEscalation } from './decisions/escalation-resolution.ts';
 import { runHousekeeping } from './waits/housekeeping.ts';
 import { reassignWait } from './waits/reassign.ts';
 import { waitsFor } from './waits/waits-for.ts';
+import { recordWaitPosted, waitLinks } from './waits/wait-messages.ts';
 import { withApproversNamed } from './decisions/decision-refusals.ts';
 import { cancelRun, followUp } from './decisions/follow-up.ts';
 import { planRun } from './planning/plan-run.ts';
 import type { AgentApi } from './ports/agent-api.ts';
+import type { WaitMessagesPort } from './ports/run-store.ts';
 import { createReplicaTimers } from './replicas/replica-timers.ts';
 import { resumeRuns } from './run-adoption.ts';
 import { createRunDrivers } from './replicas/run-drivers.ts';
@@ -31,6 +33,8 @@ export interface Agent extends AgentApi {
   idle(): Promise<void>;
   /** One housekeeping sweep (reminders, expiry, re-pings, stuck steps); the runtime calls it every minute. */
   housekeep(now?: Date): Promise<void>;
+  /** Where the surface posted each wait's message, stored for boards on any replica (decision 037). */
+  waitMessages: WaitMessagesPort;
 }
 
 export function createAgent(deps: AgentDeps): Agent {
@@ -53,6 +57,7 @@ export function createAgent(deps: AgentDeps): Agent {
     waitsFor: (input) => waitsFor(ctx, input.userId),
     idle: () => work.idle(),
     housekeep: (now) => runHousekeeping(ctx, now ?? ctx.now()),
+    waitMessages: { posted: (input) => recordWaitPosted(ctx, input), links: (runId) => waitLinks(ctx, runId) },
     async resume() {
       await resumeRuns(ctx, { startUp: true });
       // What runs owed their threads when the last process stopped; the timers then deliver what a dead

@@ -115,6 +115,8 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       onBoardPosted: async (runId, ts) => {
         await store.updateRun(runId, { boardRef: ts });
       },
+      // The agent is built with this surface; it is there before the first message is posted.
+      waitMessages: { posted: (input) => agent.waitMessages.posted(input), links: (runId) => agent.waitMessages.links(runId) },
     });
     const policy = startPolicy(config, createSlackGroupDirectory({ client: slackClient, logger }), logger, (loaded) =>
       savePolicyTexts(database.db, loaded.hash, loaded.sources),

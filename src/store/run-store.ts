@@ -16,6 +16,7 @@ import { insertEscalation, resolveEscalation, selectEscalation, selectEscalation
 import { insertApproval, insertPlanVersion, selectApprovals, selectPlanVersion, selectPlanVersions } from './plans/plans-repository.ts';
 import { recordAnswer, recordDecision } from './plans/decisions-repository.ts';
 import { claimReminder } from './human-input/reminders-repository.ts';
+import { selectWaitMessages, upsertWaitMessage } from './human-input/wait-messages-repository.ts';
 import { claimOwed, deferOwed, finishRunRecord, insertOwed, markOwedSent } from './delivery/outbox-repository.ts';
 import { answerOldestQuestion, insertQuestion, selectQuestions } from './human-input/questions-repository.ts';
 import { insertRun, patchRun, selectRun, selectRunByConversation, selectRunByRequest, selectRuns, transitionRunStatus } from './runs/runs-repository.ts';
@@ -91,6 +92,8 @@ const humanInput = (db: Db): HumanInputPort => ({
   requestConfirmation: (input) => requestConfirmation(db, input),
   decideConfirmation: (input) => decideConfirmation(db, input),
   listConfirmations: (runId) => selectConfirmations(db, runId),
+  recordWaitMessage: (input) => upsertWaitMessage(db, input),
+  listWaitMessages: (runId) => selectWaitMessages(db, runId),
 });
 
 const usage = (db: Db): UsagePort => ({

@@ -4,6 +4,6 @@
  */
 export { runs, planVersions, approvals, events, llmUsage, runFeedback, policyTexts } from './schema/run-tables.ts';
 export { steps, stepAttempts, targetConfirmations } from './schema/step-tables.ts';
-export { escalations, questions } from './schema/human-tables.ts';
+export { escalations, questions, waitMessages } from './schema/human-tables.ts';
 export { slackEventsSeen, slackInbox, outbox, reminders } from './schema/delivery-tables.ts';
 export { runbooks, schedules, cronFires, replicas } from './schema/operation-tables.ts';

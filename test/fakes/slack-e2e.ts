@@ -52,6 +52,8 @@ export class ToolBench {
       tool('drop_thing', 'destructive', (a) => ({ status: 'ok', output: { dropped: a.target } })),
       tool('undo_thing', 'write', (a) => ({ status: 'ok', output: { undone: a.target } })),
       tool('ask_thing', 'read', (a) => ({ status: 'pause', question: `Which ${a.target} should I use?` })),
+      // As ask_human: its answer is a person's words, so a write whose target it fills waits for a Confirm.
+      { ...tool('ask_person', 'read', (a) => ({ status: 'pause', question: `Which ${a.target} should I change?` })), outputFrom: 'person' as const },
     ];
   }
 }
@@ -73,6 +75,10 @@ export function runbookPlan(task: string): Plan | undefined {
   if (task.includes('ask first')) {
     const ask = { id: 's1', title: 'Ask which one', tool: 'ask_thing', args: { target: 'cluster' }, dependsOn: [] };
     return { ...base, goal: 'Change the chosen thing', steps: [ask, { ...change, args: { target: '{{steps.s1.output.answer}}' } }], rollback: [] };
+  }
+  if (task.includes('ask then confirm')) {
+    const ask = { id: 's1', title: 'Ask which one', tool: 'ask_person', args: { target: 'cluster' }, dependsOn: [] };
+    return { ...base, goal: 'Change the cluster named', steps: [ask, { ...change, args: { target: '{{steps.s1.output.answer}}' } }], rollback: [] };
   }
   if (task.includes('parallel change')) {
     // Two changes side by side, neither waiting on the other: both may fail at once.
@@ -154,6 +160,8 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
     escalateTo: 'SOPS',
     boardIntervalMs: 100,
     onBoardPosted: async (runId, ts) => void (await store.updateRun(runId, { boardRef: ts })),
+    // As the runtime wires it: where each wait was posted is stored, and boards read it back.
+    waitMessages: { posted: (input) => agent.waitMessages.posted(input), links: (runId) => agent.waitMessages.links(runId) },
   });
   const tools = new ToolBench();
   const planner = new QueuedPlanner();

@@ -545,6 +545,27 @@ describe.each(STORE_ENGINES)('run store contract on %s', (engine) => {
     }
   });
 
+  it("keeps each wait's newest message, per run, so a board on any replica can link it", async () => {
+    const run = await newRun();
+    const other = await newRun();
+    expect(await store.listWaitMessages(run.id)).toEqual([]);
+    await store.recordWaitMessage({ runId: run.id, wait: 'escalation', key: 'esc_1', channel: 'C1', ts: '1700.1', permalink: 'https://slack.test/p1' });
+    await store.recordWaitMessage({ runId: run.id, wait: 'confirm', key: 'v1/s2', channel: 'C1', ts: '1700.2', permalink: null });
+    // A reminder's copy is the message to follow now.
+    await store.recordWaitMessage({ runId: run.id, wait: 'escalation', key: 'esc_1', channel: 'C1', ts: '1700.3', permalink: 'https://slack.test/p3' });
+    await store.recordWaitMessage({ runId: other.id, wait: 'escalation', key: 'esc_1', channel: 'C2', ts: '1800.1', permalink: null });
+    const stored = await store.listWaitMessages(run.id);
+    expect(stored.map(({ wait, key, ts, permalink }) => ({ wait, key, ts, permalink }))).toEqual(
+      expect.arrayContaining([
+        { wait: 'escalation', key: 'esc_1', ts: '1700.3', permalink: 'https://slack.test/p3' },
+        { wait: 'confirm', key: 'v1/s2', ts: '1700.2', permalink: null },
+      ]),
+    );
+    expect(stored).toHaveLength(2);
+    expect(stored.every((row) => row.postedAt instanceof Date)).toBe(true);
+    await expect(store.recordWaitMessage({ runId: 'run_missing', wait: 'question', key: 'q', channel: 'C1', ts: '1', permalink: null })).rejects.toThrow();
+  });
+
   it('resolves an escalation once, answers the oldest question, and totals usage', async () => {
     const run = await newRun();
     const escalation = await store.openEscalation({ runId: run.id, planVersion: 1, stepId: 's2', kind: 'uncertain-side-effect', message: 'release may exist' });

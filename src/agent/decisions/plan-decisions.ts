@@ -32,6 +32,7 @@ type Loaded = { run: RunRecord; version: PlanVersionRecord };
 
 export type { PlanDecisionRefusalCode, RevisionRefusalCode } from '../model/refusal.ts';
 import type { PlanDecisionRefusalCode, RevisionRefusalCode } from '../model/refusal.ts';
+import { reopenDoubts } from '../waits/revise-failed.ts';
 
 /**
  * What the person clicked on, read before the slow approver lookup. Nothing here is acted on: the
@@ -283,7 +284,8 @@ export async function revisePlan(
     });
     if (!planned.ok) {
       await ctx.thread.surface.notify(run, `I could not revise the plan: ${planned.error.message}. Version ${version.version} still stands.`);
-      await ctx.store.transitionRun(run.id, ['planning'], 'awaiting-approval');
+      const back = await ctx.store.transitionRun(run.id, ['planning'], 'awaiting-approval');
+      if (back) await reopenDoubts(ctx, { runId: run.id, planVersion: version.version, closed: doubting, why: planned.error.message });
       return;
     }
     const record = await addPlannedVersion(ctx, {

@@ -79,6 +79,48 @@ export type WaitRef =
   | { kind: 'question'; runId: string; questionId: string }
   | { kind: 'confirm'; runId: string; planVersion: number; stepId: string };
 
+/** The four kinds of wait for a person (one model of them: src/agent/waits/wait.ts). */
+export type WaitKind = 'approval' | 'question' | 'escalation' | 'confirm';
+
+/**
+ * Where a wait's message is in its run's thread, as the surface that posted it said: the newest post of it
+ * (a reminder's copy replaces the first), so the board links it from any replica and after a restart.
+ */
+export interface WaitMessageRecord {
+  runId: string;
+  wait: WaitKind;
+  /** Names the wait within its kind (waits/addressee.ts `waitKey`). */
+  key: string;
+  channel: string;
+  ts: string;
+  /** A link to the message, when the surface could make one. */
+  permalink: string | null;
+  postedAt: Date;
+}
+
+/** A wait's message as the surface posted it: where it is, so the agent stores it (`Agent.waitPosted`). */
+export interface WaitPosted {
+  runId: string;
+  wait: WaitRef;
+  channel: string;
+  ts: string;
+  permalink: string | null;
+}
+
+/** An open wait's link, for the board: the step it holds up (null: the run as a whole, e.g. a driver failure). */
+export interface WaitLink {
+  kind: WaitKind;
+  planVersion: number | null;
+  stepId: string | null;
+  permalink: string;
+}
+
+/** What a surface tells of the wait messages it posts, and asks of them for a board (the agent, on the store). */
+export interface WaitMessagesPort {
+  posted(input: WaitPosted): Promise<void>;
+  links(runId: string): Promise<WaitLink[]>;
+}
+
 /** A wait handed to someone: who now, who before (null: nobody by name), who handed it over. */
 export interface Reassigned {
   runId: string;
@@ -92,6 +134,8 @@ export interface WaitForPerson {
   run: RunRecord;
   wait: WaitRef;
   handedBy?: string;
+  /** The link to its message, when the surface stored one. */
+  permalink?: string;
 }
 
 /** Where a run waits for a person: escalations, questions (ask_human or the plan's own) and Confirms of late-bound targets. */
@@ -134,4 +178,8 @@ export interface HumanInputPort {
     decision: 'confirmed' | 'aborted';
   }): Promise<ConfirmationRecord | undefined>;
   listConfirmations(runId: string): Promise<ConfirmationRecord[]>;
+
+  /** The wait's message was posted (again): it replaces the one stored for that wait. */
+  recordWaitMessage(input: Omit<WaitMessageRecord, 'postedAt'>): Promise<void>;
+  listWaitMessages(runId: string): Promise<WaitMessageRecord[]>;
 }

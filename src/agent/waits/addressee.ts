@@ -4,27 +4,7 @@
  * addressee by name: whoever may answer it is asked, as before.
  */
 import { eventsOfType, type RunEvent } from '../model/run-events.ts';
-import type { ConfirmationRecord, EscalationRecord, QuestionRecord } from '../ports/human-input.ts';
-
-export type WaitKind = 'approval' | 'escalation' | 'question' | 'confirm';
-
-/** What names one wait within its kind, in the event log. */
-export function waitKey(wait: { kind: 'approval'; planVersion: number }): string;
-export function waitKey(wait: { kind: 'escalation'; escalation: Pick<EscalationRecord, 'id'> }): string;
-export function waitKey(wait: { kind: 'question'; question: Pick<QuestionRecord, 'id'> }): string;
-export function waitKey(wait: { kind: 'confirm'; confirmation: Pick<ConfirmationRecord, 'planVersion' | 'stepId'> }): string;
-export function waitKey(
-  wait:
-    | { kind: 'approval'; planVersion: number }
-    | { kind: 'escalation'; escalation: Pick<EscalationRecord, 'id'> }
-    | { kind: 'question'; question: Pick<QuestionRecord, 'id'> }
-    | { kind: 'confirm'; confirmation: Pick<ConfirmationRecord, 'planVersion' | 'stepId'> },
-): string {
-  if (wait.kind === 'approval') return `v${wait.planVersion}`;
-  if (wait.kind === 'escalation') return wait.escalation.id;
-  if (wait.kind === 'question') return wait.question.id;
-  return `v${wait.confirmation.planVersion}/${wait.confirmation.stepId}`;
-}
+import type { WaitKind } from '../ports/run-store.ts';
 
 /** A wait's hand-overs, oldest first. */
 export function handOvers(events: readonly RunEvent[], kind: WaitKind, key: string): { to: string; from: string | null; by: string }[] {

@@ -11,8 +11,8 @@ import { isFinal } from '../execution/run-ending.ts';
 import { refuse, type ReassignRefusalCode, type Refused } from '../model/refusal.ts';
 import type { Reassigned, WaitRef } from '../ports/run-store.ts';
 import { person, type Text, words } from '../text/text.ts';
-import { currentAddressee } from './addressee.ts';
-import { approvalWait, confirmWait, escalationWait, questionWait, type OpenWait } from './answerers.ts';
+import { openWaits } from './open-waits.ts';
+import { keyOfRef, runOfRef, type Wait } from './wait.ts';
 
 type ReassignResult = Refused<Reassigned, ReassignRefusalCode, Text>;
 
@@ -22,8 +22,7 @@ export async function reassignWait(ctx: AgentContext, input: { wait: WaitRef; us
   const found = await findOpenWait(ctx, input.wait);
   if (!found.ok) return found;
   const wait = found.value;
-  const events = await ctx.store.listEvents(wait.run.id);
-  const addressee = currentAddressee(events, wait.kind, wait.key);
+  const { addressee } = wait;
   const clickerMay = (wait.addresseeMayAnswer && addressee?.to === input.userId) || (await wait.mayAnswer(input.userId));
   if (!clickerMay) return refuse('not-allowed', 'Only someone who may answer this can hand it to someone else. Nothing changed.');
   if (input.to === input.userId) return refuse('same-person', 'That is you: pick someone else to hand this to. Nothing changed.');
@@ -35,31 +34,18 @@ export async function reassignWait(ctx: AgentContext, input: { wait: WaitRef; us
   return { ok: true, value: { runId: wait.run.id, ...handed } };
 }
 
-async function findOpenWait(ctx: AgentContext, ref: WaitRef): Promise<Refused<OpenWait, 'wait-missing' | 'wait-closed', Text>> {
-  if (ref.kind === 'escalation') {
-    const escalation = await ctx.store.getEscalation(ref.escalationId);
-    const run = escalation && (await ctx.store.getRun(escalation.runId));
-    if (!escalation || !run) return refuse('wait-missing', 'That escalation no longer exists. Nothing changed.');
-    if (escalation.status !== 'open' || isFinal(run.status)) return refuse('wait-closed', CLOSED);
-    return { ok: true, value: escalationWait(ctx, run, escalation) };
-  }
-  const run = await ctx.store.getRun(ref.runId);
-  if (!run) return refuse('wait-missing', 'That run does not exist. Nothing changed.');
-  if (isFinal(run.status)) return refuse('wait-closed', CLOSED);
-  if (ref.kind === 'approval') {
-    // Approved, rejected, expired or replaced by a newer version: that plan waits for nobody any more.
-    const open = run.status === 'awaiting-approval' && run.currentPlanVersion === ref.planVersion;
-    return open ? { ok: true, value: approvalWait(ctx, run, ref.planVersion) } : refuse('wait-closed', CLOSED);
-  }
-  if (ref.kind === 'question') {
-    const question = (await ctx.store.listQuestions(run.id)).find(
-      (q) => q.id === ref.questionId && q.answer === null && q.planVersion === run.currentPlanVersion,
+/** The open wait the ref names (openWaits): approved, answered, expired, replaced or ended, it waits for nobody. */
+async function findOpenWait(ctx: AgentContext, ref: WaitRef): Promise<Refused<Wait, 'wait-missing' | 'wait-closed', Text>> {
+  const escalation = ref.kind === 'escalation' ? await ctx.store.getEscalation(ref.escalationId) : undefined;
+  const runId = runOfRef(ref) ?? escalation?.runId;
+  const run = runId === undefined ? undefined : await ctx.store.getRun(runId);
+  if (!run)
+    return refuse(
+      'wait-missing',
+      ref.kind === 'escalation' ? 'That escalation no longer exists. Nothing changed.' : 'That run does not exist. Nothing changed.',
     );
-    return question ? { ok: true, value: questionWait(ctx, run, question) } : refuse('wait-closed', CLOSED);
-  }
-  const confirmation = (await ctx.store.listConfirmations(run.id)).find(
-    (c) => c.planVersion === ref.planVersion && c.stepId === ref.stepId && c.status === 'pending',
-  );
-  const current = confirmation && (run.status === 'rolling-back' || confirmation.planVersion === run.currentPlanVersion);
-  return confirmation && current ? { ok: true, value: confirmWait(ctx, run, confirmation) } : refuse('wait-closed', CLOSED);
+  if (isFinal(run.status)) return refuse('wait-closed', CLOSED);
+  const key = keyOfRef(ref);
+  const wait = (await openWaits(ctx, run)).find((open) => open.kind === ref.kind && open.key === key);
+  return wait ? { ok: true, value: wait } : refuse('wait-closed', CLOSED);
 }

@@ -1,20 +1,18 @@
 /**
- * "Waiting for you": every open wait a person may answer, asked of the policy or the settings the way
- * the answer asks (waits/answerers.ts; a plan's approval as a click on it is checked), plus those handed
- * to them. Read-only: nothing is stored or sent.
+ * "Waiting for you": every open wait a person may answer (openWaits; asked of the policy or the settings
+ * the way the answer asks), plus those handed to them, with a link to its message when one is stored.
+ * Read-only: nothing is stored or sent.
  */
 import type { AgentContext } from '../context.ts';
-import type { RunRecord, RunStatus, WaitForPerson } from '../ports/run-store.ts';
-import { currentAddressee } from './addressee.ts';
-import { approvalWait, confirmWait, escalationWait, questionWait, type OpenWait } from './answerers.ts';
+import { WAITING_RUN_STATUSES } from '../model/run-moves.ts';
+import type { RunRecord, WaitForPerson } from '../ports/run-store.ts';
+import { openWaits } from './open-waits.ts';
 
-/** Runs that can hold a wait for a person. */
-const WAITING: readonly RunStatus[] = ['awaiting-approval', 'awaiting-answer', 'executing', 'paused', 'rolling-back'];
 /** The newest runs looked at: App Home shows at most 15 waits. */
 const LOOKED_AT = 50;
 
 export async function waitsFor(ctx: AgentContext, userId: string): Promise<WaitForPerson[]> {
-  const runs = await ctx.store.listRuns({ limit: LOOKED_AT, statuses: WAITING });
+  const runs = await ctx.store.listRuns({ limit: LOOKED_AT, statuses: WAITING_RUN_STATUSES });
   const found: WaitForPerson[] = [];
   for (const run of runs) {
     // Another person's direct message with the bot is not theirs to see.
@@ -24,39 +22,14 @@ export async function waitsFor(ctx: AgentContext, userId: string): Promise<WaitF
   return found;
 }
 
-/** The run's open approval, questions, escalations and Confirms this person may answer or was handed. */
+/** The run's open waits this person may answer or was handed. */
 async function personWaits(ctx: AgentContext, run: RunRecord, userId: string): Promise<WaitForPerson[]> {
-  const [questions, escalations, confirmations, events] = await Promise.all([
-    ctx.store.listQuestions(run.id),
-    ctx.store.listEscalations(run.id),
-    ctx.store.listConfirmations(run.id),
-    ctx.store.listEvents(run.id),
-  ]);
-  const approval: [OpenWait, WaitForPerson['wait']][] =
-    run.status === 'awaiting-approval' && run.currentPlanVersion !== null
-      ? [[approvalWait(ctx, run, run.currentPlanVersion), { kind: 'approval', runId: run.id, planVersion: run.currentPlanVersion }]]
-      : [];
-  const open: [OpenWait, WaitForPerson['wait']][] = [
-    ...approval,
-    ...questions
-      .filter((q) => q.answer === null && q.planVersion === run.currentPlanVersion)
-      .map((q): [OpenWait, WaitForPerson['wait']] => [questionWait(ctx, run, q), { kind: 'question', runId: run.id, questionId: q.id }]),
-    ...escalations
-      .filter((escalation) => escalation.status === 'open')
-      .map((escalation): [OpenWait, WaitForPerson['wait']] => [escalationWait(ctx, run, escalation), { kind: 'escalation', escalationId: escalation.id }]),
-    ...confirmations
-      .filter((c) => c.status === 'pending' && (run.status === 'rolling-back' || c.planVersion === run.currentPlanVersion))
-      .map((c): [OpenWait, WaitForPerson['wait']] => [
-        confirmWait(ctx, run, c),
-        { kind: 'confirm', runId: run.id, planVersion: c.planVersion, stepId: c.stepId },
-      ]),
-  ];
   const found: WaitForPerson[] = [];
-  for (const [wait, ref] of open) {
-    const addressee = currentAddressee(events, wait.kind, wait.key);
-    const handedToMe = addressee?.to === userId;
-    if ((handedToMe && wait.addresseeMayAnswer) || (await wait.mayAnswer(userId)))
-      found.push({ run, wait: ref, ...(handedToMe ? { handedBy: addressee.by } : {}) });
+  for (const wait of await openWaits(ctx, run)) {
+    const handedToMe = wait.addressee?.to === userId;
+    if (!((handedToMe && wait.addresseeMayAnswer) || (await wait.mayAnswer(userId)))) continue;
+    const permalink = wait.message?.permalink;
+    found.push({ run, wait: wait.ref, ...(handedToMe ? { handedBy: wait.addressee!.by } : {}), ...(permalink ? { permalink } : {}) });
   }
   return found;
 }

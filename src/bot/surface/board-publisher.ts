@@ -191,10 +191,8 @@ export class BoardPublisher {
   private async send(runId: string, entry: RunBoard, state: BoardState): Promise<void> {
     this.stats.sends += 1;
     const style = this.options.style ?? 'auto';
-    const drawing = {
-      escalateTo: this.options.escalateTo,
-      ...(this.options.waitLinks ? { waitLinks: this.options.waitLinks.forBoard(runId, state.planVersion) } : {}),
-    };
+    const links = await this.options.waitLinks?.forBoard(runId, state);
+    const drawing = { escalateTo: this.options.escalateTo, ...links };
     const plan = style === 'sections' || (style === 'auto' && this.planRefused) ? undefined : planBoard(state, drawing);
     if (!plan) return this.sendView(runId, entry, statusBoard(state, drawing));
     try {

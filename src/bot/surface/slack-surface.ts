@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ConfirmationRecord, EscalationRecord, RunRecord } from '../../agent/ports/run-store.ts';
+import type { ConfirmationRecord, EscalationRecord, RunRecord, WaitMessagesPort } from '../../agent/ports/run-store.ts';
 import type {
   AskedQuestion,
   BoardState,
@@ -48,6 +48,8 @@ export interface SlackSurfaceOptions {
   approvers?: readonly string[];
   /** How long a post Slack did not answer is looked for in the thread before it counts as not posted (tests shorten it). */
   postSettle?: PostSettle;
+  /** Where each wait's message was posted is stored here, and boards read it back (any replica, after a restart). */
+  waitMessages?: WaitMessagesPort;
 }
 
 /** The agent session follows the run: working, or waiting for a person (approval, an answer, a Confirm, an escalation). */
@@ -73,7 +75,7 @@ export class SlackSurface implements Surface {
   private readonly waitLinks: WaitLinks;
 
   constructor(private readonly options: SlackSurfaceOptions) {
-    this.waitLinks = new WaitLinks(options.client);
+    this.waitLinks = new WaitLinks(options.client, options.waitMessages);
     this.plans = new PlanMessages(options.client, options.logger);
     this.status = new AgentStatus(options.client, options.logger);
     this.board = new BoardPublisher({
@@ -107,6 +109,18 @@ export class SlackSurface implements Surface {
       if (ts) last = { ts, view };
     }
     if (last) await this.plans.posted(run.id, { channel: run.conversation.channel, ts: last.ts, version, view: last.view });
+    if (last && !proposal.autoApproved) {
+      const wait = { kind: 'approval' as const, runId: run.id, planVersion: version };
+      await this.waitLinks.posted({
+        runId: run.id,
+        kind: 'approval',
+        wait,
+        planVersion: version,
+        stepId: null,
+        channel: run.conversation.channel,
+        ts: last.ts,
+      });
+    }
     if (!proposal.autoApproved) await this.status.session(run.id, run.conversation, 'suspended');
   }
 
@@ -120,7 +134,8 @@ export class SlackSurface implements Surface {
     const asks = questions.some((q) => q.trim().endsWith('?'));
     if (asks) {
       const view = questionMessage({ runId: run.id, asked: run.requester, questions, ...(asked.questionId ? { questionId: asked.questionId } : {}) });
-      await this.post(run, addressed(view, asked.addressee));
+      const ts = await this.post(run, addressed(view, asked.addressee));
+      if (ts) await this.questionPosted(run, asked.questionId, null, ts);
       return;
     }
     const body = questions.length === 1 ? escapeText(questions[0]!) : questions.map((q) => `• ${escapeText(q)}`).join('\n');
@@ -139,8 +154,17 @@ export class SlackSurface implements Surface {
   async escalate(run: RunRecord, escalation: EscalationRecord, offer: EscalationOffer, delivery?: Delivery): Promise<void> {
     await this.status.session(run.id, run.conversation, 'suspended');
     const ts = await this.post(run, addressed(escalationMessage({ escalation, offer, escalateTo: this.options.escalateTo }), offer.addressee), delivery);
-    if (ts && escalation.stepId)
-      await this.waitLinks.posted({ runId: run.id, planVersion: escalation.planVersion, stepId: escalation.stepId, channel: run.conversation.channel, ts });
+    if (!ts) return;
+    const wait = { kind: 'escalation' as const, escalationId: escalation.id };
+    await this.waitLinks.posted({
+      runId: run.id,
+      kind: 'escalation',
+      wait,
+      planVersion: escalation.planVersion,
+      stepId: escalation.stepId,
+      channel: run.conversation.channel,
+      ts,
+    });
   }
 
   /** Escalations another answer closed: each message, found by its key, becomes one line saying so (best effort). */
@@ -158,7 +182,7 @@ export class SlackSurface implements Surface {
     await this.status.session(run.id, run.conversation, 'suspended');
     const view = questionMessage({ runId: run.id, asked: run.requester, questions: [question], ...(asked.questionId ? { questionId: asked.questionId } : {}) });
     const ts = await this.post(run, addressed(view, asked.addressee), delivery);
-    if (ts) await this.waitLinks.posted({ runId: run.id, planVersion: run.currentPlanVersion, stepId, channel: run.conversation.channel, ts });
+    if (ts) await this.questionPosted(run, asked.questionId, stepId, ts);
   }
 
   async confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery, addressee?: WaitAddressee): Promise<void> {
@@ -168,7 +192,14 @@ export class SlackSurface implements Surface {
     for (const [index, view] of views.entries()) last = await this.post(run, view, delivery && { ...delivery, key: `${delivery.key}#${index}` });
     // The buttons close the last message of the request: that is the one the step waits on.
     const { planVersion, stepId } = confirmation;
-    if (last) await this.waitLinks.posted({ runId: run.id, planVersion, stepId, channel: run.conversation.channel, ts: last });
+    const wait = { kind: 'confirm' as const, runId: run.id, planVersion, stepId };
+    if (last) await this.waitLinks.posted({ runId: run.id, kind: 'confirm', wait, planVersion, stepId, channel: run.conversation.channel, ts: last });
+  }
+
+  /** A question owed before questions were named by id links its step on this process's boards only. */
+  private async questionPosted(run: RunRecord, questionId: string | undefined, stepId: string | null, ts: string): Promise<void> {
+    const wait = questionId ? { kind: 'question' as const, runId: run.id, questionId } : undefined;
+    await this.waitLinks.posted({ runId: run.id, kind: 'question', wait, planVersion: run.currentPlanVersion, stepId, channel: run.conversation.channel, ts });
   }
 
   /** The thread's permalink (chat.getPermalink of the message that started it), for attribution lines. */

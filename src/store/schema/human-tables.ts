@@ -1,7 +1,7 @@
-/** What waits on a person: escalations and the questions a tool asked. */
-import type { EscalationAction, EscalationRecord } from '../../agent/ports/run-store.ts';
+/** What waits on a person: escalations, the questions a tool asked, and where each wait's message was posted. */
+import type { EscalationAction, EscalationRecord, WaitKind } from '../../agent/ports/run-store.ts';
 import type { Text } from '../../agent/text/text.ts';
-import { index, integer, pgTable, text } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { at, createdAt, jsonb } from './columns.ts';
 import { runs } from './run-tables.ts';
 
@@ -42,4 +42,21 @@ export const questions = pgTable(
     answeredAt: at('answered_at'),
   },
   (t) => [index('questions_run_idx').on(t.runId)],
+);
+
+/** One row per wait whose message is in a thread: the newest post of it, so any replica can link it (decision 037). */
+export const waitMessages = pgTable(
+  'wait_messages',
+  {
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    wait: text('wait').$type<WaitKind>().notNull(),
+    key: text('key').notNull(),
+    channel: text('channel').notNull(),
+    ts: text('ts').notNull(),
+    permalink: text('permalink'),
+    postedAt: at('posted_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.wait, t.key] })],
 );

@@ -3,6 +3,7 @@ import type { ConfirmationRecord, EscalationRecord, HumanInputPort, QuestionReco
 import type { OweAlong } from '../../ports/outbox.ts';
 import type { RunStatus } from '../../ports/runs.ts';
 import { oweMessages } from './outbox.ts';
+import { memoryWaitMessages } from './wait-messages.ts';
 import { byTick, json, maybeText, newId, stepKey, text, untick, type MemoryTables, type Write } from './tables.ts';
 
 const AWAITING = { message: 'waiting for an approver to confirm its target', code: 'awaiting-confirmation' };
@@ -149,5 +150,5 @@ function confirmations(tables: MemoryTables): Pick<HumanInputPort, 'requestConfi
 }
 
 export function memoryHumanInput(tables: MemoryTables): HumanInputPort {
-  return { ...escalations(tables), ...questions(tables), ...confirmations(tables) };
+  return { ...escalations(tables), ...questions(tables), ...confirmations(tables), ...memoryWaitMessages(tables) };
 }

@@ -5,7 +5,7 @@
  */
 import type { RunEventInput } from '../../model/run-events.ts';
 import { storableJson, storableText } from '../../text/storable-text.ts';
-import type { EscalationRecord, QuestionRecord, ConfirmationRecord } from '../../ports/human-input.ts';
+import type { EscalationRecord, QuestionRecord, ConfirmationRecord, WaitMessageRecord } from '../../ports/human-input.ts';
 import type { ApprovalRecord, PlanVersionRecord } from '../../ports/plans.ts';
 import type { RunRecord } from '../../ports/runs.ts';
 import type { StepAttemptRecord, StepRecord } from '../../ports/steps.ts';
@@ -65,6 +65,8 @@ export class MemoryTables {
   readonly questions = new Map<string, QuestionRecord & Ticked>();
   /** Keyed by `stepKey`. */
   readonly confirmations = new Map<string, ConfirmationRecord & Ticked>();
+  /** Keyed by `runId/wait/key`: the newest post of each wait's message. */
+  readonly waitMessages = new Map<string, WaitMessageRecord & Ticked>();
   readonly outbox = new Map<string, OutboxRow>();
   /** `runId/kind/key` of every reminder sent. */
   readonly reminders = new Set<string>();

@@ -47,9 +47,13 @@ async function waitingFor(client: SlackClient, members: ChannelMembers, userId: 
     if (visible.length >= SHOWN) break;
     if (await members.isMember(item.run.conversation.channel, userId)) visible.push(item);
   }
-  const links = await waitPermalinks(client, visible);
+  // A stored link (decision 037) needs no read of the thread; a wait posted before links were stored is looked for.
+  const links = await waitPermalinks(
+    client,
+    visible.filter((item) => !item.permalink),
+  );
   return visible.map((item) => {
-    const permalink = links.get(item);
+    const permalink = item.permalink ?? links.get(item);
     return { run: item.run, what: NEED[item.wait.kind], ...(item.handedBy ? { handedBy: item.handedBy } : {}), ...(permalink ? { permalink } : {}) };
   });
 }

@@ -77,6 +77,8 @@ export interface BoardOptions {
   escalateTo?: string | undefined;
   /** Permalinks of the messages waiting steps wait on, by step id: the step links to its message. */
   waitLinks?: ReadonlyMap<string, string>;
+  /** Permalink of the escalation the run as a whole waits on (a driver failure, a failed replan). */
+  runWaitLink?: string;
 }
 
 /** The message a step waits on (an escalation, a question, a Confirm), while it waits. */
@@ -107,8 +109,14 @@ export function waitingLine(board: BoardState, options: BoardOptions = {}): stri
     const who = options.escalateTo ? mention(options.escalateTo) : 'a person';
     // Each failed step waits on its own decision; the rest of the run goes on around them.
     const which = undecided.map((step) => `step ${number(step)} (${escapeText(truncate(step.title, 100))})`);
-    if (which.length === 0) return `:raised_hand: Waiting for ${who} to decide what happens next — the question is in this thread.`;
+    if (which.length === 0) {
+      const where = options.runWaitLink ? link(options.runWaitLink, WAIT_LINK_LABEL) : 'the question is in this thread';
+      return `:raised_hand: Waiting for ${who} to decide what happens next — ${where}.`;
+    }
     const list = which.length > 1 ? `${which.slice(0, -1).join(', ')} and ${which.at(-1)}` : which[0]!;
+    // A failed step no message of its own waits on any more (e.g. its replan failed): the run's own escalation is the question.
+    const unlinked = undecided.every((step) => !waitLinkOf(step, options));
+    if (options.runWaitLink && unlinked) return `:raised_hand: Waiting for ${who} to decide on ${list} — ${link(options.runWaitLink, WAIT_LINK_LABEL)}.`;
     return `:raised_hand: Waiting for ${who} to decide on ${list} — ${which.length > 1 ? 'each question is' : 'the question is'} in this thread.`;
   }
   return undefined;

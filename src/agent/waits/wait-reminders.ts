@@ -1,0 +1,126 @@
+/**
+ * What a wait does at its `remindAt` and `expiresAt` (wait.ts), one path for every kind: at `remindAt` it
+ * is re-pinged once (claimReminder makes it once across replicas); at `expiresAt` a plan can no longer be
+ * approved (it can only be proposed again), a Confirm aborts its run as an Abort would, and an escalation
+ * or question is sent again, for `escalateTo`, while the run stays paused. Expiry never runs anything.
+ */
+import type { AgentContext, HousekeepingSettings } from '../context.ts';
+import type { RunStatus } from '../ports/run-store.ts';
+import type { WaitAddressee } from '../ports/surface.ts';
+import { finishRun } from '../execution/run-ending.ts';
+import { expireConfirmation } from '../decisions/target-decision.ts';
+import { escalationOffer } from '../execution/escalation-offer.ts';
+import { withStepTitle } from '../delivery/owed-delivery.ts';
+import { person, type Text, type TextPart, words } from '../text/text.ts';
+import { stageAt, type Wait, type WaitKind } from './wait.ts';
+
+/** Approvers named in a reminder; a longer list is a group's job. */
+const MAX_PINGED = 5;
+
+/** How each kind's reminders are named in the store (claimReminder), kept from before there was one model. */
+const REMINDER_KIND: Record<WaitKind, string> = {
+  approval: 'approval-reminder',
+  escalation: 'escalation-reping',
+  question: 'question-reminder',
+  confirm: 'confirm-reping',
+};
+
+/** Run statuses in which a kind's reminder goes out (an escalation or a plan's approval: whenever it is open). */
+const REMINDED_IN: Partial<Record<WaitKind, readonly RunStatus[]>> = {
+  question: ['awaiting-answer', 'paused', 'executing'],
+  confirm: ['paused', 'executing', 'rolling-back'],
+};
+
+export async function remindOrExpire(ctx: AgentContext, wait: Wait, now: Date, settings: HousekeepingSettings): Promise<void> {
+  const stage = stageAt(wait, now);
+  if (stage === 'none' || !(REMINDED_IN[wait.kind]?.includes(wait.run.status) ?? true)) return;
+  if (stage === 'expire' && wait.kind === 'approval') return expireApproval(ctx, wait, settings);
+  // A rollback waiting for a Confirm is not aborted again: it is asked again, for escalateTo too.
+  if (stage === 'expire' && wait.subject.kind === 'confirm' && wait.run.status !== 'rolling-back') {
+    await expireConfirmation(ctx, wait.subject.confirmation, duration(settings.waitTtlS));
+    return;
+  }
+  // An approval expires once (above), so its one reminder needs no suffix.
+  const key = stage === 'expire' ? `${wait.key}#expired` : wait.key;
+  if (!(await ctx.store.claimReminder({ runId: wait.run.id, kind: REMINDER_KIND[wait.kind], key }))) return;
+  await sendAgain(ctx, wait, stage, now, settings);
+}
+
+async function expireApproval(ctx: AgentContext, wait: Wait, settings: HousekeepingSettings): Promise<void> {
+  const reason = words`The plan expired: nobody approved it within ${duration(settings.waitTtlS)}, and nothing ran. It can only be proposed again, as a fresh plan to approve.`;
+  if (await finishRun(ctx, wait.run.id, 'rejected', reason, ['awaiting-approval'], { expired: true })) {
+    await ctx.store.appendEvent(wait.run.id, 'plan-expired', { version: wait.planVersion!, afterMinutes: Math.round(settings.waitTtlS / 60) });
+  }
+}
+
+/** The reminder (or the copy sent again at expiry): each kind's message, addressed to whom it was handed, if anyone. */
+async function sendAgain(ctx: AgentContext, wait: Wait, stage: 'remind' | 'expire', now: Date, settings: HousekeepingSettings): Promise<void> {
+  const { run, subject } = wait;
+  if (subject.kind === 'approval') {
+    const left = settings.waitTtlS - Math.floor((now.getTime() - wait.openedAt.getTime()) / 1000);
+    // Handed to someone, the reminder is theirs: it names them, not every approver.
+    const whom = wait.addressee
+      ? words`${person(wait.addressee.to)} this is still waiting on you (${person(wait.addressee.by)} handed it to you): the plan above waits for your approval.`
+      : words`${approverPings(settings)}The plan above is still waiting for an approver.`;
+    await ctx.thread.surface.notify(run, words`${whom} Nothing runs until someone approves it; it expires in ${duration(left)}.`);
+    return;
+  }
+  if (subject.kind === 'question' && stage === 'expire' && settings.escalateTo) {
+    await ctx.thread.surface.notify(
+      run,
+      words`${person(settings.escalateTo)} nobody has answered the question below in ${duration(settings.waitTtlS)}; the run waits for an answer.`,
+    );
+  }
+  const addressee = await pingAddressee(ctx, wait);
+  if (subject.kind === 'escalation') {
+    const stakes =
+      stage === 'expire'
+        ? `Nobody has decided in ${duration(settings.waitTtlS)}; the run stays paused until someone picks an action.`
+        : 'Still waiting for a decision; the run stays paused until someone picks an action.';
+    const offer = await escalationOffer(ctx, run, subject.escalation, stakes);
+    await ctx.thread.surface.escalate(run, subject.escalation, addressee ? { ...offer, addressee } : offer);
+  } else if (subject.kind === 'question') {
+    const { question } = subject;
+    const asked = { questionId: question.id, ...(addressee ? { addressee } : {}) };
+    if (question.stepId) await ctx.thread.surface.ask(run, question.stepId, question.question, undefined, asked);
+    else await ctx.thread.surface.askRequester(run, question.question.split('\n'), asked);
+  } else {
+    await ctx.thread.surface.confirmTarget(run, await withStepTitle(ctx, subject.confirmation), undefined, addressee);
+  }
+}
+
+/**
+ * A wait handed to someone (Reassign) reminds that person by name, whoever else its message pings; the
+ * copy posted again says whom it waits on, as the first post does.
+ */
+async function pingAddressee(ctx: AgentContext, wait: Wait): Promise<WaitAddressee | undefined> {
+  const { addressee } = wait;
+  if (addressee)
+    await ctx.thread.surface.notify(wait.run, words`${person(addressee.to)} this is still waiting on you (${person(addressee.by)} handed it to you).`);
+  return addressee;
+}
+
+/** The approvers by name, for a reminder, when there are few enough to name. */
+function approverPings(settings: HousekeepingSettings): Text {
+  const approvers = settings.approvers ?? [];
+  if (approvers.length === 0 || approvers.length > MAX_PINGED) return '';
+  const parts: TextPart[] = approvers.flatMap((id) => [person(id), ' ']);
+  return parts;
+}
+
+/** Seconds as a person says them: "45 seconds", "30 minutes", "2 hours", "1 day". */
+export function duration(seconds: number): string {
+  const units: [number, string][] = [
+    [86_400, 'day'],
+    [3600, 'hour'],
+    [60, 'minute'],
+  ];
+  for (const [size, unit] of units) {
+    if (seconds >= size) {
+      const count = Math.floor(seconds / size);
+      return `${count} ${unit}${count === 1 ? '' : 's'}`;
+    }
+  }
+  const count = Math.max(0, Math.floor(seconds));
+  return `${count} second${count === 1 ? '' : 's'}`;
+}

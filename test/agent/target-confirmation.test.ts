@@ -177,7 +177,7 @@ describe('Confirm for a target filled in at run time', () => {
     expect((await h.store.listConfirmations(run.id))[0]).toMatchObject({ status: 'aborted', decidedBy: 'UREQ' });
   });
 
-  it('a Confirm nobody answers is asked again once, then expires: the merge never runs and the run ends as an Abort would', async () => {
+  it('a Confirm nobody answers is asked again once, then expires: the run ends aborted and nothing more runs, its rollback included', async () => {
     const t = tools();
     const run = await approvedAndAnswered(t, '666');
     const [asked] = h.surface.of(run.id, 'confirm');
@@ -193,13 +193,15 @@ describe('Confirm for a target filled in at run time', () => {
     await h.agent.housekeep(at(86_400));
     await h.agent.idle();
     expect(t.merge.calls).toEqual([]);
-    expect(t.undo.calls.map((c) => c.args)).toEqual([{ number: 5 }]);
+    // Expiry runs nothing (CONTRACT §5): the undo of s0 is left for a person, and the summary says so.
+    expect(t.undo.calls).toEqual([]);
     expect((await h.store.getRun(run.id))?.status).toBe('aborted');
     expect((await h.store.listConfirmations(run.id))[0]).toMatchObject({ status: 'aborted', decidedBy: 'tandem:expired' });
     const [summary] = h.surface.of(run.id, 'summary');
     expect(said(summary!.summary.reason)).toMatch(
-      /^Nobody confirmed what the merge_pull step acts on within 1 day, so it did not run and the run was aborted\./,
+      /^Nobody confirmed what the merge_pull step acts on within 1 day, so it did not run and the run was aborted\. Nothing was rolled back, since an expiry runs nothing; still to undo: \S.*\.$/,
     );
+    expect((await h.store.listSteps(run.id)).filter((step) => step.kind === 'rollback' && step.status !== 'cancelled')).toEqual([]);
     // A late click decides nothing.
     expect(await confirm(run.id, 'UAPP')).toEqual({ ok: false, error: expect.objectContaining({ code: 'run-ended' }) });
   });

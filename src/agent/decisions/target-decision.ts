@@ -1,7 +1,7 @@
 /** A Confirm or Abort click on a late-bound target: checked, decided in one store transaction, carried out (Abort rolls back as an escalation's Abort does). */
 import { checkConfirmer, checkRequesterOrApprover } from './approval-policy.ts';
 import type { AgentContext } from '../context.ts';
-import { abortRun, continueIfClear } from './escalation-resolution.ts';
+import { abortRun, abortUnattended, continueIfClear } from './escalation-resolution.ts';
 import type { ConfirmationRecord, RunRecord } from '../ports/run-store.ts';
 import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
 import { isFinal } from '../execution/run-ending.ts';
@@ -89,8 +89,9 @@ function refusal(run: RunRecord, confirmation: ConfirmationRecord | undefined, i
 export const EXPIRED_BY = 'tandem:expired';
 
 /**
- * A Confirm nobody answered within the wait's time to live: its step never runs, and the run ends as an
- * Abort click would end it. Expiry confirms nothing. False when someone decided first (or the run moved on).
+ * A Confirm nobody answered within the wait's time to live: its step never runs, and the run ends aborted with
+ * nothing more run, its rollback included (abortUnattended). Expiry confirms nothing. False when someone decided
+ * first (or the run moved on).
  */
 export async function expireConfirmation(ctx: AgentContext, confirmation: ConfirmationRecord, waited: Text): Promise<boolean> {
   const { runId, planVersion, stepId } = confirmation;
@@ -98,7 +99,11 @@ export async function expireConfirmation(ctx: AgentContext, confirmation: Confir
     const decided = await ctx.store.decideConfirmation({ runId, planVersion, stepId, userId: EXPIRED_BY, decision: 'aborted' });
     if (!decided) return false;
     await ctx.store.appendEvent(runId, 'target-aborted', { planVersion, stepId, by: EXPIRED_BY, targets: decided.targets });
-    await abortRun(ctx, runId, words`Nobody confirmed what the ${confirmation.tool} step acts on within ${waited}, so it did not run and the run was aborted.`);
+    await abortUnattended(
+      ctx,
+      runId,
+      words`Nobody confirmed what the ${confirmation.tool} step acts on within ${waited}, so it did not run and the run was aborted.`,
+    );
     return true;
   });
 }

@@ -44,9 +44,12 @@ export function bindingApproval(
   return refuse(changed ? 'content-changed' : 'none-covers', reasons.join('; '));
 }
 
-/** True when the version may run; otherwise nothing starts and a person is asked (the run pauses). */
-export async function mayStartVersion(ctx: AgentContext, run: RunRecord, version: PlanVersionRecord): Promise<boolean> {
-  const approvals = await ctx.store.listApprovals(run.id);
+/**
+ * True when the version may run; otherwise nothing starts and a person is asked (the run pauses).
+ * `listed`: the run's approvals, when the caller just read them.
+ */
+export async function mayStartVersion(ctx: AgentContext, run: RunRecord, version: PlanVersionRecord, listed?: readonly ApprovalRecord[]): Promise<boolean> {
+  const approvals = listed ?? (await ctx.store.listApprovals(run.id));
   const digest = await planDigest(version.plan);
   // The policy in force judges the recorded approvals (decision 028).
   const approved = await policyVersionApproved({ gate: ctx.policy, run, version, digest, riskOf: ctx.tools.riskOf, approvals });

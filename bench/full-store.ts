@@ -23,6 +23,7 @@ import { createRunStore, leaseLagSeconds, openDatabase, openWaits, type Database
 import { quietSurface } from './quiet-surface.ts';
 import { atLeast, atMost, below, printFigures, type Figure } from './support/figures.ts';
 import { fillStore } from './support/fill-store.ts';
+import { rawRows } from '../src/store/engine/raw-rows.ts';
 import { freshPostgres } from './support/fresh-postgres.ts';
 import { settingsGate } from '../src/policy/policy-in-force.ts';
 
@@ -131,8 +132,9 @@ const fillStarted = performance.now();
 const filled = await fillStore(full.database.db, { templateRunId: template!.id, runs: RUNS, eventsPerRun: EVENTS_PER_RUN });
 console.log(`${label}: filled ${filled.runs} runs, ${filled.events} events in ${((performance.now() - fillStarted) / 1000).toFixed(1)} s`);
 
-// Both stores with statistics, as autovacuum keeps a store in use (the filler analysed the full one).
-await empty.database.db.execute(sql`analyze`);
+// Both stores vacuumed and with statistics, as autovacuum keeps a store in use: without the vacuum, autovacuum
+// could work through the 200,000 events just inserted while the rounds run (decision 030, session 13).
+for (const side of [empty, full]) await side.database.db.execute(sql`vacuum (analyze)`);
 // Warm both (JIT, prepared statements), then alternate empty and full, round by round.
 for (const side of [agents.empty, agents.full]) {
   await timedRun(side.wide, plan(20, false));
@@ -151,6 +153,69 @@ const throughput = { empty: median(rates.empty), full: median(rates.full) };
 const bookkeeping = { empty: median(perStep.empty), full: median(perStep.full) };
 console.log(`throughput, steps/s (median of ${ROUNDS}): empty ${throughput.empty.toFixed(0)}, full ${throughput.full.toFixed(0)}`);
 console.log(`bookkeeping, ms per step (median of ${ROUNDS}): empty ${bookkeeping.empty.toFixed(2)}, full ${bookkeeping.full.toFixed(2)}`);
+
+/**
+ * Buffer blocks (hits and reads) the server counted so far for this database, in all and per table or index,
+ * once every connection reported them.
+ */
+async function blocksSoFar(database: Database): Promise<{ total: number; byRelation: Map<string, number> }> {
+  // A backend reports its counts within 10 s of going idle (PostgreSQL 15's PGSTAT_IDLE_INTERVAL).
+  await new Promise((resolve) => setTimeout(resolve, 11_000));
+  await database.db.execute(sql`select pg_stat_clear_snapshot()`);
+  const [row] = await rawRows<{ blocks: string }>(
+    database.db,
+    sql`select blks_hit + blks_read as blocks from pg_stat_database where datname = current_database()`,
+  );
+  const relations = await rawRows<{ name: string; blocks: string }>(
+    database.db,
+    sql`select relname as name, coalesce(heap_blks_hit, 0) + coalesce(heap_blks_read, 0) as blocks from pg_statio_user_tables
+        union all select indexrelname, coalesce(idx_blks_hit, 0) + coalesce(idx_blks_read, 0) from pg_statio_user_indexes`,
+  );
+  return { total: Number(row!.blocks), byRelation: new Map(relations.map((r) => [r.name, Number(r.blocks)])) };
+}
+
+/**
+ * What the server does per step, full ÷ empty, in buffer blocks touched: unlike the time, it does not move with
+ * the machine's load, so it says whether a full store costs the database more per step (one run of each shape).
+ * The blocks of an idle window as long (the replica's timers: adoption scans, renewals) are taken off.
+ */
+async function blocksPerStep(): Promise<Figure[]> {
+  const perStep = async (side: 'empty' | 'full', shape: 'wide' | 'chain', steps: PlannerAnswer['steps']) => {
+    const database = side === 'empty' ? empty.database : full.database;
+    const idleFrom = await blocksSoFar(database);
+    const before = await blocksSoFar(database);
+    await timedRun(agents[side][shape], steps);
+    const after = await blocksSoFar(database);
+    const idle = before.total - idleFrom.total;
+    const byRelation = new Map(
+      [...after.byRelation].map(([name, blocks]) => [
+        name,
+        (blocks - (before.byRelation.get(name) ?? 0) - ((before.byRelation.get(name) ?? 0) - (idleFrom.byRelation.get(name) ?? 0))) / steps.length,
+      ]),
+    );
+    return { perStep: (after.total - before.total - idle) / steps.length, idle, byRelation };
+  };
+  const figures: Figure[] = [];
+  for (const [shape, steps] of [
+    ['wide', plan(WIDE, false)],
+    ['chain', plan(CHAIN, true)],
+  ] as const) {
+    const sides = { empty: await perStep('empty', shape, steps), full: await perStep('full', shape, steps) };
+    const relations = [...sides.full.byRelation.keys()]
+      .map((name) => [name, sides.full.byRelation.get(name)!, sides.empty.byRelation.get(name) ?? 0] as const)
+      .filter(([, full, emptySide]) => Math.abs(full - emptySide) >= 1)
+      .sort((a, b) => b[1] - b[2] - (a[1] - a[2]));
+    for (const [name, fullSide, emptySide] of relations) console.log(`  ${shape}: ${name} ${emptySide.toFixed(1)} → ${fullSide.toFixed(1)} blocks a step`);
+    figures.push({
+      name: `database blocks per step (${shape}), full ÷ empty`,
+      value: sides.full.perStep / sides.empty.perStep,
+      unit: '',
+      ...atMost(1.1)(sides.full.perStep / sides.empty.perStep),
+      baseline: `empty store ${sides.empty.perStep.toFixed(0)} blocks a step, full ${sides.full.perStep.toFixed(0)} (pg_stat_database, an idle window of ${sides.empty.idle} / ${sides.full.idle} blocks taken off; one run each)`,
+    });
+  }
+  return figures;
+}
 
 type Side = { database: Database; agent: Agent };
 const queries: [string, (side: Side) => Promise<unknown>, number][] = [
@@ -197,6 +262,7 @@ for (const [name, work, count] of queries) {
     baseline: `${count} samples, median ${median(times).toFixed(2)} ms; empty store p99 ${p99(emptyTimes).toFixed(2)} ms`,
   });
 }
+if (engine === 'postgres') figures.push(...(await blocksPerStep()));
 await empty.drop();
 await full.drop();
 printFigures(`full store (${label}, ${filled.runs} runs, ${filled.events} events)`, figures);

@@ -1,6 +1,7 @@
 import type { EventsPort } from '../agent/ports/events.ts';
 import type { HumanInputPort } from '../agent/ports/human-input.ts';
 import type { LeasesPort } from '../agent/ports/leases.ts';
+import type { OpeningsPort } from '../agent/ports/openings.ts';
 import type { OutboxPort } from '../agent/ports/outbox.ts';
 import type { PlansPort } from '../agent/ports/plans.ts';
 import type { RunStore } from '../agent/ports/run-store.ts';
@@ -24,6 +25,7 @@ import { insertSteps, selectAttempts, selectSteps, setStepStatus } from './steps
 import { requeueInterruptedSteps, selectRunningSteps } from './steps/interrupted-steps.ts';
 import { writeStepTransitions } from './steps/step-transitions.ts';
 import { selectSummarySource } from './runs/summary-repository.ts';
+import { selectPassOpenings, selectTokensOf } from './runs/pass-openings-repository.ts';
 import { insertUsage, sumUsage, sumUsageByModel } from './runs/usage-repository.ts';
 
 const runs = (db: Db): RunsPort => ({
@@ -106,7 +108,23 @@ const summary = (db: Db): SummaryPort => ({
   summarySource: (runId) => selectSummarySource(db, runId),
 });
 
+const openings = (db: Db): OpeningsPort => ({
+  passOpenings: (runIds) => selectPassOpenings(db, runIds),
+  tokensOf: (runIds) => selectTokensOf(db, runIds),
+});
+
 /** The agent's `RunStore` on our tables, one role at a time; each call is one committed fact. */
 export function createRunStore(db: Db): RunStore {
-  return { ...runs(db), ...outbox(db), ...leases(db), ...plans(db), ...steps(db), ...events(db), ...humanInput(db), ...usage(db), ...summary(db) };
+  return {
+    ...runs(db),
+    ...outbox(db),
+    ...leases(db),
+    ...plans(db),
+    ...steps(db),
+    ...events(db),
+    ...humanInput(db),
+    ...usage(db),
+    ...summary(db),
+    ...openings(db),
+  };
 }

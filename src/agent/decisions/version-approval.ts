@@ -54,14 +54,19 @@ interface ApprovalFacts {
 /** The executor's precondition (ports/version-approvals.ts), answered by the policy in force; built by the wiring. */
 export function versionApprovals(facts: ApprovalFacts): VersionApprovals {
   return {
-    mayRun: (run, version) => versionMayRun(facts, run, version),
+    mayRun: (run, version, approvals) => versionMayRun(facts, run, version, approvals),
     rollbackContentChanged: (run, version) => rollbackContentChanged(facts, run, version),
   };
 }
 
 /** Whether the version may run: the policy in force judges the recorded approvals (decision 028) against its content now. */
-async function versionMayRun(facts: ApprovalFacts, run: RunRecord, version: PlanVersionRecord): Promise<Refused<void, VersionRefusalCode>> {
-  const approvals = await facts.store.listApprovals(run.id);
+async function versionMayRun(
+  facts: ApprovalFacts,
+  run: RunRecord,
+  version: PlanVersionRecord,
+  listed?: readonly ApprovalRecord[],
+): Promise<Refused<void, VersionRefusalCode>> {
+  const approvals = listed ?? (await facts.store.listApprovals(run.id));
   const digest = await planDigest(version.plan);
   return policyVersionApproved({ gate: facts.config.policy, run, version, digest, riskOf: facts.config.tools.riskOf, approvals });
 }

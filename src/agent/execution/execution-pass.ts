@@ -14,6 +14,7 @@ import type { Text } from '../text/text.ts';
 import { escalatedSteps, succeededOutputs } from './steps/step-facts.ts';
 import { runStep, type StepOutcome } from './steps/step-runner.ts';
 import { PassBoard } from './pass-board.ts';
+import { passReads } from './pass-reads.ts';
 
 /** What the pass needs of its driver. */
 export interface PassHooks {
@@ -36,6 +37,11 @@ export class ExecutionPass {
   /** A failure the supervisor answers with a new plan (and why): nothing new starts. */
   replanning: { stepId: string; reason: Text } | null = null;
   systemError: unknown = null;
+  /**
+   * A step this pass started came back pending, nobody's: its claim was refused because the run left
+   * `executing` or another version became current (or a peer put it back). The driver looks at the run.
+   */
+  refused = false;
   private readonly outputs: Map<string, Record<string, unknown>>;
   private readonly board: PassBoard;
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -53,14 +59,16 @@ export class ExecutionPass {
     readonly version: number,
     allSteps: readonly StepRecord[],
     private readonly hooks: PassHooks,
-    escalated: readonly string[] = [],
+    opened: { escalated?: readonly string[]; tokens?: { total: number; readAt: Date } } = {},
   ) {
     this.steps = allSteps;
     const forward = allSteps.filter((step) => step.kind === 'forward');
     this.outputs = succeededOutputs(allSteps);
     this.records = new Map(forward.filter((step) => step.planVersion === version).map((step) => [step.stepId, step]));
     this.attempts = forward.reduce((sum, step) => sum + step.attempt, 0);
-    this.escalated = new Set(escalated);
+    this.escalated = new Set(opened.escalated);
+    this.tokens = opened.tokens?.total ?? 0;
+    this.tokensReadAt = opened.tokens?.readAt ?? null;
     this.events = createEventLog(ctx, run.id);
     this.specs = new Map(plan.steps.map((step) => [step.id, step]));
     this.writes = joinedClaims(ctx.store);
@@ -135,12 +143,15 @@ export class ExecutionPass {
     return true;
   }
 
-  /** Reads the run's token total (one read at a time: a caller during a read waits for that one). */
+  /**
+   * Reads the run's token total (one read at a time: a caller during a read waits for that one), with the
+   * other passes that ask in the same turn (pass-reads.ts).
+   */
   readTokens(): Promise<void> {
-    this.tokensReading ??= this.ctx.store
-      .usageTotals(this.run.id)
-      .then((usage) => {
-        this.tokens = usage.inputTokens + usage.outputTokens;
+    this.tokensReading ??= passReads(this.ctx.store)
+      .tokens(this.run.id)
+      .then((tokens) => {
+        this.tokens = tokens;
         this.tokensReadAt = this.ctx.now();
       })
       .finally(() => (this.tokensReading = null));
@@ -252,6 +263,7 @@ export class ExecutionPass {
     } else if (outcome.status === 'lost') {
       const fresh = (await this.ctx.store.listSteps(this.run.id, this.version)).find((step) => step.stepId === stepId && step.kind === 'forward');
       if (fresh) this.records.set(stepId, fresh);
+      if (fresh?.status === 'pending') this.refused = true;
       // Another writer settled it (a peer's recovery reconciled it as done): its dependants fill their
       // references from that output. Without it the rules would start them on a record that says succeeded
       // and an output map that never heard of it ("has no recorded output of step …").

@@ -2,28 +2,40 @@
 import type { AgentContext } from '../context.ts';
 import { riskOfTool } from '../model/tool-risk.ts';
 import type { Refusal } from '../model/refusal.ts';
+import type { PassOpening } from '../ports/openings.ts';
 import type { PlanVersionRecord, RunRecord } from '../ports/run-store.ts';
 import type { VersionRefusalCode } from '../ports/version-approvals.ts';
 import { escalate } from './escalation.ts';
 import { ExecutionPass, type PassHooks } from './execution-pass.ts';
+import { passReads } from './pass-reads.ts';
 import { escalatedSteps } from './steps/step-facts.ts';
 
 /**
- * Reads the run (unless the caller just did) and its current plan version and creates its step rows;
- * undefined when there is nothing to execute.
+ * Reads the run's opening (shared with the drivers that open in the same turn: pass-reads.ts) and creates
+ * its version's step rows if they are not there yet; undefined when there is nothing to execute.
  */
-export async function openExecutionPass(ctx: AgentContext, runOrId: RunRecord | string, hooks: PassHooks): Promise<ExecutionPass | undefined> {
-  const run = typeof runOrId === 'string' ? await ctx.store.getRun(runOrId) : runOrId;
-  if (!run || run.status !== 'executing' || !run.currentPlanVersion) return undefined;
-  const runId = run.id;
-  const planVersion = await ctx.store.getPlanVersion(runId, run.currentPlanVersion);
-  if (!planVersion) return undefined;
-  const approved = await ctx.config.approvals.mayRun(run, planVersion);
+export async function openExecutionPass(ctx: AgentContext, runId: string, hooks: PassHooks): Promise<ExecutionPass | undefined> {
+  const opening = await passReads(ctx.store).opening(runId);
+  if (!opening) return undefined;
+  const { run, version: planVersion, approvals, escalations, tokens } = opening;
+  if (run.status !== 'executing' || !run.currentPlanVersion || !planVersion) return undefined;
+  const approved = await ctx.config.approvals.mayRun(run, planVersion, approvals);
   if (!approved.ok) return void (await refuseUnapproved(ctx, run, planVersion, approved.error));
-  const plan = planVersion.plan;
+  const steps = await withStepRows(ctx, opening, planVersion.version);
+  return new ExecutionPass(ctx, run, planVersion.plan, planVersion.version, steps, hooks, {
+    escalated: escalatedSteps(escalations, planVersion.version),
+    tokens: { total: tokens, readAt: ctx.now() },
+  });
+}
+
+/** The run's step rows, with the version's own created first when this is its first pass (a resumed run has them). */
+async function withStepRows(ctx: AgentContext, { run, version, steps }: PassOpening, planVersion: number) {
+  const plan = version!.plan;
+  const present = new Set(steps.filter((step) => step.planVersion === planVersion && step.kind === 'forward').map((step) => step.stepId));
+  if (plan.steps.every((step) => present.has(step.id))) return steps;
   await ctx.store.createSteps(
-    runId,
-    planVersion.version,
+    run.id,
+    planVersion,
     plan.steps.map((step) => ({
       stepId: step.id,
       kind: 'forward',
@@ -34,8 +46,7 @@ export async function openExecutionPass(ctx: AgentContext, runOrId: RunRecord | 
       plannedArgs: step.args,
     })),
   );
-  const [steps, escalations] = await Promise.all([ctx.store.listSteps(runId), ctx.store.listEscalations(runId)]);
-  return new ExecutionPass(ctx, run, plan, planVersion.version, steps, hooks, escalatedSteps(escalations, planVersion.version));
+  return ctx.store.listSteps(run.id);
 }
 
 /** A version the stored approvals do not let run: nothing starts, and a person is asked (the run pauses). */

@@ -6,7 +6,6 @@
  */
 import { movesFrom } from '../model/run-moves.ts';
 import type { AgentContext } from '../context.ts';
-import type { RunRecord } from '../ports/run-store.ts';
 import type { ExecutionPass } from './execution-pass.ts';
 import { openExecutionPass } from './open-execution-pass.ts';
 import { nextActions, type ExecutorAction, type Settlement } from './execution-rules.ts';
@@ -70,14 +69,11 @@ export class RunDriver {
     // Another replica drives this run: it sees what changed in the store within its refresh interval.
     if (!(await this.ctx.replica.leases.claim(this.runId))) return;
     try {
-      let run = await this.ctx.store.getRun(this.runId);
       let first = true;
       do {
         this.wakeRequested = false;
-        // The first pass goes on the run just read, and first settles steps a dead driver left running;
-        // a pass after a wake reads the run again.
-        await this.driveOnce(run, first);
-        run = undefined;
+        // The first pass settles steps a dead driver left running; every pass reads the run again.
+        await this.driveOnce(first);
         first = false;
       } while (this.wakeRequested && !this.stopping);
     } finally {
@@ -88,14 +84,14 @@ export class RunDriver {
     }
   }
 
-  private async driveOnce(read: RunRecord | undefined, recoverFirst: boolean): Promise<void> {
+  private async driveOnce(recoverFirst: boolean): Promise<void> {
     const hooks = {
       signal: this.controller.signal,
       superseded: () => this.superseded,
       stopping: () => this.stopping,
       onSystemError: (error: unknown) => this.controller.abort(error),
     };
-    let pass = await openExecutionPass(this.ctx, read ?? this.runId, hooks);
+    let pass = await openExecutionPass(this.ctx, this.runId, hooks);
     // Steps a dead driver left running are settled before anything starts, from the rows the pass just
     // read; the pass is opened again on what the recovery wrote (a step a person must decide on waits for
     // its own answer, the rest goes on).
@@ -126,6 +122,7 @@ export class RunDriver {
   /** Asks the rules what comes next and performs it, until they say how the run ends (or the driver stops). */
   private async loop(pass: ExecutionPass): Promise<Settlement> {
     while (!this.stopping && !pass.systemError) {
+      if (pass.refused && !(await this.stillOnVersion(pass))) return { status: 'none' };
       const actions = nextActions(pass.state(this.stopping));
       for (const [index, action] of actions.entries()) {
         const ending = await this.perform(pass, action);
@@ -215,6 +212,24 @@ export class RunDriver {
     if (fresh?.status === 'executing') return true;
     this.superseded = true;
     this.halt();
+    return false;
+  }
+
+  /**
+   * A claim was refused with its step left pending: starting it again would be refused again, until the step
+   * budget ended the run. False when this pass must end: the run left `executing` (this driver stops, writing
+   * nothing more), or another version is current (the next pass follows it).
+   */
+  private async stillOnVersion(pass: ExecutionPass): Promise<boolean> {
+    pass.refused = false;
+    const fresh = await this.ctx.store.getRun(this.runId);
+    if (fresh?.status !== 'executing') {
+      this.superseded = true;
+      this.halt();
+      return false;
+    }
+    if (fresh.currentPlanVersion === pass.version) return true;
+    this.wakeRequested = true;
     return false;
   }
 

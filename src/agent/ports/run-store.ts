@@ -1,6 +1,7 @@
 import type { EventsPort } from './events.ts';
 import type { HumanInputPort } from './human-input.ts';
 import type { LeasesPort } from './leases.ts';
+import type { OpeningsPort } from './openings.ts';
 import type { OutboxPort } from './outbox.ts';
 import type { PlansPort } from './plans.ts';
 import type { RunsPort } from './runs.ts';
@@ -13,6 +14,7 @@ import type { UsagePort } from './usage.ts';
 export type * from './events.ts';
 export type * from './human-input.ts';
 export type * from './leases.ts';
+export type * from './openings.ts';
 export type * from './outbox.ts';
 export type * from './plans.ts';
 export type * from './runs.ts';
@@ -26,4 +28,4 @@ export { FINAL_RUN_STATUSES } from './runs.ts';
  * durable fact, committed before it returns, so the executor can store a transition before the action
  * that depends on it. A module that needs one role takes that port, not the whole store.
  */
-export interface RunStore extends RunsPort, OutboxPort, LeasesPort, PlansPort, StepsPort, EventsPort, HumanInputPort, UsagePort, SummaryPort {}
+export interface RunStore extends RunsPort, OutboxPort, LeasesPort, PlansPort, StepsPort, EventsPort, HumanInputPort, UsagePort, SummaryPort, OpeningsPort {}

@@ -10,7 +10,7 @@ import { approvals, planVersions } from '../schema.ts';
 
 type PlanRow = typeof planVersions.$inferSelect;
 
-function toPlanVersion(row: PlanRow): PlanVersionRecord {
+export function toPlanVersion(row: PlanRow): PlanVersionRecord {
   return {
     runId: row.runId,
     version: row.version,
@@ -118,7 +118,7 @@ export async function selectPlanVersions(db: Db, runId: string): Promise<PlanVer
 
 type ApprovalRow = typeof approvals.$inferSelect;
 
-const toApproval = (row: ApprovalRow): ApprovalRecord => ({
+export const toApproval = (row: ApprovalRow): ApprovalRecord => ({
   runId: row.runId,
   planVersion: row.planVersion,
   userId: row.userId,

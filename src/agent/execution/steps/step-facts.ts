@@ -16,7 +16,7 @@ export function completedStepIds(steps: readonly StepRecord[]): Set<string> {
 }
 
 /** Steps of this version whose failure waits for a person's answer (an open escalation of its own). */
-export function escalatedSteps(escalations: readonly EscalationRecord[], version: number): string[] {
+export function escalatedSteps(escalations: readonly Pick<EscalationRecord, 'planVersion' | 'stepId' | 'status'>[], version: number): string[] {
   return escalations.flatMap((escalation) =>
     escalation.status === 'open' && escalation.planVersion === version && escalation.stepId !== null ? [escalation.stepId] : [],
   );

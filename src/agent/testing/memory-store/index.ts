@@ -9,6 +9,7 @@ import { memoryDecisions } from './decisions.ts';
 import { memoryEvents } from './events.ts';
 import { memoryHumanInput } from './human-input.ts';
 import { memoryLeases } from './leases.ts';
+import { memoryOpenings } from './openings.ts';
 import { memoryOutbox } from './outbox.ts';
 import { memoryPlanVersions } from './plans.ts';
 import { memoryRuns } from './runs.ts';
@@ -32,5 +33,5 @@ export function createMemoryRunStore(options: { onRunMove?: MemoryTables['onRunM
     ...memoryHumanInput(tables),
     ...memoryUsage(tables),
   };
-  return { ...ports, ...memorySummary(tables, ports) };
+  return { ...ports, ...memorySummary(tables, ports), ...memoryOpenings(ports) };
 }

@@ -5,7 +5,7 @@ import { readEvent } from './events.ts';
 import type { MemoryTables } from './tables.ts';
 
 /** `reads` are the store's other ports: each read below is synchronous up to its answer, so together they see one moment. */
-export function memorySummary(tables: MemoryTables, reads: Omit<RunStore, 'summarySource'>): SummaryPort {
+export function memorySummary(tables: MemoryTables, reads: Omit<RunStore, 'summarySource' | 'passOpenings' | 'tokensOf'>): SummaryPort {
   return {
     async summarySource(runId) {
       const fallback = (tables.events.get(runId) ?? []).filter((event) => event.type === 'planner-fallback').at(-1);

@@ -43,6 +43,7 @@ export function createAgent(deps: AgentDeps): Agent {
       adoptOrphans: () => resumeRuns(ctx, { startUp: false }),
       soleOwner: ctx.soleOwner,
       adoptEveryMs: ctx.leases.settings.adoptEveryMs,
+      owedSweepMs: ctx.leases.settings.owedRetryMs,
       logger: ctx.logger,
     },
     work,

@@ -22,5 +22,7 @@ export interface DeliveryContext {
   /** This replica's id, and whether it has the store to itself (an owed message's lease is then always its own). */
   owner: string;
   soleOwner: boolean;
+  /** Of this replica's settings, how long a failed delivery waits before it is tried again. */
+  leases: { readonly settings: { readonly owedRetryMs: number } };
   now(): Date;
 }

@@ -88,8 +88,14 @@ const kill = async (tandem: TandemProcess) => {
   await tandem.exited;
 };
 
-// Each test is mostly waiting on the processes it starts and kills: they run at once, each in a world of its own.
-describe.concurrent('a Tandem process killed with SIGKILL', () => {
+// Each test is mostly waiting on the processes it starts and kills: on PostgreSQL they run at once, each in a
+// world of its own. On PGlite a world's first start creates its database (seconds of CPU, no waiting), and six
+// of those at once only crowd each other: there the tests take turns in one world, as the store outlives a kill.
+const atOnce = DEFAULT_ENGINE === 'postgres';
+const inTurnOrAtOnce = atOnce ? describe.concurrent : describe;
+let sharedWorld: Promise<World> | undefined;
+const worldForTest = (): Promise<World> => (atOnce ? newWorld() : (sharedWorld ??= newWorld()));
+inTurnOrAtOnce('a Tandem process killed with SIGKILL', () => {
   afterAll(async () => {
     for (const { world, cwd, processes } of worlds) {
       for (const tandem of processes) if (tandem.child.exitCode === null && tandem.child.signalCode === null) await kill(tandem);
@@ -139,7 +145,7 @@ describe.concurrent('a Tandem process killed with SIGKILL', () => {
   };
 
   it('right after a mention was acknowledged: the next start handles it, once', async () => {
-    const w = await newWorld();
+    const w = await worldForTest();
     const first = await w.start();
     const release = await holdRunsTable(w);
     const sent = first.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> let it settle' });
@@ -154,7 +160,7 @@ describe.concurrent('a Tandem process killed with SIGKILL', () => {
   }, 180_000);
 
   it('right after an Approve click was acknowledged: the next start runs the plan, once', async () => {
-    const w = await newWorld();
+    const w = await worldForTest();
     const first = await w.start();
     const sent = first.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> let it settle' });
     await w.fake.waitUntil(() => planMessage(w, sent.ts) !== undefined, 30_000, 'the plan');
@@ -174,7 +180,7 @@ describe.concurrent('a Tandem process killed with SIGKILL', () => {
   }, 180_000);
 
   it('between the last step and the summary: the next start posts the final board and the summary, once', async () => {
-    const w = await newWorld();
+    const w = await worldForTest();
     const first = await w.start();
     const sent = first.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> let it settle' });
     await approveAndFinish(w, first, sent.ts);
@@ -188,7 +194,7 @@ describe.concurrent('a Tandem process killed with SIGKILL', () => {
   }, 180_000);
 
   it('after the summary reached Slack but before it was marked sent: the next start does not post it again', async () => {
-    const w = await newWorld();
+    const w = await worldForTest();
     const first = await w.start();
     const sent = first.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> let it settle' });
     await approveAndFinish(w, first, sent.ts);
@@ -201,7 +207,7 @@ describe.concurrent('a Tandem process killed with SIGKILL', () => {
   }, 180_000);
 
   it("right when Slack stored the board's first post: the next start finds that board and edits it", async () => {
-    const w = await newWorld();
+    const w = await worldForTest();
     const first = await w.start();
     const sent = first.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> let it settle' });
     await w.fake.waitUntil(() => planMessage(w, sent.ts) !== undefined, 30_000, 'the plan');
@@ -217,7 +223,7 @@ describe.concurrent('a Tandem process killed with SIGKILL', () => {
   }, 180_000);
 
   it('during a board edit: the next start finishes the run on the same board', async () => {
-    const w = await newWorld();
+    const w = await worldForTest();
     const first = await w.start();
     const sent = first.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> let it settle' });
     await approveAndFinish(w, first, sent.ts);
@@ -231,7 +237,7 @@ describe.concurrent('a Tandem process killed with SIGKILL', () => {
   it.runIf(DEFAULT_ENGINE === 'postgres')(
     'with two replicas: a mention acknowledged by one that is then killed is handled by the other, once',
     async () => {
-      const w = await newWorld();
+      const w = await worldForTest();
       const first = await w.start();
       const second = await w.start();
       const release = await holdRunsTable(w);

@@ -8,6 +8,7 @@
 // with another's). The command after `--`, if any, runs at the same time with its output streamed as it comes,
 // so a long test run shows its progress. The exit code is the first failure's, or 0 when all passed.
 import { spawn } from 'node:child_process';
+import os from 'node:os';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const args = process.argv.slice(2);
@@ -15,10 +16,24 @@ const split = args.indexOf('--');
 const scripts = split === -1 ? args : args.slice(0, split);
 const live = split === -1 ? [] : args.slice(split + 1);
 
+/**
+ * Beside a live command the checks run at a lower priority (nice 10, inherited by what npm starts): they take
+ * the CPU the tests leave idle, not the CPU a test's process start or timer needs on a loaded machine.
+ */
+const lowerPriority = (child) => {
+  if (!live.length || child.pid === undefined) return;
+  try {
+    os.setPriority(child.pid, 10);
+  } catch {
+    // Not permitted here: the checks run at the normal priority.
+  }
+};
+
 /** An npm script, its output held until it ends. */
 const buffered = (script) =>
   new Promise((resolve) => {
     const child = spawn(npm, ['run', '-s', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    lowerPriority(child);
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));

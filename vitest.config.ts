@@ -62,6 +62,10 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...UNIT, ...STORE],
+          // Tests marked concurrent (crash-recovery's, each in a world of its own) run two at a time: each mostly
+          // waits on the processes it starts, but a start is a second or two of CPU, and more at once crowd the
+          // files running beside them on a loaded machine. A test's timeout starts when its turn does.
+          maxConcurrency: 2,
           // The processes these tests start run the compiled output, built once here (test/helpers/build-once.ts).
           globalSetup: ['test/helpers/build-once.ts'],
         },

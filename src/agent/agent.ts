@@ -47,6 +47,7 @@ export function createAgent(deps: AgentDeps): Agent {
       adoptOrphans: () => resumeRuns(ctx, { startUp: false }),
       soleOwner: ctx.replica.soleOwner,
       adoptEveryMs: ctx.replica.leases.settings.adoptEveryMs,
+      owedSweepMs: ctx.replica.leases.settings.owedRetryMs,
       logger: ctx.logger,
     },
     work,

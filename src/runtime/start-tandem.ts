@@ -70,6 +70,8 @@ export interface SlackTimings {
   retryBackoffMs?: { min: number; max: number };
   postSettle?: PostSettle;
   boardRetryBaseMs?: number;
+  /** How long a message a run owes its thread waits to be sent again after Slack did not take it (default 5 s). */
+  owedRetryMs?: number;
 }
 
 export interface TandemRuntime {
@@ -122,7 +124,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       savePolicyTexts(database.db, loaded.hash, loaded.sources),
     );
     cleanups.add(async () => policy.stop());
-    const agent = buildAgent(config, services, { surface, policy: policy.gate, logger, replicaId });
+    const agent = buildAgent(config, services, { surface, policy: policy.gate, logger, replicaId, owedRetryMs: options.slackTimings?.owedRetryMs });
     cleanups.add(() => agent.shutdown(shutdownDeadlineMs));
     const schedules = createSchedules({
       db: database.db,
@@ -263,7 +265,7 @@ async function buildServices(
 function buildAgent(
   config: Readonly<Config>,
   { database, store, llm, tools, runbooks }: Services,
-  wiring: { surface: SlackSurface; policy: PolicyGate; logger: Logger; replicaId: string },
+  wiring: { surface: SlackSurface; policy: PolicyGate; logger: Logger; replicaId: string; owedRetryMs: number | undefined },
 ): Agent {
   return createAgent({
     store,
@@ -288,6 +290,7 @@ function buildAgent(
     usageRecordedByLlm: true,
     isStoreOutage: (error) => storeFailureKind(error) !== undefined,
     runbooks,
+    replicas: wiring.owedRetryMs === undefined ? undefined : { owedRetryMs: wiring.owedRetryMs },
   });
 }
 

@@ -35,7 +35,12 @@ const silent = { info: () => undefined, warn: () => undefined, error: () => unde
 
 function contextFor(store: RunStore, surface: HangingSurface, owner = 'replica-a'): AgentContext {
   // Delivery reads only these members of the context.
-  return { store, thread: { deliverySurface: surface }, logger: silent, replica: { owner, soleOwner: false } } as unknown as AgentContext;
+  return {
+    store,
+    thread: { deliverySurface: surface },
+    logger: silent,
+    replica: { owner, soleOwner: false, leases: { settings: { owedRetryMs: 5_000 } } },
+  } as unknown as AgentContext;
 }
 
 async function runOwing(store: RunStore, questions: string[], leaseMs = 0) {

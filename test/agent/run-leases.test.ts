@@ -4,7 +4,7 @@ import { createRunLeases, type RunLeases } from '../../src/agent/replicas/run-le
 import { useMemoryStore } from '../helpers/store.ts';
 
 const db = useMemoryStore();
-const SETTINGS = { leaseMs: 30_000, heartbeatMs: 20, adoptEveryMs: 1_000, refreshMs: 100 };
+const SETTINGS = { leaseMs: 30_000, heartbeatMs: 20, adoptEveryMs: 1_000, refreshMs: 100, owedRetryMs: 5_000 };
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /**

@@ -88,6 +88,8 @@ describe('an approval binds to the version whose buttons were clicked', () => {
 
 describe('an edit and an Approve of the old version at the same moment', () => {
   it('never runs the edited version without its own approval', async () => {
+    // Three races in three channels, one after another; then one wait covers all three (each had at least 2.5 s).
+    const threads: { channel: string; thread: string }[] = [];
     for (const n of [1, 2, 3]) {
       const channel = `CA8-${n}`;
       const { thread, planMessage } = await stack.planned(
@@ -99,7 +101,10 @@ describe('an edit and an Approve of the old version at the same moment', () => {
       const v1AsSeen = snapshot(planMessage);
       const modal = await openModify(stack, planMessage, 'U2', () => clickByText(stack.tandem.driver, planMessage, 'Modify', 'U2'));
       await Promise.all([submitYaml(stack, modal, 'U2', modal.yaml.replace('old version', 'new version')), clickSeen(stack, v1AsSeen, 'Approve', 'U3')]);
-      await sleep(2500);
+      threads.push({ channel, thread });
+    }
+    await sleep(2500);
+    for (const { channel, thread } of threads) {
       // Either the approval won (v1 ran) or the edit did (v2 waits for its own approval); v2 never ran unapproved.
       expect(texts(`${channel}-out`)).not.toContain('new version');
       expect(texts(`${channel}-out`).length).toBeLessThanOrEqual(1);

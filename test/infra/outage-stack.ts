@@ -16,6 +16,8 @@ import { startFakeGithub, type FakeGithub } from '../fakes/github-server.ts';
 export const TOKEN = 'xoxb-outage-test';
 export const SECRET = 'outage-signing-secret';
 export const TASK = '<@UBOT> file the outage issue';
+/** How long an owed message that failed waits to be sent again (the product waits 5 s). */
+const OWED_RETRY_MS = 500;
 
 const RUNBOOK = `name: outage
 pattern: "file the outage issue"
@@ -91,7 +93,9 @@ export async function startOutageStack(
   const logger = logs
     ? pino({ level: 'warn' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) })
     : pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const runtime = await startTandem({ config, logger, port: 0, slackTimings: extra.slackTimings });
+  // A message Slack did not take is sent again after half a second instead of five, so an outage's end is seen at once.
+  const slackTimings = { owedRetryMs: OWED_RETRY_MS, ...extra.slackTimings };
+  const runtime = await startTandem({ config, logger, port: 0, slackTimings });
   const baseUrl = `http://127.0.0.1:${runtime.port}`;
   const driver = new SlackDriver({ eventsUrl: `${baseUrl}/slack/events`, signingSecret: SECRET, fake: slack });
   const thread = (ts: string) => slack.model.thread('C1', ts).filter((m) => m.user === slack.model.bot.userId);

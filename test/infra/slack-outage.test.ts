@@ -16,7 +16,9 @@ describe('Slack is down while a run executes', () => {
 
   beforeAll(async () => {
     if (DEFAULT_ENGINE === 'postgres') database = await openTestDatabase('postgres');
-    stack = await startOutageStack(database ? { DATABASE_URL: database.url! } : 'pglite');
+    // The client's waits between tries of a failing call shortened (0.5 s doubling to 5 s, randomised, in the product),
+    // so a call that Slack's return finds between tries is sent again within moments.
+    stack = await startOutageStack(database ? { DATABASE_URL: database.url! } : 'pglite', {}, { slackTimings: { retryBackoffMs: { min: 50, max: 400 } } });
   }, 60_000);
 
   afterAll(async () => {

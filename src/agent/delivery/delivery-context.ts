@@ -17,7 +17,7 @@ export interface DeliveryContext {
   /** The safe surface for the board, the bare one for owed messages (a delivery that fails stays owed). */
   thread: ThreadSurfaces;
   logger: LogPort;
-  /** This replica's id, and whether it has the store to itself (an owed message's lease is then always its own). */
-  replica: { owner: string; soleOwner: boolean };
+  /** This replica: its id, whether it has the store to itself (an owed message's lease is then always its own), and how long a failed delivery waits before it is tried again. */
+  replica: { owner: string; soleOwner: boolean; leases: { readonly settings: { readonly owedRetryMs: number } } };
   now(): Date;
 }

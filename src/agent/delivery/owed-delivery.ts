@@ -15,7 +15,6 @@ import type { EscalationOffer, RunSummary } from '../ports/surface.ts';
 
 /** How long the recording replica has to deliver before a peer may; renewed by every claim. */
 export const OWED_LEASE_MS = 30_000;
-const RETRY_MS = 5_000;
 
 const finishedPayload = z.object({
   outcome: z.enum(['succeeded', 'failed', 'aborted', 'cancelled', 'rejected']),
@@ -71,7 +70,7 @@ async function deliverClaimed(ctx: DeliveryContext, claim: () => Promise<OwedMes
       continue;
     }
     if (waiting.has(message.runId)) {
-      await ctx.store.deferOwed({ id: message.id, retryInMs: RETRY_MS }).catch(() => undefined);
+      await ctx.store.deferOwed({ id: message.id, retryInMs: ctx.replica.leases.settings.owedRetryMs }).catch(() => undefined);
       continue;
     }
     inFlight.add(message.id);
@@ -81,7 +80,7 @@ async function deliverClaimed(ctx: DeliveryContext, claim: () => Promise<OwedMes
     } catch (error) {
       waiting.add(message.runId);
       ctx.logger.warn({ err: error, runId: message.runId, owed: message.id, attempts: message.attempts }, 'delivering an owed message failed; will retry');
-      await ctx.store.deferOwed({ id: message.id, retryInMs: RETRY_MS }).catch(() => undefined);
+      await ctx.store.deferOwed({ id: message.id, retryInMs: ctx.replica.leases.settings.owedRetryMs }).catch(() => undefined);
     } finally {
       inFlight.delete(message.id);
     }

@@ -6,9 +6,6 @@
 import type { BackgroundWork } from './background-work.ts';
 import type { LogPort } from '../ports/logger.ts';
 
-/** How often this replica looks for owed messages nobody is delivering. */
-const OWED_SWEEP_MS = 5_000;
-
 export interface ReplicaTimers {
   /** Starts whichever timer is not running yet; a no-op once stopped. */
   start(): void;
@@ -22,6 +19,8 @@ export interface ReplicaTimerWork {
   /** With the store to itself, no peer can die: no adoption timer. */
   soleOwner: boolean;
   adoptEveryMs: number;
+  /** How often this replica looks for owed messages nobody is delivering (ReplicaSettings.owedRetryMs). */
+  owedSweepMs: number;
   logger: LogPort;
 }
 
@@ -44,7 +43,7 @@ export function createReplicaTimers(timed: ReplicaTimerWork, work: BackgroundWor
     start() {
       if (stopped) return;
       if (!owedSweep) {
-        owedSweep = setInterval(() => work.track(timed.sweepOwed(), 'delivering owed messages'), OWED_SWEEP_MS);
+        owedSweep = setInterval(() => work.track(timed.sweepOwed(), 'delivering owed messages'), timed.owedSweepMs);
         owedSweep.unref?.();
       }
       if (timed.soleOwner || adoption) return;

@@ -20,12 +20,17 @@ export interface ReplicaSettings {
   adoptEveryMs: number;
   /** How often a driver re-reads its run, so a decision recorded by another replica is seen. */
   refreshMs: number;
+  /**
+   * How long an owed message whose delivery failed waits before it is tried again, and how often this replica
+   * looks for owed messages nobody is delivering (the sweep that tries them again).
+   */
+  owedRetryMs: number;
 }
 
 /** As many runs as `resumeRuns` lists alone on the store at start-up. */
 const START_UP_ADOPTION_LIMIT = 1000;
 
-export const DEFAULT_REPLICA_SETTINGS: ReplicaSettings = { leaseMs: 30_000, heartbeatMs: 10_000, adoptEveryMs: 5_000, refreshMs: 1_000 };
+export const DEFAULT_REPLICA_SETTINGS: ReplicaSettings = { leaseMs: 30_000, heartbeatMs: 10_000, adoptEveryMs: 5_000, refreshMs: 1_000, owedRetryMs: 5_000 };
 
 export interface RunLeases {
   readonly settings: ReplicaSettings;

@@ -46,9 +46,10 @@ const MODULES = {
   'repository-allow-list': { file: 'src/agent/model/repository-allow-list.ts', tests: ['test/agent/repository-allow-list*.test.ts'] },
   'plan-digest': { file: 'src/agent/model/plan/plan-digest.ts', tests: ['test/agent/plan-digest*.test.ts'] },
   'policy-approval': { file: 'src/agent/decisions/policy-approval.ts', tests: ['test/agent/policy-approval*.test.ts', 'test/agent/policy-decisions*.test.ts'] },
+  // search-qualifiers.ts only adapts search-query.ts, which reads the whole query (decision 026).
   'search-qualifiers': {
-    file: 'src/integrations/github/search-qualifiers.ts',
-    tests: ['test/**/search-qualifiers*.test.ts', 'test/agent/repository-allow-list*.test.ts'],
+    files: ['src/integrations/github/search-qualifiers.ts', 'src/integrations/github/search-query.ts'],
+    tests: ['test/**/search-qualifiers*.test.ts', 'test/tools/search-query*.test.ts', 'test/agent/repository-allow-list*.test.ts'],
   },
   // The wait model's transitions: which run status may move to which.
   'run-moves': { file: 'src/agent/model/run-moves.ts', tests: ['test/agent/run-moves*.test.ts'] },

@@ -90,8 +90,8 @@ function describeRule(source: PolicySource, text: string, offset: number): Resul
 
 type ActionJson = Extract<cedar.PolicyToJsonAnswer, { type: 'success' }>['json']['action'];
 
+/** Undefined for `action` alone (`op: "All"`, which carries neither `entity` nor `entities`). */
 function actionsOf(action: ActionJson): string[] | undefined {
-  if (action.op === 'All') return undefined;
   if ('entity' in action) return [entityId(action.entity)];
   if ('entities' in action) return action.entities.map(entityId);
   return undefined;
@@ -102,7 +102,8 @@ type PrincipalJson = Extract<cedar.PolicyToJsonAnswer, { type: 'success' }>['jso
 /** Words for who a rule's scope names, when the rule does not say (`@who`). */
 function whoOf(principal: PrincipalJson): string {
   if (principal.op === '==' && 'entity' in principal) return `user ${entityId(principal.entity)}`;
-  if (principal.op === 'in' && 'entity' in principal) return `a member of group ${entityId(principal.entity)}`;
+  // After `==`, only `in` carries an `entity` (`is` holds it under `in`).
+  if ('entity' in principal) return `a member of group ${entityId(principal.entity)}`;
   return 'anyone the rule allows';
 }
 

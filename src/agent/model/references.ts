@@ -17,6 +17,7 @@ export interface Reference {
   raw: string;
 }
 
+// Neither pattern has an optional group (a `*` inside a group matches the empty string): every group of a match is set.
 const REFERENCE = /\{\{\s*steps\.([A-Za-z][A-Za-z0-9_-]*)\.output((?:\.[A-Za-z0-9_-]+)*)\s*\}\}/g;
 const ANY_BRACES = /\{\{([^{}]*)\}\}/g;
 
@@ -29,13 +30,13 @@ export function findReferences(value: unknown, at = ''): { references: Reference
       const inner = match[0];
       const parsed = [...inner.matchAll(REFERENCE)][0];
       if (!parsed) {
-        if (/^\s*steps\b/.test(match[1] ?? '')) malformed.push({ at: where, text: inner });
+        if (/^\s*steps\b/.test(match[1]!)) malformed.push({ at: where, text: inner });
         continue;
       }
       references.push({
         at: where,
         stepId: parsed[1]!,
-        path: (parsed[2] ?? '').split('.').filter(Boolean),
+        path: parsed[2]!.split('.').filter(Boolean),
         whole: text.trim() === inner,
         raw: inner,
       });
@@ -60,7 +61,7 @@ function join(at: string, key: string): string {
 export function readPath(value: unknown, path: readonly string[]): unknown {
   let current = value;
   for (const key of path) {
-    if (current === null || current === undefined || typeof current !== 'object') return undefined;
+    if (current === null || typeof current !== 'object') return undefined;
     current = (current as Record<string, unknown>)[key];
   }
   return current;
@@ -88,7 +89,7 @@ function fill(value: unknown, at: string, outputs: ReadonlyMap<string, Record<st
   if (typeof value !== 'string' || !value.includes('{{')) return value;
   const { references } = findReferences(value, at);
   if (references.length === 0) return value;
-  const resolve = (ref: Reference): unknown => {
+  const resolve = (ref: Pick<Reference, 'stepId' | 'path' | 'raw'>): unknown => {
     const output = outputs.get(ref.stepId);
     if (!output) {
       problems.push(`${at}: ${ref.raw} has no recorded output of step ${ref.stepId}`);
@@ -96,17 +97,19 @@ function fill(value: unknown, at: string, outputs: ReadonlyMap<string, Record<st
     }
     const found = readPath(output, ref.path);
     if (found === undefined || found === null) {
-      problems.push(`${at}: ${ref.raw} resolved to nothing (${ref.stepId}'s output has no ${ref.path.join('.') || 'value'})`);
+      // Never the whole output: that exists, or the check above has refused it; so the path is never empty here.
+      problems.push(`${at}: ${ref.raw} resolved to nothing (${ref.stepId}'s output has no ${ref.path.join('.')})`);
     }
     return found;
   };
-  if (references.length === 1 && references[0]!.whole) {
+  // A whole-string reference is the string's only `{{ … }}`.
+  if (references[0]!.whole) {
     const found = resolve(references[0]!);
     return typeof found === 'string' ? quote(found) : found;
   }
   return value.replace(REFERENCE, (raw, stepId: string, rest: string) => {
-    const found = resolve({ at, stepId, path: rest.split('.').filter(Boolean), whole: false, raw });
-    if (found === undefined || found === null) return raw;
+    const found = resolve({ stepId, path: rest.split('.').filter(Boolean), raw });
+    // A reference that resolved to nothing is a problem already, and the text is then thrown away.
     return quote(typeof found === 'object' ? JSON.stringify(found) : String(found));
   });
 }

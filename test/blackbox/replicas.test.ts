@@ -23,6 +23,8 @@ import {
 } from './harness.ts';
 import { plan, step } from './plans.ts';
 
+if (!process.env.TEST_DATABASE_URL) console.log('test/blackbox/replicas.test.ts skipped: set TEST_DATABASE_URL to a PostgreSQL server to run it');
+
 describe.skipIf(!process.env.TEST_DATABASE_URL)('two processes on one DATABASE_URL', () => {
   const slack = new SlackFakeServer({ token: BOT_TOKEN });
   let openai: FakeOpenAi;

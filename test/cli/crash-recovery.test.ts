@@ -234,6 +234,8 @@ inTurnOrAtOnce('a Tandem process killed with SIGKILL', () => {
     await kill(second.tandem);
   }, 180_000);
 
+  if (DEFAULT_ENGINE !== 'postgres')
+    console.log('test/cli/crash-recovery.test.ts: the two-replica case skipped: set TEST_DATABASE_URL to a PostgreSQL server to run it');
   it.runIf(DEFAULT_ENGINE === 'postgres')(
     'with two replicas: a mention acknowledged by one that is then killed is handled by the other, once',
     async () => {

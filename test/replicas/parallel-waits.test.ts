@@ -45,6 +45,8 @@ function world() {
 
 const FAST = { leaseMs: 2_000, heartbeatMs: 200, adoptEveryMs: 100, refreshMs: 100 };
 
+if (!process.env.TEST_DATABASE_URL) console.log('test/replicas/parallel-waits.test.ts skipped: set TEST_DATABASE_URL to a PostgreSQL server to run it');
+
 describe.runIf(process.env.TEST_DATABASE_URL)('parallel waits on two replicas', () => {
   let database: TestDatabase;
   let store: RunStore;

@@ -72,6 +72,8 @@ function toolsFor(outside: World, owner: string, hang: { read?: () => boolean; w
 /** Short enough for a test, long enough that a replica starved of CPU by a busy test run does not look dead. */
 const FAST = { leaseMs: 2_000, heartbeatMs: 200, adoptEveryMs: 100, refreshMs: 100 };
 
+if (!process.env.TEST_DATABASE_URL) console.log('test/replicas/replicas.test.ts skipped: set TEST_DATABASE_URL to a PostgreSQL server to run it');
+
 describe.runIf(process.env.TEST_DATABASE_URL)('replicas on one PostgreSQL database', () => {
   let database: TestDatabase;
   let store: RunStore;

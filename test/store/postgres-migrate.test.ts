@@ -6,6 +6,8 @@ import { createRunStore, openDatabase } from '../../src/store/index.ts';
 const serverUrl = process.env.TEST_DATABASE_URL;
 
 // Replicas started together on an empty PostgreSQL all migrate at once; only a real server shows the race.
+if (!process.env.TEST_DATABASE_URL) console.log('test/store/postgres-migrate.test.ts skipped: set TEST_DATABASE_URL to a PostgreSQL server to run it');
+
 describe.runIf(serverUrl)('migrations on PostgreSQL', () => {
   it('apply once when three replicas migrate an empty database at the same time', async () => {
     const admin = postgres(serverUrl!, { max: 1, onnotice: () => {} });

@@ -15,6 +15,7 @@ const RUNBOOKS = fileURLToPath(new URL('../../runbooks', import.meta.url));
 const outsideAddress = Object.values(networkInterfaces())
   .flat()
   .find((address) => address && address.family === 'IPv4' && !address.internal)?.address;
+if (!outsideAddress) console.log('test/workspace/local-runtime-edges.test.ts: the 127.0.0.1-only case skipped: this machine has no other IPv4 address');
 
 /** Whether a TCP connection to host:port is accepted. */
 function accepts(host: string, port: number): Promise<boolean> {

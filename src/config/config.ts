@@ -64,10 +64,16 @@ export interface Config {
   secrets: string[];
 }
 
-function parseRoute(ref: string | undefined): ModelRoute | undefined {
+const PROVIDER_PREFIX = /^(openai|anthropic):/;
+
+/** `provider:model`; a bare model (another role's setting) takes `provider`, the planner's, and needs one. */
+function parseRoute(ref: string | undefined, variable: string, provider?: Provider): ModelRoute | undefined {
   if (!ref) return undefined;
-  const at = ref.indexOf(':');
-  return { provider: ref.slice(0, at) as Provider, model: ref.slice(at + 1) };
+  const named = PROVIDER_PREFIX.exec(ref);
+  if (named) return { provider: named[1] as Provider, model: ref.slice(named[0].length) };
+  if (!provider)
+    throw new ConfigError(variable, `expected provider:model (e.g. openai:${ref}); a model alone takes PLANNER_MODEL's provider, and PLANNER_MODEL is not set`);
+  return { provider, model: ref };
 }
 
 /** Blank values count as unset, as they do in most .env files. */
@@ -169,12 +175,12 @@ function parseModelPrices(raw: string | undefined): Config['modelPrices'] {
   return prices.data;
 }
 
-/** Each role's model; the executor and evaluator default to the planner's. A provider in use needs its key. */
+/** Each role's model; the executor and evaluator default to the planner's, and a bare model name to its provider. A provider in use needs its key. */
 function modelRoutes(e: Env): Config['models'] {
-  const planner = parseRoute(e.PLANNER_MODEL);
-  const executor = parseRoute(e.EXECUTOR_MODEL) ?? planner;
-  const evaluator = parseRoute(e.EVALUATOR_MODEL) ?? planner;
-  const fallback = parseRoute(e.PLANNER_FALLBACK_MODEL);
+  const planner = parseRoute(e.PLANNER_MODEL, 'PLANNER_MODEL');
+  const executor = parseRoute(e.EXECUTOR_MODEL, 'EXECUTOR_MODEL', planner?.provider) ?? planner;
+  const evaluator = parseRoute(e.EVALUATOR_MODEL, 'EVALUATOR_MODEL', planner?.provider) ?? planner;
+  const fallback = parseRoute(e.PLANNER_FALLBACK_MODEL, 'PLANNER_FALLBACK_MODEL', planner?.provider);
   const roles = { PLANNER_MODEL: planner, EXECUTOR_MODEL: executor, EVALUATOR_MODEL: evaluator, PLANNER_FALLBACK_MODEL: fallback };
   for (const [variable, route] of Object.entries(roles)) {
     if (route?.provider === 'openai' && !e.OPENAI_API_KEY && !e.OPENAI_BASE_URL) {

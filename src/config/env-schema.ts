@@ -21,6 +21,12 @@ const modelRef = z
   .regex(/^(openai|anthropic):\S+$/, 'expected provider:model, e.g. openai:gpt-4o or anthropic:claude-sonnet-4-5')
   .optional();
 
+/** The other roles may name only a model: it is the planner's provider's (config.ts). */
+const roleModelRef = z
+  .string()
+  .regex(/^\S+$/, "expected provider:model or a model of the planner's provider, e.g. anthropic:claude-haiku-4-5 or gpt-4o-mini")
+  .optional();
+
 /*
  * Numbers are read as plain decimal digits. z.coerce.number would also take 0x1F90, 1e3, 0b1 or Infinity,
  * which an operator did not mean as a port or a budget: such a value is refused rather than quietly read
@@ -78,9 +84,9 @@ export const EnvSchema = z.object({
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
   ANTHROPIC_BASE_URL: httpUrl.optional(),
   PLANNER_MODEL: modelRef,
-  EXECUTOR_MODEL: modelRef,
-  EVALUATOR_MODEL: modelRef,
-  PLANNER_FALLBACK_MODEL: modelRef,
+  EXECUTOR_MODEL: roleModelRef,
+  EVALUATOR_MODEL: roleModelRef,
+  PLANNER_FALLBACK_MODEL: roleModelRef,
   GITHUB_TOKEN: z.string().min(1).optional(),
   GITHUB_API_URL: httpUrl.default('https://api.github.com'),
   ...GithubAppEnv.shape,

@@ -31,6 +31,26 @@ describe('loadConfig', () => {
     expect(configProblem({ TANDEM_ALLOW_BOTS: 'B123,U1' })).toBe('TANDEM_ALLOW_BOTS: expected Slack bot (B…) or app (A…) IDs, comma-separated');
   });
 
+  it('a model named without its provider for the executor, evaluator or fallback takes the planner’s provider', () => {
+    const keys = { OPENAI_API_KEY: 'sk-test-0000000000000000', ANTHROPIC_API_KEY: 'sk-ant-test-00000000000' };
+    const { models } = loadConfig({
+      ...keys,
+      PLANNER_MODEL: 'anthropic:claude-sonnet-4-5',
+      EXECUTOR_MODEL: 'claude-haiku-4-5',
+      EVALUATOR_MODEL: 'openai:gpt-4o-mini',
+    });
+    expect(models.executor).toEqual({ provider: 'anthropic', model: 'claude-haiku-4-5' });
+    expect(models.evaluator).toEqual({ provider: 'openai', model: 'gpt-4o-mini' });
+    // A local server's model names carry colons of their own.
+    expect(loadConfig({ ...keys, PLANNER_MODEL: 'openai:llama3', PLANNER_FALLBACK_MODEL: 'llama3:70b' }).models['planner-fallback']).toEqual({
+      provider: 'openai',
+      model: 'llama3:70b',
+    });
+    expect(configProblem({ ...keys, EXECUTOR_MODEL: 'gpt-4o-mini' })).toBe(
+      "EXECUTOR_MODEL: expected provider:model (e.g. openai:gpt-4o-mini); a model alone takes PLANNER_MODEL's provider, and PLANNER_MODEL is not set",
+    );
+  });
+
   it('reads TANDEM_ALLOW_BOTS as bot and app ids; absent, no other app counts', () => {
     expect(loadConfig({ TANDEM_ALLOW_BOTS: 'B0123ABC, A0456DEF' }).slack.allowBots).toEqual(['B0123ABC', 'A0456DEF']);
     expect(loadConfig({}).slack.allowBots).toEqual([]);

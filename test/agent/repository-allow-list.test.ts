@@ -66,10 +66,25 @@ describe('values judged as they are', () => {
   });
 
   it('never allows a name GitHub would refuse, whatever the list says', () => {
-    for (const name of ['acme/..', 'acme/.', '-acme/api', 'ac_me/api', 'acme/api/x', 'acme/', `acme/${'a'.repeat(101)}`, `${'a'.repeat(40)}/api`]) {
+    for (const name of [
+      'acme/..',
+      'acme/.',
+      '-acme/api',
+      'ac_me/api',
+      'acme/api/x',
+      'acme/',
+      'acme',
+      'acme/*/x',
+      '/*',
+      `acme/${'a'.repeat(101)}`,
+      `${'a'.repeat(40)}/api`,
+    ]) {
       expect(isRepositoryAllowed(['acme/*', name.toLowerCase()], name)).toBe(false);
     }
     expect(isRepositoryAllowed(['acme/*'], 'acme/.github')).toBe(true);
+    // A whole account is reached only as itself (an org: search), never through a longer path.
+    expect(isRepositoryAllowed(['acme/*'], 'acme/*')).toBe(true);
+    expect(isRepositoryAllowed(['globex/*'], 'acme/*')).toBe(false);
   });
 });
 

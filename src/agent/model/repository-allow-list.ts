@@ -36,8 +36,10 @@ export type ArgsStage = 'planned' | 'filled';
  */
 export function isRepositoryAllowed(allowList: readonly string[], repository: string): boolean {
   const wanted = repository.toLowerCase();
-  const [owner = '', name = ''] = wanted.split('/');
-  if (repositoryProblem(name === '*' ? `${owner}/x` : wanted) !== null) return false;
+  const slash = wanted.indexOf('/');
+  const owner = wanted.slice(0, slash);
+  // Only `owner/*` itself (what an `org:` search reaches) stands for every name; `acme/*/x` is no repository.
+  if (repositoryProblem(wanted.slice(slash) === '/*' ? `${owner}/x` : wanted) !== null) return false;
   return allowList.includes(wanted) || allowList.includes(`${owner}/*`);
 }
 

@@ -5,7 +5,7 @@
  */
 import type { AgentContext } from './context.ts';
 import type { RunRecord } from './ports/run-store.ts';
-import { abortRun } from './decisions/escalation-resolution.ts';
+import { abortRun } from './decisions/run-abort.ts';
 import { resumeInterruptedChange } from './decisions/interrupted-change.ts';
 import { planRun } from './planning/plan-run.ts';
 import { replan } from './planning/replan.ts';

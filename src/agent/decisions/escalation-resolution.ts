@@ -13,8 +13,8 @@ import type { DecisionRefusalCode, EscalationAction, EscalationAnswer, Escalatio
 import { decisionRefusal } from './decision-refusals.ts';
 import { ACTS_AS, ANSWER_WORDS, answerList, answerOf, isOffered, offeredAnswers } from '../execution/escalation-offer.ts';
 import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
-import { cancelUnstarted, finishRun, isFinal, NOT_FINAL, summarizeEnded } from '../execution/run-ending.ts';
-import { rollBack, rollbackOrder, rollbackStepsInOrder } from '../execution/rollback.ts';
+import { isFinal, NOT_FINAL, summarizeEnded } from '../execution/run-ending.ts';
+import { abortRun } from './run-abort.ts';
 import { replan } from '../planning/replan.ts';
 import { SKIPPED_BY_PERSON } from '../model/step-codes.ts';
 import { escalationMessageKey } from '../delivery/owed-delivery.ts';
@@ -264,50 +264,4 @@ export async function continueIfClear(ctx: AgentContext, runId: string): Promise
   if (held) return;
   if (await ctx.store.transitionRun(runId, movesFrom('resume'), 'executing')) await ctx.store.appendEvent(runId, 'run-resumed', {});
   await ctx.effects.perform(drive(runId));
-}
-
-/** Stop everything, roll back what succeeded (newest first), and end the run as aborted. */
-export async function abortRun(ctx: AgentContext, runId: string, reason: Text): Promise<void> {
-  await ctx.effects.perform(stopDriver(runId, 'abort'));
-  // A driver on another replica sees the run leave `executing` and lets go; the rollback waits for its lease.
-  await ctx.store.transitionRun(runId, movesFrom('roll-back'), 'rolling-back');
-  await ctx.replica.leases.take(runId);
-  try {
-    await rollBackAndFinish(ctx, runId, reason);
-  } finally {
-    await ctx.replica.leases.release(runId).catch(() => undefined);
-  }
-}
-
-/**
- * End the run as aborted and run nothing more, not even its rollback: what a Confirm nobody answered in time does
- * (CONTRACT §5: expiry never runs anything; nobody is there to watch an undo). The summary names the undos left,
- * for a person to do or to ask for in a new run.
- */
-export async function abortUnattended(ctx: AgentContext, runId: string, reason: Text): Promise<void> {
-  await ctx.effects.perform(stopDriver(runId, 'abort'));
-  // As an Abort: a driver on another replica sees the run leave `executing` and lets go; the end waits for its lease.
-  await ctx.store.transitionRun(runId, movesFrom('roll-back'), 'rolling-back');
-  await ctx.replica.leases.take(runId);
-  try {
-    await cancelUnstarted(ctx, runId, 'not started: the run was aborted', { rollbackToo: true });
-    const [versions, steps] = await Promise.all([ctx.store.listPlanVersions(runId), ctx.store.listSteps(runId)]);
-    const undone = (version: number, stepId: string) =>
-      steps.some((s) => s.kind === 'rollback' && s.planVersion === version && s.stepId === stepId && s.status === 'succeeded');
-    const left = rollbackOrder(versions, steps, ctx.config.tools.riskOf).filter((planned) => !undone(planned.version, planned.step.id));
-    const detail = left.length ? ` Nothing was rolled back, since an expiry runs nothing; still to undo: ${left.map((p) => p.step.title).join('; ')}.` : '';
-    await finishRun(ctx, runId, 'aborted', words`${reason}${detail}`);
-  } finally {
-    await ctx.replica.leases.release(runId).catch(() => undefined);
-  }
-}
-
-async function rollBackAndFinish(ctx: AgentContext, runId: string, reason: Text): Promise<void> {
-  await cancelUnstarted(ctx, runId, 'not started: the run was aborted');
-  // The run stays rolling back while a rollback step waits for a Confirm; the Confirm or Abort carries it on.
-  if ((await rollBack(ctx, runId)) === 'waiting') return;
-  const [versions, steps] = await Promise.all([ctx.store.listPlanVersions(runId), ctx.store.listSteps(runId)]);
-  const rolled = rollbackStepsInOrder(versions, steps, ctx.config.tools.riskOf);
-  const detail = rolled.length ? ` Rolled back: ${rolled.map((s) => `${s.title} (${s.status})`).join('; ')}.` : ' Nothing needed rolling back.';
-  await finishRun(ctx, runId, 'aborted', words`${reason}${detail}`);
 }

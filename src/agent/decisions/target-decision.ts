@@ -1,7 +1,8 @@
 /** A Confirm or Abort click on a late-bound target: checked, decided in one store transaction, carried out (Abort rolls back as an escalation's Abort does). */
 import { checkConfirmer, checkRequesterOrApprover } from './approval-policy.ts';
 import type { AgentContext } from '../context.ts';
-import { abortRun, abortUnattended, continueIfClear } from './escalation-resolution.ts';
+import { continueIfClear } from './escalation-resolution.ts';
+import { abortRun, abortUnattended } from './run-abort.ts';
 import type { ConfirmationRecord, RunRecord } from '../ports/run-store.ts';
 import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
 import { isFinal } from '../execution/run-ending.ts';

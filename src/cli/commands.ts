@@ -23,7 +23,9 @@ async function storeCommand(name: string, args: string[], options: CommandOption
     return await runStoreCommand(name, args, options, terminalContext(config));
   } catch (error) {
     if (!(error instanceof DataDirLockedError)) throw error;
-    return (await runInRunningBot(error, { command: name, args, options }, processIo)) ?? Promise.reject(error);
+    const answered = await runInRunningBot(error, { command: name, args, options }, processIo);
+    if (answered === undefined) throw error;
+    return answered;
   }
 }
 

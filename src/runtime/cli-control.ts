@@ -12,11 +12,13 @@ const CONTROL_FILE = 'tandem-cli.json';
 const Control = z.object({ pid: z.number().int(), port: z.number().int().min(1).max(65_535), token: z.string().regex(/^[0-9a-f]{64}$/) });
 export type CliControl = z.infer<typeof Control>;
 
-export function writeCliControl(dataDir: string, port: number): { token: string; remove(): void } {
-  const token = randomBytes(32).toString('hex');
+export const newCliToken = (): string => randomBytes(32).toString('hex');
+
+/** Writes the control file once the bot listens; the returned function removes it at stop. */
+export function writeCliControl(dataDir: string, port: number, token: string): () => void {
   const file = path.join(dataDir, CONTROL_FILE);
   writeFileSync(file, JSON.stringify({ pid: process.pid, port, token } satisfies CliControl), { mode: 0o600 });
-  return { token, remove: () => rmSync(file, { force: true }) };
+  return () => rmSync(file, { force: true });
 }
 
 /** The running bot's control file, if it left a readable one. */

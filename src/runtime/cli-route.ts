@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
 import { z } from 'zod';
@@ -8,6 +9,7 @@ import { runStoreCommand, STORE_COMMANDS } from '../cli/store-command-table.ts';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../store/index.ts';
 import type { Logger } from '../observability/logger.ts';
+import { newCliToken, writeCliControl } from './cli-control.ts';
 
 const MAX_BODY_BYTES = 16 * 1024;
 const word = z.string().max(200);
@@ -15,15 +17,37 @@ const word = z.string().max(200);
 const Request = z.object({
   command: z.enum(Object.keys(STORE_COMMANDS) as [string, ...string[]]),
   args: z.array(word).max(10),
-  options: z.object({ limit: word.optional(), run: word.optional(), olderThan: word.optional(), json: z.boolean().optional() }).loose(),
+  // Only what a store command reads; the CLI's other options are dropped.
+  options: z.object({ limit: word.optional(), run: word.optional(), olderThan: word.optional(), json: z.boolean().optional() }),
 });
+
+interface CliAccessOptions {
+  config: Readonly<Config>;
+  database: Database;
+  logger: Logger;
+}
+
+/**
+ * For a bot holding the embedded store: the route that runs the CLI's store commands, and `publish`, which writes
+ * the control file the CLI finds it by once the bot listens (and returns its removal, for the stop).
+ */
+export function embeddedCliAccess(options: CliAccessOptions): { route: CustomRoute; publish(port: number): () => Promise<void> } {
+  const token = newCliToken();
+  return {
+    route: cliRoute({ ...options, token }),
+    publish(port) {
+      const remove = writeCliControl(path.resolve(options.config.database.dataDir), port, token);
+      return async () => remove();
+    },
+  };
+}
 
 /**
  * `POST /tandem/cli`: `tandem runs|show|audit|prune|eval --feedback` while this bot holds the embedded store. Only
  * from this machine (loopback) and with the token of DATA_DIR's control file; the command runs on the bot's own
  * store, exactly as the CLI would run it, and its words and exit code are the answer.
  */
-export function cliRoute(options: { config: Readonly<Config>; database: Database; token: () => string | undefined; logger: Logger }): CustomRoute {
+function cliRoute(options: CliAccessOptions & { token: string }): CustomRoute {
   return {
     path: '/tandem/cli',
     method: ['POST'],
@@ -31,10 +55,8 @@ export function cliRoute(options: { config: Readonly<Config>; database: Database
   };
 }
 
-async function answer(req: IncomingMessage, res: ServerResponse, options: Parameters<typeof cliRoute>[0]): Promise<void> {
-  const token = options.token();
-  if (!isLoopback(req.socket.remoteAddress) || !token || !sameToken(req.headers.authorization, `Bearer ${token}`))
-    return send(res, 403, { error: 'forbidden' });
+async function answer(req: IncomingMessage, res: ServerResponse, options: CliAccessOptions & { token: string }): Promise<void> {
+  if (!isLoopback(req.socket.remoteAddress) || !sameToken(req.headers.authorization, `Bearer ${options.token}`)) return send(res, 403, { error: 'forbidden' });
   const body = await readBody(req);
   const parsed = Request.safeParse(body === undefined ? undefined : safeJson(body));
   if (!parsed.success) return send(res, 400, { error: 'expected { command, args, options } of a store command' });
@@ -44,9 +66,9 @@ async function answer(req: IncomingMessage, res: ServerResponse, options: Parame
     recorded: false,
     record: false,
     json: false,
+    limit: undefined,
+    run: undefined,
     ...parsed.data.options,
-    limit: parsed.data.options.limit,
-    run: parsed.data.options.run,
   };
   const io = capturedIo();
   // The bot's own store stays open: the command's close() is a no-op.

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { savePolicyTexts } from '../store/policy-texts-repository.ts';
 import type { PolicyGate } from '../agent/decisions/policy-approval.ts';
 import { createSlackGroupDirectory } from '../bot/surface/slack-group-directory.ts';
@@ -24,8 +23,7 @@ import { createCleanups, type Cleanups } from './cleanups.ts';
 import { countGithubErrors, countSlackRateLimits } from './api-error-metrics.ts';
 import { buildTools } from './build-tools.ts';
 import { metricsRoute } from './http-routes.ts';
-import { cliRoute } from './cli-route.ts';
-import { writeCliControl } from './cli-control.ts';
+import { embeddedCliAccess } from './cli-route.ts';
 import { storeHealthRoute } from './health-route.ts';
 import { countStoreErrors } from '../observability/store-error-metrics.ts';
 import { LOCAL_HOST, localBotPort, localSlackConfig, newLocalSigningSecret } from './local-config.ts';
@@ -139,8 +137,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
     });
 
     // The embedded store has one owner: the CLI's store commands are run here while this process holds it.
-    const embedded = database.engine === 'pglite' && !config.database.url;
-    let cliToken: string | undefined;
+    const cli = database.engine === 'pglite' && !config.database.url ? embeddedCliAccess({ config, database, logger }) : undefined;
     const slack = createSlackApp({
       config,
       loopbackOnly: listen.host === LOCAL_HOST,
@@ -150,7 +147,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       logger,
       client: slackClient,
       surface,
-      customRoutes: [storeHealthRoute(database), metricsRoute(metrics), ...(embedded ? [cliRoute({ config, database, token: () => cliToken, logger })] : [])],
+      customRoutes: [storeHealthRoute(database), metricsRoute(metrics), ...(cli ? [cli.route] : [])],
       schedules: schedules.service,
       runbooks,
       policy: policy.gate,
@@ -158,11 +155,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
     });
     const { port } = await slack.start(listen.port, listen.host);
     cleanups.add(() => slack.stop());
-    if (embedded) {
-      const control = writeCliControl(path.resolve(config.database.dataDir), port);
-      cliToken = control.token;
-      cleanups.add(async () => control.remove());
-    }
+    if (cli) cleanups.add(cli.publish(port));
     workspace?.connectBot(`http://${LOCAL_HOST}:${port}/slack/events`);
 
     await schedules.scheduler.start();

@@ -21,18 +21,17 @@ import { addPlannedVersion, plannerDeps } from '../planning/plan-run.ts';
 import { decisionRefusal } from './decision-refusals.ts';
 import type { DecisionInput, DecisionRefusalCode, PlanVersionRecord, RunRecord } from '../ports/run-store.ts';
 import { proposeVersion } from '../planning/propose-version.ts';
-import { refuse, type Refused } from '../model/refusal.ts';
+import { refuse, type EditProblem, type PlanDecisionRefusalCode, type Refused, type RevisionRefusalCode } from '../model/refusal.ts';
 import { summarizeEnded } from '../execution/run-ending.ts';
 import { completedStepIds } from '../execution/steps/step-facts.ts';
 import { person, type Text, words } from '../text/text.ts';
 import { openEscalationsOf, tellEscalationsClosed } from '../waits/closed-escalations.ts';
 import { drive } from '../ports/effects.ts';
+import { reopenDoubts } from '../waits/revise-failed.ts';
 
 type Loaded = { run: RunRecord; version: PlanVersionRecord };
 
-export type { PlanDecisionRefusalCode, RevisionRefusalCode } from '../model/refusal.ts';
-import type { PlanDecisionRefusalCode, RevisionRefusalCode } from '../model/refusal.ts';
-import { reopenDoubts } from '../waits/revise-failed.ts';
+export type { EditProblem, PlanDecisionRefusalCode, RevisionRefusalCode } from '../model/refusal.ts';
 
 /**
  * What the person clicked on, read before the slow approver lookup. Nothing here is acted on: the
@@ -174,9 +173,6 @@ async function validateEdit(ctx: Pick<AgentContext, 'config' | 'store'>, input: 
     completedSteps: completedStepIds(steps),
   });
 }
-
-export type { EditProblem } from '../model/refusal.ts';
-import type { EditProblem } from '../model/refusal.ts';
 
 const editProblems = (problems: readonly PlanProblem[]): { ok: false; error: EditProblem[] } => ({
   ok: false,

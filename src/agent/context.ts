@@ -11,7 +11,7 @@ import type { ReplicaSettings, RunLeases } from './replicas/run-leases.ts';
 import type { Budgets } from './model/budgets.ts';
 import type { ToolRegistry } from './model/tool-registry.ts';
 import type { EffectsPort } from './ports/effects.ts';
-import type { VersionApprovals } from './ports/version-approvals.ts';
+import type { VersionApprovals } from './ports/policy.ts';
 
 /** When a wait for a person is reminded about and when it expires, and whom a reminder pings. */
 export interface HousekeepingSettings {

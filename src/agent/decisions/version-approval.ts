@@ -7,7 +7,7 @@
  */
 import { approvalCovers, planRisk, policyVersionApproved } from './approval-policy.ts';
 import type { ApprovalRecord, PlanVersionRecord, RunRecord, RunStore } from '../ports/run-store.ts';
-import type { VersionApprovals, VersionRefusalCode } from '../ports/version-approvals.ts';
+import type { VersionApprovals, VersionRefusalCode } from '../ports/policy.ts';
 import type { RiskSource } from '../model/tool-risk.ts';
 import type { PolicyGate } from './policy-approval.ts';
 import { planDigest, shortDigest } from '../model/plan/plan-digest.ts';
@@ -51,7 +51,7 @@ interface ApprovalFacts {
   config: { policy: PolicyGate; tools: RiskSource };
 }
 
-/** The executor's precondition (ports/version-approvals.ts), answered by the policy in force; built by the wiring. */
+/** The executor's precondition (ports/policy.ts), answered by the policy in force; built by the wiring. */
 export function versionApprovals(facts: ApprovalFacts): VersionApprovals {
   return {
     mayRun: (run, version, approvals) => versionMayRun(facts, run, version, approvals),

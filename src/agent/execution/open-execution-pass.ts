@@ -4,7 +4,7 @@ import { riskOfTool } from '../model/tool-risk.ts';
 import type { Refusal } from '../model/refusal.ts';
 import type { PassOpening } from '../ports/openings.ts';
 import type { PlanVersionRecord, RunRecord } from '../ports/run-store.ts';
-import type { VersionRefusalCode } from '../ports/version-approvals.ts';
+import type { VersionRefusalCode } from '../ports/policy.ts';
 import { escalate } from './escalation.ts';
 import { ExecutionPass, type PassHooks } from './execution-pass.ts';
 import { passReads } from './pass-reads.ts';

@@ -4,6 +4,9 @@
  * the answer. The engine is pure and synchronous: group membership is looked up by the caller first
  * (only the groups the policy names), so a decision never waits on Slack.
  */
+import type { Refused } from '../model/refusal.ts';
+import type { ApprovalRecord, PlanVersionRecord } from './plans.ts';
+import type { RunRecord } from './runs.ts';
 import type { Risk } from './tool.ts';
 
 export const POLICY_ACTIONS = [
@@ -115,4 +118,22 @@ export interface PolicyProblem {
 /** Who is in which of the named groups (Slack user groups, read with a bounded cache). */
 export interface GroupDirectory {
   groupsOf(userId: string, among: readonly string[]): Promise<readonly string[]>;
+}
+
+/** Why a version may not run: nothing approved it, no approval covers its risk, or its content changed after approval. */
+export type VersionRefusalCode = 'no-approval' | 'none-covers' | 'content-changed';
+
+/**
+ * The executor's precondition: may this plan version run, and may a rollback step of it start. The wiring answers
+ * it with the policy in force (decisions/version-approval.ts), so execution asks no decision code and acts on the
+ * answer itself (a refusal becomes its escalation).
+ */
+export interface VersionApprovals {
+  /**
+   * Whether the stored approvals, judged by the policy in force, let `version` run as its content is now.
+   * `approvals`: the run's approvals, when the caller just read them.
+   */
+  mayRun(run: RunRecord, version: PlanVersionRecord, approvals?: readonly ApprovalRecord[]): Promise<Refused<void, VersionRefusalCode>>;
+  /** Why a rollback step of `version` must not start (its content changed after approval), or undefined. */
+  rollbackContentChanged(run: RunRecord, version: PlanVersionRecord): Promise<string | undefined>;
 }

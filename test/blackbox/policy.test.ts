@@ -20,8 +20,8 @@ import postgres from 'postgres';
 
 const policyFile = path.join(mkdtempSync(path.join(tmpdir(), 'tandem-policy-')), 'rules.cedar');
 /** Policy A lets @api-owners post to CP1-out; policy B (a later change of the file) gives that to @release instead. */
-const rules = (group: string, who: string) => `@id("anyone-requests")
-permit (principal, action == Action::"request", resource);
+const rules = (group: string, who: string) => `@id("staff-requests") @who("a member of @staff")
+permit (principal in Group::"SSTAFF", action == Action::"request", resource);
 
 @id("ops-posts") @who("a member of ${who}") @reason("Posting to CP1-out")
 permit (principal in Group::"${group}", action == Action::"approve", resource is Step)
@@ -37,6 +37,7 @@ const stack = useStack({ env: () => ({ TANDEM_POLICY: policyFile }) });
 const { slack } = stack;
 slack.model.usergroups.set('SAPIOWNERS', ['U7', 'U8']);
 slack.model.usergroups.set('SRELEASE', ['U9']);
+slack.model.usergroups.set('SSTAFF', ['U1', 'U3', 'U7', 'U8', 'U9']);
 
 /** Runs SQL on the stopped bot's store: PostgreSQL through DATABASE_URL, else the PGlite folder under DATA_DIR. */
 async function sql(query: string): Promise<void> {
@@ -50,6 +51,16 @@ async function sql(query: string): Promise<void> {
 }
 
 describe('TANDEM_POLICY', () => {
+  it('refuses a request from someone the policy does not let ask: privately, with the rule named, and nothing is planned', async () => {
+    const sent = stack.tandem.driver.mention({ channel: 'CP0', user: 'U4', text: '<@UBOT> post to CP1-out' });
+    expect((await sent).status).toBe(200);
+    const refused = await waitFor(slack, () => ephemeralTexts(stack, 'U4', 'CP0', 0).find((text) => text.includes('rule')), 'the refusal');
+    expect(refused).toContain('Asking me for a run needs a member of @staff (rule `staff-requests`)');
+    // The check comes before the run is stored: no plan, no "Planning…", no model call, nothing in the thread.
+    expect(botMessages(slack, 'CP0', sent.ts)).toEqual([]);
+    expect(stack.openai.requests.length).toBe(0);
+  }, 60_000);
+
   it('refuses an approver outside the group with the rule named, runs on a member, shows 1 of 2 for a two-approver rule; after a policy change new decisions follow the new one and the audit judges old ones by the old one', async () => {
     const one = await stack.planned(
       'CP1',

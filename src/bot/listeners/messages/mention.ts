@@ -10,6 +10,7 @@ import { markAnsweredInThread } from '../../surface/question-messages.ts';
 import { HELP_TEXT, smallTalkReply, thanksReply } from '../../views/help.ts';
 import type { Refusal } from '../../../agent/model/refusal.ts';
 import { type Text, words } from '../../../agent/text/text.ts';
+import { checkRequester } from '../../../agent/decisions/request-check.ts';
 
 /** `<@UBOT> do the thing` → `do the thing`; Slack puts the mention first but a person may not. */
 export function taskText(text: string, botUserId: string | undefined): string {
@@ -103,6 +104,12 @@ export async function handleMessageToBot(deps: BotDeps, client: SlackClient, mes
     if (deps.schedules && looksLikeSchedule(text)) {
       const made = await createScheduleFor(deps, client, { text, channel, user });
       await postViewInThread(client, deps.logger, { channel, threadTs, view: made.ok ? made.value : errorView(made.error) });
+      return;
+    }
+    // TANDEM_POLICY may say who can ask for a run at all: anyone else is told privately, and nothing is stored.
+    const mayRequest = await checkRequester(deps.policy, { user, channel });
+    if (!mayRequest.ok) {
+      await tellPrivately(client, deps.logger, { channel, user, threadTs, text: mayRequest.error });
       return;
     }
     await deps.agent.startRun({ task: text, requester: user, conversation: { channel, threadTs }, origin: 'mention', ...(requestId ? { requestId } : {}) });

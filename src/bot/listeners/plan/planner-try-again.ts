@@ -2,6 +2,7 @@ import type { App, BlockAction } from '@slack/bolt';
 import type { BotDeps } from '../../bot-deps.ts';
 import { describeError, TRY_AGAIN } from '../../surface/replies.ts';
 import { decodeTryAgain, PLANNER_TRY_AGAIN_ACTION } from '../../views/run/planner-unavailable.ts';
+import { checkRequester } from '../../../agent/decisions/request-check.ts';
 import { clickOrigin, privateReplier } from '../click-origin.ts';
 
 /**
@@ -21,6 +22,9 @@ export function registerPlannerTryAgain(app: App, deps: BotDeps): void {
       const run = await deps.runs.getRun(runId);
       if (!run) return await reply('I no longer know that task, so there is nothing to try again. Mention me with it instead.');
       if (origin.user !== run.requester) return await reply(`Only <@${run.requester}>, who asked for this, can try it again.`);
+      // The policy in force now decides, as for a mention: it may have changed since the first try.
+      const mayRequest = await checkRequester(deps.policy, { user: origin.user, channel: run.conversation.channel });
+      if (!mayRequest.ok) return await reply(mayRequest.error);
       await deps.agent.startRun({
         task: run.task,
         requester: run.requester,

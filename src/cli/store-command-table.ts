@@ -44,11 +44,11 @@ function auditedRun(args: string[], run: string | undefined): string | undefined
   return run;
 }
 
-/** The cut-off of `tandem prune`: only a whole number of days; pruning everything by a slip is not offered. */
+/** The cut-off of `tandem prune`: a whole number of days (0: every finished run; what the audit reads is kept either way). */
 function prunedBefore(args: string[], olderThan: string | undefined, now = new Date()): Date {
   if (args.length) throw new UsageError(`prune takes no words (got "${args.join(' ')}"); e.g. tandem prune --older-than 90`);
   if (olderThan === undefined) throw new UsageError('prune: expected --older-than <days>, e.g. tandem prune --older-than 90');
-  if (!/^\d+$/.test(olderThan) || Number(olderThan) < 1) throw new UsageError('--older-than: expected a whole number of days, at least 1');
+  if (!/^\d{1,6}$/.test(olderThan)) throw new UsageError('--older-than: expected a whole number of days, e.g. 90');
   return new Date(now.getTime() - Number(olderThan) * 86_400_000);
 }
 

@@ -50,6 +50,16 @@ describe.each(ENGINES)('tandem prune on %s', (engine) => {
       output: { url: 'https://github.test/acme/api/pull/7#c1' },
     });
     await store.appendEvent(run.id, 'escalation-resolved', { escalationId: 'esc_1', action: 'skip', by: 'U2' });
+    // A call an agent_task made: the audit checks it against TANDEM_REPOS, so pruning keeps it.
+    await store.appendEvent(run.id, 'agent-call', {
+      planVersion: version,
+      stepId: 's1',
+      attempt: 1,
+      index: 0,
+      tool: 'github_get_repo',
+      args: { repo: 'other/x' },
+      ok: true,
+    });
     if (status !== 'executing') await store.updateRun(run.id, { status, finishedAt: new Date(Date.now() - daysAgo * DAY) });
     return run.id;
   }
@@ -63,9 +73,11 @@ describe.each(ENGINES)('tandem prune on %s', (engine) => {
     expect(eventsBefore[0]!.length).toBeGreaterThan(0);
 
     const pruned = await pruneFinishedRuns(database.db, new Date(Date.now() - 30 * DAY));
-    expect(pruned).toMatchObject({ runs: 1, events: eventsBefore[0]!.length, outputs: 2 });
+    const innerCalls = eventsBefore[0]!.filter((event) => event.type === 'agent-call');
+    expect(innerCalls).toHaveLength(1);
+    expect(pruned).toMatchObject({ runs: 1, events: eventsBefore[0]!.length - 1, outputs: 2 });
 
-    expect(await store.listEvents(old)).toEqual([]);
+    expect(await store.listEvents(old)).toEqual(innerCalls);
     expect((await store.listSteps(old))[0]).toMatchObject({ status: 'succeeded', output: null });
     expect((await store.listAttempts(old))[0]).toMatchObject({ executedArgs: plan.steps[0]!.args });
     expect(await store.listApprovals(old)).toHaveLength(1);

@@ -1,8 +1,9 @@
 /**
  * `tandem prune`: a finished run keeps what `tandem audit` and `tandem show` need to say who approved what
  * and what ran (its plan versions, approvals, steps with their executed arguments, confirmations,
- * escalations, questions) and loses what makes a store heavy over months: its event log, the outputs of
- * its steps, its delivered messages. (Slack requests handled long ago are already forgotten by
+ * escalations, questions, and the calls an `agent_task` made, which the audit holds against TANDEM_REPOS) and
+ * loses what makes a store heavy over months: the rest of its event log, the outputs of its steps, its
+ * delivered messages. (Slack requests handled long ago are already forgotten by
  * housekeeping.)
  */
 import { sql } from 'drizzle-orm';
@@ -36,7 +37,7 @@ export async function pruneFinishedRuns(db: Db, before: Date): Promise<PruneCoun
     const pruned = sql`(select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`;
     const [events] = await rawRows<{ n: number }>(
       tx,
-      sql`with gone as (delete from events where run_id in ${pruned} returning 1) select count(*)::int as n from gone`,
+      sql`with gone as (delete from events where run_id in ${pruned} and type <> 'agent-call' returning 1) select count(*)::int as n from gone`,
     );
     const [steps] = await rawRows<{ n: number }>(
       tx,

@@ -38,8 +38,8 @@ afterEach(() => {
   MEMBERS['S_OWNERS'] = ['UOWN1', 'UOWN2'];
 });
 
-function gate(): PolicyGate {
-  const loaded = loadPolicy([{ file: 'test.cedar', text: POLICY }]);
+function gate(text = POLICY): PolicyGate {
+  const loaded = loadPolicy([{ file: 'test.cedar', text }]);
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
   return { current: () => loaded.value, groups: { groupsOf: async (userId, among) => among.filter((group) => MEMBERS[group]?.includes(userId)) } };
 }
@@ -125,6 +125,42 @@ describe('approvals under TANDEM_POLICY', () => {
     await db.database.db.execute(sql`update approvals set policy_groups = '["S_ENG"]'::jsonb where run_id = ${run.id} and user_id = 'UOWN2'`);
     expect(await audit((hash) => (hash === engine.hash ? engine : undefined))).toMatchObject({
       violations: [{ check: 'decision-not-permitted', message: expect.stringContaining('s2 needs two members of @owners (1 of 2 approvals)') }],
+    });
+  });
+});
+
+describe('a write plan the policy lets run without a click', () => {
+  it('records the policy, its rule and the requester’s groups with the auto-approval; the audit judges the run by that policy', async () => {
+    const tools = standardTools();
+    const autoCreate = `${POLICY}
+@id("eng-creates")
+permit (principal in Group::"S_ENG", action == Action::"auto_run", resource is Step)
+when { resource.tool == "create_thing" };
+`;
+    const policyGate = gate(autoCreate);
+    const writePlan = plannerAnswer({ steps: [{ id: 's1', tool: 'create_thing', args: { title: 'x' } }] });
+    h = makeHarness({ store: db.store, tools: tools.all, llm: new ScriptedLlm().on('planner', writePlan), policy: policyGate });
+    const run = await h.start('create x', 'UENG');
+    await h.agent.idle();
+    expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
+    const engine = policyGate.current();
+    expect((await h.store.listApprovals(run.id)).map((a) => [a.userId, a.via, a.policyHash, a.policyRules, a.policyGroups, a.why])).toEqual([
+      ['tandem:auto', 'auto', engine.hash, ['eng-creates'], ['S_ENG'], `policy ${engine.hash.slice(0, 12)} lets it run without a click: eng-creates`],
+    ]);
+    const audit = (policyOf: (hash: string) => typeof engine | undefined) => auditRuns(h.store, { ...auditContextOf(tools.all), policyOf }, { runId: run.id });
+    expect(await audit((hash) => (hash === engine.hash ? engine : undefined))).toEqual({ runs: 1, violations: [] });
+    expect(await audit(() => undefined)).toMatchObject({
+      violations: [{ check: 'auto-run-not-permitted', message: expect.stringContaining('whose texts are not stored') }],
+    });
+    // Judged by a policy without the rule, the same run is one that should have waited for a click.
+    const without = gate().current();
+    expect(await audit(() => without)).toMatchObject({
+      violations: [
+        {
+          check: 'auto-run-not-permitted',
+          message: `v1 ran without a click, but policy ${engine.hash.slice(0, 12)} does not let it run without one on every step`,
+        },
+      ],
     });
   });
 });

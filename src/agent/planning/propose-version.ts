@@ -2,7 +2,10 @@
  * A new plan version was stored: ask the requester its questions, escalate low confidence, run it
  * without a click when policy allows, or wait for approval.
  */
-import { approvalNeed, approvalProgressLines, needsReapproval, planRisk, policyAllowsAutoRun, riskOfTool } from '../decisions/approval-policy.ts';
+import { approvalNeed, approvalProgressLines, needsReapproval, planRisk, riskOfTool } from '../decisions/approval-policy.ts';
+import { versionSituation } from '../decisions/version-permission.ts';
+import { autoRunGrant, type AutoRunGrant } from '../decisions/auto-run-grant.ts';
+import { policySteps } from '../decisions/policy-approval.ts';
 import type { AgentContext } from '../context.ts';
 import { escalate } from '../execution/escalation.ts';
 import { diffPlans } from '../model/plan/plan-diff.ts';
@@ -49,12 +52,18 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
   const lowConfidence = confidenceTooLow(plan.confidence, ctx.config.settings.confidenceThreshold);
   const machineAuthored = options.kind === 'first' || options.kind === 'replan';
   const preApproved = options.preApprovedBy !== undefined && risk === 'read';
+  /** Set when the policy's `auto_run` lets this version run without a click: recorded with the approval for the audit. */
+  let grant: AutoRunGrant | undefined;
   const autoRunAllowed = async () => {
     const run = await ctx.store.getRun(runId);
-    return (
-      run !== undefined &&
-      policyAllowsAutoRun({ gate: ctx.config.policy, run, version: { version, plan }, digest: await planDigest(plan), riskOf: ctx.config.tools.riskOf })
-    );
+    if (!run) return false;
+    const situation = versionSituation(run, { version, plan }, await planDigest(plan));
+    grant = await autoRunGrant(ctx.config.policy, {
+      requester: run.requester,
+      steps: policySteps(plan, ctx.config.tools.riskOf, situation.channel),
+      situation,
+    });
+    return grant !== undefined;
   };
   const auto = !lowConfidence && machineAuthored && (preApproved || (await autoRunAllowed()) || (options.kind === 'replan' && !needsReapproval(risk)));
   const approver = preApproved && options.preApprovedBy ? options.preApprovedBy : AUTO_APPROVER;
@@ -68,17 +77,22 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
   let moved: RunRecord | undefined;
   if (auto) {
     // Recorded as a fact of its own (via 'auto', and the rule) so the audit tells it apart from a person's click.
+    // A version that changes things runs without a click only by a policy rule: the rule is the approval's reason.
+    const byPolicy = !preApproved && risk !== 'read' && grant !== undefined ? grant : undefined;
     const why = preApproved
       ? 'scheduled run of a runbook pre-approved for read-only steps'
-      : options.kind === 'replan'
-        ? 'replan without write steps'
-        : 'read-only plan';
+      : byPolicy
+        ? `policy ${byPolicy.policyHash.slice(0, 12)} lets it run without a click: ${byPolicy.rules.join(', ')}`
+        : options.kind === 'replan'
+          ? 'replan without write steps'
+          : 'read-only plan';
+    const granted = byPolicy ? { policyHash: byPolicy.policyHash, policyRules: byPolicy.rules, policyGroups: byPolicy.groups } : {};
     const decided = await ctx.store.decide({
       runId,
       planVersion: version,
       from: options.from,
       to: 'executing',
-      approval: { userId: approver, decision: 'approved', via: 'auto', need: approvalNeed(risk), why, digest },
+      approval: { userId: approver, decision: 'approved', via: 'auto', need: approvalNeed(risk), why, digest, ...granted },
       event: { type: 'plan-approved', data: { version, by: approver, why } },
     });
     if (!decided.ok) return;

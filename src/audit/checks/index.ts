@@ -1,6 +1,7 @@
 /** Every invariant `tandem audit` checks, one per file in this folder; add a check by adding it here. */
 import type { AuditCheck } from '../run-facts.ts';
 import { approvalNotAllowed } from './approval-not-allowed.ts';
+import { autoRunNotPermitted } from './auto-run-not-permitted.ts';
 import { decisionNotPermitted } from './decision-not-permitted.ts';
 import { contentChangedAfterApproval } from './content-changed-after-approval.ts';
 import { destructiveApprovedByRequester } from './destructive-approved-by-requester.ts';
@@ -16,4 +17,5 @@ export const AUDIT_CHECKS: readonly AuditCheck[] = [
   contentChangedAfterApproval,
   repositoryOutsideAllowList,
   decisionNotPermitted,
+  autoRunNotPermitted,
 ];

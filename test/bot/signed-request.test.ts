@@ -77,6 +77,13 @@ describe('the signature check in front of Bolt', () => {
     expect((await post(event, { contentType: 'application/json' })).passed).toEqual([{ path: '/slack/events', contentType: 'application/json', body: event }]);
     const command = 'command=%2Ftandem&text=schedules+now&user_id=U1&trigger_id=t1';
     expect((await post(command)).passed).toEqual([{ path: '/slack/events', contentType: FORM, body: command }]);
+    // A form with parameters in its Content-Type (what fetch sends for URLSearchParams) is a form all the same.
+    for (const contentType of [`${FORM};charset=UTF-8`, 'Application/X-WWW-Form-URLEncoded; charset=utf-8'])
+      expect((await post(command, { contentType })).passed).toEqual([{ path: '/slack/events', contentType: FORM, body: command }]);
+    const click = { type: 'block_actions', actions: [{ action_id: 'x' }] };
+    expect((await post(interactive(click), { contentType: `${FORM}; charset=UTF-8` })).passed.map((p) => [p.contentType, JSON.parse(p.body)])).toEqual([
+      ['application/json', click],
+    ]);
   });
 
   it('refuses with 401, and hands on nothing, a request with a bad, missing or malformed signature, or one dated over 5 minutes from now either way', async () => {

@@ -95,6 +95,9 @@ const NOT_AN_OBJECT: Checked = { refused: 400, why: 'Slack request body is not a
  * else; a signed interactive payload goes on as its JSON.
  */
 function checkedBody(req: IncomingMessage, body: Buffer, options: SignedRequestOptions): Checked {
+  // A form sent with parameters (`; charset=UTF-8`, as fetch and many clients send one) is still a form; Bolt
+  // compares the header exactly, so it is handed on bare.
+  if (mediaType(req.headers['content-type']) === FORM) req.headers['content-type'] = FORM;
   // Bolt parses any other content type as JSON.
   if (req.headers['content-type'] !== FORM) {
     if (!signatureMatches(req, body, options)) return UNSIGNED;
@@ -113,6 +116,11 @@ function checkedBody(req: IncomingMessage, body: Buffer, options: SignedRequestO
   if (json === undefined || !isObjectText(json)) return NOT_AN_OBJECT;
   req.headers['content-type'] = 'application/json';
   return { body: Buffer.from(json) };
+}
+
+/** `type/subtype` of a Content-Type header, lower case, without its parameters. */
+function mediaType(header: string | undefined): string {
+  return (header ?? '').split(';', 1)[0]!.trim().toLowerCase();
 }
 
 function firstNonBlankByte(bytes: Buffer): number | undefined {

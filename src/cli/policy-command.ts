@@ -75,7 +75,14 @@ function explain(options: CommandOptions, config: Readonly<Config>, out: Out, er
 }
 
 function test(casesFile: string, path: string | undefined, config: Readonly<Config>, out: Out, err: Out): number {
-  const parsed = parseCases(readFileSync(casesFile, 'utf8'));
+  let text: string;
+  try {
+    text = readFileSync(casesFile, 'utf8');
+  } catch (error) {
+    err(`${casesFile}: cannot read the cases (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    return 1;
+  }
+  const parsed = parseCases(text);
   if (!parsed.success) {
     err(`${casesFile}: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
     return 1;

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/config.ts';
-import { readEnvironment } from '../config/environment.ts';
+import { handOtelSettingsOn, readEnvironment } from '../config/environment.ts';
 import { DataDirLockedError, DataDirUnwritableError } from '../store/index.ts';
 import { runCommand } from './commands.ts';
 
@@ -63,7 +63,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return command || values.help ? 0 : 1;
   }
-  const config = loadConfig(readEnvironment(process.env, process.cwd()));
+  const env = readEnvironment(process.env, process.cwd());
+  handOtelSettingsOn(env, process.env);
+  const config = loadConfig(env);
   return runCommand(
     command,
     rest,

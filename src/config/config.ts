@@ -152,8 +152,8 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     tracing: {
       enabled: tracingEnabled(e),
       content: e.TANDEM_TRACE_CONTENT === 'on',
-      // JSON unless said otherwise, as before the setting was read (a receiver of ours reads it more easily).
-      protocol: e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/json',
+      // Protobuf unless said otherwise: the default OpenTelemetry's specification gives exporters, which collectors expect.
+      protocol: e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf',
     },
     secrets,
   };

@@ -17,3 +17,11 @@ export function readEnvironment(processEnv: NodeJS.ProcessEnv, cwd: string): Rec
   if (env.TANDEM_RUNBOOKS_DIR === undefined && !existsSync(path.join(cwd, 'runbooks'))) env.TANDEM_RUNBOOKS_DIR = BUNDLED_RUNBOOKS;
   return env;
 }
+
+/**
+ * The OpenTelemetry SDK reads its settings (OTEL_EXPORTER_OTLP_ENDPOINT, _HEADERS, OTEL_SERVICE_NAME, …) from the
+ * process environment itself, so those a `.env` file gives are copied there; real variables still win.
+ */
+export function handOtelSettingsOn(env: Readonly<Record<string, string | undefined>>, processEnv: NodeJS.ProcessEnv): void {
+  for (const [key, value] of Object.entries(env)) if (key.startsWith('OTEL_') && value !== undefined && processEnv[key] === undefined) processEnv[key] = value;
+}

@@ -1,6 +1,7 @@
 /** When runs are exported as traces, and that an OTLP backend's key in the exporter headers is kept out of logs. */
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
+import { handOtelSettingsOn } from '../../src/config/environment.ts';
 import { configProblem } from '../helpers/config-problem.ts';
 
 describe('tracing settings', () => {
@@ -16,9 +17,10 @@ describe('tracing settings', () => {
     expect(loadConfig({ TANDEM_TRACE_CONTENT: 'on' }).tracing.content).toBe(true);
   });
 
-  it('exports as JSON unless OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL says protobuf; gRPC is refused by name', () => {
+  it('exports as protobuf (the specification’s default) unless OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL says JSON; gRPC is refused by name', () => {
     const protocol = (env: Record<string, string>) => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', ...env }).tracing.protocol;
-    expect(protocol({})).toBe('http/json');
+    expect(protocol({})).toBe('http/protobuf');
+    expect(protocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toBe('http/json');
     expect(protocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' })).toBe('http/protobuf');
     expect(protocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' })).toBe('http/json');
     expect(configProblem({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toMatch(/OTEL_EXPORTER_OTLP_PROTOCOL.*grpc is not supported/);
@@ -35,5 +37,13 @@ describe('tracing settings', () => {
       OTEL_EXPORTER_OTLP_HEADERS: 'x-honeycomb-team=hc-key-123456,authorization=Bearer%20tok-987654',
     });
     expect(secrets).toEqual(expect.arrayContaining(['hc-key-123456', 'Bearer%20tok-987654', 'Bearer tok-987654']));
+  });
+});
+
+describe('OTEL_* settings from a .env file', () => {
+  it('reach the process environment the OpenTelemetry SDK reads; a real variable wins, and nothing else is copied', () => {
+    const processEnv: NodeJS.ProcessEnv = { OTEL_SERVICE_NAME: 'real' };
+    handOtelSettingsOn({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SERVICE_NAME: 'from-dotenv', SLACK_BOT_TOKEN: 'xoxb-1' }, processEnv);
+    expect(processEnv).toEqual({ OTEL_SERVICE_NAME: 'real', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' });
   });
 });

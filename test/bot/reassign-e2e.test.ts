@@ -103,6 +103,7 @@ describe('Reassign on an escalation', () => {
   it.each([
     ['a bot', 'UAPPBOT', 'is an app, not a person'],
     ['a deactivated user', 'UGONE', 'is deactivated'],
+    ['someone Slack does not know', 'UNOBODY', 'I could not find <@UNOBODY> in this workspace'],
     ['yourself', 'UAPP1', 'That is you'],
     ['someone who may not decide it', 'UOUTSIDER', '<@UOUTSIDER> may not answer this'],
   ])('to %s is refused in an ephemeral message, and nothing changes', async (_what, to, words) => {
@@ -116,6 +117,14 @@ describe('Reassign on an escalation', () => {
     expect(await handOvers(runId)).toEqual([]);
     expect(blocksText(current(escalation))).not.toContain('Waiting on');
     expect(e.thread(ts)).toHaveLength(posted);
+  });
+
+  it('goes ahead when Slack cannot say who the person is (users.info refused for a missing scope): the policy still decides', async () => {
+    const { escalation, runId } = await failedWrite();
+    e.fake.failWith('users.info', 'missing_scope');
+    await reassign(escalation, 'UAPP1', 'UAPP2');
+    await e.fake.waitUntil(() => blocksText(current(escalation)).includes('Waiting on <@UAPP2>'), 5000, 'the message marked');
+    expect(await handOvers(runId)).toEqual([{ wait: 'escalation', key: expect.any(String), to: 'UAPP2', from: null, by: 'UAPP1' }]);
   });
 
   it('by someone who may not answer it is refused, and nothing changes', async () => {

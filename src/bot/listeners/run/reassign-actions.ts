@@ -80,8 +80,16 @@ function carriesReassignOf(elements: readonly { action_id?: string; value?: stri
 async function whyNotAPerson(client: SlackClient, to: string, by: string): Promise<string | undefined> {
   if (to === by) return 'That is you: pick someone else to hand this to.';
   if (to === SLACKBOT) return 'Slackbot is not a person who can answer this; pick a person.';
-  const info = await client.users.info({ user: to }).catch(() => undefined);
-  const user = info?.user as { is_bot?: boolean; deleted?: boolean } | undefined;
+  let user: { is_bot?: boolean; deleted?: boolean } | undefined;
+  try {
+    user = (await client.users.info({ user: to })).user;
+  } catch (error) {
+    // Only Slack's word that there is no such user refuses. When Slack cannot say (a missing users:read scope,
+    // an outage), the hand-over goes on: the policy still decides whether that person may answer the wait.
+    if ((error as { data?: { error?: string } }).data?.error === 'user_not_found')
+      return `I could not find ${mention(to)} in this workspace; pick someone else.`;
+    return undefined;
+  }
   if (!user) return `I could not find ${mention(to)} in this workspace; pick someone else.`;
   if (user.is_bot) return `${mention(to)} is an app, not a person who can answer this; pick a person.`;
   if (user.deleted) return `${mention(to)} is deactivated and cannot answer this; pick someone else.`;

@@ -10,29 +10,28 @@ import type { BoardState } from '../../src/agent/ports/surface.ts';
 import { createMemoryRunStore } from '../../src/agent/testing/memory-store/index.ts';
 import { makePlan } from '../fakes/slack-fixtures.ts';
 
-/** The store, with its next step read held until released: a database that answers one read slowly. */
+/** The store, with one step read held until released: a database that answers one read slowly. */
 function withHeldRead(store: RunStore) {
-  let held: { release: () => void; started: Promise<void> } | undefined;
+  let hold: (() => Promise<void>) | undefined;
   const reads = {
+    /** The next step read waits for `release()`; `started` resolves once it has read. */
     holdNext() {
       let release!: () => void;
       let started!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
-      held = { release, started: new Promise<void>((resolve) => (started = resolve)) };
-      const take = held;
-      reads.take = async () => {
-        reads.take = undefined;
+      const began = new Promise<void>((resolve) => (started = resolve));
+      hold = async () => {
+        hold = undefined;
         started();
         await gate;
       };
-      return take;
+      return { release, started: began };
     },
-    take: undefined as (() => Promise<void>) | undefined,
   };
   const slow: RunStore = Object.create(store) as RunStore;
   slow.listSteps = async (...args) => {
     const steps = await store.listSteps(...args);
-    await reads.take?.();
+    await hold?.();
     return steps;
   };
   return { store: slow, reads };
@@ -41,7 +40,9 @@ function withHeldRead(store: RunStore) {
 async function runWithOneStep(store: RunStore) {
   const run = await store.createRun({ task: 'check CI', requester: 'UREQ', conversation: { channel: 'C1', threadTs: '1.1' }, origin: 'mention' });
   await store.addPlanVersion({ runId: run.id, plan: makePlan(1), authorKind: 'planner', authorId: 'model', parentVersion: null, reason: null, proposed: {} });
-  await store.createSteps(run.id, 1, [{ stepId: 's1', kind: 'forward', title: 'Check CI run 1', tool: 'github_list_workflow_runs', risk: 'read', dependsOn: [], plannedArgs: {} }]);
+  await store.createSteps(run.id, 1, [
+    { stepId: 's1', kind: 'forward', title: 'Check CI run 1', tool: 'github_list_workflow_runs', risk: 'read', dependsOn: [], plannedArgs: {} },
+  ]);
   return run;
 }
 
@@ -51,7 +52,11 @@ describe('the board writer', () => {
     const { store, reads } = withHeldRead(memory);
     const run = await runWithOneStep(memory);
     const handed: BoardState['steps'][number]['status'][] = [];
-    const boards = createBoardWriter({ store, now: () => new Date(), surface: { reportProgress: async (_run, board) => void handed.push(board.steps[0]!.status) } });
+    const boards = createBoardWriter({
+      store,
+      now: () => new Date(),
+      surface: { reportProgress: async (_run, board) => void handed.push(board.steps[0]!.status) },
+    });
 
     const slowRead = reads.holdNext();
     const first = boards.changed(run.id);

@@ -10,6 +10,7 @@ import { redactingStore } from './redacting-store.ts';
 import type { RunDrivers } from './replicas/run-drivers.ts';
 import { createRunLeases, DEFAULT_REPLICA_SETTINGS } from './replicas/run-leases.ts';
 import { safeSurface } from './delivery/safe-surface.ts';
+import { createBoardWriter } from './delivery/board-writer.ts';
 import { createToolRegistry } from './model/tool-registry.ts';
 import { createEffectsRunner } from './effects-runner.ts';
 import { versionApprovals } from './decisions/version-approval.ts';
@@ -17,14 +18,16 @@ import { versionApprovals } from './decisions/version-approval.ts';
 export function createAgentContext(deps: AgentDeps, drivers: RunDrivers, work: BackgroundWork): AgentContext {
   const store = redactingStore(deps.store, deps.settings.secrets);
   const tools = createToolRegistry(deps.tools);
+  const surface = safeSurface(deps.surface, deps.logger);
+  const now = deps.clock ?? (() => new Date());
   const ctx: AgentContext = {
     store,
     config: { settings: deps.settings, policy: deps.policy, tools, approvals: versionApprovals({ store, config: { policy: deps.policy, tools } }) },
     models: { llm: deps.llm, usage: usageRecorder(deps, store), runbooks: deps.runbooks },
-    thread: { surface: safeSurface(deps.surface, deps.logger), deliverySurface: deps.surface },
+    thread: { surface, deliverySurface: deps.surface, boards: createBoardWriter({ store, surface, now }) },
     replica: replicaOf(deps, drivers),
     logger: deps.logger,
-    now: deps.clock ?? (() => new Date()),
+    now,
     effects: createEffectsRunner(drivers, work, () => ctx),
   };
   return ctx;

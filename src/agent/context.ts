@@ -3,7 +3,7 @@ import type { LlmClient, LlmResponse, LlmRole } from './ports/llm.ts';
 import type { LogPort } from './ports/logger.ts';
 import type { PolicyGate } from './decisions/policy-approval.ts';
 import type { RunStore } from './ports/run-store.ts';
-import type { Surface, ThreadSurfaces } from './ports/surface.ts';
+import type { Surface } from './ports/surface.ts';
 import type { AnyTool } from './ports/tool.ts';
 import type { Plan } from './model/plan/plan.ts';
 import type { RepositoryAllowList } from './model/repository-allow-list.ts';
@@ -12,6 +12,7 @@ import type { Budgets } from './model/budgets.ts';
 import type { ToolRegistry } from './model/tool-registry.ts';
 import type { EffectsPort } from './ports/effects.ts';
 import type { VersionApprovals } from './ports/policy.ts';
+import type { RunThread } from './delivery/delivery-context.ts';
 
 /** When a wait for a person is reminded about and when it expires, and whom a reminder pings. */
 export interface HousekeepingSettings {
@@ -110,7 +111,7 @@ export interface AgentContext {
   store: RunStore;
   config: AgentConfig;
   models: AgentModels;
-  thread: ThreadSurfaces;
+  thread: RunThread;
   replica: ReplicaSelf;
   logger: LogPort;
   now(): Date;

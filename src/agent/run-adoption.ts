@@ -9,7 +9,7 @@ import { abortRun } from './decisions/run-abort.ts';
 import { resumeInterruptedChange } from './decisions/interrupted-change.ts';
 import { planRun } from './planning/plan-run.ts';
 import { replan } from './planning/replan.ts';
-import { driveAgain, recoverRunningSteps, rollbackAwaitsConfirm } from './execution/resume.ts';
+import { readyToDriveAgain, recoverRunningSteps, rollbackAwaitsConfirm } from './execution/resume.ts';
 import { inBackground } from './ports/effects.ts';
 
 /**
@@ -27,10 +27,10 @@ export async function resumeRuns(ctx: AgentContext, options: { startUp: boolean 
       ? await ctx.store.listRuns({ limit: 1000, statuses })
       : []
     : await ctx.replica.leases.adopt(statuses, { startUp: options.startUp });
-  await driveAgain(
-    ctx,
-    runs.filter((run) => run.status === 'executing'),
-  );
+  const executing = runs.filter((run) => run.status === 'executing');
+  for (const effect of await readyToDriveAgain(ctx, executing)) await ctx.effects.perform(effect);
+  // The adoption's own hold, let go once each driver started above holds the lease for itself.
+  for (const run of executing) await ctx.replica.leases.release(run.id).catch(() => undefined);
   for (const run of runs.filter((run) => run.status !== 'executing')) {
     try {
       if (run.status === 'rolling-back') {

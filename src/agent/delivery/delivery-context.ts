@@ -11,11 +11,17 @@ import type { PlansPort } from '../ports/plans.ts';
 import type { RunsPort } from '../ports/runs.ts';
 import type { StepsPort } from '../ports/steps.ts';
 import type { ThreadSurfaces } from '../ports/surface.ts';
+import type { RunBoards } from './board-writer.ts';
+
+/** The run's thread: the two surfaces, and the one writer of its board. */
+export interface RunThread extends ThreadSurfaces {
+  boards: RunBoards;
+}
 
 export interface DeliveryContext {
   store: RunsPort & PlansPort & StepsPort & EventsPort & OutboxPort & HumanInputPort;
-  /** The safe surface for the board, the bare one for owed messages (a delivery that fails stays owed). */
-  thread: ThreadSurfaces;
+  /** The safe surface, the bare one for owed messages (a delivery that fails stays owed), and the board's writer. */
+  thread: RunThread;
   logger: LogPort;
   /** This replica: its id, whether it has the store to itself (an owed message's lease is then always its own), and how long a failed delivery waits before it is tried again. */
   replica: { owner: string; soleOwner: boolean; leases: { readonly settings: { readonly owedRetryMs: number } } };

@@ -6,7 +6,6 @@
  */
 import { z } from 'zod';
 import { TextSchema } from '../text/text.ts';
-import { reportBoard } from './board.ts';
 import { RunVerdictSchema } from '../model/run-outcome.ts';
 import { StepResultSchema } from '../model/step-results.ts';
 import type { DeliveryContext } from './delivery-context.ts';
@@ -151,7 +150,7 @@ async function deliverOne(ctx: DeliveryContext, message: OwedMessage): Promise<v
   if (!run) return;
   const delivery = { key: message.id, mayExist: message.attempts > 1 };
   if (message.kind === 'run-finished') {
-    await reportBoard(ctx, run.id, run); // the board's final state lands before the summary
+    await ctx.thread.boards.changed(run.id, run); // the board's final state lands before the summary
     await ctx.thread.deliverySurface.finish(summaryOf(run, message), delivery);
     return;
   }

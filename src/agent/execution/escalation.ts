@@ -1,6 +1,5 @@
 /** Hands a decision to a person: an open escalation, the run paused, the surface told (what it offers, decided here: execution/escalation-offer.ts). */
 import { movesFrom } from '../model/run-moves.ts';
-import { reportBoard } from '../delivery/board.ts';
 import type { AgentContext } from '../context.ts';
 import { escalationOffer } from './escalation-offer.ts';
 import { owedEscalation } from '../delivery/owed-delivery.ts';
@@ -38,6 +37,6 @@ export async function escalate(
     message: input.message,
   });
   await ctx.effects.perform(deliverOwed(input.runId));
-  if (input.board !== false) await reportBoard(ctx, input.runId);
+  if (input.board !== false) await ctx.thread.boards.changed(input.runId);
   return escalation;
 }

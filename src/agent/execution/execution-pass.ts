@@ -13,7 +13,7 @@ import type { RunRecord, StepRecord } from '../ports/run-store.ts';
 import type { Text } from '../text/text.ts';
 import { escalatedSteps, succeededOutputs } from './steps/step-facts.ts';
 import { runStep, type StepOutcome } from './steps/step-runner.ts';
-import { PassBoard } from './pass-board.ts';
+import type { LiveBoard } from '../delivery/board-writer.ts';
 import { passReads } from './pass-reads.ts';
 
 /** What the pass needs of its driver. */
@@ -43,7 +43,7 @@ export class ExecutionPass {
    */
   refused = false;
   private readonly outputs: Map<string, Record<string, unknown>>;
-  private readonly board: PassBoard;
+  private readonly board: LiveBoard;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly specs: ReadonlyMap<string, Plan['steps'][number]>;
   private readonly writes: JoinedClaims;
@@ -72,14 +72,7 @@ export class ExecutionPass {
     this.events = createEventLog(ctx, run.id);
     this.specs = new Map(plan.steps.map((step) => [step.id, step]));
     this.writes = joinedClaims(ctx.store);
-    this.board = new PassBoard(ctx.thread.surface, {
-      run,
-      version,
-      plan,
-      records: () => this.records.values(),
-      now: () => ctx.now(),
-      superseded: () => hooks.superseded(),
-    });
+    this.board = ctx.thread.boards.live({ run, version, plan, records: () => this.records.values(), superseded: () => hooks.superseded() });
   }
 
   state(stopping: boolean): ExecutorState {
@@ -242,7 +235,7 @@ export class ExecutionPass {
     for (const step of this.records.values()) if (step.status === 'succeeded' && step.output) this.outputs.set(step.stepId, step.output);
   }
 
-  /** Shows the board after this turn's changes (pass-board.ts). */
+  /** Shows the board after this turn's changes (delivery/board-writer.ts). */
   reportSoon(): void {
     this.board.reportSoon();
   }

@@ -21,7 +21,7 @@ export function runsAgain(ctx: Pick<AgentContext, 'config'>, step: StepRecord): 
   return step.risk === 'read' && ctx.config.tools.get(step.tool)?.risk === 'read';
 }
 
-export async function requeueInterruptedReads(ctx: AgentContext, runs: readonly RunRecord[]): Promise<void> {
+export async function requeueInterruptedReads(ctx: Pick<AgentContext, 'store' | 'config' | 'replica' | 'now'>, runs: readonly RunRecord[]): Promise<void> {
   if (runs.length === 0) return;
   const now = ctx.now();
   const reads = (await ctx.store.listRunningSteps(runs.map((run) => run.id))).filter((step) => isOrphaned(ctx, step, now) && runsAgain(ctx, step));

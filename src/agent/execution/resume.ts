@@ -10,27 +10,27 @@ import { limitOutput } from '../text/output-limit.ts';
 import type { RunRecord, StepRecord } from '../ports/run-store.ts';
 import { awaitsConfirm } from './rollback.ts';
 import { isOrphaned, READ_RUNS_AGAIN, requeueInterruptedReads, runsAgain } from './interrupted-reads.ts';
-import { drive } from '../ports/effects.ts';
+import { drive, type Effect } from '../ports/effects.ts';
 
 /**
- * Executing runs go back to drivers, all together: after a crash with a thousand runs open, one write
- * puts back every interrupted read and one records every adoption, where a run at a time cost each run
+ * Executing runs made ready to go back to drivers, all together: after a crash with a thousand runs open, one
+ * write puts back every interrupted read and one records every adoption, where a run at a time cost each run
  * several statements before its step could start again. A write left running is each driver's to settle.
+ * Returns the drives for the wiring to perform while it still holds the adopted runs' leases (none when the
+ * store refused: the runs are adopted again on the next scan).
  */
-export async function driveAgain(ctx: AgentContext, runs: readonly RunRecord[]): Promise<void> {
-  if (runs.length === 0) return;
-  let recorded = false;
+export async function readyToDriveAgain(
+  ctx: Pick<AgentContext, 'store' | 'config' | 'replica' | 'logger' | 'now'>,
+  runs: readonly RunRecord[],
+): Promise<Effect[]> {
+  if (runs.length === 0) return [];
   try {
     await requeueInterruptedReads(ctx, runs);
     await ctx.store.appendToRuns(runs.map((run) => ({ runId: run.id, event: { type: 'run-adopted', data: { by: ctx.replica.owner, status: run.status } } })));
-    recorded = true;
+    return runs.map((run) => drive(run.id));
   } catch (error) {
     ctx.logger.error({ runs: runs.length, err: error }, 'could not resume runs');
-  }
-  for (const run of runs) {
-    if (recorded) await ctx.effects.perform(drive(run.id));
-    // The adoption's own hold: the driver started above holds the lease for itself.
-    await ctx.replica.leases.release(run.id).catch(() => undefined);
+    return [];
   }
 }
 

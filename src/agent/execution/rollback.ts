@@ -7,7 +7,6 @@
  */
 import { movesFrom } from '../model/run-moves.ts';
 import { type RiskSource, riskOfTool } from '../model/tool-risk.ts';
-import { buildBoard } from '../delivery/board.ts';
 import { createEventLog, type EventLog } from '../delivery/event-log.ts';
 import type { AgentContext } from '../context.ts';
 import type { RollbackStep } from '../model/plan/plan.ts';
@@ -93,7 +92,6 @@ export async function rollBack(ctx: AgentContext, runId: string): Promise<Rollba
     ]);
   }
   const outputs = succeededOutputs(steps);
-  const current = versions.at(-1)!;
   const events = createEventLog(ctx, runId);
   const confirmations = await ctx.store.listConfirmations(runId);
   for (const { version, step } of order) {
@@ -118,8 +116,8 @@ export async function rollBack(ctx: AgentContext, runId: string): Promise<Rollba
       { runSignal: new AbortController().signal, events, outputs },
     );
     await events.flush();
-    const latest = await ctx.store.listSteps(runId);
-    void ctx.thread.surface.reportProgress(run, buildBoard(run, current.version, current.plan, latest, ctx.now())).catch(() => undefined);
+    // Not waited for: a rollback does not wait on a Slack that hangs (the writer keeps the boards in order).
+    void ctx.thread.boards.changed(runId).catch((error: unknown) => ctx.logger.warn({ err: error, runId }, 'could not draw the board'));
     if (outcome.status === 'waiting') return 'waiting';
   }
   return 'done';

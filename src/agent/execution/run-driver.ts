@@ -14,7 +14,6 @@ import { runTimeLeftMs } from '../model/budgets.ts';
 import { recoverRunningSteps } from './resume.ts';
 import { handOverFailure } from './supervisor.ts';
 import { dispatch } from './ready-steps.ts';
-import { reportBoard } from '../delivery/board.ts';
 import { sleep } from '../sleep.ts';
 import { plainText, words } from '../text/text.ts';
 import { replanRun } from '../ports/effects.ts';
@@ -251,7 +250,7 @@ export class RunDriver {
     const { ctx, runId } = this;
     if (!(await ctx.store.transitionRun(runId, ['executing'], 'paused'))) return;
     await ctx.store.appendEvent(runId, 'run-paused', { reason: 'waiting for a person' });
-    await reportBoard(ctx, runId);
+    await ctx.thread.boards.changed(runId);
     // An answer, a Retry or a Confirm that landed while this driver settled found the run still executing
     // and left the resuming to it: when a step can start again, or nothing waits any more, go on (the
     // transition lets one resumer win).

@@ -14,7 +14,6 @@ import type { PlanVersionRecord, RunRecord, RunStatus } from '../ports/run-store
 import type { Risk } from '../ports/tool.ts';
 import { targetArgNames } from '../model/step-targets.ts';
 import { words } from '../text/text.ts';
-import { reportBoard } from '../delivery/board.ts';
 import { confidenceTooLow } from '../model/budgets.ts';
 import { drive } from '../ports/effects.ts';
 
@@ -120,7 +119,7 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
     attribution: ctx.config.settings.attribution !== false,
   });
   // The board of the version this one replaces says so, instead of staying "waiting for a person".
-  if (options.kind === 'replan' && !auto) await reportBoard(ctx, runId, run);
+  if (options.kind === 'replan' && !auto) await ctx.thread.boards.changed(runId, run);
   if (lowConfidence) {
     await escalate(ctx, {
       runId,

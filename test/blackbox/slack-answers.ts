@@ -113,4 +113,3 @@ export function ephemeralTexts(stack: Stack, user: string, channel: string, from
     .map(visibleText);
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

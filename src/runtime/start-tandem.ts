@@ -36,6 +36,7 @@ import { createSchedules, type SchedulerClock } from './schedules.ts';
 import { prepareDemo, type DemoWiring } from './demo-wiring.ts';
 import type { SandboxWorld } from '../demo/github/sandbox-world.ts';
 import { storedFeedback } from './stored-feedback.ts';
+import { workInHandGauge } from './work-in-hand.ts';
 
 export interface StartOptions {
   config: Readonly<Config>;
@@ -124,6 +125,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
     cleanups.add(async () => policy.stop());
     const agent = buildAgent(config, services, { surface, policy: policy.gate, logger, replicaId, owedRetryMs: options.slackTimings?.owedRetryMs });
     cleanups.add(() => agent.shutdown(shutdownDeadlineMs));
+    workInHandGauge(metrics.registry, agent, database);
     const schedules = createSchedules({
       db: database.db,
       replicaId,

@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { openAiReply } from '../fakes/openai-server.ts';
 import { botMessages, clickByText, hasButtons, messageWithButtons, visibleText, waitFor, isSummary } from './harness.ts';
 import { plan, step } from './plans.ts';
-import { sleep } from './slack-answers.ts';
 import { useStack } from './stack.ts';
 
 const stack = useStack();
@@ -87,7 +86,7 @@ describe('agent_task', () => {
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
     const confirm = await waitFor(slack, () => messageWithButtons(slack, 'CG3', thread, 'Confirm', 'Abort'), 'the Confirm request', 30_000);
     expect(visibleText(confirm)).toContain('CG3-picked');
-    await sleep(500);
+    await stack.tandem.untilIdle();
     expect(stack.texts('CG3-picked')).toEqual([]);
     await clickByText(stack.tandem.driver, confirm, 'Confirm', 'U3');
     await waitFor(slack, () => stack.texts('CG3-picked').includes('picked by an agent'), 'the confirmed notice', 20_000);

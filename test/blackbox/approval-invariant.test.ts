@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { botMessages, clickByText, hasButtons, messageWithButtons, poll, visibleText, waitFor, isSummary } from './harness.ts';
 import { plan, step } from './plans.ts';
-import { clickSeen, ephemeralTexts, openModify, sleep, snapshot, submitYaml } from './slack-answers.ts';
+import { clickSeen, ephemeralTexts, openModify, snapshot, submitYaml } from './slack-answers.ts';
 import { ESCALATE, useStack } from './stack.ts';
 
 const stack = useStack();
@@ -48,7 +48,7 @@ describe('an approval binds to the version whose buttons were clicked', () => {
       'an ephemeral saying the plan changed',
     );
     expect(told.length).toBeGreaterThan(0);
-    await sleep(1500);
+    await stack.tandem.untilIdle();
     expect(texts('CA1-out')).toEqual([]);
 
     await clickByText(stack.tandem.driver, v2, 'Approve', 'U3');
@@ -103,7 +103,7 @@ describe('an edit and an Approve of the old version at the same moment', () => {
       await Promise.all([submitYaml(stack, modal, 'U2', modal.yaml.replace('old version', 'new version')), clickSeen(stack, v1AsSeen, 'Approve', 'U3')]);
       threads.push({ channel, thread });
     }
-    await sleep(2500);
+    await stack.tandem.untilIdle();
     for (const { channel, thread } of threads) {
       // Either the approval won (v1 ran) or the edit did (v2 waits for its own approval); v2 never ran unapproved.
       expect(texts(`${channel}-out`)).not.toContain('new version');
@@ -204,7 +204,7 @@ describe('the plan message shows every target in full', () => {
     const before = slack.model.ephemeralsFor('U2').length;
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
     await waitFor(slack, () => ephemeralTexts(stack, 'U2', channel, before).length > 0, 'an ephemeral to the requester');
-    await sleep(1000);
+    await stack.tandem.untilIdle();
     expect(texts('CA4-out')).toEqual([]);
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U3');
     await waitFor(slack, () => summaryIn(channel, thread), 'the run approved by U3', 20_000);
@@ -227,7 +227,7 @@ describe('only approvers may approve', () => {
     await waitFor(slack, () => ephemeralTexts(stack, 'U9', channel, before.told).length > 0, 'an ephemeral to the bystander');
     // Who may approve, by name (the approver list is short enough to name).
     expect(ephemeralTexts(stack, 'U9', channel, before.told).join(' ')).toContain('Only <@U2>, <@U3> or <!subteam^SAPPROVERS> may approve');
-    await sleep(1000);
+    await stack.tandem.untilIdle();
     expect(reads()).toBe(before.reads);
     expect(summaryIn(channel, thread)).toBeUndefined();
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { botMessages, clickByText, waitFor, isSummary } from './harness.ts';
 import { plan, step } from './plans.ts';
-import { commandAnswer, ephemeralTexts, sleep } from './slack-answers.ts';
+import { commandAnswer, ephemeralTexts } from './slack-answers.ts';
 import { useStack } from './stack.ts';
 
 const stack = useStack();
@@ -52,7 +52,7 @@ describe('/tandem status and cancel are scoped to the channel', () => {
     const second = await waitingRun('CE3', 'Wait in CE3, then tell', 3);
     await commandAnswer(stack, 'U1', 'CE3', `cancel ${second.runId}`);
     await waitFor(slack, () => /^cancelled/i.test(stack.boardText('CE3', second.thread, second.planMessage.ts)), 'the board to end cancelled', 15_000);
-    await sleep(3500);
+    await stack.tandem.untilIdle();
     expect(texts('CE3-out')).toEqual([]);
   }, 40_000);
 });
@@ -70,7 +70,7 @@ describe('"cancel" in a run thread', () => {
     const requester = await waitingRun('CE5', 'Wait in CE5, then tell', 3);
     await stack.tandem.driver.mention({ channel: 'CE5', user: 'U1', text: '<@UBOT> cancel', threadTs: requester.thread });
     await waitFor(slack, () => /^cancelled/i.test(stack.boardText('CE5', requester.thread, requester.planMessage.ts)), 'the board to end cancelled', 15_000);
-    await sleep(3500);
+    await stack.tandem.untilIdle();
     expect(texts('CE5-out')).toEqual([]);
   }, 40_000);
 });

@@ -60,7 +60,7 @@ describe('a target filled in from an answer waits for Confirm', () => {
     expect(shown).toContain('acme/api');
     expect(shown).toContain(`= ${pull.number}`);
     expect(shown).toContain('Confirm');
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await stack.tandem.untilIdle();
     expect(pull.merged).toBe(false);
 
     await clickByText(stack.tandem.driver, confirm, 'Confirm', 'U2');

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { SlackDriver, SlackFakeServer, type DriverResponse, type FakeMessage, type SendOptions } from '../../src/workspace/slack-fake/index.ts';
 import { runTandem, type TandemProcess } from '../cli/tandem-process.ts';
 import { openProcessStore } from '../helpers/database.ts';
+import { untilIdle } from '../helpers/until-idle.ts';
 
 export const BOT_TOKEN = 'xoxb-blackbox-0000-secret-token';
 export const SIGNING_SECRET = 'blackbox-signing-secret-value';
@@ -46,6 +47,8 @@ export interface Running {
   port: number;
   baseUrl: string;
   driver: TimedDriver;
+  /** Resolves once the process has nothing left to do on its own: "nothing more happens" is then asserted (test/helpers/until-idle.ts). */
+  untilIdle(): Promise<void>;
   stop(): Promise<number | null>;
 }
 
@@ -59,6 +62,7 @@ export async function startTandemProcess(env: Record<string, string>, cwd: strin
     port,
     baseUrl,
     driver: new TimedDriver({ eventsUrl: `${baseUrl}/slack/events`, signingSecret: SIGNING_SECRET, fake: slack }),
+    untilIdle: () => untilIdle(baseUrl),
     async stop() {
       if (tandem.child.exitCode === null) tandem.child.kill('SIGTERM');
       return tandem.exited;

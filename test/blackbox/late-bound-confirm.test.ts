@@ -7,7 +7,7 @@ import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { openAiReply } from '../fakes/openai-server.ts';
 import { botMessages, clickByText, messageWithButtons, poll, visibleText, waitFor, isSummary } from './harness.ts';
 import { plan, step } from './plans.ts';
-import { ephemeralTexts, sleep } from './slack-answers.ts';
+import { ephemeralTexts } from './slack-answers.ts';
 import { useStack } from './stack.ts';
 
 const stack = useStack();
@@ -52,7 +52,7 @@ describe('a merge whose pull number comes from ask_human', () => {
     });
     const told = await waitFor(slack, () => ephemeralTexts(stack, 'U9', channel, before)[0], 'an ephemeral to the bystander');
     expect(told).toMatch(/<@U2>|requester|approver/i);
-    await sleep(1500);
+    await stack.tandem.untilIdle();
     expect(confirmIn(channel, thread)).toBeUndefined();
     expect([...stack.github.repos.get('acme/api')!.pulls.values()].filter((p) => p.merged)).toEqual([]);
   });
@@ -68,7 +68,7 @@ describe('a merge whose pull number comes from ask_human', () => {
     const shown = visibleText(confirm);
     expect(shown).toContain('acme/api');
     expect(shown).toMatch(new RegExp(`\\b${pullNumber}\\b`));
-    await sleep(1000);
+    await stack.tandem.untilIdle();
     expect(stack.github.repos.get('acme/api')!.pulls.get(pullNumber)!.merged).toBe(false);
   });
 
@@ -79,7 +79,7 @@ describe('a merge whose pull number comes from ask_human', () => {
       await clickByText(stack.tandem.driver, confirm, 'Confirm', user);
       await waitFor(slack, () => ephemeralTexts(stack, user, channel, before).length > 0, `an ephemeral to ${user}`);
     }
-    await sleep(1000);
+    await stack.tandem.untilIdle();
     expect(stack.github.requests.filter((r) => r.method === 'PUT')).toEqual([]);
     await clickByText(stack.tandem.driver, confirmIn(channel, thread) ?? confirm, 'Confirm', 'U3');
     await poll(() => stack.github.repos.get('acme/api')!.pulls.get(pullNumber)!.merged, 'the merge', 20_000);
@@ -177,7 +177,7 @@ describe('a rollback merge whose pull number comes from ask_human', () => {
     const before = slack.model.ephemeralsFor('U1').length;
     await clickByText(stack.tandem.driver, confirm, 'Confirm', 'U1');
     await waitFor(slack, () => ephemeralTexts(stack, 'U1', channel, before).length > 0, 'an ephemeral to the requester');
-    await sleep(1000);
+    await stack.tandem.untilIdle();
     expect(pull.merged).toBe(false);
 
     await clickByText(stack.tandem.driver, confirmIn(channel, thread) ?? confirm, 'Confirm', 'U3');

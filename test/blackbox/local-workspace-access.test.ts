@@ -8,6 +8,7 @@ import { networkInterfaces } from 'node:os';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTandem, type TandemProcess } from '../cli/tandem-process.ts';
+import { untilIdle } from '../helpers/until-idle.ts';
 import { openAiReply, startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-server.ts';
 import { OPENAI_KEY, buttonsOf, freshStore, poll } from './harness.ts';
 import { plan, step } from './plans.ts';
@@ -141,7 +142,7 @@ describe('the local workspace', () => {
     expect(onMention.status).toBeGreaterThanOrEqual(400);
     const madeUp = await send('POST', '/local/actions', { json: { messageTs: planMessage.ts, actionId: 'not-a-button-here' }, withKey: true });
     expect(madeUp.status).toBeGreaterThanOrEqual(400);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await untilIdle(new URL((await state()).healthUrl!).origin);
     expect(everyMessage((await state()).messages).some((m) => m.text.includes('hello from the run'))).toBe(false);
 
     // The real button, with a value the page made up: the bot gets the button's own value and runs the plan.

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { runTandem } from '../cli/tandem-process.ts';
 import { botMessages, clickByText, visibleText, waitFor } from './harness.ts';
 import { plan, step } from './plans.ts';
-import { ephemeralTexts, sleep } from './slack-answers.ts';
+import { ephemeralTexts } from './slack-answers.ts';
 import { useStack } from './stack.ts';
 import { PGlite } from '@electric-sql/pglite';
 import postgres from 'postgres';
@@ -73,7 +73,7 @@ describe('TANDEM_POLICY', () => {
     await clickByText(stack.tandem.driver, one.planMessage, 'Approve', 'U3');
     const refused = await waitFor(slack, () => ephemeralTexts(stack, 'U3', 'CP1', before).find((text) => text.includes('rule')), 'the refusal');
     expect(refused).toContain('Posting to CP1-out needs a member of @api-owners (rule `ops-posts`)');
-    await sleep(1000);
+    await stack.tandem.untilIdle();
     expect(stack.texts('CP1-out')).toEqual([]);
     await clickByText(stack.tandem.driver, one.planMessage, 'Approve', 'U7');
     await waitFor(slack, () => stack.texts('CP1-out').includes('hello'), 'the post after a member approved', 20_000);
@@ -87,7 +87,7 @@ describe('TANDEM_POLICY', () => {
     expect(visibleText(two.planMessage)).toContain('s1 needs two members of @api-owners (0 of 2 approvals)');
     await clickByText(stack.tandem.driver, two.planMessage, 'Approve', 'U7');
     await waitFor(slack, () => botMessages(slack, 'CP2', two.thread).some((m) => visibleText(m).includes('1 of 2 approvals')), 'the thread told 1 of 2');
-    await sleep(1000);
+    await stack.tandem.untilIdle();
     expect(stack.texts('CP2-out')).toEqual([]);
     await clickByText(stack.tandem.driver, two.planMessage, 'Approve', 'U8');
     await waitFor(slack, () => stack.texts('CP2-out').includes('v2 is out'), 'the post after the second approval', 20_000);
@@ -110,7 +110,7 @@ describe('TANDEM_POLICY', () => {
     await waitFor(slack, () => stack.texts('CP1-out').includes('hello again'), 'the post after a member of @release approved', 20_000);
 
     // The audit judges U7's old approval by policy A, in force when it was made, and U9's by policy B: clean.
-    await sleep(1500);
+    await stack.tandem.untilIdle();
     expect(await stack.tandem.stop()).toBe(0);
     const audit = async () => {
       const cli = runTandem(['audit'], stack.env, stack.cwd);

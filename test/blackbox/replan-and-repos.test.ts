@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { openAiReply } from '../fakes/openai-server.ts';
 import { botMessages, clickByText, hasButtons, messageWithButtons, visibleText, waitFor } from './harness.ts';
 import { plan, step } from './plans.ts';
-import { clickSeen, ephemeralTexts, sleep, snapshot } from './slack-answers.ts';
+import { clickSeen, ephemeralTexts, snapshot } from './slack-answers.ts';
 import { useStack } from './stack.ts';
 
 const stack = useStack({ env: () => ({ TANDEM_REPOS: 'acme/*' }) });
@@ -32,13 +32,13 @@ describe('a version the planner proposed on Replan', () => {
       'v2',
       20_000,
     );
-    await sleep(1500);
+    await stack.tandem.untilIdle();
     expect(stack.texts('CH1-out')).toEqual([]);
 
     const before = slack.model.ephemeralsFor('U3').length;
     await clickSeen(stack, v1AsSeen, 'Approve', 'U3');
     await waitFor(slack, () => ephemeralTexts(stack, 'U3', channel, before).length > 0, 'an ephemeral to the stale approver');
-    await sleep(1000);
+    await stack.tandem.untilIdle();
     expect(stack.texts('CH1-out')).toEqual([]);
 
     await clickByText(stack.tandem.driver, v2, 'Approve', 'U3');
@@ -78,7 +78,7 @@ describe('TANDEM_REPOS and a repository filled in at run time', () => {
       20_000,
     );
     if (hasButtons(stopped, 'Confirm')) await clickByText(stack.tandem.driver, stopped, 'Confirm', 'U3');
-    await sleep(2000);
+    await stack.tandem.untilIdle();
     expect(stack.github.requests.filter((r) => r.path.startsWith('/repos/victim-org/') && r.method !== 'GET')).toEqual([]);
     expect(stack.github.repos.get('victim-org/prod')!.issues).toEqual([]);
     expect(botMessages(slack, channel, thread).map(visibleText).join('\n')).toMatch(/TANDEM_REPOS|allow-?list/i);

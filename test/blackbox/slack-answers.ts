@@ -112,5 +112,3 @@ export function ephemeralTexts(stack: Stack, user: string, channel: string, from
     .filter((e) => e.channel === channel)
     .map(visibleText);
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

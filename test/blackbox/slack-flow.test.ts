@@ -355,7 +355,7 @@ describe('follow-ups in a run thread', () => {
     await stack.tandem.driver.mention({ channel: 'C15', user: 'U2', text: '<@UBOT> cancel', threadTs: thread });
     await waitFor(slack, () => /^cancelled/i.test(boardText('C15', thread, planMessage.ts)), 'the board to end cancelled', 15_000);
     // s1 would have finished by now; s2 must not have started.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await stack.tandem.untilIdle();
     expect(texts('C92')).toEqual([]);
   });
 
@@ -662,7 +662,7 @@ describe('/tandem', () => {
     expect(runId, `a run id in: ${runs}`).toBeDefined();
     await commandAnswer(stack, 'U1', 'C21', `cancel ${runId}`);
     await waitFor(slack, () => /^cancelled/i.test(boardText('C21', thread, planMessage.ts)), 'the board to end cancelled', 15_000);
-    await new Promise((resolve) => setTimeout(resolve, 2500)); // past s1's end: s2 must not start
+    await stack.tandem.untilIdle(); // s1 would have ended by now: s2 must not start
     expect(texts('C98')).toEqual([]);
   });
 });

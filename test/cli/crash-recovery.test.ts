@@ -11,6 +11,7 @@ import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import { SlackDriver, SlackFakeServer, type RecordedCall } from '../../src/workspace/slack-fake/index.ts';
 import { DEFAULT_ENGINE, type TestDatabase } from '../helpers/database.ts';
 import { prepareTandemFolder } from '../helpers/tandem-folder.ts';
+import { untilIdle } from '../helpers/until-idle.ts';
 import { runTandem, type TandemProcess } from './tandem-process.ts';
 
 const TOKEN = 'xoxb-crash-test';
@@ -38,10 +39,17 @@ plan:
  * waiting for the processes it starts) and no process of one test sees another's store or Slack calls: a
  * process on the same store would be a replica of the other and take over what the killed one left.
  */
+/** One process's life in a world: the process, a driver that sends it Slack's requests, and its HTTP address. */
+interface Life {
+  tandem: TandemProcess;
+  driver: SlackDriver;
+  baseUrl: string;
+}
+
 interface World {
   fake: SlackFakeServer;
   database: TestDatabase | undefined;
-  start(): Promise<{ tandem: TandemProcess; driver: SlackDriver }>;
+  start(): Promise<Life>;
   /** Kills the process the moment the fake Slack records a matching call: Slack has it, the process never hears back. */
   killOnCall(tandem: TandemProcess, matches: (call: RecordedCall) => boolean): Promise<void>;
   thread(threadTs: string): ReturnType<SlackFakeServer['model']['thread']>;
@@ -66,7 +74,8 @@ async function newWorld(): Promise<World> {
       const tandem = runTandem(['start'], { LOG_LEVEL: 'info', ...env }, cwd);
       processes.push(tandem);
       const running = await tandem.waitForLog('Tandem is running', 60_000);
-      return { tandem, driver: new SlackDriver({ eventsUrl: `http://127.0.0.1:${running.port}/slack/events`, signingSecret: SECRET, fake }) };
+      const baseUrl = `http://127.0.0.1:${String(running.port)}`;
+      return { tandem, baseUrl, driver: new SlackDriver({ eventsUrl: `${baseUrl}/slack/events`, signingSecret: SECRET, fake }) };
     },
     killOnCall: (tandem, matches) =>
       new Promise<void>((resolve) => {
@@ -112,14 +121,14 @@ inTurnOrAtOnce('a Tandem process killed with SIGKILL', () => {
   const summaries = (w: World, threadTs: string) => w.thread(threadTs).filter((m) => m.text.startsWith(':white_check_mark: Succeeded'));
   const planMessage = (w: World, threadTs: string) => w.thread(threadTs).find((m) => has(m.blocks, PLAN_APPROVE_ACTION));
 
-  /** The thread ended right, once: one plan, one board showing the run succeeded, one summary. */
-  const endsRightOnce = async (w: World, threadTs: string) => {
+  /** The thread ended right, once: one plan, one board showing the run succeeded, one summary — and nothing more once `life` is idle. */
+  const endsRightOnce = async (w: World, threadTs: string, life: Life) => {
     await w.fake.waitUntil(
       () => summaries(w, threadTs).length > 0 && boards(w, threadTs).some((m) => m.text.startsWith('Succeeded:')),
       60_000,
       'the summary and the final board',
     );
-    await new Promise((resolve) => setTimeout(resolve, 1500)); // a second copy would come now
+    await untilIdle(life.baseUrl); // a second copy would have come by now
     expect(plans(w, threadTs)).toHaveLength(1);
     expect(boards(w, threadTs).map((m) => m.text)).toEqual([`Succeeded: ${GOAL} (2/2 steps done)`]);
     expect(summaries(w, threadTs).map((m) => m.text)).toEqual([`:white_check_mark: Succeeded: ${GOAL}`]);
@@ -139,7 +148,7 @@ inTurnOrAtOnce('a Tandem process killed with SIGKILL', () => {
     };
   };
 
-  const approveAndFinish = async (w: World, life: { driver: SlackDriver }, threadTs: string) => {
+  const approveAndFinish = async (w: World, life: Life, threadTs: string) => {
     await w.fake.waitUntil(() => planMessage(w, threadTs) !== undefined, 30_000, 'the plan');
     await life.driver.clickButtonIn(planMessage(w, threadTs)!, PLAN_APPROVE_ACTION, 'U2');
   };
@@ -155,7 +164,7 @@ inTurnOrAtOnce('a Tandem process killed with SIGKILL', () => {
 
     const second = await w.start();
     await approveAndFinish(w, second, sent.ts);
-    await endsRightOnce(w, sent.ts);
+    await endsRightOnce(w, sent.ts, second);
     await kill(second.tandem);
   }, 180_000);
 
@@ -171,7 +180,7 @@ inTurnOrAtOnce('a Tandem process killed with SIGKILL', () => {
     await release();
 
     const second = await w.start();
-    await endsRightOnce(w, sent.ts);
+    await endsRightOnce(w, sent.ts, second);
     // The click was stored without the plan message's blocks; handled again, it still takes the buttons away.
     const plan = plans(w, sent.ts)[0]!;
     expect(JSON.stringify(plan.blocks)).toContain('Approved by');
@@ -189,7 +198,7 @@ inTurnOrAtOnce('a Tandem process killed with SIGKILL', () => {
     expect(summaries(w, sent.ts)).toHaveLength(0);
 
     const second = await w.start();
-    await endsRightOnce(w, sent.ts);
+    await endsRightOnce(w, sent.ts, second);
     await kill(second.tandem);
   }, 180_000);
 
@@ -202,7 +211,7 @@ inTurnOrAtOnce('a Tandem process killed with SIGKILL', () => {
 
     const second = await w.start();
     await second.tandem.waitForLog('Tandem is running');
-    await endsRightOnce(w, sent.ts);
+    await endsRightOnce(w, sent.ts, second);
     await kill(second.tandem);
   }, 180_000);
 
@@ -218,7 +227,7 @@ inTurnOrAtOnce('a Tandem process killed with SIGKILL', () => {
     expect(boards(w, sent.ts)).toHaveLength(1);
 
     const second = await w.start();
-    await endsRightOnce(w, sent.ts);
+    await endsRightOnce(w, sent.ts, second);
     await kill(second.tandem);
   }, 180_000);
 
@@ -230,7 +239,7 @@ inTurnOrAtOnce('a Tandem process killed with SIGKILL', () => {
     await w.killOnCall(first.tandem, (call) => call.method === 'chat.update' && (call.params.text ?? '').startsWith('Running'));
 
     const second = await w.start();
-    await endsRightOnce(w, sent.ts);
+    await endsRightOnce(w, sent.ts, second);
     await kill(second.tandem);
   }, 180_000);
 
@@ -250,7 +259,7 @@ inTurnOrAtOnce('a Tandem process killed with SIGKILL', () => {
 
       // Nobody restarts the killed replica: the other one sees its process is gone and takes the request over.
       await approveAndFinish(w, second, sent.ts);
-      await endsRightOnce(w, sent.ts);
+      await endsRightOnce(w, sent.ts, second);
       await kill(second.tandem);
     },
     180_000,

@@ -77,6 +77,10 @@ describe('approvals under TANDEM_POLICY', () => {
     ]);
     expect((await h.store.getRun(run.id))?.status).toBe('awaiting-approval');
     expect(tools.merge.calls).toHaveLength(0);
+    // The plan message is redrawn with the progress so far: it no longer says 0 of 2.
+    expect(h.surface.of(run.id, 'approval-progress').map((seen) => [seen.planVersion, seen.lines])).toEqual([
+      [1, ['s1: approved (rule `reads`)', 's2 needs two members of @owners (1 of 2 approvals)']],
+    ]);
 
     expect(spoken(await approve('UENG'))).toEqual({
       ok: false,

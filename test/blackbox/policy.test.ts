@@ -87,6 +87,10 @@ describe('TANDEM_POLICY', () => {
     expect(visibleText(two.planMessage)).toContain('s1 needs two members of @api-owners (0 of 2 approvals)');
     await clickByText(stack.tandem.driver, two.planMessage, 'Approve', 'U7');
     await waitFor(slack, () => botMessages(slack, 'CP2', two.thread).some((m) => visibleText(m).includes('1 of 2 approvals')), 'the thread told 1 of 2');
+    // The plan message itself now says how many approvals are still needed, with its buttons for the second approver.
+    const planNow = () => visibleText(slack.model.findMessage('CP2', two.planMessage.ts)!);
+    await waitFor(slack, () => planNow().includes('s1 needs two members of @api-owners (1 of 2 approvals)'), 'the plan showing 1 of 2');
+    expect(planNow()).not.toContain('0 of 2');
     await stack.tandem.untilIdle();
     expect(stack.texts('CP2-out')).toEqual([]);
     await clickByText(stack.tandem.driver, two.planMessage, 'Approve', 'U8');

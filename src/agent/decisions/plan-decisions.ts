@@ -1,4 +1,5 @@
 /** A person's decisions on a proposed plan: approve, reject, edit, or ask the planner to revise it. */
+import { recordedProgressLines } from './recorded-progress.ts';
 import {
   approvalNeed,
   checkPolicyApprover,
@@ -137,17 +138,27 @@ async function decideApproval(
   }
   const recorded = await decideOnPending(ctx, input, { approval, event: { type: 'plan-approved', data: by } });
   if (!recorded.ok) return recorded;
+  const approvals = await ctx.store.listApprovals(input.runId);
   const now = await policyVersionApproved({
     gate,
     run: input.run,
     version: input.version,
     digest: input.digest,
     riskOf: ctx.config.tools.riskOf,
-    approvals: await ctx.store.listApprovals(input.runId),
+    approvals,
   });
   if (!now.ok) {
-    // The thread sees the partial progress: "s2 needs two members of @owners (1 of 2 approvals)".
+    // The thread sees the partial progress: "s2 needs two members of @owners (1 of 2 approvals)", and so does the plan.
     await ctx.thread.surface.notify(input.run, words`Approved by ${person(input.userId)}; still needed: ${now.error.message}.`);
+    const lines = recordedProgressLines({
+      engine: gate.current(),
+      run: input.run,
+      version: input.version,
+      digest: input.digest,
+      riskOf: ctx.config.tools.riskOf,
+      approvals,
+    });
+    await ctx.thread.surface.approvalProgress?.(input.run, input.planVersion, lines);
     // Recorded, but the plan still waits: not a final decision, so the buttons stay for the next approver and
     // the clicker is told privately what is still needed.
     return refuse('approval-counted', `Your approval counts; the plan still needs: ${now.error.message}.`);

@@ -21,6 +21,9 @@ export function safeSurface(surface: Surface, logger: LogPort): Surface {
     ask: wrap('ask', (run, stepId, question, delivery, asked) => surface.ask(run, stepId, question, delivery, asked)),
     confirmTarget: wrap('confirmTarget', (run, confirmation, delivery, addressee) => surface.confirmTarget(run, confirmation, delivery, addressee)),
     notify: wrap('notify', (run, text) => surface.notify(run, text)),
+    ...(surface.approvalProgress
+      ? { approvalProgress: wrap('approvalProgress', (run, version, lines) => surface.approvalProgress!(run, version, lines)) }
+      : {}),
     ...(surface.escalationsClosed
       ? { escalationsClosed: wrap('escalationsClosed', (run, closed, closedBy) => surface.escalationsClosed!(run, closed, closedBy)) }
       : {}),

@@ -169,6 +169,8 @@ export interface Surface {
   /** A write's target was filled from a person's or a model's words: show the values, offer Confirm and Abort. */
   confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery, addressee?: WaitAddressee): Promise<void>;
   notify(run: RunRecord, text: Text): Promise<void>;
+  /** Under a policy file, a click counted but the version still waits: the plan message shows each step's progress now. */
+  approvalProgress?(run: RunRecord, planVersion: number, lines: readonly string[]): Promise<void>;
   /**
    * Escalations another answer closed (an Abort, a new plan): each message loses its buttons and says
    * why (`closedBy`, e.g. "Aborted by @ana"). `key` is the delivery key the message was posted with.

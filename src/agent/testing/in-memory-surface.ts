@@ -11,6 +11,7 @@ export type SeenMessage =
   | { kind: 'ask'; runId: string; stepId: string; question: string }
   | { kind: 'confirm'; runId: string; confirmation: ConfirmationRecord }
   | { kind: 'notice'; runId: string; text: Text }
+  | { kind: 'approval-progress'; runId: string; planVersion: number; lines: string[] }
   | { kind: 'closed'; runId: string; escalationIds: string[]; closedBy: Text }
   | { kind: 'summary'; runId: string; summary: RunSummary };
 
@@ -46,6 +47,9 @@ export class InMemorySurface implements Surface {
   async confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery): Promise<void> {
     if (this.seen(delivery)) return;
     this.messages.push({ kind: 'confirm', runId: run.id, confirmation: structuredClone(confirmation) });
+  }
+  async approvalProgress(run: RunRecord, planVersion: number, lines: readonly string[]): Promise<void> {
+    this.messages.push({ kind: 'approval-progress', runId: run.id, planVersion, lines: [...lines] });
   }
   async notify(run: RunRecord, text: Text): Promise<void> {
     this.messages.push({ kind: 'notice', runId: run.id, text });

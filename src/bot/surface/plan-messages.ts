@@ -9,6 +9,8 @@ interface Posted {
   ts: string;
   version: number;
   view: MessageView;
+  /** The same message drawn again with other approval progress lines (under a policy file). */
+  redraw?: (approvalProgress: readonly string[]) => MessageView | undefined;
 }
 
 /**
@@ -35,6 +37,23 @@ export class PlanMessages {
     const last = this.latest.get(runId);
     this.latest.delete(runId);
     if (last) await this.retire(last, `Run ${outcome}.`);
+  }
+
+  /**
+   * A click counted towards a version that still waits: its message shows the progress now ("1 of 2 approvals")
+   * instead of what it showed when posted. Only this process's newest message of that version; after a restart
+   * the thread's notice says it.
+   */
+  async progressChanged(runId: string, version: number, lines: readonly string[]): Promise<void> {
+    const posted = this.latest.get(runId);
+    const view = posted?.version === version ? posted.redraw?.(lines) : undefined;
+    if (!posted || !view) return;
+    try {
+      await this.client.chat.update({ channel: posted.channel, ts: posted.ts, text: view.text, blocks: asSlackBlocks(view.blocks) });
+      posted.view = view;
+    } catch (error) {
+      this.logger.warn({ err: describeError(error), channel: posted.channel }, 'could not show the approval progress on the plan');
+    }
   }
 
   /** After a click decided the plan, the listener already rewrote the message. */

@@ -104,11 +104,14 @@ export class SlackSurface implements Surface {
     // A plan too long for one message continues in more; the buttons close the last, which is the one tracked.
     let last: { ts: string; view: MessageView } | undefined;
     const { confidenceThreshold, approvers } = this.options;
-    for (const view of planMessages(proposal, { ...(confidenceThreshold === undefined ? {} : { confidenceThreshold }), ...(approvers ? { approvers } : {}) })) {
+    const options = { ...(confidenceThreshold === undefined ? {} : { confidenceThreshold }), ...(approvers ? { approvers } : {}) };
+    for (const view of planMessages(proposal, options)) {
       const ts = await this.post(run, view);
       if (ts) last = { ts, view };
     }
-    if (last) await this.plans.posted(run.id, { channel: run.conversation.channel, ts: last.ts, version, view: last.view });
+    // The progress lines come last in the plan, so they are in the message with the buttons.
+    const redraw = (approvalProgress: readonly string[]) => planMessages({ ...proposal, approvalProgress: [...approvalProgress] }, options).at(-1);
+    if (last) await this.plans.posted(run.id, { channel: run.conversation.channel, ts: last.ts, version, view: last.view, redraw });
     if (last && !proposal.autoApproved) {
       const wait = { kind: 'approval' as const, runId: run.id, planVersion: version };
       await this.waitLinks.posted({
@@ -122,6 +125,10 @@ export class SlackSurface implements Surface {
       });
     }
     if (!proposal.autoApproved) await this.status.session(run.id, run.conversation, 'suspended');
+  }
+
+  async approvalProgress(run: RunRecord, planVersion: number, lines: readonly string[]): Promise<void> {
+    await this.plans.progressChanged(run.id, planVersion, lines);
   }
 
   /** A plan's buttons were used (approve/reject): nothing left to retire. */

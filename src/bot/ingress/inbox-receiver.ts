@@ -78,6 +78,8 @@ export class InboxReceiver implements Receiver {
     const kept = await this.takeBackKept();
     const entries = await this.inbox.claimUnfinished();
     for (const entry of entries) {
+      // Kept past its lease (the store failed for longer), it came back this way: handled here, not twice.
+      this.kept.delete(entry.key);
       this.logger.info({ inboxKey: entry.key }, 'handling a Slack request acknowledged before a restart');
       await this.handle(entry.key, replayedEvent(entry.key, entry.body));
     }

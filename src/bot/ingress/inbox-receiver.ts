@@ -36,6 +36,11 @@ function replayedEvent(key: string, body: Record<string, unknown>): ReceiverEven
 export interface InboxContext {
   inboxKey?: string;
   replayed?: boolean;
+  /**
+   * True once the store failed while this request was being handled: it is then handled again when the store
+   * takes writes, and that handling answers, so a listener need not tell the person to try again.
+   */
+  handledAgainLater?: () => boolean;
 }
 
 /**
@@ -155,15 +160,16 @@ export class InboxReceiver implements Receiver {
     const keepLease = setInterval(() => void this.inbox.extend(key).catch(() => undefined), this.inbox.leaseMs / 3);
     keepLease.unref();
     const failuresBefore = this.inbox.storeFailures().seen;
+    const handledAgainLater = () => this.inbox.storeFailures().seen !== failuresBefore;
     try {
-      await this.app!.processEvent(event);
+      await this.app!.processEvent({ ...event, customProperties: { ...event.customProperties, handledAgainLater } });
     } finally {
       clearInterval(keepLease);
       // The store failed meanwhile (this handler's writes, or another's: a listener answers its own errors, so
       // which is not known): what the request asked for may not be stored. It was acknowledged, so it is not
       // given up but kept pending and handled again once the store takes writes; handling twice is safe, as
       // after a crash.
-      if (this.inbox.storeFailures().seen !== failuresBefore) this.keep(key, storableBody(event.body));
+      if (handledAgainLater()) this.keep(key, storableBody(event.body));
       // Otherwise a handler that failed is done too: its error was answered, and a request that keeps failing must not loop.
       else
         await this.inbox

@@ -4,13 +4,17 @@
  *
  * Three processes, as in production: this one only signs and sends (Slack's side), one runs the
  * fake Slack Web API, one runs the bot (real Bolt in HTTP mode, with a recording fake agent).
- * BENCH_CPU_PROF=<dir> writes a CPU profile of the bot process there.
+ * BENCH_CPU_PROF=<dir> writes a CPU profile of the bot process there; BENCH_BURST_PROF=<dir> one of each round's
+ * click burst alone (clicks-round-N.cpuprofile: the burst and its after-ack work, 300 ms).
  * BENCH_INBOX=pglite|postgres stores every request in a real inbox before its ack (the product's path);
  * without it the inbox is in memory (the cost of Bolt and the listeners alone).
  */
 import { spawn } from 'node:child_process';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { readFile } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+import diagnostics from 'node:diagnostics_channel';
 import { createInterface } from 'node:readline';
 import { webApi } from '@slack/bolt';
 import type { StepStatus } from '../src/agent/ports/run-store.ts';
@@ -67,10 +71,59 @@ async function serveBot(apiUrl: string): Promise<void> {
       gcCount++;
     }
   }).observe({ entryTypes: ['gc'] });
+  const profiler = process.env.BENCH_BURST_PROF ? new Session() : undefined;
+  profiler?.connect();
+  // Whether after-ack work ran before the burst was acknowledged, counted rather than timed: the moments each
+  // response was finished and each Slack Web API call (after-ack work) was started, in this process.
+  const acks: number[] = [];
+  const slackCalls: number[] = [];
+  // The bot's own CPU time from a request's arrival to its ack (the work it did meanwhile, for this request
+  // and the others): on a loaded machine the wall time adds the time the process was not running, this does not.
+  const cpuNow = () => {
+    const used = process.cpuUsage();
+    return (used.user + used.system) / 1000;
+  };
+  const arrivedAtCpu = new WeakMap<object, number>();
+  const cpuToAck: number[] = [];
+  diagnostics.subscribe('http.server.request.start', (message) => arrivedAtCpu.set((message as { response: object }).response, cpuNow()));
+  diagnostics.subscribe('http.server.response.finish', (message) => {
+    acks.push(performance.now());
+    const arrived = arrivedAtCpu.get((message as { response: object }).response);
+    if (arrived !== undefined) cpuToAck.push(cpuNow() - arrived);
+  });
+  diagnostics.subscribe('undici:request:create', () => slackCalls.push(performance.now()));
+  diagnostics.subscribe('http.client.request.start', () => slackCalls.push(performance.now()));
+  const burstShape = () => {
+    const lastAck = Math.max(...acks);
+    const sortedCpu = [...cpuToAck].sort((a, b) => a - b);
+    const shape = {
+      acks: acks.length,
+      ackSpreadMs: acks.length ? lastAck - Math.min(...acks) : 0,
+      slackCalls: slackCalls.length,
+      callsBeforeLastAck: slackCalls.filter((t) => t < lastAck).length,
+      cpuToAckP99: sortedCpu.length ? percentile(sortedCpu, 99) : 0,
+    };
+    acks.length = 0;
+    cpuToAck.length = 0;
+    slackCalls.length = 0;
+    return shape;
+  };
   createInterface({ input: process.stdin }).on('line', (line) => {
+    // A profile of the bursts alone (a whole-process one is mostly start-up: PGlite's initdb, module loading).
+    if (line === 'profile' && profiler) {
+      profiler.post('Profiler.enable', () => profiler.post('Profiler.start', () => console.log('WHERE profiling')));
+      return;
+    }
+    if (line.startsWith('profiled ') && profiler) {
+      profiler.post('Profiler.stop', (error, answer) => {
+        if (!error) writeFileSync(line.slice('profiled '.length), JSON.stringify(answer.profile));
+        console.log(`WHERE ${error ? String(error) : 'written'}`);
+      });
+      return;
+    }
     if (line !== 'where') return;
     console.log(
-      `WHERE ${JSON.stringify({ loopP99: delay.percentile(99) / 1e6, loopMax: delay.max / 1e6, gcMs, gcCount, store: store?.database.engine ?? 'memory' })}`,
+      `WHERE ${JSON.stringify({ loopP99: delay.percentile(99) / 1e6, loopMax: delay.max / 1e6, gcMs, gcCount, store: store?.database.engine ?? 'memory', ...burstShape() })}`,
     );
     delay.reset();
     gcMs = 0;
@@ -220,6 +273,7 @@ async function main(): Promise<void> {
     report(`${CONCURRENCY} sequential clicks`, await timedOneByOne(CONCURRENCY, (via, i) => click(via, `US${i}`)));
 
     const worst = { mentions: 0, clicks: 0 };
+    const worstCpu = { mentions: 0, clicks: 0 };
     const botCpu = { mentions: { ms: 0 }, clicks: { ms: 0 } };
     await bot.ask('where');
     for (let round = 1; round <= ROUNDS; round += 1) {
@@ -227,12 +281,19 @@ async function main(): Promise<void> {
         `round ${round}: ${CONCURRENCY} mentions`,
         await burstWithCpu(bot.pid, botCpu.mentions, () => timedAll(CONCURRENCY, (via, i) => mention(via, `U${i}`, i))),
       );
-      console.log(`  in the bot: ${await bot.ask('where')}`);
+      const afterMentions = await bot.ask('where');
+      console.log(`  in the bot: ${afterMentions}`);
+      worstCpu.mentions = Math.max(worstCpu.mentions, (JSON.parse(afterMentions) as { cpuToAckP99: number }).cpuToAckP99);
+      const profiled = process.env.BENCH_BURST_PROF;
+      if (profiled) await bot.ask('profile');
       const clicks = report(
         `round ${round}: ${CONCURRENCY} clicks`,
         await burstWithCpu(bot.pid, botCpu.clicks, () => timedAll(CONCURRENCY, (via, i) => click(via, `U${i}`))),
       );
-      console.log(`  in the bot: ${await bot.ask('where')}`);
+      if (profiled) await bot.ask(`profiled ${profiled}/clicks-round-${round}.cpuprofile`);
+      const afterClicks = await bot.ask('where');
+      console.log(`  in the bot: ${afterClicks}`);
+      worstCpu.clicks = Math.max(worstCpu.clicks, (JSON.parse(afterClicks) as { cpuToAckP99: number }).cpuToAckP99);
       worst.mentions = Math.max(worst.mentions, mentions);
       worst.clicks = Math.max(worst.clicks, clicks);
     }
@@ -240,6 +301,19 @@ async function main(): Promise<void> {
     printFigures(process.env.BENCH_INBOX ? `ack (inbox on ${process.env.BENCH_INBOX})` : 'ack', [
       { name: `p99, ${CONCURRENCY} concurrent mentions (worst of ${ROUNDS} rounds)`, value: worst.mentions, unit: 'ms', ...below(50)(worst.mentions) },
       { name: `p99, ${CONCURRENCY} concurrent clicks (worst of ${ROUNDS} rounds)`, value: worst.clicks, unit: 'ms', ...below(50)(worst.clicks) },
+      {
+        name: `bot CPU from arrival to ack, p99, ${CONCURRENCY} concurrent mentions (worst of ${ROUNDS} rounds)`,
+        value: worstCpu.mentions,
+        unit: 'ms',
+        ...below(50)(worstCpu.mentions),
+        baseline: 'the latency if the bot had a core to itself: what the bot did between a request arriving and its ack',
+      },
+      {
+        name: `bot CPU from arrival to ack, p99, ${CONCURRENCY} concurrent clicks (worst of ${ROUNDS} rounds)`,
+        value: worstCpu.clicks,
+        unit: 'ms',
+        ...below(50)(worstCpu.clicks),
+      },
       { name: 'bot CPU per mention in the bursts (ack and after)', value: botCpu.mentions.ms / (ROUNDS * CONCURRENCY), unit: 'ms' },
       { name: 'bot CPU per click in the bursts (ack and after)', value: botCpu.clicks.ms / (ROUNDS * CONCURRENCY), unit: 'ms' },
     ]);

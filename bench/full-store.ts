@@ -9,7 +9,8 @@
  * housekeeping pass (the agent's sweep, the lease-lag and open-waits metrics): goal < 100 ms each.
  * Run: npx tsx bench/full-store.ts [pglite|postgres]
  * Knobs: BENCH_RUNS (finished runs, default 10000), BENCH_EVENTS (events per run, default 21),
- * BENCH_ROUNDS (default 5), BENCH_SAMPLES (query samples, default 200).
+ * BENCH_ROUNDS (default 5), BENCH_SAMPLES (query samples, default 200), BENCH_RUNS_FILLFACTOR (`runs`' fillfactor
+ * instead of migration 0014's 50: 100 gives the baseline before it).
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
@@ -31,6 +32,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 10_000);
 const EVENTS_PER_RUN = Number(process.env.BENCH_EVENTS ?? 21);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
+const FILLFACTOR = process.env.BENCH_RUNS_FILLFACTOR ? z.coerce.number().int().min(10).max(100).parse(process.env.BENCH_RUNS_FILLFACTOR) : undefined;
 const WIDE = 100;
 const CHAIN = 30;
 const ACTIVE: RunStatus[] = ['planning', 'awaiting-approval', 'awaiting-answer', 'executing', 'paused', 'rolling-back'];
@@ -116,6 +118,8 @@ async function open() {
   if (engine === 'postgres' && !server) throw new Error('bench/full-store.ts postgres needs TEST_DATABASE_URL or DATABASE_URL');
   const database = await openDatabase(server ? { url: server.url } : { memory: true });
   await database.migrate();
+  // BENCH_RUNS_FILLFACTOR=100: the pages of `runs` filled as before migration 0014, for a baseline in the same run.
+  if (FILLFACTOR) await database.db.execute(sql.raw(`alter table runs set (fillfactor = ${FILLFACTOR})`));
   return { database, drop: async () => (await database.close(), await server?.drop()) };
 }
 

@@ -15,6 +15,14 @@ export interface SlackInbox {
   done(key: string): Promise<void>;
   /** Requests acknowledged but never handled (their process stopped), now held by this one. */
   claimUnfinished(): Promise<{ key: string; body: Record<string, unknown> }[]>;
+  /**
+   * Store failures seen so far, and whether the store takes writes now. A request whose handling saw the
+   * count grow may not have stored its work (listeners answer their own errors, so its outcome does not
+   * say): it is not marked handled but handled again once the store takes writes.
+   */
+  storeFailures(): { seen: number; writable: boolean };
+  /** Takes back requests this process kept pending (above), counting no attempt; the keys still pending and now held here. */
+  reclaim(keys: readonly string[]): Promise<string[]>;
 }
 
 /** Thumbs up/down on run summaries; the store implements it (one per person and run) and counts it in /metrics. */
@@ -44,5 +52,7 @@ export function createMemoryInbox(ttlMs = 60 * 60 * 1000): SlackInbox {
     extend: async () => undefined,
     done: async () => undefined,
     claimUnfinished: async () => [],
+    storeFailures: () => ({ seen: 0, writable: true }),
+    reclaim: async (keys) => [...keys],
   };
 }

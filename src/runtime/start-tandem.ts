@@ -144,7 +144,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       config,
       loopbackOnly: listen.host === LOCAL_HOST,
       agent,
-      inbox: createSlackInbox(database.db, { owner: replicaId, soleOwner: database.engine === 'pglite' }),
+      inbox: createSlackInbox(database.db, { owner: replicaId, soleOwner: database.engine === 'pglite', health: database.health }),
       runs: store,
       logger,
       client: slackClient,

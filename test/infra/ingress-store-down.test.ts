@@ -26,6 +26,8 @@ function breakableInbox(): SlackInbox & { mode: 'up' | 'refused' | 'hanging' | '
     extend: (key: string) => inner.extend(key),
     done: (key: string) => inner.done(key),
     claimUnfinished: () => inner.claimUnfinished(),
+    storeFailures: () => inner.storeFailures(),
+    reclaim: (keys: readonly string[]) => inner.reclaim(keys),
   };
   return inbox;
 }

@@ -27,10 +27,20 @@ function withinAckDeadline<T>(work: Promise<T>): Promise<T> {
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
+/** A stored request handled again: already acknowledged, so its ack does nothing. */
+function replayedEvent(key: string, body: Record<string, unknown>): ReceiverEvent {
+  return { body, ack: async () => undefined, customProperties: { inboxKey: key, replayed: true } };
+}
+
 /** Set in the listener context: the inbox key of the request being handled, and whether it is handled again after a crash. */
 export interface InboxContext {
   inboxKey?: string;
   replayed?: boolean;
+  /**
+   * True once the store failed while this request was being handled: it is then handled again when the store
+   * takes writes, and that handling answers, so a listener need not tell the person to try again.
+   */
+  handledAgainLater?: () => boolean;
 }
 
 /**
@@ -46,6 +56,8 @@ export class InboxReceiver implements Receiver {
   private readonly ackFirst = new AckFirst();
   /** Requests refused because their inbox write outlived the ack deadline (it may have landed since). */
   private readonly late = new Set<string>();
+  /** Requests whose handling met a store failure, with their bodies: handled again once the store takes writes. */
+  private readonly kept = new Map<string, Record<string, unknown>>();
 
   constructor(
     private readonly inner: Receiver,
@@ -68,12 +80,30 @@ export class InboxReceiver implements Receiver {
 
   /** Handles the requests a stopped process (or a dead peer) acknowledged but did not finish; returns how many. */
   async resumeUnfinished(): Promise<number> {
+    const kept = await this.takeBackKept();
     const entries = await this.inbox.claimUnfinished();
     for (const entry of entries) {
+      // Kept past its lease (the store failed for longer), it came back this way: handled here, not twice.
+      this.kept.delete(entry.key);
       this.logger.info({ inboxKey: entry.key }, 'handling a Slack request acknowledged before a restart');
-      await this.handle(entry.key, { body: entry.body, ack: async () => undefined, customProperties: { inboxKey: entry.key, replayed: true } });
+      await this.handle(entry.key, replayedEvent(entry.key, entry.body));
     }
-    return entries.length;
+    return kept + entries.length;
+  }
+
+  /** Handles again, once the store takes writes, the requests kept pending because it failed while they were handled. */
+  private async takeBackKept(): Promise<number> {
+    if (this.kept.size === 0 || !this.inbox.storeFailures().writable) return 0;
+    const kept = new Map(this.kept);
+    const held = new Set(await this.inbox.reclaim([...kept.keys()]));
+    // Not held: handled meanwhile, or a peer took it over once its lease ran out.
+    for (const key of kept.keys()) this.kept.delete(key);
+    for (const [key, body] of kept) {
+      if (!held.has(key)) continue;
+      this.logger.info({ inboxKey: key }, 'handling again a Slack request whose handling met a store failure');
+      await this.handle(key, replayedEvent(key, body));
+    }
+    return held.size;
   }
 
   private async receive(event: ReceiverEvent): Promise<void> {
@@ -129,14 +159,29 @@ export class InboxReceiver implements Receiver {
   private async handle(key: string, event: ReceiverEvent): Promise<void> {
     const keepLease = setInterval(() => void this.inbox.extend(key).catch(() => undefined), this.inbox.leaseMs / 3);
     keepLease.unref();
+    const failuresBefore = this.inbox.storeFailures().seen;
+    const handledAgainLater = () => this.inbox.storeFailures().seen !== failuresBefore;
     try {
-      await this.app!.processEvent(event);
+      await this.app!.processEvent({ ...event, customProperties: { ...event.customProperties, handledAgainLater } });
     } finally {
       clearInterval(keepLease);
-      // A handler that failed is done too: its error was answered, and a request that keeps failing must not loop.
-      await this.inbox
-        .done(key)
-        .catch((error: unknown) => this.logger.warn({ err: describeError(error), inboxKey: key }, 'could not mark a Slack request handled'));
+      // The store failed meanwhile (this handler's writes, or another's: a listener answers its own errors, so
+      // which is not known): what the request asked for may not be stored. It was acknowledged, so it is not
+      // given up but kept pending and handled again once the store takes writes; handling twice is safe, as
+      // after a crash.
+      if (handledAgainLater()) this.keep(key, storableBody(event.body));
+      // Otherwise a handler that failed is done too: its error was answered, and a request that keeps failing must not loop.
+      else
+        await this.inbox
+          .done(key)
+          .catch((error: unknown) => this.logger.warn({ err: describeError(error), inboxKey: key }, 'could not mark a Slack request handled'));
     }
+  }
+
+  private keep(key: string, body: Record<string, unknown>): void {
+    this.logger.warn({ inboxKey: key }, 'the store failed while a Slack request was handled; it is handled again once the store takes writes');
+    this.kept.set(key, body);
+    // Bounded: one forgotten here stays pending in the store, and the inbox pass takes it once its lease runs out.
+    if (this.kept.size > 1000) this.kept.delete(this.kept.keys().next().value!);
   }
 }

@@ -8,6 +8,7 @@ import type { Db } from '../database.ts';
 import { leaseEnd } from '../leases/lease-end.ts';
 import { jsonParam, rawRows } from '../engine/raw-rows.ts';
 import { slackInbox } from '../schema.ts';
+import type { StoreHealth } from '../engine/store-health.ts';
 
 export interface InboxEntry {
   key: string;
@@ -125,14 +126,37 @@ export async function claimPendingInbox(
   return entries;
 }
 
+/**
+ * Requests this owner kept pending because the store failed while they were handled, leased again without
+ * counting an attempt (the store's failure is not the request's); the keys still pending and now held here.
+ * One a peer took over once its lease ran out stays the peer's.
+ */
+async function reclaimInboxEntries(db: Db, keys: readonly string[], holder: { owner: string; leaseMs: number }): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const rows = await db
+    .update(slackInbox)
+    .set({ leaseOwner: holder.owner, leaseUntil: leaseEnd(holder.leaseMs) })
+    .where(
+      and(
+        inArray(slackInbox.id, [...keys]),
+        eq(slackInbox.status, 'pending'),
+        or(eq(slackInbox.leaseOwner, holder.owner), lte(slackInbox.leaseUntil, sql`now()`)),
+      ),
+    )
+    .returning({ id: slackInbox.id });
+  return rows.map((row) => row.id);
+}
+
 /** Requests handled more than a day ago are forgotten: Slack stops redelivering within minutes. */
 export async function forgetInboxBefore(db: Db, before: Date): Promise<void> {
   await db.delete(slackInbox).where(and(eq(slackInbox.status, 'done'), lt(slackInbox.receivedAt, before)));
 }
 
 /** The inbox as the Slack app uses it, for one replica. */
-export function createSlackInbox(db: Db, options: { owner: string; soleOwner: boolean; leaseMs?: number }) {
+export function createSlackInbox(db: Db, options: { owner: string; soleOwner: boolean; leaseMs?: number; health?: StoreHealth }) {
   const leaseMs = options.leaseMs ?? 60_000;
+  let failuresSeen = 0;
+  options.health?.onFailure(() => (failuresSeen += 1));
   let startUp = true;
   const record = batchedRecorder(db, { owner: options.owner, leaseMs });
   const done = batchedPerTurn(async (keys: string[]) => (await finishInboxEntries(db, keys), keys.map(() => undefined)));
@@ -146,5 +170,7 @@ export function createSlackInbox(db: Db, options: { owner: string; soleOwner: bo
       startUp = false;
       return claimPendingInbox(db, { owner: options.owner, leaseMs, all, limit: 50, maxAttempts: 3 });
     },
+    storeFailures: () => ({ seen: failuresSeen, writable: options.health?.snapshot().ok ?? true }),
+    reclaim: (keys: readonly string[]) => reclaimInboxEntries(db, keys, { owner: options.owner, leaseMs }),
   };
 }

@@ -41,6 +41,8 @@ export interface MessageToBot {
   /** Set when the message is a reply in a thread (then it may be a follow-up for that thread's run). */
   threadTs: string | undefined;
   text: string;
+  /** The inbox's word that the request will be handled again (the store failed meanwhile). */
+  handledAgainLater?: () => boolean;
 }
 
 /**
@@ -64,6 +66,7 @@ export function registerMention(app: App, deps: BotDeps): void {
       ts: event.ts,
       threadTs: event.thread_ts,
       text: taskText(event.text, context.botUserId),
+      handledAgainLater: (context as InboxContext).handledAgainLater,
     });
   });
 }
@@ -115,6 +118,8 @@ export async function handleMessageToBot(deps: BotDeps, client: SlackClient, mes
     await deps.agent.startRun({ task: text, requester: user, conversation: { channel, threadTs }, origin: 'mention', ...(requestId ? { requestId } : {}) });
   } catch (error) {
     deps.logger.error({ err: describeError(error), channel, eventId }, 'handling a message to the bot failed');
+    // The store failed meanwhile: the request is handled again once it takes writes, and that answers.
+    if (message.handledAgainLater?.()) return;
     await tellThread(client, deps.logger, { channel, threadTs, text: `I could not start on that: ${describeError(error)}. ${TRY_AGAIN}` });
   }
 }

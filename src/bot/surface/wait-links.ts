@@ -55,6 +55,9 @@ export class WaitLinks {
   /** The links of one board, for the version it draws; the stored ones are read when what waits changed since. */
   async forBoard(runId: string, state: BoardState): Promise<BoardLinks> {
     const waiting = whatWaits(state);
+    // Nothing waits now: whatever waits next is read afresh, even if it looks like what waited before (the same
+    // step failing again, its new escalation posted by a peer).
+    if (!waiting) this.readFor.delete(runId);
     if (this.stored && waiting && this.readFor.get(runId) !== waiting) {
       const since: { kind: WaitKind; planVersion: number | null; stepId: string | null; permalink: string }[] = [];
       this.duringRead.set(runId, since);

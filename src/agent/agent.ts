@@ -9,8 +9,8 @@ import { RunDriver } from './execution/run-driver.ts';
 import type { AgentContext, AgentDeps } from './context.ts';
 import { createAgentContext } from './agent-context.ts';
 import { createBackgroundWork, type BackgroundWork } from './replicas/background-work.ts';
-import { decide, checkEdit, editPlan, revisePlan } from './decisions/plan-decisions.ts';
-import { resolveEscalation } from './decisions/escalation-resolution.ts';
+import { checkEdit, editPlan, revisePlan } from './decisions/plan-decisions.ts';
+import { answerWait } from './decisions/answer-wait.ts';
 import { runHousekeeping } from './waits/housekeeping.ts';
 import { reassignWait } from './waits/reassign.ts';
 import { waitsFor } from './waits/waits-for.ts';
@@ -23,7 +23,6 @@ import type { WaitMessagesPort } from './ports/run-store.ts';
 import { createReplicaTimers } from './replicas/replica-timers.ts';
 import { resumeRuns } from './run-adoption.ts';
 import { createRunDrivers } from './replicas/run-drivers.ts';
-import { decideTarget } from './decisions/target-decision.ts';
 import { sweepOwed } from './delivery/owed-delivery.ts';
 import { finishEndedRuns } from './execution/run-ending.ts';
 import { drive } from './ports/effects.ts';
@@ -53,7 +52,12 @@ export function createAgent(deps: AgentDeps): Agent {
     work,
   );
   return {
-    ...namingApproversIn(ctx, { ...runsApi(ctx, work), ...planDecisionsApi(ctx, work), resolveEscalation: (input) => resolveEscalation(ctx, input) }),
+    ...namingApproversIn(ctx, {
+      ...runsApi(ctx, work),
+      ...planDecisionsApi(ctx, work),
+      resolveEscalation: (input: Parameters<AgentApi['resolveEscalation']>[0]) =>
+        answerWait(ctx, { wait: { kind: 'escalation', escalationId: input.escalationId }, userId: input.userId, answer: { action: input.action } }),
+    }),
     reassign: (input) => reassignWait(ctx, input),
     waitsFor: (input) => waitsFor(ctx, input.userId),
     idle: () => work.idle(),
@@ -123,7 +127,8 @@ function planDecisionsApi(ctx: AgentContext, work: BackgroundWork): Pick<AgentAp
   return {
     decide: (input) =>
       ctx.replica.leases.during(input.runId, async () => {
-        const decided = await decide(ctx, input);
+        const { runId, planVersion, userId, decision, digest } = input;
+        const decided = await answerWait(ctx, { wait: { kind: 'approval', runId, planVersion }, userId, answer: { decision, digest } });
         // The same click decided on a peer (a retry that reached two replicas) while this one held the lease,
         // so the peer's driver could not take the run: drive it from here, under the lease still held. A
         // driver that cannot claim the run, or finds it not executing, does nothing.
@@ -143,6 +148,7 @@ function planDecisionsApi(ctx: AgentContext, work: BackgroundWork): Pick<AgentAp
       work.track(accepted.value.work.finally(release), 'revising plan', input.runId);
       return { ok: true, value: undefined };
     },
-    confirmTarget: (input) => decideTarget(ctx, input),
+    confirmTarget: ({ runId, planVersion, stepId, userId, decision }) =>
+      answerWait(ctx, { wait: { kind: 'confirm', runId, planVersion, stepId }, userId, answer: { decision } }),
   };
 }

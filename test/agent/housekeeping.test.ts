@@ -88,8 +88,10 @@ describe('housekeeping', () => {
     expect(summaries[0]!.summary.expired).toBe(true); // the summary offers Propose again
     expect(h.tools.write.calls).toHaveLength(0);
     expect(h.surface.of(run.id, 'notice')).toHaveLength(1);
-    // Too late to approve: an old click runs nothing.
-    expect((await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).ok).toBe(false);
+    // Too late to approve: an old click runs nothing, and the clicker is told the plan expired.
+    const late = await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
+    expect(late).toEqual({ ok: false, error: expect.objectContaining({ code: 'wait-expired' }) });
+    expect(said(late.ok ? '' : late.error.message)).toMatch(/^This plan expired: nobody approved it in time, and nothing ran\. .*Propose again/);
     expect(h.tools.write.calls).toHaveLength(0);
     expect(h.errors).toEqual([]);
   });

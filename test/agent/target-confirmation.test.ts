@@ -202,8 +202,13 @@ describe('Confirm for a target filled in at run time', () => {
       /^Nobody confirmed what the merge_pull step acts on within 1 day, so it did not run and the run was aborted\. Nothing was rolled back, since an expiry runs nothing; still to undo: \S.*\.$/,
     );
     expect((await h.store.listSteps(run.id)).filter((step) => step.kind === 'rollback' && step.status !== 'cancelled')).toEqual([]);
-    // A late click decides nothing.
-    expect(await confirm(run.id, 'UAPP')).toEqual({ ok: false, error: expect.objectContaining({ code: 'run-ended' }) });
+    // A late click decides nothing, and is told the Confirm expired (not who "decided" it: nobody did).
+    const late = await confirm(run.id, 'UAPP');
+    expect(late).toEqual({ ok: false, error: expect.objectContaining({ code: 'wait-expired' }) });
+    expect(late.ok ? '' : late.error.message).toBe(
+      'This Confirm expired: nobody confirmed what step s2 acts on in time, so it did not run and the run was aborted. Nothing was done now.',
+    );
+    expect(t.merge.calls).toEqual([]);
   });
 
   it('survives a restart: the step still waits, and a Confirm given to the new process runs it once', async () => {

@@ -117,4 +117,27 @@ describe("a stranger's text in a run", () => {
     const posted = await waitFor(slack, () => slack.model.messages.find((m) => m.channel === 'C78'), 'the summary post', 20_000);
     expect(posted.text).toBe('summary: all \uFFFD green \uFFFD');
   });
+  it('an answer to a question holding NUL and lone surrogates is acknowledged, stored, and the run goes on with it', async () => {
+    // An answer that could not be stored before the ack got a 500 and was lost; the run waited for ever.
+    const { planMessage, thread } = await stack.planned(
+      'C79',
+      'U1',
+      'ask and post',
+      plan('Ask, then post the answer', [
+        step('s1', 'Ask what to say', 'ask_human', { question: 'What should I post?' }),
+        step('s2', 'Post it', 'slack_notify', { channel: 'C80', text: 'said: {{steps.s1.output.answer}}' }, ['s1']),
+      ]),
+    );
+    await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
+    await waitFor(
+      slack,
+      () => slack.model.messages.find((m) => m.channel === 'C79' && m.threadTs === thread && m.text.includes('What should I post?')),
+      'the question',
+      20_000,
+    );
+    const answered = await stack.tandem.driver.mention({ channel: 'C79', user: 'U1', text: '<@UBOT> ship \u0000 it \uDE00', threadTs: thread });
+    expect(answered.status).toBe(200);
+    const posted = await waitFor(slack, () => slack.model.messages.find((m) => m.channel === 'C80'), 'the post of the answer', 20_000);
+    expect(posted.text).toBe('said: ship \uFFFD it \uFFFD');
+  });
 });

@@ -219,8 +219,10 @@ async function carryOut(ctx: AgentContext, run: RunRecord, escalation: Escalatio
   const { action, userId } = input;
   if (action === 'abort') return abortRun(ctx, run.id, words`Aborted by ${person(userId)}.`);
   const from = movesFrom('replan');
-  // A new plan replaces the one running: its driver stops first (a step it was running is recorded as stopped).
-  if (action === 'replan' || escalation.kind === 'replan-failed') await ctx.effects.perform(stopDriver(run.id, 'halt'));
+  // A new plan replaces the one running: its driver starts nothing more, and a step it is running ends and is
+  // recorded as it really ended before the planner is asked, so no write is cut mid-call and the new plan is
+  // made knowing what it did (decision 041).
+  if (action === 'replan' || escalation.kind === 'replan-failed') await ctx.effects.perform(stopDriver(run.id, 'drain'));
   if (action === 'replan') return replan(ctx, run.id, words`${person(userId)} asked for a new plan after: ${escalation.message}`, from);
   if (escalation.kind === 'replan-failed') return replan(ctx, run.id, words`retry after the planner failed: ${escalation.message}`, ['paused']);
   await continueIfClear(ctx, run.id);

@@ -8,6 +8,7 @@ import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
 import { isFinal } from '../execution/run-ending.ts';
 import { person, type Text, words } from '../text/text.ts';
 import { drive } from '../ports/effects.ts';
+import { EXPIRED_BY } from '../waits/wait-state.ts';
 
 interface ConfirmInput {
   runId: string;
@@ -87,7 +88,7 @@ function refusal(run: RunRecord, confirmation: ConfirmationRecord | undefined, i
 }
 
 /** Who "decided" a Confirm nobody answered in time: no person, so no approver check and no one's click recorded. */
-export const EXPIRED_BY = 'tandem:expired';
+export { EXPIRED_BY };
 
 /**
  * A Confirm nobody answered within the wait's time to live: its step never runs, and the run ends aborted with

@@ -25,14 +25,25 @@ export type DecisionRefusalCode = 'run-missing' | 'plan-changed' | 'not-waiting'
 export type ApproverRefusalCode = 'not-approver' | 'requester-may-not-approve-destructive' | 'policy-refused';
 export type ConfirmerRefusalCode = 'not-approver' | 'requester-may-not-confirm-destructive';
 /** Why a click on a proposed plan changed nothing: the store's refusals, a version that is gone, or who clicked. */
-export type PlanDecisionRefusalCode = DecisionRefusalCode | 'version-missing' | ApproverRefusalCode | 'not-requester-or-approver' | 'approval-counted';
+export type PlanDecisionRefusalCode =
+  DecisionRefusalCode | 'version-missing' | ApproverRefusalCode | 'not-requester-or-approver' | 'approval-counted' | WaitClosedCode;
+/** An answer to a wait that expired (a plan not approved in time, a Confirm not given in time): nothing was done. */
+export type WaitClosedCode = 'wait-expired';
 /** Why a revision was not started; `no-planner`: there is no model to revise with. */
 export type RevisionRefusalCode = DecisionRefusalCode | 'version-missing' | 'not-requester-or-approver' | 'no-planner';
 /** Why a person's edit was not taken: a refusal, or each thing wrong with the edited plan, every one with its code. */
 export type EditProblem = Refusal<DecisionRefusalCode | 'version-missing' | 'not-requester-or-approver' | PlanProblemCode, Text>;
 /** Why a Confirm or Abort click changed nothing: the run or the request moved on, or who clicked. */
 export type ConfirmRefusalCode =
-  'run-missing' | 'run-ended' | 'not-waiting' | 'already-decided' | 'plan-changed' | 'moved-on' | ConfirmerRefusalCode | 'not-requester-or-approver';
+  | 'run-missing'
+  | 'run-ended'
+  | 'not-waiting'
+  | 'already-decided'
+  | 'plan-changed'
+  | 'moved-on'
+  | ConfirmerRefusalCode
+  | 'not-requester-or-approver'
+  | WaitClosedCode;
 /** Why an escalation click changed nothing: the escalation or run is gone or done, who clicked, an answer not offered, or the store's refusals. */
 export type EscalationRefusalCode =
   | DecisionRefusalCode
@@ -43,7 +54,8 @@ export type EscalationRefusalCode =
   | 'cannot-replan'
   | 'plan-missing'
   | 'not-requester-or-approver'
-  | ApproverRefusalCode;
+  | ApproverRefusalCode
+  | WaitClosedCode;
 /**
  * Why a Reassign changed nothing: the wait is gone or no longer open, the clicker may not answer it, the
  * new person may not answer it either, or it already waits on them.

@@ -13,13 +13,20 @@ export interface AnswerForPlanner {
   answeredBy: string | null;
 }
 
+/** How a driver is stopped (Effect `stop-driver`). */
+export type DriverStop = 'cancel' | 'abort' | 'halt' | 'drain';
+
 export type Effect =
   /** Drive an executing run (or wake its driver); nothing happens for a run already driven elsewhere or no longer executing. */
   | { kind: 'drive'; runId: string }
   /** Deliver what the run owes its thread (recorded with the write just made), in order; done or deferred when it resolves. */
   | { kind: 'deliver'; runId: string }
-  /** Stop this process's driver of a run, if it has one; a `cancel` or `abort` also keeps the run from being driven again here. */
-  | { kind: 'stop-driver'; runId: string; stop: 'cancel' | 'abort' | 'halt' }
+  /**
+   * Stop this process's driver of a run, if it has one; a `cancel` or `abort` also keeps the run from being driven
+   * again here. `halt` cuts running steps (recorded as cancelled, or uncertain for a write); `drain` starts nothing
+   * more and lets running steps end and be recorded as they really ended (a Replan: decision 041).
+   */
+  | { kind: 'stop-driver'; runId: string; stop: DriverStop }
   /**
    * A new plan for the run's remaining work, moving it from one of `from` to planning (a step failed and no person
    * need decide): resolves once the new version is proposed, or the run is paused for a person.
@@ -37,7 +44,7 @@ export interface EffectsPort {
 
 export const drive = (runId: string): Effect => ({ kind: 'drive', runId });
 export const deliverOwed = (runId: string): Effect => ({ kind: 'deliver', runId });
-export const stopDriver = (runId: string, stop: 'cancel' | 'abort' | 'halt'): Effect => ({ kind: 'stop-driver', runId, stop });
+export const stopDriver = (runId: string, stop: DriverStop): Effect => ({ kind: 'stop-driver', runId, stop });
 export const replanRun = (runId: string, reason: Text, from: readonly RunStatus[]): Effect => ({ kind: 'replan', runId, reason, from });
 export const planAgain = (run: RunRecord, answers: AnswerForPlanner[]): Effect => ({ kind: 'plan', run, answers });
 export const inBackground = (what: string, work: Promise<unknown>, runId?: string): Effect => ({

@@ -4,6 +4,7 @@
  */
 import type { BackgroundWork } from './background-work.ts';
 import type { AgentContext } from '../context.ts';
+import type { DriverStop } from '../ports/effects.ts';
 
 /** What this module needs of a run's driver (execution/run-driver.ts; the wiring passes the factory). */
 export interface Driver {
@@ -22,7 +23,7 @@ const MAX_REDRIVES = 300;
 export interface RunDrivers {
   readonly accepting: boolean;
   kick(ctx: AgentContext, runId: string): void;
-  stop(runId: string, kind: 'cancel' | 'abort' | 'halt'): Promise<boolean>;
+  stop(runId: string, kind: DriverStop): Promise<boolean>;
   /** A peer adopted the run (this replica looked dead): stop here without settling anything. */
   abandon(runId: string): void;
   /** Lets running steps reach a recorded state within the deadline, then halts what is left. */
@@ -93,10 +94,11 @@ export function createRunDrivers(
     },
     kick,
     async stop(runId, kind) {
-      if (kind !== 'halt') stopped.add(runId);
+      if (kind === 'cancel' || kind === 'abort') stopped.add(runId);
       const active = drivers.get(runId);
       if (!active) return false;
-      active.driver.halt();
+      if (kind === 'drain') active.driver.drain();
+      else active.driver.halt();
       await active.done.catch(() => undefined);
       return true;
     },

@@ -7,16 +7,21 @@
  * hand-over is a `wait-reassigned` event; nothing else changes (decision 032).
  */
 import type { AgentContext } from '../context.ts';
-import { isFinal } from '../execution/run-ending.ts';
 import { refuse, type ReassignRefusalCode, type Refused } from '../model/refusal.ts';
 import type { Reassigned, WaitRef } from '../ports/run-store.ts';
 import { person, type Text, words } from '../text/text.ts';
-import { openWaits } from './open-waits.ts';
-import { keyOfRef, runOfRef, type Wait } from './wait.ts';
+import type { Wait } from './wait.ts';
+import { waitOf } from './wait-of.ts';
+import { isOpenState, type ClosedWaitState } from './wait-state.ts';
 
 type ReassignResult = Refused<Reassigned, ReassignRefusalCode, Text>;
 
-const CLOSED = 'This is no longer waiting for anyone (it was answered, or it expired). Nothing changed.';
+/** Why a closed wait can no longer be handed on, by how it closed (wait-state.ts). */
+const CLOSED: Record<ClosedWaitState, string> = {
+  answered: 'This is no longer waiting for anyone: it was answered. Nothing changed.',
+  expired: 'This is no longer waiting for anyone: it expired. Nothing changed.',
+  cancelled: 'This is no longer waiting for anyone: the run moved on without it. Nothing changed.',
+};
 
 export async function reassignWait(ctx: AgentContext, input: { wait: WaitRef; userId: string; to: string }): Promise<ReassignResult> {
   const found = await findOpenWait(ctx, input.wait);
@@ -34,18 +39,16 @@ export async function reassignWait(ctx: AgentContext, input: { wait: WaitRef; us
   return { ok: true, value: { runId: wait.run.id, ...handed } };
 }
 
-/** The open wait the ref names (openWaits): approved, answered, expired, replaced or ended, it waits for nobody. */
+/** The open wait the ref names (waitOf): answered, expired or cancelled, it waits for nobody, and the refusal says which. */
 async function findOpenWait(ctx: AgentContext, ref: WaitRef): Promise<Refused<Wait, 'wait-missing' | 'wait-closed', Text>> {
-  const escalation = ref.kind === 'escalation' ? await ctx.store.getEscalation(ref.escalationId) : undefined;
-  const runId = runOfRef(ref) ?? escalation?.runId;
-  const run = runId === undefined ? undefined : await ctx.store.getRun(runId);
-  if (!run)
+  const wait = await waitOf(ctx, ref);
+  // A ref naming a run that exists but no row of it (a forged or stale version) names nothing waiting.
+  if (!wait && ref.kind !== 'escalation' && (await ctx.store.getRun(ref.runId)))
+    return refuse('wait-closed', 'This is no longer waiting for anyone. Nothing changed.');
+  if (!wait)
     return refuse(
       'wait-missing',
       ref.kind === 'escalation' ? 'That escalation no longer exists. Nothing changed.' : 'That run does not exist. Nothing changed.',
     );
-  if (isFinal(run.status)) return refuse('wait-closed', CLOSED);
-  const key = keyOfRef(ref);
-  const wait = (await openWaits(ctx, run)).find((open) => open.kind === ref.kind && open.key === key);
-  return wait ? { ok: true, value: wait } : refuse('wait-closed', CLOSED);
+  return isOpenState(wait.state) ? { ok: true, value: wait } : refuse('wait-closed', CLOSED[wait.state]);
 }

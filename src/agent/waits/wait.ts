@@ -7,15 +7,24 @@
  * The lifecycle: **open** (the row is stored) → **owed** (its message is owed to the thread, in the same
  * transaction) → **delivered** (the surface posted it and said where: a wait message is stored) →
  * **answered** | **expired** | **cancelled** (the row is decided, the plan expired, or the run ended or
- * moved to another version) → the run goes on. Only open waits are read: a closed one is no longer a Wait.
+ * moved to another version) → the run goes on. Each state is a value derived from what is stored
+ * (wait-state.ts `stateOf`); `openWaits` reads the open ones, `waitOf` (wait-of.ts) one wait in any state.
  */
 import type { HousekeepingSettings } from '../context.ts';
 import type { ConfirmationRecord, EscalationRecord, QuestionRecord, RunRecord, WaitKind, WaitMessageRecord, WaitRef } from '../ports/run-store.ts';
 
 export type { WaitKind };
 
-/** Every state a wait goes through; the last three close it. */
-type WaitState = 'open' | 'owed' | 'delivered' | 'answered' | 'expired' | 'cancelled';
+/** A wait that can still be answered: its message owed to the thread, or posted there. */
+export type OpenWaitState = 'owed' | 'delivered';
+/**
+ * How a wait ended. `answered`: a person decided it (or, for a plan, approved or rejected it). `expired`: its
+ * time to live ran out (a plan not approved; a Confirm not given). `cancelled`: it stopped waiting because the
+ * run moved on without an answer to it — the run ended, another plan version replaced its own, or another
+ * answer (an Abort, a new plan, the plan's approval) closed it with the rest.
+ */
+export type ClosedWaitState = 'answered' | 'expired' | 'cancelled';
+export type WaitState = OpenWaitState | ClosedWaitState;
 
 /** What the wait is about: the stored row it was opened as (an approval is the plan version itself). */
 export type WaitSubject =
@@ -51,8 +60,8 @@ export interface Wait extends Answerers {
   addressee: { to: string; by: string } | undefined;
   /** Where its message was last posted, once it was. */
   message: WaitMessageRecord | undefined;
-  /** Where an open wait is: its message still owed, or posted (a stored wait message). */
-  state: Extract<WaitState, 'owed' | 'delivered'>;
+  /** Where it is in its lifecycle (wait-state.ts): owed or delivered while open; answered, expired or cancelled once closed. */
+  state: WaitState;
 }
 
 export const DEFAULT_HOUSEKEEPING: HousekeepingSettings = { remindAfterS: 1800, waitTtlS: 86_400 };
@@ -71,11 +80,6 @@ export function keyOfRef(ref: WaitRef): string {
   if (ref.kind === 'escalation') return ref.escalationId;
   if (ref.kind === 'question') return ref.questionId;
   return `v${ref.planVersion}/${ref.stepId}`;
-}
-
-/** The run a ref names, when it names one (an escalation's ref names only the escalation). */
-export function runOfRef(ref: WaitRef): string | undefined {
-  return ref.kind === 'escalation' ? undefined : ref.runId;
 }
 
 export function refOf(run: RunRecord, subject: WaitSubject): WaitRef {

@@ -1,0 +1,125 @@
+/**
+ * One path for a person's answer to a wait (issue 31, decision 041): the plan's Approve or Reject, an
+ * escalation's answer, a Confirm or Abort. Every answer goes the same way:
+ *
+ * 1. the wait the button names is read in whatever state it is now (waits/wait-of.ts);
+ * 2. a closed wait refuses, saying how it closed — answered, expired or cancelled (waits/wait-state.ts) — and
+ *    nothing changes;
+ * 3. a wait handed on by a Reassign refuses someone it was handed away from who may not answer it anyway,
+ *    naming who has it now;
+ * 4. the kind's own step (ANSWER_PATHS) asks the policy who may give this answer and records it with the
+ *    store's compare-and-set (still open, still this version), then carries out what it does.
+ *
+ * What differs by kind is only the last step, as data: which decision module takes the answer. A question is
+ * answered by a message in the thread (decisions/follow-up.ts), which names no wait; it asks the same addressee
+ * rule there.
+ */
+import type { AgentContext } from '../context.ts';
+import { refuse, type ConfirmRefusalCode, type EscalationRefusalCode, type PlanDecisionRefusalCode, type Refused } from '../model/refusal.ts';
+import type { EscalationAnswer, WaitRef } from '../ports/run-store.ts';
+import { person, type Text, words } from '../text/text.ts';
+import { handedAwayFrom } from '../waits/addressee.ts';
+import type { ClosedWaitState, Wait } from '../waits/wait.ts';
+import { waitOf } from '../waits/wait-of.ts';
+import { isOpenState } from '../waits/wait-state.ts';
+import { checkVersion } from './approval-click.ts';
+import { decisionRefusal } from './decision-refusals.ts';
+import { answeredLine, resolveEscalation } from './escalation-resolution.ts';
+import { decide } from './plan-decisions.ts';
+import { isFinal } from '../execution/run-ending.ts';
+import { decideTarget } from './target-decision.ts';
+
+/** The kinds answered by a button that names the wait. */
+export type ButtonWaitKind = 'approval' | 'escalation' | 'confirm';
+
+/** What each kind of answer says. */
+export interface WaitAnswers {
+  approval: { decision: 'approve' | 'reject'; digest?: string | undefined };
+  escalation: { action: EscalationAnswer };
+  confirm: { decision: 'confirm' | 'abort' };
+}
+
+/** Why an answer of each kind changed nothing. */
+export interface WaitAnswerRefusals {
+  approval: PlanDecisionRefusalCode;
+  escalation: EscalationRefusalCode;
+  confirm: ConfirmRefusalCode;
+}
+
+export interface AnswerInput<K extends ButtonWaitKind> {
+  wait: Extract<WaitRef, { kind: K }>;
+  userId: string;
+  answer: WaitAnswers[K];
+}
+
+type AnswerResult<K extends ButtonWaitKind> = Refused<void, WaitAnswerRefusals[K], Text>;
+
+/** Each kind's own step: asks the policy, records the answer with compare-and-set, carries it out. */
+const ANSWER_PATHS: { [K in ButtonWaitKind]: (ctx: AgentContext, input: AnswerInput<K>) => Promise<AnswerResult<K>> } = {
+  approval: (ctx, { wait, userId, answer }) => decide(ctx, { runId: wait.runId, planVersion: wait.planVersion, userId, ...answer }),
+  escalation: (ctx, { wait, userId, answer }) => resolveEscalation(ctx, { escalationId: wait.escalationId, userId, action: answer.action }),
+  confirm: (ctx, { wait, userId, answer }) =>
+    decideTarget(ctx, { runId: wait.runId, planVersion: wait.planVersion, stepId: wait.stepId, userId, decision: answer.decision }),
+};
+
+export async function answerWait<K extends ButtonWaitKind>(ctx: AgentContext, input: AnswerInput<K>): Promise<AnswerResult<K>> {
+  const kind = (input.wait as WaitRef).kind as K;
+  const path = ANSWER_PATHS[kind] as (ctx: AgentContext, input: AnswerInput<K>) => Promise<AnswerResult<K>>;
+  const wait = await waitOf(ctx, input.wait);
+  // Nothing stored under that name: the kind's own step says what is missing (a run, a version, an escalation).
+  if (!wait) return path(ctx, input);
+  if (!isOpenState(wait.state)) return { ok: false, error: closedRefusal(wait, wait.state) } as AnswerResult<K>;
+  const handedAway = await handedAwayRefusal(ctx, wait, input.userId);
+  if (handedAway) return handedAway as AnswerResult<K>;
+  return path(ctx, input);
+}
+
+type ClosedRefusal = { code: WaitAnswerRefusals[ButtonWaitKind]; message: Text };
+
+/** How a closed wait refuses, in the words each kind's people already knew; an expired one says it expired. */
+function closedRefusal(wait: Wait, state: ClosedWaitState): ClosedRefusal {
+  const { run, subject } = wait;
+  if (state === 'expired')
+    return {
+      code: 'wait-expired',
+      message:
+        subject.kind === 'confirm'
+          ? words`This Confirm expired: nobody confirmed what step ${subject.confirmation.stepId} acts on in time, so it did not run and the run was aborted. Nothing was done now.`
+          : 'This plan expired: nobody approved it in time, and nothing ran. Nothing was done now; it can only be proposed again (Propose again, in the thread), as a fresh plan to approve.',
+    };
+  if (subject.kind === 'escalation') {
+    const { escalation } = subject;
+    if (escalation.status === 'resolved')
+      return { code: 'already-resolved', message: words`This was already answered: ${answeredLine(escalation)}. Nothing more was done.` };
+    return { code: 'run-ended', message: 'This run has already ended; nothing was done.' };
+  }
+  if (subject.kind === 'confirm') {
+    const { confirmation } = subject;
+    if (isFinal(run.status)) return { code: 'run-ended', message: `The run already ended (${run.status}); nothing was done.` };
+    if (confirmation.status !== 'pending')
+      return { code: 'already-decided', message: words`This was already ${confirmation.status} by ${person(confirmation.decidedBy ?? '?')}.` };
+    return { code: 'plan-changed', message: `The plan changed to v${run.currentPlanVersion ?? '?'} since this was asked; nothing was done.` };
+  }
+  if (subject.kind === 'approval') {
+    // Another version: the click on this one runs nothing, and the clicker is told the plan changed (CONTRACT §5).
+    const current = checkVersion(run, subject.planVersion);
+    if (!current.ok) return current.error;
+    return decisionRefusal('not-waiting', run, subject.planVersion);
+  }
+  return { code: 'not-waiting', message: 'This is no longer waiting for an answer; nothing was done.' };
+}
+
+/**
+ * A wait handed on by a Reassign: someone it was handed away from, who may not answer it on their own standing,
+ * is told who has it now (a question's addressee may answer it; follow-up.ts asks the same for a message).
+ */
+async function handedAwayRefusal(ctx: AgentContext, wait: Wait, userId: string) {
+  const { addressee } = wait;
+  if (!addressee || addressee.to === userId) return undefined;
+  const events = await ctx.store.listEvents(wait.run.id);
+  if (!handedAwayFrom(events, wait.kind, wait.key, userId) || (await wait.mayAnswer(userId))) return undefined;
+  return refuse(
+    'not-requester-or-approver',
+    words`This was handed to ${person(addressee.to)} by ${person(addressee.by)}, so your answer was not taken; ${person(addressee.to)} can answer it.`,
+  );
+}

@@ -136,6 +136,19 @@ permit (principal in Group::"S_OWNERS", action == Action::"approve", resource is
     expect(progress.steps.map(progressLine)).toEqual(['s1 needs two members of @owners (1 of 2 approvals)']);
   });
 
+  // One approver of both: one of two approvals is nearer to done than one of three, though three is more people.
+  const PAIR = `@id("pair") @who("two members of @pair") @approvals("2")
+permit (principal in Group::"S_PAIR", action == Action::"approve", resource is Step);`;
+  const BOARD = `@id("board") @who("three members of @board") @approvals("3")
+permit (principal in Group::"S_BOARD", action == Action::"approve", resource is Step);`;
+  it.each([
+    ['pair first', `${PAIR}\n${BOARD}`],
+    ['board first', `${BOARD}\n${PAIR}`],
+  ])('a step names the rule nearest to done as a share of what it needs (%s in the file)', (_, text) => {
+    const progress = versionProgress(policy(text), [step('s1')], situation, [member('U_1', 'S_PAIR', 'S_BOARD')]);
+    expect(progress.steps.map(progressLine)).toEqual(['s1 needs two members of @pair (1 of 2 approvals)']);
+  });
+
   it('a step two rules permit is approved by both; a rule permitting two steps is recorded once', () => {
     const engine = policy(`${LEADS}\n${OWNERS}`);
     const approvers = [member('U_O1', 'S_OWNERS', 'S_LEADS'), member('U_O2', 'S_OWNERS')];

@@ -243,8 +243,16 @@ forbid (principal, action == Action::"approve", resource is Step) when { princip
   it.each<[string, string[], string]>([
     ['a forbid rule with a reason gives it', ['freeze'], 'Nothing ships this week: it needs nobody during the freeze (rule `freeze`).'],
     ['one without gives what was refused', ['no-self'], 'Approving step s1: it needs someone other than the person who asked (rule `no-self`).'],
-    ['the first forbid rule named, past permit rules and unknown ids', ['leads', 'gone', 'no-self', 'freeze'], 'Approving step s1: it needs someone other than the person who asked (rule `no-self`).'],
-    ['no forbid rule: every rule that could permit', ['leads'], 'Changing acme/api needs a member of @leads (rule `leads`); or Approving step s1 needs a member of @owners (rule `owners`).'],
+    [
+      'the first forbid rule named, past permit rules and unknown ids',
+      ['leads', 'gone', 'no-self', 'freeze'],
+      'Approving step s1: it needs someone other than the person who asked (rule `no-self`).',
+    ],
+    [
+      'no forbid rule: every rule that could permit',
+      ['leads'],
+      'Changing acme/api needs a member of @leads (rule `leads`); or Approving step s1 needs a member of @owners (rule `owners`).',
+    ],
   ])('%s', (_, forbidding, words) => {
     expect(policyRefusal(engine, about(), forbidding, 'approving step s1')).toBe(words);
   });

@@ -45,7 +45,9 @@ const MODULES = {
   references: { file: 'src/agent/model/references.ts', tests: ['test/agent/references*.test.ts'] },
   'repository-allow-list': { file: 'src/agent/model/repository-allow-list.ts', tests: ['test/agent/repository-allow-list*.test.ts'] },
   'plan-digest': { file: 'src/agent/model/plan/plan-digest.ts', tests: ['test/agent/plan-digest*.test.ts'] },
-  'policy-approval': { file: 'src/agent/decisions/policy-approval.ts', tests: ['test/agent/policy-approval*.test.ts', 'test/agent/policy-decisions*.test.ts'] },
+  // Its own unit tests only: policy-decisions goes through the agent and a database for each mutant, and
+  // policy-approval-rows holds what it checked of this module as rows.
+  'policy-approval': { file: 'src/agent/decisions/policy-approval.ts', tests: ['test/agent/policy-approval*.test.ts'] },
   // search-qualifiers.ts only adapts search-query.ts, which reads the whole query (decision 026).
   'search-qualifiers': {
     files: ['src/integrations/github/search-qualifiers.ts', 'src/integrations/github/search-query.ts'],

@@ -15,7 +15,7 @@ import {
   type PolicyRule,
   type PolicySource,
 } from '../agent/ports/policy.ts';
-import { oneLine, parsePolicySet, type ParsedRule } from './parse-policy-set.ts';
+import { acceptedAgain, oneLine, parsePolicySet, type ParsedRule } from './parse-policy-set.ts';
 import { problemAt } from './source-position.ts';
 import { tandemSchema } from './schema.ts';
 import { requestOf } from './cedar-request.ts';
@@ -40,7 +40,8 @@ export function loadPolicy(sources: readonly PolicySource[], schema = tandemSche
   if (validated.type === 'failure')
     return { ok: false, error: validated.errors.map((error) => ({ file: 'schema', line: 1, column: 1, message: oneLine(error) })) };
   const byId = new Map(rules.map((rule) => [rule.id, rule]));
-  const problems = validated.validationErrors.map((error) => placed(byId.get(error.policyId), sources, error.error));
+  // The validator names only the rules it was given, each from one of `sources`.
+  const problems = validated.validationErrors.map((error) => placed(byId.get(error.policyId)!, sources, error.error));
   if (problems.length) return { ok: false, error: problems };
 
   const hash = policyHash(sources, schema);
@@ -53,11 +54,7 @@ export function loadPolicy(sources: readonly PolicySource[], schema = tandemSche
         const key = setKey(hash, action);
         sets.set(key, { ...sets.get(key), [rule.id]: rule.text });
       }
-  for (const [key, staticPolicies] of sets) {
-    const preparsed = cedar.preparsePolicySet(key, { staticPolicies });
-    if (preparsed.type === 'failure')
-      return { ok: false, error: preparsed.errors.map((error) => ({ file: 'policy', line: 1, column: 1, message: oneLine(error) })) };
-  }
+  for (const [key, staticPolicies] of sets) acceptedAgain(cedar.preparsePolicySet(key, { staticPolicies }));
   const groups = [...new Set(rules.flatMap((rule) => [...rule.text.matchAll(/Group::"((?:[^"\\]|\\.)*)"/g)].map((match) => match[1]!)))];
   // Cedar names the rules behind an answer in no fixed order: they are given in the policy's, so what a decision
   // records, and the rule a refusal or the plan message names first, does not change from one process to the next.
@@ -139,8 +136,7 @@ function whoMay(
   return [...found];
 }
 
-function placed(rule: ParsedRule | undefined, sources: readonly PolicySource[], error: cedar.DetailedError): PolicyProblem {
-  const source = sources.find((candidate) => candidate.file === rule?.file);
-  if (!rule || !source) return { file: rule?.file ?? 'policy', line: rule?.line ?? 1, column: 1, message: oneLine(error) };
+function placed(rule: ParsedRule, sources: readonly PolicySource[], error: cedar.DetailedError): PolicyProblem {
+  const source = sources.find((candidate) => candidate.file === rule.file)!;
   return problemAt(source.file, source.text, rule.offset + (error.sourceLocations?.[0]?.start ?? 0), oneLine(error));
 }

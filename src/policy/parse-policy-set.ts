@@ -63,9 +63,7 @@ function placeOf(fileText: string, ruleText: string, taken: Set<number>): number
 
 function describeRule(source: PolicySource, text: string, offset: number): Result<ParsedRule, PolicyProblem> {
   const place = problemAt(source.file, source.text, offset, '');
-  const json = cedar.policyToJson(text);
-  if (json.type === 'failure') return { ok: false, error: { ...place, message: json.errors.map(oneLine).join('; ') } };
-  const { effect, principal, action, conditions, annotations = {} } = json.json;
+  const { effect, principal, action, conditions, annotations = {} } = acceptedAgain(cedar.policyToJson(text)).json;
   const approvals = annotations['approvals'] === undefined ? 1 : Number(annotations['approvals']);
   if (!Number.isInteger(approvals) || approvals < 1 || approvals > 10)
     return { ok: false, error: { ...place, message: `@approvals("${annotations['approvals']}") must be a whole number from 1 to 10` } };
@@ -110,3 +108,15 @@ function whoOf(principal: PrincipalJson): string {
 const entityId = (uid: cedar.EntityUidJson) => ('__entity' in uid ? uid.__entity.id : uid.id);
 
 export const oneLine = (error: cedar.DetailedError) => [error.message, error.help ? `(${error.help})` : ''].filter(Boolean).join(' ').replace(/\s+/g, ' ');
+
+type CedarAnswer = { type: 'success' } | { type: 'failure'; errors: cedar.DetailedError[] };
+
+/**
+ * Cedar's answer about a text it has already accepted (a rule it split out of a file, a set it validated against
+ * the schema). A failure there is Cedar contradicting itself, not a mistake in the policy, and no problem of ours
+ * could place it: it stops the load with Cedar's words instead of being turned into a `file:line` nobody wrote.
+ */
+export function acceptedAgain<Answer extends CedarAnswer>(answer: Answer): Extract<Answer, { type: 'success' }> {
+  if (answer.type === 'failure') throw new Error(`Cedar refused a policy text it had accepted: ${answer.errors.map(oneLine).join('; ')}`);
+  return answer as Extract<Answer, { type: 'success' }>;
+}

@@ -176,6 +176,10 @@ describe('approving a plan version under a policy', () => {
     });
   });
 
+  it('counts a click for the steps it may approve when no rule forbids it the others: an engineer on a read and a merge', async () => {
+    expect(await approve('UENG', ['get', 'merge'])).toMatchObject({ ok: true, value: { approved: false, rules: ['reads'] } });
+  });
+
   it('ignores approvals of another version, a rejection and an auto-run when counting the others', async () => {
     const earlier = [approval('UOWN1', { planVersion: 2 }), approval('UOWN2', { decision: 'rejected' }), approval('tandem:auto', { via: 'auto' })];
     expect(await approve('UOWN1', ['merge'], earlier)).toMatchObject({ ok: true, value: { approved: false } });
@@ -191,6 +195,13 @@ describe('approving a plan version under a policy', () => {
       'Merging your own request: it needs someone other than the person who asked (rule `no-self-merge`).',
     ],
     ['anyone on an empty plan', 'UENG', [], 'This plan has no steps to approve.'],
+    // A forbid rule on one step refuses the whole click, though the policy permits them the other step.
+    [
+      'the requester on a read and their own merge',
+      'UREQ',
+      ['get', 'merge'],
+      'Merging your own request: it needs someone other than the person who asked (rule `no-self-merge`).',
+    ],
   ] as const)('refuses %s with the rule in words', async (_who, userId, tools, message) => {
     expect(await approve(userId, [...tools])).toEqual({ ok: false, error: { code: 'policy-refused', message } });
   });

@@ -44,13 +44,14 @@ export async function policyVersionApproved(input: {
   const approved = input.approvals.filter((approval) => approval.planVersion === input.version.version && approval.decision === 'approved');
   if (approved.length === 0) return refuse('no-approval', `no approval of v${input.version.version} is recorded`);
   const mine = approved.filter((approval) => approval.digest === null || approval.digest === input.digest);
+  // Each approval left has a digest, and another one: a null digest binds to the version number only, so it is in `mine`.
   if (mine.length === 0)
     return refuse(
       'content-changed',
       approved
         .map(
           (approval) =>
-            `v${input.version.version} was approved by ${approval.userId} with digest ${shortDigest(approval.digest ?? '')}, but its stored content now has digest ${shortDigest(input.digest)}`,
+            `v${input.version.version} was approved by ${approval.userId} with digest ${shortDigest(approval.digest!)}, but its stored content now has digest ${shortDigest(input.digest)}`,
         )
         .join('; '),
     );

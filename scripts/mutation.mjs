@@ -55,6 +55,8 @@ const MODULES = {
   },
   // The wait model's transitions: which run status may move to which.
   'run-moves': { file: 'src/agent/model/run-moves.ts', tests: ['test/agent/run-moves*.test.ts'] },
+  // A wait's lifecycle state (owed, delivered, answered, expired, cancelled) as derived from what is stored.
+  'wait-state': { file: 'src/agent/waits/wait-state.ts', tests: ['test/agent/wait-states*.test.ts'] },
   // The policy adapter every decision goes through: Cedar, the request it is asked, and the built-in policy
   // compiled from the settings. (policy-files, policy-cases and schema are the CLI's and start-up's.)
   'policy-adapter': {

@@ -44,7 +44,8 @@ function closedState(subject: WaitSubject, { run, events }: WaitFacts): ClosedWa
     if (eventsOfType(events, 'plan-rejected').some((e) => e.data.version === version)) return 'answered';
     // Approved: an approval of this version let the run go on with it (a partial approval left it waiting).
     const approved = eventsOfType(events, 'plan-approved').some((e) => e.data.version === version);
-    const wentOn = eventsOfType(events, 'step-started').some((e) => e.data.planVersion === version) || (current(version) && run.status !== 'awaiting-approval');
+    // Past the check above, a current version no longer awaits approval: the run went on with it.
+    const wentOn = eventsOfType(events, 'step-started').some((e) => e.data.planVersion === version) || current(version);
     return approved && wentOn ? 'answered' : 'cancelled';
   }
   if (subject.kind === 'question') {

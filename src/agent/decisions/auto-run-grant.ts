@@ -1,26 +1,15 @@
 /**
  * A version the policy lets run without a click (`auto_run` on every step), as a fact the audit can judge
  * later: the policy's hash, the rules that permitted it and the requester's groups then. Recorded with the
- * auto-approval of a version that changes things, which the risk alone would not allow.
+ * auto-approval of a version that changes things, which the risk alone would not allow. Asked of the policy in
+ * force by version-permission.ts (`policyAutoRunGrant`), and of a stored policy by the audit.
  */
 import type { PolicyEngine, PolicyStep, PolicySituation } from '../ports/policy.ts';
-import type { PolicyGate } from './policy-approval.ts';
 
 export interface AutoRunGrant {
   policyHash: string;
   rules: readonly string[];
   groups: readonly string[];
-}
-
-/** The grant when `auto_run` is permitted on every step for the requester, else undefined. */
-export async function autoRunGrant(
-  gate: PolicyGate,
-  input: { requester: string; steps: readonly PolicyStep[]; situation: PolicySituation },
-): Promise<AutoRunGrant | undefined> {
-  const engine = gate.current();
-  const groups = engine.groups.length ? await gate.groups.groupsOf(input.requester, engine.groups) : [];
-  const rules = autoRunRules(engine, { ...input, groups });
-  return rules ? { policyHash: engine.hash, rules, groups } : undefined;
 }
 
 /** The permit rules behind `auto_run` on every step, or undefined when some step is not permitted. */

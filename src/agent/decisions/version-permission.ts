@@ -10,26 +10,31 @@ import type { Risk } from '../ports/tool.ts';
 import { refuse, type Refused } from '../model/refusal.ts';
 import { approvalCovers, isAutoApproval, planRisk } from './approval-need.ts';
 import { policySteps, progressLine, versionProgress, type PolicyGate } from './policy-approval.ts';
+import { autoRunRules, type AutoRunGrant } from './auto-run-grant.ts';
 
 /** What the policy knows of a plan version when it judges one of its steps. */
 export function versionSituation(run: Pick<RunRecord, 'requester' | 'conversation'>, version: { version: number; plan: Plan }, digest: string) {
   return { requester: run.requester, channel: run.conversation.channel, confidence: version.plan.confidence, planVersion: version.version, digest };
 }
 
-/** A version runs without a click only when `auto_run` is permitted for its requester on every step. */
-export async function policyAllowsAutoRun(input: {
+/** A version runs without a click only when `auto_run` is permitted for its requester on every step: the grant, with the rules behind it. */
+export async function policyAutoRunGrant(input: {
   gate: PolicyGate;
   run: Pick<RunRecord, 'requester' | 'conversation'>;
   version: { version: number; plan: Plan };
   digest: string;
   riskOf: (tool: string) => Risk | undefined;
-}): Promise<boolean> {
+}): Promise<AutoRunGrant | undefined> {
   const engine = input.gate.current();
   const situation = versionSituation(input.run, input.version, input.digest);
   const groups = engine.groups.length ? await input.gate.groups.groupsOf(input.run.requester, engine.groups) : [];
-  return policySteps(input.version.plan, input.riskOf, situation.channel).every(
-    (step) => engine.decide({ user: input.run.requester, groups, action: 'auto_run', resource: { kind: 'step', step }, situation }).permitted,
-  );
+  const steps = policySteps(input.version.plan, input.riskOf, situation.channel);
+  const rules = autoRunRules(engine, { requester: input.run.requester, groups, steps, situation });
+  return rules ? { policyHash: engine.hash, rules, groups } : undefined;
+}
+
+export async function policyAllowsAutoRun(input: Parameters<typeof policyAutoRunGrant>[0]): Promise<boolean> {
+  return (await policyAutoRunGrant(input)) !== undefined;
 }
 
 /** Whether the recorded approvals of a version (with its digest now) let it run. */

@@ -3,9 +3,8 @@
  * without a click when policy allows, or wait for approval.
  */
 import { approvalNeed, approvalProgressLines, needsReapproval, planRisk, riskOfTool } from '../decisions/approval-policy.ts';
-import { versionSituation } from '../decisions/version-permission.ts';
-import { autoRunGrant, type AutoRunGrant } from '../decisions/auto-run-grant.ts';
-import { policySteps } from '../decisions/policy-approval.ts';
+import { policyAutoRunGrant } from '../decisions/version-permission.ts';
+import type { AutoRunGrant } from '../decisions/auto-run-grant.ts';
 import type { AgentContext } from '../context.ts';
 import { escalate } from '../execution/escalation.ts';
 import { diffPlans } from '../model/plan/plan-diff.ts';
@@ -55,13 +54,9 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
   let grant: AutoRunGrant | undefined;
   const autoRunAllowed = async () => {
     const run = await ctx.store.getRun(runId);
-    if (!run) return false;
-    const situation = versionSituation(run, { version, plan }, await planDigest(plan));
-    grant = await autoRunGrant(ctx.config.policy, {
-      requester: run.requester,
-      steps: policySteps(plan, ctx.config.tools.riskOf, situation.channel),
-      situation,
-    });
+    grant =
+      run &&
+      (await policyAutoRunGrant({ gate: ctx.config.policy, run, version: { version, plan }, digest: await planDigest(plan), riskOf: ctx.config.tools.riskOf }));
     return grant !== undefined;
   };
   const auto = !lowConfidence && machineAuthored && (preApproved || (await autoRunAllowed()) || (options.kind === 'replan' && !needsReapproval(risk)));

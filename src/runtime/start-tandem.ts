@@ -113,9 +113,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       approvers: config.approvers,
       postSettle: options.slackTimings?.postSettle,
       boardRetryBaseMs: options.slackTimings?.boardRetryBaseMs,
-      onBoardPosted: async (runId, ts) => {
-        await store.updateRun(runId, { boardRef: ts });
-      },
+      onBoardPosted: (runId, ts) => store.updateRun(runId, { boardRef: ts }).then(() => undefined),
       // The agent is built with this surface; it is there before the first message is posted.
       waitMessages: { posted: (input) => agent.waitMessages.posted(input), links: (runId) => agent.waitMessages.links(runId) },
     });

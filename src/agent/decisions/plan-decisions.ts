@@ -1,5 +1,4 @@
 /** A person's decisions on a proposed plan: approve, reject, edit, or ask the planner to revise it. */
-import { recordedProgressLines } from './recorded-progress.ts';
 import {
   approvalNeed,
   checkPolicyApprover,
@@ -29,6 +28,7 @@ import { person, type Text, words } from '../text/text.ts';
 import { openEscalationsOf, tellEscalationsClosed } from '../waits/closed-escalations.ts';
 import { drive } from '../ports/effects.ts';
 import { reopenDoubts } from '../waits/revise-failed.ts';
+import { showPartialApproval } from './recorded-progress.ts';
 
 type Loaded = { run: RunRecord; version: PlanVersionRecord };
 
@@ -148,17 +148,7 @@ async function decideApproval(
     approvals,
   });
   if (!now.ok) {
-    // The thread sees the partial progress: "s2 needs two members of @owners (1 of 2 approvals)", and so does the plan.
-    await ctx.thread.surface.notify(input.run, words`Approved by ${person(input.userId)}; still needed: ${now.error.message}.`);
-    const lines = recordedProgressLines({
-      engine: gate.current(),
-      run: input.run,
-      version: input.version,
-      digest: input.digest,
-      riskOf: ctx.config.tools.riskOf,
-      approvals,
-    });
-    await ctx.thread.surface.approvalProgress?.(input.run, input.planVersion, lines);
+    await showPartialApproval(ctx, gate, input, approvals, now.error.message);
     // Recorded, but the plan still waits: not a final decision, so the buttons stay for the next approver and
     // the clicker is told privately what is still needed.
     return refuse('approval-counted', `Your approval counts; the plan still needs: ${now.error.message}.`);

@@ -142,3 +142,63 @@ describe('the state of a wait', () => {
     }
   });
 });
+
+const started = (planVersion: number) => event('step-started', { planVersion, stepId: 's1', kind: 'forward', attempt: 1, tool: 'x' });
+
+/**
+ * The state of a wait is judged by the facts of that wait only: events of another plan version or another
+ * escalation, and what an older process stored, decide nothing about it (rows the mutation run of wait-state.ts
+ * asked for; decision 027).
+ */
+const ownFacts: [string, WaitSubject, RunRecord, RunEvent[], WaitState][] = [
+  [
+    'v2 approved and running, while v1 expired',
+    approval(2),
+    run('executing', 2),
+    [event('plan-expired', { version: 1, afterMinutes: 1440 }), event('plan-approved', { version: 2, by: 'UAPP' })],
+    'answered',
+  ],
+  [
+    'v2 replaced by v3 unapproved, while v1 was rejected',
+    approval(2),
+    run('awaiting-approval', 3),
+    [event('plan-rejected', { version: 1, by: 'UREQ' })],
+    'cancelled',
+  ],
+  [
+    'v2 replaced by v3 unapproved, while v1 was approved and v2 started nothing',
+    approval(2),
+    run('awaiting-approval', 3),
+    [event('plan-approved', { version: 1, by: 'UAPP' })],
+    'cancelled',
+  ],
+  [
+    'v1 approved, replaced by v2 whose steps started',
+    approval(1),
+    run('awaiting-approval', 2),
+    [event('plan-approved', { version: 1, by: 'UAPP' }), started(2)],
+    'cancelled',
+  ],
+  [
+    'v1 approved, replaced by v2 running before any step of v1 started',
+    approval(1),
+    run('executing', 2),
+    [event('plan-approved', { version: 1, by: 'UAPP' })],
+    'cancelled',
+  ],
+  ['an escalation closed with no answer of its own and no other answer recorded', escalation({ status: 'resolved' }), run('aborted'), [], 'cancelled'],
+  ['v2 running with only v1’s approval recorded', approval(2), run('executing', 2), [event('plan-approved', { version: 1, by: 'UAPP' })], 'cancelled'],
+  // What processes stored as the decider of a Confirm nobody gave in time; a stored row must keep meaning it.
+  ['a Confirm stored as expired by an older process', confirm({ status: 'aborted', decidedBy: 'tandem:expired' }), run('aborted'), [], 'expired'],
+];
+
+describe('the state of a wait, from its own facts', () => {
+  it.each(ownFacts)('%s: %s', (_, subject, runRecord, events, state) => {
+    expect(stateOf(subject, { run: runRecord, events, delivered: false })).toBe(state);
+  });
+
+  it('owed and delivered are the open states; the three ends are closed', () => {
+    const states: WaitState[] = ['owed', 'delivered', 'answered', 'expired', 'cancelled'];
+    expect(states.filter(isOpenState)).toEqual(['owed', 'delivered']);
+  });
+});

@@ -84,6 +84,11 @@ describe('tandem policy', () => {
     expect(checked.err).toEqual([`warning: ${everyone}:1:1 rule "oops" has no condition on principal: it permits everyone`]);
   });
 
+  it('test says in one line that a cases file it cannot read is missing, and exits 1', () => {
+    const tested = run(['test', 'no/such/cases.yaml'], { policy: path.join(EXAMPLES, 'no-self-approval.cedar') });
+    expect(tested).toEqual({ code: 1, out: [], err: ['no/such/cases.yaml: cannot read the cases (ENOENT)'] });
+  });
+
   it('explain gives the decision and the rules behind it', () => {
     const policy = path.join(EXAMPLES, 'per-team-repositories.cedar');
     const ask = (user: string, groups: string[]) =>

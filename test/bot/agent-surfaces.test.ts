@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
-import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
+import { isPlan, isSummary } from '../fakes/thread-messages.ts';
 
 /** Slack's agent surfaces on the whole product path: the thread status, the agent session, its Stop. */
 const db = useTestStore();
@@ -11,10 +11,6 @@ beforeEach(async () => {
   e = await startSlackE2E(db.store);
 });
 afterEach(() => e.stop());
-
-const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
-const isPlan = (m: FakeMessage) => m.text.startsWith('Plan v1:') && hasButtons(m);
-const isSummary = (m: FakeMessage) => /^:(white_check_mark|warning|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
 
 async function mention(task: string, user = 'UREQ') {
   const sent = e.driver.mention({ channel: 'C1', user, text: `<@UBOT> ${task}` });

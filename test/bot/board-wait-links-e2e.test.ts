@@ -9,6 +9,7 @@ import { ESCALATION_ACTIONS } from '../../src/bot/views/run/escalation.ts';
 import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
+import { hasButtons, isPlan, isSummary } from '../fakes/thread-messages.ts';
 
 const db = useTestStore();
 let e: SlackE2E;
@@ -17,9 +18,6 @@ beforeEach(async () => {
 });
 afterEach(() => e.stop());
 
-const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
-const isPlan = (m: FakeMessage) => m.text.startsWith('Plan v1:') && hasButtons(m);
-const isSummary = (m: FakeMessage) => /^:(white_check_mark|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
 /** The run's board: the one message carrying a plan block or the step lines. */
 const boardOf = (ts: string) =>
   e.thread(ts).find((m) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'plan') || /^(Running|Paused|Waiting)/.test(m.text));

@@ -11,6 +11,7 @@ import { TARGET_CONFIRM_ACTION } from '../../src/bot/views/run/target-confirmati
 import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
+import { blocksText } from '../fakes/thread-messages.ts';
 
 const db = useTestStore();
 let e: SlackE2E;
@@ -20,7 +21,6 @@ beforeEach(async () => {
 });
 afterEach(() => e.stop());
 
-const blocksText = (m: FakeMessage) => JSON.stringify(m.blocks ?? []);
 const hasButton = (action: string) => (m: FakeMessage) => blocksText(m).includes(`"action_id":"${action}"`);
 const isPlan = (m: FakeMessage) => m.text.startsWith('Plan v1:') && hasButton(PLAN_APPROVE_ACTION)(m);
 const isConfirm = hasButton(TARGET_CONFIRM_ACTION);

@@ -3,6 +3,7 @@ import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
+import { isPlan, isSummary } from '../fakes/thread-messages.ts';
 
 /** A direct message to the bot plans in the DM's thread with the same flow as a mention. */
 const db = useTestStore();
@@ -12,9 +13,6 @@ beforeEach(async () => {
 });
 afterEach(() => e.stop());
 
-const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
-const isPlan = (m: FakeMessage) => m.text.startsWith('Plan v1:') && hasButtons(m);
-const isSummary = (m: FakeMessage) => /^:(white_check_mark|warning|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
 const dmThread = (ts: string) => e.fake.model.thread('D1', ts).filter((m) => m.ts !== ts);
 const waitInDm = async (ts: string, match: (m: FakeMessage) => boolean, what: string) => {
   await e.fake.waitUntil(() => dmThread(ts).some(match), 10_000, what);

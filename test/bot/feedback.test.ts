@@ -9,6 +9,7 @@ import { feedbackByAuthor, listFeedback } from '../../src/store/index.ts';
 import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
+import { isPlan, isSummary } from '../fakes/thread-messages.ts';
 
 /** Slack's feedback buttons on a run's summary, kept with the run and counted. */
 const db = useTestStore();
@@ -19,10 +20,6 @@ beforeEach(async () => {
   e = await startSlackE2E(db.store, { feedback: storedFeedback(db.database.db, metrics) });
 });
 afterEach(() => e.stop());
-
-const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
-const isPlan = (m: FakeMessage) => m.text.startsWith('Plan v1:') && hasButtons(m);
-const isSummary = (m: FakeMessage) => /^:(white_check_mark|warning|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
 
 type FeedbackButtons = { type: string; action_id: string; positive_button: { value: string }; negative_button: { value: string } };
 function feedbackButtons(summary: FakeMessage): FeedbackButtons {

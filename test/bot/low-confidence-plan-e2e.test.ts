@@ -9,6 +9,8 @@ import { PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION } from '../
 import { stateFromView, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
+import { blocksText, hasButtons, isPlanVersion, isSummary, slackReaders } from '../fakes/thread-messages.ts';
+import { newEphemeral } from '../fakes/modal-steps.ts';
 
 const db = useTestStore();
 let e: SlackE2E;
@@ -17,16 +19,7 @@ beforeEach(async () => {
 });
 afterEach(() => e.stop());
 
-const blocksText = (m: FakeMessage) => JSON.stringify(m.blocks ?? []);
-const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
-const isPlan = (version: number) => (m: FakeMessage) => m.text.startsWith(`Plan v${version}:`) && hasButtons(m);
-const isSummary = (m: FakeMessage) => /^:(white_check_mark|warning|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
-const current = (m: FakeMessage) => e.fake.model.findMessage('C1', m.ts)!;
-
-async function refusalFor(user: string, before: number): Promise<string> {
-  await e.fake.waitUntil(() => e.fake.model.ephemeralsFor(user).length > before, 5000, `a refusal for ${user}`);
-  return e.fake.model.ephemeralsFor(user).at(-1)!.text;
-}
+const { current } = slackReaders(() => e.fake);
 
 async function lowConfidence() {
   e.planner.answers.push({
@@ -39,7 +32,7 @@ async function lowConfidence() {
   const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> do something vague' });
   expect((await sent).status).toBe(200);
   const ts = sent.ts;
-  const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
+  const plan = await e.waitForMessage(ts, isPlanVersion(1), 'the plan');
   const escalation = structuredClone(await e.waitForMessage(ts, (m) => m.text.includes('not confident') && hasButtons(m), 'the escalation'));
   const [run] = (await db.store.listRuns({ limit: 100 })).filter((r) => r.conversation.threadTs === ts);
   return { ts, plan, escalation, runId: run!.id };
@@ -76,9 +69,9 @@ describe('a low-confidence plan decided from the plan message', () => {
     // Someone still looking at the old message clicks its buttons: refused, nothing runs again.
     const posted = e.thread(ts).length;
     await staleClick(escalation, ESCALATION_ACTIONS.approve, 'UAPP2');
-    expect(await refusalFor('UAPP2', 0)).toMatch(/already answered: Approved anyway by <@UAPP1>. Nothing more was done/);
+    expect(await newEphemeral(e, 'UAPP2', 0)).toMatch(/already answered: Approved anyway by <@UAPP1>. Nothing more was done/);
     await staleClick(escalation, ESCALATION_ACTIONS.reject, 'UAPP2');
-    expect(await refusalFor('UAPP2', 1)).toContain('already answered');
+    expect(await newEphemeral(e, 'UAPP2', 1)).toContain('already answered');
     await e.agent.idle();
     expect(e.tools.calls).toEqual(['change_thing:alpha']);
     expect((await db.store.getRun(runId))!.status).toBe('succeeded');
@@ -93,7 +86,7 @@ describe('a low-confidence plan decided from the plan message', () => {
     await collapsed(escalation, 'the plan was rejected by <@UREQ>');
 
     await staleClick(escalation, ESCALATION_ACTIONS.approve, 'UAPP1');
-    expect(await refusalFor('UAPP1', 0)).toMatch(/already answered: Rejected by <@UREQ>/);
+    expect(await newEphemeral(e, 'UAPP1', 0)).toMatch(/already answered: Rejected by <@UREQ>/);
     await e.agent.idle();
     expect(e.tools.calls).toEqual([]);
     expect((await db.store.getRun(runId))!.status).toBe('rejected');
@@ -111,11 +104,11 @@ describe('a low-confidence plan decided from the plan message', () => {
       values: stateFromView(modal.view, { 'plan-yaml-0': yaml.replace('target: alpha', 'target: beta') }),
     });
     expect(submitted.status).toBe(200);
-    await e.waitForMessage(ts, isPlan(2), 'plan v2');
+    await e.waitForMessage(ts, isPlanVersion(2), 'plan v2');
     await collapsed(escalation, 'the plan was modified by <@UAPP1>');
 
     await staleClick(escalation, ESCALATION_ACTIONS.approve, 'UAPP2');
-    expect(await refusalFor('UAPP2', 0)).toMatch(/already answered: Modified by <@UAPP1>/);
+    expect(await newEphemeral(e, 'UAPP2', 0)).toMatch(/already answered: Modified by <@UAPP1>/);
     await e.agent.idle();
     expect(e.tools.calls).toEqual([]);
     const run = (await db.store.getRun(runId))!;

@@ -5,11 +5,12 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
-import { REASSIGN_ACTION, REASSIGN_BLOCK, REASSIGN_CALLBACK, REASSIGN_INPUT } from '../../src/bot/views/run/reassign.ts';
+import { REASSIGN_ACTION } from '../../src/bot/views/run/reassign.ts';
 import { eventsOfType } from '../../src/agent/model/run-events.ts';
-import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
+import { blocksText, hasButtons, isPlan, isSummary, slackReaders } from '../fakes/thread-messages.ts';
+import { newEphemeral, openModal, submitReassign } from '../fakes/modal-steps.ts';
 
 const db = useTestStore();
 let e: SlackE2E;
@@ -21,11 +22,7 @@ beforeEach(async () => {
 });
 afterEach(() => e.stop());
 
-const blocksText = (m: FakeMessage) => JSON.stringify(m.blocks ?? []);
-const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
-const isPlan = (m: FakeMessage) => m.text.startsWith('Plan v1:') && hasButtons(m);
-const isSummary = (m: FakeMessage) => /^:(white_check_mark|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
-const current = (m: FakeMessage) => e.fake.model.findMessage('C1', m.ts)!;
+const { current } = slackReaders(() => e.fake);
 const handOvers = async (runId: string) => eventsOfType(await db.store.listEvents(runId), 'wait-reassigned').map((event) => event.data);
 
 async function proposed() {
@@ -36,32 +33,11 @@ async function proposed() {
   return { ts: sent.ts, plan, runId: run!.id };
 }
 
-async function openModal(message: FakeMessage, user: string) {
-  const opened = e.fake.calls.filter((c) => c.method === 'views.open').length;
-  await e.driver.clickButtonIn(message, REASSIGN_ACTION, user);
-  await e.fake.waitUntil(() => e.fake.calls.filter((c) => c.method === 'views.open').length > opened, 5000, 'the modal');
-  return [...e.fake.model.views.values()].at(-1)!;
-}
-
-async function submit(modal: Awaited<ReturnType<typeof openModal>>, by: string, to: string) {
-  const response = await e.driver.submitView({
-    user: by,
-    view: { id: modal.id, callback_id: REASSIGN_CALLBACK, private_metadata: String(modal.view.private_metadata) },
-    values: { [REASSIGN_BLOCK]: { [REASSIGN_INPUT]: { type: 'users_select', selected_user: to } } },
-  });
-  expect(response.status).toBe(200);
-}
-
-async function refusalFor(user: string, before: number): Promise<string> {
-  await e.fake.waitUntil(() => e.fake.model.ephemeralsFor(user).length > before, 5000, `a refusal for ${user}`);
-  return e.fake.model.ephemeralsFor(user).at(-1)!.text;
-}
-
 describe('Reassign on a plan waiting for approval', () => {
   it('hands it over: the plan says whom it waits on, the person is pinged and reminded, it is recorded, and their Approve runs it', async () => {
     const { ts, plan, runId } = await proposed();
     expect(blocksText(plan)).toContain('"text":"Reassign"');
-    await submit(await openModal(plan, 'UAPP1'), 'UAPP1', 'UAPP2');
+    await submitReassign(e, await openModal(e, plan, 'UAPP1', REASSIGN_ACTION), 'UAPP1', 'UAPP2');
 
     await e.fake.waitUntil(() => blocksText(current(plan)).includes('Waiting on <@UAPP2> — reassigned by <@UAPP1>'), 5000, 'the plan marked');
     expect(hasButtons(current(plan))).toBe(true);
@@ -89,8 +65,8 @@ describe('Reassign on a plan waiting for approval', () => {
   ])('to %s is refused in an ephemeral message, and nothing changes', async (_what, to, words) => {
     const { ts, plan, runId } = await proposed();
     const posted = e.thread(ts).length;
-    await submit(await openModal(plan, 'UAPP1'), 'UAPP1', to);
-    const refusal = await refusalFor('UAPP1', 0);
+    await submitReassign(e, await openModal(e, plan, 'UAPP1', REASSIGN_ACTION), 'UAPP1', to);
+    const refusal = await newEphemeral(e, 'UAPP1', 0);
     expect(refusal).toContain(words);
     expect(refusal).toContain('Nothing changed');
     expect(await handOvers(runId)).toEqual([]);
@@ -100,28 +76,28 @@ describe('Reassign on a plan waiting for approval', () => {
 
   it('by someone who may not approve it is refused', async () => {
     const { plan, runId } = await proposed();
-    await submit(await openModal(plan, 'UREQ'), 'UREQ', 'UAPP2');
-    expect(await refusalFor('UREQ', 0)).toContain('Only someone who may answer this can hand it');
+    await submitReassign(e, await openModal(e, plan, 'UREQ', REASSIGN_ACTION), 'UREQ', 'UAPP2');
+    expect(await newEphemeral(e, 'UREQ', 0)).toContain('Only someone who may answer this can hand it');
     expect(await handOvers(runId)).toEqual([]);
   });
 
   it('of a plan approved meanwhile, or expired, is refused', async () => {
     const approved = await proposed();
-    const late = await openModal(approved.plan, 'UAPP1');
+    const late = await openModal(e, approved.plan, 'UAPP1', REASSIGN_ACTION);
     await e.driver.clickButtonIn(approved.plan, PLAN_APPROVE_ACTION, 'UAPP2');
     await e.waitForMessage(approved.ts, isSummary, 'the summary');
     await e.agent.idle();
-    await submit(late, 'UAPP1', 'UAPP2');
-    expect(await refusalFor('UAPP1', 0)).toContain('no longer waiting for anyone');
+    await submitReassign(e, late, 'UAPP1', 'UAPP2');
+    expect(await newEphemeral(e, 'UAPP1', 0)).toContain('no longer waiting for anyone');
     expect(await handOvers(approved.runId)).toEqual([]);
 
     const expiring = await proposed();
-    const old = await openModal(expiring.plan, 'UAPP1');
+    const old = await openModal(e, expiring.plan, 'UAPP1', REASSIGN_ACTION);
     await e.agent.housekeep(new Date(Date.now() + 86_401 * 1000));
     await e.agent.idle();
     expect((await db.store.getRun(expiring.runId))?.status).toBe('rejected');
-    await submit(old, 'UAPP1', 'UAPP2');
-    expect(await refusalFor('UAPP1', 1)).toContain('no longer waiting for anyone');
+    await submitReassign(e, old, 'UAPP1', 'UAPP2');
+    expect(await newEphemeral(e, 'UAPP1', 1)).toContain('no longer waiting for anyone');
     expect(await handOvers(expiring.runId)).toEqual([]);
   });
 
@@ -135,11 +111,11 @@ describe('Reassign on a plan waiting for approval', () => {
       await e.driver.click({ user: 'UAPP1', channel: 'C1', messageTs: plan.ts, actionId: REASSIGN_ACTION, value });
       await e.fake.waitUntil(() => e.fake.calls.filter((c) => c.method === 'views.open').length > opened, 5000, 'the modal');
       const before = e.fake.model.ephemeralsFor('UAPP1').length;
-      await submit([...e.fake.model.views.values()].at(-1)!, 'UAPP1', 'UAPP2');
-      expect(await refusalFor('UAPP1', before)).toContain(words);
+      await submitReassign(e, [...e.fake.model.views.values()].at(-1)!, 'UAPP1', 'UAPP2');
+      expect(await newEphemeral(e, 'UAPP1', before)).toContain(words);
     }
     await e.driver.click({ user: 'UAPP1', channel: 'C1', messageTs: plan.ts, actionId: REASSIGN_ACTION, value: '{"w":"a","r":"x","v":0}' });
-    expect(await refusalFor('UAPP1', 2)).toContain('not from a wait I recognise');
+    expect(await newEphemeral(e, 'UAPP1', 2)).toContain('not from a wait I recognise');
     expect(await handOvers(runId)).toEqual([]);
     expect(blocksText(current(plan))).not.toContain('Waiting on');
   });

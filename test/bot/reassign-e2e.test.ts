@@ -7,6 +7,8 @@ import { eventsOfType } from '../../src/agent/model/run-events.ts';
 import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
+import { blocksText, hasButtons, isPlan, isSummary, slackReaders } from '../fakes/thread-messages.ts';
+import { newEphemeral, openModal, submitReassign } from '../fakes/modal-steps.ts';
 
 const db = useTestStore();
 let e: SlackE2E;
@@ -18,11 +20,7 @@ beforeEach(async () => {
 });
 afterEach(() => e.stop());
 
-const blocksText = (m: FakeMessage) => JSON.stringify(m.blocks ?? []);
-const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
-const isPlan = (m: FakeMessage) => m.text.startsWith('Plan v1:') && hasButtons(m);
-const isSummary = (m: FakeMessage) => /^:(white_check_mark|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
-const current = (m: FakeMessage) => e.fake.model.findMessage('C1', m.ts)!;
+const { current } = slackReaders(() => e.fake);
 const ephemerals = (user: string) =>
   e.fake.model
     .ephemeralsFor(user)
@@ -52,31 +50,13 @@ async function askedQuestion() {
   return { ts, question, runId: run!.id };
 }
 
-async function openModal(message: FakeMessage, user: string, actionId: string) {
-  const opened = e.fake.calls.filter((c) => c.method === 'views.open').length;
-  await e.driver.clickButtonIn(message, actionId, user);
-  await e.fake.waitUntil(() => e.fake.calls.filter((c) => c.method === 'views.open').length > opened, 5000, 'the modal');
-  return [...e.fake.model.views.values()].at(-1)!;
-}
-
 async function reassign(message: FakeMessage, by: string, to: string) {
-  const modal = await openModal(message, by, REASSIGN_ACTION);
+  const modal = await openModal(e, message, by, REASSIGN_ACTION);
   expect(modal.view.callback_id).toBe(REASSIGN_CALLBACK);
-  const response = await e.driver.submitView({
-    user: by,
-    view: { id: modal.id, callback_id: REASSIGN_CALLBACK, private_metadata: String(modal.view.private_metadata) },
-    values: { [REASSIGN_BLOCK]: { [REASSIGN_INPUT]: { type: 'users_select', selected_user: to } } },
-  });
-  expect(response.status).toBe(200);
+  await submitReassign(e, modal, by, to);
 }
 
 const handOvers = async (runId: string) => eventsOfType(await db.store.listEvents(runId), 'wait-reassigned').map((event) => event.data);
-
-/** Waits for the clicker's newest ephemeral after `before` of them. */
-async function refusalFor(user: string, before: number): Promise<string> {
-  await e.fake.waitUntil(() => e.fake.model.ephemeralsFor(user).length > before, 5000, `a refusal for ${user}`);
-  return e.fake.model.ephemeralsFor(user).at(-1)!.text;
-}
 
 describe('Reassign on an escalation', () => {
   it('hands it over: the message says whom it waits on, the person is pinged, it is recorded, they can answer, and the reminder pings them', async () => {
@@ -111,7 +91,7 @@ describe('Reassign on an escalation', () => {
     const before = e.fake.model.ephemeralsFor('UAPP1').length;
     const posted = e.thread(ts).length;
     await reassign(escalation, 'UAPP1', to);
-    const refusal = await refusalFor('UAPP1', before);
+    const refusal = await newEphemeral(e, 'UAPP1', before);
     expect(refusal).toContain(words);
     expect(refusal).toContain('Nothing changed');
     expect(await handOvers(runId)).toEqual([]);
@@ -130,13 +110,13 @@ describe('Reassign on an escalation', () => {
   it('by someone who may not answer it is refused, and nothing changes', async () => {
     const { escalation, runId } = await failedWrite();
     await reassign(escalation, 'UOUTSIDER', 'UAPP2');
-    expect(await refusalFor('UOUTSIDER', 0)).toContain('Only someone who may answer this can hand it');
+    expect(await newEphemeral(e, 'UOUTSIDER', 0)).toContain('Only someone who may answer this can hand it');
     expect(await handOvers(runId)).toEqual([]);
   });
 
   it('on an escalation already answered is refused, and nothing changes', async () => {
     const { ts, escalation, runId } = await failedWrite();
-    const modal = await openModal(escalation, 'UAPP1', REASSIGN_ACTION); // opened before the answer
+    const modal = await openModal(e, escalation, 'UAPP1', REASSIGN_ACTION); // opened before the answer
     await e.driver.clickButtonIn(escalation, ESCALATION_ACTIONS.retry, 'UAPP2');
     await e.waitForMessage(ts, isSummary, 'the summary');
     await e.agent.idle();
@@ -145,14 +125,14 @@ describe('Reassign on an escalation', () => {
       view: { id: modal.id, callback_id: REASSIGN_CALLBACK, private_metadata: String(modal.view.private_metadata) },
       values: { [REASSIGN_BLOCK]: { [REASSIGN_INPUT]: { type: 'users_select', selected_user: 'UAPP2' } } },
     });
-    expect(await refusalFor('UAPP1', 0)).toContain('no longer waiting');
+    expect(await newEphemeral(e, 'UAPP1', 0)).toContain('no longer waiting');
     expect(await handOvers(runId)).toEqual([]);
   });
 
   it('refuses forged button values and forged form metadata', async () => {
     const { escalation, runId } = await failedWrite();
     await e.driver.click({ user: 'UAPP1', channel: 'C1', messageTs: escalation.ts, actionId: REASSIGN_ACTION, value: '{"w":"e","e":"esc_not_there"' });
-    expect(await refusalFor('UAPP1', 0)).toContain('not from a wait I recognise');
+    expect(await newEphemeral(e, 'UAPP1', 0)).toContain('not from a wait I recognise');
     await e.driver.click({ user: 'UAPP1', channel: 'C1', messageTs: escalation.ts, actionId: REASSIGN_ACTION, value: '{"w":"e","e":"esc_not_there"}' });
     await e.fake.waitUntil(() => e.fake.model.views.size > 0, 5000, 'the modal for the forged id');
     const modal = [...e.fake.model.views.values()].at(-1)!;
@@ -162,7 +142,7 @@ describe('Reassign on an escalation', () => {
       view: { id: modal.id, callback_id: REASSIGN_CALLBACK, private_metadata: String(modal.view.private_metadata) },
       values: { [REASSIGN_BLOCK]: { [REASSIGN_INPUT]: { type: 'users_select', selected_user: 'UAPP2' } } },
     });
-    expect(await refusalFor('UAPP1', 1)).toContain('no longer exists');
+    expect(await newEphemeral(e, 'UAPP1', 1)).toContain('no longer exists');
     const forged = await e.driver.submitView({
       user: 'UAPP1',
       view: { id: modal.id, callback_id: REASSIGN_CALLBACK, private_metadata: '{"ref":{"w":"x"},"c":"C1","t":"1.2"}' },
@@ -177,7 +157,7 @@ describe('Reassign on an escalation', () => {
 
 describe('Reassign on a question', () => {
   async function answer(question: FakeMessage, user: string, text: string) {
-    const modal = await openModal(question, user, QUESTION_ANSWER_ACTION);
+    const modal = await openModal(e, question, user, QUESTION_ANSWER_ACTION);
     return e.driver.submitView({
       user,
       view: { id: modal.id, callback_id: String(modal.view.callback_id), private_metadata: String(modal.view.private_metadata) },
@@ -201,7 +181,7 @@ describe('Reassign on a question', () => {
 
     // Handed away: UOTHER's answer is refused with who has it now, and the run still waits.
     await answer(current(question), 'UOTHER', 'production');
-    expect(await refusalFor('UOTHER', 0)).toContain('This question was handed to <@UTHIRD>');
+    expect(await newEphemeral(e, 'UOTHER', 0)).toContain('This question was handed to <@UTHIRD>');
     expect(e.tools.calls).not.toContain('change_thing:production');
 
     await answer(current(question), 'UTHIRD', 'staging');
@@ -215,7 +195,7 @@ describe('Reassign on a question', () => {
   it('a stranger to the run may not hand it on', async () => {
     const { question, runId } = await askedQuestion();
     await reassign(question, 'UOUTSIDER', 'UOTHER');
-    expect(await refusalFor('UOUTSIDER', 0)).toContain('Only someone who may answer this');
+    expect(await newEphemeral(e, 'UOUTSIDER', 0)).toContain('Only someone who may answer this');
     expect(await handOvers(runId)).toEqual([]);
     expect(ephemerals('UOTHER')).toBe('');
   });

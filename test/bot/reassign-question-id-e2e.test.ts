@@ -6,11 +6,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import { ANSWER_BLOCK, ANSWER_INPUT, QUESTION_ANSWER_ACTION } from '../../src/bot/views/run/question.ts';
-import { REASSIGN_ACTION, REASSIGN_BLOCK, REASSIGN_CALLBACK, REASSIGN_INPUT } from '../../src/bot/views/run/reassign.ts';
+import { REASSIGN_ACTION } from '../../src/bot/views/run/reassign.ts';
 import { eventsOfType } from '../../src/agent/model/run-events.ts';
 import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
+import { hasButtons, isPlan } from '../fakes/thread-messages.ts';
+import { newEphemeral, openModal, submitReassign } from '../fakes/modal-steps.ts';
 
 const db = useTestStore();
 let e: SlackE2E;
@@ -20,8 +22,6 @@ beforeEach(async () => {
 });
 afterEach(() => e.stop());
 
-const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
-const isPlan = (m: FakeMessage) => m.text.startsWith('Plan v1:') && hasButtons(m);
 const handOvers = async (runId: string) => eventsOfType(await db.store.listEvents(runId), 'wait-reassigned').map((event) => event.data);
 const viewsOpened = () => e.fake.calls.filter((c) => c.method === 'views.open').length;
 
@@ -36,27 +36,6 @@ function reassignValue(message: FakeMessage): unknown {
 async function runOf(ts: string) {
   const [run] = (await db.store.listRuns({ limit: 100 })).filter((r) => r.conversation.threadTs === ts);
   return run!;
-}
-
-async function openModalWith(message: FakeMessage, user: string, value: string) {
-  const opened = viewsOpened();
-  await e.driver.click({ user, channel: 'C1', messageTs: message.ts, threadTs: message.threadTs, actionId: REASSIGN_ACTION, value });
-  await e.fake.waitUntil(() => viewsOpened() > opened, 5000, 'the modal');
-  return [...e.fake.model.views.values()].at(-1)!;
-}
-
-async function submit(modal: Awaited<ReturnType<typeof openModalWith>>, by: string, to: string) {
-  const response = await e.driver.submitView({
-    user: by,
-    view: { id: modal.id, callback_id: REASSIGN_CALLBACK, private_metadata: String(modal.view.private_metadata) },
-    values: { [REASSIGN_BLOCK]: { [REASSIGN_INPUT]: { type: 'users_select', selected_user: to } } },
-  });
-  expect(response.status).toBe(200);
-}
-
-async function refusalFor(user: string, before: number): Promise<string> {
-  await e.fake.waitUntil(() => e.fake.model.ephemeralsFor(user).length > before, 5000, `a refusal for ${user}`);
-  return e.fake.model.ephemeralsFor(user).at(-1)!.text;
 }
 
 describe("a question's Reassign is keyed by the stored question", () => {
@@ -80,8 +59,8 @@ describe("a question's Reassign is keyed by the stored question", () => {
     expect(reassignValue(copy)).toEqual({ w: 'q', r: run.id, k: stored!.id });
 
     // A forged id in a well-formed value: the form opens (nothing is looked up first), its submission is refused.
-    await submit(await openModalWith(question, 'UREQ', JSON.stringify({ w: 'q', r: run.id, k: 'q_forged0000' })), 'UREQ', 'UOTHER');
-    expect(await refusalFor('UREQ', 0)).toContain('no longer waiting for anyone');
+    await submitReassign(e, await openModal(e, question, 'UREQ', REASSIGN_ACTION, JSON.stringify({ w: 'q', r: run.id, k: 'q_forged0000' })), 'UREQ', 'UOTHER');
+    expect(await newEphemeral(e, 'UREQ', 0)).toContain('no longer waiting for anyone');
     // The words-keyed value of older messages is not an id: refused at the click.
     await e.driver.click({
       user: 'UREQ',
@@ -90,10 +69,10 @@ describe("a question's Reassign is keyed by the stored question", () => {
       actionId: REASSIGN_ACTION,
       value: JSON.stringify({ w: 'q', r: run.id, k: '0123456789abcdef' }),
     });
-    expect(await refusalFor('UREQ', 1)).toContain('not from a wait I recognise');
+    expect(await newEphemeral(e, 'UREQ', 1)).toContain('not from a wait I recognise');
 
     // Opened before the answer, submitted after: that question waits for nobody any more.
-    const late = await openModalWith(question, 'UREQ', JSON.stringify(reassignValue(question)));
+    const late = await openModal(e, question, 'UREQ', REASSIGN_ACTION, JSON.stringify(reassignValue(question)));
     const opened = viewsOpened();
     await e.driver.clickButtonIn(question, QUESTION_ANSWER_ACTION, 'UREQ');
     await e.fake.waitUntil(() => viewsOpened() > opened, 5000, 'the answer modal');
@@ -104,8 +83,8 @@ describe("a question's Reassign is keyed by the stored question", () => {
       values: { [ANSWER_BLOCK]: { [ANSWER_INPUT]: { type: 'plain_text_input', value: 'staging' } } },
     });
     await e.fake.waitUntil(() => e.tools.calls.includes('change_thing:staging'), 10_000, 'the answer acted on');
-    await submit(late, 'UREQ', 'UOTHER');
-    expect(await refusalFor('UREQ', 2)).toContain('no longer waiting for anyone');
+    await submitReassign(e, late, 'UREQ', 'UOTHER');
+    expect(await newEphemeral(e, 'UREQ', 2)).toContain('no longer waiting for anyone');
     await e.agent.idle();
     expect(await handOvers(run.id)).toEqual([]);
   });
@@ -119,7 +98,7 @@ describe("a question's Reassign is keyed by the stored question", () => {
     const [stored] = await db.store.listQuestions(run.id);
     expect(reassignValue(question)).toEqual({ w: 'q', r: run.id, k: stored!.id });
 
-    await submit(await openModalWith(question, 'UREQ', JSON.stringify(reassignValue(question))), 'UREQ', 'UOTHER');
+    await submitReassign(e, await openModal(e, question, 'UREQ', REASSIGN_ACTION, JSON.stringify(reassignValue(question))), 'UREQ', 'UOTHER');
     await e.waitForMessage(sent.ts, (m) => m.text.startsWith('<@UOTHER> <@UREQ> handed'), 'the ping');
     expect(await handOvers(run.id)).toEqual([{ wait: 'question', key: stored!.id, to: 'UOTHER', from: null, by: 'UREQ' }]);
   });

@@ -4,10 +4,12 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
-import { REASSIGN_ACTION, REASSIGN_BLOCK, REASSIGN_CALLBACK, REASSIGN_INPUT } from '../../src/bot/views/run/reassign.ts';
+import { REASSIGN_ACTION } from '../../src/bot/views/run/reassign.ts';
 import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
+import { blocksText, hasButtons, isPlan } from '../fakes/thread-messages.ts';
+import { openModal, submitReassign } from '../fakes/modal-steps.ts';
 
 const db = useTestStore();
 let e: SlackE2E;
@@ -17,21 +19,10 @@ beforeEach(async () => {
 });
 afterEach(() => e.stop());
 
-const blocksText = (m: FakeMessage) => JSON.stringify(m.blocks ?? []);
-const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
-const isPlan = (m: FakeMessage) => m.text.startsWith('Plan v1:') && hasButtons(m);
 const HALF_AN_HOUR_ON = () => new Date(Date.now() + 1801 * 1000);
 
 async function reassign(message: FakeMessage, by: string, to: string) {
-  const opened = e.fake.calls.filter((c) => c.method === 'views.open').length;
-  await e.driver.clickButtonIn(message, REASSIGN_ACTION, by);
-  await e.fake.waitUntil(() => e.fake.calls.filter((c) => c.method === 'views.open').length > opened, 5000, 'the modal');
-  const modal = [...e.fake.model.views.values()].at(-1)!;
-  await e.driver.submitView({
-    user: by,
-    view: { id: modal.id, callback_id: REASSIGN_CALLBACK, private_metadata: String(modal.view.private_metadata) },
-    values: { [REASSIGN_BLOCK]: { [REASSIGN_INPUT]: { type: 'users_select', selected_user: to } } },
-  });
+  await submitReassign(e, await openModal(e, message, by, REASSIGN_ACTION), by, to);
   await e.fake.waitUntil(() => blocksText(e.fake.model.findMessage('C1', message.ts)!).includes(`Waiting on <@${to}>`), 5000, 'the message marked');
 }
 

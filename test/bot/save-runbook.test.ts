@@ -10,6 +10,7 @@ import { createRunbooksStore } from '../../src/store/index.ts';
 import { stateFromView, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { startSlackE2E, ToolBench, type SlackE2E } from '../fakes/slack-e2e.ts';
 import { useTestStore } from '../helpers/store.ts';
+import { blocksText } from '../fakes/thread-messages.ts';
 
 const db = useTestStore();
 let dir: string;
@@ -33,7 +34,6 @@ afterAll(async () => {
 });
 afterEach(() => e.agent.idle());
 
-const blocksText = (m: { blocks?: unknown[] }) => JSON.stringify(m.blocks ?? []);
 const isPlan = (m: FakeMessage) => m.text.startsWith('Plan v1:');
 const isSummary = (m: FakeMessage) => m.text.startsWith(':white_check_mark: Succeeded');
 

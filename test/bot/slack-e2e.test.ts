@@ -4,6 +4,7 @@ import { PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION } from '../../src/bot/views/pla
 import { stateFromView, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
+import { blocksText, hasButtons, isPlanVersion, isSummary, slackReaders } from '../fakes/thread-messages.ts';
 
 const db = useTestStore();
 let e: SlackE2E;
@@ -12,15 +13,7 @@ beforeEach(async () => {
 });
 afterEach(() => e.stop());
 
-const blocksText = (m: FakeMessage) => JSON.stringify(m.blocks ?? []);
-const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
-const isPlan = (version: number) => (m: FakeMessage) => m.text.startsWith(`Plan v${version}:`) && hasButtons(m);
-const isSummary = (m: FakeMessage) => /^:(white_check_mark|warning|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
-const ephemerals = (user: string) =>
-  e.fake.model
-    .ephemeralsFor(user)
-    .map((x) => x.text)
-    .join('\n');
+const { ephemerals } = slackReaders(() => e.fake);
 
 async function mention(user: string, task: string) {
   const sent = e.driver.mention({ channel: 'C1', user, text: `<@UBOT> ${task}` });
@@ -36,7 +29,7 @@ async function runOf(ts: string) {
 describe('Slack end to end (real agent and store)', () => {
   it('runs a plan from mention to summary: plan, approval, one board edited in place, summary with links', async () => {
     const ts = await mention('UREQ', 'safe change please');
-    const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
+    const plan = await e.waitForMessage(ts, isPlanVersion(1), 'the plan');
     expect(blocksText(plan)).toContain('*1.* Check the thing'); // a sentence; the tool name is in the full view
     expect(e.thread(ts)).toHaveLength(1); // "planning…" was replaced by the plan
 
@@ -64,7 +57,7 @@ describe('Slack end to end (real agent and store)', () => {
       { eventId: first.eventId, retryNum: 1 },
     );
     expect(again.status).toBe(200);
-    await e.waitForMessage(first.ts, isPlan(1), 'the plan');
+    await e.waitForMessage(first.ts, isPlanVersion(1), 'the plan');
     await e.agent.idle();
     expect((await db.store.listRuns({ limit: 100 })).filter((r) => r.conversation.threadTs === first.ts)).toHaveLength(1);
     expect(e.thread(first.ts)).toHaveLength(1);
@@ -72,7 +65,7 @@ describe('Slack end to end (real agent and store)', () => {
 
   it('refuses a non-approver privately and runs nothing', async () => {
     const ts = await mention('UREQ', 'safe change please');
-    const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
+    const plan = await e.waitForMessage(ts, isPlanVersion(1), 'the plan');
     await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UOUTSIDER');
     await e.fake.waitUntil(() => ephemerals('UOUTSIDER').includes('Only <@UAPP1>, <@UAPP2> or <!subteam^SOPS> may approve'), 5000, 'the refusal');
     await e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> cancel', threadTs: ts });
@@ -85,7 +78,7 @@ describe('Slack end to end (real agent and store)', () => {
 
   it('needs a second person for destructive steps; a member of an approver group will do', async () => {
     const ts = await mention('UAPP1', 'destroy alpha');
-    const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
+    const plan = await e.waitForMessage(ts, isPlanVersion(1), 'the plan');
     expect(blocksText(plan)).toContain('destructive');
     await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
     await e.fake.waitUntil(() => ephemerals('UAPP1').includes('other than the person who asked'), 5000, 'the four-eyes refusal');
@@ -99,7 +92,7 @@ describe('Slack end to end (real agent and store)', () => {
 
   it("Modify: invalid YAML and an invalid plan stay in the modal as field errors; a valid edit becomes v2 and v1's button is refused", async () => {
     const ts = await mention('UREQ', 'safe change please');
-    const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
+    const plan = await e.waitForMessage(ts, isPlanVersion(1), 'the plan');
     await e.driver.clickButtonIn(plan, PLAN_MODIFY_ACTION, 'UAPP1');
     await e.fake.waitForCall('views.update');
     const modal = [...e.fake.model.views.values()].at(-1)!;
@@ -121,7 +114,7 @@ describe('Slack end to end (real agent and store)', () => {
     const ok = await submit({ 'plan-yaml-0': yaml.replace('target: alpha', 'target: beta') });
     expect(ok.status).toBe(200);
     expect(ok.body).toBe('');
-    const v2 = await e.waitForMessage(ts, isPlan(2), 'plan v2');
+    const v2 = await e.waitForMessage(ts, isPlanVersion(2), 'plan v2');
     expect(blocksText(v2)).toContain('Plan v2, edited by <@UAPP1>');
 
     await e.fake.waitUntil(() => !hasButtons(e.fake.model.findMessage('C1', plan.ts)!), 5000, 'v1 losing its buttons');
@@ -139,7 +132,7 @@ describe('Slack end to end (real agent and store)', () => {
 
   it("a mention in the run's thread answers the pending question and the run goes on", async () => {
     const ts = await mention('UREQ', 'ask first then change');
-    const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
+    const plan = await e.waitForMessage(ts, isPlanVersion(1), 'the plan');
     await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
     const question = await e.waitForMessage(ts, (m) => m.text.includes('Which cluster should I use?'), 'the question');
     expect(question.text).toContain('<@UREQ>');
@@ -153,7 +146,7 @@ describe('Slack end to end (real agent and store)', () => {
 
   it('"cancel" in the run\'s thread stops the run and the board ends cancelled', async () => {
     const ts = await mention('UREQ', 'ask first then change');
-    const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
+    const plan = await e.waitForMessage(ts, isPlanVersion(1), 'the plan');
     await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
     await e.waitForMessage(ts, (m) => m.text.includes('Which cluster should I use?'), 'the question');
     await e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> cancel', threadTs: ts });
@@ -173,7 +166,7 @@ describe('Slack end to end (real agent and store)', () => {
     async function escalated() {
       e.tools.changeFailures = 1;
       const ts = await mention('UREQ', 'flaky change please');
-      const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
+      const plan = await e.waitForMessage(ts, isPlanVersion(1), 'the plan');
       await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
       const escalation = await e.waitForMessage(ts, (m) => m.text.includes('A step failed') && hasButtons(m), 'the escalation');
       expect(escalation.text).toContain('<!subteam^SOPS>');
@@ -227,7 +220,7 @@ describe('Slack end to end (real agent and store)', () => {
     it('two failures at once: both escalations are posted before anyone answers; Retry of the first runs it again while the second stays open', async () => {
       e.tools.changeFailures = 2;
       const ts = await mention('UREQ', 'parallel change please');
-      const plan = await e.waitForMessage(ts, isPlan(1), 'the plan');
+      const plan = await e.waitForMessage(ts, isPlanVersion(1), 'the plan');
       await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
       const open = () => e.thread(ts).filter((m) => m.text.includes('A step failed') && hasButtons(m));
       await e.fake.waitUntil(() => open().length === 2, 5000, 'two escalations, each with its buttons');
@@ -270,7 +263,7 @@ describe('Slack end to end (real agent and store)', () => {
       const { ts, escalation } = await escalated();
       expect(labels(escalation)).toEqual(['Retry', 'Skip', 'Replan', 'Abort', 'Reassign']);
       await click(escalation, 'replan');
-      const v2 = await e.waitForMessage(ts, isPlan(2), 'plan v2');
+      const v2 = await e.waitForMessage(ts, isPlanVersion(2), 'plan v2');
       expect(blocksText(v2)).toContain('Change it gently');
     });
 

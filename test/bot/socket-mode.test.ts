@@ -3,6 +3,7 @@ import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { APP_TOKEN, startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
+import { isPlan, isSummary } from '../fakes/thread-messages.ts';
 
 /**
  * Socket Mode end to end: the real @slack/socket-mode client inside Bolt connects to a fake Socket
@@ -16,9 +17,6 @@ beforeEach(async () => {
 });
 afterEach(() => e.stop());
 
-const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
-const isPlan = (m: FakeMessage) => m.text.startsWith('Plan v1:') && hasButtons(m);
-const isSummary = (m: FakeMessage) => /^:(white_check_mark|warning|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
 const isBoard = (m: FakeMessage) => /^(Running|Succeeded|Failed):/.test(m.text);
 
 async function runsOf(ts: string) {

@@ -5,6 +5,7 @@ import { ANSWER_BLOCK, ANSWER_INPUT, QUESTION_ANSWER_ACTION } from '../../src/bo
 import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
+import { blocksText, hasButtons, isPlan, isSummary } from '../fakes/thread-messages.ts';
 
 const db = useTestStore();
 let e: SlackE2E;
@@ -12,11 +13,6 @@ beforeEach(async () => {
   e = await startSlackE2E(db.store);
 });
 afterEach(() => e.stop());
-
-const blocksText = (m: FakeMessage) => JSON.stringify(m.blocks ?? []);
-const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
-const isPlan = (m: FakeMessage) => m.text.startsWith('Plan v1:') && hasButtons(m);
-const isSummary = (m: FakeMessage) => /^:(white_check_mark|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
 
 async function mention(user: string, text: string, threadTs?: string) {
   const sent = e.driver.mention({ channel: 'C1', user, text: `<@UBOT> ${text}`, ...(threadTs ? { threadTs } : {}) });

@@ -10,11 +10,11 @@ import type { RunRecord } from '../../src/agent/ports/run-store.ts';
 import type { BoardState } from '../../src/agent/ports/surface.ts';
 import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
 import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
-import type { FakeMessage } from '../../src/workspace/slack-fake/index.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { silentLogger } from '../fakes/slack-harness.ts';
 import { makeOffer, makePlan } from '../fakes/slack-fixtures.ts';
 import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
+import { hasButtons, isPlan } from '../fakes/thread-messages.ts';
 
 const db = useTestStore();
 let e: SlackE2E;
@@ -22,9 +22,6 @@ beforeEach(async () => {
   e = await startSlackE2E(db.store);
 });
 afterEach(() => e.stop());
-
-const hasButtons = (m: FakeMessage) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
-const isPlan = (m: FakeMessage) => m.text.startsWith('Plan v1:') && hasButtons(m);
 
 /** Another replica's surface (or the next process's): it posted nothing, so it knows no link of its own. */
 const otherReplica = (stored: boolean) =>

@@ -70,3 +70,14 @@ export function instantForWallTime(wall: WallTime, timeZone: string): Date | und
   }
   return instants.length ? new Date(Math.min(...instants)) : undefined;
 }
+
+/**
+ * The zone's offset over the whole of this local date, or undefined when it changes on or near it (a
+ * daylight-saving day). Sampled from 14 hours before its midnight to 38 hours after, which covers the date's
+ * instants in every zone (offsets run from -12 to +14 hours).
+ */
+export function steadyOffsetOn(date: { year: number; month: number; day: number }, timeZone: string): number | undefined {
+  const midnight = Date.UTC(date.year, date.month - 1, date.day);
+  const before = offsetAt(midnight - 14 * 3_600_000, timeZone);
+  return offsetAt(midnight + 38 * 3_600_000, timeZone) === before ? before : undefined;
+}

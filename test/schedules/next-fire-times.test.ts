@@ -1,7 +1,9 @@
 import { createTask } from 'node-cron';
+import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { formatFireTime, nextFireTimes, previousFireTime } from '../../src/schedules/next-fire-times.ts';
 import { parseSchedule } from '../../src/schedules/parse-schedule.ts';
+import { instantForWallTime, wallTimeAt } from '../../src/schedules/zoned-time.ts';
 
 const iso = (dates: Date[]) => dates.map((date) => date.toISOString());
 
@@ -84,5 +86,60 @@ describe('agreement with node-cron', () => {
       vi.useRealTimers();
       await task.destroy();
     }
+  });
+});
+
+describe('the arithmetic shortcut on days without a daylight-saving change', () => {
+  // On a day whose offset does not change, fire times are computed without asking Intl for each one. These
+  // properties hold whether or not a change is near: instants around each zone's changes of 2026 are drawn.
+  const changes: Record<string, string[]> = {
+    'America/New_York': ['2026-03-08T07:00:00Z', '2026-11-01T06:00:00Z'],
+    'Europe/Berlin': ['2026-03-29T01:00:00Z', '2026-10-25T01:00:00Z'],
+    'Australia/Lord_Howe': ['2026-04-04T15:00:00Z', '2026-10-03T15:30:00Z'],
+    'Asia/Kolkata': ['2026-06-01T00:00:00Z'],
+    UTC: ['2026-01-01T00:00:00Z'],
+  };
+  const field = (values: number) => fc.oneof(fc.constant('*'), fc.integer({ min: 0, max: values - 1 }).map(String), fc.constantFrom('*/7', '*/15', '*/30'));
+  const cases = fc.record({
+    cron: fc.tuple(field(60), fc.oneof(fc.constant('0'), field(60)), field(24)).map(([second, minute, hour]) => `${second} ${minute} ${hour} * * *`),
+    zone: fc.constantFrom(...Object.keys(changes)),
+    pick: fc.nat(),
+    offsetS: fc.integer({ min: -2 * 86_400, max: 2 * 86_400 }),
+  });
+
+  it('agrees with node-cron around daylight-saving changes, every-second crons included', async () => {
+    await fc.assert(
+      fc.asyncProperty(cases, async ({ cron, zone, pick, offsetS }) => {
+        const list = changes[zone]!;
+        const from = new Date(new Date(list[pick % list.length]!).getTime() + offsetS * 1000);
+        // Known and left: from inside the second pass of a fall-back hour, node-cron's list names that pass's
+        // times, which are not the first instant of their wall time (the one this module gives).
+        fc.pre(instantForWallTime(wallTimeAt(from, zone), zone)?.getTime() === Math.floor(from.getTime() / 1000) * 1000);
+        const task = createTask(cron, () => {}, { timezone: zone });
+        vi.useFakeTimers({ toFake: ['Date'], now: from });
+        try {
+          expect(iso(nextFireTimes(cron, zone, from, 3))).toEqual(iso(task.getNextRuns(3)));
+        } finally {
+          vi.useRealTimers();
+          await task.destroy();
+        }
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it('steps back to the fire before each fire', () => {
+    fc.assert(
+      fc.property(cases, ({ cron, zone, pick, offsetS }) => {
+        const list = changes[zone]!;
+        const from = new Date(new Date(list[pick % list.length]!).getTime() + offsetS * 1000);
+        const fires = nextFireTimes(cron, zone, from, 3);
+        for (let index = 0; index < fires.length; index++) {
+          expect(previousFireTime(cron, zone, fires[index]!)?.toISOString()).toBe(fires[index]!.toISOString());
+          if (index > 0) expect(previousFireTime(cron, zone, new Date(fires[index]!.getTime() - 1))?.toISOString()).toBe(fires[index - 1]!.toISOString());
+        }
+      }),
+      { numRuns: 80 },
+    );
   });
 });

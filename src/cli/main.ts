@@ -65,7 +65,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const env = readEnvironment(process.env, process.cwd());
   handOtelSettingsOn(env, process.env);
-  const config = loadConfig(env);
+  const config = loadConfig(env, { local: command === 'start' && Boolean(values.local || values.demo) });
   return runCommand(
     command,
     rest,

@@ -26,7 +26,8 @@ export async function startCommand(baseConfig: Readonly<Config>, options: Comman
 
   // A stable address next to PORT, so the page can be bookmarked.
   const runtime = await startTandem({ config, logger, local, demo, workspacePort: config.port ? config.port + 1 : 0 });
-  if (runtime.workspace) process.stdout.write(`Local workspace: ${runtime.workspace.url}  (mention @tandem there)\n`);
+  // The URL alone on its line: scripts take the rest of the line as the address, and the key is in it.
+  if (runtime.workspace) process.stdout.write(`Local workspace: ${runtime.workspace.url}\nOpen it and mention @tandem there.\n`);
 
   await new Promise<void>((resolve) => {
     let stopping = false;

@@ -81,7 +81,11 @@ function withoutBlanks(env: Record<string, string | undefined>): Record<string, 
   return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1].trim() !== ''));
 }
 
-export function loadConfig(env: Record<string, string | undefined>): Readonly<Config> {
+/**
+ * `local`: `tandem start --local` or `--demo`, which talk to the browser workspace with a signing secret of their
+ * own, so Slack's HTTP-mode settings are not needed even when a bot token is set.
+ */
+export function loadConfig(env: Record<string, string | undefined>, { local = false }: { local?: boolean } = {}): Readonly<Config> {
   const parsed = EnvSchema.safeParse(withoutBlanks(env));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -91,7 +95,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
   const modelPrices = parseModelPrices(e.TANDEM_MODEL_PRICES);
   const models = modelRoutes(e);
   const mode = e.SLACK_BOT_TOKEN ? (e.SLACK_APP_TOKEN ? 'socket' : 'http') : 'none';
-  if (mode === 'http' && !e.SLACK_SIGNING_SECRET) {
+  if (mode === 'http' && !e.SLACK_SIGNING_SECRET && !local) {
     throw new ConfigError('SLACK_SIGNING_SECRET', 'required in HTTP mode (or set SLACK_APP_TOKEN=xapp-… for Socket Mode)');
   }
 

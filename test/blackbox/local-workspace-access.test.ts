@@ -70,7 +70,7 @@ beforeAll(async () => {
   );
   const deadline = Date.now() + 60_000;
   let line: string | undefined;
-  while (!(line = /^Local workspace: (\S+)/m.exec(tandem.stdout())?.[1])) {
+  while (!(line = /^Local workspace: (.+)$/m.exec(tandem.stdout())?.[1])) {
     if (tandem.child.exitCode !== null || Date.now() > deadline) throw new Error(`no "Local workspace:" line:\n${tandem.stdout()}\n${tandem.stderr()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -72,7 +72,7 @@ describe('the tandem command', () => {
       expect(tandem.stdout()).toContain('SLACK_APP_TOKEN=xapp-');
       expect(tandem.stdout()).toContain('manifest.yml');
       // The printed address carries the workspace key; the log names only its origin, which alone gets 403.
-      const workspace = (await printed(tandem, /^Local workspace: (\S+)/m))[1]!;
+      const workspace = (await printed(tandem, /^Local workspace: (.+)$/m))[1]!;
       expect(workspace).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?k=/);
       expect(String(running.workspace)).toBe(new URL(workspace).origin);
       expect((await fetch(workspace)).status).toBe(200);

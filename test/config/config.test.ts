@@ -65,6 +65,8 @@ describe('loadConfig', () => {
       /^ANTHROPIC_API_KEY: .*PLANNER_FALLBACK_MODEL/,
     );
     expect(configProblem({ SLACK_BOT_TOKEN: 'xoxb-1' })).toMatch(/^SLACK_SIGNING_SECRET: required in HTTP mode/);
+    // `tandem start --local` (and --demo) talk to the browser workspace with a secret of their own.
+    expect(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1' }, { local: true }).slack.botToken).toBe('xoxb-1');
     expect(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' }).slack.mode).toBe('socket');
   });
 

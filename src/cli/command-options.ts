@@ -19,6 +19,7 @@ export interface CommandOptions {
   action?: string | undefined;
   tool?: string | undefined;
   repo?: string | undefined;
+  target?: string | undefined;
   risk?: string | undefined;
   requester?: string | undefined;
   channel?: string | undefined;

@@ -20,8 +20,10 @@ Commands:
                          people's feedback on run summaries, per planner model and per runbook
   audit [--run <runId>]  check every run's approval invariants; prints each violation, exits 1 if any
   policy check [path]    parse and validate a Cedar policy (default TANDEM_POLICY); file:line:column errors
-  policy explain --user U… --action approve [--tool …] [--repo owner/name] [--group S…] [--requester U…]
-                         the decision and the rules behind it
+  policy explain --user U… --action approve [--tool …] [--repo owner/name] [--target …] [--group S…]
+                 [--requester U…] [--risk read|write|destructive]
+                         the decision and the rules behind it; a built-in tool's risk is its own,
+                         --risk is for another tool (an MCP tool)
   policy test <cases.yaml> [--policy path]
                          each case's expected permit or deny; exits 1 on a mismatch
   prune --older-than <days>
@@ -52,6 +54,7 @@ async function main(argv: string[]): Promise<number> {
       action: { type: 'string' },
       tool: { type: 'string' },
       repo: { type: 'string' },
+      target: { type: 'string' },
       risk: { type: 'string' },
       requester: { type: 'string' },
       channel: { type: 'string' },
@@ -84,6 +87,7 @@ async function main(argv: string[]): Promise<number> {
       action: values.action,
       tool: values.tool,
       repo: values.repo,
+      target: values.target,
       risk: values.risk,
       requester: values.requester,
       channel: values.channel,

@@ -6,13 +6,19 @@
 import { readFileSync } from 'node:fs';
 import { POLICY_ACTIONS, type PolicyAction } from '../agent/ports/policy.ts';
 import type { Config } from '../config/config.ts';
-import { caseQuestion, parseCases, PolicyCaseSchema, runCases } from '../policy/policy-cases.ts';
+import { caseQuestion, caseRisk, parseCases, PolicyCaseSchema, runCases, type ToolRisk } from '../policy/policy-cases.ts';
+import { createBuiltinTools } from '../integrations/tools/builtin-tools.ts';
 import { loadPolicyInForce } from '../policy/policy-in-force.ts';
 import { formatProblem } from '../policy/source-position.ts';
 import type { CommandOptions } from './command-options.ts';
 import { UsageError } from './usage-error.ts';
 
 type Out = (line: string) => void;
+
+/** A built-in tool's risk, as the bot sees it (the tools are only described, so no token is needed). */
+function builtinRisk(name: string): ToolRisk | undefined {
+  return createBuiltinTools({ github: undefined, slack: undefined, llm: undefined, httpAllow: [] }).find((tool) => tool.name === name)?.risk;
+}
 const print: Out = (line) => process.stdout.write(`${line}\n`);
 const printError: Out = (line) => process.stderr.write(`${line}\n`);
 
@@ -27,7 +33,9 @@ export function policyCommand(args: string[], options: CommandOptions, config: R
       if (!rest[0]) throw new UsageError('policy test: expected a cases file, e.g. tandem policy test policy/cases.yaml');
       return test(rest[0], options.policy ?? config.policy.path, config, out, err);
     default:
-      throw new UsageError('policy: expected check [path], explain --user U… --action … [--tool …] [--repo …], or test <cases.yaml>');
+      throw new UsageError(
+        'policy: expected check [path], explain --user U… --action … [--tool …] [--repo …] [--target …] [--risk …, for a tool that is not built in], or test <cases.yaml>',
+      );
   }
 }
 
@@ -57,12 +65,15 @@ function explain(options: CommandOptions, config: Readonly<Config>, out: Out, er
     tool: options.tool,
     risk: options.risk,
     repo: options.repo,
+    target: options.target,
     expect: 'permit',
   });
   if (!parsed.success) throw new UsageError(`policy explain: ${parsed.error.issues.map((issue) => `--${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  const risk = caseRisk(parsed.data, builtinRisk);
+  if (!risk.ok) throw new UsageError(`policy explain: --${risk.error}`);
   const loaded = load(options.policy ?? config.policy.path, config, err);
   if (!loaded.ok) return 1;
-  const decision = loaded.value.decide(caseQuestion(parsed.data));
+  const decision = loaded.value.decide(caseQuestion(parsed.data, risk.value));
   const rules = new Map(loaded.value.rules.map((rule) => [rule.id, rule]));
   out(decision.permitted ? 'permit' : 'deny');
   for (const id of decision.rules) {
@@ -87,9 +98,16 @@ function test(casesFile: string, path: string | undefined, config: Readonly<Conf
     err(`${casesFile}: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
     return 1;
   }
+  const risks: ToolRisk[] = [];
+  for (const c of parsed.data.cases) {
+    const risk = caseRisk(c, builtinRisk);
+    if (risk.ok) risks.push(risk.value);
+    else err(`${casesFile}: case "${c.name}": ${risk.error}`);
+  }
+  if (risks.length < parsed.data.cases.length) return 1;
   const loaded = load(path, config, err);
   if (!loaded.ok) return 1;
-  const outcomes = runCases(loaded.value, parsed.data.cases);
+  const outcomes = runCases(loaded.value, parsed.data.cases, risks);
   for (const outcome of outcomes) {
     const mark = outcome.got === outcome.expected ? 'ok  ' : 'FAIL';
     out(`${mark} ${outcome.name}: expected ${outcome.expected}, got ${outcome.got}${outcome.rules.length ? ` (${outcome.rules.join(', ')})` : ''}`);

@@ -16,7 +16,8 @@ export const PolicyCaseSchema = z.object({
   requester: user.optional(),
   channel: z.string().default('C0'),
   tool: z.string().optional(),
-  risk: z.enum(['read', 'write', 'destructive']).default('read'),
+  // Only for a tool the CLI does not know (an MCP tool): a built-in tool's risk is its own, as the bot sees it.
+  risk: z.enum(['read', 'write', 'destructive']).optional(),
   repo: z.string().default(''),
   target: z.string().default(''),
   rollback: z.boolean().default(false),
@@ -32,8 +33,24 @@ export const PolicyCasesSchema = z.object({ cases: z.array(PolicyCaseSchema).min
 
 const STEP_ACTIONS = new Set(['approve', 'confirm', 'auto_run']);
 
+export type ToolRisk = 'read' | 'write' | 'destructive';
+
+/**
+ * The risk the bot would see for the case's step. A built-in tool has its own (a case that says otherwise is
+ * refused rather than answered for a step that cannot exist); another tool (an MCP tool) needs the case to say it;
+ * a case naming no tool is a read step unless it says otherwise.
+ */
+export function caseRisk(c: PolicyCase, riskOf: (tool: string) => ToolRisk | undefined): { ok: true; value: ToolRisk } | { ok: false; error: string } {
+  if (c.tool === undefined) return { ok: true, value: c.risk ?? 'read' };
+  const own = riskOf(c.tool);
+  if (own === undefined)
+    return c.risk ? { ok: true, value: c.risk } : { ok: false, error: `risk: ${c.tool} is not a built-in tool, so say its risk (read, write or destructive)` };
+  if (c.risk !== undefined && c.risk !== own) return { ok: false, error: `risk: ${c.tool} is ${own}, not ${c.risk}` };
+  return { ok: true, value: own };
+}
+
 /** A case as the engine's question: a `tool` (or a step action) makes the resource a step; `schedule` a schedule. */
-export function caseQuestion(c: PolicyCase): PolicyQuestion {
+export function caseQuestion(c: PolicyCase, risk: ToolRisk): PolicyQuestion {
   const requester = c.requester ?? c.user;
   const situation = { requester, channel: c.channel, confidence: c.confidence, escalated: c.escalated };
   const base = { user: c.user, groups: c.groups, action: c.action, situation };
@@ -42,7 +59,7 @@ export function caseQuestion(c: PolicyCase): PolicyQuestion {
       ...base,
       resource: {
         kind: 'step',
-        step: { id: 's1', tool: c.tool ?? '', risk: c.risk, repository: c.repo.toLowerCase(), channel: c.channel, target: c.target, rollback: c.rollback },
+        step: { id: 's1', tool: c.tool ?? '', risk, repository: c.repo.toLowerCase(), channel: c.channel, target: c.target, rollback: c.rollback },
       },
     };
   if (c.action === 'schedule' || c.createdBy !== undefined)
@@ -64,9 +81,10 @@ export function parseCases(text: string) {
   return PolicyCasesSchema.safeParse(parse(text));
 }
 
-export function runCases(engine: PolicyEngine, cases: readonly PolicyCase[]): CaseOutcome[] {
-  return cases.map((c) => {
-    const decision = engine.decide(caseQuestion(c));
+/** Each case decided; `risks` is each case's risk from `caseRisk`, in order. */
+export function runCases(engine: PolicyEngine, cases: readonly PolicyCase[], risks: readonly ToolRisk[]): CaseOutcome[] {
+  return cases.map((c, index) => {
+    const decision = engine.decide(caseQuestion(c, risks[index]!));
     return { name: c.name, expected: c.expect, got: decision.permitted ? 'permit' : 'deny', rules: decision.rules };
   });
 }

@@ -98,6 +98,49 @@ describe('tandem policy', () => {
     expect(ask('U_WEB', ['S_WEB_TEAM'])).toEqual(['deny', '  no rule matched: nothing is permitted unless a rule permits it']);
   });
 
+  it("explain and test take a built-in tool's own risk, as the bot does, and refuse a case that says another", () => {
+    // No --risk: a merge is destructive, so the requester may not approve it alone (four eyes), as in the bot.
+    const env = { TANDEM_APPROVERS: 'U1' };
+    expect(run(['explain'], { user: 'U1', action: 'approve', tool: 'github_merge_pull', requester: 'U1' }, env).out).toEqual([
+      'deny',
+      '  forbid four-eyes (built-in.cedar:8)',
+    ]);
+    expect(() => run(['explain'], { user: 'U1', action: 'approve', tool: 'github_merge_pull', risk: 'read', requester: 'U1' }, env)).toThrow(
+      'policy explain: --risk: github_merge_pull is destructive, not read',
+    );
+    expect(() => run(['explain'], { user: 'U1', action: 'approve', tool: 'mcp_ops_restart', requester: 'U2' }, env)).toThrow(
+      /--risk: mcp_ops_restart is not a built-in tool, so say its risk/,
+    );
+    const cases = tempPolicy(
+      'cases:\n  - { name: self-merge, user: U1, action: approve, tool: github_merge_pull, requester: U1, expect: deny }\n' +
+        '  - { name: a merge said to be a read, user: U1, action: approve, tool: github_merge_pull, risk: read, requester: U2, expect: permit }\n',
+    );
+    expect(run(['test', cases], {}, env)).toEqual({
+      code: 1,
+      out: [],
+      err: [`${cases}: case "a merge said to be a read": risk: github_merge_pull is destructive, not read`],
+    });
+    const self = tempPolicy('cases:\n  - { name: self-merge, user: U1, action: approve, tool: github_merge_pull, requester: U1, expect: deny }\n');
+    expect(run(['test', self], {}, env)).toMatchObject({ code: 0, out: ['ok   self-merge: expected deny, got deny (four-eyes)', '1 of 1 cases as expected'] });
+  });
+
+  it("explain's --target reaches rules that read the step's target", () => {
+    const policy = path.join(EXAMPLES, 'release-managers.cedar');
+    const ask = (target: string) =>
+      run(['explain'], {
+        policy,
+        user: 'U_DEV2',
+        group: ['S_ENGINEERS'],
+        action: 'approve',
+        tool: 'github_dispatch_workflow',
+        repo: 'acme/api',
+        target,
+        requester: 'U_DEV',
+      }).out[0];
+    expect(ask('deploy.yml')).toBe('deny');
+    expect(ask('lint.yml')).toBe('permit');
+  });
+
   it('with TANDEM_POLICY unset, check and explain speak of the built-in policy made from the settings', () => {
     expect(run(['check'], {}, { TANDEM_APPROVERS: 'U1' }).out[0]).toMatch(/^built-in policy \(TANDEM_POLICY unset\): \d+ rules, valid/);
     const explained = run(

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from '../config/config.ts';
 import { handOtelSettingsOn, readEnvironment } from '../config/environment.ts';
 import { DataDirLockedError, DataDirUnwritableError } from '../store/index.ts';
 import { runCommand } from './commands.ts';
+import { StoreUnreachableError } from '../runtime/store-unreachable.ts';
 
 const USAGE = `Usage: tandem <command> [options]
 
@@ -105,7 +106,7 @@ try {
   // Operators get one line that names the problem; stack traces are for bugs, not settings.
   if (error instanceof ConfigError) {
     process.stderr.write(`tandem: configuration error: ${error.message}\n`);
-  } else if (error instanceof DataDirLockedError || error instanceof DataDirUnwritableError) {
+  } else if (error instanceof DataDirLockedError || error instanceof DataDirUnwritableError || error instanceof StoreUnreachableError) {
     process.stderr.write(`tandem: ${error.message}\n`);
   } else if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`tandem: ${error.message}\n\n${USAGE}\n`);

@@ -1,8 +1,32 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from '../config/config.ts';
 import { openDatabase, type Database } from '../store/index.ts';
+import type { Logger } from '../observability/logger.ts';
+import { databaseWhere, holdingServer, passingCode, retryDelayMs, StoreUnreachableError } from './store-unreachable.ts';
+
+/**
+ * Called when the PostgreSQL server could not be reached, before the next try (`attempt` from 1). Without it, the
+ * first failure is thrown as a StoreUnreachableError (one line naming DATABASE_URL).
+ */
+export type WhileUnreachable = (error: StoreUnreachableError, attempt: number) => void;
 
 /** PostgreSQL when DATABASE_URL is set, else the embedded PGlite folder under DATA_DIR; migrated. */
-export async function openConfiguredDatabase(config: Readonly<Config>): Promise<Database> {
+export async function openConfiguredDatabase(config: Readonly<Config>, whileUnreachable?: WhileUnreachable): Promise<Database> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await openMigrated(config);
+    } catch (error) {
+      const code = config.database.url ? passingCode(error) : undefined;
+      if (!code) throw error;
+      const unreachable = new StoreUnreachableError(databaseWhere(config.database.url!), code);
+      if (!whileUnreachable) throw unreachable;
+      whileUnreachable(unreachable, attempt);
+      await delay(retryDelayMs(attempt));
+    }
+  }
+}
+
+async function openMigrated(config: Readonly<Config>): Promise<Database> {
   const database = config.database.url ? await openDatabase({ url: config.database.url }) : await openDatabase({ dataDir: config.database.dataDir });
   try {
     await database.migrate();
@@ -11,4 +35,20 @@ export async function openConfiguredDatabase(config: Readonly<Config>): Promise<
     throw error;
   }
   return database;
+}
+
+/**
+ * `tandem start`: an unreachable PostgreSQL server is waited for (it may be starting or restarting), each try
+ * logged; meanwhile the bot's port answers 503, so Slack tries its requests again and `/healthz` says why.
+ */
+export async function openDatabaseWaiting(config: Readonly<Config>, logger: Logger, listen: { port: number; host: string | undefined }): Promise<Database> {
+  let held: { close(): Promise<void> } | undefined;
+  try {
+    return await openConfiguredDatabase(config, (error, attempt) => {
+      logger.warn({ attempt, retryInMs: retryDelayMs(attempt) }, `${error.message}; trying again, and answering 503 meanwhile`);
+      if (!held && listen.port) held = holdingServer(listen.port, listen.host, logger);
+    });
+  } finally {
+    await held?.close();
+  }
 }

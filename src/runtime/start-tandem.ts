@@ -18,7 +18,7 @@ import type { RunbookCatalog } from '../runbooks/catalog.ts';
 import { createRunbookCatalog } from '../runbooks/index.ts';
 import { createRunbooksStore, createRunStore, createSlackInbox, expireLeasesOfDeadOwners, storeFailureKind, type Database } from '../store/index.ts';
 import { startLocalWorkspace, type LocalWorkspace } from '../workspace/local/index.ts';
-import { openConfiguredDatabase } from './open-database.ts';
+import { openDatabaseWaiting } from './open-database.ts';
 import { createCleanups, type Cleanups } from './cleanups.ts';
 import { countGithubErrors, countSlackRateLimits } from './api-error-metrics.ts';
 import { buildTools } from './build-tools.ts';
@@ -101,7 +101,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
       demo ? { ...options, config: demo.config, local: true, workspace: demo.workspace } : options,
       cleanups,
     );
-    const services = await buildServices(config, logger, cleanups, { demoLlm: demo?.llm, slackTimings: options.slackTimings });
+    const services = await buildServices(config, logger, cleanups, { demoLlm: demo?.llm, slackTimings: options.slackTimings, listen });
     const { database, store, slackClient, runbooks, metrics } = services;
     const surface = new SlackSurface({
       client: slackClient,
@@ -222,9 +222,9 @@ async function buildServices(
   config: Readonly<Config>,
   logger: Logger,
   cleanups: Cleanups,
-  { demoLlm, slackTimings }: { demoLlm?: LlmClient; slackTimings?: SlackTimings },
+  { demoLlm, slackTimings, listen }: { demoLlm?: LlmClient; slackTimings?: SlackTimings; listen: { port: number; host: string | undefined } },
 ): Promise<Services> {
-  const database: Database = await openConfiguredDatabase(config);
+  const database: Database = await openDatabaseWaiting(config, logger, listen);
   cleanups.add(() => database.close());
   const metrics = createMetrics();
   countStoreErrors(metrics, database.health);

@@ -40,6 +40,12 @@ describe('the tandem command', () => {
     expect(tandem.stderr().trim()).toBe('tandem: configuration error: SLACK_BOT_TOKEN: expected a bot token starting with xoxb-');
   });
 
+  it('says in one line, naming DATABASE_URL and where, that the database cannot be reached', async () => {
+    const tandem = runTandem(['runs'], { DATABASE_URL: 'postgres://postgres:hunter22@127.0.0.1:1/nothere' }, cwd);
+    expect(await tandem.exited).toBe(1);
+    expect(tandem.stderr().trim()).toBe('tandem: the database at DATABASE_URL (127.0.0.1:1/nothere) cannot be reached: ECONNREFUSED');
+  });
+
   it('rejects an unknown command and a show without an id with usage help', async () => {
     const unknown = runTandem(['deploy'], {}, cwd);
     expect(await unknown.exited).toBe(2);

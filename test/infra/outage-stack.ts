@@ -63,7 +63,7 @@ export interface OutageStack {
 export async function startOutageStack(
   store: { DATABASE_URL: string } | { DATA_DIR: string } | 'pglite',
   env: Record<string, string> = {},
-  extra: { slackTimings?: SlackTimings; logs?: Record<string, unknown>[] } = {},
+  extra: { slackTimings?: SlackTimings; logs?: Record<string, unknown>[]; port?: number } = {},
 ): Promise<OutageStack> {
   const dir = mkdtempSync(path.join(tmpdir(), 'tandem-outage-'));
   mkdirSync(path.join(dir, 'runbooks'));
@@ -95,7 +95,7 @@ export async function startOutageStack(
     : pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   // A message Slack did not take is sent again after half a second instead of five, so an outage's end is seen at once.
   const slackTimings = { owedRetryMs: OWED_RETRY_MS, ...extra.slackTimings };
-  const runtime = await startTandem({ config, logger, port: 0, slackTimings });
+  const runtime = await startTandem({ config, logger, port: extra.port ?? 0, slackTimings });
   const baseUrl = `http://127.0.0.1:${runtime.port}`;
   const driver = new SlackDriver({ eventsUrl: `${baseUrl}/slack/events`, signingSecret: SECRET, fake: slack });
   const thread = (ts: string) => slack.model.thread('C1', ts).filter((m) => m.user === slack.model.bot.userId);

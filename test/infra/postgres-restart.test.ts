@@ -5,6 +5,7 @@
  * once it is back, and ends once, with one GitHub write. Needs the machine's PostgreSQL programs and root
  * (to run them as `postgres`); skipped with a message elsewhere.
  */
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.ts';
 import { health, startOutageStack, summarised, TASK, type OutageStack } from './outage-stack.ts';
@@ -42,4 +43,47 @@ describe.skipIf(!server)('PostgreSQL restarts under a running Tandem', () => {
     expect(stack.thread(mention.ts).filter((m) => m.text.startsWith(':white_check_mark: Succeeded'))).toHaveLength(1);
     expect(await health(stack.baseUrl)).toEqual({ status: 200, body: { ok: true } });
   }, 90_000);
+
+  it('a Tandem started while the server is down waits for it: its port answers 503 meanwhile, then it works as usual', async () => {
+    postgres.stop();
+    const port = await freePort();
+    const starting = startOutageStack({ DATABASE_URL: postgres.url }, {}, { port });
+    try {
+      const held = await until(async () => {
+        const answer = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+        return answer?.status === 503 ? ((await answer.json()) as unknown) : undefined;
+      });
+      expect(held).toEqual({ ok: false, store: 'unreachable' });
+      const signed = await fetch(`http://127.0.0.1:${port}/slack/events`, { method: 'POST', body: '{}' });
+      expect(signed.status).toBe(503);
+    } finally {
+      postgres.start();
+    }
+    const late = await starting;
+    try {
+      expect(await health(late.baseUrl)).toEqual({ status: 200, body: { ok: true } });
+      const mention = late.driver.mention({ channel: 'C1', user: 'U1', text: TASK });
+      expect((await mention).status).toBe(200);
+      await late.slack.waitUntil(() => late.planIn(mention.ts) !== undefined, 20_000, 'the plan');
+    } finally {
+      await late.close();
+    }
+  }, 90_000);
 });
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** The first answer `probe` gives, asked every 100 ms for up to 20 s. */
+async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
+  for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    const answer = await probe();
+    if (answer !== undefined) return answer;
+  }
+  throw new Error('the held port never answered 503');
+}

@@ -404,6 +404,27 @@ describe('Confirm for a rollback step whose target was filled in at run time', (
     expect(t.comment.calls).toEqual([]);
   });
 
+  it('nobody confirms it: reminded once, then at the TTL it expires, its step never runs and the run ends aborted naming the undo left', async () => {
+    const t = tools();
+    const run = await abortedBeforeLateRollback(t);
+    const asked = h.surface.of(run.id, 'confirm').find((m) => m.confirmation.stepId === 'r1')!;
+    const at = (seconds: number) => new Date(asked.confirmation.createdAt.getTime() + seconds * 1000);
+
+    await h.agent.housekeep(at(1800));
+    await h.agent.housekeep(at(3600));
+    expect(h.surface.of(run.id, 'confirm').filter((m) => m.confirmation.stepId === 'r1')).toHaveLength(2); // reminded once
+    await h.agent.housekeep(at(86_400));
+    await h.agent.housekeep(at(2 * 86_400));
+    await h.agent.idle();
+    // Not asked a second time: the expired Confirm aborted its step (CONTRACT §5), and expiry ran nothing.
+    expect(h.surface.of(run.id, 'confirm').filter((m) => m.confirmation.stepId === 'r1')).toHaveLength(2);
+    expect(t.comment.calls).toEqual([]);
+    expect((await h.store.getRun(run.id))?.status).toBe('aborted');
+    expect((await h.store.listSteps(run.id)).find((s) => s.stepId === 'r1')).toMatchObject({ kind: 'rollback', status: 'cancelled' });
+    const [summary] = h.surface.of(run.id, 'summary');
+    expect(said(summary!.summary.reason)).toMatch(/^Nobody confirmed what the comment step acts on within 1 day, .*still to undo: \S.*\.$/);
+  });
+
   it('Abort on it skips it, and the run ends aborted without it', async () => {
     const t = tools();
     const run = await abortedBeforeLateRollback(t);

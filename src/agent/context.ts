@@ -18,9 +18,9 @@ import type { RunThread } from './delivery/delivery-context.ts';
 export interface HousekeepingSettings {
   /** Every open wait (approval, question, escalation, Confirm) is re-pinged once after this many seconds. */
   remindAfterS: number;
-  /** A wait unanswered this long expires: a plan can no longer be approved, a Confirm aborts, others go to escalateTo. */
+  /** A wait unanswered this long expires: a plan can no longer be approved, a Confirm aborts its step; an escalation or question does not expire. */
   waitTtlS: number;
-  /** Who is pinged when a wait is re-sent (a user `U…` or group `S…`); unset: nobody by name. */
+  /** TANDEM_ESCALATE_TO (a user `U…` or group `S…`): escalations ping it as they are posted; reminders add no ping of their own. */
   escalateTo?: string;
   /** Who may approve, by id, pinged by an approval reminder; empty: anyone may, and nobody is pinged by name. */
   approvers?: readonly string[];

@@ -2,6 +2,7 @@
 import type { PolicyEngine } from '../agent/ports/policy.ts';
 import { planDigest } from '../agent/model/plan/plan-digest.ts';
 import type { EventsPort } from '../agent/ports/events.ts';
+import { eventsOfType, type RunEvent } from '../agent/model/run-events.ts';
 import type { HumanInputPort } from '../agent/ports/human-input.ts';
 import type { PlansPort } from '../agent/ports/plans.ts';
 import type { ApprovalRecord, PlanVersionRecord, RunRecord, StepAttemptRecord, StepRecord } from '../agent/ports/run-store.ts';
@@ -17,6 +18,11 @@ export interface AuditConfirmation {
   decidedBy: string | null;
   /** The target values the person confirmed, as stored (redacted like the executed args). */
   targets: Record<string, unknown>;
+  /**
+   * The policy the Confirm was permitted under, its rules and the confirmer's groups then (its `target-confirmed`
+   * event); undefined for a Confirm stored before they were recorded.
+   */
+  policy?: { hash: string; rules: readonly string[]; groups: readonly string[] } | undefined;
 }
 
 export interface RunFacts {
@@ -96,7 +102,18 @@ export async function loadRunFacts(store: RunFactsStore, run: RunRecord): Promis
     const sent = refused === undefined && !error?.startsWith('invalid args:');
     return [{ planVersion, stepId, attempt, tool, args, sent }];
   });
-  return { run, versions, approvals, steps, attempts, confirmations, digests, innerCalls };
+  return { run, versions, approvals, steps, attempts, confirmations: confirmations && withPolicies(confirmations, events), digests, innerCalls };
+}
+
+/** Each Confirm with the policy its `target-confirmed` event recorded, when it recorded one. */
+function withPolicies(confirmations: readonly AuditConfirmation[], events: readonly RunEvent[]): AuditConfirmation[] {
+  const confirmed = eventsOfType(events, 'target-confirmed');
+  return confirmations.map((confirmation) => {
+    const policy = confirmed.findLast(
+      ({ data }) => data.planVersion === confirmation.planVersion && data.stepId === confirmation.stepId && data.by === confirmation.decidedBy,
+    )?.data.policy;
+    return policy ? { ...confirmation, policy } : confirmation;
+  });
 }
 
 /** Plan versions of which at least one step (forward or rollback) started: each needs its approval. */

@@ -15,7 +15,7 @@ import {
   type PolicyRule,
   type PolicySource,
 } from '../agent/ports/policy.ts';
-import { acceptedAgain, oneLine, parsePolicySet, type ParsedRule } from './parse-policy-set.ts';
+import { acceptedAgain, inFileOrder, oneLine, parsePolicySet, type ParsedRule } from './parse-policy-set.ts';
 import { problemAt } from './source-position.ts';
 import { tandemSchema } from './schema.ts';
 import { requestOf } from './cedar-request.ts';
@@ -40,9 +40,10 @@ export function loadPolicy(sources: readonly PolicySource[], schema = tandemSche
   if (validated.type === 'failure')
     return { ok: false, error: validated.errors.map((error) => ({ file: 'schema', line: 1, column: 1, message: oneLine(error) })) };
   const byId = new Map(rules.map((rule) => [rule.id, rule]));
-  // The validator names only the rules it was given, each from one of `sources`.
+  // The validator names only the rules it was given, each from one of `sources`; it lists them in its own order
+  // (by rule id), so they are put back in the files' order, as a person reads them.
   const problems = validated.validationErrors.map((error) => placed(byId.get(error.policyId)!, sources, error.error));
-  if (problems.length) return { ok: false, error: problems };
+  if (problems.length) return { ok: false, error: inFileOrder(problems, sources) };
 
   const hash = policyHash(sources, schema);
   // Cedar evaluates every rule of a set: one set per action holds only the rules that can apply to it.

@@ -50,7 +50,14 @@ export function parsePolicySet(sources: readonly PolicySource[]): Result<ParsedR
       problems.push({ file: rule.file, line: rule.line, column: 1, message: `rule id "${rule.id}" is used twice (first at ${earlier.file}:${earlier.line})` });
     seen.set(rule.id, rule);
   }
-  return problems.length ? { ok: false, error: problems } : { ok: true, value: rules };
+  return problems.length ? { ok: false, error: inFileOrder(problems, sources) } : { ok: true, value: rules };
+}
+
+/** Problems in the order of the files as given, then by line and column. */
+export function inFileOrder(problems: PolicyProblem[], sources: readonly PolicySource[]): PolicyProblem[] {
+  const fileIndex = new Map(sources.map((source, index) => [source.file, index]));
+  const rank = (problem: PolicyProblem) => fileIndex.get(problem.file) ?? sources.length;
+  return problems.sort((a, b) => rank(a) - rank(b) || a.line - b.line || a.column - b.column);
 }
 
 /** Where a rule's text first stands in its file at a place no earlier rule took (-1: nowhere). */
@@ -107,7 +114,16 @@ function whoOf(principal: PrincipalJson): string {
 
 const entityId = (uid: cedar.EntityUidJson) => ('__entity' in uid ? uid.__entity.id : uid.id);
 
-export const oneLine = (error: cedar.DetailedError) => [error.message, error.help ? `(${error.help})` : ''].filter(Boolean).join(' ').replace(/\s+/g, ' ');
+export const oneLine = (error: cedar.DetailedError) => singleLine([error.message, error.help ? `(${error.help})` : ''].filter(Boolean).join(' '));
+
+/**
+ * Cedar's words on one line: a run of whitespace becomes one space, except inside the double quotes Cedar puts
+ * around what it means (an id, a string, a token), which are printed as written — only a line break or tab in
+ * them is written as `\n` or `\t`, so `User::"a  b"` is not shown as another id.
+ */
+export function singleLine(text: string): string {
+  return text.replace(/"(?:[^"\\]|\\.)*"|\s+/g, (match) => (match.startsWith('"') ? match.replace(/\r?\n/g, '\\n').replace(/\t/g, '\\t') : ' '));
+}
 
 type CedarAnswer = { type: 'success' } | { type: 'failure'; errors: cedar.DetailedError[] };
 

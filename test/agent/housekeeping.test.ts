@@ -96,7 +96,7 @@ describe('housekeeping', () => {
     expect(h.errors).toEqual([]);
   });
 
-  it('re-posts an open escalation once as a reminder and once more when it expires; the run stays paused', async () => {
+  it('re-posts an open escalation once as a reminder and never again, past its TTL too; the run stays paused', async () => {
     const h = harness();
     const { run, escalation } = await pausedOnEscalation(h.store);
     const opened = escalation.createdAt;
@@ -113,22 +113,21 @@ describe('housekeeping', () => {
       offer: expect.objectContaining({ note: expect.stringMatching(/^Still waiting for a decision/) }),
     });
 
+    // Re-pinged once (CONTRACT §5): the TTL sends nothing more, and an escalation does not expire.
     await h.agent.housekeep(after(opened, TTL_MIN));
     await h.agent.housekeep(after(opened, TTL_MIN * 2));
-    expect(h.surface.of(run.id, 'escalation')).toHaveLength(2);
-    expect(h.surface.of(run.id, 'escalation')[1]).toMatchObject({
-      offer: expect.objectContaining({ note: expect.stringMatching(/^Nobody has decided in 1 day; the run stays paused/) }),
-    });
+    expect(h.surface.of(run.id, 'escalation')).toHaveLength(1);
+    expect(h.surface.of(run.id, 'notice')).toEqual([]);
     expect((await h.store.getRun(run.id))?.status).toBe('paused');
 
     await h.store.resolveEscalation({ id: escalation.id, action: 'abort', userId: 'UAPP' });
     await h.agent.housekeep(after(opened, TTL_MIN * 3));
     // The answered escalation is not posted again; the run it left paused with nothing to answer goes to a person.
-    expect(h.surface.of(run.id, 'escalation').filter((m) => m.escalation.id === escalation.id)).toHaveLength(2);
-    expect(h.surface.of(run.id, 'escalation').map((m) => m.escalation.kind)).toEqual(['step-failed', 'step-failed', 'driver-failed']);
+    expect(h.surface.of(run.id, 'escalation').filter((m) => m.escalation.id === escalation.id)).toHaveLength(1);
+    expect(h.surface.of(run.id, 'escalation').map((m) => m.escalation.kind)).toEqual(['step-failed', 'driver-failed']);
   });
 
-  it('asks an unanswered question again once, and when it expires pings the escalation contact; the run keeps waiting', async () => {
+  it('asks an unanswered question again once and never again, past its TTL too, escalation contact or not; the run keeps waiting', async () => {
     const surface = new InMemorySurface();
     const tools = standardTools();
     const h = makeHarness({
@@ -155,9 +154,8 @@ describe('housekeeping', () => {
 
     await h.agent.housekeep(after(asked, TTL_MIN));
     await h.agent.housekeep(after(asked, TTL_MIN + 30));
-    expect(surface.of(run.id, 'questions')).toHaveLength(2);
-    const notices = surface.of(run.id, 'notice').map((notice) => said(notice.text));
-    expect(notices).toEqual([expect.stringMatching(/^<(@|!subteam\^)S0ONCALL> nobody has answered the question below in 1 day/)]);
+    expect(surface.of(run.id, 'questions')).toHaveLength(1);
+    expect(surface.of(run.id, 'notice')).toEqual([]);
     expect((await h.store.getRun(run.id))?.status).toBe('awaiting-answer');
   });
 
@@ -208,7 +206,7 @@ describe('housekeeping', () => {
     expect((await h.store.listSteps(run.id))[0]?.status).toBe('running'); // reporting settles nothing
   });
 
-  it('two replicas sweeping at the same moment send each reminder and re-ping once', async () => {
+  it('two replicas sweeping at the same moment send each reminder once, and the TTL sends nothing more', async () => {
     // A second connection pool on PostgreSQL; PGlite is one process, so the same store swept twice at once.
     const other: Database | undefined = db.database.url ? await openDatabase({ url: db.database.url }) : undefined;
     try {
@@ -227,7 +225,7 @@ describe('housekeeping', () => {
       await Promise.all([a.agent.housekeep(after(later, TTL_MIN + 1)), b.agent.housekeep(after(later, TTL_MIN + 1))]);
       await Promise.all([a.agent.idle(), b.agent.idle()]);
       expect(surface.of(waiting.id, 'summary')).toHaveLength(1);
-      expect(surface.of(paused.id, 'escalation')).toHaveLength(2); // the reminder and the expiry, once each
+      expect(surface.of(paused.id, 'escalation')).toHaveLength(1); // the one reminder, at neither replica's TTL again
       expect([...a.errors, ...b.errors]).toEqual([]);
     } finally {
       await other?.close();

@@ -127,7 +127,14 @@ describe('every event a run writes reads back as a known event', () => {
     const events = await knownEvents(run.id);
     expect((await h.store.getRun(run.id))?.status).toBe(decision === 'confirm' ? 'succeeded' : 'aborted');
     const confirmed = events.find((event) => event.type === 'target-confirmed' || event.type === 'target-aborted');
-    expect(confirmed?.data).toEqual({ planVersion: 1, stepId: 's2', by: 'UAPP', targets: { repo: 'acme/api', number: 66 } });
+    expect(confirmed?.data).toEqual({
+      planVersion: 1,
+      stepId: 's2',
+      by: 'UAPP',
+      targets: { repo: 'acme/api', number: 66 },
+      // A Confirm records the policy it was permitted under (decision 046); an Abort records none.
+      ...(decision === 'confirm' ? { policy: { hash: expect.any(String), rules: expect.any(Array), groups: [] } } : {}),
+    });
   });
 
   it('a transient error retried, a failed step, a replan that runs', async () => {

@@ -5,6 +5,7 @@ import { NumberArg, RepoSchema } from '../../src/integrations/github/repo-ref.ts
 import { InMemorySurface } from '../../src/agent/testing/in-memory-surface.ts';
 import { createAskHumanTool } from '../../src/integrations/tools/thread/ask-human.ts';
 import { auditViolations } from '../audit/support.ts';
+import { approversGate } from '../helpers/policy-gate.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { fakeTool, type FakeTool } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
@@ -113,13 +114,42 @@ describe('Confirm for a target filled in at run time', () => {
     expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
     const [stored] = await h.store.listConfirmations(run.id);
     expect(stored).toMatchObject({ status: 'confirmed', decidedBy: winner, targets: { repo: 'acme/api', number: 666 }, decidedAt: expect.any(Date) });
+    // The Confirm records the policy it was permitted under, so the audit judges it by that policy (decision 046).
     expect((await h.store.listEvents(run.id)).filter((e) => e.type === 'target-confirmed').map((e) => e.data)).toEqual([
-      { planVersion: 1, stepId: 's2', by: winner, targets: { repo: 'acme/api', number: 666 } },
+      {
+        planVersion: 1,
+        stepId: 's2',
+        by: winner,
+        targets: { repo: 'acme/api', number: 666 },
+        policy: { hash: expect.stringMatching(/^[0-9a-f]{64}$/), rules: expect.any(Array), groups: [] },
+      },
     ]);
 
     // The audit proves it from the store, and notices when the proof is missing or names other values.
     const approvers = ['UREQ', 'UAPP', 'UAPP2'];
     expect((await auditViolations(h.store, t.all, approvers, run.id)).map((v) => v.message)).toEqual([]);
+    // The confirmer left the approvers since: judged by the policy in force when they confirmed, still no violation.
+    const approversToday = approvers.filter((id) => id !== winner);
+    expect((await auditViolations(h.store, t.all, approversToday, run.id)).map((v) => v.message)).toEqual([]);
+    // A Confirm stored before policies were recorded with it: judged by the policy its version was approved under.
+    const setPolicy = (policy: unknown) =>
+      db.database.db.execute(
+        sql`update events set data = jsonb_set(data, '{policy}', ${JSON.stringify(policy)}::jsonb) - ${policy === null ? 'policy' : ''} where run_id = ${run.id} and type = 'target-confirmed'`,
+      );
+    await setPolicy(null);
+    expect((await auditViolations(h.store, t.all, approversToday, run.id)).map((v) => v.message)).toEqual([]);
+    // A Confirm recorded under a policy whose texts are not stored cannot be shown to be allowed.
+    await setPolicy({ hash: 'f'.repeat(64), rules: ['approvers'], groups: [] });
+    expect((await auditViolations(h.store, t.all, approvers, run.id)).map((v) => v.message)).toEqual([
+      `s2's target was confirmed by ${winner} under policy ffffffffffff, whose texts are not stored`,
+    ]);
+    // Under a policy that did not let them confirm, it is reported, whatever today's approvers say.
+    const other = approversGate(['UOTHER']).current().hash;
+    await setPolicy({ hash: other, rules: [], groups: [] });
+    expect((await auditViolations(h.store, t.all, approvers, run.id)).map((v) => v.message)).toEqual([
+      `s2's target was confirmed by ${winner}, whom policy ${other.slice(0, 12)} (in force when they confirmed) does not permit to confirm it`,
+    ]);
+    await setPolicy(null);
     await db.database.db.execute(
       sql`update target_confirmations set targets = ${JSON.stringify({ repo: 'acme/api', number: 7 })}::jsonb where run_id = ${run.id}`,
     );
@@ -402,6 +432,27 @@ describe('Confirm for a rollback step whose target was filled in at run time', (
     expect(await confirm(run.id, 'UAPP', { stepId: 'r1' })).toEqual({ ok: false, error: expect.objectContaining({ code: 'run-ended' }) });
     await h.agent.idle();
     expect(t.comment.calls).toEqual([]);
+  });
+
+  it('nobody confirms it: reminded once, then at the TTL it expires, its step never runs and the run ends aborted naming the undo left', async () => {
+    const t = tools();
+    const run = await abortedBeforeLateRollback(t);
+    const asked = h.surface.of(run.id, 'confirm').find((m) => m.confirmation.stepId === 'r1')!;
+    const at = (seconds: number) => new Date(asked.confirmation.createdAt.getTime() + seconds * 1000);
+
+    await h.agent.housekeep(at(1800));
+    await h.agent.housekeep(at(3600));
+    expect(h.surface.of(run.id, 'confirm').filter((m) => m.confirmation.stepId === 'r1')).toHaveLength(2); // reminded once
+    await h.agent.housekeep(at(86_400));
+    await h.agent.housekeep(at(2 * 86_400));
+    await h.agent.idle();
+    // Not asked a second time: the expired Confirm aborted its step (CONTRACT §5), and expiry ran nothing.
+    expect(h.surface.of(run.id, 'confirm').filter((m) => m.confirmation.stepId === 'r1')).toHaveLength(2);
+    expect(t.comment.calls).toEqual([]);
+    expect((await h.store.getRun(run.id))?.status).toBe('aborted');
+    expect((await h.store.listSteps(run.id)).find((s) => s.stepId === 'r1')).toMatchObject({ kind: 'rollback', status: 'cancelled' });
+    const [summary] = h.surface.of(run.id, 'summary');
+    expect(said(summary!.summary.reason)).toMatch(/^Nobody confirmed what the comment step acts on within 1 day, .*still to undo: \S.*\.$/);
   });
 
   it('Abort on it skips it, and the run ends aborted without it', async () => {

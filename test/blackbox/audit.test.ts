@@ -104,6 +104,12 @@ describe('tandem audit', () => {
     expect(one.code, one.out).toBe(0);
   }, 120_000);
 
+  it('judges a Confirm by who was allowed when it was given: U3 leaving TANDEM_APPROVERS later is no violation', async () => {
+    // U3 confirmed CD3's late-bound target while TANDEM_APPROVERS named them (CONTRACT §1: "under the policy in force when they decided").
+    const result = await auditWith({ TANDEM_APPROVERS: 'U2,U5' }, '--run', await runIdIn('CD3'));
+    expect(result.code, result.out).toBe(0);
+  }, 120_000);
+
   it('an unknown run, an empty run id or a stray word is not taken for a clean audit', async () => {
     const unknown = await audit('--run', 'run_nope');
     expect(unknown.code, unknown.out).toBe(1);

@@ -141,6 +141,8 @@ export interface SlackE2EOptions {
   inbox?: SlackInbox;
   /** TANDEM_ALLOW_BOTS: other apps whose messages count. */
   allowBots?: readonly string[];
+  /** TANDEM_APPROVERS (default APPROVERS); empty: anyone in the channel may approve. */
+  approvers?: readonly string[];
 }
 
 export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = {}): Promise<SlackE2E> {
@@ -166,7 +168,8 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
   const tools = new ToolBench();
   const planner = new QueuedPlanner();
   // TANDEM_APPROVERS as the built-in policy, its user groups read from the fake Slack.
-  const policy = approversGate(APPROVERS, { groups: createSlackGroupDirectory({ client, logger }) });
+  const approvers = options.approvers ?? APPROVERS;
+  const policy = approversGate(approvers, { groups: createSlackGroupDirectory({ client, logger }) });
   const agent = createAgent({
     store,
     llm: planner,
@@ -181,7 +184,7 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
       concurrency: 2,
       retry: { retries: 0, baseDelayMs: 10 },
       // As the runtime passes TANDEM_APPROVERS: reminders ping them, and refusals name them.
-      housekeeping: { approvers: APPROVERS },
+      housekeeping: { approvers },
     },
     logger,
     owner: 'test-replica',

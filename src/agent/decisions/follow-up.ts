@@ -7,6 +7,7 @@ import type { AgentContext } from '../context.ts';
 import type { CancelRefusalCode, FollowUpOutcome } from '../ports/agent-api.ts';
 import type { Conversation, RunRecord } from '../ports/run-store.ts';
 import { redactText } from '../text/redact.ts';
+import { isCancelRequest } from '../text/cancel-request.ts';
 import { decisionRefusal } from './decision-refusals.ts';
 import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
 import { currentAddressee, handedAwayFrom } from '../waits/addressee.ts';
@@ -15,9 +16,6 @@ import { cancelUnstarted, isFinal, NOT_FINAL, summarizeEnded } from '../executio
 import { continueIfClear } from './escalation-resolution.ts';
 import { person, type Text, words } from '../text/text.ts';
 import { drive, planAgain, stopDriver } from '../ports/effects.ts';
-
-/** The surface hands over the words alone (a Slack mention of the bot or anyone else in front is already gone). */
-const CANCEL = /^\s*(?:cancel|stop)\b/i;
 
 interface FollowUpInput {
   conversation: Conversation;
@@ -37,7 +35,7 @@ export async function followUp(ctx: AgentContext, input: FollowUpInput): Promise
 }
 
 async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUpInput): Promise<FollowUpOutcome> {
-  const cancelling = !input.asAnswer && CANCEL.test(input.text);
+  const cancelling = !input.asAnswer && isCancelRequest(input.text);
   const text = redactText(input.text.trim(), ctx.config.settings.secrets);
   if (!cancelling && !text) return 'ignored';
   // Only the requester or an approver decides for the run (checked before anything is stored).

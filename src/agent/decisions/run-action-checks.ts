@@ -112,6 +112,13 @@ export async function checkRunbookSaver(input: { userId: string; policy: PolicyC
   return denied === undefined ? { ok: true, value: undefined } : refuse('not-approver', denied);
 }
 
+/** The policy a Confirm was permitted under, the rules that permitted it and the confirmer's groups then (recorded for the audit). */
+export interface ConfirmGrant {
+  hash: string;
+  rules: string[];
+  groups: string[];
+}
+
 /**
  * Confirming a target filled in at run time lets that step act on it, so it takes what approving the
  * step takes: an approver, and for a destructive step one other than the requester.
@@ -121,11 +128,11 @@ export async function checkConfirmer(input: {
   userId: string;
   /** The step being confirmed, with its filled-in args. */
   policy: PolicyContext & { step: { id: string; tool: string; args: Record<string, unknown> } };
-}): Promise<Refused<void, ConfirmerRefusalCode, Text>> {
+}): Promise<Refused<ConfirmGrant, ConfirmerRefusalCode, Text>> {
   const step = policyStep(input.policy.step, input.risk, input.policy.run.conversation.channel, false);
   const situation = { requester: input.policy.run.requester, channel: input.policy.run.conversation.channel };
   const asked = await askPolicy(input.policy.gate, { user: input.userId, action: 'confirm', resource: { kind: 'step', step }, situation });
-  if (asked.decision.permitted) return { ok: true, value: undefined };
+  if (asked.decision.permitted) return { ok: true, value: { hash: asked.engine.hash, rules: [...asked.decision.rules], groups: [...asked.groups] } };
   const question = { user: input.userId, groups: asked.groups, action: 'confirm' as const, resource: { kind: 'step' as const, step }, situation };
   if (!asked.engine.fromSettings)
     return refuse('not-approver', policyRefusal(asked.engine, question, asked.decision.rules, `confirming what step ${step.id} acts on`));

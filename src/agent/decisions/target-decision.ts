@@ -1,5 +1,6 @@
 /** A Confirm or Abort click on a late-bound target: checked, decided in one store transaction, carried out (Abort rolls back as an escalation's Abort does). */
 import { checkConfirmer, checkRequesterOrApprover } from './approval-policy.ts';
+import type { ConfirmGrant } from './run-action-checks.ts';
 import type { AgentContext } from '../context.ts';
 import { continueIfClear } from './escalation-resolution.ts';
 import { abortRun, abortUnattended } from './run-abort.ts';
@@ -42,11 +43,13 @@ export async function decideTarget(ctx: AgentContext, input: ConfirmInput): Prom
           policy: { gate: ctx.config.policy, run },
         });
   if (!allowed.ok) return allowed;
+  // A Confirm records the policy it was permitted under, so the audit judges it by that policy, not today's.
+  const grant = allowed.value ?? undefined;
   // Held while the run is moved on and handed to a driver here, so no peer adopts it in between.
-  return ctx.replica.leases.during(run.id, () => carryOut(ctx, input));
+  return ctx.replica.leases.during(run.id, () => carryOut(ctx, input, grant));
 }
 
-async function carryOut(ctx: AgentContext, input: ConfirmInput): Promise<ConfirmResult> {
+async function carryOut(ctx: AgentContext, input: ConfirmInput, grant: ConfirmGrant | undefined): Promise<ConfirmResult> {
   const decided = await ctx.store.decideConfirmation({ ...input, decision: input.decision === 'confirm' ? 'confirmed' : 'aborted' });
   if (!decided) {
     // The conditions were checked again inside the transaction; say which one changed.
@@ -55,7 +58,13 @@ async function carryOut(ctx: AgentContext, input: ConfirmInput): Promise<Confirm
   }
   const { planVersion, stepId, userId } = input;
   if (input.decision === 'confirm') {
-    await ctx.store.appendEvent(input.runId, 'target-confirmed', { planVersion, stepId, by: userId, targets: decided.targets });
+    await ctx.store.appendEvent(input.runId, 'target-confirmed', {
+      planVersion,
+      stepId,
+      by: userId,
+      targets: decided.targets,
+      ...(grant ? { policy: grant } : {}),
+    });
     if ((await ctx.store.getRun(input.runId))?.status === 'rolling-back') {
       // The rollback stopped at this step; it goes on from here and ends the run as the Abort would have.
       await abortRun(ctx, input.runId, words`Aborted; the rollback went on once ${person(userId)} confirmed what step ${stepId} acts on.`);

@@ -40,6 +40,8 @@ const stepEnded = z.strictObject({ ...stepKey, kind: stepKind, attempt: z.number
 /** An inner call of a step's tool (agent_task's loop). */
 const innerCall = { planVersion: z.number(), stepId: z.string(), attempt: z.number(), index: z.number() };
 const targetDecided = z.strictObject({ planVersion: z.number(), stepId: z.string(), by: z.string(), targets: z.record(z.string(), z.unknown()) });
+/** The policy a Confirm was permitted under (its hash), the rules that permitted it and the confirmer's groups then: what the audit judges it by. */
+const confirmGrant = z.strictObject({ hash: z.string(), rules: z.array(z.string()), groups: z.array(z.string()) });
 const personOnVersion = { version: z.number(), by: z.string() };
 
 const runEventSchemas = {
@@ -110,7 +112,7 @@ const runEventSchemas = {
     targets: z.record(z.string(), z.unknown()),
     lateBound: z.array(z.string()),
   }),
-  'target-confirmed': targetDecided,
+  'target-confirmed': targetDecided.extend({ policy: confirmGrant.optional() }),
   'target-aborted': targetDecided,
   'escalation-opened': z.strictObject({ escalationId: z.string(), kind: escalationKind, stepId: z.string().nullish(), message: TextSchema }),
   'escalation-resolved': z.strictObject({ escalationId: z.string(), action: escalationAction, by: z.string() }),

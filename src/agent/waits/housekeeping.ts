@@ -1,9 +1,10 @@
 /**
  * The periodic sweep over every wait for a person (openWaits: a plan's approval, a question, an
- * escalation, a Confirm): each is re-pinged once at its `remindAt`, and expires at its `expiresAt`
- * (wait-reminders.ts). Expiry never runs anything. It also reports steps that look stuck and runs that
- * wait for nobody (stuck-runs.ts). Every replica sweeps; the store's claimReminder lets each message go
- * out once, and finishRun's conditional transition lets one replica expire a plan.
+ * escalation, a Confirm): each is re-pinged once, and only once, after its `remindAt`; a plan or a Confirm
+ * expires at its `expiresAt`, an escalation or a question does not (wait-reminders.ts). Expiry never runs
+ * anything. It also reports steps that look stuck and runs that wait for nobody (stuck-runs.ts). Every
+ * replica sweeps; the store's claimReminder lets each message go out once, and finishRun's conditional
+ * transition lets one replica expire a plan.
  */
 import { WAITING_RUN_STATUSES } from '../model/run-moves.ts';
 import type { AgentContext } from '../context.ts';

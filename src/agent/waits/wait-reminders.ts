@@ -1,8 +1,9 @@
 /**
- * What a wait does at its `remindAt` and `expiresAt` (wait.ts), one path for every kind: at `remindAt` it
- * is re-pinged once (claimReminder makes it once across replicas); at `expiresAt` a plan can no longer be
- * approved (it can only be proposed again), a Confirm aborts its run as an Abort would, and an escalation
- * or question is sent again, for `escalateTo`, while the run stays paused. Expiry never runs anything.
+ * What a wait does at its `remindAt` and `expiresAt` (wait.ts), one path for every kind: it is re-pinged
+ * exactly once (CONTRACT §5; claimReminder makes it once across replicas), at the first sweep after
+ * `remindAt`; at `expiresAt` a plan can no longer be approved (it can only be proposed again) and a Confirm
+ * aborts its step, ending the run with nothing more run. An escalation or a question does not expire and is
+ * not pinged again: the run stays paused, and its message keeps its buttons. Expiry never runs anything.
  */
 import type { AgentContext, HousekeepingSettings } from '../context.ts';
 import type { RunStatus } from '../ports/run-store.ts';
@@ -11,6 +12,7 @@ import { finishRun } from '../execution/run-ending.ts';
 import { expireConfirmation } from '../decisions/target-decision.ts';
 import { escalationOffer } from '../execution/escalation-offer.ts';
 import { withStepTitle } from '../delivery/owed-delivery.ts';
+import { riskOfTool } from '../model/tool-risk.ts';
 import { person, type Text, type TextPart, words } from '../text/text.ts';
 import { stageAt, type Wait, type WaitKind } from './wait.ts';
 
@@ -35,15 +37,14 @@ export async function remindOrExpire(ctx: AgentContext, wait: Wait, now: Date, s
   const stage = stageAt(wait, now);
   if (stage === 'none' || !(REMINDED_IN[wait.kind]?.includes(wait.run.status) ?? true)) return;
   if (stage === 'expire' && wait.kind === 'approval') return expireApproval(ctx, wait, settings);
-  // A rollback waiting for a Confirm is not aborted again: it is asked again, for escalateTo too.
-  if (stage === 'expire' && wait.subject.kind === 'confirm' && wait.run.status !== 'rolling-back') {
+  // A rollback's Confirm too: its step does not run, and the run ends with the undos left named (abortUnattended).
+  if (stage === 'expire' && wait.subject.kind === 'confirm') {
     await expireConfirmation(ctx, wait.subject.confirmation, duration(settings.waitTtlS));
     return;
   }
-  // An approval expires once (above), so its one reminder needs no suffix.
-  const key = stage === 'expire' ? `${wait.key}#expired` : wait.key;
-  if (!(await ctx.store.claimReminder({ runId: wait.run.id, kind: REMINDER_KIND[wait.kind], key }))) return;
-  await sendAgain(ctx, wait, stage, now, settings);
+  // The one reminder, under the wait's own key: a sweep that first sees it after the TTL still sends it, once.
+  if (!(await ctx.store.claimReminder({ runId: wait.run.id, kind: REMINDER_KIND[wait.kind], key: wait.key }))) return;
+  await sendAgain(ctx, wait, now, settings);
 }
 
 async function expireApproval(ctx: AgentContext, wait: Wait, settings: HousekeepingSettings): Promise<void> {
@@ -53,30 +54,18 @@ async function expireApproval(ctx: AgentContext, wait: Wait, settings: Housekeep
   }
 }
 
-/** The reminder (or the copy sent again at expiry): each kind's message, addressed to whom it was handed, if anyone. */
-async function sendAgain(ctx: AgentContext, wait: Wait, stage: 'remind' | 'expire', now: Date, settings: HousekeepingSettings): Promise<void> {
+/** The reminder: each kind's message, addressed to whom it was handed, if anyone. */
+async function sendAgain(ctx: AgentContext, wait: Wait, now: Date, settings: HousekeepingSettings): Promise<void> {
   const { run, subject } = wait;
   if (subject.kind === 'approval') {
-    const left = settings.waitTtlS - Math.floor((now.getTime() - wait.openedAt.getTime()) / 1000);
-    // Handed to someone, the reminder is theirs: it names them, not every approver.
-    const whom = wait.addressee
-      ? words`${person(wait.addressee.to)} this is still waiting on you (${person(wait.addressee.by)} handed it to you): the plan above waits for your approval.`
-      : words`${approverPings(settings)}The plan above is still waiting for an approver.`;
+    const left = Math.max(0, settings.waitTtlS - Math.floor((now.getTime() - wait.openedAt.getTime()) / 1000));
+    const whom = await approvalReminderWhom(ctx, wait, settings);
     await ctx.thread.surface.notify(run, words`${whom} Nothing runs until someone approves it; it expires in ${duration(left)}.`);
     return;
   }
-  if (subject.kind === 'question' && stage === 'expire' && settings.escalateTo) {
-    await ctx.thread.surface.notify(
-      run,
-      words`${person(settings.escalateTo)} nobody has answered the question below in ${duration(settings.waitTtlS)}; the run waits for an answer.`,
-    );
-  }
   const addressee = await pingAddressee(ctx, wait);
   if (subject.kind === 'escalation') {
-    const stakes =
-      stage === 'expire'
-        ? `Nobody has decided in ${duration(settings.waitTtlS)}; the run stays paused until someone picks an action.`
-        : 'Still waiting for a decision; the run stays paused until someone picks an action.';
+    const stakes = 'Still waiting for a decision; the run stays paused until someone picks an action.';
     const offer = await escalationOffer(ctx, run, subject.escalation, stakes);
     await ctx.thread.surface.escalate(run, subject.escalation, addressee ? { ...offer, addressee } : offer);
   } else if (subject.kind === 'question') {
@@ -100,12 +89,31 @@ async function pingAddressee(ctx: AgentContext, wait: Wait): Promise<WaitAddress
   return addressee;
 }
 
-/** The approvers by name, for a reminder, when there are few enough to name. */
-function approverPings(settings: HousekeepingSettings): Text {
+/**
+ * Whom a plan's reminder reaches, so that it always reaches a person: whom it was handed to (a Reassign); else
+ * the approvers by name when there are few enough to name; else the requester, who can find an approver — told
+ * that anyone in the channel may approve when TANDEM_APPROVERS is empty and no policy file says otherwise.
+ */
+async function approvalReminderWhom(ctx: AgentContext, wait: Wait, settings: HousekeepingSettings): Promise<Text> {
+  if (wait.addressee)
+    return words`${person(wait.addressee.to)} this is still waiting on you (${person(wait.addressee.by)} handed it to you): the plan above waits for your approval.`;
   const approvers = settings.approvers ?? [];
-  if (approvers.length === 0 || approvers.length > MAX_PINGED) return '';
-  const parts: TextPart[] = approvers.flatMap((id) => [person(id), ' ']);
-  return parts;
+  if (approvers.length > 0 && approvers.length <= MAX_PINGED) {
+    const parts: TextPart[] = approvers.flatMap((id) => [person(id), ' ']);
+    return words`${parts}The plan above is still waiting for an approver.`;
+  }
+  const requester = person(wait.run.requester);
+  if (approvers.length > 0 || !ctx.config.policy.current().fromSettings)
+    return words`${requester} the plan above is still waiting for an approver; the plan shows who may approve it.`;
+  const destructive = await hasDestructiveStep(ctx, wait);
+  const who = destructive ? 'anyone in this channel other than you may approve it (it has a destructive step)' : 'anyone in this channel may approve it';
+  return words`${requester} the plan above is still waiting for an approver: ${who}.`;
+}
+
+async function hasDestructiveStep(ctx: AgentContext, wait: Wait): Promise<boolean> {
+  const version = wait.planVersion === null ? undefined : await ctx.store.getPlanVersion(wait.run.id, wait.planVersion);
+  const { steps = [], rollback = [] } = version?.plan ?? {};
+  return [...steps, ...rollback].some((step) => riskOfTool(ctx.config.tools, step.tool) === 'destructive');
 }
 
 /** Seconds as a person says them: "45 seconds", "30 minutes", "2 hours", "1 day". */

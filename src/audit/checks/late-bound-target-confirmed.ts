@@ -3,11 +3,13 @@
  * filled at run time from a person's answer or a model's text ran without an approver's Confirm of
  * it — by an approver other than the requester when the step is destructive — or acted on other
  * values than the ones confirmed. Reads the run's `confirmations` (null: a store that records none).
+ * Who confirmed is judged by the policy in force when they did (confirm-permission.ts), not by today's settings.
  */
 import { riskOfTool } from '../../agent/decisions/approval-policy.ts';
 import { canonicalJson } from '../../agent/text/canonical-json.ts';
 import { lateBoundTargetNames, wordSteps } from '../../agent/model/step-targets.ts';
 import { type AuditCheck, violation } from '../run-facts.ts';
+import { confirmerNotPermitted } from './confirm-permission.ts';
 
 /** True when an executed arg differs from the confirmed value of the same target (keys compared in a fixed order). */
 function differs(confirmed: Record<string, unknown>, executed: Record<string, unknown>): boolean {
@@ -42,8 +44,8 @@ export const lateBoundTargetConfirmed: AuditCheck = {
                 `${step.id} of v${version.version} is destructive and its target was confirmed only by its requester ${facts.run.requester}`,
               ),
             ];
-          if (confirmed.decidedBy && ctx.isApprover(confirmed.decidedBy) === false)
-            return [violation(this.name, facts.run, where, `${step.id}'s target was confirmed by ${confirmed.decidedBy}, who is not an approver`)];
+          const notPermitted = confirmed.decidedBy ? confirmerNotPermitted(facts, ctx, { version: version.version, step, confirmation: confirmed }) : undefined;
+          if (notPermitted) return [violation(this.name, facts.run, where, notPermitted)];
           const other = facts.attempts.find((a) => a.planVersion === version.version && a.stepId === step.id && differs(confirmed.targets, a.executedArgs));
           if (other)
             return [

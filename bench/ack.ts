@@ -31,6 +31,8 @@ import { freshPostgres } from './support/fresh-postgres.ts';
 import { createSlackInbox, openDatabase, type Database } from '../src/store/index.ts';
 import { BOT_TOKEN, MemoryRunQueries, RecordingAgent, SIGNING_SECRET, silentLogger } from '../test/fakes/slack-harness.ts';
 import { settingsGate } from '../src/policy/policy-in-force.ts';
+import { createMemoryInbox } from '../src/bot/ports.ts';
+import { burstTimeline } from './support/ack-timeline.ts';
 
 const CONCURRENCY = 100;
 const ROUNDS = Number(process.env.BENCH_ACK_ROUNDS ?? 5);
@@ -51,14 +53,18 @@ async function serveBot(apiUrl: string): Promise<void> {
   const runs = new MemoryRunQueries();
   runs.runs.push(makeRun());
   const store = await inboxStore(process.env.BENCH_INBOX);
+  const timeline = burstTimeline();
   const slack = createSlackApp({
     config: { slack: { botToken: BOT_TOKEN, appToken: undefined, signingSecret: SIGNING_SECRET, apiUrl, mode: 'http' }, port: 0 },
     agent: new RecordingAgent(),
     runs,
     logger: silentLogger(),
     policy: settingsGate({ approvers: [], autoRunReadOnly: false, repos: undefined }, { groupsOf: async () => [] }),
-    ...(store ? { inbox: createSlackInbox(store.database.db, { owner: 'bench', soleOwner: store.database.engine === 'pglite' }) } : {}),
+    inbox: timeline.inbox(
+      store ? createSlackInbox(store.database.db, { owner: 'bench', soleOwner: store.database.engine === 'pglite' }) : createMemoryInbox(),
+    ),
   });
+  timeline.boltDispatch(slack.app);
   const { port } = await slack.start(0);
   // Where a bad round's time goes inside the bot: its event-loop delay and its garbage collections since the last "where" line.
   const delay = monitorEventLoopDelay({ resolution: 1 });
@@ -123,7 +129,7 @@ async function serveBot(apiUrl: string): Promise<void> {
     }
     if (line !== 'where') return;
     console.log(
-      `WHERE ${JSON.stringify({ loopP99: delay.percentile(99) / 1e6, loopMax: delay.max / 1e6, gcMs, gcCount, store: store?.database.engine ?? 'memory', ...burstShape() })}`,
+      `WHERE ${JSON.stringify({ loopP99: delay.percentile(99) / 1e6, loopMax: delay.max / 1e6, gcMs, gcCount, store: store?.database.engine ?? 'memory', ...burstShape(), ...timeline.take() })}`,
     );
     delay.reset();
     gcMs = 0;
@@ -272,6 +278,7 @@ async function main(): Promise<void> {
     report(`${CONCURRENCY} sequential mentions`, await timedOneByOne(CONCURRENCY, (via, i) => mention(via, `US${i}`, i)));
     report(`${CONCURRENCY} sequential clicks`, await timedOneByOne(CONCURRENCY, (via, i) => click(via, `US${i}`)));
 
+    sender.shape();
     const worst = { mentions: 0, clicks: 0 };
     const worstCpu = { mentions: 0, clicks: 0 };
     const botCpu = { mentions: { ms: 0 }, clicks: { ms: 0 } };
@@ -283,6 +290,7 @@ async function main(): Promise<void> {
       );
       const afterMentions = await bot.ask('where');
       console.log(`  in the bot: ${afterMentions}`);
+      console.log(`  the sender: ${JSON.stringify(sender.shape())}`);
       worstCpu.mentions = Math.max(worstCpu.mentions, (JSON.parse(afterMentions) as { cpuToAckP99: number }).cpuToAckP99);
       const profiled = process.env.BENCH_BURST_PROF;
       if (profiled) await bot.ask('profile');
@@ -293,6 +301,7 @@ async function main(): Promise<void> {
       if (profiled) await bot.ask(`profiled ${profiled}/clicks-round-${round}.cpuprofile`);
       const afterClicks = await bot.ask('where');
       console.log(`  in the bot: ${afterClicks}`);
+      console.log(`  the sender: ${JSON.stringify(sender.shape())}`);
       worstCpu.clicks = Math.max(worstCpu.clicks, (JSON.parse(afterClicks) as { cpuToAckP99: number }).cpuToAckP99);
       worst.mentions = Math.max(worst.mentions, mentions);
       worst.clicks = Math.max(worst.clicks, clicks);

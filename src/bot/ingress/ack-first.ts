@@ -8,6 +8,8 @@ import { setImmediate } from 'node:timers/promises';
  */
 export class AckFirst {
   private unacked = 0;
+  /** Requests received since the gate was made: one read and acknowledged within a turn leaves `unacked` unchanged but not this. */
+  private arrived = 0;
   private waiting: (() => void)[] = [];
 
   constructor(private readonly maxWaitMs = 250) {}
@@ -15,6 +17,7 @@ export class AckFirst {
   /** A request was received; the returned function says it was acknowledged (or finished without an ack); calling it again does nothing. */
   received(): () => void {
     this.unacked += 1;
+    this.arrived += 1;
     let settled = false;
     return () => {
       if (settled) return;
@@ -26,11 +29,14 @@ export class AckFirst {
 
   /**
    * Resolves once no received request is waiting for its ack (or after `maxWaitMs`) and a turn of pending
-   * I/O let in since finds none either: a burst is read over several turns, and work let go after the
-   * first turn would otherwise delay the acks of the requests read in the next.
+   * I/O let in since brings none either, acknowledged or not: a burst is read over several turns, and work
+   * let go after the first turn would otherwise delay the acks of the requests read in the next. A request
+   * stored at once (an inbox in memory) is acknowledged in the turn it is read, so counting only the
+   * unacknowledged ones let the work go between every two requests of a burst.
    */
   async othersAcked(): Promise<void> {
     const deadline = performance.now() + this.maxWaitMs;
+    let seen: number;
     do {
       if (this.unacked > 0) {
         await new Promise<void>((resolve) => {
@@ -38,8 +44,9 @@ export class AckFirst {
           this.waiting.push(() => (clearTimeout(timer), resolve()));
         });
       }
+      seen = this.arrived;
       await setImmediate();
-    } while (this.unacked > 0 && performance.now() < deadline);
+    } while ((this.unacked > 0 || this.arrived !== seen) && performance.now() < deadline);
   }
 
   private wake(): void {

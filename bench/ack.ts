@@ -60,9 +60,7 @@ async function serveBot(apiUrl: string): Promise<void> {
     runs,
     logger: silentLogger(),
     policy: settingsGate({ approvers: [], autoRunReadOnly: false, repos: undefined }, { groupsOf: async () => [] }),
-    inbox: timeline.inbox(
-      store ? createSlackInbox(store.database.db, { owner: 'bench', soleOwner: store.database.engine === 'pglite' }) : createMemoryInbox(),
-    ),
+    inbox: timeline.inbox(store ? createSlackInbox(store.database.db, { owner: 'bench', soleOwner: store.database.engine === 'pglite' }) : createMemoryInbox()),
   });
   timeline.boltDispatch(slack.app);
   const { port } = await slack.start(0);
@@ -125,6 +123,23 @@ async function serveBot(apiUrl: string): Promise<void> {
         if (!error) writeFileSync(line.slice('profiled '.length), JSON.stringify(answer.profile));
         console.log(`WHERE ${error ? String(error) : 'written'}`);
       });
+      return;
+    }
+    // Waits until the work after the last burst's acks is done (every request marked handled), so a burst
+    // does not meet the tail of the one before; says how long that took.
+    if (line === 'settle') {
+      const from = performance.now();
+      const poll = () => {
+        if (timeline.handling() > 0 && performance.now() - from < 10_000) return void setTimeout(poll, 5);
+        console.log(`WHERE ${JSON.stringify({ settledAfterMs: performance.now() - from, stillHandling: timeline.handling() })}`);
+        // What the tail did is not the next burst's.
+        burstShape();
+        timeline.take();
+        delay.reset();
+        gcMs = 0;
+        gcCount = 0;
+      };
+      poll();
       return;
     }
     if (line !== 'where') return;
@@ -284,6 +299,7 @@ async function main(): Promise<void> {
     const botCpu = { mentions: { ms: 0 }, clicks: { ms: 0 } };
     await bot.ask('where');
     for (let round = 1; round <= ROUNDS; round += 1) {
+      console.log(`  before the burst: ${await bot.ask('settle')}`);
       const mentions = report(
         `round ${round}: ${CONCURRENCY} mentions`,
         await burstWithCpu(bot.pid, botCpu.mentions, () => timedAll(CONCURRENCY, (via, i) => mention(via, `U${i}`, i))),
@@ -293,6 +309,7 @@ async function main(): Promise<void> {
       console.log(`  the sender: ${JSON.stringify(sender.shape())}`);
       worstCpu.mentions = Math.max(worstCpu.mentions, (JSON.parse(afterMentions) as { cpuToAckP99: number }).cpuToAckP99);
       const profiled = process.env.BENCH_BURST_PROF;
+      console.log(`  before the burst: ${await bot.ask('settle')}`);
       if (profiled) await bot.ask('profile');
       const clicks = report(
         `round ${round}: ${CONCURRENCY} clicks`,

@@ -26,6 +26,8 @@ export interface BurstTimeline {
   inbox(inner: SlackInbox): SlackInbox;
   /** Marks each request the inbox receiver hands to Bolt (its middleware and listeners: after-ack work for an event or a click). */
   boltDispatch(app: { processEvent(event: never): Promise<void> }): void;
+  /** Requests stored and not yet marked handled: after-ack work still running. */
+  handling(): number;
   /** What happened since the last call, summed up; starts a new burst. */
   take(): Record<string, number>;
 }
@@ -33,6 +35,8 @@ export interface BurstTimeline {
 export function burstTimeline(): BurstTimeline {
   let marks: Mark[] = [];
   let gcs: { at: number; ms: number }[] = [];
+  let stored = 0;
+  let handled = 0;
   const mark = (kind: Kind) => marks.push({ kind, at: performance.now(), cpu: cpuNow(), us: Number(process.hrtime.bigint() / 1000n) });
   diagnostics.subscribe('net.server.socket', () => mark('connect'));
   diagnostics.subscribe('http.server.request.start', () => mark('start'));
@@ -47,6 +51,7 @@ export function burstTimeline(): BurstTimeline {
       ...inner,
       async record(entry) {
         mark('recordStart');
+        stored += 1;
         try {
           return await inner.record(entry);
         } finally {
@@ -55,9 +60,11 @@ export function burstTimeline(): BurstTimeline {
       },
       async done(key) {
         mark('done');
+        handled += 1;
         return inner.done(key);
       },
     }),
+    handling: () => stored - handled,
     boltDispatch(app) {
       const dispatch = app.processEvent.bind(app);
       app.processEvent = (event: never) => (mark('bolt'), dispatch(event));

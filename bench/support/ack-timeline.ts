@@ -4,7 +4,7 @@
  * between them. Events are read from Node's diagnostics channels and from a wrapper around the inbox.
  */
 import diagnostics from 'node:diagnostics_channel';
-import { PerformanceObserver } from 'node:perf_hooks';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import type { SlackInbox } from '../../src/bot/ports.ts';
 
 type Kind = 'connect' | 'start' | 'ack' | 'slack' | 'recordStart' | 'recordEnd' | 'done' | 'bolt';
@@ -34,7 +34,7 @@ export interface BurstTimeline {
 
 export function burstTimeline(): BurstTimeline {
   let marks: Mark[] = [];
-  let gcs: { at: number; ms: number }[] = [];
+  let gcs: { at: number; ms: number; major: boolean }[] = [];
   let stored = 0;
   let handled = 0;
   // The CPU clock is a system call: read only where the summary uses it (arrivals and acks), so the bench weighs little on what it measures.
@@ -46,7 +46,12 @@ export function burstTimeline(): BurstTimeline {
   diagnostics.subscribe('undici:request:create', () => mark('slack'));
   diagnostics.subscribe('http.client.request.start', () => mark('slack'));
   new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) gcs.push({ at: entry.startTime, ms: entry.duration });
+    for (const entry of list.getEntries())
+      gcs.push({
+        at: entry.startTime,
+        ms: entry.duration,
+        major: (entry as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR,
+      });
   }).observe({ entryTypes: ['gc'] });
   return {
     inbox: (inner) => ({
@@ -81,7 +86,7 @@ export function burstTimeline(): BurstTimeline {
   };
 }
 
-function summary(marks: Mark[], gcs: { at: number; ms: number }[]): Record<string, number> {
+function summary(marks: Mark[], gcs: { at: number; ms: number; major: boolean }[]): Record<string, number> {
   const of = (kind: Kind) => marks.filter((m) => m.kind === kind);
   const acks = of('ack');
   const arrivals = marks.filter((m) => m.kind === 'connect' || m.kind === 'start');
@@ -91,6 +96,7 @@ function summary(marks: Mark[], gcs: { at: number; ms: number }[]): Record<strin
   const before = (kind: Kind) => of(kind).filter((m) => m.at <= lastAck.at).length;
   const starts = of('start');
   const firstAck = acks[0]!;
+  const inWindow = gcs.filter((g) => g.at >= first.at && g.at <= lastAck.at);
   const recordEnds = of('recordEnd').filter((m) => m.at <= lastAck.at);
   return {
     newSockets: of('connect').length,
@@ -109,6 +115,8 @@ function summary(marks: Mark[], gcs: { at: number; ms: number }[]): Record<strin
     // The window in a CPU profile's clock (BENCH_BURST_PROF), to read what ran in it.
     windowFromUs: first.us,
     windowToUs: lastAck.us,
-    gcMsInWindow: gcs.filter((g) => g.at >= first.at && g.at <= lastAck.at).reduce((sum, g) => sum + g.ms, 0),
+    gcMsInWindow: inWindow.reduce((sum, g) => sum + g.ms, 0),
+    // Full (mark-compact) collections among them: they scale with everything the process holds, not with the burst.
+    gcMajorInWindow: inWindow.filter((g) => g.major).length,
   };
 }

@@ -10,7 +10,10 @@ export class AckFirst {
   private unacked = 0;
   /** Requests received since the gate was made: one read and acknowledged within a turn leaves `unacked` unchanged but not this. */
   private arrived = 0;
-  private waiting: (() => void)[] = [];
+  private waking: (() => void)[] = [];
+  /** Work waiting for its turn, each with the moment it goes whatever arrives. */
+  private held: { deadline: number; resume: () => void }[] = [];
+  private watching = false;
 
   constructor(private readonly maxWaitMs = 250) {}
 
@@ -34,24 +37,43 @@ export class AckFirst {
    * stored at once (an inbox in memory) is acknowledged in the turn it is read, so counting only the
    * unacknowledged ones let the work go between every two requests of a burst.
    */
-  async othersAcked(): Promise<void> {
-    const deadline = performance.now() + this.maxWaitMs;
-    let seen: number;
-    do {
-      if (this.unacked > 0) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.max(0, deadline - performance.now()));
-          this.waiting.push(() => (clearTimeout(timer), resolve()));
-        });
+  othersAcked(): Promise<void> {
+    return new Promise((resume) => {
+      this.held.push({ deadline: performance.now() + this.maxWaitMs, resume });
+      if (!this.watching) void this.watch();
+    });
+  }
+
+  /** One watcher for all the held work: a turn costs one immediate however many requests wait. */
+  private async watch(): Promise<void> {
+    this.watching = true;
+    try {
+      while (this.held.length > 0) {
+        // Held in arrival order, so the first held is the first due.
+        if (this.unacked > 0) await this.untilAckedOr(this.held[0]!.deadline);
+        const seen = this.arrived;
+        await setImmediate();
+        const quiet = this.unacked === 0 && this.arrived === seen;
+        const now = performance.now();
+        const going = quiet ? this.held : this.held.filter((entry) => entry.deadline <= now);
+        this.held = quiet ? [] : this.held.filter((entry) => entry.deadline > now);
+        for (const entry of going) entry.resume();
       }
-      seen = this.arrived;
-      await setImmediate();
-    } while ((this.unacked > 0 || this.arrived !== seen) && performance.now() < deadline);
+    } finally {
+      this.watching = false;
+    }
+  }
+
+  private untilAckedOr(deadline: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, Math.max(0, deadline - performance.now()));
+      this.waking.push(() => (clearTimeout(timer), resolve()));
+    });
   }
 
   private wake(): void {
-    const waiting = this.waiting;
-    this.waiting = [];
-    for (const resume of waiting) resume();
+    const waking = this.waking;
+    this.waking = [];
+    for (const resume of waking) resume();
   }
 }

@@ -46,10 +46,24 @@ export function preparingDriver(signingSecret: string): { driver: SlackDriver; t
   };
 }
 
+/** How the sender's part of a burst went: sockets opened, and the spread of the moments its requests were written out. */
+export interface SenderShape {
+  sends: number;
+  newSockets: number;
+  writeSpreadMs: number;
+}
+
 /** Sends prepared requests to one URL; resolves with the status once the whole response is read. */
-export function presignedSender(url: string): { send(prepared: PreparedRequest): Promise<{ status: number }>; close(): void } {
+export function presignedSender(url: string): {
+  send(prepared: PreparedRequest): Promise<{ status: number }>;
+  /** The shape of the sends since the last call. */
+  shape(): SenderShape;
+  close(): void;
+} {
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const target = new URL(url);
+  let written: number[] = [];
+  let opened = 0;
   return {
     send: (prepared) =>
       new Promise((resolve, reject) => {
@@ -57,9 +71,17 @@ export function presignedSender(url: string): { send(prepared: PreparedRequest):
           res.resume();
           res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
         });
+        req.on('socket', (socket) => socket.once('connect', () => (opened += 1)));
+        req.on('finish', () => written.push(performance.now()));
         req.on('error', reject);
         req.end(prepared.body);
       }),
+    shape() {
+      const shape = { sends: written.length, newSockets: opened, writeSpreadMs: written.length ? Math.max(...written) - Math.min(...written) : 0 };
+      written = [];
+      opened = 0;
+      return shape;
+    },
     close: () => agent.destroy(),
   };
 }

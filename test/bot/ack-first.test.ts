@@ -33,6 +33,21 @@ describe('AckFirst', () => {
     expect(resumed).toBe(true);
   });
 
+  it('holds the work while requests keep arriving, even when each is acknowledged in the turn it is read (an inbox that answers at once)', async () => {
+    const gate = new AckFirst(10_000);
+    gate.received()();
+    const order: string[] = [];
+    const work = gate.othersAcked().then(() => order.push('work'));
+    // A request read and acknowledged while the work waits for its turn, and another read in the turn after.
+    queueMicrotask(() => {
+      gate.received()();
+      order.push('second acked');
+      setImmediate(() => (gate.received()(), order.push('third acked')));
+    });
+    await work;
+    expect(order).toEqual(['second acked', 'third acked', 'work']);
+  });
+
   it('never holds work longer than its limit', async () => {
     const gate = new AckFirst(30);
     gate.received();

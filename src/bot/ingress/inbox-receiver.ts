@@ -27,6 +27,16 @@ function withinAckDeadline<T>(work: Promise<T>): Promise<T> {
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * Requests whose ack Slack reads nothing from: a click, and an Events API event. Bolt acks an event itself
+ * before its listeners, except `function_executed`, whose listener acks it (Slack functions, not used here).
+ * A modal submission's ack carries field errors and a command's may carry a reply: their listeners ack them.
+ */
+function ackCarriesNothing(body: Record<string, unknown>): boolean {
+  if (body.type === 'block_actions') return true;
+  return body.type === 'event_callback' && (body.event as { type?: unknown } | undefined)?.type !== 'function_executed';
+}
+
 /** A stored request handled again: already acknowledged, so its ack does nothing. */
 function replayedEvent(key: string, body: Record<string, unknown>): ReceiverEvent {
   return { body, ack: async () => undefined, customProperties: { inboxKey: key, replayed: true } };
@@ -143,9 +153,10 @@ export class InboxReceiver implements Receiver {
       await event.ack();
       return;
     }
-    // A click's ack carries nothing Slack reads, so once it is stored it is acknowledged here, before
-    // Bolt's middleware and listener matching run; the listener's own ack() is then a no-op.
-    const ackedHere = event.body.type === 'block_actions';
+    // A click's or an event's ack carries nothing Slack reads, so once it is stored it is acknowledged here,
+    // before Bolt authorises it and runs its middleware and listener matching (the ack then waits for nothing
+    // but the store); the listener's own ack(), or Bolt's for an event, is then a no-op.
+    const ackedHere = ackCarriesNothing(event.body);
     if (ackedHere) await event.ack();
     await this.handle(key, { ...event, ...(ackedHere ? { ack: async () => undefined } : {}), customProperties: { ...event.customProperties, inboxKey: key } });
   }

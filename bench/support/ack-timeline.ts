@@ -1,0 +1,122 @@
+/**
+ * Where a burst's time goes inside the bot, in figures that do not depend on the machine's load: the order
+ * of events from the first connection or request of a burst to its last ack, and the bot's own CPU time
+ * between them. Events are read from Node's diagnostics channels and from a wrapper around the inbox.
+ */
+import diagnostics from 'node:diagnostics_channel';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
+import type { SlackInbox } from '../../src/bot/ports.ts';
+
+type Kind = 'connect' | 'start' | 'ack' | 'slack' | 'recordStart' | 'recordEnd' | 'done' | 'bolt';
+interface Mark {
+  kind: Kind;
+  at: number;
+  cpu: number;
+  /** The monotonic clock in µs, as a V8 CPU profile's timestamps count it. */
+  us: number;
+}
+
+const cpuNow = () => {
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
+};
+
+export interface BurstTimeline {
+  /** Wraps the inbox so its writes are marked (queued, committed) along with the `done` marks after the acks. */
+  inbox(inner: SlackInbox): SlackInbox;
+  /** Marks each request the inbox receiver hands to Bolt (its middleware and listeners: after-ack work for an event or a click). */
+  boltDispatch(app: { processEvent(event: never): Promise<void> }): void;
+  /** Requests stored and not yet marked handled: after-ack work still running. */
+  handling(): number;
+  /** What happened since the last call, summed up; starts a new burst. */
+  take(): Record<string, number>;
+}
+
+export function burstTimeline(): BurstTimeline {
+  let marks: Mark[] = [];
+  let gcs: { at: number; ms: number; major: boolean }[] = [];
+  let stored = 0;
+  let handled = 0;
+  // The CPU clock is a system call: read only where the summary uses it (arrivals and acks), so the bench weighs little on what it measures.
+  const timed = new Set<Kind>(['connect', 'start', 'ack']);
+  const mark = (kind: Kind) => marks.push({ kind, at: performance.now(), cpu: timed.has(kind) ? cpuNow() : 0, us: Number(process.hrtime.bigint() / 1000n) });
+  diagnostics.subscribe('net.server.socket', () => mark('connect'));
+  diagnostics.subscribe('http.server.request.start', () => mark('start'));
+  diagnostics.subscribe('http.server.response.finish', () => mark('ack'));
+  diagnostics.subscribe('undici:request:create', () => mark('slack'));
+  diagnostics.subscribe('http.client.request.start', () => mark('slack'));
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries())
+      gcs.push({
+        at: entry.startTime,
+        ms: entry.duration,
+        major: (entry as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR,
+      });
+  }).observe({ entryTypes: ['gc'] });
+  return {
+    inbox: (inner) => ({
+      ...inner,
+      async record(entry) {
+        mark('recordStart');
+        stored += 1;
+        try {
+          return await inner.record(entry);
+        } finally {
+          mark('recordEnd');
+        }
+      },
+      async done(key) {
+        mark('done');
+        handled += 1;
+        return inner.done(key);
+      },
+    }),
+    handling: () => stored - handled,
+    boltDispatch(app) {
+      const dispatch = app.processEvent.bind(app);
+      app.processEvent = (event: never) => (mark('bolt'), dispatch(event));
+    },
+    take() {
+      const taken = marks;
+      const takenGcs = gcs;
+      marks = [];
+      gcs = [];
+      return summary(taken, takenGcs);
+    },
+  };
+}
+
+function summary(marks: Mark[], gcs: { at: number; ms: number; major: boolean }[]): Record<string, number> {
+  const of = (kind: Kind) => marks.filter((m) => m.kind === kind);
+  const acks = of('ack');
+  const arrivals = marks.filter((m) => m.kind === 'connect' || m.kind === 'start');
+  if (acks.length === 0 || arrivals.length === 0) return {};
+  const first = arrivals[0]!;
+  const lastAck = acks.at(-1)!;
+  const before = (kind: Kind) => of(kind).filter((m) => m.at <= lastAck.at).length;
+  const starts = of('start');
+  const firstAck = acks[0]!;
+  const inWindow = gcs.filter((g) => g.at >= first.at && g.at <= lastAck.at);
+  const recordEnds = of('recordEnd').filter((m) => m.at <= lastAck.at);
+  return {
+    newSockets: of('connect').length,
+    // From the first byte the bot saw of the burst to its last ack: wall time, and the bot's CPU time within it.
+    firstArrivalToLastAckMs: lastAck.at - first.at,
+    botCpuFirstArrivalToLastAckMs: lastAck.cpu - first.cpu,
+    requestStartSpreadMs: starts.length ? starts.at(-1)!.at - starts[0]!.at : 0,
+    // Requests parsed after the first ack went out: the burst was not read in one go.
+    startsAfterFirstAck: starts.filter((m) => m.at > firstAck.at).length,
+    // Inbox writes that committed before the last ack, grouped by the turn they committed in (statements).
+    inboxCommitsBeforeLastAck: recordEnds.filter((m, i) => i === 0 || m.at - recordEnds[i - 1]!.at > 0.5).length,
+    // After-ack work started before the burst's last ack went out: Slack calls and inbox `done` marks.
+    boltDispatchesBeforeLastAck: before('bolt'),
+    slackCallsBeforeLastAck: before('slack'),
+    doneMarksBeforeLastAck: before('done'),
+    // The window in a CPU profile's clock (BENCH_BURST_PROF), to read what ran in it.
+    windowFromUs: first.us,
+    windowToUs: lastAck.us,
+    gcMsInWindow: inWindow.reduce((sum, g) => sum + g.ms, 0),
+    // Full (mark-compact) collections among them: they scale with everything the process holds, not with the burst.
+    gcMajorInWindow: inWindow.filter((g) => g.major).length,
+  };
+}

@@ -32,13 +32,32 @@ describe('a cancel request in a run’s thread', () => {
     );
   });
 
-  it('is not one when any meaningful word stands beside the verb: an answer that uses the word in a sentence', () => {
+  it('is not one when a meaningful word comes before the verb: an answer that uses the word in a sentence', () => {
     fc.assert(
-      fc.property(around, verb, meaningfulWord, fc.nat(), around, (before, v, word, at, after) => {
-        const tokens = [...before, v, ...after];
-        tokens.splice(at % (tokens.length + 1), 0, word);
-        expect(isCancelRequest(sentence(tokens))).toBe(false);
+      fc.property(around, meaningfulWord, around, verb, around, (before, word, between, v, after) => {
+        expect(isCancelRequest(sentence([...before, word, ...between, v, ...after]))).toBe(false);
       }),
+    );
+  });
+
+  it('is not one when "stop" is followed by a meaningful word ("stop at v2" answers a question)', () => {
+    fc.assert(
+      fc.property(around, fc.constantFrom('stop', 'Stop', 'STOP'), around, meaningfulWord, around, (before, v, between, word, after) => {
+        expect(isCancelRequest(sentence([...before, v, ...between, word, ...after]))).toBe(false);
+      }),
+    );
+  });
+
+  it('is one when "cancel" is the first meaningful word, whatever follows: an order ("cancel the v2 deploy")', () => {
+    fc.assert(
+      fc.property(
+        around,
+        fc.constantFrom('cancel', 'Cancel', 'CANCEL'),
+        fc.array(fc.oneof(filler, meaningfulWord, mention), { maxLength: 6 }),
+        (before, v, rest) => {
+          expect(isCancelRequest(sentence([...before, v, ...rest]))).toBe(true);
+        },
+      ),
     );
   });
 
@@ -60,9 +79,18 @@ describe('a cancel request in a run’s thread', () => {
   });
 
   it('reads the sentences people write', () => {
-    for (const text of ['cancel', '<@UBOT> please cancel', '@tandem cancel this run please', 'Cancel.', 'STOP!', 'ok, stop it now', 'can you cancel the run?'])
+    for (const text of [
+      'cancel',
+      '<@UBOT> please cancel',
+      '@tandem cancel this run please',
+      'Cancel.',
+      'STOP!',
+      'ok, stop it now',
+      'can you cancel the run?',
+      'cancel the v2 deploy',
+    ])
       expect(isCancelRequest(text), text).toBe(true);
-    for (const text of ["don't cancel, use v2", 'don’t stop', 'no, do not cancel', 'stop at v2', 'cancel the v2 deploy', 'v2', '', '<@UBOT>', 'please'])
+    for (const text of ["don't cancel, use v2", 'don’t stop', 'no, do not cancel', 'stop at v2', 'v2', '', '<@UBOT>', 'please'])
       expect(isCancelRequest(text), text).toBe(false);
   });
 });

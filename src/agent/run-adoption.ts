@@ -10,7 +10,8 @@ import { resumeInterruptedChange } from './decisions/interrupted-change.ts';
 import { planRun } from './planning/plan-run.ts';
 import { replan } from './planning/replan.ts';
 import { readyToDriveAgain, recoverRunningSteps, rollbackAwaitsConfirm } from './execution/resume.ts';
-import { inBackground } from './ports/effects.ts';
+import { inBackground, type Effect } from './ports/effects.ts';
+import { performNext } from './effects-runner.ts';
 
 /**
  * At start-up, and every few seconds after when replicas share the database: continue the runs
@@ -41,11 +42,15 @@ export async function resumeRuns(ctx: AgentContext, options: { startUp: boolean 
       } else {
         await ctx.store.appendEvent(run.id, 'run-adopted', { by: ctx.replica.owner, status: run.status });
         // Before the inbox replays the person's click, which needs the plan waiting again if the change never landed.
-        if (await resumeInterruptedChange(ctx, run)) continue;
+        const change = await resumeInterruptedChange(ctx, run);
+        if (change) {
+          await performNext(ctx, { result: undefined, next: change });
+          continue;
+        }
         await ctx.effects.perform(
           inBackground(
             'planning an adopted run',
-            ctx.replica.leases.during(run.id, () => planAgain(ctx, run)),
+            ctx.replica.leases.during(run.id, async () => performNext(ctx, { result: undefined, next: await planAgain(ctx, run) })),
             run.id,
           ),
         );
@@ -59,11 +64,11 @@ export async function resumeRuns(ctx: AgentContext, options: { startUp: boolean 
   }
 }
 
-/** The replica planning this run died: a first plan is made again (with any answers so far), a replan is redone. */
-async function planAgain(ctx: AgentContext, run: RunRecord): Promise<void> {
+/** The replica planning this run died: a first plan is made again (with any answers so far), a replan is redone; returns what should happen next. */
+async function planAgain(ctx: AgentContext, run: RunRecord): Promise<Effect[]> {
   if (run.currentPlanVersion !== null) return replan(ctx, run.id, 'the replica that was planning this run stopped', ['planning']);
   const answers = (await ctx.store.listQuestions(run.id))
     .filter((q) => q.stepId === null && q.answer !== null)
     .map((q) => ({ question: q.question, answer: q.answer!, answeredBy: q.answeredBy }));
-  await planRun(ctx, run, answers.length ? { answers } : {});
+  return planRun(ctx, run, answers.length ? { answers } : {});
 }

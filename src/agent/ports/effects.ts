@@ -1,7 +1,8 @@
 /**
- * What should happen next, as a value. A decision, planning, execution, a sweep or resume names the effect; the wiring
- * (src/agent/effects-runner.ts) is the one place that performs it, so this process's run drivers and
- * background work are reached from nowhere else (`.dependency-cruiser.cjs`: only-the-wiring-drives).
+ * What should happen next, as a value. A decision or planning returns it with what it decided (`Decided`); execution,
+ * a sweep or resume names it; the wiring (src/agent/effects-runner.ts) is the one place that performs it, so this
+ * process's run drivers and background work are reached from nowhere else (`.dependency-cruiser.cjs`:
+ * only-the-wiring-drives). Owed messages are not an effect: they go through the one pump, `ctx.thread.owed`.
  */
 import type { EscalationRecord, RunRecord, RunStatus } from './run-store.ts';
 import type { Text } from '../text/text.ts';

@@ -11,6 +11,7 @@ import type { RunDrivers } from './replicas/run-drivers.ts';
 import { createRunLeases, DEFAULT_REPLICA_SETTINGS } from './replicas/run-leases.ts';
 import { safeSurface } from './delivery/safe-surface.ts';
 import { createBoardWriter } from './delivery/board-writer.ts';
+import { createOwedPump } from './delivery/owed-delivery.ts';
 import { createToolRegistry } from './model/tool-registry.ts';
 import { createEffectsRunner } from './effects-runner.ts';
 import { versionApprovals } from './decisions/version-approval.ts';
@@ -24,7 +25,7 @@ export function createAgentContext(deps: AgentDeps, drivers: RunDrivers, work: B
     store,
     config: { settings: deps.settings, policy: deps.policy, tools, approvals: versionApprovals({ store, config: { policy: deps.policy, tools } }) },
     models: { llm: deps.llm, usage: usageRecorder(deps, store), runbooks: deps.runbooks },
-    thread: { surface, deliverySurface: deps.surface, boards: createBoardWriter({ store, surface, now }) },
+    thread: { surface, deliverySurface: deps.surface, boards: createBoardWriter({ store, surface, now }), owed: createOwedPump(() => ctx) },
     replica: replicaOf(deps, drivers),
     logger: deps.logger,
     now,

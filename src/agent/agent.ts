@@ -23,9 +23,9 @@ import type { WaitMessagesPort } from './ports/run-store.ts';
 import { createReplicaTimers } from './replicas/replica-timers.ts';
 import { resumeRuns } from './run-adoption.ts';
 import { createRunDrivers } from './replicas/run-drivers.ts';
-import { sweepOwed } from './delivery/owed-delivery.ts';
 import { finishEndedRuns } from './execution/run-ending.ts';
-import { drive } from './ports/effects.ts';
+import { decided, drive } from './ports/effects.ts';
+import { performNext } from './effects-runner.ts';
 
 export interface Agent extends AgentApi {
   /** Resolves when no planning or execution is under way in this process (tests, the CLI). */
@@ -42,7 +42,7 @@ export function createAgent(deps: AgentDeps): Agent {
   const ctx = createAgentContext(deps, drivers, work);
   const timers = createReplicaTimers(
     {
-      sweepOwed: () => sweepOwed(ctx, { startUp: false }),
+      sweepOwed: () => ctx.thread.owed.sweep({ startUp: false }),
       adoptOrphans: () => resumeRuns(ctx, { startUp: false }),
       soleOwner: ctx.replica.soleOwner,
       adoptEveryMs: ctx.replica.leases.settings.adoptEveryMs,
@@ -55,8 +55,11 @@ export function createAgent(deps: AgentDeps): Agent {
     ...namingApproversIn(ctx, {
       ...runsApi(ctx, work),
       ...planDecisionsApi(ctx, work),
-      resolveEscalation: (input: Parameters<AgentApi['resolveEscalation']>[0]) =>
-        answerWait(ctx, { wait: { kind: 'escalation', escalationId: input.escalationId }, userId: input.userId, answer: { action: input.action } }),
+      resolveEscalation: async (input: Parameters<AgentApi['resolveEscalation']>[0]) =>
+        performNext(
+          ctx,
+          await answerWait(ctx, { wait: { kind: 'escalation', escalationId: input.escalationId }, userId: input.userId, answer: { action: input.action } }),
+        ),
     }),
     reassign: (input) => reassignWait(ctx, input),
     waitsFor: (input) => waitsFor(ctx, input.userId),
@@ -68,7 +71,7 @@ export function createAgent(deps: AgentDeps): Agent {
       // What runs owed their threads when the last process stopped; the timers then deliver what a dead
       // peer left owed or a failed delivery deferred, and adopt runs whose replica died.
       work.track(
-        finishEndedRuns(ctx).then(() => sweepOwed(ctx, { startUp: true })),
+        finishEndedRuns(ctx).then(() => ctx.thread.owed.sweep({ startUp: true })),
         'delivering owed messages',
       );
       if (drivers.accepting) timers.start();
@@ -109,34 +112,38 @@ function runsApi(ctx: AgentContext, work: BackgroundWork): Pick<AgentApi, 'start
       });
       ctx.replica.leases.holdCreated(run.id);
       await ctx.thread.surface.planning(run);
-      const planning = planRun(ctx, run).finally(() => ctx.replica.leases.release(run.id).catch(() => undefined));
+      // An auto-run plan is driven before the planning's hold is let go of: the driver takes the run while it is held.
+      const planning = planRun(ctx, run)
+        .then((next) => performNext(ctx, decided(undefined, next)))
+        .finally(() => ctx.replica.leases.release(run.id).catch(() => undefined));
       work.track(planning, 'planning', run.id);
       return run;
     },
-    followUp: (input) => followUp(ctx, input),
+    followUp: async (input) => performNext(ctx, await followUp(ctx, input)),
     cancel: (input) => cancelRun(ctx, input),
   };
 }
 
 /**
  * Approving, rejecting, editing and revising a plan, and confirming a step's target. A decision holds
- * the run's lease while it moves the run on and hands it to a driver or planner here, so no peer adopts
- * the run in between.
+ * the run's lease while it moves the run on, and returns what should happen next; it is performed here
+ * (a driver or planner started) before the lease is let go of, so no peer adopts the run in between.
  */
 function planDecisionsApi(ctx: AgentContext, work: BackgroundWork): Pick<AgentApi, 'decide' | 'checkEdit' | 'editPlan' | 'revisePlan' | 'confirmTarget'> {
   return {
     decide: (input) =>
       ctx.replica.leases.during(input.runId, async () => {
         const { runId, planVersion, userId, decision, digest } = input;
-        const decided = await answerWait(ctx, { wait: { kind: 'approval', runId, planVersion }, userId, answer: { decision, digest } });
+        const answered = await answerWait(ctx, { wait: { kind: 'approval', runId, planVersion }, userId, answer: { decision, digest } });
+        const { result } = answered;
         // The same click decided on a peer (a retry that reached two replicas) while this one held the lease,
         // so the peer's driver could not take the run: drive it from here, under the lease still held. A
         // driver that cannot claim the run, or finds it not executing, does nothing.
-        if (!decided.ok && decided.error.code === 'not-waiting') await ctx.effects.perform(drive(input.runId));
-        return decided;
+        const next = !result.ok && result.error.code === 'not-waiting' ? [...answered.next, drive(input.runId)] : answered.next;
+        return performNext(ctx, { ...answered, next });
       }),
     checkEdit: (input) => checkEdit(ctx, input),
-    editPlan: (input) => ctx.replica.leases.during(input.runId, () => editPlan(ctx, input)),
+    editPlan: (input) => ctx.replica.leases.during(input.runId, async () => performNext(ctx, await editPlan(ctx, input))),
     async revisePlan(input) {
       const holding = await ctx.replica.leases.claim(input.runId).catch(() => false);
       const release = () => (holding ? ctx.replica.leases.release(input.runId).catch(() => undefined) : undefined);
@@ -145,10 +152,11 @@ function planDecisionsApi(ctx: AgentContext, work: BackgroundWork): Pick<AgentAp
         await release();
         return accepted;
       }
-      work.track(accepted.value.work.finally(release), 'revising plan', input.runId);
+      const revising = accepted.value.work.then((next) => performNext(ctx, decided(undefined, next)));
+      work.track(revising.finally(release), 'revising plan', input.runId);
       return { ok: true, value: undefined };
     },
-    confirmTarget: ({ runId, planVersion, stepId, userId, decision }) =>
-      answerWait(ctx, { wait: { kind: 'confirm', runId, planVersion, stepId }, userId, answer: { decision } }),
+    confirmTarget: async ({ runId, planVersion, stepId, userId, decision }) =>
+      performNext(ctx, await answerWait(ctx, { wait: { kind: 'confirm', runId, planVersion, stepId }, userId, answer: { decision } })),
   };
 }

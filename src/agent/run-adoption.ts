@@ -10,7 +10,8 @@ import { resumeInterruptedChange } from './decisions/interrupted-change.ts';
 import { planRun } from './planning/plan-run.ts';
 import { replan } from './planning/replan.ts';
 import { readyToDriveAgain, recoverRunningSteps, rollbackAwaitsConfirm } from './execution/resume.ts';
-import { inBackground } from './ports/effects.ts';
+import { decided, inBackground, type Effect } from './ports/effects.ts';
+import { performNext } from './effects-runner.ts';
 
 /**
  * At start-up, and every few seconds after when replicas share the database: continue the runs
@@ -38,18 +39,7 @@ export async function resumeRuns(ctx: AgentContext, options: { startUp: boolean 
         if (await rollbackAwaitsConfirm(ctx, run.id)) continue;
         await recoverRunningSteps(ctx, run);
         await abortRun(ctx, run.id, 'Aborted (rollback continued after a restart).');
-      } else {
-        await ctx.store.appendEvent(run.id, 'run-adopted', { by: ctx.replica.owner, status: run.status });
-        // Before the inbox replays the person's click, which needs the plan waiting again if the change never landed.
-        if (await resumeInterruptedChange(ctx, run)) continue;
-        await ctx.effects.perform(
-          inBackground(
-            'planning an adopted run',
-            ctx.replica.leases.during(run.id, () => planAgain(ctx, run)),
-            run.id,
-          ),
-        );
-      }
+      } else await planAdopted(ctx, run);
     } catch (error) {
       ctx.logger.error({ runId: run.id, err: error }, 'could not resume run');
     } finally {
@@ -59,11 +49,29 @@ export async function resumeRuns(ctx: AgentContext, options: { startUp: boolean 
   }
 }
 
-/** The replica planning this run died: a first plan is made again (with any answers so far), a replan is redone. */
-async function planAgain(ctx: AgentContext, run: RunRecord): Promise<void> {
+/**
+ * A run adopted while planning: a person's change cut short is carried on, else it is planned again in the background.
+ * What either returns (an auto-run plan's drive) is performed under the adoption's hold, or the planner's.
+ */
+async function planAdopted(ctx: AgentContext, run: RunRecord): Promise<void> {
+  await ctx.store.appendEvent(run.id, 'run-adopted', { by: ctx.replica.owner, status: run.status });
+  // Before the inbox replays the person's click, which needs the plan waiting again if the change never landed.
+  const change = await resumeInterruptedChange(ctx, run);
+  if (change) return performNext(ctx, decided(undefined, change));
+  await ctx.effects.perform(
+    inBackground(
+      'planning an adopted run',
+      ctx.replica.leases.during(run.id, async () => performNext(ctx, decided(undefined, await planAgain(ctx, run)))),
+      run.id,
+    ),
+  );
+}
+
+/** The replica planning this run died: a first plan is made again (with any answers so far), a replan is redone; returns what should happen next. */
+async function planAgain(ctx: AgentContext, run: RunRecord): Promise<Effect[]> {
   if (run.currentPlanVersion !== null) return replan(ctx, run.id, 'the replica that was planning this run stopped', ['planning']);
   const answers = (await ctx.store.listQuestions(run.id))
     .filter((q) => q.stepId === null && q.answer !== null)
     .map((q) => ({ question: q.question, answer: q.answer!, answeredBy: q.answeredBy }));
-  await planRun(ctx, run, answers.length ? { answers } : {});
+  return planRun(ctx, run, answers.length ? { answers } : {});
 }

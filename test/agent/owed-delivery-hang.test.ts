@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AgentContext } from '../../src/agent/context.ts';
-import { deliverOwed, sweepOwed } from '../../src/agent/delivery/owed-delivery.ts';
+import { createOwedPump } from '../../src/agent/delivery/owed-delivery.ts';
 import type { RunStore } from '../../src/agent/ports/run-store.ts';
 import { createMemoryRunStore } from '../../src/agent/testing/memory-store/index.ts';
 import { InMemorySurface } from '../../src/agent/testing/in-memory-surface.ts';
@@ -34,13 +34,15 @@ class HangingSurface extends InMemorySurface {
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 function contextFor(store: RunStore, surface: HangingSurface, owner = 'replica-a'): AgentContext {
-  // Delivery reads only these members of the context.
-  return {
+  // Delivery reads only these members of the context; each context is one process, with its own pump.
+  const ctx = {
     store,
     thread: { deliverySurface: surface },
     logger: silent,
     replica: { owner, soleOwner: false, leases: { settings: { owedRetryMs: 5_000 } } },
   } as unknown as AgentContext;
+  ctx.thread.owed = createOwedPump(() => ctx);
+  return ctx;
 }
 
 async function runOwing(store: RunStore, questions: string[], leaseMs = 0) {
@@ -66,9 +68,9 @@ describe('delivering owed messages while the surface hangs', () => {
     const peerSurface = new HangingSurface();
     peerSurface.hanging = false;
     const run = await runOwing(store, ['Shall I file it?'], 30_000);
-    const first = deliverOwed(contextFor(store, surface), run.id);
+    const first = contextFor(store, surface).thread.owed.deliver(run.id);
     await vi.advanceTimersByTimeAsync(95_000); // three leases' worth of Slack not answering
-    await sweepOwed(contextFor(store, peerSurface, 'replica-b'), { startUp: false });
+    await contextFor(store, peerSurface, 'replica-b').thread.owed.sweep({ startUp: false });
     expect(peerSurface.calls).toEqual([]);
     surface.release();
     await first;
@@ -81,17 +83,17 @@ describe('delivering owed messages while the surface hangs', () => {
     const ctx = contextFor(store, surface);
     const run = await runOwing(store, ['Shall I file it?']);
 
-    const first = deliverOwed(ctx, run.id);
+    const first = ctx.thread.owed.deliver(run.id);
     await new Promise((resolve) => setTimeout(resolve, 10));
     // The run's own delivery again, and a sweep, while the first still hangs.
-    const others = Promise.all([deliverOwed(ctx, run.id), sweepOwed(ctx, { startUp: false })]);
+    const others = Promise.all([ctx.thread.owed.deliver(run.id), ctx.thread.owed.sweep({ startUp: false })]);
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(surface.calls).toEqual(['Shall I file it?']);
 
     surface.release();
     await Promise.all([first, others]);
     expect(asked(surface)).toEqual(['Shall I file it?']);
-    await deliverOwed(ctx, run.id); // sent: nothing is owed any more
+    await ctx.thread.owed.deliver(run.id); // sent: nothing is owed any more
     expect(surface.calls).toHaveLength(1);
   });
 
@@ -102,9 +104,9 @@ describe('delivering owed messages while the surface hangs', () => {
     const run = await runOwing(store, ['first question', 'second question']);
 
     surface.failing = true;
-    const first = deliverOwed(ctx, run.id);
+    const first = ctx.thread.owed.deliver(run.id);
     await new Promise((resolve) => setTimeout(resolve, 10));
-    await sweepOwed(ctx, { startUp: false });
+    await ctx.thread.owed.sweep({ startUp: false });
     // The first is held; the second was claimed too but waits behind it.
     expect(surface.calls).toEqual(['first question']);
     surface.release();
@@ -123,7 +125,7 @@ describe('delivering owed messages while the surface hangs', () => {
 async function retryWhenDue(ctx: AgentContext, runId: string, surface: HangingSurface, count: number): Promise<void> {
   for (let tries = 0; asked(surface).length < count; tries++) {
     if (tries > 200) throw new Error(`only ${asked(surface).length} of ${count} delivered`);
-    await deliverOwed(ctx, runId);
+    await ctx.thread.owed.deliver(runId);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

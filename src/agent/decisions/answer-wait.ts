@@ -28,6 +28,7 @@ import { answeredLine, resolveEscalation } from './escalation-resolution.ts';
 import { decide } from './plan-decisions.ts';
 import { isFinal } from '../execution/run-ending.ts';
 import { decideTarget } from './target-decision.ts';
+import { decided, type Decided } from '../ports/effects.ts';
 
 /** The kinds answered by a button that names the wait. */
 export type ButtonWaitKind = 'approval' | 'escalation' | 'confirm';
@@ -53,24 +54,26 @@ export interface AnswerInput<K extends ButtonWaitKind> {
 }
 
 type AnswerResult<K extends ButtonWaitKind> = Refused<void, WaitAnswerRefusals[K], Text>;
+/** The answer, and what should happen next (drive the run, plan it again, …) for the wiring to perform before it lets go of `holding`. */
+export type Answered<K extends ButtonWaitKind> = Decided<AnswerResult<K>>;
 
-/** Each kind's own step: asks the policy, records the answer with compare-and-set, carries it out. */
-const ANSWER_PATHS: { [K in ButtonWaitKind]: (ctx: AgentContext, input: AnswerInput<K>) => Promise<AnswerResult<K>> } = {
+/** Each kind's own step: asks the policy, records the answer with compare-and-set, carries it out as far as it is the decision's. */
+const ANSWER_PATHS: { [K in ButtonWaitKind]: (ctx: AgentContext, input: AnswerInput<K>) => Promise<Answered<K>> } = {
   approval: (ctx, { wait, userId, answer }) => decide(ctx, { runId: wait.runId, planVersion: wait.planVersion, userId, ...answer }),
   escalation: (ctx, { wait, userId, answer }) => resolveEscalation(ctx, { escalationId: wait.escalationId, userId, action: answer.action }),
   confirm: (ctx, { wait, userId, answer }) =>
     decideTarget(ctx, { runId: wait.runId, planVersion: wait.planVersion, stepId: wait.stepId, userId, decision: answer.decision }),
 };
 
-export async function answerWait<K extends ButtonWaitKind>(ctx: AgentContext, input: AnswerInput<K>): Promise<AnswerResult<K>> {
+export async function answerWait<K extends ButtonWaitKind>(ctx: AgentContext, input: AnswerInput<K>): Promise<Answered<K>> {
   const kind = (input.wait as WaitRef).kind as K;
-  const path = ANSWER_PATHS[kind] as (ctx: AgentContext, input: AnswerInput<K>) => Promise<AnswerResult<K>>;
+  const path = ANSWER_PATHS[kind] as (ctx: AgentContext, input: AnswerInput<K>) => Promise<Answered<K>>;
   const wait = await waitOf(ctx, input.wait);
   // Nothing stored under that name: the kind's own step says what is missing (a run, a version, an escalation).
   if (!wait) return path(ctx, input);
-  if (!isOpenState(wait.state)) return { ok: false, error: closedRefusal(wait, wait.state) } as AnswerResult<K>;
+  if (!isOpenState(wait.state)) return decided({ ok: false, error: closedRefusal(wait, wait.state) } as AnswerResult<K>);
   const handedAway = await handedAwayRefusal(ctx, wait, input.userId);
-  if (handedAway) return handedAway as AnswerResult<K>;
+  if (handedAway) return decided(handedAway as AnswerResult<K>);
   return path(ctx, input);
 }
 

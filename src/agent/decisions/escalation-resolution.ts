@@ -15,7 +15,6 @@ import { ACTS_AS, ANSWER_WORDS, answerList, answerOf, isOffered, offeredAnswers 
 import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
 import { isFinal, NOT_FINAL, summarizeEnded } from '../execution/run-ending.ts';
 import { abortRun } from './run-abort.ts';
-import { replan } from '../planning/replan.ts';
 import { SKIPPED_BY_PERSON } from '../model/step-codes.ts';
 import { escalationMessageKey } from '../delivery/owed-delivery.ts';
 import { person, type Text, words } from '../text/text.ts';
@@ -26,30 +25,33 @@ import { person, type Text, words } from '../text/text.ts';
  */
 export type { EscalationRefusalCode } from '../model/refusal.ts';
 import type { ApproverRefusalCode, EscalationRefusalCode } from '../model/refusal.ts';
-import { drive, stopDriver } from '../ports/effects.ts';
+import { decided, decideHolding, drive, replanRun, stopDriver, type Decided, type Effect } from '../ports/effects.ts';
 
 type EscalationResult<T = void> = Refused<T, EscalationRefusalCode, Text>;
 type Answer = { escalationId: string; userId: string; action: EscalationAnswer };
 
 const ok: EscalationResult = { ok: true, value: undefined };
 
-export async function resolveEscalation(ctx: AgentContext, input: Answer): Promise<EscalationResult> {
+/** The answer, and what should happen next: the wiring performs it, then lets go of the run's lease taken here. */
+export async function resolveEscalation(ctx: AgentContext, input: Answer): Promise<Decided<EscalationResult>> {
   const escalation = await ctx.store.getEscalation(input.escalationId);
-  if (!escalation) return refuse('escalation-missing', 'That escalation no longer exists; nothing was done.');
+  if (!escalation) return decided(refuse('escalation-missing', 'That escalation no longer exists; nothing was done.'));
   if (escalation.status === 'resolved')
-    return refuse('already-resolved', words`This was already answered: ${answeredLine(escalation)}. Nothing more was done.`);
+    return decided(refuse('already-resolved', words`This was already answered: ${answeredLine(escalation)}. Nothing more was done.`));
   const run = await ctx.store.getRun(escalation.runId);
-  if (!run || isFinal(run.status)) return refuse('run-ended', 'This run has already ended; nothing was done.');
+  if (!run || isFinal(run.status)) return decided(refuse('run-ended', 'This run has already ended; nothing was done.'));
   const answers = await offeredAnswers(ctx, run, escalation);
   if (input.action === 'modify' || !isOffered(answers, input.action)) {
     const choose = answers.filter((answer) => answer !== 'modify');
-    return refuse('not-offered', choose.length ? `That answer does not apply here; choose ${answerList(choose)}.` : 'There is nothing to choose here.');
+    return decided(
+      refuse('not-offered', choose.length ? `That answer does not apply here; choose ${answerList(choose)}.` : 'There is nothing to choose here.'),
+    );
   }
   const action = ACTS_AS[input.action];
   const allowed = await checkWho(ctx, run, escalation, input.userId, action);
-  if (!allowed.ok) return allowed;
-  // Held while the run is moved on and handed to a driver or planner here, so no peer adopts it in between.
-  return ctx.replica.leases.during(run.id, () => decideEscalation(ctx, run, escalation, { ...input, action }));
+  if (!allowed.ok) return decided(allowed);
+  // Held while the run is moved on and until the wiring handed it to a driver or planner, so no peer adopts it in between.
+  return decideHolding(ctx.replica.leases, run.id, () => decideEscalation(ctx, run, escalation, { ...input, action }));
 }
 
 /** "Retried by <@U1>": who chose what, for a resolved escalation. */
@@ -85,29 +87,29 @@ async function decideEscalation(
   run: RunRecord,
   escalation: EscalationRecord,
   input: { escalationId: string; userId: string; action: EscalationAction },
-): Promise<EscalationResult> {
+): Promise<Decided<EscalationResult>> {
   const checked = await refusal(ctx, run, escalation, input);
-  if (!checked.ok) return checked;
+  if (!checked.ok) return decided(checked);
   const base = { runId: run.id, planVersion: escalation.planVersion, escalation: { id: escalation.id, action: input.action, userId: input.userId } };
   if (escalation.kind === 'low-confidence' && input.action === 'abort') {
     // Rejecting a plan the planner was not sure of ends the run as any rejected plan does.
-    if (escalation.planVersion === null) return refuse('plan-missing', 'The plan is gone.');
-    const decided = await ctx.store.decide({
+    if (escalation.planVersion === null) return decided(refuse('plan-missing', 'The plan is gone.'));
+    const rejected = await ctx.store.decide({
       ...base,
       from: ['awaiting-approval'],
       to: 'rejected',
       approval: { userId: input.userId, decision: 'rejected' },
       event: { type: 'plan-rejected', data: { version: escalation.planVersion, by: input.userId } },
     });
-    if (!decided.ok) return { ok: false, error: storeRefusal(decided.code, decided.run, escalation.planVersion) };
+    if (!rejected.ok) return decided({ ok: false, error: storeRefusal(rejected.code, rejected.run, escalation.planVersion) });
     await summarizeEnded(ctx, run.id, 'rejected', words`Rejected by ${person(input.userId)}.`);
-    return ok;
+    return decided(ok);
   }
   if (checked.value.goAhead) {
     // Going ahead despite low confidence is the approval the escalation asked for: approval, resolution and start are one decision.
     const version = escalation.planVersion === null ? undefined : await ctx.store.getPlanVersion(run.id, escalation.planVersion);
     const digest = version ? await planDigest(version.plan) : null;
-    const decided = await ctx.store.decide({
+    const approved = await ctx.store.decide({
       ...base,
       from: ['awaiting-approval'],
       to: 'executing',
@@ -117,14 +119,13 @@ async function decideEscalation(
         data: { version: escalation.planVersion, by: input.userId, via: 'escalation', escalationId: escalation.id, action: input.action },
       },
     });
-    if (!decided.ok) return { ok: false, error: storeRefusal(decided.code, decided.run, escalation.planVersion) };
-    await ctx.effects.perform(drive(run.id));
-    return ok;
+    if (!approved.ok) return decided({ ok: false, error: storeRefusal(approved.code, approved.run, escalation.planVersion) });
+    return decided(ok, [drive(run.id)]);
   }
   // Abort and a new plan end every wait of the run: the other open escalations are closed with this answer.
   const endsEveryWait = input.action === 'abort' || input.action === 'replan' || escalation.kind === 'replan-failed';
   const others = endsEveryWait ? (await ctx.store.listEscalations(run.id)).filter((e) => e.status === 'open' && e.id !== escalation.id) : [];
-  const decided = await ctx.store.decide({
+  const answered = await ctx.store.decide({
     ...base,
     // A step's escalation is answered while the rest of the run goes on (executing) or waits (paused).
     from: input.action === 'abort' ? NOT_FINAL : movesFrom('answer-step'),
@@ -134,10 +135,9 @@ async function decideEscalation(
       data: { escalationId: escalation.id, action: input.action, by: input.userId, ...(others.length ? { alsoClosed: others.map((e) => e.id) } : {}) },
     },
   });
-  if (!decided.ok) return { ok: false, error: storeRefusal(decided.code, decided.run, escalation.planVersion) };
-  if (others.length) await tellClosed(ctx, decided.run, others, answeredLine({ ...escalation, resolution: input.action, resolvedBy: input.userId }));
-  await carryOut(ctx, decided.run, escalation, input);
-  return ok;
+  if (!answered.ok) return decided({ ok: false, error: storeRefusal(answered.code, answered.run, escalation.planVersion) });
+  if (others.length) await tellClosed(ctx, answered.run, others, answeredLine({ ...escalation, resolution: input.action, resolvedBy: input.userId }));
+  return decided(ok, await carryOut(ctx, answered.run, escalation, input));
 }
 
 /** The other escalations an Abort or a new plan closed lose their buttons and say so. */
@@ -215,17 +215,26 @@ function settingsGoAheadRefusal(code: ApproverRefusalCode, run: RunRecord): Esca
   );
 }
 
-async function carryOut(ctx: AgentContext, run: RunRecord, escalation: EscalationRecord, input: { userId: string; action: EscalationAction }): Promise<void> {
+/** Carries out what the answer decided; returns what should happen next, in order. */
+async function carryOut(
+  ctx: AgentContext,
+  run: RunRecord,
+  escalation: EscalationRecord,
+  input: { userId: string; action: EscalationAction },
+): Promise<Effect[]> {
   const { action, userId } = input;
-  if (action === 'abort') return abortRun(ctx, run.id, words`Aborted by ${person(userId)}.`);
-  const from = movesFrom('replan');
+  if (action === 'abort') {
+    await abortRun(ctx, run.id, words`Aborted by ${person(userId)}.`);
+    return [];
+  }
   // A new plan replaces the one running: its driver starts nothing more, and a step it is running ends and is
   // recorded as it really ended before the planner is asked, so no write is cut mid-call and the new plan is
-  // made knowing what it did (decision 041).
-  if (action === 'replan' || escalation.kind === 'replan-failed') await ctx.effects.perform(stopDriver(run.id, 'drain'));
-  if (action === 'replan') return replan(ctx, run.id, words`${person(userId)} asked for a new plan after: ${escalation.message}`, from);
-  if (escalation.kind === 'replan-failed') return replan(ctx, run.id, words`retry after the planner failed: ${escalation.message}`, ['paused']);
-  await continueIfClear(ctx, run.id);
+  // made knowing what it did (decision 041). The effects are performed in this order, each awaited.
+  if (action === 'replan')
+    return [stopDriver(run.id, 'drain'), replanRun(run.id, words`${person(userId)} asked for a new plan after: ${escalation.message}`, movesFrom('replan'))];
+  if (escalation.kind === 'replan-failed')
+    return [stopDriver(run.id, 'drain'), replanRun(run.id, words`retry after the planner failed: ${escalation.message}`, ['paused'])];
+  return continueIfClear(ctx, run.id);
 }
 
 /**
@@ -261,9 +270,9 @@ async function stepMoves(ctx: AgentContext, runId: string, escalation: Escalatio
  * once, whatever other waits are still open, unless a wait of the whole run (no step of its own) holds it.
  * An executing run's driver is woken; a paused one is resumed, and pauses again if nothing can go on.
  */
-export async function continueIfClear(ctx: AgentContext, runId: string): Promise<void> {
+export async function continueIfClear(ctx: Pick<AgentContext, 'store'>, runId: string): Promise<Effect[]> {
   const held = (await ctx.store.listEscalations(runId)).some((e) => e.status === 'open' && e.stepId === null);
-  if (held) return;
+  if (held) return [];
   if (await ctx.store.transitionRun(runId, movesFrom('resume'), 'executing')) await ctx.store.appendEvent(runId, 'run-resumed', {});
-  await ctx.effects.perform(drive(runId));
+  return [drive(runId)];
 }

@@ -15,7 +15,7 @@ import { waitKey } from '../waits/wait.ts';
 import { cancelUnstarted, isFinal, NOT_FINAL, summarizeEnded } from '../execution/run-ending.ts';
 import { continueIfClear } from './escalation-resolution.ts';
 import { person, type Text, words } from '../text/text.ts';
-import { drive, planAgain, stopDriver } from '../ports/effects.ts';
+import { decided, decideHolding, drive, planAgain, stopDriver, type Decided } from '../ports/effects.ts';
 
 interface FollowUpInput {
   conversation: Conversation;
@@ -26,18 +26,19 @@ interface FollowUpInput {
   asAnswer?: boolean | undefined;
 }
 
-export async function followUp(ctx: AgentContext, input: FollowUpInput): Promise<FollowUpOutcome> {
+/** What the message did, and what should happen next: the wiring performs it, then lets go of the run's lease taken here. */
+export async function followUp(ctx: AgentContext, input: FollowUpInput): Promise<Decided<FollowUpOutcome>> {
   const run = await ctx.store.findRunByConversation(input.conversation);
-  if (!run) return 'no-run';
-  if (isFinal(run.status)) return 'ignored';
-  // Held while the answer moves the run on and hands it to a driver or planner here (a driver elsewhere keeps it; it sees the answer).
-  return ctx.replica.leases.during(run.id, () => answerOrCancel(ctx, run, input));
+  if (!run) return decided('no-run');
+  if (isFinal(run.status)) return decided('ignored');
+  // Held while the answer moves the run on and until the wiring handed it to a driver or planner (a driver elsewhere keeps it; it sees the answer).
+  return decideHolding(ctx.replica.leases, run.id, () => answerOrCancel(ctx, run, input));
 }
 
-async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUpInput): Promise<FollowUpOutcome> {
+async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUpInput): Promise<Decided<FollowUpOutcome>> {
   const cancelling = !input.asAnswer && isCancelRequest(input.text);
   const text = redactText(input.text.trim(), ctx.config.settings.secrets);
-  if (!cancelling && !text) return 'ignored';
+  if (!cancelling && !text) return decided('ignored');
   // Only the requester or an approver decides for the run (checked before anything is stored).
   const may = await checkRequesterOrApprover({
     action: cancelling ? 'cancel' : 'answer',
@@ -46,9 +47,9 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUp
   });
   if (!may.ok) {
     const handed = cancelling ? undefined : await questionHandedTo(ctx, run, input.userId);
-    if (handed?.mayAnswer !== true) return { refused: handed?.refusal ?? may.error };
+    if (handed?.mayAnswer !== true) return decided({ refused: handed?.refusal ?? may.error });
   }
-  if (cancelling) return (await cancelRun(ctx, { runId: run.id, userId: input.userId }, { checked: true })).ok ? 'cancelled' : 'ignored';
+  if (cancelling) return decided((await cancelRun(ctx, { runId: run.id, userId: input.userId }, { checked: true })).ok ? 'cancelled' : 'ignored');
   const answered = await ctx.store.answer({
     runId: run.id,
     answer: text,
@@ -58,20 +59,16 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUp
     planFrom: ['awaiting-answer'],
     planTo: 'planning',
   });
-  if (!answered.ok) return answered.code === 'already-answered' ? 'already-answered' : 'ignored';
+  if (!answered.ok) return decided(answered.code === 'already-answered' ? 'already-answered' : 'ignored');
   const question = answered.value;
-  if (question.stepId && question.planVersion !== null) {
-    await continueIfClear(ctx, run.id);
-    await ctx.effects.perform(drive(run.id)); // an executing run's driver looks again
-    return 'answered';
-  }
+  // An executing run's driver looks again.
+  if (question.stepId && question.planVersion !== null) return decided('answered', [...(await continueIfClear(ctx, run.id)), drive(run.id)]);
   // The plan itself asked: plan again with every answer so far.
   const answers = (await ctx.store.listQuestions(run.id))
     .filter((q) => q.stepId === null && q.answer !== null)
     .map((q) => ({ question: q.question, answer: q.answer!, answeredBy: q.answeredBy }));
   await ctx.thread.surface.planning(answered.run);
-  await ctx.effects.perform(planAgain(answered.run, answers));
-  return 'answered';
+  return decided('answered', [planAgain(answered.run, answers)]);
 }
 
 /**

@@ -9,20 +9,21 @@
 import type { AgentContext } from '../context.ts';
 import type { RunRecord } from '../ports/run-store.ts';
 import { proposeVersion } from '../planning/propose-version.ts';
+import type { Effect } from '../ports/effects.ts';
 import type { RunEvent } from '../model/run-events.ts';
 
 const CHANGE_STARTS: Record<string, 'edit' | 'revision'> = { 'plan-edit-started': 'edit', 'revision-requested': 'revision' };
 
-/** True when the run was in the middle of a person's change, now carried on; false when its planning is the planner's own. */
-export async function resumeInterruptedChange(ctx: AgentContext, run: RunRecord): Promise<boolean> {
+/**
+ * What should happen next when the run was in the middle of a person's change, now carried on (often nothing);
+ * undefined when its planning is the planner's own.
+ */
+export async function resumeInterruptedChange(ctx: AgentContext, run: RunRecord): Promise<Effect[] | undefined> {
   const change = interruptedChange(await ctx.store.listEvents(run.id));
-  if (!change) return false;
+  if (!change) return undefined;
   const stored = change.proposed === undefined ? undefined : await ctx.store.getPlanVersion(run.id, change.proposed);
-  if (stored) {
-    await proposeVersion(ctx, stored, { from: ['planning'], kind: change.kind });
-    return true;
-  }
-  if (!(await ctx.store.transitionRun(run.id, ['planning'], 'awaiting-approval'))) return true;
+  if (stored) return proposeVersion(ctx, stored, { from: ['planning'], kind: change.kind });
+  if (!(await ctx.store.transitionRun(run.id, ['planning'], 'awaiting-approval'))) return [];
   ctx.logger.warn({ runId: run.id, change: change.kind }, 'a plan change was cut short by a stop; the plan waits for a decision again');
   // An edit's submission is replayed from the inbox; a revision's click was done once the planner started, so say so.
   if (change.kind === 'revision')
@@ -30,7 +31,7 @@ export async function resumeInterruptedChange(ctx: AgentContext, run: RunRecord)
       run,
       `The revision you asked for was cut short by a restart; v${run.currentPlanVersion ?? '?'} still stands. Ask again with Modify.`,
     );
-  return true;
+  return [];
 }
 
 /** The change the run's last events show in progress: its start, then at most the version it stored (adoptions aside). */

@@ -26,7 +26,7 @@ import { summarizeEnded } from '../execution/run-ending.ts';
 import { completedStepIds } from '../execution/steps/step-facts.ts';
 import { person, type Text, words } from '../text/text.ts';
 import { openEscalationsOf, tellEscalationsClosed } from '../waits/closed-escalations.ts';
-import { drive } from '../ports/effects.ts';
+import { decided, drive, tellClosed, type Decided, type Effect } from '../ports/effects.ts';
 import { reopenDoubts } from '../waits/revise-failed.ts';
 import { showPartialApproval } from './recorded-progress.ts';
 
@@ -63,36 +63,41 @@ async function decideOnPending(
   return decided.ok ? { ok: true, value: decided.run } : { ok: false, error: decisionRefusal(decided.code, decided.run, input.planVersion) };
 }
 
+type PlanDecision = Refused<void, PlanDecisionRefusalCode, Text>;
+
+/** An Approve or Reject click, and what should happen next (an approved run is driven), for the wiring to perform under the lease it holds. */
 export async function decide(
   ctx: AgentContext,
   input: { runId: string; planVersion: number; userId: string; decision: 'approve' | 'reject'; digest?: string | undefined },
-): Promise<Refused<void, PlanDecisionRefusalCode, Text>> {
+): Promise<Decided<PlanDecision>> {
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
-  if (!loaded.ok) return loaded;
+  if (!loaded.ok) return decided(loaded);
   const { run, version } = loaded.value;
   // The approval binds to the content the clicked message showed: a button drawn for other content is a stale one.
   const digest = await planDigest(version.plan);
   if (input.decision === 'approve' && input.digest !== undefined && !digest.startsWith(input.digest.toLowerCase()))
-    return refuse(
-      'plan-changed',
-      `The plan changed since that message was posted (it showed digest ${shortDigest(input.digest)}, v${version.version} is now ${shortDigest(digest)}); nothing was approved. Check the plan again before approving.`,
+    return decided(
+      refuse(
+        'plan-changed',
+        `The plan changed since that message was posted (it showed digest ${shortDigest(input.digest)}, v${version.version} is now ${shortDigest(digest)}); nothing was approved. Check the plan again before approving.`,
+      ),
     );
   const need = approvalNeed(planRisk(version.plan, ctx.config.tools.riskOf));
   if (input.decision === 'approve') return decideApproval(ctx, ctx.config.policy, { ...input, run, version, digest, need });
   // The slow part (a Slack user-group lookup) comes first; its verdict is for this version only.
   const allowed = await checkRequesterOrApprover({ action: 'reject', userId: input.userId, policy: { gate: ctx.config.policy, run } });
-  if (!allowed.ok) return allowed;
+  if (!allowed.ok) return decided(allowed);
   const doubting = await openEscalationsOf(ctx, run.id, 'low-confidence');
-  const decided = await decideOnPending(ctx, input, {
+  const rejected = await decideOnPending(ctx, input, {
     to: 'rejected',
     approval: { userId: input.userId, decision: 'rejected', need },
     alsoResolve: { kind: 'low-confidence', action: 'abort', userId: input.userId },
     event: { type: 'plan-rejected', data: { version: input.planVersion, by: input.userId } },
   });
-  if (!decided.ok) return decided;
-  await tellEscalationsClosed(ctx, decided.value, doubting, words`the plan was rejected by ${person(input.userId)}.`);
+  if (!rejected.ok) return decided(rejected);
+  await tellEscalationsClosed(ctx, rejected.value, doubting, words`the plan was rejected by ${person(input.userId)}.`);
   await summarizeEnded(ctx, run.id, 'rejected', words`Rejected by ${person(input.userId)}.`);
-  return { ok: true, value: undefined };
+  return decided({ ok: true, value: undefined });
 }
 
 /**
@@ -106,7 +111,7 @@ async function decideApproval(
   ctx: AgentContext,
   gate: PolicyGate,
   input: { runId: string; planVersion: number; userId: string; run: RunRecord; version: PlanVersionRecord; digest: string; need: ApprovalNeed },
-): Promise<Refused<void, PlanDecisionRefusalCode, Text>> {
+): Promise<Decided<PlanDecision>> {
   const ask = async () =>
     checkPolicyApprover({
       gate,
@@ -118,26 +123,25 @@ async function decideApproval(
       earlier: await ctx.store.listApprovals(input.runId),
     });
   const allowed = await ask();
-  if (!allowed.ok) return allowed;
+  if (!allowed.ok) return decided(allowed);
   const by = { version: input.planVersion, by: input.userId, why: `policy ${allowed.value.policyHash.slice(0, 12)}: ${allowed.value.rules.join(', ')}` };
   const approval = { userId: input.userId, decision: 'approved' as const, ...goAheadApproval(input.need, allowed.value), digest: input.digest };
   const doubting = await openEscalationsOf(ctx, input.runId, 'low-confidence');
   const approvedBy = words`the plan was approved by ${person(input.userId)}.`;
+  // The run is driven first, then the closed low-confidence escalations are told: the run does not wait on that Slack edit.
+  const goes = (run: RunRecord): Effect[] => [drive(input.runId), tellClosed(run, doubting, approvedBy)];
   if (allowed.value.approved) {
     // The usual click (every step's rule needs one approver): approval and start are one decision.
-    const decided = await decideOnPending(ctx, input, {
+    const approved = await decideOnPending(ctx, input, {
       to: 'executing',
       approval,
       alsoResolve: { kind: 'low-confidence', action: 'skip', userId: input.userId },
       event: { type: 'plan-approved', data: by },
     });
-    if (!decided.ok) return decided;
-    await ctx.effects.perform(drive(input.runId));
-    await tellEscalationsClosed(ctx, decided.value, doubting, approvedBy);
-    return { ok: true, value: undefined };
+    return approved.ok ? decided({ ok: true, value: undefined }, goes(approved.value)) : decided(approved);
   }
   const recorded = await decideOnPending(ctx, input, { approval, event: { type: 'plan-approved', data: by } });
-  if (!recorded.ok) return recorded;
+  if (!recorded.ok) return decided(recorded);
   const approvals = await ctx.store.listApprovals(input.runId);
   const now = await policyVersionApproved({
     gate,
@@ -151,18 +155,14 @@ async function decideApproval(
     await showPartialApproval(ctx, gate, input, approvals, now.error.message);
     // Recorded, but the plan still waits: not a final decision, so the buttons stay for the next approver and
     // the clicker is told privately what is still needed.
-    return refuse('approval-counted', `Your approval counts; the plan still needs: ${now.error.message}.`);
+    return decided(refuse('approval-counted', `Your approval counts; the plan still needs: ${now.error.message}.`));
   }
   const moved = await decideOnPending(ctx, input, {
     to: 'executing',
     alsoResolve: { kind: 'low-confidence', action: 'skip', userId: input.userId },
     event: { type: 'plan-approved', data: { ...by, why: `policy ${gate.current().hash.slice(0, 12)}: every step approved` } },
   });
-  if (moved.ok) {
-    await ctx.effects.perform(drive(input.runId));
-    await tellEscalationsClosed(ctx, moved.value, doubting, approvedBy);
-  }
-  return { ok: true, value: undefined };
+  return decided({ ok: true, value: undefined }, moved.ok ? goes(moved.value) : []);
 }
 
 /** A person's edit is checked like a replan: ids of steps that already ran may be read, not reused. */
@@ -189,14 +189,15 @@ export async function checkEdit(ctx: AgentContext, input: { runId: string; planV
   return checked.ok ? { ok: true, value: undefined } : editProblems(checked.error);
 }
 
+/** A person's edit, stored and proposed as a new version; with what should happen next, for the wiring under the lease it holds. */
 export async function editPlan(
   ctx: AgentContext,
   input: { runId: string; planVersion: number; userId: string; plan: unknown },
-): Promise<Result<PlanVersionRecord, EditProblem[]>> {
+): Promise<Decided<Result<PlanVersionRecord, EditProblem[]>>> {
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
   if (!loaded.ok) {
     const made = await editAlreadyMade(ctx, input);
-    return made ? { ok: true, value: made } : { ok: false, error: [loaded.error] };
+    return decided(made ? { ok: true, value: made } : { ok: false, error: [loaded.error] });
   }
   const { run } = loaded.value;
   const may = await checkRequesterOrApprover({
@@ -204,19 +205,19 @@ export async function editPlan(
     userId: input.userId,
     policy: { gate: ctx.config.policy, run },
   });
-  if (!may.ok) return { ok: false, error: [may.error] };
+  if (!may.ok) return decided({ ok: false, error: [may.error] });
   const checked = await validateEdit(ctx, input);
-  if (!checked.ok) return editProblems(checked.error);
+  if (!checked.ok) return decided(editProblems(checked.error));
   // From here the run is `planning`: no click on the version being replaced can approve it any more,
   // nor go ahead on it from its low-confidence escalation (closed here; the edit may open its own).
   const doubting = await openEscalationsOf(ctx, run.id, 'low-confidence');
-  const decided = await decideOnPending(ctx, input, {
+  const started = await decideOnPending(ctx, input, {
     to: 'planning',
     alsoResolve: { kind: 'low-confidence', action: 'replan', userId: input.userId },
     event: { type: 'plan-edit-started', data: { version: input.planVersion, by: input.userId } },
   });
-  if (!decided.ok) return { ok: false, error: [decided.error] };
-  await tellEscalationsClosed(ctx, decided.value, doubting, words`the plan was modified by ${person(input.userId)}; the new version is below.`);
+  if (!started.ok) return decided({ ok: false, error: [started.error] });
+  await tellEscalationsClosed(ctx, started.value, doubting, words`the plan was modified by ${person(input.userId)}; the new version is below.`);
   const record = await ctx.store.addPlanVersion({
     runId: run.id,
     plan: checked.value,
@@ -226,8 +227,7 @@ export async function editPlan(
     reason: words`edited by ${person(input.userId)}`,
     proposed: {},
   });
-  await proposeVersion(ctx, record, { from: ['planning'], kind: 'edit' });
-  return { ok: true, value: record };
+  return decided({ ok: true, value: record }, await proposeVersion(ctx, record, { from: ['planning'], kind: 'edit' }));
 }
 
 /**
@@ -247,11 +247,14 @@ async function editAlreadyMade(
   return checked.ok && canonicalJson(checked.value) === canonicalJson(current.plan) ? current : undefined;
 }
 
-/** Accepted at once; the planner works in the background and the revision is proposed as a new version. */
+/**
+ * Accepted at once; the planner works in the background and the revision is proposed as a new version. The work
+ * resolves with what should happen next, for the wiring to perform before it lets go of the run's lease.
+ */
 export async function revisePlan(
   ctx: AgentContext,
   input: { runId: string; planVersion: number; userId: string; instruction: string },
-): Promise<Refused<{ work: Promise<void> }, RevisionRefusalCode, Text>> {
+): Promise<Refused<{ work: Promise<Effect[]> }, RevisionRefusalCode, Text>> {
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
   if (!loaded.ok) return loaded;
   const { run, version } = loaded.value;
@@ -263,14 +266,14 @@ export async function revisePlan(
   if (!may.ok) return may;
   if (!ctx.models.llm.has('planner')) return refuse('no-planner', 'No planner model is configured, so I cannot revise the plan; edit the steps instead.');
   const doubting = await openEscalationsOf(ctx, run.id, 'low-confidence');
-  const decided = await decideOnPending(ctx, input, {
+  const asked = await decideOnPending(ctx, input, {
     to: 'planning',
     alsoResolve: { kind: 'low-confidence', action: 'replan', userId: input.userId },
     event: { type: 'revision-requested', data: { version: version.version, by: input.userId, instruction: input.instruction.slice(0, 2000) } },
   });
-  if (!decided.ok) return decided;
-  await tellEscalationsClosed(ctx, decided.value, doubting, words`${person(input.userId)} asked the planner to revise the plan.`);
-  const work = (async () => {
+  if (!asked.ok) return asked;
+  await tellEscalationsClosed(ctx, asked.value, doubting, words`${person(input.userId)} asked the planner to revise the plan.`);
+  const work = (async (): Promise<Effect[]> => {
     await ctx.thread.surface.planning(run);
     const planned = await makePlan(plannerDeps(ctx, run.id), {
       task: run.task,
@@ -283,7 +286,7 @@ export async function revisePlan(
       await ctx.thread.surface.notify(run, `I could not revise the plan: ${planned.error.message}. Version ${version.version} still stands.`);
       const back = await ctx.store.transitionRun(run.id, ['planning'], 'awaiting-approval');
       if (back) await reopenDoubts(ctx, { runId: run.id, planVersion: version.version, closed: doubting, why: planned.error.message });
-      return;
+      return [];
     }
     const record = await addPlannedVersion(ctx, {
       runId: run.id,
@@ -292,7 +295,7 @@ export async function revisePlan(
       reason: words`revised at ${person(input.userId)}'s request: ${input.instruction.slice(0, 300)}`,
       proposed: {},
     });
-    await proposeVersion(ctx, record, { from: ['planning'], kind: 'revision' });
+    return proposeVersion(ctx, record, { from: ['planning'], kind: 'revision' });
   })();
   return { ok: true, value: { work } };
 }

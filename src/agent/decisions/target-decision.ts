@@ -8,7 +8,7 @@ import type { ConfirmationRecord, RunRecord } from '../ports/run-store.ts';
 import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
 import { isFinal } from '../execution/run-ending.ts';
 import { person, type Text, words } from '../text/text.ts';
-import { drive } from '../ports/effects.ts';
+import { decided, decideHolding, drive, type Decided } from '../ports/effects.ts';
 import { EXPIRED_BY } from '../waits/wait-state.ts';
 
 interface ConfirmInput {
@@ -24,12 +24,13 @@ import type { ConfirmRefusalCode } from '../model/refusal.ts';
 
 type ConfirmResult = Refused<void, ConfirmRefusalCode, Text>;
 
-export async function decideTarget(ctx: AgentContext, input: ConfirmInput): Promise<ConfirmResult> {
+/** The click, and what should happen next: the wiring performs it, then lets go of the run's lease taken here. */
+export async function decideTarget(ctx: AgentContext, input: ConfirmInput): Promise<Decided<ConfirmResult>> {
   const run = await ctx.store.getRun(input.runId);
-  if (!run) return refuse('run-missing', 'That run does not exist.');
+  if (!run) return decided(refuse('run-missing', 'That run does not exist.'));
   const pending = await findConfirmation(ctx, input);
   const refused = refusal(run, pending, input);
-  if (refused) return { ok: false, error: refused };
+  if (refused) return decided({ ok: false, error: refused });
   const allowed =
     input.decision === 'confirm'
       ? await checkConfirmer({
@@ -42,19 +43,22 @@ export async function decideTarget(ctx: AgentContext, input: ConfirmInput): Prom
           userId: input.userId,
           policy: { gate: ctx.config.policy, run },
         });
-  if (!allowed.ok) return allowed;
+  if (!allowed.ok) return decided(allowed);
   // A Confirm records the policy it was permitted under, so the audit judges it by that policy, not today's.
   const grant = allowed.value ?? undefined;
-  // Held while the run is moved on and handed to a driver here, so no peer adopts it in between.
-  return ctx.replica.leases.during(run.id, () => carryOut(ctx, input, grant));
+  // Held while the run is moved on and until the wiring handed it to a driver, so no peer adopts it in between.
+  return decideHolding(ctx.replica.leases, run.id, () => carryOut(ctx, input, grant));
 }
 
-async function carryOut(ctx: AgentContext, input: ConfirmInput, grant: ConfirmGrant | undefined): Promise<ConfirmResult> {
-  const decided = await ctx.store.decideConfirmation({ ...input, decision: input.decision === 'confirm' ? 'confirmed' : 'aborted' });
-  if (!decided) {
+async function carryOut(ctx: AgentContext, input: ConfirmInput, grant: ConfirmGrant | undefined): Promise<Decided<ConfirmResult>> {
+  const confirmed = await ctx.store.decideConfirmation({ ...input, decision: input.decision === 'confirm' ? 'confirmed' : 'aborted' });
+  if (!confirmed) {
     // The conditions were checked again inside the transaction; say which one changed.
     const [run, now] = await Promise.all([ctx.store.getRun(input.runId), findConfirmation(ctx, input)]);
-    return { ok: false, error: (run && refusal(run, now, input)) ?? { code: 'moved-on', message: 'The run moved on while you decided; nothing was done.' } };
+    return decided({
+      ok: false,
+      error: (run && refusal(run, now, input)) ?? { code: 'moved-on', message: 'The run moved on while you decided; nothing was done.' },
+    });
   }
   const { planVersion, stepId, userId } = input;
   if (input.decision === 'confirm') {
@@ -62,21 +66,20 @@ async function carryOut(ctx: AgentContext, input: ConfirmInput, grant: ConfirmGr
       planVersion,
       stepId,
       by: userId,
-      targets: decided.targets,
+      targets: confirmed.targets,
       ...(grant ? { policy: grant } : {}),
     });
     if ((await ctx.store.getRun(input.runId))?.status === 'rolling-back') {
       // The rollback stopped at this step; it goes on from here and ends the run as the Abort would have.
       await abortRun(ctx, input.runId, words`Aborted; the rollback went on once ${person(userId)} confirmed what step ${stepId} acts on.`);
-      return { ok: true, value: undefined };
+      return decided({ ok: true, value: undefined });
     }
-    await continueIfClear(ctx, input.runId);
-    await ctx.effects.perform(drive(input.runId)); // an executing run's driver looks again
-  } else {
-    await ctx.store.appendEvent(input.runId, 'target-aborted', { planVersion, stepId, by: userId, targets: decided.targets });
-    await abortRun(ctx, input.runId, words`Aborted by ${person(userId)} instead of confirming what step ${stepId} acts on.`);
+    // An executing run's driver looks again.
+    return decided({ ok: true, value: undefined }, [...(await continueIfClear(ctx, input.runId)), drive(input.runId)]);
   }
-  return { ok: true, value: undefined };
+  await ctx.store.appendEvent(input.runId, 'target-aborted', { planVersion, stepId, by: userId, targets: confirmed.targets });
+  await abortRun(ctx, input.runId, words`Aborted by ${person(userId)} instead of confirming what step ${stepId} acts on.`);
+  return decided({ ok: true, value: undefined });
 }
 
 async function findConfirmation(ctx: Pick<AgentContext, 'store'>, input: ConfirmInput): Promise<ConfirmationRecord | undefined> {

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { TextSchema } from '../text/text.ts';
 import { RunVerdictSchema } from '../model/run-outcome.ts';
 import { StepResultSchema } from '../model/step-results.ts';
-import type { DeliveryContext } from './delivery-context.ts';
+import type { DeliveryContext, OwedPump } from './delivery-context.ts';
 import type { ConfirmationRecord, EscalationRecord, NewOwedMessage, OweAlong, OwedMessage, RunRecord } from '../ports/run-store.ts';
 import type { EscalationOffer, RunSummary } from '../ports/surface.ts';
 
@@ -39,28 +39,29 @@ export function owedSummary(runId: string, summary: Omit<RunSummary, 'run'>): Ne
   return { id: `${runId}/run-finished`, kind: 'run-finished', payload: { ...summary } };
 }
 
-/** Delivers what one run owes, in order; the caller recorded it moments ago (or holds the run). */
-export function deliverOwed(ctx: DeliveryContext, runId: string): Promise<void> {
-  return deliverClaimed(ctx, () => ctx.store.claimOwed({ owner: ctx.replica.owner, leaseMs: OWED_LEASE_MS, all: false, runId, limit: 20 }));
+/** The one pump of owed messages in a process (`OwedPump`, delivery-context.ts), reached as `ctx.thread.owed`. */
+export function createOwedPump(context: () => DeliveryContext): OwedPump {
+  /**
+   * Owed messages this pump is delivering now. A Slack that hangs can hold one delivery for minutes: a second
+   * claim of the same message meanwhile (the run's own delivery, or a sweep) leaves it to the first, which would
+   * otherwise race it to the thread and post it twice.
+   */
+  const inFlight = new Set<string>();
+  return {
+    deliver(runId) {
+      const ctx = context();
+      return deliverClaimed(ctx, inFlight, () => ctx.store.claimOwed({ owner: ctx.replica.owner, leaseMs: OWED_LEASE_MS, all: false, runId, limit: 20 }));
+    },
+    sweep({ startUp }) {
+      const ctx = context();
+      return deliverClaimed(ctx, inFlight, () =>
+        ctx.store.claimOwed({ owner: ctx.replica.owner, leaseMs: OWED_LEASE_MS, all: startUp && ctx.replica.soleOwner, limit: 50 }),
+      );
+    },
+  };
 }
 
-/** Delivers what other replicas, or this store's previous process (`startUp`), left owed. */
-export function sweepOwed(ctx: DeliveryContext, options: { startUp: boolean }): Promise<void> {
-  return deliverClaimed(ctx, () =>
-    ctx.store.claimOwed({ owner: ctx.replica.owner, leaseMs: OWED_LEASE_MS, all: options.startUp && ctx.replica.soleOwner, limit: 50 }),
-  );
-}
-
-/**
- * Owed messages this process is delivering now, per agent. A Slack that hangs can hold one delivery for
- * minutes: a second claim of the same message meanwhile (the run's own delivery, or a sweep) leaves it to
- * the first, which would otherwise race it to the thread and post it twice.
- */
-const delivering = new WeakMap<DeliveryContext, Set<string>>();
-
-async function deliverClaimed(ctx: DeliveryContext, claim: () => Promise<OwedMessage[]>): Promise<void> {
-  const inFlight = delivering.get(ctx) ?? new Set<string>();
-  delivering.set(ctx, inFlight);
+async function deliverClaimed(ctx: DeliveryContext, inFlight: Set<string>, claim: () => Promise<OwedMessage[]>): Promise<void> {
   // A run whose earlier message is not delivered (under way here, or failed just now) gets its later ones after it, so its thread reads in order.
   const waiting = new Set<string>();
   for (const message of await claim()) {
@@ -112,7 +113,7 @@ export const owedQuestion = (ctx: DeliveryContext, stepId: string, question: str
   leaseMs: OWED_LEASE_MS,
 });
 
-/** A Confirm request for a late-bound target: record it with `ctx.store.owe` (or in the transaction that asks), then `deliverOwed`. */
+/** A Confirm request for a late-bound target: record it with `ctx.store.owe` (or in the transaction that asks), then hand the run to the pump (`ctx.thread.owed.deliver`). */
 export function owedConfirmation(runId: string, planVersion: number, stepId: string): NewOwedMessage {
   return { id: `${runId}/confirm/${planVersion}/${stepId}`, kind: 'confirm-target', payload: { planVersion, stepId } };
 }

@@ -3,7 +3,6 @@ import { movesFrom } from '../model/run-moves.ts';
 import type { AgentContext } from '../context.ts';
 import { escalationOffer } from './escalation-offer.ts';
 import { owedEscalation } from '../delivery/owed-delivery.ts';
-import { deliverOwed } from '../ports/effects.ts';
 import type { EscalationRecord, RunStatus } from '../ports/run-store.ts';
 import type { Text } from '../text/text.ts';
 
@@ -36,7 +35,7 @@ export async function escalate(
     stepId: input.stepId,
     message: input.message,
   });
-  await ctx.effects.perform(deliverOwed(input.runId));
+  await ctx.thread.owed.deliver(input.runId);
   if (input.board !== false) await ctx.thread.boards.changed(input.runId);
   return escalation;
 }

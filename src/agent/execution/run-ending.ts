@@ -8,7 +8,6 @@ import { stepResult } from '../model/step-results.ts';
 import { SKIPPED_BY_PERSON } from '../model/step-codes.ts';
 import type { RunSummary } from '../ports/surface.ts';
 import { OWED_LEASE_MS, owedSummary } from '../delivery/owed-delivery.ts';
-import { deliverOwed } from '../ports/effects.ts';
 import { rollbackStepsInOrder } from './rollback.ts';
 import { eventsOfType } from '../model/run-events.ts';
 import type { Text } from '../text/text.ts';
@@ -81,7 +80,7 @@ async function recordEnd(
   // One writer per status board: a driver on another replica sees the run end and lets go first.
   await ctx.replica.leases.take(runId);
   try {
-    await ctx.effects.perform(deliverOwed(runId));
+    await ctx.thread.owed.deliver(runId);
   } finally {
     await ctx.replica.leases.release(runId).catch(() => undefined);
   }

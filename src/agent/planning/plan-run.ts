@@ -6,6 +6,7 @@ import type { PlanRequest } from './planner-prompt.ts';
 import type { PlanVersionRecord, RunRecord } from '../ports/run-store.ts';
 import { proposeVersion } from './propose-version.ts';
 import { finishRun } from '../execution/run-ending.ts';
+import type { Effect } from '../ports/effects.ts';
 import { type Text, words } from '../text/text.ts';
 
 export function plannerDeps(ctx: Pick<AgentContext, 'config' | 'models'>, runId: string | null) {
@@ -46,8 +47,11 @@ export async function addPlannedVersion(
   return record;
 }
 
-/** Runs in the background after startRun (or after the requester answered the plan's questions). */
-export async function planRun(ctx: AgentContext, run: RunRecord, extra: Pick<PlanRequest, 'answers'> = {}): Promise<void> {
+/**
+ * Runs in the background after startRun (or after the requester answered the plan's questions). Returns what should
+ * happen next (a plan that runs without a click is driven), for the wiring to perform while it holds the run's lease.
+ */
+export async function planRun(ctx: AgentContext, run: RunRecord, extra: Pick<PlanRequest, 'answers'> = {}): Promise<Effect[]> {
   const source = await planFor(
     { ...plannerDeps(ctx, run.id), runbooks: ctx.models.runbooks },
     { task: run.task, requester: run.requester, origin: run.origin, runId: run.id, ...extra },
@@ -59,7 +63,7 @@ export async function planRun(ctx: AgentContext, run: RunRecord, extra: Pick<Pla
       await ctx.thread.surface.plannerUnavailable(run, source.error.message);
     else await ctx.thread.surface.notify(run, source.error.message);
     await finishRun(ctx, run.id, 'failed', FAILED_BECAUSE[source.error.code] ?? source.error.message);
-    return;
+    return [];
   }
   const record =
     source.value.by === 'runbook'
@@ -82,7 +86,7 @@ export async function planRun(ctx: AgentContext, run: RunRecord, extra: Pick<Pla
   // A scheduled run has nobody watching: only a runbook pre-approved for read-only steps runs without a click.
   const runbook = source.value.by === 'runbook' ? source.value.runbook : undefined;
   const preApprovedBy = runbook?.preApproved === true && run.origin === 'schedule' ? `runbook:${runbook.name}` : undefined;
-  await proposeVersion(ctx, record, { from: ['planning'], kind: 'first', preApprovedBy });
+  return proposeVersion(ctx, record, { from: ['planning'], kind: 'first', preApprovedBy });
 }
 
 /** The run's stored failure reason where the message a person reads says more than the record needs. */

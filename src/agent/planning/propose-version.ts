@@ -14,7 +14,7 @@ import type { Risk } from '../ports/tool.ts';
 import { targetArgNames } from '../model/step-targets.ts';
 import { words } from '../text/text.ts';
 import { confidenceTooLow } from '../model/budgets.ts';
-import { drive } from '../ports/effects.ts';
+import { drive, type Effect } from '../ports/effects.ts';
 
 export const AUTO_APPROVER = 'tandem:auto';
 
@@ -27,8 +27,12 @@ export interface ProposeOptions {
   preApprovedBy?: string;
 }
 
-/** Offers a version added with `proposed` (so it is current and `plan-proposed` is recorded): approved at once where the policy allows, else shown for a click. */
-export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecord, options: ProposeOptions): Promise<void> {
+/**
+ * Offers a version added with `proposed` (so it is current and `plan-proposed` is recorded): approved at once where
+ * the policy allows, else shown for a click. Returns what should happen next: a version that runs without a click is
+ * driven, by the caller's wiring while it still holds the run's lease (decision 043).
+ */
+export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecord, options: ProposeOptions): Promise<Effect[]> {
   const { runId, plan, version } = record;
   const risks: Record<string, Risk> = {};
   const targets: Record<string, string[]> = {};
@@ -38,12 +42,12 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
   }
 
   if (plan.steps.length === 0 && plan.questions?.length) {
-    if (!(await ctx.store.transitionRun(runId, options.from, 'awaiting-answer'))) return; // cancelled meanwhile
+    if (!(await ctx.store.transitionRun(runId, options.from, 'awaiting-answer'))) return []; // cancelled meanwhile
     const asked = await ctx.store.openQuestion({ runId, stepId: null, planVersion: version, question: plan.questions.join('\n') });
     await ctx.store.appendEvent(runId, 'questions-asked', { version, questions: plan.questions });
     const run = await ctx.store.getRun(runId);
     if (run) await ctx.thread.surface.askRequester(run, plan.questions, { questionId: asked.id });
-    return;
+    return [];
   }
 
   const risk = planRisk(plan, ctx.config.tools.riskOf);
@@ -89,12 +93,12 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
       approval: { userId: approver, decision: 'approved', via: 'auto', need: approvalNeed(risk), why, digest, ...granted },
       event: { type: 'plan-approved', data: { version, by: approver, why } },
     });
-    if (!decided.ok) return;
+    if (!decided.ok) return [];
     moved = decided.run;
-  } else if (!(await ctx.store.transitionRun(runId, options.from, 'awaiting-approval'))) return;
+  } else if (!(await ctx.store.transitionRun(runId, options.from, 'awaiting-approval'))) return [];
 
   const run = moved ?? (await ctx.store.getRun(runId));
-  if (!run) return;
+  if (!run) return [];
   await ctx.thread.surface.proposePlan({
     run,
     version,
@@ -125,5 +129,5 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
       pauseFrom: [], // stays awaiting approval: an approver's click is the human decision asked for
     });
   }
-  if (auto) await ctx.effects.perform(drive(runId));
+  return auto ? [drive(runId)] : [];
 }

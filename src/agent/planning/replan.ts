@@ -7,18 +7,19 @@ import type { AgentContext } from '../context.ts';
 import { escalate } from '../execution/escalation.ts';
 import { completedStepIds } from '../execution/steps/step-facts.ts';
 import type { RunStatus } from '../ports/run-store.ts';
+import type { Effect } from '../ports/effects.ts';
 import { type Text, words } from '../text/text.ts';
 import { makePlan } from './planner.ts';
 import type { ExecutedStepSummary } from './planner-prompt.ts';
 import { addPlannedVersion, plannerDeps } from './plan-run.ts';
 import { proposeVersion } from './propose-version.ts';
 
-/** A new plan version for the remaining work, authored by the planner with a reason. */
-export async function replan(ctx: AgentContext, runId: string, reason: Text, from: readonly RunStatus[]): Promise<void> {
-  if (!(await ctx.store.transitionRun(runId, from, 'planning'))) return;
+/** A new plan version for the remaining work, authored by the planner with a reason; returns what should happen next (proposeVersion). */
+export async function replan(ctx: AgentContext, runId: string, reason: Text, from: readonly RunStatus[]): Promise<Effect[]> {
+  if (!(await ctx.store.transitionRun(runId, from, 'planning'))) return [];
   await ctx.store.appendEvent(runId, 'replan-started', { reason });
   const run = await ctx.store.getRun(runId);
-  if (!run?.currentPlanVersion) return;
+  if (!run?.currentPlanVersion) return [];
   // The thread shows the planner at work, as it does for a first plan or a revision.
   await ctx.thread.surface.planning(run);
   const previous = (await ctx.store.getPlanVersion(runId, run.currentPlanVersion))!;
@@ -50,7 +51,7 @@ export async function replan(ctx: AgentContext, runId: string, reason: Text, fro
       message: words`I needed a new plan (${reason}) but could not make one: ${planned.error.message}`,
       pauseFrom: ['planning'],
     });
-    return;
+    return [];
   }
   for (const step of steps) {
     if (step.planVersion === previous.version && step.kind === 'forward' && step.status === 'pending') {
@@ -72,7 +73,7 @@ export async function replan(ctx: AgentContext, runId: string, reason: Text, fro
     reason: words`replan: ${reason}`,
     proposed: { replans: run.replans + 1 },
   });
-  await proposeVersion(ctx, record, { from: ['planning'], kind: 'replan' });
+  return proposeVersion(ctx, record, { from: ['planning'], kind: 'replan' });
 }
 
 /** An exception's first line, cut: it may quote a whole prompt. */

@@ -5,7 +5,6 @@
  */
 import { attributionFor } from './attribution.ts';
 import { owedQuestion } from '../../delivery/owed-delivery.ts';
-import { deliverOwed } from '../../ports/effects.ts';
 import type { AgentContext } from '../../context.ts';
 import { evaluateStep } from './evaluator.ts';
 import type { EventLog } from '../../delivery/event-log.ts';
@@ -213,7 +212,7 @@ async function settleQuestion(ctx: AgentContext, step: ClaimedStep, asked: strin
   const question = redactValue(asked, ctx.config.settings.secrets);
   await ctx.store.openQuestion({ ...key, question }, owedQuestion(ctx, key.stepId, question));
   if (!(await finish(ctx, step, 'waiting', {}))) return { status: 'lost' };
-  await ctx.effects.perform(deliverOwed(key.runId));
+  await ctx.thread.owed.deliver(key.runId);
   return { status: 'waiting' };
 }
 

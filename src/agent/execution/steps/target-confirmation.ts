@@ -9,7 +9,6 @@
 import { canonicalJson } from '../../text/canonical-json.ts';
 import type { AgentContext } from '../../context.ts';
 import { OWED_LEASE_MS, owedConfirmation } from '../../delivery/owed-delivery.ts';
-import { deliverOwed } from '../../ports/effects.ts';
 import type { RunRecord, StepKind } from '../../ports/run-store.ts';
 import type { AnyTool } from '../../ports/tool.ts';
 import { redactValue } from '../../text/redact.ts';
@@ -69,7 +68,7 @@ export async function confirmationGate(
   if (!request) return 'lost';
   await ctx.store.appendEvent(run.id, 'confirmation-requested', { planVersion: step.planVersion, stepId: step.stepId, targets, lateBound });
   // Stored with the request: delivered now, or by whichever replica sweeps the outbox if this one dies first.
-  await ctx.effects.perform(deliverOwed(run.id));
+  await ctx.thread.owed.deliver(run.id);
   return 'waiting';
 }
 

@@ -1,14 +1,12 @@
 import { auditRuns, formatViolation } from '../audit/audit.ts';
 import type { AuditContext } from '../audit/run-facts.ts';
 import type { Config } from '../config/config.ts';
-import { createSlackClient } from '../bot/surface/slack-client.ts';
 import { createBuiltinTools } from '../integrations/tools/builtin-tools.ts';
 import { createLogger } from '../observability/logger.ts';
 import { createRunStore } from '../store/index.ts';
 import type { Db } from '../store/database.ts';
 import { policyTexts } from '../store/schema.ts';
 import type { PolicyEngine } from '../agent/ports/policy.ts';
-import { loadPolicy } from '../policy/cedar-engine.ts';
 import type { StoreCommandContext } from './command-io.ts';
 
 /**
@@ -38,6 +36,8 @@ async function approverGroupMembers(config: Readonly<Config>): Promise<ReadonlyS
   const groups = config.approvers.filter((id) => id.startsWith('S'));
   if (!groups.length) return undefined;
   if (!config.slack.botToken) return 'no SLACK_BOT_TOKEN to ask Slack who is in the user groups';
+  // Bolt's web client loads only when there are groups to ask about.
+  const { createSlackClient } = await import('../bot/surface/slack-client.ts');
   const client = createSlackClient(config, createLogger({ level: 'silent', secrets: [] }), { retries: 1, timeoutMs: 5_000 });
   try {
     const members = new Set<string>();
@@ -71,11 +71,13 @@ export async function auditCommand({ config, io, openDatabase }: StoreCommandCon
 /** Every policy stored by hash (decision 028), loaded once each: the audit judges decisions by the policy then in force. */
 async function storedPolicies(db: Db): Promise<(hash: string) => PolicyEngine | undefined> {
   const rows = await db.select().from(policyTexts);
+  // Cedar (WebAssembly) loads only when a policy was ever in force.
+  const { loadPolicy } = rows.length ? await import('../policy/cedar-engine.ts') : { loadPolicy: undefined };
   const loaded = new Map<string, PolicyEngine | undefined>();
   return (hash) => {
     if (!loaded.has(hash)) {
       const row = rows.find((candidate) => candidate.hash === hash);
-      const policy = row ? loadPolicy(row.sources) : undefined;
+      const policy = row && loadPolicy ? loadPolicy(row.sources) : undefined;
       loaded.set(hash, policy?.ok ? policy.value : undefined);
     }
     return loaded.get(hash);

@@ -1,5 +1,4 @@
 import type { Config } from '../config/config.ts';
-import { openConfiguredDatabase } from '../runtime/open-database.ts';
 import type { Database } from '../store/index.ts';
 
 /** Where a command's words go: the terminal, or the answer to a command the running bot ran for the CLI. */
@@ -24,7 +23,8 @@ export interface StoreCommandContext {
 export const terminalContext = (config: Readonly<Config>): StoreCommandContext => ({
   config,
   io: processIo,
-  openDatabase: () => openConfiguredDatabase(config),
+  // The store's engines (drizzle, PGlite, postgres) load when a command opens it, not when the CLI starts.
+  openDatabase: async () => (await import('../runtime/open-database.ts')).openConfiguredDatabase(config),
 });
 
 /** Collects a command's words, for an answer over HTTP. */

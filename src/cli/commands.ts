@@ -1,16 +1,15 @@
 import type { CommandOptions } from './command-options.ts';
 import type { Config } from '../config/config.ts';
-import { DataDirLockedError } from '../store/index.ts';
-import { runInRunningBot } from './bot-forward.ts';
+import { DataDirLockedError } from '../store/engine/data-dir-lock.ts';
 import { processIo, terminalContext } from './command-io.ts';
 import { runStoreCommand, storeCommandName } from './store-command-table.ts';
-import { migrateCommand } from './store-commands.ts';
 import { UsageError } from './usage-error.ts';
 
 type Command = (args: string[], options: CommandOptions, config: Readonly<Config>) => Promise<number>;
 
 const commands: Record<string, Command> = {
-  migrate: (_args, _options, config) => migrateCommand(terminalContext(config)),
+  // Each command loads what it uses when it runs: `tandem runs` never loads Bolt, Cedar or the model clients.
+  migrate: async (_args, _options, config) => (await import('./store-commands.ts')).migrateCommand(terminalContext(config)),
   start: async (_args, options, config) => (await import('./start.ts')).startCommand(config, options),
   plan: async (args, _options, config) => (await import('./plan-command.ts')).planCommand(config, args.join(' ')),
   eval: async (_args, options, config) => (await import('./eval-command.ts')).evalCommand(config, options),
@@ -23,6 +22,7 @@ async function storeCommand(name: string, args: string[], options: CommandOption
     return await runStoreCommand(name, args, options, terminalContext(config));
   } catch (error) {
     if (!(error instanceof DataDirLockedError)) throw error;
+    const { runInRunningBot } = await import('./bot-forward.ts');
     const answered = await runInRunningBot(error, { command: name, args, options }, processIo);
     if (answered === undefined) throw error;
     return answered;

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config/config.ts';
+import { ConfigError } from '../config/config-error.ts';
 import { handOtelSettingsOn, readEnvironment } from '../config/environment.ts';
-import { DataDirLockedError, DataDirUnwritableError } from '../store/index.ts';
-import { runCommand } from './commands.ts';
+import { DataDirUnwritableError } from '../store/engine/data-dir-check.ts';
+import { DataDirLockedError } from '../store/engine/data-dir-lock.ts';
 import { StoreUnreachableError } from '../runtime/store-unreachable.ts';
 
 const USAGE = `Usage: tandem <command> [options]
@@ -67,6 +67,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return command || values.help ? 0 : 1;
   }
+  // Loaded only past `help`: the settings' schema (zod) and the commands, each of which loads what it uses.
+  const [{ loadConfig }, { runCommand }] = await Promise.all([import('../config/config.ts'), import('./commands.ts')]);
   const env = readEnvironment(process.env, process.cwd());
   handOtelSettingsOn(env, process.env);
   const config = loadConfig(env, { local: command === 'start' && Boolean(values.local || values.demo) });

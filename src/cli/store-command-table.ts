@@ -5,19 +5,27 @@
  */
 import type { CommandOptions } from './command-options.ts';
 import type { StoreCommandContext } from './command-io.ts';
-import { auditCommand } from './audit-command.ts';
-import { feedbackCommand } from './feedback-command.ts';
-import { pruneCommand, runsCommand, showCommand } from './store-commands.ts';
 import { UsageError } from './usage-error.ts';
 
 export type StoreCommand = (args: string[], options: CommandOptions, context: StoreCommandContext) => Promise<number>;
 
+// Arguments are checked first, then the command's module is loaded: the audit's Cedar and Slack client, say,
+// only for `tandem audit`.
 export const STORE_COMMANDS: Record<string, StoreCommand> = {
-  runs: (_args, options, context) => runsCommand(context, parseLimit(options.limit)),
-  show: (args, _options, context) => showCommand(context, args[0]),
-  prune: (args, options, context) => pruneCommand(context, prunedBefore(args, options.olderThan)),
-  audit: (args, options, context) => auditCommand(context, auditedRun(args, options.run)),
-  feedback: (_args, options, context) => feedbackCommand(context, options),
+  runs: async (_args, options, context) => {
+    const limit = parseLimit(options.limit);
+    return (await import('./store-commands.ts')).runsCommand(context, limit);
+  },
+  show: async (args, _options, context) => (await import('./store-commands.ts')).showCommand(context, args[0]),
+  prune: async (args, options, context) => {
+    const before = prunedBefore(args, options.olderThan);
+    return (await import('./store-commands.ts')).pruneCommand(context, before);
+  },
+  audit: async (args, options, context) => {
+    const runId = auditedRun(args, options.run);
+    return (await import('./audit-command.ts')).auditCommand(context, runId);
+  },
+  feedback: async (_args, options, context) => (await import('./feedback-command.ts')).feedbackCommand(context, options),
 };
 
 /** The name a command goes by in STORE_COMMANDS (`tandem eval --feedback` reads the store; `tandem eval` does not). */

@@ -17,7 +17,7 @@ import { recordRemindAfter } from '../observability/wait-metrics.ts';
 import type { RunbookCatalog } from '../runbooks/catalog.ts';
 import { createRunbookCatalog } from '../runbooks/index.ts';
 import { createRunbooksStore, createRunStore, createSlackInbox, expireLeasesOfDeadOwners, storeFailureKind, type Database } from '../store/index.ts';
-import { startLocalWorkspace, type LocalWorkspace } from '../workspace/local/index.ts';
+import type { LocalWorkspace } from '../workspace/local/index.ts';
 import { openDatabaseWaiting } from './open-database.ts';
 import { createCleanups, type Cleanups } from './cleanups.ts';
 import { countGithubErrors, countSlackRateLimits } from './api-error-metrics.ts';
@@ -33,7 +33,7 @@ import { scheduleHousekeeping } from './housekeeping.ts';
 import { resumeInboxPeriodically } from './inbox-resume.ts';
 import { refreshRunbooksPeriodically } from './runbook-refresh.ts';
 import { createSchedules, type SchedulerClock } from './schedules.ts';
-import { prepareDemo, type DemoWiring } from './demo-wiring.ts';
+import type { DemoWiring } from './demo-wiring.ts';
 import type { SandboxWorld } from '../demo/github/sandbox-world.ts';
 import { storedFeedback } from './stored-feedback.ts';
 import { workInHandGauge } from './work-in-hand.ts';
@@ -94,7 +94,8 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
   let shutdownDeadlineMs = 10_000;
 
   try {
-    const demo = options.demo ? await prepareDemo(options.config, { runMs: options.demoRunMs }) : undefined;
+    // The demo and the browser workspace load only when asked for: a Slack deployment never reads their code.
+    const demo = options.demo ? await (await import('./demo-wiring.ts')).prepareDemo(options.config, { runMs: options.demoRunMs }) : undefined;
     // Added first, closed last: the sandbox answers steps until the agent has stopped.
     if (demo) cleanups.add(() => demo.close());
     const { config, workspace, listen } = await chooseListener(
@@ -201,6 +202,7 @@ async function chooseListener(options: StartOptions & { workspace?: DemoWiring['
   const port = options.port ?? config.port;
   if (!options.local) return { config, workspace: undefined, listen: { port, host: undefined } };
   const signingSecret = newLocalSigningSecret();
+  const { startLocalWorkspace } = await import('../workspace/local/index.ts');
   const workspace = await startLocalWorkspace({ port: options.workspacePort, signingSecret, logger: options.logger, ...options.workspace });
   cleanups.add(() => workspace.close());
   const listen = { port: await localBotPort(port), host: LOCAL_HOST };

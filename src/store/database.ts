@@ -3,20 +3,12 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
-import postgres from 'postgres';
 import { acquireDataDirLock } from './engine/data-dir-lock.ts';
 import { checkDataDirWritable } from './engine/data-dir-check.ts';
 import { observingPglite, observingPostgres } from './engine/observed-client.ts';
-import { preparingPglite } from './engine/pglite-prepared.ts';
 import { reopeningPglite } from './engine/pglite-reopen.ts';
-import { preparingClient } from './engine/prepared-client.ts';
 import * as schema from './schema.ts';
 import { StoreHealth, withStoreDeadline } from './engine/store-health.ts';
 
@@ -102,7 +94,13 @@ async function initialisePgliteFolder(dataDir: string): Promise<void> {
   await promisify(execFile)(process.execPath, [INITDB_SCRIPT, dataDir], { timeout: 120_000 });
 }
 
+// Each engine's client and drizzle driver load when it is opened: a process on PostgreSQL never loads PGlite, nor the reverse.
 async function openPglite(dataDir: string | undefined, onClose: () => void, from?: Blob): Promise<Database> {
+  const [{ PGlite }, { drizzle: drizzlePglite }, { preparingPglite }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('drizzle-orm/pglite'),
+    import('./engine/pglite-prepared.ts'),
+  ]);
   if (dataDir) await initialisePgliteFolder(dataDir);
   const options = { startParams: [...PGlite.defaultStartParams, ...PGLITE_MEMORY_PARAMS], ...(from ? { loadDataDir: from } : {}) };
   const first = dataDir ? await PGlite.create(dataDir, options) : await PGlite.create(options);
@@ -118,7 +116,10 @@ async function openPglite(dataDir: string | undefined, onClose: () => void, from
     health,
     ping: async (timeoutMs) => void (await withStoreDeadline(store.client.query('select 1'), timeoutMs, 'a health check')),
     // One process owns a PGlite folder (the lock file), so nothing competes here.
-    migrate: () => migratePglite(drizzlePglite(first), { migrationsFolder: MIGRATIONS_FOLDER }),
+    migrate: async () => {
+      const { migrate: migratePglite } = await import('drizzle-orm/pglite/migrator');
+      await migratePglite(drizzlePglite(first), { migrationsFolder: MIGRATIONS_FOLDER });
+    },
     async close() {
       await store.close();
       onClose();
@@ -127,6 +128,11 @@ async function openPglite(dataDir: string | undefined, onClose: () => void, from
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  const [{ default: postgres }, { drizzle: drizzlePostgres }, { preparingClient }] = await Promise.all([
+    import('postgres'),
+    import('drizzle-orm/postgres-js'),
+    import('./engine/prepared-client.ts'),
+  ]);
   const client = postgres(url, { ...POSTGRES_OPTIONS, max: poolSize, backoff: reconnectBackoffS });
   const health = new StoreHealth();
   const db = drizzlePostgres(observingPostgres(preparingClient(client), health), { schema });
@@ -138,6 +144,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     async migrate() {
       // Replicas starting together would race on CREATE TABLE; the advisory lock lets one migrate at a time. It is
       // held by a session, so the migrations run on a client of one connection that takes it.
+      const { migrate: migratePostgres } = await import('drizzle-orm/postgres-js/migrator');
       const session = postgres(url, { ...POSTGRES_OPTIONS, max: 1 });
       try {
         await session`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;

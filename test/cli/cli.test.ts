@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
+import { migratedDataDir } from '../helpers/database.ts';
 import { runTandem, type TandemProcess } from './tandem-process.ts';
 
 function freePort(): Promise<number> {
@@ -116,7 +117,8 @@ describe('start-up against a Slack API that cannot be reached', () => {
           SLACK_BOT_TOKEN: 'xoxb-unreachable',
           SLACK_API_URL: 'http://127.0.0.1:9/api/',
           PORT: String(port),
-          DATA_DIR: path.join(cwd, `unreachable-${mode}`),
+          // Made and migrated once per worker: the first start is the local workspace test's subject above.
+          DATA_DIR: await migratedDataDir(path.join(cwd, `unreachable-${mode}`)),
           ...extra,
         },
         cwd,

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
@@ -120,4 +121,27 @@ export async function openProcessStore(dataDir: string): Promise<{ env: Record<s
   if (DEFAULT_ENGINE !== 'postgres') return { env: { DATA_DIR: dataDir }, database: undefined };
   const database = await openTestDatabase('postgres');
   return { env: { DATABASE_URL: database.url! }, database };
+}
+
+let dataDirTemplate: Promise<string> | undefined;
+
+/**
+ * Fills `dataDir` (a DATA_DIR for a `tandem` process a test starts) with an embedded store already made and
+ * migrated, copied from one made once per worker. A first start makes the PGlite folder with initdb in a child
+ * process and then migrates it: seconds of CPU each time, and on a loaded machine the slowest part of a start. Use
+ * it where the first start is not what the test is about; the tests that are about it (the local workspace's first
+ * run in test/cli/cli.test.ts, the data-dir tests in test/infra) keep starting on an empty folder. Not for a runtime
+ * started inside the worker: there a copy of a folder this process made and closed did not start (the hook timed out).
+ */
+export async function migratedDataDir(dataDir: string): Promise<string> {
+  dataDirTemplate ??= (async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'tandem-data-template-'));
+    process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
+    const database = await openDatabase({ dataDir: folder });
+    await database.migrate();
+    await database.close();
+    return folder;
+  })();
+  cpSync(await dataDirTemplate, dataDir, { recursive: true });
+  return dataDir;
 }

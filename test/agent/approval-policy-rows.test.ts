@@ -71,6 +71,8 @@ const approval = (userId: string, extra: Partial<ApprovalRecord> = {}): Approval
 // Recorded under a policy, with its hash: only its being an auto-run keeps it from counting as a person.
 const AUTO = approval('tandem:auto', { via: 'auto' });
 
+const GRANT = { hash: expect.stringMatching(/^[0-9a-f]{64}$/) as string, rules: [expect.any(String) as string], groups: expect.any(Array) as string[] };
+
 describe('a policy that names no group', () => {
   it.each([
     ['retry', 'ULEAD', undefined],
@@ -88,7 +90,8 @@ describe('a policy that names no group', () => {
   ] as const)('a forward step confirmed by %s (a confirm is never of a rollback step)', async (userId, refusal) => {
     const policy = { gate: groupFree, run, step: { id: 's3', tool: 'put', args: { repo: 'acme/api' } } };
     const result = spoken(await checkConfirmer({ risk: 'write', userId, policy }));
-    expect(result).toEqual(refusal ? { ok: false, error: { code: 'not-approver', message: refusal } } : { ok: true, value: undefined });
+    // A permitted Confirm carries the policy that permitted it, which its event records for the audit.
+    expect(result).toEqual(refusal ? { ok: false, error: { code: 'not-approver', message: refusal } } : { ok: true, value: GRANT });
   });
 
   it('an approval click counts the clicker with no groups', async () => {

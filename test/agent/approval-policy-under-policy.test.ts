@@ -82,6 +82,8 @@ const versionOf = (tools: string[], version = 1) => ({
 const approval = (userId: string, extra: Partial<ApprovalRecord> = {}): ApprovalRecord =>
   ({ runId: 'run_1', planVersion: 1, userId, decision: 'approved', via: 'click', digest: null, policyHash: 'p1', ...extra }) as ApprovalRecord;
 
+const GRANT = { hash: expect.stringMatching(/^[0-9a-f]{64}$/) as string, rules: [expect.any(String) as string], groups: expect.any(Array) as string[] };
+
 describe('steering a run under a policy', () => {
   // The directory is never asked: the policy alone decides, even for someone the approver list would take.
   const cases: [RequesterAction, string, string | undefined][] = [
@@ -149,7 +151,8 @@ describe('confirming a target under a policy', () => {
   ] as const)('a %s step (%s) confirmed by %s', async (tool, risk, userId, refusal) => {
     const policy = { gate: gate(), run: run(), step: { id: 's2', tool, args: { repo: 'acme/api', number: 7 } } };
     const result = spoken(await checkConfirmer({ risk, userId, policy }));
-    expect(result).toEqual(refusal ? { ok: false, error: { code: 'not-approver', message: refusal } } : { ok: true, value: undefined });
+    // A permitted Confirm carries the policy that permitted it, which its event records for the audit.
+    expect(result).toEqual(refusal ? { ok: false, error: { code: 'not-approver', message: refusal } } : { ok: true, value: GRANT });
   });
 });
 

@@ -98,10 +98,8 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
     const demo = options.demo ? await (await import('./demo-wiring.ts')).prepareDemo(options.config, { runMs: options.demoRunMs }) : undefined;
     // Added first, closed last: the sandbox answers steps until the agent has stopped.
     if (demo) cleanups.add(() => demo.close());
-    const { config, workspace, listen } = await chooseListener(
-      demo ? { ...options, config: demo.config, local: true, workspace: demo.workspace } : options,
-      cleanups,
-    );
+    const chosen = demo ? { ...options, config: demo.config, local: true, workspace: demo.workspace } : options;
+    const { config, workspace, listen } = await chooseListener(chosen, cleanups);
     const services = await buildServices(config, logger, cleanups, { demoLlm: demo?.llm, slackTimings: options.slackTimings, listen });
     const { database, store, slackClient, runbooks, metrics } = services;
     const surface = new SlackSurface({
@@ -224,7 +222,7 @@ async function buildServices(
   config: Readonly<Config>,
   logger: Logger,
   cleanups: Cleanups,
-  { demoLlm, slackTimings, listen }: { demoLlm?: LlmClient; slackTimings?: SlackTimings; listen: { port: number; host: string | undefined } },
+  { demoLlm, slackTimings, listen }: { demoLlm?: LlmClient; slackTimings?: SlackTimings; listen: Listener['listen'] },
 ): Promise<Services> {
   const database: Database = await openDatabaseWaiting(config, logger, listen);
   cleanups.add(() => database.close());

@@ -40,15 +40,24 @@ export function owedSummary(runId: string, summary: Omit<RunSummary, 'run'>): Ne
 }
 
 /** Delivers what one run owes, in order; the caller recorded it moments ago (or holds the run). */
-export function deliverOwed(ctx: DeliveryContext, runId: string): Promise<void> {
-  return deliverClaimed(ctx, () => ctx.store.claimOwed({ owner: ctx.replica.owner, leaseMs: OWED_LEASE_MS, all: false, runId, limit: 20 }));
+export async function deliverOwed(ctx: DeliveryContext, runId: string): Promise<void> {
+  await deliverClaimed(ctx, () => ctx.store.claimOwed({ owner: ctx.replica.owner, leaseMs: OWED_LEASE_MS, all: false, runId, limit: 20 }));
 }
 
-/** Delivers what other replicas, or this store's previous process (`startUp`), left owed. */
-export function sweepOwed(ctx: DeliveryContext, options: { startUp: boolean }): Promise<void> {
-  return deliverClaimed(ctx, () =>
-    ctx.store.claimOwed({ owner: ctx.replica.owner, leaseMs: OWED_LEASE_MS, all: options.startUp && ctx.replica.soleOwner, limit: 50 }),
-  );
+const SWEEP_BATCH = 50;
+
+/**
+ * Delivers what other replicas, or this store's previous process (`startUp`), left owed: batch after batch
+ * while a claim comes back full and every delivery went, so a thousand runs waiting on their messages after
+ * a crash are not served fifty per sweep (issue 34). A failed delivery ends the sweep; the timer tries again.
+ */
+export async function sweepOwed(ctx: DeliveryContext, options: { startUp: boolean }): Promise<void> {
+  const claim = () =>
+    ctx.store.claimOwed({ owner: ctx.replica.owner, leaseMs: OWED_LEASE_MS, all: options.startUp && ctx.replica.soleOwner, limit: SWEEP_BATCH });
+  for (;;) {
+    const { claimed, failed } = await deliverClaimed(ctx, claim);
+    if (claimed < SWEEP_BATCH || failed) return;
+  }
 }
 
 /**
@@ -58,12 +67,14 @@ export function sweepOwed(ctx: DeliveryContext, options: { startUp: boolean }): 
  */
 const delivering = new WeakMap<DeliveryContext, Set<string>>();
 
-async function deliverClaimed(ctx: DeliveryContext, claim: () => Promise<OwedMessage[]>): Promise<void> {
+/** How many messages the claim took, and whether any was left owed (under way here, failed, or behind one that was). */
+async function deliverClaimed(ctx: DeliveryContext, claim: () => Promise<OwedMessage[]>): Promise<{ claimed: number; failed: boolean }> {
   const inFlight = delivering.get(ctx) ?? new Set<string>();
   delivering.set(ctx, inFlight);
   // A run whose earlier message is not delivered (under way here, or failed just now) gets its later ones after it, so its thread reads in order.
   const waiting = new Set<string>();
-  for (const message of await claim()) {
+  const claimed = await claim();
+  for (const message of claimed) {
     if (inFlight.has(message.id)) {
       waiting.add(message.runId);
       continue;
@@ -84,6 +95,7 @@ async function deliverClaimed(ctx: DeliveryContext, claim: () => Promise<OwedMes
       inFlight.delete(message.id);
     }
   }
+  return { claimed: claimed.length, failed: waiting.size > 0 };
 }
 
 /** Runs `work` while renewing the message's lease, so no peer takes it over while Slack is slow to answer. */

@@ -1,0 +1,104 @@
+/**
+ * A backlog of owed messages after a crash (issue 34): a process killed while a hundred runs waited on their
+ * messages leaves them all owed. The next process's start-up sweep (or a peer's sweep, once the dead
+ * replica's leases are let go) delivers every one of them, each once, instead of fifty and the rest a
+ * sweep (5 s) per fifty later; and a sweep whose deliveries fail stops rather than claiming on.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentContext } from '../../src/agent/context.ts';
+import { sweepOwed } from '../../src/agent/delivery/owed-delivery.ts';
+import type { RunStore } from '../../src/agent/ports/run-store.ts';
+import { createMemoryRunStore } from '../../src/agent/testing/memory-store/index.ts';
+import { InMemorySurface } from '../../src/agent/testing/in-memory-surface.ts';
+import { createRunStore, expireLeasesOfDeadOwners } from '../../src/store/index.ts';
+import { ENGINES, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
+
+const BACKLOG = 120;
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+class FailingSurface extends InMemorySurface {
+  tries = 0;
+  override async ask(): Promise<void> {
+    this.tries++;
+    throw new Error('Slack did not answer');
+  }
+}
+
+function contextFor(store: RunStore, surface: InMemorySurface, owner: string, soleOwner: boolean): AgentContext {
+  // Delivery reads only these members of the context.
+  return {
+    store,
+    thread: { deliverySurface: surface },
+    logger: silent,
+    replica: { owner, soleOwner, leases: { settings: { owedRetryMs: 5_000 } } },
+  } as unknown as AgentContext;
+}
+
+/** `count` runs each owing its question, leased to the process that died (its lease still running). */
+async function backlogOf(store: RunStore, count: number, deadOwner: string): Promise<string[]> {
+  const questions: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const run = await store.createRun({ task: `wait ${i}`, requester: 'UREQ', conversation: { channel: 'C1', threadTs: `${i}.1` }, origin: 'mention' });
+    const question = `${deadOwner}: question ${i}`;
+    await store.owe({
+      runId: run.id,
+      owe: [{ id: `${run.id}/question/q1`, kind: 'question', payload: { stepId: 's1', question } }],
+      owner: deadOwner,
+      leaseMs: 30_000,
+    });
+    questions.push(question);
+  }
+  return questions;
+}
+
+const asked = (surface: InMemorySurface, prefix: string) =>
+  surface.messages.flatMap((m) => (m.kind === 'ask' && m.question.startsWith(prefix) ? [m.question] : []));
+
+describe('a sweep after a crash on the memory store', () => {
+  it('delivers every owed message the previous process left, each once, in one start-up sweep', async () => {
+    const store = createMemoryRunStore();
+    const questions = await backlogOf(store, BACKLOG, 'killed');
+    const surface = new InMemorySurface();
+    await sweepOwed(contextFor(store, surface, 'restarted', true), { startUp: true });
+    expect(asked(surface, 'killed').sort()).toEqual([...questions].sort());
+  });
+
+  it('stops after the first batch when its deliveries fail, and leaves the messages owed', async () => {
+    const store = createMemoryRunStore();
+    await backlogOf(store, BACKLOG, 'failing');
+    const surface = new FailingSurface();
+    await sweepOwed(contextFor(store, surface, 'restarted', true), { startUp: true });
+    expect(surface.tries).toBeLessThanOrEqual(50);
+    const later = new InMemorySurface();
+    await sweepOwed(contextFor(store, later, 'next', true), { startUp: true });
+    expect(asked(later, 'failing')).toHaveLength(BACKLOG);
+  });
+});
+
+describe.each(ENGINES)('a sweep after a crash on %s', (engine) => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await openTestDatabase(engine);
+  });
+  afterAll(() => database.destroy());
+
+  it('delivers every owed message the previous process left, each once, in one start-up sweep of the sole owner', async () => {
+    const store = createRunStore(database.db);
+    const questions = await backlogOf(store, BACKLOG, 'killed-sole');
+    const surface = new InMemorySurface();
+    await sweepOwed(contextFor(store, surface, 'restarted-sole', true), { startUp: true });
+    expect(asked(surface, 'killed-sole').sort()).toEqual([...questions].sort());
+  });
+
+  it('delivers every owed message a dead replica left, each once, in one sweep of a peer after its leases are let go', async () => {
+    const store = createRunStore(database.db);
+    const questions = await backlogOf(store, BACKLOG, 'killed-peer');
+    await expireLeasesOfDeadOwners(database.db, (owner) => owner === 'killed-peer');
+    const [a, b] = [new InMemorySurface(), new InMemorySurface()];
+    await Promise.all([
+      sweepOwed(contextFor(store, a, 'peer-a', false), { startUp: false }),
+      sweepOwed(contextFor(store, b, 'peer-b', false), { startUp: false }),
+    ]);
+    expect([...asked(a, 'killed-peer'), ...asked(b, 'killed-peer')].sort()).toEqual([...questions].sort());
+  });
+});

@@ -143,6 +143,14 @@ async function restarted(where: DatabaseOptions): Promise<void> {
   await agent.idle();
   if (process.env.BENCH_TIMELINE) console.log('deliveries after resume returned (s):', deliveredAt.map((t) => ((t - resumed) / 1000).toFixed(1)).join(' '));
   const once = [...calls.values()].every((count) => count === 1) && calls.size === EXECUTING * 2 + WAITING;
+  const twice = [...calls].filter(([, count]) => count !== 1);
+  if (twice.length)
+    console.error(
+      `not once (${twice.length}): ${twice
+        .slice(0, 5)
+        .map(([key, count]) => `${key} ×${count}`)
+        .join(', ')}`,
+    );
   const cpuS = movingCpu ? (movingCpu.user + movingCpu.system) / 1e6 : NaN;
   const resumeCpuS = cpuS - (resumingCpu.user + resumingCpu.system) / 1e6;
   process.send!({ opened, ready, resumed, lastMoved, once, steps: calls.size, cpuS, resumeCpuS, statements: movingStatements });

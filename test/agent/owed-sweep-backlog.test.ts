@@ -4,7 +4,7 @@
  * replica's leases are let go) delivers every one of them, each once, instead of fifty and the rest a
  * sweep (5 s) per fifty later; and a sweep whose deliveries fail stops rather than claiming on.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AgentContext } from '../../src/agent/context.ts';
 import { sweepOwed } from '../../src/agent/delivery/owed-delivery.ts';
 import type { RunStore } from '../../src/agent/ports/run-store.ts';
@@ -54,7 +54,43 @@ async function backlogOf(store: RunStore, count: number, deadOwner: string): Pro
 const asked = (surface: InMemorySurface, prefix: string) =>
   surface.messages.flatMap((m) => (m.kind === 'ask' && m.question.startsWith(prefix) ? [m.question] : []));
 
+/** Asks that hang until released, as a Slack that stops answering does. */
+class HangingSurface extends InMemorySurface {
+  tries: string[] = [];
+  private held: (() => void)[] = [];
+  override async ask(...args: Parameters<InMemorySurface['ask']>): Promise<void> {
+    this.tries.push(args[2]);
+    await new Promise<void>((resolve) => this.held.push(resolve));
+    return super.ask(...args);
+  }
+  release(): void {
+    for (const resolve of this.held.splice(0)) resolve();
+  }
+}
+
 describe('a sweep after a crash on the memory store', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('keeps every message of its batch, not only the one it is sending, while a slow delivery outlasts the lease: a peer sends none of them', async () => {
+    vi.useFakeTimers();
+    const store = createMemoryRunStore();
+    const questions = await backlogOf(store, 3, 'slow');
+    await vi.advanceTimersByTimeAsync(31_000); // the dead replica's leases ran out
+    const surface = new HangingSurface();
+    const sweeping = sweepOwed(contextFor(store, surface, 'replica-a', false), { startUp: false });
+    await vi.advanceTimersByTimeAsync(95_000); // three leases' worth of Slack not answering the first
+    const peer = new InMemorySurface();
+    await sweepOwed(contextFor(store, peer, 'replica-b', false), { startUp: false });
+    expect(asked(peer, 'slow')).toEqual([]);
+    while (surface.tries.length < questions.length) {
+      surface.release();
+      await vi.advanceTimersByTimeAsync(10);
+    }
+    surface.release();
+    await sweeping;
+    expect(asked(surface, 'slow').sort()).toEqual([...questions].sort());
+  });
+
   it('delivers every owed message the previous process left, each once, in one start-up sweep', async () => {
     const store = createMemoryRunStore();
     const questions = await backlogOf(store, BACKLOG, 'killed');

@@ -74,39 +74,42 @@ async function deliverClaimed(ctx: DeliveryContext, claim: () => Promise<OwedMes
   // A run whose earlier message is not delivered (under way here, or failed just now) gets its later ones after it, so its thread reads in order.
   const waiting = new Set<string>();
   const claimed = await claim();
-  for (const message of claimed) {
-    if (inFlight.has(message.id)) {
-      waiting.add(message.runId);
-      continue;
-    }
-    if (waiting.has(message.runId)) {
-      await ctx.store.deferOwed({ id: message.id, retryInMs: ctx.replica.leases.settings.owedRetryMs }).catch(() => undefined);
-      continue;
-    }
-    inFlight.add(message.id);
-    try {
-      await withLeaseHeld(ctx, message.id, () => deliverOne(ctx, message));
-      await ctx.store.markOwedSent(message.id);
-    } catch (error) {
-      waiting.add(message.runId);
-      ctx.logger.warn({ err: error, runId: message.runId, owed: message.id, attempts: message.attempts }, 'delivering an owed message failed; will retry');
-      await ctx.store.deferOwed({ id: message.id, retryInMs: ctx.replica.leases.settings.owedRetryMs }).catch(() => undefined);
-    } finally {
-      inFlight.delete(message.id);
-    }
-  }
-  return { claimed: claimed.length, failed: waiting.size > 0 };
-}
-
-/** Runs `work` while renewing the message's lease, so no peer takes it over while Slack is slow to answer. */
-async function withLeaseHeld(ctx: DeliveryContext, id: string, work: () => Promise<void>): Promise<void> {
-  const renewal = setInterval(() => void ctx.store.deferOwed({ id, retryInMs: OWED_LEASE_MS }).catch(() => undefined), OWED_LEASE_MS / 3);
+  // The whole batch is this delivery's from the claim on, not only the message being sent: one behind a slow
+  // Slack (or a busy store) for longer than its lease would otherwise be claimed again and sent twice.
+  const ours = new Set(claimed.flatMap((message) => (inFlight.has(message.id) ? [] : [message.id])));
+  for (const id of ours) inFlight.add(id);
+  const letGo = (id: string) => (ours.delete(id), inFlight.delete(id));
+  const renewal = setInterval(() => {
+    for (const id of ours) void ctx.store.deferOwed({ id, retryInMs: OWED_LEASE_MS }).catch(() => undefined);
+  }, OWED_LEASE_MS / 3);
   renewal.unref?.();
   try {
-    await work();
+    for (const message of claimed) {
+      if (!ours.has(message.id)) {
+        waiting.add(message.runId);
+        continue;
+      }
+      if (waiting.has(message.runId)) {
+        letGo(message.id);
+        await ctx.store.deferOwed({ id: message.id, retryInMs: ctx.replica.leases.settings.owedRetryMs }).catch(() => undefined);
+        continue;
+      }
+      try {
+        await deliverOne(ctx, message);
+        await ctx.store.markOwedSent(message.id);
+        letGo(message.id);
+      } catch (error) {
+        letGo(message.id);
+        waiting.add(message.runId);
+        ctx.logger.warn({ err: error, runId: message.runId, owed: message.id, attempts: message.attempts }, 'delivering an owed message failed; will retry');
+        await ctx.store.deferOwed({ id: message.id, retryInMs: ctx.replica.leases.settings.owedRetryMs }).catch(() => undefined);
+      }
+    }
   } finally {
     clearInterval(renewal);
+    for (const id of ours) inFlight.delete(id);
   }
+  return { claimed: claimed.length, failed: waiting.size > 0 };
 }
 
 /** Owed along with an escalation (`openEscalation`): the message offering the answers that can work, as decided when it was opened. */

@@ -45,6 +45,8 @@ export async function deliverOwed(ctx: DeliveryContext, runId: string): Promise<
 }
 
 const SWEEP_BATCH = 50;
+/** Runs whose messages one claim delivers side by side (each run's in order). */
+const RUNS_AT_ONCE = 8;
 
 /**
  * Delivers what other replicas, or this store's previous process (`startUp`), left owed: batch after batch
@@ -83,8 +85,8 @@ async function deliverClaimed(ctx: DeliveryContext, claim: () => Promise<OwedMes
     for (const id of ours) void ctx.store.deferOwed({ id, retryInMs: OWED_LEASE_MS }).catch(() => undefined);
   }, OWED_LEASE_MS / 3);
   renewal.unref?.();
-  try {
-    for (const message of claimed) {
+  const deliverRun = async (messages: OwedMessage[]) => {
+    for (const message of messages) {
       if (!ours.has(message.id)) {
         waiting.add(message.runId);
         continue;
@@ -105,6 +107,17 @@ async function deliverClaimed(ctx: DeliveryContext, claim: () => Promise<OwedMes
         await ctx.store.deferOwed({ id: message.id, retryInMs: ctx.replica.leases.settings.owedRetryMs }).catch(() => undefined);
       }
     }
+  };
+  // Each run's messages in order; a few runs at once, so a backlog does not queue one statement at a time behind a busy store.
+  const runs = new Map<string, OwedMessage[]>();
+  for (const message of claimed) runs.set(message.runId, [...(runs.get(message.runId) ?? []), message]);
+  const byRun = [...runs.values()];
+  let next = 0;
+  const deliverer = async () => {
+    while (next < byRun.length) await deliverRun(byRun[next++]!);
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(RUNS_AT_ONCE, byRun.length) }, deliverer));
   } finally {
     clearInterval(renewal);
     for (const id of ours) inFlight.delete(id);

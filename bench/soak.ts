@@ -136,6 +136,7 @@ for (let done = 0; done < RUNS; done += BATCH) {
     delay.enable();
   } else if (early && Math.floor(finished / (RUNS / 10)) > Math.floor(done / (RUNS / 10)) && finished < RUNS) {
     tenths.push(`${finished}: ${(await reading()).rssMb.toFixed(0)} MB`);
+    console.log(`after ${tenths.at(-1)!} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
   }
 }
 delay.disable();

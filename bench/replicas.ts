@@ -11,7 +11,8 @@
  * costs them no more CPU than it costs 2 (the figure "2 ÷ 4, CPU a step", goal ≥ 0.9: the throughput 4
  * would have against 2 with the same cores to share).
  * Run: TEST_DATABASE_URL=postgres://… npx tsx bench/replicas.ts   (or DATABASE_URL)
- * Knobs: BENCH_RUNS (default 500; a multiple of 4), BENCH_ROUNDS (rounds of 2 then 4 replicas, median taken; default 3).
+ * Knobs: BENCH_RUNS (default 500; a multiple of 4), BENCH_ROUNDS (rounds of 2 then 4 replicas, median taken; default 3),
+ * BENCH_POOL_TOTAL (connections shared out among the replicas; default 10 each).
  */
 import { fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -45,7 +46,10 @@ const noModel: LlmClient = { has: () => false, generate: () => Promise.reject(ne
 
 /** One replica process: builds its agent, says ready, starts its share of runs on "go", reports every tool call when idle. */
 async function worker(url: string, owner: string, runs: number): Promise<void> {
-  const database: Database = await openDatabase({ url, poolSize: 10 });
+  // BENCH_POOL_TOTAL: the connections shared out among the replicas (20 → 10 each for 2, 5 each for 4), so 4
+  // replicas do not bring the server twice the backends of 2; unset, each replica has 10.
+  const total = Number(process.env.BENCH_POOL_TOTAL ?? 0);
+  const database: Database = await openDatabase({ url, poolSize: total ? Math.max(1, Math.floor(total / Number(process.env.BENCH_REPLICAS))) : 10 });
   const calls: Record<string, number> = {};
   const tool: AnyTool = {
     name: 'instant',
@@ -138,6 +142,7 @@ interface Measurement {
 async function measure(url: string, replicaCount: number): Promise<Measurement> {
   const children = Array.from({ length: replicaCount }, (_, i) =>
     fork(fileURLToPath(import.meta.url), ['--worker', url, `bench-${replicaCount}-${i}-${randomBytes(2).toString('hex')}`, String(RUNS / replicaCount)], {
+      env: { ...process.env, BENCH_REPLICAS: String(replicaCount) },
       execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
     }),
   );

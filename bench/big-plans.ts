@@ -5,9 +5,12 @@
  * a transition calls, timed alone on the real records of the runs just made: the executor's rules
  * (nextActions) and the board (buildBoard, redrawn with its cache as the driver does), 50 ÷ 5 each, so a
  * part that grows with the plan shows by name.
+ * The CPU this process spends a step and the statements it sends a step, over a whole run, are printed too:
+ * they compare at any load, where the wall time measures the wait for a core.
  * Run: npx tsx bench/big-plans.ts    Knobs: BENCH_ROUNDS (default 5), BENCH_CALLS (pure calls, default 20000).
  */
 import { randomUUID } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { z } from 'zod';
 import { createAgent, type Agent } from '../src/agent/agent.ts';
 import { buildBoard, type BoardLines } from '../src/agent/delivery/board.ts';
@@ -20,6 +23,7 @@ import { createRunStore, openDatabase } from '../src/store/index.ts';
 import { quietSurface } from './quiet-surface.ts';
 import { atMost, printFigures } from './support/figures.ts';
 import { settingsGate } from '../src/policy/policy-in-force.ts';
+import { countingStatements } from './support/statement-count.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CALLS = Number(process.env.BENCH_CALLS ?? 20_000);
@@ -49,7 +53,9 @@ const noModel: LlmClient = { has: () => false, generate: () => Promise.reject(ne
 
 const database = await openDatabase({ memory: true });
 await database.migrate();
-const store: RunStore = createRunStore(database.db);
+// Statements and CPU per transition do not move with the machine's load as the wall time does.
+const statements = countingStatements(database);
+const store: RunStore = createRunStore(statements.db);
 const agent: Agent = createAgent({
   store,
   llm: noModel,
@@ -68,14 +74,25 @@ const agent: Agent = createAgent({
   runbooks: { match: () => ({ name: 'bench', plan: nextPlan, preApproved: true }) },
 });
 
-/** One run of a chain; ms per transition, from the first step's start to the last step's end. */
-async function perTransition(count: number): Promise<{ ms: number; runId: string }> {
+/**
+ * One run of a chain; ms per transition, from the first step's start to the last step's end, and the CPU and
+ * statements of the whole run (planning and the summary included) per step.
+ */
+async function perTransition(count: number): Promise<{ ms: number; cpuMs: number; statements: number; runId: string }> {
   nextPlan = chain(count);
   calls.length = 0;
+  const cpu = process.cpuUsage();
+  const sent = statements.sent;
   const run = await agent.startRun({ task: 'bench', requester: 'UBENCH', conversation: { channel: 'CBENCH', threadTs: randomUUID() }, origin: 'schedule' });
   await agent.idle();
   if (calls.length !== count) throw new Error(`only ${calls.length} of ${count} steps ran`);
-  return { ms: (calls.at(-1)! - calls[0]!) / (count - 1), runId: run.id };
+  const used = process.cpuUsage(cpu);
+  return {
+    ms: (calls.at(-1)! - calls[0]!) / (count - 1),
+    cpuMs: (used.user + used.system) / 1000 / count,
+    statements: (statements.sent - sent) / count,
+    runId: run.id,
+  };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -84,6 +101,10 @@ await perTransition(SMALL);
 await perTransition(BIG);
 const small: number[] = [];
 const big: number[] = [];
+const cpuSmall: number[] = [];
+const cpuBig: number[] = [];
+const sentSmall: number[] = [];
+const sentBig: number[] = [];
 let bigRun = '';
 let smallRun = '';
 for (let round = 0; round < ROUNDS; round++) {
@@ -91,11 +112,18 @@ for (let round = 0; round < ROUNDS; round++) {
   const b = await perTransition(BIG);
   small.push(s.ms);
   big.push(b.ms);
+  cpuSmall.push(s.cpuMs);
+  cpuBig.push(b.cpuMs);
+  sentSmall.push(s.statements);
+  sentBig.push(b.statements);
   smallRun = s.runId;
   bigRun = b.runId;
 }
 const ratio = median(big) / median(small);
+const cpuRatio = median(cpuBig) / median(cpuSmall);
 console.log(`per transition (median of ${ROUNDS}): ${SMALL} steps ${median(small).toFixed(2)} ms, ${BIG} steps ${median(big).toFixed(2)} ms`);
+console.log(`CPU per step, whole run: ${SMALL} steps ${median(cpuSmall).toFixed(2)} ms, ${BIG} steps ${median(cpuBig).toFixed(2)} ms`);
+console.log(`statements per step, whole run: ${SMALL} steps ${median(sentSmall).toFixed(2)}, ${BIG} steps ${median(sentBig).toFixed(2)}`);
 
 /** The pure parts, each called CALLS times on a run's records as they stood halfway. */
 async function pureCosts(runId: string): Promise<{ rules: number; board: number }> {
@@ -147,6 +175,19 @@ printFigures('big plans (PGlite)', [
     unit: '',
     ...atMost(3)(ratio),
     baseline: `${SMALL}-step chain ${median(small).toFixed(2)} ms, ${BIG}-step ${median(big).toFixed(2)} ms per transition (same run)`,
+  },
+  {
+    name: `CPU per step (whole run), ${BIG} ÷ ${SMALL} steps`,
+    value: cpuRatio,
+    unit: '',
+    ...atMost(3)(cpuRatio),
+    baseline: `${median(cpuSmall).toFixed(2)} vs ${median(cpuBig).toFixed(2)} ms of this process's CPU a step, planning and summary included (load ${loadavg()[0]!.toFixed(1)})`,
+  },
+  {
+    name: `statements per step (whole run), ${BIG} ÷ ${SMALL} steps`,
+    value: median(sentBig) / median(sentSmall),
+    unit: '',
+    baseline: `${median(sentSmall).toFixed(2)} vs ${median(sentBig).toFixed(2)} statements a step (a run's fixed statements spread over more steps)`,
   },
   {
     name: `rules per call, ${BIG} ÷ ${SMALL} steps`,

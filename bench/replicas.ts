@@ -5,12 +5,20 @@
  * is the agent's bookkeeping on the database. Every step must run exactly once across the replicas
  * (checked). On a 2-core machine the total cannot grow past 2 replicas: the goal is that 4 lose nothing,
  * 4 replicas ≥ 0.9 × the throughput of 2, measured in the same run.
+ * On a machine shared with other work the times measure the wait for a core, so each measurement also
+ * prints the CPU a step costs, the replicas' own and the database server's (its backends for the bench's
+ * database, read from /proc), and the transactions a step commits: 4 replicas lose nothing when a step
+ * costs them no more CPU than it costs 2 (the figure "2 ÷ 4, CPU a step", goal ≥ 0.9: the throughput 4
+ * would have against 2 with the same cores to share).
  * Run: TEST_DATABASE_URL=postgres://… npx tsx bench/replicas.ts   (or DATABASE_URL)
- * Knobs: BENCH_RUNS (default 500; a multiple of 4), BENCH_ROUNDS (rounds of 2 then 4 replicas, median taken; default 3).
+ * Knobs: BENCH_RUNS (default 500; a multiple of 4), BENCH_ROUNDS (rounds of 2 then 4 replicas, median taken; default 3),
+ * BENCH_POOL_TOTAL (connections shared out among the replicas; default 10 each).
  */
 import { fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { availableParallelism } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import postgres from 'postgres';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { createAgent } from '../src/agent/agent.ts';
@@ -38,7 +46,10 @@ const noModel: LlmClient = { has: () => false, generate: () => Promise.reject(ne
 
 /** One replica process: builds its agent, says ready, starts its share of runs on "go", reports every tool call when idle. */
 async function worker(url: string, owner: string, runs: number): Promise<void> {
-  const database: Database = await openDatabase({ url, poolSize: 10 });
+  // BENCH_POOL_TOTAL: the connections shared out among the replicas (20 → 10 each for 2, 5 each for 4), so 4
+  // replicas do not bring the server twice the backends of 2; unset, each replica has 10.
+  const total = Number(process.env.BENCH_POOL_TOTAL ?? 0);
+  const database: Database = await openDatabase({ url, poolSize: total ? Math.max(1, Math.floor(total / Number(process.env.BENCH_REPLICAS))) : 10 });
   const calls: Record<string, number> = {};
   const tool: AnyTool = {
     name: 'instant',
@@ -89,31 +100,79 @@ async function worker(url: string, owner: string, runs: number): Promise<void> {
   await agent.idle();
   const cpu = process.cpuUsage(cpuBefore);
   process.send!({ calls, cpuSeconds: (cpu.user + cpu.system) / 1e6 });
+  // The pool stays open until the bench has read its backends' CPU.
+  await new Promise((resolve) => process.once('message', resolve));
   await agent.shutdown(1000);
   await database.close();
 }
 
-async function measure(url: string, replicaCount: number): Promise<{ stepsPerSecond: number; cpuShare: number }> {
+/** The server's work for the bench's database so far: its backends' CPU (from /proc, 100 ticks a second) and transactions committed. */
+async function serverWork(url: string): Promise<{ cpu: Map<number, number>; commits: number }> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const backends = await sql<{ pid: number }[]>`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`;
+    const [stats] = await sql<{ commits: string }[]>`select xact_commit as commits from pg_stat_database where datname = current_database()`;
+    const cpu = new Map<number, number>();
+    for (const { pid } of backends) {
+      try {
+        // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        cpu.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
+      } catch {
+        // the server is not on this machine, or the backend just ended
+      }
+    }
+    return { cpu, commits: Number(stats?.commits ?? 0) };
+  } finally {
+    await sql.end();
+  }
+}
+const serverCpuBetween = (before: Map<number, number>, after: Map<number, number>) =>
+  [...after].reduce((sum, [pid, seconds]) => sum + seconds - (before.get(pid) ?? 0), 0);
+
+interface Measurement {
+  stepsPerSecond: number;
+  cpuShare: number;
+  /** Milliseconds of CPU a step: the replicas' own, and the server's for the bench's database. */
+  replicaCpuPerStep: number;
+  serverCpuPerStep: number;
+  commitsPerStep: number;
+}
+
+async function measure(url: string, replicaCount: number): Promise<Measurement> {
   const children = Array.from({ length: replicaCount }, (_, i) =>
     fork(fileURLToPath(import.meta.url), ['--worker', url, `bench-${replicaCount}-${i}-${randomBytes(2).toString('hex')}`, String(RUNS / replicaCount)], {
+      env: { ...process.env, BENCH_REPLICAS: String(replicaCount) },
       execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
     }),
   );
   const message = (child: (typeof children)[number]) =>
     new Promise<unknown>((resolve, reject) => (child.once('message', resolve), child.once('exit', (code) => reject(new Error(`replica exited (${code})`)))));
   await Promise.all(children.map(message)); // every replica is up before the clock starts
+  const serverBefore = await serverWork(url);
   const started = performance.now();
   const results = children.map(message);
   for (const child of children) child.send('go');
   const reports = (await Promise.all(results)) as { calls: Record<string, number>; cpuSeconds: number }[];
   const seconds = (performance.now() - started) / 1000;
+  const serverAfter = await serverWork(url);
+  for (const child of children) child.send('stop');
   const calls = Object.assign({}, ...reports.map((report) => report.calls)) as Record<string, number>;
   const total = reports.reduce((sum, report) => sum + Object.keys(report.calls).length, 0);
   if (Object.keys(calls).length !== RUNS * STEPS || total !== RUNS * STEPS || !Object.values(calls).every((count) => count === 1)) {
     throw new Error(`expected ${RUNS * STEPS} steps each run once, got ${total} calls over ${Object.keys(calls).length} steps`);
   }
   // How busy the replicas' own CPUs were: near 1 per replica means the agent, not the database, is the limit.
-  return { stepsPerSecond: (RUNS * STEPS) / seconds, cpuShare: reports.reduce((sum, report) => sum + report.cpuSeconds, 0) / seconds };
+  const replicaCpu = reports.reduce((sum, report) => sum + report.cpuSeconds, 0);
+  const steps = RUNS * STEPS;
+  return {
+    stepsPerSecond: steps / seconds,
+    cpuShare: replicaCpu / seconds,
+    replicaCpuPerStep: (replicaCpu / steps) * 1000,
+    serverCpuPerStep: (serverCpuBetween(serverBefore.cpu, serverAfter.cpu) / steps) * 1000,
+    // The bench's own two readings commit too.
+    commitsPerStep: (serverAfter.commits - serverBefore.commits) / steps,
+  };
 }
 
 async function main(): Promise<void> {
@@ -126,8 +185,8 @@ async function main(): Promise<void> {
     await measure(database.url, 1); // warm up the server's caches
     const one = await measure(database.url, 1);
     // 2 and 4 alternate, round by round, so the machine's noise falls on both; the median round of each counts.
-    const twos: Awaited<ReturnType<typeof measure>>[] = [];
-    const fours: Awaited<ReturnType<typeof measure>>[] = [];
+    const twos: Measurement[] = [];
+    const fours: Measurement[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       twos.push(await measure(database.url, 2));
       fours.push(await measure(database.url, 4));
@@ -139,18 +198,46 @@ async function main(): Promise<void> {
     console.log(
       `${RUNS} runs × ${STEPS} chained steps, instant tools, PostgreSQL, one process per replica, ${availableParallelism()} CPUs shared with the database`,
     );
-    const line = (count: number, result: { stepsPerSecond: number; cpuShare: number }): Figure => ({
+    const line = (count: number, result: Measurement): Figure => ({
       name: `${count} replica${count > 1 ? 's' : ''}, instant tools, total`,
       value: result.stepsPerSecond,
       unit: 'steps/s',
       ...(count === 1 ? atLeast(600)(result.stepsPerSecond) : {}),
-      baseline: `${(result.stepsPerSecond / count).toFixed(0)} steps/s per replica; replica CPU ${result.cpuShare.toFixed(2)} cores; ${(result.stepsPerSecond / one.stepsPerSecond).toFixed(2)}× one replica`,
+      baseline: `${(result.stepsPerSecond / count).toFixed(0)} steps/s per replica; replica CPU ${result.cpuShare.toFixed(2)} cores; ${(result.stepsPerSecond / one.stepsPerSecond).toFixed(2)}× one replica; load ${loadavg()[0]!.toFixed(1)}`,
     });
+    const cpuLine = (count: number, result: Measurement): Figure => ({
+      name: `${count} replica${count > 1 ? 's' : ''}, CPU a step (replicas + server)`,
+      value: result.replicaCpuPerStep + result.serverCpuPerStep,
+      unit: 'ms',
+      baseline: `replicas ${result.replicaCpuPerStep.toFixed(2)} ms, server ${result.serverCpuPerStep.toFixed(2)} ms; ${result.commitsPerStep.toFixed(2)} transactions a step`,
+    });
+    const cpuOf = (result: Measurement) => result.replicaCpuPerStep + result.serverCpuPerStep;
+    // Medians of each, taken apart from the throughput's median round.
+    const medianOf = (results: Measurement[], of: (result: Measurement) => number) =>
+      [...results].map(of).sort((a, b) => a - b)[Math.floor(results.length / 2)]!;
+    const cpuRatio = medianOf(twos, cpuOf) / medianOf(fours, cpuOf);
+    for (const [count, results] of [
+      [2, twos],
+      [4, fours],
+    ] as const)
+      console.log(
+        `${count} replicas, each round: ${results.map((r) => `${r.stepsPerSecond.toFixed(0)} steps/s, ${cpuOf(r).toFixed(2)} ms CPU a step (server ${r.serverCpuPerStep.toFixed(2)}), ${r.commitsPerStep.toFixed(2)} commits a step`).join('; ')}`,
+      );
     const ratio = four.stepsPerSecond / two.stepsPerSecond;
     printFigures('replicas (PostgreSQL)', [
       line(1, one),
       line(2, two),
       line(4, four),
+      cpuLine(1, one),
+      cpuLine(2, two),
+      cpuLine(4, four),
+      {
+        name: '2 ÷ 4 replicas, CPU a step (throughput at equal cores)',
+        value: cpuRatio,
+        unit: '',
+        ...atLeast(0.9)(cpuRatio),
+        baseline: `median of ${ROUNDS} rounds each, replicas' CPU and the server's for the bench's database; load ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`,
+      },
       {
         name: '4 replicas ÷ 2 replicas',
         value: ratio,

@@ -6,10 +6,12 @@
  * Goals: RSS at the end ≤ 1.1 × RSS after the first 10 % (no leak); event-loop delay p99 < 20 ms over the
  * last 90 % (perf_hooks monitorEventLoopDelay); descriptors and connections do not grow.
  * Run: npx tsx bench/soak.ts [pglite|postgres]    Knobs: BENCH_SOAK_RUNS (default 10000), BENCH_BATCH (default 20),
- * BENCH_PAUSE_MS (a pause after each batch, default 0: saturation).
+ * BENCH_PAUSE_MS (a pause after each batch, default 0: saturation), BENCH_STATEMENTS=1 (print the statements by text).
+ * Also printed, as they compare at any load: the CPU and statements a run costs over the last 90 %, and RSS after a
+ * full GC at every tenth, so a run shorter than 10,000 shows its trend (what it extrapolates to).
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
@@ -27,6 +29,7 @@ import { quietSurface } from './quiet-surface.ts';
 import { atMost, below, printFigures } from './support/figures.ts';
 import { freshPostgres } from './support/fresh-postgres.ts';
 import { settingsGate } from '../src/policy/policy-in-force.ts';
+import { countingStatements } from './support/statement-count.ts';
 
 const RUNS = Number(process.env.BENCH_SOAK_RUNS ?? 10_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 20);
@@ -62,7 +65,8 @@ if (engine === 'postgres' && !server) throw new Error('bench/soak.ts postgres ne
 const folder = server ? undefined : mkdtempSync(path.join(tmpdir(), 'tandem-soak-'));
 const database = await openDatabase(server ? { url: server.url } : { dataDir: folder! });
 await database.migrate();
-const store = createRunStore(database.db);
+const statements = countingStatements(database);
+const store = createRunStore(statements.db);
 /** Runs that did not succeed: each is described from the store at the end, before the store goes. */
 const failed: string[] = [];
 const agent = createAgent({
@@ -110,6 +114,10 @@ async function reading() {
 const delay = monitorEventLoopDelay({ resolution: 10 });
 const started = performance.now();
 let early: Awaited<ReturnType<typeof reading>> | undefined;
+let earlyCpu: NodeJS.CpuUsage | undefined;
+let earlySent = 0;
+let earlyRuns = 0;
+const tenths: string[] = [];
 for (let done = 0; done < RUNS; done += BATCH) {
   await Promise.all(
     Array.from({ length: Math.min(BATCH, RUNS - done) }, () =>
@@ -118,15 +126,30 @@ for (let done = 0; done < RUNS; done += BATCH) {
   );
   await agent.idle();
   if (PAUSE_MS) await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
-  if (!early && done + BATCH >= RUNS / 10) {
+  const finished = done + BATCH;
+  if (!early && finished >= RUNS / 10) {
     early = await reading();
-    console.log(`after ${done + BATCH} runs: ${JSON.stringify(early)}`);
+    console.log(`after ${finished} runs: ${JSON.stringify(early)}`);
+    earlyCpu = process.cpuUsage();
+    earlySent = statements.sent;
+    earlyRuns = finished;
     delay.enable();
+  } else if (early && Math.floor(finished / (RUNS / 10)) > Math.floor(done / (RUNS / 10)) && finished < RUNS) {
+    tenths.push(`${finished}: ${(await reading()).rssMb.toFixed(0)} MB`);
+    console.log(`after ${tenths.at(-1)!} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
   }
 }
 delay.disable();
+const lateCpu = process.cpuUsage(earlyCpu);
+const lateSent = statements.sent - earlySent;
 const late = await reading();
 const seconds = (performance.now() - started) / 1000;
+const measuredRuns = RUNS - earlyRuns;
+const cpuPerRunMs = (lateCpu.user + lateCpu.system) / 1000 / measuredRuns;
+console.log(`RSS after a full GC at each tenth: ${tenths.join(', ')}`);
+if (process.env.BENCH_STATEMENTS)
+  for (const [text, times] of [...statements.texts].sort((a, b) => b[1] - a[1]).slice(0, 30))
+    console.log(`${(times / RUNS).toFixed(2).padStart(6)} a run  ${text.replace(/\s+/g, ' ').slice(0, 140)}`);
 console.log(`after ${RUNS} runs: ${JSON.stringify(late)}; ${steps} steps in ${seconds.toFixed(0)} s`);
 for (const runId of failed.slice(0, 3)) console.error(await describeRun(runId));
 await agent.shutdown(1000);
@@ -157,6 +180,13 @@ printFigures(`soak (${label}, ${RUNS} runs${PAUSE_MS ? `, ${PAUSE_MS} ms between
     unit: 'ms',
     ...below(20)(p99),
     baseline: `p50 ${(delay.percentile(50) / 1e6).toFixed(1)} ms, p90 ${(delay.percentile(90) / 1e6).toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(0)} ms over ${delay.count} samples; ${(RUNS / seconds).toFixed(0)} runs/s`,
+  },
+  {
+    // What a run costs this process, at any load; the time of 10,000 runs on a free core is about 10,000 × this.
+    name: 'CPU a run (last 90 %)',
+    value: cpuPerRunMs,
+    unit: 'ms',
+    baseline: `${(lateSent / measuredRuns).toFixed(1)} statements a run; 10,000 runs ≈ ${((cpuPerRunMs * 10_000) / 60_000).toFixed(1)} min of CPU; load ${loadavg()[0]!.toFixed(1)}`,
   },
   {
     name: 'file descriptors, end − after 10 %',

@@ -39,6 +39,10 @@ export function owedSummary(runId: string, summary: Omit<RunSummary, 'run'>): Ne
   return { id: `${runId}/run-finished`, kind: 'run-finished', payload: { ...summary } };
 }
 
+const SWEEP_BATCH = 50;
+/** Runs whose messages one claim delivers side by side (each run's in order). */
+const RUNS_AT_ONCE = 8;
+
 /** The one pump of owed messages in a process (`OwedPump`, delivery-context.ts), reached as `ctx.thread.owed`. */
 export function createOwedPump(context: () => DeliveryContext): OwedPump {
   /**
@@ -48,54 +52,78 @@ export function createOwedPump(context: () => DeliveryContext): OwedPump {
    */
   const inFlight = new Set<string>();
   return {
-    deliver(runId) {
+    async deliver(runId) {
       const ctx = context();
-      return deliverClaimed(ctx, inFlight, () => ctx.store.claimOwed({ owner: ctx.replica.owner, leaseMs: OWED_LEASE_MS, all: false, runId, limit: 20 }));
+      await deliverClaimed(ctx, inFlight, () => ctx.store.claimOwed({ owner: ctx.replica.owner, leaseMs: OWED_LEASE_MS, all: false, runId, limit: 20 }));
     },
-    sweep({ startUp }) {
+    /**
+     * Batch after batch while a claim comes back full and every delivery went, so a thousand runs waiting on their
+     * messages after a crash are not served fifty per sweep (issue 34). A failed delivery ends the sweep; the timer
+     * tries again.
+     */
+    async sweep({ startUp }) {
       const ctx = context();
-      return deliverClaimed(ctx, inFlight, () =>
-        ctx.store.claimOwed({ owner: ctx.replica.owner, leaseMs: OWED_LEASE_MS, all: startUp && ctx.replica.soleOwner, limit: 50 }),
-      );
+      const claim = () => ctx.store.claimOwed({ owner: ctx.replica.owner, leaseMs: OWED_LEASE_MS, all: startUp && ctx.replica.soleOwner, limit: SWEEP_BATCH });
+      for (;;) {
+        const { claimed, failed } = await deliverClaimed(ctx, inFlight, claim);
+        if (claimed < SWEEP_BATCH || failed) return;
+      }
     },
   };
 }
 
-async function deliverClaimed(ctx: DeliveryContext, inFlight: Set<string>, claim: () => Promise<OwedMessage[]>): Promise<void> {
+/** How many messages the claim took, and whether any was left owed (under way here, failed, or behind one that was). */
+async function deliverClaimed(ctx: DeliveryContext, inFlight: Set<string>, claim: () => Promise<OwedMessage[]>): Promise<{ claimed: number; failed: boolean }> {
   // A run whose earlier message is not delivered (under way here, or failed just now) gets its later ones after it, so its thread reads in order.
   const waiting = new Set<string>();
-  for (const message of await claim()) {
-    if (inFlight.has(message.id)) {
-      waiting.add(message.runId);
-      continue;
-    }
-    if (waiting.has(message.runId)) {
-      await ctx.store.deferOwed({ id: message.id, retryInMs: ctx.replica.leases.settings.owedRetryMs }).catch(() => undefined);
-      continue;
-    }
-    inFlight.add(message.id);
-    try {
-      await withLeaseHeld(ctx, message.id, () => deliverOne(ctx, message));
-      await ctx.store.markOwedSent(message.id);
-    } catch (error) {
-      waiting.add(message.runId);
-      ctx.logger.warn({ err: error, runId: message.runId, owed: message.id, attempts: message.attempts }, 'delivering an owed message failed; will retry');
-      await ctx.store.deferOwed({ id: message.id, retryInMs: ctx.replica.leases.settings.owedRetryMs }).catch(() => undefined);
-    } finally {
-      inFlight.delete(message.id);
-    }
-  }
-}
-
-/** Runs `work` while renewing the message's lease, so no peer takes it over while Slack is slow to answer. */
-async function withLeaseHeld(ctx: DeliveryContext, id: string, work: () => Promise<void>): Promise<void> {
-  const renewal = setInterval(() => void ctx.store.deferOwed({ id, retryInMs: OWED_LEASE_MS }).catch(() => undefined), OWED_LEASE_MS / 3);
+  const claimed = await claim();
+  // The whole batch is this delivery's from the claim on, not only the message being sent: one behind a slow
+  // Slack (or a busy store) for longer than its lease would otherwise be claimed again and sent twice.
+  const ours = new Set(claimed.flatMap((message) => (inFlight.has(message.id) ? [] : [message.id])));
+  for (const id of ours) inFlight.add(id);
+  const letGo = (id: string) => (ours.delete(id), inFlight.delete(id));
+  const renewal = setInterval(() => {
+    for (const id of ours) void ctx.store.deferOwed({ id, retryInMs: OWED_LEASE_MS }).catch(() => undefined);
+  }, OWED_LEASE_MS / 3);
   renewal.unref?.();
+  const deliverRun = async (messages: OwedMessage[]) => {
+    for (const message of messages) {
+      if (!ours.has(message.id)) {
+        waiting.add(message.runId);
+        continue;
+      }
+      if (waiting.has(message.runId)) {
+        letGo(message.id);
+        await ctx.store.deferOwed({ id: message.id, retryInMs: ctx.replica.leases.settings.owedRetryMs }).catch(() => undefined);
+        continue;
+      }
+      try {
+        await deliverOne(ctx, message);
+        await ctx.store.markOwedSent(message.id);
+        letGo(message.id);
+      } catch (error) {
+        letGo(message.id);
+        waiting.add(message.runId);
+        ctx.logger.warn({ err: error, runId: message.runId, owed: message.id, attempts: message.attempts }, 'delivering an owed message failed; will retry');
+        await ctx.store.deferOwed({ id: message.id, retryInMs: ctx.replica.leases.settings.owedRetryMs }).catch(() => undefined);
+      }
+    }
+  };
+  // Each run's messages in order; a few runs at once, so a backlog does not queue one statement at a time behind a busy store.
+  const runs = new Map<string, OwedMessage[]>();
+  for (const message of claimed) runs.set(message.runId, [...(runs.get(message.runId) ?? []), message]);
+  const byRun = [...runs.values()];
+  let next = 0;
+  const deliverer = async () => {
+    while (next < byRun.length) await deliverRun(byRun[next++]!);
+  };
   try {
-    await work();
+    await Promise.all(Array.from({ length: Math.min(RUNS_AT_ONCE, byRun.length) }, deliverer));
   } finally {
     clearInterval(renewal);
+    for (const id of ours) inFlight.delete(id);
   }
+  return { claimed: claimed.length, failed: waiting.size > 0 };
 }
 
 /** Owed along with an escalation (`openEscalation`): the message offering the answers that can work, as decided when it was opened. */

@@ -14,7 +14,7 @@ import { useTestStore } from '../helpers/store.ts';
 import { silentLogger } from '../fakes/slack-harness.ts';
 import { makeOffer, makePlan } from '../fakes/slack-fixtures.ts';
 import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
-import { hasButtons, isPlan } from '../fakes/thread-messages.ts';
+import { blocksText, hasButtons, isPlan } from '../fakes/thread-messages.ts';
 
 const db = useTestStore();
 let e: SlackE2E;
@@ -55,6 +55,9 @@ describe('a board on another replica links the message a wait was posted as', ()
     const stored = (await db.store.listWaitMessages(run.id)).find((message) => message.wait === 'escalation');
     expect(stored).toMatchObject({ ts: escalation.ts });
     expect(stored!.permalink).toContain(link);
+    // This process's own board links the escalation too, redrawn at most once a second: it must have landed before
+    // the other replicas draw, or its late edit would be read as theirs.
+    await e.fake.waitUntil(() => blocksText(e.fake.model.findMessage('C1', run.boardRef!) ?? { blocks: [] }).includes(link), 5000, 'the own board linking it');
 
     const paused = (await db.store.getRun(run.id))!;
     const version = (await db.store.getPlanVersion(run.id, 1))!;

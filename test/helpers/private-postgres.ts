@@ -21,7 +21,7 @@ function postgresBin(): string | undefined {
   return versions.map((version) => path.join(root, version, 'bin')).find((bin) => existsSync(path.join(bin, 'pg_ctl')));
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };

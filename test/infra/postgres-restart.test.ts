@@ -5,9 +5,8 @@
  * once it is back, and ends once, with one GitHub write. Needs the machine's PostgreSQL programs and root
  * (to run them as `postgres`); skipped with a message elsewhere.
  */
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.ts';
+import { freePort, startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.ts';
 import { health, startOutageStack, summarised, TASK, type OutageStack } from './outage-stack.ts';
 
 const server = await startPrivatePostgres().catch(() => undefined);
@@ -70,14 +69,6 @@ describe.skipIf(!server)('PostgreSQL restarts under a running Tandem', () => {
     }
   }, 90_000);
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** The first answer `probe` gives, asked every 100 ms for up to 20 s. */
 async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {

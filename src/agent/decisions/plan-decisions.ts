@@ -31,7 +31,6 @@ import { reopenDoubts } from '../waits/revise-failed.ts';
 import { showPartialApproval } from './recorded-progress.ts';
 
 type Loaded = { run: RunRecord; version: PlanVersionRecord };
-
 export type { EditProblem, PlanDecisionRefusalCode, RevisionRefusalCode } from '../model/refusal.ts';
 
 /**

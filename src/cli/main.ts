@@ -3,7 +3,7 @@ import { ConfigError } from '../config/config-error.ts';
 import { handOtelSettingsOn, readEnvironment } from '../config/environment.ts';
 import { DataDirUnwritableError } from '../store/engine/data-dir-check.ts';
 import { DataDirLockedError } from '../store/engine/data-dir-lock.ts';
-import { StoreUnreachableError } from '../runtime/store-unreachable.ts';
+import { StoreUnreachableError } from '../store/engine/store-unreachable.ts';
 
 const USAGE = `Usage: tandem <command> [options]
 

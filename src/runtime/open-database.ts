@@ -1,8 +1,9 @@
+import { createServer } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from '../config/config.ts';
 import { openDatabase, type Database } from '../store/index.ts';
 import type { Logger } from '../observability/logger.ts';
-import { databaseWhere, holdingServer, passingCode, retryDelayMs, StoreUnreachableError } from './store-unreachable.ts';
+import { databaseWhere, passingCode, retryDelayMs, StoreUnreachableError } from '../store/engine/store-unreachable.ts';
 
 /**
  * Called when the PostgreSQL server could not be reached, before the next try (`attempt` from 1). Without it, the
@@ -51,4 +52,19 @@ export async function openDatabaseWaiting(config: Readonly<Config>, logger: Logg
   } finally {
     await held?.close();
   }
+}
+
+/**
+ * While the store is being waited for, something must answer on the bot's port: Slack's requests get 503 (so Slack
+ * tries them again) and `/healthz` says why. Closed before the bot's own server takes the port.
+ */
+export function holdingServer(port: number, host: string | undefined, logger: Logger): { close(): Promise<void> } {
+  const server = createServer((req, res) => {
+    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '5' });
+    res.end(JSON.stringify({ ok: false, store: 'unreachable' }));
+    req.resume();
+  });
+  server.on('error', (error) => logger.warn({ err: error }, 'the port could not be held while the store is waited for'));
+  server.listen(port, host);
+  return { close: () => new Promise((resolve) => server.close(() => resolve())) };
 }

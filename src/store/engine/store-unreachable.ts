@@ -1,11 +1,8 @@
 /**
- * A PostgreSQL server that cannot be reached when Tandem opens its store. A command says so in one line naming
- * DATABASE_URL; `tandem start` waits for it (CONTRACT §6: while the store cannot be written, Slack is answered
- * with a 5xx so it retries, and `/healthz` answers 503), since a server that is starting or restarting is
- * expected to come back. A wrong password or a missing database is not waited for: waiting does not mend it.
+ * A PostgreSQL server that cannot be reached when Tandem opens its store, told apart from a wrong password or a
+ * missing database (which waiting does not mend). A command says so in one line naming DATABASE_URL; `tandem
+ * start` waits for it (src/runtime/open-database.ts).
  */
-import { createServer, type Server } from 'node:http';
-import type { Logger } from '../observability/logger.ts';
 
 /** Errors of the connection itself (node's and postgres.js's codes) and PostgreSQL's "not now" states. */
 const PASSING_CODES = new Set([
@@ -59,18 +56,3 @@ export function databaseWhere(url: string): string {
 
 /** Waits between tries: 1 s, doubling to 15 s. */
 export const retryDelayMs = (attempt: number) => Math.min(15_000, 1_000 * 2 ** Math.min(attempt - 1, 4));
-
-/**
- * While the store is being waited for, something must answer on the bot's port: Slack's requests get 503 (so Slack
- * tries them again) and `/healthz` says why. Closed before the bot's own server takes the port.
- */
-export function holdingServer(port: number, host: string | undefined, logger: Logger): { close(): Promise<void> } {
-  const server: Server = createServer((req, res) => {
-    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '5' });
-    res.end(JSON.stringify({ ok: false, store: 'unreachable' }));
-    req.resume();
-  });
-  server.on('error', (error) => logger.warn({ err: error }, 'the port could not be held while the store is waited for'));
-  server.listen(port, host);
-  return { close: () => new Promise((resolve) => server.close(() => resolve())) };
-}

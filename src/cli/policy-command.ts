@@ -15,10 +15,13 @@ import { UsageError } from './usage-error.ts';
 
 type Out = (line: string) => void;
 
-/** A built-in tool's risk, as the bot sees it (the tools are only described, so no token is needed). */
+/** Each built-in tool's risk, as the bot sees it (the tools are only described, so no token is needed); made once. */
+let builtinRisks: Map<string, ToolRisk> | undefined;
 function builtinRisk(name: string): ToolRisk | undefined {
-  return createBuiltinTools({ github: undefined, slack: undefined, llm: undefined, httpAllow: [] }).find((tool) => tool.name === name)?.risk;
+  builtinRisks ??= new Map(createBuiltinTools({ github: undefined, slack: undefined, llm: undefined, httpAllow: [] }).map((tool) => [tool.name, tool.risk]));
+  return builtinRisks.get(name);
 }
+
 const print: Out = (line) => process.stdout.write(`${line}\n`);
 const printError: Out = (line) => process.stderr.write(`${line}\n`);
 

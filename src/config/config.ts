@@ -9,6 +9,8 @@ import { githubSettings, type GithubSettings } from './github-settings.ts';
 export { ConfigError } from './config-error.ts';
 
 export type Provider = 'openai' | 'anthropic';
+/** The wire format of an OpenTelemetry export (OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL). */
+export type OtlpProtocol = NonNullable<Env['OTEL_EXPORTER_OTLP_PROTOCOL']>;
 export interface ModelRoute {
   provider: Provider;
   model: string;
@@ -59,7 +61,7 @@ export interface Config {
    * Runs exported as OpenTelemetry traces over OTLP: on when an OTLP endpoint is set, unless OTEL_SDK_DISABLED
    * or OTEL_TRACES_EXPORTER says otherwise. `content`: prompts, answers, tool args and the task on the spans (redacted).
    */
-  tracing: { enabled: boolean; content: boolean; protocol: 'http/json' | 'http/protobuf' };
+  tracing: { enabled: boolean; content: boolean; protocol: OtlpProtocol };
   /** Every secret value, so loggers and prompts can strip them. */
   secrets: string[];
 }

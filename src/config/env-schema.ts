@@ -54,7 +54,7 @@ const timeoutSeconds = (fallback: number) =>
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
 
-const otlpProtocol = z.enum(['http/json', 'http/protobuf'], { error: 'expected http/protobuf or http/json (grpc is not supported)' });
+const otlpProtocol = z.enum(['http/protobuf', 'http/json', 'grpc'], { error: 'expected http/protobuf, http/json or grpc' });
 
 /** GitHub's spelling (src/agent/model/repository-name.ts): an entry GitHub would refuse (`acme/..`) could never match. */
 const REPO_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/(?:(?!\.{1,2}$)[A-Za-z0-9._-]{1,100}|\*)$/;
@@ -145,7 +145,7 @@ export const EnvSchema = z.object({
   // Read here only to decide whether tracing is on; the OpenTelemetry SDK reads these and the other OTEL_* itself.
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl.optional(),
-  // The wire format of the export: JSON or protobuf over HTTP (gRPC is not offered). The traces' own setting wins.
+  // The wire format of the export: protobuf or JSON over HTTP, or gRPC. The traces' own setting wins.
   OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol.optional(),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol.optional(),
   OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),

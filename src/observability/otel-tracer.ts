@@ -1,5 +1,5 @@
 /**
- * The RunTracer port on the OpenTelemetry SDK for Node, exporting over OTLP/HTTP as JSON or protobuf
+ * The RunTracer port on the OpenTelemetry SDK for Node, exporting over OTLP: protobuf or JSON over HTTP, or gRPC
  * (OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL). The only module that
  * imports @opentelemetry: tracing.ts loads it with a dynamic import, and only when an OTLP endpoint is
  * configured, so a bot without one loads none of it.
@@ -21,12 +21,11 @@ import {
   type Attributes,
   type Context,
 } from '@opentelemetry/api';
-import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NodeTracerProvider, RandomIdGenerator, type IdGenerator } from '@opentelemetry/sdk-trace-node';
+import { BatchSpanProcessor, NodeTracerProvider, RandomIdGenerator, type IdGenerator, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 import type { LogPort } from '../agent/ports/logger.ts';
 import type { RunTracer, SpanAttributes } from '../agent/ports/tracer.ts';
+import type { OtlpProtocol } from '../config/config.ts';
 
 /**
  * Random ids, except for the next span when the caller has chosen it: a step's or a plan version's span
@@ -48,7 +47,14 @@ class ChosenIdGenerator implements IdGenerator {
   }
 }
 
-export function startOtelTracer(logger: Pick<LogPort, 'warn'>, protocol: 'http/json' | 'http/protobuf'): RunTracer {
+/** The exporter for the protocol asked for, loaded alone: gRPC's client is not loaded for an HTTP export, nor the reverse. */
+async function otlpExporter(protocol: OtlpProtocol): Promise<SpanExporter> {
+  if (protocol === 'grpc') return new (await import('@opentelemetry/exporter-trace-otlp-grpc')).OTLPTraceExporter();
+  if (protocol === 'http/json') return new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
+  return new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
+}
+
+export async function startOtelTracer(logger: Pick<LogPort, 'warn'>, protocol: OtlpProtocol): Promise<RunTracer> {
   // The SDK says nothing by default: a collector that refuses or cannot be reached would go unnoticed.
   const warn = (message: string) => logger.warn({ component: 'opentelemetry' }, `trace export: ${message}`);
   const quiet = () => {};
@@ -58,7 +64,7 @@ export function startOtelTracer(logger: Pick<LogPort, 'warn'>, protocol: 'http/j
     .merge(resourceFromAttributes({ 'service.name': 'tandem' }))
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over our defaults.
     .merge(detectResources({ detectors: [envDetector] }));
-  const exporter = protocol === 'http/protobuf' ? new ProtobufTraceExporter() : new JsonTraceExporter();
+  const exporter = await otlpExporter(protocol);
   const provider = new NodeTracerProvider({ resource, idGenerator: ids, spanProcessors: [new BatchSpanProcessor(exporter)] });
   // Installs the AsyncLocalStorage context manager: a live span stays active across awaits.
   provider.register();

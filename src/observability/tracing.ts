@@ -29,7 +29,7 @@ export async function startTracing(options: {
 }): Promise<RunTracing | undefined> {
   const { config, logger } = options;
   if (!config.tracing.enabled && !options.tracer) return undefined;
-  const tracer = options.tracer ?? (await import('./otel-tracer.ts')).startOtelTracer(logger, config.tracing.protocol);
+  const tracer = options.tracer ?? (await (await import('./otel-tracer.ts')).startOtelTracer(logger, config.tracing.protocol));
   const traced = traceRunStore(options.store, {
     tracer,
     secrets: config.secrets,

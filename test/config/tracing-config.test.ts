@@ -17,13 +17,14 @@ describe('tracing settings', () => {
     expect(loadConfig({ TANDEM_TRACE_CONTENT: 'on' }).tracing.content).toBe(true);
   });
 
-  it('exports as protobuf (the specification’s default) unless OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL says JSON; gRPC is refused by name', () => {
+  it('exports as protobuf (the specification’s default) unless OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL says JSON or gRPC; anything else is refused by name', () => {
     const protocol = (env: Record<string, string>) => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', ...env }).tracing.protocol;
     expect(protocol({})).toBe('http/protobuf');
     expect(protocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toBe('http/json');
     expect(protocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' })).toBe('http/protobuf');
     expect(protocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' })).toBe('http/json');
-    expect(configProblem({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toMatch(/OTEL_EXPORTER_OTLP_PROTOCOL.*grpc is not supported/);
+    expect(protocol({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toBe('grpc');
+    expect(configProblem({ OTEL_EXPORTER_OTLP_PROTOCOL: 'thrift' })).toMatch(/OTEL_EXPORTER_OTLP_PROTOCOL.*expected http\/protobuf, http\/json or grpc/);
   });
 
   it('refuses an endpoint that is not an http(s) URL, naming the variable', () => {

@@ -83,28 +83,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         return void res.writeHead(404).end();
       }
       contentTypes.push(type);
-      const parsed = ExportRequest.safeParse(protobuf ? decoded(body) : safeJson(body.toString('utf8')));
-      if (!parsed.success) {
-        rejected.push(parsed.error.message);
+      const problem = receiveExport(protobuf ? decoded(body) : safeJson(body.toString('utf8')), spans);
+      if (problem !== undefined) {
+        rejected.push(problem);
         return void res.writeHead(400, { 'content-type': 'application/json' }).end('{}');
-      }
-      for (const resource of parsed.data.resourceSpans) {
-        const resourceAttributes = attributesOf(resource.resource?.attributes);
-        for (const scope of resource.scopeSpans) {
-          for (const span of scope.spans ?? []) {
-            spans.push({
-              traceId: span.traceId,
-              spanId: span.spanId,
-              parentSpanId: span.parentSpanId || undefined,
-              name: span.name,
-              startNs: BigInt(span.startTimeUnixNano),
-              endNs: BigInt(span.endTimeUnixNano),
-              attributes: attributesOf(span.attributes),
-              statusCode: span.status?.code ?? 0,
-              service: typeof resourceAttributes['service.name'] === 'string' ? resourceAttributes['service.name'] : undefined,
-            });
-          }
-        }
       }
       // An empty ExportTraceServiceResponse in the encoding it came in.
       res.writeHead(200, { 'content-type': protobuf ? 'application/x-protobuf' : 'application/json' }).end(protobuf ? '' : '{}');
@@ -120,7 +102,32 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   };
 }
 
-function decoded(body: Buffer): unknown {
+/** Reads one ExportTraceServiceRequest (decoded from either encoding) into `spans`; what was wrong with it, if it was not one. */
+export function receiveExport(request: unknown, spans: ReceivedSpan[]): string | undefined {
+  const parsed = ExportRequest.safeParse(request);
+  if (!parsed.success) return parsed.error.message;
+  for (const resource of parsed.data.resourceSpans) {
+    const resourceAttributes = attributesOf(resource.resource?.attributes);
+    for (const scope of resource.scopeSpans) {
+      for (const span of scope.spans ?? []) {
+        spans.push({
+          traceId: span.traceId,
+          spanId: span.spanId,
+          parentSpanId: span.parentSpanId || undefined,
+          name: span.name,
+          startNs: BigInt(span.startTimeUnixNano),
+          endNs: BigInt(span.endTimeUnixNano),
+          attributes: attributesOf(span.attributes),
+          statusCode: span.status?.code ?? 0,
+          service: typeof resourceAttributes['service.name'] === 'string' ? resourceAttributes['service.name'] : undefined,
+        });
+      }
+    }
+  }
+  return undefined;
+}
+
+export function decoded(body: Buffer): unknown {
   try {
     return decodeTraceRequest(body);
   } catch {

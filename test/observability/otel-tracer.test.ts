@@ -2,6 +2,7 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startOtelTracer } from '../../src/observability/otel-tracer.ts';
+import { startOtlpGrpcReceiver } from '../fakes/otlp-grpc-receiver.ts';
 import { startOtlpReceiver } from '../fakes/otlp-receiver.ts';
 
 afterEach(() => vi.unstubAllEnvs());
@@ -12,11 +13,12 @@ describe('the OTLP adapter', () => {
   it.each([
     ['http/json', 'application/json'],
     ['http/protobuf', 'application/x-protobuf'],
+    ['grpc', 'application/grpc'],
   ] as const)('exports recorded spans under the ids chosen for them, and live spans under the active one (%s)', async (protocol, contentType) => {
-    const receiver = await startOtlpReceiver();
+    const receiver = protocol === 'grpc' ? await startOtlpGrpcReceiver() : await startOtlpReceiver();
     vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', receiver.url);
     const warnings: string[] = [];
-    const tracer = startOtelTracer({ warn: (_obj, msg) => warnings.push(String(msg)) }, protocol);
+    const tracer = await startOtelTracer({ warn: (_obj, msg) => warnings.push(String(msg)) }, protocol);
     const traceId = 'aa'.repeat(16);
     tracer.record(
       { traceId, spanId: '1'.repeat(16), parentSpanId: null },
@@ -48,7 +50,8 @@ describe('the OTLP adapter', () => {
     expect(byName['chat gpt-4o']).toMatchObject({ parentSpanId: tool.spanId, attributes: { 'gen_ai.usage.input_tokens': 5 } });
     expect(warnings).toEqual([]);
     expect(receiver.rejected).toEqual([]);
-    expect(new Set(receiver.contentTypes)).toEqual(new Set([contentType]));
+    expect(receiver.contentTypes.length).toBeGreaterThan(0);
+    for (const type of receiver.contentTypes) expect(type.startsWith(contentType), type).toBe(true);
   });
 
   it('logs a warning when the collector cannot be reached', async () => {
@@ -62,7 +65,7 @@ describe('the OTLP adapter', () => {
     // The exporter retries within this budget; no need to wait its default 10 s.
     vi.stubEnv('OTEL_EXPORTER_OTLP_TIMEOUT', '300');
     const warnings: string[] = [];
-    const tracer = startOtelTracer({ warn: (_obj, msg) => warnings.push(String(msg)) }, 'http/json');
+    const tracer = await startOtelTracer({ warn: (_obj, msg) => warnings.push(String(msg)) }, 'http/json');
     tracer.record({ traceId: 'bb'.repeat(16), spanId: '3'.repeat(16), parentSpanId: null }, { name: 'run', startedAt: at(0), endedAt: at(1), attributes: {} });
     await tracer.shutdown();
     expect(

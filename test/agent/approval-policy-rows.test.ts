@@ -85,10 +85,12 @@ describe('a policy that names no group', () => {
   });
 
   it.each([
-    ['ULEAD', undefined],
-    ['UREQ', 'Confirming what step s3 acts on needs user ULEAD (rule `lead-confirms-forward`).'],
-  ] as const)('a forward step confirmed by %s (a confirm is never of a rollback step)', async (userId, refusal) => {
-    const policy = { gate: groupFree, run, step: { id: 's3', tool: 'put', args: { repo: 'acme/api' } } };
+    ['ULEAD', undefined, false],
+    ['UREQ', 'Confirming what step s3 acts on needs user ULEAD (rule `lead-confirms-forward`).', false],
+    // A rollback step's Confirm is asked as a rollback step: a rule for forward steps does not reach it.
+    ['ULEAD', 'Confirming what step r1 acts on is not permitted to anyone by the policy in force.', true],
+  ] as const)('a step confirmed by %s (rollback: %s)', async (userId, refusal, rollback) => {
+    const policy = { gate: groupFree, run, step: { id: rollback ? 'r1' : 's3', tool: 'put', args: { repo: 'acme/api' }, rollback } };
     const result = spoken(await checkConfirmer({ risk: 'write', userId, policy }));
     // A permitted Confirm carries the policy that permitted it, which its event records for the audit.
     expect(result).toEqual(refusal ? { ok: false, error: { code: 'not-approver', message: refusal } } : { ok: true, value: GRANT });
@@ -215,7 +217,7 @@ describe('under the built-in policy, a step off the repository allow-list is ref
   });
 
   it('an approver confirming it', async () => {
-    const policy = { gate: builtin, run, step: { id: 's1', tool: 'put', args: { repo: 'evil/x' } } };
+    const policy = { gate: builtin, run, step: { id: 's1', tool: 'put', args: { repo: 'evil/x' }, rollback: false } };
     const result = spoken(await checkConfirmer({ risk: 'write', userId: 'UAPP', policy }));
     expect(result).toMatchObject({ ok: false, error: { code: 'not-approver', message: expect.stringMatching(/^That repository is not on the allow-list: /) } });
   });

@@ -194,7 +194,13 @@ describe('the words of each refusal, as a person reads them', () => {
       },
     });
     expect(
-      spoken(await checkConfirmer({ risk: 'write', userId: 'UANY', policy: { gate: approvers, run, step: { id: 's1', tool: 'comment', args: {} } } })),
+      spoken(
+        await checkConfirmer({
+          risk: 'write',
+          userId: 'UANY',
+          policy: { gate: approvers, run, step: { id: 's1', tool: 'comment', args: {}, rollback: false } },
+        }),
+      ),
     ).toEqual({
       ok: false,
       error: { code: 'not-approver', message: 'Only approvers (TANDEM_APPROVERS) may confirm what this step acts on; you are not on the list.' },

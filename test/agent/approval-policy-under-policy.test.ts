@@ -149,7 +149,7 @@ describe('confirming a target under a policy', () => {
     ['merge', 'destructive', 'UENG', 'Merging needs two members of @owners (rule `merges`).'],
     ['merge', 'destructive', 'UREQ', 'Merging your own request: it needs someone other than the person who asked (rule `no-self-merge`).'],
   ] as const)('a %s step (%s) confirmed by %s', async (tool, risk, userId, refusal) => {
-    const policy = { gate: gate(), run: run(), step: { id: 's2', tool, args: { repo: 'acme/api', number: 7 } } };
+    const policy = { gate: gate(), run: run(), step: { id: 's2', tool, args: { repo: 'acme/api', number: 7 }, rollback: false } };
     const result = spoken(await checkConfirmer({ risk, userId, policy }));
     // A permitted Confirm carries the policy that permitted it, which its event records for the audit.
     expect(result).toEqual(refusal ? { ok: false, error: { code: 'not-approver', message: refusal } } : { ok: true, value: GRANT });

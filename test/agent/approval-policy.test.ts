@@ -35,7 +35,7 @@ const TOOL_OF: Record<Risk, string> = { read: 'get', write: 'comment', destructi
 const approve = (gate: PolicyGate, risk: Risk, userId: string) =>
   checkPolicyApprover({ gate, userId, run, version: { version: 1, plan: planOf([TOOL_OF[risk]]) }, digest: 'd', riskOf: (t) => risks[t], earlier: [] });
 const confirm = (gate: PolicyGate, risk: Risk, userId: string) =>
-  checkConfirmer({ risk, userId, policy: { gate, run, step: { id: 's1', tool: TOOL_OF[risk], args: {} } } });
+  checkConfirmer({ risk, userId, policy: { gate, run, step: { id: 's1', tool: TOOL_OF[risk], args: {}, rollback: false } } });
 
 describe('approval policy', () => {
   it('takes the highest risk of all steps, rollback included; unknown tools count as destructive', () => {

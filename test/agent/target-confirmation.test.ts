@@ -5,7 +5,8 @@ import { NumberArg, RepoSchema } from '../../src/integrations/github/repo-ref.ts
 import { InMemorySurface } from '../../src/agent/testing/in-memory-surface.ts';
 import { createAskHumanTool } from '../../src/integrations/tools/thread/ask-human.ts';
 import { auditViolations } from '../audit/support.ts';
-import { approversGate } from '../helpers/policy-gate.ts';
+import type { PolicyGate } from '../../src/agent/decisions/policy-approval.ts';
+import { approversGate, cedarGate } from '../helpers/policy-gate.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { fakeTool, type FakeTool } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
@@ -362,8 +363,8 @@ const lateRollbackSketch = {
 const lateRollbackPlan = plannerAnswer(lateRollbackSketch);
 
 /** Approved, answered "77", and aborted at s2's Confirm: the rollback reaches r1, whose target came from the answer. */
-async function abortedBeforeLateRollback(t: ReturnType<typeof tools>, plan = lateRollbackPlan) {
-  h = makeHarness({ store: db.store, tools: t.all, llm: new ScriptedLlm().on('planner', plan), approvers: ['UAPP', 'UAPP2'], soleOwner: true });
+async function abortedBeforeLateRollback(t: ReturnType<typeof tools>, plan = lateRollbackPlan, policy?: PolicyGate) {
+  h = makeHarness({ store: db.store, tools: t.all, llm: new ScriptedLlm().on('planner', plan), approvers: ['UAPP', 'UAPP2'], soleOwner: true, policy });
   const run = await h.start('merge the PR I name', 'UREQ');
   await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
   await h.agent.idle();
@@ -401,6 +402,23 @@ describe('Confirm for a rollback step whose target was filled in at run time', (
     expect((await auditViolations(h.store, t.all, approvers, run.id)).map((v) => v.message)).toEqual([
       'r1 of v1 acted on a target filled at run time without a Confirm',
     ]);
+  });
+
+  it('under a policy that tells rollback steps apart, their Confirm is asked and audited as a rollback step', async () => {
+    // UAPP approves and confirms only what undoes a change; the requester may answer and abort.
+    const policy = cedarGate(`
+      @id("app-approves") permit (principal == User::"UAPP", action == Action::"approve", resource);
+      @id("app-confirms-rollbacks") permit (principal == User::"UAPP", action == Action::"confirm", resource is Step) when { resource.rollback };
+      @id("requester-answers-aborts") permit (principal, action in [Action::"answer", Action::"abort"], resource) when { principal == context.requester };
+    `);
+    const t = tools();
+    const run = await abortedBeforeLateRollback(t, lateRollbackPlan, policy);
+    expect((await h.store.getRun(run.id))?.status).toBe('rolling-back');
+    expect(await confirm(run.id, 'UAPP', { stepId: 'r1' })).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    expect(t.comment.calls.map((c) => c.args)).toEqual([{ repo: 'acme/api', number: 77, body: 'undone' }]);
+    expect((await h.store.getRun(run.id))?.status).toBe('aborted');
+    expect((await auditViolations(h.store, t.all, [], run.id)).map((v) => v.message)).toEqual([]);
   });
 
   it("a forward step's Confirm left pending by the Abort decides nothing while the rollback waits", async () => {

@@ -6,6 +6,7 @@
  */
 import type { PolicyGate } from '../../src/agent/decisions/policy-approval.ts';
 import type { GroupDirectory, PolicyEngine } from '../../src/agent/ports/policy.ts';
+import { loadPolicy } from '../../src/policy/cedar-engine.ts';
 import { settingsGate } from '../../src/policy/policy-in-force.ts';
 
 /** Nobody is in any group: enough where the approvers are user ids or nobody. */
@@ -25,4 +26,12 @@ export function approversGate(
 /** A built-in policy some test made, by its hash (what the audit's `policyOf` reads from the store in the product). */
 export function policyMadeInTests(hash: string): PolicyEngine | undefined {
   return made.get(hash);
+}
+
+/** A TANDEM_POLICY gate from Cedar text (no groups), kept by its hash like the built-in ones. */
+export function cedarGate(text: string): PolicyGate {
+  const loaded = loadPolicy([{ file: 'test.cedar', text }]);
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+  made.set(loaded.value.hash, loaded.value);
+  return { current: () => loaded.value, groups: NO_GROUPS };
 }

@@ -126,10 +126,10 @@ export interface ConfirmGrant {
 export async function checkConfirmer(input: {
   risk: Risk;
   userId: string;
-  /** The step being confirmed, with its filled-in args. */
-  policy: PolicyContext & { step: { id: string; tool: string; args: Record<string, unknown> } };
+  /** The step being confirmed, with its filled-in args, and whether it is a rollback step (a policy may tell them apart). */
+  policy: PolicyContext & { step: { id: string; tool: string; args: Record<string, unknown>; rollback: boolean } };
 }): Promise<Refused<ConfirmGrant, ConfirmerRefusalCode, Text>> {
-  const step = policyStep(input.policy.step, input.risk, input.policy.run.conversation.channel, false);
+  const step = policyStep(input.policy.step, input.risk, input.policy.run.conversation.channel, input.policy.step.rollback);
   const situation = { requester: input.policy.run.requester, channel: input.policy.run.conversation.channel };
   const asked = await askPolicy(input.policy.gate, { user: input.userId, action: 'confirm', resource: { kind: 'step', step }, situation });
   if (asked.decision.permitted) return { ok: true, value: { hash: asked.engine.hash, rules: [...asked.decision.rules], groups: [...asked.groups] } };

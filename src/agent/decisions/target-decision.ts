@@ -36,7 +36,12 @@ export async function decideTarget(ctx: AgentContext, input: ConfirmInput): Prom
       ? await checkConfirmer({
           risk: pending!.risk,
           userId: input.userId,
-          policy: { gate: ctx.config.policy, run, step: { id: pending!.stepId, tool: pending!.tool, args: pending!.targets } },
+          policy: {
+            gate: ctx.config.policy,
+            run,
+            // A rolling-back run waits only on its rollback steps' Confirms (the confirmations port).
+            step: { id: pending!.stepId, tool: pending!.tool, args: pending!.targets, rollback: run.status === 'rolling-back' },
+          },
         })
       : await checkRequesterOrApprover({
           action: 'abort',

@@ -46,7 +46,8 @@ export function answerersOf(ctx: AgentContext, run: RunRecord, subject: WaitSubj
   }
   // A Confirm: who may confirm it (an approver; for a destructive step not the requester).
   const { confirmation } = subject;
-  const step = { id: confirmation.stepId, tool: confirmation.tool, args: confirmation.targets };
+  // A rolling-back run waits only on its rollback steps' Confirms.
+  const step = { id: confirmation.stepId, tool: confirmation.tool, args: confirmation.targets, rollback: run.status === 'rolling-back' };
   return {
     addresseeMayAnswer: false,
     mayAnswer: async (userId) => (await checkConfirmer({ risk: confirmation.risk, userId, policy: { ...policyOf(ctx, run), step } })).ok,

@@ -31,8 +31,9 @@ export function confirmerNotPermitted(facts: RunFacts, ctx: AuditContext, { vers
   const named = hash.slice(0, 12);
   if (!engine) return recorded ? `${step.id}'s target was confirmed by ${user} under policy ${named}, whose texts are not stored` : undefined;
   const channel = facts.run.conversation.channel;
-  // Asked exactly as the Confirm click asks: the step with the values confirmed, as a forward step.
-  const asked = policyStep({ id: step.id, tool: step.tool, args: confirmation.targets }, ctx.riskOf(step.tool), channel, false);
+  // Asked exactly as the Confirm click asks: the step with the values confirmed, forward or rollback as it is in its plan.
+  const rollback = facts.versions.find((v) => v.version === version)?.plan.rollback.some((r) => r.id === step.id) ?? false;
+  const asked = policyStep({ id: step.id, tool: step.tool, args: confirmation.targets }, ctx.riskOf(step.tool), channel, rollback);
   const decision = engine.decide({
     user,
     groups: recorded?.groups ?? engine.groups,

@@ -6,6 +6,7 @@ import { createSlackGroupDirectory } from '../../src/bot/surface/slack-group-dir
 import { askPolicy } from '../../src/agent/decisions/policy-approval.ts';
 import { settingsGate } from '../../src/policy/policy-in-force.ts';
 import { createSlackPoster } from '../../src/bot/surface/slack-poster.ts';
+import { SlackRefusedError } from '../../src/integrations/tools/thread/slack-poster.ts';
 import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
 import { SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
 import { BOT_TOKEN, silentLogger } from '../fakes/slack-harness.ts';
@@ -255,6 +256,14 @@ describe('SlackPoster', () => {
     expect(posted.permalink).toContain('/archives/C2/');
     expect(await poster.findMessage({ channel: 'C2', marker: 'tandem:run_1/s3', since })).toMatchObject({ ts: posted.ts, channel: 'C2' });
     expect(await poster.findMessage({ channel: 'C2', marker: 'tandem:run_1/s4', since })).toBeUndefined();
+  });
+
+  it("tells Slack's refusal (nothing posted) from a post whose fate is unknown", async () => {
+    const poster = createSlackPoster(client);
+    fake.failWith('chat.postMessage', 'channel_not_found');
+    const refused = await poster.postMessage({ channel: 'C404', text: 'hi', marker: 'tandem:run_1/s5' }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SlackRefusedError);
+    expect(refused).toMatchObject({ slackError: 'channel_not_found' });
   });
 });
 

@@ -8,7 +8,7 @@ import { createAskHumanTool } from '../../src/integrations/tools/thread/ask-huma
 import { createHttpCheckTool } from '../../src/integrations/tools/ops/http-check.ts';
 import { createLlmTaskTool } from '../../src/integrations/tools/model/llm-task.ts';
 import { createSlackNotifyTool } from '../../src/integrations/tools/thread/slack-notify.ts';
-import type { SlackPoster } from '../../src/integrations/tools/thread/slack-poster.ts';
+import { SlackRefusedError, type SlackPoster } from '../../src/integrations/tools/thread/slack-poster.ts';
 import { createWaitTool } from '../../src/integrations/tools/ops/wait.ts';
 import { errorOf, okOutput, runTool, toolContext } from './tool-context.ts';
 
@@ -170,5 +170,15 @@ describe('slack_notify', () => {
     expect(errorOf(await runTool(tool, args, ctx)).uncertain).toBe(true);
     expect((await tool.reconcile!(args, ctx)).status).toBe('done');
     expect(errorOf(await runTool(createSlackNotifyTool(undefined), args)).code).toBe('not-configured');
+  });
+
+  it('a post Slack refused is a plain failure naming why, with nothing to reconcile', async () => {
+    const refusing: SlackPoster = {
+      postMessage: () => Promise.reject(new SlackRefusedError('channel_not_found')),
+      findMessage: () => Promise.resolve(undefined),
+    };
+    const error = errorOf(await runTool(createSlackNotifyTool(refusing), { channel: 'C0GONE', text: 'v2 is live' }));
+    expect(error).toMatchObject({ code: 'channel_not_found', message: 'Slack did not post the message to C0GONE: channel_not_found' });
+    expect(error.uncertain).toBeFalsy();
   });
 });

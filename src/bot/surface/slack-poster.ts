@@ -1,4 +1,4 @@
-import type { SlackPoster } from '../../integrations/tools/thread/slack-poster.ts';
+import { SlackRefusedError, type SlackPoster } from '../../integrations/tools/thread/slack-poster.ts';
 import type { SlackClient } from './slack-client.ts';
 
 export const MARKER_EVENT_TYPE = 'tandem_marker';
@@ -10,7 +10,11 @@ export const MARKER_EVENT_TYPE = 'tandem_marker';
 export function createSlackPoster(client: SlackClient): SlackPoster {
   return {
     async postMessage({ channel, text, marker }) {
-      const posted = await client.chat.postMessage({ channel, text, metadata: { event_type: MARKER_EVENT_TYPE, event_payload: { marker } } });
+      const posted = await client.chat
+        .postMessage({ channel, text, metadata: { event_type: MARKER_EVENT_TYPE, event_payload: { marker } } })
+        .catch((error: unknown) => {
+          throw refusal(error) ?? error;
+        });
       const ts = posted.ts ?? '';
       const permalink = await client.chat.getPermalink({ channel: posted.channel ?? channel, message_ts: ts }).then(
         (result) => result.permalink,
@@ -45,4 +49,10 @@ export function createSlackPoster(client: SlackClient): SlackPoster {
       return undefined;
     },
   };
+}
+
+/** Slack's own "no" to a call (the Web API's platform error: it answered `ok: false`), as a definite refusal. */
+function refusal(error: unknown): SlackRefusedError | undefined {
+  const e = error as { code?: unknown; data?: { error?: unknown } } | undefined;
+  return e?.code === 'slack_webapi_platform_error' && typeof e.data?.error === 'string' ? new SlackRefusedError(e.data.error) : undefined;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { escapeText } from '../../slack/slack-text.ts';
 import { defineTool } from '../define-tool.ts';
-import type { SlackPoster } from './slack-poster.ts';
+import { SlackRefusedError, type SlackPoster } from './slack-poster.ts';
 
 const NOT_CONFIGURED = 'Slack is not configured (SLACK_BOT_TOKEN)';
 
@@ -30,7 +30,9 @@ export function createSlackNotifyTool(slack: SlackPoster | undefined) {
         const posted = await slack.postMessage({ channel: args.channel, text: args.text, marker: ctx.marker });
         return { status: 'ok', output: { channel: posted.channel, ts: posted.ts, url: posted.permalink ?? null } };
       } catch (error) {
-        // Whether Slack stored the message is unknown once the request left; reconcile() looks for it.
+        if (error instanceof SlackRefusedError)
+          return { status: 'error', error: { message: `Slack did not post the message to ${args.channel}: ${error.slackError}`, code: error.slackError } };
+        // Otherwise whether Slack stored the message is unknown once the request left; reconcile() looks for it.
         return { status: 'error', error: { message: `Slack did not confirm the message to ${args.channel}: ${(error as Error).message}`, uncertain: true } };
       }
     },

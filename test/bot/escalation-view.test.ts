@@ -8,6 +8,7 @@ import { MessageBlocksSchema, type MessageBlock } from '../../src/bot/views/limi
 import { PLAN_MODIFY_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import { makeEscalation, makeOffer } from '../fakes/slack-fixtures.ts';
 import { REASSIGN_ACTION } from '../../src/bot/views/run/reassign.ts';
+import { targetConfirmationMessages } from '../../src/bot/views/run/target-confirmation.ts';
 
 const text = (blocks: MessageBlock[]) => JSON.stringify(blocks);
 /** The answers' buttons (Reassign, on every wait for a person, has its own test in reassign-view.test.ts). */
@@ -193,4 +194,26 @@ describe('an answered escalation, by kind', () => {
 
 it('every escalation button has an action id of its own', () => {
   expect(new Set(Object.values(ESCALATION_ACTIONS)).size).toBe(Object.keys(ESCALATION_ACTIONS).length);
+});
+
+describe('notification text (what a phone shows, read as mrkdwn too)', () => {
+  const TITLE = 'Tell <!channel> & <@U1> <http://evil.example|docs>';
+  const SHOWN = 'Tell &lt;!channel&gt; &amp; &lt;@U1&gt; &lt;http://evil.example|docs&gt;';
+
+  it("an escalation's shows the step's title literally: it pings nobody", () => {
+    const view = escalationMessage({ escalation: makeEscalation({ kind: 'step-failed' }), offer: makeOffer({ stepTitle: TITLE }), escalateTo: undefined });
+    expect(view.text).toContain(SHOWN);
+    expect(view.text).not.toMatch(/<!channel>|<@U1>|<http/);
+  });
+
+  it("a Confirm request's shows the step's title literally too", () => {
+    const confirmation = {
+      ...{ runId: 'run_1', planVersion: 1, stepId: 's1', tool: 'slack_notify', risk: 'write' as const, targets: { channel: 'C1' } },
+      ...{ lateBound: ['channel'], status: 'pending' as const, stepTitle: TITLE, decidedBy: null, createdAt: new Date(0), decidedAt: null },
+    };
+    for (const view of targetConfirmationMessages({ confirmation, escalateTo: undefined })) {
+      expect(view.text).not.toMatch(/<!channel>|<@U1>|<http/);
+      if (view.text.startsWith('Confirm what')) expect(view.text).toContain(SHOWN);
+    }
+  });
 });

@@ -72,7 +72,8 @@ export function escalationMessage(input: EscalationInput): MessageView {
     });
     blocks.push(context(offer.answers.map((answer) => explain(answer, offer, escalation.kind)).join(' · ')));
   }
-  return { text: truncate(`${who}${KIND_LABEL[escalation.kind]}${offer.stepTitle ? `: ${offer.stepTitle}` : ''}`, 300), blocks };
+  // The notification text is mrkdwn too: a title's `<!channel>` would ping from it.
+  return { text: truncate(`${who}${KIND_LABEL[escalation.kind]}${offer.stepTitle ? `: ${escapeText(offer.stepTitle)}` : ''}`, 300), blocks };
 }
 
 /**

@@ -47,7 +47,7 @@ export function targetConfirmationMessages(input: { confirmation: ConfirmationRe
     head,
     body: lineSections(lines),
     tail,
-    text: truncate(`Confirm what ${confirmation.stepTitle ? `“${confirmation.stepTitle}”` : 'a step'} acts on`, 300),
+    text: truncate(`Confirm what ${confirmation.stepTitle ? `“${escapeText(confirmation.stepTitle)}”` : 'a step'} acts on`, 300),
     continued: (index, count) => `Confirm, continued (${index}/${count})`,
   });
 }

@@ -138,6 +138,7 @@ async function pureCosts(runId: string): Promise<{ rules: number; board: number 
     inFlight: new Set([halfway[half]!.stepId]),
     escalated: new Set(),
     replanning: null,
+    replanAnswers: new Set(),
     stopping: false,
     attempts: half,
     tokens: 0,

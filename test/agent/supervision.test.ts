@@ -214,6 +214,65 @@ describe('supervisor', () => {
   });
 });
 
+describe('failures that end while a new plan waits for running steps', () => {
+  const failingRead = (name: string, latencyMs = 0) =>
+    fakeTool({ name, risk: 'read', latencyMs, run: () => ({ status: 'error', error: { message: `${name}: not found (404)` } }) });
+
+  it('a write that fails after a read asked for a new plan goes to a person, and so does the read: no plan folds it in unseen', async () => {
+    const write = fakeTool({
+      name: 'comment',
+      risk: 'write',
+      latencyMs: 80,
+      run: () => ({ status: 'error', error: { message: 'issue 998 not found (404)' } }),
+    });
+    const llm = new ScriptedLlm().on(
+      'planner',
+      plannerAnswer({
+        steps: [
+          { id: 's1', tool: 'lookup', args: { key: '999' } },
+          { id: 's2', tool: 'comment', args: { key: '998' } },
+        ],
+      }),
+    );
+    h = makeHarness({ store: db.store, tools: [failingRead('lookup'), write], llm });
+    const run = await h.start();
+    await approve(run.id);
+    // One plan only: the planner was not asked again.
+    expect(llm.prompts()).toHaveLength(1);
+    const escalations = await h.store.listEscalations(run.id);
+    expect(escalations.filter((e) => e.status === 'open').map((e) => [e.stepId, e.kind])).toEqual(
+      expect.arrayContaining([
+        ['s1', 'step-failed'],
+        ['s2', 'step-failed'],
+      ]),
+    );
+    expect(escalations).toHaveLength(2);
+    expect((await h.store.getRun(run.id))?.status).toBe('paused');
+  });
+
+  it('a read that fails while a new plan waits joins it: one replan, told of both', async () => {
+    const llm = new ScriptedLlm()
+      .on(
+        'planner',
+        plannerAnswer({
+          steps: [
+            { id: 's1', tool: 'lookup', args: { key: '999' } },
+            { id: 's2', tool: 'lookup_slow', args: { key: '998' } },
+          ],
+        }),
+      )
+      .on('planner', plannerAnswer({ steps: [{ id: 's3', tool: 'read_thing', args: { key: 'a' } }] }));
+    h = makeHarness({ store: db.store, tools: [...standardTools().all, failingRead('lookup'), failingRead('lookup_slow', 80)], llm });
+    const run = await h.start();
+    await approve(run.id);
+    expect(llm.prompts()).toHaveLength(2);
+    const reason = said((await h.store.listPlanVersions(run.id))[1]!.reason);
+    expect(reason).toMatch(/s1 .*failed: lookup: not found/);
+    expect(reason).toMatch(/s2 .*failed: lookup_slow: not found/);
+    expect(await h.store.listEscalations(run.id)).toEqual([]);
+  });
+});
+
 describe('a failure no new plan can fix', () => {
   it('a host not on the allow-list escalates at once: no replan is asked for, the budget stays untouched, and Replan is not offered', async () => {
     const tools = standardTools();

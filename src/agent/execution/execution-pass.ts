@@ -35,7 +35,8 @@ export class ExecutionPass {
   /** Failed or uncertain steps of this version handed to a person: each waits for its own answer. */
   readonly escalated: Set<string>;
   /** A failure the supervisor answers with a new plan (and why): nothing new starts. */
-  replanning: { stepId: string; reason: Text } | null = null;
+  /** The new plan the failures so far asked for: the first failed step, every failed step it answers, and why. */
+  replanning: { stepId: string; answers: Set<string>; reason: Text } | null = null;
   systemError: unknown = null;
   /**
    * A step this pass started came back pending, nobody's: its claim was refused because the run left
@@ -83,6 +84,7 @@ export class ExecutionPass {
       inFlight: new Set(this.inFlight.keys()),
       escalated: this.escalated,
       replanning: this.replanning?.stepId ?? null,
+      replanAnswers: this.replanning?.answers ?? new Set(),
       stopping,
       attempts: this.attempts,
       tokens: this.tokens,

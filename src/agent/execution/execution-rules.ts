@@ -34,6 +34,8 @@ export interface ExecutorState {
   escalated: ReadonlySet<string>;
   /** A failure the supervisor answers with a new plan: nothing new starts, and the run is replanned once idle. */
   replanning: string | null;
+  /** The failed steps that new plan answers: the one that asked for it, and failed reads since. */
+  replanAnswers: ReadonlySet<string>;
   /** The driver was told to drain or halt. */
   stopping: boolean;
   /** Forward step attempts started in this run, all plan versions. */
@@ -121,12 +123,14 @@ export function settlement(state: Pick<ExecutorState, 'steps' | 'records' | 'rep
 const FAILED: ReadonlySet<StepStatus> = new Set(['failed', 'uncertain']);
 
 /**
- * Failed or uncertain steps, in plan order, that no person was told of yet. While a new plan is on its
- * way none are: the planner is told of every failure of the version it replaces.
+ * Failed or uncertain steps, in plan order, that no person was told of yet, but those a new plan on its way
+ * answers. A failure that ends while the new plan waits for running steps is handed over too: the supervisor
+ * leaves a failed read to that plan, and a failure that needs a person (an uncertain change, a failed write)
+ * reaches one instead of being folded into the new plan unseen.
  */
-export function unhandedFailures(state: Pick<ExecutorState, 'steps' | 'records' | 'inFlight' | 'escalated' | 'replanning'>): string[] {
-  if (state.replanning) return [];
+export function unhandedFailures(state: Pick<ExecutorState, 'steps' | 'records' | 'inFlight' | 'escalated' | 'replanAnswers'>): string[] {
   return state.steps
+    .filter((step) => !state.replanAnswers.has(step.id))
     .filter((step) => FAILED.has(state.records.get(step.id)?.status ?? 'pending') && !state.inFlight.has(step.id) && !state.escalated.has(step.id))
     .map((step) => step.id);
 }

@@ -170,13 +170,25 @@ export class RunDriver {
     }
   }
 
-  /** A failure is told of at once: its own escalation (the run goes on around it), or a new plan once idle. */
+  /**
+   * A failure is told of at once: its own escalation (the run goes on around it), or a new plan once idle. One
+   * new plan answers every failed read. A failure that goes to a person while a new plan waits calls that plan
+   * off: it would close the person's escalation unasked, so the read that asked for it is escalated too (the
+   * rules hand it over again, and with a person now waiting it is escalated).
+   */
   private async handOver(pass: ExecutionPass, stepId: string): Promise<void> {
     const failed = pass.records.get(stepId);
     if (!failed) return;
+    const pending = pass.replanning;
     const response = await handOverFailure(this.ctx, pass.run, pass.version, failed, { othersWaiting: pass.escalated.size > 0 });
-    if (response.kind === 'replan') pass.replanning = { stepId, reason: response.reason };
-    else pass.escalated.add(stepId);
+    if (response.kind === 'replan')
+      pass.replanning = pending
+        ? { ...pending, answers: new Set([...pending.answers, stepId]), reason: words`${pending.reason}; ${response.reason}` }
+        : { stepId, answers: new Set([stepId]), reason: response.reason };
+    else {
+      pass.escalated.add(stepId);
+      pass.replanning = null;
+    }
     pass.report();
   }
 

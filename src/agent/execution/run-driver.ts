@@ -165,10 +165,8 @@ export class RunDriver {
         pass.start(action.stepId);
         return undefined;
       case 'finish':
-        pass.finish(action.stepId, []);
-        return undefined;
       case 'finish-and-start':
-        pass.finish(action.stepId, action.dependants);
+        pass.finish(action.stepId, action.kind === 'finish' ? [] : action.dependants);
         return undefined;
       case 'hand-over':
         await this.handOver(pass, action.stepId);

@@ -1,8 +1,8 @@
 /**
  * The wiring's one performer of effects (ports/effects.ts): the only code that starts, wakes or stops this
- * process's run drivers, ends a run a person stopped, plans or replans a run, tells the thread of escalations a decision closed, or hands
- * work to the background. Everything else in the agent says what should happen next as an Effect, or returns
- * it with what it decided (`Decided`), and the wiring performs it (`performNext`).
+ * process's run drivers, ends a run a person stopped, plans or replans a run, tells the thread of escalations a
+ * decision closed, or hands work to the background. Everything else in the agent says what should happen next
+ * as an Effect, or returns it with what it decided (`Decided`), and the wiring performs it (`performNext`).
  */
 import type { AgentContext } from './context.ts';
 import type { Decided, Effect, EffectsPort } from './ports/effects.ts';

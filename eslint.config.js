@@ -1,6 +1,46 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * Decision 047: what a decision returns (`Decided<R>`, `Effect[]`, ports/effects.ts) is what should happen next,
+ * and the wiring performs it. Called as a bare statement (awaited or not, or `void`), its effects would be lost without
+ * a word, and tsc says nothing: this rule refuses such a call. Use the value, or hand it to `performNext`. It reads types,
+ * so it runs on a program of src/agent alone (tsconfig.agent-lint.json: about 2 s of CPU more than the untyped lint).
+ */
+const effectsAreUsed = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: { dropped: 'This call returns {{what}}: what should happen next would be lost. Return it, or perform it (performNext).' },
+  },
+  create(context) {
+    const services = context.sourceCode.parserServices;
+    const checker = services.program.getTypeChecker();
+    const named = (type, names) => names.includes(type.aliasSymbol?.name) || names.includes(type.getSymbol()?.name);
+    const effects = (type) =>
+      named(type, ['Decided', 'Answered', 'Effect']) ||
+      (named(type, ['Array', 'ReadonlyArray']) && checker.getTypeArguments(type).some((element) => named(element, ['Effect'])));
+    const carries = (type) => {
+      const awaited = checker.getAwaitedType(type) ?? type;
+      if (effects(awaited)) return awaited;
+      return awaited.isUnion() ? awaited.types.find(effects) : undefined;
+    };
+    return {
+      ExpressionStatement(node) {
+        // `void` too: effects are never dropped on purpose.
+        const unwrap = (expression) =>
+          expression.type === 'AwaitExpression' || (expression.type === 'UnaryExpression' && expression.operator === 'void')
+            ? unwrap(expression.argument)
+            : expression;
+        const call = unwrap(node.expression);
+        if (call.type !== 'CallExpression') return;
+        const found = carries(checker.getTypeAtLocation(services.esTreeNodeToTSNodeMap.get(call)));
+        if (found) context.report({ node, messageId: 'dropped', data: { what: checker.typeToString(found) } });
+      },
+    };
+  },
+};
+
 export default tseslint.config(
   { ignores: ['node_modules', 'drizzle', '.data', 'coverage', 'docs', 'dist', 'dist.building-*', 'reports', '.stryker-tmp'] },
   js.configs.recommended,
@@ -31,6 +71,13 @@ export default tseslint.config(
   {
     files: ['src/config/**', 'src/cli/**', 'bin/**', 'test/**', 'bench/**', 'vitest.config.ts', 'drizzle.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
+  },
+  {
+    // Typed, for the rule above: only where effects are returned and performed (the agent imports nothing outside it).
+    files: ['src/agent/**/*.ts'],
+    languageOptions: { parserOptions: { project: './tsconfig.agent-lint.json', tsconfigRootDir: import.meta.dirname } },
+    plugins: { tandem: { rules: { 'effects-are-used': effectsAreUsed } } },
+    rules: { 'tandem/effects-are-used': 'error' },
   },
   {
     files: ['src/agent/**'],

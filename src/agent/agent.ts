@@ -64,7 +64,7 @@ export function createAgent(deps: AgentDeps): Agent {
     reassign: (input) => reassignWait(ctx, input),
     waitsFor: (input) => waitsFor(ctx, input.userId),
     idle: () => work.idle(),
-    housekeep: (now) => runHousekeeping(ctx, now ?? ctx.now()),
+    housekeep: async (now) => performNext(ctx, decided(undefined, await runHousekeeping(ctx, now ?? ctx.now()))),
     waitMessages: { posted: (input) => recordWaitPosted(ctx, input), links: (runId) => waitLinks(ctx, runId) },
     async resume() {
       await resumeRuns(ctx, { startUp: true });
@@ -120,7 +120,7 @@ function runsApi(ctx: AgentContext, work: BackgroundWork): Pick<AgentApi, 'start
       return run;
     },
     followUp: async (input) => performNext(ctx, await followUp(ctx, input)),
-    cancel: (input) => cancelRun(ctx, input),
+    cancel: async (input) => performNext(ctx, await cancelRun(ctx, input)),
   };
 }
 

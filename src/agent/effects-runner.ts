@@ -1,8 +1,8 @@
 /**
  * The wiring's one performer of effects (ports/effects.ts): the only code that starts, wakes or stops this
- * process's run drivers, plans or replans a run, tells the thread of escalations a decision closed, or hands
- * work to the background. Everything else in the agent says what should happen next as an Effect, or returns
- * it with what it decided (`Decided`), and the wiring performs it (`performNext`).
+ * process's run drivers, ends a run a person stopped, plans or replans a run, tells the thread of escalations a
+ * decision closed, or hands work to the background. Everything else in the agent says what should happen next
+ * as an Effect, or returns it with what it decided (`Decided`), and the wiring performs it (`performNext`).
  */
 import type { AgentContext } from './context.ts';
 import type { Decided, Effect, EffectsPort } from './ports/effects.ts';
@@ -11,6 +11,7 @@ import { replan } from './planning/replan.ts';
 import type { BackgroundWork } from './replicas/background-work.ts';
 import type { RunDrivers } from './replicas/run-drivers.ts';
 import { tellEscalationsClosed } from './waits/closed-escalations.ts';
+import { endStoppedRun } from './decisions/run-abort.ts';
 
 /** `context()`: the context the drivers and planners work with (built with this runner in it). */
 export function createEffectsRunner(drivers: RunDrivers, work: BackgroundWork, context: () => AgentContext): EffectsPort {
@@ -23,6 +24,11 @@ export function createEffectsRunner(drivers: RunDrivers, work: BackgroundWork, c
         case 'stop-driver':
           await drivers.stop(effect.runId, effect.stop);
           return;
+        case 'end-run':
+          // Stopped first: nothing starts after this, and what runs ends and is recorded before the rest is
+          // cancelled or rolled back.
+          await drivers.stop(effect.runId, effect.end === 'cancelled' ? 'cancel' : 'abort');
+          return endStoppedRun(ctx, effect.runId, effect.end, effect.why);
         case 'replan':
           // The new version's own next step (an auto-run is driven) while the caller still holds the run.
           return performAll(runner, await replan(ctx, effect.runId, effect.reason, effect.from));

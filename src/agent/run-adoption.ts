@@ -38,7 +38,7 @@ export async function resumeRuns(ctx: AgentContext, options: { startUp: boolean 
         // Waiting for a person's Confirm of a rollback step: their click carries the rollback on, not this scan.
         if (await rollbackAwaitsConfirm(ctx, run.id)) continue;
         await recoverRunningSteps(ctx, run);
-        await abortRun(ctx, run.id, 'Aborted (rollback continued after a restart).');
+        await ctx.effects.perform(abortRun(run.id, 'Aborted (rollback continued after a restart).'));
       } else await planAdopted(ctx, run);
     } catch (error) {
       ctx.logger.error({ runId: run.id, err: error }, 'could not resume run');

@@ -289,6 +289,48 @@ const rows: Row[] = [
     leases: { b: { leaseOwner: 'replica-b', leaseUntil: at(30) }, c: { leaseOwner: 'replica-c', leaseUntil: at(1) } },
     expected: [{ kind: 'wait-foreign' }],
   },
+  {
+    name: 'a success that lets steps start is stored with their claims, in one write',
+    statuses: { a: 'running' },
+    state: { inFlight: new Set(['a']), finishing: new Set(['a']) },
+    expected: [{ kind: 'finish-and-start', stepId: 'a', dependants: ['b', 'c'] }],
+  },
+  {
+    name: 'a success frees its slot for a step that waited for it',
+    statuses: { a: 'succeeded', b: 'running' },
+    state: { concurrency: 1, inFlight: new Set(['b']), finishing: new Set(['b']) },
+    expected: [{ kind: 'finish-and-start', stepId: 'b', dependants: ['c'] }],
+  },
+  {
+    name: 'a success that starts nothing is stored alone',
+    statuses: { a: 'succeeded', b: 'running', c: 'running' },
+    state: { inFlight: new Set(['b', 'c']), finishing: new Set(['b']) },
+    expected: [{ kind: 'finish', stepId: 'b' }],
+  },
+  {
+    name: 'a success reads a stale token total before anything starts with it',
+    statuses: { a: 'running' },
+    state: { inFlight: new Set(['a']), finishing: new Set(['a']), tokensReadAt: null },
+    expected: [{ kind: 'read-tokens' }],
+  },
+  {
+    name: 'a success while the driver stops is stored, and starts nothing',
+    statuses: { a: 'running' },
+    state: { inFlight: new Set(['a']), finishing: new Set(['a']), stopping: true },
+    expected: [{ kind: 'finish', stepId: 'a' }],
+  },
+  {
+    name: 'a success beside a failure nobody was told of starts nothing: the hand-over comes first, on the next ask',
+    statuses: { a: 'succeeded', b: 'failed', c: 'running' },
+    state: { inFlight: new Set(['c']), finishing: new Set(['c']) },
+    expected: [{ kind: 'finish', stepId: 'c' }],
+  },
+  {
+    name: 'two successes waiting are stored one at a time, in plan order',
+    statuses: { a: 'succeeded', b: 'running', c: 'running' },
+    state: { inFlight: new Set(['b', 'c']), finishing: new Set(['c', 'b']) },
+    expected: [{ kind: 'finish', stepId: 'b' }],
+  },
 ];
 
 describe('executor decisions', () => {
@@ -348,6 +390,45 @@ describe('executor decisions, for any state of the diamond', () => {
           }
           expect(inFlight.size + started.length).toBeLessThanOrEqual(Math.max(concurrency, inFlight.size));
           if ((replan && failed.length) || stopping || handed.length) expect(started).toEqual([]);
+        },
+      ),
+    );
+  });
+});
+
+describe('executor decisions while a success waits to be stored, for any state of the diamond', () => {
+  it('say only how the first waiting success (in plan order) is stored, or that a token total is read first; what starts with it depends on it or on steps that succeeded', () => {
+    fc.assert(
+      fc.property(
+        fc.tuple(statusArb, statusArb, statusArb, statusArb),
+        fc.integer({ min: 1, max: 4 }),
+        fc.boolean(),
+        fc.boolean(),
+        (statuses, concurrency, stopping, stale) => {
+          const byId = Object.fromEntries(diamond.map((step, i) => [step.id, statuses[i]!]));
+          const inFlight = new Set(diamond.filter((step) => byId[step.id] === 'running').map((step) => step.id));
+          const finishing = new Set([...inFlight].filter((_, i) => i % 2 === 0));
+          const first = diamond.find((step) => finishing.has(step.id))?.id;
+          const state = { inFlight, finishing, concurrency, stopping, tokensReadAt: stale ? null : T0 };
+          const actions = nextActions(stateOf({ name: '', statuses: byId, state, expected: [] }));
+          if (!first) {
+            expect(actions.some((action) => action.kind === 'finish' || action.kind === 'finish-and-start')).toBe(false);
+            return;
+          }
+          expect(actions).toHaveLength(1);
+          const [action] = actions;
+          if (action!.kind === 'read-tokens') {
+            expect(stale && !stopping).toBe(true);
+            return;
+          }
+          expect(action).toMatchObject({ stepId: first });
+          const dependants = action!.kind === 'finish-and-start' ? action.dependants : [];
+          if (stopping) expect(dependants).toEqual([]);
+          expect(inFlight.size - 1 + dependants.length).toBeLessThanOrEqual(Math.max(concurrency, inFlight.size - 1));
+          for (const stepId of dependants) {
+            expect(byId[stepId]).toBe('pending');
+            for (const dep of diamond.find((step) => step.id === stepId)!.dependsOn) expect(dep === first || byId[dep] === 'succeeded').toBe(true);
+          }
         },
       ),
     );

@@ -223,10 +223,7 @@ async function carryOut(
   input: { userId: string; action: EscalationAction },
 ): Promise<Effect[]> {
   const { action, userId } = input;
-  if (action === 'abort') {
-    await abortRun(ctx, run.id, words`Aborted by ${person(userId)}.`);
-    return [];
-  }
+  if (action === 'abort') return [abortRun(run.id, words`Aborted by ${person(userId)}.`)];
   // A new plan replaces the one running: its driver starts nothing more, and a step it is running ends and is
   // recorded as it really ended before the planner is asked, so no write is cut mid-call and the new plan is
   // made knowing what it did (decision 041). The effects are performed in this order, each awaited.

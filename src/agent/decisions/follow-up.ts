@@ -12,10 +12,10 @@ import { decisionRefusal } from './decision-refusals.ts';
 import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
 import { currentAddressee, handedAwayFrom } from '../waits/addressee.ts';
 import { waitKey } from '../waits/wait.ts';
-import { cancelUnstarted, isFinal, NOT_FINAL, summarizeEnded } from '../execution/run-ending.ts';
+import { isFinal, NOT_FINAL } from '../execution/run-ending.ts';
 import { continueIfClear } from './escalation-resolution.ts';
 import { person, type Text, words } from '../text/text.ts';
-import { decided, decideHolding, drive, planAgain, stopDriver, type Decided } from '../ports/effects.ts';
+import { decided, decideHolding, drive, endRun, planAgain, type Decided } from '../ports/effects.ts';
 
 interface FollowUpInput {
   conversation: Conversation;
@@ -49,7 +49,10 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUp
     const handed = cancelling ? undefined : await questionHandedTo(ctx, run, input.userId);
     if (handed?.mayAnswer !== true) return decided({ refused: handed?.refusal ?? may.error });
   }
-  if (cancelling) return decided((await cancelRun(ctx, { runId: run.id, userId: input.userId }, { checked: true })).ok ? 'cancelled' : 'ignored');
+  if (cancelling) {
+    const cancelled = await cancelRun(ctx, { runId: run.id, userId: input.userId }, { checked: true });
+    return decided(cancelled.result.ok ? 'cancelled' : 'ignored', cancelled.next);
+  }
   const answered = await ctx.store.answer({
     runId: run.id,
     answer: text,
@@ -98,39 +101,40 @@ async function questionHandedTo(
   };
 }
 
-/** `checked`: the caller already made sure this person may cancel (the slow lookup is not repeated). */
+/**
+ * `checked`: the caller already made sure this person may cancel (the slow lookup is not repeated). The cancel is
+ * stored here; what follows (the driver stopped, the unstarted steps cancelled, the summary) is the `end-run` effect
+ * the wiring performs.
+ */
 export async function cancelRun(
   ctx: AgentContext,
   input: { runId: string; userId: string },
   options: { checked?: boolean } = {},
-): Promise<Refused<void, CancelRefusalCode, Text>> {
+): Promise<Decided<Refused<void, CancelRefusalCode, Text>>> {
   const run = await ctx.store.getRun(input.runId);
-  if (!run) return refuse('run-missing', 'That run does not exist.');
-  if (isFinal(run.status)) return refuse('run-ended', `The run already ended (${run.status}).`);
+  if (!run) return decided(refuse('run-missing', 'That run does not exist.'));
+  if (isFinal(run.status)) return decided(refuse('run-ended', `The run already ended (${run.status}).`));
   if (!options.checked) {
     const may = await checkRequesterOrApprover({
       action: 'cancel',
       userId: input.userId,
       policy: { gate: ctx.config.policy, run },
     });
-    if (!may.ok) return may;
+    if (!may.ok) return decided(may);
   }
   // The cancel is the decision: the run ends as cancelled here, whatever it was doing (no new step starts after this).
-  const decided = await ctx.store.decide({
+  const stored = await ctx.store.decide({
     runId: run.id,
     planVersion: null,
     from: NOT_FINAL,
     to: 'cancelled',
     event: { type: 'run-cancel-requested', data: { by: input.userId } },
   });
-  if (!decided.ok)
-    return decided.code === 'not-waiting'
-      ? refuse('run-ended', `The run already ended (${decided.run?.status ?? 'gone'}).`)
-      : { ok: false, error: decisionRefusal(decided.code, decided.run, null) };
-  await ctx.effects.perform(stopDriver(run.id, 'cancel'));
-  // Who cancelled is said once, in the summary; each step only says it never started.
-  // A rollback waiting for a Confirm is cancelled with the rest: its buttons then decide nothing.
-  await cancelUnstarted(ctx, run.id, 'not started: the run was cancelled', { rollbackToo: true });
-  await summarizeEnded(ctx, run.id, 'cancelled', words`Cancelled by ${person(input.userId)}.`);
-  return { ok: true, value: undefined };
+  if (!stored.ok)
+    return decided(
+      stored.code === 'not-waiting'
+        ? refuse('run-ended', `The run already ended (${stored.run?.status ?? 'gone'}).`)
+        : { ok: false, error: decisionRefusal(stored.code, stored.run, null) },
+    );
+  return decided({ ok: true, value: undefined }, [endRun(run.id, 'cancelled', words`Cancelled by ${person(input.userId)}.`)]);
 }

@@ -1,32 +1,44 @@
-/** Ending a run as aborted: by a person's Abort (its rollback runs), or by an expiry (nothing more runs). */
+/**
+ * Ending a run a person or an expiry stopped: cancelled, aborted by a person's Abort (its rollback runs), or aborted
+ * by an expiry (nothing more runs). A decision returns the `end-run` effect (`abortRun`, a cancel's); the wiring
+ * stops the run's driver here, then calls `endStoppedRun`.
+ */
 import type { AgentContext } from '../context.ts';
-import { cancelUnstarted, finishRun } from '../execution/run-ending.ts';
+import { cancelUnstarted, finishRun, summarizeEnded } from '../execution/run-ending.ts';
 import { rollBack, rollbackOrder, rollbackStepsInOrder } from '../execution/rollback.ts';
 import { movesFrom } from '../model/run-moves.ts';
-import { stopDriver } from '../ports/effects.ts';
+import { endRun, type Effect, type RunEnd } from '../ports/effects.ts';
 import { type Text, words } from '../text/text.ts';
 
 /** Stop everything, roll back what succeeded (newest first), and end the run as aborted. */
-export function abortRun(ctx: AgentContext, runId: string, reason: Text): Promise<void> {
-  return whileStopped(ctx, runId, () => rollBackAndFinish(ctx, runId, reason));
-}
+export const abortRun = (runId: string, reason: Text): Effect => endRun(runId, 'aborted', reason);
 
 /**
  * End the run as aborted and run nothing more, not even its rollback: what a Confirm nobody answered in time does
  * (CONTRACT §5: expiry never runs anything; nobody is there to watch an undo). The summary names the undos left,
  * for a person to do or to ask for in a new run.
+ *
+ * Performed here, not returned: the expiry is decided inside a housekeeping sweep under the run's lease
+ * (`expireConfirmation` in `leases.during`), three calls below the wiring, and the run must be stopped and ended
+ * before that hold is let go of (decision 047).
  */
 export function abortUnattended(ctx: AgentContext, runId: string, reason: Text): Promise<void> {
-  return whileStopped(ctx, runId, () => finishUnattended(ctx, runId, reason));
+  return ctx.effects.perform(endRun(runId, 'aborted-unattended', reason));
 }
 
-/** Runs `end` once no driver runs the run: stopped here, and one on another replica lets go when the run leaves `executing`. */
-async function whileStopped(ctx: AgentContext, runId: string, end: () => Promise<void>): Promise<void> {
-  await ctx.effects.perform(stopDriver(runId, 'abort'));
+/** `end-run`, once this process's driver of the run stopped (effects-runner.ts). */
+export async function endStoppedRun(ctx: AgentContext, runId: string, end: RunEnd, why: Text): Promise<void> {
+  if (end === 'cancelled') {
+    // Who cancelled is said once, in the summary; each step only says it never started.
+    // A rollback waiting for a Confirm is cancelled with the rest: its buttons then decide nothing.
+    await cancelUnstarted(ctx, runId, 'not started: the run was cancelled', { rollbackToo: true });
+    return summarizeEnded(ctx, runId, 'cancelled', why);
+  }
+  // A driver on another replica lets go when the run leaves `executing`.
   await ctx.store.transitionRun(runId, movesFrom('roll-back'), 'rolling-back');
   await ctx.replica.leases.take(runId);
   try {
-    await end();
+    await (end === 'aborted' ? rollBackAndFinish(ctx, runId, why) : finishUnattended(ctx, runId, why));
   } finally {
     await ctx.replica.leases.release(runId).catch(() => undefined);
   }

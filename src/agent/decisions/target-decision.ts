@@ -76,15 +76,17 @@ async function carryOut(ctx: AgentContext, input: ConfirmInput, grant: ConfirmGr
     });
     if ((await ctx.store.getRun(input.runId))?.status === 'rolling-back') {
       // The rollback stopped at this step; it goes on from here and ends the run as the Abort would have.
-      await abortRun(ctx, input.runId, words`Aborted; the rollback went on once ${person(userId)} confirmed what step ${stepId} acts on.`);
-      return decided({ ok: true, value: undefined });
+      return decided({ ok: true, value: undefined }, [
+        abortRun(input.runId, words`Aborted; the rollback went on once ${person(userId)} confirmed what step ${stepId} acts on.`),
+      ]);
     }
     // An executing run's driver looks again.
     return decided({ ok: true, value: undefined }, [...(await continueIfClear(ctx, input.runId)), drive(input.runId)]);
   }
   await ctx.store.appendEvent(input.runId, 'target-aborted', { planVersion, stepId, by: userId, targets: confirmed.targets });
-  await abortRun(ctx, input.runId, words`Aborted by ${person(userId)} instead of confirming what step ${stepId} acts on.`);
-  return decided({ ok: true, value: undefined });
+  return decided({ ok: true, value: undefined }, [
+    abortRun(input.runId, words`Aborted by ${person(userId)} instead of confirming what step ${stepId} acts on.`),
+  ]);
 }
 
 async function findConfirmation(ctx: Pick<AgentContext, 'store'>, input: ConfirmInput): Promise<ConfirmationRecord | undefined> {

@@ -6,10 +6,10 @@
  */
 import type { AgentContext } from '../context.ts';
 import { createEventLog, type EventLog } from '../delivery/event-log.ts';
-import { nextActions, TOKENS_STALE_MS, type ExecutorState } from './execution-rules.ts';
+import { TOKENS_STALE_MS, type ExecutorState } from './execution-rules.ts';
 import { joinedClaims, type JoinedClaims, type StepWrites } from './joined-claims.ts';
 import type { Plan } from '../model/plan/plan.ts';
-import type { RunRecord, StepRecord } from '../ports/run-store.ts';
+import type { FinishStepInput, RunRecord, StepRecord } from '../ports/run-store.ts';
 import type { Text } from '../text/text.ts';
 import { escalatedSteps, succeededOutputs } from './steps/step-facts.ts';
 import { runStep, type StepOutcome } from './steps/step-runner.ts';
@@ -25,6 +25,18 @@ export interface PassHooks {
   stopping(): boolean;
   /** Something no step outcome covers went wrong: stop every running step. */
   onSystemError(error: unknown): void;
+  /**
+   * A step of `pass` succeeded and its success waits to be stored: ask the rules, and perform what they say,
+   * until `pass.finish` took it. Rejects when that fails (the step's finish then fails with it).
+   */
+  succeeded(pass: ExecutionPass, stepId: string): Promise<void>;
+}
+
+/** A step's success waiting for the rules' `finish` or `finish-and-start`. */
+interface WaitingFinish {
+  input: FinishStepInput & { output: Record<string, unknown> };
+  stored(written: Promise<boolean>): void;
+  failed(error: unknown): void;
 }
 
 export class ExecutionPass {
@@ -48,6 +60,7 @@ export class ExecutionPass {
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly specs: ReadonlyMap<string, Plan['steps'][number]>;
   private readonly writes: JoinedClaims;
+  private readonly finishes = new Map<string, WaitingFinish>();
   private attempts: number;
   private tokens = 0;
   private tokensReadAt: Date | null = null;
@@ -82,6 +95,7 @@ export class ExecutionPass {
       steps: this.plan.steps,
       records: this.records,
       inFlight: new Set(this.inFlight.keys()),
+      finishing: new Set(this.finishes.keys()),
       escalated: this.escalated,
       replanning: this.replanning?.stepId ?? null,
       replanAnswers: this.replanning?.answers ?? new Set(),
@@ -194,37 +208,50 @@ export class ExecutionPass {
     this.inFlight.set(stepId, task);
   }
 
-  /** A step's success is written together with the claims of the dependants it lets start (joined-claims.ts). */
+  /**
+   * A step's success waits for the rules to say what starts with it (the driver asks them: `hooks.succeeded`);
+   * its other ends are stored at once.
+   */
   private readonly stepWrites: StepWrites = {
     claimStep: (input) => this.writes.claimStep(input),
-    finishStep: async (input) => {
-      if (input.status !== 'succeeded' || !input.output) return this.writes.finishStep(input);
-      const dependants = await this.startableAfter(input.stepId);
-      // Held before the dependants start, so that their claims find it and go with it, never before it.
-      const written = this.writes.finishWith(input, dependants);
-      // The mirror's outputs learn the output once it is stored; these dependants fill their references from it now.
-      const outputs = new Map(this.outputs).set(input.stepId, input.output);
-      for (const dependant of dependants) this.start(dependant, outputs);
-      return written;
+    finishStep: (input) => {
+      const { output } = input;
+      if (input.status !== 'succeeded' || !output) return this.writes.finishStep(input);
+      const stored = new Promise<boolean>((resolve, reject) =>
+        this.finishes.set(input.stepId, { input: { ...input, output }, stored: resolve, failed: reject }),
+      );
+      this.hooks.succeeded(this, input.stepId).catch((error: unknown) => {
+        const waiting = this.finishes.get(input.stepId);
+        this.finishes.delete(input.stepId);
+        waiting?.failed(error);
+      });
+      return stored;
     },
   };
 
-  /** What the rules would start once `stepId` succeeded (the mirror learns of the success only once it is stored). */
-  private async startableAfter(stepId: string): Promise<string[]> {
-    const finishing = this.records.get(stepId);
-    if (!finishing) return [];
-    const ask = () => {
-      const state = this.state(this.hooks.stopping() || this.hooks.signal.aborted || this.systemError !== null);
-      const inFlight = new Set(state.inFlight);
-      inFlight.delete(stepId);
-      return nextActions({ ...state, records: new Map(state.records).set(stepId, { ...finishing, status: 'succeeded' }), inFlight });
-    };
-    let actions = ask();
-    if (actions.some((action) => action.kind === 'read-tokens')) {
-      await this.readTokens();
-      actions = ask();
+  /**
+   * The rules' `finish` or `finish-and-start`: stores a waiting success together with the claims of `dependants`
+   * (joined-claims.ts), and starts them. Nothing when the success was already taken.
+   */
+  finish(stepId: string, dependants: readonly string[]): void {
+    const waiting = this.finishes.get(stepId);
+    if (!waiting) return;
+    this.finishes.delete(stepId);
+    try {
+      // Held before the dependants start, so that their claims find it and go with it, never before it.
+      const written = this.writes.finishWith(waiting.input, dependants);
+      // The mirror's outputs learn the output once it is stored; these dependants fill their references from it now.
+      const outputs = new Map(this.outputs).set(stepId, waiting.input.output);
+      for (const dependant of dependants) this.start(dependant, outputs);
+      waiting.stored(written);
+    } catch (error) {
+      waiting.failed(error);
     }
-    return actions.flatMap((action) => (action.kind === 'start' ? [action.stepId] : []));
+  }
+
+  /** Whether a step's success still waits for the rules. */
+  waitsToFinish(stepId: string): boolean {
+    return this.finishes.has(stepId);
   }
 
   /** Someone else changed the store (an answer, a retry, a peer's step): mirror it, except steps this pass runs. */

@@ -1,8 +1,9 @@
 /**
  * The executor's rules as one pure function: given what is known of an executing run (its step
  * records, the steps this driver runs, attempts, tokens, budgets and the time), which actions come
- * next. The driver in run-driver.ts performs them and asks again; nothing here reads a clock or a store,
- * so the rules can be read, and tested, as tables of states.
+ * next, including which steps start together with a step's success. The driver in run-driver.ts asks them in
+ * one place (from its loop, and when a step's success waits to be stored), performs them and asks again;
+ * nothing here reads a clock or a store, so the rules can be read, and tested, as tables of states.
  */
 import { dispatch } from './ready-steps.ts';
 import type { GraphStep } from '../model/plan/plan-graph.ts';
@@ -52,6 +53,12 @@ export interface ExecutorState {
   owner: string;
   /** No other replica shares the store: a running step nobody here runs is from before a restart. */
   soleOwner: boolean;
+  /**
+   * Steps this driver runs whose success is known (the tool answered, the check passed) and not stored yet:
+   * each waits for the rules to say which steps start with it, claimed in the same write (joined-claims.ts).
+   * They are still in `inFlight`. None when absent.
+   */
+  finishing?: ReadonlySet<string>;
 }
 
 /** How a run ends when this driver has nothing left to start or wait for. */
@@ -67,6 +74,13 @@ export type Settlement =
   | { status: 'none' };
 
 export type ExecutorAction =
+  /** A step succeeded and nothing starts with it: store its success. */
+  | { kind: 'finish'; stepId: string }
+  /**
+   * A step succeeded and its success lets `dependants` start at once (its dependants, or a step that waited
+   * for its slot): store its success together with their claims, in one write, and start them.
+   */
+  | { kind: 'finish-and-start'; stepId: string; dependants: string[] }
   /** A step its driver stopped before it ended (left cancelled while the run goes on): it runs again. */
   | { kind: 'requeue'; stepId: string }
   | { kind: 'skip'; stepId: string; reason: string }
@@ -91,6 +105,9 @@ export type ExecutorAction =
   | { kind: 'settle'; outcome: Settlement };
 
 export function nextActions(state: ExecutorState): ExecutorAction[] {
+  const finishing = state.finishing?.size ? state.steps.find((step) => state.finishing!.has(step.id)) : undefined;
+  // Before a drain too: a running step's end is stored whatever the driver does next.
+  if (finishing) return finishNext(state, finishing.id);
   if (state.stopping) return [{ kind: 'drain' }];
   const interrupted = interruptedSteps(state);
   if (interrupted.length) return interrupted.map((stepId) => ({ kind: 'requeue', stepId }));
@@ -108,6 +125,24 @@ export function nextActions(state: ExecutorState): ExecutorAction[] {
   if (state.inFlight.size + starts.length > 0) return [...skips, ...starts.map((stepId) => ({ kind: 'start' as const, stepId })), { kind: 'wait' }];
   const skipped = new Set(decision.skip.map((skip) => skip.stepId));
   return [...skips, whenIdle(state, skipped)];
+}
+
+/**
+ * A step succeeded and its success is not stored yet: what starts with it is what the rules would start once it
+ * is stored (counted succeeded, no longer running), so that a chain pays one write per step. A token total too
+ * old to start on is read first. Anything else the rules would do (a skip, a hand-over, another success) waits
+ * for the next ask.
+ */
+function finishNext(state: ExecutorState, stepId: string): ExecutorAction[] {
+  const record = state.records.get(stepId);
+  if (!record || state.stopping) return [{ kind: 'finish', stepId }];
+  const inFlight = new Set(state.inFlight);
+  inFlight.delete(stepId);
+  const records = new Map(state.records).set(stepId, { ...record, status: 'succeeded' });
+  const after = nextActions({ ...state, finishing: undefined, records, inFlight });
+  if (after.some((action) => action.kind === 'read-tokens')) return [{ kind: 'read-tokens' }];
+  const dependants = after.flatMap((action) => (action.kind === 'start' ? [action.stepId] : []));
+  return [dependants.length ? { kind: 'finish-and-start', stepId, dependants } : { kind: 'finish', stepId }];
 }
 
 /** How the run ends as things stand (the skips in `skipped` counted as done). */

@@ -89,6 +89,7 @@ export class RunDriver {
       superseded: () => this.superseded,
       stopping: () => this.stopping,
       onSystemError: (error: unknown) => this.controller.abort(error),
+      succeeded: (pass: ExecutionPass, stepId: string) => this.finishing(pass, stepId),
     };
     let pass = await openExecutionPass(this.ctx, this.runId, hooks);
     // Steps a dead driver left running are settled before anything starts, from the rows the pass just
@@ -122,7 +123,7 @@ export class RunDriver {
   private async loop(pass: ExecutionPass): Promise<Settlement> {
     while (!this.stopping && !pass.systemError) {
       if (pass.refused && !(await this.stillOnVersion(pass))) return { status: 'none' };
-      const actions = nextActions(pass.state(this.stopping));
+      const actions = this.ask(pass);
       for (const [index, action] of actions.entries()) {
         const ending = await this.perform(pass, action);
         if (action.kind === 'skip' && actions[index + 1]?.kind !== 'skip') pass.report(); // once for a batch of skips
@@ -130,6 +131,22 @@ export class RunDriver {
       }
     }
     return { status: 'none' };
+  }
+
+  /**
+   * The one place the rules are asked. A halted pass (a spent budget, a system error) counts as stopping: a
+   * success that ends after it starts nothing.
+   */
+  private ask(pass: ExecutionPass): ExecutorAction[] {
+    return nextActions(pass.state(this.stopping || this.controller.signal.aborted || pass.systemError !== null));
+  }
+
+  /**
+   * A step succeeded, and what starts with it is the rules' to say: performed here, or by the loop if it asks
+   * first. Only the success, or a token read before it, comes back while a success waits.
+   */
+  private async finishing(pass: ExecutionPass, stepId: string): Promise<void> {
+    while (pass.waitsToFinish(stepId)) for (const action of this.ask(pass)) await this.perform(pass, action);
   }
 
   /** Performs one action; returns how the run ends when the action ends the loop. */
@@ -146,6 +163,10 @@ export class RunDriver {
         return undefined;
       case 'start':
         pass.start(action.stepId);
+        return undefined;
+      case 'finish':
+      case 'finish-and-start':
+        pass.finish(action.stepId, action.kind === 'finish' ? [] : action.dependants);
         return undefined;
       case 'hand-over':
         await this.handOver(pass, action.stepId);

@@ -17,6 +17,9 @@ export interface AnswerForPlanner {
 /** How a driver is stopped (Effect `stop-driver`). */
 export type DriverStop = 'cancel' | 'abort' | 'halt' | 'drain';
 
+/** How a run a person (or an expiry) stopped ends (Effect `end-run`). */
+export type RunEnd = 'cancelled' | 'aborted' | 'aborted-unattended';
+
 export type Effect =
   /** Drive an executing run (or wake its driver); nothing happens for a run already driven elsewhere or no longer executing. */
   | { kind: 'drive'; runId: string }
@@ -31,6 +34,12 @@ export type Effect =
    * need decide): resolves once the new version is proposed, or the run is paused for a person.
    */
   | { kind: 'replan'; runId: string; reason: Text; from: readonly RunStatus[] }
+  /**
+   * Stop this process's driver of the run (`cancel`, or `abort`), then end the run: `cancelled` (its unstarted steps
+   * cancelled), `aborted` (what succeeded rolled back, newest first) or `aborted-unattended` (nothing more run, not even
+   * the rollback). `why` opens its summary. Resolves once the run ended, or its rollback waits for a Confirm.
+   */
+  | { kind: 'end-run'; runId: string; end: RunEnd; why: Text }
   /** Plan the run again with every answer its planner's questions got, holding the run's lease meanwhile. */
   | { kind: 'plan'; run: RunRecord; answers: AnswerForPlanner[] }
   /**
@@ -81,6 +90,7 @@ export interface EffectsPort {
 
 export const drive = (runId: string): Effect => ({ kind: 'drive', runId });
 export const stopDriver = (runId: string, stop: DriverStop): Effect => ({ kind: 'stop-driver', runId, stop });
+export const endRun = (runId: string, end: RunEnd, why: Text): Effect => ({ kind: 'end-run', runId, end, why });
 export const replanRun = (runId: string, reason: Text, from: readonly RunStatus[]): Effect => ({ kind: 'replan', runId, reason, from });
 export const planAgain = (run: RunRecord, answers: AnswerForPlanner[]): Effect => ({ kind: 'plan', run, answers });
 export const tellClosed = (run: RunRecord, closed: readonly EscalationRecord[], why: Text): Effect => ({ kind: 'tell-closed', run, closed, why });

@@ -9,6 +9,7 @@
 import { WAITING_RUN_STATUSES } from '../model/run-moves.ts';
 import type { AgentContext } from '../context.ts';
 import type { RunRecord } from '../ports/run-store.ts';
+import type { Effect } from '../ports/effects.ts';
 import { openWaits } from './open-waits.ts';
 import { findHangingRun, reportStuckSteps } from './stuck-runs.ts';
 import { DEFAULT_HOUSEKEEPING, type Wait } from './wait.ts';
@@ -20,15 +21,18 @@ const SWEEP_LIMIT = 1000;
 const ORDER: readonly Wait['kind'][] = ['approval', 'escalation', 'question', 'confirm'];
 const inOrder = (waits: readonly Wait[]) => [...waits].sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind));
 
-export async function runHousekeeping(ctx: AgentContext, now: Date): Promise<void> {
+/** Returns the drives of hanging runs (stuck-runs.ts), for the wiring to perform. */
+export async function runHousekeeping(ctx: AgentContext, now: Date): Promise<Effect[]> {
   const settings = { ...DEFAULT_HOUSEKEEPING, ...ctx.config.settings.housekeeping };
   const runs = await ctx.store.listRuns({ limit: SWEEP_LIMIT, statuses: WAITING_RUN_STATUSES });
   // One bad run (or one failing wait or check) must not stop the sweep.
   const warn = (run: RunRecord, what: string) => (error: unknown) => ctx.logger.warn({ runId: run.id, err: error }, `housekeeping: ${what} failed`);
+  const next: Effect[] = [];
   for (const run of runs) {
     const waits = await openWaits(ctx, run).catch((error: unknown): Wait[] | undefined => void warn(run, 'reading its waits')(error));
     for (const wait of inOrder(waits ?? [])) await remindOrExpire(ctx, wait, now, settings).catch(warn(run, `the ${wait.kind} wait`));
     await reportStuckSteps(ctx, run, now).catch(warn(run, 'reportStuckSteps'));
-    if (waits) await findHangingRun(ctx, run, waits).catch(warn(run, 'findHangingRun'));
+    if (waits) next.push(...((await findHangingRun(ctx, run, waits).catch(warn(run, 'findHangingRun'))) ?? []));
   }
+  return next;
 }

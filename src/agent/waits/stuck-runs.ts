@@ -2,7 +2,7 @@
 import type { AgentContext } from '../context.ts';
 import type { RunRecord } from '../ports/run-store.ts';
 import { escalate } from '../execution/escalation.ts';
-import { drive } from '../ports/effects.ts';
+import { drive, type Effect } from '../ports/effects.ts';
 import type { Wait } from './wait.ts';
 
 const MINUTE = 60_000;
@@ -10,14 +10,15 @@ const MINUTE = 60_000;
 /**
  * A run that waits for nobody: paused with no open wait (openWaits) and no waiting step is handed to a
  * person with Retry / Abort; an executing run on a store this process has alone gets its driver back (a
- * live one is only woken), which goes on or, failing again and again, escalates.
+ * live one is only woken), which goes on or, failing again and again, escalates. That drive is returned, for the
+ * wiring to perform (it takes no lease here: the driver claims the run itself).
  */
-export async function findHangingRun(ctx: AgentContext, run: RunRecord, waits: readonly Wait[]): Promise<void> {
-  if (run.status === 'executing' && ctx.replica.soleOwner) return ctx.effects.perform(drive(run.id));
-  if (run.status !== 'paused' || waits.length > 0) return;
-  if ((await ctx.store.listSteps(run.id)).some((step) => step.status === 'waiting')) return;
+export async function findHangingRun(ctx: AgentContext, run: RunRecord, waits: readonly Wait[]): Promise<Effect[]> {
+  if (run.status === 'executing' && ctx.replica.soleOwner) return [drive(run.id)];
+  if (run.status !== 'paused' || waits.length > 0) return [];
+  if ((await ctx.store.listSteps(run.id)).some((step) => step.status === 'waiting')) return [];
   // The run changed meanwhile (an answer resumed it): the escalation would be about nothing.
-  if ((await ctx.store.getRun(run.id))?.status !== 'paused') return;
+  if ((await ctx.store.getRun(run.id))?.status !== 'paused') return [];
   await escalate(ctx, {
     runId: run.id,
     planVersion: run.currentPlanVersion,
@@ -26,6 +27,7 @@ export async function findHangingRun(ctx: AgentContext, run: RunRecord, waits: r
     message: 'the run was paused with nothing left for anyone to answer',
     pauseFrom: [],
   });
+  return [];
 }
 
 /** The executor times a step out after TANDEM_STEP_TIMEOUT_S; one running twice that long was probably left by a dead process. */

@@ -46,14 +46,10 @@ export class ExecutionPass {
   readonly events: EventLog;
   /** Failed or uncertain steps of this version handed to a person: each waits for its own answer. */
   readonly escalated: Set<string>;
-  /** A failure the supervisor answers with a new plan (and why): nothing new starts. */
-  /** The new plan the failures so far asked for: the first failed step, every failed step it answers, and why. */
+  /** The new plan failures asked for (nothing new starts): the first failed step, every one it answers, and why. */
   replanning: { stepId: string; answers: Set<string>; reason: Text } | null = null;
   systemError: unknown = null;
-  /**
-   * A step this pass started came back pending, nobody's: its claim was refused because the run left
-   * `executing` or another version became current (or a peer put it back). The driver looks at the run.
-   */
+  /** A step this pass started came back pending, its claim refused (the run left `executing`, another version is current): the driver looks. */
   refused = false;
   private readonly outputs: Map<string, Record<string, unknown>>;
   private readonly board: LiveBoard;
@@ -179,8 +175,10 @@ export class ExecutionPass {
   }
 
   start(stepId: string, outputs: ReadonlyMap<string, Record<string, unknown>> = this.outputs): void {
-    const { ctx, run, version } = this;
-    const spec = this.specs.get(stepId)!;
+    // Started already by a success stored while the driver went through its actions (finish-and-start): not twice.
+    if (this.inFlight.has(stepId)) return;
+    const { ctx, run, version, specs } = this;
+    const spec = specs.get(stepId)!;
     this.attempts++;
     // A retried step's earlier failure was answered: a new one is told of again.
     this.escalated.delete(stepId);
@@ -286,9 +284,8 @@ export class ExecutionPass {
       const fresh = (await this.ctx.store.listSteps(this.run.id, this.version)).find((step) => step.stepId === stepId && step.kind === 'forward');
       if (fresh) this.records.set(stepId, fresh);
       if (fresh?.status === 'pending') this.refused = true;
-      // Another writer settled it (a peer's recovery reconciled it as done): its dependants fill their
-      // references from that output. Without it the rules would start them on a record that says succeeded
-      // and an output map that never heard of it ("has no recorded output of step …").
+      // Another writer settled it (a peer's recovery reconciled it as done): its dependants fill their references
+      // from that output, or the rules would start them on an output map that never heard of it.
       if (fresh?.status === 'succeeded' && fresh.output) this.outputs.set(stepId, fresh.output);
     } else this.setLocal(stepId, { status: outcome.status, finishedAt: now });
     this.reportSoon();

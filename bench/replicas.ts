@@ -12,7 +12,11 @@
  * would have against 2 with the same cores to share).
  * Run: TEST_DATABASE_URL=postgres://… npx tsx bench/replicas.ts   (or DATABASE_URL)
  * Knobs: BENCH_RUNS (default 500; a multiple of 4), BENCH_ROUNDS (rounds of 2 then 4 replicas, median taken; default 3),
- * BENCH_POOL_TOTAL (connections shared out among the replicas; default 10 each).
+ * BENCH_POOL_TOTAL (connections shared out among the replicas; default 10 each), BENCH_WAITS=1 (what the server's
+ * backends were doing, on average, in each measurement; its sampling commits 100 transactions a second and uses the
+ * server's CPU for the bench's database, which the CPU and transactions a step then count: compare those only
+ * between runs without it), BENCH_STATEMENTS=1 (the statements a step with 2 and 4 replicas, by text),
+ * BENCH_WARM_UP (runs each replica does before the clock starts, default 10).
  */
 import { fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -30,10 +34,14 @@ import { quietSurface } from './quiet-surface.ts';
 import { atLeast, printFigures, type Figure } from './support/figures.ts';
 import { freshPostgres } from './support/fresh-postgres.ts';
 import { settingsGate } from '../src/policy/policy-in-force.ts';
+import { countingStatements } from './support/statement-count.ts';
+import { printStatementsAside, sampleWaits, sentPerStep } from './support/replica-probes.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 500);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const STEPS = 5;
+/** Runs each replica does before the clock starts: its JIT, and every statement on each of its connections. */
+const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 10);
 
 const plan: Plan = {
   schemaVersion: 1,
@@ -50,6 +58,7 @@ async function worker(url: string, owner: string, runs: number): Promise<void> {
   // replicas do not bring the server twice the backends of 2; unset, each replica has 10.
   const total = Number(process.env.BENCH_POOL_TOTAL ?? 0);
   const database: Database = await openDatabase({ url, poolSize: total ? Math.max(1, Math.floor(total / Number(process.env.BENCH_REPLICAS))) : 10 });
+  const statements = countingStatements(database);
   const calls: Record<string, number> = {};
   const tool: AnyTool = {
     name: 'instant',
@@ -63,7 +72,7 @@ async function worker(url: string, owner: string, runs: number): Promise<void> {
     },
   };
   const agent = createAgent({
-    store: createRunStore(database.db),
+    store: createRunStore(statements.db),
     llm: noModel,
     tools: [tool],
     surface: quietSurface,
@@ -83,7 +92,7 @@ async function worker(url: string, owner: string, runs: number): Promise<void> {
   await agent.resume();
   // Warm up this process's JIT and connections before the clock starts.
   await Promise.all(
-    Array.from({ length: 10 }, (_, i) =>
+    Array.from({ length: WARM_UP }, (_, i) =>
       agent.startRun({ task: `warm-up ${i}`, requester: 'UBENCH', conversation: { channel: 'CBENCH', threadTs: randomUUID() }, origin: 'schedule' }),
     ),
   );
@@ -92,6 +101,7 @@ async function worker(url: string, owner: string, runs: number): Promise<void> {
   process.send!('ready');
   await new Promise((resolve) => process.once('message', resolve));
   const cpuBefore = process.cpuUsage();
+  const sentBefore = new Map(statements.texts);
   await Promise.all(
     Array.from({ length: runs }, (_, i) =>
       agent.startRun({ task: `bench ${owner} ${i}`, requester: 'UBENCH', conversation: { channel: 'CBENCH', threadTs: randomUUID() }, origin: 'schedule' }),
@@ -99,7 +109,8 @@ async function worker(url: string, owner: string, runs: number): Promise<void> {
   );
   await agent.idle();
   const cpu = process.cpuUsage(cpuBefore);
-  process.send!({ calls, cpuSeconds: (cpu.user + cpu.system) / 1e6 });
+  const sent = Object.fromEntries([...statements.texts].map(([text, times]) => [text, times - (sentBefore.get(text) ?? 0)]));
+  process.send!({ calls, cpuSeconds: (cpu.user + cpu.system) / 1e6, sent });
   // The pool stays open until the bench has read its backends' CPU.
   await new Promise((resolve) => process.once('message', resolve));
   await agent.shutdown(1000);
@@ -137,6 +148,8 @@ interface Measurement {
   replicaCpuPerStep: number;
   serverCpuPerStep: number;
   commitsPerStep: number;
+  /** Statements the replicas sent a step, by text. */
+  sentPerStep: Map<string, number>;
 }
 
 async function measure(url: string, replicaCount: number): Promise<Measurement> {
@@ -150,11 +163,13 @@ async function measure(url: string, replicaCount: number): Promise<Measurement> 
     new Promise<unknown>((resolve, reject) => (child.once('message', resolve), child.once('exit', (code) => reject(new Error(`replica exited (${code})`)))));
   await Promise.all(children.map(message)); // every replica is up before the clock starts
   const serverBefore = await serverWork(url);
+  const waits = process.env.BENCH_WAITS ? sampleWaits(url) : undefined;
   const started = performance.now();
   const results = children.map(message);
   for (const child of children) child.send('go');
-  const reports = (await Promise.all(results)) as { calls: Record<string, number>; cpuSeconds: number }[];
+  const reports = (await Promise.all(results)) as { calls: Record<string, number>; cpuSeconds: number; sent: Record<string, number> }[];
   const seconds = (performance.now() - started) / 1000;
+  if (waits) console.log(`${replicaCount} replicas, what the bench's backends were doing (samples every 10 ms): ${await waits.stop()}`);
   const serverAfter = await serverWork(url);
   for (const child of children) child.send('stop');
   const calls = Object.assign({}, ...reports.map((report) => report.calls)) as Record<string, number>;
@@ -172,6 +187,7 @@ async function measure(url: string, replicaCount: number): Promise<Measurement> 
     serverCpuPerStep: (serverCpuBetween(serverBefore.cpu, serverAfter.cpu) / steps) * 1000,
     // The bench's own two readings commit too.
     commitsPerStep: (serverAfter.commits - serverBefore.commits) / steps,
+    sentPerStep: sentPerStep(reports, steps),
   };
 }
 
@@ -224,6 +240,7 @@ async function main(): Promise<void> {
         `${count} replicas, each round: ${results.map((r) => `${r.stepsPerSecond.toFixed(0)} steps/s, ${cpuOf(r).toFixed(2)} ms CPU a step (server ${r.serverCpuPerStep.toFixed(2)}), ${r.commitsPerStep.toFixed(2)} commits a step`).join('; ')}`,
       );
     const ratio = four.stepsPerSecond / two.stepsPerSecond;
+    if (process.env.BENCH_STATEMENTS) printStatementsAside(two, four);
     printFigures('replicas (PostgreSQL)', [
       line(1, one),
       line(2, two),

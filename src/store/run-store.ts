@@ -24,7 +24,7 @@ import { insertRun, patchRun, selectRun, selectRunByConversation, selectRunByReq
 import { insertSteps, selectAttempts, selectSteps, setStepStatus } from './steps/steps-repository.ts';
 import { requeueInterruptedSteps, selectRunningSteps } from './steps/interrupted-steps.ts';
 import { writeStepTransitions } from './steps/step-transitions.ts';
-import { selectSummarySource } from './runs/summary-repository.ts';
+import { selectBoardSource, selectSummarySource } from './runs/summary-repository.ts';
 import { selectPassOpenings, selectTokensOf } from './runs/pass-openings-repository.ts';
 import { insertUsage, sumUsage, sumUsageByModel } from './runs/usage-repository.ts';
 
@@ -106,6 +106,7 @@ const usage = (db: Db): UsagePort => ({
 
 const summary = (db: Db): SummaryPort => ({
   summarySource: (runId) => selectSummarySource(db, runId),
+  boardSource: (runId) => selectBoardSource(db, runId),
 });
 
 const openings = (db: Db): OpeningsPort => ({

@@ -10,11 +10,11 @@ import type { BoardState } from '../../src/agent/ports/surface.ts';
 import { createMemoryRunStore } from '../../src/agent/testing/memory-store/index.ts';
 import { makePlan } from '../fakes/slack-fixtures.ts';
 
-/** The store, with one step read held until released: a database that answers one read slowly. */
+/** The store, with one board read held until released: a database that answers one read slowly. */
 function withHeldRead(store: RunStore) {
   let hold: (() => Promise<void>) | undefined;
   const reads = {
-    /** The next step read waits for `release()`; `started` resolves once it has read. */
+    /** The next board read waits for `release()`; `started` resolves once it has read. */
     holdNext() {
       let release!: () => void;
       let started!: () => void;
@@ -29,10 +29,10 @@ function withHeldRead(store: RunStore) {
     },
   };
   const slow: RunStore = Object.create(store) as RunStore;
-  slow.listSteps = async (...args) => {
-    const steps = await store.listSteps(...args);
+  slow.boardSource = async (...args) => {
+    const source = await store.boardSource(...args);
     await hold?.();
-    return steps;
+    return source;
   };
   return { store: slow, reads };
 }

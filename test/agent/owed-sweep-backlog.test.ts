@@ -2,7 +2,8 @@
  * A backlog of owed messages after a crash (issue 34): a process killed while a hundred runs waited on their
  * messages leaves them all owed. The next process's start-up sweep (or a peer's sweep, once the dead
  * replica's leases are let go) delivers every one of them, each once, instead of fifty and the rest a
- * sweep (5 s) per fifty later; and a sweep whose deliveries fail stops rather than claiming on.
+ * sweep (5 s) per fifty later, and all at once rather than a few at a time; and a sweep whose deliveries fail
+ * stops rather than claiming on.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AgentContext } from '../../src/agent/context.ts';
@@ -72,6 +73,18 @@ class HangingSurface extends InMemorySurface {
   }
 }
 
+/** Slack answering each ask a moment later: counts how many were asked at once. */
+class SlowSurface extends InMemorySurface {
+  most = 0;
+  private asking = 0;
+  override async ask(...args: Parameters<InMemorySurface['ask']>): Promise<void> {
+    this.most = Math.max(this.most, ++this.asking);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    this.asking--;
+    return super.ask(...args);
+  }
+}
+
 describe('a sweep after a crash on the memory store', () => {
   afterEach(() => vi.useRealTimers());
 
@@ -101,6 +114,16 @@ describe('a sweep after a crash on the memory store', () => {
     const surface = new InMemorySurface();
     await sweepOwed(contextFor(store, surface, 'restarted', true), { startUp: true });
     expect(asked(surface, 'killed').sort()).toEqual([...questions].sort());
+  });
+
+  it('asks for every waiting run at once once Slack took one, so no message waits for others to be sent first', async () => {
+    const store = createMemoryRunStore();
+    const questions = await backlogOf(store, BACKLOG, 'queued');
+    const surface = new SlowSurface();
+    await sweepOwed(contextFor(store, surface, 'restarted', true), { startUp: true });
+    expect(asked(surface, 'queued').sort()).toEqual([...questions].sort());
+    // A few at a time, each message waited for the ones before it (and their turns of a busy store's queue).
+    expect(surface.most).toBeGreaterThan(BACKLOG - 50);
   });
 
   it('stops after the first batch when its deliveries fail, and leaves the messages owed', async () => {

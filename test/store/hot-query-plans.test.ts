@@ -193,4 +193,24 @@ describe.each(ENGINES)('hot-path statements on a full %s store', (engine) => {
     }
     expect(scans).toEqual([]);
   });
+
+  it('reads only a run’s checks, by their partial index, for its board and its summary: not its whole event log', async () => {
+    const byType = [...seen.values()].filter(({ text }) => text.includes("type = 'step-evaluated'"));
+    // The board drawn at the run's end and the summary each read them, in a statement of its own kind.
+    expect(byType.length).toBeGreaterThanOrEqual(2);
+    for (const { text, params } of byType) expect(indexesUsed(await explain(`explain (format json) ${text}`, params))).toContain('events_checks_idx');
+    const wholeLog = [...seen.keys()].filter((text) => /from "events" where "events"."run_id" = \$1 order by/.test(text));
+    expect(wholeLog).toEqual([]);
+  });
 });
+
+/** The indexes an EXPLAIN (FORMAT JSON) plan reads, anywhere in it. */
+function indexesUsed(plan: unknown): string[] {
+  const found: string[] = [];
+  const walk = (node: Record<string, unknown>) => {
+    if (typeof node['Index Name'] === 'string') found.push(node['Index Name']);
+    for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+  };
+  walk((plan as { Plan: Record<string, unknown> }[])[0]!.Plan);
+  return found;
+}

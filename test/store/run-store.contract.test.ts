@@ -494,6 +494,7 @@ describe.each(STORE_ENGINES)('run store contract on %s', (engine) => {
       usage: await store.usageTotals(run.id),
       usageByModel: await store.usageByModel(run.id),
       lastFallback: (await store.listEvents(run.id)).filter((event) => event.type === 'planner-fallback').at(-1),
+      evaluations: [],
     });
     expect(source?.lastFallback?.data).toEqual({ planVersion: 2, author: 'openai:gpt-4o', reason: 'second' });
     expect(await store.summarySource('run_missing')).toBeUndefined();
@@ -504,6 +505,7 @@ describe.each(STORE_ENGINES)('run store contract on %s', (engine) => {
       usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
       usageByModel: [],
       lastFallback: null,
+      evaluations: [],
     });
   });
 

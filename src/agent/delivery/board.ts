@@ -1,9 +1,6 @@
 /** The status board: one line per step of the current plan version, plus any rollback steps, and the run's true outcome on top. */
 import type { Plan } from '../model/plan/plan.ts';
-import type { EventsPort } from '../ports/events.ts';
-import type { PlansPort } from '../ports/plans.ts';
-import type { RunsPort } from '../ports/runs.ts';
-import type { StepsPort } from '../ports/steps.ts';
+import type { SummaryPort } from '../ports/summary.ts';
 import type { RunRecord, StepRecord } from '../ports/run-store.ts';
 import type { BoardState, BoardStep } from '../ports/surface.ts';
 import type { RunEvent } from '../model/run-events.ts';
@@ -129,27 +126,25 @@ export function uncheckedSteps(events: readonly RunEvent[]): Set<string> {
   return new Set([...last].filter(([, verdict]) => verdict === 'uncertain').map(([key]) => key));
 }
 
-/** What reading a run's board from the store needs: its run, plan versions, steps and events, and the clock. */
+/** What reading a run's board from the store needs: its board source (one read) and the clock. */
 export interface BoardReads {
-  store: Pick<RunsPort, 'getRun'> & Pick<PlansPort, 'getPlanVersion'> & Pick<StepsPort, 'listSteps'> & Pick<EventsPort, 'listEvents'>;
+  store: Pick<SummaryPort, 'boardSource'>;
   now(): Date;
 }
 
 /**
- * The run's board as the store has it (the run is read unless the caller just read it); undefined for a run
- * that never started a step (a plan rejected or escalated before it ran is answered in the plan's own
- * message). The board draws the last version that ran; a newer one waiting for approval is named as what
- * replaced it. Only the board writer (board-writer.ts) publishes it.
+ * The run's board as the store has it (the caller's run row if it just read one); undefined for a run that
+ * never started a step (a plan rejected or escalated before it ran is answered in the plan's own message).
+ * The board draws the last version that ran; a newer one waiting for approval is named as what replaced it.
+ * One statement: the run, its steps, that version and the run's check verdicts, not its whole event log.
+ * Only the board writer (board-writer.ts) publishes it.
  */
 export async function readBoard(ctx: BoardReads, runId: string, read?: RunRecord): Promise<{ run: RunRecord; board: BoardState } | undefined> {
-  const run = read ?? (await ctx.store.getRun(runId));
-  if (!run?.currentPlanVersion) return undefined;
-  const steps = await ctx.store.listSteps(runId);
-  const ran = steps.filter((step) => step.kind === 'forward').reduce((latest, step) => Math.max(latest, step.planVersion), 0);
-  if (ran === 0) return undefined;
-  const version = await ctx.store.getPlanVersion(runId, ran);
-  if (!version) return undefined;
-  const replacedBy = run.currentPlanVersion > ran ? run.currentPlanVersion : null;
-  const unchecked = uncheckedSteps(await ctx.store.listEvents(runId));
-  return { run, board: buildBoard(run, version.version, version.plan, steps, ctx.now(), undefined, { replacedBy, unchecked }) };
+  const source = await ctx.store.boardSource(runId);
+  const run = read ?? source?.run;
+  if (!source?.ran || !run?.currentPlanVersion) return undefined;
+  const { ran, steps } = source;
+  const replacedBy = run.currentPlanVersion > ran.version ? run.currentPlanVersion : null;
+  const unchecked = uncheckedSteps(source.evaluations);
+  return { run, board: buildBoard(run, ran.version, ran.plan, steps, ctx.now(), undefined, { replacedBy, unchecked }) };
 }

@@ -40,8 +40,13 @@ export function owedSummary(runId: string, summary: Omit<RunSummary, 'run'>): Ne
 }
 
 const SWEEP_BATCH = 50;
-/** Runs whose messages one claim delivers side by side (each run's in order). */
-const RUNS_AT_ONCE = 8;
+/**
+ * A start-up sweep's one claim: the backlog a stopped process left. While it is delivered the runs that process
+ * left executing are driven again, and every statement of a delivery waits its turn behind theirs in the store's
+ * pool; claimed fifty at a time and delivered a few runs at a time, the last waiting run's message went only
+ * after the executing runs had finished their whole plans (issue 34: a thousand open runs all moving).
+ */
+const START_UP_CLAIM = 1000;
 
 /** The one pump of owed messages in a process (`OwedPump`, delivery-context.ts), reached as `ctx.thread.owed`. */
 export function createOwedPump(context: () => DeliveryContext): OwedPump {
@@ -59,20 +64,27 @@ export function createOwedPump(context: () => DeliveryContext): OwedPump {
     /**
      * Batch after batch while a claim comes back full and every delivery went, so a thousand runs waiting on their
      * messages after a crash are not served fifty per sweep (issue 34). A failed delivery ends the sweep; the timer
-     * tries again.
+     * tries again. At start-up the first claim takes the whole backlog (up to START_UP_CLAIM).
      */
     async sweep({ startUp }) {
       const ctx = context();
-      const claim = () => ctx.store.claimOwed({ owner: ctx.replica.owner, leaseMs: OWED_LEASE_MS, all: startUp && ctx.replica.soleOwner, limit: SWEEP_BATCH });
-      for (;;) {
-        const { claimed, failed } = await deliverClaimed(ctx, inFlight, claim);
-        if (claimed < SWEEP_BATCH || failed) return;
+      const claim = (limit: number) => () =>
+        ctx.store.claimOwed({ owner: ctx.replica.owner, leaseMs: OWED_LEASE_MS, all: startUp && ctx.replica.soleOwner, limit });
+      for (let limit = startUp ? START_UP_CLAIM : SWEEP_BATCH; ; limit = SWEEP_BATCH) {
+        const { claimed, failed } = await deliverClaimed(ctx, inFlight, claim(limit));
+        if (claimed < limit || failed) return;
       }
     },
   };
 }
 
-/** How many messages the claim took, and whether any was left owed (under way here, failed, or behind one that was). */
+/**
+ * How many messages the claim took, and whether any was left owed (under way here, failed, or behind one that was).
+ * Every run of the claim is delivered at once (each run's messages in order): one at a time, or a few at a time,
+ * each delivery's read and mark wait their turn behind a busy store's queue one after another. All but the first
+ * SWEEP_BATCH runs wait until Slack took one of those (or they are done): a Slack that fails is tried fifty times,
+ * not a thousand, and the rest are let go to their leases' end, when a later sweep claims them again.
+ */
 async function deliverClaimed(ctx: DeliveryContext, inFlight: Set<string>, claim: () => Promise<OwedMessage[]>): Promise<{ claimed: number; failed: boolean }> {
   // A run whose earlier message is not delivered (under way here, or failed just now) gets its later ones after it, so its thread reads in order.
   const waiting = new Set<string>();
@@ -86,6 +98,9 @@ async function deliverClaimed(ctx: DeliveryContext, inFlight: Set<string>, claim
     for (const id of ours) void ctx.store.deferOwed({ id, retryInMs: OWED_LEASE_MS }).catch(() => undefined);
   }, OWED_LEASE_MS / 3);
   renewal.unref?.();
+  let sent = 0;
+  let took!: () => void;
+  const tookOne = new Promise<void>((resolve) => (took = resolve));
   const deliverRun = async (messages: OwedMessage[]) => {
     for (const message of messages) {
       if (!ours.has(message.id)) {
@@ -99,6 +114,8 @@ async function deliverClaimed(ctx: DeliveryContext, inFlight: Set<string>, claim
       }
       try {
         await deliverOne(ctx, message);
+        sent++;
+        took();
         await ctx.store.markOwedSent(message.id);
         letGo(message.id);
       } catch (error) {
@@ -109,16 +126,19 @@ async function deliverClaimed(ctx: DeliveryContext, inFlight: Set<string>, claim
       }
     }
   };
-  // Each run's messages in order; a few runs at once, so a backlog does not queue one statement at a time behind a busy store.
   const runs = new Map<string, OwedMessage[]>();
   for (const message of claimed) runs.set(message.runId, [...(runs.get(message.runId) ?? []), message]);
   const byRun = [...runs.values()];
-  let next = 0;
-  const deliverer = async () => {
-    while (next < byRun.length) await deliverRun(byRun[next++]!);
-  };
   try {
-    await Promise.all(Array.from({ length: Math.min(RUNS_AT_ONCE, byRun.length) }, deliverer));
+    const first = Promise.all(byRun.slice(0, SWEEP_BATCH).map(deliverRun));
+    const rest = byRun.slice(SWEEP_BATCH);
+    // Once Slack took one (or the first runs are done), the rest go at once, not a turn of the store's queue later.
+    if (rest.length) await Promise.race([first, tookOne]);
+    if (sent > 0 || waiting.size === 0) await Promise.all([first, ...rest.map(deliverRun)]);
+    else {
+      for (const message of rest.flat()) letGo(message.id);
+      await first;
+    }
   } finally {
     clearInterval(renewal);
     for (const id of ours) inFlight.delete(id);

@@ -98,7 +98,7 @@ async function summaryFacts(ctx: Pick<AgentContext, 'config' | 'store'>, runId: 
   const inOrder = rollbackStepsInOrder(versions, steps, ctx.config.tools.riskOf);
   const rolledBack = inOrder.map((step) => ({ title: step.title, status: step.status }));
   const shown = stepsShown(versions, steps, inOrder);
-  const unchecked = uncheckedSteps(await ctx.store.listEvents(runId));
+  const unchecked = uncheckedSteps(source.evaluations);
   const lastRan = steps.reduce((latest, step) => (step.kind === 'forward' ? Math.max(latest, step.planVersion) : latest), 0);
   const verdict = runOutcome(outcome, [
     ...replacedFailures(steps, lastRan),

@@ -15,9 +15,24 @@ export interface RunSummarySource {
   usageByModel: ModelUsage[];
   /** The run's last `planner-fallback` event, when its planner fell back to another model. */
   lastFallback: RunEvent | null;
+  /** The run's `step-evaluated` events in order: the checks of results that could not be made. */
+  evaluations: RunEvent[];
+}
+
+/** Everything a run's board is drawn from, as the store holds it at one moment. */
+export interface RunBoardSource {
+  run: RunRecord;
+  /** Every step of every version, as `listSteps` gives them. */
+  steps: StepRecord[];
+  /** The newest version a forward step belongs to (the one the board draws); undefined when no version has steps. */
+  ran: PlanVersionRecord | undefined;
+  /** The run's `step-evaluated` events in order, and no other event: a board does not read the whole log. */
+  evaluations: RunEvent[];
 }
 
 /** A run's end reads all of it once: one statement, where six reads cost six round trips. */
 export interface SummaryPort {
   summarySource(runId: string): Promise<RunSummarySource | undefined>;
+  /** A board drawn from the store reads its run in one statement too (undefined for a run that does not exist). */
+  boardSource(runId: string): Promise<RunBoardSource | undefined>;
 }

@@ -1,11 +1,14 @@
 /**
  * What a run's summary is made of, in one statement: the run, its steps and plan versions, its usage
- * in total and by model, and its last planner fallback. Each part is a sub-select rendered as JSON, so
- * the statement text is the same for every run and is prepared once.
+ * in total and by model, its last planner fallback and its checks' verdicts. And what its board is drawn
+ * from, in one statement too: the run, its steps, the version that ran, and the verdicts. Each part is a
+ * sub-select rendered as JSON, so the statement text is the same for every run and is prepared once.
+ * Neither reads the run's whole event log: only the events of the types they use, which
+ * `events_checks_idx` (a partial index of those types) finds without the rest.
  */
 import { sql } from 'drizzle-orm';
-import type { RunSummarySource } from '../../agent/ports/run-store.ts';
-import { parseRunEvent } from '../../agent/model/run-events.ts';
+import type { RunBoardSource, RunSummarySource } from '../../agent/ports/run-store.ts';
+import { parseRunEvent, type RunEvent } from '../../agent/model/run-events.ts';
 import type { Db } from '../database.ts';
 import { fromRawPlan, type RawPlanRow } from '../plans/plans-repository.ts';
 import { asDate, rawRows } from '../engine/raw-rows.ts';
@@ -29,15 +32,41 @@ interface RawSource {
   versions: RawPlanRow[];
   totals: { input_tokens: number; output_tokens: number; cost_usd: number };
   by_model: RawUsage[];
-  fallback: { seq: number; type: string; data: unknown; at: string } | null;
+  fallback: RawEvent | null;
+  evaluations: RawEvent[];
 }
+
+interface RawEvent {
+  seq: number;
+  type: string;
+  data: unknown;
+  at: string;
+}
+
+interface RawBoardSource {
+  run: RawRunRow | null;
+  steps: RawStepRow[];
+  ran: RawPlanRow | null;
+  evaluations: RawEvent[];
+}
+
+/** Every step of the run, in `listSteps`' order. */
+const stepsOf = (runId: string) =>
+  sql`(select coalesce(json_agg(s order by s.plan_version, s.created_at, s.step_id), '[]'::json) from ${steps} s where s.run_id = ${runId})`;
+
+/** The run's `step-evaluated` events in order; the type is written out so the partial index's predicate matches. */
+const evaluationsOf = (runId: string) =>
+  sql`(select coalesce(json_agg(e order by e.seq), '[]'::json) from (
+      select seq, type, data, at from ${events} where run_id = ${runId} and type = 'step-evaluated') e)`;
+
+const eventOf = (runId: string, raw: RawEvent): RunEvent => parseRunEvent({ runId, seq: Number(raw.seq), type: raw.type, data: raw.data, at: asDate(raw.at) });
 
 export async function selectSummarySource(db: Db, runId: string): Promise<RunSummarySource | undefined> {
   const [row] = await rawRows<RawSource>(
     db,
     sql`select
       (select row_to_json(r) from ${runs} r where r.id = ${runId}) as run,
-      (select coalesce(json_agg(s order by s.plan_version, s.created_at, s.step_id), '[]'::json) from ${steps} s where s.run_id = ${runId}) as steps,
+      ${stepsOf(runId)} as steps,
       (select coalesce(json_agg(v order by v.version), '[]'::json) from ${planVersions} v where v.run_id = ${runId}) as versions,
       (select json_build_object(
           'input_tokens', coalesce(sum(input_tokens), 0)::int,
@@ -49,7 +78,8 @@ export async function selectSummarySource(db: Db, runId: string): Promise<RunSum
             coalesce(sum(output_tokens), 0)::int as output_tokens, coalesce(sum(cost_usd), 0)::float8 as cost_usd
           from ${llmUsage} where run_id = ${runId} group by role, provider, model) u) as by_model,
       (select row_to_json(e) from (
-          select seq, type, data, at from ${events} where run_id = ${runId} and type = 'planner-fallback' order by seq desc limit 1) e) as fallback`,
+          select seq, type, data, at from ${events} where run_id = ${runId} and type = 'planner-fallback' order by seq desc limit 1) e) as fallback,
+      ${evaluationsOf(runId)} as evaluations`,
   );
   if (!row?.run) return undefined;
   const { totals, fallback } = row;
@@ -68,6 +98,26 @@ export async function selectSummarySource(db: Db, runId: string): Promise<RunSum
         costUsd: u.cost_usd,
       })),
     ),
-    lastFallback: fallback ? parseRunEvent({ runId, seq: Number(fallback.seq), type: fallback.type, data: fallback.data, at: asDate(fallback.at) }) : null,
+    lastFallback: fallback ? eventOf(runId, fallback) : null,
+    evaluations: row.evaluations.map((raw) => eventOf(runId, raw)),
+  };
+}
+
+export async function selectBoardSource(db: Db, runId: string): Promise<RunBoardSource | undefined> {
+  const [row] = await rawRows<RawBoardSource>(
+    db,
+    sql`select
+      (select row_to_json(r) from ${runs} r where r.id = ${runId}) as run,
+      ${stepsOf(runId)} as steps,
+      (select row_to_json(v) from ${planVersions} v where v.run_id = ${runId} and v.version = (
+          select max(plan_version) from ${steps} where run_id = ${runId} and kind = 'forward')) as ran,
+      ${evaluationsOf(runId)} as evaluations`,
+  );
+  if (!row?.run) return undefined;
+  return {
+    run: fromRawRun(row.run),
+    steps: row.steps.map(fromRawStep),
+    ran: row.ran ? fromRawPlan(row.ran) : undefined,
+    evaluations: row.evaluations.map((raw) => eventOf(runId, raw)),
   };
 }

@@ -2,6 +2,7 @@
 import type { PlanAuthorKind } from '../../agent/model/plan/plan.ts';
 import type { ApprovalRecord, RunRecord, RunStatus } from '../../agent/ports/run-store.ts';
 import type { Text } from '../../agent/text/text.ts';
+import { sql } from 'drizzle-orm';
 import { bigint, doublePrecision, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { at, createdAt, jsonb } from './columns.ts';
 
@@ -103,7 +104,16 @@ export const events = pgTable(
     data: jsonb('data').$type<Record<string, unknown>>().notNull(),
     at: at('at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.runId, t.seq] })],
+  (t) => [
+    primaryKey({ columns: [t.runId, t.seq] }),
+    /**
+     * A board and a summary read a run's checks (`step-evaluated`) and its planner fallbacks, not its whole log:
+     * a partial index holds only those few rows, so the read skips the rest and other appends never touch it.
+     */
+    index('events_checks_idx')
+      .on(t.runId, t.seq)
+      .where(sql`"type" in ('step-evaluated', 'planner-fallback')`),
+  ],
 );
 
 export const llmUsage = pgTable(

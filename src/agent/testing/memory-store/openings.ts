@@ -1,8 +1,9 @@
 /** OpeningsPort in memory: each run's opening read from the other ports, as a driver would read it alone. */
 import type { OpeningsPort, PassOpening } from '../../ports/openings.ts';
 import type { RunStore } from '../../ports/run-store.ts';
+import type { SummaryPort } from '../../ports/summary.ts';
 
-export function memoryOpenings(reads: Omit<RunStore, keyof OpeningsPort | 'summarySource'>): OpeningsPort {
+export function memoryOpenings(reads: Omit<RunStore, keyof OpeningsPort | keyof SummaryPort>): OpeningsPort {
   const openingOf = async (runId: string): Promise<PassOpening | undefined> => {
     const run = await reads.getRun(runId);
     if (!run) return undefined;

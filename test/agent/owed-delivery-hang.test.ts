@@ -121,6 +121,34 @@ describe('delivering owed messages while the surface hangs', () => {
   });
 });
 
+describe('a message held back behind one under way', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('goes as soon as that one is delivered, not after the retry wait', async () => {
+    vi.useFakeTimers();
+    const store = createMemoryRunStore();
+    const surface = new HangingSurface();
+    const ctx = contextFor(store, surface);
+    const run = await runOwing(store, ['Which environment?']);
+    const first = ctx.thread.owed.deliver(run.id);
+    await vi.advanceTimersByTimeAsync(10);
+    // An escalation (here a second question) is owed while the first is still being posted: it waits behind it.
+    await store.owe({
+      runId: run.id,
+      owe: [{ id: `${run.id}/question/later`, kind: 'question', payload: { stepId: 's9', question: 'Deploy failed: retry?' } }],
+      owner: 'replica-a',
+      leaseMs: 30_000,
+    });
+    await ctx.thread.owed.deliver(run.id);
+    expect(surface.calls).toEqual(['Which environment?']);
+    surface.release();
+    await first;
+    // Well inside the 5 s retry wait.
+    await vi.advanceTimersByTimeAsync(100);
+    expect(asked(surface)).toEqual(['Which environment?', 'Deploy failed: retry?']);
+  });
+});
+
 /** Delivers the run's owed messages (as its sweeps would) until `count` were asked; a failed one is due again after its retry wait. */
 async function retryWhenDue(ctx: AgentContext, runId: string, surface: HangingSurface, count: number): Promise<void> {
   for (let tries = 0; asked(surface).length < count; tries++) {

@@ -56,10 +56,16 @@ export function createOwedPump(context: () => DeliveryContext): OwedPump {
    * otherwise race it to the thread and post it twice.
    */
   const inFlight = new Set<string>();
-  return {
+  /**
+   * Runs with a message held back behind one this pump was delivering: once that delivery ends well, the run's
+   * delivery goes again at once (its own claim takes this replica's leases back), instead of after the retry wait
+   * (an escalation owed while a question was being posted reached the thread seconds late).
+   */
+  const after: Delivering = { inFlight, heldBack: new Set(), again: (runId) => void pump.deliver(runId).catch(() => undefined) };
+  const pump: OwedPump = {
     async deliver(runId) {
       const ctx = context();
-      await deliverClaimed(ctx, inFlight, () => ctx.store.claimOwed({ owner: ctx.replica.owner, leaseMs: OWED_LEASE_MS, all: false, runId, limit: 20 }));
+      await deliverClaimed(ctx, after, () => ctx.store.claimOwed({ owner: ctx.replica.owner, leaseMs: OWED_LEASE_MS, all: false, runId, limit: 20 }));
     },
     /**
      * Batch after batch while a claim comes back full and every delivery went, so a thousand runs waiting on their
@@ -71,11 +77,19 @@ export function createOwedPump(context: () => DeliveryContext): OwedPump {
       const claim = (limit: number) => () =>
         ctx.store.claimOwed({ owner: ctx.replica.owner, leaseMs: OWED_LEASE_MS, all: startUp && ctx.replica.soleOwner, limit });
       for (let limit = startUp ? START_UP_CLAIM : SWEEP_BATCH; ; limit = SWEEP_BATCH) {
-        const { claimed, failed } = await deliverClaimed(ctx, inFlight, claim(limit));
+        const { claimed, failed } = await deliverClaimed(ctx, after, claim(limit));
         if (claimed < limit || failed) return;
       }
     },
   };
+  return pump;
+}
+
+/** What the pump's deliveries share: the messages under way, and the runs waiting for one of them to end. */
+interface Delivering {
+  inFlight: Set<string>;
+  heldBack: Set<string>;
+  again(runId: string): void;
 }
 
 /**
@@ -85,7 +99,11 @@ export function createOwedPump(context: () => DeliveryContext): OwedPump {
  * SWEEP_BATCH runs wait until Slack took one of those (or they are done): a Slack that fails is tried fifty times,
  * not a thousand, and the rest are let go to their leases' end, when a later sweep claims them again.
  */
-async function deliverClaimed(ctx: DeliveryContext, inFlight: Set<string>, claim: () => Promise<OwedMessage[]>): Promise<{ claimed: number; failed: boolean }> {
+async function deliverClaimed(
+  ctx: DeliveryContext,
+  { inFlight, heldBack, again }: Delivering,
+  claim: () => Promise<OwedMessage[]>,
+): Promise<{ claimed: number; failed: boolean }> {
   // A run whose earlier message is not delivered (under way here, or failed just now) gets its later ones after it, so its thread reads in order.
   const waiting = new Set<string>();
   const claimed = await claim();
@@ -99,12 +117,14 @@ async function deliverClaimed(ctx: DeliveryContext, inFlight: Set<string>, claim
   }, OWED_LEASE_MS / 3);
   renewal.unref?.();
   let sent = 0;
+  const tried = new Set<string>();
   let took!: () => void;
   const tookOne = new Promise<void>((resolve) => (took = resolve));
   const deliverRun = async (messages: OwedMessage[]) => {
     for (const message of messages) {
       if (!ours.has(message.id)) {
         waiting.add(message.runId);
+        heldBack.add(message.runId);
         continue;
       }
       if (waiting.has(message.runId)) {
@@ -113,6 +133,7 @@ async function deliverClaimed(ctx: DeliveryContext, inFlight: Set<string>, claim
         continue;
       }
       try {
+        tried.add(message.runId);
         await deliverOne(ctx, message);
         sent++;
         took();
@@ -143,6 +164,8 @@ async function deliverClaimed(ctx: DeliveryContext, inFlight: Set<string>, claim
     clearInterval(renewal);
     for (const id of ours) inFlight.delete(id);
   }
+  // A run held back behind this delivery goes on now that it ended well; after a failure it waits its retry.
+  for (const runId of tried) if (heldBack.delete(runId) && !waiting.has(runId)) again(runId);
   return { claimed: claimed.length, failed: waiting.size > 0 };
 }
 

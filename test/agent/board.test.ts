@@ -51,3 +51,27 @@ describe('the status board', () => {
     expect(end.steps[1]).toMatchObject({ status: 'failed', elapsedMs: 8000, note: 'GitHub answered 502' });
   });
 });
+
+describe('steps behind a failure that waits for a person', () => {
+  // s1 → s2 → s3: s1 failed and its escalation is open; the executor skipped s2 and s3 behind it.
+  const failed = record('s1', { status: 'failed', startedAt: at(0), finishedAt: at(1), error: { message: 'HTTP 500' } });
+  const s2 = record('s2', { status: 'skipped', error: { message: 'skipped: s1 failed' } });
+  const s3 = record('s3', { status: 'skipped', error: { message: 'skipped: s2 was skipped' } });
+  const lines = (status: 'paused' | 'aborted') => buildBoard({ ...run, status }, 1, plan, [failed, s2, s3], at(2), new WeakMap()).steps;
+
+  it('are on hold, not skipped, while the failure waits: a Retry or a Skip still runs them', () => {
+    expect(lines('paused').map((line) => [line.stepId, line.status, line.note])).toEqual([
+      ['s1', 'failed', 'HTTP 500'],
+      ['s2', 'pending', 'on hold until someone decides about “Check CI run 1”'],
+      ['s3', 'pending', 'on hold until someone decides about “Check CI run 1”'],
+    ]);
+  });
+
+  it('are skipped once the run ended without them (an Abort)', () => {
+    expect(lines('aborted').map((line) => [line.stepId, line.status])).toEqual([
+      ['s1', 'failed'],
+      ['s2', 'skipped'],
+      ['s3', 'skipped'],
+    ]);
+  });
+});

@@ -51,10 +51,11 @@ export function buildBoard(
     if (!record || !record.startedAt || record.finishedAt) drawn?.set(from, drawnLine);
     return drawnLine;
   };
-  const lines: BoardStep[] = plan.steps.map((planned) => {
+  const drawnLines: BoardStep[] = plan.steps.map((planned) => {
     const record = byKey.get(`${planVersion}/forward/${planned.id}`);
     return draw(record ?? planned, record, { stepId: planned.id, title: planned.title, tool: planned.tool, kind: 'forward' });
   });
+  const lines = onHold(drawnLines, (stepId) => byKey.get(`${planVersion}/forward/${stepId}`)?.error?.message);
   for (const record of steps) {
     if (record.kind === 'rollback') lines.push(draw(record, record, { stepId: record.stepId, title: record.title, tool: record.tool, kind: 'rollback' }));
   }
@@ -117,6 +118,29 @@ function line(
     ...(notChecked ? { unchecked: true } : {}),
     ...(waitingFor ? { waitingFor } : {}),
   };
+}
+
+/** What the executor writes on a step it skipped because a step it waits for did not succeed. */
+const SKIPPED_BEHIND = /^skipped: (\S+) (?:failed|uncertain|was skipped)$/;
+
+/**
+ * A step skipped behind a failure that waits for a person is on hold, not skipped: a Retry or a Skip of that
+ * failure runs it after all (only an Abort leaves it skipped), and the escalation says so. Drawn after the line
+ * cache, since it follows another step's state.
+ */
+function onHold(lines: readonly BoardStep[], skipNote: (stepId: string) => string | undefined): BoardStep[] {
+  const byId = new Map(lines.map((line) => [line.stepId, line]));
+  const waitedOn = (stepId: string, depth: number): string | undefined => {
+    const line = byId.get(stepId);
+    if (!line || depth > lines.length) return undefined;
+    if (line.waitingFor === 'decision') return line.title;
+    const behind = line.status === 'skipped' ? SKIPPED_BEHIND.exec(skipNote(stepId) ?? '') : null;
+    return behind ? waitedOn(behind[1]!, depth + 1) : undefined;
+  };
+  return lines.map((line) => {
+    const title = line.status === 'skipped' ? waitedOn(line.stepId, 0) : undefined;
+    return title ? { ...line, status: 'pending', note: `on hold until someone decides about “${title}”` } : line;
+  });
 }
 
 /** Steps whose last check could not be made (the evaluator model was down), from the run's events. */

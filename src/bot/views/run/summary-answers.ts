@@ -17,9 +17,9 @@ const SECTIONS_PER_MESSAGE = 3;
 /** Messages at most for all the answers of one run (about 100,000 characters of answers). */
 export const MAX_ANSWER_MESSAGES = 12;
 
-/** A model's answer the summary cuts: the rest follows in the thread. */
+/** A model's answer the summary cuts (counted as Slack gets it, escaped): the rest follows in the thread. */
 export function continuesBelow(result: StepResult): boolean {
-  return result.kind === 'answer' && result.title !== undefined && result.text.length > ANSWER_CHARS;
+  return result.kind === 'answer' && result.title !== undefined && escapeText(result.text).length > ANSWER_CHARS;
 }
 
 /** The messages after the summary: each cut answer in full, titled by its step, numbered in its parts. */

@@ -184,7 +184,8 @@ function resultBlocks(summary: RunSummary, scale: number): MessageBlock[] {
 /** A read's answer: its sentence (a model's long text cut, the whole of it below), a list's first items and a link to the rest. */
 function answerLines(result: StepResult): string[] {
   const cut = continuesBelow(result) ? ' _(the whole answer follows below)_' : '';
-  const text = `${escapeText(truncate(result.text, ANSWER_CHARS))}${cut}`;
+  // Cut once escaped (an entity is never split), so the note stays within the line's 1,500 characters.
+  const text = `${truncate(escapeText(result.text), ANSWER_CHARS)}${cut}`;
   const lines = [result.link ? `• ${text} (${link(result.link.url, truncate(result.link.label, 80))})` : `• ${text}`];
   for (const item of result.items ?? []) lines.push(`    ◦ ${link(item.url, truncate(item.label, 150))}`);
   const hidden = (result.total ?? 0) - (result.items?.length ?? 0);

@@ -102,9 +102,12 @@ export function repoFacts(out: Record<string, unknown>, args: Record<string, unk
     out.private === true ? 'private' : out.private === false ? 'public' : '',
     str(out.defaultBranch) ? `default branch ${str(out.defaultBranch)}` : '',
     out.archived === true ? 'archived' : '',
-    num(out.openIssues) !== undefined ? `${num(out.openIssues)} open issues and pull requests` : '',
+    num(out.openIssues) !== undefined ? openIssues(num(out.openIssues)!) : '',
     str(out.pushedAt) ? `last push ${str(out.pushedAt)!.slice(0, 10)}` : '',
   ].filter(Boolean);
   const about = str(out.description) ? ` — “${str(out.description)!.slice(0, 200)}”` : '';
   return { kind: 'answer', text: `${name}: ${facts.join(', ')}${about}`, link: linkTo(url) };
 }
+
+/** GitHub counts open pull requests among a repository's open issues. */
+const openIssues = (n: number) => `${n} open ${n === 1 ? 'issue or pull request' : 'issues and pull requests'}`;

@@ -45,6 +45,8 @@ describe('the summary names what remains', () => {
     expect(view.text).toMatch(/^:no_entry_sign: Cancelled: /);
     expect(text(view)).toContain('*Not run:*\\n• Tell the deploys channel');
     expect(text(view)).toContain(':no_entry_sign: Wait a while — stopped before it finished');
+    // A run that succeeded has nothing there.
+    expect(text(within(summaryMessage(summaryOf('succeeded', [step('Check', 'succeeded')]))))).not.toContain('Not run');
   });
 
   it('an expired Confirm aborts the run: the step waiting for it never ran, and says so; so does a step still pending', () => {
@@ -52,10 +54,6 @@ describe('the summary names what remains', () => {
       summaryMessage(summaryOf('aborted', [step('Pick a channel', 'succeeded'), step('Tell the picked channel', 'cancelled'), step('Then close', 'pending')])),
     );
     expect(text(view)).toContain('*Not run:*\\n• Tell the picked channel\\n• Then close');
-  });
-
-  it('a run that succeeded has nothing under "Not run"', () => {
-    expect(text(within(summaryMessage(summaryOf('succeeded', [step('Check', 'succeeded')]))))).not.toContain('Not run');
   });
 
   it('sixty steps never run, with failures, skips and answers: within 50 blocks and 3,000 characters a section, the outcome first', () => {
@@ -115,9 +113,7 @@ describe('an expired plan is not "Rejected"', () => {
     expect(text(view)).toContain(':hourglass: *Expired:*');
     expect(text(view)).not.toMatch(/Rejected|no_good/);
     expect(text(view)).toContain('Propose again');
-  });
-
-  it('a plan a person rejected still says Rejected', () => {
+    // A plan a person rejected still says Rejected.
     expect(within(summaryMessage(summaryOf('rejected', [], { ran: false }))).text).toMatch(/^:no_good: Rejected: /);
   });
 });

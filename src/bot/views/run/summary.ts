@@ -157,16 +157,7 @@ function resultBlocks(summary: RunSummary, scale: number): MessageBlock[] {
     );
     out.push(...packLines(['*Uncertain:*', ...lines], { maxBlocks: 4, maxChars: Math.round(2000 * scale) }, (n) => `_…and ${n} more_`));
   }
-  // What did not get done, by name: a skipped, failed or stopped step is never left for the reader to guess.
-  const notDone = [
-    ...(verdict?.skipped ?? []).map((title) => `• ${STEP_EMOJI.skipped} ${escapeText(truncate(title, 150))} — skipped`),
-    ...(verdict?.failed ?? []).map((title) => `• ${STEP_EMOJI.failed} ${escapeText(truncate(title, 150))} — failed`),
-    ...(verdict?.stopped ?? []).map((title) => `• ${STEP_EMOJI.cancelled} ${escapeText(truncate(title, 150))} — stopped before it finished`),
-  ];
-  if (notDone.length > 0) out.push(...packLines(['*Not done:*', ...notDone], { maxBlocks: 4, maxChars: Math.round(2000 * scale) }, (n) => `_…and ${n} more_`));
-  // What remains: the steps a cancel, an Abort or an expired Confirm left unstarted.
-  const notRun = (verdict?.notRun ?? []).map((title) => `• ${escapeText(truncate(title, 150))}`);
-  if (notRun.length > 0) out.push(...packLines(['*Not run:*', ...notRun], { maxBlocks: 3, maxChars: Math.round(2000 * scale) }, (n) => `_…and ${n} more_`));
+  out.push(...undoneBlocks(verdict, scale));
   // "Nothing" is said only when it is true: nothing changed for sure, and nothing may have.
   if (changes.length === 0 && uncertain.length === 0 && summary.outcome !== 'rejected') out.push(section('*What changed:* nothing'));
 
@@ -178,6 +169,22 @@ function resultBlocks(summary: RunSummary, scale: number): MessageBlock[] {
     const lines = verdict.stillInPlace.map((title) => `• ${escapeText(truncate(title, 150))}`);
     out.push(...packLines(['*Still in place:*', ...lines], { maxBlocks: 4, maxChars: Math.round(2000 * scale) }, (n) => `_…and ${n} more_`));
   }
+  return out;
+}
+
+/** What did not get done, by name (a skipped, failed or stopped step), and what remains (the steps never run). */
+function undoneBlocks(verdict: RunSummary['verdict'], scale: number): MessageBlock[] {
+  const out: MessageBlock[] = [];
+  // What did not get done, by name: a skipped, failed or stopped step is never left for the reader to guess.
+  const notDone = [
+    ...(verdict?.skipped ?? []).map((title) => `• ${STEP_EMOJI.skipped} ${escapeText(truncate(title, 150))} — skipped`),
+    ...(verdict?.failed ?? []).map((title) => `• ${STEP_EMOJI.failed} ${escapeText(truncate(title, 150))} — failed`),
+    ...(verdict?.stopped ?? []).map((title) => `• ${STEP_EMOJI.cancelled} ${escapeText(truncate(title, 150))} — stopped before it finished`),
+  ];
+  if (notDone.length > 0) out.push(...packLines(['*Not done:*', ...notDone], { maxBlocks: 4, maxChars: Math.round(2000 * scale) }, (n) => `_…and ${n} more_`));
+  // What remains: the steps a cancel, an Abort or an expired Confirm left unstarted.
+  const notRun = (verdict?.notRun ?? []).map((title) => `• ${escapeText(truncate(title, 150))}`);
+  if (notRun.length > 0) out.push(...packLines(['*Not run:*', ...notRun], { maxBlocks: 3, maxChars: Math.round(2000 * scale) }, (n) => `_…and ${n} more_`));
   return out;
 }
 

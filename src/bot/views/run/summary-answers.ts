@@ -2,7 +2,8 @@
  * A model's answer (llm_task, agent_task) longer than the summary shows follows the summary in the thread,
  * whole, in as many messages as it takes (within a bound). They are posted with the summary, as part of
  * what the run owes its thread: everyone in the thread reads the rest without a click, and a restart
- * delivers them once, like the summary (each under its own key).
+ * delivers them once, like the summary (each under its own key). "Whole" is the answer as stored: a step's
+ * stored output keeps 4,000 characters of a string and says how many it cut (agent/text/output-limit.ts).
  */
 import type { StepResult } from '../../../agent/model/step-results.ts';
 import type { MessageBlock, MessageView } from '../limits.ts';

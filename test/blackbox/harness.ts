@@ -183,5 +183,5 @@ export async function poll<T>(find: () => T | undefined | false | Promise<T | un
 
 /** A run's summary: its fallback text starts with its outcome's emoji (it no longer shows tokens). */
 export function isSummary(message: { text?: string }): boolean {
-  return /^:(white_check_mark|warning|x|octagonal_sign|no_entry_sign|no_good): /.test(message.text ?? '');
+  return /^:(white_check_mark|warning|x|octagonal_sign|no_entry_sign|no_good|hourglass): /.test(message.text ?? '');
 }

@@ -16,7 +16,7 @@ export const isPlanVersion = (version: number) => (m: FakeMessage) => m.text.sta
 export const isPlan = isPlanVersion(1);
 
 /** A run's summary reply, whatever its outcome (each outcome has its own leading emoji). */
-export const isSummary = (m: FakeMessage) => /^:(white_check_mark|warning|x|octagonal_sign|no_entry_sign|no_good): /.test(m.text);
+export const isSummary = (m: FakeMessage) => /^:(white_check_mark|warning|x|octagonal_sign|no_entry_sign|no_good|hourglass): /.test(m.text);
 
 /**
  * Readers bound to the test's current fake Slack, which is made again before each test (hence a getter).

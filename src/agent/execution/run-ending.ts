@@ -64,12 +64,14 @@ async function recordEnd(
   const facts = await summaryFacts(ctx, runId, outcome, reason);
   if (!facts) return false;
   const finishedAt = ctx.now();
-  const summary = { ...facts.stored, ...(options.expired ? { expired: true } : {}), durationMs: finishedAt.getTime() - facts.createdAt.getTime() };
+  // The stored summary says a plan expired too: runs lists show it as expired, not as rejected (statusShown).
+  const stored = { ...facts.stored, ...(options.expired ? { expired: true } : {}) };
+  const summary = { ...stored, durationMs: finishedAt.getTime() - facts.createdAt.getTime() };
   const run = await ctx.store.finishRun({
     runId,
     from,
     status: outcome,
-    summary: facts.stored,
+    summary: stored,
     finishedAt,
     event: { type: 'run-finished', data: { outcome, reason } },
     owe: [owedSummary(runId, summary)],
@@ -109,6 +111,7 @@ async function summaryFacts(ctx: Pick<AgentContext, 'config' | 'store'>, runId: 
       unchecked: step.status === 'succeeded' && unchecked.has(`${step.planVersion}/${step.stepId}`),
       changes: step.risk !== 'read',
       key: `${step.planVersion}/${step.stepId}`,
+      started: step.startedAt !== null,
       ...(step.kind === 'rollback' ? { undoes: undoneBy(versions, step) } : {}),
     })),
   ]);

@@ -25,6 +25,8 @@ export interface OutcomeStep {
   undoes?: string;
   /** A step of an earlier plan version that a replan replaced: its failure is still part of the outcome. */
   replaced?: boolean;
+  /** The step began (an attempt was made): a cancelled one was stopped on its way, not left unstarted. */
+  started?: boolean;
 }
 
 export const OUTCOME_KINDS = ['succeeded', 'finished-with-problems', 'failed', 'cancelled', 'aborted', 'rejected', 'in-progress'] as const;
@@ -40,10 +42,21 @@ export const RunVerdictSchema = z.object({
   rolledBack: z.array(z.string()),
   /** Changes that were made and were not undone (after an Abort or a failed rollback). */
   stillInPlace: z.array(z.string()),
+  /**
+   * What remains: forward steps of an ended run that never started (cancelled before they began, or left
+   * pending). Absent from summaries stored before it was told.
+   */
+  notRun: z.array(z.string()).default([]),
+  /** Forward steps a cancel or an Abort stopped on their way (a wait cut short, a question nobody answered). */
+  stopped: z.array(z.string()).default([]),
 });
-export type RunVerdict = z.infer<typeof RunVerdictSchema>;
+/** As stored and shown: the lists added later (`notRun`, `stopped`) may be absent from a summary stored before them. */
+export type RunVerdict = z.input<typeof RunVerdictSchema>;
 
 const FINAL: Partial<Record<RunStatus, true>> = { succeeded: true, failed: true, aborted: true, cancelled: true, rejected: true };
+
+/** Step statuses that, once the run has ended, mean the step did not get done and nothing said why (no failure, no skip). */
+const REMAINS: Partial<Record<StepShown, true>> = { cancelled: true, pending: true, waiting: true, running: true };
 
 /** "Step A", "Step A and Step B", "Step A, Step B and 3 more". */
 export function listed(titles: readonly string[], max = 3): string {
@@ -74,7 +87,13 @@ export function runOutcome(status: RunStatus, steps: readonly OutcomeStep[]): Ru
   const undone = new Set(undo.filter((step) => step.status === 'succeeded' && step.undoes).map((step) => step.undoes));
   const made = forward.filter((step) => step.changes && step.status === 'succeeded' && !(step.key && undone.has(step.key)));
   const stillInPlace = status === 'aborted' || undo.length > 0 ? made.map((step) => step.title) : [];
-  const facts = { skipped, failed, uncertain, unchecked, rolledBack, stillInPlace };
+  // What an ended run left undone without a failure or a skip: stopped on its way, or never started at all.
+  const ended = Boolean(FINAL[status]);
+  const halted = forward.filter((step) => ended && (REMAINS[step.status] ?? false));
+  const onItsWay = (step: OutcomeStep) => step.status === 'running' || (step.started === true && step.status !== 'pending');
+  const stopped = halted.filter(onItsWay).map((step) => step.title);
+  const notRun = halted.filter((step) => !onItsWay(step)).map((step) => step.title);
+  const facts = { skipped, failed, uncertain, unchecked, rolledBack, stillInPlace, notRun, stopped };
 
   if (!FINAL[status]) return { kind: 'in-progress', headline: '', ...facts };
   if (status === 'rejected') return { kind: 'rejected', headline: 'Rejected', ...facts };
@@ -166,4 +185,15 @@ export function progressPhase(status: RunStatus, steps: readonly ProgressStep[])
   // Nothing left to run but failures a person must decide on: the run is about to pause for them.
   if (allEnded && forward.some((step) => step.waitingFor === 'decision')) return { phase: 'waiting', for: 'decision' };
   return allEnded ? { phase: 'checking' } : { phase: 'running' };
+}
+
+/** A run's status as a person reads it: its stored status, except that a plan nobody approved in time reads `expired`. */
+export type StatusShown = RunStatus | 'expired';
+
+/**
+ * The store keeps an expired plan's run as `rejected` (the status every list, the audit and the metrics
+ * already know; nothing ran either way); its stored summary says it expired, and that is what is shown.
+ */
+export function statusShown(run: { status: RunStatus; summary: Record<string, unknown> | null }): StatusShown {
+  return run.status === 'rejected' && run.summary?.expired === true ? 'expired' : run.status;
 }

@@ -4,25 +4,10 @@
  * ("Opened acme/api#42 “Flaky test”"). Pure: a step's tool, args and stored output in, a short result out.
  * Ids, tokens and raw args stay out; they live in `tandem show`.
  */
-import { z } from 'zod';
+import { compared, pullReadiness, repoFacts, runState, workflowRuns } from './github-read-results.ts';
+import { LIST_ITEMS, linkLabel, linkTo, num, origin, str, type ResultLink, type StepResult } from './result-parts.ts';
 
-/** A link named by what it points to ("acme/api#42"), not "link". */
-export const ResultLinkSchema = z.object({ label: z.string(), url: z.string() });
-export type ResultLink = z.infer<typeof ResultLinkSchema>;
-
-export const StepResultSchema = z.object({
-  /** 'answer': what a read found; 'change': what a write did. */
-  kind: z.enum(['answer', 'change']),
-  /** One sentence (a change in the past tense, an answer as it reads). */
-  text: z.string(),
-  /** The object the sentence is about, labelled by what it is. */
-  link: ResultLinkSchema.nullable(),
-  /** A list the read found, shortened; `total` counts all of it and `rest` links to the whole list. */
-  items: z.array(ResultLinkSchema).optional(),
-  total: z.number().optional(),
-  rest: z.string().nullable().optional(),
-});
-export type StepResult = z.infer<typeof StepResultSchema>;
+export { LIST_ITEMS, linkLabel, ResultLinkSchema, StepResultSchema, type ResultLink, type StepResult } from './result-parts.ts';
 
 export interface ResultSource {
   tool: string;
@@ -33,36 +18,6 @@ export interface ResultSource {
   /** The tool's risk: a write without words of its own is still a change, said by its title. */
   risk?: 'read' | 'write' | 'destructive';
 }
-
-/** How many items of a list the summary shows before linking to the rest. */
-export const LIST_ITEMS = 5;
-
-const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
-const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
-
-/**
- * "acme/api#42" for a GitHub issue or pull request address (github.com or an Enterprise host), else the
- * address's host and path: a reader sees what the link is before opening it.
- */
-export function linkLabel(url: string): string {
-  try {
-    const parsed = new URL(url);
-    const numbered = /^\/([^/]+)\/([^/]+)\/(?:pull|issues)\/(\d+)/.exec(parsed.pathname);
-    if (numbered) return `${numbered[1]}/${numbered[2]}#${numbered[3]}`;
-    const release = /^\/([^/]+)\/([^/]+)\/releases\/tag\/([^/]+)/.exec(parsed.pathname);
-    if (release) return `${release[1]}/${release[2]} ${decodeURIComponent(release[3]!)}`;
-    const compare = /^\/([^/]+)\/([^/]+)\/compare\/(.+)$/.exec(parsed.pathname);
-    if (compare) return `${compare[1]}/${compare[2]} ${decodeURIComponent(compare[3]!)}`;
-    const workflow = /^\/([^/]+)\/([^/]+)\/actions\/runs\/(\d+)/.exec(parsed.pathname);
-    if (workflow) return `${workflow[1]}/${workflow[2]} workflow run`;
-    const path = parsed.pathname === '/' ? '' : parsed.pathname;
-    return `${parsed.host}${path}`;
-  } catch {
-    return url;
-  }
-}
-
-const linkTo = (url: string | undefined): ResultLink | null => (url ? { label: linkLabel(url), url } : null);
 
 /** Standard reason phrases for the statuses a health check meets most. */
 const REASONS: Record<number, string> = {
@@ -105,8 +60,8 @@ const RESULTS: Record<string, Maker> = {
     const contains = out.contains === true ? ', with the expected text' : out.contains === false ? ', without the expected text' : '';
     return { kind: 'answer', text: `${where} answered ${status}${reason}${latency !== undefined ? ` in ${latency} ms` : ''}${contains}`, link: linkTo(url) };
   },
-  agent_task: (out) => (str(out.text) ? { kind: 'answer', text: str(out.text)!, link: null } : undefined),
-  llm_task: (out) => (str(out.text) ? { kind: 'answer', text: str(out.text)!, link: null } : undefined),
+  agent_task: (out, _args, title) => (str(out.text) ? { kind: 'answer', text: str(out.text)!, link: null, title } : undefined),
+  llm_task: (out, _args, title) => (str(out.text) ? { kind: 'answer', text: str(out.text)!, link: null, title } : undefined),
   ask_human: () => undefined,
   wait: () => undefined,
   sleep: () => undefined,
@@ -142,9 +97,21 @@ const RESULTS: Record<string, Maker> = {
   },
   github_get_pull: (out) => {
     const url = str(out.url);
-    const state = out.merged === true ? 'merged' : str(out.state);
-    return { kind: 'answer', text: `${url ? linkLabel(url) : 'The pull request'} “${str(out.title) ?? ''}”${state ? ` is ${state}` : ''}`, link: linkTo(url) };
+    const state = out.merged === true ? 'merged' : out.draft === true && out.state === 'open' ? 'an open draft' : str(out.state);
+    const said = `${url ? linkLabel(url) : 'The pull request'} “${str(out.title) ?? ''}”${state ? ` is ${state}` : ''}`;
+    // Mergeability and checks matter only while it can still be merged.
+    const open = out.merged !== true && out.state === 'open';
+    return { kind: 'answer', text: open ? `${said}; ${pullReadiness(out)}` : said, link: linkTo(url) };
   },
+  github_list_workflow_runs: (out, args) => workflowRuns(out, args),
+  github_get_workflow_run: (out) => {
+    const url = str(out.url);
+    const name = `${str(out.name) ?? 'Workflow run'}${num(out.runNumber) !== undefined ? ` #${num(out.runNumber)}` : ''}`;
+    const branch = str(out.branch) ? ` on ${str(out.branch)}` : '';
+    return { kind: 'answer', text: `${name}${branch} ${runState(out)}`, link: linkTo(url) };
+  },
+  github_compare: (out, args) => compared(out, args),
+  github_get_repo: (out, args) => repoFacts(out, args),
   github_create_issue: (out, args) => {
     const url = str(out.url);
     const label = url ? linkLabel(url) : `${str(args.repo) ?? 'an issue'}`;
@@ -202,14 +169,6 @@ function listOf(raw: unknown, label: (item: Record<string, unknown>) => string):
   return raw
     .filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null)
     .flatMap((item) => (str(item.url) ? [{ label: label(item), url: str(item.url)! }] : []));
-}
-
-function origin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return '';
-  }
 }
 
 /** `skipped: s3 failed` (execution/ready-steps.ts): the step it waited for, by id, and what became of it. */

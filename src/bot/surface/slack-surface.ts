@@ -25,7 +25,7 @@ import { planningFailedMessage, plannerUnavailableMessage } from '../views/run/p
 import { questionMessage } from '../views/run/question.ts';
 import { addressed } from '../views/run/reassign.ts';
 import { WaitLinks } from './wait-links.ts';
-import { summaryMessage } from '../views/run/summary.ts';
+import { summaryMessages } from '../views/run/summary.ts';
 import { targetConfirmationMessages } from '../views/run/target-confirmation.ts';
 import { escapeText, mention, section, storedWords, truncate } from '../views/text.ts';
 import type { Text } from '../../agent/text/text.ts';
@@ -243,8 +243,12 @@ export class SlackSurface implements Surface {
     this.waitLinks.forget(summary.run.id);
     // A run that failed to plan was told why in one message; a summary would repeat it (nothing ran, nothing changed).
     const told = this.planningFailureTold.delete(summary.run.id);
-    if (!(told && summary.outcome === 'failed' && summary.run.currentPlanVersion === null))
-      await this.post(summary.run, summaryMessage(summary, { showCost: this.options.showCost === true }), delivery);
+    if (!(told && summary.outcome === 'failed' && summary.run.currentPlanVersion === null)) {
+      // A model's long answer follows the summary whole, each message under a key of its own (found, not posted twice).
+      const [first, ...rest] = summaryMessages(summary, { showCost: this.options.showCost === true });
+      await this.post(summary.run, first!, delivery);
+      for (const [index, view] of rest.entries()) await this.post(summary.run, view, delivery && { ...delivery, key: `${delivery.key}/answer-${index + 1}` });
+    }
     await this.status.session(summary.run.id, summary.run.conversation, 'closed');
   }
 

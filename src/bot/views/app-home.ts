@@ -1,8 +1,9 @@
+import { statusShown, type StatusShown } from '../../agent/model/run-outcome.ts';
 import type { RunRecord } from '../../agent/ports/run-store.ts';
 import type { Block, Button, HomeView } from './limits.ts';
 import { context, escapeText, header, mention, section, truncate } from './text.ts';
 
-export const RUN_STATUS_EMOJI: Record<RunRecord['status'], string> = {
+export const RUN_STATUS_EMOJI: Record<StatusShown, string> = {
   planning: ':thought_balloon:',
   'awaiting-approval': ':raised_hand:',
   'awaiting-answer': ':question:',
@@ -14,10 +15,11 @@ export const RUN_STATUS_EMOJI: Record<RunRecord['status'], string> = {
   aborted: ':octagonal_sign:',
   cancelled: ':no_entry_sign:',
   rejected: ':no_good:',
+  expired: ':hourglass:',
 };
 
 /** A run's status in words. */
-const STATUS_WORDS: Record<RunRecord['status'], string> = {
+const STATUS_WORDS: Record<StatusShown, string> = {
   planning: 'planning',
   'awaiting-approval': 'waiting for approval',
   'awaiting-answer': 'waiting for an answer',
@@ -29,6 +31,7 @@ const STATUS_WORDS: Record<RunRecord['status'], string> = {
   aborted: 'aborted',
   cancelled: 'cancelled',
   rejected: 'rejected',
+  expired: 'expired',
 };
 
 /** Link buttons only open a page, but Slack still sends their click: one listener acknowledges it. */
@@ -62,7 +65,9 @@ export function runLine(run: RunRecord, options: { permalink?: string; withId?: 
   const task = escapeText(truncate(run.task.replace(/\s+/g, ' '), 140));
   const where = options.permalink ? `<${options.permalink}|thread>` : `<#${run.conversation.channel}>`;
   const id = options.withId ? ` · \`${escapeText(run.id)}\`` : '';
-  return `${RUN_STATUS_EMOJI[run.status]} *${STATUS_WORDS[run.status]}* · ${task} · ${where}${id} · ${slackDate(run.createdAt)}`;
+  // A plan nobody approved in time reads "expired", not "rejected": nobody rejected it.
+  const status = statusShown(run);
+  return `${RUN_STATUS_EMOJI[status]} *${STATUS_WORDS[status]}* · ${task} · ${where}${id} · ${slackDate(run.createdAt)}`;
 }
 
 /** A run as a section with its Open thread button. */

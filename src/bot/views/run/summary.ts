@@ -3,6 +3,7 @@ import type { RunVerdict } from '../../../agent/model/run-outcome.ts';
 import type { StepResult } from '../../../agent/model/step-results.ts';
 import type { RunSummary } from '../../../agent/ports/surface.ts';
 import { feedbackBlock } from './feedback.ts';
+import { ANSWER_CHARS, answerMessages, continuesBelow } from './summary-answers.ts';
 import { MessageBlocksSchema, type MessageBlock, type MessageView } from '../limits.ts';
 import { saveRunbookButton } from '../save-runbook-modal.ts';
 import { STEP_EMOJI } from './status-board.ts';
@@ -27,6 +28,9 @@ const EMOJI: Record<RunVerdict['kind'], string> = {
   'in-progress': ':hourglass_flowing_sand:',
 };
 
+/** A plan nobody approved in time: nobody rejected it, and it says so (the store keeps it as `rejected`). */
+const EXPIRED = { label: 'Expired', emoji: ':hourglass:' };
+
 const LEGACY_EMOJI: Record<RunSummary['outcome'], string> = {
   succeeded: EMOJI.succeeded,
   failed: EMOJI.failed,
@@ -46,12 +50,23 @@ export interface SummaryOptions {
  * Ids, tokens and cost are not in it unless the team asked for cost (`showCost`).
  */
 export function summaryMessage(summary: RunSummary, options: SummaryOptions = {}): MessageView {
+  return summaryMessages(summary, options)[0]!;
+}
+
+/** The summary, then the whole text of each model answer it cut (summary-answers.ts), in the order they are posted. */
+export function summaryMessages(summary: RunSummary, options: SummaryOptions = {}): MessageView[] {
+  return [summaryOnly(summary, options), ...answerMessages(summary.results ?? [])];
+}
+
+function summaryOnly(summary: RunSummary, options: SummaryOptions): MessageView {
   const verdict = summary.verdict;
   // "Aborted — rolled back …; still in place: …": the label leads (as on the board's title), the rest follows it.
-  const [label, ...rest] = (verdict?.headline || OUTCOME[summary.outcome]).split(' — ');
+  const [told, ...rest] = (verdict?.headline || OUTCOME[summary.outcome]).split(' — ');
   const detail = rest.join(' — ');
-  const emoji = verdict ? EMOJI[verdict.kind] : LEGACY_EMOJI[summary.outcome];
-  const lines = [`${emoji} *${escapeText(label!)}:* ${escapeText(truncate(summary.goal, 500))}`];
+  const expired = summary.expired === true && summary.outcome === 'rejected';
+  const label = expired ? EXPIRED.label : told!;
+  const emoji = expired ? EXPIRED.emoji : verdict ? EMOJI[verdict.kind] : LEGACY_EMOJI[summary.outcome];
+  const lines = [`${emoji} *${escapeText(label)}:* ${escapeText(truncate(summary.goal, 500))}`];
   if (detail) lines.push(escapeText(truncate(detail.charAt(0).toUpperCase() + detail.slice(1), 800)));
   if (summary.reason) lines.push(storedWords(summary.reason, 1000));
   const head = section(lines.join('\n'));
@@ -63,7 +78,7 @@ export function summaryMessage(summary: RunSummary, options: SummaryOptions = {}
     if (MessageBlocksSchema.safeParse(blocks).success) break;
     blocks = draft();
   }
-  return { text: truncate(`${emoji} ${escapeText(label!)}: ${escapeText(summary.goal)}`, 300), blocks };
+  return { text: truncate(`${emoji} ${escapeText(label)}: ${escapeText(summary.goal)}`, 300), blocks };
 }
 
 /** What closes the summary: checks not made, the fallback planner, time (and cost when asked), and its buttons. */
@@ -142,12 +157,7 @@ function resultBlocks(summary: RunSummary, scale: number): MessageBlock[] {
     );
     out.push(...packLines(['*Uncertain:*', ...lines], { maxBlocks: 4, maxChars: Math.round(2000 * scale) }, (n) => `_…and ${n} more_`));
   }
-  // What did not get done, by name: a skipped or failed step is never left for the reader to guess.
-  const notDone = [
-    ...(verdict?.skipped ?? []).map((title) => `• ${STEP_EMOJI.skipped} ${escapeText(truncate(title, 150))} — skipped`),
-    ...(verdict?.failed ?? []).map((title) => `• ${STEP_EMOJI.failed} ${escapeText(truncate(title, 150))} — failed`),
-  ];
-  if (notDone.length > 0) out.push(...packLines(['*Not done:*', ...notDone], { maxBlocks: 4, maxChars: Math.round(2000 * scale) }, (n) => `_…and ${n} more_`));
+  out.push(...undoneBlocks(verdict, scale));
   // "Nothing" is said only when it is true: nothing changed for sure, and nothing may have.
   if (changes.length === 0 && uncertain.length === 0 && summary.outcome !== 'rejected') out.push(section('*What changed:* nothing'));
 
@@ -162,9 +172,27 @@ function resultBlocks(summary: RunSummary, scale: number): MessageBlock[] {
   return out;
 }
 
-/** A read's answer: its sentence (a model's text in full, up to a point), a list's first items and a link to the rest. */
+/** What did not get done, by name (a skipped, failed or stopped step), and what remains (the steps never run). */
+function undoneBlocks(verdict: RunSummary['verdict'], scale: number): MessageBlock[] {
+  const out: MessageBlock[] = [];
+  // What did not get done, by name: a skipped, failed or stopped step is never left for the reader to guess.
+  const notDone = [
+    ...(verdict?.skipped ?? []).map((title) => `• ${STEP_EMOJI.skipped} ${escapeText(truncate(title, 150))} — skipped`),
+    ...(verdict?.failed ?? []).map((title) => `• ${STEP_EMOJI.failed} ${escapeText(truncate(title, 150))} — failed`),
+    ...(verdict?.stopped ?? []).map((title) => `• ${STEP_EMOJI.cancelled} ${escapeText(truncate(title, 150))} — stopped before it finished`),
+  ];
+  if (notDone.length > 0) out.push(...packLines(['*Not done:*', ...notDone], { maxBlocks: 4, maxChars: Math.round(2000 * scale) }, (n) => `_…and ${n} more_`));
+  // What remains: the steps a cancel, an Abort or an expired Confirm left unstarted.
+  const notRun = (verdict?.notRun ?? []).map((title) => `• ${escapeText(truncate(title, 150))}`);
+  if (notRun.length > 0) out.push(...packLines(['*Not run:*', ...notRun], { maxBlocks: 3, maxChars: Math.round(2000 * scale) }, (n) => `_…and ${n} more_`));
+  return out;
+}
+
+/** A read's answer: its sentence (a model's long text cut, the whole of it below), a list's first items and a link to the rest. */
 function answerLines(result: StepResult): string[] {
-  const text = escapeText(truncate(result.text, 1400));
+  const cut = continuesBelow(result) ? ' _(the whole answer follows below)_' : '';
+  // Cut once escaped (an entity is never split), so the note stays within the line's 1,500 characters.
+  const text = `${truncate(escapeText(result.text), ANSWER_CHARS)}${cut}`;
   const lines = [result.link ? `• ${text} (${link(result.link.url, truncate(result.link.label, 80))})` : `• ${text}`];
   for (const item of result.items ?? []) lines.push(`    ◦ ${link(item.url, truncate(item.label, 150))}`);
   const hidden = (result.total ?? 0) - (result.items?.length ?? 0);

@@ -11,6 +11,7 @@ const EMOJI = {
   white_circle: ['○', 'grey'],
   arrows_counterclockwise: ['⟳', 'blue'],
   hourglass_flowing_sand: ['◷', 'amber'],
+  hourglass: ['◷', 'grey'],
   stopwatch: ['◷', 'grey'],
   fast_forward: ['»', 'grey'],
   no_entry_sign: ['⊘', 'red'],

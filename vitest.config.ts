@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import LongestFirst from './test/helpers/longest-first.ts';
 
 /**
  * Three projects (docs/decisions/029-fast-inner-loop.md). `npm test` runs them all; `npm run test:unit` is the inner
@@ -40,9 +41,12 @@ const UNIT = [
 
 export default defineConfig({
   test: {
-    // PGlite costs seconds and hundreds of MB per instance; two workers fit a 2-core machine.
+    // PGlite costs seconds and hundreds of MB per instance; two workers fit a 2-core machine for the projects that
+    // keep the CPU busy (unit, store). The e2e project mostly waits, and takes three (below).
     pool: 'forks',
     maxWorkers: 2,
+    // Longest file first, also on a clean clone that has no durations yet (test/helpers/longest-first.ts).
+    sequence: { sequencer: LongestFirst },
     // Test files share their worker process instead of each importing Bolt, drizzle and PGlite afresh: about
     // 45 s less on this machine (vitest 300 → 254 s). Every file opens its own database and servers, so
     // nothing a test relies on is shared.
@@ -53,8 +57,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: 'unit', include: UNIT, exclude: [...configDefaults.exclude, ...STORE] } },
-      { extends: true, test: { name: 'store', include: STORE, globalSetup: ['test/helpers/build-once.ts'] } },
+      // unit and store are one group (sequence.groupOrder 1), after e2e: vitest gives a group one worker count.
+      { extends: true, test: { name: 'unit', include: UNIT, exclude: [...configDefaults.exclude, ...STORE], sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'store', include: STORE, globalSetup: ['test/helpers/build-once.ts'], sequence: { groupOrder: 1 } } },
       // Everything else: the black-box scenarios, the Slack app, the CLI and runtime, outages, replicas, shipping.
       {
         extends: true,
@@ -66,6 +71,12 @@ export default defineConfig({
           // waits on the processes it starts, but a start is a second or two of CPU, and more at once crowd the
           // files running beside them on a loaded machine. A test's timeout starts when its turn does.
           maxConcurrency: 2,
+          // Its files wait on the processes they start, on fake servers and on timers: per file, a third to a half
+          // of the wall time is CPU (docs/decisions/040-npm-test-in-five-minutes.md, session 16), so a third worker
+          // fills the cores two leave idle. It runs first, in a group of its own, while `npm test`'s checks run
+          // beside it; unit and store follow with two.
+          maxWorkers: 3,
+          sequence: { groupOrder: 0 },
           // The processes these tests start run the compiled output, built once here (test/helpers/build-once.ts).
           globalSetup: ['test/helpers/build-once.ts'],
         },

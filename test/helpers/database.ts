@@ -73,7 +73,9 @@ function migrationsHash(): string {
  */
 const TEMPLATE_CACHE = path.resolve(import.meta.dirname, '../../node_modules/.cache/tandem-tests');
 function cachedTemplatePath(kind: string): string {
-  const pglite = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string };
+  const pglite = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../node_modules/@electric-sql/pglite/package.json'), 'utf8')) as {
+    version: string;
+  };
   return path.join(TEMPLATE_CACHE, `${kind}-${pglite.version}-${migrationsHash()}`);
 }
 

@@ -46,11 +46,12 @@ const KNOWN_SECONDS: Record<string, number> = {
 };
 
 /**
- * Longest file first within each group of projects (docs/decisions/040): a long file that starts last ends the run
- * alone while the other workers idle. Vitest orders by the durations of the last run, and on a clean clone, with none,
- * by file size, which put eval-cli (30 s) last of the e2e files and cli.test (31 s) 48th. Here a file's last duration
- * is used when there is one, else the figure above, else its size stands in. Files of one group still run together:
- * groups (sequence.groupOrder) come first, as in vitest's own order.
+ * Longest file first within each project (docs/decisions/040): a long file that starts last ends the run alone while
+ * the other worker idles. Vitest orders by the durations of the last run, and on a clean clone, with none, by file
+ * size, which put eval-cli (30 s) last of the 117 e2e files and cli.test (31 s) 48th. Here a file's last duration is
+ * used when there is one, else the figure above, else its size stands in. Projects still run one after another, as in
+ * vitest's own order: a worker is kept for the next file only if that file is of the same project, and a new worker
+ * imports everything again.
  */
 export default class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

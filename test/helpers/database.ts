@@ -68,24 +68,32 @@ function migrationsHash(): string {
 
 /**
  * Where the PGlite templates are kept between worker processes and between runs (docs/decisions/040): named after
- * the migrations and the installed PGlite, so a changed migration or a PGlite upgrade makes new ones. Each is
- * written under a name of its own and renamed into place when complete, so a half-written one is never read.
+ * the migrations, the installed PGlite and the files that make the template (`madeBy`), so a change to any of them
+ * makes new ones. Each is written under a name of its own and renamed into place when complete, so a half-written
+ * one is never read.
  */
 const TEMPLATE_CACHE = path.resolve(import.meta.dirname, '../../node_modules/.cache/tandem-tests');
-function cachedTemplatePath(kind: string): string {
-  const pglite = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../node_modules/@electric-sql/pglite/package.json'), 'utf8')) as {
-    version: string;
-  };
-  return path.join(TEMPLATE_CACHE, `${kind}-${pglite.version}-${migrationsHash()}`);
+const ROOT = path.resolve(import.meta.dirname, '../..');
+function cachedTemplatePath(kind: string, madeBy: string[]): string {
+  const pglite = JSON.parse(readFileSync(path.join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string };
+  const sources = createHash('sha256');
+  for (const file of madeBy) sources.update(file).update(readFileSync(path.join(ROOT, file)));
+  return path.join(TEMPLATE_CACHE, `${kind}-${pglite.version}-${migrationsHash()}-${sources.digest('hex').slice(0, 8)}`);
 }
 
-/** `make` writes a new template at the path it is given; kept unless another process finished one first. */
-async function keepTemplate(final: string, make: (building: string) => Promise<void>): Promise<void> {
+/**
+ * `make` writes a new template at the path it is given; kept unless another process finished one first. The
+ * templates of its kind made from older sources (41 MB each) are removed.
+ */
+async function keepTemplate(kind: string, final: string, make: (building: string) => Promise<void>): Promise<void> {
   const building = `${final}.building-${process.pid}-${randomBytes(3).toString('hex')}`;
   mkdirSync(TEMPLATE_CACHE, { recursive: true });
   try {
     await make(building);
     renameSync(building, final);
+    for (const old of readdirSync(TEMPLATE_CACHE))
+      if (old.startsWith(`${kind}-`) && !old.includes('.building-') && old !== path.basename(final))
+        rmSync(path.join(TEMPLATE_CACHE, old), { recursive: true, force: true });
   } catch (error) {
     if (!existsSync(final)) throw error;
   } finally {
@@ -136,9 +144,9 @@ let pgliteTemplate: Promise<Blob> | undefined;
  */
 function migratedPgliteFolder(): Promise<Blob> {
   pgliteTemplate ??= (async () => {
-    const file = cachedTemplatePath('pglite-dump');
+    const file = cachedTemplatePath('pglite-dump', ['test/helpers/database.ts']);
     if (!existsSync(file))
-      await keepTemplate(file, async (building) => {
+      await keepTemplate('pglite-dump', file, async (building) => {
         const client = await PGlite.create();
         await migrate(drizzle(client), { migrationsFolder: MIGRATIONS_FOLDER });
         const folder = await client.dumpDataDir('none');
@@ -172,9 +180,9 @@ let dataDirTemplate: Promise<string> | undefined;
  */
 export async function migratedDataDir(dataDir: string): Promise<string> {
   dataDirTemplate ??= (async () => {
-    const folder = cachedTemplatePath('pglite-data-dir');
+    const folder = cachedTemplatePath('pglite-data-dir', ['src/store/database.ts', 'src/store/pglite-initdb.mjs']);
     if (!existsSync(folder))
-      await keepTemplate(folder, async (building) => {
+      await keepTemplate('pglite-data-dir', folder, async (building) => {
         const database = await openDatabase({ dataDir: building });
         await database.migrate();
         await database.close();

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
@@ -57,6 +56,51 @@ const MIGRATIONS_FOLDER = path.resolve(import.meta.dirname, '../../drizzle');
 const TEMPLATE_LOCK_KEY = 7_316_012;
 let postgresTemplate: Promise<string> | undefined;
 
+/** A hash of every file under drizzle/: a template made from other migrations is never used. */
+function migrationsHash(): string {
+  const migrations = createHash('sha256');
+  for (const file of readdirSync(MIGRATIONS_FOLDER, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile())) {
+    const relative = path.relative(MIGRATIONS_FOLDER, path.join(file.parentPath, file.name));
+    migrations.update(relative).update(readFileSync(path.join(MIGRATIONS_FOLDER, relative)));
+  }
+  return migrations.digest('hex').slice(0, 16);
+}
+
+/**
+ * Where the PGlite templates are kept between worker processes and between runs (docs/decisions/040): named after
+ * the migrations, the installed PGlite and the files that make the template (`madeBy`), so a change to any of them
+ * makes new ones. Each is written under a name of its own and renamed into place when complete, so a half-written
+ * one is never read.
+ */
+const TEMPLATE_CACHE = path.resolve(import.meta.dirname, '../../node_modules/.cache/tandem-tests');
+const ROOT = path.resolve(import.meta.dirname, '../..');
+function cachedTemplatePath(kind: string, madeBy: string[]): string {
+  const pglite = JSON.parse(readFileSync(path.join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string };
+  const sources = createHash('sha256');
+  for (const file of madeBy) sources.update(file).update(readFileSync(path.join(ROOT, file)));
+  return path.join(TEMPLATE_CACHE, `${kind}-${pglite.version}-${migrationsHash()}-${sources.digest('hex').slice(0, 8)}`);
+}
+
+/**
+ * `make` writes a new template at the path it is given; kept unless another process finished one first. The
+ * templates of its kind made from older sources (41 MB each) are removed.
+ */
+async function keepTemplate(kind: string, final: string, make: (building: string) => Promise<void>): Promise<void> {
+  const building = `${final}.building-${process.pid}-${randomBytes(3).toString('hex')}`;
+  mkdirSync(TEMPLATE_CACHE, { recursive: true });
+  try {
+    await make(building);
+    renameSync(building, final);
+    for (const old of readdirSync(TEMPLATE_CACHE))
+      if (old.startsWith(`${kind}-`) && !old.includes('.building-') && old !== path.basename(final))
+        rmSync(path.join(TEMPLATE_CACHE, old), { recursive: true, force: true });
+  } catch (error) {
+    if (!existsSync(final)) throw error;
+  } finally {
+    rmSync(building, { recursive: true, force: true });
+  }
+}
+
 /**
  * A database on the TEST_DATABASE_URL server with every migration applied and no rows, named after the migrations
  * it holds: each test database is created as a copy of it (CREATE DATABASE … TEMPLATE), which skips applying the
@@ -66,12 +110,7 @@ let postgresTemplate: Promise<string> | undefined;
  */
 function migratedPostgresTemplate(admin: postgres.Sql): Promise<string> {
   postgresTemplate ??= (async () => {
-    const migrations = createHash('sha256');
-    for (const file of readdirSync(MIGRATIONS_FOLDER, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile())) {
-      const relative = path.relative(MIGRATIONS_FOLDER, path.join(file.parentPath, file.name));
-      migrations.update(relative).update(readFileSync(path.join(MIGRATIONS_FOLDER, relative)));
-    }
-    const name = `tandem_template_${migrations.digest('hex').slice(0, 16)}`;
+    const name = `tandem_template_${migrationsHash()}`;
     const lock = await admin.reserve();
     try {
       await lock`select pg_advisory_lock(${TEMPLATE_LOCK_KEY})`;
@@ -98,17 +137,23 @@ function migratedPostgresTemplate(admin: postgres.Sql): Promise<string> {
 let pgliteTemplate: Promise<Blob> | undefined;
 
 /**
- * An empty PGlite data folder with every migration applied, made once per worker process and saved as a tarball:
- * each test database starts from a copy of it (about 0.5 s of CPU) instead of running PGlite's initdb and the
- * migrations again (2-3.5 s). The copy is a database of its own; nothing written to it reaches the template.
+ * An empty PGlite data folder with every migration applied, saved as a tarball: each test database starts from a
+ * copy of it (about 0.5 s of CPU) instead of running PGlite's initdb and the migrations again (2-5 s). Made once
+ * and kept on disk (TEMPLATE_CACHE), so the workers of every project and every later run read it instead of each
+ * making its own. The copy is a database of its own; nothing written to it reaches the template.
  */
 function migratedPgliteFolder(): Promise<Blob> {
   pgliteTemplate ??= (async () => {
-    const client = await PGlite.create();
-    await migrate(drizzle(client), { migrationsFolder: MIGRATIONS_FOLDER });
-    const folder = await client.dumpDataDir('none');
-    await client.close();
-    return folder;
+    const file = cachedTemplatePath('pglite-dump', ['test/helpers/database.ts']);
+    if (!existsSync(file))
+      await keepTemplate('pglite-dump', file, async (building) => {
+        const client = await PGlite.create();
+        await migrate(drizzle(client), { migrationsFolder: MIGRATIONS_FOLDER });
+        const folder = await client.dumpDataDir('none');
+        await client.close();
+        writeFileSync(building, Buffer.from(await folder.arrayBuffer()));
+      });
+    return new Blob([readFileSync(file)]);
   })();
   return pgliteTemplate;
 }
@@ -127,7 +172,7 @@ let dataDirTemplate: Promise<string> | undefined;
 
 /**
  * Fills `dataDir` (a DATA_DIR for a `tandem` process a test starts) with an embedded store already made and
- * migrated, copied from one made once per worker. A first start makes the PGlite folder with initdb in a child
+ * migrated, copied from one kept on disk (TEMPLATE_CACHE). A first start makes the PGlite folder with initdb in a child
  * process and then migrates it: seconds of CPU each time, and on a loaded machine the slowest part of a start. Use
  * it where the first start is not what the test is about; the tests that are about it (the local workspace's first
  * run in test/cli/cli.test.ts, the data-dir tests in test/infra) keep starting on an empty folder. Not for a runtime
@@ -135,11 +180,13 @@ let dataDirTemplate: Promise<string> | undefined;
  */
 export async function migratedDataDir(dataDir: string): Promise<string> {
   dataDirTemplate ??= (async () => {
-    const folder = mkdtempSync(path.join(tmpdir(), 'tandem-data-template-'));
-    process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
-    const database = await openDatabase({ dataDir: folder });
-    await database.migrate();
-    await database.close();
+    const folder = cachedTemplatePath('pglite-data-dir', ['src/store/database.ts', 'src/store/pglite-initdb.mjs']);
+    if (!existsSync(folder))
+      await keepTemplate('pglite-data-dir', folder, async (building) => {
+        const database = await openDatabase({ dataDir: building });
+        await database.migrate();
+        await database.close();
+      });
     return folder;
   })();
   cpSync(await dataDirTemplate, dataDir, { recursive: true });

@@ -116,7 +116,11 @@ async function openPglite(dataDir: string | undefined, onClose: () => void, from
     health,
     ping: async (timeoutMs) => void (await withStoreDeadline(store.client.query('select 1'), timeoutMs, 'a health check')),
     // One process owns a PGlite folder (the lock file), so nothing competes here.
-    migrate: () => store.client.migrate(MIGRATIONS_FOLDER),
+    migrate: async () => {
+      // On this thread, through the store's thread, unprepared: drizzle's migrator loads only where the rest of drizzle is.
+      const { migrate: migratePglite } = await import('drizzle-orm/pglite/migrator');
+      await migratePglite(drizzlePglite(store.client.unprepared() as unknown as PGlite), { migrationsFolder: MIGRATIONS_FOLDER });
+    },
     async close() {
       await store.close();
       onClose();

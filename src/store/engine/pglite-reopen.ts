@@ -120,7 +120,7 @@ export function reopeningPglite(options: {
   });
 
   const forwarded =
-    (property: 'query' | 'exec' | 'transaction' | 'migrate') =>
+    (property: 'query' | 'exec' | 'transaction') =>
     async (...args: unknown[]) => {
       while (gate) await gate;
       inFlight += 1;
@@ -131,11 +131,11 @@ export function reopeningPglite(options: {
         inFlight -= 1;
       }
     };
-  const methods = { query: forwarded('query'), exec: forwarded('exec'), transaction: forwarded('transaction'), migrate: forwarded('migrate') };
+  const methods = { query: forwarded('query'), exec: forwarded('exec'), transaction: forwarded('transaction') };
 
   const client = new Proxy(options.first, {
     get(_target, property) {
-      if (property === 'query' || property === 'exec' || property === 'transaction' || property === 'migrate') return methods[property];
+      if (property === 'query' || property === 'exec' || property === 'transaction') return methods[property];
       const value = Reflect.get(current, property, current) as unknown;
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(current) : value;
     },

@@ -20,11 +20,14 @@ export interface PgliteTransaction {
   exec(text: string): Promise<Results[]>;
 }
 
-/** What the store uses of PGlite; drizzle's driver calls `query` and `transaction` only. */
-export interface PgliteClient extends PgliteTransaction {
+/** What drizzle's PGlite driver calls: `query` and `transaction` (and `query` on the transaction). */
+export interface PgliteSession extends PgliteTransaction {
   transaction<T>(work: (tx: PgliteTransaction) => Promise<T>): Promise<T>;
-  /** Applies drizzle's migrations in `folder` (statements unprepared: run once, several to a file). */
-  migrate(folder: string): Promise<void>;
+}
+
+export interface PgliteClient extends PgliteSession {
+  /** The same store, its statements not prepared: for migrations, run once each (and DDL kept out of the prepared set). */
+  unprepared(): PgliteSession;
   close(): Promise<void>;
   readonly closed: boolean;
 }
@@ -40,11 +43,10 @@ export interface PgliteThreadOptions {
 
 type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: Record<string, unknown> };
 type Request =
-  | { op: 'query'; text: string; params: unknown[]; rowMode: 'array' | 'object'; textTypes: number[]; tx?: number }
+  | { op: 'query'; text: string; params: unknown[]; rowMode: 'array' | 'object'; textTypes: number[]; tx?: number; unprepared?: true }
   | { op: 'exec'; text: string; tx?: number }
-  | { op: 'begin' }
+  | { op: 'begin'; unprepared?: true }
   | { op: 'end'; tx: number; commit: boolean }
-  | { op: 'migrate'; folder: string }
   | { op: 'close' };
 
 /** The thread's error as an Error of this thread, with PostgreSQL's fields (the stack is the caller's). */
@@ -92,7 +94,7 @@ export class PgliteThreadClient implements PgliteClient {
 
   /** Starts the thread and opens PGlite there; rejects with PGlite's own error when it cannot open. */
   static async open(options: PgliteThreadOptions): Promise<PgliteThreadClient> {
-    const worker = new Worker(THREAD_SCRIPT, { workerData: options, execArgv: [] });
+    const worker = new Worker(THREAD_SCRIPT, { workerData: options, execArgv: [], resourceLimits: { maxYoungGenerationSizeMb: 4 } });
     const listeners: { message?: (opened: { error?: Record<string, unknown> }) => void; error?: (error: Error) => void; exit?: (code: number) => void } = {};
     try {
       const opened = await new Promise<{ error?: Record<string, unknown> }>((resolve, reject) => {
@@ -114,7 +116,7 @@ export class PgliteThreadClient implements PgliteClient {
     return this.stopped !== undefined || this.closing !== undefined;
   }
 
-  query<T>(text: string, params: unknown[] = [], options?: QueryOptions, tx?: number): Promise<Results<T>> {
+  query<T>(text: string, params: unknown[] = [], options?: QueryOptions, tx?: number, unprepared?: true): Promise<Results<T>> {
     const parsers = options?.parsers;
     const request = {
       op: 'query',
@@ -123,6 +125,7 @@ export class PgliteThreadClient implements PgliteClient {
       rowMode: options?.rowMode ?? 'object',
       textTypes: Object.keys(parsers ?? {}).map(Number),
       tx,
+      unprepared,
     } as const;
     return this.ask<Results<T>>(request).then((result) => parsed(result, parsers));
   }
@@ -131,11 +134,12 @@ export class PgliteThreadClient implements PgliteClient {
     return this.ask<Results[]>({ op: 'exec', text, tx });
   }
 
-  async transaction<T>(work: (tx: PgliteTransaction) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (tx: PgliteTransaction) => Promise<T>, unprepared?: true): Promise<T> {
+    // The BEGIN's own id names the transaction: its statements are sent under it.
     const id = this.nextId;
-    await this.ask({ op: 'begin' });
+    await this.ask({ op: 'begin', unprepared });
     const tx: PgliteTransaction = {
-      query: (text, params, options) => this.query(text, params, options, id),
+      query: (text, params, options) => this.query(text, params, options, id, unprepared),
       exec: (text) => this.exec(text, id),
     };
     let result: T;
@@ -149,8 +153,12 @@ export class PgliteThreadClient implements PgliteClient {
     return result;
   }
 
-  migrate(folder: string): Promise<void> {
-    return this.ask<void>({ op: 'migrate', folder });
+  unprepared(): PgliteSession {
+    return {
+      query: (text, params, options) => this.query(text, params, options, undefined, true),
+      exec: (text) => this.exec(text),
+      transaction: (work) => this.transaction(work, true),
+    };
   }
 
   /** Lets what was asked finish, closes PGlite in its thread (its last writes on disk), then ends the thread. */

@@ -9,9 +9,9 @@
  * order them, and a transaction holds the store from its BEGIN until the client ends it, as on one thread.
  * Plain JavaScript: a worker thread starts without the TypeScript loader the main thread may have.
  *
- * Messages in: { id, op: 'query', text, params, rowMode, textTypes, tx? } | { id, op: 'exec', text, tx? }
- *   | { id, op: 'begin' } (its id names the transaction) | { id, op: 'end', tx, commit }
- *   | { id, op: 'migrate', folder } | { id, op: 'close' }.
+ * Messages in: { id, op: 'query', text, params, rowMode, textTypes, tx?, unprepared? } | { id, op: 'exec', text, tx? }
+ *   | { id, op: 'begin', unprepared? } (its id names the transaction) | { id, op: 'end', tx, commit } | { id, op: 'close' }.
+ * `unprepared` (migrations) runs through PGlite's own `query()`, outside the prepared set.
  * Messages out: { id, ok: true, value } | { id, ok: false, error }, and once { op: 'opened', error? }.
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -53,9 +53,9 @@ try {
 const transactions = new Map();
 const inFlight = new Set();
 
-function begin(id) {
+function begin(id, unprepared) {
   return new Promise((begun, failed) => {
-    const ended = store.transaction(
+    const ended = (unprepared ? raw : store).transaction(
       (tx) =>
         new Promise((commit, rollBack) => {
           transactions.set(id, { tx, end: (keep) => (keep ? commit() : rollBack(ROLLED_BACK)) });
@@ -87,11 +87,6 @@ function end(txId, commit) {
   });
 }
 
-async function migrate(folder) {
-  const [{ drizzle }, { migrate: migratePglite }] = await Promise.all([import('drizzle-orm/pglite'), import('drizzle-orm/pglite/migrator')]);
-  await migratePglite(drizzle(raw), { migrationsFolder: folder });
-}
-
 async function close() {
   const waited = Promise.allSettled([...inFlight]);
   await Promise.race([waited, new Promise((resolve) => setTimeout(resolve, CLOSE_WAITS_AT_MOST_MS).unref())]);
@@ -99,7 +94,7 @@ async function close() {
 }
 
 function perform(message) {
-  const on = message.tx === undefined ? store : transactions.get(message.tx)?.tx;
+  const on = message.tx !== undefined ? transactions.get(message.tx)?.tx : message.unprepared ? raw : store;
   switch (message.op) {
     case 'query':
       if (!on) return Promise.reject(new Error('the transaction is not open'));
@@ -108,11 +103,9 @@ function perform(message) {
       if (!on) return Promise.reject(new Error('the transaction is not open'));
       return on.exec(message.text);
     case 'begin':
-      return begin(message.id);
+      return begin(message.id, message.unprepared);
     case 'end':
       return end(message.tx, message.commit);
-    case 'migrate':
-      return migrate(message.folder);
     case 'close':
       return close();
     default:

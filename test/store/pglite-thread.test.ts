@@ -57,4 +57,18 @@ describe('the embedded PGlite store', () => {
     ).rejects.toMatchObject({ cause: { code: '23505', constraint: 'thread_probe_pkey' } });
     expect(await rawRows(database.db, sql`select id from thread_probe order by id`)).toEqual([{ id: 1 }, { id: 2 }]);
   });
+
+  it('lets a transaction open when the store is closed commit before PGlite closes', async () => {
+    const closing = await openTestDatabase('pglite');
+    let closed: Promise<void> | undefined;
+    const committed = closing.db.transaction(async (tx) => {
+      await tx.execute(sql`create table closing_probe (id int primary key)`);
+      closed = closing.destroy();
+      await tx.execute(sql`insert into closing_probe (id) values (${1})`);
+      return 'committed';
+    });
+    await expect(committed).resolves.toBe('committed');
+    await closed;
+    await expect(closing.db.execute(sql`select 1`)).rejects.toMatchObject({ cause: { message: 'PGlite is closed' } });
+  });
 });

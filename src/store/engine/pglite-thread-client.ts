@@ -55,7 +55,7 @@ function errorFrom(plain: Record<string, unknown>): Error {
   return Object.assign(error, plain);
 }
 
-/** `closedBecause` once the store is closed or its thread is gone: "PGlite is closed", which the store's health counts as unreachable. */
+/** The answer once the store is closed or its thread is gone: "PGlite is closed", which the store's health counts as unreachable. */
 const closedError = (why?: string) => new Error(why ? `PGlite is closed: ${why}` : 'PGlite is closed');
 
 /** Caller-given parsers run here on the text the thread left (drizzle's keep timestamps as written). */
@@ -174,7 +174,9 @@ export class PgliteThreadClient implements PgliteClient {
 
   private ask<T>(request: Request, evenWhileClosing = false): Promise<T> {
     if (this.stopped) return Promise.reject(this.stopped);
-    if (this.closing && !evenWhileClosing) return Promise.reject(closedError());
+    // A transaction open when closing began may finish: the thread closes PGlite after it.
+    const ofOpenTransaction = 'tx' in request && request.tx !== undefined;
+    if (this.closing && !evenWhileClosing && !ofOpenTransaction) return Promise.reject(closedError());
     const id = this.nextId++;
     if (this.waiting.size === 0) this.worker.ref();
     return new Promise<T>((resolve, reject) => {

@@ -1,4 +1,4 @@
-/* global process, setTimeout */
+/* global setTimeout */
 /**
  * PGlite's own thread. PGlite runs PostgreSQL as WebAssembly in the thread that calls it, each statement
  * synchronously from start to end: on the bot's main thread a queue of statements held the event loop for
@@ -45,8 +45,8 @@ try {
   store = preparingPglite(raw);
   parentPort.postMessage({ op: 'opened' });
 } catch (error) {
+  // The client ends the thread once it has read why (exiting here could overtake the message).
   parentPort.postMessage({ op: 'opened', error: plainError(error) });
-  process.exit(1);
 }
 
 /** @type {Map<number, { tx: import('@electric-sql/pglite').Transaction, end: (commit: boolean) => void }>} open transactions by id */
@@ -114,6 +114,7 @@ function perform(message) {
 }
 
 parentPort.on('message', (message) => {
+  if (!store) return;
   const work = perform(message);
   if (message.op !== 'close' && message.op !== 'end') inFlight.add(work);
   work.then(

@@ -5,10 +5,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { PGlite } from '@electric-sql/pglite';
 import { acquireDataDirLock } from './engine/data-dir-lock.ts';
 import { checkDataDirWritable } from './engine/data-dir-check.ts';
 import { observingPglite, observingPostgres } from './engine/observed-client.ts';
 import { reopeningPglite } from './engine/pglite-reopen.ts';
+import type { PgliteClient } from './engine/pglite-thread-client.ts';
 import * as schema from './schema.ts';
 import { StoreHealth, withStoreDeadline } from './engine/store-health.ts';
 
@@ -96,20 +98,18 @@ async function initialisePgliteFolder(dataDir: string): Promise<void> {
 
 // Each engine's client and drizzle driver load when it is opened: a process on PostgreSQL never loads PGlite, nor the reverse.
 async function openPglite(dataDir: string | undefined, onClose: () => void, from?: Blob): Promise<Database> {
-  const [{ PGlite }, { drizzle: drizzlePglite }, { preparingPglite }] = await Promise.all([
-    import('@electric-sql/pglite'),
-    import('drizzle-orm/pglite'),
-    import('./engine/pglite-prepared.ts'),
-  ]);
+  const [{ PgliteThreadClient }, { drizzle: drizzlePglite }] = await Promise.all([import('./engine/pglite-thread-client.ts'), import('drizzle-orm/pglite')]);
   if (dataDir) await initialisePgliteFolder(dataDir);
-  const options = { startParams: [...PGlite.defaultStartParams, ...PGLITE_MEMORY_PARAMS], ...(from ? { loadDataDir: from } : {}) };
-  const first = dataDir ? await PGlite.create(dataDir, options) : await PGlite.create(options);
+  // PGlite runs in a thread of its own, so its statements do not hold the event loop (decision 049).
+  const open = () => PgliteThreadClient.open({ dataDir, startParams: PGLITE_MEMORY_PARAMS, ...(from ? { loadDataDir: from } : {}) });
+  const first = await open();
   const health = new StoreHealth();
   // A folder that refused writes leaves PGlite broken until it restarts: it is restarted once the folder takes writes again.
-  const store = dataDir
-    ? reopeningPglite({ first, folder: dataDir, open: () => PGlite.create(dataDir, options), wrap: preparingPglite, health })
-    : { client: preparingPglite(first), close: () => first.close() };
-  const db = drizzlePglite(observingPglite(store.client, health), { schema });
+  const store: { client: PgliteClient; close(): Promise<void> } = dataDir
+    ? reopeningPglite({ first, folder: dataDir, open, health })
+    : { client: first, close: () => first.close() };
+  // drizzle's PGlite driver calls only `query()` and `transaction()` (and `query()` on the transaction): the thread's client has both.
+  const db = drizzlePglite(observingPglite(store.client, health) as unknown as PGlite, { schema });
   return {
     db,
     engine: 'pglite',
@@ -117,8 +117,9 @@ async function openPglite(dataDir: string | undefined, onClose: () => void, from
     ping: async (timeoutMs) => void (await withStoreDeadline(store.client.query('select 1'), timeoutMs, 'a health check')),
     // One process owns a PGlite folder (the lock file), so nothing competes here.
     migrate: async () => {
+      // On this thread, through the store's thread, unprepared: drizzle's migrator loads only where the rest of drizzle is.
       const { migrate: migratePglite } = await import('drizzle-orm/pglite/migrator');
-      await migratePglite(drizzlePglite(first), { migrationsFolder: MIGRATIONS_FOLDER });
+      await migratePglite(drizzlePglite(store.client.unprepared() as unknown as PGlite), { migrationsFolder: MIGRATIONS_FOLDER });
     },
     async close() {
       await store.close();

@@ -4,8 +4,8 @@
  * store cannot be written from the first statement that could not, and that it can again from the
  * first write that worked. A transaction counts once, when it commits or fails.
  */
-import type { PGlite } from '@electric-sql/pglite';
 import type { Sql } from 'postgres';
+import type { PgliteClient } from './pglite-thread-client.ts';
 import type { StoreHealth } from './store-health.ts';
 
 /** Statements that change rows (a CTE may hold one; `for update` locks rows, which writes too). */
@@ -100,7 +100,7 @@ export function observingPostgres<C extends Sql>(client: C, health: StoreHealth)
   });
 }
 
-export function observingPglite(client: PGlite, health: StoreHealth): PGlite {
+export function observingPglite(client: PgliteClient, health: StoreHealth): PgliteClient {
   return new Proxy(client, {
     get(target, property, receiver) {
       if (property === 'query' || property === 'exec') {

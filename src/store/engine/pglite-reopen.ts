@@ -7,11 +7,12 @@
  * back. A real PostgreSQL restarts its backends after such failures; this does the same for PGlite: while
  * the store reports a `not-writable` failure, the folder is probed each second, and once a probe write
  * succeeds the instance is closed and opened again (PostgreSQL's crash recovery replays its WAL).
- * Statements that arrive meanwhile wait for the new instance; in-flight ones finish first.
+ * Statements that arrive meanwhile wait for the new instance; in-flight ones finish first. An instance is
+ * PGlite in a thread of its own (pglite-thread-client.ts): closing it ends the thread, and a new one starts.
  */
 import { closeSync, fsyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import type { PGlite } from '@electric-sql/pglite';
+import type { PgliteClient } from './pglite-thread-client.ts';
 import type { StoreHealth } from './store-health.ts';
 
 const PROBE_EVERY_MS = 1_000;
@@ -20,8 +21,8 @@ const DRAIN_AT_MOST_MS = 5_000;
 const CLOSE_AT_MOST_MS = 10_000;
 
 export interface ReopeningPglite {
-  /** Always the current instance (wrapped by `wrap`); statements wait while it is being replaced. */
-  client: PGlite;
+  /** Always the current instance; statements wait while it is being replaced. */
+  client: PgliteClient;
   /** Instances opened after the first (for tests and logs). */
   readonly reopened: number;
   close(): Promise<void>;
@@ -53,16 +54,14 @@ function before<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
 }
 
 export function reopeningPglite(options: {
-  first: PGlite;
+  first: PgliteClient;
   /** PGlite's own folder (the one holding PG_VERSION): probed, then opened again. */
   folder: string;
-  open: () => Promise<PGlite>;
-  wrap: (client: PGlite) => PGlite;
+  open: () => Promise<PgliteClient>;
   health: StoreHealth;
   onReopen?: (outcome: { ok: true } | { ok: false; error: unknown }) => void;
 }): ReopeningPglite {
-  let raw = options.first;
-  let current = options.wrap(raw);
+  let current = options.first;
   let gate: Promise<void> | undefined;
   let inFlight = 0;
   let watching = false;
@@ -75,12 +74,11 @@ export function reopeningPglite(options: {
     try {
       for (const deadline = Date.now() + DRAIN_AT_MOST_MS; inFlight > 0 && Date.now() < deadline;) await sleep(20);
       await before(
-        raw.close().catch(() => undefined),
+        current.close().catch(() => undefined),
         CLOSE_AT_MOST_MS,
       );
       try {
-        raw = await options.open();
-        current = options.wrap(raw);
+        current = await options.open();
         reopened += 1;
         options.health.recovered();
         options.onReopen?.({ ok: true });
@@ -151,7 +149,7 @@ export function reopeningPglite(options: {
     async close() {
       closed = true;
       while (gate) await gate;
-      await raw.close();
+      await current.close();
     },
   };
 }

@@ -5,21 +5,17 @@
  * statements. PGlite is one session, so a statement prepared once under a name stays prepared: here
  * each statement text is prepared the first time it is seen, then run as one bind-execute-sync message.
  * Results are parsed by PGlite's own parser with the caller's options, as `query()` does.
+ *
+ * Plain JavaScript: it runs in PGlite's own thread (pglite-thread.mjs), which starts without a TypeScript
+ * loader. Parameters arrive already made storable by the client (pglite-thread-client.ts).
  */
-import { parse, protocol, type PGlite, type QueryOptions, type Results } from '@electric-sql/pglite';
-import { storableParams } from '../../agent/text/storable-text.ts';
+import { parse, protocol } from '@electric-sql/pglite';
 
 /** Beyond this many statement texts (lists of varying length make new ones), new texts run unprepared. */
 const MAX_PREPARED = 500;
 
-type Query = (text: string, params?: unknown[], options?: QueryOptions) => Promise<Results>;
-interface Prepared {
-  name: string;
-  /** Parameter type ids, as PostgreSQL inferred them: each value is serialised for its type. */
-  types: number[];
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
+/** @param {Uint8Array[]} parts */
+function concat(parts) {
   const whole = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
   let at = 0;
   for (const part of parts) {
@@ -29,11 +25,17 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return whole;
 }
 
-/** The client drizzle is given: its statements, and those of its transactions, run prepared. */
-export function preparingPglite(client: PGlite): PGlite {
-  const prepared = new Map<string, Prepared>();
+/**
+ * The client the thread serves: its statements, and those of its transactions, run prepared.
+ * @param {import('@electric-sql/pglite').PGlite} client
+ * @returns {import('@electric-sql/pglite').PGlite}
+ */
+export function preparingPglite(client) {
+  /** @type {Map<string, { name: string, types: number[] }>} statement text → its name and parameter type ids, as PostgreSQL inferred them */
+  const prepared = new Map();
 
-  const prepare = async (text: string): Promise<Prepared> => {
+  /** @param {string} text */
+  const prepare = async (text) => {
     const name = `tandem_${prepared.size + 1}`;
     const { messages } = await client.execProtocol(
       concat([protocol.serialize.parse({ name, text, types: [] }), protocol.serialize.describe({ type: 'S', name }), protocol.serialize.sync()]),
@@ -44,11 +46,12 @@ export function preparingPglite(client: PGlite): PGlite {
     return statement;
   };
 
-  const run = async (text: string, params: unknown[], options: QueryOptions | undefined, syncToFs: boolean): Promise<Results> => {
+  /** Each value is serialised for the type PostgreSQL inferred for its parameter. */
+  const run = async (text, params, options, syncToFs) => {
     const statement = prepared.get(text) ?? (await prepare(text));
     const values = params.map((value, index) => {
       if (value === null || value === undefined) return null;
-      const type = statement.types[index]!;
+      const type = statement.types[index];
       const serialize = options?.serializers?.[type] ?? client.serializers[type];
       return serialize ? serialize(value) : String(value);
     });
@@ -61,16 +64,14 @@ export function preparingPglite(client: PGlite): PGlite {
       ]),
       { syncToFs },
     );
-    return parse.parseResults(messages, client.parsers, options)[0]!;
+    return parse.parseResults(messages, client.parsers, options)[0];
   };
 
   /** `original` for texts beyond the cap; `exclusive` holds the store as the original would. */
   const preparing =
-    (original: Query, exclusive: (work: () => Promise<Results>) => Promise<Results>, syncToFs: boolean): Query =>
-    (text, params = [], options) => {
-      const values = storableParams(params) as unknown[];
-      return prepared.has(text) || prepared.size < MAX_PREPARED ? exclusive(() => run(text, values, options, syncToFs)) : original(text, values, options);
-    };
+    (original, exclusive, syncToFs) =>
+    (text, params = [], options) =>
+      prepared.has(text) || prepared.size < MAX_PREPARED ? exclusive(() => run(text, params, options, syncToFs)) : original(text, params, options);
 
   // As `query()`: waits for a transaction to end, then runs alone; a folder-backed store is synced after it.
   const query = preparing(
@@ -82,7 +83,7 @@ export function preparingPglite(client: PGlite): PGlite {
     },
     true,
   );
-  const transaction: PGlite['transaction'] = (work) =>
+  const transaction = (work) =>
     client.transaction((tx) => {
       // The transaction holds the store: its statements take turns among themselves, and it syncs at its end.
       const inTransaction = preparing(tx.query.bind(tx), (statement) => client._runExclusiveQuery(statement), false);

@@ -75,7 +75,7 @@ export type DatabaseOptions =
 const POSTGRES_OPTIONS = { onnotice: () => {}, connect_timeout: 10, fetch_types: false } as const;
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if ('url' in options) return openPostgres(options.url, options.poolSize ?? 10);
+  if ('url' in options) return openPostgres(options.url, poolSizeIn(options.url) ?? options.poolSize ?? 10);
   if ('dataDir' in options) {
     const dataDir = path.resolve(options.dataDir);
     checkDataDirWritable(dataDir, () => mkdirSync(dataDir, { recursive: true }));
@@ -126,6 +126,18 @@ async function openPglite(dataDir: string | undefined, onClose: () => void, from
       onClose();
     },
   };
+}
+
+/**
+ * `?max=N` in DATABASE_URL: how many connections this process keeps to the server (10 by default). Replicas on one
+ * small server can each take fewer (docs/decisions/030-scale-and-time.md). Read here because postgres.js would read
+ * it as text.
+ */
+function poolSizeIn(url: string): number | undefined {
+  const max = new URL(url).searchParams.get('max');
+  if (max === null) return undefined;
+  if (!/^\d+$/.test(max) || Number(max) < 1 || Number(max) > 100) throw new Error(`DATABASE_URL: max=${max} is not a whole number from 1 to 100`);
+  return Number(max);
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {

@@ -1,5 +1,6 @@
 import postgres from 'postgres';
 import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createRunStore, openDatabase } from '../../src/store/index.ts';
 
@@ -25,5 +26,24 @@ describe.runIf(serverUrl)('migrations on PostgreSQL', () => {
       await admin.unsafe(`drop database if exists ${name} with (force)`);
       await admin.end();
     }
+  });
+
+  it('keeps at most the connections `?max=` in DATABASE_URL names, and refuses a max that is not a count', async () => {
+    const url = new URL(serverUrl!);
+    url.searchParams.set('max', '2');
+    const database = await openDatabase({ url: url.toString() });
+    try {
+      // Six statements at once, each holding its connection a moment: two connections serve them all.
+      const pids = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          database.db.execute(sql`select pg_backend_pid() as pid, pg_sleep(0.05)`).then((r) => (r as unknown as { pid: number }[])[0]!.pid),
+        ),
+      );
+      expect(new Set(pids).size).toBe(2);
+    } finally {
+      await database.close();
+    }
+    url.searchParams.set('max', 'lots');
+    await expect(openDatabase({ url: url.toString() })).rejects.toThrow('DATABASE_URL: max=lots is not a whole number from 1 to 100');
   });
 });

@@ -86,7 +86,7 @@ describe('a policy that names no group', () => {
 
   it.each([
     ['ULEAD', undefined],
-    ['UREQ', 'Confirming what step s3 acts on needs user ULEAD (rule `lead-confirms-forward`).'],
+    ['UREQ', 'Confirming what this step acts on needs user ULEAD (rule `lead-confirms-forward`).'],
   ] as const)('a forward step confirmed by %s (a confirm is never of a rollback step)', async (userId, refusal) => {
     const policy = { gate: groupFree, run, step: { id: 's3', tool: 'put', args: { repo: 'acme/api' } } };
     const result = spoken(await checkConfirmer({ risk: 'write', userId, policy }));
@@ -117,7 +117,7 @@ describe('a policy that names no group', () => {
   it.each([
     ['a person', [approval('UANY')], { ok: true, value: undefined }],
     // The auto-run is no person: a write step needs one.
-    ['an auto-run only', [AUTO], { ok: false, error: { code: 'none-covers', message: 's1 needs anyone the rule allows' } }],
+    ['an auto-run only', [AUTO], { ok: false, error: { code: 'none-covers', message: 'step 1 (“t”) needs anyone the rule allows' } }],
   ] as const)('a version with a write step recorded as approved by %s', async (_name, approvals, expected) => {
     expect(await policyVersionApproved({ gate: groupFree, run, version: versionOf(['put']), digest: 'd1', riskOf, approvals: [...approvals] })).toEqual(
       expected,
@@ -161,7 +161,7 @@ describe('an approval click counts exactly the approvals of this version', () =>
       error: {
         code: 'policy-refused',
         message:
-          'You already approved v1; it still waits for someone else: s1 needs two members of @owners (0 of 2 approvals); s3 needs two members of @owners (0 of 2 approvals).',
+          'You already approved v1; it still waits for someone else: step 1 (“t”) needs two members of @owners (0 of 2 approvals); step 3 (“t”) needs two members of @owners (0 of 2 approvals).',
       },
     });
   });
@@ -183,7 +183,7 @@ describe('whether recorded approvals let a version run: each approval for what i
       'two owners, one of them of the content before an edit',
       ['merge'],
       [approval('UOWN1', { digest: 'd0' }), approval('UOWN2', { digest: 'd1' })],
-      { ok: false, error: { code: 'none-covers', message: 's1 needs two members of @owners (1 of 2 approvals)' } },
+      { ok: false, error: { code: 'none-covers', message: 'step 1 (“t”) needs two members of @owners (1 of 2 approvals)' } },
     ],
     ['two owners of this content', ['merge'], [approval('UOWN1', { digest: 'd1' }), approval('UOWN2', { digest: 'd1' })], { ok: true, value: undefined }],
     // A read-only version stands on its auto-run, whoever else clicked.
@@ -192,7 +192,7 @@ describe('whether recorded approvals let a version run: each approval for what i
       'an auto-run of a merge next to one owner',
       ['merge'],
       [AUTO, approval('UOWN1')],
-      { ok: false, error: { code: 'none-covers', message: 's1 needs two members of @owners (1 of 2 approvals)' } },
+      { ok: false, error: { code: 'none-covers', message: 'step 1 (“t”) needs two members of @owners (1 of 2 approvals)' } },
     ],
   ] as const)('%s', async (_name, tools, approvals, expected) => {
     expect(await check([...tools], [...approvals])).toEqual(expected);

@@ -74,6 +74,20 @@ describe('buttons after a decision', () => {
     expect(e.tools.calls).toEqual(['change_thing:alpha']);
   });
 
+  it('a plan nobody approved in time is retired as expired, not rejected, and keeps View full plan', async () => {
+    const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> safe change please' });
+    expect((await sent).status).toBe(200);
+    const plan = await e.waitForMessage(sent.ts, isPlanVersion(1), 'the plan');
+    await e.agent.idle();
+    await e.agent.housekeep(later(86_400 + 60));
+    await e.agent.idle();
+    await e.fake.waitUntil(() => !hasButtons(now(plan)), 5000, 'the plan losing its buttons');
+    expect(blocksText(now(plan))).toContain('Plan expired.');
+    expect(blocksText(now(plan))).not.toContain('Run rejected.');
+    expect(actionIds(now(plan))).toEqual([FULL_PLAN_ACTION]);
+    expect(e.tools.calls).toEqual([]);
+  });
+
   /** A Confirm posted, then posted again by its reminder: both copies, as they are now. */
   async function confirmTwice(): Promise<{ ts: string; copies: FakeMessage[] }> {
     const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> ask then confirm' });

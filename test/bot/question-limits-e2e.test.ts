@@ -1,7 +1,8 @@
 /**
  * A question full of quotes is posted and can be answered (review finding 9): its Answer button once
  * carried the question as JSON, which Slack refused past 2,000 characters (invalid_blocks), so the
- * question never appeared and the run waited on a message nobody could see.
+ * question never appeared and the run waited on a message nobody could see. Once answered, the message
+ * still shows the question in full (the button carries a copy cut to fit).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ANSWER_BLOCK, ANSWER_INPUT, QUESTION_ANSWER_ACTION } from '../../src/bot/views/run/question.ts';
@@ -39,5 +40,7 @@ describe('a question of 1,610 characters in quotes', () => {
     const marked = e.fake.model.findMessage('C1', asked.ts)!;
     expect(hasButtons(marked)).toBe(false);
     expect(blocksText(marked)).toContain('the seventh');
+    // The answered message still shows the whole question, to its last words, not the button's shortened copy.
+    expect(blocksText(marked)).toContain('\\"8\\" \\"9\\" ?');
   });
 });

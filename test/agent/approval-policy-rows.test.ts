@@ -86,9 +86,9 @@ describe('a policy that names no group', () => {
 
   it.each([
     ['ULEAD', undefined, false],
-    ['UREQ', 'Confirming what step s3 acts on needs user ULEAD (rule `lead-confirms-forward`).', false],
+    ['UREQ', 'Confirming what this step acts on needs user ULEAD (rule `lead-confirms-forward`).', false],
     // A rollback step's Confirm is asked as a rollback step: a rule for forward steps does not reach it.
-    ['ULEAD', 'Confirming what step r1 acts on is not permitted to anyone by the policy in force.', true],
+    ['ULEAD', 'Confirming what this step acts on is not permitted to anyone by the policy in force.', true],
   ] as const)('a step confirmed by %s (rollback: %s)', async (userId, refusal, rollback) => {
     const policy = { gate: groupFree, run, step: { id: rollback ? 'r1' : 's3', tool: 'put', args: { repo: 'acme/api' }, rollback } };
     const result = spoken(await checkConfirmer({ risk: 'write', userId, policy }));
@@ -119,7 +119,7 @@ describe('a policy that names no group', () => {
   it.each([
     ['a person', [approval('UANY')], { ok: true, value: undefined }],
     // The auto-run is no person: a write step needs one.
-    ['an auto-run only', [AUTO], { ok: false, error: { code: 'none-covers', message: 's1 needs anyone the rule allows' } }],
+    ['an auto-run only', [AUTO], { ok: false, error: { code: 'none-covers', message: 'step 1 (“t”) needs anyone the rule allows' } }],
   ] as const)('a version with a write step recorded as approved by %s', async (_name, approvals, expected) => {
     expect(await policyVersionApproved({ gate: groupFree, run, version: versionOf(['put']), digest: 'd1', riskOf, approvals: [...approvals] })).toEqual(
       expected,
@@ -163,7 +163,7 @@ describe('an approval click counts exactly the approvals of this version', () =>
       error: {
         code: 'policy-refused',
         message:
-          'You already approved v1; it still waits for someone else: s1 needs two members of @owners (0 of 2 approvals); s3 needs two members of @owners (0 of 2 approvals).',
+          'You already approved v1; it still waits for someone else: step 1 (“t”) needs two members of @owners (0 of 2 approvals); step 3 (“t”) needs two members of @owners (0 of 2 approvals).',
       },
     });
   });
@@ -185,7 +185,7 @@ describe('whether recorded approvals let a version run: each approval for what i
       'two owners, one of them of the content before an edit',
       ['merge'],
       [approval('UOWN1', { digest: 'd0' }), approval('UOWN2', { digest: 'd1' })],
-      { ok: false, error: { code: 'none-covers', message: 's1 needs two members of @owners (1 of 2 approvals)' } },
+      { ok: false, error: { code: 'none-covers', message: 'step 1 (“t”) needs two members of @owners (1 of 2 approvals)' } },
     ],
     ['two owners of this content', ['merge'], [approval('UOWN1', { digest: 'd1' }), approval('UOWN2', { digest: 'd1' })], { ok: true, value: undefined }],
     // A read-only version stands on its auto-run, whoever else clicked.
@@ -194,7 +194,7 @@ describe('whether recorded approvals let a version run: each approval for what i
       'an auto-run of a merge next to one owner',
       ['merge'],
       [AUTO, approval('UOWN1')],
-      { ok: false, error: { code: 'none-covers', message: 's1 needs two members of @owners (1 of 2 approvals)' } },
+      { ok: false, error: { code: 'none-covers', message: 'step 1 (“t”) needs two members of @owners (1 of 2 approvals)' } },
     ],
   ] as const)('%s', async (_name, tools, approvals, expected) => {
     expect(await check([...tools], [...approvals])).toEqual(expected);

@@ -145,7 +145,7 @@ describe('confirming a target under a policy', () => {
   it.each([
     ['get', 'read', 'UENG', undefined],
     ['merge', 'destructive', 'UOWN1', undefined],
-    ['get', 'read', 'UOTHER', 'Confirming what step s2 acts on needs a member of @eng (rule `reads`).'],
+    ['get', 'read', 'UOTHER', 'Confirming what this step acts on needs a member of @eng (rule `reads`).'],
     ['merge', 'destructive', 'UENG', 'Merging needs two members of @owners (rule `merges`).'],
     ['merge', 'destructive', 'UREQ', 'Merging your own request: it needs someone other than the person who asked (rule `no-self-merge`).'],
   ] as const)('a %s step (%s) confirmed by %s', async (tool, risk, userId, refusal) => {
@@ -174,7 +174,7 @@ describe('approving a plan version under a policy', () => {
       ok: false,
       error: {
         code: 'policy-refused',
-        message: 'You already approved v1; it still waits for someone else: s2 needs two members of @owners (1 of 2 approvals).',
+        message: 'You already approved v1; it still waits for someone else: step 2 (“t”) needs two members of @owners (1 of 2 approvals).',
       },
     });
   });
@@ -189,7 +189,7 @@ describe('approving a plan version under a policy', () => {
   });
 
   it.each([
-    ['a stranger', 'UOTHER', ['get', 'merge'], 'Approving step s1 (get) needs a member of @eng (rule `reads`).'],
+    ['a stranger', 'UOTHER', ['get', 'merge'], 'Approving step 1 (“t”) needs a member of @eng (rule `reads`).'],
     ['an engineer on a merge', 'UENG', ['merge'], 'Merging needs two members of @owners (rule `merges`).'],
     [
       'the requester on their own merge',
@@ -211,9 +211,9 @@ describe('approving a plan version under a policy', () => {
 
   it('lists who can approve each step for the plan message', () => {
     expect(approvalProgressLines(gate(), run(), versionOf(['get', 'merge', 'mystery']), 'd1', riskOf)).toEqual([
-      's1 needs a member of @eng',
-      's2 needs two members of @owners (0 of 2 approvals)',
-      's3: no rule permits anyone to approve it',
+      'step 1 (“t”) needs a member of @eng',
+      'step 2 (“t”) needs two members of @owners (0 of 2 approvals)',
+      'step 3 (“t”): no rule permits anyone to approve it',
     ]);
   });
 });
@@ -241,17 +241,20 @@ describe('whether recorded approvals let a version run under a policy', () => {
       [approval('UOWN1', { planVersion: 2 })],
       { ok: false, error: { code: 'no-approval', message: 'no approval of v1 is recorded' } },
     ],
-    ['one owner', [approval('UOWN1')], { ok: false, error: { code: 'none-covers', message: 's2 needs two members of @owners (1 of 2 approvals)' } }],
+    ['one owner', [approval('UOWN1')], { ok: false, error: { code: 'none-covers', message: 'step 2 (“t”) needs two members of @owners (1 of 2 approvals)' } }],
     [
       'one owner twice',
       [approval('UOWN1'), approval('UOWN1', { digest: 'd1' })],
-      { ok: false, error: { code: 'none-covers', message: 's2 needs two members of @owners (1 of 2 approvals)' } },
+      { ok: false, error: { code: 'none-covers', message: 'step 2 (“t”) needs two members of @owners (1 of 2 approvals)' } },
     ],
     ['two owners, one of them before the digest was kept', [approval('UOWN1'), approval('UOWN2', { digest: 'd1' })], { ok: true, value: undefined }],
     [
       'a stranger',
       [approval('UOTHER')],
-      { ok: false, error: { code: 'none-covers', message: 's1 needs a member of @eng; s2 needs two members of @owners (0 of 2 approvals)' } },
+      {
+        ok: false,
+        error: { code: 'none-covers', message: 'step 1 (“t”) needs a member of @eng; step 2 (“t”) needs two members of @owners (0 of 2 approvals)' },
+      },
     ],
   ] as const)('%s', async (_name, approvals, expected) => {
     expect(await check([...approvals])).toEqual(expected);

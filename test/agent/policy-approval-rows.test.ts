@@ -9,7 +9,7 @@ import {
   policyRefusal,
   policyStep,
   policySteps,
-  progressLine,
+  progressLines,
   versionProgress,
   type Approver,
   type StepProgress,
@@ -37,6 +37,15 @@ const step = (id: string, over: Partial<PolicyStep> = {}): PolicyStep => ({
   ...over,
 });
 const member = (userId: string, ...groups: string[]): Approver => ({ userId, groups });
+/** The plan the steps come from, as its message numbers and titles them: s1 and s3 are steps 1 and 2, r1 the first undo. */
+const oneStep = {
+  steps: [
+    { id: 's1', title: 'Check it', tool: 'github_comment', args: {}, dependsOn: [] },
+    { id: 's3', title: 'Merge it', tool: 'github_merge_pull', args: {}, dependsOn: [] },
+  ],
+  rollback: [{ id: 'r1', title: 'Undo it', tool: 'github_comment', args: {} }],
+};
+const progressLine = (progress: StepProgress) => progressLines(oneStep, [progress])[0];
 
 describe('a plan step as the policy sees it', () => {
   const of = (args: Record<string, unknown>, risk: Risk | undefined) =>
@@ -120,7 +129,7 @@ permit (principal in Group::"S_OWNERS", action == Action::"approve", resource is
     expect(progress.steps).toEqual<StepProgress[]>([
       { stepId: 's1', rollback: false, rule: expect.objectContaining({ id: 'leads' }), have: 0, need: 1, done: false, permittedBy: [] },
     ]);
-    expect(progress.steps.map(progressLine)).toEqual(['s1 needs a member of @leads']);
+    expect(progressLines(oneStep, progress.steps)).toEqual(['step 1 (“Check it”) needs a member of @leads']);
   });
 
   it.each([
@@ -133,7 +142,7 @@ permit (principal in Group::"S_OWNERS", action == Action::"approve", resource is
       steps: [{ stepId: 's1', rollback: false, rule: expect.objectContaining({ id: 'owners' }), have: 1, need: 2, done: false, permittedBy: [] }],
       rules: [],
     });
-    expect(progress.steps.map(progressLine)).toEqual(['s1 needs two members of @owners (1 of 2 approvals)']);
+    expect(progressLines(oneStep, progress.steps)).toEqual(['step 1 (“Check it”) needs two members of @owners (1 of 2 approvals)']);
   });
 
   // One approver of both: one of two approvals is nearer to done than one of three, though three is more people.
@@ -146,7 +155,7 @@ permit (principal in Group::"S_BOARD", action == Action::"approve", resource is 
     ['board first', `${BOARD}\n${PAIR}`],
   ])('a step names the rule nearest to done as a share of what it needs (%s in the file)', (_, text) => {
     const progress = versionProgress(policy(text), [step('s1')], situation, [member('U_1', 'S_PAIR', 'S_BOARD')]);
-    expect(progress.steps.map(progressLine)).toEqual(['s1 needs two members of @pair (1 of 2 approvals)']);
+    expect(progressLines(oneStep, progress.steps)).toEqual(['step 1 (“Check it”) needs two members of @pair (1 of 2 approvals)']);
   });
 
   it('a step two rules permit is approved by both; a rule permitting two steps is recorded once', () => {
@@ -161,7 +170,7 @@ permit (principal in Group::"S_BOARD", action == Action::"approve", resource is 
       ],
       rules: ['leads', 'owners'],
     });
-    expect(progressLine(progress.steps[0]!)).toBe('s1: approved (rule `leads`, `owners`)');
+    expect(progressLine(progress.steps[0]!)).toBe('step 1 (“Check it”): approved (rule `leads`, `owners`)');
   });
 
   it('a rule of two approvals, once done, says two of two', () => {
@@ -178,7 +187,7 @@ permit (principal in Group::"S_BOARD", action == Action::"approve", resource is 
       steps: [{ stepId: 's1', rollback: false, rule: undefined, have: 0, need: 1, done: false, permittedBy: [] }],
       rules: [],
     });
-    expect(progressLine(progress.steps[0]!)).toBe('s1: no rule permits anyone to approve it');
+    expect(progressLine(progress.steps[0]!)).toBe('step 1 (“Check it”): no rule permits anyone to approve it');
   });
 
   it('a forbid rule that matches an approver counts nothing for them, not even as a rule that permits', () => {
@@ -277,11 +286,12 @@ describe('a progress line', () => {
   });
 
   it.each<[Partial<StepProgress>, string]>([
-    [{}, 's3 needs two members of @owners (0 of 2 approvals)'],
-    [{ have: 1 }, 's3 needs two members of @owners (1 of 2 approvals)'],
-    [{ need: 1, rule: { ...waiting({}).rule!, approvals: 1, who: 'a member of @owners' } }, 's3 needs a member of @owners'],
-    [{ rule: undefined }, 's3: no rule permits anyone to approve it'],
-    [{ done: true, permittedBy: ['owners'] }, 's3: approved (rule `owners`)'],
+    [{}, 'step 2 (“Merge it”) needs two members of @owners (0 of 2 approvals)'],
+    [{ have: 1 }, 'step 2 (“Merge it”) needs two members of @owners (1 of 2 approvals)'],
+    [{ need: 1, rule: { ...waiting({}).rule!, approvals: 1, who: 'a member of @owners' } }, 'step 2 (“Merge it”) needs a member of @owners'],
+    [{ rule: undefined }, 'step 2 (“Merge it”): no rule permits anyone to approve it'],
+    [{ done: true, permittedBy: ['owners'] }, 'step 2 (“Merge it”): approved (rule `owners`)'],
+    [{ stepId: 'r1', rollback: true }, 'rollback step 1 (“Undo it”) needs two members of @owners (0 of 2 approvals)'],
   ])('%j reads %j', (over, line) => {
     expect(progressLine(waiting(over))).toBe(line);
   });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkRunbookSaver, checkScheduleRemover } from '../../src/agent/decisions/approval-policy.ts';
-import { policyRefusal, progressLine, versionProgress, type Approver } from '../../src/agent/decisions/policy-approval.ts';
+import { policyRefusal, progressLines, versionProgress, type Approver } from '../../src/agent/decisions/policy-approval.ts';
 import type { PolicyStep } from '../../src/agent/ports/policy.ts';
 import { builtinPolicy } from '../../src/policy/builtin-policy.ts';
 import { loadPolicy } from '../../src/policy/cedar-engine.ts';
@@ -23,17 +23,32 @@ const step = (id: string, tool: string, risk: PolicyStep['risk'], repository: st
 const merge = step('s2', 'github_merge_pull', 'destructive', 'acme/api');
 const comment = step('s1', 'github_comment', 'write', 'acme/api');
 const situation = { requester: 'U_DEV', channel: 'C1' };
+/** The plan the steps come from, as the plan message numbers and titles them. */
+const planned = {
+  steps: [
+    { id: 's1', title: 'Comment on the pull request', tool: 'github_comment', args: {}, dependsOn: [] },
+    { id: 's2', title: 'Merge it', tool: 'github_merge_pull', args: {}, dependsOn: [] },
+  ],
+  rollback: [{ id: 'r1', title: 'Say it was undone', tool: 'github_comment', args: {} }],
+};
+const lines = (progress: { steps: Parameters<typeof progressLines>[1] }) => progressLines(planned, progress.steps);
 const owner = (userId: string): Approver => ({ userId, groups: ['S_API_OWNERS'] });
 
 describe('a plan version under a policy', () => {
   it('is approved only when every step has what its rule needs: a merge into acme/api shows 1 of 2, then is approved by a second owner', () => {
     const none = versionProgress(engine, [comment, merge], situation, []);
     expect(none.approved).toBe(false);
-    expect(none.steps.map(progressLine)).toEqual(['s1 needs a member of @api-owners', 's2 needs two members of @api-owners (0 of 2 approvals)']);
+    expect(lines(none)).toEqual([
+      'step 1 (“Comment on the pull request”) needs a member of @api-owners',
+      'step 2 (“Merge it”) needs two members of @api-owners (0 of 2 approvals)',
+    ]);
 
     const one = versionProgress(engine, [comment, merge], situation, [owner('U_ANA')]);
     expect(one.approved).toBe(false);
-    expect(one.steps.map(progressLine)).toEqual(['s1: approved (rule `api-changes`)', 's2 needs two members of @api-owners (1 of 2 approvals)']);
+    expect(lines(one)).toEqual([
+      'step 1 (“Comment on the pull request”): approved (rule `api-changes`)',
+      'step 2 (“Merge it”) needs two members of @api-owners (1 of 2 approvals)',
+    ]);
 
     const sameTwice = versionProgress(engine, [comment, merge], situation, [owner('U_ANA'), owner('U_ANA')]);
     expect(sameTwice.approved).toBe(false);
@@ -46,7 +61,10 @@ describe('a plan version under a policy', () => {
     const undo = step('r1', 'github_comment', 'write', 'acme/web', true);
     const progress = versionProgress(engine, [comment, undo], situation, [owner('U_ANA')]);
     expect(progress.approved).toBe(false);
-    expect(progress.steps.map(progressLine)).toEqual(['s1: approved (rule `api-changes`)', 'r1 needs a member of @web-team']);
+    expect(lines(progress)).toEqual([
+      'step 1 (“Comment on the pull request”): approved (rule `api-changes`)',
+      'rollback step 1 (“Say it was undone”) needs a member of @web-team',
+    ]);
   });
 
   it("refuses with the rule's own words and id, never a setting name", () => {

@@ -46,8 +46,8 @@ function gate(text = POLICY): PolicyGate {
 
 const mergePlan = plannerAnswer({
   steps: [
-    { id: 's1', tool: 'read_thing', args: { key: 'pr' } },
-    { id: 's2', tool: 'merge_thing', args: { number: 7 }, dependsOn: ['s1'] },
+    { id: 's1', title: 'Read the pull request', tool: 'read_thing', args: { key: 'pr' } },
+    { id: 's2', title: 'Merge it', tool: 'merge_thing', args: { number: 7 }, dependsOn: ['s1'] },
   ],
 });
 
@@ -61,25 +61,28 @@ describe('approvals under TANDEM_POLICY', () => {
 
     expect(spoken(await approve('USTRANGER'))).toEqual({
       ok: false,
-      error: { code: 'policy-refused', message: 'Approving step s1 (read_thing) needs a member of @eng (rule `reads`).' },
+      error: { code: 'policy-refused', message: 'Approving step 1 (“Read the pull request”) needs a member of @eng (rule `reads`).' },
     });
     expect(h.surface.of(run.id, 'plan')[0]?.proposal.approvalProgress).toEqual([
-      's1 needs a member of @eng',
-      's2 needs two members of @owners (0 of 2 approvals)',
+      'step 1 (“Read the pull request”) needs a member of @eng',
+      'step 2 (“Merge it”) needs two members of @owners (0 of 2 approvals)',
     ]);
     expect(spoken(await approve('UOWN1'))).toEqual({
       ok: false,
-      error: { code: 'approval-counted', message: 'Your approval counts; the plan still needs: s2 needs two members of @owners (1 of 2 approvals).' },
+      error: {
+        code: 'approval-counted',
+        message: 'Your approval counts; the plan still needs: step 2 (“Merge it”) needs two members of @owners (1 of 2 approvals).',
+      },
     });
     await h.agent.idle();
     expect(h.surface.of(run.id, 'notice').map((notice) => plainWords(notice.text))).toEqual([
-      'Approved by <@UOWN1>; still needed: s2 needs two members of @owners (1 of 2 approvals).',
+      'Approved by <@UOWN1>; still needed: step 2 (“Merge it”) needs two members of @owners (1 of 2 approvals).',
     ]);
     expect((await h.store.getRun(run.id))?.status).toBe('awaiting-approval');
     expect(tools.merge.calls).toHaveLength(0);
     // The plan message is redrawn with the progress so far: it no longer says 0 of 2.
     expect(h.surface.of(run.id, 'approval-progress').map((seen) => [seen.planVersion, seen.lines])).toEqual([
-      [1, ['s1: approved (rule `reads`)', 's2 needs two members of @owners (1 of 2 approvals)']],
+      [1, ['step 1 (“Read the pull request”): approved (rule `reads`)', 'step 2 (“Merge it”) needs two members of @owners (1 of 2 approvals)']],
     ]);
 
     expect(spoken(await approve('UENG'))).toEqual({
@@ -90,7 +93,7 @@ describe('approvals under TANDEM_POLICY', () => {
       ok: false,
       error: {
         code: 'policy-refused',
-        message: 'You already approved v1; it still waits for someone else: s2 needs two members of @owners (1 of 2 approvals).',
+        message: 'You already approved v1; it still waits for someone else: step 2 (“Merge it”) needs two members of @owners (1 of 2 approvals).',
       },
     });
 
@@ -116,7 +119,9 @@ describe('approvals under TANDEM_POLICY', () => {
     const stricter = loadPolicy([{ file: 'stricter.cedar', text: POLICY.replace('@approvals("2")', '@approvals("3")') }]);
     if (!stricter.ok) throw new Error('stricter policy did not load');
     expect(await audit(() => stricter.value)).toMatchObject({
-      violations: [{ check: 'decision-not-permitted', message: expect.stringContaining('s2 needs two members of @owners (2 of 3 approvals)') }],
+      violations: [
+        { check: 'decision-not-permitted', message: expect.stringContaining('step 2 (“Merge it”) needs two members of @owners (2 of 3 approvals)') },
+      ],
     });
     // Each click also recorded the groups its approver was in then: the audit judges with those, not today's membership.
     expect((await h.store.listApprovals(run.id)).map((a) => [a.userId, a.policyGroups])).toEqual([
@@ -128,7 +133,9 @@ describe('approvals under TANDEM_POLICY', () => {
     // A decision whose recorded membership does not permit it (UOWN2 stored as outside @owners) is reported.
     await db.database.db.execute(sql`update approvals set policy_groups = '["S_ENG"]'::jsonb where run_id = ${run.id} and user_id = 'UOWN2'`);
     expect(await audit((hash) => (hash === engine.hash ? engine : undefined))).toMatchObject({
-      violations: [{ check: 'decision-not-permitted', message: expect.stringContaining('s2 needs two members of @owners (1 of 2 approvals)') }],
+      violations: [
+        { check: 'decision-not-permitted', message: expect.stringContaining('step 2 (“Merge it”) needs two members of @owners (1 of 2 approvals)') },
+      ],
     });
   });
 });

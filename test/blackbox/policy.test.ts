@@ -68,7 +68,7 @@ describe('TANDEM_POLICY', () => {
       'post to CP1-out',
       plan('Post', [step('s1', 'Post it', 'slack_notify', { channel: 'CP1-out', text: 'hello' })]),
     );
-    expect(visibleText(one.planMessage)).toContain('s1 needs a member of @api-owners');
+    expect(visibleText(one.planMessage)).toContain('step 1 (“Post it”) needs a member of @api-owners');
     const before = slack.model.ephemeralsFor('U3').length;
     await clickByText(stack.tandem.driver, one.planMessage, 'Approve', 'U3');
     const refused = await waitFor(slack, () => ephemeralTexts(stack, 'U3', 'CP1', before).find((text) => text.includes('rule')), 'the refusal');
@@ -84,12 +84,12 @@ describe('TANDEM_POLICY', () => {
       'announce in CP2-out',
       plan('Announce', [step('s1', 'Announce', 'slack_notify', { channel: 'CP2-out', text: 'v2 is out' })]),
     );
-    expect(visibleText(two.planMessage)).toContain('s1 needs two members of @api-owners (0 of 2 approvals)');
+    expect(visibleText(two.planMessage)).toContain('step 1 (“Announce”) needs two members of @api-owners (0 of 2 approvals)');
     await clickByText(stack.tandem.driver, two.planMessage, 'Approve', 'U7');
     await waitFor(slack, () => botMessages(slack, 'CP2', two.thread).some((m) => visibleText(m).includes('1 of 2 approvals')), 'the thread told 1 of 2');
     // The plan message itself now says how many approvals are still needed, with its buttons for the second approver.
     const planNow = () => visibleText(slack.model.findMessage('CP2', two.planMessage.ts)!);
-    await waitFor(slack, () => planNow().includes('s1 needs two members of @api-owners (1 of 2 approvals)'), 'the plan showing 1 of 2');
+    await waitFor(slack, () => planNow().includes('step 1 (“Announce”) needs two members of @api-owners (1 of 2 approvals)'), 'the plan showing 1 of 2');
     expect(planNow()).not.toContain('0 of 2');
     await stack.tandem.untilIdle();
     expect(stack.texts('CP2-out')).toEqual([]);
@@ -105,7 +105,7 @@ describe('TANDEM_POLICY', () => {
       'post to CP1-out again',
       plan('Post again', [step('s1', 'Post it again', 'slack_notify', { channel: 'CP1-out', text: 'hello again' })]),
     );
-    expect(visibleText(three.planMessage)).toContain('s1 needs a member of @release');
+    expect(visibleText(three.planMessage)).toContain('step 1 (“Post it again”) needs a member of @release');
     const beforeB = slack.model.ephemeralsFor('U7').length;
     await clickByText(stack.tandem.driver, three.planMessage, 'Approve', 'U7');
     const refusedUnderB = await waitFor(slack, () => ephemeralTexts(stack, 'U7', 'CP3', beforeB).find((text) => text.includes('rule')), 'the refusal under B');

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FULL_PLAN_ACTION } from '../../src/bot/views/plan/full-plan-modal.ts';
 import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
 import { ESCALATION_ACTIONS, type EscalationButtonAnswer } from '../../src/bot/views/run/escalation.ts';
 import { ANSWER_WORDS } from '../../src/agent/execution/escalation-offer.ts';
@@ -41,13 +42,17 @@ const ephemeralText = (user: string) =>
     .join('\n');
 
 describe('plan buttons', () => {
-  it('Approve records the decision bound to the plan version and marks the message decided', async () => {
+  it('Approve records the decision bound to the plan version and marks the message decided, keeping only View full plan', async () => {
     const message = await postPlan(2);
     const response = await h.driver.clickButtonIn(message, PLAN_APPROVE_ACTION, 'UAPP');
     expect(response.status).toBe(200);
     await eventually(() => expect(h.agent.callsOf('decide')).toEqual([{ runId: 'run_1', planVersion: 2, userId: 'UAPP', decision: 'approve' }]));
     await eventually(() => expect(JSON.stringify(h.fake.model.findMessage('C1', message.ts)!.blocks)).toContain('Approved by <@UAPP>'));
-    expect(h.fake.model.findMessage('C1', message.ts)!.blocks!.some((b) => (b as { type: string }).type === 'actions')).toBe(false);
+    // The decided plan keeps View full plan, so every argument stays reachable during and after the run.
+    const left = h.fake.model
+      .findMessage('C1', message.ts)!
+      .blocks!.flatMap((b) => ((b as { type: string }).type === 'actions' ? (b as { elements: { action_id: string }[] }).elements : []));
+    expect(left.map((button) => button.action_id)).toEqual([FULL_PLAN_ACTION]);
   });
 
   it('a refused approval is told only to the person who clicked, with the reason, and the buttons stay', async () => {

@@ -8,6 +8,8 @@ import { settingsGate } from '../../src/policy/policy-in-force.ts';
 import { createSlackPoster } from '../../src/bot/surface/slack-poster.ts';
 import { SlackRefusedError } from '../../src/integrations/tools/thread/slack-poster.ts';
 import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
+import { FULL_PLAN_ACTION } from '../../src/bot/views/plan/full-plan-modal.ts';
+import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import { SlackFakeServer } from '../../src/workspace/slack-fake/index.ts';
 import { BOT_TOKEN, silentLogger } from '../fakes/slack-harness.ts';
 import { makeBoard, makeEscalation, makeOffer, makePlan, makeProposal, makeRun, boardAt as boardOf } from '../fakes/slack-fixtures.ts';
@@ -99,7 +101,7 @@ describe('SlackSurface', () => {
     expect(fake.callsOf('chat.postMessage').filter((c) => c.params.thread_ts === '1.000009')).toHaveLength(1);
   });
 
-  it('takes the buttons off a plan whose run ended without a click (an expired approval), but not off a clicked one', async () => {
+  it('takes the buttons off a plan whose run ended without a click (an expired approval, said as expired), keeps View full plan, and leaves a clicked one', async () => {
     const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined });
     const waiting = makeRun({ status: 'awaiting-approval' });
     await surface.proposePlan(makeProposal(plan, { run: waiting }));
@@ -110,14 +112,17 @@ describe('SlackSurface', () => {
       outcome: 'rejected',
       goal: plan.goal,
       reason: 'Approval expired after 1440 minutes; nothing ran.',
+      expired: true,
       changes: [],
       rolledBack: [],
       durationMs: 1000,
       tokens: { input: 0, output: 0 },
       costUsd: 0,
     });
-    expect(boardText(planTs)).not.toContain('"type":"actions"');
-    expect(boardText(planTs)).toContain('Run rejected.');
+    expect(boardText(planTs)).not.toContain(PLAN_APPROVE_ACTION);
+    expect(boardText(planTs)).toContain(FULL_PLAN_ACTION);
+    expect(boardText(planTs)).toContain('Plan expired.');
+    expect(boardText(planTs)).not.toContain('Run rejected.');
 
     const clicked = makeRun({ id: 'run_2', status: 'awaiting-approval', conversation: { channel: 'C1', threadTs: '1700.999' } });
     await surface.proposePlan(makeProposal(plan, { run: clicked }));

@@ -8,7 +8,13 @@ type WithBlocks = { blocks?: unknown[] };
 
 export const blocksText = (m: WithBlocks) => JSON.stringify(m.blocks ?? []);
 
-export const hasButtons = (m: WithBlocks) => (m.blocks ?? []).some((b) => (b as { type?: string }).type === 'actions');
+/** The message still offers a decision: a button other than View full plan (which a decided plan keeps). */
+export const hasButtons = (m: WithBlocks) =>
+  (m.blocks ?? []).some(
+    (b) =>
+      (b as { type?: string }).type === 'actions' &&
+      ((b as { elements?: { action_id?: string }[] }).elements ?? []).some((element) => element.action_id !== 'plan-view-full'),
+  );
 
 /** A plan message of this version that can still be decided (it has its buttons). */
 export const isPlanVersion = (version: number) => (m: FakeMessage) => m.text.startsWith(`Plan v${version}:`) && hasButtons(m);

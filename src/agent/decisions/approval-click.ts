@@ -10,10 +10,19 @@ import type { Risk } from '../ports/tool.ts';
 import { refuse, type ApproverRefusalCode, type Refused } from '../model/refusal.ts';
 import { setting, type Text, words } from '../text/text.ts';
 import { isAutoApproval, type ApprovalNeed } from './approval-need.ts';
-import { policyRefusal, policySteps, progressLine, versionProgress, type Approver, type PolicyGate, type VersionProgress } from './policy-approval.ts';
+import {
+  policyRefusal,
+  policySteps,
+  progressLines,
+  stepName,
+  versionProgress,
+  type Approver,
+  type PolicyGate,
+  type VersionProgress,
+} from './policy-approval.ts';
 import { settingsDenial } from './settings-denial.ts';
 import { versionSituation } from './version-permission.ts';
-import type { PolicyEngine, PolicyQuestion, PolicyStep } from '../ports/policy.ts';
+import type { PolicyEngine, PolicyQuestion } from '../ports/policy.ts';
 
 export function checkVersion(run: RunRecord, planVersion: number): Refused<void, 'plan-changed'> {
   if (run.currentPlanVersion !== planVersion) return refuse('plan-changed', planChangedMessage(planVersion, run.currentPlanVersion));
@@ -79,7 +88,7 @@ export async function checkPolicyApprover(input: {
     const waiting = versionProgress(engine, steps, situation, [...people, me]).steps.filter((step) => !step.done);
     return refuse(
       'policy-refused',
-      `You already approved v${input.version.version}; it still waits for someone else: ${waiting.map(progressLine).join('; ')}.`,
+      `You already approved v${input.version.version}; it still waits for someone else: ${progressLines(input.version.plan, waiting).join('; ')}.`,
     );
   }
   // This person's answer for each step still waiting, asked once: what they may approve, and by which rules.
@@ -96,6 +105,7 @@ export async function checkPolicyApprover(input: {
       engine,
       { user: me.userId, groups: me.groups, action: 'approve', resource: { kind: 'step', step: denial.step }, situation },
       denial.decision.rules,
+      stepName(input.version.plan, denial.step.id),
     );
   const after = versionProgress(engine, steps, situation, [...people, me]);
   const rules = new Set(mine.flatMap((decision) => decision.rules));
@@ -103,9 +113,8 @@ export async function checkPolicyApprover(input: {
 }
 
 /** Why an approval click is refused: the rule and who may, or under the built-in policy the sentences people knew. */
-function approvalRefusal(engine: PolicyEngine, question: PolicyQuestion, rules: readonly string[]): Refused<never, ApproverRefusalCode, Text> {
-  const step = (question.resource as { step: PolicyStep }).step;
-  const ruleWords = () => policyRefusal(engine, question, rules, `approving step ${step.id} (${step.tool})`);
+function approvalRefusal(engine: PolicyEngine, question: PolicyQuestion, rules: readonly string[], name: string): Refused<never, ApproverRefusalCode, Text> {
+  const ruleWords = () => policyRefusal(engine, question, rules, `approving ${name}`);
   if (!engine.fromSettings) return refuse('policy-refused', ruleWords());
   const why = settingsDenial(engine, question);
   if (why === 'requester')

@@ -4,7 +4,7 @@
  * Only the answers its kind offers count; refusals name people, never settings.
  */
 import { movesFrom } from '../model/run-moves.ts';
-import { progressLine } from './policy-approval.ts';
+import { progressLines } from './policy-approval.ts';
 import { planDigest } from '../model/plan/plan-digest.ts';
 import { approvalNeed, checkPolicyApprover, checkRequesterOrApprover, checkResolver, goAheadApproval, planRisk, type GoAhead } from './approval-policy.ts';
 import type { AgentContext } from '../context.ts';
@@ -196,10 +196,10 @@ async function refusal(
     if (!checked.value.approved)
       return refuse(
         'policy-refused',
-        `Going ahead takes every step's approvals: ${checked.value.progress.steps
-          .filter((step) => !step.done)
-          .map(progressLine)
-          .join('; ')}. Approve on the plan message instead; each approval counts.`,
+        `Going ahead takes every step's approvals: ${progressLines(
+          version.plan,
+          checked.value.progress.steps.filter((step) => !step.done),
+        ).join('; ')}. Approve on the plan message instead; each approval counts.`,
       );
     return { ok: true, value: { goAhead: goAheadApproval(need, checked.value) } };
   }

@@ -121,10 +121,28 @@ export function policyRefusal(engine: PolicyEngine, question: Omit<PolicyQuestio
 
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
-/** "s3 needs a member of @api-owners (1 of 2 approvals)", one line per step not yet approved. */
-export function progressLine(step: StepProgress): string {
-  if (step.done) return `${step.stepId}: approved (rule \`${step.permittedBy.join('`, `')}\`)`;
-  if (!step.rule) return `${step.stepId}: no rule permits anyone to approve it`;
+/**
+ * A step as the plan message shows it, for the words a person reads: "step 2 (“Post it”)", "rollback step 1
+ * (“Close the issue”)". Ids (s2, r1) are the plan's own names, which the message never shows.
+ */
+export function stepName(plan: Pick<Plan, 'steps' | 'rollback'>, stepId: string): string {
+  const forward = plan.steps.findIndex((step) => step.id === stepId);
+  const rollback = plan.rollback.findIndex((step) => step.id === stepId);
+  const [label, step] =
+    forward >= 0 ? [`step ${forward + 1}`, plan.steps[forward]!] : rollback >= 0 ? [`rollback step ${rollback + 1}`, plan.rollback[rollback]!] : [];
+  if (!label || !step) return 'a step';
+  const title = step.title.trim();
+  return title ? `${label} (“${title.length > 80 ? `${title.slice(0, 79)}…` : title}”)` : label;
+}
+
+/** "step 3 (“Merge it”) needs a member of @api-owners (1 of 2 approvals)", one line per step, named as the plan shows it. */
+export function progressLines(plan: Pick<Plan, 'steps' | 'rollback'>, steps: readonly StepProgress[]): string[] {
+  return steps.map((step) => progressLine(step, stepName(plan, step.stepId)));
+}
+
+function progressLine(step: StepProgress, name: string): string {
+  if (step.done) return `${name}: approved (rule \`${step.permittedBy.join('`, `')}\`)`;
+  if (!step.rule) return `${name}: no rule permits anyone to approve it`;
   const count = step.need > 1 ? ` (${step.have} of ${step.need} approvals)` : '';
-  return `${step.stepId} needs ${step.rule.who}${count}`;
+  return `${name} needs ${step.rule.who}${count}`;
 }

@@ -11,7 +11,7 @@ import type { PolicyEngine } from '../ports/policy.ts';
 import type { ApprovalRecord, RunRecord } from '../ports/run-store.ts';
 import type { Risk } from '../ports/tool.ts';
 import { isAutoApproval } from './approval-need.ts';
-import { policySteps, progressLine, versionProgress, type PolicyGate } from './policy-approval.ts';
+import { policySteps, progressLines, versionProgress, type PolicyGate } from './policy-approval.ts';
 import { versionSituation } from './version-permission.ts';
 
 function recordedProgressLines(input: {
@@ -28,7 +28,10 @@ function recordedProgressLines(input: {
       (a) => a.planVersion === input.version.version && a.decision === 'approved' && !isAutoApproval(a) && (a.digest === null || a.digest === input.digest),
     )
     .map((a) => ({ userId: a.userId, groups: a.policyGroups ?? [] }));
-  return versionProgress(input.engine, policySteps(input.version.plan, input.riskOf, situation.channel), situation, people).steps.map(progressLine);
+  return progressLines(
+    input.version.plan,
+    versionProgress(input.engine, policySteps(input.version.plan, input.riskOf, situation.channel), situation, people).steps,
+  );
 }
 
 /** Tells the thread and redraws the plan message; `stillNeeded` is the refusal's list of steps not yet approved. */

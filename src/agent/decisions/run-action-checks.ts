@@ -135,14 +135,14 @@ export async function checkConfirmer(input: {
   if (asked.decision.permitted) return { ok: true, value: { hash: asked.engine.hash, rules: [...asked.decision.rules], groups: [...asked.groups] } };
   const question = { user: input.userId, groups: asked.groups, action: 'confirm' as const, resource: { kind: 'step' as const, step }, situation };
   if (!asked.engine.fromSettings)
-    return refuse('not-approver', policyRefusal(asked.engine, question, asked.decision.rules, `confirming what step ${step.id} acts on`));
+    return refuse('not-approver', policyRefusal(asked.engine, question, asked.decision.rules, 'confirming what this step acts on'));
   const why = settingsDenial(asked.engine, question);
   if (why === 'requester')
     return refuse(
       'requester-may-not-confirm-destructive',
       'This step is destructive, so an approver other than the person who asked must confirm what it acts on.',
     );
-  if (why === 'rule') return refuse('not-approver', policyRefusal(asked.engine, question, asked.decision.rules, `confirming what step ${step.id} acts on`));
+  if (why === 'rule') return refuse('not-approver', policyRefusal(asked.engine, question, asked.decision.rules, 'confirming what this step acts on'));
   return refuse('not-approver', words`Only approvers (${setting('approvers')}) may confirm what this step acts on; you are not on the list.`);
 }
 

@@ -9,7 +9,7 @@ import type { ApprovalRecord, RunRecord } from '../ports/run-store.ts';
 import type { Risk } from '../ports/tool.ts';
 import { refuse, type Refused } from '../model/refusal.ts';
 import { approvalCovers, isAutoApproval, planRisk } from './approval-need.ts';
-import { policySteps, progressLine, versionProgress, type PolicyGate } from './policy-approval.ts';
+import { policySteps, progressLines, versionProgress, type PolicyGate } from './policy-approval.ts';
 import { autoRunRules, type AutoRunGrant } from './auto-run-grant.ts';
 
 /** What the policy knows of a plan version when it judges one of its steps. */
@@ -79,10 +79,10 @@ export async function policyVersionApproved(input: {
   if (progress.approved) return { ok: true, value: undefined };
   return refuse(
     'none-covers',
-    progress.steps
-      .filter((step) => !step.done)
-      .map(progressLine)
-      .join('; '),
+    progressLines(
+      input.version.plan,
+      progress.steps.filter((step) => !step.done),
+    ).join('; '),
   );
 }
 
@@ -95,5 +95,5 @@ export function approvalProgressLines(
   riskOf: (tool: string) => Risk | undefined,
 ): string[] {
   const situation = versionSituation(run, version, digest);
-  return versionProgress(gate.current(), policySteps(version.plan, riskOf, situation.channel), situation, []).steps.map(progressLine);
+  return progressLines(version.plan, versionProgress(gate.current(), policySteps(version.plan, riskOf, situation.channel), situation, []).steps);
 }

@@ -9,7 +9,7 @@
  * policy names: a violation about it is never a membership question.
  */
 import { isAutoApproval } from '../../agent/decisions/approval-policy.ts';
-import { policySteps, progressLine, versionProgress, type Approver } from '../../agent/decisions/policy-approval.ts';
+import { policySteps, progressLines, versionProgress, type Approver } from '../../agent/decisions/policy-approval.ts';
 import type { ApprovalRecord } from '../../agent/ports/run-store.ts';
 import type { PolicyEngine } from '../../agent/ports/policy.ts';
 import { type AuditCheck, versionsThatRan, violation } from '../run-facts.ts';
@@ -64,10 +64,10 @@ export const decisionNotPermitted: AuditCheck = {
             this.name,
             facts.run,
             where,
-            `v${version.version} ran without the approvals policy ${hash.slice(0, 12)} needs: ${progress.steps
-              .filter((s) => !s.done)
-              .map(progressLine)
-              .join('; ')}`,
+            `v${version.version} ran without the approvals policy ${hash.slice(0, 12)} needs: ${progressLines(
+              version.plan,
+              progress.steps.filter((s) => !s.done),
+            ).join('; ')}`,
           ),
         );
       return found;

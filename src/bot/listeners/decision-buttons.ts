@@ -6,6 +6,7 @@ import { describeError, TRY_AGAIN } from '../surface/replies.ts';
 import { clickOrigin, privateReplier } from './click-origin.ts';
 import { afterAck } from './after-ack.ts';
 import { replaceActions } from './plan/replace-actions.ts';
+import { retireLiveCopies } from '../surface/live-copies.ts';
 
 /** Buttons whose click is a decision the agent takes (Approve/Reject, Confirm/Abort). */
 export interface DecisionButtons<Ref extends { runId: string }, Decision extends string> {
@@ -19,6 +20,11 @@ export interface DecisionButtons<Ref extends { runId: string }, Decision extends
   /** Replaces the buttons once decided, so nobody clicks a stale one. */
   decidedLine(decision: Decision, userId: string): string;
   onDecided?(ref: Ref): void;
+  /**
+   * The wait may have been posted more than once (its reminder posts it again): every copy in the thread
+   * with a button of these actions bound to the same value loses its buttons too.
+   */
+  copies?: readonly string[];
 }
 
 /** Ack at once, then let the agent decide who may; refusals and failures come back privately. */
@@ -40,7 +46,16 @@ export function registerDecisionButtons<Ref extends { runId: string }, Decision 
         const result = await buttons.decide(ref, body.user.id, decision);
         if (!result.ok) return tell(result.error.message);
         buttons.onDecided?.(ref);
-        await replaceActions(client, deps.logger, body, buttons.decidedLine(decision, body.user.id));
+        const line = buttons.decidedLine(decision, body.user.id);
+        await replaceActions(client, deps.logger, body, line);
+        if (buttons.copies && origin.threadTs)
+          await retireLiveCopies(
+            client,
+            deps.logger,
+            { channel: origin.channel, threadTs: origin.threadTs, ...(origin.messageTs ? { except: origin.messageTs } : {}) },
+            { actionIds: buttons.copies, ...(action.value ? { value: action.value } : {}) },
+            line,
+          );
       } catch (error) {
         deps.logger.error({ err: describeError(error), runId: ref.runId }, buttons.failure);
         await tell(`Your ${decision} was not recorded: ${describeError(error)}. ${TRY_AGAIN}`);

@@ -3,6 +3,7 @@ import { describeError } from './replies.ts';
 import type { SlackClient } from './slack-client.ts';
 import { asSlackBlocks, type MessageView } from '../views/limits.ts';
 import { context } from '../views/text.ts';
+import { decidedBlocks, hasLiveButtons } from '../views/plan/decided-blocks.ts';
 
 interface Posted {
   channel: string;
@@ -33,10 +34,11 @@ export class PlanMessages {
     if (previous && previous.version < message.version) await this.retire(previous, `:arrows_counterclockwise: Replaced by version ${message.version} below.`);
   }
 
-  async runEnded(runId: string, outcome: string): Promise<void> {
+  /** The run ended undecided (cancelled, expired, a failed replan): `line` says how. */
+  async runEnded(runId: string, line: string): Promise<void> {
     const last = this.latest.get(runId);
     this.latest.delete(runId);
-    if (last) await this.retire(last, `Run ${outcome}.`);
+    if (last) await this.retire(last, line);
   }
 
   /**
@@ -62,8 +64,9 @@ export class PlanMessages {
   }
 
   private async retire(message: Posted, line: string): Promise<void> {
-    if (!message.view.blocks.some((block) => block.type === 'actions')) return;
-    const blocks = [...message.view.blocks.filter((block) => block.type !== 'actions'), context(line)];
+    if (!hasLiveButtons(message.view.blocks)) return;
+    // View full plan stays: every argument remains reachable in full, whatever became of the version.
+    const blocks = [...decidedBlocks(message.view.blocks), context(line)];
     try {
       await this.client.chat.update({ channel: message.channel, ts: message.ts, text: message.view.text, blocks: asSlackBlocks(blocks) });
     } catch (error) {

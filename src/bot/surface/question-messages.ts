@@ -5,16 +5,29 @@ import { decodeAnswerButton, QUESTION_ANSWER_ACTION, questionMessage } from '../
 
 export async function showAnswered(
   client: SlackClient,
-  where: { channel: string; ts: string; runId: string; asked: string; question: string },
+  where: { channel: string; ts: string; runId: string; asked: string; question: string; threadTs?: string; shown?: ThreadMessage['blocks'] },
   answered: { by: string; answer: string },
 ): Promise<void> {
   const view = questionMessage({ runId: where.runId, asked: where.asked, questions: where.question.split('\n') }, answered);
-  await client.chat.update({ channel: where.channel, ts: where.ts, text: view.text, blocks: asSlackBlocks(view.blocks) });
+  // The question as its message showed it, when that can be read: the button's copy may be cut to fit Slack's limit.
+  const shown = (where.shown ?? (where.threadTs ? await shownBlocks(client, { ...where, threadTs: where.threadTs }) : undefined))?.find(
+    (block) => block.type === 'section',
+  );
+  const blocks = shown ? [shown, ...view.blocks.slice(1)] : view.blocks;
+  await client.chat.update({ channel: where.channel, ts: where.ts, text: view.text, blocks: asSlackBlocks(blocks) });
+}
+
+/** The question message's blocks as Slack holds them; undefined when they cannot be read (the question is drawn from the button then). */
+async function shownBlocks(client: SlackClient, at: { channel: string; ts: string; threadTs: string }): Promise<ThreadMessage['blocks']> {
+  const replies = await client.conversations
+    .replies({ channel: at.channel, ts: at.threadTs, oldest: at.ts, latest: at.ts, inclusive: true, limit: 2 })
+    .catch(() => undefined);
+  return (replies?.messages as ThreadMessage[] | undefined)?.find((message) => message.ts === at.ts)?.blocks;
 }
 
 interface ThreadMessage {
   ts?: string;
-  blocks?: { type?: string; elements?: { action_id?: string; value?: string }[] }[];
+  blocks?: { type?: string; block_id?: string; elements?: { action_id?: string; value?: string }[] }[];
 }
 
 /**
@@ -30,7 +43,7 @@ export async function markAnsweredInThread(client: SlackClient, input: { channel
       .find((element) => element.action_id === QUESTION_ANSWER_ACTION);
     const decoded = button && decodeAnswerButton(button.value);
     if (!decoded?.asked || !message.ts) continue;
-    const where = { channel: input.channel, ts: message.ts, runId: decoded.runId, asked: decoded.asked, question: decoded.question };
+    const where = { channel: input.channel, ts: message.ts, runId: decoded.runId, asked: decoded.asked, question: decoded.question, shown: message.blocks };
     await showAnswered(client, where, { by: input.by, answer: input.answer });
     return;
   }

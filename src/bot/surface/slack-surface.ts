@@ -25,6 +25,7 @@ import { planningFailedMessage, plannerUnavailableMessage } from '../views/run/p
 import { questionMessage } from '../views/run/question.ts';
 import { addressed } from '../views/run/reassign.ts';
 import { WaitLinks } from './wait-links.ts';
+import { retireConfirms } from './live-copies.ts';
 import { summaryMessages } from '../views/run/summary.ts';
 import { targetConfirmationMessages } from '../views/run/target-confirmation.ts';
 import { escapeText, mention, section, storedWords, truncate } from '../views/text.ts';
@@ -71,6 +72,8 @@ export class SlackSurface implements Surface {
   private readonly status: AgentStatus;
   /** Runs whose planning failure the thread was told (once): their summary would say it a second time. */
   private readonly planningFailureTold = new Set<string>();
+  /** Runs this process posted a Confirm for: at their end, any copy still offering Confirm/Abort (an expired one) loses them. */
+  private readonly confirmsPosted = new Set<string>();
   /** Where each waiting step's message is: the board links the step to it. */
   private readonly waitLinks: WaitLinks;
 
@@ -151,7 +154,8 @@ export class SlackSurface implements Surface {
   }
 
   async reportProgress(run: RunRecord, board: BoardState): Promise<void> {
-    // Execution means the plan was decided (the click's listener rewrote its message) or ran without a click.
+    // Execution means the plan was decided: the click's listener rewrote its message (Approve on it, or Approve
+    // anyway on an escalation), or it ran without a click.
     if (board.runStatus === 'executing') this.plans.forget(run.id);
     this.board.report(run.conversation, run.boardRef, board);
     const session = SESSION_OF_RUN[board.runStatus];
@@ -194,6 +198,7 @@ export class SlackSurface implements Surface {
 
   async confirmTarget(run: RunRecord, confirmation: ConfirmationRecord, delivery?: Delivery, addressee?: WaitAddressee): Promise<void> {
     const views = targetConfirmationMessages({ confirmation, escalateTo: this.options.escalateTo }).map((view) => addressed(view, addressee));
+    this.confirmsPosted.add(run.id);
     // Each message of the request is its own owed post, so a redelivery sends only the ones missing.
     let last: string | undefined;
     for (const [index, view] of views.entries()) last = await this.post(run, view, delivery && { ...delivery, key: `${delivery.key}#${index}` });
@@ -238,7 +243,8 @@ export class SlackSurface implements Surface {
     // A Reject click's listener already rewrote its message (and told us, so nothing is left to retire);
     // anything else that ends an undecided run (cancel, a failed replan, an expired approval) leaves
     // buttons that must go.
-    await this.plans.runEnded(summary.run.id, summary.outcome);
+    await this.plans.runEnded(summary.run.id, summary.expired ? ':hourglass: Plan expired.' : `Run ${summary.outcome}.`);
+    if (this.confirmsPosted.delete(summary.run.id)) await retireConfirms(this.options.client, this.options.logger, summary.run.conversation, summary.outcome);
     await this.board.finish(summary.run.id);
     this.waitLinks.forget(summary.run.id);
     // A run that failed to plan was told why in one message; a summary would repeat it (nothing ran, nothing changed).

@@ -6,12 +6,13 @@ import type { SlackClient } from '../../surface/slack-client.ts';
 import { asSlackBlocks } from '../../views/limits.ts';
 import { context } from '../../views/text.ts';
 import { ADDRESSEE_BLOCK } from '../../views/run/reassign.ts';
+import { decidedBlocks } from '../../views/plan/decided-blocks.ts';
 
-type Block = { type?: string; block_id?: string };
+type Block = { type?: string; block_id?: string; elements?: unknown[] };
 
 /**
- * After a decision, the clicked message loses its buttons and says who decided, so nobody acts on a
- * stale message. Best effort: the decision is already stored.
+ * After a decision, the clicked message loses its buttons (a plan keeps View full plan) and says who
+ * decided, so nobody acts on a stale message. Best effort: the decision is already stored.
  */
 export async function replaceActions(client: SlackClient, logger: Logger, body: BlockAction, line: string): Promise<void> {
   const { channel, messageTs: ts, threadTs } = clickOrigin(body);
@@ -21,7 +22,7 @@ export async function replaceActions(client: SlackClient, logger: Logger, body: 
     const blocks = (body.message?.blocks as Block[] | undefined) ?? (await blocksFromSlack(client, { channel, ts, threadTs }));
     if (!blocks) return;
     // "Waiting on @B" is over once decided: the line saying who decided takes its place.
-    const kept = blocks.filter((block) => block.type !== 'actions' && block.block_id !== ADDRESSEE_BLOCK);
+    const kept = decidedBlocks(blocks).filter((block) => block.block_id !== ADDRESSEE_BLOCK);
     await client.chat.update({ channel, ts, text: (body.message?.text as string | undefined) ?? line, blocks: asSlackBlocks([...kept, context(line)]) });
   } catch (error) {
     logger.warn({ err: describeError(error), channel }, 'could not mark the message as decided');

@@ -16,6 +16,7 @@ export function registerConfirmActions(app: App, deps: BotDeps): void {
     unrecognised: 'That button is not from a Confirm I recognise; nothing was done.',
     failure: 'confirm decision failed',
     decide: (ref, userId, decision) => deps.agent.confirmTarget({ ...ref, userId, decision }),
+    copies: [TARGET_CONFIRM_ACTION, TARGET_ABORT_ACTION],
     decidedLine: (decision, userId) =>
       decision === 'confirm' ? `:white_check_mark: Confirmed by ${mention(userId)}` : `:octagonal_sign: Aborted by ${mention(userId)}`,
   });

@@ -9,6 +9,9 @@ import { asSlackBlocks } from '../../views/limits.ts';
 import { ANSWER_WORDS } from '../../../agent/execution/escalation-offer.ts';
 import type { SlackClient } from '../../surface/slack-client.ts';
 import type { Logger } from '../../../observability/logger.ts';
+import { retireLiveCopies } from '../../surface/live-copies.ts';
+import { PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION } from '../../views/plan/plan-message.ts';
+import { mention } from '../../views/text.ts';
 
 /** An escalation's answers (Retry, Skip, Replan, Abort, Approve anyway, Reject, Try again); each resolves exactly the escalation it was posted for. */
 export function registerEscalationActions(app: App, deps: BotDeps): void {
@@ -31,6 +34,15 @@ export function registerEscalationActions(app: App, deps: BotDeps): void {
           return;
         }
         await collapse(client, deps.logger, body, answer);
+        // Approved from here, the plan above is decided too: its Approve, Modify and Reject go (View full plan stays).
+        if (answer === 'approve' && origin.threadTs)
+          await retireLiveCopies(
+            client,
+            deps.logger,
+            { channel: origin.channel, threadTs: origin.threadTs },
+            { actionIds: [PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION] },
+            `:white_check_mark: Approved by ${mention(body.user.id)} (approve anyway, from the escalation below)`,
+          );
       } catch (error) {
         deps.logger.error({ err: describeError(error), escalationId }, 'resolving an escalation failed');
         await tell(`Your choice (${ANSWER_WORDS[answer].label}) was not recorded. ${TRY_AGAIN}`);

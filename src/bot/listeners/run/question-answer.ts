@@ -58,7 +58,8 @@ export function registerQuestionAnswer(app: App, deps: BotDeps): void {
         await tellPrivately(client, deps.logger, { ...thread, text: 'Nothing in this run is waiting for an answer any more; your answer changed nothing.' });
         return;
       }
-      await showAnswered(client, { channel: ref.c, ts: ref.t, runId: run.id, asked: run.requester, question: ref.q }, { by: userId, answer });
+      const where = { channel: ref.c, ts: ref.t, runId: run.id, asked: run.requester, question: ref.q, threadTs: run.conversation.threadTs };
+      await showAnswered(client, where, { by: userId, answer });
     } catch (error) {
       deps.logger.error({ err: describeError(error), runId: run.id }, 'answering a question failed');
       await tellPrivately(client, deps.logger, { ...thread, text: `Your answer was not recorded: ${describeError(error)}. ${TRY_AGAIN}` });

@@ -1,6 +1,6 @@
 /**
  * Under TANDEM_POLICY (decision 028): who can approve which steps of a plan and how many approvals each
- * still needs ("s2 needs two members of @api-owners (1 of 2 approvals)"). Plain data in, blocks out; the
+ * still needs ("step 2 (“Merge it”) needs two members of @api-owners (1 of 2 approvals)"). Plain data in, blocks out; the
  * plan message adds these after its steps. No lines: no blocks (the settings decide, as before).
  */
 import type { ProposedPlan } from '../../../agent/ports/surface.ts';

@@ -14,8 +14,8 @@ const CHUNK = LIMITS.plainTextInput - 100;
 
 /**
  * The plan as YAML a person can edit, plus a free-text field for the planner. A plan longer than one
- * input allows (3000 characters) is split over several inputs at step boundaries; the submit handler
- * joins them back in order.
+ * input allows (3000 characters) is split over several inputs at step boundaries (a step longer than one
+ * input, between its lines); the submit handler joins them back in order.
  */
 export function modifyModal(input: { runId: string; planVersion: number; plan: Plan }): ModalView {
   const chunks = yamlChunks(input.plan);
@@ -83,8 +83,52 @@ export function errorModal(message: string): ModalView {
   };
 }
 
-/** YAML pieces, each under one input's limit, split between steps; undefined when a single step is too big. */
+/**
+ * YAML pieces, each under one input's limit, split between steps. A step too long for one input (a long
+ * issue body) starts an input of its own and goes on in the next ones, cut between lines: the submit joins
+ * the inputs with a newline, which gives back the exact text, a block scalar cut in two included.
+ * Undefined when a single line is longer than an input holds, or there would be too many inputs.
+ */
 export function yamlChunks(plan: Plan): string[] | undefined {
+  const pieces = yamlPieces(plan);
+  const chunks: string[] = [];
+  let current = '';
+  const close = () => {
+    if (current) chunks.push(current);
+    current = '';
+  };
+  for (const piece of pieces) {
+    if (current.length + piece.length <= CHUNK) {
+      current += piece;
+      continue;
+    }
+    close();
+    if (piece.length <= CHUNK) {
+      current = piece;
+      continue;
+    }
+    // Every piece ends with a newline, so its lines (each with its newline) add up to it exactly.
+    const lines = piece.match(/[^\n]*\n/g) ?? [];
+    if (lines.join('') !== piece) return undefined;
+    for (const line of lines) {
+      if (line.length > CHUNK) return undefined;
+      if (current.length + line.length > CHUNK) close();
+      current += line;
+    }
+    close();
+  }
+  close();
+  if (chunks.length > LIMITS.viewBlocks - 5) return undefined;
+  return chunks.map((chunk) => chunk.replace(/\n$/, ''));
+}
+
+/** The whole plan as the modal's YAML, in one piece: what its inputs hold, joined. */
+export function planYaml(plan: Plan): string {
+  return yamlPieces(plan).join('');
+}
+
+/** The plan's YAML in the pieces it may be split between: the head, each step, the rollback, questions. Each ends with a newline. */
+function yamlPieces(plan: Plan): string[] {
   const pieces = [stringify({ goal: plan.goal, confidence: plan.confidence }) + 'steps:' + (plan.steps.length === 0 ? ' []' : '') + '\n'];
   for (const step of plan.steps) pieces.push(indent(stringify([step])));
   pieces.push('rollback:' + (plan.rollback.length === 0 ? ' []' : '') + '\n');
@@ -92,20 +136,7 @@ export function yamlChunks(plan: Plan): string[] | undefined {
   if (plan.questions && plan.questions.length > 0) pieces.push(stringify({ questions: plan.questions }));
   // What the plan does not do stays said on the edited version, and a person can change the words.
   if (plan.notCovered && plan.notCovered.length > 0) pieces.push(stringify({ notCovered: plan.notCovered }));
-
-  const chunks: string[] = [];
-  let current = '';
-  for (const piece of pieces) {
-    if (piece.length > CHUNK) return undefined;
-    if (current.length + piece.length > CHUNK) {
-      chunks.push(current);
-      current = '';
-    }
-    current += piece;
-  }
-  if (current) chunks.push(current);
-  if (chunks.length > LIMITS.viewBlocks - 5) return undefined;
-  return chunks.map((chunk) => chunk.replace(/\n$/, ''));
+  return pieces;
 }
 
 function indent(text: string): string {

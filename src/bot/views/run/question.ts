@@ -64,7 +64,7 @@ export function questionMessage(input: QuestionInput, answered?: Answered): Mess
     const said = `:white_check_mark: Answered by ${mention(answered.by)}: ${escapeText(truncate(answered.answer.replace(/\s+/g, ' '), 500))}`;
     return { text: truncate(`Answered by ${mention(answered.by)}`, 300), blocks: [section(body), context(said)] };
   }
-  const value = JSON.stringify({ r: input.runId, q: truncate(input.questions.join('\n'), 1500), a: input.asked });
+  const value = fittedJson({ r: input.runId, q: input.questions.join('\n'), a: input.asked }, LIMITS.buttonValue);
   return {
     text: truncate(`${mention(input.asked)} ${escapeText(input.questions.join(' '))}`, 300),
     blocks: [
@@ -90,7 +90,7 @@ export function answerModal(ref: QuestionRef): ModalView {
     title: plainText('Answer', LIMITS.viewTitle),
     submit: plainText('Send answer', LIMITS.viewTitle),
     close: plainText('Cancel', LIMITS.viewTitle),
-    private_metadata: JSON.stringify({ ...ref, q: truncate(ref.q, 1500) }),
+    private_metadata: fittedJson(ref, LIMITS.privateMetadata),
     blocks: [
       section(`*Question:*\n${escapeText(truncate(ref.q, 2800))}`),
       {
@@ -101,4 +101,25 @@ export function answerModal(ref: QuestionRef): ModalView {
       },
     ],
   };
+}
+
+/**
+ * The value as JSON within Slack's `limit` (a button value's 2,000 characters, a modal's 3,000), its question
+ * `q` cut as little as needed: quotes, backslashes and newlines each take two characters once encoded, so a
+ * question is measured encoded, never by its own length. Cut at a code point, never inside a surrogate pair.
+ */
+function fittedJson<T extends { q: string }>(value: T, limit: number): string {
+  const whole = JSON.stringify(value);
+  if (whole.length <= limit) return whole;
+  const points = Array.from(value.q);
+  const encoded = (kept: number) => JSON.stringify({ ...value, q: `${points.slice(0, kept).join('')}…` });
+  // The longest prefix whose encoding fits: encoded length only grows with the prefix.
+  let low = 0;
+  let high = points.length - 1;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (encoded(middle).length <= limit) low = middle;
+    else high = middle - 1;
+  }
+  return encoded(low);
 }

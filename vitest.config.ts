@@ -1,5 +1,4 @@
 import { configDefaults, defineConfig } from 'vitest/config';
-import LongestFirst from './test/helpers/longest-first.ts';
 
 /**
  * Three projects (docs/decisions/029-fast-inner-loop.md). `npm test` runs them all; `npm run test:unit` is the inner
@@ -46,8 +45,6 @@ export default defineConfig({
     // outran their 60 s at load 20-40.
     pool: 'forks',
     maxWorkers: 2,
-    // Longest file first, also on a clean clone that has no durations yet (test/helpers/longest-first.ts).
-    sequence: { sequencer: LongestFirst },
     // Test files share their worker process instead of each importing Bolt, drizzle and PGlite afresh: about
     // 45 s less on this machine (vitest 300 → 254 s). Every file opens its own database and servers, so
     // nothing a test relies on is shared.

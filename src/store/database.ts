@@ -134,7 +134,8 @@ async function openPglite(dataDir: string | undefined, onClose: () => void, from
  * it as text.
  */
 function poolSizeIn(url: string): number | undefined {
-  const max = new URL(url).searchParams.get('max');
+  // The query alone: `new URL` refuses the comma-separated hosts postgres.js takes (`postgres://u@h1,h2/db`).
+  const max = new URLSearchParams(url.split('?')[1]?.split('#')[0] ?? '').get('max');
   if (max === null) return undefined;
   if (!/^\d+$/.test(max) || Number(max) < 1 || Number(max) > 100) throw new Error(`DATABASE_URL: max=${max} is not a whole number from 1 to 100`);
   return Number(max);

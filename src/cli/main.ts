@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/config-error.ts';
-import { handOtelSettingsOn, readEnvironment } from '../config/environment.ts';
+import { processSettings } from '../config/environment.ts';
 import { DataDirUnwritableError } from '../store/engine/data-dir-check.ts';
 import { DataDirLockedError } from '../store/engine/data-dir-lock.ts';
 import { StoreUnreachableError } from '../store/engine/store-unreachable.ts';
@@ -69,9 +69,7 @@ async function main(argv: string[]): Promise<number> {
   }
   // Loaded only past `help`: the settings' schema (zod) and the commands, each of which loads what it uses.
   const [{ loadConfig }, { runCommand }] = await Promise.all([import('../config/config.ts'), import('./commands.ts')]);
-  const env = readEnvironment(process.env, process.cwd());
-  handOtelSettingsOn(env, process.env);
-  const config = loadConfig(env, { local: command === 'start' && Boolean(values.local || values.demo) });
+  const config = loadConfig(processSettings(), { local: command === 'start' && Boolean(values.local || values.demo) });
   return runCommand(
     command,
     rest,

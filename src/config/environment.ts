@@ -25,3 +25,10 @@ export function readEnvironment(processEnv: NodeJS.ProcessEnv, cwd: string): Rec
 export function handOtelSettingsOn(env: Readonly<Record<string, string | undefined>>, processEnv: NodeJS.ProcessEnv): void {
   for (const [key, value] of Object.entries(env)) if (key.startsWith('OTEL_') && value !== undefined && processEnv[key] === undefined) processEnv[key] = value;
 }
+
+/** This process's settings: its environment over the `.env` of its working folder, the OTEL_* ones handed to the SDK. */
+export function processSettings(): Record<string, string | undefined> {
+  const env = readEnvironment(process.env, process.cwd());
+  handOtelSettingsOn(env, process.env);
+  return env;
+}

@@ -1,5 +1,5 @@
 import { SlackRefusedError, type SlackPoster } from '../../integrations/tools/thread/slack-poster.ts';
-import type { SlackClient } from './slack-client.ts';
+import { slackErrorCode, type SlackClient } from './slack-client.ts';
 
 export const MARKER_EVENT_TYPE = 'tandem_marker';
 
@@ -13,7 +13,9 @@ export function createSlackPoster(client: SlackClient): SlackPoster {
       const posted = await client.chat
         .postMessage({ channel, text, metadata: { event_type: MARKER_EVENT_TYPE, event_payload: { marker } } })
         .catch((error: unknown) => {
-          throw refusal(error) ?? error;
+          // Slack answered `ok: false`: it said no, and nothing was posted.
+          const refused = slackErrorCode(error);
+          throw refused ? new SlackRefusedError(refused) : error;
         });
       const ts = posted.ts ?? '';
       const permalink = await client.chat.getPermalink({ channel: posted.channel ?? channel, message_ts: ts }).then(
@@ -49,10 +51,4 @@ export function createSlackPoster(client: SlackClient): SlackPoster {
       return undefined;
     },
   };
-}
-
-/** Slack's own "no" to a call (the Web API's platform error: it answered `ok: false`), as a definite refusal. */
-function refusal(error: unknown): SlackRefusedError | undefined {
-  const e = error as { code?: unknown; data?: { error?: unknown } } | undefined;
-  return e?.code === 'slack_webapi_platform_error' && typeof e.data?.error === 'string' ? new SlackRefusedError(e.data.error) : undefined;
 }

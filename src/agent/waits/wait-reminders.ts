@@ -12,7 +12,7 @@ import { finishRun } from '../execution/run-ending.ts';
 import { expireConfirmation } from '../decisions/target-decision.ts';
 import { escalationOffer } from '../execution/escalation-offer.ts';
 import { withStepTitle } from '../delivery/owed-delivery.ts';
-import { riskOfTool } from '../model/tool-risk.ts';
+import { planRisk } from '../decisions/approval-need.ts';
 import { person, type Text, type TextPart, words } from '../text/text.ts';
 import { stageAt, type Wait, type WaitKind } from './wait.ts';
 
@@ -112,8 +112,7 @@ async function approvalReminderWhom(ctx: AgentContext, wait: Wait, settings: Hou
 
 async function hasDestructiveStep(ctx: AgentContext, wait: Wait): Promise<boolean> {
   const version = wait.planVersion === null ? undefined : await ctx.store.getPlanVersion(wait.run.id, wait.planVersion);
-  const { steps = [], rollback = [] } = version?.plan ?? {};
-  return [...steps, ...rollback].some((step) => riskOfTool(ctx.config.tools, step.tool) === 'destructive');
+  return version !== undefined && planRisk(version.plan, ctx.config.tools.riskOf) === 'destructive';
 }
 
 /** Seconds as a person says them: "45 seconds", "30 minutes", "2 hours", "1 day". */

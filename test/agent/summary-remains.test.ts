@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { statusShown } from '../../src/agent/model/run-outcome.ts';
 import { runLine } from '../../src/bot/views/app-home.ts';
 import { summaryMessage } from '../../src/bot/views/run/summary.ts';
-import { formatRunDetail, formatRunList } from '../../src/cli/format-run.ts';
+import { formatRunList } from '../../src/cli/format-run.ts';
+import { showRun } from '../helpers/run-detail.ts';
 import { useMemoryStore } from '../helpers/store.ts';
 import { standardTools } from './support/fake-tools.ts';
 import { makeHarness } from './support/harness.ts';
@@ -58,17 +59,7 @@ describe('what a run’s end records for its summary', () => {
     expect(statusShown(stored)).toBe('expired');
     expect(runLine(stored)).toMatch(/^:hourglass: \*expired\* · write the release notes/);
     expect(formatRunList([stored])).toMatch(new RegExp(`^${stored.id}  expired `));
-    const detail = formatRunDetail({
-      run: stored,
-      versions: [],
-      approvals: [],
-      steps: [],
-      attempts: [],
-      escalations: [],
-      questions: [],
-      events: [],
-      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
-    });
+    const detail = showRun(stored);
     expect(detail.split('\n')[0]).toBe(`run ${stored.id}  expired (stored as rejected: nobody approved the plan in time)`);
     const [summary] = h.surface.of(run.id, 'summary');
     expect(summaryMessage(summary!.summary).text).toMatch(/^:hourglass: Expired: /);

@@ -76,6 +76,21 @@ describe('plan message', () => {
     expect(text).not.toContain('See #8'); // other arguments are in the full view
   });
 
+  it('bolds the target in the title only where the title names it whole: "Merge acme/api#77" is not acme/api#7', () => {
+    const plan = makePlan(1);
+    plan.steps = [
+      { id: 's1', title: 'Merge acme/api#77', tool: 'github_merge_pull', args: { repo: 'acme/api', number: 7 }, dependsOn: [] },
+      { id: 's2', title: 'Release v1.2.10', tool: 'github_create_release', args: { repo: 'acme/api', tag: 'v1.2' }, dependsOn: [] },
+      { id: 's3', title: 'Then merge acme/api#7.', tool: 'github_merge_pull', args: { repo: 'acme/api', number: 7 }, dependsOn: [] },
+    ];
+    const targets = { s1: ['repo', 'number'], s2: ['repo', 'tag'], s3: ['repo', 'number'] };
+    const text = allText(planMessage(makeProposal(plan, { risks: { s1: 'destructive', s2: 'write', s3: 'destructive', r1: 'write' }, targets })).blocks);
+    expect(text).toContain('*1.* Merge acme/api#77 — *acme/api#7*');
+    expect(text).not.toContain('*acme/api#7*7');
+    expect(text).toContain('*2.* Release v1.2.10 — *acme/api* tag *v1.2*');
+    expect(text).toContain('*3.* Then merge *acme/api#7*.');
+  });
+
   it('names who can approve when it is not everyone, and that the requester cannot approve a destructive step', () => {
     const named = allText(planMessages(makeProposal(makePlan(2)), { approvers: ['UAPP1', 'SOPS'] })[0]!.blocks);
     expect(named).toContain('Who can approve: <@UAPP1>, <!subteam^SOPS>, other than <@UREQ> who asked.');

@@ -57,8 +57,19 @@ export function stepSentence(title: string, target: string, maxTitle = 160): str
   const words = escapeText(truncate(title.trim(), maxTitle));
   if (!target) return words;
   const plain = target.replace(/\*/g, '');
-  if (plain && !plain.includes(' ') && words.includes(plain)) return words.replace(plain, `*${plain}*`);
+  const named = plain && !plain.includes(' ') ? wholeName(plain).exec(words) : null;
+  if (named) return `${words.slice(0, named.index)}*${plain}*${words.slice(named.index + plain.length)}`;
   return `${words} — ${target}`;
+}
+
+/**
+ * The target as a whole name in a title: "Merge acme/api#77" does not name acme/api#7, nor "Release v1.2.10"
+ * v1.2 — bolding the prefix would show a target the step does not act on. A full stop ending the sentence is
+ * not part of the name ("Comment on acme/api#7.").
+ */
+function wholeName(target: string): RegExp {
+  const escaped = target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![\\w./#@-])${escaped}(?![\\w/#@-]|\\.\\w)`);
 }
 
 function renderValue(value: unknown): string {

@@ -60,6 +60,14 @@ describe.each(ENGINES)('tandem prune on %s', (engine) => {
       args: { repo: 'other/x' },
       ok: true,
     });
+    // A Confirm's grant: the audit judges the confirmer by the policy it names, so pruning keeps it too.
+    await store.appendEvent(run.id, 'target-confirmed', {
+      planVersion: version,
+      stepId: 's1',
+      by: 'U2',
+      targets: { repo: 'acme/api', number: 7 },
+      policy: { hash: 'a'.repeat(64), rules: ['ops-confirm'], groups: ['SOPS'] },
+    });
     if (status !== 'executing') await store.updateRun(run.id, { status, finishedAt: new Date(Date.now() - daysAgo * DAY) });
     return run.id;
   }
@@ -73,11 +81,11 @@ describe.each(ENGINES)('tandem prune on %s', (engine) => {
     expect(eventsBefore[0]!.length).toBeGreaterThan(0);
 
     const pruned = await pruneFinishedRuns(database.db, new Date(Date.now() - 30 * DAY));
-    const innerCalls = eventsBefore[0]!.filter((event) => event.type === 'agent-call');
-    expect(innerCalls).toHaveLength(1);
-    expect(pruned).toMatchObject({ runs: 1, events: eventsBefore[0]!.length - 1, outputs: 2 });
+    const audited = eventsBefore[0]!.filter((event) => event.type === 'agent-call' || event.type === 'target-confirmed');
+    expect(audited).toHaveLength(2);
+    expect(pruned).toMatchObject({ runs: 1, events: eventsBefore[0]!.length - 2, outputs: 2 });
 
-    expect(await store.listEvents(old)).toEqual(innerCalls);
+    expect(await store.listEvents(old)).toEqual(audited);
     expect((await store.listSteps(old))[0]).toMatchObject({ status: 'succeeded', output: null });
     expect((await store.listAttempts(old))[0]).toMatchObject({ executedArgs: plan.steps[0]!.args });
     expect(await store.listApprovals(old)).toHaveLength(1);

@@ -185,3 +185,9 @@ export function mapEventData<E extends RunEventInput>(event: E, map: <D>(data: D
 export function mapEventArgs<A extends RunEventArgs>(event: A, map: <D>(data: D) => D): A {
   return [event[0], map(event[1])] as A;
 }
+
+/**
+ * The events `tandem audit` reads (audit/run-facts.ts): the calls an `agent_task` made, held against TANDEM_REPOS,
+ * and each Confirm's policy grant. `tandem prune` keeps these and removes the rest of a finished run's log.
+ */
+export const AUDITED_EVENT_TYPES = ['agent-call', 'target-confirmed'] as const satisfies readonly RunEventType[];

@@ -1,12 +1,13 @@
 /**
  * `tandem prune`: a finished run keeps what `tandem audit` and `tandem show` need to say who approved what
  * and what ran (its plan versions, approvals, steps with their executed arguments, confirmations,
- * escalations, questions, and the calls an `agent_task` made, which the audit holds against TANDEM_REPOS) and
+ * escalations, questions, and the events the audit reads: AUDITED_EVENT_TYPES) and
  * loses what makes a store heavy over months: the rest of its event log, the outputs of its steps, its
  * delivered messages. (Slack requests handled long ago are already forgotten by
  * housekeeping.)
  */
 import { sql } from 'drizzle-orm';
+import { AUDITED_EVENT_TYPES } from '../../agent/model/run-events.ts';
 import { FINAL_RUN_STATUSES } from '../../agent/ports/run-store.ts';
 import type { Db } from '../database.ts';
 import { rawRows } from '../engine/raw-rows.ts';
@@ -20,10 +21,8 @@ export interface PruneCounts {
 
 /** Prunes runs that finished before `before`, each once, in one transaction. */
 export async function pruneFinishedRuns(db: Db, before: Date): Promise<PruneCounts> {
-  const finished = sql.join(
-    FINAL_RUN_STATUSES.map((status) => sql`${status}`),
-    sql`, `,
-  );
+  const finished = sqlList(FINAL_RUN_STATUSES);
+  const audited = sqlList(AUDITED_EVENT_TYPES);
   return db.transaction(async (tx) => {
     const runs = await rawRows<{ id: string }>(
       tx,
@@ -37,7 +36,7 @@ export async function pruneFinishedRuns(db: Db, before: Date): Promise<PruneCoun
     const pruned = sql`(select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`;
     const [events] = await rawRows<{ n: number }>(
       tx,
-      sql`with gone as (delete from events where run_id in ${pruned} and type <> 'agent-call' returning 1) select count(*)::int as n from gone`,
+      sql`with gone as (delete from events where run_id in ${pruned} and type not in (${audited}) returning 1) select count(*)::int as n from gone`,
     );
     const [steps] = await rawRows<{ n: number }>(
       tx,
@@ -58,4 +57,11 @@ export async function pruneFinishedRuns(db: Db, before: Date): Promise<PruneCoun
       messages: messages?.n ?? 0,
     };
   });
+}
+
+function sqlList(values: readonly string[]) {
+  return sql.join(
+    values.map((value) => sql`${value}`),
+    sql`, `,
+  );
 }

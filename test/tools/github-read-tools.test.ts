@@ -3,6 +3,7 @@ import type { AnyTool } from '../../src/agent/ports/tool.ts';
 import { createBuiltinTools } from '../../src/integrations/tools/builtin-tools.ts';
 import { startFakeGithub, type FakeGithub } from '../fakes/github-server.ts';
 import { errorOf, okOutput, runTool, testGithub } from './tool-context.ts';
+import { stepResult } from '../../src/agent/model/step-results.ts';
 
 let github: FakeGithub;
 let tools: Map<string, AnyTool>;
@@ -43,6 +44,26 @@ describe('GitHub read tools', () => {
     const pulls = output['pulls'] as { number: number; url: string }[];
     expect(pulls).toHaveLength(2);
     for (const pull of pulls) expect(pull.url).toBe(`https://github.example/acme/api/pull/${pull.number}`);
+  });
+
+  it('github_list_pulls says when the limit cut the list, and the summary does not take the page for the count', async () => {
+    const cut = okOutput(await runTool(tool('github_list_pulls'), { repo: 'acme/api', limit: 2 }));
+    expect(cut).toMatchObject({ count: 2, more: true });
+    expect(stepResult({ tool: 'github_list_pulls', title: 'List', args: { repo: 'acme/api', limit: 2 }, output: cut })).toMatchObject({
+      text: 'The 2 newest open pull requests in acme/api',
+      link: { url: 'https://github.example/acme/api/pulls?q=is%3Apr%20is%3Aopen' },
+    });
+    const whole = okOutput(await runTool(tool('github_list_pulls'), { repo: 'acme/api', limit: 3 }));
+    expect(whole).toMatchObject({ count: 3, more: false });
+    expect(stepResult({ tool: 'github_list_pulls', title: 'List', args: { repo: 'acme/api' }, output: whole })).toMatchObject({
+      text: '3 open pull requests in acme/api',
+      total: 3,
+    });
+    const into = okOutput(await runTool(tool('github_list_pulls'), { repo: 'acme/api', state: 'all', base: 'main', limit: 1 }));
+    expect(stepResult({ tool: 'github_list_pulls', title: 'List', args: {}, output: into })).toMatchObject({
+      text: 'The newest pull request in acme/api into main',
+      link: { url: 'https://github.example/acme/api/pulls?q=is%3Apr%20base%3Amain' },
+    });
   });
 
   it('github_get_pull combines mergeability with check runs and statuses', async () => {

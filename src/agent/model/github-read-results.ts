@@ -1,15 +1,42 @@
 /**
- * What a GitHub read found, in the words a person asks it: a pull request's mergeability and checks, a
- * workflow run's state, the newest runs with a link to the rest, a comparison's ahead/behind counts and
+ * What a GitHub read found, in the words a person asks it: a repository's pull requests, a pull request's
+ * mergeability and checks, a workflow run's state, the newest runs with a link to the rest, a comparison's ahead/behind counts and
  * newest commits, a repository's facts. Pure: a tool's stored output and args in, a result out.
  */
-import { LIST_ITEMS, linkTo, num, origin, str, type StepResult } from './result-parts.ts';
+import { LIST_ITEMS, linkLabel, linkTo, num, origin, str, type StepResult } from './result-parts.ts';
 
 /** A planned argument as written, unless it is a reference filled in at run time (then the output says it). */
 const plain = (value: unknown): string | undefined => {
   const text = str(value);
   return text && !text.includes('{{') ? text : undefined;
 };
+
+/**
+ * "12 open pull requests in acme/api", or, when the limit cut the list ("more": GitHub had others), "The 20
+ * newest open pull requests in acme/api" and a link to all of them on GitHub with the same filters: the count
+ * listed is then not how many there are.
+ */
+export function pullList(out: Record<string, unknown>): StepResult {
+  const pulls = Array.isArray(out.pulls) ? out.pulls.filter((pull): pull is Record<string, unknown> => typeof pull === 'object' && pull !== null) : [];
+  const items = pulls.flatMap((pull) =>
+    str(pull.url) ? [{ label: `${linkLabel(str(pull.url)!)} ${str(pull.title) ?? ''}`.trim(), url: str(pull.url)! }] : [],
+  );
+  const repo = str(out.repo);
+  const count = num(out.count) ?? items.length;
+  const state = str(out.state) ?? 'open';
+  const what = `${state === 'all' ? '' : `${state} `}pull ${count === 1 ? 'request' : 'requests'}${repo ? ` in ${repo}` : ''}${str(out.base) ? ` into ${str(out.base)}` : ''}`;
+  const first = items[0]?.url;
+  const filters = ['is:pr', ...(state === 'all' ? [] : [`is:${state}`]), ...(str(out.base) ? [`base:${str(out.base)}`] : [])].join(' ');
+  const all = first && repo ? `${origin(first)}/${repo}/pulls?q=${encodeURIComponent(filters)}` : null;
+  if (out.more === true)
+    return {
+      kind: 'answer',
+      text: `The ${count === 1 ? '' : `${count} `}newest ${what}`,
+      link: all ? { label: 'all of them on GitHub', url: all } : null,
+      items: items.slice(0, LIST_ITEMS),
+    };
+  return { kind: 'answer', text: `${count} ${what}`, link: null, items: items.slice(0, LIST_ITEMS), total: count, rest: count > LIST_ITEMS ? all : null };
+}
 
 /** "can be merged; checks passed (3)", "cannot be merged (dirty); checks failed: ci/test": what a person asks a pull request before merging it. */
 export function pullReadiness(out: Record<string, unknown>): string {

@@ -4,7 +4,7 @@
  * ("Opened acme/api#42 “Flaky test”"). Pure: a step's tool, args and stored output in, a short result out.
  * Ids, tokens and raw args stay out; they live in `tandem show`.
  */
-import { compared, pullReadiness, repoFacts, runState, workflowRuns } from './github-read-results.ts';
+import { compared, pullList, pullReadiness, repoFacts, runState, workflowRuns } from './github-read-results.ts';
 import { LIST_ITEMS, linkLabel, linkTo, num, origin, str, type ResultLink, type StepResult } from './result-parts.ts';
 
 export { LIST_ITEMS, linkLabel, ResultLinkSchema, StepResultSchema, type ResultLink, type StepResult } from './result-parts.ts';
@@ -80,21 +80,7 @@ const RESULTS: Record<string, Maker> = {
       rest,
     };
   },
-  github_list_pulls: (out) => {
-    const items = listOf(out.pulls, (pull) => `${linkLabel(str(pull.url) ?? '')} ${str(pull.title) ?? ''}`.trim());
-    const repo = str(out.repo);
-    const first = items[0]?.url;
-    const total = num(out.count) ?? items.length;
-    const rest = first && repo && total > LIST_ITEMS ? `${origin(first)}/${repo}/pulls` : null;
-    return {
-      kind: 'answer',
-      text: `${total} pull ${total === 1 ? 'request' : 'requests'}${repo ? ` in ${repo}` : ''}`,
-      link: null,
-      items: items.slice(0, LIST_ITEMS),
-      total,
-      rest,
-    };
-  },
+  github_list_pulls: (out) => pullList(out),
   github_get_pull: (out) => {
     const url = str(out.url);
     const state = out.merged === true ? 'merged' : out.draft === true && out.state === 'open' ? 'an open draft' : str(out.state);

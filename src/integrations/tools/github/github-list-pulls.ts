@@ -7,7 +7,12 @@ import { defineTool } from '../define-tool.ts';
 /** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
 const Output = z.object({
   repo: z.string(),
+  state: z.string(),
+  base: z.string().optional(),
+  /** How many are listed here (at most `limit`). */
   count: z.number(),
+  /** Whether GitHub has more that match than the limit let through: `count` is then not how many there are. */
+  more: z.boolean(),
   pulls: z.array(z.object({ number: z.number(), title: z.string(), url: z.string(), state: z.string() })),
 });
 
@@ -27,11 +32,12 @@ export function createGithubListPullsTool(github: Octokit | undefined) {
     }),
     run: (args, ctx) =>
       runGithub(github, { what: args.repo, write: false }, async (octokit) => {
-        const { data } = await octokit.rest.pulls.list({
+        // One more than asked, so the answer can say whether there are more (at 100, GitHub's page limit, its next link says).
+        const { data, headers } = await octokit.rest.pulls.list({
           ...splitRepo(args.repo),
           state: args.state,
           ...(args.base ? { base: args.base } : {}),
-          per_page: args.limit,
+          per_page: Math.min(args.limit + 1, 100),
           sort: 'created',
           direction: 'desc',
           request: requestOptions(ctx, false),
@@ -47,7 +53,8 @@ export function createGithubListPullsTool(github: Octokit | undefined) {
           head: pull.head.ref,
           updatedAt: pull.updated_at,
         }));
-        return { status: 'ok', output: { repo: args.repo, count: pulls.length, pulls } };
+        const more = data.length > args.limit || /rel="next"/.test(headers.link ?? '');
+        return { status: 'ok', output: { repo: args.repo, state: args.state, ...(args.base ? { base: args.base } : {}), count: pulls.length, more, pulls } };
       }),
   });
 }

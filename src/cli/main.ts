@@ -20,6 +20,7 @@ Commands:
   eval --feedback [--json]
                          people's feedback on run summaries, per planner model and per runbook
   audit [--run <runId>]  check every run's approval invariants; prints each violation, exits 1 if any
+                         (2: a usage mistake or no such run)
   policy check [path]    parse and validate a Cedar policy (default TANDEM_POLICY); file:line:column errors
   policy explain --user U… --action approve [--tool …] [--repo owner/name] [--target …] [--group S…]
                  [--requester U…] [--risk read|write|destructive]
@@ -109,7 +110,9 @@ try {
   } else if (error instanceof DataDirLockedError || error instanceof DataDirUnwritableError || error instanceof StoreUnreachableError) {
     process.stderr.write(`tandem: ${error.message}\n`);
   } else if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
+    // A usage mistake exits 2, as every command's own do: 1 would read as "violations found" from `tandem audit --run`.
     process.stderr.write(`tandem: ${error.message}\n\n${USAGE}\n`);
+    process.exitCode = 2;
   } else {
     process.stderr.write(`tandem: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   }

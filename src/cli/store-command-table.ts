@@ -12,11 +12,15 @@ export type StoreCommand = (args: string[], options: CommandOptions, context: St
 // Arguments are checked first, then the command's module is loaded: the audit's Cedar and Slack client, say,
 // only for `tandem audit`.
 export const STORE_COMMANDS: Record<string, StoreCommand> = {
-  runs: async (_args, options, context) => {
+  runs: async (args, options, context) => {
+    if (args.length) throw new UsageError(`runs takes no words (got "${args.join(' ')}"); e.g. tandem runs --limit 50`);
     const limit = parseLimit(options.limit);
     return (await import('./store-commands.ts')).runsCommand(context, limit);
   },
-  show: async (args, _options, context) => (await import('./store-commands.ts')).showCommand(context, args[0]),
+  show: async (args, _options, context) => {
+    if (args.length > 1) throw new UsageError(`show takes one run id (got "${args.join(' ')}")`);
+    return (await import('./store-commands.ts')).showCommand(context, args[0]);
+  },
   prune: async (args, options, context) => {
     const before = prunedBefore(args, options.olderThan);
     return (await import('./store-commands.ts')).pruneCommand(context, before);

@@ -54,6 +54,10 @@ describe('the tandem command', () => {
     const show = runTandem(['show'], { DATA_DIR: path.join(cwd, 'data') }, cwd);
     expect(await show.exited).toBe(2);
     expect(show.stderr()).toContain('show: expected a run id');
+    // An option without its value is a usage mistake too (2), never audit's "violations found" (1).
+    const audit = runTandem(['audit', '--run'], {}, cwd);
+    expect(await audit.exited).toBe(2);
+    expect(audit.stderr()).toContain("Option '--run <value>' argument missing");
   });
 
   it('tandem plan without a model or a matching runbook says in one line what to configure', async () => {

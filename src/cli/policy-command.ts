@@ -81,7 +81,9 @@ function explain(options: CommandOptions, config: Readonly<Config>, out: Out, er
   out(decision.permitted ? 'permit' : 'deny');
   for (const id of decision.rules) {
     const rule = rules.get(id);
-    out(`  ${rule?.effect ?? 'rule'} ${id}${rule ? ` (${rule.file}:${rule.line})` : ''}`);
+    // A permit that takes several people is not the whole answer for one: say how many, as the plan message does.
+    const needs = rule?.effect === 'permit' && rule.approvals > 1 ? `: needs ${rule.approvals} approvals (${rule.who})` : '';
+    out(`  ${rule?.effect ?? 'rule'} ${id}${rule ? ` (${rule.file}:${rule.line})` : ''}${needs}`);
   }
   if (decision.rules.length === 0) out('  no rule matched: nothing is permitted unless a rule permits it');
   decision.errors.forEach((error) => out(`  error ${error}`));

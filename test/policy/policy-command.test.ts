@@ -94,7 +94,8 @@ describe('tandem policy', () => {
     const ask = (user: string, groups: string[]) =>
       run(['explain'], { policy, user, group: groups, action: 'approve', tool: 'github_merge_pull', risk: 'destructive', repo: 'acme/api', requester: 'U_DEV' })
         .out;
-    expect(ask('U_ANA', ['S_API_OWNERS'])).toEqual(['permit', `  permit api-merges (${policy}:19)`]);
+    // The rule takes two people (@approvals("2")): explain says so, not a bare permit.
+    expect(ask('U_ANA', ['S_API_OWNERS'])).toEqual(['permit', `  permit api-merges (${policy}:19): needs 2 approvals (two members of @api-owners)`]);
     expect(ask('U_WEB', ['S_WEB_TEAM'])).toEqual(['deny', '  no rule matched: nothing is permitted unless a rule permits it']);
   });
 

@@ -6,6 +6,7 @@
  * fake Slack Web API, one runs the bot (real Bolt in HTTP mode, with a recording fake agent).
  * BENCH_CPU_PROF=<dir> writes a CPU profile of the bot process there; BENCH_BURST_PROF=<dir> one of each round's
  * click burst alone (clicks-round-N.cpuprofile: the burst and its after-ack work, 300 ms).
+ * BENCH_BOT_NODE_ARGS='--trace-gc' passes flags to the bot's node.
  * BENCH_INBOX=pglite|postgres stores every request in a real inbox before its ack (the product's path);
  * without it the inbox is in memory (the cost of Bolt and the listeners alone).
  */
@@ -239,6 +240,8 @@ function report(name: string, samples: number[]): number {
 
 async function main(): Promise<void> {
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  // More flags for the bot's node (BENCH_BOT_NODE_ARGS='--trace-gc'): how its heap behaves in a burst.
+  profile.push(...(process.env.BENCH_BOT_NODE_ARGS?.split(' ').filter(Boolean) ?? []));
   const fake = await child(['--fake']);
   const bot = await child(['--bot', fake.value], profile);
   const driver = new SlackDriver({ eventsUrl: bot.value, signingSecret: SIGNING_SECRET });

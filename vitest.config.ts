@@ -51,7 +51,9 @@ export default defineConfig({
     isolate: false,
     // Node 20's V8 aborted a long-lived worker now and then ("unreachable code" while deoptimizing a function with
     // an inlined builtin; docs/decisions/033-v8-deoptimizer-abort.md): 8 of 8 unit runs before, 0 of 3 after.
-    execArgv: ['--no-turbo-inlining'],
+    // WebAssembly optimised only when it stays hot, as bin/tandem.js sets for the bot (docs/decisions/050): PGlite's
+    // databases and Cedar's validator in the workers are mostly code that runs once.
+    execArgv: ['--no-turbo-inlining', '--wasm-tiering-budget=1800000000'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [

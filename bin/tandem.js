@@ -12,6 +12,12 @@ import { compiledIsCurrent } from './source-stamp.js';
 // (docs/decisions/033-v8-deoptimizer-abort.md). Set before any of our code is compiled.
 if (process.versions.node.startsWith('20.')) v8.setFlagsFromString('--no-turbo-inlining');
 
+// WebAssembly (Cedar's policy validator, PGlite's PostgreSQL) is optimised by TurboFan once it has run a little:
+// at start that is ~1 s of CPU and ~60 MB spent optimising code that runs once (validating the policy, initdb,
+// opening the store). At this budget only code that stays hot for a long time is optimised
+// (docs/decisions/050-webassembly-optimised-when-hot.md). Set before Cedar or PGlite is loaded.
+v8.setFlagsFromString('--wasm-tiering-budget=1800000000');
+
 if (compiledIsCurrent(fileURLToPath(new URL('..', import.meta.url)))) {
   await import('../dist/cli/main.js');
 } else {

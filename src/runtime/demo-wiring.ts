@@ -9,7 +9,9 @@ import path from 'node:path';
 import type { LlmClient } from '../agent/ports/llm.ts';
 import type { Config } from '../config/config.ts';
 import { startDemoMode, type DemoMode } from '../demo/demo-mode.ts';
+import { DEFAULT_RUN_MS } from '../demo/github/github-sandbox.ts';
 import type { SandboxWorld } from '../demo/github/sandbox-world.ts';
+import type { PollTiming } from '../integrations/github/workflow-poll.ts';
 import { isProcessAlive } from '../store/engine/data-dir-lock.ts';
 import { openDatabase } from '../store/index.ts';
 import type { DemoPresentation, WorkspacePerson } from '../workspace/local/index.ts';
@@ -20,6 +22,11 @@ export interface DemoWiring {
   workspace: { people: readonly WorkspacePerson[]; demo: DemoPresentation };
   /** The sandbox's GitHub, for reading what the demo changed. */
   world: SandboxWorld;
+  /**
+   * How github_dispatch_workflow polls the sandbox's runs: first a quarter of a run's length on (real GitHub's
+   * default is 2 s, when a sandbox run may have ended long before; the tests' runs last 300 ms).
+   */
+  poll: Partial<PollTiming>;
   close(): Promise<void>;
 }
 
@@ -39,6 +46,7 @@ export async function prepareDemo(config: Readonly<Config>, options: { runMs?: n
         demo: { banner: demo.banner, suggestions: demo.guidedTasks },
       },
       world: demo.github.world,
+      poll: { initialMs: (options.runMs ?? DEFAULT_RUN_MS) / 4 },
       close: () => demo.close(),
     };
   } catch (error) {

@@ -100,7 +100,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
     if (demo) cleanups.add(() => demo.close());
     const chosen = demo ? { ...options, config: demo.config, local: true, workspace: demo.workspace } : options;
     const { config, workspace, listen } = await chooseListener(chosen, cleanups);
-    const services = await buildServices(config, logger, cleanups, { demoLlm: demo?.llm, slackTimings: options.slackTimings, listen });
+    const services = await buildServices(config, logger, cleanups, { demo, slackTimings: options.slackTimings, listen });
     const { database, store, slackClient, runbooks, metrics } = services;
     const surface = new SlackSurface({
       client: slackClient,
@@ -222,7 +222,7 @@ async function buildServices(
   config: Readonly<Config>,
   logger: Logger,
   cleanups: Cleanups,
-  { demoLlm, slackTimings, listen }: { demoLlm?: LlmClient; slackTimings?: SlackTimings; listen: Listener['listen'] },
+  { demo, slackTimings, listen }: { demo?: Pick<DemoWiring, 'llm' | 'poll'>; slackTimings?: SlackTimings; listen: Listener['listen'] },
 ): Promise<Services> {
   const database: Database = await openDatabaseWaiting(config, logger, listen);
   cleanups.add(() => database.close());
@@ -236,7 +236,7 @@ async function buildServices(
   const store = tracing?.store ?? counted;
   // The client sees every answer that was paid for, including ones that did not parse, and every
   // role's calls (llm_task runs inside a tool), so it alone records usage against the run.
-  const untracedLlm = demoLlm ?? createLlmClient({ config, logger, onUsage: (usage) => store.recordUsage(usage) });
+  const untracedLlm = demo?.llm ?? createLlmClient({ config, logger, onUsage: (usage) => store.recordUsage(usage) });
   const llm = tracing?.llm(untracedLlm) ?? untracedLlm;
   const slackClient = createSlackClient(config, logger, {
     timeoutMs: slackTimings?.requestTimeoutMs,
@@ -245,7 +245,7 @@ async function buildServices(
     onError: (error) => metrics.apiErrors.inc({ api: 'slack', kind: isSlackTimeout(error) ? 'timeout' : 'error' }),
   });
   countSlackRateLimits(slackClient, metrics);
-  const built = await buildTools(config, { llm, slackClient, logger, onGithubClient: (github) => countGithubErrors(github, metrics) });
+  const built = await buildTools(config, { llm, slackClient, logger, poll: demo?.poll, onGithubClient: (github) => countGithubErrors(github, metrics) });
   cleanups.add(built.close);
   const tools = tracing?.tools(built.tools) ?? built.tools;
   const risks = new Map(tools.map((tool) => [tool.name, tool.risk]));

@@ -52,11 +52,14 @@ function send(res: ServerResponse, answer: RouteAnswer, type = 'application/json
   else res.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
 }
 
-/** `runMs`: how long a dispatched workflow run takes before it concludes (default 4 s: long enough to watch). */
+/** How long a dispatched workflow run takes before it concludes, unless told: long enough to watch. */
+export const DEFAULT_RUN_MS = 4_000;
+
+/** `runMs`: how long a dispatched workflow run takes before it concludes (default DEFAULT_RUN_MS). */
 export async function startGithubSandbox(options: { runMs?: number } = {}): Promise<GithubSandbox> {
   const world = seedWorld();
   const token = `demo_${randomBytes(12).toString('hex')}`;
-  const runMs = options.runMs ?? 4_000;
+  const runMs = options.runMs ?? DEFAULT_RUN_MS;
   let base = '';
 
   function api(method: string, url: URL, body: Record<string, unknown>): RouteAnswer {

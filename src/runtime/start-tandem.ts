@@ -273,7 +273,7 @@ function buildAgent(
       secrets: config.secrets,
       repositories: config.github.repos,
       concurrency: 8,
-      housekeeping: { ...config.housekeeping, escalateTo: config.escalateTo, approvers: config.approvers },
+      housekeeping: { ...config.housekeeping, approvers: config.approvers },
       attribution: config.attribution,
     },
     logger: wiring.logger,

@@ -127,7 +127,7 @@ describe('housekeeping', () => {
     expect(h.surface.of(run.id, 'escalation').map((m) => m.escalation.kind)).toEqual(['step-failed', 'driver-failed']);
   });
 
-  it('asks an unanswered question again once and never again, past its TTL too, escalation contact or not; the run keeps waiting', async () => {
+  it('asks an unanswered question again once and never again, past its TTL too; the run keeps waiting', async () => {
     const surface = new InMemorySurface();
     const tools = standardTools();
     const h = makeHarness({
@@ -136,7 +136,6 @@ describe('housekeeping', () => {
       llm: new ScriptedLlm(),
       approvers: ['UAPP'],
       surface,
-      settings: { housekeeping: { escalateTo: 'S0ONCALL' } },
     });
     const run = await h.store.createRun({
       task: 'which region?',

@@ -153,11 +153,13 @@ export interface SlackE2EOptions {
   allowBots?: readonly string[];
   /** TANDEM_APPROVERS (default APPROVERS); empty: anyone in the channel may approve. */
   approvers?: readonly string[];
+  /** The Slack workspace of an earlier process (a restart): its threads stay, and stop() leaves it running. */
+  fake?: SlackFakeServer;
 }
 
 export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = {}): Promise<SlackE2E> {
   const logger = process.env.E2E_LOG ? createLogger({ level: process.env.E2E_LOG, secrets: [] }) : silentLogger();
-  const fake = await new SlackFakeServer({ token: BOT_TOKEN }).start();
+  const fake = options.fake ?? (await new SlackFakeServer({ token: BOT_TOKEN }).start());
   fake.model.usergroups.set('SOPS', ['UGRP']);
   const socket = options.socketMode ? await new FakeSocketModeServer().start() : undefined;
   if (socket) fake.acceptSocketMode({ appToken: APP_TOKEN, url: () => socket.url() });
@@ -242,7 +244,7 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
       await agent.shutdown(1000);
       await agent.idle();
       await socket?.stop();
-      await fake.stop();
+      if (!options.fake) await fake.stop();
     },
   };
 }

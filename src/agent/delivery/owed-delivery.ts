@@ -31,6 +31,7 @@ const finishedPayload = z.object({
   results: z.array(StepResultSchema).optional(),
   fromRunbook: z.boolean().optional(),
   ran: z.boolean().optional(),
+  confirmsAsked: z.boolean().optional(),
   expired: z.boolean().optional(),
 });
 

@@ -127,6 +127,8 @@ async function summaryFacts(ctx: Pick<AgentContext, 'config' | 'store'>, runId: 
     results,
     fromRunbook,
     ran: steps.some((step) => step.kind === 'forward'),
+    // Its messages may still offer Confirm and Abort, on any copy, whichever process posted them.
+    ...(source.confirmsAsked ? { confirmsAsked: true } : {}),
   };
   return { stored, createdAt: run.createdAt };
 }

@@ -91,6 +91,8 @@ export interface RunSummary {
   fromRunbook?: boolean;
   /** Some step of the run started (false: it ended before any did, e.g. cancelled while waiting for approval). */
   ran?: boolean;
+  /** Some step asked for a Confirm: every copy of its message still offering Confirm and Abort loses them at the end. */
+  confirmsAsked?: boolean;
   /**
    * Owed before migration 0016: a run that ended `rejected` because its plan expired unapproved. Its outcome now
    * says `expired`; a summary owed before still reads as expired.

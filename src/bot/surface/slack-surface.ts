@@ -72,11 +72,7 @@ export class SlackSurface implements Surface {
   private readonly status: AgentStatus;
   /** Runs whose planning failure the thread was told (once): their summary would say it a second time. */
   private readonly planningFailureTold = new Set<string>();
-  /**
-   * Runs this process posted a Confirm for: at their end, any copy still offering Confirm/Abort (an expired one) loses
-   * them. A summary says so itself (`confirmsAsked`, from the store) when another process, or this one before a
-   * restart, posted them; this covers summaries owed before it did.
-   */
+  /** Runs this process posted a Confirm for, as summaries owed before `confirmsAsked` (the store's word) do not say it. */
   private readonly confirmsPosted = new Set<string>();
   /** Where each waiting step's message is: the board links the step to it. */
   private readonly waitLinks: WaitLinks;
@@ -248,8 +244,7 @@ export class SlackSurface implements Surface {
     // anything else that ends an undecided run (cancel, a failed replan, an expired approval) leaves
     // buttons that must go.
     await this.plans.runEnded(summary.run.id, isExpiredSummary(summary) ? ':hourglass: Plan expired.' : `Run ${summary.outcome}.`);
-    const postedHere = this.confirmsPosted.delete(summary.run.id);
-    if (summary.confirmsAsked === true || postedHere) await retireConfirms(this.options.client, this.options.logger, summary.run.conversation, summary.outcome);
+    await retireConfirms(this.options.client, this.options.logger, summary, this.confirmsPosted.delete(summary.run.id));
     await this.board.finish(summary.run.id);
     this.waitLinks.forget(summary.run.id);
     // A run that failed to plan was told why in one message; a summary would repeat it (nothing ran, nothing changed).

@@ -14,14 +14,15 @@ import type { EffectsPort } from './ports/effects.ts';
 import type { VersionApprovals } from './ports/policy.ts';
 import type { RunThread } from './delivery/delivery-context.ts';
 
-/** When a wait for a person is reminded about and when it expires, and whom a reminder pings. */
+/**
+ * When a wait for a person is reminded about and when it expires, and whom a reminder pings. TANDEM_ESCALATE_TO is
+ * not here: the surface mentions it on every escalation and Confirm message, the copy a reminder posts included.
+ */
 export interface HousekeepingSettings {
   /** Every open wait (approval, question, escalation, Confirm) is re-pinged once after this many seconds. */
   remindAfterS: number;
   /** A wait unanswered this long expires: a plan can no longer be approved, a Confirm aborts its step; an escalation or question does not expire. */
   waitTtlS: number;
-  /** TANDEM_ESCALATE_TO (a user `U…` or group `S…`): escalations ping it as they are posted; reminders add no ping of their own. */
-  escalateTo?: string;
   /** Who may approve, by id, pinged by an approval reminder; empty: anyone may, and nobody is pinged by name. */
   approvers?: readonly string[];
 }

@@ -8,7 +8,6 @@ import type {
   StepRecord,
 } from '../agent/ports/run-store.ts';
 import { storedTypeOf, type RunEvent } from '../agent/model/run-events.ts';
-import { statusShown } from '../agent/model/run-outcome.ts';
 import type { FeedbackRecord } from '../store/index.ts';
 import { terminalWords } from '../config/setting-variables.ts';
 
@@ -23,7 +22,7 @@ const json = (value: unknown) => JSON.stringify(value);
 const seconds = (from: Date | null, to: Date | null) => (from && to ? `${((to.getTime() - from.getTime()) / 1000).toFixed(1)}s` : '');
 
 export function formatRunList(runs: RunRecord[]): string {
-  return runs.map((r) => `${r.id}  ${statusShown(r).padEnd(17)}  ${time(r.createdAt)}  ${r.requester}  ${truncate(r.task, 60)}`).join('\n');
+  return runs.map((r) => `${r.id}  ${r.status.padEnd(17)}  ${time(r.createdAt)}  ${r.requester}  ${truncate(r.task, 60)}`).join('\n');
 }
 
 function truncate(text: string, max: number): string {
@@ -64,9 +63,7 @@ function approvalDigest(a: ApprovalRecord, now: string | undefined): string {
 export function formatRunDetail(d: RunDetail): string {
   const out: string[] = [];
   const { run } = d;
-  // An expired plan's run is stored as rejected; show says both, so a query of the store is not a surprise.
-  const shown = statusShown(run);
-  out.push(`run ${run.id}  ${shown === run.status ? shown : `${shown} (stored as ${run.status}: nobody approved the plan in time)`}`);
+  out.push(`run ${run.id}  ${run.status}`);
   out.push(`task: ${run.task}`);
   out.push(`requested by ${run.requester} via ${run.origin} in ${run.conversation.channel} (thread ${run.conversation.threadTs}) at ${time(run.createdAt)}`);
   if (run.finishedAt) out.push(`finished ${time(run.finishedAt)}`);

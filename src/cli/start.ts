@@ -24,30 +24,36 @@ export async function startCommand(baseConfig: Readonly<Config>, options: Comman
   if (demo) process.stdout.write(`${DEMO}\n\n`);
   else if (config.slack.mode === 'none' && !options.local) process.stdout.write(`${NO_SLACK}\n\n`);
 
-  // A stable address next to PORT, so the page can be bookmarked.
-  const runtime = await startTandem({ config, logger, local, demo, workspacePort: config.port ? config.port + 1 : 0 });
-  // The URL alone on its line: scripts take the rest of the line as the address, and the key is in it.
-  if (runtime.workspace) process.stdout.write(`Local workspace: ${runtime.workspace.url}\nOpen it and mention @tandem there.\n`);
+  // Listened for from the start: a start that waits for its database (decision 024) stops on a SIGTERM too.
+  const stopping = new AbortController();
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping.signal.aborted) return;
+    logger.info({ signal }, 'stopping: no new work; letting running steps reach a recorded state');
+    stopping.abort(new Error(`stopped by ${signal}`));
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  const stopped = new Promise<void>((resolve) => stopping.signal.addEventListener('abort', () => resolve(), { once: true }));
 
-  await new Promise<void>((resolve) => {
-    let stopping = false;
-    const stop = (signal: NodeJS.Signals) => {
-      if (stopping) return;
-      stopping = true;
-      logger.info({ signal }, 'stopping: no new work; letting running steps reach a recorded state');
-      runtime.close(20_000).then(
-        () => {
-          logger.info({}, 'stopped');
-          resolve();
-        },
-        (error: unknown) => {
-          logger.error({ err: error }, 'shutdown failed');
-          resolve();
-        },
-      );
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
+  // A stable address next to PORT, so the page can be bookmarked.
+  const started = await startTandem({ config, logger, local, demo, workspacePort: config.port ? config.port + 1 : 0, signal: stopping.signal }).catch(
+    (error: unknown) => {
+      // Stopped while it waited: what it had started is closed already.
+      if (!stopping.signal.aborted) throw error;
+      if (error !== stopping.signal.reason) logger.warn({ err: error }, 'the start failed while stopping');
+      return undefined;
+    },
+  );
+  if (started) {
+    // The URL alone on its line: scripts take the rest of the line as the address, and the key is in it.
+    if (started.workspace && !stopping.signal.aborted) process.stdout.write(`Local workspace: ${started.workspace.url}\nOpen it and mention @tandem there.\n`);
+    await stopped;
+    const closed = await started.close(20_000).then(
+      () => true,
+      (error: unknown) => (logger.error({ err: error }, 'shutdown failed'), false),
+    );
+    if (!closed) return 0;
+  }
+  logger.info({}, 'stopped');
   return 0;
 }

@@ -11,9 +11,13 @@ import { databaseWhere, passingCode, retryDelayMs, StoreUnreachableError } from 
  */
 export type WhileUnreachable = (error: StoreUnreachableError, attempt: number) => void;
 
-/** PostgreSQL when DATABASE_URL is set, else the embedded PGlite folder under DATA_DIR; migrated. */
-export async function openConfiguredDatabase(config: Readonly<Config>, whileUnreachable?: WhileUnreachable): Promise<Database> {
+/**
+ * PostgreSQL when DATABASE_URL is set, else the embedded PGlite folder under DATA_DIR; migrated. `signal` ends the
+ * wait for an unreachable server (a SIGTERM meanwhile): the open then rejects with the signal's reason.
+ */
+export async function openConfiguredDatabase(config: Readonly<Config>, whileUnreachable?: WhileUnreachable, signal?: AbortSignal): Promise<Database> {
   for (let attempt = 1; ; attempt++) {
+    signal?.throwIfAborted();
     try {
       return await openMigrated(config);
     } catch (error) {
@@ -22,7 +26,7 @@ export async function openConfiguredDatabase(config: Readonly<Config>, whileUnre
       const unreachable = new StoreUnreachableError(databaseWhere(config.database.url!), code);
       if (!whileUnreachable) throw unreachable;
       whileUnreachable(unreachable, attempt);
-      await delay(retryDelayMs(attempt));
+      await delay(retryDelayMs(attempt), undefined, signal ? { signal } : {}).catch(() => signal?.throwIfAborted());
     }
   }
 }
@@ -42,13 +46,22 @@ async function openMigrated(config: Readonly<Config>): Promise<Database> {
  * `tandem start`: an unreachable PostgreSQL server is waited for (it may be starting or restarting), each try
  * logged; meanwhile the bot's port answers 503, so Slack tries its requests again and `/healthz` says why.
  */
-export async function openDatabaseWaiting(config: Readonly<Config>, logger: Logger, listen: { port: number; host: string | undefined }): Promise<Database> {
+export async function openDatabaseWaiting(
+  config: Readonly<Config>,
+  logger: Logger,
+  listen: { port: number; host: string | undefined },
+  signal?: AbortSignal,
+): Promise<Database> {
   let held: { close(): Promise<void> } | undefined;
   try {
-    return await openConfiguredDatabase(config, (error, attempt) => {
-      logger.warn({ attempt, retryInMs: retryDelayMs(attempt) }, `${error.message}; trying again, and answering 503 meanwhile`);
-      if (!held && listen.port) held = holdingServer(listen.port, listen.host, logger);
-    });
+    return await openConfiguredDatabase(
+      config,
+      (error, attempt) => {
+        logger.warn({ attempt, retryInMs: retryDelayMs(attempt) }, `${error.message}; trying again, and answering 503 meanwhile`);
+        if (!held && listen.port) held = holdingServer(listen.port, listen.host, logger);
+      },
+      signal,
+    );
   } finally {
     await held?.close();
   }

@@ -14,8 +14,7 @@ import type { Logger } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import { startTracing } from '../observability/tracing.ts';
 import { recordRemindAfter } from '../observability/wait-metrics.ts';
-import type { RunbookCatalog } from '../runbooks/catalog.ts';
-import { createRunbookCatalog } from '../runbooks/index.ts';
+import { createRunbookCatalog, type RunbookCatalog } from '../runbooks/catalog.ts';
 import { createRunbooksStore, createRunStore, createSlackInbox, expireLeasesOfDeadOwners, storeFailureKind, type Database } from '../store/index.ts';
 import type { LocalWorkspace } from '../workspace/local/index.ts';
 import { openDatabaseWaiting } from './open-database.ts';
@@ -34,7 +33,6 @@ import { resumeInboxPeriodically } from './inbox-resume.ts';
 import { refreshRunbooksPeriodically } from './runbook-refresh.ts';
 import { createSchedules, type SchedulerClock } from './schedules.ts';
 import type { DemoWiring } from './demo-wiring.ts';
-import type { SandboxWorld } from '../demo/github/sandbox-world.ts';
 import { storedFeedback } from './stored-feedback.ts';
 import { workInHandGauge } from './work-in-hand.ts';
 
@@ -56,6 +54,8 @@ export interface StartOptions {
   scheduleClock?: SchedulerClock;
   /** Slack's Web API timings, shortened by tests: see SlackTimings. */
   slackTimings?: SlackTimings;
+  /** Ends a start still waiting for an unreachable database (a SIGTERM): it rejects, having closed what it started. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -78,7 +78,7 @@ export interface TandemRuntime {
   port: number;
   workspace: LocalWorkspace | undefined;
   /** Set in the demo: its GitHub sandbox's repositories. */
-  demo: { world: SandboxWorld } | undefined;
+  demo: { world: DemoWiring['world'] } | undefined;
   agent: Agent;
   store: RunStore;
   metrics: Metrics;
@@ -100,7 +100,7 @@ export async function startTandem(options: StartOptions): Promise<TandemRuntime>
     if (demo) cleanups.add(() => demo.close());
     const chosen = demo ? { ...options, config: demo.config, local: true, workspace: demo.workspace } : options;
     const { config, workspace, listen } = await chooseListener(chosen, cleanups);
-    const services = await buildServices(config, logger, cleanups, { demo, slackTimings: options.slackTimings, listen });
+    const services = await buildServices(config, logger, cleanups, { demo, slackTimings: options.slackTimings, listen, signal: options.signal });
     const { database, store, slackClient, runbooks, metrics } = services;
     const surface = new SlackSurface({
       client: slackClient,
@@ -217,14 +217,12 @@ interface Services {
   runbooks: RunbookCatalog;
 }
 
+type ServiceOptions = { demo?: Pick<DemoWiring, 'llm' | 'poll'>; slackTimings?: SlackTimings; listen: Listener['listen']; signal?: AbortSignal };
+
 /** What the agent and the Slack app share: the database and store, the model client, the tools and runbooks. */
-async function buildServices(
-  config: Readonly<Config>,
-  logger: Logger,
-  cleanups: Cleanups,
-  { demo, slackTimings, listen }: { demo?: Pick<DemoWiring, 'llm' | 'poll'>; slackTimings?: SlackTimings; listen: Listener['listen'] },
-): Promise<Services> {
-  const database: Database = await openDatabaseWaiting(config, logger, listen);
+async function buildServices(config: Readonly<Config>, logger: Logger, cleanups: Cleanups, options: ServiceOptions): Promise<Services> {
+  const { demo, slackTimings, listen, signal } = options;
+  const database: Database = await openDatabaseWaiting(config, logger, listen, signal);
   cleanups.add(() => database.close());
   const metrics = createMetrics();
   countStoreErrors(metrics, database.health);
@@ -273,7 +271,7 @@ function buildAgent(
       secrets: config.secrets,
       repositories: config.github.repos,
       concurrency: 8,
-      housekeeping: { ...config.housekeeping, escalateTo: config.escalateTo, approvers: config.approvers },
+      housekeeping: { ...config.housekeeping, approvers: config.approvers },
       attribution: config.attribution,
     },
     logger: wiring.logger,

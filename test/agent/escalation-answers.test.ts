@@ -16,8 +16,10 @@ describe('escalation answers by kind', () => {
     ['an uncertain change, no model', facts({ kind: 'uncertain-side-effect', canReplan: false }), ['retry', 'skip', 'abort']],
     ['a low-confidence plan', facts({ kind: 'low-confidence', hasStep: false }), ['approve', 'modify', 'reject']],
     ['a low-confidence plan, no model', facts({ kind: 'low-confidence', hasStep: false, canReplan: false }), ['approve', 'modify', 'reject']],
-    ['a failed replan', facts({ kind: 'replan-failed', hasStep: false }), ['try-again', 'abort']],
-    ['a failed replan, budget spent', facts({ kind: 'replan-failed', hasStep: false, canReplan: false }), ['abort']],
+    ['a failed replan of a failed step still there', facts({ kind: 'replan-failed' }), ['retry', 'skip', 'replan', 'abort']],
+    ['a failed replan of a failed step, budget spent', facts({ kind: 'replan-failed', canReplan: false }), ['retry', 'skip', 'abort']],
+    ['a failed replan of the whole run', facts({ kind: 'replan-failed', hasStep: false }), ['replan', 'abort']],
+    ['a failed replan of the whole run, budget spent', facts({ kind: 'replan-failed', hasStep: false, canReplan: false }), ['abort']],
     ['an unapproved version', facts({ kind: 'not-approved', hasStep: false }), ['replan', 'abort']],
     ['an unapproved version, no model', facts({ kind: 'not-approved', hasStep: false, canReplan: false }), ['abort']],
     ['a refused rollback step (it only informs)', facts({ kind: 'not-approved' }), []],
@@ -27,18 +29,22 @@ describe('escalation answers by kind', () => {
   });
 
   it('a click from a message posted before answers had names counts as the answer that acts as it, and no other', () => {
-    expect(isOffered(['try-again', 'abort'], 'retry')).toBe(true);
+    expect(isOffered(['try-again', 'abort'], 'retry')).toBe(false);
     expect(isOffered(['try-again', 'abort'], 'skip')).toBe(false);
+    // A failed replan's Try again, posted before it offered Replan, asks for a new plan where one can be made.
+    expect(isOffered(['replan', 'abort'], 'try-again')).toBe(true);
+    expect(isOffered(['retry', 'skip', 'abort'], 'try-again')).toBe(false);
     expect(isOffered(['approve', 'modify', 'reject'], 'skip')).toBe(true);
     expect(isOffered(['approve', 'modify', 'reject'], 'retry')).toBe(false);
     expect(isOffered(['retry', 'skip', 'abort'], 'replan')).toBe(false);
   });
 
   it('a stored resolution reads as the answer that was given', () => {
-    expect(answerOf('low-confidence', 'skip')).toBe('approve');
-    expect(answerOf('low-confidence', 'abort')).toBe('reject');
-    expect(answerOf('replan-failed', 'retry')).toBe('try-again');
-    expect(answerOf('step-failed', 'retry')).toBe('retry');
+    expect(answerOf({ kind: 'low-confidence', stepId: null }, 'skip')).toBe('approve');
+    expect(answerOf({ kind: 'low-confidence', stepId: null }, 'abort')).toBe('reject');
+    expect(answerOf({ kind: 'replan-failed', stepId: null }, 'retry')).toBe('try-again');
+    expect(answerOf({ kind: 'replan-failed', stepId: 's1' }, 'retry')).toBe('retry');
+    expect(answerOf({ kind: 'step-failed', stepId: 's1' }, 'retry')).toBe('retry');
     expect(answerList(['retry', 'skip', 'abort'])).toBe('Retry, Skip or Abort');
     expect(answerList(['abort'])).toBe('Abort');
   });

@@ -81,11 +81,11 @@ describe('housekeeping', () => {
     await h.agent.housekeep(after(proposed, TTL_MIN));
     await h.agent.housekeep(after(proposed, TTL_MIN + 60));
     await h.agent.idle();
-    expect((await h.store.getRun(run.id))?.status).toBe('rejected');
+    expect((await h.store.getRun(run.id))?.status).toBe('expired');
     const summaries = h.surface.of(run.id, 'summary');
     expect(summaries).toHaveLength(1);
     expect(said(summaries[0]!.summary.reason!)).toMatch(/^The plan expired: nobody approved it within 1 day, and nothing ran\./);
-    expect(summaries[0]!.summary.expired).toBe(true); // the summary offers Propose again
+    expect(summaries[0]!.summary.outcome).toBe('expired'); // the summary offers Propose again
     expect(h.tools.write.calls).toHaveLength(0);
     expect(h.surface.of(run.id, 'notice')).toHaveLength(1);
     // Too late to approve: an old click runs nothing, and the clicker is told the plan expired.
@@ -127,7 +127,7 @@ describe('housekeeping', () => {
     expect(h.surface.of(run.id, 'escalation').map((m) => m.escalation.kind)).toEqual(['step-failed', 'driver-failed']);
   });
 
-  it('asks an unanswered question again once and never again, past its TTL too, escalation contact or not; the run keeps waiting', async () => {
+  it('asks an unanswered question again once and never again, past its TTL too; the run keeps waiting', async () => {
     const surface = new InMemorySurface();
     const tools = standardTools();
     const h = makeHarness({
@@ -136,7 +136,6 @@ describe('housekeeping', () => {
       llm: new ScriptedLlm(),
       approvers: ['UAPP'],
       surface,
-      settings: { housekeeping: { escalateTo: 'S0ONCALL' } },
     });
     const run = await h.store.createRun({
       task: 'which region?',

@@ -8,7 +8,9 @@ import { canMove, isKnownMove, movesFrom, OPEN_RUN_STATUSES, WAITING_RUN_STATUSE
 import { RUN_STATUSES, type RunStatus } from '../../src/agent/model/statuses.ts';
 
 const OPEN: RunStatus[] = ['planning', 'awaiting-approval', 'awaiting-answer', 'executing', 'paused', 'rolling-back'];
-const FINAL: RunStatus[] = ['succeeded', 'failed', 'aborted', 'cancelled', 'rejected'];
+/** Where `end` takes a run; `expired` only a plan waiting for approval reaches (`expire`). */
+const ENDS: RunStatus[] = ['succeeded', 'failed', 'aborted', 'cancelled', 'rejected'];
+const FINAL: RunStatus[] = [...ENDS, 'expired'];
 
 /** Each move and the statuses a run may make it from, in the table's order. */
 const FROM: [RunMove, RunStatus[]][] = [
@@ -26,6 +28,7 @@ const FROM: [RunMove, RunStatus[]][] = [
   ['resume', ['paused']],
   ['answer-step', ['paused', 'executing', 'awaiting-approval']],
   ['roll-back', ['executing', 'paused', 'awaiting-approval', 'awaiting-answer', 'planning']],
+  ['expire', ['awaiting-approval']],
   ['end', OPEN],
 ];
 
@@ -45,17 +48,17 @@ describe('where each move may start', () => {
 /** For each status, every status a run in it may be found in next (itself included: no move). */
 const NEXT: [RunStatus, RunStatus[]][] = [
   // propose / keep-plan, ask-requester, auto-approve, plan-again, pause, roll-back, end.
-  ['planning', [...OPEN, ...FINAL]],
-  // approve, change-plan / replan, roll-back, reject and every other end; answer-step stays.
+  ['planning', [...OPEN, ...ENDS]],
+  // approve, change-plan / replan, roll-back, reject and every other end, expire; answer-step stays.
   ['awaiting-approval', ['planning', 'awaiting-approval', 'executing', 'rolling-back', ...FINAL]],
   // answer-plan-questions, roll-back, end.
-  ['awaiting-answer', ['planning', 'awaiting-answer', 'rolling-back', ...FINAL]],
+  ['awaiting-answer', ['planning', 'awaiting-answer', 'rolling-back', ...ENDS]],
   // replan, pause, roll-back, end; answer-step stays.
-  ['executing', ['planning', 'executing', 'paused', 'rolling-back', ...FINAL]],
+  ['executing', ['planning', 'executing', 'paused', 'rolling-back', ...ENDS]],
   // replan, resume, roll-back, end; answer-step stays.
-  ['paused', ['planning', 'executing', 'paused', 'rolling-back', ...FINAL]],
+  ['paused', ['planning', 'executing', 'paused', 'rolling-back', ...ENDS]],
   // A rollback only ends.
-  ['rolling-back', ['rolling-back', ...FINAL]],
+  ['rolling-back', ['rolling-back', ...ENDS]],
   // A run that ended never moves again.
   ...FINAL.map((status): [RunStatus, RunStatus[]] => [status, [status]]),
 ];

@@ -361,7 +361,7 @@ describe('when the planner cannot replan', () => {
     expect(said(escalation.message)).toMatch(/could not make one: a bug in the planner$/);
   });
 
-  it('escalates replan-failed with Try again / Abort; Try again asks the planner again; a second click is told it was answered', async () => {
+  it('escalates replan-failed about the failed step with Retry / Skip / Replan / Abort; Replan asks the planner again; a second click is told it was answered', async () => {
     const tools = standardTools();
     const failing = fakeTool({ name: 'lookup', risk: 'read', run: () => ({ status: 'error', error: { message: 'boom' } }) });
     const llm = new ScriptedLlm()
@@ -371,14 +371,16 @@ describe('when the planner cannot replan', () => {
     h = makeHarness({ store: db.store, tools: [...tools.all, failing], llm, settings: { autoRunReadOnly: true } });
     const run = await h.start();
     const escalation = await openEscalation(run.id);
-    expect(escalation).toMatchObject({ kind: 'replan-failed' });
+    expect(escalation).toMatchObject({ kind: 'replan-failed', stepId: 's1', planVersion: 1 });
     expect(said(escalation.message)).toMatch(/could not make one: The planner model failed: the provider answered 503/);
-    expect(h.surface.of(run.id, 'escalation')[0]?.offer.answers).toEqual(['try-again', 'abort']);
-    expect(await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'skip' })).toEqual({
+    const offer = h.surface.of(run.id, 'escalation')[0]!.offer;
+    expect(offer.answers).toEqual(['retry', 'skip', 'replan', 'abort']);
+    expect(said(offer.happened)).toBe('“step s1” failed: boom, and the planner could not make a new plan for the rest of the work.');
+    expect(await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'approve' })).toEqual({
       ok: false,
-      error: { code: 'not-offered', message: 'That answer does not apply here; choose Try again or Abort.' },
+      error: { code: 'not-offered', message: 'That answer does not apply here; choose Retry, Skip, Replan or Abort.' },
     });
-    expect((await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'try-again' })).ok).toBe(true);
+    expect((await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'replan' })).ok).toBe(true);
     await h.agent.idle();
     expect(spoken(await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UAPP', action: 'retry' }))).toEqual({
       ok: false,
@@ -386,6 +388,21 @@ describe('when the planner cannot replan', () => {
     });
     expect(tools.read.calls).toHaveLength(1);
     expect(await h.store.getRun(run.id)).toMatchObject({ status: 'succeeded', currentPlanVersion: 2, replans: 1 });
+  });
+
+  it('a Try again from a failed replan posted before it named its step asks the planner again', async () => {
+    const tools = standardTools();
+    const llm = new ScriptedLlm()
+      .on('planner', plannerAnswer({ steps: [{ id: 's1', tool: 'read_thing', args: { key: 'k' } }] }))
+      .on('planner', plannerAnswer({ steps: [{ id: 's2', tool: 'read_thing', args: { key: 'other' } }] }));
+    h = makeHarness({ store: db.store, tools: tools.all, llm, approvers: ['UAPP'] });
+    const run = await h.start();
+    await h.store.transitionRun(run.id, ['awaiting-approval'], 'paused');
+    const old = await h.store.openEscalation({ runId: run.id, planVersion: 1, stepId: null, kind: 'replan-failed', message: 'the planner failed' });
+    expect((await h.agent.resolveEscalation({ escalationId: old.id, userId: 'UAPP', action: 'try-again' })).ok).toBe(true);
+    await h.agent.idle();
+    expect(await h.store.getRun(run.id)).toMatchObject({ currentPlanVersion: 2, replans: 1 });
+    expect(await h.store.getEscalation(old.id)).toMatchObject({ status: 'resolved', resolution: 'replan' });
   });
 });
 

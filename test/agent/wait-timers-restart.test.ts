@@ -41,7 +41,7 @@ describe('wait timers across a restart', () => {
     await second.agent.housekeep(at(1440));
     await second.agent.housekeep(at(1500));
     await second.agent.idle();
-    expect((await db.store.getRun(run.id))?.status).toBe('rejected');
+    expect((await db.store.getRun(run.id))?.status).toBe('expired');
     const summaries = second.surface.of(run.id, 'summary');
     expect(summaries).toHaveLength(1);
     expect(said(summaries[0]!.summary.reason!)).toMatch(/^The plan expired: nobody approved it within 1 day, and nothing ran\./);

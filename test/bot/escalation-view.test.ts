@@ -54,9 +54,19 @@ const KINDS: [EscalationRecord['kind'], Partial<EscalationRecord>, Partial<Escal
   ],
   [
     'replan-failed',
+    { stepId: 's2' },
+    {
+      answers: ['retry', 'skip', 'replan', 'abort'],
+      stepTitle: 'Check CI',
+      happened: '“Check CI” failed: 502, and the planner could not make a new plan for the rest of the work.',
+    },
+    ['Retry', 'Skip', 'Replan', 'Abort'],
+  ],
+  [
+    'replan-failed',
     { stepId: null },
-    { answers: ['try-again', 'abort'], stepTitle: null, happened: 'A step failed and the planner could not make a new plan for the rest of the work.' },
-    ['Try again', 'Abort'],
+    { answers: ['replan', 'abort'], stepTitle: null, happened: 'The planner could not make a new plan for the rest of the work.' },
+    ['Replan', 'Abort'],
   ],
   [
     'not-approved',

@@ -306,6 +306,17 @@ describe('summary, in each outcome', () => {
     expect(visible(within(summaryMessage(summaryOf('rejected', []))))).not.toContain('Propose again');
   });
 
+  it('an expired plan reads Expired, never Rejected, with Propose again and no feedback; so does one owed before migration 0016', () => {
+    for (const view of [summaryOf('expired', [], { ran: false }), summaryOf('rejected', [], { expired: true, ran: false })].map((s) =>
+      within(summaryMessage(s)),
+    )) {
+      expect(view.text).toMatch(/^:hourglass: Expired: /);
+      expect(visible(view)).toContain('Propose again');
+      expect(text(view)).not.toContain('feedback_buttons');
+      expect(text(view)).not.toContain('What changed');
+    }
+  });
+
   it('cancelled before any step ran: no feedback buttons (nothing ran to judge)', () => {
     const view = within(summaryMessage(summaryOf('cancelled', [], { ran: false })));
     expect(view.text).toMatch(/^:no_entry_sign: Cancelled: /);

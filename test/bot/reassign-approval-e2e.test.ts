@@ -95,7 +95,7 @@ describe('Reassign on a plan waiting for approval', () => {
     const old = await openModal(e, expiring.plan, 'UAPP1', REASSIGN_ACTION);
     await e.agent.housekeep(new Date(Date.now() + 86_401 * 1000));
     await e.agent.idle();
-    expect((await db.store.getRun(expiring.runId))?.status).toBe('rejected');
+    expect((await db.store.getRun(expiring.runId))?.status).toBe('expired');
     await submitReassign(e, old, 'UAPP1', 'UAPP2');
     expect(await newEphemeral(e, 'UAPP1', 1)).toContain('no longer waiting for anyone');
     expect(await handOvers(expiring.runId)).toEqual([]);

@@ -52,6 +52,8 @@ describe('a wait for a person is re-pinged once', () => {
     expect(after).toHaveLength(1);
 
     const copy = after[0]!;
+    // The reminder is the escalation posted again: it pings TANDEM_ESCALATE_TO as the first post did.
+    expect(copy.text.startsWith('<!subteam^SOPS>')).toBe(true);
     await e.driver.clickButtonIn(copy, ESCALATION_ACTIONS.retry, 'UAPP1');
     const summary = await e.waitForMessage(ts, isSummary, 'the summary after Retry');
     expect(summary.text).toContain('Succeeded');

@@ -26,6 +26,8 @@ export const APP_TOKEN = 'xapp-1-A1-test';
 export class ToolBench {
   /** How many more calls of change_thing fail before it works. */
   changeFailures = 0;
+  /** How many more calls of check_thing (a read) fail before it works. */
+  checkFailures = 0;
   readonly calls: string[] = [];
 
   tools(): AnyTool[] {
@@ -41,7 +43,13 @@ export class ToolBench {
       },
     });
     return [
-      tool('check_thing', 'read', (a) => ({ status: 'ok', output: { checked: a.target, url: `https://example.test/check/${a.target}` } })),
+      tool('check_thing', 'read', (a) => {
+        if (this.checkFailures > 0) {
+          this.checkFailures -= 1;
+          return { status: 'error', error: { message: `could not check ${a.target}: the service answered 502` } };
+        }
+        return { status: 'ok', output: { checked: a.target, url: `https://example.test/check/${a.target}` } };
+      }),
       tool('change_thing', 'write', (a) => {
         if (this.changeFailures > 0) {
           this.changeFailures -= 1;
@@ -91,7 +99,8 @@ export function runbookPlan(task: string): Plan | undefined {
 
 /**
  * A planner model that exists only while answers are queued (so a failed step escalates instead of
- * replanning on its own) and refuses anything else, so an unplanned call fails the test.
+ * replanning on its own) and refuses anything else, so an unplanned call fails the test. A queued
+ * LlmError is the provider's failure for that call.
  */
 export class QueuedPlanner implements LlmClient {
   readonly answers: unknown[] = [];
@@ -102,6 +111,7 @@ export class QueuedPlanner implements LlmClient {
   async generate<T>(request: LlmRequest<T>): Promise<LlmResponse<T>> {
     this.requests.push(request as LlmRequest<unknown>);
     const answer = request.role === 'planner' ? this.answers.shift() : undefined;
+    if (answer instanceof LlmError) throw answer;
     if (answer === undefined) throw new LlmError('unavailable', `unexpected ${request.role} call: no answer queued`);
     return { value: request.schema.parse(answer), usage: { inputTokens: 100, outputTokens: 50 }, provider: 'fake', model: 'fake-planner', costUsd: 0.001 };
   }
@@ -143,11 +153,13 @@ export interface SlackE2EOptions {
   allowBots?: readonly string[];
   /** TANDEM_APPROVERS (default APPROVERS); empty: anyone in the channel may approve. */
   approvers?: readonly string[];
+  /** The Slack workspace of an earlier process (a restart): its threads stay, and stop() leaves it running. */
+  fake?: SlackFakeServer;
 }
 
 export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = {}): Promise<SlackE2E> {
   const logger = process.env.E2E_LOG ? createLogger({ level: process.env.E2E_LOG, secrets: [] }) : silentLogger();
-  const fake = await new SlackFakeServer({ token: BOT_TOKEN }).start();
+  const fake = options.fake ?? (await new SlackFakeServer({ token: BOT_TOKEN }).start());
   fake.model.usergroups.set('SOPS', ['UGRP']);
   const socket = options.socketMode ? await new FakeSocketModeServer().start() : undefined;
   if (socket) fake.acceptSocketMode({ appToken: APP_TOKEN, url: () => socket.url() });
@@ -232,7 +244,7 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
       await agent.shutdown(1000);
       await agent.idle();
       await socket?.stop();
-      await fake.stop();
+      if (!options.fake) await fake.stop();
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * A board drawn from the store, and a run's summary, read the run in one statement each and take from its event
  * log only the checks' verdicts (`step-evaluated`), not the whole log: the board source answers what the separate
- * reads would, and both sources' verdicts are the run's `step-evaluated` events, in order, and nothing else.
+ * reads would, and both sources' verdicts are the run's `step-evaluated` events, in order, and nothing else. The
+ * summary's source also says whether a Confirm was ever asked.
  * Memory, PGlite, and PostgreSQL with TEST_DATABASE_URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,5 +70,27 @@ describe.each(STORE_ENGINES)('board source on %s', (engine) => {
     expect(await store.boardSource(run.id)).toMatchObject({ run: { id: run.id }, steps: [], ran: undefined, evaluations: [] });
     expect((await store.summarySource(run.id))?.evaluations).toEqual([]);
     expect(await store.boardSource('run_missing')).toBeUndefined();
+  });
+
+  it("says whether some step of the run asked for a Confirm, whatever became of it (a run's end sweeps its buttons)", async () => {
+    const run = await newRun();
+    const { version } = await addVersion(run.id, 'confirm', true);
+    await store.updateRun(run.id, { currentPlanVersion: version, status: 'executing' });
+    expect((await store.summarySource(run.id))?.confirmsAsked).toBe(false);
+    await store.requestConfirmation({
+      runId: run.id,
+      planVersion: version,
+      stepId: 's1',
+      tool: 'github_get_repo',
+      risk: 'write',
+      targets: { repo: 'acme/api' },
+      lateBound: ['repo'],
+      owe: { id: `${run.id}/confirm/s1`, kind: 'confirm', payload: {} },
+      owner: 'A',
+      leaseMs: 30_000,
+    });
+    expect((await store.summarySource(run.id))?.confirmsAsked).toBe(true);
+    await store.decideConfirmation({ runId: run.id, planVersion: version, stepId: 's1', userId: 'U2', decision: 'aborted' });
+    expect((await store.summarySource(run.id))?.confirmsAsked).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * A person's answer to an escalation, each checked and then carried out: Retry / Skip / Replan / Abort
- * for a step, Approve anyway / Reject for a low-confidence plan, Try again / Abort for a failed replan.
+ * for a step (also when the new plan its failure asked for could not be made), Approve anyway / Reject for a
+ * low-confidence plan, Replan / Abort for a failed replan of the run as a whole.
  * Only the answers its kind offers count; refusals name people, never settings.
  */
 import { movesFrom } from '../model/run-moves.ts';
@@ -56,7 +57,7 @@ export async function resolveEscalation(ctx: AgentContext, input: Answer): Promi
 
 /** "Retried by <@U1>": who chose what, for a resolved escalation. */
 export function answeredLine(escalation: EscalationRecord): Text {
-  const answer = escalation.resolution ? ANSWER_WORDS[answerOf(escalation.kind, escalation.resolution)].past : 'Answered';
+  const answer = escalation.resolution ? ANSWER_WORDS[answerOf(escalation, escalation.resolution)].past : 'Answered';
   return escalation.resolvedBy ? words`${answer} by ${person(escalation.resolvedBy)}` : answer;
 }
 
@@ -123,7 +124,7 @@ async function decideEscalation(
     return decided(ok, [drive(run.id)]);
   }
   // Abort and a new plan end every wait of the run: the other open escalations are closed with this answer.
-  const endsEveryWait = input.action === 'abort' || input.action === 'replan' || escalation.kind === 'replan-failed';
+  const endsEveryWait = input.action === 'abort' || input.action === 'replan';
   const others = endsEveryWait ? (await ctx.store.listEscalations(run.id)).filter((e) => e.status === 'open' && e.id !== escalation.id) : [];
   const answered = await ctx.store.decide({
     ...base,
@@ -169,9 +170,9 @@ async function refusal(
   escalation: EscalationRecord,
   input: { userId: string; action: EscalationAction },
 ): Promise<EscalationResult<{ goAhead: GoAhead | null }>> {
-  const replans = input.action === 'replan' || (escalation.kind === 'replan-failed' && input.action === 'retry');
+  const replans = input.action === 'replan';
   // The offer left replanning out when it could not happen; a new plan may have been spent since it was posted.
-  if (replans && !(await offeredAnswers(ctx, run, escalation)).some((answer) => answer === 'replan' || answer === 'try-again'))
+  if (replans && !(await offeredAnswers(ctx, run, escalation)).includes('replan'))
     return refuse('cannot-replan', 'A new plan cannot be made for this run any more; choose another answer.');
   if (escalation.kind !== 'low-confidence' || input.action === 'abort' || replans) return { ok: true, value: { goAhead: null } };
   if (run.currentPlanVersion !== escalation.planVersion) return { ok: false, error: storeRefusal('plan-changed', run, escalation.planVersion) };
@@ -229,8 +230,6 @@ async function carryOut(
   // made knowing what it did (decision 041). The effects are performed in this order, each awaited.
   if (action === 'replan')
     return [stopDriver(run.id, 'drain'), replanRun(run.id, words`${person(userId)} asked for a new plan after: ${escalation.message}`, movesFrom('replan'))];
-  if (escalation.kind === 'replan-failed')
-    return [stopDriver(run.id, 'drain'), replanRun(run.id, words`retry after the planner failed: ${escalation.message}`, ['paused'])];
   return continueIfClear(ctx, run.id);
 }
 

@@ -16,7 +16,7 @@ import type { EscalationOffer, RunSummary } from '../ports/surface.ts';
 export const OWED_LEASE_MS = 30_000;
 
 const finishedPayload = z.object({
-  outcome: z.enum(['succeeded', 'failed', 'aborted', 'cancelled', 'rejected']),
+  outcome: z.enum(['succeeded', 'failed', 'aborted', 'cancelled', 'rejected', 'expired']),
   goal: z.string(),
   reason: TextSchema.nullable(),
   changes: z.array(z.object({ title: z.string(), url: z.string().nullable() })),
@@ -31,6 +31,7 @@ const finishedPayload = z.object({
   results: z.array(StepResultSchema).optional(),
   fromRunbook: z.boolean().optional(),
   ran: z.boolean().optional(),
+  confirmsAsked: z.boolean().optional(),
   expired: z.boolean().optional(),
 });
 

@@ -12,7 +12,10 @@ import { type Text, words } from '../text/text.ts';
 import { unfixableFailure, unfixableWords, type UnfixableFailure } from './unfixable-failures.ts';
 import { stepNoteWords } from '../model/step-results.ts';
 
-/** What an answer is stored as: Approve anyway goes ahead as Skip does, Reject ends the run, Try again asks the planner again as Retry does. */
+/**
+ * What an answer is stored as: Approve anyway goes ahead as Skip does, Reject ends the run. Try again is what a
+ * failed replan offered before it named its step (decision 052): a click on such a message asks for a new plan.
+ */
 export const ACTS_AS: Record<Exclude<EscalationAnswer, 'modify'>, EscalationAction> = {
   retry: 'retry',
   skip: 'skip',
@@ -20,7 +23,7 @@ export const ACTS_AS: Record<Exclude<EscalationAnswer, 'modify'>, EscalationActi
   abort: 'abort',
   approve: 'skip',
   reject: 'abort',
-  'try-again': 'retry',
+  'try-again': 'replan',
 };
 
 /** The facts that decide which answers can work. */
@@ -36,16 +39,15 @@ export interface AnswerFacts {
 
 /**
  * The answers that can work, by kind. A low-confidence plan is approved anyway, modified or rejected;
- * a failed replan is tried again or aborted; a step is retried, skipped, replanned or aborted. Replan
- * only where a new plan can be made and could help; a rollback step that was refused only informs.
+ * a step is retried, skipped, replanned or aborted, also when the new plan its failure asked for could
+ * not be made (a failed replan of the run as a whole is replanned again or aborted). Replan only where a
+ * new plan can be made and could help; a rollback step that was refused only informs.
  */
 export function escalationAnswers(facts: AnswerFacts): EscalationAnswer[] {
   const replan: EscalationAnswer[] = facts.canReplan && !facts.unfixable ? ['replan'] : [];
   switch (facts.kind) {
     case 'low-confidence':
       return ['approve', 'modify', 'reject'];
-    case 'replan-failed':
-      return facts.canReplan ? ['try-again', 'abort'] : ['abort'];
     case 'driver-failed':
       return ['retry', 'abort'];
     case 'not-approved':
@@ -56,8 +58,12 @@ export function escalationAnswers(facts: AnswerFacts): EscalationAnswer[] {
   }
 }
 
-/** An answer offered for this escalation (a stored action counts as the answer that acts as it, for messages posted before answers had names). */
+/**
+ * An answer offered for this escalation. For messages posted before answers had names, a stored action counts as
+ * the answer that acts as it; a failed replan's Try again, from before it offered Replan, counts as Replan.
+ */
 export function isOffered(answers: readonly EscalationAnswer[], answer: EscalationAnswer): boolean {
+  if (answer === 'try-again') return answers.includes('replan');
   return answers.includes(answer) || answers.some((offered) => offered !== 'modify' && ACTS_AS[offered] === answer);
 }
 
@@ -91,12 +97,7 @@ export async function offeredAnswers(ctx: AgentContext, run: RunRecord, escalati
 /** What the escalation message says and offers; `note` goes above it when it is posted again. */
 export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalation: EscalationSubject, note?: string): Promise<EscalationOffer> {
   const steps = await ctx.store.listSteps(run.id);
-  // A failed replan is about the step whose failure asked for it: the latest failed step of that version.
-  const step = escalation.stepId
-    ? steps.find((s) => isStepOf(s, escalation))
-    : escalation.kind === 'replan-failed'
-      ? steps.filter((s) => s.planVersion === escalation.planVersion && s.kind === 'forward' && s.status === 'failed').at(-1)
-      : undefined;
+  const step = escalation.stepId ? steps.find((s) => isStepOf(s, escalation)) : undefined;
   const answers = await offeredAnswers(ctx, run, escalation, steps);
   const version = run.currentPlanVersion ?? escalation.planVersion;
   const forward = steps.filter((s) => s.kind === 'forward');
@@ -139,9 +140,10 @@ function happened(escalation: EscalationSubject, step: StepRecord | undefined, p
     case 'low-confidence':
       return `The planner is not confident in this plan (${planSteps} ${planSteps === 1 ? 'step' : 'steps'}), so nothing has run yet.`;
     case 'replan-failed':
-      return step
-        ? `${title} failed${why}, and the planner could not make a new plan for the rest of the work.`
-        : 'A step failed and the planner could not make a new plan for the rest of the work.';
+      if (!step) return 'The planner could not make a new plan for the rest of the work.';
+      return step.status === 'uncertain'
+        ? words`${title} may or may not have taken effect${why}, and the planner could not make a new plan for the rest of the work.`
+        : words`${title} failed${why}, and the planner could not make a new plan for the rest of the work.`;
     case 'not-approved':
       return step
         ? `The rollback step ${title} was not run: its plan changed after it was approved. The rest of the rollback goes on; undo it by hand if it is needed.`
@@ -185,10 +187,14 @@ export const ANSWER_WORDS: Readonly<Record<EscalationAnswer, { label: string; pa
   'try-again': { label: 'Try again', past: 'Tried again' },
 };
 
-/** The answer a stored resolution was, for this kind (a low-confidence Skip was an Approve anyway, its Replan a Modify of the plan). */
-export function answerOf(kind: EscalationRecord['kind'], action: EscalationAction): EscalationAnswer {
+/**
+ * The answer a stored resolution was, for this escalation (a low-confidence Skip was an Approve anyway, its Replan a
+ * Modify of the plan; a Retry of a failed replan with no step of its own was a Try again, stored so before decision 052).
+ */
+export function answerOf(escalation: Pick<EscalationRecord, 'kind' | 'stepId'>, action: EscalationAction): EscalationAnswer {
+  const { kind } = escalation;
   if (kind === 'low-confidence') return action === 'abort' ? 'reject' : action === 'replan' ? 'modify' : 'approve';
-  if (kind === 'replan-failed' && action === 'retry') return 'try-again';
+  if (kind === 'replan-failed' && escalation.stepId === null && action === 'retry') return 'try-again';
   return action;
 }
 

@@ -21,15 +21,8 @@ export const NOT_FINAL: readonly RunStatus[] = movesFrom('end');
  * Ends a run in one write (status, summary, finish time, `run-finished` and the summary it owes its
  * thread), then delivers what it owes. False when the run had already left `from`.
  */
-export function finishRun(
-  ctx: AgentContext,
-  runId: string,
-  outcome: Outcome,
-  reason: Text | null,
-  from: readonly RunStatus[] = NOT_FINAL,
-  options: { expired?: boolean } = {},
-): Promise<boolean> {
-  return recordEnd(ctx, runId, outcome, reason, from, options);
+export function finishRun(ctx: AgentContext, runId: string, outcome: Outcome, reason: Text | null, from: readonly RunStatus[] = NOT_FINAL): Promise<boolean> {
+  return recordEnd(ctx, runId, outcome, reason, from);
 }
 
 /**
@@ -53,19 +46,11 @@ export async function finishEndedRuns(ctx: AgentContext): Promise<void> {
   }
 }
 
-async function recordEnd(
-  ctx: AgentContext,
-  runId: string,
-  outcome: Outcome,
-  reason: Text | null,
-  from: readonly RunStatus[],
-  options: { expired?: boolean } = {},
-): Promise<boolean> {
+async function recordEnd(ctx: AgentContext, runId: string, outcome: Outcome, reason: Text | null, from: readonly RunStatus[]): Promise<boolean> {
   const facts = await summaryFacts(ctx, runId, outcome, reason);
   if (!facts) return false;
   const finishedAt = ctx.now();
-  // The stored summary says a plan expired too: runs lists show it as expired, not as rejected (statusShown).
-  const stored = { ...facts.stored, ...(options.expired ? { expired: true } : {}) };
+  const { stored } = facts;
   const summary = { ...stored, durationMs: finishedAt.getTime() - facts.createdAt.getTime() };
   const run = await ctx.store.finishRun({
     runId,
@@ -142,6 +127,8 @@ async function summaryFacts(ctx: Pick<AgentContext, 'config' | 'store'>, runId: 
     results,
     fromRunbook,
     ran: steps.some((step) => step.kind === 'forward'),
+    // Its messages may still offer Confirm and Abort, on any copy, whichever process posted them.
+    ...(source.confirmsAsked ? { confirmsAsked: true } : {}),
   };
   return { stored, createdAt: run.createdAt };
 }

@@ -50,7 +50,7 @@ const runEventSchemas = {
   'run-paused': z.strictObject({ reason: z.string() }),
   'run-resumed': z.strictObject({}),
   'run-cancel-requested': z.strictObject({ by: z.string() }),
-  'run-finished': z.strictObject({ outcome: z.enum(['succeeded', 'failed', 'aborted', 'cancelled', 'rejected']), reason: TextSchema.nullable() }),
+  'run-finished': z.strictObject({ outcome: z.enum(['succeeded', 'failed', 'aborted', 'cancelled', 'rejected', 'expired']), reason: TextSchema.nullable() }),
 
   'plan-proposed': z.strictObject({
     version: z.number(),

@@ -33,7 +33,9 @@ export type RunMove =
   | 'answer-step'
   /** Abort: what succeeded is undone. */
   | 'roll-back'
-  /** The run ends (succeeded, failed, aborted, cancelled, rejected, expired). */
+  /** Nobody approved the plan within TANDEM_APPROVAL_TTL_S: nothing ran, and nobody rejected it. */
+  | 'expire'
+  /** The run ends (succeeded, failed, aborted, cancelled, rejected). */
   | 'end';
 
 /** Statuses a run has not ended in. */
@@ -54,6 +56,7 @@ const MOVES: Readonly<Record<RunMove, { from: readonly RunStatus[]; to: RunStatu
   resume: { from: ['paused'], to: 'executing' },
   'answer-step': { from: ['paused', 'executing', 'awaiting-approval'], to: null },
   'roll-back': { from: ['executing', 'paused', 'awaiting-approval', 'awaiting-answer', 'planning'], to: 'rolling-back' },
+  expire: { from: ['awaiting-approval'], to: 'expired' },
   end: { from: OPEN, to: 'final' },
 };
 
@@ -70,8 +73,11 @@ export function movesFrom(move: RunMove): readonly RunStatus[] {
 /** Whether some move takes a run from `from` to `to` (a status that stays the same is no move). */
 export function isKnownMove(from: RunStatus, to: RunStatus): boolean {
   if (from === to) return true;
-  return Object.values(MOVES).some((move) => move.from.includes(from) && (move.to === to || (move.to === 'final' && FINAL_RUN_STATUSES.includes(to))));
+  return Object.values(MOVES).some((move) => move.from.includes(from) && (move.to === to || (move.to === 'final' && ENDS.includes(to))));
 }
+
+/** Where `end` may take a run: every final status but `expired`, which only its own move reaches. */
+const ENDS: readonly RunStatus[] = FINAL_RUN_STATUSES.filter((status) => status !== 'expired');
 
 /** Statuses a run has not ended in (every move but `end` starts from one of them). */
 export const OPEN_RUN_STATUSES: readonly RunStatus[] = OPEN;

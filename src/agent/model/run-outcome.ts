@@ -29,7 +29,7 @@ export interface OutcomeStep {
   started?: boolean;
 }
 
-export const OUTCOME_KINDS = ['succeeded', 'finished-with-problems', 'failed', 'cancelled', 'aborted', 'rejected', 'in-progress'] as const;
+export const OUTCOME_KINDS = ['succeeded', 'finished-with-problems', 'failed', 'cancelled', 'aborted', 'rejected', 'expired', 'in-progress'] as const;
 
 export const RunVerdictSchema = z.object({
   kind: z.enum(OUTCOME_KINDS),
@@ -53,7 +53,7 @@ export const RunVerdictSchema = z.object({
 /** As stored and shown: the lists added later (`notRun`, `stopped`) may be absent from a summary stored before them. */
 export type RunVerdict = z.input<typeof RunVerdictSchema>;
 
-const FINAL: Partial<Record<RunStatus, true>> = { succeeded: true, failed: true, aborted: true, cancelled: true, rejected: true };
+const FINAL: Partial<Record<RunStatus, true>> = { succeeded: true, failed: true, aborted: true, cancelled: true, rejected: true, expired: true };
 
 /** Step statuses that, once the run has ended, mean the step did not get done and nothing said why (no failure, no skip). */
 const REMAINS: Partial<Record<StepShown, true>> = { cancelled: true, pending: true, waiting: true, running: true };
@@ -97,6 +97,7 @@ export function runOutcome(status: RunStatus, steps: readonly OutcomeStep[]): Ru
 
   if (!FINAL[status]) return { kind: 'in-progress', headline: '', ...facts };
   if (status === 'rejected') return { kind: 'rejected', headline: 'Rejected', ...facts };
+  if (status === 'expired') return { kind: 'expired', headline: 'Expired', ...facts };
   if (status === 'cancelled') {
     const mayHave = uncertain.length ? ` — uncertain: ${listed(uncertain)} may or may not have taken effect` : '';
     return { kind: 'cancelled', headline: `Cancelled${mayHave}`, ...facts };
@@ -185,15 +186,4 @@ export function progressPhase(status: RunStatus, steps: readonly ProgressStep[])
   // Nothing left to run but failures a person must decide on: the run is about to pause for them.
   if (allEnded && forward.some((step) => step.waitingFor === 'decision')) return { phase: 'waiting', for: 'decision' };
   return allEnded ? { phase: 'checking' } : { phase: 'running' };
-}
-
-/** A run's status as a person reads it: its stored status, except that a plan nobody approved in time reads `expired`. */
-export type StatusShown = RunStatus | 'expired';
-
-/**
- * The store keeps an expired plan's run as `rejected` (the status every list, the audit and the metrics
- * already know; nothing ran either way); its stored summary says it expired, and that is what is shown.
- */
-export function statusShown(run: { status: RunStatus; summary: Record<string, unknown> | null }): StatusShown {
-  return run.status === 'rejected' && run.summary?.expired === true ? 'expired' : run.status;
 }

@@ -10,7 +10,8 @@ export type RunStatus =
   | 'failed'
   | 'aborted'
   | 'cancelled'
-  | 'rejected';
+  | 'rejected'
+  | 'expired'; // a plan nobody approved within TANDEM_APPROVAL_TTL_S: nobody rejected it, and nothing ran
 
 /** Every run status, in the order a run usually meets them. */
 export const RUN_STATUSES: readonly RunStatus[] = [
@@ -25,9 +26,10 @@ export const RUN_STATUSES: readonly RunStatus[] = [
   'aborted',
   'cancelled',
   'rejected',
+  'expired',
 ];
 
-export const FINAL_RUN_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'aborted', 'cancelled', 'rejected'];
+export const FINAL_RUN_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'aborted', 'cancelled', 'rejected', 'expired'];
 
 export type StepStatus =
   | 'pending'

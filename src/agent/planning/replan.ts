@@ -6,7 +6,7 @@
 import type { AgentContext } from '../context.ts';
 import { escalate } from '../execution/escalation.ts';
 import { completedStepIds } from '../execution/steps/step-facts.ts';
-import type { RunStatus } from '../ports/run-store.ts';
+import type { RunStatus, StepStatus } from '../ports/run-store.ts';
 import type { Effect } from '../ports/effects.ts';
 import { type Text, words } from '../text/text.ts';
 import { makePlan } from './planner.ts';
@@ -43,14 +43,19 @@ export async function replan(ctx: AgentContext, runId: string, reason: Text, fro
     { completedSteps: completedStepIds(steps) },
   ).catch((error: unknown) => ({ ok: false as const, error: { message: firstLine(error instanceof Error ? error.message : String(error)) } }));
   if (!planned.ok) {
-    await escalate(ctx, {
-      runId,
-      planVersion: previous.version,
-      stepId: null,
-      kind: 'replan-failed',
-      message: words`I needed a new plan (${reason}) but could not make one: ${planned.error.message}`,
-      pauseFrom: ['planning'],
-    });
+    // The failures that asked for the new plan are still there: each is escalated on its own, so a person can
+    // Retry or Skip it, ask for a new plan again, or Abort. With none (a version that could not run, a replica
+    // that died while planning) the run as a whole waits.
+    const failed = steps.filter((step) => step.planVersion === previous.version && step.kind === 'forward' && UNRESOLVED.has(step.status));
+    for (const stepId of failed.length ? failed.map((step) => step.stepId) : [null])
+      await escalate(ctx, {
+        runId,
+        planVersion: previous.version,
+        stepId,
+        kind: 'replan-failed',
+        message: words`I needed a new plan (${reason}) but could not make one: ${planned.error.message}`,
+        pauseFrom: ['planning'],
+      });
     return [];
   }
   for (const step of steps) {
@@ -75,6 +80,9 @@ export async function replan(ctx: AgentContext, runId: string, reason: Text, fro
   });
   return proposeVersion(ctx, record, { from: ['planning'], kind: 'replan' });
 }
+
+/** A step's failure a person has not answered yet (a Retry puts it back to pending, a Skip moves it on). */
+const UNRESOLVED: ReadonlySet<StepStatus> = new Set(['failed', 'uncertain']);
 
 /** An exception's first line, cut: it may quote a whole prompt. */
 function firstLine(message: string): string {

@@ -7,8 +7,9 @@ export type EscalationAction = 'retry' | 'skip' | 'replan' | 'abort';
 
 /**
  * What a person may answer to an escalation, by kind: a failed step's Retry / Skip / Replan / Abort, a
- * low-confidence plan's Approve anyway / Modify / Reject, a failed replan's Try again. Each is stored as
- * the EscalationAction it acts as (approve: go ahead as Skip does; reject: end it; try again: Retry).
+ * low-confidence plan's Approve anyway / Modify / Reject. Each is stored as the EscalationAction it acts as
+ * (approve: go ahead as Skip does; reject: end it). Try again is on failed replans' messages posted before
+ * decision 052; it acts as Replan.
  */
 export type EscalationAnswer = EscalationAction | 'approve' | 'modify' | 'reject' | 'try-again';
 

@@ -17,6 +17,8 @@ export interface RunSummarySource {
   lastFallback: RunEvent | null;
   /** The run's `step-evaluated` events in order: the checks of results that could not be made. */
   evaluations: RunEvent[];
+  /** Some step of the run asked for a Confirm of its targets (a confirmation row, whatever became of it). */
+  confirmsAsked: boolean;
 }
 
 /** Everything a run's board is drawn from, as the store holds it at one moment. */

@@ -73,7 +73,7 @@ export interface ProposedPlan {
 
 export interface RunSummary {
   run: RunRecord;
-  outcome: 'succeeded' | 'failed' | 'aborted' | 'cancelled' | 'rejected';
+  outcome: 'succeeded' | 'failed' | 'aborted' | 'cancelled' | 'rejected' | 'expired';
   goal: string;
   reason: Text | null;
   changes: { title: string; url: string | null }[];
@@ -91,7 +91,12 @@ export interface RunSummary {
   fromRunbook?: boolean;
   /** Some step of the run started (false: it ended before any did, e.g. cancelled while waiting for approval). */
   ran?: boolean;
-  /** The plan expired unapproved (TANDEM_APPROVAL_TTL_S): the summary offers to propose the task again. */
+  /** Some step asked for a Confirm: every copy of its message still offering Confirm and Abort loses them at the end. */
+  confirmsAsked?: boolean;
+  /**
+   * Owed before migration 0016: a run that ended `rejected` because its plan expired unapproved. Its outcome now
+   * says `expired`; a summary owed before still reads as expired.
+   */
   expired?: boolean;
   /** `provider:model` of the fallback planner when it wrote a plan version of this run, and why it was asked. */
   fallbackPlanner?: { author: string; reason: string } | null;

@@ -5,6 +5,7 @@
  * aborts its step, ending the run with nothing more run. An escalation or a question does not expire and is
  * not pinged again: the run stays paused, and its message keeps its buttons. Expiry never runs anything.
  */
+import { movesFrom } from '../model/run-moves.ts';
 import type { AgentContext, HousekeepingSettings } from '../context.ts';
 import type { RunStatus } from '../ports/run-store.ts';
 import type { WaitAddressee } from '../ports/surface.ts';
@@ -49,7 +50,7 @@ export async function remindOrExpire(ctx: AgentContext, wait: Wait, now: Date, s
 
 async function expireApproval(ctx: AgentContext, wait: Wait, settings: HousekeepingSettings): Promise<void> {
   const reason = words`The plan expired: nobody approved it within ${duration(settings.waitTtlS)}, and nothing ran. It can only be proposed again, as a fresh plan to approve.`;
-  if (await finishRun(ctx, wait.run.id, 'rejected', reason, ['awaiting-approval'], { expired: true })) {
+  if (await finishRun(ctx, wait.run.id, 'expired', reason, movesFrom('expire'))) {
     await ctx.store.appendEvent(wait.run.id, 'plan-expired', { version: wait.planVersion!, afterMinutes: Math.round(settings.waitTtlS / 60) });
   }
 }

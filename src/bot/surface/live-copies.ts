@@ -4,6 +4,7 @@
  * so, not only the one clicked. Read from the thread, so copies this process never posted are found too,
  * and a copy already rewritten (its buttons gone) is left as it is.
  */
+import type { RunSummary } from '../../agent/ports/surface.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { asSlackBlocks } from '../views/limits.ts';
 import { decidedBlocks } from '../views/plan/decided-blocks.ts';
@@ -44,10 +45,20 @@ export async function retireLiveCopies(
   }
 }
 
-/** The run ended: a Confirm still offering its buttons (it expired, or the run ended another way meanwhile) loses them. */
-export async function retireConfirms(client: SlackClient, logger: Logger, conversation: { channel: string; threadTs: string }, outcome: string): Promise<void> {
+/**
+ * The run ended: a Confirm still offering its buttons (it expired, or the run ended another way meanwhile) loses them
+ * on every copy. Looked for when the summary says a Confirm was asked (the store's word, whoever posted it), or, for a
+ * summary owed before it said so, when this process posted one (`postedHere`).
+ */
+export async function retireConfirms(
+  client: SlackClient,
+  logger: Logger,
+  summary: Pick<RunSummary, 'run' | 'outcome' | 'confirmsAsked'>,
+  postedHere: boolean,
+): Promise<void> {
+  if (!postedHere && summary.confirmsAsked !== true) return;
   const button = { actionIds: [TARGET_CONFIRM_ACTION, TARGET_ABORT_ACTION] };
-  await retireLiveCopies(client, logger, conversation, button, `Run ${outcome}; this no longer waits for a Confirm.`);
+  await retireLiveCopies(client, logger, summary.run.conversation, button, `Run ${summary.outcome}; this no longer waits for a Confirm.`);
 }
 
 function offers(message: ThreadMessage, button: WaitButton): boolean {

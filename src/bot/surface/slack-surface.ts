@@ -26,7 +26,7 @@ import { questionMessage } from '../views/run/question.ts';
 import { addressed } from '../views/run/reassign.ts';
 import { WaitLinks } from './wait-links.ts';
 import { retireConfirms } from './live-copies.ts';
-import { summaryMessages } from '../views/run/summary.ts';
+import { isExpiredSummary, summaryMessages } from '../views/run/summary.ts';
 import { targetConfirmationMessages } from '../views/run/target-confirmation.ts';
 import { escapeText, mention, section, storedWords, truncate } from '../views/text.ts';
 import type { Text } from '../../agent/text/text.ts';
@@ -72,7 +72,7 @@ export class SlackSurface implements Surface {
   private readonly status: AgentStatus;
   /** Runs whose planning failure the thread was told (once): their summary would say it a second time. */
   private readonly planningFailureTold = new Set<string>();
-  /** Runs this process posted a Confirm for: at their end, any copy still offering Confirm/Abort (an expired one) loses them. */
+  /** Runs this process posted a Confirm for, as summaries owed before `confirmsAsked` (the store's word) do not say it. */
   private readonly confirmsPosted = new Set<string>();
   /** Where each waiting step's message is: the board links the step to it. */
   private readonly waitLinks: WaitLinks;
@@ -243,8 +243,8 @@ export class SlackSurface implements Surface {
     // A Reject click's listener already rewrote its message (and told us, so nothing is left to retire);
     // anything else that ends an undecided run (cancel, a failed replan, an expired approval) leaves
     // buttons that must go.
-    await this.plans.runEnded(summary.run.id, summary.expired ? ':hourglass: Plan expired.' : `Run ${summary.outcome}.`);
-    if (this.confirmsPosted.delete(summary.run.id)) await retireConfirms(this.options.client, this.options.logger, summary.run.conversation, summary.outcome);
+    await this.plans.runEnded(summary.run.id, isExpiredSummary(summary) ? ':hourglass: Plan expired.' : `Run ${summary.outcome}.`);
+    await retireConfirms(this.options.client, this.options.logger, summary, this.confirmsPosted.delete(summary.run.id));
     await this.board.finish(summary.run.id);
     this.waitLinks.forget(summary.run.id);
     // A run that failed to plan was told why in one message; a summary would repeat it (nothing ran, nothing changed).

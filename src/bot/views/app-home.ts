@@ -1,9 +1,8 @@
-import { statusShown, type StatusShown } from '../../agent/model/run-outcome.ts';
-import type { RunRecord } from '../../agent/ports/run-store.ts';
+import { FINAL_RUN_STATUSES, type RunRecord } from '../../agent/ports/run-store.ts';
 import type { Block, Button, HomeView } from './limits.ts';
 import { context, escapeText, header, mention, section, truncate } from './text.ts';
 
-export const RUN_STATUS_EMOJI: Record<StatusShown, string> = {
+export const RUN_STATUS_EMOJI: Record<RunRecord['status'], string> = {
   planning: ':thought_balloon:',
   'awaiting-approval': ':raised_hand:',
   'awaiting-answer': ':question:',
@@ -19,7 +18,7 @@ export const RUN_STATUS_EMOJI: Record<StatusShown, string> = {
 };
 
 /** A run's status in words. */
-const STATUS_WORDS: Record<StatusShown, string> = {
+const STATUS_WORDS: Record<RunRecord['status'], string> = {
   planning: 'planning',
   'awaiting-approval': 'waiting for approval',
   'awaiting-answer': 'waiting for an answer',
@@ -65,8 +64,7 @@ export function runLine(run: RunRecord, options: { permalink?: string; withId?: 
   const task = escapeText(truncate(run.task.replace(/\s+/g, ' '), 140));
   const where = options.permalink ? `<${options.permalink}|thread>` : `<#${run.conversation.channel}>`;
   const id = options.withId ? ` · \`${escapeText(run.id)}\`` : '';
-  // A plan nobody approved in time reads "expired", not "rejected": nobody rejected it.
-  const status = statusShown(run);
+  const { status } = run;
   return `${RUN_STATUS_EMOJI[status]} *${STATUS_WORDS[status]}* · ${task} · ${where}${id} · ${slackDate(run.createdAt)}`;
 }
 
@@ -117,7 +115,7 @@ export interface AppHomeInput {
   permalinks?: ReadonlyMap<string, string>;
 }
 
-const FINISHED: ReadonlySet<RunRecord['status']> = new Set(['succeeded', 'failed', 'aborted', 'cancelled', 'rejected']);
+const FINISHED: ReadonlySet<RunRecord['status']> = new Set(FINAL_RUN_STATUSES);
 
 /** The App Home tab: what needs the viewer, their running and recent runs, their schedules. */
 export function appHomeView(input: AppHomeInput): HomeView {

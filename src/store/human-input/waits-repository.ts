@@ -25,6 +25,7 @@ const NOT_ENDED: Record<RunStatus, boolean> = {
   aborted: false,
   cancelled: false,
   rejected: false,
+  expired: false,
 };
 /** Named, not `not in (the final ones)`: the status index then finds the few open runs among months of ended ones. */
 const notEnded = sql.join(

@@ -13,7 +13,7 @@ import type { Db } from '../database.ts';
 import { fromRawPlan, type RawPlanRow } from '../plans/plans-repository.ts';
 import { asDate, rawRows } from '../engine/raw-rows.ts';
 import { fromRawRun, type RawRunRow } from './run-rows.ts';
-import { events, llmUsage, planVersions, runs, steps } from '../schema.ts';
+import { events, llmUsage, planVersions, runs, steps, targetConfirmations } from '../schema.ts';
 import { fromRawStep, type RawStepRow } from '../steps/step-rows.ts';
 import { modelUsage } from './usage-repository.ts';
 
@@ -34,6 +34,7 @@ interface RawSource {
   by_model: RawUsage[];
   fallback: RawEvent | null;
   evaluations: RawEvent[];
+  confirms_asked: boolean;
 }
 
 interface RawEvent {
@@ -79,7 +80,8 @@ export async function selectSummarySource(db: Db, runId: string): Promise<RunSum
           from ${llmUsage} where run_id = ${runId} group by role, provider, model) u) as by_model,
       (select row_to_json(e) from (
           select seq, type, data, at from ${events} where run_id = ${runId} and type = 'planner-fallback' order by seq desc limit 1) e) as fallback,
-      ${evaluationsOf(runId)} as evaluations`,
+      ${evaluationsOf(runId)} as evaluations,
+      exists(select 1 from ${targetConfirmations} where run_id = ${runId}) as confirms_asked`,
   );
   if (!row?.run) return undefined;
   const { totals, fallback } = row;
@@ -100,6 +102,7 @@ export async function selectSummarySource(db: Db, runId: string): Promise<RunSum
     ),
     lastFallback: fallback ? eventOf(runId, fallback) : null,
     evaluations: row.evaluations.map((raw) => eventOf(runId, raw)),
+    confirmsAsked: row.confirms_asked === true,
   };
 }
 

@@ -50,6 +50,8 @@ export function makeHarness(options: {
   owner?: string;
   soleOwner?: boolean;
   surface?: InMemorySurface;
+  /** The agent's clock (default: the real one); a stopped one keeps every read fresh. */
+  clock?: () => Date;
 }): Harness {
   const llm = options.llm ?? new ScriptedLlm();
   const surface = options.surface ?? new InMemorySurface();
@@ -75,6 +77,7 @@ export function makeHarness(options: {
     logger: collectingLogger(errors),
     owner: options.owner ?? 'replica-a',
     soleOwner: options.soleOwner,
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const conversation = { channel: 'C1', threadTs: randomUUID() };
   return {

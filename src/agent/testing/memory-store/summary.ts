@@ -11,15 +11,17 @@ export function memorySummary(tables: MemoryTables, reads: Omit<RunStore, keyof 
     async summarySource(runId) {
       const fallback = ofType(runId, 'planner-fallback').at(-1);
       const evaluations = ofType(runId, 'step-evaluated').map(readEvent);
-      const [run, steps, versions, usage, usageByModel] = await Promise.all([
+      const [run, steps, versions, usage, usageByModel, confirmations] = await Promise.all([
         reads.getRun(runId),
         reads.listSteps(runId),
         reads.listPlanVersions(runId),
         reads.usageTotals(runId),
         reads.usageByModel(runId),
+        reads.listConfirmations(runId),
       ]);
       if (!run) return undefined;
-      return { run, steps, versions, usage, usageByModel, lastFallback: fallback ? readEvent(fallback) : null, evaluations };
+      const lastFallback = fallback ? readEvent(fallback) : null;
+      return { run, steps, versions, usage, usageByModel, lastFallback, evaluations, confirmsAsked: confirmations.length > 0 };
     },
     async boardSource(runId) {
       const evaluations = ofType(runId, 'step-evaluated').map(readEvent);

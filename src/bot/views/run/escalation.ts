@@ -124,7 +124,7 @@ function explain(answer: EscalationAnswer, offer: EscalationOffer, kind: Escalat
     case 'skip':
       return kind === 'evaluation-failed' ? `${label} accepts its result and goes on` : `${label} goes on without it`;
     case 'replan':
-      return `${label} asks the planner for a new plan for the rest`;
+      return kind === 'replan-failed' ? `${label} asks the planner again for a new plan for the rest` : `${label} asks the planner for a new plan for the rest`;
     case 'abort':
       if (offer.abortRollsBack) return `${label} stops the run and undoes what succeeded`;
       return offer.changed.length ? `${label} stops the run; what already changed stays` : `${label} stops the run`;

@@ -1,5 +1,5 @@
 import type { types } from '@slack/bolt';
-import type { StepStatus } from '../../../agent/ports/run-store.ts';
+import { FINAL_RUN_STATUSES, type StepStatus } from '../../../agent/ports/run-store.ts';
 import type { BoardState, BoardStep } from '../../../agent/ports/surface.ts';
 import { linkLabel } from '../../../agent/model/step-results.ts';
 import type { Block, Button, MessageView } from '../limits.ts';
@@ -34,9 +34,10 @@ export const RUN_LABEL: Record<BoardState['runStatus'], string> = {
   aborted: 'Aborted',
   cancelled: 'Cancelled',
   rejected: 'Rejected',
+  expired: 'Expired',
 };
 
-const FINAL: ReadonlySet<BoardState['runStatus']> = new Set(['succeeded', 'failed', 'aborted', 'cancelled', 'rejected']);
+const FINAL: ReadonlySet<BoardState['runStatus']> = new Set(FINAL_RUN_STATUSES);
 
 /**
  * The run's state in a few words, the same on the board's title and in its fallback text: the true outcome

@@ -16,6 +16,7 @@ const OUTCOME: Record<RunSummary['outcome'], string> = {
   aborted: 'Aborted',
   cancelled: 'Cancelled',
   rejected: 'Rejected',
+  expired: 'Expired',
 };
 
 const EMOJI: Record<RunVerdict['kind'], string> = {
@@ -25,11 +26,17 @@ const EMOJI: Record<RunVerdict['kind'], string> = {
   cancelled: ':no_entry_sign:',
   aborted: ':octagonal_sign:',
   rejected: ':no_good:',
+  expired: ':hourglass:',
   'in-progress': ':hourglass_flowing_sand:',
 };
 
-/** A plan nobody approved in time: nobody rejected it, and it says so (the store keeps it as `rejected`). */
-const EXPIRED = { label: 'Expired', emoji: ':hourglass:' };
+/**
+ * A plan nobody approved in time: nobody rejected it, and it says so. A summary owed before migration 0016
+ * says `rejected` with `expired: true`.
+ */
+export function isExpiredSummary(summary: Pick<RunSummary, 'outcome' | 'expired'>): boolean {
+  return summary.outcome === 'expired' || (summary.outcome === 'rejected' && summary.expired === true);
+}
 
 const LEGACY_EMOJI: Record<RunSummary['outcome'], string> = {
   succeeded: EMOJI.succeeded,
@@ -37,7 +44,11 @@ const LEGACY_EMOJI: Record<RunSummary['outcome'], string> = {
   aborted: EMOJI.aborted,
   cancelled: EMOJI.cancelled,
   rejected: EMOJI.rejected,
+  expired: EMOJI.expired,
 };
+
+/** Outcomes of a plan that never ran: there is nothing to judge, and nothing changed to say. */
+const DECIDED_BEFORE_RUNNING: ReadonlySet<RunSummary['outcome']> = new Set(['rejected', 'expired']);
 
 export interface SummaryOptions {
   /** TANDEM_SHOW_COST: tokens and cost under the summary (they are always in `tandem show`, App Home and /metrics). */
@@ -63,9 +74,9 @@ function summaryOnly(summary: RunSummary, options: SummaryOptions): MessageView 
   // "Aborted — rolled back …; still in place: …": the label leads (as on the board's title), the rest follows it.
   const [told, ...rest] = (verdict?.headline || OUTCOME[summary.outcome]).split(' — ');
   const detail = rest.join(' — ');
-  const expired = summary.expired === true && summary.outcome === 'rejected';
-  const label = expired ? EXPIRED.label : told!;
-  const emoji = expired ? EXPIRED.emoji : verdict ? EMOJI[verdict.kind] : LEGACY_EMOJI[summary.outcome];
+  const expired = isExpiredSummary(summary);
+  const label = expired ? OUTCOME.expired : told!;
+  const emoji = expired ? EMOJI.expired : verdict ? EMOJI[verdict.kind] : LEGACY_EMOJI[summary.outcome];
   const lines = [`${emoji} *${escapeText(label)}:* ${escapeText(truncate(summary.goal, 500))}`];
   if (detail) lines.push(escapeText(truncate(detail.charAt(0).toUpperCase() + detail.slice(1), 800)));
   if (summary.reason) lines.push(storedWords(summary.reason, 1000));
@@ -120,7 +131,7 @@ function tailBlocks(summary: RunSummary, options: SummaryOptions): MessageBlock[
     blocks.push({ type: 'actions', block_id: 'summary-actions', elements: [saveRunbookButton({ runId: summary.run.id, planVersion })] });
   }
   // An expired plan can only be proposed again: the same task planned afresh, as a new version to approve.
-  if (summary.expired) {
+  if (isExpiredSummary(summary)) {
     const propose = {
       type: 'button' as const,
       text: { type: 'plain_text' as const, text: 'Propose again' },
@@ -130,7 +141,7 @@ function tailBlocks(summary: RunSummary, options: SummaryOptions): MessageBlock[
     blocks.push({ type: 'actions', block_id: 'summary-propose-again', elements: [propose] });
   }
   // A run that ran can be judged; a plan turned down or cancelled before it ran has nothing to judge yet.
-  if (planVersion && summary.outcome !== 'rejected' && summary.ran !== false) blocks.push(feedbackBlock(summary.run.id, planVersion));
+  if (planVersion && !DECIDED_BEFORE_RUNNING.has(summary.outcome) && summary.ran !== false) blocks.push(feedbackBlock(summary.run.id, planVersion));
   return blocks;
 }
 
@@ -159,7 +170,7 @@ function resultBlocks(summary: RunSummary, scale: number): MessageBlock[] {
   }
   out.push(...undoneBlocks(verdict, scale));
   // "Nothing" is said only when it is true: nothing changed for sure, and nothing may have.
-  if (changes.length === 0 && uncertain.length === 0 && summary.outcome !== 'rejected') out.push(section('*What changed:* nothing'));
+  if (changes.length === 0 && uncertain.length === 0 && !DECIDED_BEFORE_RUNNING.has(summary.outcome)) out.push(section('*What changed:* nothing'));
 
   if (summary.rolledBack.length > 0) {
     const lines = summary.rolledBack.map((step) => `${STEP_EMOJI[step.status]} ${escapeText(truncate(step.title, 150))}`);

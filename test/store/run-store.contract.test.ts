@@ -495,6 +495,7 @@ describe.each(STORE_ENGINES)('run store contract on %s', (engine) => {
       usageByModel: await store.usageByModel(run.id),
       lastFallback: (await store.listEvents(run.id)).filter((event) => event.type === 'planner-fallback').at(-1),
       evaluations: [],
+      confirmsAsked: (await store.listConfirmations(run.id)).length > 0,
     });
     expect(source?.lastFallback?.data).toEqual({ planVersion: 2, author: 'openai:gpt-4o', reason: 'second' });
     expect(await store.summarySource('run_missing')).toBeUndefined();

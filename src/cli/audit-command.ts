@@ -56,9 +56,8 @@ export async function auditCommand({ config, io, openDatabase }: StoreCommandCon
     const context = { ...auditContext(config, typeof members === 'string' ? undefined : members), policyOf: await storedPolicies(database.db) };
     const result = await auditRuns(createRunStore(database.db), context, runId ? { runId } : {});
     if ('missing' in result) {
-      // Not 1: that exit says violations were found, and a script auditing a run id it got wrong must not read that.
       io.err(`tandem: no run with id ${result.missing}. List them with: tandem runs\n`);
-      return 2;
+      return 1;
     }
     for (const found of result.violations) io.out(`${formatViolation(found)}\n`);
     const runs = `${result.runs} run${result.runs === 1 ? '' : 's'}`;

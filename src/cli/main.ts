@@ -20,7 +20,7 @@ Commands:
   eval --feedback [--json]
                          people's feedback on run summaries, per planner model and per runbook
   audit [--run <runId>]  check every run's approval invariants; prints each violation, exits 1 if any
-                         (2: a usage mistake or no such run)
+                         (2: a usage mistake)
   policy check [path]    parse and validate a Cedar policy (default TANDEM_POLICY); file:line:column errors
   policy explain --user U… --action approve [--tool …] [--repo owner/name] [--target …] [--group S…]
                  [--requester U…] [--risk read|write|destructive]

@@ -11,6 +11,7 @@ import { replanLimits } from '../model/budgets.ts';
 import { type Text, words } from '../text/text.ts';
 import { unfixableFailure, unfixableWords, type UnfixableFailure } from './unfixable-failures.ts';
 import { stepNoteWords } from '../model/step-results.ts';
+import { madeItsChange } from '../model/step-change.ts';
 
 /**
  * What an answer is stored as: Approve anyway goes ahead as Skip does, Reject ends the run. Try again is what a
@@ -101,7 +102,8 @@ export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalat
   const answers = await offeredAnswers(ctx, run, escalation, steps);
   const version = run.currentPlanVersion ?? escalation.planVersion;
   const forward = steps.filter((s) => s.kind === 'forward');
-  const changed = forward.filter((s) => s.status === 'succeeded' && s.risk !== 'read').map((s) => s.title);
+  // What was made, this step's change included when its call went through and only its check failed.
+  const changed = forward.filter(madeItsChange).map((s) => s.title);
   const plan = version === null ? undefined : await ctx.store.getPlanVersion(run.id, version);
   // What waits on this answer: for a step, only what depends on it (not started, or skipped because it
   // failed: Retry or Skip may bring them back), since the rest goes on; otherwise every step not started.
@@ -111,7 +113,7 @@ export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalat
       ? blocked.has(s.stepId) && (s.status === 'pending' || s.status === 'waiting' || s.status === 'skipped')
       : s.status === 'pending' || s.status === 'waiting';
   const onHold = escalation.kind === 'low-confidence' ? [] : forward.filter((s) => s.planVersion === version && waits(s)).map((s) => s.title);
-  const succeeded = new Set(forward.filter((s) => s.status === 'succeeded').map((s) => `${s.planVersion}/${s.stepId}`));
+  const succeeded = new Set(forward.filter((s) => s.status === 'succeeded' || madeItsChange(s)).map((s) => `${s.planVersion}/${s.stepId}`));
   const versions = await ctx.store.listPlanVersions(run.id);
   const abortRollsBack = versions.some((v) => v.plan.rollback.some((r) => !r.undoes || succeeded.has(`${v.version}/${r.undoes}`))) && succeeded.size > 0;
   return {

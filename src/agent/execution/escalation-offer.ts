@@ -154,6 +154,8 @@ function happened(escalation: EscalationSubject, step: StepRecord | undefined, p
       return words`${title} may or may not have taken effect${why}.`;
     case 'evaluation-failed':
       return words`${title} ran, but its result did not pass the check${why}.`;
+    case 'unchecked':
+      return words`${title} ran, but its result could not be checked${why.replace(/^: unchecked: /, ': ')}. Nothing that depends on it has started.`;
     case 'budget':
       return 'The run reached one of its limits.';
     case 'driver-failed':

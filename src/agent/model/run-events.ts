@@ -15,6 +15,7 @@ const runStatus = z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]]);
 const escalationAction = z.enum(['retry', 'skip', 'replan', 'abort']);
 const escalationKind = z.enum([
   'evaluation-failed',
+  'unchecked',
   'low-confidence',
   'uncertain-side-effect',
   'step-failed',

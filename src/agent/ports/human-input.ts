@@ -20,6 +20,8 @@ export interface EscalationRecord {
   stepId: string | null;
   kind:
     | 'evaluation-failed'
+    /** A step ran but its check could not be made (the evaluator model was down or could not tell); see UNCHECKED. */
+    | 'unchecked'
     | 'low-confidence'
     | 'uncertain-side-effect'
     | 'step-failed'

@@ -26,6 +26,7 @@ export const ESCALATION_HEADLINE_BLOCK = 'escalation-headline';
 
 const KIND_LABEL: Record<EscalationRecord['kind'], string> = {
   'evaluation-failed': 'A step did not pass its check',
+  unchecked: 'A step’s result could not be checked',
   'low-confidence': 'The planner is not confident in this plan',
   'uncertain-side-effect': 'A change may or may not have happened',
   'step-failed': 'A step failed',
@@ -122,7 +123,7 @@ function explain(answer: EscalationAnswer, offer: EscalationOffer, kind: Escalat
       if (kind === 'driver-failed') return `${label} goes on from where the run stopped`;
       return kind === 'uncertain-side-effect' ? `${label} runs ${step} again (check first that it did not happen)` : `${label} runs ${step} again`;
     case 'skip':
-      return kind === 'evaluation-failed' ? `${label} accepts its result and goes on` : `${label} goes on without it`;
+      return kind === 'evaluation-failed' || kind === 'unchecked' ? `${label} accepts its result and goes on` : `${label} goes on without it`;
     case 'replan':
       return kind === 'replan-failed' ? `${label} asks the planner again for a new plan for the rest` : `${label} asks the planner for a new plan for the rest`;
     case 'abort':

@@ -113,6 +113,9 @@ export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalat
       ? blocked.has(s.stepId) && (s.status === 'pending' || s.status === 'waiting' || s.status === 'skipped')
       : s.status === 'pending' || s.status === 'waiting';
   const onHold = escalation.kind === 'low-confidence' ? [] : forward.filter((s) => s.planVersion === version && waits(s)).map((s) => s.title);
+  // A Skip accepts a result where there is one (what depends on it runs); with none, what depends on it is skipped
+  // too (escalation-resolution.ts stepMoves), and the offer says so rather than leaving them "on hold".
+  const skipAlsoSkips = step && !step.output && answers.includes('skip') ? onHold : [];
   const succeeded = new Set(forward.filter((s) => s.status === 'succeeded' || madeItsChange(s)).map((s) => `${s.planVersion}/${s.stepId}`));
   const versions = await ctx.store.listPlanVersions(run.id);
   const abortRollsBack = versions.some((v) => v.plan.rollback.some((r) => !r.undoes || succeeded.has(`${v.version}/${r.undoes}`))) && succeeded.size > 0;
@@ -122,6 +125,7 @@ export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalat
     stepTitle: step?.title ?? null,
     changed,
     onHold,
+    skipAlsoSkips,
     abortRollsBack,
     ...(escalation.kind === 'low-confidence' && escalation.planVersion !== null ? { plan: { version: escalation.planVersion } } : {}),
     ...(note ? { note } : {}),

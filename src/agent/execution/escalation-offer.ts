@@ -54,6 +54,9 @@ export function escalationAnswers(facts: AnswerFacts): EscalationAnswer[] {
     case 'not-approved':
       // A rollback step whose plan changed: the rollback goes on without it; there is nothing to choose.
       return facts.hasStep ? [] : [...replan, 'abort'];
+    case 'rollback-failed':
+      // The run was aborted and its rollback goes on: no answer can work, a person undoes it by hand.
+      return [];
     default:
       return facts.hasStep ? ['retry', 'skip', ...replan, 'abort'] : [...replan, 'abort'];
   }
@@ -134,7 +137,9 @@ export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalat
 
 /** The step an escalation is about: a forward step, or for a refused rollback step that rollback step. */
 const isStepOf = (step: StepRecord, escalation: EscalationSubject) =>
-  step.stepId === escalation.stepId && step.planVersion === escalation.planVersion && (step.kind === 'rollback') === (escalation.kind === 'not-approved');
+  step.stepId === escalation.stepId &&
+  step.planVersion === escalation.planVersion &&
+  (step.kind === 'rollback') === (escalation.kind === 'not-approved' || escalation.kind === 'rollback-failed');
 
 /** What happened, in one sentence a person can read: the step by its title, the tool's words for a failure, never ids, settings or parser errors. */
 function happened(escalation: EscalationSubject, step: StepRecord | undefined, planSteps: number): Text {
@@ -156,6 +161,10 @@ function happened(escalation: EscalationSubject, step: StepRecord | undefined, p
         : 'This plan version changed after it was approved (or has no approval that lets it run), so nothing was started.';
     case 'uncertain-side-effect':
       return words`${title} may or may not have taken effect${why}.`;
+    case 'rollback-failed':
+      return step?.status === 'uncertain'
+        ? words`The undo step ${title} may or may not have taken effect${why}. The rest of the rollback goes on; check it and undo it by hand if it is needed.`
+        : words`The undo step ${title} failed${why}. The rest of the rollback goes on; undo it by hand if it is needed.`;
     case 'evaluation-failed':
       return words`${title} ran, but its result did not pass the check${why}.`;
     case 'unchecked':

@@ -16,6 +16,7 @@ import { runStep } from './steps/step-runner.ts';
 import { succeededOutputs } from './steps/step-facts.ts';
 import { escalate } from './escalation.ts';
 import { madeItsChange } from '../model/step-change.ts';
+import { words } from '../text/text.ts';
 
 interface Planned {
   version: number;
@@ -120,6 +121,16 @@ export async function rollBack(ctx: AgentContext, runId: string): Promise<Rollba
       { runSignal: new AbortController().signal, events, outputs },
     );
     await events.flush();
+    // A failed undo that writes is a failed write (contract §5): a person is told, by name, to undo it by hand.
+    if ((outcome.status === 'failed' || outcome.status === 'uncertain') && riskOfTool(ctx.config.tools, step.tool) !== 'read')
+      await escalate(ctx, {
+        runId,
+        planVersion: version,
+        stepId: step.id,
+        kind: 'rollback-failed',
+        message: words`Rollback step ${step.id} (${step.title}) ${outcome.status === 'failed' ? 'failed' : 'may or may not have taken effect'}: ${outcome.error.message}`,
+        pauseFrom: [],
+      });
     // Not waited for: a rollback does not wait on a Slack that hangs (the writer keeps the boards in order).
     void ctx.thread.boards.changed(runId).catch((error: unknown) => ctx.logger.warn({ err: error, runId }, 'could not draw the board'));
     if (outcome.status === 'waiting') return 'waiting';

@@ -22,6 +22,7 @@ const escalationKind = z.enum([
   'budget',
   'replan-failed',
   'not-approved',
+  'rollback-failed',
   'driver-failed',
 ]);
 

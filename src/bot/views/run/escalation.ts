@@ -34,6 +34,7 @@ const KIND_LABEL: Record<EscalationRecord['kind'], string> = {
   'replan-failed': 'Replanning failed',
   'driver-failed': 'The run stopped on an error',
   'not-approved': 'A plan version cannot run',
+  'rollback-failed': 'An undo step failed',
 };
 
 const STYLE: Partial<Record<EscalationAnswer, 'primary' | 'danger'>> = {

@@ -5,9 +5,15 @@
  * the evaluator judged wrong is posted, a dispatched deploy that concluded `failure` ran. A step that may or may
  * not have taken effect (`uncertain`) is not counted here: it is said as uncertain, and a person decides.
  */
-import type { StepErrorRecord, StepRecord } from '../ports/steps.ts';
+import type { StepStatus } from './statuses.ts';
 
-export type ChangeFacts = Pick<StepRecord, 'risk' | 'status' | 'output'> & { error: Pick<StepErrorRecord, 'url'> | null };
+/** A step record as far as this needs it (the store's StepRecord has these fields). */
+export interface ChangeFacts {
+  risk: 'read' | 'write' | 'destructive';
+  status: StepStatus;
+  output: Record<string, unknown> | null;
+  error: { url?: string | undefined } | null;
+}
 
 /** A write or destructive step that succeeded, or whose call went through and then failed its check. */
 export function madeItsChange(step: ChangeFacts): boolean {

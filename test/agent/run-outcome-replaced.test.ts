@@ -7,7 +7,7 @@ const before = (title: string, status: OutcomeStep['status']) => step(title, sta
 
 describe('runOutcome across plan versions', () => {
   it('a failure replanned around is not "Succeeded", however well the new plan went', () => {
-    const verdict = runOutcome('succeeded', [before('Deploy web', 'failed'), step('Roll web back', 'succeeded', { changes: true })]);
+    const verdict = runOutcome('succeeded', [before('Deploy web', 'failed'), step('Roll web back', 'succeeded', { madeChange: true })]);
     expect(verdict).toMatchObject({
       kind: 'finished-with-problems',
       headline: 'Finished after replanning — Deploy web failed; every step of the new plan succeeded',

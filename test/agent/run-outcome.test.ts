@@ -27,7 +27,7 @@ describe('runOutcome', () => {
   });
 
   it('a cancelled run names what may or may not have happened', () => {
-    const verdict = runOutcome('cancelled', [step('Deploy api', 'uncertain', { changes: true }), step('Notify', 'cancelled')]);
+    const verdict = runOutcome('cancelled', [step('Deploy api', 'uncertain', { madeChange: false }), step('Notify', 'cancelled')]);
     expect(verdict).toMatchObject({ kind: 'cancelled', uncertain: ['Deploy api'] });
     expect(verdict.headline).toBe('Cancelled — uncertain: Deploy api may or may not have taken effect');
     expect(runOutcome('cancelled', [step('Notify', 'cancelled')]).headline).toBe('Cancelled');
@@ -35,9 +35,9 @@ describe('runOutcome', () => {
 
   it('an aborted run says what was rolled back and what is still in place', () => {
     const verdict = runOutcome('aborted', [
-      step('Open issue', 'succeeded', { changes: true, key: '1/s1' }),
-      step('Comment', 'succeeded', { changes: true, key: '1/s2' }),
-      step('Merge', 'failed', { changes: true, key: '1/s3' }),
+      step('Open issue', 'succeeded', { madeChange: true, key: '1/s1' }),
+      step('Comment', 'succeeded', { madeChange: true, key: '1/s2' }),
+      step('Merge', 'failed', { madeChange: false, key: '1/s3' }),
       { title: 'Close the issue', kind: 'rollback', status: 'succeeded', undoes: '1/s1' },
     ]);
     expect(verdict.rolledBack).toEqual(['Close the issue']);

@@ -3,7 +3,7 @@
  * that a person skips from the escalation goes on (its dependants run) but is shown as skipped, not done.
  */
 import { describe, expect, it } from 'vitest';
-import { clickByText, messageWithButtons, waitFor } from './harness.ts';
+import { botMessages, clickByText, isSummary, messageWithButtons, visibleText, waitFor } from './harness.ts';
 import { plan, step } from './plans.ts';
 import { useStack } from './stack.ts';
 
@@ -43,5 +43,27 @@ describe('Skip on an escalation', () => {
     expect(lines[0]).not.toContain('2/2 steps done');
     // The board's title says the true outcome: not "Succeeded" with a step skipped.
     expect(lines[0]).toMatch(/^Finished with 1 skipped/);
+  });
+
+  it('Skip of a failed step with no result says it also skips what needs it, and does so', async () => {
+    const { slack } = stack;
+    const channel = 'C42';
+    const issue = stack.github.addIssue('acme/api', { title: 'exists' });
+    const { thread, planMessage } = await stack.planned(
+      channel,
+      'U1',
+      'comment then follow',
+      plan('Comment then follow', [
+        step('s1', 'Comment on 9991', 'github_comment', { repo: 'acme/api', number: 9991, body: 'a' }),
+        step('s3', 'Comment after s1', 'github_comment', { repo: 'acme/api', number: issue.number, body: 'after s1' }, ['s1']),
+      ]),
+    );
+    await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
+    const escalation = await waitFor(slack, () => messageWithButtons(slack, channel, thread, 'Retry', 'Skip'), 'the escalation', 30_000);
+    expect(visibleText(escalation)).toContain('*Skip* goes on without it and also skips “Comment after s1”, which needs it');
+    await clickByText(stack.tandem.driver, escalation, 'Skip', 'U2');
+    await waitFor(slack, () => botMessages(slack, channel, thread).find(isSummary), 'the summary', 30_000);
+    // What the offer said: the step that needs it was skipped, not run.
+    expect(stack.github.requests.filter((r) => r.method === 'POST' && r.path.includes(`/issues/${issue.number}/comments`))).toEqual([]);
   });
 });

@@ -12,6 +12,7 @@ import type { Plan } from '../../src/agent/model/plan/plan.ts';
 import type { RunRecord, RunStatus, StepRecord } from '../../src/agent/ports/run-store.ts';
 import type { BoardState, RunSummary } from '../../src/agent/ports/surface.ts';
 import { SKIPPED_BY_PERSON } from '../../src/agent/model/step-codes.ts';
+import { madeItsChange } from '../../src/agent/model/step-change.ts';
 import { MessageBlocksSchema, type MessageBlock, type MessageView } from '../../src/bot/views/limits.ts';
 import { planBoard } from '../../src/bot/views/run/plan-board.ts';
 import { CANCEL_RUN_ACTION, statusBoard } from '../../src/bot/views/run/status-board.ts';
@@ -93,7 +94,7 @@ function summaryOf(status: RunSummary['outcome'], steps: StepRecord[], more: Par
       title: step.title,
       kind: step.kind,
       status: step.error?.code === SKIPPED_BY_PERSON ? 'skipped' : step.status,
-      changes: step.risk !== 'read',
+      madeChange: madeItsChange(step),
       key: `1/${step.stepId}`,
       ...(step.kind === 'rollback' ? { undoes: '1/s2' } : {}),
     })),

@@ -16,7 +16,7 @@ import { ACTS_AS, ANSWER_WORDS, answerList, answerOf, isOffered, offeredAnswers 
 import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
 import { isFinal, NOT_FINAL, summarizeEnded } from '../execution/run-ending.ts';
 import { abortRun } from './run-abort.ts';
-import { SKIPPED_BY_PERSON } from '../model/step-codes.ts';
+import { SKIPPED_BY_PERSON, UNCHECKED } from '../model/step-codes.ts';
 import { escalationMessageKey } from '../delivery/owed-delivery.ts';
 import { person, type Text, words } from '../text/text.ts';
 
@@ -246,9 +246,14 @@ async function stepMoves(ctx: AgentContext, runId: string, escalation: Escalatio
   if (!step) return [];
   const from: StepStatus[] = ['failed', 'uncertain'];
   const moves: StepMove[] = [];
-  if (action === 'skip') {
+  if (action === 'skip' && step.error?.code === UNCHECKED && step.output) {
+    // Accepting a result nobody could check: it counts as done and stays marked unchecked (its note starts `unchecked:`).
+    moves.push({ planVersion, stepId, from, to: 'succeeded', error: { message: step.error.message, code: UNCHECKED } });
+  } else if (action === 'skip') {
     const to = step.output ? 'succeeded' : 'skipped';
-    moves.push({ planVersion, stepId, from, to, error: { message: `skipped by a person: ${step.error?.message ?? ''}`.trim(), code: SKIPPED_BY_PERSON } });
+    // The address of what a failed call made stays with it: the change is still made (model/step-change.ts).
+    const made = step.error?.url ? { url: step.error.url } : {};
+    moves.push({ planVersion, stepId, from, to, error: { message: `skipped by a person: ${step.error?.message ?? ''}`.trim(), code: SKIPPED_BY_PERSON, ...made } });
     if (to === 'skipped') return moves; // what waits on it stays skipped
   } else moves.push({ planVersion, stepId, from, to: 'pending' });
   // The step will run again or its result stands: what it held back may run after all (the driver skips

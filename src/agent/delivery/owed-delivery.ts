@@ -200,6 +200,7 @@ const escalationPayload = z.object({
       stepTitle: z.string().nullable(),
       changed: z.array(z.string()),
       onHold: z.array(z.string()),
+      skipAlsoSkips: z.array(z.string()).optional(),
       abortRollsBack: z.boolean(),
       plan: z.object({ version: z.number() }).optional(),
     })

@@ -11,6 +11,7 @@ import { replanLimits } from '../model/budgets.ts';
 import { type Text, words } from '../text/text.ts';
 import { unfixableFailure, unfixableWords, type UnfixableFailure } from './unfixable-failures.ts';
 import { stepNoteWords } from '../model/step-results.ts';
+import { madeItsChange } from '../model/step-change.ts';
 
 /**
  * What an answer is stored as: Approve anyway goes ahead as Skip does, Reject ends the run. Try again is what a
@@ -53,6 +54,9 @@ export function escalationAnswers(facts: AnswerFacts): EscalationAnswer[] {
     case 'not-approved':
       // A rollback step whose plan changed: the rollback goes on without it; there is nothing to choose.
       return facts.hasStep ? [] : [...replan, 'abort'];
+    case 'rollback-failed':
+      // The run was aborted and its rollback goes on: no answer can work, a person undoes it by hand.
+      return [];
     default:
       return facts.hasStep ? ['retry', 'skip', ...replan, 'abort'] : [...replan, 'abort'];
   }
@@ -101,7 +105,8 @@ export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalat
   const answers = await offeredAnswers(ctx, run, escalation, steps);
   const version = run.currentPlanVersion ?? escalation.planVersion;
   const forward = steps.filter((s) => s.kind === 'forward');
-  const changed = forward.filter((s) => s.status === 'succeeded' && s.risk !== 'read').map((s) => s.title);
+  // What was made, this step's change included when its call went through and only its check failed.
+  const changed = forward.filter(madeItsChange).map((s) => s.title);
   const plan = version === null ? undefined : await ctx.store.getPlanVersion(run.id, version);
   // What waits on this answer: for a step, only what depends on it (not started, or skipped because it
   // failed: Retry or Skip may bring them back), since the rest goes on; otherwise every step not started.
@@ -111,7 +116,10 @@ export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalat
       ? blocked.has(s.stepId) && (s.status === 'pending' || s.status === 'waiting' || s.status === 'skipped')
       : s.status === 'pending' || s.status === 'waiting';
   const onHold = escalation.kind === 'low-confidence' ? [] : forward.filter((s) => s.planVersion === version && waits(s)).map((s) => s.title);
-  const succeeded = new Set(forward.filter((s) => s.status === 'succeeded').map((s) => `${s.planVersion}/${s.stepId}`));
+  // A Skip accepts a result where there is one (what depends on it runs); with none, what depends on it is skipped
+  // too (escalation-resolution.ts stepMoves), and the offer says so rather than leaving them "on hold".
+  const skipAlsoSkips = step && !step.output && answers.includes('skip') ? onHold : [];
+  const succeeded = new Set(forward.filter((s) => s.status === 'succeeded' || madeItsChange(s)).map((s) => `${s.planVersion}/${s.stepId}`));
   const versions = await ctx.store.listPlanVersions(run.id);
   const abortRollsBack = versions.some((v) => v.plan.rollback.some((r) => !r.undoes || succeeded.has(`${v.version}/${r.undoes}`))) && succeeded.size > 0;
   return {
@@ -120,6 +128,7 @@ export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalat
     stepTitle: step?.title ?? null,
     changed,
     onHold,
+    skipAlsoSkips,
     abortRollsBack,
     ...(escalation.kind === 'low-confidence' && escalation.planVersion !== null ? { plan: { version: escalation.planVersion } } : {}),
     ...(note ? { note } : {}),
@@ -128,7 +137,9 @@ export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalat
 
 /** The step an escalation is about: a forward step, or for a refused rollback step that rollback step. */
 const isStepOf = (step: StepRecord, escalation: EscalationSubject) =>
-  step.stepId === escalation.stepId && step.planVersion === escalation.planVersion && (step.kind === 'rollback') === (escalation.kind === 'not-approved');
+  step.stepId === escalation.stepId &&
+  step.planVersion === escalation.planVersion &&
+  (step.kind === 'rollback') === (escalation.kind === 'not-approved' || escalation.kind === 'rollback-failed');
 
 /** What happened, in one sentence a person can read: the step by its title, the tool's words for a failure, never ids, settings or parser errors. */
 function happened(escalation: EscalationSubject, step: StepRecord | undefined, planSteps: number): Text {
@@ -150,8 +161,14 @@ function happened(escalation: EscalationSubject, step: StepRecord | undefined, p
         : 'This plan version changed after it was approved (or has no approval that lets it run), so nothing was started.';
     case 'uncertain-side-effect':
       return words`${title} may or may not have taken effect${why}.`;
+    case 'rollback-failed':
+      return step?.status === 'uncertain'
+        ? words`The undo step ${title} may or may not have taken effect${why}. The rest of the rollback goes on; check it and undo it by hand if it is needed.`
+        : words`The undo step ${title} failed${why}. The rest of the rollback goes on; undo it by hand if it is needed.`;
     case 'evaluation-failed':
       return words`${title} ran, but its result did not pass the check${why}.`;
+    case 'unchecked':
+      return words`${title} ran, but its result could not be checked${why.replace(/^: unchecked: /, ': ')}. Nothing that depends on it has started.`;
     case 'budget':
       return 'The run reached one of its limits.';
     case 'driver-failed':

@@ -186,7 +186,16 @@ export class ExecutionPass {
     const task = runStep(
       ctx,
       run,
-      { planVersion: version, stepId, kind: 'forward', title: spec.title, tool: spec.tool, args: spec.args, expect: spec.expect },
+      {
+        planVersion: version,
+        stepId,
+        kind: 'forward',
+        title: spec.title,
+        tool: spec.tool,
+        args: spec.args,
+        expect: spec.expect,
+        hasDependents: [...specs.values()].some((other) => other.dependsOn.includes(stepId)),
+      },
       {
         runSignal: this.hooks.signal,
         events: this.events,

@@ -1,5 +1,5 @@
 /**
- * Undo what an aborted run changed: the planner's rollback steps for forward steps that succeeded,
+ * Undo what an aborted run changed: the planner's rollback steps for forward steps that made their change,
  * newest change first (reverse dependency order), each recorded like any step (kind `rollback`).
  * Best effort: a rollback step that fails is recorded and the others still run. A rollback step whose
  * target was filled in from words waits for a Confirm like a forward one: the rollback stops there, the
@@ -15,6 +15,8 @@ import type { ConfirmationRecord, PlanVersionRecord, StepRecord } from '../ports
 import { runStep } from './steps/step-runner.ts';
 import { succeededOutputs } from './steps/step-facts.ts';
 import { escalate } from './escalation.ts';
+import { madeItsChange } from '../model/step-change.ts';
+import { words } from '../text/text.ts';
 
 interface Planned {
   version: number;
@@ -24,7 +26,10 @@ interface Planned {
 }
 
 export function rollbackOrder(versions: readonly PlanVersionRecord[], steps: readonly StepRecord[], riskOf: RiskSource['riskOf']): Planned[] {
-  const succeeded = new Map(steps.filter((s) => s.kind === 'forward' && s.status === 'succeeded').map((s) => [`${s.planVersion}/${s.stepId}`, s]));
+  // A change whose check failed afterwards is still a change: its undo runs too (model/step-change.ts).
+  const succeeded = new Map(
+    steps.filter((s) => s.kind === 'forward' && (s.status === 'succeeded' || madeItsChange(s))).map((s) => [`${s.planVersion}/${s.stepId}`, s]),
+  );
   const planned: Planned[] = [];
   for (const { version, plan } of versions) {
     const topo = topologicalOrder(plan.steps);
@@ -116,6 +121,16 @@ export async function rollBack(ctx: AgentContext, runId: string): Promise<Rollba
       { runSignal: new AbortController().signal, events, outputs },
     );
     await events.flush();
+    // A failed undo that writes is a failed write (contract §5): a person is told, by name, to undo it by hand.
+    if ((outcome.status === 'failed' || outcome.status === 'uncertain') && riskOfTool(ctx.config.tools, step.tool) !== 'read')
+      await escalate(ctx, {
+        runId,
+        planVersion: version,
+        stepId: step.id,
+        kind: 'rollback-failed',
+        message: words`Rollback step ${step.id} (${step.title}) ${outcome.status === 'failed' ? 'failed' : 'may or may not have taken effect'}: ${outcome.error.message}`,
+        pauseFrom: [],
+      });
     // Not waited for: a rollback does not wait on a Slack that hangs (the writer keeps the boards in order).
     void ctx.thread.boards.changed(runId).catch((error: unknown) => ctx.logger.warn({ err: error, runId }, 'could not draw the board'));
     if (outcome.status === 'waiting') return 'waiting';

@@ -6,6 +6,7 @@ import { uncheckedSteps } from '../delivery/board.ts';
 import { replacedFailures, runOutcome } from '../model/run-outcome.ts';
 import { stepResult } from '../model/step-results.ts';
 import { SKIPPED_BY_PERSON } from '../model/step-codes.ts';
+import { madeItsChange } from '../model/step-change.ts';
 import type { RunSummary } from '../ports/surface.ts';
 import { OWED_LEASE_MS, owedSummary } from '../delivery/owed-delivery.ts';
 import { rollbackStepsInOrder } from './rollback.ts';
@@ -94,7 +95,7 @@ async function summaryFacts(ctx: Pick<AgentContext, 'config' | 'store'>, runId: 
       kind: step.kind,
       status: step.error?.code === SKIPPED_BY_PERSON ? 'skipped' : step.status,
       unchecked: step.status === 'succeeded' && unchecked.has(`${step.planVersion}/${step.stepId}`),
-      changes: step.risk !== 'read',
+      madeChange: madeItsChange(step),
       key: `${step.planVersion}/${step.stepId}`,
       started: step.startedAt !== null,
       ...(step.kind === 'rollback' ? { undoes: undoneBy(versions, step) } : {}),
@@ -103,13 +104,14 @@ async function summaryFacts(ctx: Pick<AgentContext, 'config' | 'store'>, runId: 
   // What the person asked for: each read's answer (a skipped check's too: what it found is the news) and each change made.
   const results = shown.flatMap((step) => {
     if (step.kind !== 'forward') return [];
-    if (step.risk === 'read' ? !step.output : step.status !== 'succeeded' || step.error?.code === SKIPPED_BY_PERSON) return [];
-    const result = stepResult({ tool: step.tool, title: step.title, args: step.plannedArgs, output: step.output, risk: step.risk });
+    if (step.risk === 'read' ? !step.output : !madeItsChange(step)) return [];
+    // A call that failed after it made something names it by its address (a workflow run that concluded failure).
+    const output = step.output ?? (step.error?.url ? { url: step.error.url } : null);
+    const result = stepResult({ tool: step.tool, title: step.title, args: step.plannedArgs, output, risk: step.risk });
     return result ? [result] : [];
   });
-  const changes = steps
-    .filter((step) => step.kind === 'forward' && step.status === 'succeeded' && step.risk !== 'read')
-    .map((step) => ({ title: step.title, url: urlOf(step) }));
+  // Every change made, one whose check failed after its call went through included (model/step-change.ts).
+  const changes = steps.filter((step) => step.kind === 'forward' && madeItsChange(step)).map((step) => ({ title: step.title, url: urlOf(step) }));
   const fromRunbook = versions.some((version) => version.authorKind === 'runbook');
   // A run that ended before any plan existed is summed up by what was asked.
   const goal = versions.at(-1)?.plan.goal ?? run.task;
@@ -157,7 +159,7 @@ function undoneBy(versions: readonly PlanVersionRecord[], step: StepRecord): str
 }
 
 function urlOf(step: StepRecord): string | null {
-  return typeof step.output?.url === 'string' ? step.output.url : null;
+  return typeof step.output?.url === 'string' ? step.output.url : (step.error?.url ?? null);
 }
 
 /**

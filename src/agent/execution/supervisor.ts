@@ -11,6 +11,7 @@ import { replanBlocked } from './escalation-offer.ts';
 import { unfixableFailure } from './unfixable-failures.ts';
 import type { RunRecord, StepRecord } from '../ports/run-store.ts';
 import { type Text, words } from '../text/text.ts';
+import { UNCHECKED } from '../model/step-codes.ts';
 
 /** What the supervisor did with a failure: a person was asked (the run goes on around it), or a new plan is wanted. */
 export type HandOver = { kind: 'escalated' } | { kind: 'replan'; reason: Text };
@@ -38,6 +39,10 @@ export async function handOverFailure(
   if (unfixable) {
     // A host or repository not allowed, a missing credential: a new plan cannot fix it, so the replan budget is kept.
     await escalate(ctx, { ...base, kind: 'step-failed', message: `${failed.stepId} (${failed.title}) was not run: ${message}` });
+    return ESCALATED;
+  }
+  if (failed.error?.code === UNCHECKED) {
+    await escalate(ctx, { ...base, kind: 'unchecked', message: `${failed.stepId} (${failed.title}) ran but its result could not be checked: ${message}` });
     return ESCALATED;
   }
   if (failed.error?.code === 'evaluation-failed') {

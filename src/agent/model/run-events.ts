@@ -15,12 +15,14 @@ const runStatus = z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]]);
 const escalationAction = z.enum(['retry', 'skip', 'replan', 'abort']);
 const escalationKind = z.enum([
   'evaluation-failed',
+  'unchecked',
   'low-confidence',
   'uncertain-side-effect',
   'step-failed',
   'budget',
   'replan-failed',
   'not-approved',
+  'rollback-failed',
   'driver-failed',
 ]);
 

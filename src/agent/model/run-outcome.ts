@@ -17,8 +17,8 @@ export interface OutcomeStep {
   status: StepShown;
   /** The check of its result could not be made (the evaluator model was down): not a pass. */
   unchecked?: boolean;
-  /** A write or destructive step: what it changed may need undoing. */
-  changes?: boolean;
+  /** It made its change (model/step-change.ts), its check passed or not: what it changed may need undoing. */
+  madeChange?: boolean;
   /** Names the step within the run (plan version and step id), so an undo can say which change it undid. */
   key?: string;
   /** A rollback step: the key of the forward step it undoes. */
@@ -85,7 +85,7 @@ export function runOutcome(status: RunStatus, steps: readonly OutcomeStep[]): Ru
   const rolledBack = titles(undo, 'succeeded');
   // A change stays in place unless an undo of it succeeded; said after an Abort, or when undo steps ran.
   const undone = new Set(undo.filter((step) => step.status === 'succeeded' && step.undoes).map((step) => step.undoes));
-  const made = forward.filter((step) => step.changes && step.status === 'succeeded' && !(step.key && undone.has(step.key)));
+  const made = forward.filter((step) => step.madeChange && !(step.key && undone.has(step.key)));
   const stillInPlace = status === 'aborted' || undo.length > 0 ? made.map((step) => step.title) : [];
   // What an ended run left undone without a failure or a skip: stopped on its way, or never started at all.
   const ended = Boolean(FINAL[status]);

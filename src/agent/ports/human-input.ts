@@ -20,12 +20,16 @@ export interface EscalationRecord {
   stepId: string | null;
   kind:
     | 'evaluation-failed'
+    /** A step ran but its check could not be made (the evaluator model was down or could not tell); see UNCHECKED. */
+    | 'unchecked'
     | 'low-confidence'
     | 'uncertain-side-effect'
     | 'step-failed'
     | 'budget'
     | 'replan-failed'
     | 'not-approved'
+    /** An undo step that writes failed (or may not have happened): a person undoes it by hand; nothing to choose. */
+    | 'rollback-failed'
     /** The run's driver failed on an error no step outcome covers (a refused write, an exception): Retry or Abort. */
     | 'driver-failed';
   /** What happened, in words for a person (it may name who did what, or a setting). */

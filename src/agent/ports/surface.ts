@@ -118,6 +118,11 @@ export interface EscalationOffer {
   changed: string[];
   /** Titles of the steps that wait on this answer. */
   onHold: string[];
+  /**
+   * Titles of the steps a Skip also skips: what depends on a step that has no result to accept (decision 053).
+   * Absent from offers made before it was told.
+   */
+  skipAlsoSkips?: string[];
   /** Abort also undoes what succeeded (the plan has rollback steps for it). */
   abortRollsBack: boolean;
   /** A low-confidence plan: the version its Modify button opens. */

@@ -43,6 +43,9 @@ export async function remindOrExpire(ctx: AgentContext, wait: Wait, now: Date, s
     await expireConfirmation(ctx, wait.subject.confirmation, duration(settings.waitTtlS));
     return;
   }
+  // A plan below the confidence threshold waits twice over (its approval and its escalation) for one decision: the
+  // approval's reminder, which says when the plan expires, is its one reminder.
+  if (wait.subject.kind === 'escalation' && wait.subject.escalation.kind === 'low-confidence') return;
   // The one reminder, under the wait's own key: a sweep that first sees it after the TTL still sends it, once.
   if (!(await ctx.store.claimReminder({ runId: wait.run.id, kind: REMINDER_KIND[wait.kind], key: wait.key }))) return;
   await sendAgain(ctx, wait, now, settings);
@@ -66,7 +69,11 @@ async function sendAgain(ctx: AgentContext, wait: Wait, now: Date, settings: Hou
   }
   const addressee = await pingAddressee(ctx, wait);
   if (subject.kind === 'escalation') {
-    const stakes = 'Still waiting for a decision; the run stays paused until someone picks an action.';
+    // What is true now: a paused run waits as a whole; an executing one goes on with what does not depend on this step.
+    const stakes =
+      run.status === 'paused'
+        ? 'Still waiting for a decision; the run stays paused until someone picks an action.'
+        : 'Still waiting for a decision; what depends on this step waits until someone picks an action, and the rest of the run goes on.';
     const offer = await escalationOffer(ctx, run, subject.escalation, stakes);
     await ctx.thread.surface.escalate(run, subject.escalation, addressee ? { ...offer, addressee } : offer);
   } else if (subject.kind === 'question') {

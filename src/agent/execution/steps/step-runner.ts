@@ -21,6 +21,7 @@ import { confirmationGate } from './target-confirmation.ts';
 import { callTool, type CallOutcome } from './tool-call.ts';
 import { plainText } from '../../text/text.ts';
 import { runEvent } from '../../model/run-events.ts';
+import { UNCHECKED } from '../../model/step-codes.ts';
 
 export interface StepSpec {
   planVersion: number;
@@ -30,6 +31,8 @@ export interface StepSpec {
   tool: string;
   args: Record<string, unknown>;
   expect?: string | undefined;
+  /** Another step of its version depends on it (an unchecked read is escalated only then). */
+  hasDependents?: boolean;
 }
 
 export type StepOutcome =
@@ -203,6 +206,13 @@ async function settleOutput(ctx: AgentContext, step: ClaimedStep, call: ReadyCal
     return (await finish(ctx, step, 'failed', { output, error })) ? { status: 'failed', error } : { status: 'lost' };
   }
   const note = verdict.verdict === 'uncertain' ? `unchecked: ${verdict.reason}` : null;
+  // A change nobody could check, or an answer something builds on, is a person's call before anything builds on it
+  // (contract §5: an unchecked step is escalated). A read nothing depends on goes on, marked unchecked on the board
+  // and in the summary, where its answer is shown for the person to judge (decision 053).
+  if (note && spec.kind === 'forward' && (call.tool.risk !== 'read' || spec.hasDependents)) {
+    const error = { message: note, code: UNCHECKED };
+    return (await finish(ctx, step, 'failed', { output, error })) ? { status: 'failed', error } : { status: 'lost' };
+  }
   return (await finish(ctx, step, 'succeeded', { output })) ? { status: 'succeeded', output, note } : { status: 'lost' };
 }
 

@@ -26,6 +26,7 @@ export const ESCALATION_HEADLINE_BLOCK = 'escalation-headline';
 
 const KIND_LABEL: Record<EscalationRecord['kind'], string> = {
   'evaluation-failed': 'A step did not pass its check',
+  unchecked: 'A step’s result could not be checked',
   'low-confidence': 'The planner is not confident in this plan',
   'uncertain-side-effect': 'A change may or may not have happened',
   'step-failed': 'A step failed',
@@ -33,6 +34,7 @@ const KIND_LABEL: Record<EscalationRecord['kind'], string> = {
   'replan-failed': 'Replanning failed',
   'driver-failed': 'The run stopped on an error',
   'not-approved': 'A plan version cannot run',
+  'rollback-failed': 'An undo step failed',
 };
 
 const STYLE: Partial<Record<EscalationAnswer, 'primary' | 'danger'>> = {
@@ -94,6 +96,13 @@ export function closedEscalationMessage(input: { escalation: EscalationRecord; s
   return { text: truncate(line, 300), blocks: [context(line)] };
 }
 
+/** “A”, “A and B”, “A, B and 2 more”: step titles inside a sentence, escaped and kept short. */
+function listTitles(titles: readonly string[]): string {
+  const shown = titles.slice(0, 3).map((title) => `“${escapeText(truncate(title, 80))}”`);
+  if (titles.length > 3) return `${shown.join(', ')} and ${titles.length - 3} more`;
+  return shown.length > 1 ? `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}` : shown[0]!;
+}
+
 /** What already changed and what waits, said once, in plain words. */
 function standing(offer: EscalationOffer, kind: EscalationRecord['kind']): string {
   const list = (titles: string[]) => {
@@ -122,7 +131,8 @@ function explain(answer: EscalationAnswer, offer: EscalationOffer, kind: Escalat
       if (kind === 'driver-failed') return `${label} goes on from where the run stopped`;
       return kind === 'uncertain-side-effect' ? `${label} runs ${step} again (check first that it did not happen)` : `${label} runs ${step} again`;
     case 'skip':
-      return kind === 'evaluation-failed' ? `${label} accepts its result and goes on` : `${label} goes on without it`;
+      if (offer.skipAlsoSkips?.length) return `${label} goes on without it and also skips ${listTitles(offer.skipAlsoSkips)}, which ${offer.skipAlsoSkips.length === 1 ? 'needs' : 'need'} it`;
+      return kind === 'evaluation-failed' || kind === 'unchecked' ? `${label} accepts its result and goes on` : `${label} goes on without it`;
     case 'replan':
       return kind === 'replan-failed' ? `${label} asks the planner again for a new plan for the rest` : `${label} asks the planner for a new plan for the rest`;
     case 'abort':

@@ -125,18 +125,25 @@ export function waitingLine(board: BoardState, options: BoardOptions = {}): stri
 
 /** Plan version, progress and time, without ids: a duration that rounds to nothing is left out. */
 export function boardFooter(board: BoardState): string {
-  const forward = board.steps.filter((step) => step.kind === 'forward');
-  const done = forward.filter((step) => step.status === 'succeeded' && !step.unchecked).length;
-  const parts = [`Plan v${board.planVersion}`, `${done}/${forward.length} steps done`];
+  const parts = [`Plan v${board.planVersion}`, stepsDone(board)];
   if (board.elapsedMs >= 1000) parts.push(formatDuration(board.elapsedMs));
   return parts.join(' · ');
 }
 
 /** The fallback text of a board, the same whichever way it is drawn. */
 export function boardText(board: BoardState): string {
+  return truncate(`${boardHeadline(board).label}: ${escapeText(board.goal)} (${stepsDone(board)})`, 300);
+}
+
+/**
+ * "2/2 steps done, 1 not checked": a step that ran and whose result could not be checked is done (its card is
+ * complete, marked not checked), and the count says so rather than leaving it out.
+ */
+function stepsDone(board: BoardState): string {
   const forward = board.steps.filter((step) => step.kind === 'forward');
-  const done = forward.filter((step) => step.status === 'succeeded' && !step.unchecked).length;
-  return truncate(`${boardHeadline(board).label}: ${escapeText(board.goal)} (${done}/${forward.length} steps done)`, 300);
+  const done = forward.filter((step) => step.status === 'succeeded');
+  const unchecked = done.filter((step) => step.unchecked).length;
+  return `${done.length}/${forward.length} steps done${unchecked ? `, ${unchecked} not checked` : ''}`;
 }
 
 /** **Cancel run** on the board of a run still going (a confirm dialog first); none on an ended or replaced board. */

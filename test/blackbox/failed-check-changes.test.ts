@@ -22,7 +22,12 @@ describe('a change whose check failed', () => {
       'deploy',
       plan('Deploy api', [step('s1', 'Deploy main', 'github_dispatch_workflow', { repo: 'acme/api', workflow: 'deploy.yml', ref: 'main' })], {
         rollback: [
-          { id: 'r1', title: 'Deploy the previous release', tool: 'github_dispatch_workflow', args: { repo: 'acme/api', workflow: 'rollback.yml', ref: 'v1.0' } },
+          {
+            id: 'r1',
+            title: 'Deploy the previous release',
+            tool: 'github_dispatch_workflow',
+            args: { repo: 'acme/api', workflow: 'rollback.yml', ref: 'v1.0' },
+          },
         ],
       }),
     );
@@ -45,7 +50,10 @@ describe('a change whose check failed', () => {
     const { slack } = stack;
     const channel = 'C82';
     const issue = stack.github.addIssue('acme/api', { title: 'target' });
-    const s1 = { ...step('s1', 'Comment the release note', 'github_comment', { repo: 'acme/api', number: issue.number, body: 'released v1' }), expect: 'the comment mentions v2' };
+    const s1 = {
+      ...step('s1', 'Comment the release note', 'github_comment', { repo: 'acme/api', number: issue.number, body: 'released v1' }),
+      expect: 'the comment mentions v2',
+    };
     const { thread, planMessage } = await stack.planned(channel, 'U1', 'comment', plan('Comment the note', [s1]));
     stack.openai.enqueue(openAiReply.json({ verdict: 'fail', reason: 'the comment does not mention v2' }));
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');

@@ -69,7 +69,16 @@ describe('the signature check in front of Bolt', () => {
     const json = ['null', ' null', '[]', '"text"', '1', ''];
     for (const body of json) expect(await post(body, { contentType: 'application/json' })).toEqual({ status: 400, passed: [] });
     // Not JSON objects, a byte sequence that is not UTF-8, and malformed or cut-off escapes.
-    const forms = ['payload=null', 'payload=%20null', 'payload=%5B%5D', 'token=t&payload=null', 'payload=%E0%7B%7D', 'payload=%7B%zz%7D', 'payload=%7B%7', 'payload=%7B%'];
+    const forms = [
+      'payload=null',
+      'payload=%20null',
+      'payload=%5B%5D',
+      'token=t&payload=null',
+      'payload=%E0%7B%7D',
+      'payload=%7B%zz%7D',
+      'payload=%7B%7',
+      'payload=%7B%',
+    ];
     for (const body of forms) expect(await post(body)).toEqual({ status: 400, passed: [] });
   });
 

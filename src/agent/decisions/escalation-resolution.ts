@@ -253,7 +253,13 @@ async function stepMoves(ctx: AgentContext, runId: string, escalation: Escalatio
     const to = step.output ? 'succeeded' : 'skipped';
     // The address of what a failed call made stays with it: the change is still made (model/step-change.ts).
     const made = step.error?.url ? { url: step.error.url } : {};
-    moves.push({ planVersion, stepId, from, to, error: { message: `skipped by a person: ${step.error?.message ?? ''}`.trim(), code: SKIPPED_BY_PERSON, ...made } });
+    moves.push({
+      planVersion,
+      stepId,
+      from,
+      to,
+      error: { message: `skipped by a person: ${step.error?.message ?? ''}`.trim(), code: SKIPPED_BY_PERSON, ...made },
+    });
     if (to === 'skipped') return moves; // what waits on it stays skipped
   } else moves.push({ planVersion, stepId, from, to: 'pending' });
   // The step will run again or its result stands: what it held back may run after all (the driver skips

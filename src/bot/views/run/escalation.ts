@@ -131,7 +131,8 @@ function explain(answer: EscalationAnswer, offer: EscalationOffer, kind: Escalat
       if (kind === 'driver-failed') return `${label} goes on from where the run stopped`;
       return kind === 'uncertain-side-effect' ? `${label} runs ${step} again (check first that it did not happen)` : `${label} runs ${step} again`;
     case 'skip':
-      if (offer.skipAlsoSkips?.length) return `${label} goes on without it and also skips ${listTitles(offer.skipAlsoSkips)}, which ${offer.skipAlsoSkips.length === 1 ? 'needs' : 'need'} it`;
+      if (offer.skipAlsoSkips?.length)
+        return `${label} goes on without it and also skips ${listTitles(offer.skipAlsoSkips)}, which ${offer.skipAlsoSkips.length === 1 ? 'needs' : 'need'} it`;
       return kind === 'evaluation-failed' || kind === 'unchecked' ? `${label} accepts its result and goes on` : `${label} goes on without it`;
     case 'replan':
       return kind === 'replan-failed' ? `${label} asks the planner again for a new plan for the rest` : `${label} asks the planner for a new plan for the rest`;

@@ -54,7 +54,7 @@ export class ExecutionPass {
   private readonly outputs: Map<string, Record<string, unknown>>;
   private readonly board: LiveBoard;
   private readonly inFlight = new Map<string, Promise<void>>();
-  private readonly specs: ReadonlyMap<string, Plan['steps'][number]>;
+  private readonly specs: ReadonlyMap<string, Plan['steps'][number] & { hasDependents: boolean }>;
   private readonly writes: JoinedClaims;
   private readonly finishes = new Map<string, WaitingFinish>();
   private attempts: number;
@@ -80,7 +80,8 @@ export class ExecutionPass {
     this.tokens = opened.tokens?.total ?? 0;
     this.tokensReadAt = opened.tokens?.readAt ?? null;
     this.events = createEventLog(ctx, run.id);
-    this.specs = new Map(plan.steps.map((step) => [step.id, step]));
+    const dependedOn = new Set(plan.steps.flatMap((step) => step.dependsOn)); // once, not a walk of the plan at every start
+    this.specs = new Map(plan.steps.map((step) => [step.id, { ...step, hasDependents: dependedOn.has(step.id) }]));
     this.writes = joinedClaims(ctx.store);
     this.board = ctx.thread.boards.live({ run, version, plan, records: () => this.records.values(), superseded: () => hooks.superseded() });
   }
@@ -178,7 +179,7 @@ export class ExecutionPass {
     // Started already by a success stored while the driver went through its actions (finish-and-start): not twice.
     if (this.inFlight.has(stepId)) return;
     const { ctx, run, version, specs } = this;
-    const spec = specs.get(stepId)!;
+    const { title, tool, args, expect, hasDependents } = specs.get(stepId)!;
     this.attempts++;
     // A retried step's earlier failure was answered: a new one is told of again.
     this.escalated.delete(stepId);
@@ -186,16 +187,7 @@ export class ExecutionPass {
     const task = runStep(
       ctx,
       run,
-      {
-        planVersion: version,
-        stepId,
-        kind: 'forward',
-        title: spec.title,
-        tool: spec.tool,
-        args: spec.args,
-        expect: spec.expect,
-        hasDependents: [...specs.values()].some((other) => other.dependsOn.includes(stepId)),
-      },
+      { planVersion: version, stepId, kind: 'forward', title, tool, args, expect, hasDependents },
       {
         runSignal: this.hooks.signal,
         events: this.events,

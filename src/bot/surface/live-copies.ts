@@ -6,9 +6,11 @@
  */
 import type { RunSummary } from '../../agent/ports/surface.ts';
 import type { Logger } from '../../observability/logger.ts';
-import { asSlackBlocks } from '../views/limits.ts';
+import { asSlackBlocks, type MessageView } from '../views/limits.ts';
 import { decidedBlocks } from '../views/plan/decided-blocks.ts';
 import { ADDRESSEE_BLOCK } from '../views/run/reassign.ts';
+import { ESCALATION_ACTIONS } from '../views/run/escalation.ts';
+import { QUESTION_ANSWER_ACTION } from '../views/run/question.ts';
 import { TARGET_ABORT_ACTION, TARGET_CONFIRM_ACTION } from '../views/run/target-confirmation.ts';
 import { context } from '../views/text.ts';
 import { describeError } from './replies.ts';
@@ -31,14 +33,15 @@ export async function retireLiveCopies(
   logger: Logger,
   where: { channel: string; threadTs: string; except?: string },
   button: WaitButton,
-  line: string,
+  /** A line said under what the copy showed, or the whole message the copy becomes (an answered escalation's one line). */
+  after: string | MessageView,
 ): Promise<void> {
   try {
     const replies = await client.conversations.replies({ channel: where.channel, ts: where.threadTs, limit: 200 });
     for (const message of (replies.messages ?? []) as ThreadMessage[]) {
       if (!message.ts || message.ts === where.except || !offers(message, button)) continue;
-      const blocks = decidedBlocks(message.blocks ?? []).filter((block) => block.block_id !== ADDRESSEE_BLOCK);
-      await client.chat.update({ channel: where.channel, ts: message.ts, text: message.text ?? line, blocks: asSlackBlocks([...blocks, context(line)]) });
+      const view = typeof after === 'string' ? withLine(message, after) : after;
+      await client.chat.update({ channel: where.channel, ts: message.ts, text: view.text, blocks: asSlackBlocks(view.blocks) });
     }
   } catch (error) {
     logger.warn({ err: describeError(error), channel: where.channel }, 'could not take the buttons off every copy of a wait');
@@ -46,19 +49,30 @@ export async function retireLiveCopies(
 }
 
 /**
- * The run ended: a Confirm still offering its buttons (it expired, or the run ended another way meanwhile) loses them
- * on every copy. Looked for when the summary says a Confirm was asked (the store's word, whoever posted it), or, for a
- * summary owed before it said so, when this process posted one (`postedHere`).
+ * The run ended: every wait still offering its buttons loses them on every copy in the thread. A Confirm (it
+ * expired, or the run ended another way meanwhile) is looked for when the summary says one was asked (the store's
+ * word, whoever posted it), or, for a summary owed before it said so, when this process posted one (`postedHere`).
+ * An escalation or a question still open at the end (a copy a reminder posted, a run aborted from another
+ * escalation, an expired low-confidence plan) can only be there when the run did not succeed: an open one stops that.
  */
-export async function retireConfirms(
+export async function retireOpenWaits(
   client: SlackClient,
   logger: Logger,
   summary: Pick<RunSummary, 'run' | 'outcome' | 'confirmsAsked'>,
   postedHere: boolean,
 ): Promise<void> {
-  if (!postedHere && summary.confirmsAsked !== true) return;
-  const button = { actionIds: [TARGET_CONFIRM_ACTION, TARGET_ABORT_ACTION] };
-  await retireLiveCopies(client, logger, summary.run.conversation, button, `Run ${summary.outcome}; this no longer waits for a Confirm.`);
+  const actionIds = [
+    ...(postedHere || summary.confirmsAsked === true ? [TARGET_CONFIRM_ACTION, TARGET_ABORT_ACTION] : []),
+    ...(summary.outcome === 'succeeded' ? [] : [...Object.values(ESCALATION_ACTIONS), QUESTION_ANSWER_ACTION]),
+  ];
+  if (!actionIds.length) return;
+  await retireLiveCopies(client, logger, summary.run.conversation, { actionIds }, `Run ${summary.outcome}; this no longer waits for anyone.`);
+}
+
+/** What a copy showed (its text and blocks as Slack holds them), its buttons off, and the line under it. */
+function withLine(message: ThreadMessage, line: string): { text: string; blocks: readonly unknown[] } {
+  const blocks = decidedBlocks(message.blocks ?? []).filter((block) => block.block_id !== ADDRESSEE_BLOCK);
+  return { text: message.text ?? line, blocks: [...blocks, context(line)] };
 }
 
 function offers(message: ThreadMessage, button: WaitButton): boolean {

@@ -31,20 +31,27 @@ interface ThreadMessage {
 }
 
 /**
- * A question answered by mentioning the bot in the thread: its open question message (the newest one
- * still carrying an Answer button) is marked answered too. Best effort: the answer counts either way.
+ * A question answered: every copy of it in the thread still carrying an Answer button (its reminder posts it again)
+ * is marked answered, not only the one clicked. By a mention, the question is the newest one still open; by the
+ * Answer modal, the one clicked (`except`: its message, already marked). Best effort: the answer counts either way.
  */
-export async function markAnsweredInThread(client: SlackClient, input: { channel: string; threadTs: string; by: string; answer: string }): Promise<void> {
+export async function markAnsweredInThread(
+  client: SlackClient,
+  input: { channel: string; threadTs: string; by: string; answer: string; question?: { runId: string; question: string }; except?: string },
+): Promise<void> {
   const replies = await client.conversations.replies({ channel: input.channel, ts: input.threadTs, limit: 200 });
-  const messages = (replies.messages ?? []) as ThreadMessage[];
-  for (const message of [...messages].reverse()) {
+  const open = ((replies.messages ?? []) as ThreadMessage[]).flatMap((message) => {
     const button = message.blocks
       ?.flatMap((block) => (block.type === 'actions' ? (block.elements ?? []) : []))
       .find((element) => element.action_id === QUESTION_ANSWER_ACTION);
     const decoded = button && decodeAnswerButton(button.value);
-    if (!decoded?.asked || !message.ts) continue;
-    const where = { channel: input.channel, ts: message.ts, runId: decoded.runId, asked: decoded.asked, question: decoded.question, shown: message.blocks };
+    return decoded?.asked && message.ts ? [{ message, ts: message.ts, ...decoded, asked: decoded.asked }] : [];
+  });
+  const which = input.question ?? open.at(-1);
+  if (!which) return;
+  for (const copy of open) {
+    if (copy.runId !== which.runId || copy.question !== which.question || copy.ts === input.except) continue;
+    const where = { channel: input.channel, ts: copy.ts, runId: copy.runId, asked: copy.asked, question: copy.question, shown: copy.message.blocks };
     await showAnswered(client, where, { by: input.by, answer: input.answer });
-    return;
   }
 }

@@ -25,7 +25,7 @@ import { planningFailedMessage, plannerUnavailableMessage } from '../views/run/p
 import { questionMessage } from '../views/run/question.ts';
 import { addressed } from '../views/run/reassign.ts';
 import { WaitLinks } from './wait-links.ts';
-import { retireConfirms } from './live-copies.ts';
+import { retireOpenWaits } from './live-copies.ts';
 import { isExpiredSummary, summaryMessages } from '../views/run/summary.ts';
 import { targetConfirmationMessages } from '../views/run/target-confirmation.ts';
 import { escapeText, mention, section, storedWords, truncate } from '../views/text.ts';
@@ -244,7 +244,7 @@ export class SlackSurface implements Surface {
     // anything else that ends an undecided run (cancel, a failed replan, an expired approval) leaves
     // buttons that must go.
     await this.plans.runEnded(summary.run.id, isExpiredSummary(summary) ? ':hourglass: Plan expired.' : `Run ${summary.outcome}.`);
-    await retireConfirms(this.options.client, this.options.logger, summary, this.confirmsPosted.delete(summary.run.id));
+    await retireOpenWaits(this.options.client, this.options.logger, summary, this.confirmsPosted.delete(summary.run.id));
     await this.board.finish(summary.run.id);
     this.waitLinks.forget(summary.run.id);
     // A run that failed to plan was told why in one message; a summary would repeat it (nothing ran, nothing changed).

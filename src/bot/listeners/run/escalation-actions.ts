@@ -5,7 +5,7 @@ import { describeError, TRY_AGAIN } from '../../surface/replies.ts';
 import { clickOrigin, privateReplier } from '../click-origin.ts';
 import { decodeEscalationRef } from '../../views/button-values.ts';
 import { ESCALATION_ACTIONS, ESCALATION_HEADLINE_BLOCK, resolvedEscalationMessage, type EscalationButtonAnswer } from '../../views/run/escalation.ts';
-import { asSlackBlocks } from '../../views/limits.ts';
+import { asSlackBlocks, type MessageView } from '../../views/limits.ts';
 import { ANSWER_WORDS } from '../../../agent/execution/escalation-offer.ts';
 import type { SlackClient } from '../../surface/slack-client.ts';
 import type { Logger } from '../../../observability/logger.ts';
@@ -33,7 +33,17 @@ export function registerEscalationActions(app: App, deps: BotDeps): void {
           await tell(result.error.message);
           return;
         }
-        await collapse(client, deps.logger, body, answer);
+        const answered = answeredView(body, answer);
+        await collapse(client, deps.logger, body, answered);
+        // Its reminder may have posted it again: every other copy becomes the same line (found by the escalation's value).
+        if (origin.threadTs)
+          await retireLiveCopies(
+            client,
+            deps.logger,
+            { channel: origin.channel, threadTs: origin.threadTs, except: origin.messageTs },
+            { actionIds: Object.values(ESCALATION_ACTIONS), value: button.value },
+            answered,
+          );
         // Approved from here, the plan above is decided too: its Approve, Modify and Reject go (View full plan stays).
         if (answer === 'approve' && origin.threadTs)
           await retireLiveCopies(
@@ -51,13 +61,17 @@ export function registerEscalationActions(app: App, deps: BotDeps): void {
   }
 }
 
-/** The answered escalation becomes one line: its headline and who chose what. Best effort: the answer is already stored. */
-async function collapse(client: SlackClient, logger: Logger, body: BlockAction, answer: EscalationButtonAnswer): Promise<void> {
-  const { channel, messageTs: ts } = clickOrigin(body);
-  if (!channel || !ts || body.container?.is_ephemeral) return;
+/** The answered escalation as one line: its headline and who chose what. */
+function answeredView(body: BlockAction, answer: EscalationButtonAnswer): MessageView {
   const blocks = (body.message?.blocks ?? []) as { block_id?: string; text?: { text?: string } }[];
   const headline = blocks.find((block) => block.block_id === ESCALATION_HEADLINE_BLOCK)?.text?.text;
-  const view = resolvedEscalationMessage({ headline, answer, userId: body.user.id });
+  return resolvedEscalationMessage({ headline, answer, userId: body.user.id });
+}
+
+/** The clicked message becomes that line. Best effort: the answer is already stored. */
+async function collapse(client: SlackClient, logger: Logger, body: BlockAction, view: MessageView): Promise<void> {
+  const { channel, messageTs: ts } = clickOrigin(body);
+  if (!channel || !ts || body.container?.is_ephemeral) return;
   try {
     await client.chat.update({ channel, ts, text: view.text, blocks: asSlackBlocks(view.blocks) });
   } catch (error) {

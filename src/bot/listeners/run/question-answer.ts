@@ -1,6 +1,6 @@
 import type { App } from '@slack/bolt';
 import type { BotDeps } from '../../bot-deps.ts';
-import { showAnswered } from '../../surface/question-messages.ts';
+import { markAnsweredInThread, showAnswered } from '../../surface/question-messages.ts';
 import { registerModalButton } from '../modal-button.ts';
 import { refusedFollowUp } from '../messages/mention.ts';
 import { describeError, tellPrivately, TRY_AGAIN } from '../../surface/replies.ts';
@@ -60,6 +60,11 @@ export function registerQuestionAnswer(app: App, deps: BotDeps): void {
       }
       const where = { channel: ref.c, ts: ref.t, runId: run.id, asked: run.requester, question: ref.q, threadTs: run.conversation.threadTs };
       await showAnswered(client, where, { by: userId, answer });
+      // Its reminder may have posted it again: those copies are marked answered too (the answer counts either way).
+      const copies = { channel: ref.c, threadTs: run.conversation.threadTs, by: userId, answer, question: { runId: run.id, question: ref.q }, except: ref.t };
+      await markAnsweredInThread(client, copies).catch((error: unknown) =>
+        deps.logger.warn({ err: describeError(error), runId: run.id }, 'could not mark every copy of the question answered'),
+      );
     } catch (error) {
       deps.logger.error({ err: describeError(error), runId: run.id }, 'answering a question failed');
       await tellPrivately(client, deps.logger, { ...thread, text: `Your answer was not recorded: ${describeError(error)}. ${TRY_AGAIN}` });

@@ -87,7 +87,7 @@ function closedRefusal(wait: Wait, state: ClosedWaitState): ClosedRefusal {
       code: 'wait-expired',
       message:
         subject.kind === 'confirm'
-          ? words`This Confirm expired: nobody confirmed what step ${subject.confirmation.stepId} acts on in time, so it did not run and the run was aborted. Nothing was done now.`
+          ? words`This Confirm expired: nobody confirmed what step ${subject.confirmation.stepId} acts on in time, so it did not run. Nothing was done now.`
           : 'This plan expired: nobody approved it in time, and nothing ran. Nothing was done now; it can only be proposed again (Propose again, in the thread), as a fresh plan to approve.',
     };
   if (subject.kind === 'escalation') {

@@ -7,7 +7,7 @@ import { abortRun, abortUnattended } from './run-abort.ts';
 import type { ConfirmationRecord, RunRecord } from '../ports/run-store.ts';
 import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
 import { isFinal } from '../execution/run-ending.ts';
-import { person, type Text, words } from '../text/text.ts';
+import { person, plainText, type Text, words } from '../text/text.ts';
 import { decided, decideHolding, drive, type Decided } from '../ports/effects.ts';
 import { EXPIRED_BY } from '../waits/wait-state.ts';
 
@@ -110,9 +110,11 @@ function refusal(run: RunRecord, confirmation: ConfirmationRecord | undefined, i
 export { EXPIRED_BY };
 
 /**
- * A Confirm nobody answered within the wait's time to live: its step never runs, and the run ends aborted with
- * nothing more run, its rollback included (abortUnattended). Expiry confirms nothing. False when someone decided
- * first (or the run moved on).
+ * A Confirm nobody answered within the wait's time to live aborts its step (CONTRACT §5): the step never runs, what
+ * depends on it is skipped with it, and the rest of the run goes on as approved; the run cannot end "succeeded".
+ * Expiry confirms nothing and starts nothing of its own. A rollback step's Confirm is different: the run is already
+ * being undone, and with nobody there to watch an undo it ends aborted with nothing more run, naming the undos left
+ * (abortUnattended). False when someone decided first (or the run moved on).
  */
 export async function expireConfirmation(ctx: AgentContext, confirmation: ConfirmationRecord, waited: Text): Promise<boolean> {
   const { runId, planVersion, stepId } = confirmation;
@@ -120,11 +122,19 @@ export async function expireConfirmation(ctx: AgentContext, confirmation: Confir
     const decided = await ctx.store.decideConfirmation({ runId, planVersion, stepId, userId: EXPIRED_BY, decision: 'aborted' });
     if (!decided) return false;
     await ctx.store.appendEvent(runId, 'target-aborted', { planVersion, stepId, by: EXPIRED_BY, targets: decided.targets });
-    await abortUnattended(
-      ctx,
-      runId,
-      words`Nobody confirmed what the ${confirmation.tool} step acts on within ${waited}, so it did not run and the run was aborted.`,
-    );
+    if ((await ctx.store.getRun(runId))?.status === 'rolling-back') {
+      await abortUnattended(
+        ctx,
+        runId,
+        words`Nobody confirmed what the ${confirmation.tool} step acts on within ${waited}, so it did not run and the run was aborted.`,
+      );
+      return true;
+    }
+    const reason = `aborted: nobody confirmed what it acts on within ${plainText(waited)}, so it did not run`;
+    if (await ctx.store.setStepStatus({ runId, planVersion, stepId, from: ['waiting'], to: 'skipped', error: { message: reason, code: 'target-expired' } }))
+      await ctx.store.appendEvent(runId, 'step-skipped', { planVersion, stepId, reason });
+    // What depends on it is skipped by the rules; the rest goes on (a run paused only for this Confirm resumes).
+    for (const effect of await continueIfClear(ctx, runId)) await ctx.effects.perform(effect);
     return true;
   });
 }

@@ -2,7 +2,7 @@
  * What a wait does at its `remindAt` and `expiresAt` (wait.ts), one path for every kind: it is re-pinged
  * exactly once (CONTRACT §5; claimReminder makes it once across replicas), at the first sweep after
  * `remindAt`; at `expiresAt` a plan can no longer be approved (it can only be proposed again) and a Confirm
- * aborts its step, ending the run with nothing more run. An escalation or a question does not expire and is
+ * aborts its step (target-decision.ts says what that leaves running). An escalation or a question does not expire and is
  * not pinged again: the run stays paused, and its message keeps its buttons. Expiry never runs anything.
  */
 import { movesFrom } from '../model/run-moves.ts';
@@ -38,7 +38,7 @@ export async function remindOrExpire(ctx: AgentContext, wait: Wait, now: Date, s
   const stage = stageAt(wait, now);
   if (stage === 'none' || !(REMINDED_IN[wait.kind]?.includes(wait.run.status) ?? true)) return;
   if (stage === 'expire' && wait.kind === 'approval') return expireApproval(ctx, wait, settings);
-  // A rollback's Confirm too: its step does not run, and the run ends with the undos left named (abortUnattended).
+  // A forward step's Confirm skips its step and what depends on it; a rollback's ends the run, the undos left named.
   if (stage === 'expire' && wait.subject.kind === 'confirm') {
     await expireConfirmation(ctx, wait.subject.confirmation, duration(settings.waitTtlS));
     return;

@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import type { BotDeps } from '../../bot-deps.ts';
+import { redactText } from '../../../agent/text/redact.ts';
 import { showAnswered } from '../../surface/question-messages.ts';
 import { registerModalButton } from '../modal-button.ts';
 import { refusedFollowUp } from '../messages/mention.ts';
@@ -59,7 +60,7 @@ export function registerQuestionAnswer(app: App, deps: BotDeps): void {
         return;
       }
       const where = { channel: ref.c, ts: ref.t, runId: run.id, asked: run.requester, question: ref.q, threadTs: run.conversation.threadTs };
-      await showAnswered(client, where, { by: userId, answer });
+      await showAnswered(client, where, { by: userId, answer: redactText(answer, deps.secrets) }); // as the store keeps it
     } catch (error) {
       deps.logger.error({ err: describeError(error), runId: run.id }, 'answering a question failed');
       await tellPrivately(client, deps.logger, { ...thread, text: `Your answer was not recorded: ${describeError(error)}. ${TRY_AGAIN}` });

@@ -8,7 +8,7 @@ import { botMessages, clickByText, isSummary, visibleText, waitFor } from './har
 import { plan, step } from './plans.ts';
 import { useStack } from './stack.ts';
 
-const stack = useStack({ env: () => ({ TANDEM_RUN_TIMEOUT_S: '3' }) });
+const stack = useStack({ env: () => ({ TANDEM_RUN_TIMEOUT_S: '5' }) });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('the run time limit', () => {
@@ -18,10 +18,10 @@ describe('the run time limit', () => {
       channel,
       'U1',
       'wait a moment',
-      plan('Wait a moment', [step('s1', 'Wait a second', 'wait', { seconds: 1 })]),
+      plan('Wait a moment', [step('s1', 'Wait no time', 'wait', { seconds: 0 })]),
     );
-    // The plan waits for its approval longer than the whole run may take (3 s).
-    await sleep(4_000);
+    // The plan waits for its approval longer than the whole run may take (5 s).
+    await sleep(6_000);
     await clickByText(stack.tandem.driver, planMessage, 'Approve', 'U2');
     const summary = await waitFor(stack.slack, () => botMessages(stack.slack, channel, thread).find(isSummary), 'the summary', 30_000);
     expect(visibleText(summary)).not.toMatch(/took longer than/);

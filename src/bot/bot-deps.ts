@@ -27,6 +27,8 @@ export interface BotDeps {
   channelMembers?: ChannelMembers;
   /** TANDEM_ATTRIBUTION: the full plan view says GitHub writes get an attribution line (absent: on). */
   attribution?: boolean;
+  /** Every configured secret value: a person's words the bot repeats in a thread are redacted with them, as the store's copy is. */
+  secrets?: readonly string[];
 }
 
 /** The catalog's save, as the Slack surface needs it. */

@@ -41,7 +41,7 @@ const EVENTS_PATH = '/slack/events';
 const BODY_LIMIT = 1024 * 1024;
 
 export interface SlackAppOptions {
-  config: Pick<Config, 'slack' | 'port'> & Partial<Pick<Config, 'attribution'>>;
+  config: Pick<Config, 'slack' | 'port'> & Partial<Pick<Config, 'attribution' | 'secrets'>>;
   agent: AgentApi;
   /** Where requests are stored before their ack; in memory (nothing survives a crash) when absent. */
   inbox?: SlackInbox;
@@ -132,6 +132,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     feedback: options.feedback,
     attribution: config.attribution !== false,
     allowBots: config.slack.allowBots ?? [],
+    secrets: config.secrets ?? [],
   };
   registerMention(app, deps);
   registerSessionStopped(app, deps);

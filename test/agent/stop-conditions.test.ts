@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { anyOf, confidenceTooLow, executionLimits, replanLimits, stepBudget, tokenBudget, wallClock } from '../../src/agent/model/budgets.ts';
+import { anyOf, confidenceTooLow, executionLimits, replanLimits, runClockStart, stepBudget, tokenBudget, wallClock } from '../../src/agent/model/budgets.ts';
 import { said } from '../helpers/words.ts';
 
 const budgets = { maxSteps: 5, maxReplans: 1, runTimeoutS: 60, stepTimeoutS: 10, maxTokens: 1000 };
 const start = new Date('2026-01-01T00:00:00Z');
-const snap = (patch: Partial<{ stepAttempts: number; replans: number; tokens: number; now: Date }> = {}) => ({
+const snap = (patch: Partial<{ stepAttempts: number; replans: number; tokens: number; runStartedAt: Date | null; now: Date }> = {}) => ({
   stepAttempts: 0,
   replans: 0,
   tokens: 0,
@@ -21,6 +21,20 @@ describe('stop conditions', () => {
     expect(wallClock(budgets)(snap({ now: new Date(start.getTime() + 59_000) }))).toBeNull();
     expect(said(wallClock(budgets)(snap({ now: new Date(start.getTime() + 60_000) })))).toMatch(/longer than 60s \(TANDEM_RUN_TIMEOUT_S\)/);
     expect(said(replanLimits(budgets)(snap({ replans: 1 })))).toMatch(/replan budget is spent/);
+  });
+
+  it("the run's clock starts at its first approval (a replan's keeps it); before any, no time is spent", () => {
+    const at = (minutes: number) => new Date(start.getTime() + minutes * 60_000);
+    const approvals = [
+      { decision: 'rejected' as const, createdAt: at(1) },
+      { decision: 'approved' as const, createdAt: at(90) },
+      { decision: 'approved' as const, createdAt: at(95) },
+    ];
+    expect(runClockStart(approvals)).toEqual(at(90));
+    expect(runClockStart([approvals[0]!])).toBeNull();
+    // Approved 90 minutes after the mention, with a 60 s limit: 59 s later it may still go on.
+    expect(wallClock(budgets)(snap({ runStartedAt: runClockStart(approvals), now: new Date(at(90).getTime() + 59_000) }))).toBeNull();
+    expect(wallClock(budgets)(snap({ runStartedAt: null, now: at(600) }))).toBeNull();
   });
 
   it('compose: the first condition that fires gives the reason', () => {

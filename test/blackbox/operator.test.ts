@@ -78,6 +78,19 @@ describe.concurrent('a missing or malformed setting stops start-up with one clea
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  it('TANDEM_MCP_CONFIG naming a file that is not there', () =>
+    refusedStart({ ...base, TANDEM_MCP_CONFIG: path.join(store.cwd, 'no-such-mcp.json') }, 'TANDEM_MCP_CONFIG'));
+  it('TANDEM_MCP_CONFIG naming a file that is not a valid MCP config', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tandem-mcp-'));
+    try {
+      writeFileSync(path.join(dir, 'broken.json'), '{ "servers": ');
+      writeFileSync(path.join(dir, 'wrong.json'), JSON.stringify({ servers: { docs: { url: 'ftp://nope' } } }));
+      await refusedStart({ ...base, TANDEM_MCP_CONFIG: path.join(dir, 'broken.json') }, 'TANDEM_MCP_CONFIG');
+      await refusedStart({ ...base, TANDEM_MCP_CONFIG: path.join(dir, 'wrong.json') }, 'TANDEM_MCP_CONFIG');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
   it('SLACK_SIGNING_SECRET missing in HTTP mode', () => {
     const { SLACK_SIGNING_SECRET: _omit, ...env } = base;
     return refusedStart(env, 'SLACK_SIGNING_SECRET');

@@ -155,6 +155,8 @@ export interface SlackE2EOptions {
   approvers?: readonly string[];
   /** The Slack workspace of an earlier process (a restart): its threads stay, and stop() leaves it running. */
   fake?: SlackFakeServer;
+  /** Configured secret values (the runtime's `config.secrets`): the agent's store and the bot redact them. */
+  secrets?: readonly string[];
 }
 
 export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = {}): Promise<SlackE2E> {
@@ -166,7 +168,7 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
   const slackConfig = socket
     ? { botToken: BOT_TOKEN, appToken: APP_TOKEN, signingSecret: undefined, apiUrl: fake.apiUrl, mode: 'socket' as const }
     : { botToken: BOT_TOKEN, appToken: undefined, signingSecret: SIGNING_SECRET, apiUrl: fake.apiUrl, mode: 'http' as const };
-  const config = { slack: { ...slackConfig, allowBots: options.allowBots ?? [] }, port: 0 };
+  const config = { slack: { ...slackConfig, allowBots: options.allowBots ?? [] }, port: 0, secrets: [...(options.secrets ?? [])] };
   const client = createSlackClient(config, logger);
   const surface = new SlackSurface({
     client,
@@ -192,7 +194,7 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
       budgets: { maxSteps: 20, maxReplans: 2, runTimeoutS: 3600, stepTimeoutS: 60, maxTokens: 200_000 },
       confidenceThreshold: 0.6,
       autoRunReadOnly: false,
-      secrets: [],
+      secrets: [...(options.secrets ?? [])],
       concurrency: 2,
       retry: { retries: 0, baseDelayMs: 10 },
       // As the runtime passes TANDEM_APPROVERS: reminders ping them, and refusals name them.

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyTool } from '../../src/agent/ports/tool.ts';
 import { readMcpConfig, type McpConfig } from '../../src/integrations/mcp/config.ts';
-import { loadMcpToolsFromFile } from '../../src/integrations/mcp/load-from-file.ts';
+import { loadMcpToolsFromFile, readMcpSecrets } from '../../src/integrations/mcp/load-from-file.ts';
 import { loadMcpTools, type McpTools } from '../../src/integrations/mcp/load-mcp-tools.ts';
 import { toolCatalogue } from '../../src/integrations/tools/catalogue.ts';
 import { FAKE_MCP_TOOLS } from '../fakes/mcp-fake-tools.ts';
@@ -114,12 +114,19 @@ describe('MCP config file', () => {
     expect(await readMcpConfig(join(dir, 'absent.json'))).toEqual({ ok: false, error: `${join(dir, 'absent.json')}: cannot read MCP config (ENOENT)` });
   });
 
-  it('an invalid file at start-up is a reported problem, not a crash', async () => {
+  it('an invalid or missing file stops start-up with the config error naming TANDEM_MCP_CONFIG (CONTRACT §2)', async () => {
     const dir = await tempDir('tandem-mcp-');
     const broken = join(dir, 'broken.json');
     await writeFile(broken, '{ "servers": ');
-    const loaded = await loadMcpToolsFromFile(broken);
-    expect(loaded.tools).toEqual([]);
-    expect(loaded.problems).toEqual([expect.stringMatching(/broken\.json: not valid JSON/)]);
+    for (const load of [loadMcpToolsFromFile, readMcpSecrets]) {
+      await expect(load(broken)).rejects.toMatchObject({
+        name: 'ConfigError',
+        message: expect.stringMatching(/^TANDEM_MCP_CONFIG: .*broken\.json: not valid JSON/),
+      });
+      await expect(load(join(dir, 'absent.json'))).rejects.toMatchObject({
+        name: 'ConfigError',
+        message: expect.stringMatching(/^TANDEM_MCP_CONFIG: .*absent\.json: cannot read MCP config \(ENOENT\)$/),
+      });
+    }
   });
 });

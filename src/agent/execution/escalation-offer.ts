@@ -7,7 +7,7 @@ import type { AgentContext } from '../context.ts';
 import { descendantsOf } from './ready-steps.ts';
 import type { EscalationAction, EscalationAnswer, EscalationRecord, RunRecord, StepRecord } from '../ports/run-store.ts';
 import type { EscalationOffer } from '../ports/surface.ts';
-import { replanLimits } from '../model/budgets.ts';
+import { replanLimits, runClockStart } from '../model/budgets.ts';
 import { type Text, words } from '../text/text.ts';
 import { unfixableFailure, unfixableWords, type UnfixableFailure } from './unfixable-failures.ts';
 import { stepNoteWords } from '../model/step-results.ts';
@@ -74,12 +74,12 @@ export function isOffered(answers: readonly EscalationAnswer[], answer: Escalati
 /** Why a replan may not happen now, or null. */
 export async function replanBlocked(ctx: Pick<AgentContext, 'config' | 'models' | 'now' | 'store'>, run: RunRecord): Promise<Text | null> {
   if (!ctx.models.llm.has('planner')) return 'no planner model is configured';
-  const usage = await ctx.store.usageTotals(run.id);
+  const [usage, approvals] = await Promise.all([ctx.store.usageTotals(run.id), ctx.store.listApprovals(run.id)]);
   return replanLimits(ctx.config.settings.budgets)({
     stepAttempts: 0,
     replans: run.replans,
     tokens: usage.inputTokens + usage.outputTokens,
-    runStartedAt: run.createdAt,
+    runStartedAt: runClockStart(approvals),
     now: ctx.now(),
   });
 }

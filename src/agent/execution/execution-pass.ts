@@ -69,7 +69,8 @@ export class ExecutionPass {
     readonly version: number,
     allSteps: readonly StepRecord[],
     private readonly hooks: PassHooks,
-    opened: { escalated?: readonly string[]; tokens?: { total: number; readAt: Date } } = {},
+    /** What the run's opening read: its escalated steps, its tokens, and when its clock started (budgets.ts `runClockStart`). */
+    readonly opened: { escalated?: readonly string[]; tokens?: { total: number; readAt: Date }; runStartedAt: Date },
   ) {
     this.steps = allSteps;
     const forward = allSteps.filter((step) => step.kind === 'forward');
@@ -101,7 +102,7 @@ export class ExecutionPass {
       tokens: this.tokens,
       tokensReadAt: this.tokensReadAt,
       replans: run.replans,
-      runStartedAt: run.createdAt,
+      runStartedAt: this.opened.runStartedAt,
       now: ctx.now(),
       budgets: ctx.config.settings.budgets,
       concurrency: ctx.config.settings.concurrency,

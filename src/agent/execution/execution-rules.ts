@@ -45,6 +45,7 @@ export interface ExecutorState {
   /** When `tokens` was read from the store; null before the first read. */
   tokensReadAt: Date | null;
   replans: number;
+  /** When the run's clock started: its first approval (budgets.ts `runClockStart`), not its mention. */
   runStartedAt: Date;
   now: Date;
   budgets: Budgets;

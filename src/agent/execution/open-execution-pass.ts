@@ -1,5 +1,6 @@
 /** Opens a driver's pass over a run's executing plan version, once that version may start. */
 import type { AgentContext } from '../context.ts';
+import { runClockStart } from '../model/budgets.ts';
 import { riskOfTool } from '../model/tool-risk.ts';
 import type { Refusal } from '../model/refusal.ts';
 import type { PassOpening } from '../ports/openings.ts';
@@ -25,6 +26,8 @@ export async function openExecutionPass(ctx: AgentContext, runId: string, hooks:
   return new ExecutionPass(ctx, run, planVersion.plan, planVersion.version, steps, hooks, {
     escalated: escalatedSteps(escalations, planVersion.version),
     tokens: { total: tokens, readAt: ctx.now() },
+    // The approvals just judged let it run, so one started its clock; the mention's time only for a row without any.
+    runStartedAt: runClockStart(approvals) ?? run.createdAt,
   });
 }
 

@@ -100,8 +100,7 @@ export class RunDriver {
       pass = await openExecutionPass(this.ctx, this.runId, hooks);
     }
     if (!pass) return;
-    const { run } = pass;
-    const deadline = setTimeout(() => this.wake(), Math.max(0, runTimeLeftMs(this.ctx.config.settings.budgets, run.createdAt, this.ctx.now())) + 5);
+    const deadline = setTimeout(() => this.wake(), Math.max(0, runTimeLeftMs(this.ctx.config.settings.budgets, pass.opened.runStartedAt, this.ctx.now())) + 5);
     deadline.unref?.(); // a timer alone must not keep a process alive
     let outcome: Settlement;
     try {

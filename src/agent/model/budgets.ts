@@ -16,7 +16,8 @@ export interface BudgetSnapshot {
   stepAttempts: number;
   replans: number;
   tokens: number;
-  runStartedAt: Date;
+  /** When the run's clock started (runClockStart); null: nothing of it was approved yet, so no time is spent. */
+  runStartedAt: Date | null;
   now: Date;
 }
 
@@ -41,9 +42,22 @@ export const tokenBudget =
 export const wallClock =
   (budgets: Budgets): StopCondition =>
   (s) => {
+    if (!s.runStartedAt) return null;
     const elapsedS = (s.now.getTime() - s.runStartedAt.getTime()) / 1000;
     return elapsedS >= budgets.runTimeoutS ? words`the run took longer than ${budgets.runTimeoutS}s (${setting('run-timeout')})` : null;
   };
+
+/**
+ * When a run's time limit starts to count: its first approval that let a version run (a person's click or an
+ * auto-run), not the mention that asked for it, since a plan may wait for its approval up to
+ * TANDEM_APPROVAL_TTL_S. A replanned version's approval keeps the first one's clock. Stored, so a restart
+ * keeps it. Null before any approval.
+ */
+export function runClockStart(approvals: readonly { decision: 'approved' | 'rejected'; createdAt: Date }[]): Date | null {
+  let first: Date | null = null;
+  for (const approval of approvals) if (approval.decision === 'approved' && (!first || approval.createdAt < first)) first = approval.createdAt;
+  return first;
+}
 
 /** Checked before a replan: a run gets at most maxReplans new plans from the planner. */
 export const replanBudget =

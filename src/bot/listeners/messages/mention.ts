@@ -9,6 +9,7 @@ import { createScheduleFor, errorView, postViewInThread } from '../../schedule-r
 import { markAnsweredInThread } from '../../surface/question-messages.ts';
 import { HELP_TEXT, smallTalkReply, thanksReply } from '../../views/help.ts';
 import type { Refusal } from '../../../agent/model/refusal.ts';
+import { redactText } from '../../../agent/text/redact.ts';
 import { type Text, words } from '../../../agent/text/text.ts';
 import { checkRequester } from '../../../agent/decisions/request-check.ts';
 
@@ -87,7 +88,8 @@ export async function handleMessageToBot(deps: BotDeps, client: SlackClient, mes
         return;
       }
       if (outcome === 'answered') {
-        const answered = { channel, threadTs: message.threadTs, by: user, answer: followUpText(text) };
+        // Redacted as the store keeps it: a secret typed in an answer never reaches Slack again.
+        const answered = { channel, threadTs: message.threadTs, by: user, answer: redactText(followUpText(text), deps.secrets) };
         await markAnsweredInThread(client, answered).catch((error: unknown) =>
           deps.logger.warn({ err: describeError(error), channel }, 'could not mark the question answered'),
         );

@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import type { BotDeps } from '../../bot-deps.ts';
+import { redactText } from '../../../agent/text/redact.ts';
 import { markAnsweredInThread, showAnswered } from '../../surface/question-messages.ts';
 import { registerModalButton } from '../modal-button.ts';
 import { refusedFollowUp } from '../messages/mention.ts';
@@ -59,9 +60,18 @@ export function registerQuestionAnswer(app: App, deps: BotDeps): void {
         return;
       }
       const where = { channel: ref.c, ts: ref.t, runId: run.id, asked: run.requester, question: ref.q, threadTs: run.conversation.threadTs };
-      await showAnswered(client, where, { by: userId, answer });
+      // As the store keeps it: a secret in the answer is not shown in the thread.
+      const shown = redactText(answer, deps.secrets);
+      await showAnswered(client, where, { by: userId, answer: shown });
       // Its reminder may have posted it again: those copies are marked answered too (the answer counts either way).
-      const copies = { channel: ref.c, threadTs: run.conversation.threadTs, by: userId, answer, question: { runId: run.id, question: ref.q }, except: ref.t };
+      const copies = {
+        channel: ref.c,
+        threadTs: run.conversation.threadTs,
+        by: userId,
+        answer: shown,
+        question: { runId: run.id, question: ref.q },
+        except: ref.t,
+      };
       await markAnsweredInThread(client, copies).catch((error: unknown) =>
         deps.logger.warn({ err: describeError(error), runId: run.id }, 'could not mark every copy of the question answered'),
       );

@@ -5,6 +5,7 @@ import type { LlmClient } from '../../../agent/ports/llm.ts';
 import type { InnerTools, Risk, ToolContext, ToolResult } from '../../../agent/ports/tool.ts';
 import { DATA_RULE, dataBlock } from '../../../agent/text/untrusted-data.ts';
 import { defineTool } from '../define-tool.ts';
+import { referencesInInstruction } from './instruction-check.ts';
 
 export const DEFAULT_MAX_CALLS = 8;
 export const MAX_CALLS_LIMIT = 20;
@@ -29,7 +30,7 @@ const Input = z.object({
   inputs: z
     .union([z.string(), z.record(z.string(), z.unknown())])
     .optional()
-    .describe('Material to work on: text or named values (earlier outputs)'),
+    .describe('Material to work on: text or named values (earlier outputs go here, never in instruction)'),
   maxCalls: z
     .number()
     .int()
@@ -59,7 +60,7 @@ export function createAgentTaskTool(llm: LlmClient | undefined) {
     outputFrom: 'model',
     targets: [],
     input: Input,
-    checkPlanArgs: (args, tools) => checkToolList(args.tools, tools),
+    checkPlanArgs: (args, tools) => [...referencesInInstruction(args.instruction), ...checkToolList(args.tools, tools)],
     run: async (args, ctx) => {
       if (!llm?.has('executor') || !llm.converse) {
         return { status: 'error', error: { message: 'no executor model is configured (set EXECUTOR_MODEL or PLANNER_MODEL)', code: 'not-configured' } };

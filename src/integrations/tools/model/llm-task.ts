@@ -3,6 +3,7 @@ import { LlmError } from '../../../agent/model/errors.ts';
 import type { LlmClient } from '../../../agent/ports/llm.ts';
 import { fenceData } from '../../../agent/text/untrusted-data.ts';
 import { defineTool } from '../define-tool.ts';
+import { referencesInInstruction } from './instruction-check.ts';
 
 const SYSTEM = [
   'You carry out one language task inside an automated operations run: summarise, classify, extract, or draft text.',
@@ -25,7 +26,7 @@ export function createLlmTaskTool(llm: LlmClient | undefined) {
   return defineTool({
     name: 'llm_task',
     description:
-      'Have the executor model do a language step: summarise a diff, draft release notes, classify issues, extract a value. Pass earlier outputs as inputs (e.g. "{{steps.s1.output.commits}}"); they are treated as data only. Returns { text }.',
+      'Have the executor model do a language step: summarise a diff, draft release notes, classify issues, extract a value. Pass earlier outputs as inputs (e.g. "{{steps.s1.output.commits}}"), never in instruction; they are treated as data only. Returns { text }.',
     risk: 'read',
     output: Output,
     targets: [],
@@ -37,6 +38,7 @@ export function createLlmTaskTool(llm: LlmClient | undefined) {
         .optional()
         .describe('Material to work on: text or named values'),
     }),
+    checkPlanArgs: (args) => referencesInInstruction(args.instruction),
     run: async (args, ctx) => {
       if (!llm?.has('executor')) {
         return { status: 'error', error: { message: 'no executor model is configured (set EXECUTOR_MODEL or PLANNER_MODEL)', code: 'not-configured' } };

@@ -14,6 +14,7 @@ import type { ScheduleService } from '../../src/schedules/index.ts';
 import { createSlackApp, type SlackApp } from '../../src/bot/create-slack-app.ts';
 import { createSlackGroupDirectory } from '../../src/bot/surface/slack-group-directory.ts';
 import { approversGate } from '../helpers/policy-gate.ts';
+import type { PolicyGate } from '../../src/agent/decisions/policy-approval.ts';
 import { createSlackClient } from '../../src/bot/surface/slack-client.ts';
 import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
 import { SlackDriver, SlackFakeServer, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
@@ -155,6 +156,8 @@ export interface SlackE2EOptions {
   approvers?: readonly string[];
   /** The Slack workspace of an earlier process (a restart): its threads stay, and stop() leaves it running. */
   fake?: SlackFakeServer;
+  /** TANDEM_POLICY: a policy file in force instead of the built-in policy of `approvers`. */
+  policy?: PolicyGate;
 }
 
 export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = {}): Promise<SlackE2E> {
@@ -181,7 +184,7 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
   const planner = new QueuedPlanner();
   // TANDEM_APPROVERS as the built-in policy, its user groups read from the fake Slack.
   const approvers = options.approvers ?? APPROVERS;
-  const policy = approversGate(approvers, { groups: createSlackGroupDirectory({ client, logger }) });
+  const policy = options.policy ?? approversGate(approvers, { groups: createSlackGroupDirectory({ client, logger }) });
   const agent = createAgent({
     store,
     llm: planner,

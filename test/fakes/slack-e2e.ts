@@ -27,6 +27,8 @@ export const APP_TOKEN = 'xapp-1-A1-test';
 export class ToolBench {
   /** How many more calls of change_thing fail before it works. */
   changeFailures = 0;
+  /** How many more calls of change_thing make their change and then fail, naming it by its address (taken before changeFailures). */
+  changeMadeThenFailures = 0;
   /** How many more calls of check_thing (a read) fail before it works. */
   checkFailures = 0;
   readonly calls: string[] = [];
@@ -52,6 +54,11 @@ export class ToolBench {
         return { status: 'ok', output: { checked: a.target, url: `https://example.test/check/${a.target}` } };
       }),
       tool('change_thing', 'write', (a) => {
+        if (this.changeMadeThenFailures > 0) {
+          this.changeMadeThenFailures -= 1;
+          const url = `https://example.test/change/${a.target}/${this.calls.length}`;
+          return { status: 'error', error: { message: `the change of ${a.target} was made but its run concluded failure`, url } };
+        }
         if (this.changeFailures > 0) {
           this.changeFailures -= 1;
           return { status: 'error', error: { message: `could not change ${a.target}: conflict` } };

@@ -31,6 +31,8 @@ export class ToolBench {
   changeMadeThenFailures = 0;
   /** How many more calls of check_thing (a read) fail before it works. */
   checkFailures = 0;
+  /** How many more calls of undo_thing fail. */
+  undoFailures = 0;
   readonly calls: string[] = [];
 
   tools(): AnyTool[] {
@@ -66,7 +68,13 @@ export class ToolBench {
         return { status: 'ok', output: { changed: a.target, url: `https://example.test/change/${a.target}` } };
       }),
       tool('drop_thing', 'destructive', (a) => ({ status: 'ok', output: { dropped: a.target } })),
-      tool('undo_thing', 'write', (a) => ({ status: 'ok', output: { undone: a.target } })),
+      tool('undo_thing', 'write', (a) => {
+        if (this.undoFailures > 0) {
+          this.undoFailures -= 1;
+          return { status: 'error', error: { message: `could not undo ${a.target}: locked` } };
+        }
+        return { status: 'ok', output: { undone: a.target } };
+      }),
       tool('ask_thing', 'read', (a) => ({ status: 'pause', question: `Which ${a.target} should I use?` })),
       // As ask_human: its answer is a person's words, so a write whose target it fills waits for a Confirm.
       { ...tool('ask_person', 'read', (a) => ({ status: 'pause', question: `Which ${a.target} should I change?` })), outputFrom: 'person' as const },

@@ -44,4 +44,21 @@ describe('Retry of a step that made its change and failed', () => {
     expect(e.tools.calls).toContain('undo_thing:alpha');
     expect(blocksText(summary)).toContain('https://example.test/change/alpha/');
   });
+
+  it('a Retry that makes its change again elsewhere: the summary lists both changes, the first one by its address', async () => {
+    e.tools.changeMadeThenFailures = 1;
+    const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> flaky change please' });
+    expect((await sent).status).toBe(200);
+    const { ts } = sent;
+    await e.driver.clickButtonIn(await e.waitForMessage(ts, isPlanVersion(1), 'the plan'), PLAN_APPROVE_ACTION, 'UAPP1');
+    const escalation = await e.waitForMessage(ts, (m) => m.text.includes('A step failed') && hasButtons(m), 'the escalation');
+    await e.driver.clickButtonIn(escalation, ESCALATION_ACTIONS.retry, 'UAPP2');
+    const summary = await e.waitForMessage(ts, isSummary, 'the summary');
+    await e.agent.idle();
+    const [run] = (await db.store.listRuns({ limit: 100 })).filter((r) => r.conversation.threadTs === ts);
+    const first = (await db.store.listAttempts(run!.id)).find((a) => a.stepId === 's2' && a.attempt === 1)?.error?.url;
+    expect(first).toMatch(/^https:\/\/example\.test\/change\/alpha\/\d+$/);
+    expect(blocksText(summary)).toContain(first!);
+    expect(blocksText(summary)).toContain('https://example.test/change/alpha|');
+  });
 });

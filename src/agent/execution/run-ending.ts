@@ -110,7 +110,15 @@ async function summaryFacts(ctx: Pick<AgentContext, 'config' | 'store'>, runId: 
     return result ? [result] : [];
   });
   // Every change made, one whose check failed after its call went through included (model/step-change.ts).
-  const changes = steps.filter((step) => step.kind === 'forward' && madeItsChange(step)).map((step) => ({ title: step.title, url: changeUrl(step) }));
+  const earlier = await retriedChanges(ctx, runId, steps);
+  for (const { step, url } of earlier) {
+    const result = stepResult({ tool: step.tool, title: step.title, args: step.plannedArgs, output: { url }, risk: step.risk });
+    if (result) results.push(result);
+  }
+  const changes = [
+    ...steps.filter((step) => step.kind === 'forward' && madeItsChange(step)).map((step) => ({ title: step.title, url: changeUrl(step) })),
+    ...earlier.map(({ step, url }) => ({ title: step.title, url })),
+  ];
   const fromRunbook = versions.some((version) => version.authorKind === 'runbook');
   // A run that ended before any plan existed is summed up by what was asked.
   const goal = versions.at(-1)?.plan.goal ?? run.task;
@@ -132,6 +140,24 @@ async function summaryFacts(ctx: Pick<AgentContext, 'config' | 'store'>, runId: 
     ...(source.confirmsAsked ? { confirmsAsked: true } : {}),
   };
   return { stored, createdAt: run.createdAt };
+}
+
+/**
+ * What earlier attempts of a retried write made elsewhere than its last one did (a first comment, then another on
+ * Retry): each is still made, so each is said. Read only when some write ran more than once.
+ */
+async function retriedChanges(ctx: Pick<AgentContext, 'store'>, runId: string, steps: readonly StepRecord[]): Promise<{ step: StepRecord; url: string }[]> {
+  const retried = steps.filter((step) => step.kind === 'forward' && step.risk !== 'read' && step.attempt > 1);
+  if (retried.length === 0) return [];
+  const attempts = await ctx.store.listAttempts(runId);
+  return retried.flatMap((step) => {
+    const last = changeUrl(step);
+    const earlier = attempts.filter((a) => a.planVersion === step.planVersion && a.stepId === step.stepId && a.attempt < step.attempt);
+    const urls = new Set(
+      earlier.map((a) => (a.output !== null || a.error?.url ? changeUrl(a) : null)).filter((url): url is string => url !== null && url !== last),
+    );
+    return [...urls].map((url) => ({ step, url }));
+  });
 }
 
 export function isFinal(status: RunStatus): boolean {

@@ -26,7 +26,8 @@ export const InjectedFailureSchema = z.object({
   times: z.number().int().positive().default(1),
 });
 
-export const RUN_OUTCOMES = ['succeeded', 'failed', 'aborted', 'rolled-back', 'asked', 'cancelled', 'rejected'] as const;
+/** `expired`: the plan was not approved within its time to live (run status of migration 0016); nothing ran. */
+export const RUN_OUTCOMES = ['succeeded', 'failed', 'aborted', 'rolled-back', 'asked', 'cancelled', 'rejected', 'expired'] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
 export const ExpectationsSchema = z.object({
@@ -86,6 +87,8 @@ export const GoldenTaskSchema = z.object({
   answers: z.array(z.string().min(1)).default([]),
   /** The answer ask_human steps get, in order (the last repeats). */
   humanAnswers: z.array(z.string().min(1)).default(['yes, go ahead']),
+  /** `withheld`: nobody approves the plan; the harness lets its time to live pass (one housekeeping sweep after it). */
+  approval: z.enum(['given', 'withheld']).default('given'),
   /** How escalations are resolved, in order (the last repeats). A refused action falls back to abort. */
   onEscalation: z.array(EscalationActionSchema).min(1).default(['replan', 'abort']),
   expect: ExpectationsSchema,

@@ -1,7 +1,8 @@
 /**
  * Plays the people around an eval run until it ends or waits for something the golden task does not
  * give: an approver (not the requester) approves each proposed plan, escalations are resolved by the
- * task's fixed policy, plan questions get the task's answers, ask_human steps get its human answers.
+ * task's fixed policy, plan questions get the task's answers, ask_human steps get its human answers. A task
+ * whose approval is withheld is left to expire.
  */
 import type { Agent } from '../agent/agent.ts';
 import type { HumanInputPort } from '../agent/ports/human-input.ts';
@@ -20,7 +21,7 @@ export interface PlayedRun {
   approvals: number;
 }
 
-export async function playPeople(deps: { agent: Agent; store: RunsPort & HumanInputPort }, task: GoldenTask, run: RunRecord, conversation: Conversation): Promise<PlayedRun> {
+export async function playPeople(deps: { agent: Agent; store: RunsPort & HumanInputPort; waitTtlS: number }, task: GoldenTask, run: RunRecord, conversation: Conversation): Promise<PlayedRun> {
   const { agent, store } = deps;
   const problems: string[] = [];
   let escalationsResolved = 0;
@@ -39,6 +40,11 @@ export async function playPeople(deps: { agent: Agent; store: RunsPort & HumanIn
       const resolved = await agent.resolveEscalation({ escalationId: open.id, userId: EVAL_APPROVER, action });
       // A refused action (no replan budget left, nothing to skip) falls back to the safe one.
       if (!resolved.ok && action !== 'abort') await agent.resolveEscalation({ escalationId: open.id, userId: EVAL_APPROVER, action: 'abort' });
+      continue;
+    }
+    if (current.status === 'awaiting-approval' && current.currentPlanVersion !== null && task.approval === 'withheld') {
+      // Nobody approves: the first sweep after the plan's time to live expires it (expiry runs nothing).
+      await agent.housekeep(new Date(Date.now() + (deps.waitTtlS + 60) * 1000));
       continue;
     }
     if (current.status === 'awaiting-approval' && current.currentPlanVersion !== null) {

@@ -1,6 +1,7 @@
 /** Runs one golden task through the real agent on the shared store and measures what happened. */
 import { randomUUID } from 'node:crypto';
 import { createAgent } from '../agent/agent.ts';
+import { DEFAULT_HOUSEKEEPING } from '../agent/waits/wait.ts';
 import type { AgentSettings } from '../agent/context.ts';
 import type { LogPort } from '../agent/ports/logger.ts';
 import type { LlmClient } from '../agent/ports/llm.ts';
@@ -56,7 +57,8 @@ export async function runTask(deps: TaskRunDeps, task: GoldenTask): Promise<Task
   const conversation = { channel: 'CEVAL', threadTs: `eval-${task.name}-${randomUUID()}` };
   const started = performance.now();
   const run = await agent.startRun({ task: task.task, requester: EVAL_REQUESTER, conversation, origin: 'cli' });
-  const played = await playPeople({ agent, store: deps.store }, task, run, conversation);
+  const waitTtlS = deps.settings.housekeeping?.waitTtlS ?? DEFAULT_HOUSEKEEPING.waitTtlS;
+  const played = await playPeople({ agent, store: deps.store, waitTtlS }, task, run, conversation);
   await agent.idle();
   const totalMs = performance.now() - started;
 

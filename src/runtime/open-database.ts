@@ -19,8 +19,9 @@ export async function openConfiguredDatabase(config: Readonly<Config>, whileUnre
   for (let attempt = 1; ; attempt++) {
     signal?.throwIfAborted();
     try {
-      return await openMigrated(config);
+      return await unlessAborted(openMigrated(config), signal);
     } catch (error) {
+      signal?.throwIfAborted();
       const code = config.database.url ? passingCode(error) : undefined;
       if (!code) throw error;
       const unreachable = new StoreUnreachableError(databaseWhere(config.database.url!), code);
@@ -29,6 +30,28 @@ export async function openConfiguredDatabase(config: Readonly<Config>, whileUnre
       await delay(retryDelayMs(attempt), undefined, signal ? { signal } : {}).catch(() => signal?.throwIfAborted());
     }
   }
+}
+
+/**
+ * A connect attempt, given up at once when `signal` aborts (a SIGTERM while the server does not answer): the open
+ * rejects with the signal's reason instead of waiting out the connect timeout. A database the abandoned attempt
+ * still opens afterwards is closed.
+ */
+function unlessAborted(attempt: Promise<Database>, signal: AbortSignal | undefined): Promise<Database> {
+  if (!signal) return attempt;
+  return new Promise<Database>((resolve, reject) => {
+    const abandon = () => {
+      reject(signal.reason);
+      attempt
+        .then(
+          (database) => database.close(),
+          () => undefined,
+        )
+        .catch(() => undefined);
+    };
+    signal.addEventListener('abort', abandon, { once: true });
+    attempt.then(resolve, reject).finally(() => signal.removeEventListener('abort', abandon));
+  });
 }
 
 async function openMigrated(config: Readonly<Config>): Promise<Database> {

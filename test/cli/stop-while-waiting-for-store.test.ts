@@ -5,7 +5,7 @@
  * process was killed by it: no words, no exit code.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -58,6 +58,43 @@ describe('tandem start waiting for its database', () => {
       expect(tandem.stderr()).not.toMatch(/\n\s+at /);
     } finally {
       if (tandem.child.exitCode === null && tandem.child.signalCode === null) tandem.child.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it('stops at once on SIGTERM while a connect attempt waits on a server that never answers, without waiting the attempt out', async () => {
+    // Accepts the connection and never says a word: the attempt would wait for its connect timeout.
+    const held: Socket[] = [];
+    const silent = createServer((socket) => void held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port: silentPort } = silent.address() as { port: number };
+    const port = await freePort();
+    const tandem = runTandem(
+      ['start'],
+      {
+        PORT: String(port),
+        DATABASE_URL: `postgres://postgres@127.0.0.1:${silentPort}/tandem`,
+        SLACK_BOT_TOKEN: 'xoxb-waiting-for-the-store',
+        SLACK_SIGNING_SECRET: 'waiting-secret',
+        SLACK_API_URL: `http://127.0.0.1:${silentPort}/api/`,
+        LOG_LEVEL: 'info',
+      },
+      cwd,
+    );
+    try {
+      for (let tries = 0; held.length === 0 && tries < 400; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(held.length).toBeGreaterThan(0);
+      tandem.child.kill('SIGTERM');
+      expect(await tandem.exited).toBe(0);
+      await tandem.waitForLog(/^stopping: /);
+      await tandem.waitForLog('stopped');
+      // The attempt was given up, not waited out: it never failed, nothing was tried again, and no second connection came.
+      expect(tandem.stdout()).not.toMatch(/cannot be reached/);
+      expect(held).toHaveLength(1);
+      expect(tandem.stderr()).not.toMatch(/\n\s+at /);
+    } finally {
+      if (tandem.child.exitCode === null && tandem.child.signalCode === null) tandem.child.kill('SIGKILL');
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
     }
   }, 60_000);
 });

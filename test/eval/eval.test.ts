@@ -84,6 +84,8 @@ describe('tandem eval --recorded', () => {
     expect(byName.get('failing-workflow-replan')).toMatchObject({ outcome: 'succeeded', escalations: 1, replans: 1, planVersions: 2 });
     expect(byName.get('ambiguous-task-asks')).toMatchObject({ outcome: 'asked', planSteps: 0, toolCalls: 0 });
     expect(byName.get('low-confidence-escalates')).toMatchObject({ outcome: 'rejected', toolCalls: 0 });
+    // Nobody approved: the plan expired after its time to live, and nothing ran.
+    expect(byName.get('unapproved-label-expires')).toMatchObject({ outcome: 'expired', toolCalls: 0, escalations: 0 });
 
     // The summary adds up from the per-task counts.
     const t = report.totals;

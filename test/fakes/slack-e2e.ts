@@ -14,6 +14,7 @@ import type { ScheduleService } from '../../src/schedules/index.ts';
 import { createSlackApp, type SlackApp } from '../../src/bot/create-slack-app.ts';
 import { createSlackGroupDirectory } from '../../src/bot/surface/slack-group-directory.ts';
 import { approversGate } from '../helpers/policy-gate.ts';
+import type { PolicyGate } from '../../src/agent/decisions/policy-approval.ts';
 import { createSlackClient } from '../../src/bot/surface/slack-client.ts';
 import { SlackSurface } from '../../src/bot/surface/slack-surface.ts';
 import { SlackDriver, SlackFakeServer, type FakeMessage } from '../../src/workspace/slack-fake/index.ts';
@@ -26,8 +27,12 @@ export const APP_TOKEN = 'xapp-1-A1-test';
 export class ToolBench {
   /** How many more calls of change_thing fail before it works. */
   changeFailures = 0;
+  /** How many more calls of change_thing make their change and then fail, naming it by its address (taken before changeFailures). */
+  changeMadeThenFailures = 0;
   /** How many more calls of check_thing (a read) fail before it works. */
   checkFailures = 0;
+  /** How many more calls of undo_thing fail. */
+  undoFailures = 0;
   readonly calls: string[] = [];
 
   tools(): AnyTool[] {
@@ -51,6 +56,11 @@ export class ToolBench {
         return { status: 'ok', output: { checked: a.target, url: `https://example.test/check/${a.target}` } };
       }),
       tool('change_thing', 'write', (a) => {
+        if (this.changeMadeThenFailures > 0) {
+          this.changeMadeThenFailures -= 1;
+          const url = `https://example.test/change/${a.target}/${this.calls.length}`;
+          return { status: 'error', error: { message: `the change of ${a.target} was made but its run concluded failure`, url } };
+        }
         if (this.changeFailures > 0) {
           this.changeFailures -= 1;
           return { status: 'error', error: { message: `could not change ${a.target}: conflict` } };
@@ -58,7 +68,13 @@ export class ToolBench {
         return { status: 'ok', output: { changed: a.target, url: `https://example.test/change/${a.target}` } };
       }),
       tool('drop_thing', 'destructive', (a) => ({ status: 'ok', output: { dropped: a.target } })),
-      tool('undo_thing', 'write', (a) => ({ status: 'ok', output: { undone: a.target } })),
+      tool('undo_thing', 'write', (a) => {
+        if (this.undoFailures > 0) {
+          this.undoFailures -= 1;
+          return { status: 'error', error: { message: `could not undo ${a.target}: locked` } };
+        }
+        return { status: 'ok', output: { undone: a.target } };
+      }),
       tool('ask_thing', 'read', (a) => ({ status: 'pause', question: `Which ${a.target} should I use?` })),
       // As ask_human: its answer is a person's words, so a write whose target it fills waits for a Confirm.
       { ...tool('ask_person', 'read', (a) => ({ status: 'pause', question: `Which ${a.target} should I change?` })), outputFrom: 'person' as const },
@@ -157,6 +173,8 @@ export interface SlackE2EOptions {
   fake?: SlackFakeServer;
   /** Configured secret values (the runtime's `config.secrets`): the agent's store and the bot redact them. */
   secrets?: readonly string[];
+  /** TANDEM_POLICY: a policy file in force instead of the built-in policy of `approvers`. */
+  policy?: PolicyGate;
 }
 
 export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = {}): Promise<SlackE2E> {
@@ -183,7 +201,7 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
   const planner = new QueuedPlanner();
   // TANDEM_APPROVERS as the built-in policy, its user groups read from the fake Slack.
   const approvers = options.approvers ?? APPROVERS;
-  const policy = approversGate(approvers, { groups: createSlackGroupDirectory({ client, logger }) });
+  const policy = options.policy ?? approversGate(approvers, { groups: createSlackGroupDirectory({ client, logger }) });
   const agent = createAgent({
     store,
     llm: planner,

@@ -120,7 +120,7 @@ async function handedAwayRefusal(ctx: AgentContext, wait: Wait, userId: string) 
   const { addressee } = wait;
   if (!addressee || addressee.to === userId) return undefined;
   const events = await ctx.store.listEvents(wait.run.id);
-  if (!handedAwayFrom(events, wait.kind, wait.key, userId) || (await wait.mayAnswer(userId))) return undefined;
+  if (!handedAwayFrom(events, wait.kind, wait.key, userId) || (await wait.mayAnswer(userId)).ok) return undefined;
   return refuse(
     'not-requester-or-approver',
     words`This was handed to ${person(addressee.to)} by ${person(addressee.by)}, so your answer was not taken; ${person(addressee.to)} can answer it.`,

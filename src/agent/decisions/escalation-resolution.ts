@@ -252,7 +252,7 @@ async function stepMoves(ctx: AgentContext, runId: string, escalation: Escalatio
   } else if (action === 'skip') {
     const to = step.output ? 'succeeded' : 'skipped';
     // The address of what a failed call made stays with it: the change is still made (model/step-change.ts).
-    const made = step.error?.url ? { url: step.error.url } : {};
+    const made = { ...(step.error?.url ? { url: step.error.url } : {}), ...(step.error?.madeBefore ? { madeBefore: step.error.madeBefore } : {}) };
     moves.push({
       planVersion,
       stepId,

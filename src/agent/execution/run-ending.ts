@@ -6,7 +6,7 @@ import { uncheckedSteps } from '../delivery/board.ts';
 import { replacedFailures, runOutcome } from '../model/run-outcome.ts';
 import { stepResult } from '../model/step-results.ts';
 import { SKIPPED_BY_PERSON } from '../model/step-codes.ts';
-import { madeItsChange } from '../model/step-change.ts';
+import { changeOutput, changeUrl, madeItsChange } from '../model/step-change.ts';
 import type { RunSummary } from '../ports/surface.ts';
 import { OWED_LEASE_MS, owedSummary } from '../delivery/owed-delivery.ts';
 import { rollbackStepsInOrder } from './rollback.ts';
@@ -106,12 +106,19 @@ async function summaryFacts(ctx: Pick<AgentContext, 'config' | 'store'>, runId: 
     if (step.kind !== 'forward') return [];
     if (step.risk === 'read' ? !step.output : !madeItsChange(step)) return [];
     // A call that failed after it made something names it by its address (a workflow run that concluded failure).
-    const output = step.output ?? (step.error?.url ? { url: step.error.url } : null);
-    const result = stepResult({ tool: step.tool, title: step.title, args: step.plannedArgs, output, risk: step.risk });
+    const result = stepResult({ tool: step.tool, title: step.title, args: step.plannedArgs, output: changeOutput(step), risk: step.risk });
     return result ? [result] : [];
   });
   // Every change made, one whose check failed after its call went through included (model/step-change.ts).
-  const changes = steps.filter((step) => step.kind === 'forward' && madeItsChange(step)).map((step) => ({ title: step.title, url: urlOf(step) }));
+  const earlier = await retriedChanges(ctx, runId, steps);
+  for (const { step, url } of earlier) {
+    const result = stepResult({ tool: step.tool, title: step.title, args: step.plannedArgs, output: { url }, risk: step.risk });
+    if (result) results.push(result);
+  }
+  const changes = [
+    ...steps.filter((step) => step.kind === 'forward' && madeItsChange(step)).map((step) => ({ title: step.title, url: changeUrl(step) })),
+    ...earlier.map(({ step, url }) => ({ title: step.title, url })),
+  ];
   const fromRunbook = versions.some((version) => version.authorKind === 'runbook');
   // A run that ended before any plan existed is summed up by what was asked.
   const goal = versions.at(-1)?.plan.goal ?? run.task;
@@ -135,6 +142,24 @@ async function summaryFacts(ctx: Pick<AgentContext, 'config' | 'store'>, runId: 
   return { stored, createdAt: run.createdAt };
 }
 
+/**
+ * What earlier attempts of a retried write made elsewhere than its last one did (a first comment, then another on
+ * Retry): each is still made, so each is said. Read only when some write ran more than once.
+ */
+async function retriedChanges(ctx: Pick<AgentContext, 'store'>, runId: string, steps: readonly StepRecord[]): Promise<{ step: StepRecord; url: string }[]> {
+  const retried = steps.filter((step) => step.kind === 'forward' && step.risk !== 'read' && step.attempt > 1);
+  if (retried.length === 0) return [];
+  const attempts = await ctx.store.listAttempts(runId);
+  return retried.flatMap((step) => {
+    const last = changeUrl(step);
+    const earlier = attempts.filter((a) => a.planVersion === step.planVersion && a.stepId === step.stepId && a.attempt < step.attempt);
+    const urls = new Set(
+      earlier.map((a) => (a.output !== null || a.error?.url ? changeUrl(a) : null)).filter((url): url is string => url !== null && url !== last),
+    );
+    return [...urls].map((url) => ({ step, url }));
+  });
+}
+
 export function isFinal(status: RunStatus): boolean {
   return FINAL_RUN_STATUSES.includes(status);
 }
@@ -156,10 +181,6 @@ function stepsShown(versions: readonly PlanVersionRecord[], steps: readonly Step
 function undoneBy(versions: readonly PlanVersionRecord[], step: StepRecord): string | undefined {
   const planned = versions.find((version) => version.version === step.planVersion)?.plan.rollback.find((undo) => undo.id === step.stepId);
   return planned ? `${step.planVersion}/${planned.undoes}` : undefined;
-}
-
-function urlOf(step: StepRecord): string | null {
-  return typeof step.output?.url === 'string' ? step.output.url : (step.error?.url ?? null);
 }
 
 /**

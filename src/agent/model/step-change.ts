@@ -12,7 +12,16 @@ export interface ChangeFacts {
   risk: 'read' | 'write' | 'destructive';
   status: StepStatus;
   output: Record<string, unknown> | null;
-  error: { url?: string | undefined } | null;
+  error: { url?: string | undefined; madeBefore?: EarlierChange | undefined } | null;
+}
+
+/**
+ * What an earlier attempt of a step made, kept on the step when a Retry's attempt failed before its own call went
+ * through: the first attempt's change is still made, and still undone on an Abort (decision 053).
+ */
+export interface EarlierChange {
+  attempt: number;
+  url?: string | undefined;
 }
 
 /** A write or destructive step that succeeded, or whose call went through and then failed its check. */
@@ -24,7 +33,33 @@ export function madeItsChange(step: ChangeFacts): boolean {
   return (step.status === 'failed' || step.status === 'skipped') && callWentThrough(step);
 }
 
-/** The call reached its target and returned: its output was stored, or its error names what it made. */
+/** The call reached its target and returned: its output was stored, or its error names what it (or an earlier attempt) made. */
 export function callWentThrough(step: Pick<ChangeFacts, 'output' | 'error'>): boolean {
-  return step.output !== null || typeof step.error?.url === 'string';
+  return step.output !== null || typeof step.error?.url === 'string' || step.error?.madeBefore !== undefined;
+}
+
+/** The output a change is told by: the call's own, or the address of what it (or an earlier attempt) made. */
+export function changeOutput(step: Pick<ChangeFacts, 'output' | 'error'>): Record<string, unknown> | null {
+  if (step.output) return step.output;
+  const url = step.error?.url ?? step.error?.madeBefore?.url;
+  return url ? { url } : null;
+}
+
+/** The address of what a step made, when it has one. */
+export function changeUrl(step: Pick<ChangeFacts, 'output' | 'error'>): string | null {
+  const url = changeOutput(step)?.url;
+  return typeof url === 'string' ? url : null;
+}
+
+/**
+ * The latest earlier attempt of a retried step whose call went through, for an attempt that failed before its own
+ * did: `attempts` are the step's, any order.
+ */
+export function earlierChange(attempts: readonly ({ attempt: number } & Pick<ChangeFacts, 'output' | 'error'>)[], before: number): EarlierChange | undefined {
+  const made = attempts.filter((a) => a.attempt < before && callWentThrough(a)).sort((a, b) => b.attempt - a.attempt)[0];
+  if (!made) return undefined;
+  // An attempt that itself only carried an earlier one's change passes that one on.
+  if (made.output === null && typeof made.error?.url !== 'string') return made.error?.madeBefore;
+  const url = changeUrl(made);
+  return { attempt: made.attempt, ...(url ? { url } : {}) };
 }

@@ -1,4 +1,5 @@
 import type { Risk } from './tool.ts';
+import type { EarlierChange } from '../model/step-change.ts';
 import type { RunStatus, StepStatus } from '../model/statuses.ts';
 import type { RunEventInput } from '../model/run-events.ts';
 
@@ -33,6 +34,8 @@ export interface StepErrorRecord {
   uncertain?: boolean;
   code?: string;
   url?: string;
+  /** A Retry's attempt failed before its call went through: what an earlier attempt made stands (model/step-change.ts). */
+  madeBefore?: EarlierChange;
 }
 
 export interface StepAttemptRecord {

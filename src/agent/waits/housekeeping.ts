@@ -7,7 +7,7 @@
  * transition lets one replica expire a plan.
  */
 import { WAITING_RUN_STATUSES } from '../model/run-moves.ts';
-import type { AgentContext } from '../context.ts';
+import type { AgentContext, HousekeepingSettings } from '../context.ts';
 import type { RunRecord } from '../ports/run-store.ts';
 import type { Effect } from '../ports/effects.ts';
 import { openWaits } from './open-waits.ts';
@@ -34,5 +34,28 @@ export async function runHousekeeping(ctx: AgentContext, now: Date): Promise<Eff
     await reportStuckSteps(ctx, run, now).catch(warn(run, 'reportStuckSteps'));
     if (waits) next.push(...((await findHangingRun(ctx, run, waits).catch(warn(run, 'findHangingRun'))) ?? []));
   }
+  await sweepFailedUndos(ctx, now, settings, warn);
   return next;
+}
+
+/** Aborted runs looked at for a failed undo still waiting: the newest, as few are aborted at once. */
+const RECENTLY_ABORTED = 50;
+
+/**
+ * A failed undo (`rollback-failed`) waits for someone to undo it by hand after its rollback ended the run: it is
+ * reminded once like any wait, among the runs aborted within its time to live; past that, it is left (expired).
+ */
+async function sweepFailedUndos(
+  ctx: AgentContext,
+  now: Date,
+  settings: HousekeepingSettings,
+  warn: (run: RunRecord, what: string) => (error: unknown) => void,
+): Promise<void> {
+  const since = now.getTime() - settings.waitTtlS * 1000;
+  const runs = await ctx.store.listRuns({ limit: RECENTLY_ABORTED, statuses: ['aborted'] });
+  for (const run of runs.filter((r) => (r.finishedAt?.getTime() ?? 0) >= since)) {
+    const waits = await openWaits(ctx, run).catch((error: unknown): Wait[] => (warn(run, 'reading its waits')(error), []));
+    for (const wait of waits.filter((w) => w.subject.kind === 'escalation' && w.subject.escalation.kind === 'rollback-failed'))
+      await remindOrExpire(ctx, wait, now, settings).catch(warn(run, 'the failed undo'));
+  }
 }

@@ -28,15 +28,29 @@ export async function reassignWait(ctx: AgentContext, input: { wait: WaitRef; us
   if (!found.ok) return found;
   const wait = found.value;
   const { addressee } = wait;
-  const clickerMay = (wait.addresseeMayAnswer && addressee?.to === input.userId) || (await wait.mayAnswer(input.userId));
-  if (!clickerMay) return refuse('not-allowed', 'Only someone who may answer this can hand it to someone else. Nothing changed.');
+  const clicker = wait.addresseeMayAnswer && addressee?.to === input.userId ? undefined : await wait.mayAnswer(input.userId);
+  // The refusal says why, as the answer itself would have: the rule and who may, or the settings' sentence.
+  if (clicker && !clicker.ok)
+    return refuse('not-allowed', words`Only someone who may answer this can hand it to someone else. ${clicker.error.message} Nothing changed.`);
   if (input.to === input.userId) return refuse('same-person', 'That is you: pick someone else to hand this to. Nothing changed.');
   if (addressee?.to === input.to) return refuse('already-addressed', words`This already waits on ${person(input.to)}. Nothing changed.`);
-  if (!wait.addresseeMayAnswer && !(await wait.mayAnswer(input.to)))
-    return refuse('addressee-may-not-answer', words`${person(input.to)} may not answer this, so it was not handed to them. Nothing changed.`);
+  const theirs = wait.addresseeMayAnswer ? undefined : await wait.mayAnswer(input.to);
+  if (theirs && !theirs.ok)
+    return refuse(
+      'addressee-may-not-answer',
+      words`${person(input.to)} may not answer this, so it was not handed to them.${ruleOf(ctx, theirs.error.message)} Nothing changed.`,
+    );
   const handed = { to: input.to, from: addressee?.to ?? null, by: input.userId };
   await ctx.store.appendEvent(wait.run.id, 'wait-reassigned', { wait: wait.kind, key: wait.key, ...handed });
   return { ok: true, value: { runId: wait.run.id, ...handed } };
+}
+
+/**
+ * Under TANDEM_POLICY, the rule that refused the new addressee (its words name no "you"); the settings' sentences
+ * speak to the person refused, not of someone else, so there the refusal keeps its one sentence.
+ */
+function ruleOf(ctx: AgentContext, why: Text): Text {
+  return ctx.config.policy.current().fromSettings === true ? '' : words` ${why}`;
 }
 
 /** The open wait the ref names (waitOf): answered, expired or cancelled, it waits for nobody, and the refusal says which. */

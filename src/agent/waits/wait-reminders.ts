@@ -7,7 +7,7 @@
  */
 import { movesFrom } from '../model/run-moves.ts';
 import type { AgentContext, HousekeepingSettings } from '../context.ts';
-import type { RunStatus } from '../ports/run-store.ts';
+import type { EscalationRecord, RunStatus } from '../ports/run-store.ts';
 import type { WaitAddressee } from '../ports/surface.ts';
 import { finishRun } from '../execution/run-ending.ts';
 import { expireConfirmation } from '../decisions/target-decision.ts';
@@ -58,6 +58,16 @@ async function expireApproval(ctx: AgentContext, wait: Wait, settings: Housekeep
   }
 }
 
+/**
+ * What an escalation's reminder says above it, true of the run now: a paused run waits as a whole; an executing one
+ * goes on with what does not depend on the step; a failed undo offers nothing to pick, and the rollback goes on.
+ */
+export function escalationReminderNote(status: RunStatus, kind: EscalationRecord['kind']): string {
+  if (kind === 'rollback-failed') return 'Still waiting for someone to undo it by hand; the rest of the rollback goes on.';
+  if (status === 'paused') return 'Still waiting for a decision; the run stays paused until someone picks an action.';
+  return 'Still waiting for a decision; what depends on this step waits until someone picks an action, and the rest of the run goes on.';
+}
+
 /** The reminder: each kind's message, addressed to whom it was handed, if anyone. */
 async function sendAgain(ctx: AgentContext, wait: Wait, now: Date, settings: HousekeepingSettings): Promise<void> {
   const { run, subject } = wait;
@@ -69,12 +79,7 @@ async function sendAgain(ctx: AgentContext, wait: Wait, now: Date, settings: Hou
   }
   const addressee = await pingAddressee(ctx, wait);
   if (subject.kind === 'escalation') {
-    // What is true now: a paused run waits as a whole; an executing one goes on with what does not depend on this step.
-    const stakes =
-      run.status === 'paused'
-        ? 'Still waiting for a decision; the run stays paused until someone picks an action.'
-        : 'Still waiting for a decision; what depends on this step waits until someone picks an action, and the rest of the run goes on.';
-    const offer = await escalationOffer(ctx, run, subject.escalation, stakes);
+    const offer = await escalationOffer(ctx, run, subject.escalation, escalationReminderNote(run.status, subject.escalation.kind));
     await ctx.thread.surface.escalate(run, subject.escalation, addressee ? { ...offer, addressee } : offer);
   } else if (subject.kind === 'question') {
     const { question } = subject;

@@ -54,7 +54,8 @@ function closedState(subject: WaitSubject, { run, events }: WaitFacts): ClosedWa
   }
   if (subject.kind === 'escalation') {
     const { escalation } = subject;
-    if (escalation.status === 'open') return ended ? 'cancelled' : null;
+    // A failed undo waits for someone to undo it by hand, after the rollback ended the run too (housekeeping.ts sweeps it).
+    if (escalation.status === 'open') return ended && escalation.kind !== 'rollback-failed' ? 'cancelled' : null;
     // Its own answer is an `escalation-resolved` event naming it; one closed with others by another answer has none.
     const ownAnswer = eventsOfType(events, 'escalation-resolved').some((e) => e.data.escalationId === escalation.id);
     return ownAnswer ? 'answered' : 'cancelled';

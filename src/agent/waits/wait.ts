@@ -11,6 +11,8 @@
  * (wait-state.ts `stateOf`); `openWaits` reads the open ones, `waitOf` (wait-of.ts) one wait in any state.
  */
 import type { HousekeepingSettings } from '../context.ts';
+import type { Refusal } from '../model/refusal.ts';
+import type { Text } from '../text/text.ts';
 import type { ConfirmationRecord, EscalationRecord, QuestionRecord, RunRecord, WaitKind, WaitMessageRecord, WaitRef } from '../ports/run-store.ts';
 
 export type { WaitKind };
@@ -33,10 +35,15 @@ export type WaitSubject =
   | { kind: 'question'; question: QuestionRecord }
   | { kind: 'confirm'; confirmation: ConfirmationRecord };
 
+/** Why a person may not answer a wait: the check's own code and words (under TANDEM_POLICY, the rule and who may). */
+export type AnswerRefusal = Refusal<string, Text>;
+/** Whether a person may answer a wait, and if not, the refusal the answer itself would give. */
+export type AnswerCheck = { ok: true } | { ok: false; error: AnswerRefusal };
+
 /** Who may answer a wait, asked the way the answer itself asks (answerers.ts). */
 export interface Answerers {
-  /** Whether this person may answer it on their own standing (not because it was handed to them). */
-  mayAnswer(userId: string): Promise<boolean>;
+  /** Whether this person may answer it on their own standing (not because it was handed to them), and if not, why. */
+  mayAnswer(userId: string): Promise<AnswerCheck>;
   /** A question handed to someone may be answered by them; other kinds only by who may answer them anyway. */
   addresseeMayAnswer: boolean;
 }

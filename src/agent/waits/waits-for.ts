@@ -27,7 +27,7 @@ async function personWaits(ctx: AgentContext, run: RunRecord, userId: string): P
   const found: WaitForPerson[] = [];
   for (const wait of await openWaits(ctx, run)) {
     const handedToMe = wait.addressee?.to === userId;
-    if (!((handedToMe && wait.addresseeMayAnswer) || (await wait.mayAnswer(userId)))) continue;
+    if (!((handedToMe && wait.addresseeMayAnswer) || (await wait.mayAnswer(userId)).ok)) continue;
     const permalink = wait.message?.permalink;
     found.push({ run, wait: wait.ref, ...(handedToMe ? { handedBy: wait.addressee!.by } : {}), ...(permalink ? { permalink } : {}) });
   }

@@ -1,9 +1,21 @@
+import type { RunRecord } from '../../agent/ports/run-store.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { describeError } from './replies.ts';
 import type { SlackClient } from './slack-client.ts';
 import { asSlackBlocks, type MessageView } from '../views/limits.ts';
 import { context } from '../views/text.ts';
 import { decidedBlocks, hasLiveButtons } from '../views/plan/decided-blocks.ts';
+import { PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION } from '../views/plan/plan-message.ts';
+import { retireLiveCopies } from './live-copies.ts';
+
+/** Where a run's messages are: its channel and thread. */
+interface Thread {
+  channel: string;
+  threadTs: string;
+}
+
+/** A plan message's decision buttons (View full plan is not one: it stays). */
+const PLAN_BUTTONS = { actionIds: [PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION] };
 
 interface Posted {
   channel: string;
@@ -17,28 +29,39 @@ interface Posted {
 /**
  * The newest plan message of each run, so its buttons can be taken away once they can no longer do
  * anything: a newer version was posted, or the run ended. Clicks on old buttons are refused by the
- * agent anyway; this keeps people from trying. In memory: after a restart the refusal still holds.
+ * agent anyway; this keeps people from trying. Held in memory; a process that did not post the plan
+ * (after a restart, or another replica) finds what still offers the plan's buttons in the thread instead.
  */
 export class PlanMessages {
   private readonly latest = new Map<string, Posted>();
+  /** Runs whose plan this process saw decided (a click rewrote the message, or it ran): nothing is left to look for at their end. */
+  private readonly settled = new Set<string>();
 
   constructor(
     private readonly client: SlackClient,
     private readonly logger: Logger,
   ) {}
 
-  /** Records a newly posted version and retires the previous one. */
-  async posted(runId: string, message: Posted): Promise<void> {
+  /** Records a newly posted version and retires the previous one (looked for in the thread when another process posted it). */
+  async posted(runId: string, thread: Thread, message: Posted): Promise<void> {
     const previous = this.latest.get(runId);
     this.latest.set(runId, message);
-    if (previous && previous.version < message.version) await this.retire(previous, `:arrows_counterclockwise: Replaced by version ${message.version} below.`);
+    const line = `:arrows_counterclockwise: Replaced by version ${message.version} below.`;
+    if (previous && previous.version < message.version) await this.retire(previous, line);
+    else if (!previous && message.version > 1) await retireLiveCopies(this.client, this.logger, { ...thread, except: message.ts }, PLAN_BUTTONS, line);
   }
 
-  /** The run ended undecided (cancelled, expired, a failed replan): `line` says how. */
-  async runEnded(runId: string, line: string): Promise<void> {
-    const last = this.latest.get(runId);
-    this.latest.delete(runId);
+  /**
+   * The run ended: a plan still offering its buttons (the run was cancelled, expired or failed to replan undecided) loses
+   * them, and `line` says how. A run this process neither posted nor saw decided is looked for in the thread.
+   */
+  async runEnded(run: Pick<RunRecord, 'id' | 'conversation' | 'currentPlanVersion'>, line: string): Promise<void> {
+    const last = this.latest.get(run.id);
+    this.latest.delete(run.id);
+    const settled = this.settled.delete(run.id);
     if (last) await this.retire(last, line);
+    // A run that never had a plan (it failed to plan) has no plan message to look for.
+    else if (!settled && run.currentPlanVersion !== null) await retireLiveCopies(this.client, this.logger, run.conversation, PLAN_BUTTONS, line);
   }
 
   /**
@@ -61,6 +84,7 @@ export class PlanMessages {
   /** After a click decided the plan, the listener already rewrote the message. */
   forget(runId: string): void {
     this.latest.delete(runId);
+    this.settled.add(runId);
   }
 
   private async retire(message: Posted, line: string): Promise<void> {

@@ -114,7 +114,7 @@ export class SlackSurface implements Surface {
     }
     // The progress lines come last in the plan, so they are in the message with the buttons.
     const redraw = (approvalProgress: readonly string[]) => planMessages({ ...proposal, approvalProgress: [...approvalProgress] }, options).at(-1);
-    if (last) await this.plans.posted(run.id, { channel: run.conversation.channel, ts: last.ts, version, view: last.view, redraw });
+    if (last) await this.plans.posted(run.id, run.conversation, { channel: run.conversation.channel, ts: last.ts, version, view: last.view, redraw });
     if (last && !proposal.autoApproved) {
       const wait = { kind: 'approval' as const, runId: run.id, planVersion: version };
       await this.waitLinks.posted({
@@ -243,7 +243,7 @@ export class SlackSurface implements Surface {
     // A Reject click's listener already rewrote its message (and told us, so nothing is left to retire);
     // anything else that ends an undecided run (cancel, a failed replan, an expired approval) leaves
     // buttons that must go.
-    await this.plans.runEnded(summary.run.id, isExpiredSummary(summary) ? ':hourglass: Plan expired.' : `Run ${summary.outcome}.`);
+    await this.plans.runEnded(summary.run, isExpiredSummary(summary) ? ':hourglass: Plan expired.' : `Run ${summary.outcome}.`);
     await retireOpenWaits(this.options.client, this.options.logger, summary, this.confirmsPosted.delete(summary.run.id));
     await this.board.finish(summary.run.id);
     this.waitLinks.forget(summary.run.id);

@@ -22,6 +22,7 @@ import { callTool, type CallOutcome } from './tool-call.ts';
 import { plainText } from '../../text/text.ts';
 import { runEvent } from '../../model/run-events.ts';
 import { UNCHECKED } from '../../model/step-codes.ts';
+import { earlierChange } from '../../model/step-change.ts';
 
 export interface StepSpec {
   planVersion: number;
@@ -179,7 +180,20 @@ async function settle(ctx: AgentContext, step: ClaimedStep, call: ReadyCall, res
   const error: StepErrorRecord = redactValue({ ...result.error }, ctx.config.settings.secrets);
   if (error.uncertain) return (await finish(ctx, step, 'uncertain', { error })) ? { status: 'uncertain', error } : { status: 'lost' };
   if (result.status === 'cancelled') return (await finish(ctx, step, 'cancelled', { error })) ? { status: 'cancelled' } : { status: 'lost' };
-  return (await finish(ctx, step, 'failed', { error })) ? { status: 'failed', error } : { status: 'lost' };
+  const failed = await withEarlierChange(ctx, step, call, error);
+  return (await finish(ctx, step, 'failed', { error: failed })) ? { status: 'failed', error: failed } : { status: 'lost' };
+}
+
+/**
+ * A Retry's attempt of a write that failed before its call went through: what an earlier attempt made stands, so it
+ * stays on the step, for the summary, the escalation and an Abort's undo (decision 053). Read only for a retry.
+ */
+async function withEarlierChange(ctx: AgentContext, step: ClaimedStep, call: ReadyCall, error: StepErrorRecord): Promise<StepErrorRecord> {
+  if (step.attempt < 2 || call.tool.risk === 'read' || typeof error.url === 'string') return error;
+  const { runId, planVersion, stepId } = step.key;
+  const attempts = (await ctx.store.listAttempts(runId)).filter((a) => a.planVersion === planVersion && a.stepId === stepId);
+  const madeBefore = earlierChange(attempts, step.attempt);
+  return madeBefore ? { ...error, madeBefore } : error;
 }
 
 /** A forward step's output is judged against what the plan expected; an undo step's is not. */

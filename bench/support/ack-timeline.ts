@@ -10,16 +10,19 @@ import type { SlackInbox } from '../../src/bot/ports.ts';
 type Kind = 'connect' | 'start' | 'ack' | 'slack' | 'recordStart' | 'recordEnd' | 'done' | 'bolt';
 interface Mark {
   kind: Kind;
+  /** performance.now(). */
   at: number;
+  /** The process's CPU time (all threads) in ms, read only for the kinds the figures need (0 otherwise). */
   cpu: number;
-  /** The monotonic clock in µs, as a V8 CPU profile's timestamps count it. */
-  us: number;
 }
 
 const cpuNow = () => {
   const used = process.cpuUsage();
   return (used.user + used.system) / 1000;
 };
+
+/** performance.now() in a V8 CPU profile's clock (the monotonic clock in µs), from one reading of both. */
+const profileClockOffsetUs = Number(process.hrtime.bigint() / 1000n) - performance.now() * 1000;
 
 export interface BurstTimeline {
   /** Wraps the inbox so its writes are marked (queued, committed) along with the `done` marks after the acks. */
@@ -35,14 +38,26 @@ export interface BurstTimeline {
 export function burstTimeline(): BurstTimeline {
   let marks: Mark[] = [];
   let gcs: { at: number; ms: number; major: boolean }[] = [];
+  /** Each request's CPU reading at its arrival, then its CPU from arrival to ack: the one pair of readings serves both figures. */
+  const arrivedAtCpu = new WeakMap<object, number>();
+  let cpuToAck: number[] = [];
   let stored = 0;
   let handled = 0;
-  // The CPU clock is a system call: read only where the summary uses it (arrivals and acks), so the bench weighs little on what it measures.
-  const timed = new Set<Kind>(['connect', 'start', 'ack']);
-  const mark = (kind: Kind) => marks.push({ kind, at: performance.now(), cpu: timed.has(kind) ? cpuNow() : 0, us: Number(process.hrtime.bigint() / 1000n) });
-  diagnostics.subscribe('net.server.socket', () => mark('connect'));
-  diagnostics.subscribe('http.server.request.start', () => mark('start'));
-  diagnostics.subscribe('http.server.response.finish', () => mark('ack'));
+  // The CPU clock is a system call (~11 µs here): read once at each request's arrival and once at its ack, and
+  // shared by every figure that needs it, so the bench weighs little on what it measures.
+  const mark = (kind: Kind, cpu = 0) => marks.push({ kind, at: performance.now(), cpu });
+  diagnostics.subscribe('net.server.socket', () => mark('connect', cpuNow()));
+  diagnostics.subscribe('http.server.request.start', (message) => {
+    const cpu = cpuNow();
+    arrivedAtCpu.set((message as { response: object }).response, cpu);
+    mark('start', cpu);
+  });
+  diagnostics.subscribe('http.server.response.finish', (message) => {
+    const cpu = cpuNow();
+    const arrived = arrivedAtCpu.get((message as { response: object }).response);
+    if (arrived !== undefined) cpuToAck.push(cpu - arrived);
+    mark('ack', cpu);
+  });
   diagnostics.subscribe('undici:request:create', () => mark('slack'));
   diagnostics.subscribe('http.client.request.start', () => mark('slack'));
   new PerformanceObserver((list) => {
@@ -77,12 +92,28 @@ export function burstTimeline(): BurstTimeline {
       app.processEvent = (event: never) => (mark('bolt'), dispatch(event));
     },
     take() {
-      const taken = marks;
-      const takenGcs = gcs;
+      const taken = { marks, gcs, cpuToAck };
       marks = [];
       gcs = [];
-      return summary(taken, takenGcs);
+      cpuToAck = [];
+      return { ...requests(taken.marks, taken.cpuToAck), ...summary(taken.marks, taken.gcs) };
     },
+  };
+}
+
+/** Every ack and Slack call since the last take, and each request's own CPU from its arrival to its ack (p99). */
+function requests(marks: Mark[], cpuToAck: number[]): Record<string, number> {
+  const acks = marks.filter((m) => m.kind === 'ack');
+  const slack = marks.filter((m) => m.kind === 'slack');
+  const lastAck = acks.at(-1)?.at ?? -Infinity;
+  const sortedCpu = [...cpuToAck].sort((a, b) => a - b);
+  return {
+    acks: acks.length,
+    ackSpreadMs: acks.length ? lastAck - acks[0]!.at : 0,
+    slackCalls: slack.length,
+    callsBeforeLastAck: slack.filter((m) => m.at < lastAck).length,
+    // The latency a request would have had with a core to itself: what the bot did between its arrival and its ack.
+    cpuToAckP99: sortedCpu.length ? sortedCpu[Math.min(sortedCpu.length - 1, Math.ceil(0.99 * sortedCpu.length) - 1)]! : 0,
   };
 }
 
@@ -113,8 +144,8 @@ function summary(marks: Mark[], gcs: { at: number; ms: number; major: boolean }[
     slackCallsBeforeLastAck: before('slack'),
     doneMarksBeforeLastAck: before('done'),
     // The window in a CPU profile's clock (BENCH_BURST_PROF), to read what ran in it.
-    windowFromUs: first.us,
-    windowToUs: lastAck.us,
+    windowFromUs: Math.round(first.at * 1000 + profileClockOffsetUs),
+    windowToUs: Math.round(lastAck.at * 1000 + profileClockOffsetUs),
     gcMsInWindow: inWindow.reduce((sum, g) => sum + g.ms, 0),
     // Full (mark-compact) collections among them: they scale with everything the process holds, not with the burst.
     gcMajorInWindow: inWindow.filter((g) => g.major).length,

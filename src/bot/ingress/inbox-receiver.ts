@@ -63,7 +63,8 @@ export interface InboxContext {
  * ahead of every ack is between the receiver and the app. A redelivered request is acknowledged and
  * dropped. Once the listeners are done the request is marked handled; one left pending by a crash is
  * handled again by `resumeUnfinished`. Under a burst the acks come first: what a listener does after
- * `await ack()` starts once the requests received so far are acknowledged too (AckFirst).
+ * `await ack()` starts once the requests received so far are acknowledged too (AckFirst). Over HTTP a click
+ * or an event does not pass through Bolt's receiver at all: the ingress hands it to `receiveAnswered`.
  */
 export class InboxReceiver implements Receiver, AnsweringInbox {
   private app: App | undefined;

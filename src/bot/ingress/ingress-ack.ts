@@ -1,6 +1,7 @@
 import { HTTPModuleFunctions } from '@slack/bolt';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Logger } from '../../observability/logger.ts';
+import { describeError } from '../surface/replies.ts';
 import { handOn } from './signed-request.ts';
 
 /** Bolt parses a form body's fields; any other body it parses as JSON (so does this). */
@@ -22,8 +23,8 @@ export interface Retry {
 /**
  * A checked click or Events API event, answered by the ingress itself: parsed once, stored in the inbox,
  * answered 200, and only then handed to Bolt's app for its listeners. Through Bolt's `HTTPReceiver` each
- * such ack waited for a second URL parse, a 3 s timer, the body's text and its JSON parse and an ack object
- * (decision 030, session 18). Anything else (a command, a modal submission, `url_verification`, `ssl_check`,
+ * such ack also waited for a second URL parse, a 3 s timer and an ack object (a few µs; the parse itself
+ * stays, here, as the inbox key needs it: decision 030, session 18). Anything else (a command, a modal submission, `url_verification`, `ssl_check`,
  * `function_executed`, a body that does not parse) goes on to Bolt's receiver as before: its ack carries
  * content, or Bolt answers it (400 for a body that does not parse).
  */
@@ -38,7 +39,7 @@ export function ingressAck(bolt: RequestListener, inbox: AnsweringInbox, logger:
     };
     inbox.receiveAnswered(key, parsed, retry, answerOnce(res)).catch((error: unknown) => {
       // The request was answered; its listeners' own errors are answered by the app's error handler.
-      logger.error({ err: error instanceof Error ? error.message : String(error), inboxKey: key }, 'a Slack request failed after its ack');
+      logger.error({ err: describeError(error), inboxKey: key }, 'a Slack request failed after its ack');
     });
   };
 }

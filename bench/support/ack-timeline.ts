@@ -4,22 +4,47 @@
  * between them. Events are read from Node's diagnostics channels and from a wrapper around the inbox.
  */
 import diagnostics from 'node:diagnostics_channel';
+import { openSync, readSync } from 'node:fs';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import type { SlackInbox } from '../../src/bot/ports.ts';
 
 type Kind = 'connect' | 'start' | 'ack' | 'slack' | 'recordStart' | 'recordEnd' | 'done' | 'bolt';
 interface Mark {
   kind: Kind;
+  /** performance.now(). */
   at: number;
+  /** The process's CPU time (all threads) in ms, read only for the kinds the figures need (0 otherwise). */
   cpu: number;
-  /** The monotonic clock in µs, as a V8 CPU profile's timestamps count it. */
-  us: number;
+  /** The main thread's CPU time in ms, read at each ack and at a burst's first arrival (NaN otherwise). */
+  thread: number;
 }
 
 const cpuNow = () => {
   const used = process.cpuUsage();
   return (used.user + used.system) / 1000;
 };
+
+/**
+ * The main thread's own CPU time in ms (Linux: its scheduler statistics, read again over one open file, ~8 µs),
+ * or NaN elsewhere. The process's figure adds V8's compiler and GC helper threads, which run beside the main
+ * thread, not in front of the acks; this one is what the last ack waits for.
+ */
+const mainThreadCpu: () => number = (() => {
+  let fd: number;
+  try {
+    fd = openSync('/proc/thread-self/schedstat', 'r');
+  } catch {
+    return () => Number.NaN;
+  }
+  const buffer = Buffer.alloc(64);
+  return () => {
+    const text = buffer.toString('latin1', 0, readSync(fd, buffer, 0, buffer.length, 0));
+    return Number(text.slice(0, text.indexOf(' '))) / 1e6;
+  };
+})();
+
+/** performance.now() in a V8 CPU profile's clock (the monotonic clock in µs), from one reading of both. */
+const profileClockOffsetUs = Number(process.hrtime.bigint() / 1000n) - performance.now() * 1000;
 
 export interface BurstTimeline {
   /** Wraps the inbox so its writes are marked (queued, committed) along with the `done` marks after the acks. */
@@ -35,14 +60,32 @@ export interface BurstTimeline {
 export function burstTimeline(): BurstTimeline {
   let marks: Mark[] = [];
   let gcs: { at: number; ms: number; major: boolean }[] = [];
+  /** Each request's CPU reading at its arrival, then its CPU from arrival to ack: the one pair of readings serves both figures. */
+  const arrivedAtCpu = new WeakMap<object, number>();
+  let cpuToAck: number[] = [];
   let stored = 0;
   let handled = 0;
-  // The CPU clock is a system call: read only where the summary uses it (arrivals and acks), so the bench weighs little on what it measures.
-  const timed = new Set<Kind>(['connect', 'start', 'ack']);
-  const mark = (kind: Kind) => marks.push({ kind, at: performance.now(), cpu: timed.has(kind) ? cpuNow() : 0, us: Number(process.hrtime.bigint() / 1000n) });
-  diagnostics.subscribe('net.server.socket', () => mark('connect'));
-  diagnostics.subscribe('http.server.request.start', () => mark('start'));
-  diagnostics.subscribe('http.server.response.finish', () => mark('ack'));
+  // The CPU clock is a system call (~11 µs here): read once at each request's arrival and once at its ack, and
+  // shared by every figure that needs it, so the bench weighs little on what it measures.
+  const mark = (kind: Kind, cpu = 0, thread = Number.NaN) => marks.push({ kind, at: performance.now(), cpu, thread });
+  // The main thread's clock is read at a burst's first arrival and at every ack (the last is not known yet).
+  let arrived = false;
+  const arrival = (kind: 'connect' | 'start', cpu: number) => {
+    mark(kind, cpu, arrived ? Number.NaN : mainThreadCpu());
+    arrived = true;
+  };
+  diagnostics.subscribe('net.server.socket', () => arrival('connect', cpuNow()));
+  diagnostics.subscribe('http.server.request.start', (message) => {
+    const cpu = cpuNow();
+    arrivedAtCpu.set((message as { response: object }).response, cpu);
+    arrival('start', cpu);
+  });
+  diagnostics.subscribe('http.server.response.finish', (message) => {
+    const cpu = cpuNow();
+    const arrived = arrivedAtCpu.get((message as { response: object }).response);
+    if (arrived !== undefined) cpuToAck.push(cpu - arrived);
+    mark('ack', cpu, mainThreadCpu());
+  });
   diagnostics.subscribe('undici:request:create', () => mark('slack'));
   diagnostics.subscribe('http.client.request.start', () => mark('slack'));
   new PerformanceObserver((list) => {
@@ -77,12 +120,29 @@ export function burstTimeline(): BurstTimeline {
       app.processEvent = (event: never) => (mark('bolt'), dispatch(event));
     },
     take() {
-      const taken = marks;
-      const takenGcs = gcs;
+      const taken = { marks, gcs, cpuToAck };
       marks = [];
       gcs = [];
-      return summary(taken, takenGcs);
+      cpuToAck = [];
+      arrived = false;
+      return { ...requests(taken.marks, taken.cpuToAck), ...summary(taken.marks, taken.gcs) };
     },
+  };
+}
+
+/** Every ack and Slack call since the last take, and each request's own CPU from its arrival to its ack (p99). */
+function requests(marks: Mark[], cpuToAck: number[]): Record<string, number> {
+  const acks = marks.filter((m) => m.kind === 'ack');
+  const slack = marks.filter((m) => m.kind === 'slack');
+  const lastAck = acks.at(-1)?.at ?? -Infinity;
+  const sortedCpu = [...cpuToAck].sort((a, b) => a - b);
+  return {
+    acks: acks.length,
+    ackSpreadMs: acks.length ? lastAck - acks[0]!.at : 0,
+    slackCalls: slack.length,
+    callsBeforeLastAck: slack.filter((m) => m.at < lastAck).length,
+    // The latency a request would have had with a core to itself: what the bot did between its arrival and its ack.
+    cpuToAckP99: sortedCpu.length ? sortedCpu[Math.min(sortedCpu.length - 1, Math.ceil(0.99 * sortedCpu.length) - 1)]! : 0,
   };
 }
 
@@ -103,6 +163,7 @@ function summary(marks: Mark[], gcs: { at: number; ms: number; major: boolean }[
     // From the first byte the bot saw of the burst to its last ack: wall time, and the bot's CPU time within it.
     firstArrivalToLastAckMs: lastAck.at - first.at,
     botCpuFirstArrivalToLastAckMs: lastAck.cpu - first.cpu,
+    mainThreadCpuFirstArrivalToLastAckMs: lastAck.thread - first.thread,
     requestStartSpreadMs: starts.length ? starts.at(-1)!.at - starts[0]!.at : 0,
     // Requests parsed after the first ack went out: the burst was not read in one go.
     startsAfterFirstAck: starts.filter((m) => m.at > firstAck.at).length,
@@ -113,8 +174,8 @@ function summary(marks: Mark[], gcs: { at: number; ms: number; major: boolean }[
     slackCallsBeforeLastAck: before('slack'),
     doneMarksBeforeLastAck: before('done'),
     // The window in a CPU profile's clock (BENCH_BURST_PROF), to read what ran in it.
-    windowFromUs: first.us,
-    windowToUs: lastAck.us,
+    windowFromUs: Math.round(first.at * 1000 + profileClockOffsetUs),
+    windowToUs: Math.round(lastAck.at * 1000 + profileClockOffsetUs),
     gcMsInWindow: inWindow.reduce((sum, g) => sum + g.ms, 0),
     // Full (mark-compact) collections among them: they scale with everything the process holds, not with the burst.
     gcMajorInWindow: inWindow.filter((g) => g.major).length,

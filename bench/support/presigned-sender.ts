@@ -5,6 +5,7 @@
  * the CPU with the bot, so a heavy sender would be measured as the bot's latency.
  */
 import { Agent, request } from 'node:http';
+import type { Socket } from 'node:net';
 import { SlackDriver, type EnvelopeType } from '../../src/workspace/slack-fake/index.ts';
 import { slackSignatureHeaders } from '../../src/workspace/slack-fake/signing.ts';
 
@@ -60,10 +61,21 @@ export function presignedSender(url: string): {
   shape(): SenderShape;
   close(): void;
 } {
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  // An idle socket is closed here before the bot's server closes it (Node's keep-alive timeout, 5 s): a request
+  // written to a socket the server is closing meanwhile would fail with ECONNRESET (seen under load, when the
+  // sequential rounds outlast 5 s and the burst after them reuses the sockets the warm-up burst opened).
+  const agent = new Agent({ keepAlive: true, maxSockets: 256, timeout: 4_000 });
   const target = new URL(url);
   let written: number[] = [];
   let opened = 0;
+  // Each socket counted once, when it connects: a listener added on every request to a reused socket piled up
+  // (MaxListenersExceededWarning, "11 connect listeners added to [Socket]"), as it never fires there.
+  const seen = new WeakSet<object>();
+  const countNew = (socket: Socket) => {
+    if (seen.has(socket)) return;
+    seen.add(socket);
+    socket.once('connect', () => (opened += 1));
+  };
   return {
     send: (prepared) =>
       new Promise((resolve, reject) => {
@@ -71,7 +83,7 @@ export function presignedSender(url: string): {
           res.resume();
           res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
         });
-        req.on('socket', (socket) => socket.once('connect', () => (opened += 1)));
+        req.on('socket', countNew);
         req.on('finish', () => written.push(performance.now()));
         req.on('error', reject);
         req.end(prepared.body);

@@ -33,7 +33,8 @@ import { createMemoryInbox, type FeedbackLog, type RunQueries, type SlackInbox }
 import { createSlackClient, slackClientOptions, type SlackClient } from './surface/slack-client.ts';
 import { slackLogger } from './surface/slack-logger.ts';
 import { loopbackHostOnly } from './ingress/loopback-host.ts';
-import { signedRequestListener } from './ingress/signed-request.ts';
+import { handOn, signedRequestListener, type SignedRequestOptions } from './ingress/signed-request.ts';
+import { ingressAck, type AnsweringInbox } from './ingress/ingress-ack.ts';
 import { createSocketModeConnection } from './ingress/socket-mode.ts';
 
 const EVENTS_PATH = '/slack/events';
@@ -117,8 +118,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     config.slack.appToken !== undefined
       ? createSocketModeConnection({ appToken: config.slack.appToken, apiUrl: config.slack.apiUrl, port: config.port, customRoutes, logger })
       : undefined;
-  const inner = socket?.receiver ?? httpReceiver(requireSecret(config.slack.signingSecret), customRoutes, options, common.logger);
-  const receiver = new InboxReceiver(inner, options.inbox ?? createMemoryInbox(), logger);
+  const http = socket ? undefined : httpReceiver(requireSecret(config.slack.signingSecret), customRoutes, options, common.logger);
+  const receiver = new InboxReceiver(socket?.receiver ?? http!.bolt, options.inbox ?? createMemoryInbox(), logger);
+  http?.answerThrough(receiver);
   const app = new App({ ...common, customRoutes: undefined, receiver });
 
   const deps: BotDeps = {
@@ -177,9 +179,18 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   };
 }
 
-/** Bolt's HTTP receiver behind our signature check (signedRequestListener), which reads each body once. */
-function httpReceiver(signingSecret: string, customRoutes: CustomRoute[], options: SlackAppOptions, boltLogger: ReturnType<typeof slackLogger>): HTTPReceiver {
-  const receiver = new HTTPReceiver({
+/**
+ * Bolt's HTTP receiver behind our signature check (signedRequestListener), which reads each body once; a
+ * checked click or event is then answered by the ingress once the inbox has stored it (ingressAck), and
+ * everything else goes on to Bolt's receiver.
+ */
+function httpReceiver(
+  signingSecret: string,
+  customRoutes: CustomRoute[],
+  options: SlackAppOptions,
+  boltLogger: ReturnType<typeof slackLogger>,
+): { bolt: HTTPReceiver; answerThrough(inbox: AnsweringInbox): void } {
+  const bolt = new HTTPReceiver({
     signingSecret,
     signatureVerification: false,
     endpoints: EVENTS_PATH,
@@ -188,14 +199,18 @@ function httpReceiver(signingSecret: string, customRoutes: CustomRoute[], option
     logger: boltLogger,
     ...(options.receiver?.unhandledRequestTimeoutMillis ? { unhandledRequestTimeoutMillis: options.receiver.unhandledRequestTimeoutMillis } : {}),
   });
-  const signed = signedRequestListener(receiver.requestListener, {
+  const boltListener = bolt.requestListener;
+  // Until the inbox receiver exists, a checked request goes to Bolt's receiver; never does one go unchecked.
+  let checked: NonNullable<SignedRequestOptions['checked']> = (req, res, body) => handOn(boltListener, req, res, body);
+  const signed = signedRequestListener(boltListener, {
     signingSecret,
     endpoints: [EVENTS_PATH],
     bodyLimit: BODY_LIMIT,
     logger: options.logger,
+    checked: (req, res, body) => checked(req, res, body),
   });
-  receiver.requestListener = options.loopbackOnly ? loopbackHostOnly(signed) : signed;
-  return receiver;
+  bolt.requestListener = options.loopbackOnly ? loopbackHostOnly(signed) : signed;
+  return { bolt, answerThrough: (inbox) => (checked = ingressAck(boltListener, inbox, options.logger)) };
 }
 
 function requireSecret(secret: string | undefined): string {

@@ -4,6 +4,7 @@ import { AckFirst } from './ack-first.ts';
 import { inboxKey, storableBody } from './inbox-key.ts';
 import type { SlackInbox } from '../ports.ts';
 import { describeError } from '../surface/replies.ts';
+import type { AnsweringInbox, Retry } from './ingress-ack.ts';
 
 /**
  * A store that does not answer (a cut connection, a failover) must not keep Slack waiting past its 3 s:
@@ -37,9 +38,12 @@ function ackCarriesNothing(body: Record<string, unknown>): boolean {
   return body.type === 'event_callback' && (body.event as { type?: unknown } | undefined)?.type !== 'function_executed';
 }
 
+/** The ack of a request acknowledged already (stored and answered, or handled again after a crash): it does nothing. */
+const noAck: ReceiverEvent['ack'] = async () => undefined;
+
 /** A stored request handled again: already acknowledged, so its ack does nothing. */
 function replayedEvent(key: string, body: Record<string, unknown>): ReceiverEvent {
-  return { body, ack: async () => undefined, customProperties: { inboxKey: key, replayed: true } };
+  return { body, ack: noAck, customProperties: { inboxKey: key, replayed: true } };
 }
 
 /** Set in the listener context: the inbox key of the request being handled, and whether it is handled again after a crash. */
@@ -59,9 +63,10 @@ export interface InboxContext {
  * ahead of every ack is between the receiver and the app. A redelivered request is acknowledged and
  * dropped. Once the listeners are done the request is marked handled; one left pending by a crash is
  * handled again by `resumeUnfinished`. Under a burst the acks come first: what a listener does after
- * `await ack()` starts once the requests received so far are acknowledged too (AckFirst).
+ * `await ack()` starts once the requests received so far are acknowledged too (AckFirst). Over HTTP a click
+ * or an event does not pass through Bolt's receiver at all: the ingress hands it to `receiveAnswered`.
  */
-export class InboxReceiver implements Receiver {
+export class InboxReceiver implements Receiver, AnsweringInbox {
   private app: App | undefined;
   private readonly ackFirst = new AckFirst();
   /** Requests refused because their inbox write outlived the ack deadline (it may have landed since). */
@@ -136,11 +141,57 @@ export class InboxReceiver implements Receiver {
   private async store(event: ReceiverEvent): Promise<void> {
     const key = inboxKey(event.body);
     if (!key) return this.app!.processEvent(event);
-    // The one write before the ack. If it fails the request is not acknowledged: Slack retries events,
-    // and a person whose click failed sees Slack's error instead of a click that silently did nothing.
+    if (!(await this.stored(key, event.body))) {
+      this.logger.debug({ inboxKey: key, retryNum: event.retryNum }, 'Slack request delivered again; acknowledged and dropped');
+      await event.ack();
+      return;
+    }
+    // A click's or an event's ack carries nothing Slack reads, so once it is stored it is acknowledged here,
+    // before Bolt authorises it and runs its middleware and listener matching (the ack then waits for nothing
+    // but the store); the listener's own ack(), or Bolt's for an event, is then a no-op. Over HTTP the ingress
+    // answers these before Bolt's receiver sees them (receiveAnswered); this is Socket Mode's path.
+    const ackedHere = ackCarriesNothing(event.body);
+    if (ackedHere) await event.ack();
+    await this.handle(key, { ...event, ...(ackedHere ? { ack: noAck } : {}), customProperties: { ...event.customProperties, inboxKey: key } });
+  }
+
+  /** The inbox key of a request the HTTP ingress may answer itself once it is stored: a click or an event (ingress-ack.ts). */
+  answerableKey(body: Record<string, unknown>): string | undefined {
+    return ackCarriesNothing(body) ? inboxKey(body) : undefined;
+  }
+
+  /**
+   * A click or an event from the HTTP ingress: stored, answered, then handled once the burst it came in is
+   * acknowledged. Refused with a 500 (so Slack sends it again) when it cannot be stored in time; a redelivery
+   * of one stored already is answered and dropped. Only the key and the body are held until it is handled.
+   */
+  async receiveAnswered(key: string, body: Record<string, unknown>, retry: Retry, answer: (status: 200 | 500) => void): Promise<void> {
+    const acked = this.ackFirst.received();
     let fresh: boolean;
     try {
-      fresh = await withinAckDeadline(this.inbox.record({ key, body: storableBody(event.body) }));
+      fresh = await this.stored(key, body);
+    } catch (error) {
+      this.logger.error({ err: describeError(error), inboxKey: key }, 'a Slack request could not be stored; answered 500 so Slack sends it again');
+      answer(500);
+      return acked();
+    }
+    answer(200);
+    acked();
+    if (!fresh) return this.logger.debug({ inboxKey: key, retryNum: retry.retryNum }, 'Slack request delivered again; acknowledged and dropped');
+    await this.ackFirst.othersAcked();
+    await this.handle(key, { body, ack: noAck, ...retry, customProperties: { inboxKey: key } });
+  }
+
+  /**
+   * The one write before a request's ack; says whether the request is to be handled (not when it was stored
+   * already). Throws when it could not be stored (InboxUnavailableError: not within the deadline), and then it
+   * is not acknowledged: Slack retries events, and a person whose click failed sees Slack's error instead of a
+   * click that silently did nothing.
+   */
+  private async stored(key: string, body: Record<string, unknown>): Promise<boolean> {
+    let fresh: boolean;
+    try {
+      fresh = await withinAckDeadline(this.inbox.record({ key, body: storableBody(body) }));
     } catch (error) {
       if (error instanceof InboxUnavailableError) this.rememberLate(key);
       throw error;
@@ -148,17 +199,7 @@ export class InboxReceiver implements Receiver {
     // Refused because its write outlived the deadline, the request may be stored after all: Slack's
     // retry (here, to this process) handles it now instead of after its lease runs out.
     const late = this.late.delete(key);
-    if (!fresh && !late) {
-      this.logger.debug({ inboxKey: key, retryNum: event.retryNum }, 'Slack request delivered again; acknowledged and dropped');
-      await event.ack();
-      return;
-    }
-    // A click's or an event's ack carries nothing Slack reads, so once it is stored it is acknowledged here,
-    // before Bolt authorises it and runs its middleware and listener matching (the ack then waits for nothing
-    // but the store); the listener's own ack(), or Bolt's for an event, is then a no-op.
-    const ackedHere = ackCarriesNothing(event.body);
-    if (ackedHere) await event.ack();
-    await this.handle(key, { ...event, ...(ackedHere ? { ack: async () => undefined } : {}), customProperties: { ...event.customProperties, inboxKey: key } });
+    return fresh || late;
   }
 
   private rememberLate(key: string): void {

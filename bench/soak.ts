@@ -13,7 +13,7 @@
  * Also printed, as they compare at any load: the CPU and statements a run costs over the last 90 %, and RSS after a
  * full GC at every tenth, so a run shorter than 10,000 shows its trend (what it extrapolates to).
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -110,6 +110,8 @@ async function reading() {
     rssMb: process.memoryUsage().rss / 2 ** 20,
     heapMb: process.memoryUsage().heapUsed / 2 ** 20,
     fds: readdirSync('/proc/self/fd').length,
+    /** What each descriptor is open on, so one that appears between readings can be named. */
+    fdTargets: openDescriptors(),
     connections,
   };
 }
@@ -134,7 +136,7 @@ for (let done = 0; done < RUNS; done += BATCH) {
   const finished = done + BATCH;
   if (!early && finished >= RUNS / 10) {
     early = await reading();
-    console.log(`after ${finished} runs: ${JSON.stringify(early)}`);
+    console.log(`after ${finished} runs: ${JSON.stringify({ ...early, fdTargets: undefined })}`);
     earlyCpu = process.cpuUsage();
     earlySent = statements.sent;
     earlyRuns = finished;
@@ -164,7 +166,7 @@ console.log(`RSS after a full GC at each tenth: ${tenths.join(', ')}`);
 if (process.env.BENCH_STATEMENTS)
   for (const [text, times] of [...statements.texts].sort((a, b) => b[1] - a[1]).slice(0, 30))
     console.log(`${(times / RUNS).toFixed(2).padStart(6)} a run  ${text.replace(/\s+/g, ' ').slice(0, 140)}`);
-console.log(`after ${RUNS} runs: ${JSON.stringify(late)}; ${steps} steps in ${seconds.toFixed(0)} s`);
+console.log(`after ${RUNS} runs: ${JSON.stringify({ ...late, fdTargets: undefined })}; ${steps} steps in ${seconds.toFixed(0)} s`);
 for (const runId of failed.slice(0, 3)) console.error(await describeRun(runId));
 await agent.shutdown(1000);
 await database.close();
@@ -202,7 +204,9 @@ printFigures(`soak (${label}, ${RUNS} runs${PAUSE_MS ? `, ${PAUSE_MS} ms between
     value: ownP99,
     unit: 'ms',
     ...below(20)(ownP99),
-    baseline: delaySummary.own ? describeDelay(delaySummary.own) : 'no /proc/self/task/<pid>/schedstat here',
+    baseline: delaySummary.own
+      ? `${describeDelay(delaySummary.own)}; the main thread's CPU between ticks beyond 10 ms: ${describeDelay(delaySummary.cpu!)}`
+      : 'no /proc/self/task/<pid>/schedstat here',
   },
   {
     // The machine's share: the same instrument in a process that does nothing, meanwhile; and this one idle before.
@@ -223,7 +227,7 @@ printFigures(`soak (${label}, ${RUNS} runs${PAUSE_MS ? `, ${PAUSE_MS} ms between
     value: late.fds - early!.fds,
     unit: '',
     ...atMost(0)(late.fds - early!.fds),
-    baseline: `${early!.fds} → ${late.fds}`,
+    baseline: `${early!.fds} → ${late.fds}${newDescriptors(early!.fdTargets, late.fdTargets)}`,
   },
   ...(late.connections === null
     ? []
@@ -237,6 +241,28 @@ printFigures(`soak (${label}, ${RUNS} runs${PAUSE_MS ? `, ${PAUSE_MS} ms between
         },
       ]),
 ]);
+
+function openDescriptors(): string[] {
+  return readdirSync('/proc/self/fd').map((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      return 'closed meanwhile';
+    }
+  });
+}
+
+/** "; new: anon_inode:[eventfd]": targets open at the end more often than after 10 %. */
+function newDescriptors(before: string[], after: string[]): string {
+  const left = [...before];
+  const added = after.filter((target) => {
+    const at = left.indexOf(target);
+    if (at === -1) return true;
+    left.splice(at, 1);
+    return false;
+  });
+  return added.length ? `; new: ${added.join(', ')}` : '';
+}
 
 /** What the store holds of a run that did not succeed: its steps, their attempts and its events, in order. */
 async function describeRun(runId: string): Promise<string> {

@@ -24,12 +24,18 @@ export interface LoopDelaySummary {
   count: number;
   /** The same percentiles with each tick's wait for a core taken off; absent where schedstat is not readable. */
   own?: { p50: number; p90: number; p99: number; max: number };
+  /**
+   * The main thread's CPU between two ticks beyond the timer's period: how long its own work held the loop, counted
+   * in CPU (at any load; it leaves out time the thread slept while late, e.g. a GC waiting for its helper threads).
+   */
+  cpu?: { p50: number; p90: number; p99: number; max: number };
 }
 
-/** Nanoseconds the thread has waited for a core since it started, or undefined off Linux. */
-function runQueueWaitNs(): number | undefined {
+/** The main thread's time on a core and waiting for one since it started, in ns (schedstat), or undefined off Linux. */
+function schedstat(): { runNs: number; waitNs: number } | undefined {
   try {
-    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[1]);
+    const [runNs, waitNs] = readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ').map(Number);
+    return { runNs: runNs!, waitNs: waitNs! };
   } catch {
     return undefined;
   }
@@ -45,30 +51,32 @@ function percentiles(values: number[]) {
 export function loopDelay(resolutionMs = 10) {
   const lateness: number[] = [];
   const own: number[] = [];
+  const cpu: number[] = [];
   /** Ticks whose own delay was over 15 ms, as [start, end] of the interval in µs of the monotonic clock (a CPU profile's). */
   const longTicks: [number, number][] = [];
   let lastTickUs = 0;
   let timer: NodeJS.Timeout | undefined;
   let due = 0;
-  let waitedNs: number | undefined;
+  let last: ReturnType<typeof schedstat>;
   const tick = () => {
     const now = performance.now();
     const late = Math.max(0, now - due);
-    const waitNow = runQueueWaitNs();
+    const stat = schedstat();
     lateness.push(late);
     const nowUs = Number(process.hrtime.bigint() / 1000n);
-    if (waitNow !== undefined && waitedNs !== undefined) {
-      own.push(Math.max(0, late - (waitNow - waitedNs) / 1e6));
+    if (stat && last) {
+      own.push(Math.max(0, late - (stat.waitNs - last.waitNs) / 1e6));
+      cpu.push(Math.max(0, (stat.runNs - last.runNs) / 1e6 - resolutionMs));
       if (own.at(-1)! > 15) longTicks.push([lastTickUs, nowUs]);
     }
-    waitedNs = waitNow;
+    last = stat;
     lastTickUs = nowUs;
     due = now + resolutionMs;
     timer = setTimeout(tick, resolutionMs);
   };
   return {
     enable() {
-      waitedNs = runQueueWaitNs();
+      last = schedstat();
       lastTickUs = Number(process.hrtime.bigint() / 1000n);
       due = performance.now() + resolutionMs;
       timer = setTimeout(tick, resolutionMs);
@@ -79,7 +87,7 @@ export function loopDelay(resolutionMs = 10) {
     summary: (): LoopDelaySummary => ({
       ...percentiles(lateness),
       count: lateness.length,
-      ...(own.length ? { own: percentiles(own) } : {}),
+      ...(own.length ? { own: percentiles(own), cpu: percentiles(cpu) } : {}),
     }),
   };
 }

@@ -6,10 +6,12 @@
  * Goals: RSS at the end ≤ 1.1 × RSS after the first 10 % (no leak); event-loop delay p99 < 20 ms over the
  * last 90 % (a timer's lateness, `support/loop-delay.ts`: not monitorEventLoopDelay, which adds its resolution);
  * descriptors and connections do not grow. Beside the delay: the part of it the main thread spent on a core (the
- * rest is its wait for one), the same instrument in a second process that does nothing, and in this process idle
- * before the soak (the instrument's check: about 0).
+ * rest is its wait for one) and the main thread's CPU between ticks (what our own work held the loop for, at any
+ * load), the same instrument in a second process that does nothing, and in this process idle before the soak (the
+ * instrument's check: about 0).
  * Run: npx tsx bench/soak.ts [pglite|postgres]    Knobs: BENCH_SOAK_RUNS (default 10000), BENCH_BATCH (default 20),
- * BENCH_PAUSE_MS (a pause after each batch, default 0: saturation), BENCH_STATEMENTS=1 (print the statements by text).
+ * BENCH_PAUSE_MS (a pause after each batch, default 0: saturation), BENCH_STATEMENTS=1 (print the statements by text),
+ * BENCH_LONG_TICKS=<file> (the intervals held over 15 ms, as µs of the clock a `node --cpu-prof` profile uses).
  * Also printed, as they compare at any load: the CPU and statements a run costs over the last 90 %, and RSS after a
  * full GC at every tenth, so a run shorter than 10,000 shows its trend (what it extrapolates to).
  */

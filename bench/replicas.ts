@@ -12,7 +12,8 @@
  * would have against 2 with the same cores to share).
  * Run: TEST_DATABASE_URL=postgres://… npx tsx bench/replicas.ts   (or DATABASE_URL)
  * Knobs: BENCH_RUNS (default 500; a multiple of 4), BENCH_ROUNDS (rounds of 2 then 4 replicas, median taken; default 3),
- * BENCH_POOL_TOTAL (connections shared out among the replicas; default 10 each), BENCH_WAITS=1 (what the server's
+ * BENCH_POOL_TOTAL (connections shared out among the replicas, as the README tells a deployment to: default 20, so
+ * 10 each for 2 and 5 each for 4; 0 gives each replica the per-process default of 10), BENCH_WAITS=1 (what the server's
  * backends were doing, on average, in each measurement; its sampling commits 100 transactions a second and uses the
  * server's CPU for the bench's database, which the CPU and transactions a step then count: compare those only
  * between runs without it), BENCH_STATEMENTS=1 (the statements a step with 2 and 4 replicas, by text),
@@ -42,6 +43,13 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const STEPS = 5;
 /** Runs each replica does before the clock starts: its JIT, and every statement on each of its connections. */
 const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 10);
+/**
+ * The connections all replicas share, as a deployment sizes them (README, "Replicas"): one budget for the server,
+ * each replica's `?max=` its share, so 4 replicas bring the server no more backends than 2. 0: 10 each.
+ */
+const POOL_TOTAL = Number(process.env.BENCH_POOL_TOTAL ?? 20);
+/** Each replica's pool: its share of the total, or postgres.js's per-process default of 10 (`src/store/database.ts`). */
+const poolEach = (replicaCount: number, total = POOL_TOTAL) => (total ? Math.max(1, Math.floor(total / replicaCount)) : 10);
 
 const plan: Plan = {
   schemaVersion: 1,
@@ -54,10 +62,7 @@ const noModel: LlmClient = { has: () => false, generate: () => Promise.reject(ne
 
 /** One replica process: builds its agent, says ready, starts its share of runs on "go", reports every tool call when idle. */
 async function worker(url: string, owner: string, runs: number): Promise<void> {
-  // BENCH_POOL_TOTAL: the connections shared out among the replicas (20 → 10 each for 2, 5 each for 4), so 4
-  // replicas do not bring the server twice the backends of 2; unset, each replica has 10.
-  const total = Number(process.env.BENCH_POOL_TOTAL ?? 0);
-  const database: Database = await openDatabase({ url, poolSize: total ? Math.max(1, Math.floor(total / Number(process.env.BENCH_REPLICAS))) : 10 });
+  const database: Database = await openDatabase({ url, poolSize: Number(process.env.BENCH_POOL_EACH) });
   const statements = countingStatements(database);
   const calls: Record<string, number> = {};
   const tool: AnyTool = {
@@ -152,10 +157,10 @@ interface Measurement {
   sentPerStep: Map<string, number>;
 }
 
-async function measure(url: string, replicaCount: number): Promise<Measurement> {
+async function measure(url: string, replicaCount: number, poolSize = poolEach(replicaCount)): Promise<Measurement> {
   const children = Array.from({ length: replicaCount }, (_, i) =>
     fork(fileURLToPath(import.meta.url), ['--worker', url, `bench-${replicaCount}-${i}-${randomBytes(2).toString('hex')}`, String(RUNS / replicaCount)], {
-      env: { ...process.env, BENCH_REPLICAS: String(replicaCount) },
+      env: { ...process.env, BENCH_POOL_EACH: String(poolSize) },
       execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
     }),
   );
@@ -211,6 +216,9 @@ async function main(): Promise<void> {
       [...results].sort((a, b) => a.stepsPerSecond - b.stepsPerSecond)[Math.floor(results.length / 2)]!;
     const two = middle(twos);
     const four = middle(fours);
+    // Context, not the goal: one round of 2 and 4 with the per-process default (10 each, 40 backends for 4), what
+    // a deployment that does not size its pools gets.
+    const defaults = POOL_TOTAL ? { two: await measure(database.url, 2, 10), four: await measure(database.url, 4, 10) } : undefined;
     console.log(
       `${RUNS} runs × ${STEPS} chained steps, instant tools, PostgreSQL, one process per replica, ${availableParallelism()} CPUs shared with the database`,
     );
@@ -219,7 +227,7 @@ async function main(): Promise<void> {
       value: result.stepsPerSecond,
       unit: 'steps/s',
       ...(count === 1 ? atLeast(600)(result.stepsPerSecond) : {}),
-      baseline: `${(result.stepsPerSecond / count).toFixed(0)} steps/s per replica; replica CPU ${result.cpuShare.toFixed(2)} cores; ${(result.stepsPerSecond / one.stepsPerSecond).toFixed(2)}× one replica; load ${loadavg()[0]!.toFixed(1)}`,
+      baseline: `${(result.stepsPerSecond / count).toFixed(0)} steps/s per replica, ${poolEach(count)} connections each; replica CPU ${result.cpuShare.toFixed(2)} cores; ${(result.stepsPerSecond / one.stepsPerSecond).toFixed(2)}× one replica; load ${loadavg()[0]!.toFixed(1)}`,
     });
     const cpuLine = (count: number, result: Measurement): Figure => ({
       name: `${count} replica${count > 1 ? 's' : ''}, CPU a step (replicas + server)`,
@@ -260,8 +268,18 @@ async function main(): Promise<void> {
         value: ratio,
         unit: '',
         ...atLeast(0.9)(ratio),
-        baseline: `median of ${ROUNDS} alternating rounds; every one of ${RUNS * STEPS} steps run once in each (checked)`,
+        baseline: `median of ${ROUNDS} alternating rounds, ${POOL_TOTAL ? `${POOL_TOTAL} connections shared` : '10 connections each'}; every one of ${RUNS * STEPS} steps run once in each (checked)`,
       },
+      ...(defaults
+        ? [
+            {
+              name: '4 replicas ÷ 2, 10 connections each (the per-process default)',
+              value: defaults.four.stepsPerSecond / defaults.two.stepsPerSecond,
+              unit: '',
+              baseline: `one round: ${defaults.two.stepsPerSecond.toFixed(0)} → ${defaults.four.stepsPerSecond.toFixed(0)} steps/s; CPU a step ${cpuOf(defaults.two).toFixed(2)} → ${cpuOf(defaults.four).toFixed(2)} ms`,
+            },
+          ]
+        : []),
     ]);
   } finally {
     await database.drop();

@@ -1,8 +1,9 @@
 // `npm test`'s checks at once instead of one after another, and beside the tests: the type check and the
 // linters are each one thread, and the tests leave about half of the machine's two cores idle while they
-// wait on processes, timers and sockets (docs/decisions/040-npm-test-in-five-minutes.md).
+// wait on processes, timers and sockets (docs/decisions/040-npm-test-in-five-minutes.md). The unit tests run the
+// same way, beside the e2e and store tests: they compute where those wait.
 //
-//   node scripts/run-parallel.mjs typecheck lint lint:deps -- vitest run
+//   node scripts/run-parallel.mjs typecheck lint lint:deps test:unit -- vitest run --project e2e --project store
 //
 // The names before `--` are npm scripts: each one's output is printed whole when it ends (never interleaved
 // with another's). The command after `--`, if any, runs at the same time with its output streamed as it comes,

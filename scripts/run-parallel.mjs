@@ -18,14 +18,14 @@ const scripts = split === -1 ? args : args.slice(0, split);
 const live = split === -1 ? [] : args.slice(split + 1);
 
 /**
- * Beside a live command the checks run at a lower priority (10 nice steps below this script's, inherited by what
- * npm starts): they take the CPU the tests leave idle, not the CPU a test's process start or timer needs on a
+ * Beside a live command the scripts run at a lower priority (10 nice steps below this script's, inherited by what
+ * npm starts): they take the CPU the live tests leave idle, not the CPU a test's process start or timer needs on a
  * loaded machine. Relative, not nice 10 outright: under `nice -n 19 npm test` that would put them above the tests.
- * A script of tests (`test…`) keeps this script's priority: its tests have timers of their own (a client timeout of
- * 150 ms) that a process starved for a moment would see expire.
+ * That holds for the unit tests too: at the live tests' priority they slowed the first starts of embedded stores
+ * past their 60 s (docs/decisions/040-npm-test-in-five-minutes.md, session 18).
  */
-const lowerPriority = (script, child) => {
-  if (!live.length || script.startsWith('test') || child.pid === undefined) return;
+const lowerPriority = (child) => {
+  if (!live.length || child.pid === undefined) return;
   try {
     os.setPriority(child.pid, Math.min(19, os.getPriority() + 10));
   } catch {
@@ -37,7 +37,7 @@ const lowerPriority = (script, child) => {
 const buffered = (script) =>
   new Promise((resolve) => {
     const child = spawn(npm, ['run', '-s', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-    lowerPriority(script, child);
+    lowerPriority(child);
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));

@@ -38,11 +38,18 @@ const UNIT = [
   'test/cli/format-run.test.ts',
 ];
 
+/**
+ * The e2e files mostly wait (on the processes they start, timers, sockets): with two workers the machine's two cores
+ * were 60 % busy. A third worker fills them (docs/decisions/040-npm-test-in-five-minutes.md, session 18). The store
+ * project shares their group, and so their workers' count, so that its files start as the last e2e files end rather
+ * than after them. Vitest gives every project of one `groupOrder` the same number of workers.
+ */
+const WAITING = { maxWorkers: 3, sequence: { groupOrder: 0 } };
+
 export default defineConfig({
   test: {
-    // PGlite costs seconds and hundreds of MB per instance; two workers fit a 2-core machine. Three for the e2e project
-    // were tried and left (docs/decisions/040-npm-test-in-five-minutes.md, session 16): embedded stores' first starts
-    // outran their 60 s at load 20-40.
+    // PGlite costs seconds and hundreds of MB per instance: two workers for the unit project, whose files compute. The
+    // e2e and store projects have three (below).
     pool: 'forks',
     maxWorkers: 2,
     // Test files share their worker process instead of each importing Bolt, drizzle and PGlite afresh: about
@@ -57,8 +64,12 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: 'unit', include: UNIT, exclude: [...configDefaults.exclude, ...STORE] } },
-      { extends: true, test: { name: 'store', include: STORE, globalSetup: ['test/helpers/build-once.ts'] } },
+      // After the other two when all run in one vitest; `npm test` runs it beside them instead (package.json).
+      {
+        extends: true,
+        test: { name: 'unit', include: UNIT, exclude: [...configDefaults.exclude, ...STORE], sequence: { groupOrder: 1 } },
+      },
+      { extends: true, test: { name: 'store', include: STORE, globalSetup: ['test/helpers/build-once.ts'], ...WAITING } },
       // Everything else: the black-box scenarios, the Slack app, the CLI and runtime, outages, replicas, shipping.
       {
         extends: true,
@@ -70,6 +81,7 @@ export default defineConfig({
           // waits on the processes it starts, but a start is a second or two of CPU, and more at once crowd the
           // files running beside them on a loaded machine. A test's timeout starts when its turn does.
           maxConcurrency: 2,
+          ...WAITING,
           // The processes these tests start run the compiled output, built once here (test/helpers/build-once.ts).
           globalSetup: ['test/helpers/build-once.ts'],
         },

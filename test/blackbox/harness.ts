@@ -54,7 +54,12 @@ export interface Running {
 
 export async function startTandemProcess(env: Record<string, string>, cwd: string, slack: SlackFakeServer): Promise<Running> {
   const tandem = runTandem(['start'], { PORT: '0', LOG_LEVEL: 'info', ...env }, cwd);
-  const line = await tandem.waitForLog('Tandem is running', 60_000);
+  // A start that never says it runs is stopped here: no caller gets a handle to stop it, and left running it would
+  // load the machine for the files after it.
+  const line = await tandem.waitForLog('Tandem is running', 60_000).catch((error: unknown) => {
+    tandem.child.kill('SIGKILL');
+    throw error;
+  });
   const port = Number(line.port);
   const baseUrl = `http://127.0.0.1:${port}`;
   return {

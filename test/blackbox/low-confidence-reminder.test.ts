@@ -9,6 +9,7 @@ import { useStack } from './stack.ts';
 import { openAiReply } from '../fakes/openai-server.ts';
 
 const stack = useStack({ env: () => ({ TANDEM_REMIND_AFTER_S: '2', TANDEM_APPROVAL_TTL_S: '3600' }) });
+const SWEEP_MS = 1_000;
 
 describe('a low-confidence plan', () => {
   it('is reminded once, with when it expires', async () => {
@@ -19,8 +20,11 @@ describe('a low-confidence plan', () => {
     await sent;
     const texts = () => botMessages(slack, channel, sent.ts).map(visibleText);
     await waitFor(slack, () => texts().some((text) => text.includes('expires in')), 'the reminder', 30_000);
-    // Long enough for the escalation's own reminder to have gone out as well, had it been sent (it is due at the same time).
-    await new Promise((resolve) => setTimeout(resolve, 6000));
+    // The escalation's own reminder is due at the same time: had it been sent, the sweep that sent the plan's would
+    // have sent it too, or the next. Three sweeps (every second here: half of TANDEM_REMIND_AFTER_S,
+    // src/runtime/housekeeping.ts), then whatever they started is delivered.
+    await new Promise((resolve) => setTimeout(resolve, 3 * SWEEP_MS));
+    await stack.tandem.untilIdle();
     expect(texts().filter((text) => text.includes('expires in'))).toHaveLength(1);
     expect(texts().filter((text) => text.includes('Still waiting for a decision'))).toEqual([]);
   });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { untilIdle } from '../helpers/until-idle.ts';
 import { startOutageStack, summarised, TASK, type OutageStack } from './outage-stack.ts';
 
 const serverUrl = process.env.TEST_DATABASE_URL;
@@ -45,7 +46,7 @@ describe.skipIf(!serverUrl)('a connection reset in the middle of a statement', (
     expect((await mention).status).toBe(200);
     await breakIt(mention.ts);
     await stack.slack.waitUntil(() => summarised(stack.thread(mention.ts)), 30_000, 'the run’s summary');
-    await sleep(1_500); // a late duplicate would land now
+    await untilIdle(stack.baseUrl); // a late duplicate would have come by now (test/helpers/until-idle.ts)
     const messages = stack.thread(mention.ts);
     expect(stack.issues()).toBe(issuesBefore + 1);
     expect(messages.filter((m) => m.text.startsWith(':white_check_mark: Succeeded'))).toHaveLength(1);
@@ -92,7 +93,7 @@ describe.skipIf(!serverUrl)('a connection reset in the middle of a statement', (
     const answer = stack.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> yes, file it', threadTs: mention.ts });
     expect((await answer).status).toBe(200);
     await stack.slack.waitUntil(() => summarised(stack.thread(mention.ts)), 30_000, 'the run’s summary');
-    await sleep(1_500);
+    await untilIdle(stack.baseUrl);
     expect(questions()).toHaveLength(1);
     expect(stack.issues()).toBe(issuesBefore + 1);
     expect(stack.thread(mention.ts).filter((m) => m.text.startsWith(':white_check_mark: Succeeded'))).toHaveLength(1);

@@ -234,10 +234,20 @@ async function settleOutput(ctx: AgentContext, step: ClaimedStep, call: ReadyCal
 async function settleQuestion(ctx: AgentContext, step: ClaimedStep, asked: string): Promise<StepOutcome> {
   const { key } = step;
   const question = redactValue(asked, ctx.config.settings.secrets);
-  await ctx.store.openQuestion({ ...key, question }, owedQuestion(ctx, key.stepId, question));
+  if (!(await askedAlready(ctx, key))) await ctx.store.openQuestion({ ...key, question }, owedQuestion(ctx, key.stepId, question));
   if (!(await finish(ctx, step, 'waiting', {}))) return { status: 'lost' };
   await ctx.thread.owed.deliver(key.runId);
   return { status: 'waiting' };
+}
+
+/**
+ * The step's question is open already: an earlier run of the step stored it, with the message it owes, and
+ * stopped before the step was marked waiting (the commit's answer was lost, or the process died). Asking again
+ * would store a second question under another key, and its message would reach the thread twice (contract §6).
+ */
+async function askedAlready(ctx: Pick<AgentContext, 'store'>, key: StepInRun['key']): Promise<boolean> {
+  const open = await ctx.store.listQuestions(key.runId);
+  return open.some((q) => q.planVersion === key.planVersion && q.stepId === key.stepId && q.answeredAt === null);
 }
 
 async function finish(

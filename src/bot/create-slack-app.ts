@@ -33,7 +33,7 @@ import { createMemoryInbox, type FeedbackLog, type RunQueries, type SlackInbox }
 import { createSlackClient, slackClientOptions, type SlackClient } from './surface/slack-client.ts';
 import { slackLogger } from './surface/slack-logger.ts';
 import { loopbackHostOnly } from './ingress/loopback-host.ts';
-import { handOn, signedRequestListener, type SignedRequestOptions } from './ingress/signed-request.ts';
+import { signedRequestListener } from './ingress/signed-request.ts';
 import { ingressAck, type AnsweringInbox } from './ingress/ingress-ack.ts';
 import { createSocketModeConnection } from './ingress/socket-mode.ts';
 
@@ -118,9 +118,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     config.slack.appToken !== undefined
       ? createSocketModeConnection({ appToken: config.slack.appToken, apiUrl: config.slack.apiUrl, port: config.port, customRoutes, logger })
       : undefined;
-  const http = socket ? undefined : httpReceiver(requireSecret(config.slack.signingSecret), customRoutes, options, common.logger);
-  const receiver = new InboxReceiver(socket?.receiver ?? http!.bolt, options.inbox ?? createMemoryInbox(), logger);
-  http?.answerThrough(receiver);
+  const signingSecret = socket ? undefined : requireSecret(config.slack.signingSecret);
+  const http = signingSecret === undefined ? undefined : httpReceiver(signingSecret, customRoutes, options, common.logger);
+  const receiver = new InboxReceiver(socket?.receiver ?? http!, options.inbox ?? createMemoryInbox(), logger);
+  if (http && signingSecret !== undefined) checkBeforeBolt(http, signingSecret, receiver, options);
   const app = new App({ ...common, customRoutes: undefined, receiver });
 
   const deps: BotDeps = {
@@ -179,18 +180,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   };
 }
 
-/**
- * Bolt's HTTP receiver behind our signature check (signedRequestListener), which reads each body once; a
- * checked click or event is then answered by the ingress once the inbox has stored it (ingressAck), and
- * everything else goes on to Bolt's receiver.
- */
-function httpReceiver(
-  signingSecret: string,
-  customRoutes: CustomRoute[],
-  options: SlackAppOptions,
-  boltLogger: ReturnType<typeof slackLogger>,
-): { bolt: HTTPReceiver; answerThrough(inbox: AnsweringInbox): void } {
-  const bolt = new HTTPReceiver({
+/** Bolt's HTTP receiver, its own signature check off: ours (checkBeforeBolt) reads each body once. */
+function httpReceiver(signingSecret: string, customRoutes: CustomRoute[], options: SlackAppOptions, boltLogger: ReturnType<typeof slackLogger>): HTTPReceiver {
+  return new HTTPReceiver({
     signingSecret,
     signatureVerification: false,
     endpoints: EVENTS_PATH,
@@ -199,18 +191,23 @@ function httpReceiver(
     logger: boltLogger,
     ...(options.receiver?.unhandledRequestTimeoutMillis ? { unhandledRequestTimeoutMillis: options.receiver.unhandledRequestTimeoutMillis } : {}),
   });
+}
+
+/**
+ * Every request to Bolt's HTTP receiver passes our signature check first (signedRequestListener); a checked click
+ * or event is then answered by the ingress once the inbox has stored it (ingressAck), and everything else goes
+ * on to Bolt's receiver. Set before the receiver starts listening.
+ */
+function checkBeforeBolt(bolt: HTTPReceiver, signingSecret: string, inbox: AnsweringInbox, options: SlackAppOptions): void {
   const boltListener = bolt.requestListener;
-  // Until the inbox receiver exists, a checked request goes to Bolt's receiver; never does one go unchecked.
-  let checked: NonNullable<SignedRequestOptions['checked']> = (req, res, body) => handOn(boltListener, req, res, body);
   const signed = signedRequestListener(boltListener, {
     signingSecret,
     endpoints: [EVENTS_PATH],
     bodyLimit: BODY_LIMIT,
     logger: options.logger,
-    checked: (req, res, body) => checked(req, res, body),
+    checked: ingressAck(boltListener, inbox, options.logger),
   });
   bolt.requestListener = options.loopbackOnly ? loopbackHostOnly(signed) : signed;
-  return { bolt, answerThrough: (inbox) => (checked = ingressAck(boltListener, inbox, options.logger)) };
 }
 
 function requireSecret(secret: string | undefined): string {

@@ -54,6 +54,9 @@ async function sweepFailedUndos(
   const since = now.getTime() - settings.waitTtlS * 1000;
   const runs = await ctx.store.listRuns({ limit: RECENTLY_ABORTED, statuses: ['aborted'] });
   for (const run of runs.filter((r) => (r.finishedAt?.getTime() ?? 0) >= since)) {
+    // Most aborted runs have none: one read of their escalations says so, before the reads of all their waits.
+    const escalations = await ctx.store.listEscalations(run.id).catch((error: unknown) => (warn(run, 'reading its escalations')(error), []));
+    if (!escalations.some((e) => e.status === 'open' && e.kind === 'rollback-failed')) continue;
     const waits = await openWaits(ctx, run).catch((error: unknown): Wait[] => (warn(run, 'reading its waits')(error), []));
     for (const wait of waits.filter((w) => w.subject.kind === 'escalation' && w.subject.escalation.kind === 'rollback-failed'))
       await remindOrExpire(ctx, wait, now, settings).catch(warn(run, 'the failed undo'));

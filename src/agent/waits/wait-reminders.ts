@@ -2,8 +2,9 @@
  * What a wait does at its `remindAt` and `expiresAt` (wait.ts), one path for every kind: it is re-pinged
  * exactly once (CONTRACT §5; claimReminder makes it once across replicas), at the first sweep after
  * `remindAt`; at `expiresAt` a plan can no longer be approved (it can only be proposed again) and a Confirm
- * aborts its step (target-decision.ts says what that leaves running). An escalation or a question does not expire and is
- * not pinged again: the run stays paused, and its message keeps its buttons. Expiry never runs anything.
+ * aborts its step (target-decision.ts says what that leaves running). An escalation or a question does not
+ * expire and is not pinged again: the run stays paused, and its message keeps its buttons. Expiry never runs
+ * anything.
  */
 import { movesFrom } from '../model/run-moves.ts';
 import type { AgentContext, HousekeepingSettings } from '../context.ts';

@@ -53,8 +53,7 @@ export function registerDecisionButtons<Ref extends { runId: string }, Decision 
             client,
             deps.logger,
             { channel: origin.channel, threadTs: origin.threadTs, ...(origin.messageTs ? { except: origin.messageTs } : {}) },
-            { actionIds: buttons.copies, ...(action.value ? { value: action.value } : {}) },
-            line,
+            [{ button: { actionIds: buttons.copies, ...(action.value ? { value: action.value } : {}) }, after: line }],
           );
       } catch (error) {
         deps.logger.error({ err: describeError(error), runId: ref.runId }, buttons.failure);

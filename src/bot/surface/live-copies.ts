@@ -28,20 +28,28 @@ export interface WaitButton {
   value?: string;
 }
 
+/** One wait's buttons, and what each copy still offering them becomes. */
+export interface Sweep {
+  button: WaitButton;
+  /** A line said under what the copy showed, or the whole message the copy becomes (an answered escalation's one line). */
+  after: string | MessageView;
+}
+
+/** Several waits' copies retired in one read of the thread: a message offering a sweep's buttons becomes its `after`. */
 export async function retireLiveCopies(
   client: SlackClient,
   logger: Logger,
-  where: { channel: string; threadTs: string; except?: string },
-  button: WaitButton,
-  /** A line said under what the copy showed, or the whole message the copy becomes (an answered escalation's one line). */
-  after: string | MessageView,
+  where: { channel: string; threadTs: string; except?: string | undefined },
+  sweeps: readonly Sweep[],
 ): Promise<void> {
+  if (sweeps.length === 0) return;
   try {
     const replies = await client.conversations.replies({ channel: where.channel, ts: where.threadTs, limit: 200 });
     for (const message of (replies.messages ?? []) as ThreadMessage[]) {
-      if (!message.ts || message.ts === where.except || !offers(message, button)) continue;
-      const view = typeof after === 'string' ? withLine(message, after) : after;
-      await client.chat.update({ channel: where.channel, ts: message.ts, text: view.text, blocks: asSlackBlocks(view.blocks) });
+      const sweep = message.ts && message.ts !== where.except ? sweeps.find(({ button }) => offers(message, button)) : undefined;
+      if (!sweep) continue;
+      const view = typeof sweep.after === 'string' ? withLine(message, sweep.after) : sweep.after;
+      await client.chat.update({ channel: where.channel, ts: message.ts!, text: view.text, blocks: asSlackBlocks(view.blocks) });
     }
   } catch (error) {
     logger.warn({ err: describeError(error), channel: where.channel }, 'could not take the buttons off every copy of a wait');
@@ -55,18 +63,12 @@ export async function retireLiveCopies(
  * An escalation or a question still open at the end (a copy a reminder posted, a run aborted from another
  * escalation, an expired low-confidence plan) can only be there when the run did not succeed: an open one stops that.
  */
-export async function retireOpenWaits(
-  client: SlackClient,
-  logger: Logger,
-  summary: Pick<RunSummary, 'run' | 'outcome' | 'confirmsAsked'>,
-  postedHere: boolean,
-): Promise<void> {
+export function openWaitSweeps(summary: Pick<RunSummary, 'outcome' | 'confirmsAsked'>, postedHere: boolean): Sweep[] {
   const actionIds = [
     ...(postedHere || summary.confirmsAsked === true ? [TARGET_CONFIRM_ACTION, TARGET_ABORT_ACTION] : []),
     ...(summary.outcome === 'succeeded' ? [] : [...Object.values(ESCALATION_ACTIONS), QUESTION_ANSWER_ACTION]),
   ];
-  if (!actionIds.length) return;
-  await retireLiveCopies(client, logger, summary.run.conversation, { actionIds }, `Run ${summary.outcome}; this no longer waits for anyone.`);
+  return actionIds.length ? [{ button: { actionIds }, after: `Run ${summary.outcome}; this no longer waits for anyone.` }] : [];
 }
 
 /** What a copy showed (its text and blocks as Slack holds them), its buttons off, and the line under it. */

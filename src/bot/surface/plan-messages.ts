@@ -6,7 +6,7 @@ import { asSlackBlocks, type MessageView } from '../views/limits.ts';
 import { context } from '../views/text.ts';
 import { decidedBlocks, hasLiveButtons } from '../views/plan/decided-blocks.ts';
 import { PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION } from '../views/plan/plan-message.ts';
-import { retireLiveCopies } from './live-copies.ts';
+import { retireLiveCopies, type Sweep } from './live-copies.ts';
 
 /** Where a run's messages are: its channel and thread. */
 interface Thread {
@@ -48,20 +48,23 @@ export class PlanMessages {
     this.latest.set(runId, message);
     const line = `:arrows_counterclockwise: Replaced by version ${message.version} below.`;
     if (previous && previous.version < message.version) await this.retire(previous, line);
-    else if (!previous && message.version > 1) await retireLiveCopies(this.client, this.logger, { ...thread, except: message.ts }, PLAN_BUTTONS, line);
+    else if (!previous && message.version > 1)
+      await retireLiveCopies(this.client, this.logger, { ...thread, except: message.ts }, [{ button: PLAN_BUTTONS, after: line }]);
   }
 
   /**
    * The run ended: a plan still offering its buttons (the run was cancelled, expired or failed to replan undecided) loses
-   * them, and `line` says how. A run this process neither posted nor saw decided is looked for in the thread.
+   * them, and `line` says how. A run this process neither posted nor saw decided is looked for in the thread: the
+   * sweep is returned, for the caller's one read of the thread at the run's end.
    */
-  async runEnded(run: Pick<RunRecord, 'id' | 'conversation' | 'currentPlanVersion'>, line: string): Promise<void> {
+  async runEnded(run: Pick<RunRecord, 'id' | 'currentPlanVersion'>, line: string): Promise<Sweep[]> {
     const last = this.latest.get(run.id);
     this.latest.delete(run.id);
     const settled = this.settled.delete(run.id);
     if (last) await this.retire(last, line);
     // A run that never had a plan (it failed to plan) has no plan message to look for.
-    else if (!settled && run.currentPlanVersion !== null) await retireLiveCopies(this.client, this.logger, run.conversation, PLAN_BUTTONS, line);
+    else if (!settled && run.currentPlanVersion !== null) return [{ button: PLAN_BUTTONS, after: line }];
+    return [];
   }
 
   /**

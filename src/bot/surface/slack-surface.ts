@@ -25,7 +25,7 @@ import { planningFailedMessage, plannerUnavailableMessage } from '../views/run/p
 import { questionMessage } from '../views/run/question.ts';
 import { addressed } from '../views/run/reassign.ts';
 import { WaitLinks } from './wait-links.ts';
-import { retireOpenWaits } from './live-copies.ts';
+import { openWaitSweeps, retireLiveCopies } from './live-copies.ts';
 import { isExpiredSummary, summaryMessages } from '../views/run/summary.ts';
 import { targetConfirmationMessages } from '../views/run/target-confirmation.ts';
 import { escapeText, mention, section, storedWords, truncate } from '../views/text.ts';
@@ -243,8 +243,9 @@ export class SlackSurface implements Surface {
     // A Reject click's listener already rewrote its message (and told us, so nothing is left to retire);
     // anything else that ends an undecided run (cancel, a failed replan, an expired approval) leaves
     // buttons that must go.
-    await this.plans.runEnded(summary.run, isExpiredSummary(summary) ? ':hourglass: Plan expired.' : `Run ${summary.outcome}.`);
-    await retireOpenWaits(this.options.client, this.options.logger, summary, this.confirmsPosted.delete(summary.run.id));
+    const planSweeps = await this.plans.runEnded(summary.run, isExpiredSummary(summary) ? ':hourglass: Plan expired.' : `Run ${summary.outcome}.`);
+    const sweeps = [...planSweeps, ...openWaitSweeps(summary, this.confirmsPosted.delete(summary.run.id))];
+    await retireLiveCopies(this.options.client, this.options.logger, summary.run.conversation, sweeps);
     await this.board.finish(summary.run.id);
     this.waitLinks.forget(summary.run.id);
     // A run that failed to plan was told why in one message; a summary would repeat it (nothing ran, nothing changed).

@@ -36,23 +36,16 @@ export function registerEscalationActions(app: App, deps: BotDeps): void {
         const answered = answeredView(body, answer);
         await collapse(client, deps.logger, body, answered);
         // Its reminder may have posted it again: every other copy becomes the same line (found by the escalation's value).
-        if (origin.threadTs)
-          await retireLiveCopies(
-            client,
-            deps.logger,
-            { channel: origin.channel, threadTs: origin.threadTs, except: origin.messageTs },
-            { actionIds: Object.values(ESCALATION_ACTIONS), value: button.value },
-            answered,
-          );
         // Approved from here, the plan above is decided too: its Approve, Modify and Reject go (View full plan stays).
-        if (answer === 'approve' && origin.threadTs)
-          await retireLiveCopies(
-            client,
-            deps.logger,
-            { channel: origin.channel, threadTs: origin.threadTs },
-            { actionIds: [PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION] },
-            `:white_check_mark: Approved by ${mention(body.user.id)} (approve anyway, from the escalation below)`,
-          );
+        const approvedPlan = {
+          button: { actionIds: [PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION] },
+          after: `:white_check_mark: Approved by ${mention(body.user.id)} (approve anyway, from the escalation below)`,
+        };
+        if (origin.threadTs)
+          await retireLiveCopies(client, deps.logger, { channel: origin.channel, threadTs: origin.threadTs, except: origin.messageTs }, [
+            { button: { actionIds: Object.values(ESCALATION_ACTIONS), value: button.value }, after: answered },
+            ...(answer === 'approve' ? [approvedPlan] : []),
+          ]);
       } catch (error) {
         deps.logger.error({ err: describeError(error), escalationId }, 'resolving an escalation failed');
         await tell(`Your choice (${ANSWER_WORDS[answer].label}) was not recorded. ${TRY_AGAIN}`);

@@ -111,6 +111,12 @@ export interface Tool<I = unknown> {
    * (slack_notify escapes it, so an issue title's `<!channel>` is shown, not sent).
    */
   quoteFilled?(text: string): string;
+  /**
+   * After filling, before the call: a problem when the filled args do something the planned args (as the
+   * approver read them) did not, which quoting each value cannot see (slack_notify: a value that completes a
+   * `<!…>` the plan left open pings a channel). The step then fails with this code and message; nothing is sent.
+   */
+  refuseFilled?(planned: Record<string, unknown>, filled: I): { code: string; at: string; message: string } | undefined;
   run(args: I, ctx: ToolContext): Promise<ToolResult>;
   /** Write tools: after a crash mid-call, find out whether the side effect happened. */
   reconcile?(args: I, ctx: ToolContext): Promise<ReconcileResult>;

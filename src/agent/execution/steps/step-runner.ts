@@ -100,6 +100,8 @@ function checkArgs(ctx: Pick<AgentContext, 'config'>, spec: StepSpec, outputs: R
     return { ok: false, message: `${spec.stepId}.args.${issue?.path.join('.') ?? ''}: ${issue?.message} (after filling references)` };
   }
   const args = parsed.data as Record<string, unknown>;
+  const changed = tool.refuseFilled?.(spec.args, args);
+  if (changed) return { ok: false, message: `${spec.stepId}.args.${changed.at}: ${changed.message}`, code: changed.code };
   // Judged again once references are filled: a repository filled in at run time was not there to judge at approval, and the list
   // may have changed since. The filled args are final: `{{…}}` a filled value brought in is text, judged as it is (decision 026).
   const refusal = repositoryRefusal(ctx.config.settings.repositories, tool, args, 'filled');

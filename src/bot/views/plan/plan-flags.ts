@@ -2,14 +2,19 @@
  * What a plan's Slack messages will do to their readers, said on the plan before anyone approves it:
  * a `slack_notify` text is posted as written, so a `<!channel>` in it pings the channel and a
  * `<https://…|label>` shows a label that may hide where it leads. The approver reads the flag, not
- * the rendered message.
+ * the rendered message. A `<…>` whose content is filled in at run time (`<!{{steps.s1.output.text}}>`)
+ * becomes whatever the value says, which nobody has read yet: it is flagged too (slack-notify.ts then
+ * refuses a ping the approved text did not have).
  */
 import type { Plan } from '../../../agent/model/plan/plan.ts';
+import { pingsIn } from '../../../integrations/slack/slack-pings.ts';
 
-/** Slack's broadcast and user-group mentions, with or without a fallback label. */
-const PING = /<!(channel|here|everyone)(?:\|[^>]*)?>|<!subteam\^([A-Z0-9]+)(?:\|[^>]*)?>/g;
 /** A link with a label: `<address|label>` (mentions and channels start with @, # or ! and are not links). */
 const LABELLED_LINK = /<([^@#!<>|][^<>|]*)\|([^<>]*)>/g;
+/** A mention or link with a `{{ … }}` inside: its kind and target are known only once the value is filled. */
+const FILLED_SPAN = /<[^<>]*\{\{[^<>]*\}\}[^<>]*>/g;
+/** How much of such a span the flag quotes (the full view shows the whole text). */
+const SPAN_SHOWN = 80;
 
 export interface StepFlag {
   /** Where the step is, as a reader counts: `step 3` or `rollback step 1`. */
@@ -17,12 +22,12 @@ export interface StepFlag {
   flags: string[];
 }
 
-/** Each ping and each link whose label is not its address, in one text as Slack will render it. */
+/** Each ping, each link whose label is not its address and each mention or link filled in at run time, in one text as Slack will render it. */
 export function textFlags(text: string): string[] {
-  const flags: string[] = [];
-  for (const match of text.matchAll(PING)) {
-    const flag = match[1] ? `pings @${match[1]}` : `pings user group ${match[2]}`;
-    if (!flags.includes(flag)) flags.push(flag);
+  const flags = pingsIn(text).map((ping) => `pings ${ping}`);
+  for (const [span] of text.matchAll(FILLED_SPAN)) {
+    const shown = span.length > SPAN_SHOWN ? `${span.slice(0, SPAN_SHOWN - 1)}…` : span;
+    flags.push(`a mention or link whose content is filled in at run time (${shown}); it may not ping anyone the plan does not`);
   }
   for (const match of text.matchAll(LABELLED_LINK)) {
     const [, address = '', label = ''] = match;

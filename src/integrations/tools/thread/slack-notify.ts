@@ -1,9 +1,12 @@
 import { z } from 'zod';
+import { pingsIn } from '../../slack/slack-pings.ts';
 import { escapeText } from '../../slack/slack-text.ts';
 import { defineTool } from '../define-tool.ts';
 import { SlackRefusedError, type SlackPoster } from './slack-poster.ts';
 
 const NOT_CONFIGURED = 'Slack is not configured (SLACK_BOT_TOKEN)';
+/** The step's error code when a filled value made a ping the approver never read. */
+export const PING_NOT_APPROVED = 'ping-not-approved';
 
 /** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
 const Output = z.object({ channel: z.string(), ts: z.string(), url: z.string().nullable() });
@@ -24,6 +27,20 @@ export function createSlackNotifyTool(slack: SlackPoster | undefined) {
     // Text filled in from an earlier output (an issue title, a model's summary) was never shown, so
     // it is escaped and cannot mention a channel, a person or hide a link.
     quoteFilled: escapeText,
+    // Escaping touches & < > only, so a value filled inside a `<…>` the plan wrote (`<!{{…}}>` and "channel")
+    // still completes a ping: the text as filled may ping only whom the approved text pings.
+    refuseFilled: (planned, filled) => {
+      const approved = typeof planned.text === 'string' ? pingsIn(planned.text) : [];
+      const added = pingsIn(filled.text).filter((ping) => !approved.includes(ping));
+      if (added.length === 0) return undefined;
+      return {
+        code: PING_NOT_APPROVED,
+        at: 'text',
+        message:
+          `the text as filled in pings ${added.join(', ')}, which the approved plan does not: a value filled in at run time completed the mention, so nothing was posted. ` +
+          'To ping on purpose, write the mention itself in the plan (Modify) so an approver reads it.',
+      };
+    },
     run: async (args, ctx) => {
       if (!slack) return { status: 'error', error: { message: NOT_CONFIGURED, code: 'not-configured' } };
       try {

@@ -2,6 +2,7 @@
 import type { RunRecord, RunsPort } from '../agent/ports/runs.ts';
 import { AUDIT_CHECKS } from './checks/index.ts';
 import { loadRunFacts, type AuditCheck, type AuditContext, type RunFactsStore, type Violation } from './run-facts.ts';
+import { withStoredRisks } from './stored-risks.ts';
 
 /** The audit is over every run the store holds. */
 const EVERY_RUN = 1_000_000;
@@ -20,7 +21,8 @@ export async function auditRuns(
   const violations: Violation[] = [];
   for (const run of runs) {
     const facts = await loadRunFacts(store, run);
-    for (const check of options.checks ?? AUDIT_CHECKS) violations.push(...check.check(facts, ctx));
+    const runCtx = withStoredRisks(ctx, facts.steps);
+    for (const check of options.checks ?? AUDIT_CHECKS) violations.push(...check.check(facts, runCtx));
   }
   return { runs: runs.length, violations };
 }

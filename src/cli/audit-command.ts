@@ -11,7 +11,8 @@ import type { StoreCommandContext } from './command-io.ts';
 
 /**
  * Risk and targets of the built-in tools (nothing is called, so no token is needed); a tool the audit
- * does not know (an MCP tool) counts as destructive, as the policy counts it. Approvers named directly in
+ * does not know (an MCP tool: no server is started) takes the risk its steps stored when they ran
+ * (stored-risks.ts), and destructive when none did, as the policy counts it. Approvers named directly in
  * TANDEM_APPROVERS are known here; members of its user groups only when `groupMembers` could be asked of
  * Slack (today's members: someone who left a group since approving shows as not allowed, and is worth a look).
  */

@@ -10,6 +10,7 @@ import { ConfigError } from '../config/config-error.ts';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createPolicyHolder, loadPolicyInForce, problemLine } from '../policy/policy-in-force.ts';
+import { policyTextsKeeper } from './policy-texts-keeper.ts';
 
 /** The policy every decision asks: TANDEM_POLICY's files (reloaded on SIGHUP and on change), or unset the built-in policy from the settings. */
 export function startPolicy(
@@ -18,20 +19,22 @@ export function startPolicy(
   logger: Logger,
   /** Keeps the texts under their hash, so the audit can judge decisions by the policy then in force. */
   keep: (policy: PolicyEngine) => Promise<void> = async () => undefined,
+  /** The first wait before a failed save of the texts is tried again (doubling up to a minute). */
+  keepRetryMs = 1_000,
 ): { gate: PolicyGate; stop: () => void } {
   const path = config.policy.path;
   const load = () => loadPolicyInForce({ path, approvers: config.approvers, autoRunReadOnly: config.autoRunReadOnly, repos: config.github.repos });
   const first = load();
   if (!first.ok) throw new ConfigError(path === undefined ? 'TANDEM_APPROVERS' : 'TANDEM_POLICY', problemLine(first.error));
   const holder = createPolicyHolder(first.value, load);
-  const kept = (policy: PolicyEngine) => keep(policy).catch((error: unknown) => logger.error({ err: error }, 'could not store the policy texts for the audit'));
-  void kept(first.value);
+  const keeper = policyTextsKeeper(keep, logger, keepRetryMs);
+  keeper.keep(first.value);
   // The built-in policy changes only with the settings, which a restart reads.
-  if (path === undefined) return { gate: { current: holder.current, groups }, stop: () => undefined };
+  if (path === undefined) return { gate: { current: holder.current, groups }, stop: keeper.stop };
   logger.info({ policy: path, hash: first.value.hash.slice(0, 12), rules: first.value.rules.length }, 'policy loaded');
   const onHangup = () => {
     const reloaded = holder.reload();
-    if (reloaded.ok) void kept(reloaded.value);
+    if (reloaded.ok) keeper.keep(reloaded.value);
     if (reloaded.ok) logger.info({ policy: path, hash: reloaded.value.hash.slice(0, 12), rules: reloaded.value.rules.length }, 'policy reloaded');
     else logger.error(`policy not reloaded, the previous one stays in force: ${reloaded.error}`);
   };
@@ -53,6 +56,7 @@ export function startPolicy(
     stop: () => {
       process.off('SIGHUP', onHangup);
       clearTimeout(settle);
+      keeper.stop();
       watcher?.close();
     },
   };

@@ -36,6 +36,29 @@ describe('SIGHUP reloads TANDEM_POLICY', () => {
     }
   });
 
+  it('texts the store could not take (an outage at start-up) are saved again until they are stored, so the audit can judge decisions under them', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'policy-keep-')), 'rules.cedar');
+    writeFileSync(file, RULE('S_ONE'));
+    const errors: string[] = [];
+    const logger = { info: () => undefined, warn: () => undefined, error: (_: unknown, line: string) => errors.push(line) } as never;
+    const stored: string[] = [];
+    let outage = 3;
+    const save = async (policy: { hash: string }) => {
+      if (outage-- > 0) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+      stored.push(policy.hash);
+    };
+    const started = startPolicy(loadConfig({ TANDEM_POLICY: file }), { groupsOf: async () => [] }, logger, save, 5);
+    try {
+      const deadline = Date.now() + 5000;
+      while (stored.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(stored).toEqual([started.gate.current().hash]);
+      // One line for the outage, not one per try.
+      expect(errors).toEqual(['could not store the policy texts for the audit; retrying until it can']);
+    } finally {
+      started.stop();
+    }
+  });
+
   it('a change of the file reloads it without a signal', async () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'policy-watch-')), 'rules.cedar');
     writeFileSync(file, RULE('S_BEFORE'));

@@ -60,6 +60,8 @@ export interface AgentApi {
     text: string;
     requestId?: string | undefined;
     asAnswer?: boolean | undefined;
+    /** From an Answer form: the question it was opened on; the answer goes to that question or to none. */
+    questionId?: string | undefined;
   }): Promise<FollowUpOutcome>;
   cancel(input: { runId: string; userId: string }): Promise<Refused<void, CancelRefusalCode, Text>>;
   /** Confirm or Abort a step whose target was filled at run time from a person's or a model's words. */

@@ -39,7 +39,7 @@ export type ButtonWaitKind = 'approval' | 'escalation' | 'confirm';
 /** What each kind of answer says. */
 export interface WaitAnswers {
   approval: { decision: 'approve' | 'reject'; digest?: string | undefined };
-  escalation: { action: EscalationAnswer };
+  escalation: { action: EscalationAnswer; digest?: string | undefined };
   confirm: { decision: 'confirm' | 'abort' };
 }
 
@@ -63,7 +63,7 @@ export type Answered<K extends ButtonWaitKind> = Decided<AnswerResult<K>>;
 /** Each kind's own step: asks the policy, records the answer with compare-and-set, carries it out as far as it is the decision's. */
 const ANSWER_PATHS: { [K in ButtonWaitKind]: (ctx: AgentContext, input: AnswerInput<K>) => Promise<Answered<K>> } = {
   approval: (ctx, { wait, userId, answer }) => decide(ctx, { runId: wait.runId, planVersion: wait.planVersion, userId, ...answer }),
-  escalation: (ctx, { wait, userId, answer }) => resolveEscalation(ctx, { escalationId: wait.escalationId, userId, action: answer.action }),
+  escalation: (ctx, { wait, userId, answer }) => resolveEscalation(ctx, { escalationId: wait.escalationId, userId, ...answer }),
   confirm: (ctx, { wait, userId, answer }) =>
     decideTarget(ctx, { runId: wait.runId, planVersion: wait.planVersion, stepId: wait.stepId, userId, decision: answer.decision }),
 };

@@ -58,7 +58,11 @@ export function createAgent(deps: AgentDeps): Agent {
       resolveEscalation: async (input: Parameters<AgentApi['resolveEscalation']>[0]) =>
         performNext(
           ctx,
-          await answerWait(ctx, { wait: { kind: 'escalation', escalationId: input.escalationId }, userId: input.userId, answer: { action: input.action } }),
+          await answerWait(ctx, {
+            wait: { kind: 'escalation', escalationId: input.escalationId },
+            userId: input.userId,
+            answer: { action: input.action, digest: input.digest },
+          }),
         ),
     }),
     reassign: (input) => reassignWait(ctx, input),

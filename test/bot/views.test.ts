@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { decodeEscalationRef, decodePlanRef } from '../../src/bot/views/button-values.ts';
+import { decodeEscalationButton, decodeEscalationRef, decodePlanRef } from '../../src/bot/views/button-values.ts';
 import { appHomeView } from '../../src/bot/views/app-home.ts';
 import { escapeKeepingMentions } from '../../src/bot/views/text.ts';
 import { ESCALATION_ACTIONS, escalationMessage } from '../../src/bot/views/run/escalation.ts';
@@ -305,6 +305,17 @@ describe('escalation', () => {
     expect(answers.every((b) => decodeEscalationRef(b.value) === 'esc_1')).toBe(true);
     expect(decodeReassignButton(buttons(view.blocks).at(-1)!.value)).toEqual({ kind: 'escalation', escalationId: 'esc_1' });
     expectWithinLimits(view.blocks);
+  });
+
+  it('binds "Approve anyway" to the plan digest it was drawn for, as the plan\'s Approve is bound; the other answers name only the escalation', () => {
+    const view = escalationMessage({
+      escalation: makeEscalation({ kind: 'low-confidence', stepId: null }),
+      offer: makeOffer({ answers: ['approve', 'modify', 'reject'], plan: { version: 1, digest: '0123456789ab' } }),
+      escalateTo: undefined,
+    });
+    const valueOf = (actionId: string) => buttons(view.blocks).find((b) => b.action_id === actionId)!.value;
+    expect(decodeEscalationButton(valueOf(ESCALATION_ACTIONS.approve))).toEqual({ escalationId: 'esc_1', digest: '0123456789ab' });
+    expect(decodeEscalationButton(valueOf(ESCALATION_ACTIONS.reject))).toEqual({ escalationId: 'esc_1' });
   });
 
   it('mentions a user with <@U…>', () => {

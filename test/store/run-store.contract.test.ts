@@ -848,6 +848,35 @@ describe.each(STORE_ENGINES)('run store contract on %s', (engine) => {
     });
   });
 
+  it('answers the question it names, not the oldest open one, and a named question answered already is nothing to answer', async () => {
+    const { run } = await withPlannedSteps();
+    await store.updateRun(run.id, { status: 'executing' });
+    for (const stepId of ['s1', 's2']) await store.setStepStatus({ runId: run.id, planVersion: 1, stepId, from: ['pending'], to: 'waiting' });
+    const older = await store.openQuestion({ runId: run.id, stepId: 's1', planVersion: 1, question: 'Which repository?' });
+    const newer = await store.openQuestion({ runId: run.id, stepId: 's2', planVersion: 1, question: 'Which tag?' });
+    const answer = (questionId: string, text: string) =>
+      store.answer({
+        runId: run.id,
+        questionId,
+        answer: text,
+        userId: 'U1',
+        stepFrom: ['executing', 'paused'],
+        planFrom: ['awaiting-answer'],
+        planTo: 'planning',
+      });
+    expect(await answer(newer.id, 'v1.2')).toMatchObject({ ok: true, value: { id: newer.id, stepId: 's2', answer: 'v1.2' } });
+    expect(await answer(newer.id, 'v9')).toMatchObject({ ok: false, code: 'nothing-to-answer' });
+    expect((await store.listQuestions(run.id)).map((q) => [q.id, q.answer])).toEqual([
+      [older.id, null],
+      [newer.id, 'v1.2'],
+    ]);
+    const steps = await store.listSteps(run.id, 1);
+    expect(steps.map((s) => [s.stepId, s.status])).toEqual([
+      ['s1', 'waiting'],
+      ['s2', 'succeeded'],
+    ]);
+  });
+
   it('moves an answered step with its answer, only from where it was, and an Abort closes every other open escalation; a refused answer moves nothing', async () => {
     const { run } = await withPlannedSteps();
     await store.setStepStatus({ runId: run.id, planVersion: 1, stepId: 's1', from: ['pending'], to: 'failed', error: { message: 'boom' } });

@@ -4,7 +4,9 @@
  *
  * 1. the wait the button names is read in whatever state it is now (waits/wait-of.ts);
  * 2. a closed wait refuses, saying how it closed — answered, expired or cancelled (waits/wait-state.ts) — and
- *    nothing changes;
+ *    nothing changes; an open one past its time to live (a plan's approval, also from its low-confidence
+ *    escalation, or a Confirm) is expired here as the next sweep would have expired it, and refuses as expired
+ *    (CONTRACT §5: an expired plan is "never run on an old click"; waits/wait-expiry.ts);
  * 3. a wait handed on by a Reassign refuses someone it was handed away from who may not answer it anyway,
  *    naming who has it now;
  * 4. the kind's own step (ANSWER_PATHS) asks the policy who may give this answer and records it with the
@@ -22,6 +24,7 @@ import { handedAwayFrom } from '../waits/addressee.ts';
 import type { ClosedWaitState, Wait } from '../waits/wait.ts';
 import { waitOf } from '../waits/wait-of.ts';
 import { isOpenState } from '../waits/wait-state.ts';
+import { expireIfDue, expiringWaitOf, waitTimes } from '../waits/wait-expiry.ts';
 import { checkVersion } from './approval-click.ts';
 import { decisionRefusal } from './decision-refusals.ts';
 import { answeredLine, resolveEscalation } from './escalation-resolution.ts';
@@ -36,7 +39,7 @@ export type ButtonWaitKind = 'approval' | 'escalation' | 'confirm';
 /** What each kind of answer says. */
 export interface WaitAnswers {
   approval: { decision: 'approve' | 'reject'; digest?: string | undefined };
-  escalation: { action: EscalationAnswer };
+  escalation: { action: EscalationAnswer; digest?: string | undefined };
   confirm: { decision: 'confirm' | 'abort' };
 }
 
@@ -60,7 +63,7 @@ export type Answered<K extends ButtonWaitKind> = Decided<AnswerResult<K>>;
 /** Each kind's own step: asks the policy, records the answer with compare-and-set, carries it out as far as it is the decision's. */
 const ANSWER_PATHS: { [K in ButtonWaitKind]: (ctx: AgentContext, input: AnswerInput<K>) => Promise<Answered<K>> } = {
   approval: (ctx, { wait, userId, answer }) => decide(ctx, { runId: wait.runId, planVersion: wait.planVersion, userId, ...answer }),
-  escalation: (ctx, { wait, userId, answer }) => resolveEscalation(ctx, { escalationId: wait.escalationId, userId, action: answer.action }),
+  escalation: (ctx, { wait, userId, answer }) => resolveEscalation(ctx, { escalationId: wait.escalationId, userId, ...answer }),
   confirm: (ctx, { wait, userId, answer }) =>
     decideTarget(ctx, { runId: wait.runId, planVersion: wait.planVersion, stepId: wait.stepId, userId, decision: answer.decision }),
 };
@@ -72,12 +75,25 @@ export async function answerWait<K extends ButtonWaitKind>(ctx: AgentContext, in
   // Nothing stored under that name: the kind's own step says what is missing (a run, a version, an escalation).
   if (!wait) return path(ctx, input);
   if (!isOpenState(wait.state)) return decided({ ok: false, error: closedRefusal(wait, wait.state) } as AnswerResult<K>);
+  const expired = await expiredAtClick(ctx, wait);
+  if (expired) return decided({ ok: false, error: expired } as AnswerResult<K>);
   const handedAway = await handedAwayRefusal(ctx, wait, input.userId);
   if (handedAway) return decided(handedAway as AnswerResult<K>);
   return path(ctx, input);
 }
 
 type ClosedRefusal = { code: WaitAnswerRefusals[ButtonWaitKind]; message: Text };
+
+/**
+ * The click came after the wait's `expiresAt` and before the sweep that expires it: it expires here, with the
+ * sweep's effects, and the click is refused as the wait now stands (expired, or answered by whoever came first).
+ */
+async function expiredAtClick(ctx: AgentContext, wait: Wait): Promise<ClosedRefusal | undefined> {
+  const expiring = await expiringWaitOf(ctx, wait);
+  if (!expiring || !isOpenState(expiring.state) || !(await expireIfDue(ctx, expiring, ctx.now(), waitTimes(ctx)))) return undefined;
+  const after = await waitOf(ctx, expiring.ref);
+  return closedRefusal(after ?? expiring, after && !isOpenState(after.state) ? after.state : 'expired');
+}
 
 /** How a closed wait refuses, in the words each kind's people already knew; an expired one says it expired. */
 function closedRefusal(wait: Wait, state: ClosedWaitState): ClosedRefusal {

@@ -3,6 +3,7 @@ import type { DecisionRefusalCode, RunRecord } from '../ports/run-store.ts';
 import type { PolicyGate } from './policy-approval.ts';
 import type { Refusal } from '../model/refusal.ts';
 import { person, type Text, type TextPart } from '../text/text.ts';
+import { shortDigest } from '../model/plan/plan-digest.ts';
 
 /** A store refusal as the agent returns it: the code, and the sentence the person who clicked is shown. */
 export function decisionRefusal(code: DecisionRefusalCode, run: RunRecord | undefined, planVersion: number | null): Refusal<DecisionRefusalCode> {
@@ -24,6 +25,19 @@ function refusalMessage(code: DecisionRefusalCode, run: RunRecord | undefined, p
     case 'already-answered':
       return 'That message already answered a question of this run.';
   }
+}
+
+/**
+ * An approval binds to the content the clicked message showed (CONTRACT §5): a button drawn for other content than
+ * the version's `digest` now is a stale one, and approves nothing. `shown` undefined: a button drawn before it
+ * carried a digest.
+ */
+export function shownDigestRefusal(shown: string | undefined, digest: string, version: number): Refusal<'plan-changed'> | undefined {
+  if (shown === undefined || digest.startsWith(shown.toLowerCase())) return undefined;
+  return {
+    code: 'plan-changed',
+    message: `The plan changed since that message was posted (it showed digest ${shortDigest(shown)}, v${version} is now ${shortDigest(digest)}); nothing was approved. Check the plan again before approving.`,
+  };
 }
 
 export function planChangedMessage(clicked: number | null, current: number | null): string {

@@ -11,7 +11,7 @@ import { approvalNeed, checkPolicyApprover, checkRequesterOrApprover, checkResol
 import type { AgentContext } from '../context.ts';
 import { descendantsOf } from '../execution/ready-steps.ts';
 import type { DecisionRefusalCode, EscalationAction, EscalationAnswer, EscalationRecord, RunRecord, StepMove, StepStatus } from '../ports/run-store.ts';
-import { decisionRefusal } from './decision-refusals.ts';
+import { decisionRefusal, shownDigestRefusal } from './decision-refusals.ts';
 import { ACTS_AS, ANSWER_WORDS, answerList, answerOf, isOffered, offeredAnswers } from '../execution/escalation-offer.ts';
 import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
 import { isFinal, NOT_FINAL, summarizeEnded } from '../execution/run-ending.ts';
@@ -29,7 +29,8 @@ import type { ApproverRefusalCode, EscalationRefusalCode } from '../model/refusa
 import { decided, decideHolding, drive, replanRun, stopDriver, type Decided, type Effect } from '../ports/effects.ts';
 
 type EscalationResult<T = void> = Refused<T, EscalationRefusalCode, Text>;
-type Answer = { escalationId: string; userId: string; action: EscalationAnswer };
+/** `digest`: the plan digest an "Approve anyway" button was drawn for (its short form), bound as Approve binds it. */
+type Answer = { escalationId: string; userId: string; action: EscalationAnswer; digest?: string | undefined };
 
 const ok: EscalationResult = { ok: true, value: undefined };
 
@@ -87,7 +88,7 @@ async function decideEscalation(
   ctx: AgentContext,
   run: RunRecord,
   escalation: EscalationRecord,
-  input: { escalationId: string; userId: string; action: EscalationAction },
+  input: Omit<Answer, 'action'> & { action: EscalationAction },
 ): Promise<Decided<EscalationResult>> {
   const checked = await refusal(ctx, run, escalation, input);
   if (!checked.ok) return decided(checked);
@@ -110,6 +111,8 @@ async function decideEscalation(
     // Going ahead despite low confidence is the approval the escalation asked for: approval, resolution and start are one decision.
     const version = escalation.planVersion === null ? undefined : await ctx.store.getPlanVersion(run.id, escalation.planVersion);
     const digest = version ? await planDigest(version.plan) : null;
+    const stale = version && digest ? shownDigestRefusal(input.digest, digest, version.version) : undefined;
+    if (stale) return decided({ ok: false, error: stale });
     const approved = await ctx.store.decide({
       ...base,
       from: ['awaiting-approval'],

@@ -1,6 +1,7 @@
 /**
- * A message in a run's conversation: "cancel" stops the run; anything else answers a pending question.
- * Both count only from the requester or an approver.
+ * A message in a run's conversation: "cancel" stops the run; anything else answers a pending question (an
+ * Answer form's, the one it names; which one a mention answers: waits/question-choice.ts). Both count only from
+ * the requester or an approver, or for a question, from whom it was handed to.
  */
 import { checkRequesterOrApprover } from './approval-policy.ts';
 import type { AgentContext } from '../context.ts';
@@ -9,9 +10,8 @@ import type { Conversation, RunRecord } from '../ports/run-store.ts';
 import { redactText } from '../text/redact.ts';
 import { isCancelRequest } from '../text/cancel-request.ts';
 import { decisionRefusal } from './decision-refusals.ts';
-import { refuse, type Refusal, type Refused } from '../model/refusal.ts';
-import { currentAddressee, handedAwayFrom } from '../waits/addressee.ts';
-import { waitKey } from '../waits/wait.ts';
+import { refuse, type Refused } from '../model/refusal.ts';
+import { chooseQuestion } from '../waits/question-choice.ts';
 import { isFinal, NOT_FINAL } from '../execution/run-ending.ts';
 import { continueIfClear } from './escalation-resolution.ts';
 import { person, type Text, words } from '../text/text.ts';
@@ -24,6 +24,8 @@ interface FollowUpInput {
   requestId?: string | undefined;
   /** From an Answer form: an answer, never a cancel (only a message in the thread cancels). */
   asAnswer?: boolean | undefined;
+  /** From an Answer form: the question it was opened on, which alone it answers (waits/question-choice.ts). */
+  questionId?: string | undefined;
 }
 
 /** What the message did, and what should happen next: the wiring performs it, then lets go of the run's lease taken here. */
@@ -39,22 +41,23 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUp
   const cancelling = !input.asAnswer && isCancelRequest(input.text);
   const text = redactText(input.text.trim(), ctx.config.settings.secrets);
   if (!cancelling && !text) return decided('ignored');
-  // Only the requester or an approver decides for the run (checked before anything is stored).
+  // Only the requester or an approver decides for the run (checked before anything is stored); a question handed to
+  // someone may be answered by them too.
   const may = await checkRequesterOrApprover({
     action: cancelling ? 'cancel' : 'answer',
     userId: input.userId,
     policy: { gate: ctx.config.policy, run },
   });
-  if (!may.ok) {
-    const handed = cancelling ? undefined : await questionHandedTo(ctx, run, input.userId);
-    if (handed?.mayAnswer !== true) return decided({ refused: handed?.refusal ?? may.error });
-  }
   if (cancelling) {
+    if (!may.ok) return decided({ refused: may.error });
     const cancelled = await cancelRun(ctx, { runId: run.id, userId: input.userId }, { checked: true });
     return decided(cancelled.result.ok ? 'cancelled' : 'ignored', cancelled.next);
   }
+  const chosen = await chooseQuestion(ctx, run, { userId: input.userId, named: input.questionId, standing: may.ok ? undefined : may.error });
+  if (!chosen.ok) return decided({ refused: chosen.refusal });
   const answered = await ctx.store.answer({
     runId: run.id,
+    questionId: chosen.questionId,
     answer: text,
     userId: input.userId,
     requestId: input.requestId,
@@ -72,33 +75,6 @@ async function answerOrCancel(ctx: AgentContext, run: RunRecord, input: FollowUp
     .map((q) => ({ question: q.question, answer: q.answer!, answeredBy: q.answeredBy }));
   await ctx.thread.surface.planning(answered.run);
   return decided('answered', [planAgain(answered.run, answers)]);
-}
-
-/**
- * A question handed to someone (Reassign) may be answered by them too, under the settings (a policy
- * decides answering on its own, and a hand-over was only made to someone it permits). Someone it was
- * handed away from is told who has it now.
- */
-async function questionHandedTo(
-  ctx: AgentContext,
-  run: RunRecord,
-  userId: string,
-): Promise<{ mayAnswer: true } | { mayAnswer: false; refusal: Refusal<'not-requester-or-approver', Text> } | undefined> {
-  const question = (await ctx.store.listQuestions(run.id)).find((q) => q.answer === null && q.planVersion === run.currentPlanVersion);
-  if (!question) return undefined;
-  const events = await ctx.store.listEvents(run.id);
-  const key = waitKey({ kind: 'question', question });
-  const addressee = currentAddressee(events, 'question', key);
-  if (!addressee) return undefined;
-  if (addressee.to === userId && ctx.config.policy.current().fromSettings === true) return { mayAnswer: true };
-  if (!handedAwayFrom(events, 'question', key, userId)) return undefined;
-  return {
-    mayAnswer: false,
-    refusal: {
-      code: 'not-requester-or-approver',
-      message: words`This question was handed to ${person(addressee.to)} by ${person(addressee.by)}, so your answer was not taken; ${person(addressee.to)}, ${person(run.requester)} (who asked) or an approver can answer it.`,
-    },
-  };
 }
 
 /**

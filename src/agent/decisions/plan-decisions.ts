@@ -15,10 +15,10 @@ import type { AgentContext } from '../context.ts';
 import type { Result } from '../model/errors.ts';
 import { problemWords, type PlanProblem } from '../model/plan/plan-problems.ts';
 import { validatePlan } from '../model/plan/plan-validation.ts';
-import { planDigest, shortDigest } from '../model/plan/plan-digest.ts';
+import { planDigest } from '../model/plan/plan-digest.ts';
 import { makePlan } from '../planning/planner.ts';
 import { addPlannedVersion, plannerDeps } from '../planning/plan-run.ts';
-import { decisionRefusal } from './decision-refusals.ts';
+import { decisionRefusal, shownDigestRefusal } from './decision-refusals.ts';
 import type { DecisionInput, DecisionRefusalCode, PlanVersionRecord, RunRecord } from '../ports/run-store.ts';
 import { proposeVersion } from '../planning/propose-version.ts';
 import { refuse, type EditProblem, type PlanDecisionRefusalCode, type Refused, type RevisionRefusalCode } from '../model/refusal.ts';
@@ -74,13 +74,8 @@ export async function decide(
   const { run, version } = loaded.value;
   // The approval binds to the content the clicked message showed: a button drawn for other content is a stale one.
   const digest = await planDigest(version.plan);
-  if (input.decision === 'approve' && input.digest !== undefined && !digest.startsWith(input.digest.toLowerCase()))
-    return decided(
-      refuse(
-        'plan-changed',
-        `The plan changed since that message was posted (it showed digest ${shortDigest(input.digest)}, v${version.version} is now ${shortDigest(digest)}); nothing was approved. Check the plan again before approving.`,
-      ),
-    );
+  const stale = input.decision === 'approve' ? shownDigestRefusal(input.digest, digest, version.version) : undefined;
+  if (stale) return decided({ ok: false, error: stale });
   const need = approvalNeed(planRisk(version.plan, ctx.config.tools.riskOf));
   if (input.decision === 'approve') return decideApproval(ctx, ctx.config.policy, { ...input, run, version, digest, need });
   // The slow part (a Slack user-group lookup) comes first; its verdict is for this version only.

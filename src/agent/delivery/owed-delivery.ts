@@ -202,7 +202,7 @@ const escalationPayload = z.object({
       onHold: z.array(z.string()),
       skipAlsoSkips: z.array(z.string()).optional(),
       abortRollsBack: z.boolean(),
-      plan: z.object({ version: z.number() }).optional(),
+      plan: z.object({ version: z.number(), digest: z.string().optional() }).optional(),
     })
     .optional(),
 });

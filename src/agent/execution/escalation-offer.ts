@@ -12,6 +12,7 @@ import { type Text, words } from '../text/text.ts';
 import { unfixableFailure, unfixableWords, type UnfixableFailure } from './unfixable-failures.ts';
 import { stepNoteWords } from '../model/step-results.ts';
 import { madeItsChange } from '../model/step-change.ts';
+import { planDigest, shortDigest } from '../model/plan/plan-digest.ts';
 
 /**
  * What an answer is stored as: Approve anyway goes ahead as Skip does, Reject ends the run. Try again is what a
@@ -130,9 +131,15 @@ export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalat
     onHold,
     skipAlsoSkips,
     abortRollsBack,
-    ...(escalation.kind === 'low-confidence' && escalation.planVersion !== null ? { plan: { version: escalation.planVersion } } : {}),
+    ...(escalation.kind === 'low-confidence' && escalation.planVersion !== null ? { plan: await doubtedPlan(ctx, run.id, escalation.planVersion) } : {}),
     ...(note ? { note } : {}),
   };
+}
+
+/** The plan a low-confidence escalation doubts: its version, and the digest its "Approve anyway" binds to. */
+async function doubtedPlan(ctx: AgentContext, runId: string, version: number): Promise<{ version: number; digest?: string }> {
+  const stored = await ctx.store.getPlanVersion(runId, version);
+  return { version, ...(stored ? { digest: shortDigest(await planDigest(stored.plan)) } : {}) };
 }
 
 /** The step an escalation is about: a forward step, or for a refused rollback step that rollback step. */

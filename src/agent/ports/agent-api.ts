@@ -50,7 +50,13 @@ export interface AgentApi {
   checkEdit(input: { runId: string; planVersion: number; plan: unknown }): Promise<Result<void, EditProblem[]>>;
   editPlan(input: { runId: string; planVersion: number; userId: string; plan: unknown }): Promise<Result<PlanVersionRecord, EditProblem[]>>;
   revisePlan(input: { runId: string; planVersion: number; userId: string; instruction: string }): Promise<Refused<void, RevisionRefusalCode, Text>>;
-  resolveEscalation(input: { escalationId: string; userId: string; action: EscalationAnswer }): Promise<Refused<void, EscalationRefusalCode, Text>>;
+  /** `digest`: for "Approve anyway", the plan digest its button was drawn for; a click for other content is refused as Approve's is. */
+  resolveEscalation(input: {
+    escalationId: string;
+    userId: string;
+    action: EscalationAnswer;
+    digest?: string | undefined;
+  }): Promise<Refused<void, EscalationRefusalCode, Text>>;
   /** A message in a run's conversation: answers a pending question, or "cancel" stops the run. */
   /** `requestId`: the stored Slack request carrying the message, so a replay of it answers nothing twice. */
   /** `asAnswer`: the words come from an Answer form, so they only ever answer ("stop at staging" is an answer, not a cancel). */
@@ -60,6 +66,8 @@ export interface AgentApi {
     text: string;
     requestId?: string | undefined;
     asAnswer?: boolean | undefined;
+    /** From an Answer form: the question it was opened on; the answer goes to that question or to none. */
+    questionId?: string | undefined;
   }): Promise<FollowUpOutcome>;
   cancel(input: { runId: string; userId: string }): Promise<Refused<void, CancelRefusalCode, Text>>;
   /** Confirm or Abort a step whose target was filled at run time from a person's or a model's words. */

@@ -89,9 +89,11 @@ export interface StepMove {
   error?: StepErrorRecord | null;
 }
 
-/** An answer to the run's oldest open question, counted only while that question belongs to the current plan version. */
+/** An answer to one open question of the run, counted only while that question belongs to the current plan version. */
 export interface AnswerInput {
   runId: string;
+  /** The question answered (an Answer form names it); absent: the run's oldest open question. Answered already: nothing to answer. */
+  questionId?: string | undefined;
   answer: string;
   userId: string;
   /** The request that carried the answer: one that already answered a question of this run answers nothing more. */
@@ -126,7 +128,7 @@ export interface PlansPort {
   /** A person's decision, compare-and-set in one transaction (see DecisionInput). */
   decide(input: DecisionInput): Promise<DecisionResult>;
   /**
-   * Answers the oldest open question compare-and-set: the run is in `stepFrom` (a step's question,
+   * Answers the named open question (else the oldest open one) compare-and-set: the run is in `stepFrom` (a step's question,
    * whose waiting step then succeeds with the answer) or `planFrom` (the plan's questions; the run
    * moves to `planTo`), and the question belongs to the current version; answer, step and event together.
    */

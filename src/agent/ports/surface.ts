@@ -125,8 +125,11 @@ export interface EscalationOffer {
   skipAlsoSkips?: string[];
   /** Abort also undoes what succeeded (the plan has rollback steps for it). */
   abortRollsBack: boolean;
-  /** A low-confidence plan: the version its Modify button opens. */
-  plan?: { version: number };
+  /**
+   * A low-confidence plan: the version its Modify button opens, and its content digest, which "Approve anyway"
+   * binds to as the plan message's Approve does (absent from offers made before it was carried).
+   */
+  plan?: { version: number; digest?: string };
   /** Said above the rest when the escalation is posted again (a reminder). */
   note?: string;
   /** Posted again after a Reassign: whom it waits on now. */

@@ -2,21 +2,19 @@
  * What a wait does at its `remindAt` and `expiresAt` (wait.ts), one path for every kind: it is re-pinged
  * exactly once (CONTRACT §5; claimReminder makes it once across replicas), at the first sweep after
  * `remindAt`; at `expiresAt` a plan can no longer be approved (it can only be proposed again) and a Confirm
- * aborts its step (target-decision.ts says what that leaves running). An escalation or a question does not
+ * aborts its step (wait-expiry.ts, which a click past `expiresAt` uses too). An escalation or a question does not
  * expire and is not pinged again: the run stays paused, and its message keeps its buttons. Expiry never runs
  * anything.
  */
-import { movesFrom } from '../model/run-moves.ts';
 import type { AgentContext, HousekeepingSettings } from '../context.ts';
 import type { EscalationRecord, RunStatus } from '../ports/run-store.ts';
 import type { WaitAddressee } from '../ports/surface.ts';
-import { finishRun } from '../execution/run-ending.ts';
-import { expireConfirmation } from '../decisions/target-decision.ts';
 import { escalationOffer } from '../execution/escalation-offer.ts';
 import { withStepTitle } from '../delivery/owed-delivery.ts';
 import { planRisk } from '../decisions/approval-need.ts';
 import { person, type Text, type TextPart, words } from '../text/text.ts';
 import { stageAt, type Wait, type WaitKind } from './wait.ts';
+import { duration, expireIfDue } from './wait-expiry.ts';
 
 /** Approvers named in a reminder; a longer list is a group's job. */
 const MAX_PINGED = 5;
@@ -38,25 +36,13 @@ const REMINDED_IN: Partial<Record<WaitKind, readonly RunStatus[]>> = {
 export async function remindOrExpire(ctx: AgentContext, wait: Wait, now: Date, settings: HousekeepingSettings): Promise<void> {
   const stage = stageAt(wait, now);
   if (stage === 'none' || !(REMINDED_IN[wait.kind]?.includes(wait.run.status) ?? true)) return;
-  if (stage === 'expire' && wait.kind === 'approval') return expireApproval(ctx, wait, settings);
-  // A forward step's Confirm skips its step and what depends on it; a rollback's ends the run, the undos left named.
-  if (stage === 'expire' && wait.subject.kind === 'confirm') {
-    await expireConfirmation(ctx, wait.subject.confirmation, duration(settings.waitTtlS));
-    return;
-  }
+  if (await expireIfDue(ctx, wait, now, settings)) return;
   // A plan below the confidence threshold waits twice over (its approval and its escalation) for one decision: the
   // approval's reminder, which says when the plan expires, is its one reminder.
   if (wait.subject.kind === 'escalation' && wait.subject.escalation.kind === 'low-confidence') return;
   // The one reminder, under the wait's own key: a sweep that first sees it after the TTL still sends it, once.
   if (!(await ctx.store.claimReminder({ runId: wait.run.id, kind: REMINDER_KIND[wait.kind], key: wait.key }))) return;
   await sendAgain(ctx, wait, now, settings);
-}
-
-async function expireApproval(ctx: AgentContext, wait: Wait, settings: HousekeepingSettings): Promise<void> {
-  const reason = words`The plan expired: nobody approved it within ${duration(settings.waitTtlS)}, and nothing ran. It can only be proposed again, as a fresh plan to approve.`;
-  if (await finishRun(ctx, wait.run.id, 'expired', reason, movesFrom('expire'))) {
-    await ctx.store.appendEvent(wait.run.id, 'plan-expired', { version: wait.planVersion!, afterMinutes: Math.round(settings.waitTtlS / 60) });
-  }
 }
 
 /**
@@ -127,21 +113,4 @@ async function approvalReminderWhom(ctx: AgentContext, wait: Wait, settings: Hou
 async function hasDestructiveStep(ctx: AgentContext, wait: Wait): Promise<boolean> {
   const version = wait.planVersion === null ? undefined : await ctx.store.getPlanVersion(wait.run.id, wait.planVersion);
   return version !== undefined && planRisk(version.plan, ctx.config.tools.riskOf) === 'destructive';
-}
-
-/** Seconds as a person says them: "45 seconds", "30 minutes", "2 hours", "1 day". */
-export function duration(seconds: number): string {
-  const units: [number, string][] = [
-    [86_400, 'day'],
-    [3600, 'hour'],
-    [60, 'minute'],
-  ];
-  for (const [size, unit] of units) {
-    if (seconds >= size) {
-      const count = Math.floor(seconds / size);
-      return `${count} ${unit}${count === 1 ? '' : 's'}`;
-    }
-  }
-  const count = Math.max(0, Math.floor(seconds));
-  return `${count} second${count === 1 ? '' : 's'}`;
 }

@@ -13,7 +13,14 @@ const PlanRefSchema = z.object({
     .regex(/^[0-9a-f]{12,64}$/)
     .optional(),
 });
-const EscalationRefSchema = z.object({ e: z.string().min(1) });
+/** An escalation's buttons name it; its "Approve anyway" also carries the plan digest it was drawn for, as Approve does. */
+const EscalationRefSchema = z.object({
+  e: z.string().min(1),
+  d: z
+    .string()
+    .regex(/^[0-9a-f]{12,64}$/)
+    .optional(),
+});
 const ScheduleRefSchema = z.object({ s: z.string().min(1) });
 const StepRefSchema = z.object({ r: z.string().min(1), v: z.number().int().positive(), s: z.string().min(1) });
 
@@ -47,13 +54,18 @@ export function decodePlanRef(value: string | undefined): PlanRef | undefined {
   return { runId: parsed.data.r, planVersion: parsed.data.v, ...(parsed.data.d ? { digest: parsed.data.d } : {}) };
 }
 
-export function encodeEscalationRef(escalationId: string): string {
-  return JSON.stringify({ e: escalationId });
+export function encodeEscalationRef(escalationId: string, digest?: string): string {
+  return JSON.stringify({ e: escalationId, ...(digest ? { d: digest } : {}) });
 }
 
 export function decodeEscalationRef(value: string | undefined): string | undefined {
+  return decodeEscalationButton(value)?.escalationId;
+}
+
+/** The escalation a button names and, on "Approve anyway", the plan digest it was drawn for. */
+export function decodeEscalationButton(value: string | undefined): { escalationId: string; digest?: string } | undefined {
   const parsed = EscalationRefSchema.safeParse(safeJson(value));
-  return parsed.success ? parsed.data.e : undefined;
+  return parsed.success ? { escalationId: parsed.data.e, ...(parsed.data.d ? { digest: parsed.data.d } : {}) } : undefined;
 }
 
 export function encodeScheduleRef(scheduleId: string): string {

@@ -155,7 +155,8 @@ export function recordAnswer(db: Db, input: AnswerInput): Promise<DecisionResult
     const [open] = await tx
       .select()
       .from(questions)
-      .where(and(eq(questions.runId, run.id), isNull(questions.answeredAt)))
+      // The question the answer names (an Answer form's), else the oldest open one.
+      .where(and(eq(questions.runId, run.id), isNull(questions.answeredAt), input.questionId ? eq(questions.id, input.questionId) : undefined))
       .orderBy(asc(questions.createdAt), asc(questions.id))
       .limit(1);
     if (!open) return refused('nothing-to-answer', run);

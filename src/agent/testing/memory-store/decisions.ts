@@ -58,7 +58,7 @@ function answer(tables: MemoryTables, input: AnswerInput): DecisionResult<Questi
   const events = tables.events.get(run.id) ?? [];
   if (input.requestId && events.some((e) => e.type === 'question-answered' && e.data.requestId === input.requestId)) return refused('already-answered', run);
   const [open] = [...tables.questions.values()]
-    .filter((q) => q.runId === run.id && q.answeredAt === null)
+    .filter((q) => q.runId === run.id && q.answeredAt === null && (!input.questionId || q.id === input.questionId))
     .sort((a, b) => byTick(a, b) || a.id.localeCompare(b.id));
   if (!open) return refused('nothing-to-answer', run);
   // A question asked by a version that was since replaced is not what the person now sees.

@@ -3,7 +3,7 @@ import type { BotDeps } from '../../bot-deps.ts';
 import { afterAck } from '../after-ack.ts';
 import { describeError, TRY_AGAIN } from '../../surface/replies.ts';
 import { clickOrigin, privateReplier } from '../click-origin.ts';
-import { decodeEscalationRef } from '../../views/button-values.ts';
+import { decodeEscalationButton } from '../../views/button-values.ts';
 import { ESCALATION_ACTIONS, ESCALATION_HEADLINE_BLOCK, resolvedEscalationMessage, type EscalationButtonAnswer } from '../../views/run/escalation.ts';
 import { asSlackBlocks, type MessageView } from '../../views/limits.ts';
 import { ANSWER_WORDS } from '../../../agent/execution/escalation-offer.ts';
@@ -21,14 +21,15 @@ export function registerEscalationActions(app: App, deps: BotDeps): void {
       await afterAck();
       const origin = clickOrigin(body);
       const tell = privateReplier(client, deps.logger, origin);
-      const escalationId = decodeEscalationRef(button.value);
+      const named = decodeEscalationButton(button.value);
+      const escalationId = named?.escalationId;
       if (!origin.channel) return;
       if (!escalationId) {
         await tell('That button is not from an escalation I recognise; nothing was done.');
         return;
       }
       try {
-        const result = await deps.agent.resolveEscalation({ escalationId, userId: body.user.id, action: answer });
+        const result = await deps.agent.resolveEscalation({ escalationId, userId: body.user.id, action: answer, digest: named?.digest });
         if (!result.ok) {
           await tell(result.error.message);
           return;

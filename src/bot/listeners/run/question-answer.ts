@@ -17,15 +17,16 @@ import {
 
 /**
  * **Answer** on a question opens a modal (a trigger id lives 3 s, so nothing is looked up first); the
- * answer goes to the agent as a follow-up in the run's thread, which asks the approval policy who may
- * answer. An answered question's message then says who answered and what.
+ * answer goes to the agent as a follow-up in the run's thread, naming the question the form was opened on
+ * (the button carries its id), and the agent asks the approval policy who may answer. An answered question's message then says who answered and what.
  */
 export function registerQuestionAnswer(app: App, deps: BotDeps): void {
   registerModalButton(app, deps, {
     actionId: QUESTION_ANSWER_ACTION,
     decode: decodeAnswerButton,
     unrecognised: 'That button is not from a question I recognise; nothing was done.',
-    modal: (button, message) => answerModal({ r: button.runId, c: message.channel, t: message.ts, q: button.question }),
+    modal: (button, message) =>
+      answerModal({ r: button.runId, c: message.channel, t: message.ts, q: button.question, ...(button.questionId ? { i: button.questionId } : {}) }),
     name: 'Answer',
     notOpened: (why) => `I could not open the answer form (${why}). Click Answer again, or mention me in this thread with your answer.`,
   });
@@ -50,13 +51,17 @@ export function registerQuestionAnswer(app: App, deps: BotDeps): void {
     }
     const thread = { channel: run.conversation.channel, user: userId, threadTs: run.conversation.threadTs };
     try {
-      const outcome = await deps.agent.followUp({ conversation: run.conversation, userId, text: answer, asAnswer: true });
+      // The form answers the question it was opened on, not whichever is oldest (several may be open at once).
+      const outcome = await deps.agent.followUp({ conversation: run.conversation, userId, text: answer, asAnswer: true, questionId: ref.i });
       if (typeof outcome === 'object') {
         await tellPrivately(client, deps.logger, { ...thread, text: refusedFollowUp(outcome.refused) });
         return;
       }
       if (outcome !== 'answered' && outcome !== 'already-answered') {
-        await tellPrivately(client, deps.logger, { ...thread, text: 'Nothing in this run is waiting for an answer any more; your answer changed nothing.' });
+        const text = ref.i
+          ? 'This question is no longer waiting for an answer (it was answered, or the run moved on); your answer changed nothing.'
+          : 'Nothing in this run is waiting for an answer any more; your answer changed nothing.';
+        await tellPrivately(client, deps.logger, { ...thread, text });
         return;
       }
       const where = { channel: ref.c, ts: ref.t, runId: run.id, asked: run.requester, question: ref.q, threadTs: run.conversation.threadTs };

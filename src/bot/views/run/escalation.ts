@@ -70,7 +70,7 @@ export function escalationMessage(input: EscalationInput): MessageView {
     blocks.push({
       type: 'actions',
       block_id: `escalation-${escalation.id}`.slice(0, 255),
-      elements: [...offer.answers.map((answer) => button(escalation, answer)), reassignButton({ kind: 'escalation', escalationId: escalation.id })],
+      elements: [...offer.answers.map((answer) => button(escalation, answer, offer)), reassignButton({ kind: 'escalation', escalationId: escalation.id })],
     });
     blocks.push(context(offer.answers.map((answer) => explain(answer, offer, escalation.kind)).join(' · ')));
   }
@@ -114,12 +114,14 @@ function standing(offer: EscalationOffer, kind: EscalationRecord['kind']): strin
   return `${changed}${held}`.trim();
 }
 
-function button(escalation: EscalationRecord, answer: EscalationAnswer): Button {
+function button(escalation: EscalationRecord, answer: EscalationAnswer, offer: EscalationOffer): Button {
   const style = STYLE[answer];
   const common = { type: 'button' as const, text: { type: 'plain_text' as const, text: ANSWER_WORDS[answer].label }, ...(style ? { style } : {}) };
   if (answer === 'modify')
     return { ...common, action_id: PLAN_MODIFY_ACTION, value: encodePlanRef({ runId: escalation.runId, planVersion: escalation.planVersion ?? 1 }) };
-  return { ...common, action_id: ESCALATION_ACTIONS[answer], value: encodeEscalationRef(escalation.id) };
+  // Approve anyway binds to the plan content this was drawn for, as the plan message's Approve does.
+  const digest = answer === 'approve' ? offer.plan?.digest : undefined;
+  return { ...common, action_id: ESCALATION_ACTIONS[answer], value: encodeEscalationRef(escalation.id, digest) };
 }
 
 /** What each answer does, once, naming the step where there is one. */

@@ -18,7 +18,7 @@ export interface QuestionInput {
   /** Who is asked (the requester); an approver may answer too. */
   asked: string;
   questions: readonly string[];
-  /** The stored question's id: its Reassign names it (none: a message drawn without one offers no Reassign). */
+  /** The stored question's id: its Answer and Reassign name it (none: a message drawn without one offers no Reassign). */
   questionId?: string;
 }
 
@@ -27,10 +27,14 @@ export interface Answered {
   answer: string;
 }
 
-/** The button carries the run, the question and who was asked (so nothing is looked up to show or mark it). */
-const ButtonValueSchema = z.object({ r: z.string().min(1), q: z.string(), a: z.string().optional() });
-/** The modal carries the run, the question message (to mark it answered) and the question. */
-const ModalMetadataSchema = z.object({ r: z.string().min(1), c: z.string().min(1), t: z.string().min(1), q: z.string() });
+/**
+ * The button carries the run, the question and who was asked (so nothing is looked up to show or mark it), and the
+ * stored question's id `i`, so that the answer goes to this question when several are open (absent on buttons
+ * drawn before it was carried, and on a message drawn without one: the answer then goes to the oldest open one).
+ */
+const ButtonValueSchema = z.object({ r: z.string().min(1), q: z.string(), a: z.string().optional(), i: z.string().min(1).optional() });
+/** The modal carries the run, the question message (to mark it answered), the question and its id, from the button. */
+const ModalMetadataSchema = z.object({ r: z.string().min(1), c: z.string().min(1), t: z.string().min(1), q: z.string(), i: z.string().min(1).optional() });
 
 export type QuestionRef = z.infer<typeof ModalMetadataSchema>;
 
@@ -43,9 +47,9 @@ function decode<T>(schema: z.ZodType<T>, value: string | undefined): T | undefin
   }
 }
 
-export function decodeAnswerButton(value: string | undefined): { runId: string; question: string; asked?: string } | undefined {
+export function decodeAnswerButton(value: string | undefined): { runId: string; question: string; asked?: string; questionId?: string } | undefined {
   const parsed = decode(ButtonValueSchema, value);
-  return parsed && { runId: parsed.r, question: parsed.q, ...(parsed.a ? { asked: parsed.a } : {}) };
+  return parsed && { runId: parsed.r, question: parsed.q, ...(parsed.a ? { asked: parsed.a } : {}), ...(parsed.i ? { questionId: parsed.i } : {}) };
 }
 
 export function decodeQuestionRef(value: string | undefined): QuestionRef | undefined {
@@ -64,7 +68,10 @@ export function questionMessage(input: QuestionInput, answered?: Answered): Mess
     const said = `:white_check_mark: Answered by ${mention(answered.by)}: ${escapeText(truncate(answered.answer.replace(/\s+/g, ' '), 500))}`;
     return { text: truncate(`Answered by ${mention(answered.by)}`, 300), blocks: [section(body), context(said)] };
   }
-  const value = fittedJson({ r: input.runId, q: input.questions.join('\n'), a: input.asked }, LIMITS.buttonValue);
+  const value = fittedJson(
+    { r: input.runId, q: input.questions.join('\n'), a: input.asked, ...(input.questionId ? { i: input.questionId } : {}) },
+    LIMITS.buttonValue,
+  );
   return {
     text: truncate(`${mention(input.asked)} ${escapeText(input.questions.join(' '))}`, 300),
     blocks: [

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
@@ -82,17 +82,71 @@ function cachedTemplatePath(kind: string, madeBy: string[]): string {
 }
 
 /**
- * `make` writes a new template at the path it is given; kept unless another process finished one first. The
- * templates of its kind made from older sources (41 MB each) are removed.
+ * `make` writes a new template at the path it is given; one process at a time (a lock file beside it), the others
+ * wait for it to appear. On a clean clone (CI) every worker's first file asks for the same templates at once: each
+ * made its own, four PGlite databases migrated at once where one does (seen on four store files). A lock whose
+ * process is gone is taken over. The templates of its kind made from older sources (41 MB each) are removed.
  */
 async function keepTemplate(kind: string, final: string, make: (building: string) => Promise<void>): Promise<void> {
-  const building = `${final}.building-${process.pid}-${randomBytes(3).toString('hex')}`;
   mkdirSync(TEMPLATE_CACHE, { recursive: true });
+  const lock = `${final}.lock`;
+  while (!existsSync(final)) {
+    if (takeLock(lock)) {
+      try {
+        if (!existsSync(final)) await makeTemplate(kind, final, make);
+      } finally {
+        rmSync(lock, { force: true });
+      }
+      return;
+    }
+    if (lockOwnerGone(lock)) rmSync(lock, { force: true });
+    else await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The lock file made with this process's id in it, or false when another process holds it. */
+function takeLock(lock: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(lock, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  writeSync(fd, String(process.pid));
+  closeSync(fd);
+  return true;
+}
+
+/**
+ * Whether the process named in the lock has ended (a worker killed while it built), or the lock is older than any
+ * build (its process id reused since): then nobody will finish it.
+ */
+function lockOwnerGone(lock: string): boolean {
+  let pid: number;
+  try {
+    if (statSync(lock).mtimeMs < Date.now() - 5 * 60_000) return true;
+    pid = Number(readFileSync(lock, 'utf8'));
+  } catch {
+    return false; // Removed meanwhile: the template is there or about to be.
+  }
+  // Empty while its owner is between making the file and writing into it.
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+async function makeTemplate(kind: string, final: string, make: (building: string) => Promise<void>): Promise<void> {
+  const building = `${final}.building-${process.pid}-${randomBytes(3).toString('hex')}`;
   try {
     await make(building);
     renameSync(building, final);
     for (const old of readdirSync(TEMPLATE_CACHE))
-      if (old.startsWith(`${kind}-`) && !old.includes('.building-') && old !== path.basename(final))
+      if (old.startsWith(`${kind}-`) && !old.includes('.building-') && !old.endsWith('.lock') && old !== path.basename(final))
         rmSync(path.join(TEMPLATE_CACHE, old), { recursive: true, force: true });
   } catch (error) {
     if (!existsSync(final)) throw error;

@@ -72,7 +72,12 @@ export async function startTandemAsNobody(runbooks: Record<string, string>): Pro
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`tandem was not running within 60 s:\n${out.slice(-2000)}`)), 60_000);
+    // A start that never says it runs is stopped here: no caller gets a handle to stop it, and left running it loads
+    // the machine for the files after it (one ran on for 24 minutes past its failed test, session 19).
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`tandem was not running within 60 s:\n${out.slice(-2000)}`));
+    }, 60_000);
     const look = () => {
       const line = out.split('\n').find((l) => l.includes('"Tandem is running"'));
       if (!line) return;

@@ -186,6 +186,11 @@ export interface Surface {
    * why (`closedBy`, e.g. "Aborted by @ana"). `key` is the delivery key the message was posted with.
    */
   escalationsClosed?(run: RunRecord, closed: readonly ClosedEscalation[], closedBy: Text): Promise<void>;
+  /**
+   * A Confirm nobody answered in time: every copy of its message loses Confirm and Abort at once and says `why`,
+   * while the rest of the run goes on (its end would sweep them, but a run can wait on other things for days).
+   */
+  confirmExpired?(run: RunRecord, confirmation: ConfirmationRecord, why: Text): Promise<void>;
   /** The planner's model provider is down (and any fallback too): say so, and offer to plan the same task again. */
   plannerUnavailable?(run: RunRecord, reason: Text): Promise<void>;
   finish(summary: RunSummary, delivery?: Delivery): Promise<void>;

@@ -12,7 +12,7 @@ import type {
   WaitAddressee,
 } from '../../agent/ports/surface.ts';
 import type { Logger } from '../../observability/logger.ts';
-import { AgentStatus, type SessionStatus } from './agent-status.ts';
+import { AgentStatus, SESSION_OF_RUN } from './agent-status.ts';
 import { BoardPublisher, type BoardStyle } from './board-publisher.ts';
 import { PlanMessages } from './plan-messages.ts';
 import { describeError } from './replies.ts';
@@ -25,7 +25,7 @@ import { planningFailedMessage, plannerUnavailableMessage } from '../views/run/p
 import { questionMessage } from '../views/run/question.ts';
 import { addressed } from '../views/run/reassign.ts';
 import { WaitLinks } from './wait-links.ts';
-import { openWaitSweeps, retireLiveCopies } from './live-copies.ts';
+import { confirmSweep, openWaitSweeps, retireLiveCopies } from './live-copies.ts';
 import { isExpiredSummary, summaryMessages } from '../views/run/summary.ts';
 import { targetConfirmationMessages } from '../views/run/target-confirmation.ts';
 import { escapeText, mention, section, storedWords, truncate } from '../views/text.ts';
@@ -52,16 +52,6 @@ export interface SlackSurfaceOptions {
   /** Where each wait's message was posted is stored here, and boards read it back (any replica, after a restart). */
   waitMessages?: WaitMessagesPort;
 }
-
-/** The agent session follows the run: working, or waiting for a person (approval, an answer, a Confirm, an escalation). */
-const SESSION_OF_RUN: Partial<Record<BoardState['runStatus'], SessionStatus>> = {
-  planning: 'processing',
-  executing: 'processing',
-  'rolling-back': 'processing',
-  'awaiting-approval': 'suspended',
-  'awaiting-answer': 'suspended',
-  paused: 'suspended',
-};
 
 /** Every message about a run goes in the thread of the mention that started it. */
 export class SlackSurface implements Surface {
@@ -206,6 +196,12 @@ export class SlackSurface implements Surface {
     const { planVersion, stepId } = confirmation;
     const wait = { kind: 'confirm' as const, runId: run.id, planVersion, stepId };
     if (last) await this.waitLinks.posted({ runId: run.id, kind: 'confirm', wait, planVersion, stepId, channel: run.conversation.channel, ts: last });
+  }
+
+  /** An expired Confirm: every copy in the thread, whoever posted it, loses its buttons and says it expired. */
+  async confirmExpired(run: RunRecord, confirmation: ConfirmationRecord, why: Text): Promise<void> {
+    const sweep = confirmSweep(confirmation, `:hourglass: ${storedWords(why, 500)}`);
+    await retireLiveCopies(this.options.client, this.options.logger, run.conversation, [sweep]);
   }
 
   /** A question owed before questions were named by id links its step on this process's boards only. */

@@ -15,7 +15,7 @@ export function safeSurface(surface: Surface, logger: LogPort): Surface {
   return {
     planning: wrap('planning', (run) => surface.planning(run)),
     proposePlan: wrap('proposePlan', (proposal) => surface.proposePlan(proposal)),
-    askRequester: wrap('askRequester', (run, questions, asked) => surface.askRequester(run, questions, asked)),
+    askRequester: wrap('askRequester', (run, questions, asked, delivery) => surface.askRequester(run, questions, asked, delivery)),
     reportProgress: wrap('reportProgress', (run, board) => surface.reportProgress(run, board)),
     escalate: wrap('escalate', (run, escalation, offer, delivery) => surface.escalate(run, escalation, offer, delivery)),
     ask: wrap('ask', (run, stepId, question, delivery, asked) => surface.ask(run, stepId, question, delivery, asked)),

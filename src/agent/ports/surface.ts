@@ -171,7 +171,7 @@ export interface Surface {
   planning(run: RunRecord): Promise<void>;
   proposePlan(proposal: ProposedPlan): Promise<void>;
   /** The plan is only questions for the requester, or the run needs to tell them something it cannot do. */
-  askRequester(run: RunRecord, questions: string[], asked?: AskedQuestion): Promise<void>;
+  askRequester(run: RunRecord, questions: string[], asked?: AskedQuestion, delivery?: Delivery): Promise<void>;
   reportProgress(run: RunRecord, board: BoardState): Promise<void>;
   escalate(run: RunRecord, escalation: EscalationRecord, offer: EscalationOffer, delivery?: Delivery): Promise<void>;
   /** ask_human: a step waits for an answer in the conversation. */

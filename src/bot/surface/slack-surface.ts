@@ -130,11 +130,11 @@ export class SlackSurface implements Surface {
   }
 
   /** Questions from the plan (with an Answer button), or a sentence about what the run cannot do (e.g. no model configured). */
-  async askRequester(run: RunRecord, questions: string[], asked: AskedQuestion = {}): Promise<void> {
+  async askRequester(run: RunRecord, questions: string[], asked: AskedQuestion = {}, delivery?: Delivery): Promise<void> {
     const asks = questions.some((q) => q.trim().endsWith('?'));
     if (asks) {
       const view = questionMessage({ runId: run.id, asked: run.requester, questions, ...(asked.questionId ? { questionId: asked.questionId } : {}) });
-      const ts = await this.post(run, addressed(view, asked.addressee));
+      const ts = await this.post(run, addressed(view, asked.addressee), delivery);
       if (ts) await this.questionPosted(run, asked.questionId, null, ts);
       return;
     }

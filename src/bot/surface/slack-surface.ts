@@ -121,7 +121,7 @@ export class SlackSurface implements Surface {
   }
 
   async approvalProgress(run: RunRecord, planVersion: number, lines: readonly string[]): Promise<void> {
-    await this.plans.progressChanged(run.id, planVersion, lines);
+    await this.plans.progressChanged(run, planVersion, lines);
   }
 
   /** A plan's buttons were used (approve/reject): nothing left to retire. */

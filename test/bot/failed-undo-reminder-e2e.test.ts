@@ -85,4 +85,3 @@ describe('a failed undo after the run ended', () => {
     expect(reminders()).toHaveLength(1);
   });
 });
-

@@ -147,7 +147,11 @@ async function summaryFacts(ctx: Pick<AgentContext, 'config' | 'store'>, runId: 
  * What earlier attempts of a retried write made elsewhere than its last one did (a first comment, then another on
  * Retry): each is still made, so each is said. Read only when some write ran more than once.
  */
-async function retriedChanges(ctx: Pick<AgentContext, 'store'>, runId: string, steps: readonly StepRecord[]): Promise<{ step: StepRecord; attempt: number; url: string }[]> {
+async function retriedChanges(
+  ctx: Pick<AgentContext, 'store'>,
+  runId: string,
+  steps: readonly StepRecord[],
+): Promise<{ step: StepRecord; attempt: number; url: string }[]> {
   const retried = steps.filter((step) => step.kind === 'forward' && step.risk !== 'read' && step.attempt > 1);
   if (retried.length === 0) return [];
   const attempts = await ctx.store.listAttempts(runId);

@@ -80,7 +80,10 @@ export function earlierChange(attempts: readonly AttemptFacts[], before: number)
  * each is still made, and no undo reaches it (an undo step is filled from the step's one output), so each is said.
  * Only changes told by an address count: without one, two attempts cannot be told apart from one change made twice.
  */
-export function otherChanges(step: Pick<ChangeFacts, 'output' | 'error'> & { attempt: number }, attempts: readonly AttemptFacts[]): (EarlierChange & { url: string })[] {
+export function otherChanges(
+  step: Pick<ChangeFacts, 'output' | 'error'> & { attempt: number },
+  attempts: readonly AttemptFacts[],
+): (EarlierChange & { url: string })[] {
   const last = changeUrl(step);
   const seen = new Set<string>();
   return attemptChanges(attempts.filter((a) => a.attempt < step.attempt)).flatMap((change) => {

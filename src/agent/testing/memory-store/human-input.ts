@@ -19,10 +19,9 @@ function oweAlong(tables: MemoryTables, row: { runId: string; id: string }, kind
 
 const oldestFirst = <T extends { tick: number; id: string }>(a: T, b: T) => byTick(a, b) || a.id.localeCompare(b.id);
 
-function escalations(tables: MemoryTables): Pick<
-  HumanInputPort,
-  'openEscalation' | 'getEscalation' | 'listEscalations' | 'listOpenEscalations' | 'resolveEscalation'
-> {
+function escalations(
+  tables: MemoryTables,
+): Pick<HumanInputPort, 'openEscalation' | 'getEscalation' | 'listEscalations' | 'listOpenEscalations' | 'resolveEscalation'> {
   return {
     async openEscalation(input, owed) {
       const write = tables.begin();

@@ -10,6 +10,7 @@ import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
 import { hasButtons, isPlanVersion, isSummary } from '../fakes/thread-messages.ts';
+import { EXPIRED_BY } from '../../src/agent/waits/wait-state.ts';
 
 const db = useTestStore();
 let e: SlackE2E;
@@ -52,5 +53,35 @@ describe('a failed undo after the run ended', () => {
     await e.agent.idle();
     expect(reminders()).toHaveLength(1);
     expect(e.tools.calls.filter((call) => call === 'undo_thing:alpha')).toHaveLength(1);
+  });
+
+  it('is reminded though many runs were aborted since, and its expiry is stored', async () => {
+    e.tools.changeMadeThenFailures = 1;
+    e.tools.undoFailures = 1;
+    const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> flaky change please' });
+    expect((await sent).status).toBe(200);
+    const { ts } = sent;
+    await e.driver.clickButtonIn(await e.waitForMessage(ts, isPlanVersion(1), 'the plan'), PLAN_APPROVE_ACTION, 'UAPP1');
+    const escalation = await e.waitForMessage(ts, (m) => m.text.includes('A step failed') && hasButtons(m), 'the escalation');
+    await e.driver.clickButtonIn(escalation, ESCALATION_ACTIONS.abort, 'UAPP2');
+    await e.waitForMessage(ts, isSummary, 'the summary');
+    await e.agent.idle();
+    const [run] = (await db.store.listRuns({ limit: 100 })).filter((r) => r.conversation.threadTs === ts);
+    // Sixty runs aborted after it, in another channel: the sweep used to read only the newest fifty.
+    for (let i = 0; i < 60; i += 1) {
+      const other = await db.store.createRun({ task: `other ${i}`, requester: 'UREQ', conversation: { channel: 'C9', threadTs: `${i}.1` }, origin: 'mention' });
+      await db.store.transitionRun(other.id, ['planning'], 'aborted');
+    }
+    const reminders = () => e.thread(ts).filter((m) => JSON.stringify(m.blocks ?? []).includes(REMINDER));
+    await e.agent.housekeep(later(1801));
+    await e.fake.waitUntil(() => reminders().length === 1, 5000, 'the reminder of the failed undo');
+
+    // Past its time to live it expires, and the store says so: it no longer waits for anyone.
+    await e.agent.housekeep(later(86_400 + 60));
+    await e.agent.idle();
+    const failedUndo = (await db.store.listEscalations(run!.id)).find((x) => x.kind === 'rollback-failed');
+    expect(failedUndo?.status).toBe('resolved');
+    expect(failedUndo?.resolvedBy).toBe(EXPIRED_BY);
+    expect(reminders()).toHaveLength(1);
   });
 });

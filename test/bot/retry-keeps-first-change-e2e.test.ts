@@ -61,4 +61,29 @@ describe('Retry of a step that made its change and failed', () => {
     expect(blocksText(summary)).toContain(first!);
     expect(blocksText(summary)).toContain('https://example.test/change/alpha|');
   });
+
+  it('two attempts that each made their change: after an Abort the summary says the first is still in place', async () => {
+    // Attempt 1 makes a change and fails; its Retry makes another and fails too. The undo is filled from the step's one
+    // record, so it reaches one of them: the summary must not read as if everything was rolled back.
+    e.tools.changeMadeThenFailures = 2;
+    const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> flaky change please' });
+    expect((await sent).status).toBe(200);
+    const { ts } = sent;
+    await e.driver.clickButtonIn(await e.waitForMessage(ts, isPlanVersion(1), 'the plan'), PLAN_APPROVE_ACTION, 'UAPP1');
+    const open = () => e.thread(ts).filter((m) => m.text.includes('A step failed') && hasButtons(m));
+    await e.fake.waitUntil(() => open().length === 1, 5000, 'the first escalation');
+    const first = open()[0]!;
+    await e.driver.clickButtonIn(first, ESCALATION_ACTIONS.retry, 'UAPP2');
+    await e.fake.waitUntil(() => open().length === 1 && open()[0]!.ts !== first.ts, 5000, 'the escalation of the retry');
+    await e.driver.clickButtonIn(open()[0]!, ESCALATION_ACTIONS.abort, 'UAPP2');
+    const summary = await e.waitForMessage(ts, isSummary, 'the summary');
+    await e.agent.idle();
+    expect(e.tools.calls.filter((call) => call === 'change_thing:alpha')).toHaveLength(2);
+    expect(summary.text).toContain('Aborted');
+    expect(blocksText(summary)).toContain('Change the thing (what attempt 1 made)');
+    const [run] = (await db.store.listRuns({ limit: 100 })).filter((r) => r.conversation.threadTs === ts);
+    const made = (await db.store.listAttempts(run!.id)).filter((a) => a.stepId === 's2').map((a) => a.error?.url);
+    expect(made).toHaveLength(2);
+    for (const url of made) expect(blocksText(summary)).toContain(url!);
+  });
 });

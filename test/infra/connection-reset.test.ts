@@ -103,4 +103,40 @@ describe.skipIf(!serverUrl)('a connection reset in the middle of a statement', (
     expect(stack.issues()).toBe(issuesBefore + 1);
     expect(stack.thread(mention.ts).filter((m) => m.text.startsWith(':white_check_mark: Succeeded'))).toHaveLength(1);
   }, 90_000);
+
+  it('a plan’s question whose store answer is lost reaches the thread once', async () => {
+    const mention = stack.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> drill asking first' });
+    // The statement that makes the question stored has its answer lost: its transaction's commit, or the insert itself
+    // when it stands alone (as it did before it was stored with the message it owes: the thread never got it).
+    let inTransaction = false;
+    let questionWritten = false;
+    const reset = proxy.resetAfterAnswer((statement) => {
+      const text = statement.trim().toLowerCase();
+      if (text === 'begin') inTransaction = true;
+      if (/^insert into "questions"/.test(text)) {
+        if (!inTransaction) return true;
+        questionWritten = true;
+      }
+      if (text === 'commit' || text === 'rollback') {
+        inTransaction = false;
+        return questionWritten && text === 'commit';
+      }
+      return false;
+    });
+    expect((await mention).status).toBe(200);
+    console.log(`reset after: ${(await within(reset, 20_000, 'the question write')).slice(0, 60)}`);
+    const questions = () =>
+      stack.thread(mention.ts).filter((m) => {
+        const blocks = JSON.stringify(m.blocks ?? '');
+        return blocks.includes(':question:') && blocks.includes('Which drill should I run?');
+      });
+    await stack.slack.waitUntil(() => questions().length > 0, 30_000, 'the question');
+    await untilIdle(stack.baseUrl);
+    await sleep(2000);
+    await untilIdle(stack.baseUrl);
+    expect(questions()).toHaveLength(1);
+    const [run] = await stack.runtime.store.listRuns({ limit: 1 });
+    expect(run?.status).toBe('awaiting-answer');
+    expect((await stack.runtime.store.listQuestions(run!.id)).filter((q) => q.answeredAt === null)).toHaveLength(1);
+  }, 90_000);
 });

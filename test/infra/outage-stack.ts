@@ -43,6 +43,16 @@ plan:
     - { id: s4, title: Settle, tool: wait, args: { seconds: 1 }, dependsOn: [s3] }
 `;
 
+/** A plan that only asks the requester first (no step runs until they answer). */
+const ASK_FIRST_RUNBOOK = `name: outage-ask-first
+pattern: "drill asking first"
+plan:
+  goal: Find out which drill to run
+  confidence: 0.9
+  steps: []
+  questions: [Which drill should I run?]
+`;
+
 export interface OutageStack {
   slack: SlackFakeServer;
   github: FakeGithub;
@@ -74,6 +84,7 @@ export async function startOutageStack(
     RUNBOOK.replace('name: outage', 'name: outage-noted').replace('issue"', 'issue noting {note}"'),
   );
   writeFileSync(path.join(dir, 'runbooks', 'outage-question.yml'), QUESTION_RUNBOOK);
+  writeFileSync(path.join(dir, 'runbooks', 'outage-ask-first.yml'), ASK_FIRST_RUNBOOK);
   const slack = await new SlackFakeServer({ token: TOKEN }).start();
   const github = await startFakeGithub();
   github.addRepo('acme/api');

@@ -569,6 +569,20 @@ describe.each(STORE_ENGINES)('run store contract on %s', (engine) => {
     await expect(store.recordWaitMessage({ runId: 'run_missing', wait: 'question', key: 'q', channel: 'C1', ts: '1', permalink: null })).rejects.toThrow();
   });
 
+  it('lists the open escalations of one kind across runs, oldest first, up to the limit', async () => {
+    const [a, b] = [await newRun(), await newRun()];
+    const open = (runId: string, kind: 'rollback-failed' | 'step-failed') =>
+      store.openEscalation({ runId, planVersion: 1, stepId: 'r1', kind, message: 'undo failed' });
+    const first = await open(a.id, 'rollback-failed');
+    await open(a.id, 'step-failed');
+    const second = await open(b.id, 'rollback-failed');
+    const third = await open(b.id, 'rollback-failed');
+    await store.resolveEscalation({ id: second.id, action: 'abort', userId: 'tandem:expired' });
+    const listed = await store.listOpenEscalations({ kind: 'rollback-failed', limit: 10 });
+    expect(listed.filter((x) => [a.id, b.id].includes(x.runId)).map((x) => x.id)).toEqual([first.id, third.id]);
+    expect(await store.listOpenEscalations({ kind: 'rollback-failed', limit: 1 })).toHaveLength(1);
+  });
+
   it('resolves an escalation once, answers the oldest question, and totals usage', async () => {
     const run = await newRun();
     const escalation = await store.openEscalation({ runId: run.id, planVersion: 1, stepId: 's2', kind: 'uncertain-side-effect', message: 'release may exist' });

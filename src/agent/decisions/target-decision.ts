@@ -118,23 +118,31 @@ export { EXPIRED_BY };
  */
 export async function expireConfirmation(ctx: AgentContext, confirmation: ConfirmationRecord, waited: Text): Promise<boolean> {
   const { runId, planVersion, stepId } = confirmation;
-  return ctx.replica.leases.during(runId, async () => {
+  const expired = await ctx.replica.leases.during(runId, async () => {
     const decided = await ctx.store.decideConfirmation({ runId, planVersion, stepId, userId: EXPIRED_BY, decision: 'aborted' });
-    if (!decided) return false;
+    if (!decided) return undefined;
     await ctx.store.appendEvent(runId, 'target-aborted', { planVersion, stepId, by: EXPIRED_BY, targets: decided.targets });
-    if ((await ctx.store.getRun(runId))?.status === 'rolling-back') {
+    const run = await ctx.store.getRun(runId);
+    if (run?.status === 'rolling-back') {
       await abortUnattended(
         ctx,
         runId,
         words`Nobody confirmed what the ${confirmation.tool} step acts on within ${waited}, so it did not run and the run was aborted.`,
       );
-      return true;
+      return { run, undo: true };
     }
     const reason = `aborted: nobody confirmed what it acts on within ${plainText(waited)}, so it did not run`;
     if (await ctx.store.setStepStatus({ runId, planVersion, stepId, from: ['waiting'], to: 'skipped', error: { message: reason, code: 'target-expired' } }))
       await ctx.store.appendEvent(runId, 'step-skipped', { planVersion, stepId, reason });
     // What depends on it is skipped by the rules; the rest goes on (a run paused only for this Confirm resumes).
     for (const effect of await continueIfClear(ctx, runId)) await ctx.effects.perform(effect);
-    return true;
+    return { run, undo: false };
   });
+  if (!expired) return false;
+  // Its copies say so at once, not at the run's end: the rest of the run may wait on other things for days, and a
+  // live-looking Confirm misleads (a click is refused). Outside the lease: Slack is slow at times.
+  const { run, undo } = expired;
+  const why = words`Expired: nobody confirmed within ${waited}, so this ${undo ? 'undo' : 'step'} did not run${undo ? ' and the run was aborted' : ''}.`;
+  if (run) await ctx.thread.surface.confirmExpired?.(run, confirmation, why);
+  return true;
 }

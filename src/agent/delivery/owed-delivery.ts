@@ -184,6 +184,12 @@ export const owedQuestion = (ctx: DeliveryContext, stepId: string, question: str
   owner: ctx.replica.owner,
   leaseMs: OWED_LEASE_MS,
 });
+/** Owed along with a plan's own questions for the requester (`openQuestion` with no step). */
+export const owedPlanQuestions = (ctx: DeliveryContext, questions: readonly string[]): OweAlong => ({
+  payload: { stepId: null, questions: [...questions] },
+  owner: ctx.replica.owner,
+  leaseMs: OWED_LEASE_MS,
+});
 
 /** A Confirm request for a late-bound target: record it with `ctx.store.owe` (or in the transaction that asks), then hand the run to the pump (`ctx.thread.owed.deliver`). */
 export function owedConfirmation(runId: string, planVersion: number, stepId: string): NewOwedMessage {
@@ -216,7 +222,11 @@ const offerOfOlderRow = (escalation: EscalationRecord): EscalationOffer => ({
   onHold: [],
   abortRollsBack: false,
 });
-const questionPayload = z.object({ stepId: z.string(), question: z.string(), questionId: z.string().optional() });
+const questionPayload = z.union([
+  z.object({ stepId: z.string(), question: z.string(), questionId: z.string().optional() }),
+  // A plan's questions for the requester, asked before any step runs.
+  z.object({ stepId: z.null(), questions: z.array(z.string()), questionId: z.string().optional() }),
+]);
 const confirmationPayload = z.object({ planVersion: z.number(), stepId: z.string() });
 
 async function deliverOne(ctx: DeliveryContext, message: OwedMessage): Promise<void> {
@@ -235,8 +245,10 @@ async function deliverOne(ctx: DeliveryContext, message: OwedMessage): Promise<v
     return;
   }
   if (message.kind === 'question') {
-    const { stepId, question, questionId } = questionPayload.parse(message.payload);
-    await ctx.thread.deliverySurface.ask(run, stepId, question, delivery, questionId ? { questionId } : undefined);
+    const payload = questionPayload.parse(message.payload);
+    const asked = payload.questionId ? { questionId: payload.questionId } : undefined;
+    if (payload.stepId === null) await ctx.thread.deliverySurface.askRequester(run, payload.questions, asked, delivery);
+    else await ctx.thread.deliverySurface.ask(run, payload.stepId, payload.question, delivery, asked);
     return;
   }
   if (message.kind === 'confirm-target') {

@@ -15,7 +15,7 @@ export function safeSurface(surface: Surface, logger: LogPort): Surface {
   return {
     planning: wrap('planning', (run) => surface.planning(run)),
     proposePlan: wrap('proposePlan', (proposal) => surface.proposePlan(proposal)),
-    askRequester: wrap('askRequester', (run, questions, asked) => surface.askRequester(run, questions, asked)),
+    askRequester: wrap('askRequester', (run, questions, asked, delivery) => surface.askRequester(run, questions, asked, delivery)),
     reportProgress: wrap('reportProgress', (run, board) => surface.reportProgress(run, board)),
     escalate: wrap('escalate', (run, escalation, offer, delivery) => surface.escalate(run, escalation, offer, delivery)),
     ask: wrap('ask', (run, stepId, question, delivery, asked) => surface.ask(run, stepId, question, delivery, asked)),
@@ -27,6 +27,7 @@ export function safeSurface(surface: Surface, logger: LogPort): Surface {
     ...(surface.escalationsClosed
       ? { escalationsClosed: wrap('escalationsClosed', (run, closed, closedBy) => surface.escalationsClosed!(run, closed, closedBy)) }
       : {}),
+    ...(surface.confirmExpired ? { confirmExpired: wrap('confirmExpired', (run, confirmation, why) => surface.confirmExpired!(run, confirmation, why)) } : {}),
     ...(surface.plannerUnavailable ? { plannerUnavailable: wrap('plannerUnavailable', (run, reason) => surface.plannerUnavailable!(run, reason)) } : {}),
     finish: wrap('finish', (summary, delivery) => surface.finish(summary, delivery)),
     // A link that cannot be had is no reason to stop a write: the attribution line names the thread instead.

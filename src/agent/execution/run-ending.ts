@@ -6,7 +6,7 @@ import { uncheckedSteps } from '../delivery/board.ts';
 import { replacedFailures, runOutcome } from '../model/run-outcome.ts';
 import { stepResult } from '../model/step-results.ts';
 import { SKIPPED_BY_PERSON } from '../model/step-codes.ts';
-import { changeOutput, changeUrl, madeItsChange } from '../model/step-change.ts';
+import { changeOutput, changeUrl, madeItsChange, otherChanges } from '../model/step-change.ts';
 import type { RunSummary } from '../ports/surface.ts';
 import { OWED_LEASE_MS, owedSummary } from '../delivery/owed-delivery.ts';
 import { rollbackStepsInOrder } from './rollback.ts';
@@ -87,6 +87,8 @@ async function summaryFacts(ctx: Pick<AgentContext, 'config' | 'store'>, runId: 
   const rolledBack = inOrder.map((step) => ({ title: step.title, status: step.status }));
   const shown = stepsShown(versions, steps, inOrder);
   const unchecked = uncheckedSteps(source.evaluations);
+  // Every change made, one whose check failed after its call went through included (model/step-change.ts).
+  const earlier = await retriedChanges(ctx, runId, steps);
   const lastRan = steps.reduce((latest, step) => (step.kind === 'forward' ? Math.max(latest, step.planVersion) : latest), 0);
   const verdict = runOutcome(outcome, [
     ...replacedFailures(steps, lastRan),
@@ -96,6 +98,7 @@ async function summaryFacts(ctx: Pick<AgentContext, 'config' | 'store'>, runId: 
       status: step.error?.code === SKIPPED_BY_PERSON ? 'skipped' : step.status,
       unchecked: step.status === 'succeeded' && unchecked.has(`${step.planVersion}/${step.stepId}`),
       madeChange: madeItsChange(step),
+      madeEarlier: earlier.filter((change) => change.step === step).map((change) => change.attempt),
       key: `${step.planVersion}/${step.stepId}`,
       started: step.startedAt !== null,
       ...(step.kind === 'rollback' ? { undoes: undoneBy(versions, step) } : {}),
@@ -109,8 +112,6 @@ async function summaryFacts(ctx: Pick<AgentContext, 'config' | 'store'>, runId: 
     const result = stepResult({ tool: step.tool, title: step.title, args: step.plannedArgs, output: changeOutput(step), risk: step.risk });
     return result ? [result] : [];
   });
-  // Every change made, one whose check failed after its call went through included (model/step-change.ts).
-  const earlier = await retriedChanges(ctx, runId, steps);
   for (const { step, url } of earlier) {
     const result = stepResult({ tool: step.tool, title: step.title, args: step.plannedArgs, output: { url }, risk: step.risk });
     if (result) results.push(result);
@@ -146,17 +147,17 @@ async function summaryFacts(ctx: Pick<AgentContext, 'config' | 'store'>, runId: 
  * What earlier attempts of a retried write made elsewhere than its last one did (a first comment, then another on
  * Retry): each is still made, so each is said. Read only when some write ran more than once.
  */
-async function retriedChanges(ctx: Pick<AgentContext, 'store'>, runId: string, steps: readonly StepRecord[]): Promise<{ step: StepRecord; url: string }[]> {
+async function retriedChanges(
+  ctx: Pick<AgentContext, 'store'>,
+  runId: string,
+  steps: readonly StepRecord[],
+): Promise<{ step: StepRecord; attempt: number; url: string }[]> {
   const retried = steps.filter((step) => step.kind === 'forward' && step.risk !== 'read' && step.attempt > 1);
   if (retried.length === 0) return [];
   const attempts = await ctx.store.listAttempts(runId);
   return retried.flatMap((step) => {
-    const last = changeUrl(step);
-    const earlier = attempts.filter((a) => a.planVersion === step.planVersion && a.stepId === step.stepId && a.attempt < step.attempt);
-    const urls = new Set(
-      earlier.map((a) => (a.output !== null || a.error?.url ? changeUrl(a) : null)).filter((url): url is string => url !== null && url !== last),
-    );
-    return [...urls].map((url) => ({ step, url }));
+    const own = attempts.filter((a) => a.planVersion === step.planVersion && a.stepId === step.stepId);
+    return otherChanges(step, own).map(({ attempt, url }) => ({ step, attempt, url }));
   });
 }
 

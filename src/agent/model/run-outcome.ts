@@ -19,6 +19,11 @@ export interface OutcomeStep {
   unchecked?: boolean;
   /** It made its change (model/step-change.ts), its check passed or not: what it changed may need undoing. */
   madeChange?: boolean;
+  /**
+   * What earlier attempts of it made elsewhere (a Retry that posted a second comment), by attempt number: no undo
+   * reaches those (an undo is filled from the step's one output), so after an Abort they are still in place.
+   */
+  madeEarlier?: readonly number[];
   /** Names the step within the run (plan version and step id), so an undo can say which change it undid. */
   key?: string;
   /** A rollback step: the key of the forward step it undoes. */
@@ -86,7 +91,8 @@ export function runOutcome(status: RunStatus, steps: readonly OutcomeStep[]): Ru
   // A change stays in place unless an undo of it succeeded; said after an Abort, or when undo steps ran.
   const undone = new Set(undo.filter((step) => step.status === 'succeeded' && step.undoes).map((step) => step.undoes));
   const made = forward.filter((step) => step.madeChange && !(step.key && undone.has(step.key)));
-  const stillInPlace = status === 'aborted' || undo.length > 0 ? made.map((step) => step.title) : [];
+  const earlier = forward.flatMap((step) => (step.madeEarlier ?? []).map((attempt) => `${step.title} (what attempt ${attempt} made)`));
+  const stillInPlace = status === 'aborted' || undo.length > 0 ? [...made.map((step) => step.title), ...earlier] : [];
   // What an ended run left undone without a failure or a skip: stopped on its way, or never started at all.
   const ended = Boolean(FINAL[status]);
   const halted = forward.filter((step) => ended && (REMAINS[step.status] ?? false));

@@ -51,15 +51,44 @@ export function changeUrl(step: Pick<ChangeFacts, 'output' | 'error'>): string |
   return typeof url === 'string' ? url : null;
 }
 
+/** A step's attempt as far as `attemptChanges` needs it (the store's StepAttemptRecord has these fields). */
+export type AttemptFacts = { attempt: number } & Pick<ChangeFacts, 'output' | 'error'>;
+
 /**
- * The latest earlier attempt of a retried step whose call went through, for an attempt that failed before its own
- * did: `attempts` are the step's, any order.
+ * Every change a step's attempts made by their own call, oldest first: the one reading of the attempt rows that the
+ * Retry's record (`madeBefore`), the summary's "What changed" and what an Abort leaves in place share. An attempt whose
+ * call went through made something (its output was stored, or its error names it by its address); one that only
+ * carried an earlier attempt's change (`madeBefore`) made nothing of its own. `attempts` are the step's, any order.
  */
-export function earlierChange(attempts: readonly ({ attempt: number } & Pick<ChangeFacts, 'output' | 'error'>)[], before: number): EarlierChange | undefined {
-  const made = attempts.filter((a) => a.attempt < before && callWentThrough(a)).sort((a, b) => b.attempt - a.attempt)[0];
-  if (!made) return undefined;
-  // An attempt that itself only carried an earlier one's change passes that one on.
-  if (made.output === null && typeof made.error?.url !== 'string') return made.error?.madeBefore;
-  const url = changeUrl(made);
-  return { attempt: made.attempt, ...(url ? { url } : {}) };
+export function attemptChanges(attempts: readonly AttemptFacts[]): EarlierChange[] {
+  return attempts
+    .filter((a) => a.output !== null || typeof a.error?.url === 'string')
+    .sort((a, b) => a.attempt - b.attempt)
+    .map((a) => {
+      const url = changeUrl(a);
+      return { attempt: a.attempt, ...(url ? { url } : {}) };
+    });
+}
+
+/** The latest attempt before `before` whose own call made a change: kept on a Retry's attempt that failed before its call went through. */
+export function earlierChange(attempts: readonly AttemptFacts[], before: number): EarlierChange | undefined {
+  return attemptChanges(attempts.filter((a) => a.attempt < before)).at(-1);
+}
+
+/**
+ * What earlier attempts of a step made elsewhere than what its record names (a first comment, then another on Retry):
+ * each is still made, and no undo reaches it (an undo step is filled from the step's one output), so each is said.
+ * Only changes told by an address count: without one, two attempts cannot be told apart from one change made twice.
+ */
+export function otherChanges(
+  step: Pick<ChangeFacts, 'output' | 'error'> & { attempt: number },
+  attempts: readonly AttemptFacts[],
+): (EarlierChange & { url: string })[] {
+  const last = changeUrl(step);
+  const seen = new Set<string>();
+  return attemptChanges(attempts.filter((a) => a.attempt < step.attempt)).flatMap((change) => {
+    if (!change.url || change.url === last || seen.has(change.url)) return [];
+    seen.add(change.url);
+    return [{ ...change, url: change.url }];
+  });
 }

@@ -15,6 +15,7 @@ import { targetArgNames } from '../model/step-targets.ts';
 import { words } from '../text/text.ts';
 import { confidenceTooLow } from '../model/budgets.ts';
 import { drive, type Effect } from '../ports/effects.ts';
+import { owedPlanQuestions } from '../delivery/owed-delivery.ts';
 
 export const AUTO_APPROVER = 'tandem:auto';
 
@@ -43,10 +44,20 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
 
   if (plan.steps.length === 0 && plan.questions?.length) {
     if (!(await ctx.store.transitionRun(runId, options.from, 'awaiting-answer'))) return []; // cancelled meanwhile
-    const asked = await ctx.store.openQuestion({ runId, stepId: null, planVersion: version, question: plan.questions.join('\n') });
-    await ctx.store.appendEvent(runId, 'questions-asked', { version, questions: plan.questions });
-    const run = await ctx.store.getRun(runId);
-    if (run) await ctx.thread.surface.askRequester(run, plan.questions, { questionId: asked.id });
+    // Stored with the message it owes the thread, in one write: a write whose answer was lost, or a process that
+    // stopped after it, still has the question asked once (contract §6). Proposed again (a restart carrying on an
+    // interrupted change), the version's open question stands and nothing new is asked.
+    try {
+      if (!(await askedAlready(ctx, runId, version))) {
+        const question = plan.questions.join('\n');
+        await ctx.store.openQuestion({ runId, stepId: null, planVersion: version, question }, owedPlanQuestions(ctx, plan.questions));
+        await ctx.store.appendEvent(runId, 'questions-asked', { version, questions: plan.questions });
+      }
+    } finally {
+      // Also when the write threw: its commit may have applied, and what it owes is then delivered now, not a lease later.
+      // A delivery that fails stays owed, and the pump's sweep sends it.
+      await ctx.thread.owed.deliver(runId).catch((error: unknown) => ctx.logger.warn({ err: error, runId }, 'could not deliver the plan’s questions yet'));
+    }
     return [];
   }
 
@@ -130,4 +141,10 @@ export async function proposeVersion(ctx: AgentContext, record: PlanVersionRecor
     });
   }
   return auto ? [drive(runId)] : [];
+}
+
+/** The version's own questions are open already: asked by an earlier proposal of it. */
+async function askedAlready(ctx: Pick<AgentContext, 'store'>, runId: string, version: number): Promise<boolean> {
+  const open = await ctx.store.listQuestions(runId);
+  return open.some((q) => q.planVersion === version && q.stepId === null && q.answeredAt === null);
 }

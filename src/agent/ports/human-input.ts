@@ -149,6 +149,8 @@ export interface HumanInputPort {
   openEscalation(input: Pick<EscalationRecord, 'runId' | 'planVersion' | 'stepId' | 'kind' | 'message'>, owed?: OweAlong): Promise<EscalationRecord>;
   getEscalation(id: string): Promise<EscalationRecord | undefined>;
   listEscalations(runId: string): Promise<EscalationRecord[]>;
+  /** Open escalations of one kind, of every run, oldest first (few are open at once: `escalations_open_idx`). */
+  listOpenEscalations(input: { kind: EscalationRecord['kind']; limit: number }): Promise<EscalationRecord[]>;
   /** open → resolved once; false if it was already resolved. */
   resolveEscalation(input: { id: string; action: EscalationAction; userId: string }): Promise<boolean>;
 

@@ -174,7 +174,7 @@ export interface Surface {
   planning(run: RunRecord): Promise<void>;
   proposePlan(proposal: ProposedPlan): Promise<void>;
   /** The plan is only questions for the requester, or the run needs to tell them something it cannot do. */
-  askRequester(run: RunRecord, questions: string[], asked?: AskedQuestion): Promise<void>;
+  askRequester(run: RunRecord, questions: string[], asked?: AskedQuestion, delivery?: Delivery): Promise<void>;
   reportProgress(run: RunRecord, board: BoardState): Promise<void>;
   escalate(run: RunRecord, escalation: EscalationRecord, offer: EscalationOffer, delivery?: Delivery): Promise<void>;
   /** ask_human: a step waits for an answer in the conversation. */
@@ -189,6 +189,11 @@ export interface Surface {
    * why (`closedBy`, e.g. "Aborted by @ana"). `key` is the delivery key the message was posted with.
    */
   escalationsClosed?(run: RunRecord, closed: readonly ClosedEscalation[], closedBy: Text): Promise<void>;
+  /**
+   * A Confirm nobody answered in time: every copy of its message loses Confirm and Abort at once and says `why`,
+   * while the rest of the run goes on (its end would sweep them, but a run can wait on other things for days).
+   */
+  confirmExpired?(run: RunRecord, confirmation: ConfirmationRecord, why: Text): Promise<void>;
   /** The planner's model provider is down (and any fallback too): say so, and offer to plan the same task again. */
   plannerUnavailable?(run: RunRecord, reason: Text): Promise<void>;
   finish(summary: RunSummary, delivery?: Delivery): Promise<void>;

@@ -1,7 +1,7 @@
 /** A Surface for tests and the CLI: it records what a person would see, in order. */
 import type { Text } from '../text/text.ts';
 import type { ConfirmationRecord, EscalationRecord, RunRecord } from '../ports/run-store.ts';
-import type { BoardState, ClosedEscalation, Delivery, EscalationOffer, ProposedPlan, RunSummary, Surface } from '../ports/surface.ts';
+import type { AskedQuestion, BoardState, ClosedEscalation, Delivery, EscalationOffer, ProposedPlan, RunSummary, Surface } from '../ports/surface.ts';
 
 export type SeenMessage =
   | { kind: 'planning'; runId: string }
@@ -29,7 +29,8 @@ export class InMemorySurface implements Surface {
   async proposePlan(proposal: ProposedPlan): Promise<void> {
     this.messages.push({ kind: 'plan', runId: proposal.run.id, proposal: structuredClone(proposal) });
   }
-  async askRequester(run: RunRecord, questions: string[]): Promise<void> {
+  async askRequester(run: RunRecord, questions: string[], _asked?: AskedQuestion, delivery?: Delivery): Promise<void> {
+    if (this.seen(delivery)) return;
     this.messages.push({ kind: 'questions', runId: run.id, questions: [...questions] });
   }
   async reportProgress(run: RunRecord, board: BoardState): Promise<void> {

@@ -12,7 +12,8 @@ import type { RunRecord } from '../ports/run-store.ts';
 import type { Effect } from '../ports/effects.ts';
 import { openWaits } from './open-waits.ts';
 import { findHangingRun, reportStuckSteps } from './stuck-runs.ts';
-import { DEFAULT_HOUSEKEEPING, type Wait } from './wait.ts';
+import { DEFAULT_HOUSEKEEPING, stageAt, type Wait } from './wait.ts';
+import { EXPIRED_BY } from './wait-state.ts';
 import { remindOrExpire } from './wait-reminders.ts';
 
 /** Far more than are ever waiting at once; the newest come first. */
@@ -38,12 +39,11 @@ export async function runHousekeeping(ctx: AgentContext, now: Date): Promise<Eff
   return next;
 }
 
-/** Aborted runs looked at for a failed undo still waiting: the newest, as few are aborted at once. */
-const RECENTLY_ABORTED = 50;
-
 /**
  * A failed undo (`rollback-failed`) waits for someone to undo it by hand after its rollback ended the run: it is
- * reminded once like any wait, among the runs aborted within its time to live; past that, it is left (expired).
+ * reminded once like any wait; past its time to live it expires, and the expiry is stored (the escalation resolved by
+ * nobody: `EXPIRED_BY`), so no sweep, after a restart or on another replica, looks at it again and no list shows it
+ * waiting. Read from the open escalations of that kind, however many runs were aborted since.
  */
 async function sweepFailedUndos(
   ctx: AgentContext,
@@ -51,14 +51,19 @@ async function sweepFailedUndos(
   settings: HousekeepingSettings,
   warn: (run: RunRecord, what: string) => (error: unknown) => void,
 ): Promise<void> {
-  const since = now.getTime() - settings.waitTtlS * 1000;
-  const runs = await ctx.store.listRuns({ limit: RECENTLY_ABORTED, statuses: ['aborted'] });
-  for (const run of runs.filter((r) => (r.finishedAt?.getTime() ?? 0) >= since)) {
-    // Most aborted runs have none: one read of their escalations says so, before the reads of all their waits.
-    const escalations = await ctx.store.listEscalations(run.id).catch((error: unknown) => (warn(run, 'reading its escalations')(error), []));
-    if (!escalations.some((e) => e.status === 'open' && e.kind === 'rollback-failed')) continue;
+  const open = await ctx.store.listOpenEscalations({ kind: 'rollback-failed', limit: SWEEP_LIMIT });
+  const runIds = [...new Set(open.map((escalation) => escalation.runId))];
+  for (const runId of runIds) {
+    const run = await ctx.store.getRun(runId);
+    // A run still rolling back is swept with the waiting runs above.
+    if (run?.status !== 'aborted') continue;
     const waits = await openWaits(ctx, run).catch((error: unknown): Wait[] => (warn(run, 'reading its waits')(error), []));
-    for (const wait of waits.filter((w) => w.subject.kind === 'escalation' && w.subject.escalation.kind === 'rollback-failed'))
-      await remindOrExpire(ctx, wait, now, settings).catch(warn(run, 'the failed undo'));
+    for (const wait of waits) {
+      if (wait.subject.kind !== 'escalation' || wait.subject.escalation.kind !== 'rollback-failed') continue;
+      const { escalation } = wait.subject;
+      if (stageAt(wait, now) === 'expire')
+        await ctx.store.resolveEscalation({ id: escalation.id, action: 'abort', userId: EXPIRED_BY }).catch(warn(run, 'expiring the failed undo'));
+      else await remindOrExpire(ctx, wait, now, settings).catch(warn(run, 'the failed undo'));
+    }
   }
 }

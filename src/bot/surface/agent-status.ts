@@ -1,10 +1,20 @@
-import type { Conversation } from '../../agent/ports/run-store.ts';
+import type { Conversation, RunStatus } from '../../agent/ports/run-store.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { describeError } from './replies.ts';
 import type { SlackClient } from './slack-client.ts';
 
 /** Slack's lifecycle of an agent session in a thread. */
 export type SessionStatus = 'processing' | 'suspended' | 'closed';
+
+/** The agent session follows the run: working, or waiting for a person (approval, an answer, a Confirm, an escalation). */
+export const SESSION_OF_RUN: Partial<Record<RunStatus, SessionStatus>> = {
+  planning: 'processing',
+  executing: 'processing',
+  'rolling-back': 'processing',
+  'awaiting-approval': 'suspended',
+  'awaiting-answer': 'suspended',
+  paused: 'suspended',
+};
 
 /**
  * Slack's agent surfaces, used where the workspace takes them and skipped where it does not: the

@@ -6,6 +6,7 @@
  */
 import type { RunSummary } from '../../agent/ports/surface.ts';
 import type { Logger } from '../../observability/logger.ts';
+import { encodeStepRef, type StepRef } from '../views/button-values.ts';
 import { asSlackBlocks, type MessageView } from '../views/limits.ts';
 import { decidedBlocks } from '../views/plan/decided-blocks.ts';
 import { ADDRESSEE_BLOCK } from '../views/run/reassign.ts';
@@ -69,6 +70,11 @@ export function openWaitSweeps(summary: Pick<RunSummary, 'outcome' | 'confirmsAs
     ...(summary.outcome === 'succeeded' ? [] : [...Object.values(ESCALATION_ACTIONS), QUESTION_ANSWER_ACTION]),
   ];
   return actionIds.length ? [{ button: { actionIds }, after: `Run ${summary.outcome}; this no longer waits for anyone.` }] : [];
+}
+
+/** One Confirm's copies (its buttons bound to its step), each keeping what it showed and saying why it no longer waits. */
+export function confirmSweep(ref: StepRef, line: string): Sweep {
+  return { button: { actionIds: [TARGET_CONFIRM_ACTION, TARGET_ABORT_ACTION], value: encodeStepRef(ref) }, after: line };
 }
 
 /** What a copy showed (its text and blocks as Slack holds them), its buttons off, and the line under it. */

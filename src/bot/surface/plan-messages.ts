@@ -7,6 +7,7 @@ import { context } from '../views/text.ts';
 import { decidedBlocks, hasLiveButtons } from '../views/plan/decided-blocks.ts';
 import { PLAN_APPROVE_ACTION, PLAN_MODIFY_ACTION, PLAN_REJECT_ACTION } from '../views/plan/plan-message.ts';
 import { retireLiveCopies, type Sweep } from './live-copies.ts';
+import { progressInThread } from './plan-progress.ts';
 
 /** Where a run's messages are: its channel and thread. */
 interface Thread {
@@ -69,13 +70,13 @@ export class PlanMessages {
 
   /**
    * A click counted towards a version that still waits: its message shows the progress now ("1 of 2 approvals")
-   * instead of what it showed when posted. Only this process's newest message of that version; after a restart
-   * the thread's notice says it.
+   * instead of what it showed when posted. Drawn afresh when this process posted it; otherwise (after a restart, or
+   * on another replica) found in the thread and its progress sections swapped (plan-progress.ts).
    */
-  async progressChanged(runId: string, version: number, lines: readonly string[]): Promise<void> {
-    const posted = this.latest.get(runId);
+  async progressChanged(run: Pick<RunRecord, 'id' | 'conversation'>, version: number, lines: readonly string[]): Promise<void> {
+    const posted = this.latest.get(run.id);
     const view = posted?.version === version ? posted.redraw?.(lines) : undefined;
-    if (!posted || !view) return;
+    if (!posted || !view) return progressInThread(this.client, this.logger, run.conversation, { runId: run.id, version }, lines);
     try {
       await this.client.chat.update({ channel: posted.channel, ts: posted.ts, text: view.text, blocks: asSlackBlocks(view.blocks) });
       posted.view = view;

@@ -12,7 +12,7 @@ import type {
   WaitAddressee,
 } from '../../agent/ports/surface.ts';
 import type { Logger } from '../../observability/logger.ts';
-import { AgentStatus, type SessionStatus } from './agent-status.ts';
+import { AgentStatus, SESSION_OF_RUN } from './agent-status.ts';
 import { BoardPublisher, type BoardStyle } from './board-publisher.ts';
 import { PlanMessages } from './plan-messages.ts';
 import { describeError } from './replies.ts';
@@ -25,7 +25,7 @@ import { planningFailedMessage, plannerUnavailableMessage } from '../views/run/p
 import { questionMessage } from '../views/run/question.ts';
 import { addressed } from '../views/run/reassign.ts';
 import { WaitLinks } from './wait-links.ts';
-import { openWaitSweeps, retireLiveCopies } from './live-copies.ts';
+import { confirmSweep, openWaitSweeps, retireLiveCopies } from './live-copies.ts';
 import { isExpiredSummary, summaryMessages } from '../views/run/summary.ts';
 import { targetConfirmationMessages } from '../views/run/target-confirmation.ts';
 import { escapeText, mention, section, storedWords, truncate } from '../views/text.ts';
@@ -52,16 +52,6 @@ export interface SlackSurfaceOptions {
   /** Where each wait's message was posted is stored here, and boards read it back (any replica, after a restart). */
   waitMessages?: WaitMessagesPort;
 }
-
-/** The agent session follows the run: working, or waiting for a person (approval, an answer, a Confirm, an escalation). */
-const SESSION_OF_RUN: Partial<Record<BoardState['runStatus'], SessionStatus>> = {
-  planning: 'processing',
-  executing: 'processing',
-  'rolling-back': 'processing',
-  'awaiting-approval': 'suspended',
-  'awaiting-answer': 'suspended',
-  paused: 'suspended',
-};
 
 /** Every message about a run goes in the thread of the mention that started it. */
 export class SlackSurface implements Surface {
@@ -131,7 +121,7 @@ export class SlackSurface implements Surface {
   }
 
   async approvalProgress(run: RunRecord, planVersion: number, lines: readonly string[]): Promise<void> {
-    await this.plans.progressChanged(run.id, planVersion, lines);
+    await this.plans.progressChanged(run, planVersion, lines);
   }
 
   /** A plan's buttons were used (approve/reject): nothing left to retire. */
@@ -140,11 +130,11 @@ export class SlackSurface implements Surface {
   }
 
   /** Questions from the plan (with an Answer button), or a sentence about what the run cannot do (e.g. no model configured). */
-  async askRequester(run: RunRecord, questions: string[], asked: AskedQuestion = {}): Promise<void> {
+  async askRequester(run: RunRecord, questions: string[], asked: AskedQuestion = {}, delivery?: Delivery): Promise<void> {
     const asks = questions.some((q) => q.trim().endsWith('?'));
     if (asks) {
       const view = questionMessage({ runId: run.id, asked: run.requester, questions, ...(asked.questionId ? { questionId: asked.questionId } : {}) });
-      const ts = await this.post(run, addressed(view, asked.addressee));
+      const ts = await this.post(run, addressed(view, asked.addressee), delivery);
       if (ts) await this.questionPosted(run, asked.questionId, null, ts);
       return;
     }
@@ -206,6 +196,12 @@ export class SlackSurface implements Surface {
     const { planVersion, stepId } = confirmation;
     const wait = { kind: 'confirm' as const, runId: run.id, planVersion, stepId };
     if (last) await this.waitLinks.posted({ runId: run.id, kind: 'confirm', wait, planVersion, stepId, channel: run.conversation.channel, ts: last });
+  }
+
+  /** An expired Confirm: every copy in the thread, whoever posted it, loses its buttons and says it expired. */
+  async confirmExpired(run: RunRecord, confirmation: ConfirmationRecord, why: Text): Promise<void> {
+    const sweep = confirmSweep(confirmation, `:hourglass: ${storedWords(why, 500)}`);
+    await retireLiveCopies(this.options.client, this.options.logger, run.conversation, [sweep]);
   }
 
   /** A question owed before questions were named by id links its step on this process's boards only. */

@@ -56,6 +56,16 @@ export async function selectEscalations(db: Db, runId: string): Promise<Escalati
   return rows.map(toEscalation);
 }
 
+export async function selectOpenEscalations(db: Db, input: { kind: EscalationRecord['kind']; limit: number }): Promise<EscalationRecord[]> {
+  const rows = await db
+    .select()
+    .from(escalations)
+    .where(and(eq(escalations.status, 'open'), eq(escalations.kind, input.kind)))
+    .orderBy(asc(escalations.createdAt), asc(escalations.id))
+    .limit(input.limit);
+  return rows.map(toEscalation);
+}
+
 /** Two people clicking at once: the conditional update lets exactly one resolution count. */
 export async function resolveEscalation(db: Db, input: { id: string; action: EscalationAction; userId: string }): Promise<boolean> {
   const rows = await db

@@ -19,7 +19,9 @@ function oweAlong(tables: MemoryTables, row: { runId: string; id: string }, kind
 
 const oldestFirst = <T extends { tick: number; id: string }>(a: T, b: T) => byTick(a, b) || a.id.localeCompare(b.id);
 
-function escalations(tables: MemoryTables): Pick<HumanInputPort, 'openEscalation' | 'getEscalation' | 'listEscalations' | 'resolveEscalation'> {
+function escalations(
+  tables: MemoryTables,
+): Pick<HumanInputPort, 'openEscalation' | 'getEscalation' | 'listEscalations' | 'listOpenEscalations' | 'resolveEscalation'> {
   return {
     async openEscalation(input, owed) {
       const write = tables.begin();
@@ -50,6 +52,13 @@ function escalations(tables: MemoryTables): Pick<HumanInputPort, 'openEscalation
       return [...tables.escalations.values()]
         .filter((e) => e.runId === runId)
         .sort(oldestFirst)
+        .map(untick);
+    },
+    async listOpenEscalations(input) {
+      return [...tables.escalations.values()]
+        .filter((e) => e.status === 'open' && e.kind === input.kind)
+        .sort(oldestFirst)
+        .slice(0, input.limit)
         .map(untick);
     },
     async resolveEscalation(input) {

@@ -31,8 +31,8 @@ export interface FeedbackLog {
   record(input: { runId: string; userId: string; value: 'good' | 'bad'; planVersion: number; authorKind: string; authorId: string }): Promise<boolean>;
 }
 
-/** The reads the Slack surface needs for `/tandem status|runs` and the App Home; the store satisfies it. */
-export type RunQueries = Pick<RunStore, 'getRun' | 'listRuns' | 'getPlanVersion'>;
+/** The reads the Slack surface needs for `/tandem status|runs`, the App Home and which question a mention answered; the store satisfies it. */
+export type RunQueries = Pick<RunStore, 'getRun' | 'listRuns' | 'getPlanVersion' | 'listQuestions'>;
 
 /** An in-memory inbox for tests and tools without a store: nothing survives the process. Keys expire so memory stays bounded. */
 export function createMemoryInbox(ttlMs = 60 * 60 * 1000): SlackInbox {

@@ -2,6 +2,7 @@
  * Two questions open at once in one thread: the Answer form opened on the second answers the second, in the store and
  * in the thread, and the first keeps waiting with its button (review 19: the form's answer went to the oldest open
  * question while the clicked message was marked answered).
+ * A mention, which names no question, answers the oldest, and the thread marks that one (it marked the newest).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
@@ -27,25 +28,32 @@ const ask = (id: string, target: string) => ({
   expect: null,
 });
 
+async function twoQuestionsOpen() {
+  e.planner.answers.push({
+    goal: 'Change the region named',
+    confidence: 0.9,
+    steps: [
+      ask('s1', 'cluster'),
+      ask('s2', 'region'),
+      { id: 's3', title: 'Change it', tool: 'change_thing', argsJson: '{"target":"{{steps.s2.output.answer}}"}', dependsOn: ['s2'], expect: null },
+    ],
+    rollback: [],
+    questions: [],
+  });
+  const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> two questions then a change' });
+  expect((await sent).status).toBe(200);
+  await e.driver.clickButtonIn(await e.waitForMessage(sent.ts, isPlan, 'the plan'), PLAN_APPROVE_ACTION, 'UAPP1');
+  const cluster = await e.waitForMessage(sent.ts, asking('Which cluster should I use?'), 'the first question');
+  const region = await e.waitForMessage(sent.ts, asking('Which region should I use?'), 'the second question');
+  return { ts: sent.ts, cluster, region };
+}
+
+const asking = (words: string) => (m: { text: string; blocks?: unknown[] }) => m.text.includes(words) && hasButtons(m);
+
 describe('the Answer form with two questions open', () => {
   it('answers the question it was opened on; the older one still waits, its button kept', async () => {
-    e.planner.answers.push({
-      goal: 'Change the region named',
-      confidence: 0.9,
-      steps: [
-        ask('s1', 'cluster'),
-        ask('s2', 'region'),
-        { id: 's3', title: 'Change it', tool: 'change_thing', argsJson: '{"target":"{{steps.s2.output.answer}}"}', dependsOn: ['s2'], expect: null },
-      ],
-      rollback: [],
-      questions: [],
-    });
-    const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> two questions then a change' });
-    expect((await sent).status).toBe(200);
-    await e.driver.clickButtonIn(await e.waitForMessage(sent.ts, isPlan, 'the plan'), PLAN_APPROVE_ACTION, 'UAPP1');
-    const asking = (words: string) => (m: { text: string; blocks?: unknown[] }) => m.text.includes(words) && hasButtons(m);
-    await e.waitForMessage(sent.ts, asking('Which cluster should I use?'), 'the first question');
-    const region = await e.waitForMessage(sent.ts, asking('Which region should I use?'), 'the second question');
+    const { ts, region } = await twoQuestionsOpen();
+    const sent = { ts };
 
     const modal = await openModal(e, region, 'UREQ', QUESTION_ANSWER_ACTION);
     await e.driver.submitView({
@@ -66,5 +74,20 @@ describe('the Answer form with two questions open', () => {
     // In the thread: the second says who answered what; the first still offers its Answer button.
     await e.fake.waitUntil(() => !hasButtons(e.thread(sent.ts).find((m) => m.ts === region.ts)!), 5000, 'the second marked answered');
     expect(e.thread(sent.ts).filter(asking('Which cluster should I use?'))).toHaveLength(1);
+  });
+
+  it('a mention answers the oldest question, and the thread marks that one, not the newest', async () => {
+    const { ts, cluster, region } = await twoQuestionsOpen();
+    await e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> prod-1', threadTs: ts });
+    await e.fake.waitUntil(() => !hasButtons(e.thread(ts).find((m) => m.ts === cluster.ts)!), 5000, 'the cluster question marked answered');
+    await e.agent.idle();
+    const [run] = (await db.store.listRuns({ limit: 100 })).filter((r) => r.conversation.threadTs === ts);
+    expect((await db.store.listQuestions(run!.id)).map((q) => [q.stepId, q.answer])).toEqual([
+      ['s1', 'prod-1'],
+      ['s2', null],
+    ]);
+    expect(JSON.stringify(e.thread(ts).find((m) => m.ts === cluster.ts)!.blocks)).toContain('prod-1');
+    // The region question still waits, its Answer button kept.
+    expect(hasButtons(e.thread(ts).find((m) => m.ts === region.ts)!)).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
 import type { AgentApi, StartRunInput } from '../../src/agent/ports/agent-api.ts';
 import type { PlanVersionRecord, RunRecord } from '../../src/agent/ports/run-store.ts';
+import type { QuestionRecord } from '../../src/agent/ports/human-input.ts';
 import { createSlackApp, type SlackApp } from '../../src/bot/create-slack-app.ts';
 import { createMemoryInbox, type RunQueries, type SlackInbox } from '../../src/bot/ports.ts';
 import { createLogger } from '../../src/observability/logger.ts';
@@ -87,6 +88,7 @@ export class RecordingAgent implements AgentApi {
 export class MemoryRunQueries implements RunQueries {
   runs: RunRecord[] = [];
   plans: PlanVersionRecord[] = [];
+  questions: QuestionRecord[] = [];
   async getRun(runId: string) {
     return this.runs.find((run) => run.id === runId);
   }
@@ -102,6 +104,9 @@ export class MemoryRunQueries implements RunQueries {
   }
   async getPlanVersion(runId: string, version: number) {
     return this.plans.find((p) => p.runId === runId && p.version === version);
+  }
+  async listQuestions(runId: string) {
+    return this.questions.filter((q) => q.runId === runId);
   }
 }
 

@@ -30,14 +30,28 @@ interface ThreadMessage {
   blocks?: { type?: string; block_id?: string; elements?: { action_id?: string; value?: string }[] }[];
 }
 
+/** What the store holds of a run's questions: whether each is answered, by whom, with what (redacted as stored). */
+export type StoredQuestions = (runId: string) => Promise<readonly { id: string; answer: string | null; answeredBy: string | null }[]>;
+
 /**
  * A question answered: every copy of it in the thread still carrying an Answer button (its reminder posts it again)
- * is marked answered, not only the one clicked. By a mention, the question is the newest one still open; by the
- * Answer modal, the one clicked (`except`: its message, already marked). Best effort: the answer counts either way.
+ * is marked answered, not only the one clicked. By the Answer modal, `question` names it (`except`: its message,
+ * already marked). By a mention, which names none, the store says which: with two questions open the agent answers
+ * the one handed to the speaker or the oldest, so every copy whose stored question now has an answer is marked with
+ * that answer; a copy whose button names no question (posted before buttons named them) falls back to the newest
+ * open one. Best effort: the answer counts either way.
  */
 export async function markAnsweredInThread(
   client: SlackClient,
-  input: { channel: string; threadTs: string; by: string; answer: string; question?: { runId: string; question: string }; except?: string },
+  input: {
+    channel: string;
+    threadTs: string;
+    by: string;
+    answer: string;
+    question?: { runId: string; question: string };
+    except?: string;
+    stored?: StoredQuestions;
+  },
 ): Promise<void> {
   const replies = await client.conversations.replies({ channel: input.channel, ts: input.threadTs, limit: 200 });
   const open = ((replies.messages ?? []) as ThreadMessage[]).flatMap((message) => {
@@ -47,11 +61,25 @@ export async function markAnsweredInThread(
     const decoded = button && decodeAnswerButton(button.value);
     return decoded?.asked && message.ts ? [{ message, ts: message.ts, ...decoded, asked: decoded.asked }] : [];
   });
-  const which = input.question ?? open.at(-1);
-  if (!which) return;
+  const answers = !input.question && input.stored ? await storedAnswers(open, input.stored) : undefined;
+  const which = input.question ?? open.filter((copy) => !copy.questionId).at(-1);
   for (const copy of open) {
-    if (copy.runId !== which.runId || copy.question !== which.question || copy.ts === input.except) continue;
+    if (copy.ts === input.except) continue;
+    const stored = answers && copy.questionId ? answers.get(copy.questionId) : undefined;
+    const matches = which !== undefined && copy.runId === which.runId && copy.question === which.question;
+    if (!stored && !(matches && (!answers || !copy.questionId))) continue;
     const where = { channel: input.channel, ts: copy.ts, runId: copy.runId, asked: copy.asked, question: copy.question, shown: copy.message.blocks };
-    await showAnswered(client, where, { by: input.by, answer: input.answer });
+    await showAnswered(client, where, stored ?? { by: input.by, answer: input.answer });
   }
+}
+
+/** The answered questions among the open copies' runs, by question id. */
+async function storedAnswers(open: readonly { runId: string }[], stored: StoredQuestions): Promise<Map<string, { by: string; answer: string }>> {
+  const answered = new Map<string, { by: string; answer: string }>();
+  for (const runId of new Set(open.map((copy) => copy.runId))) {
+    for (const question of await stored(runId)) {
+      if (question.answer !== null) answered.set(question.id, { by: question.answeredBy ?? '', answer: question.answer });
+    }
+  }
+  return answered;
 }

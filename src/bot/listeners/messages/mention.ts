@@ -89,7 +89,8 @@ export async function handleMessageToBot(deps: BotDeps, client: SlackClient, mes
       }
       if (outcome === 'answered') {
         // Redacted as the store keeps it: a secret typed in an answer never reaches Slack again.
-        const answered = { channel, threadTs: message.threadTs, by: user, answer: redactText(followUpText(text), deps.secrets) };
+        const answer = redactText(followUpText(text), deps.secrets);
+        const answered = { channel, threadTs: message.threadTs, by: user, answer, stored: (runId: string) => deps.runs.listQuestions(runId) };
         await markAnsweredInThread(client, answered).catch((error: unknown) =>
           deps.logger.warn({ err: describeError(error), channel }, 'could not mark the question answered'),
         );

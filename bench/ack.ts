@@ -314,7 +314,9 @@ async function main(): Promise<void> {
       );
       const afterMentions = await bot.ask('where');
       console.log(`  in the bot: ${afterMentions}`);
-      console.log(`  the sender: ${JSON.stringify({ ...sender.shape(), cpuMs: lastSend.senderCpuMs, firstCallToLastWriteMs: lastSend.firstCallToLastWriteMs })}`);
+      console.log(
+        `  the sender: ${JSON.stringify({ ...sender.shape(), cpuMs: lastSend.senderCpuMs, firstCallToLastWriteMs: lastSend.firstCallToLastWriteMs })}`,
+      );
       worstFromWritten.mentions = Math.max(worstFromWritten.mentions, report(`  the same from each request's write`, lastSend.fromWritten));
       worstCpu.mentions = Math.max(worstCpu.mentions, (JSON.parse(afterMentions) as { cpuToAckP99?: number }).cpuToAckP99 ?? 0);
       noteBurst(worstBurst.mentions, afterMentions);
@@ -328,7 +330,9 @@ async function main(): Promise<void> {
       if (profiled) await bot.ask(`profiled ${profiled}/clicks-round-${round}.cpuprofile`);
       const afterClicks = await bot.ask('where');
       console.log(`  in the bot: ${afterClicks}`);
-      console.log(`  the sender: ${JSON.stringify({ ...sender.shape(), cpuMs: lastSend.senderCpuMs, firstCallToLastWriteMs: lastSend.firstCallToLastWriteMs })}`);
+      console.log(
+        `  the sender: ${JSON.stringify({ ...sender.shape(), cpuMs: lastSend.senderCpuMs, firstCallToLastWriteMs: lastSend.firstCallToLastWriteMs })}`,
+      );
       worstFromWritten.clicks = Math.max(worstFromWritten.clicks, report(`  the same from each request's write`, lastSend.fromWritten));
       worstCpu.clicks = Math.max(worstCpu.clicks, (JSON.parse(afterClicks) as { cpuToAckP99?: number }).cpuToAckP99 ?? 0);
       noteBurst(worstBurst.clicks, afterClicks);

@@ -54,9 +54,19 @@ export interface SenderShape {
   writeSpreadMs: number;
 }
 
-/** Sends prepared requests to one URL; resolves with the status once the whole response is read. */
+/** One request's moments (performance.now()): handed to the sender, written to its socket, its whole response read. */
+export interface Sent {
+  status: number;
+  calledAt: number;
+  writtenAt: number;
+  endedAt: number;
+}
+
+/** Sends prepared requests to one URL; resolves with the status and its moments once the whole response is read. */
 export function presignedSender(url: string): {
-  send(prepared: PreparedRequest): Promise<{ status: number }>;
+  /** Nothing to build ahead here: `node:http` builds each request as it sends it. */
+  ready(prepared: PreparedRequest): void;
+  send(prepared: PreparedRequest): Promise<Sent>;
   /** The shape of the sends since the last call. */
   shape(): SenderShape;
   close(): void;
@@ -77,14 +87,17 @@ export function presignedSender(url: string): {
     socket.once('connect', () => (opened += 1));
   };
   return {
+    ready: () => undefined,
     send: (prepared) =>
       new Promise((resolve, reject) => {
+        const calledAt = performance.now();
+        let writtenAt = Number.NaN;
         const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: prepared.headers, agent }, (res) => {
           res.resume();
-          res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, calledAt, writtenAt, endedAt: performance.now() }));
         });
         req.on('socket', countNew);
-        req.on('finish', () => written.push(performance.now()));
+        req.on('finish', () => written.push((writtenAt = performance.now())));
         req.on('error', reject);
         req.end(prepared.body);
       }),

@@ -11,10 +11,13 @@
  * instrument's check: about 0).
  * Run: npx tsx bench/soak.ts [pglite|postgres]    Knobs: BENCH_SOAK_RUNS (default 10000), BENCH_BATCH (default 20),
  * BENCH_PAUSE_MS (a pause after each batch, default 0: saturation), BENCH_STATEMENTS=1 (print the statements by text),
- * BENCH_LONG_TICKS=<file> (the intervals held over 15 ms, as µs of the clock a `node --cpu-prof` profile uses).
+ * BENCH_LONG_TICKS=<file> (the intervals held over 15 ms, as µs of the clock a `node --cpu-prof` profile uses),
+ * BENCH_GC_HELPERS=1 (V8's GC helper threads kept on a 2-core machine, where the bot turns them off).
  * Also printed, as they compare at any load: the CPU and statements a run costs over the last 90 %, and RSS after a
- * full GC at every tenth, so a run shorter than 10,000 shows its trend (what it extrapolates to).
+ * full GC at every tenth, so a run shorter than 10,000 shows its trend (what it extrapolates to). And the main thread's
+ * GC pauses over the last 90 % (perf_hooks' 'gc' entries, the readings' forced GCs left out): their count and wall time.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,6 +26,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { gcOnMainThreadOnSmallMachines } from '../bin/gc-threads.js';
 import { createAgent } from '../src/agent/agent.ts';
 import type { Plan } from '../src/agent/model/plan/plan.ts';
 import type { LlmClient } from '../src/agent/ports/llm.ts';
@@ -32,6 +36,7 @@ import { createRunStore, openDatabase } from '../src/store/index.ts';
 import { quietSurface } from './quiet-surface.ts';
 import { atMost, below, printFigures } from './support/figures.ts';
 import { freshPostgres } from './support/fresh-postgres.ts';
+import { gcPauses } from './support/gc-pauses.ts';
 import { describeDelay, idleLoopDelay, loopDelay, noOpProcessDelay } from './support/loop-delay.ts';
 import { settingsGate } from '../src/policy/policy-in-force.ts';
 import { countingStatements } from './support/statement-count.ts';
@@ -41,6 +46,14 @@ const BATCH = Number(process.env.BENCH_BATCH ?? 20);
 /** A pause between batches: 0 runs at saturation; a pause paces the soak like a team's arrivals. */
 const PAUSE_MS = Number(process.env.BENCH_PAUSE_MS ?? 0);
 setFlagsFromString('--expose-gc');
+// GC as the bot runs it (bin/tandem.js): on the main thread alone on 1–2 cores. BENCH_GC_HELPERS=1 keeps V8's helper
+// threads, as before session 19, for a before/after in one tree. The flag cannot be flipped here, after the imports:
+// V8 aborts at the next GC once a concurrent marking had started (seen). So the soak runs again in a process started
+// with it, as the bot's flag is set before anything is loaded.
+if (!process.env.BENCH_GC_HELPERS && gcOnMainThreadOnSmallMachines.wanted() && !process.execArgv.includes('--single-threaded-gc')) {
+  const child = spawnSync(process.execPath, ['--single-threaded-gc', ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
+  process.exit(child.status ?? 1);
+}
 const gc = runInNewContext('gc') as () => void;
 
 const plan: Plan = {
@@ -120,6 +133,7 @@ async function reading() {
 
 const idle = await idleLoopDelay(2000);
 const delay = loopDelay(10);
+const pauses = gcPauses();
 let noOp: ReturnType<typeof noOpProcessDelay> | undefined;
 const started = performance.now();
 let early: Awaited<ReturnType<typeof reading>> | undefined;
@@ -145,16 +159,21 @@ for (let done = 0; done < RUNS; done += BATCH) {
     noOp = noOpProcessDelay(10);
     await noOp.ready;
     delay.enable();
+    pauses.enable();
   } else if (early && Math.floor(finished / (RUNS / 10)) > Math.floor(done / (RUNS / 10)) && finished < RUNS) {
     // Not measured: the reading's two forced full GCs hold the loop (20–160 ms each), a pause the product never takes.
     delay.disable();
+    pauses.disable();
     tenths.push(`${finished}: ${(await reading()).rssMb.toFixed(0)} MB`);
     delay.enable();
+    pauses.enable();
     console.log(`after ${tenths.at(-1)!} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
   }
 }
 delay.disable();
+pauses.disable();
 const delaySummary = delay.summary();
+const gcSummary = pauses.summary();
 // BENCH_LONG_TICKS=<file>: where the loop was held, to read beside a --cpu-prof profile of the same run.
 if (process.env.BENCH_LONG_TICKS) writeFileSync(process.env.BENCH_LONG_TICKS, JSON.stringify(delay.longTicks()));
 const machine = await noOp!.stop();
@@ -216,6 +235,13 @@ printFigures(`soak (${label}, ${RUNS} runs${PAUSE_MS ? `, ${PAUSE_MS} ms between
     value: machine.p99,
     unit: 'ms',
     baseline: `${describeDelay(machine)}; this process idle before the soak: ${describeDelay(idle)}`,
+  },
+  {
+    // The main thread's GC pauses, wall time (a pause waits for its helper threads, so it grows with the load).
+    name: 'GC pause a run (last 90 %)',
+    value: (gcSummary.scavenges.totalMs + gcSummary.full.totalMs) / measuredRuns,
+    unit: 'ms',
+    baseline: `scavenges ${gcSummary.scavenges.text}; full GCs ${gcSummary.full.text}`,
   },
   {
     // What a run costs this process, at any load; the time of 10,000 runs on a free core is about 10,000 × this.

@@ -11,13 +11,11 @@
  * instrument's check: about 0).
  * Run: npx tsx bench/soak.ts [pglite|postgres]    Knobs: BENCH_SOAK_RUNS (default 10000), BENCH_BATCH (default 20),
  * BENCH_PAUSE_MS (a pause after each batch, default 0: saturation), BENCH_STATEMENTS=1 (print the statements by text),
- * BENCH_LONG_TICKS=<file> (the intervals held over 15 ms, as µs of the clock a `node --cpu-prof` profile uses),
- * BENCH_GC_HELPERS=1 (V8's GC helper threads kept on a 2-core machine, where the bot turns them off).
+ * BENCH_LONG_TICKS=<file> (the intervals held over 15 ms, as µs of the clock a `node --cpu-prof` profile uses).
  * Also printed, as they compare at any load: the CPU and statements a run costs over the last 90 %, and RSS after a
  * full GC at every tenth, so a run shorter than 10,000 shows its trend (what it extrapolates to). And the main thread's
  * GC pauses over the last 90 % (perf_hooks' 'gc' entries, the readings' forced GCs left out): their count and wall time.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -26,7 +24,6 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { gcOnMainThreadOnSmallMachines } from '../bin/gc-threads.js';
 import { createAgent } from '../src/agent/agent.ts';
 import type { Plan } from '../src/agent/model/plan/plan.ts';
 import type { LlmClient } from '../src/agent/ports/llm.ts';
@@ -46,14 +43,6 @@ const BATCH = Number(process.env.BENCH_BATCH ?? 20);
 /** A pause between batches: 0 runs at saturation; a pause paces the soak like a team's arrivals. */
 const PAUSE_MS = Number(process.env.BENCH_PAUSE_MS ?? 0);
 setFlagsFromString('--expose-gc');
-// GC as the bot runs it (bin/tandem.js): on the main thread alone on 1–2 cores. BENCH_GC_HELPERS=1 keeps V8's helper
-// threads, as before session 19, for a before/after in one tree. The flag cannot be flipped here, after the imports:
-// V8 aborts at the next GC once a concurrent marking had started (seen). So the soak runs again in a process started
-// with it, as the bot's flag is set before anything is loaded.
-if (!process.env.BENCH_GC_HELPERS && gcOnMainThreadOnSmallMachines.wanted() && !process.execArgv.includes('--single-threaded-gc')) {
-  const child = spawnSync(process.execPath, ['--single-threaded-gc', ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
-  process.exit(child.status ?? 1);
-}
 const gc = runInNewContext('gc') as () => void;
 
 const plan: Plan = {

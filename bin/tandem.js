@@ -5,7 +5,6 @@
 // runs on a thread of its own with its own heap.
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
-import { gcOnMainThreadOnSmallMachines } from './gc-threads.js';
 import { compiledIsCurrent } from './source-stamp.js';
 
 // Node 20's V8 can abort the whole process ("unreachable code" while deoptimizing a function with an inlined
@@ -18,9 +17,6 @@ if (process.versions.node.startsWith('20.')) v8.setFlagsFromString('--no-turbo-i
 // opening the store). At this budget only code that stays hot for a long time is optimised
 // (docs/decisions/050-webassembly-optimised-when-hot.md). Set before Cedar or PGlite is loaded.
 v8.setFlagsFromString('--wasm-tiering-budget=1800000000');
-
-// GC without helper threads on 1–2 cores, where they wait for a core and the event loop waits for them (gc-threads.js).
-gcOnMainThreadOnSmallMachines();
 
 if (compiledIsCurrent(fileURLToPath(new URL('..', import.meta.url)))) {
   await import('../dist/cli/main.js');

@@ -13,7 +13,8 @@
  * BENCH_PAUSE_MS (a pause after each batch, default 0: saturation), BENCH_STATEMENTS=1 (print the statements by text),
  * BENCH_LONG_TICKS=<file> (the intervals held over 15 ms, as µs of the clock a `node --cpu-prof` profile uses).
  * Also printed, as they compare at any load: the CPU and statements a run costs over the last 90 %, and RSS after a
- * full GC at every tenth, so a run shorter than 10,000 shows its trend (what it extrapolates to).
+ * full GC at every tenth, so a run shorter than 10,000 shows its trend (what it extrapolates to). And the main thread's
+ * GC pauses over the last 90 % (perf_hooks' 'gc' entries, the readings' forced GCs left out): their count and wall time.
  */
 import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -32,6 +33,7 @@ import { createRunStore, openDatabase } from '../src/store/index.ts';
 import { quietSurface } from './quiet-surface.ts';
 import { atMost, below, printFigures } from './support/figures.ts';
 import { freshPostgres } from './support/fresh-postgres.ts';
+import { gcPauses } from './support/gc-pauses.ts';
 import { describeDelay, idleLoopDelay, loopDelay, noOpProcessDelay } from './support/loop-delay.ts';
 import { settingsGate } from '../src/policy/policy-in-force.ts';
 import { countingStatements } from './support/statement-count.ts';
@@ -120,6 +122,7 @@ async function reading() {
 
 const idle = await idleLoopDelay(2000);
 const delay = loopDelay(10);
+const pauses = gcPauses();
 let noOp: ReturnType<typeof noOpProcessDelay> | undefined;
 const started = performance.now();
 let early: Awaited<ReturnType<typeof reading>> | undefined;
@@ -145,16 +148,21 @@ for (let done = 0; done < RUNS; done += BATCH) {
     noOp = noOpProcessDelay(10);
     await noOp.ready;
     delay.enable();
+    pauses.enable();
   } else if (early && Math.floor(finished / (RUNS / 10)) > Math.floor(done / (RUNS / 10)) && finished < RUNS) {
     // Not measured: the reading's two forced full GCs hold the loop (20–160 ms each), a pause the product never takes.
     delay.disable();
+    pauses.disable();
     tenths.push(`${finished}: ${(await reading()).rssMb.toFixed(0)} MB`);
     delay.enable();
+    pauses.enable();
     console.log(`after ${tenths.at(-1)!} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
   }
 }
 delay.disable();
+pauses.disable();
 const delaySummary = delay.summary();
+const gcSummary = pauses.summary();
 // BENCH_LONG_TICKS=<file>: where the loop was held, to read beside a --cpu-prof profile of the same run.
 if (process.env.BENCH_LONG_TICKS) writeFileSync(process.env.BENCH_LONG_TICKS, JSON.stringify(delay.longTicks()));
 const machine = await noOp!.stop();
@@ -216,6 +224,13 @@ printFigures(`soak (${label}, ${RUNS} runs${PAUSE_MS ? `, ${PAUSE_MS} ms between
     value: machine.p99,
     unit: 'ms',
     baseline: `${describeDelay(machine)}; this process idle before the soak: ${describeDelay(idle)}`,
+  },
+  {
+    // The main thread's GC pauses, wall time (a pause waits for its helper threads, so it grows with the load).
+    name: 'GC pause a run (last 90 %)',
+    value: (gcSummary.scavenges.totalMs + gcSummary.full.totalMs) / measuredRuns,
+    unit: 'ms',
+    baseline: `scavenges ${gcSummary.scavenges.text}; full GCs ${gcSummary.full.text}`,
   },
   {
     // What a run costs this process, at any load; the time of 10,000 runs on a free core is about 10,000 × this.

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { LOOP_LAG_GAUGES, registerLoopLag } from './loop-lag.ts';
 
 /** Everything /metrics exposes. Labels carry names and outcomes only — never ids, text or secrets. */
 export interface Metrics {
@@ -30,6 +31,9 @@ export interface Metrics {
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'tandem_' });
+  // prom-client's lag percentiles read 10 ms high on Node 20 (src/observability/loop-lag.ts): the same names, measured right.
+  for (const name of LOOP_LAG_GAUGES) registry.removeSingleMetric(`tandem_${name}`);
+  registerLoopLag(registry, 'tandem_');
   return {
     registry,
     runsFinished: new Counter({ name: 'tandem_runs_total', help: 'Runs that ended, by outcome', labelNames: ['outcome'], registers: [registry] }),

@@ -40,5 +40,4 @@ describe('tandem audit and an MCP tool', () => {
     expect(status).toBe('succeeded');
     expect(audited).toEqual({ runs: 1, violations: [] });
   });
-
 });

@@ -39,7 +39,10 @@ export const decisionNotPermitted: AuditCheck = {
         const hash = approval.policyHash!;
         const engine = ctx.policyOf?.(hash);
         if (!engine) {
-          if (!missing.has(hash)) found.push(violation(this.name, facts.run, where, `v${version.version} was approved under policy ${hash.slice(0, 12)}, whose texts are not stored`));
+          if (!missing.has(hash))
+            found.push(
+              violation(this.name, facts.run, where, `v${version.version} was approved under policy ${hash.slice(0, 12)}, whose texts are not stored`),
+            );
           missing.add(hash);
           continue;
         }

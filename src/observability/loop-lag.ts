@@ -1,4 +1,4 @@
-import { createHistogram } from 'node:perf_hooks';
+import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
 import { Gauge, type Registry } from 'prom-client';
 
 /** The timer's period: one tick every 10 ms, as prom-client's own (its `eventLoopMonitoringPrecision`). */
@@ -15,20 +15,11 @@ export const LOOP_LAG_GAUGES = STATS.map((stat) => `nodejs_eventloop_lag_${stat}
  * Not prom-client's figures under the same names: they come from `monitorEventLoopDelay`, which on Node 20 records
  * the interval between its timer's ticks (the resolution plus the delay), so an idle bot read p50 0.0101 s and every
  * figure was 10 ms high. Here each tick records its own lateness, as `bench/support/loop-delay.ts` does for the soak.
- * The timer is unref'd: it never keeps the process alive.
+ * One timer for the process, however many registries read it (a test worker makes hundreds): unref'd, it never keeps
+ * the process alive.
  */
 export function registerLoopLag(registry: Registry, prefix: string): void {
-  const histogram = createHistogram();
-  let due = performance.now() + RESOLUTION_MS;
-  const tick = () => {
-    const now = performance.now();
-    // The histogram keeps whole nanoseconds from 1 up: a tick on time is recorded as 1 ns.
-    histogram.record(Math.max(1, Math.round((now - due) * 1e6)));
-    due = now + RESOLUTION_MS;
-    setTimeout(tick, RESOLUTION_MS).unref();
-  };
-  setTimeout(tick, RESOLUTION_MS).unref();
-
+  const histogram = lateTicks();
   const read: Record<(typeof STATS)[number], () => number> = {
     min: () => histogram.min,
     max: () => histogram.max,
@@ -65,3 +56,25 @@ const HELP: Record<(typeof STATS)[number], string> = {
   p90: 'The 90th percentile of the',
   p99: 'The 99th percentile of the',
 };
+
+let ticks: RecordableHistogram | undefined;
+
+/**
+ * How late each tick of the process's one 10 ms timer ran. Started once: a timer per registry ran on for every
+ * app a long-lived process ever made (a test worker making hundreds ran hundreds of timers).
+ */
+function lateTicks(): RecordableHistogram {
+  if (ticks) return ticks;
+  const histogram = createHistogram();
+  let due = performance.now() + RESOLUTION_MS;
+  const tick = () => {
+    const now = performance.now();
+    // The histogram keeps whole nanoseconds from 1 up: a tick on time is recorded as 1 ns.
+    histogram.record(Math.max(1, Math.round((now - due) * 1e6)));
+    due = now + RESOLUTION_MS;
+    setTimeout(tick, RESOLUTION_MS).unref();
+  };
+  setTimeout(tick, RESOLUTION_MS).unref();
+  ticks = histogram;
+  return histogram;
+}

@@ -33,4 +33,12 @@ describe('event-loop lag in /metrics', () => {
     expect(after.match(/^tandem_nodejs_eventloop_lag_p99_seconds /gm)).toHaveLength(1);
     expect(gauge(after, 'tandem_nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);
   });
+
+  it('keeps one timer however many apps a process makes (a timer each ran on forever and burnt CPU)', () => {
+    createMetrics();
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    for (let i = 0; i < 20; i += 1) createMetrics();
+    expect(timers() - before).toBeLessThan(2);
+  });
 });

@@ -2,37 +2,25 @@ import { setImmediate } from 'node:timers/promises';
 
 /**
  * Under a burst, acks go out before anyone's slower work: a request's work after its ack waits until
- * every request received so far has been acknowledged and none has arrived for `quietMs` (at most
- * `maxWaitMs`, so steady traffic cannot starve it). Slack retries what it does not see acknowledged within
- * 3 s; the work after an ack (the store, Slack calls, the agent) can wait a few milliseconds more.
+ * every request received so far has been acknowledged (at most `maxWaitMs`, so steady traffic cannot
+ * starve it). Slack retries what it does not see acknowledged within 3 s; the work after an ack (the
+ * store, Slack calls, the agent) can wait a few milliseconds more.
  */
 export class AckFirst {
   private unacked = 0;
   /** Requests received since the gate was made: one read and acknowledged within a turn leaves `unacked` unchanged but not this. */
   private arrived = 0;
-  /** When the last request arrived (performance.now()). */
-  private lastArrivalAt = -Infinity;
   private waking: (() => void)[] = [];
   /** Work waiting for its turn, each with the moment it goes whatever arrives. */
   private held: { deadline: number; resume: () => void }[] = [];
   private watching = false;
 
-  /**
-   * @param quietMs how long no request must have arrived before held work goes. A burst's requests reach the
-   *   process over a millisecond or two, and the first is often read alone: one quiet turn of I/O after it
-   *   let its work (a Bolt dispatch and a Slack call, 1-3 ms of CPU a click) run in front of the other 99
-   *   acks (decision 030, session 19).
-   */
-  constructor(
-    private readonly maxWaitMs = 250,
-    private readonly quietMs = 3,
-  ) {}
+  constructor(private readonly maxWaitMs = 250) {}
 
   /** A request was received; the returned function says it was acknowledged (or finished without an ack); calling it again does nothing. */
   received(): () => void {
     this.unacked += 1;
     this.arrived += 1;
-    this.lastArrivalAt = performance.now();
     let settled = false;
     return () => {
       if (settled) return;
@@ -43,10 +31,9 @@ export class AckFirst {
   }
 
   /**
-   * Resolves once no received request is waiting for its ack (or after `maxWaitMs`), a turn of pending I/O
-   * let in since brings none either, acknowledged or not, and none arrived for `quietMs`: a burst is read
-   * over several turns, and work let go after the first turn would otherwise delay the acks of the requests
-   * read in the next. A request
+   * Resolves once no received request is waiting for its ack (or after `maxWaitMs`) and a turn of pending
+   * I/O let in since brings none either, acknowledged or not: a burst is read over several turns, and work
+   * let go after the first turn would otherwise delay the acks of the requests read in the next. A request
    * stored at once (an inbox in memory) is acknowledged in the turn it is read, so counting only the
    * unacknowledged ones let the work go between every two requests of a burst.
    */
@@ -65,17 +52,9 @@ export class AckFirst {
         // Held in arrival order, so the first held is the first due.
         if (this.unacked > 0) await this.untilAckedOr(this.held[0]!.deadline);
         const seen = this.arrived;
-        // Two immediates: the first runs in the check phase of the loop turn that asked for it, before that turn
-        // polls for I/O again; only the second follows a poll that could bring the rest of a burst.
         await setImmediate();
-        await setImmediate();
-        // The last request came less than `quietMs` ago: more of its burst may be on its way. A request arriving
-        // meanwhile ends the wait once it is acknowledged, and the loop looks again.
-        const quietFor = performance.now() - this.lastArrivalAt;
-        if (this.unacked === 0 && this.arrived === seen && quietFor < this.quietMs)
-          await this.untilAckedOr(Math.min(this.held[0]!.deadline, performance.now() + this.quietMs - quietFor));
+        const quiet = this.unacked === 0 && this.arrived === seen;
         const now = performance.now();
-        const quiet = this.unacked === 0 && this.arrived === seen && now - this.lastArrivalAt >= this.quietMs;
         const going = quiet ? this.held : this.held.filter((entry) => entry.deadline <= now);
         this.held = quiet ? [] : this.held.filter((entry) => entry.deadline > now);
         for (const entry of going) entry.resume();

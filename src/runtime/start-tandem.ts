@@ -1,7 +1,7 @@
 import { savePolicyTexts } from '../store/policy-texts-repository.ts';
 import type { PolicyGate } from '../agent/decisions/policy-approval.ts';
 import { createSlackGroupDirectory } from '../bot/surface/slack-group-directory.ts';
-import { scheduleCreation, startPolicy } from './policy-wiring.ts';
+import { scheduleCreation, startPolicy } from './policy/policy-wiring.ts';
 import { createAgent, type Agent } from '../agent/agent.ts';
 import type { LlmClient } from '../agent/ports/llm.ts';
 import type { RunStore } from '../agent/ports/run-store.ts';

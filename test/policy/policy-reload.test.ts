@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
-import { startPolicy } from '../../src/runtime/policy-wiring.ts';
+import { startPolicy } from '../../src/runtime/policy/policy-wiring.ts';
 
 const RULE = (group: string) => `@id("approvers")\npermit (principal in Group::"${group}", action == Action::"approve", resource is Step);\n`;
 

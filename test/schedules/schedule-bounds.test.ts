@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScheduleService } from '../../src/schedules/schedule-service.ts';
 import { createSchedulesStore } from '../../src/store/index.ts';
-import { scheduleCreation, startPolicy } from '../../src/runtime/policy-wiring.ts';
+import { scheduleCreation, startPolicy } from '../../src/runtime/policy/policy-wiring.ts';
 import { loadPolicy } from '../../src/policy/cedar-engine.ts';
 import { DEFAULT_ENGINE, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { approversGate } from '../helpers/policy-gate.ts';

@@ -3,13 +3,13 @@
  * line (file:line:column); a reload that fails validation keeps the policy in force and logs one line.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import type { Result } from '../agent/model/errors.ts';
-import { askPolicy, policyRefusal, type PolicyGate } from '../agent/decisions/policy-approval.ts';
-import type { GroupDirectory, PolicyEngine } from '../agent/ports/policy.ts';
-import { ConfigError } from '../config/config-error.ts';
-import type { Config } from '../config/config.ts';
-import type { Logger } from '../observability/logger.ts';
-import { createPolicyHolder, loadPolicyInForce, problemLine } from '../policy/policy-in-force.ts';
+import type { Result } from '../../agent/model/errors.ts';
+import { askPolicy, policyRefusal, type PolicyGate } from '../../agent/decisions/policy-approval.ts';
+import type { GroupDirectory, PolicyEngine } from '../../agent/ports/policy.ts';
+import { ConfigError } from '../../config/config-error.ts';
+import type { Config } from '../../config/config.ts';
+import type { Logger } from '../../observability/logger.ts';
+import { createPolicyHolder, loadPolicyInForce, problemLine } from '../../policy/policy-in-force.ts';
 import { policyTextsKeeper } from './policy-texts-keeper.ts';
 
 /** The policy every decision asks: TANDEM_POLICY's files (reloaded on SIGHUP and on change), or unset the built-in policy from the settings. */

@@ -3,8 +3,8 @@
  * A save that failed once (the store down at start-up or at a reload) and was never tried again left every later
  * decision under that hash unjudgeable: the audit reports each one as made under a policy whose texts are not stored.
  */
-import type { PolicyEngine } from '../agent/ports/policy.ts';
-import type { Logger } from '../observability/logger.ts';
+import type { PolicyEngine } from '../../agent/ports/policy.ts';
+import type { Logger } from '../../observability/logger.ts';
 
 export interface PolicyTextsKeeper {
   /** Saves the texts now, and again after each failure (the wait doubling up to a minute) until one succeeds. */

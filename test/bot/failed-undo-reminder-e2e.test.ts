@@ -22,19 +22,25 @@ afterEach(() => e.stop());
 const later = (seconds: number) => new Date(Date.now() + seconds * 1000);
 const REMINDER = 'Still waiting for someone to undo it by hand; the rest of the rollback goes on.';
 
+/** A change made then failed, aborted by an approver, whose undo fails: the run ends with a failed undo waiting. */
+async function abortedWithFailedUndo() {
+  e.tools.changeMadeThenFailures = 1;
+  e.tools.undoFailures = 1;
+  const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> flaky change please' });
+  expect((await sent).status).toBe(200);
+  const { ts } = sent;
+  await e.driver.clickButtonIn(await e.waitForMessage(ts, isPlanVersion(1), 'the plan'), PLAN_APPROVE_ACTION, 'UAPP1');
+  const escalation = await e.waitForMessage(ts, (m) => m.text.includes('A step failed') && hasButtons(m), 'the escalation');
+  await e.driver.clickButtonIn(escalation, ESCALATION_ACTIONS.abort, 'UAPP2');
+  await e.waitForMessage(ts, isSummary, 'the summary');
+  await e.agent.idle();
+  const [run] = (await db.store.listRuns({ limit: 100 })).filter((r) => r.conversation.threadTs === ts);
+  return { ts, run };
+}
+
 describe('a failed undo after the run ended', () => {
   it('is reminded once after TANDEM_REMIND_AFTER_S, and not again after its time to live', async () => {
-    e.tools.changeMadeThenFailures = 1;
-    e.tools.undoFailures = 1;
-    const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> flaky change please' });
-    expect((await sent).status).toBe(200);
-    const { ts } = sent;
-    await e.driver.clickButtonIn(await e.waitForMessage(ts, isPlanVersion(1), 'the plan'), PLAN_APPROVE_ACTION, 'UAPP1');
-    const escalation = await e.waitForMessage(ts, (m) => m.text.includes('A step failed') && hasButtons(m), 'the escalation');
-    await e.driver.clickButtonIn(escalation, ESCALATION_ACTIONS.abort, 'UAPP2');
-    await e.waitForMessage(ts, isSummary, 'the summary');
-    await e.agent.idle();
-    const [run] = (await db.store.listRuns({ limit: 100 })).filter((r) => r.conversation.threadTs === ts);
+    const { ts, run } = await abortedWithFailedUndo();
     expect(run?.status).toBe('aborted');
     const failedUndo = e.thread(ts).filter((m) => m.text.includes('An undo step failed'));
     expect(failedUndo).toHaveLength(1);
@@ -56,17 +62,7 @@ describe('a failed undo after the run ended', () => {
   });
 
   it('is reminded though many runs were aborted since, and its expiry is stored', async () => {
-    e.tools.changeMadeThenFailures = 1;
-    e.tools.undoFailures = 1;
-    const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> flaky change please' });
-    expect((await sent).status).toBe(200);
-    const { ts } = sent;
-    await e.driver.clickButtonIn(await e.waitForMessage(ts, isPlanVersion(1), 'the plan'), PLAN_APPROVE_ACTION, 'UAPP1');
-    const escalation = await e.waitForMessage(ts, (m) => m.text.includes('A step failed') && hasButtons(m), 'the escalation');
-    await e.driver.clickButtonIn(escalation, ESCALATION_ACTIONS.abort, 'UAPP2');
-    await e.waitForMessage(ts, isSummary, 'the summary');
-    await e.agent.idle();
-    const [run] = (await db.store.listRuns({ limit: 100 })).filter((r) => r.conversation.threadTs === ts);
+    const { ts, run } = await abortedWithFailedUndo();
     // Sixty runs aborted after it, in another channel: the sweep used to read only the newest fifty.
     for (let i = 0; i < 60; i += 1) {
       const other = await db.store.createRun({ task: `other ${i}`, requester: 'UREQ', conversation: { channel: 'C9', threadTs: `${i}.1` }, origin: 'mention' });

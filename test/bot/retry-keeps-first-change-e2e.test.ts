@@ -18,15 +18,22 @@ beforeEach(async () => {
 });
 afterEach(() => e.stop());
 
+/** The thread of a flaky change, its plan approved: the step fails as the tools are told. */
+async function approvedFlakyChange(): Promise<string> {
+  const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> flaky change please' });
+  expect((await sent).status).toBe(200);
+  await e.driver.clickButtonIn(await e.waitForMessage(sent.ts, isPlanVersion(1), 'the plan'), PLAN_APPROVE_ACTION, 'UAPP1');
+  return sent.ts;
+}
+
+const openEscalations = (ts: string) => e.thread(ts).filter((m) => m.text.includes('A step failed') && hasButtons(m));
+
 describe('Retry of a step that made its change and failed', () => {
   it('keeps the first change: the next escalation says it, Abort undoes it, and the summary lists it', async () => {
     e.tools.changeMadeThenFailures = 1;
     e.tools.changeFailures = 1;
-    const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> flaky change please' });
-    expect((await sent).status).toBe(200);
-    const { ts } = sent;
-    await e.driver.clickButtonIn(await e.waitForMessage(ts, isPlanVersion(1), 'the plan'), PLAN_APPROVE_ACTION, 'UAPP1');
-    const open = () => e.thread(ts).filter((m) => m.text.includes('A step failed') && hasButtons(m));
+    const ts = await approvedFlakyChange();
+    const open = () => openEscalations(ts);
     await e.fake.waitUntil(() => open().length === 1, 5000, 'the first escalation');
     const first = open()[0]!;
     expect(blocksText(first)).toContain('Change the thing');
@@ -47,10 +54,7 @@ describe('Retry of a step that made its change and failed', () => {
 
   it('a Retry that makes its change again elsewhere: the summary lists both changes, the first one by its address', async () => {
     e.tools.changeMadeThenFailures = 1;
-    const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> flaky change please' });
-    expect((await sent).status).toBe(200);
-    const { ts } = sent;
-    await e.driver.clickButtonIn(await e.waitForMessage(ts, isPlanVersion(1), 'the plan'), PLAN_APPROVE_ACTION, 'UAPP1');
+    const ts = await approvedFlakyChange();
     const escalation = await e.waitForMessage(ts, (m) => m.text.includes('A step failed') && hasButtons(m), 'the escalation');
     await e.driver.clickButtonIn(escalation, ESCALATION_ACTIONS.retry, 'UAPP2');
     const summary = await e.waitForMessage(ts, isSummary, 'the summary');
@@ -66,11 +70,8 @@ describe('Retry of a step that made its change and failed', () => {
     // Attempt 1 makes a change and fails; its Retry makes another and fails too. The undo is filled from the step's one
     // record, so it reaches one of them: the summary must not read as if everything was rolled back.
     e.tools.changeMadeThenFailures = 2;
-    const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> flaky change please' });
-    expect((await sent).status).toBe(200);
-    const { ts } = sent;
-    await e.driver.clickButtonIn(await e.waitForMessage(ts, isPlanVersion(1), 'the plan'), PLAN_APPROVE_ACTION, 'UAPP1');
-    const open = () => e.thread(ts).filter((m) => m.text.includes('A step failed') && hasButtons(m));
+    const ts = await approvedFlakyChange();
+    const open = () => openEscalations(ts);
     await e.fake.waitUntil(() => open().length === 1, 5000, 'the first escalation');
     const first = open()[0]!;
     await e.driver.clickButtonIn(first, ESCALATION_ACTIONS.retry, 'UAPP2');

@@ -16,12 +16,7 @@ import { TARGET_ABORT_ACTION, TARGET_CONFIRM_ACTION } from '../views/run/target-
 import { context } from '../views/text.ts';
 import { describeError } from './replies.ts';
 import type { SlackClient } from './slack-client.ts';
-
-interface ThreadMessage {
-  ts?: string;
-  text?: string;
-  blocks?: { type?: string; block_id?: string; elements?: { action_id?: string; value?: string }[] }[];
-}
+import { buttonsOf, readThread, type ThreadMessage } from './thread-messages.ts';
 
 /** A button of the wait: its action and, when given, its value (the wait it is bound to). */
 export interface WaitButton {
@@ -45,8 +40,7 @@ export async function retireLiveCopies(
 ): Promise<void> {
   if (sweeps.length === 0) return;
   try {
-    const replies = await client.conversations.replies({ channel: where.channel, ts: where.threadTs, limit: 200 });
-    for (const message of (replies.messages ?? []) as ThreadMessage[]) {
+    for (const message of await readThread(client, where)) {
       const sweep = message.ts && message.ts !== where.except ? sweeps.find(({ button }) => offers(message, button)) : undefined;
       if (!sweep) continue;
       const view = typeof sweep.after === 'string' ? withLine(message, sweep.after) : sweep.after;
@@ -84,11 +78,7 @@ function withLine(message: ThreadMessage, line: string): { text: string; blocks:
 }
 
 function offers(message: ThreadMessage, button: WaitButton): boolean {
-  return (message.blocks ?? []).some(
-    (block) =>
-      block.type === 'actions' &&
-      (block.elements ?? []).some(
-        (element) => button.actionIds.includes(element.action_id ?? '') && (button.value === undefined || element.value === button.value),
-      ),
+  return buttonsOf(message).some(
+    (element) => button.actionIds.includes(element.action_id ?? '') && (button.value === undefined || element.value === button.value),
   );
 }

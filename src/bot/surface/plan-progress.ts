@@ -6,18 +6,12 @@
  */
 import type { Conversation } from '../../agent/ports/run-store.ts';
 import type { Logger } from '../../observability/logger.ts';
-import { decodePlanRef } from '../views/button-values.ts';
 import { asSlackBlocks } from '../views/limits.ts';
 import { withApprovalProgress } from '../views/plan/approval-progress.ts';
-import { PLAN_APPROVE_ACTION } from '../views/plan/plan-message.ts';
 import { describeError } from './replies.ts';
 import type { SlackClient } from './slack-client.ts';
-
-interface ThreadMessage {
-  ts?: string;
-  text?: string;
-  blocks?: { type?: string; block_id?: string; elements?: { action_id?: string; value?: string }[] }[];
-}
+import { buttonsOf, readThread } from './thread-messages.ts';
+import { answersWait } from './wait-messages.ts';
 
 export async function progressInThread(
   client: SlackClient,
@@ -27,24 +21,12 @@ export async function progressInThread(
   lines: readonly string[],
 ): Promise<void> {
   try {
-    const replies = await client.conversations.replies({ channel: where.channel, ts: where.threadTs, limit: 200 });
-    const message = ((replies.messages ?? []) as ThreadMessage[]).findLast((m) => offersApprove(m, plan));
+    const approval = { kind: 'approval' as const, runId: plan.runId, planVersion: plan.version };
+    const message = (await readThread(client, where)).findLast((m) => buttonsOf(m).some((button) => answersWait(approval, button)));
     const blocks = message?.ts ? withApprovalProgress(message.blocks ?? [], lines) : undefined;
     if (!message?.ts || !blocks) return;
     await client.chat.update({ channel: where.channel, ts: message.ts, text: message.text ?? '', blocks: asSlackBlocks(blocks) });
   } catch (error) {
     logger.warn({ err: describeError(error), channel: where.channel }, 'could not show the approval progress on the plan');
   }
-}
-
-function offersApprove(message: ThreadMessage, plan: { runId: string; version: number }): boolean {
-  return (message.blocks ?? []).some(
-    (block) =>
-      block.type === 'actions' &&
-      (block.elements ?? []).some((element) => {
-        if (element.action_id !== PLAN_APPROVE_ACTION) return false;
-        const ref = decodePlanRef(element.value);
-        return ref?.runId === plan.runId && ref.planVersion === plan.version;
-      }),
-  );
 }

@@ -1,5 +1,6 @@
 /** Marking a question message answered, whether the answer came through the Answer modal or a mention. */
 import type { SlackClient } from './slack-client.ts';
+import { buttonsOf, readThread, type ThreadMessage } from './thread-messages.ts';
 import { asSlackBlocks } from '../views/limits.ts';
 import { decodeAnswerButton, QUESTION_ANSWER_ACTION, questionMessage } from '../views/run/question.ts';
 
@@ -25,11 +26,6 @@ async function shownBlocks(client: SlackClient, at: { channel: string; ts: strin
   return (replies?.messages as ThreadMessage[] | undefined)?.find((message) => message.ts === at.ts)?.blocks;
 }
 
-interface ThreadMessage {
-  ts?: string;
-  blocks?: { type?: string; block_id?: string; elements?: { action_id?: string; value?: string }[] }[];
-}
-
 /** What the store holds of a run's questions: whether each is answered, by whom, with what (redacted as stored). */
 export type StoredQuestions = (runId: string) => Promise<readonly { id: string; answer: string | null; answeredBy: string | null }[]>;
 
@@ -53,11 +49,8 @@ export async function markAnsweredInThread(
     stored?: StoredQuestions;
   },
 ): Promise<void> {
-  const replies = await client.conversations.replies({ channel: input.channel, ts: input.threadTs, limit: 200 });
-  const open = ((replies.messages ?? []) as ThreadMessage[]).flatMap((message) => {
-    const button = message.blocks
-      ?.flatMap((block) => (block.type === 'actions' ? (block.elements ?? []) : []))
-      .find((element) => element.action_id === QUESTION_ANSWER_ACTION);
+  const open = (await readThread(client, input)).flatMap((message) => {
+    const button = buttonsOf(message).find((element) => element.action_id === QUESTION_ANSWER_ACTION);
     const decoded = button && decodeAnswerButton(button.value);
     return decoded?.asked && message.ts ? [{ message, ts: message.ts, ...decoded, asked: decoded.asked }] : [];
   });

@@ -4,14 +4,10 @@ import { decodePlanRef } from '../views/button-values.ts';
 import { PLAN_APPROVE_ACTION } from '../views/plan/plan-message.ts';
 import { decodeReassignButton, REASSIGN_ACTION } from '../views/run/reassign.ts';
 import type { SlackClient } from './slack-client.ts';
-
-interface ThreadMessage {
-  ts?: string;
-  blocks?: { type?: string; elements?: { action_id?: string; value?: string }[] }[];
-}
+import { buttonsOf, readThread, type ThreadButton, type ThreadMessage } from './thread-messages.ts';
 
 /** Whether a button is one of this wait's: the plan's Approve for an approval, Reassign for the rest. */
-function answers(wait: WaitForPerson['wait'], button: { action_id?: string; value?: string }): boolean {
+export function answersWait(wait: WaitForPerson['wait'], button: ThreadButton): boolean {
   if (wait.kind === 'approval') {
     const ref = button.action_id === PLAN_APPROVE_ACTION ? decodePlanRef(button.value) : undefined;
     return ref?.runId === wait.runId && ref.planVersion === wait.planVersion;
@@ -28,12 +24,9 @@ export async function waitPermalinks(client: SlackClient, waits: readonly WaitFo
     const { channel, threadTs } = item.run.conversation;
     const key = `${channel}/${threadTs}`;
     if (!threads.has(key)) {
-      const replies = await client.conversations.replies({ channel, ts: threadTs, limit: 200 }).catch(() => undefined);
-      threads.set(key, (replies?.messages ?? []) as ThreadMessage[]);
+      threads.set(key, await readThread(client, { channel, threadTs }).catch((): ThreadMessage[] => []));
     }
-    const message = [...threads.get(key)!]
-      .reverse()
-      .find((m) => m.blocks?.some((block) => block.type === 'actions' && block.elements?.some((button) => answers(item.wait, button))));
+    const message = [...threads.get(key)!].reverse().find((m) => buttonsOf(m).some((button) => answersWait(item.wait, button)));
     if (!message?.ts) continue;
     const permalink = await client.chat
       .getPermalink({ channel, message_ts: message.ts })

@@ -1,9 +1,9 @@
 // `npm test`'s checks at once instead of one after another, and beside the tests: the type check and the
 // linters are each one thread, and the tests leave about half of the machine's two cores idle while they
-// wait on processes, timers and sockets (docs/decisions/040-npm-test-in-five-minutes.md). The unit tests run the
-// same way, beside the e2e and store tests: they compute where those wait.
+// wait on processes, timers and sockets (docs/decisions/040-npm-test-in-five-minutes.md). The unit tests run before,
+// alone: beside the e2e run on a slower machine they were starved past their timeouts (decision 040, session 19).
 //
-//   node scripts/run-parallel.mjs typecheck lint lint:deps test:unit -- vitest run --project e2e --project store
+//   node scripts/run-parallel.mjs typecheck lint lint:deps -- vitest run --project e2e --project store
 //
 // The names before `--` are npm scripts: each one's output is printed whole when it ends (never interleaved
 // with another's). The command after `--`, if any, runs at the same time with its output streamed as it comes,
@@ -21,8 +21,8 @@ const live = split === -1 ? [] : args.slice(split + 1);
  * Beside a live command the scripts run at a lower priority (10 nice steps below this script's, inherited by what
  * npm starts): they take the CPU the live tests leave idle, not the CPU a test's process start or timer needs on a
  * loaded machine. Relative, not nice 10 outright: under `nice -n 19 npm test` that would put them above the tests.
- * That holds for the unit tests too: at the live tests' priority they slowed the first starts of embedded stores
- * past their 60 s (docs/decisions/040-npm-test-in-five-minutes.md, session 18).
+ * (The unit tests ran here too until session 19: lowered, a slower machine starved them past their timeouts; at the
+ * live tests' priority they slowed the first starts of embedded stores past their 60 s. They now run first, alone.)
  */
 const lowerPriority = (child) => {
   if (!live.length || child.pid === undefined) return;

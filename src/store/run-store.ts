@@ -26,6 +26,7 @@ import { requeueInterruptedSteps, selectRunningSteps } from './steps/interrupted
 import { writeStepTransitions } from './steps/step-transitions.ts';
 import { selectBoardSource, selectSummarySource } from './runs/summary-repository.ts';
 import { selectPassOpenings, selectTokensOf } from './runs/pass-openings-repository.ts';
+import { selectRunClockFacts } from './runs/run-clock-repository.ts';
 import { insertUsage, sumUsage, sumUsageByModel } from './runs/usage-repository.ts';
 
 const runs = (db: Db): RunsPort => ({
@@ -113,6 +114,7 @@ const summary = (db: Db): SummaryPort => ({
 const openings = (db: Db): OpeningsPort => ({
   passOpenings: (runIds) => selectPassOpenings(db, runIds),
   tokensOf: (runIds) => selectTokensOf(db, runIds),
+  clockFactsOf: (runIds) => selectRunClockFacts(db, runIds),
 });
 
 /** The agent's `RunStore` on our tables, one role at a time; each call is one committed fact. */

@@ -7,7 +7,7 @@ import type { AgentContext } from '../context.ts';
 import { descendantsOf } from './ready-steps.ts';
 import type { EscalationAction, EscalationAnswer, EscalationRecord, RunRecord, StepRecord } from '../ports/run-store.ts';
 import type { EscalationOffer } from '../ports/surface.ts';
-import { replanLimits, runClockStart } from '../model/budgets.ts';
+import { replanLimits, runClockAt, runClockStart } from '../model/budgets.ts';
 import { type Text, words } from '../text/text.ts';
 import { unfixableFailure, unfixableWords, type UnfixableFailure } from './unfixable-failures.ts';
 import { stepNoteWords } from '../model/step-results.ts';
@@ -75,13 +75,20 @@ export function isOffered(answers: readonly EscalationAnswer[], answer: Escalati
 /** Why a replan may not happen now, or null. */
 export async function replanBlocked(ctx: Pick<AgentContext, 'config' | 'models' | 'now' | 'store'>, run: RunRecord): Promise<Text | null> {
   if (!ctx.models.llm.has('planner')) return 'no planner model is configured';
-  const [usage, approvals] = await Promise.all([ctx.store.usageTotals(run.id), ctx.store.listApprovals(run.id)]);
+  const [usage, approvals, clockFacts] = await Promise.all([
+    ctx.store.usageTotals(run.id),
+    ctx.store.listApprovals(run.id),
+    ctx.store.clockFactsOf([run.id]),
+  ]);
+  const start = runClockStart(approvals);
+  const now = ctx.now();
   return replanLimits(ctx.config.settings.budgets)({
     stepAttempts: 0,
     replans: run.replans,
     tokens: usage.inputTokens + usage.outputTokens,
-    runStartedAt: runClockStart(approvals),
-    now: ctx.now(),
+    // Time the run only waited for people (this escalation's own wait too, so far) is not spent.
+    runStartedAt: start && runClockAt(start, now, clockFacts.get(run.id) ?? { waits: [], working: [] }),
+    now,
   });
 }
 

@@ -69,7 +69,7 @@ export class ExecutionPass {
     readonly version: number,
     allSteps: readonly StepRecord[],
     private readonly hooks: PassHooks,
-    /** What the run's opening read: its escalated steps, its tokens, and when its clock started (budgets.ts `runClockStart`). */
+    /** What the run's opening read: its escalated steps, its tokens, and where its clock counts from (budgets.ts `runClockAt`). */
     readonly opened: { escalated?: readonly string[]; tokens?: { total: number; readAt: Date }; runStartedAt: Date },
   ) {
     this.steps = allSteps;

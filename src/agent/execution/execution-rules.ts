@@ -45,7 +45,10 @@ export interface ExecutorState {
   /** When `tokens` was read from the store; null before the first read. */
   tokensReadAt: Date | null;
   replans: number;
-  /** When the run's clock started: its first approval (budgets.ts `runClockStart`), not its mention. */
+  /**
+   * Where the run's clock counts from: its first approval (budgets.ts `runClockStart`), not its mention, moved on
+   * by the time the run could only wait for people (`runClockAt`), as the pass's opening read it.
+   */
   runStartedAt: Date;
   now: Date;
   budgets: Budgets;

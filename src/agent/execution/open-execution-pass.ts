@@ -1,6 +1,6 @@
 /** Opens a driver's pass over a run's executing plan version, once that version may start. */
 import type { AgentContext } from '../context.ts';
-import { runClockStart } from '../model/budgets.ts';
+import { runClockAt, runClockStart } from '../model/budgets.ts';
 import { riskOfTool } from '../model/tool-risk.ts';
 import type { Refusal } from '../model/refusal.ts';
 import type { PassOpening } from '../ports/openings.ts';
@@ -16,7 +16,9 @@ import { escalatedSteps } from './steps/step-facts.ts';
  * its version's step rows if they are not there yet; undefined when there is nothing to execute.
  */
 export async function openExecutionPass(ctx: AgentContext, runId: string, hooks: PassHooks): Promise<ExecutionPass | undefined> {
-  const opening = await passReads(ctx.store).opening(runId);
+  const reads = passReads(ctx.store);
+  // Asked together: with the other drivers opening in this turn, one statement more for all of them.
+  const [opening, clockFacts] = await Promise.all([reads.opening(runId), reads.clockFacts(runId)]);
   if (!opening) return undefined;
   const { run, version: planVersion, approvals, escalations, tokens } = opening;
   if (run.status !== 'executing' || !run.currentPlanVersion || !planVersion) return undefined;
@@ -26,8 +28,9 @@ export async function openExecutionPass(ctx: AgentContext, runId: string, hooks:
   return new ExecutionPass(ctx, run, planVersion.plan, planVersion.version, steps, hooks, {
     escalated: escalatedSteps(escalations, planVersion.version),
     tokens: { total: tokens, readAt: ctx.now() },
-    // The approvals just judged let it run, so one started its clock; the mention's time only for a row without any.
-    runStartedAt: runClockStart(approvals) ?? run.createdAt,
+    // The approvals just judged let it run, so one started its clock (the mention's time only for a row without
+    // any), moved on by the time the run could only wait for people (budgets.ts `runTimeSpentMs`).
+    runStartedAt: runClockAt(runClockStart(approvals) ?? run.createdAt, ctx.now(), clockFacts),
   });
 }
 

@@ -5,6 +5,7 @@
  * connection, one after another). Asked together they are a few statements for all of them. A driver
  * asking alone waits one timer tick for its companions.
  */
+import type { RunClockFacts } from '../model/budgets.ts';
 import type { OpeningsPort, PassOpening } from '../ports/openings.ts';
 
 /** Runs per statement: a restart's thousand runs go in two. */
@@ -15,6 +16,8 @@ export interface PassReads {
   opening(runId: string): Promise<PassOpening | undefined>;
   /** The run's model tokens so far. */
   tokens(runId: string): Promise<number>;
+  /** When the run waited for people and when its steps ran (budgets.ts `runTimeSpentMs`); none for a run that never waited. */
+  clockFacts(runId: string): Promise<RunClockFacts>;
 }
 
 /** One set of shared reads per store: the drivers of one agent share its store. */
@@ -25,7 +28,12 @@ export function passReads(store: OpeningsPort): PassReads {
   if (!reads) {
     const openings = batched((runIds) => store.passOpenings(runIds).then((found) => new Map(found.map((opening) => [opening.run.id, opening]))));
     const tokens = batched((runIds) => store.tokensOf(runIds));
-    reads = { opening: openings, tokens: async (runId) => (await tokens(runId)) ?? 0 };
+    const clockFacts = batched((runIds) => store.clockFactsOf(runIds));
+    reads = {
+      opening: openings,
+      tokens: async (runId) => (await tokens(runId)) ?? 0,
+      clockFacts: async (runId) => (await clockFacts(runId)) ?? { waits: [], working: [] },
+    };
     shared.set(store, reads);
   }
   return reads;

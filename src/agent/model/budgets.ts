@@ -59,6 +59,73 @@ export function runClockStart(approvals: readonly { decision: 'approved' | 'reje
   return first;
 }
 
+/** A stretch of time; `to` null: it has not ended. */
+export interface TimeSpan {
+  from: Date;
+  to: Date | null;
+}
+
+/** What the run's clock needs besides its start, all of it stored: when the run waited for people, and when its steps ran. */
+export interface RunClockFacts {
+  /** Each wait for a person (an escalation, a question, a Confirm, a new plan version's approval); `to` null while it is open. */
+  waits: readonly TimeSpan[];
+  /** Each step attempt, from its claim to its end; `to` null while it runs. */
+  working: readonly TimeSpan[];
+}
+
+/**
+ * The time a run spent on its budget by `now` (ms): from its clock's start (`runClockStart`), less the time it
+ * could only wait for people — some wait open and none of its steps running. A step that runs while another
+ * waits for its answer spends time; waits open together count once; a wait still open counts up to `now`.
+ * Never negative, never more than the wall time since the start, and never less at a later `now`.
+ */
+export function runTimeSpentMs(start: Date, now: Date, facts: RunClockFacts): number {
+  const from = start.getTime();
+  const to = now.getTime();
+  if (to <= from) return 0;
+  const waits = mergedSpans(facts.waits, from, to);
+  const working = mergedSpans(facts.working, from, to);
+  const onlyWaiting = totalMs(waits) - overlapMs(waits, working);
+  return to - from - onlyWaiting;
+}
+
+/** The run's clock start moved on by the time it only waited for people: the wall clock counts from here at `now`. */
+export function runClockAt(start: Date, now: Date, facts: RunClockFacts): Date {
+  return now <= start ? start : new Date(now.getTime() - runTimeSpentMs(start, now, facts));
+}
+
+type Span = readonly [from: number, to: number];
+
+/** The spans cut to [from, to] and joined where they touch or overlap, in order. */
+function mergedSpans(spans: readonly TimeSpan[], from: number, to: number): Span[] {
+  const cut = spans
+    .map((span): Span => [Math.max(from, span.from.getTime()), Math.min(to, span.to?.getTime() ?? to)])
+    .filter(([start, end]) => end > start)
+    .sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const [start, end] of cut) {
+    const last = merged.at(-1);
+    if (last && start <= last[1]) last[1] = Math.max(last[1], end);
+    else merged.push([start, end]);
+  }
+  return merged;
+}
+
+function totalMs(spans: readonly Span[]): number {
+  return spans.reduce((sum, [start, end]) => sum + end - start, 0);
+}
+
+/** How long two lists of merged spans overlap. */
+function overlapMs(a: readonly Span[], b: readonly Span[]): number {
+  let sum = 0;
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    sum += Math.max(0, Math.min(a[i]![1], b[j]![1]) - Math.max(a[i]![0], b[j]![0]));
+    if (a[i]![1] < b[j]![1]) i++;
+    else j++;
+  }
+  return sum;
+}
+
 /** Checked before a replan: a run gets at most maxReplans new plans from the planner. */
 export const replanBudget =
   (budgets: Budgets): StopCondition =>

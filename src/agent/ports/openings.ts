@@ -1,3 +1,4 @@
+import type { RunClockFacts } from '../model/budgets.ts';
 import type { EscalationRecord } from './human-input.ts';
 import type { ApprovalRecord, PlanVersionRecord } from './plans.ts';
 import type { RunRecord } from './runs.ts';
@@ -29,4 +30,9 @@ export interface OpeningsPort {
   passOpenings(runIds: readonly string[]): Promise<PassOpening[]>;
   /** The model tokens each of these runs used so far (a run without usage: 0), in one read. */
   tokensOf(runIds: readonly string[]): Promise<Map<string, number>>;
+  /**
+   * When each of these runs waited for a person and, for a run that did, when its steps ran (budgets.ts
+   * `runTimeSpentMs`), in one read; a run without waits is absent.
+   */
+  clockFactsOf(runIds: readonly string[]): Promise<Map<string, RunClockFacts>>;
 }

@@ -2,6 +2,7 @@
 import type { OpeningsPort, PassOpening } from '../../ports/openings.ts';
 import type { RunStore } from '../../ports/run-store.ts';
 import type { SummaryPort } from '../../ports/summary.ts';
+import { memoryClockFacts } from './run-clock.ts';
 
 export function memoryOpenings(reads: Omit<RunStore, keyof OpeningsPort | keyof SummaryPort>): OpeningsPort {
   const openingOf = async (runId: string): Promise<PassOpening | undefined> => {
@@ -33,5 +34,6 @@ export function memoryOpenings(reads: Omit<RunStore, keyof OpeningsPort | keyof 
       const totals = await Promise.all(runIds.map(async (runId) => [runId, await reads.usageTotals(runId)] as const));
       return new Map(totals.map(([runId, usage]) => [runId, usage.inputTokens + usage.outputTokens]));
     },
+    clockFactsOf: (runIds) => memoryClockFacts(reads, runIds),
   };
 }

@@ -1,11 +1,12 @@
 /** SummaryPort in memory: what summary-repository.ts reads in one statement each, read here from the other ports in one turn. */
+import type { OpeningsPort } from '../../ports/openings.ts';
 import type { RunStore } from '../../ports/run-store.ts';
 import type { SummaryPort } from '../../ports/summary.ts';
 import { readEvent } from './events.ts';
 import type { MemoryTables } from './tables.ts';
 
 /** `reads` are the store's other ports: each read below is synchronous up to its answer, so together they see one moment. */
-export function memorySummary(tables: MemoryTables, reads: Omit<RunStore, keyof SummaryPort | 'passOpenings' | 'tokensOf'>): SummaryPort {
+export function memorySummary(tables: MemoryTables, reads: Omit<RunStore, keyof SummaryPort | keyof OpeningsPort>): SummaryPort {
   const ofType = (runId: string, type: string) => (tables.events.get(runId) ?? []).filter((event) => event.type === type);
   return {
     async summarySource(runId) {

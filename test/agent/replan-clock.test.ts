@@ -33,7 +33,15 @@ async function escalatedRun(options: { besideRunning?: boolean } = {}) {
   await store.createSteps(
     run.id,
     1,
-    plan.steps.map((step) => ({ stepId: step.id, kind: 'forward' as const, title: step.title, tool: step.tool, risk: 'read' as const, dependsOn: [], plannedArgs: step.args })),
+    plan.steps.map((step) => ({
+      stepId: step.id,
+      kind: 'forward' as const,
+      title: step.title,
+      tool: step.tool,
+      risk: 'read' as const,
+      dependsOn: [],
+      plannedArgs: step.args,
+    })),
   );
   await store.recordApproval({ runId: run.id, planVersion: 1, userId: 'U2', decision: 'approved', need: 'approver' });
   await store.updateRun(run.id, { currentPlanVersion: 1, status: 'executing' });

@@ -12,7 +12,9 @@ const span = (from: number, to: number | null): TimeSpan => ({ from: at(from), t
 const spent = (start: number, now: number, facts: Partial<RunClockFacts>) => runTimeSpentMs(at(start), at(now), { waits: [], working: [], ...facts }) / 1000;
 
 /** Spans within the first 1000 s, some still open, some from before the clock's start. */
-const spanArb = fc.tuple(fc.integer({ min: -100, max: 1000 }), fc.integer({ min: 0, max: 600 }), fc.boolean()).map(([from, length, open]) => span(from, open ? null : from + length));
+const spanArb = fc
+  .tuple(fc.integer({ min: -100, max: 1000 }), fc.integer({ min: 0, max: 600 }), fc.boolean())
+  .map(([from, length, open]) => span(from, open ? null : from + length));
 const factsArb = fc.record({ waits: fc.array(spanArb, { maxLength: 8 }), working: fc.array(spanArb, { maxLength: 8 }) });
 const timesArb = fc.tuple(fc.integer({ min: 0, max: 500 }), fc.integer({ min: -50, max: 1200 }), fc.integer({ min: 0, max: 300 }));
 
@@ -53,7 +55,7 @@ describe('the run clock, as properties', () => {
     );
   });
 
-  it('a wait while the run\'s own steps run costs nothing: the time counts', () => {
+  it("a wait while the run's own steps run costs nothing: the time counts", () => {
     fc.assert(
       fc.property(factsArb, timesArb, (facts, [start, now]) => {
         expect(runTimeSpentMs(at(start), at(now), { waits: facts.waits, working: [...facts.working, ...facts.waits] })).toBe(Math.max(0, (now - start) * 1000));

@@ -20,7 +20,8 @@ const plan: Plan = {
   rollback: [],
 };
 
-const byStart = (spans: readonly TimeSpan[]) => [...spans].sort((a, b) => a.from.getTime() - b.from.getTime() || (a.to?.getTime() ?? 0) - (b.to?.getTime() ?? 0));
+const byStart = (spans: readonly TimeSpan[]) =>
+  [...spans].sort((a, b) => a.from.getTime() - b.from.getTime() || (a.to?.getTime() ?? 0) - (b.to?.getTime() ?? 0));
 
 describe.each(STORE_ENGINES)('the run clock facts on %s', (engine) => {
   let opened: TestStore;
@@ -49,7 +50,15 @@ describe.each(STORE_ENGINES)('the run clock facts on %s', (engine) => {
     await store.createSteps(
       runId,
       version.version,
-      plan.steps.map((step) => ({ stepId: step.id, kind: 'forward' as const, title: step.title, tool: step.tool, risk: 'read' as const, dependsOn: [], plannedArgs: step.args })),
+      plan.steps.map((step) => ({
+        stepId: step.id,
+        kind: 'forward' as const,
+        title: step.title,
+        tool: step.tool,
+        risk: 'read' as const,
+        dependsOn: [],
+        plannedArgs: step.args,
+      })),
     );
     return version;
   };

@@ -75,11 +75,7 @@ export function isOffered(answers: readonly EscalationAnswer[], answer: Escalati
 /** Why a replan may not happen now, or null. */
 export async function replanBlocked(ctx: Pick<AgentContext, 'config' | 'models' | 'now' | 'store'>, run: RunRecord): Promise<Text | null> {
   if (!ctx.models.llm.has('planner')) return 'no planner model is configured';
-  const [usage, approvals, clockFacts] = await Promise.all([
-    ctx.store.usageTotals(run.id),
-    ctx.store.listApprovals(run.id),
-    ctx.store.clockFactsOf([run.id]),
-  ]);
+  const [usage, approvals, clockFacts] = await Promise.all([ctx.store.usageTotals(run.id), ctx.store.listApprovals(run.id), ctx.store.clockFactsOf([run.id])]);
   const start = runClockStart(approvals);
   const now = ctx.now();
   return replanLimits(ctx.config.settings.budgets)({

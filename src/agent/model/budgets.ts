@@ -118,7 +118,7 @@ function totalMs(spans: readonly Span[]): number {
 /** How long two lists of merged spans overlap. */
 function overlapMs(a: readonly Span[], b: readonly Span[]): number {
   let sum = 0;
-  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+  for (let i = 0, j = 0; i < a.length && j < b.length;) {
     sum += Math.max(0, Math.min(a[i]![1], b[j]![1]) - Math.max(a[i]![0], b[j]![0]));
     if (a[i]![1] < b[j]![1]) i++;
     else j++;

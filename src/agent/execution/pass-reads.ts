@@ -1,6 +1,6 @@
 /**
- * The reads every driver makes before it starts anything (its run's opening, then its token total), shared
- * by the drivers that ask in the same turn of the event loop: after a restart a thousand drivers start
+ * The reads every driver makes before it starts anything (its run's opening and its clock's facts, then its
+ * token total), shared by the drivers that ask in the same turn of the event loop: after a restart a thousand drivers start
  * together, and each reading on its own cost six statements a run before its first step (on PGlite's one
  * connection, one after another). Asked together they are a few statements for all of them. A driver
  * asking alone waits one timer tick for its companions.

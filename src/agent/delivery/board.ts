@@ -8,6 +8,7 @@ import { eventsOfType } from '../model/run-events.ts';
 import { progressPhase, replacedFailures, runOutcome } from '../model/run-outcome.ts';
 import { linkLabel, stepNoteWords } from '../model/step-results.ts';
 import { SKIPPED_BY_PERSON } from '../model/step-codes.ts';
+import { skippedWhileUncertain } from '../model/step-change.ts';
 
 /**
  * Lines already drawn, by what they were drawn from (a step record, or a planned step not started yet).
@@ -27,6 +28,8 @@ export interface BoardExtras {
 
 /** The step-runner's progress note for a result it could not check (step-runner.ts); the live board reads it. */
 const UNCHECKED_NOTE = 'unchecked:';
+/** A step a person skipped while it was uncertain: skipping it did not undo or settle what it may have done. */
+const SKIPPED_UNCERTAIN_NOTE = 'skipped by a person while uncertain: it may or may not have taken effect';
 /** What a Confirm's wait writes on its step (the store's confirmations). */
 const AWAITING_CONFIRMATION = 'awaiting-confirmation';
 
@@ -59,12 +62,15 @@ export function buildBoard(
   for (const record of steps) {
     if (record.kind === 'rollback') lines.push(draw(record, record, { stepId: record.stepId, title: record.title, tool: record.tool, kind: 'rollback' }));
   }
+  // Skipped while uncertain: the card says skipped, the outcome counts it as uncertain (model/run-outcome.ts).
+  const mayHaveRun = new Set(steps.filter((s) => s.kind === 'forward' && s.planVersion === planVersion && skippedWhileUncertain(s)).map((s) => s.stepId));
   const outcomeSteps = lines.map((step) => ({
     title: step.title,
     kind: step.kind,
     status: step.status,
     unchecked: step.unchecked === true,
     waitingFor: step.waitingFor ?? null,
+    skippedUncertain: step.kind === 'forward' && mayHaveRun.has(step.stepId),
   }));
   return {
     runId: run.id,
@@ -112,7 +118,9 @@ function line(
         ? null
         : notChecked
           ? 'the check of its result could not be made'
-          : record.error
+          : skippedWhileUncertain(record)
+            ? SKIPPED_UNCERTAIN_NOTE
+            : record.error
             ? stepNoteWords(record.error.message, record.stepId, titleOf)
             : null,
     ...(notChecked ? { unchecked: true } : {}),

@@ -108,7 +108,10 @@ describe('the words of a Confirm’s answers', () => {
 
   it('a Confirm of a plan a new version replaced says the plan changed, in words', async () => {
     // s3 fails beside s2's wait; a Replan of it proposes v2 while s2's Confirm of v1 is still asked.
-    const withFailure = plannerAnswer({ ...sketch, steps: [...sketch.steps, { id: 's3', title: 'Break', tool: 'break_thing', args: { key: 'x' }, dependsOn: ['s1'] }] });
+    const withFailure = plannerAnswer({
+      ...sketch,
+      steps: [...sketch.steps, { id: 's3', title: 'Break', tool: 'break_thing', args: { key: 'x' }, dependsOn: ['s1'] }],
+    });
     const replanned = plannerAnswer({ steps: [{ id: 'n1', title: 'Open a note', tool: 'create_thing', args: { title: 'again' } }] });
     h = makeHarness({
       store: db.store,

@@ -85,9 +85,7 @@ async function carryOut(ctx: AgentContext, input: ConfirmInput, grant: ConfirmGr
     return decided({ ok: true, value: undefined }, [...(await continueIfClear(ctx, input.runId)), drive(input.runId)]);
   }
   await ctx.store.appendEvent(input.runId, 'target-aborted', { planVersion, stepId, by: userId, targets: confirmed.targets });
-  return decided({ ok: true, value: undefined }, [
-    abortRun(input.runId, words`Aborted by ${person(userId)} instead of confirming what ${step} acts on.`),
-  ]);
+  return decided({ ok: true, value: undefined }, [abortRun(input.runId, words`Aborted by ${person(userId)} instead of confirming what ${step} acts on.`)]);
 }
 
 async function findConfirmation(ctx: Pick<AgentContext, 'store'>, input: ConfirmInput): Promise<ConfirmationRecord | undefined> {
@@ -114,8 +112,7 @@ function refusal(run: RunRecord, confirmation: ConfirmationRecord | undefined, s
   if (confirmation.status !== 'pending')
     return said('already-decided', words`This was already ${confirmation.status} by ${person(confirmation.decidedBy ?? '?')}.`);
   // A rollback step undoes a change of whichever version made it, and no version is proposed while a run rolls back.
-  if (run.status !== 'rolling-back' && run.currentPlanVersion !== confirmation.planVersion)
-    return said('plan-changed', CONFIRM_PLAN_CHANGED);
+  if (run.status !== 'rolling-back' && run.currentPlanVersion !== confirmation.planVersion) return said('plan-changed', CONFIRM_PLAN_CHANGED);
   return null;
 }
 

@@ -121,8 +121,8 @@ function line(
           : skippedWhileUncertain(record)
             ? SKIPPED_UNCERTAIN_NOTE
             : record.error
-            ? stepNoteWords(record.error.message, record.stepId, titleOf)
-            : null,
+              ? stepNoteWords(record.error.message, record.stepId, titleOf)
+              : null,
     ...(notChecked ? { unchecked: true } : {}),
     ...(waitingFor ? { waitingFor } : {}),
   };

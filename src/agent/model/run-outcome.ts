@@ -175,7 +175,11 @@ interface VersionedStep {
 export function replacedFailures(steps: readonly VersionedStep[], current: number): OutcomeStep[] {
   return steps
     .filter((step) => step.kind === 'forward' && step.planVersion < current)
-    .map((step) => ({ title: step.title, kind: 'forward' as const, status: skippedWhileUncertain({ status: step.status, error: step.error ?? null }) ? 'uncertain' : step.status }))
+    .map((step) => ({
+      title: step.title,
+      kind: 'forward' as const,
+      status: skippedWhileUncertain({ status: step.status, error: step.error ?? null }) ? 'uncertain' : step.status,
+    }))
     .filter((step) => step.status === 'failed' || step.status === 'uncertain')
     .map((step) => ({ ...step, replaced: true }));
 }

@@ -168,7 +168,9 @@ function resultBlocks(summary: RunSummary, scale: number): MessageBlock[] {
     const lines = uncertain.map(
       (title) =>
         `• ${STEP_EMOJI.uncertain} ${escapeText(truncate(title, 150))} — ${
-          skipped.has(title) ? 'skipped by a person, but it may or may not have taken effect; check it' : 'may or may not have taken effect; check it before trying again'
+          skipped.has(title)
+            ? 'skipped by a person, but it may or may not have taken effect; check it'
+            : 'may or may not have taken effect; check it before trying again'
         }`,
     );
     out.push(...packLines(['*Uncertain:*', ...lines], { maxBlocks: 4, maxChars: Math.round(2000 * scale) }, (n) => `_…and ${n} more_`));

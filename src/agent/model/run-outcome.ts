@@ -33,6 +33,8 @@ export interface OutcomeStep {
   replaced?: boolean;
   /** The step began (an attempt was made): a cancelled one was stopped on its way, not left unstarted. */
   started?: boolean;
+  /** Succeeded as a change whose failed check a person skipped (model/step-change.ts checkSkipped): not a pass. */
+  checkSkipped?: boolean;
   /** Skipped by a person while it was uncertain (model/step-change.ts): it may have taken effect, so it counts as uncertain. */
   skippedUncertain?: boolean;
 }
@@ -62,6 +64,11 @@ export const RunVerdictSchema = z.object({
    * may have taken effect all the same. Absent from summaries stored before it was told.
    */
   skippedUncertain: z.array(z.string()).default([]),
+  /**
+   * Changes made whose failed check a person skipped: listed with what changed, and not as "not done". Absent from
+   * summaries stored before it was told.
+   */
+  checkSkipped: z.array(z.string()).default([]),
 });
 /** As stored and shown: the lists added later (`notRun`, `stopped`) may be absent from a summary stored before them. */
 export type RunVerdict = z.input<typeof RunVerdictSchema>;
@@ -97,6 +104,7 @@ export function runOutcome(status: RunStatus, given: readonly OutcomeStep[]): Ru
   const failed = [...failedBefore, ...failedNow];
   const uncertain = [...uncertainBefore, ...uncertainNow];
   const unchecked = forward.filter((step) => step.status === 'succeeded' && step.unchecked).map((step) => step.title);
+  const checkSkipped = forward.filter((step) => step.status === 'succeeded' && step.checkSkipped).map((step) => step.title);
   const rolledBack = titles(undo, 'succeeded');
   // A change stays in place unless an undo of it succeeded; said after an Abort, or when undo steps ran.
   const undone = new Set(undo.filter((step) => step.status === 'succeeded' && step.undoes).map((step) => step.undoes));
@@ -110,7 +118,7 @@ export function runOutcome(status: RunStatus, given: readonly OutcomeStep[]): Ru
   const stopped = halted.filter(onItsWay).map((step) => step.title);
   const notRun = halted.filter((step) => !onItsWay(step)).map((step) => step.title);
   const skippedUncertain = forward.filter((step) => step.skippedUncertain && step.status === 'uncertain').map((step) => step.title);
-  const facts = { skipped, failed, uncertain, unchecked, rolledBack, stillInPlace, notRun, stopped, skippedUncertain };
+  const facts = { skipped, failed, uncertain, unchecked, rolledBack, stillInPlace, notRun, stopped, skippedUncertain, checkSkipped };
 
   if (!FINAL[status]) return { kind: 'in-progress', headline: '', ...facts };
   if (status === 'rejected') return { kind: 'rejected', headline: 'Rejected', ...facts };
@@ -135,6 +143,7 @@ export function runOutcome(status: RunStatus, given: readonly OutcomeStep[]): Ru
     failedNow.length ? `${failedNow.length} failed` : '',
     uncertainNow.length ? `${uncertainNow.length} uncertain` : '',
     unchecked.length ? `${unchecked.length} not checked` : '',
+    checkSkipped.length ? `${checkSkipped.length} check skipped` : '',
   ].filter(Boolean);
   const notDone = forward.filter((step) => step.status !== 'succeeded' && step.status !== 'skipped').length;
   if (problems.length === 0 && notDone > 0) problems.push(`${notDone} not done`);

@@ -43,6 +43,15 @@ export function skippedWhileUncertain(step: Pick<ChangeFacts, 'status' | 'error'
   return step.status === 'skipped' && step.error?.code === SKIPPED_BY_PERSON && step.error.uncertain === true;
 }
 
+/**
+ * A person skipped the failed check of a write whose call went through: the result was accepted (the step counts as
+ * succeeded, so what depends on it runs), the change stands, and its check did not pass. Said as a change with its
+ * check skipped, never also as "not done".
+ */
+export function checkSkipped(step: Pick<ChangeFacts, 'risk' | 'status' | 'error'>): boolean {
+  return step.risk !== 'read' && step.status === 'succeeded' && step.error?.code === SKIPPED_BY_PERSON;
+}
+
 /** The call reached its target and returned: its output was stored, or its error names what it (or an earlier attempt) made. */
 export function callWentThrough(step: Pick<ChangeFacts, 'output' | 'error'>): boolean {
   return step.output !== null || typeof step.error?.url === 'string' || step.error?.madeBefore !== undefined;

@@ -16,6 +16,23 @@ describe('runOutcome', () => {
     expect(verdict.skipped).toEqual(['Check that /missing answers with HTTP 200']);
   });
 
+  it('a step a person skipped while it was uncertain is still uncertain, in every outcome', () => {
+    const merge = step('Merge', 'skipped', { skippedUncertain: true });
+    expect(runOutcome('succeeded', [merge])).toMatchObject({
+      headline: 'Finished with 1 uncertain',
+      skipped: [],
+      uncertain: ['Merge'],
+      skippedUncertain: ['Merge'],
+    });
+    expect(runOutcome('aborted', [merge, step('Check', 'failed')]).headline).toBe('Aborted — nothing was rolled back; uncertain: Merge');
+    expect(runOutcome('cancelled', [merge]).headline).toBe('Cancelled — uncertain: Merge may or may not have taken effect');
+  });
+
+  it('a change whose failed check a person skipped is done with its check skipped, not "skipped" and not a success', () => {
+    const verdict = runOutcome('succeeded', [step('Comment', 'succeeded', { madeChange: true, checkSkipped: true })]);
+    expect(verdict).toMatchObject({ kind: 'finished-with-problems', headline: 'Finished with 1 check skipped', skipped: [], checkSkipped: ['Comment'] });
+  });
+
   it('a result whose check could not be made (the evaluator model down) is not a success', () => {
     const verdict = runOutcome('succeeded', [step('Check', 'succeeded', { unchecked: true })]);
     expect(verdict).toMatchObject({ kind: 'finished-with-problems', headline: 'Finished with 1 not checked', unchecked: ['Check'] });

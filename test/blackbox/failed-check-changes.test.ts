@@ -64,5 +64,12 @@ describe('a change whose check failed', () => {
     const summary = visibleText(await waitFor(slack, () => botMessages(slack, channel, thread).find(isSummary), 'the summary', 30_000));
     expect(summary).not.toContain('What changed:* nothing');
     expect(summary).toMatch(new RegExp(`What changed:\\*\\n.*Commented on .*acme/api#${issue.number}`));
+    // One story: the comment was made and its check skipped, not also "not done".
+    expect(summary).not.toMatch(/Not done:\*\n.*Comment the release note/);
+    expect(summary).toMatch(/Check skipped:\*\n.*Comment the release note — its check failed and a person skipped it/);
+    expect(summary).toMatch(/^:warning: \*Finished with 1 check skipped:\*/m);
+    const board = stack.boardText(channel, thread, planMessage.ts);
+    expect(board).toMatch(/^Finished with 1 check skipped/);
+    expect(board).toMatch(/Comment the release note[^\n]*done[^\n]*its check failed and a person skipped it/);
   });
 });

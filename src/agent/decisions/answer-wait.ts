@@ -30,7 +30,7 @@ import { decisionRefusal } from './decision-refusals.ts';
 import { answeredLine, resolveEscalation } from './escalation-resolution.ts';
 import { decide } from './plan-decisions.ts';
 import { isFinal } from '../execution/run-ending.ts';
-import { decideTarget } from './target-decision.ts';
+import { CONFIRM_PLAN_CHANGED, decideTarget } from './target-decision.ts';
 import { decided, type Decided } from '../ports/effects.ts';
 
 /** The kinds answered by a button that names the wait. */
@@ -117,7 +117,7 @@ function closedRefusal(wait: Wait, state: ClosedWaitState): ClosedRefusal {
     if (isFinal(run.status)) return { code: 'run-ended', message: `The run already ended (${run.status}); nothing was done.` };
     if (confirmation.status !== 'pending')
       return { code: 'already-decided', message: words`This was already ${confirmation.status} by ${person(confirmation.decidedBy ?? '?')}.` };
-    return { code: 'plan-changed', message: `The plan changed to v${run.currentPlanVersion ?? '?'} since this was asked; nothing was done.` };
+    return { code: 'plan-changed', message: CONFIRM_PLAN_CHANGED };
   }
   if (subject.kind === 'approval') {
     // Another version: the click on this one runs nothing, and the clicker is told the plan changed (CONTRACT §5).

@@ -256,12 +256,15 @@ async function stepMoves(ctx: AgentContext, runId: string, escalation: Escalatio
     const to = step.output ? 'succeeded' : 'skipped';
     // The address of what a failed call made stays with it: the change is still made (model/step-change.ts).
     const made = { ...(step.error?.url ? { url: step.error.url } : {}), ...(step.error?.madeBefore ? { madeBefore: step.error.madeBefore } : {}) };
+    // Skipping an uncertain step does not settle it: it may have taken effect all the same, and the summary, the
+    // board and an Abort keep saying so (model/step-change.ts skippedWhileUncertain).
+    const unknown = step.status === 'uncertain' ? { uncertain: true } : {};
     moves.push({
       planVersion,
       stepId,
       from,
       to,
-      error: { message: `skipped by a person: ${step.error?.message ?? ''}`.trim(), code: SKIPPED_BY_PERSON, ...made },
+      error: { message: `skipped by a person: ${step.error?.message ?? ''}`.trim(), code: SKIPPED_BY_PERSON, ...made, ...unknown },
     });
     if (to === 'skipped') return moves; // what waits on it stays skipped
   } else moves.push({ planVersion, stepId, from, to: 'pending' });

@@ -29,7 +29,7 @@ export async function decideTarget(ctx: AgentContext, input: ConfirmInput): Prom
   const run = await ctx.store.getRun(input.runId);
   if (!run) return decided(refuse('run-missing', 'That run does not exist.'));
   const pending = await findConfirmation(ctx, input);
-  const refused = refusal(run, pending, input);
+  const refused = refusal(run, pending, await stepNamed(ctx, input));
   if (refused) return decided({ ok: false, error: refused });
   const allowed =
     input.decision === 'confirm'
@@ -59,13 +59,14 @@ async function carryOut(ctx: AgentContext, input: ConfirmInput, grant: ConfirmGr
   const confirmed = await ctx.store.decideConfirmation({ ...input, decision: input.decision === 'confirm' ? 'confirmed' : 'aborted' });
   if (!confirmed) {
     // The conditions were checked again inside the transaction; say which one changed.
-    const [run, now] = await Promise.all([ctx.store.getRun(input.runId), findConfirmation(ctx, input)]);
+    const [run, now, step] = await Promise.all([ctx.store.getRun(input.runId), findConfirmation(ctx, input), stepNamed(ctx, input)]);
     return decided({
       ok: false,
-      error: (run && refusal(run, now, input)) ?? { code: 'moved-on', message: 'The run moved on while you decided; nothing was done.' },
+      error: (run && refusal(run, now, step)) ?? { code: 'moved-on', message: 'The run moved on while you decided; nothing was done.' },
     });
   }
   const { planVersion, stepId, userId } = input;
+  const step = await stepNamed(ctx, input);
   if (input.decision === 'confirm') {
     await ctx.store.appendEvent(input.runId, 'target-confirmed', {
       planVersion,
@@ -77,33 +78,47 @@ async function carryOut(ctx: AgentContext, input: ConfirmInput, grant: ConfirmGr
     if ((await ctx.store.getRun(input.runId))?.status === 'rolling-back') {
       // The rollback stopped at this step; it goes on from here and ends the run as the Abort would have.
       return decided({ ok: true, value: undefined }, [
-        abortRun(input.runId, words`Aborted; the rollback went on once ${person(userId)} confirmed what step ${stepId} acts on.`),
+        abortRun(input.runId, words`Aborted; the rollback went on once ${person(userId)} confirmed what ${step} acts on.`),
       ]);
     }
     // An executing run's driver looks again.
     return decided({ ok: true, value: undefined }, [...(await continueIfClear(ctx, input.runId)), drive(input.runId)]);
   }
   await ctx.store.appendEvent(input.runId, 'target-aborted', { planVersion, stepId, by: userId, targets: confirmed.targets });
-  return decided({ ok: true, value: undefined }, [
-    abortRun(input.runId, words`Aborted by ${person(userId)} instead of confirming what step ${stepId} acts on.`),
-  ]);
+  return decided({ ok: true, value: undefined }, [abortRun(input.runId, words`Aborted by ${person(userId)} instead of confirming what ${step} acts on.`)]);
 }
 
 async function findConfirmation(ctx: Pick<AgentContext, 'store'>, input: ConfirmInput): Promise<ConfirmationRecord | undefined> {
   return (await ctx.store.listConfirmations(input.runId)).find((c) => c.planVersion === input.planVersion && c.stepId === input.stepId);
 }
 
-/** Why this click cannot decide anything now, or null. */
-function refusal(run: RunRecord, confirmation: ConfirmationRecord | undefined, input: ConfirmInput): Refusal<ConfirmRefusalCode, Text> | null {
+/**
+ * The step as the thread names it, by its title in quotes (“Merge the release PR”), as the Confirm message and
+ * the plan do; a person never saw its id. "this step" when its record is gone.
+ */
+async function stepNamed(ctx: Pick<AgentContext, 'store'>, input: Pick<ConfirmInput, 'runId' | 'planVersion' | 'stepId'>): Promise<string> {
+  const step = (await ctx.store.listSteps(input.runId, input.planVersion)).find((s) => s.stepId === input.stepId);
+  return step ? `“${step.title}”` : 'this step';
+}
+
+/** A Confirm of a plan that another version replaced, in plain words: the person never saw version numbers on it. */
+export const CONFIRM_PLAN_CHANGED = 'The plan has changed since this was asked (a newer plan is in this thread); nothing was done.';
+
+/** Why this click cannot decide anything now, or null; `step` names the step it was asked for (stepNamed). */
+function refusal(run: RunRecord, confirmation: ConfirmationRecord | undefined, step: string): Refusal<ConfirmRefusalCode, Text> | null {
   const said = (code: ConfirmRefusalCode, message: Text) => ({ code, message });
   if (isFinal(run.status)) return said('run-ended', `The run already ended (${run.status}); nothing was done.`);
-  if (!confirmation) return said('not-waiting', `Step ${input.stepId} of plan v${input.planVersion} is not waiting for a Confirm.`);
+  if (!confirmation) return said('not-waiting', `${capitalized(step)} is not waiting for a Confirm; nothing was done.`);
   if (confirmation.status !== 'pending')
     return said('already-decided', words`This was already ${confirmation.status} by ${person(confirmation.decidedBy ?? '?')}.`);
   // A rollback step undoes a change of whichever version made it, and no version is proposed while a run rolls back.
-  if (run.status !== 'rolling-back' && run.currentPlanVersion !== input.planVersion)
-    return said('plan-changed', `The plan changed to v${run.currentPlanVersion ?? '?'} since this was asked; nothing was done.`);
+  if (run.status !== 'rolling-back' && run.currentPlanVersion !== confirmation.planVersion) return said('plan-changed', CONFIRM_PLAN_CHANGED);
   return null;
+}
+
+/** "This step" at the start of a sentence; a title in quotes is left as it is. */
+function capitalized(named: string): string {
+  return named.charAt(0).toUpperCase() + named.slice(1);
 }
 
 /** Who "decided" a Confirm nobody answered in time: no person, so no approver check and no one's click recorded. */

@@ -8,6 +8,7 @@ import { eventsOfType } from '../model/run-events.ts';
 import { progressPhase, replacedFailures, runOutcome } from '../model/run-outcome.ts';
 import { linkLabel, stepNoteWords } from '../model/step-results.ts';
 import { SKIPPED_BY_PERSON } from '../model/step-codes.ts';
+import { checkSkipped, skippedWhileUncertain } from '../model/step-change.ts';
 
 /**
  * Lines already drawn, by what they were drawn from (a step record, or a planned step not started yet).
@@ -27,6 +28,10 @@ export interface BoardExtras {
 
 /** The step-runner's progress note for a result it could not check (step-runner.ts); the live board reads it. */
 const UNCHECKED_NOTE = 'unchecked:';
+/** A step a person skipped while it was uncertain: skipping it did not undo or settle what it may have done. */
+const SKIPPED_UNCERTAIN_NOTE = 'skipped by a person while uncertain: it may or may not have taken effect';
+/** A change whose failed check a person skipped from its escalation: made, and not checked. */
+const CHECK_SKIPPED_NOTE = 'its check failed and a person skipped it; the change stands';
 /** What a Confirm's wait writes on its step (the store's confirmations). */
 const AWAITING_CONFIRMATION = 'awaiting-confirmation';
 
@@ -59,12 +64,18 @@ export function buildBoard(
   for (const record of steps) {
     if (record.kind === 'rollback') lines.push(draw(record, record, { stepId: record.stepId, title: record.title, tool: record.tool, kind: 'rollback' }));
   }
+  // Skipped while uncertain: the card says skipped, the outcome counts it as uncertain (model/run-outcome.ts).
+  // A change whose failed check a person skipped: done, and the outcome says its check was skipped.
+  const checkSkippedIds = new Set(steps.filter((s) => s.kind === 'forward' && s.planVersion === planVersion && checkSkipped(s)).map((s) => s.stepId));
+  const mayHaveRun = new Set(steps.filter((s) => s.kind === 'forward' && s.planVersion === planVersion && skippedWhileUncertain(s)).map((s) => s.stepId));
   const outcomeSteps = lines.map((step) => ({
     title: step.title,
     kind: step.kind,
     status: step.status,
     unchecked: step.unchecked === true,
     waitingFor: step.waitingFor ?? null,
+    skippedUncertain: step.kind === 'forward' && mayHaveRun.has(step.stepId),
+    checkSkipped: step.kind === 'forward' && step.status === 'succeeded' && checkSkippedIds.has(step.stepId),
   }));
   return {
     runId: run.id,
@@ -93,8 +104,9 @@ function line(
   if (!record) return { ...base, status: 'pending', elapsedMs: null, url: null, note: null };
   const elapsedMs = record.startedAt ? (record.finishedAt ?? now).getTime() - record.startedAt.getTime() : null;
   const url = typeof record.output?.url === 'string' ? record.output.url : (record.error?.url ?? null);
-  // A failed check a person skipped keeps its result for what depends on it, but it was not done: say so.
-  const status = record.error?.code === SKIPPED_BY_PERSON ? 'skipped' : record.status;
+  // A failed check a person skipped keeps its result for what depends on it, but it was not done: say so. A change
+  // whose failed check was skipped was made all the same: it is done, with its check skipped (CHECK_SKIPPED_NOTE).
+  const status = record.error?.code === SKIPPED_BY_PERSON && !checkSkipped(record) ? 'skipped' : record.status;
   const notChecked =
     status === 'succeeded' &&
     ((record.error?.message.startsWith(UNCHECKED_NOTE) ?? false) || (unchecked?.has(`${record.planVersion}/${record.stepId}`) ?? false));
@@ -112,9 +124,13 @@ function line(
         ? null
         : notChecked
           ? 'the check of its result could not be made'
-          : record.error
-            ? stepNoteWords(record.error.message, record.stepId, titleOf)
-            : null,
+          : skippedWhileUncertain(record)
+            ? SKIPPED_UNCERTAIN_NOTE
+            : checkSkipped(record)
+              ? CHECK_SKIPPED_NOTE
+              : record.error
+                ? stepNoteWords(record.error.message, record.stepId, titleOf)
+                : null,
     ...(notChecked ? { unchecked: true } : {}),
     ...(waitingFor ? { waitingFor } : {}),
   };

@@ -205,6 +205,7 @@ const escalationPayload = z.object({
       happened: TextSchema,
       stepTitle: z.string().nullable(),
       changed: z.array(z.string()),
+      mayHaveChanged: z.array(z.string()).optional(),
       onHold: z.array(z.string()),
       skipAlsoSkips: z.array(z.string()).optional(),
       abortRollsBack: z.boolean(),

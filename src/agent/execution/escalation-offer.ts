@@ -11,7 +11,7 @@ import { replanLimits, runClockAt, runClockStart } from '../model/budgets.ts';
 import { type Text, words } from '../text/text.ts';
 import { unfixableFailure, unfixableWords, type UnfixableFailure } from './unfixable-failures.ts';
 import { stepNoteWords } from '../model/step-results.ts';
-import { madeItsChange } from '../model/step-change.ts';
+import { madeItsChange, skippedWhileUncertain } from '../model/step-change.ts';
 import { planDigest, shortDigest } from '../model/plan/plan-digest.ts';
 
 /**
@@ -111,6 +111,8 @@ export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalat
   const forward = steps.filter((s) => s.kind === 'forward');
   // What was made, this step's change included when its call went through and only its check failed.
   const changed = forward.filter(madeItsChange).map((s) => s.title);
+  // What may have changed, this step aside (what happened says so): a skip of an uncertain step settled nothing.
+  const mayHaveChanged = forward.filter((s) => s !== step && (s.status === 'uncertain' || skippedWhileUncertain(s))).map((s) => s.title);
   const plan = version === null ? undefined : await ctx.store.getPlanVersion(run.id, version);
   // What waits on this answer: for a step, only what depends on it (not started, or skipped because it
   // failed: Retry or Skip may bring them back), since the rest goes on; otherwise every step not started.
@@ -131,6 +133,7 @@ export async function escalationOffer(ctx: AgentContext, run: RunRecord, escalat
     happened: happened(escalation, step, plan?.plan.steps.length ?? 0),
     stepTitle: step?.title ?? null,
     changed,
+    ...(mayHaveChanged.length ? { mayHaveChanged } : {}),
     onHold,
     skipAlsoSkips,
     abortRollsBack,

@@ -6,7 +6,7 @@ import { uncheckedSteps } from '../delivery/board.ts';
 import { replacedFailures, runOutcome } from '../model/run-outcome.ts';
 import { stepResult } from '../model/step-results.ts';
 import { SKIPPED_BY_PERSON } from '../model/step-codes.ts';
-import { changeOutput, changeUrl, madeItsChange, otherChanges } from '../model/step-change.ts';
+import { changeOutput, changeUrl, checkSkipped, madeItsChange, otherChanges, skippedWhileUncertain } from '../model/step-change.ts';
 import type { RunSummary } from '../ports/surface.ts';
 import { OWED_LEASE_MS, owedSummary } from '../delivery/owed-delivery.ts';
 import { rollbackStepsInOrder } from './rollback.ts';
@@ -95,7 +95,10 @@ async function summaryFacts(ctx: Pick<AgentContext, 'config' | 'store'>, runId: 
     ...shown.map((step) => ({
       title: step.title,
       kind: step.kind,
-      status: step.error?.code === SKIPPED_BY_PERSON ? 'skipped' : step.status,
+      // A change whose failed check a person skipped was made: it is told as done with its check skipped, not as skipped.
+      status: step.error?.code === SKIPPED_BY_PERSON && !checkSkipped(step) ? 'skipped' : step.status,
+      checkSkipped: checkSkipped(step),
+      skippedUncertain: skippedWhileUncertain(step),
       unchecked: step.status === 'succeeded' && unchecked.has(`${step.planVersion}/${step.stepId}`),
       madeChange: madeItsChange(step),
       madeEarlier: earlier.filter((change) => change.step === step).map((change) => change.attempt),

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import type { RunStatus, StepStatus } from './statuses.ts';
+import { skippedWhileUncertain, type ChangeFacts } from './step-change.ts';
 
 /** How one step ended, as a person reads it (a skip by a person is a skip, whatever its record says). */
 export type StepShown = StepStatus;
@@ -32,6 +33,10 @@ export interface OutcomeStep {
   replaced?: boolean;
   /** The step began (an attempt was made): a cancelled one was stopped on its way, not left unstarted. */
   started?: boolean;
+  /** Succeeded as a change whose failed check a person skipped (model/step-change.ts checkSkipped): not a pass. */
+  checkSkipped?: boolean;
+  /** Skipped by a person while it was uncertain (model/step-change.ts): it may have taken effect, so it counts as uncertain. */
+  skippedUncertain?: boolean;
 }
 
 export const OUTCOME_KINDS = ['succeeded', 'finished-with-problems', 'failed', 'cancelled', 'aborted', 'rejected', 'expired', 'in-progress'] as const;
@@ -54,6 +59,16 @@ export const RunVerdictSchema = z.object({
   notRun: z.array(z.string()).default([]),
   /** Forward steps a cancel or an Abort stopped on their way (a wait cut short, a question nobody answered). */
   stopped: z.array(z.string()).default([]),
+  /**
+   * Of `uncertain`, the steps a person skipped while they were uncertain: the run went on without them, and they
+   * may have taken effect all the same. Absent from summaries stored before it was told.
+   */
+  skippedUncertain: z.array(z.string()).default([]),
+  /**
+   * Changes made whose failed check a person skipped: listed with what changed, and not as "not done". Absent from
+   * summaries stored before it was told.
+   */
+  checkSkipped: z.array(z.string()).default([]),
 });
 /** As stored and shown: the lists added later (`notRun`, `stopped`) may be absent from a summary stored before them. */
 export type RunVerdict = z.input<typeof RunVerdictSchema>;
@@ -73,7 +88,9 @@ export function listed(titles: readonly string[], max = 3): string {
 }
 
 /** The outcome of a run whose status is `status` and whose steps (forward and rollback) are `steps`. */
-export function runOutcome(status: RunStatus, steps: readonly OutcomeStep[]): RunVerdict {
+export function runOutcome(status: RunStatus, given: readonly OutcomeStep[]): RunVerdict {
+  // A step skipped while uncertain is told as uncertain: skipping it settled nothing about what it did.
+  const steps = given.map((step) => (step.status === 'skipped' && step.skippedUncertain ? { ...step, status: 'uncertain' as const } : step));
   const forward = steps.filter((step) => step.kind === 'forward' && !step.replaced);
   const undo = steps.filter((step) => step.kind === 'rollback');
   // A replaced version's failure stays a failure: the run went on with a new plan, it did not succeed at it.
@@ -87,6 +104,7 @@ export function runOutcome(status: RunStatus, steps: readonly OutcomeStep[]): Ru
   const failed = [...failedBefore, ...failedNow];
   const uncertain = [...uncertainBefore, ...uncertainNow];
   const unchecked = forward.filter((step) => step.status === 'succeeded' && step.unchecked).map((step) => step.title);
+  const checkSkipped = forward.filter((step) => step.status === 'succeeded' && step.checkSkipped).map((step) => step.title);
   const rolledBack = titles(undo, 'succeeded');
   // A change stays in place unless an undo of it succeeded; said after an Abort, or when undo steps ran.
   const undone = new Set(undo.filter((step) => step.status === 'succeeded' && step.undoes).map((step) => step.undoes));
@@ -99,7 +117,8 @@ export function runOutcome(status: RunStatus, steps: readonly OutcomeStep[]): Ru
   const onItsWay = (step: OutcomeStep) => step.status === 'running' || (step.started === true && step.status !== 'pending');
   const stopped = halted.filter(onItsWay).map((step) => step.title);
   const notRun = halted.filter((step) => !onItsWay(step)).map((step) => step.title);
-  const facts = { skipped, failed, uncertain, unchecked, rolledBack, stillInPlace, notRun, stopped };
+  const skippedUncertain = forward.filter((step) => step.skippedUncertain && step.status === 'uncertain').map((step) => step.title);
+  const facts = { skipped, failed, uncertain, unchecked, rolledBack, stillInPlace, notRun, stopped, skippedUncertain, checkSkipped };
 
   if (!FINAL[status]) return { kind: 'in-progress', headline: '', ...facts };
   if (status === 'rejected') return { kind: 'rejected', headline: 'Rejected', ...facts };
@@ -124,6 +143,7 @@ export function runOutcome(status: RunStatus, steps: readonly OutcomeStep[]): Ru
     failedNow.length ? `${failedNow.length} failed` : '',
     uncertainNow.length ? `${uncertainNow.length} uncertain` : '',
     unchecked.length ? `${unchecked.length} not checked` : '',
+    checkSkipped.length ? `${checkSkipped.length} check skipped` : '',
   ].filter(Boolean);
   const notDone = forward.filter((step) => step.status !== 'succeeded' && step.status !== 'skipped').length;
   if (problems.length === 0 && notDone > 0) problems.push(`${notDone} not done`);
@@ -151,17 +171,26 @@ interface VersionedStep {
   planVersion: number;
   status: StepShown;
   title: string;
+  /** A skip by a person keeps `uncertain` here when the step was uncertain (model/step-change.ts skippedWhileUncertain). */
+  error?: ChangeFacts['error'];
 }
 
 /**
  * The forward steps of plan versions before `current` that failed or were left uncertain, as the outcome
  * counts them (`replaced`). A replan draws and runs only the new version, but what went wrong before it
- * is part of the run's true outcome. Steps the replan skipped were replaced, not left undone.
+ * is part of the run's true outcome. Steps the replan skipped were replaced, not left undone; one a person skipped
+ * while it was uncertain is still uncertain.
  */
 export function replacedFailures(steps: readonly VersionedStep[], current: number): OutcomeStep[] {
   return steps
-    .filter((step) => step.kind === 'forward' && step.planVersion < current && (step.status === 'failed' || step.status === 'uncertain'))
-    .map((step) => ({ title: step.title, kind: 'forward', status: step.status, replaced: true }));
+    .filter((step) => step.kind === 'forward' && step.planVersion < current)
+    .map((step) => ({
+      title: step.title,
+      kind: 'forward' as const,
+      status: skippedWhileUncertain({ status: step.status, error: step.error ?? null }) ? 'uncertain' : step.status,
+    }))
+    .filter((step) => step.status === 'failed' || step.status === 'uncertain')
+    .map((step) => ({ ...step, replaced: true }));
 }
 
 /** What a run still in progress is doing, for a board's title. */

@@ -3,16 +3,18 @@
  * the rollback (which undo steps an Abort runs), and the summary (what changed, what is still in place) share.
  * A write's change is made once its call went through, whether or not its check passed afterwards: a comment
  * the evaluator judged wrong is posted, a dispatched deploy that concluded `failure` ran. A step that may or may
- * not have taken effect (`uncertain`) is not counted here: it is said as uncertain, and a person decides.
+ * not have taken effect (`uncertain`) is not counted here: it is said as uncertain, and a person decides; one a person
+ * skipped while it was uncertain still is (`skippedWhileUncertain`).
  */
 import type { StepStatus } from './statuses.ts';
+import { SKIPPED_BY_PERSON } from './step-codes.ts';
 
 /** A step record as far as this needs it (the store's StepRecord has these fields). */
 export interface ChangeFacts {
   risk: 'read' | 'write' | 'destructive';
   status: StepStatus;
   output: Record<string, unknown> | null;
-  error: { url?: string | undefined; madeBefore?: EarlierChange | undefined } | null;
+  error: { url?: string | undefined; madeBefore?: EarlierChange | undefined; uncertain?: boolean | undefined; code?: string | undefined } | null;
 }
 
 /**
@@ -31,6 +33,23 @@ export function madeItsChange(step: ChangeFacts): boolean {
   // Failed (or skipped by a person afterwards) after the call: the output is stored only once the call returned, and a
   // tool that fails after its effect names what it made by its address (a workflow run that concluded failure).
   return (step.status === 'failed' || step.status === 'skipped') && callWentThrough(step);
+}
+
+/**
+ * A person skipped the step while it was uncertain: the run went on without knowing, and the step may or may not have
+ * taken effect all the same. Its record says `skipped`; its error keeps `uncertain` (escalation-resolution.ts).
+ */
+export function skippedWhileUncertain(step: Pick<ChangeFacts, 'status' | 'error'>): boolean {
+  return step.status === 'skipped' && step.error?.code === SKIPPED_BY_PERSON && step.error.uncertain === true;
+}
+
+/**
+ * A person skipped the failed check of a write whose call went through: the result was accepted (the step counts as
+ * succeeded, so what depends on it runs), the change stands, and its check did not pass. Said as a change with its
+ * check skipped, never also as "not done".
+ */
+export function checkSkipped(step: Pick<ChangeFacts, 'risk' | 'status' | 'error'>): boolean {
+  return step.risk !== 'read' && step.status === 'succeeded' && step.error?.code === SKIPPED_BY_PERSON;
 }
 
 /** The call reached its target and returned: its output was stored, or its error names what it (or an earlier attempt) made. */

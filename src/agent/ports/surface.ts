@@ -116,6 +116,11 @@ export interface EscalationOffer {
   stepTitle: string | null;
   /** Titles of the steps that already made a change. */
   changed: string[];
+  /**
+   * Titles of other steps that may or may not have taken effect: uncertain, or skipped by a person while uncertain
+   * (model/step-change.ts). Absent from offers made before it was told.
+   */
+  mayHaveChanged?: string[];
   /** Titles of the steps that wait on this answer. */
   onHold: string[];
   /**

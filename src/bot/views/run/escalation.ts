@@ -109,7 +109,12 @@ function standing(offer: EscalationOffer, kind: EscalationRecord['kind']): strin
     const shown = titles.slice(0, 5).map((title) => escapeText(truncate(title, 120)));
     return titles.length > 5 ? `${shown.join('; ')} and ${titles.length - 5} more` : shown.join('; ');
   };
-  const changed = offer.changed.length ? `Already changed: ${list(offer.changed)}.` : kind === 'low-confidence' ? '' : 'Nothing has changed yet.';
+  const may = offer.mayHaveChanged ?? [];
+  // "Nothing has changed yet" only when nothing may have: a step left uncertain (or skipped so) may have taken effect.
+  const nothing = kind === 'low-confidence' || may.length ? '' : 'Nothing has changed yet.';
+  const changed = `${offer.changed.length ? `Already changed: ${list(offer.changed)}.` : nothing}${
+    may.length ? ` May or may not have taken effect: ${list(may)}.` : ''
+  }`.trim();
   const held = offer.onHold.length ? ` On hold until someone answers: ${list(offer.onHold)}.` : '';
   return `${changed}${held}`.trim();
 }

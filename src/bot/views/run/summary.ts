@@ -162,9 +162,22 @@ function resultBlocks(summary: RunSummary, scale: number): MessageBlock[] {
   const uncertain = verdict?.uncertain ?? [];
   if (changes.length > 0)
     out.push(...packLines(['*What changed:*', ...changes], { maxBlocks: 10, maxChars: Math.round(4000 * scale) }, (n) => `_…and ${n} more_`));
+  // A change a person went on with although its check failed: made, and not checked (it is not "not done").
+  const checkSkipped = (verdict?.checkSkipped ?? []).map(
+    (title) => `• ${STEP_EMOJI.succeeded} ${escapeText(truncate(title, 150))} — its check failed and a person skipped it; the change stands`,
+  );
+  if (checkSkipped.length > 0)
+    out.push(...packLines(['*Check skipped:*', ...checkSkipped], { maxBlocks: 4, maxChars: Math.round(2000 * scale) }, (n) => `_…and ${n} more_`));
   if (uncertain.length > 0) {
+    // A person chose to go on without knowing: the step is still uncertain, and the line says both.
+    const skipped = new Set(verdict?.skippedUncertain ?? []);
     const lines = uncertain.map(
-      (title) => `• ${STEP_EMOJI.uncertain} ${escapeText(truncate(title, 150))} — may or may not have taken effect; check it before trying again`,
+      (title) =>
+        `• ${STEP_EMOJI.uncertain} ${escapeText(truncate(title, 150))} — ${
+          skipped.has(title)
+            ? 'skipped by a person, but it may or may not have taken effect; check it'
+            : 'may or may not have taken effect; check it before trying again'
+        }`,
     );
     out.push(...packLines(['*Uncertain:*', ...lines], { maxBlocks: 4, maxChars: Math.round(2000 * scale) }, (n) => `_…and ${n} more_`));
   }

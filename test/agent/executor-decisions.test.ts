@@ -143,7 +143,7 @@ const rows: Row[] = [
     name: 'the step budget stops the run before another start',
     statuses: { a: 'succeeded' },
     state: { attempts: 20 },
-    expected: [{ kind: 'stop', reason: saying(/step budget is spent \(20 step attempts/) as unknown as string }],
+    expected: [{ kind: 'stop', reason: saying(/step budget is spent after 20 step attempts/) as unknown as string }],
   },
   {
     name: 'no step starts past the attempt that spends the budget',

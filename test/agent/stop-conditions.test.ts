@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { anyOf, confidenceTooLow, executionLimits, replanLimits, runClockStart, stepBudget, tokenBudget, wallClock } from '../../src/agent/model/budgets.ts';
+import type { Text } from '../../src/agent/text/text.ts';
+import { mrkdwn } from '../../src/bot/views/text.ts';
 import { said } from '../helpers/words.ts';
 
 const budgets = { maxSteps: 5, maxReplans: 1, runTimeoutS: 60, stepTimeoutS: 10, maxTokens: 1000 };
@@ -17,10 +19,18 @@ describe('stop conditions', () => {
   it('each budget stops with a reason naming its setting', () => {
     expect(stepBudget(budgets)(snap({ stepAttempts: 9 }))).toBeNull();
     expect(said(stepBudget(budgets)(snap({ stepAttempts: 10 })))).toMatch(/step budget is spent.*TANDEM_MAX_STEPS/);
-    expect(said(tokenBudget(budgets)(snap({ tokens: 1000 })))).toMatch(/token budget is spent \(1000 of 1000 tokens, TANDEM_MAX_TOKENS\)/);
+    expect(said(tokenBudget(budgets)(snap({ tokens: 1000 })))).toMatch(/token budget is spent \(TANDEM_MAX_TOKENS\)/);
     expect(wallClock(budgets)(snap({ now: new Date(start.getTime() + 59_000) }))).toBeNull();
     expect(said(wallClock(budgets)(snap({ now: new Date(start.getTime() + 60_000) })))).toMatch(/longer than 60s \(TANDEM_RUN_TIMEOUT_S\)/);
     expect(said(replanLimits(budgets)(snap({ replans: 1 })))).toMatch(/replan budget is spent/);
+  });
+
+  it('in the thread a spent budget reads as words: no token counts, formulas or setting names', () => {
+    const thread = (reason: Text | null) => mrkdwn(reason ?? '');
+    expect(thread(tokenBudget(budgets)(snap({ tokens: 1234 })))).toBe('the token budget is spent');
+    expect(thread(stepBudget(budgets)(snap({ stepAttempts: 10 })))).toBe('the step budget is spent after 10 step attempts');
+    expect(thread(replanLimits(budgets)(snap({ replans: 1 })))).toBe('the replan budget is spent after 1 replan');
+    expect(thread(wallClock(budgets)(snap({ now: new Date(start.getTime() + 60_000) })))).toBe('the run took longer than 60s');
   });
 
   it("the run's clock starts at its first approval (a replan's keeps it); before any, no time is spent", () => {

@@ -21,7 +21,11 @@ export interface BudgetSnapshot {
   now: Date;
 }
 
-/** Why the run must stop, naming the setting that sets the limit; null to go on. */
+/**
+ * Why the run must stop, null to go on. The setting that sets the limit is an aside in parentheses, so the
+ * operator's view names it and the thread leaves it out; no token counts or formulas, which say nothing to the
+ * people in the thread (the run's tokens are in `tandem show`).
+ */
 export type StopCondition = (snapshot: BudgetSnapshot) => Text | null;
 
 /** Each plan holds at most maxSteps steps (validation); a run may spend that again for each replan it is allowed. */
@@ -29,15 +33,13 @@ export const stepBudget =
   (budgets: Budgets): StopCondition =>
   (s) => {
     const limit = budgets.maxSteps * (budgets.maxReplans + 1);
-    return s.stepAttempts >= limit
-      ? words`the step budget is spent (${s.stepAttempts} step attempts; ${setting('max-steps')} × (${setting('max-replans')} + 1) = ${limit})`
-      : null;
+    return s.stepAttempts >= limit ? words`the step budget is spent after ${s.stepAttempts} step attempts (${setting('max-steps')})` : null;
   };
 
 export const tokenBudget =
   (budgets: Budgets): StopCondition =>
   (s) =>
-    s.tokens >= budgets.maxTokens ? words`the token budget is spent (${s.tokens} of ${budgets.maxTokens} tokens, ${setting('max-tokens')})` : null;
+    s.tokens >= budgets.maxTokens ? words`the token budget is spent (${setting('max-tokens')})` : null;
 
 export const wallClock =
   (budgets: Budgets): StopCondition =>
@@ -130,7 +132,9 @@ function overlapMs(a: readonly Span[], b: readonly Span[]): number {
 export const replanBudget =
   (budgets: Budgets): StopCondition =>
   (s) =>
-    s.replans >= budgets.maxReplans ? words`the replan budget is spent (${s.replans} of ${budgets.maxReplans}, ${setting('max-replans')})` : null;
+    s.replans >= budgets.maxReplans
+      ? words`the replan budget is spent after ${s.replans === 1 ? '1 replan' : `${s.replans} replans`} (${setting('max-replans')})`
+      : null;
 
 export function anyOf(...conditions: StopCondition[]): StopCondition {
   return (snapshot) => {

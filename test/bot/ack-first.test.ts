@@ -48,6 +48,17 @@ describe('AckFirst', () => {
     expect(order).toEqual(['second acked', 'third acked', 'work']);
   });
 
+  it('holds the work while the rest of a burst is still on its way: a request read in a later turn of I/O is acknowledged before it', async () => {
+    const gate = new AckFirst(10_000, 200);
+    gate.received()();
+    const order: string[] = [];
+    const work = gate.othersAcked().then(() => order.push('work'));
+    // The rest of the burst, read a moment later (the timer stands for the socket's next read, after a poll).
+    setTimeout(() => (gate.received()(), order.push('second acked')), 1);
+    await work;
+    expect(order).toEqual(['second acked', 'work']);
+  });
+
   it('never holds work longer than its limit', async () => {
     const gate = new AckFirst(30);
     gate.received();

@@ -115,27 +115,34 @@ describe('feedback on the summary', () => {
     ]);
   });
 
-  it("one person's thumbs up then down, the first still being handled when the second comes: the first is kept, and the second is told so", async () => {
-    const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> safe change please' });
-    await sent;
-    const plan = await e.waitForMessage(sent.ts, isPlan, 'the plan');
-    await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
-    const summary = await e.waitForMessage(sent.ts, isSummary, 'the summary');
-    await e.agent.idle();
-    const run = (await db.store.listRuns({ limit: 50 })).find((r) => r.conversation.threadTs === sent.ts)!;
-    slowFirstFeedbackClick();
+  it.each(['signed HTTP', 'Socket Mode'])(
+    "one person's thumbs up then down, the first still being handled when the second comes: the first is kept, and the second is told so (%s)",
+    async (connection) => {
+      if (connection === 'Socket Mode') {
+        await e.stop();
+        e = await startSlackE2E(db.store, { feedback: storedFeedback(db.database.db, metrics), socketMode: true });
+      }
+      const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> safe change please' });
+      await sent;
+      const plan = await e.waitForMessage(sent.ts, isPlan, 'the plan');
+      await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
+      const summary = await e.waitForMessage(sent.ts, isSummary, 'the summary');
+      await e.agent.idle();
+      const run = (await db.store.listRuns({ limit: 50 })).find((r) => r.conversation.threadTs === sent.ts)!;
+      slowFirstFeedbackClick();
 
-    expect((await press(summary, 'UREQ', 'positive_button')).status).toBe(200);
-    expect((await press(summary, 'UREQ', 'negative_button')).status).toBe(200);
-    const deadline = Date.now() + 5000;
-    while (e.fake.model.ephemerals.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect((await press(summary, 'UREQ', 'positive_button')).status).toBe(200);
+      expect((await press(summary, 'UREQ', 'negative_button')).status).toBe(200);
+      const deadline = Date.now() + 5000;
+      while (e.fake.model.ephemerals.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
 
-    expect((await listFeedback(db.database.db, run.id)).map((f) => [f.userId, f.value])).toEqual([['UREQ', 'good']]);
-    expect(e.fake.model.ephemerals.map((m) => m.text)).toEqual([
-      expect.stringMatching(/^Thanks — noted: this run went well/),
-      'You already gave feedback on this run; your first answer is the one kept.',
-    ]);
-  });
+      expect((await listFeedback(db.database.db, run.id)).map((f) => [f.userId, f.value])).toEqual([['UREQ', 'good']]);
+      expect(e.fake.model.ephemerals.map((m) => m.text)).toEqual([
+        expect.stringMatching(/^Thanks — noted: this run went well/),
+        'You already gave feedback on this run; your first answer is the one kept.',
+      ]);
+    },
+  );
 
   it('a double click, or a click on an old summary of a finished run, is stored and counted once', async () => {
     const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> safe change please' });

@@ -17,8 +17,8 @@ export class AckFirst {
   private watching = false;
 
   /**
-   * `quietMs`: how long no request may arrive before held work goes. A burst's requests come over several
-   * turns of I/O, a few hundred µs apart; work let go in a gap would delay the acks of the rest (decision 030).
+   * `quietMs`: how long no request may arrive before held work goes. A burst's requests are read over several
+   * turns of I/O; work let go in a gap between them would delay the acks of the rest (decision 030).
    */
   constructor(
     private readonly maxWaitMs = 250,

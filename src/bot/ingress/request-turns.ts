@@ -12,9 +12,9 @@ export interface RequestTurn {
 
 /**
  * When a request's work after its ack may start. First, after the same person's earlier requests' work,
- * in the order they arrived: a person's two clicks a millisecond apart (a double click, a thumbs up then
- * down) come in one burst, and run side by side their outcome was whichever write landed first, not the
- * first click's. Then, once the burst is acknowledged (AckFirst), as every request's.
+ * in the order they arrived. A person's two clicks a millisecond apart (a double click, a thumbs up then
+ * down) come in one burst; let go together, they ran side by side, and the outcome was whichever write
+ * landed first, not the first click's. Then, as for every request, once the burst is acknowledged (AckFirst).
  *
  * A person's request waits for the one before it at most `maxOrderWaitMs`: work stuck on a slow Slack
  * call must not keep that person's next click (a Cancel) from being handled. The store's conditional

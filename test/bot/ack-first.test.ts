@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { createConnection, createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { AckFirst } from '../../src/bot/ingress/ack-first.ts';
 
@@ -46,6 +48,45 @@ describe('AckFirst', () => {
     });
     await work;
     expect(order).toEqual(['second acked', 'third acked', 'work']);
+  });
+
+  it('holds the work while the rest of a burst is still on its way: a request read in a later turn of I/O is acknowledged before it', async () => {
+    const gate = new AckFirst(10_000, 200);
+    gate.received()();
+    const order: string[] = [];
+    const work = gate.othersAcked().then(() => order.push('work'));
+    // The rest of the burst, read a moment later (the timer stands for the socket's next read, after a poll).
+    setTimeout(() => (gate.received()(), order.push('second acked')), 1);
+    await work;
+    expect(order).toEqual(['second acked', 'work']);
+  });
+
+  it('holds the work when the process was paused past the quiet window while the rest of a burst reached its socket', async () => {
+    const gate = new AckFirst(10_000, 200);
+    const order: string[] = [];
+    const server = createServer((socket) => socket.on('data', () => (gate.received()(), order.push('second acked'))));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const sender = createConnection((server.address() as AddressInfo).port, '127.0.0.1');
+    await once(sender, 'connect');
+    try {
+      gate.received()();
+      const work = gate.othersAcked().then(() => order.push('work'));
+      // The rest of the burst reaches the socket while the process is paused (a collection, or the machine running
+      // something else) past the quiet window, after a poll: the loop's next turn runs its timers before it reads.
+      setTimeout(() => {
+        setImmediate(() => {
+          sender.write('the rest of the burst');
+          const until = performance.now() + 250;
+          while (performance.now() < until);
+        });
+      }, 100);
+      await work;
+      expect(order).toEqual(['second acked', 'work']);
+    } finally {
+      sender.destroy();
+      server.close();
+    }
   });
 
   it('never holds work longer than its limit', async () => {

@@ -1,3 +1,4 @@
+import type { AnyMiddlewareArgs } from '@slack/bolt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import { FEEDBACK_ACTION } from '../../src/bot/views/run/feedback.ts';
@@ -39,6 +40,25 @@ const press = (summary: FakeMessage, user: string, which: 'positive_button' | 'n
     value: feedbackButtons(summary)[which].value,
     blockId: 'summary-feedback',
   });
+
+/**
+ * Makes the first feedback click's handling slow, as a slow Slack or store call would: it waits in Bolt's
+ * middleware until a second feedback click has been handled, or 500 ms.
+ */
+function slowFirstFeedbackClick(): void {
+  let secondHandled!: () => void;
+  const second = new Promise<void>((resolve) => (secondHandled = resolve));
+  let clicks = 0;
+  e.slack.app.use(async ({ body, next }: AnyMiddlewareArgs & { next: () => Promise<void> }) => {
+    const actions = (body as { actions?: { action_id?: string }[] }).actions;
+    if (actions?.[0]?.action_id !== FEEDBACK_ACTION) return next();
+    clicks += 1;
+    const which = clicks;
+    if (which === 1) await Promise.race([second, new Promise((resolve) => setTimeout(resolve, 500))]);
+    await next();
+    if (which === 2) secondHandled();
+  });
+}
 
 describe('feedback on the summary', () => {
   it("stores each person's click once per run with the plan version and author, counts it, and shows it in tandem show", async () => {
@@ -94,6 +114,35 @@ describe('feedback on the summary', () => {
       ['UREQ', sent.ts, 'You already gave feedback on this run; your first answer is the one kept.'],
     ]);
   });
+
+  it.each(['signed HTTP', 'Socket Mode'])(
+    "one person's thumbs up then down, the first still being handled when the second comes: the first is kept, and the second is told so (%s)",
+    async (connection) => {
+      if (connection === 'Socket Mode') {
+        await e.stop();
+        e = await startSlackE2E(db.store, { feedback: storedFeedback(db.database.db, metrics), socketMode: true });
+      }
+      const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> safe change please' });
+      await sent;
+      const plan = await e.waitForMessage(sent.ts, isPlan, 'the plan');
+      await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
+      const summary = await e.waitForMessage(sent.ts, isSummary, 'the summary');
+      await e.agent.idle();
+      const run = (await db.store.listRuns({ limit: 50 })).find((r) => r.conversation.threadTs === sent.ts)!;
+      slowFirstFeedbackClick();
+
+      expect((await press(summary, 'UREQ', 'positive_button')).status).toBe(200);
+      expect((await press(summary, 'UREQ', 'negative_button')).status).toBe(200);
+      const deadline = Date.now() + 5000;
+      while (e.fake.model.ephemerals.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+
+      expect((await listFeedback(db.database.db, run.id)).map((f) => [f.userId, f.value])).toEqual([['UREQ', 'good']]);
+      expect(e.fake.model.ephemerals.map((m) => m.text)).toEqual([
+        expect.stringMatching(/^Thanks — noted: this run went well/),
+        'You already gave feedback on this run; your first answer is the one kept.',
+      ]);
+    },
+  );
 
   it('a double click, or a click on an old summary of a finished run, is stored and counted once', async () => {
     const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> safe change please' });

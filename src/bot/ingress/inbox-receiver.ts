@@ -1,10 +1,10 @@
 import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
 import type { Logger } from '../../observability/logger.ts';
-import { AckFirst } from './ack-first.ts';
 import { inboxKey, storableBody } from './inbox-key.ts';
 import type { SlackInbox } from '../ports.ts';
 import { describeError } from '../surface/replies.ts';
 import type { AnsweringInbox, Retry } from './ingress-ack.ts';
+import { personOf, RequestTurns } from './request-turns.ts';
 
 /**
  * A store that does not answer (a cut connection, a failover) must not keep Slack waiting past its 3 s:
@@ -63,12 +63,13 @@ export interface InboxContext {
  * ahead of every ack is between the receiver and the app. A redelivered request is acknowledged and
  * dropped. Once the listeners are done the request is marked handled; one left pending by a crash is
  * handled again by `resumeUnfinished`. Under a burst the acks come first: what a listener does after
- * `await ack()` starts once the requests received so far are acknowledged too (AckFirst). Over HTTP a click
- * or an event does not pass through Bolt's receiver at all: the ingress hands it to `receiveAnswered`.
+ * `await ack()` starts once the requests received so far are acknowledged too, and after the same person's
+ * earlier requests' work (RequestTurns). Over HTTP a click or an event does not pass through Bolt's receiver
+ * at all: the ingress hands it to `receiveAnswered`.
  */
 export class InboxReceiver implements Receiver, AnsweringInbox {
   private app: App | undefined;
-  private readonly ackFirst = new AckFirst();
+  private readonly turns = new RequestTurns();
   /** Requests refused because their inbox write outlived the ack deadline (it may have landed since). */
   private readonly late = new Set<string>();
   /** Requests whose handling met a store failure, with their bodies: handled again once the store takes writes. */
@@ -122,19 +123,20 @@ export class InboxReceiver implements Receiver, AnsweringInbox {
   }
 
   private async receive(event: ReceiverEvent): Promise<void> {
-    const acked = this.ackFirst.received();
+    const turn = this.turns.arrive(personOf(event.body));
     const ack: ReceiverEvent['ack'] = async (response) => {
       try {
         await event.ack(response);
       } finally {
-        acked();
+        turn.acked();
       }
-      await this.ackFirst.othersAcked();
+      await turn.due();
     };
     try {
       await this.store({ ...event, ack });
     } finally {
-      acked();
+      turn.acked();
+      turn.done();
     }
   }
 
@@ -166,20 +168,24 @@ export class InboxReceiver implements Receiver, AnsweringInbox {
    * of one stored already is answered and dropped. Only the key and the body are held until it is handled.
    */
   async receiveAnswered(key: string, body: Record<string, unknown>, retry: Retry, answer: (status: 200 | 500) => void): Promise<void> {
-    const acked = this.ackFirst.received();
-    let fresh: boolean;
+    const turn = this.turns.arrive(personOf(body));
     try {
-      fresh = await this.stored(key, body);
-    } catch (error) {
-      this.logger.error({ err: describeError(error), inboxKey: key }, 'a Slack request could not be stored; answered 500 so Slack sends it again');
-      answer(500);
-      return acked();
+      let fresh: boolean;
+      try {
+        fresh = await this.stored(key, body);
+      } catch (error) {
+        this.logger.error({ err: describeError(error), inboxKey: key }, 'a Slack request could not be stored; answered 500 so Slack sends it again');
+        answer(500);
+        return turn.acked();
+      }
+      answer(200);
+      turn.acked();
+      if (!fresh) return this.logger.debug({ inboxKey: key, retryNum: retry.retryNum }, 'Slack request delivered again; acknowledged and dropped');
+      await turn.due();
+      await this.handle(key, { body, ack: noAck, ...retry, customProperties: { inboxKey: key } });
+    } finally {
+      turn.done();
     }
-    answer(200);
-    acked();
-    if (!fresh) return this.logger.debug({ inboxKey: key, retryNum: retry.retryNum }, 'Slack request delivered again; acknowledged and dropped');
-    await this.ackFirst.othersAcked();
-    await this.handle(key, { body, ack: noAck, ...retry, customProperties: { inboxKey: key } });
   }
 
   /**

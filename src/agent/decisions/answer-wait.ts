@@ -98,14 +98,7 @@ async function expiredAtClick(ctx: AgentContext, wait: Wait): Promise<ClosedRefu
 /** How a closed wait refuses, in the words each kind's people already knew; an expired one says it expired. */
 function closedRefusal(wait: Wait, state: ClosedWaitState): ClosedRefusal {
   const { run, subject } = wait;
-  if (state === 'expired')
-    return {
-      code: 'wait-expired',
-      message:
-        subject.kind === 'confirm'
-          ? words`This Confirm expired: nobody confirmed what step ${subject.confirmation.stepId} acts on in time, so it did not run. Nothing was done now.`
-          : 'This plan expired: nobody approved it in time, and nothing ran. Nothing was done now; it can only be proposed again (Propose again, in the thread), as a fresh plan to approve.',
-    };
+  if (state === 'expired') return { code: 'wait-expired', message: expiredWords(subject) };
   if (subject.kind === 'escalation') {
     const { escalation } = subject;
     if (escalation.status === 'resolved')
@@ -126,6 +119,14 @@ function closedRefusal(wait: Wait, state: ClosedWaitState): ClosedRefusal {
     return decisionRefusal('not-waiting', run, subject.planVersion);
   }
   return { code: 'not-waiting', message: 'This is no longer waiting for an answer; nothing was done.' };
+}
+
+/** What an expired wait says to a late click, by kind (only a plan, a Confirm and a failed undo expire). */
+function expiredWords(subject: Wait['subject']): Text {
+  if (subject.kind === 'confirm')
+    return words`This Confirm expired: nobody confirmed what step ${subject.confirmation.stepId} acts on in time, so it did not run. Nothing was done now.`;
+  if (subject.kind === 'escalation') return 'This expired: nobody took it on in time. Nothing was done now.';
+  return 'This plan expired: nobody approved it in time, and nothing ran. Nothing was done now; it can only be proposed again (Propose again, in the thread), as a fresh plan to approve.';
 }
 
 /**

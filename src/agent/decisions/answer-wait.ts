@@ -17,19 +17,11 @@
  * rule there.
  */
 import type { AgentContext } from '../context.ts';
-import {
-  refuse,
-  type Refusal,
-  type WaitClosedCode,
-  type ConfirmRefusalCode,
-  type EscalationRefusalCode,
-  type PlanDecisionRefusalCode,
-  type Refused,
-} from '../model/refusal.ts';
+import { refuse, type ConfirmRefusalCode, type EscalationRefusalCode, type PlanDecisionRefusalCode, type Refused } from '../model/refusal.ts';
 import type { EscalationAnswer, WaitRef } from '../ports/run-store.ts';
 import { person, type Text, words } from '../text/text.ts';
 import { handedAwayFrom } from '../waits/addressee.ts';
-import type { ClosedWaitState, Wait } from '../waits/wait.ts';
+import type { Wait } from '../waits/wait.ts';
 import { waitOf } from '../waits/wait-of.ts';
 import { isOpenState } from '../waits/wait-state.ts';
 import { resolveEscalation } from './escalation-resolution.ts';

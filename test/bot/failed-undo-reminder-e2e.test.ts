@@ -68,10 +68,13 @@ describe('a failed undo after the run ended', () => {
     const failedUndo = () => e.thread(ts).filter((m) => m.text.includes('An undo step failed'));
     // It waits for a person, so it can be handed on (CONTRACT §5); its reminder is a second copy.
     expect(failedUndo()[0]!.blocks?.some((block) => JSON.stringify(block).includes(REASSIGN_ACTION))).toBe(true);
+    // Handed on before it expires: its message says whom it waits on.
+    await submitReassign(e, await openModal(e, failedUndo()[0]!, 'UAPP1', REASSIGN_ACTION), 'UAPP1', 'UAPP2');
+    await e.fake.waitUntil(() => JSON.stringify(failedUndo()[0]!.blocks).includes('Waiting on <@UAPP2>'), 5000, 'the failed undo handed on');
     await e.agent.housekeep(later(1801));
     await e.fake.waitUntil(() => failedUndo().length === 2, 5000, 'the reminder of the failed undo');
     // Someone opens the Reassign form before it expires and sends it after.
-    const form = await openModal(e, failedUndo()[0]!, 'UAPP1', REASSIGN_ACTION);
+    const form = await openModal(e, failedUndo()[0]!, 'UAPP2', REASSIGN_ACTION);
 
     await e.agent.housekeep(later(86_400 + 60));
     await e.agent.idle();
@@ -84,9 +87,9 @@ describe('a failed undo after the run ended', () => {
     expect(told[0]!.text).toContain('“Undo the change” within 1 day');
     expect(told[0]!.text).toContain('Unless someone undid it by hand, what “Change the thing” changed is still in place.');
 
-    const before = e.fake.model.ephemeralsFor('UAPP1').length;
-    await submitReassign(e, form, 'UAPP1', 'UAPP2');
-    expect(await newEphemeral(e, 'UAPP1', before)).toContain('it expired');
+    const before = e.fake.model.ephemeralsFor('UAPP2').length;
+    await submitReassign(e, form, 'UAPP2', 'UAPP1');
+    expect(await newEphemeral(e, 'UAPP2', before)).toContain('it expired');
     // Expiry runs nothing: the undo was tried once, by the Abort; a later sweep tells nobody again.
     await e.agent.housekeep(later(2 * 86_400));
     await e.agent.idle();

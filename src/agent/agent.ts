@@ -10,6 +10,7 @@ import type { AgentContext, AgentDeps } from './context.ts';
 import { createAgentContext } from './agent-context.ts';
 import { createBackgroundWork, type BackgroundWork } from './replicas/background-work.ts';
 import { checkEdit, editPlan, revisePlan } from './decisions/plan-decisions.ts';
+import { planExpiredRefusal } from './decisions/closed-wait-refusal.ts';
 import { answerWait } from './decisions/answer-wait.ts';
 import { runHousekeeping } from './waits/housekeeping.ts';
 import { reassignWait } from './waits/reassign.ts';
@@ -133,7 +134,10 @@ function runsApi(ctx: AgentContext, work: BackgroundWork): Pick<AgentApi, 'start
  * the run's lease while it moves the run on, and returns what should happen next; it is performed here
  * (a driver or planner started) before the lease is let go of, so no peer adopts the run in between.
  */
-function planDecisionsApi(ctx: AgentContext, work: BackgroundWork): Pick<AgentApi, 'decide' | 'checkEdit' | 'editPlan' | 'revisePlan' | 'confirmTarget'> {
+function planDecisionsApi(
+  ctx: AgentContext,
+  work: BackgroundWork,
+): Pick<AgentApi, 'decide' | 'modifyRefusal' | 'checkEdit' | 'editPlan' | 'revisePlan' | 'confirmTarget'> {
   return {
     decide: (input) =>
       ctx.replica.leases.during(input.runId, async () => {
@@ -146,6 +150,7 @@ function planDecisionsApi(ctx: AgentContext, work: BackgroundWork): Pick<AgentAp
         const next = !result.ok && result.error.code === 'not-waiting' ? [...answered.next, drive(input.runId)] : answered.next;
         return performNext(ctx, { ...answered, next });
       }),
+    modifyRefusal: (input) => ctx.replica.leases.during(input.runId, () => planExpiredRefusal(ctx, input)),
     checkEdit: (input) => checkEdit(ctx, input),
     editPlan: (input) => ctx.replica.leases.during(input.runId, async () => performNext(ctx, await editPlan(ctx, input))),
     async revisePlan(input) {

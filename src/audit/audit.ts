@@ -21,7 +21,7 @@ export async function auditRuns(
   const violations: Violation[] = [];
   for (const run of runs) {
     const facts = await loadRunFacts(store, run);
-    const runCtx = withStoredRisks(ctx, facts.steps);
+    const runCtx = withStoredRisks(ctx, facts);
     for (const check of options.checks ?? AUDIT_CHECKS) violations.push(...check.check(facts, runCtx));
   }
   return { runs: runs.length, violations };

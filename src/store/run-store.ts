@@ -13,7 +13,14 @@ import type { Db } from './database.ts';
 import { decideConfirmation, requestConfirmation, selectConfirmations } from './human-input/confirmations-repository.ts';
 import { appendEvent, appendEvents, appendToRuns, selectEvents } from './runs/events-repository.ts';
 import { adoptRuns, claimRunLease, releaseRunLease, renewLeases } from './leases/leases-repository.ts';
-import { insertEscalation, resolveEscalation, selectEscalation, selectEscalations, selectOpenEscalations } from './human-input/escalations-repository.ts';
+import {
+  expireEscalation,
+  insertEscalation,
+  resolveEscalation,
+  selectEscalation,
+  selectEscalations,
+  selectOpenEscalations,
+} from './human-input/escalations-repository.ts';
 import { insertApproval, insertPlanVersion, selectApprovals, selectPlanVersion, selectPlanVersions } from './plans/plans-repository.ts';
 import { recordAnswer, recordDecision } from './plans/decisions-repository.ts';
 import { claimReminder } from './human-input/reminders-repository.ts';
@@ -90,6 +97,7 @@ const humanInput = (db: Db): HumanInputPort => ({
   listEscalations: (runId) => selectEscalations(db, runId),
   listOpenEscalations: (input) => selectOpenEscalations(db, input),
   resolveEscalation: (input) => resolveEscalation(db, input),
+  expireEscalation: (id) => expireEscalation(db, id),
   openQuestion: (input, owed) => insertQuestion(db, input, owed),
   listQuestions: (runId) => selectQuestions(db, runId),
   answerQuestion: (input) => answerOldestQuestion(db, input),

@@ -109,4 +109,38 @@ describe('a Confirm clicked after its time to live', () => {
     expect((await h.store.listConfirmations(run.id))[0]).toMatchObject({ status: 'aborted', decidedBy: 'tandem:expired' });
     expect((await h.store.listSteps(run.id)).find((s) => s.stepId === 's2')).toMatchObject({ status: 'skipped', error: { code: 'target-expired' } });
   });
+
+  it('of a run cancelled before the click, is refused as the run having ended, not as expired, and nothing is stored as expired', async () => {
+    const merge: FakeTool = {
+      ...fakeTool({
+        name: 'merge_pull',
+        risk: 'destructive',
+        input: z.object({ repo: RepoSchema, number: NumberArg }),
+        run: (a) => ({ status: 'ok', output: { merged: true, number: a.number } }),
+      }),
+      targets: ['repo', 'number'],
+    };
+    const plan = plannerAnswer({
+      steps: [
+        { id: 's1', tool: 'ask_human', args: { question: 'Which PR?' } },
+        { id: 's2', tool: 'merge_pull', args: { repo: 'acme/api', number: '{{steps.s1.output.answer}}' }, dependsOn: ['s1'] },
+      ],
+    });
+    harness([createAskHumanTool(), merge], new ScriptedLlm().on('planner', plan), { approvers: ['UREQ', 'UAPP'], soleOwner: true });
+    const run = await h.start('merge the PR I name', 'UREQ');
+    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: true, value: undefined });
+    await h.agent.idle();
+    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text: '666' })).toBe('answered');
+    await h.agent.idle();
+    expect(h.surface.of(run.id, 'confirm')).toHaveLength(1);
+    expect((await h.agent.cancel({ runId: run.id, userId: 'UREQ' })).ok).toBe(true);
+    await h.agent.idle();
+    ahead = (TTL_S + 1) * 1000;
+    const answer = await h.agent.confirmTarget({ runId: run.id, planVersion: 1, stepId: 's2', userId: 'UAPP', decision: 'confirm' });
+    await h.agent.idle();
+    expect(answer).toEqual({ ok: false, error: expect.objectContaining({ code: 'run-ended' }) });
+    expect(merge.calls).toEqual([]);
+    expect((await h.store.listConfirmations(run.id))[0]).toMatchObject({ status: 'pending' });
+    expect(h.surface.of(run.id, 'confirm-expired')).toEqual([]);
+  });
 });

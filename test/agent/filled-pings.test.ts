@@ -92,3 +92,28 @@ describe('a mention completed by a filled value', () => {
     expect(posted).toEqual([{ channel: 'C1', text: 'Title: &lt;!channel&gt; hi' }]);
   });
 });
+
+describe('a link labelled by a filled value', () => {
+  it.each([
+    ['Notes: <{{steps.s1.output.text}}>', 'https://evil.example/x|the release notes'],
+    ['Notes: <https://docs.example/{{steps.s1.output.text}}>', 'x|the release notes'],
+  ])('%s filled so its text is not its address is flagged on the plan, and the step fails instead of posting it', async (text, filled) => {
+    expect(planFlags(notifyPlan(text))).toEqual([{ where: 'step 2', flags: [expect.stringContaining('nor make a link whose text is not its address')] }]);
+    const { posted, step } = await runNotify(text, filled);
+    expect(posted).toEqual([]);
+    expect(step.status).toBe('failed');
+    expect(step.error?.code).toBe('link-not-approved');
+    expect(step.error?.message).toContain('shows a link as "the release notes"');
+    expect(step.error?.message).toContain('nothing was posted');
+  });
+
+  it.each([
+    ['a label the plan wrote', 'See <{{steps.s1.output.text}}|the issue>', 'https://github.example/a/b/issues/1'],
+    ['an address alone', 'See <{{steps.s1.output.text}}>', 'https://github.example/a/b/issues/1'],
+    ['a label that is the address', 'See <{{steps.s1.output.text}}>', 'https://a.example/|a.example'],
+  ])('%s still posts', async (_what, text, filled) => {
+    const { posted, step } = await runNotify(text, filled);
+    expect(step.status).toBe('succeeded');
+    expect(posted).toHaveLength(1);
+  });
+});

@@ -227,6 +227,10 @@ describe('Confirm for a target filled in at run time', () => {
     // Its step is aborted, not the run (CONTRACT §5): nothing is rolled back, and what ran before stays done.
     expect(t.undo.calls).toEqual([]);
     expect((await h.store.listConfirmations(run.id))[0]).toMatchObject({ status: 'aborted', decidedBy: 'tandem:expired' });
+    // Its copies lose Confirm and Abort at once and say why, on this surface as in Slack.
+    const expired = h.surface.of(run.id, 'confirm-expired');
+    expect(expired.map((m) => m.confirmation.stepId)).toEqual(['s2']);
+    expect(said(expired[0]!.why)).toBe('Expired: nobody confirmed within 1 day, so this step did not run.');
     const steps = await h.store.listSteps(run.id);
     expect(steps.find((step) => step.stepId === 's2')).toMatchObject({
       status: 'skipped',
@@ -506,7 +510,7 @@ describe('Confirm for a rollback step whose target was filled in at run time', (
     expect((await h.store.getRun(run.id))?.status).toBe('aborted');
     expect((await h.store.listSteps(run.id)).find((s) => s.stepId === 'r1')).toMatchObject({ kind: 'rollback', status: 'cancelled' });
     const [summary] = h.surface.of(run.id, 'summary');
-    expect(said(summary!.summary.reason)).toMatch(/^Nobody confirmed what the comment step acts on within 1 day, .*still to undo: \S.*\.$/);
+    expect(said(summary!.summary.reason)).toMatch(/^Nobody confirmed what “undo s0” acts on within 1 day, .*still to undo: \S.*\.$/);
   });
 
   it('Abort on it skips it, and the run ends aborted without it', async () => {

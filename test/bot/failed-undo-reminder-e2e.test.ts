@@ -10,7 +10,8 @@ import { PLAN_APPROVE_ACTION } from '../../src/bot/views/plan/plan-message.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { startSlackE2E, type SlackE2E } from '../fakes/slack-e2e.ts';
 import { hasButtons, isPlanVersion, isSummary } from '../fakes/thread-messages.ts';
-import { EXPIRED_BY } from '../../src/agent/waits/wait-state.ts';
+import { REASSIGN_ACTION } from '../../src/bot/views/run/reassign.ts';
+import { newEphemeral, openModal, submitReassign } from '../fakes/modal-steps.ts';
 
 const db = useTestStore();
 let e: SlackE2E;
@@ -61,6 +62,41 @@ describe('a failed undo after the run ended', () => {
     expect(e.tools.calls.filter((call) => call === 'undo_thing:alpha')).toHaveLength(1);
   });
 
+  it('expires as a wait expires: stored as expired, its copies lose Reassign, the thread is told what remains undone, nothing runs', async () => {
+    for (const id of ['UAPP1', 'UAPP2']) e.fake.model.users.set(id, { id, name: id, real_name: id });
+    const { ts, run } = await abortedWithFailedUndo();
+    const failedUndo = () => e.thread(ts).filter((m) => m.text.includes('An undo step failed'));
+    // It waits for a person, so it can be handed on (CONTRACT §5); its reminder is a second copy.
+    expect(failedUndo()[0]!.blocks?.some((block) => JSON.stringify(block).includes(REASSIGN_ACTION))).toBe(true);
+    // Handed on before it expires: its message says whom it waits on.
+    await submitReassign(e, await openModal(e, failedUndo()[0]!, 'UAPP1', REASSIGN_ACTION), 'UAPP1', 'UAPP2');
+    await e.fake.waitUntil(() => JSON.stringify(failedUndo()[0]!.blocks).includes('Waiting on <@UAPP2>'), 5000, 'the failed undo handed on');
+    await e.agent.housekeep(later(1801));
+    await e.fake.waitUntil(() => failedUndo().length === 2, 5000, 'the reminder of the failed undo');
+    // Someone opens the Reassign form before it expires and sends it after.
+    const form = await openModal(e, failedUndo()[0]!, 'UAPP2', REASSIGN_ACTION);
+
+    await e.agent.housekeep(later(86_400 + 60));
+    await e.agent.idle();
+    const stored = (await db.store.listEscalations(run!.id)).find((x) => x.kind === 'rollback-failed');
+    expect(stored).toMatchObject({ status: 'expired', resolution: null });
+    await e.fake.waitUntil(() => failedUndo().every((m) => !hasButtons(m)), 5000, 'every copy without its buttons');
+    for (const copy of failedUndo()) expect(JSON.stringify(copy.blocks)).toContain('Expired: nobody took this on within 1 day');
+    const told = e.thread(ts).filter((m) => m.text.includes('Nobody took on the failed undo'));
+    expect(told).toHaveLength(1);
+    expect(told[0]!.text).toContain('“Undo the change” within 1 day');
+    expect(told[0]!.text).toContain('Unless someone undid it by hand, what “Change the thing” changed is still in place.');
+
+    const before = e.fake.model.ephemeralsFor('UAPP2').length;
+    await submitReassign(e, form, 'UAPP2', 'UAPP1');
+    expect(await newEphemeral(e, 'UAPP2', before)).toContain('it expired');
+    // Expiry runs nothing: the undo was tried once, by the Abort; a later sweep tells nobody again.
+    await e.agent.housekeep(later(2 * 86_400));
+    await e.agent.idle();
+    expect(e.tools.calls.filter((call) => call === 'undo_thing:alpha')).toHaveLength(1);
+    expect(e.thread(ts).filter((m) => m.text.includes('Nobody took on the failed undo'))).toHaveLength(1);
+  });
+
   it('is reminded though many runs were aborted since, and its expiry is stored', async () => {
     const { ts, run } = await abortedWithFailedUndo();
     // Sixty runs aborted after it, in another channel: the sweep used to read only the newest fifty.
@@ -76,8 +112,7 @@ describe('a failed undo after the run ended', () => {
     await e.agent.housekeep(later(86_400 + 60));
     await e.agent.idle();
     const failedUndo = (await db.store.listEscalations(run!.id)).find((x) => x.kind === 'rollback-failed');
-    expect(failedUndo?.status).toBe('resolved');
-    expect(failedUndo?.resolvedBy).toBe(EXPIRED_BY);
+    expect(failedUndo?.status).toBe('expired');
     expect(reminders()).toHaveLength(1);
   });
 });

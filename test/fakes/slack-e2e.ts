@@ -175,6 +175,8 @@ export interface SlackE2EOptions {
   secrets?: readonly string[];
   /** TANDEM_POLICY: a policy file in force instead of the built-in policy of `approvers`. */
   policy?: PolicyGate;
+  /** The agent's clock (a click "a day later" without a sweep); the real one by default. */
+  clock?: () => Date;
 }
 
 export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = {}): Promise<SlackE2E> {
@@ -219,6 +221,7 @@ export async function startSlackE2E(store: RunStore, options: SlackE2EOptions = 
       housekeeping: { approvers },
     },
     logger,
+    ...(options.clock ? { clock: options.clock } : {}),
     owner: 'test-replica',
     runbooks: options.runbooks ?? {
       match: (task) => {

@@ -38,6 +38,10 @@ export class RecordingAgent implements AgentApi {
     this.record('decide', input);
     return this.answers.decide ? this.answers.decide(input) : { ok: true as const, value: undefined };
   }
+  async modifyRefusal(input: Parameters<AgentApi['modifyRefusal']>[0]) {
+    this.record('modifyRefusal', input);
+    return this.answers.modifyRefusal ? this.answers.modifyRefusal(input) : undefined;
+  }
   async checkEdit(input: Parameters<AgentApi['checkEdit']>[0]) {
     this.record('checkEdit', input);
     return this.answers.checkEdit ? this.answers.checkEdit(input) : { ok: true as const, value: undefined };

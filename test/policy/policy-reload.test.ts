@@ -32,7 +32,7 @@ describe('SIGHUP reloads TANDEM_POLICY', () => {
       await new Promise((resolve) => setTimeout(resolve, 10));
       expect(kept).toEqual([first.hash, second.hash]);
     } finally {
-      started.stop();
+      await started.stop();
     }
   });
 
@@ -55,9 +55,45 @@ describe('SIGHUP reloads TANDEM_POLICY', () => {
       // One line for the outage, not one per try.
       expect(errors).toEqual(['could not store the policy texts for the audit; retrying until it can']);
     } finally {
-      started.stop();
+      await started.stop();
     }
   });
+
+  it.each([
+    ['back', true],
+    ['still down', false],
+  ])(
+    'texts not yet stored at shutdown are tried once more; with the store %s they are stored, or the log says they are not, with no secret',
+    async (_what, back) => {
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'policy-stop-')), 'rules.cedar');
+      writeFileSync(file, RULE('S_ONE'));
+      const logged: { fields: unknown; line: string }[] = [];
+      const logger = { info: () => undefined, warn: () => undefined, error: (fields: unknown, line: string) => logged.push({ fields, line }) } as never;
+      const stored: string[] = [];
+      let down = true;
+      const save = async (policy: { hash: string }) => {
+        if (down) throw Object.assign(new Error('connect ECONNREFUSED postgres://tandem:s3cret-pass@db.internal:5432/tandem'), { code: 'ECONNREFUSED' });
+        stored.push(policy.hash);
+      };
+      // The next retry is a minute away: only the shutdown's try can store the texts.
+      const started = startPolicy(loadConfig({ TANDEM_POLICY: file }), { groupsOf: async () => [] }, logger, save, 60_000);
+      const deadline = Date.now() + 5000;
+      while (logged.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      down = !back;
+      await started.stop();
+      const hash = started.gate.current().hash;
+      if (back) {
+        expect(stored).toEqual([hash]);
+        expect(logged).toHaveLength(1);
+        return;
+      }
+      expect(stored).toEqual([]);
+      const last = logged.at(-1)!;
+      expect(last.line).toMatch(/^the policy texts are not stored: the store could not take them before shutdown/);
+      expect(last.fields).toEqual({ hash: hash.slice(0, 12), reason: 'ECONNREFUSED' });
+      expect(JSON.stringify(last)).not.toContain('s3cret');
+    },
+  );
 
   it('a change of the file reloads it without a signal', async () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'policy-watch-')), 'rules.cedar');
@@ -71,7 +107,7 @@ describe('SIGHUP reloads TANDEM_POLICY', () => {
       while (started.gate.current().groups[0] !== 'S_AFTER' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(started.gate.current().groups).toEqual(['S_AFTER']);
     } finally {
-      started.stop();
+      await started.stop();
     }
   });
 });

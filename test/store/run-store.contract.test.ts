@@ -583,6 +583,20 @@ describe.each(STORE_ENGINES)('run store contract on %s', (engine) => {
     expect(await store.listOpenEscalations({ kind: 'rollback-failed', limit: 1 })).toHaveLength(1);
   });
 
+  it('expires an open escalation once, with no action recorded, and no longer lists it open', async () => {
+    const run = await newRun();
+    const escalation = await store.openEscalation({ runId: run.id, planVersion: 1, stepId: 'r1', kind: 'rollback-failed', message: 'undo failed' });
+    expect(await Promise.all([store.expireEscalation(escalation.id), store.expireEscalation(escalation.id)])).toEqual(expect.arrayContaining([true, false]));
+    expect(await store.getEscalation(escalation.id)).toMatchObject({ status: 'expired', resolution: null, resolvedBy: null });
+    expect((await store.getEscalation(escalation.id))?.resolvedAt).toBeInstanceOf(Date);
+    expect((await store.listOpenEscalations({ kind: 'rollback-failed', limit: 100 })).map((x) => x.id)).not.toContain(escalation.id);
+    // An escalation already answered is not expired over its answer.
+    const answered = await store.openEscalation({ runId: run.id, planVersion: 1, stepId: 's2', kind: 'step-failed', message: 'failed' });
+    await store.resolveEscalation({ id: answered.id, action: 'skip', userId: 'U1' });
+    expect(await store.expireEscalation(answered.id)).toBe(false);
+    expect(await store.getEscalation(answered.id)).toMatchObject({ status: 'resolved', resolution: 'skip' });
+  });
+
   it('resolves an escalation once, answers the oldest question, and totals usage', async () => {
     const run = await newRun();
     const escalation = await store.openEscalation({ runId: run.id, planVersion: 1, stepId: 's2', kind: 'uncertain-side-effect', message: 'release may exist' });

@@ -21,16 +21,13 @@ import { refuse, type ConfirmRefusalCode, type EscalationRefusalCode, type PlanD
 import type { EscalationAnswer, WaitRef } from '../ports/run-store.ts';
 import { person, type Text, words } from '../text/text.ts';
 import { handedAwayFrom } from '../waits/addressee.ts';
-import type { ClosedWaitState, Wait } from '../waits/wait.ts';
+import type { Wait } from '../waits/wait.ts';
 import { waitOf } from '../waits/wait-of.ts';
 import { isOpenState } from '../waits/wait-state.ts';
-import { expireIfDue, expiringWaitOf, waitTimes } from '../waits/wait-expiry.ts';
-import { checkVersion } from './approval-click.ts';
-import { decisionRefusal } from './decision-refusals.ts';
-import { answeredLine, resolveEscalation } from './escalation-resolution.ts';
+import { resolveEscalation } from './escalation-resolution.ts';
+import { closedRefusal, expiredAtClick } from './closed-wait-refusal.ts';
 import { decide } from './plan-decisions.ts';
-import { isFinal } from '../execution/run-ending.ts';
-import { CONFIRM_PLAN_CHANGED, decideTarget } from './target-decision.ts';
+import { decideTarget } from './target-decision.ts';
 import { decided, type Decided } from '../ports/effects.ts';
 
 /** The kinds answered by a button that names the wait. */
@@ -80,52 +77,6 @@ export async function answerWait<K extends ButtonWaitKind>(ctx: AgentContext, in
   const handedAway = await handedAwayRefusal(ctx, wait, input.userId);
   if (handedAway) return decided(handedAway as AnswerResult<K>);
   return path(ctx, input);
-}
-
-type ClosedRefusal = { code: WaitAnswerRefusals[ButtonWaitKind]; message: Text };
-
-/**
- * The click came after the wait's `expiresAt` and before the sweep that expires it: it expires here, with the
- * sweep's effects, and the click is refused as the wait now stands (expired, or answered by whoever came first).
- */
-async function expiredAtClick(ctx: AgentContext, wait: Wait): Promise<ClosedRefusal | undefined> {
-  const expiring = await expiringWaitOf(ctx, wait);
-  if (!expiring || !isOpenState(expiring.state) || !(await expireIfDue(ctx, expiring, ctx.now(), waitTimes(ctx)))) return undefined;
-  const after = await waitOf(ctx, expiring.ref);
-  return closedRefusal(after ?? expiring, after && !isOpenState(after.state) ? after.state : 'expired');
-}
-
-/** How a closed wait refuses, in the words each kind's people already knew; an expired one says it expired. */
-function closedRefusal(wait: Wait, state: ClosedWaitState): ClosedRefusal {
-  const { run, subject } = wait;
-  if (state === 'expired')
-    return {
-      code: 'wait-expired',
-      message:
-        subject.kind === 'confirm'
-          ? words`This Confirm expired: nobody confirmed what step ${subject.confirmation.stepId} acts on in time, so it did not run. Nothing was done now.`
-          : 'This plan expired: nobody approved it in time, and nothing ran. Nothing was done now; it can only be proposed again (Propose again, in the thread), as a fresh plan to approve.',
-    };
-  if (subject.kind === 'escalation') {
-    const { escalation } = subject;
-    if (escalation.status === 'resolved')
-      return { code: 'already-resolved', message: words`This was already answered: ${answeredLine(escalation)}. Nothing more was done.` };
-    return { code: 'run-ended', message: 'This run has already ended; nothing was done.' };
-  }
-  if (subject.kind === 'confirm') {
-    const { confirmation } = subject;
-    if (isFinal(run.status)) return { code: 'run-ended', message: `The run already ended (${run.status}); nothing was done.` };
-    if (confirmation.status !== 'pending')
-      return { code: 'already-decided', message: words`This was already ${confirmation.status} by ${person(confirmation.decidedBy ?? '?')}.` };
-    return { code: 'plan-changed', message: CONFIRM_PLAN_CHANGED };
-  }
-  if (subject.kind === 'approval') {
-    // Another version: the click on this one runs nothing, and the clicker is told the plan changed (CONTRACT §5).
-    const current = checkVersion(run, subject.planVersion);
-    if (!current.ok) return current.error;
-    return decisionRefusal('not-waiting', run, subject.planVersion);
-  }
-  return { code: 'not-waiting', message: 'This is no longer waiting for an answer; nothing was done.' };
 }
 
 /**

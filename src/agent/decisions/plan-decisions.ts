@@ -29,6 +29,7 @@ import { openEscalationsOf, tellEscalationsClosed } from '../waits/closed-escala
 import { decided, drive, tellClosed, type Decided, type Effect } from '../ports/effects.ts';
 import { reopenDoubts } from '../waits/revise-failed.ts';
 import { showPartialApproval } from './recorded-progress.ts';
+import { planExpiredRefusal } from './closed-wait-refusal.ts';
 
 type Loaded = { run: RunRecord; version: PlanVersionRecord };
 export type { EditProblem, PlanDecisionRefusalCode, RevisionRefusalCode } from '../model/refusal.ts';
@@ -177,6 +178,8 @@ const editProblems = (problems: readonly PlanProblem[]): { ok: false; error: Edi
 export async function checkEdit(ctx: AgentContext, input: { runId: string; planVersion: number; plan: unknown }): Promise<Result<void, EditProblem[]>> {
   const run = await ctx.store.getRun(input.runId);
   if (!run) return { ok: false, error: [{ code: 'run-missing', message: 'That run does not exist.' }] };
+  const expired = await planExpiredRefusal(ctx, input);
+  if (expired) return { ok: false, error: [expired] };
   const current = checkVersion(run, input.planVersion);
   if (!current.ok) return { ok: false, error: [current.error] };
   const checked = await validateEdit(ctx, input);
@@ -188,17 +191,15 @@ export async function editPlan(
   ctx: AgentContext,
   input: { runId: string; planVersion: number; userId: string; plan: unknown },
 ): Promise<Decided<Result<PlanVersionRecord, EditProblem[]>>> {
+  const expired = await planExpiredRefusal(ctx, input);
+  if (expired) return decided({ ok: false, error: [expired] });
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
   if (!loaded.ok) {
     const made = await editAlreadyMade(ctx, input);
     return decided(made ? { ok: true, value: made } : { ok: false, error: [loaded.error] });
   }
   const { run } = loaded.value;
-  const may = await checkRequesterOrApprover({
-    action: 'edit',
-    userId: input.userId,
-    policy: { gate: ctx.config.policy, run },
-  });
+  const may = await checkRequesterOrApprover({ action: 'edit', userId: input.userId, policy: { gate: ctx.config.policy, run } });
   if (!may.ok) return decided({ ok: false, error: [may.error] });
   const checked = await validateEdit(ctx, input);
   if (!checked.ok) return decided(editProblems(checked.error));
@@ -249,14 +250,12 @@ export async function revisePlan(
   ctx: AgentContext,
   input: { runId: string; planVersion: number; userId: string; instruction: string },
 ): Promise<Refused<{ work: Promise<Effect[]> }, RevisionRefusalCode, Text>> {
+  const expired = await planExpiredRefusal(ctx, input);
+  if (expired) return { ok: false, error: expired };
   const loaded = await loadPending(ctx, input.runId, input.planVersion);
   if (!loaded.ok) return loaded;
   const { run, version } = loaded.value;
-  const may = await checkRequesterOrApprover({
-    action: 'revise',
-    userId: input.userId,
-    policy: { gate: ctx.config.policy, run },
-  });
+  const may = await checkRequesterOrApprover({ action: 'revise', userId: input.userId, policy: { gate: ctx.config.policy, run } });
   if (!may.ok) return may;
   if (!ctx.models.llm.has('planner')) return refuse('no-planner', 'No planner model is configured, so I cannot revise the plan; edit the steps instead.');
   const doubting = await openEscalationsOf(ctx, run.id, 'low-confidence');

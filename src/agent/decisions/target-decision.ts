@@ -142,7 +142,7 @@ export async function expireConfirmation(ctx: AgentContext, confirmation: Confir
       await abortUnattended(
         ctx,
         runId,
-        words`Nobody confirmed what the ${confirmation.tool} step acts on within ${waited}, so it did not run and the run was aborted.`,
+        words`Nobody confirmed what ${await stepNamed(ctx, confirmation)} acts on within ${waited}, so it did not run and the run was aborted.`,
       );
       return { run, undo: true };
     }

@@ -28,6 +28,9 @@ export function safeSurface(surface: Surface, logger: LogPort): Surface {
       ? { escalationsClosed: wrap('escalationsClosed', (run, closed, closedBy) => surface.escalationsClosed!(run, closed, closedBy)) }
       : {}),
     ...(surface.confirmExpired ? { confirmExpired: wrap('confirmExpired', (run, confirmation, why) => surface.confirmExpired!(run, confirmation, why)) } : {}),
+    ...(surface.escalationExpired
+      ? { escalationExpired: wrap('escalationExpired', (run, escalation, why) => surface.escalationExpired!(run, escalation, why)) }
+      : {}),
     ...(surface.plannerUnavailable ? { plannerUnavailable: wrap('plannerUnavailable', (run, reason) => surface.plannerUnavailable!(run, reason)) } : {}),
     finish: wrap('finish', (summary, delivery) => surface.finish(summary, delivery)),
     // A link that cannot be had is no reason to stop a write: the attribution line names the thread instead.

@@ -30,9 +30,9 @@ export type PlanDecisionRefusalCode =
 /** An answer to a wait that expired (a plan not approved in time, a Confirm not given in time): nothing was done. */
 export type WaitClosedCode = 'wait-expired';
 /** Why a revision was not started; `no-planner`: there is no model to revise with. */
-export type RevisionRefusalCode = DecisionRefusalCode | 'version-missing' | 'not-requester-or-approver' | 'no-planner';
+export type RevisionRefusalCode = DecisionRefusalCode | 'version-missing' | 'not-requester-or-approver' | 'no-planner' | WaitClosedCode;
 /** Why a person's edit was not taken: a refusal, or each thing wrong with the edited plan, every one with its code. */
-export type EditProblem = Refusal<DecisionRefusalCode | 'version-missing' | 'not-requester-or-approver' | PlanProblemCode, Text>;
+export type EditProblem = Refusal<DecisionRefusalCode | 'version-missing' | 'not-requester-or-approver' | PlanProblemCode | WaitClosedCode, Text>;
 /** Why a Confirm or Abort click changed nothing: the run or the request moved on, or who clicked. */
 export type ConfirmRefusalCode =
   | 'run-missing'

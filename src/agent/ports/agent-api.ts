@@ -9,6 +9,7 @@ import type {
   ReassignRefusalCode,
   Refused,
   RevisionRefusalCode,
+  WaitClosedCode,
 } from '../model/refusal.ts';
 import type { Reassigned, WaitForPerson, WaitRef } from './human-input.ts';
 import type { Text } from '../text/text.ts';
@@ -46,6 +47,11 @@ export interface AgentApi {
     decision: 'approve' | 'reject';
     digest?: string | undefined;
   }): Promise<Refused<void, PlanDecisionRefusalCode, Text>>;
+  /**
+   * Why Modify on this plan version is refused before its editor opens: it expired (or is past its time to live, and
+   * expires now, as an Approve click would); undefined otherwise (the edit itself checks the rest).
+   */
+  modifyRefusal(input: { runId: string; planVersion: number }): Promise<Refusal<WaitClosedCode, Text> | undefined>;
   /** Checks a person's edit without storing it (for a modal's field errors); each string names the problem. */
   checkEdit(input: { runId: string; planVersion: number; plan: unknown }): Promise<Result<void, EditProblem[]>>;
   editPlan(input: { runId: string; planVersion: number; userId: string; plan: unknown }): Promise<Result<PlanVersionRecord, EditProblem[]>>;

@@ -34,7 +34,8 @@ export interface EscalationRecord {
     | 'driver-failed';
   /** What happened, in words for a person (it may name who did what, or a setting). */
   message: Text;
-  status: 'open' | 'resolved';
+  /** `expired`: a failed undo nobody took on within its time to live (no answer was given; `resolution` stays null). */
+  status: 'open' | 'resolved' | 'expired';
   resolution: EscalationAction | null;
   resolvedBy: string | null;
   createdAt: Date;
@@ -153,6 +154,8 @@ export interface HumanInputPort {
   listOpenEscalations(input: { kind: EscalationRecord['kind']; limit: number }): Promise<EscalationRecord[]>;
   /** open → resolved once; false if it was already resolved. */
   resolveEscalation(input: { id: string; action: EscalationAction; userId: string }): Promise<boolean>;
+  /** open → expired once (nobody answered within its time to live; no action is recorded); false if it was no longer open. */
+  expireEscalation(id: string): Promise<boolean>;
 
   /** With `owed`: in the same transaction, the question the thread is owed (`payload` plus the question's id). */
   openQuestion(input: Pick<QuestionRecord, 'runId' | 'stepId' | 'planVersion' | 'question'>, owed?: OweAlong): Promise<QuestionRecord>;

@@ -199,6 +199,11 @@ export interface Surface {
    * while the rest of the run goes on (its end would sweep them, but a run can wait on other things for days).
    */
   confirmExpired?(run: RunRecord, confirmation: ConfirmationRecord, why: Text): Promise<void>;
+  /**
+   * An escalation nobody took on in time (a failed undo): every copy of its message loses its buttons (Reassign) and
+   * says `why`; the run has already ended, so the run's end will not sweep them.
+   */
+  escalationExpired?(run: RunRecord, escalation: EscalationRecord, why: Text): Promise<void>;
   /** The planner's model provider is down (and any fallback too): say so, and offer to plan the same task again. */
   plannerUnavailable?(run: RunRecord, reason: Text): Promise<void>;
   finish(summary: RunSummary, delivery?: Delivery): Promise<void>;

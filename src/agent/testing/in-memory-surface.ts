@@ -13,6 +13,10 @@ export type SeenMessage =
   | { kind: 'notice'; runId: string; text: Text }
   | { kind: 'approval-progress'; runId: string; planVersion: number; lines: string[] }
   | { kind: 'closed'; runId: string; escalationIds: string[]; closedBy: Text }
+  /** Every copy of an expired Confirm lost its buttons and says `why` (the Slack surface rewrites them in place). */
+  | { kind: 'confirm-expired'; runId: string; confirmation: ConfirmationRecord; why: Text }
+  /** Every copy of an expired escalation (a failed undo) lost its buttons and says `why`. */
+  | { kind: 'escalation-expired'; runId: string; escalationId: string; why: Text }
   | { kind: 'summary'; runId: string; summary: RunSummary };
 
 export class InMemorySurface implements Surface {
@@ -57,6 +61,12 @@ export class InMemorySurface implements Surface {
   }
   async escalationsClosed(run: RunRecord, closed: readonly ClosedEscalation[], closedBy: Text): Promise<void> {
     this.messages.push({ kind: 'closed', runId: run.id, escalationIds: closed.map((c) => c.escalation.id), closedBy });
+  }
+  async confirmExpired(run: RunRecord, confirmation: ConfirmationRecord, why: Text): Promise<void> {
+    this.messages.push({ kind: 'confirm-expired', runId: run.id, confirmation: structuredClone(confirmation), why });
+  }
+  async escalationExpired(run: RunRecord, escalation: EscalationRecord, why: Text): Promise<void> {
+    this.messages.push({ kind: 'escalation-expired', runId: run.id, escalationId: escalation.id, why });
   }
   async finish(summary: RunSummary, delivery?: Delivery): Promise<void> {
     if (this.seen(delivery)) return;

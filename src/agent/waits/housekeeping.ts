@@ -12,8 +12,7 @@ import type { RunRecord } from '../ports/run-store.ts';
 import type { Effect } from '../ports/effects.ts';
 import { openWaits } from './open-waits.ts';
 import { findHangingRun, reportStuckSteps } from './stuck-runs.ts';
-import { DEFAULT_HOUSEKEEPING, stageAt, type Wait } from './wait.ts';
-import { EXPIRED_BY } from './wait-state.ts';
+import { DEFAULT_HOUSEKEEPING, type Wait } from './wait.ts';
 import { remindOrExpire } from './wait-reminders.ts';
 
 /** Far more than are ever waiting at once; the newest come first. */
@@ -41,9 +40,10 @@ export async function runHousekeeping(ctx: AgentContext, now: Date): Promise<Eff
 
 /**
  * A failed undo (`rollback-failed`) waits for someone to undo it by hand after its rollback ended the run: it is
- * reminded once like any wait; past its time to live it expires, and the expiry is stored (the escalation resolved by
- * nobody: `EXPIRED_BY`), so no sweep, after a restart or on another replica, looks at it again and no list shows it
- * waiting. Read from the open escalations of that kind, however many runs were aborted since.
+ * reminded once like any wait; past its time to live it expires as a wait expires (failed-undo-expiry.ts: stored as
+ * expired, its copies' buttons gone, the thread told what remains undone), so no sweep, after a restart or on another
+ * replica, looks at it again and no list shows it waiting. Read from the open escalations of that kind, however many
+ * runs were aborted since.
  */
 async function sweepFailedUndos(
   ctx: AgentContext,
@@ -60,10 +60,7 @@ async function sweepFailedUndos(
     const waits = await openWaits(ctx, run).catch((error: unknown): Wait[] => (warn(run, 'reading its waits')(error), []));
     for (const wait of waits) {
       if (wait.subject.kind !== 'escalation' || wait.subject.escalation.kind !== 'rollback-failed') continue;
-      const { escalation } = wait.subject;
-      if (stageAt(wait, now) === 'expire')
-        await ctx.store.resolveEscalation({ id: escalation.id, action: 'abort', userId: EXPIRED_BY }).catch(warn(run, 'expiring the failed undo'));
-      else await remindOrExpire(ctx, wait, now, settings).catch(warn(run, 'the failed undo'));
+      await remindOrExpire(ctx, wait, now, settings).catch(warn(run, 'the failed undo'));
     }
   }
 }

@@ -1,8 +1,8 @@
 /**
  * What a wait's time to live does (CONTRACT §5), one path for the housekeeping sweep and for a click: at its
- * `expiresAt` a plan can no longer be approved (it can only be proposed again) and a Confirm aborts its step
- * (target-decision.ts says what that leaves running); an escalation or a question does not expire. Expiry never
- * runs anything.
+ * `expiresAt` a plan can no longer be approved (it can only be proposed again), a Confirm aborts its step
+ * (target-decision.ts says what that leaves running) and a failed undo stops waiting (failed-undo-expiry.ts); an
+ * escalation that asks for a decision, or a question, does not expire. Expiry never runs anything.
  *
  * The sweep passes every min(60 s, TTL/2), and longer after a restart, so a click can come after `expiresAt` and
  * before the sweep: the click expires the wait itself (decisions/answer-wait.ts), with the sweep's effects, and is
@@ -12,6 +12,7 @@ import { movesFrom } from '../model/run-moves.ts';
 import type { AgentContext, HousekeepingSettings } from '../context.ts';
 import { finishRun } from '../execution/run-ending.ts';
 import { expireConfirmation } from '../decisions/target-decision.ts';
+import { expireFailedUndo } from './failed-undo-expiry.ts';
 import { words } from '../text/text.ts';
 import { DEFAULT_HOUSEKEEPING, stageAt, type Wait } from './wait.ts';
 import { waitOf } from './wait-of.ts';
@@ -22,7 +23,7 @@ export function waitTimes(ctx: Pick<AgentContext, 'config'>): HousekeepingSettin
 }
 
 /**
- * Expires the wait when `now` is past its `expiresAt` and its kind expires (a plan's approval, a Confirm). True
+ * Expires the wait when `now` is past its `expiresAt` and its kind expires (a plan's approval, a Confirm, a failed undo). True
  * when it was due: expired here, or by whoever got there first (a peer's sweep, another click).
  */
 export async function expireIfDue(ctx: AgentContext, wait: Wait, now: Date, settings: HousekeepingSettings): Promise<boolean> {
@@ -34,6 +35,11 @@ export async function expireIfDue(ctx: AgentContext, wait: Wait, now: Date, sett
   // A forward step's Confirm skips its step and what depends on it; a rollback's ends the run, the undos left named.
   if (wait.subject.kind === 'confirm') {
     await expireConfirmation(ctx, wait.subject.confirmation, duration(settings.waitTtlS));
+    return true;
+  }
+  // A failed undo waits for someone to undo it by hand; past its time to live it is closed, and nothing is tried again.
+  if (wait.subject.kind === 'escalation' && wait.subject.escalation.kind === 'rollback-failed') {
+    await expireFailedUndo(ctx, wait.run, wait.subject.escalation, duration(settings.waitTtlS));
     return true;
   }
   return false;

@@ -1,9 +1,9 @@
 /**
  * What a wait does at its `remindAt` and `expiresAt` (wait.ts), one path for every kind: it is re-pinged
  * exactly once (CONTRACT §5; claimReminder makes it once across replicas), at the first sweep after
- * `remindAt`; at `expiresAt` a plan can no longer be approved (it can only be proposed again) and a Confirm
- * aborts its step (wait-expiry.ts, which a click past `expiresAt` uses too). An escalation or a question does not
- * expire and is not pinged again: the run stays paused, and its message keeps its buttons. Expiry never runs
+ * `remindAt`; at `expiresAt` a plan can no longer be approved (it can only be proposed again), a Confirm
+ * aborts its step and a failed undo stops waiting (wait-expiry.ts, which a click past `expiresAt` uses too). An
+ * escalation that asks for a decision, or a question, does not expire and is not pinged again: the run stays paused, and its message keeps its buttons. Expiry never runs
  * anything.
  */
 import type { AgentContext, HousekeepingSettings } from '../context.ts';

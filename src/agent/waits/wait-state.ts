@@ -56,8 +56,8 @@ function closedState(subject: WaitSubject, { run, events }: WaitFacts): ClosedWa
     const { escalation } = subject;
     // A failed undo waits for someone to undo it by hand, after the rollback ended the run too (housekeeping.ts sweeps it).
     if (escalation.status === 'open') return ended && escalation.kind !== 'rollback-failed' ? 'cancelled' : null;
-    // A failed undo nobody took on within its time to live (housekeeping.ts stores that it expired).
-    if (escalation.resolvedBy === EXPIRED_BY) return 'expired';
+    // A failed undo nobody took on within its time to live (failed-undo-expiry.ts; before, stored as resolved by EXPIRED_BY).
+    if (escalation.status === 'expired' || escalation.resolvedBy === EXPIRED_BY) return 'expired';
     // Its own answer is an `escalation-resolved` event naming it; one closed with others by another answer has none.
     const ownAnswer = eventsOfType(events, 'escalation-resolved').some((e) => e.data.escalationId === escalation.id);
     return ownAnswer ? 'answered' : 'cancelled';

@@ -21,7 +21,7 @@ export type { WaitKind };
 export type OpenWaitState = 'owed' | 'delivered';
 /**
  * How a wait ended. `answered`: a person decided it (or, for a plan, approved or rejected it). `expired`: its
- * time to live ran out (a plan not approved; a Confirm not given). `cancelled`: it stopped waiting because the
+ * time to live ran out (a plan not approved; a Confirm not given; a failed undo nobody took on). `cancelled`: it stopped waiting because the
  * run moved on without an answer to it — the run ended, another plan version replaced its own, or another
  * answer (an Abort, a new plan, the plan's approval) closed it with the rest.
  */

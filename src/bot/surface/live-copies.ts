@@ -4,12 +4,13 @@
  * so, not only the one clicked. Read from the thread, so copies this process never posted are found too,
  * and a copy already rewritten (its buttons gone) is left as it is.
  */
+import type { WaitRef } from '../../agent/ports/run-store.ts';
 import type { RunSummary } from '../../agent/ports/surface.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { encodeStepRef, type StepRef } from '../views/button-values.ts';
 import { asSlackBlocks, type MessageView } from '../views/limits.ts';
 import { decidedBlocks } from '../views/plan/decided-blocks.ts';
-import { ADDRESSEE_BLOCK } from '../views/run/reassign.ts';
+import { ADDRESSEE_BLOCK, REASSIGN_ACTION, reassignButton } from '../views/run/reassign.ts';
 import { ESCALATION_ACTIONS } from '../views/run/escalation.ts';
 import { QUESTION_ANSWER_ACTION } from '../views/run/question.ts';
 import { TARGET_ABORT_ACTION, TARGET_CONFIRM_ACTION } from '../views/run/target-confirmation.ts';
@@ -69,6 +70,14 @@ export function openWaitSweeps(summary: Pick<RunSummary, 'outcome' | 'confirmsAs
 /** One Confirm's copies (its buttons bound to its step), each keeping what it showed and saying why it no longer waits. */
 export function confirmSweep(ref: StepRef, line: string): Sweep {
   return { button: { actionIds: [TARGET_CONFIRM_ACTION, TARGET_ABORT_ACTION], value: encodeStepRef(ref) }, after: line };
+}
+
+/**
+ * One wait's copies found by its Reassign button, which every message of a wait carries (a failed undo has no other):
+ * each keeps what it showed and says why it no longer waits.
+ */
+export function reassignSweep(ref: WaitRef, line: string): Sweep {
+  return { button: { actionIds: [REASSIGN_ACTION], value: reassignButton(ref).value }, after: line };
 }
 
 /** What a copy showed (its text and blocks as Slack holds them), its buttons off, and the line under it. */

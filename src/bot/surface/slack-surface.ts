@@ -25,7 +25,7 @@ import { planningFailedMessage, plannerUnavailableMessage } from '../views/run/p
 import { questionMessage } from '../views/run/question.ts';
 import { addressed } from '../views/run/reassign.ts';
 import { WaitLinks } from './wait-links.ts';
-import { confirmSweep, openWaitSweeps, retireLiveCopies } from './live-copies.ts';
+import { confirmSweep, openWaitSweeps, reassignSweep, retireLiveCopies } from './live-copies.ts';
 import { isExpiredSummary, summaryMessages } from '../views/run/summary.ts';
 import { targetConfirmationMessages } from '../views/run/target-confirmation.ts';
 import { escapeText, mention, section, storedWords, truncate } from '../views/text.ts';
@@ -198,9 +198,12 @@ export class SlackSurface implements Surface {
     if (last) await this.waitLinks.posted({ runId: run.id, kind: 'confirm', wait, planVersion, stepId, channel: run.conversation.channel, ts: last });
   }
 
-  /** An expired Confirm: every copy in the thread, whoever posted it, loses its buttons and says it expired. */
+  /** An expired Confirm, or failed undo: every copy in the thread, whoever posted it, loses its buttons and says it expired. */
   async confirmExpired(run: RunRecord, confirmation: ConfirmationRecord, why: Text): Promise<void> {
-    const sweep = confirmSweep(confirmation, `:hourglass: ${storedWords(why, 500)}`);
+    await retireLiveCopies(this.options.client, this.options.logger, run.conversation, [confirmSweep(confirmation, `:hourglass: ${storedWords(why, 500)}`)]);
+  }
+  async escalationExpired(run: RunRecord, escalation: EscalationRecord, why: Text): Promise<void> {
+    const sweep = reassignSweep({ kind: 'escalation', escalationId: escalation.id }, `:hourglass: ${storedWords(why, 500)}`);
     await retireLiveCopies(this.options.client, this.options.logger, run.conversation, [sweep]);
   }
 

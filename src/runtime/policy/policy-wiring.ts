@@ -21,7 +21,7 @@ export function startPolicy(
   keep: (policy: PolicyEngine) => Promise<void> = async () => undefined,
   /** The first wait before a failed save of the texts is tried again (doubling up to a minute). */
   keepRetryMs = 1_000,
-): { gate: PolicyGate; stop: () => void } {
+): { gate: PolicyGate; stop: () => Promise<void> } {
   const path = config.policy.path;
   const load = () => loadPolicyInForce({ path, approvers: config.approvers, autoRunReadOnly: config.autoRunReadOnly, repos: config.github.repos });
   const first = load();
@@ -56,8 +56,8 @@ export function startPolicy(
     stop: () => {
       process.off('SIGHUP', onHangup);
       clearTimeout(settle);
-      keeper.stop();
       watcher?.close();
+      return keeper.stop();
     },
   };
 }

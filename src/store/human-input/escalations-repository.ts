@@ -75,3 +75,13 @@ export async function resolveEscalation(db: Db, input: { id: string; action: Esc
     .returning({ id: escalations.id });
   return rows.length === 1;
 }
+
+/** A wait nobody answered within its time to live: closed as expired, with no action, once. */
+export async function expireEscalation(db: Db, id: string): Promise<boolean> {
+  const rows = await db
+    .update(escalations)
+    .set({ status: 'expired', resolvedAt: sql`now()` })
+    .where(and(eq(escalations.id, id), eq(escalations.status, 'open')))
+    .returning({ id: escalations.id });
+  return rows.length === 1;
+}

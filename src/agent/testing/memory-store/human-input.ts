@@ -21,7 +21,7 @@ const oldestFirst = <T extends { tick: number; id: string }>(a: T, b: T) => byTi
 
 function escalations(
   tables: MemoryTables,
-): Pick<HumanInputPort, 'openEscalation' | 'getEscalation' | 'listEscalations' | 'listOpenEscalations' | 'resolveEscalation'> {
+): Pick<HumanInputPort, 'openEscalation' | 'getEscalation' | 'listEscalations' | 'listOpenEscalations' | 'resolveEscalation' | 'expireEscalation'> {
   return {
     async openEscalation(input, owed) {
       const write = tables.begin();
@@ -66,6 +66,13 @@ function escalations(
       const found = tables.escalations.get(input.id);
       if (found?.status !== 'open') return false;
       Object.assign(found, { status: 'resolved', resolution: input.action, resolvedBy: text(input.userId), resolvedAt: write.now });
+      return true;
+    },
+    async expireEscalation(id) {
+      const write = tables.begin();
+      const found = tables.escalations.get(id);
+      if (found?.status !== 'open') return false;
+      Object.assign(found, { status: 'expired', resolvedAt: write.now });
       return true;
     },
   };

@@ -6,6 +6,7 @@ import { clickOrigin, privateReplier } from '../click-origin.ts';
 import { decodePlanRef } from '../../views/button-values.ts';
 import { errorModal, loadingModal, modifyModal } from '../../views/plan/modify-modal.ts';
 import { PLAN_MODIFY_ACTION } from '../../views/plan/plan-message.ts';
+import { plainWords } from '../../views/text.ts';
 
 /**
  * Modify opens the modal before anything else (a trigger id lives 3 s), then fills it with the plan
@@ -34,6 +35,12 @@ export function registerModifyButton(app: App, deps: BotDeps): void {
     }
     if (!viewId) return;
     try {
+      // An expired plan can only be proposed again (CONTRACT §5): its editor does not open, as its Approve runs nothing.
+      const expired = await deps.agent.modifyRefusal(ref);
+      if (expired) {
+        await client.views.update({ view_id: viewId, ...(hash ? { hash } : {}), view: errorModal(plainWords(expired.message)) });
+        return;
+      }
       const version = await deps.runs.getPlanVersion(ref.runId, ref.planVersion);
       const view = version
         ? modifyModal({ runId: ref.runId, planVersion: ref.planVersion, plan: version.plan })

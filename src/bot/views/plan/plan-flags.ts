@@ -4,13 +4,12 @@
  * `<https://…|label>` shows a label that may hide where it leads. The approver reads the flag, not
  * the rendered message. A `<…>` whose content is filled in at run time (`<!{{steps.s1.output.text}}>`)
  * becomes whatever the value says, which nobody has read yet: it is flagged too (slack-notify.ts then
- * refuses a ping the approved text did not have).
+ * refuses a ping, or a link whose text is not its address, the approved text did not have).
  */
 import type { Plan } from '../../../agent/model/plan/plan.ts';
+import { disguisedLinksIn } from '../../../integrations/slack/slack-links.ts';
 import { pingsIn } from '../../../integrations/slack/slack-pings.ts';
 
-/** A link with a label: `<address|label>` (mentions and channels start with @, # or ! and are not links). */
-const LABELLED_LINK = /<([^@#!<>|][^<>|]*)\|([^<>]*)>/g;
 /** A mention or link with a `{{ … }}` inside: its kind and target are known only once the value is filled. */
 const FILLED_SPAN = /<[^<>]*\{\{[^<>]*\}\}[^<>]*>/g;
 /** How much of such a span the flag quotes (the full view shows the whole text). */
@@ -27,24 +26,12 @@ export function textFlags(text: string): string[] {
   const flags = pingsIn(text).map((ping) => `pings ${ping}`);
   for (const [span] of text.matchAll(FILLED_SPAN)) {
     const shown = span.length > SPAN_SHOWN ? `${span.slice(0, SPAN_SHOWN - 1)}…` : span;
-    flags.push(`a mention or link whose content is filled in at run time (${shown}); it may not ping anyone the plan does not`);
+    flags.push(
+      `a mention or link whose content is filled in at run time (${shown}); it may not ping anyone the plan does not, nor make a link whose text is not its address`,
+    );
   }
-  for (const match of text.matchAll(LABELLED_LINK)) {
-    const [, address = '', label = ''] = match;
-    if (!sameAddress(address, label)) flags.push(`link text differs from its address ("${label.trim()}" leads to ${address})`);
-  }
+  for (const { address, label } of disguisedLinksIn(text)) flags.push(`link text differs from its address ("${label}" leads to ${address})`);
   return flags;
-}
-
-/** A label that is the address itself, with or without its scheme or a trailing slash, hides nothing. */
-function sameAddress(address: string, label: string): boolean {
-  const bare = (value: string) =>
-    value
-      .trim()
-      .replace(/^(https?:\/\/|mailto:)/i, '')
-      .replace(/\/$/, '')
-      .toLowerCase();
-  return bare(address) === bare(label);
 }
 
 /** Flags of every slack_notify step, forward and rollback, in plan order. */

@@ -66,14 +66,15 @@ export function escalationMessage(input: EscalationInput): MessageView {
   blocks.push(section(`:rotating_light: ${headline}`, ESCALATION_HEADLINE_BLOCK));
   // Each part keeps to its share of the section's 3000 characters, escapes counted, so what changed and what waits are never cut off.
   blocks.push(section(`${who}${truncate(storedWords(offer.happened, 1200), 1400)} ${truncate(standing(offer, escalation.kind), 1400)}`));
-  if (offer.answers.length) {
+  // A failed undo offers no answer, but it waits for someone to undo it by hand, so it can be handed on (CONTRACT §5).
+  if (offer.answers.length || escalation.kind === 'rollback-failed') {
     blocks.push({
       type: 'actions',
       block_id: `escalation-${escalation.id}`.slice(0, 255),
       elements: [...offer.answers.map((answer) => button(escalation, answer, offer)), reassignButton({ kind: 'escalation', escalationId: escalation.id })],
     });
-    blocks.push(context(offer.answers.map((answer) => explain(answer, offer, escalation.kind)).join(' · ')));
   }
+  if (offer.answers.length) blocks.push(context(offer.answers.map((answer) => explain(answer, offer, escalation.kind)).join(' · ')));
   // The notification text is mrkdwn too: a title's `<!channel>` would ping from it.
   return { text: truncate(`${who}${KIND_LABEL[escalation.kind]}${offer.stepTitle ? `: ${escapeText(offer.stepTitle)}` : ''}`, 300), blocks };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { linksLabelledByValues } from '../../slack/slack-links.ts';
 import { pingsIn } from '../../slack/slack-pings.ts';
 import { escapeText } from '../../slack/slack-text.ts';
 import { defineTool } from '../define-tool.ts';
@@ -7,6 +8,29 @@ import { SlackRefusedError, type SlackPoster } from './slack-poster.ts';
 const NOT_CONFIGURED = 'Slack is not configured (SLACK_BOT_TOKEN)';
 /** The step's error code when a filled value made a ping the approver never read. */
 export const PING_NOT_APPROVED = 'ping-not-approved';
+
+/** The step's error code when a filled value labelled a link with words that are not its address. */
+export const LINK_NOT_APPROVED = 'link-not-approved';
+
+/** A ping or a disguised link the filled text has and the approved text did not: the step is refused, nothing posted. */
+function refuseFilledText(planned: string, filled: string): { code: string; at: string; message: string } | undefined {
+  const approved = pingsIn(planned);
+  const added = pingsIn(filled).filter((ping) => !approved.includes(ping));
+  const again = 'nothing was posted. To ping or label a link on purpose, write it in the plan itself (Modify) so an approver reads it.';
+  if (added.length > 0)
+    return {
+      code: PING_NOT_APPROVED,
+      at: 'text',
+      message: `the text as filled in pings ${added.join(', ')}, which the approved plan does not: a value filled in at run time completed the mention, so ${again}`,
+    };
+  const [link] = linksLabelledByValues(planned, filled);
+  if (!link) return undefined;
+  return {
+    code: LINK_NOT_APPROVED,
+    at: 'text',
+    message: `the text as filled in shows a link as "${link.label}" that leads to ${link.address}, which the approved plan does not: a value filled in at run time wrote the link's text, so ${again}`,
+  };
+}
 
 /** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
 const Output = z.object({ channel: z.string(), ts: z.string(), url: z.string().nullable() });
@@ -28,19 +52,9 @@ export function createSlackNotifyTool(slack: SlackPoster | undefined) {
     // it is escaped and cannot mention a channel, a person or hide a link.
     quoteFilled: escapeText,
     // Escaping touches & < > only, so a value filled inside a `<…>` the plan wrote (`<!{{…}}>` and "channel")
-    // still completes a ping: the text as filled may ping only whom the approved text pings.
-    refuseFilled: (planned, filled) => {
-      const approved = typeof planned.text === 'string' ? pingsIn(planned.text) : [];
-      const added = pingsIn(filled.text).filter((ping) => !approved.includes(ping));
-      if (added.length === 0) return undefined;
-      return {
-        code: PING_NOT_APPROVED,
-        at: 'text',
-        message:
-          `the text as filled in pings ${added.join(', ')}, which the approved plan does not: a value filled in at run time completed the mention, so nothing was posted. ` +
-          'To ping on purpose, write the mention itself in the plan (Modify) so an approver reads it.',
-      };
-    },
+    // still completes a ping, or (`<{{…}}>` and "https://a|the docs") labels a link with other words than its
+    // address: the text as filled may ping only whom the approved text pings, and label only the links it labels.
+    refuseFilled: (planned, filled) => refuseFilledText(typeof planned.text === 'string' ? planned.text : '', filled.text),
     run: async (args, ctx) => {
       if (!slack) return { status: 'error', error: { message: NOT_CONFIGURED, code: 'not-configured' } };
       try {

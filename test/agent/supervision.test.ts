@@ -193,6 +193,22 @@ describe('supervisor', () => {
     expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
   });
 
+  it("a low-confidence destructive plan is handed only to someone whose Approve anyway would count, never to its requester", async () => {
+    const tools = standardTools();
+    const llm = new ScriptedLlm().on('planner', plannerAnswer({ confidence: 0.3, steps: [{ id: 's1', tool: 'merge_thing', args: { number: 7 } }] }));
+    h = makeHarness({ store: db.store, tools: tools.all, llm, approvers: ['UAPP', 'UAPP2', 'UREQ'] });
+    const run = await h.start();
+    const escalation = await openEscalation(run.id);
+    expect(escalation).toMatchObject({ kind: 'low-confidence' });
+    const wait = { kind: 'escalation' as const, runId: run.id, escalationId: escalation.id };
+    const reassign = (to: string) => h.agent.reassign({ wait, userId: 'UAPP', to }).then(spoken);
+    // The requester is an approver, but a destructive plan needs someone else's approval: their Approve anyway is refused, so the wait is not theirs to take.
+    expect((await h.agent.resolveEscalation({ escalationId: escalation.id, userId: 'UREQ', action: 'approve' })).ok).toBe(false);
+    expect(await reassign('UREQ')).toEqual({ ok: false, error: expect.objectContaining({ code: 'addressee-may-not-answer' }) });
+    expect(await reassign('UAPP2')).toEqual({ ok: true, value: expect.objectContaining({ to: 'UAPP2' }) });
+    expect(tools.merge.calls).toHaveLength(0);
+  });
+
   it('a reference that resolves to nothing fails its step clearly', async () => {
     const tools = standardTools();
     const llm = new ScriptedLlm().on(

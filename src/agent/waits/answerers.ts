@@ -36,13 +36,12 @@ export function answerersOf(ctx: AgentContext, run: RunRecord, subject: WaitSubj
     };
   }
   if (subject.kind === 'escalation') {
-    // For a low-confidence plan going ahead is what counts: under the settings that is resolving it, under a policy file approving the plan's steps.
-    const low = subject.escalation.kind === 'low-confidence';
-    const action = low ? 'skip' : 'retry';
-    const approving = low && !fromSettings(ctx);
+    // For a low-confidence plan going ahead is what counts: its Approve anyway is an approval of the plan, under the
+    // settings (a destructive plan needs someone other than its requester) as under a policy file.
+    const approving = subject.escalation.kind === 'low-confidence';
     return {
       addresseeMayAnswer: false,
-      mayAnswer: async (userId) => (approving ? approveCheck(ctx, run, userId) : asCheck(await checkResolver({ userId, action, policy: policyOf(ctx, run) }))),
+      mayAnswer: async (userId) => (approving ? approveCheck(ctx, run, userId) : asCheck(await checkResolver({ userId, action: 'retry', policy: policyOf(ctx, run) }))),
     };
   }
   if (subject.kind === 'question') {

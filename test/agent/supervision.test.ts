@@ -193,7 +193,7 @@ describe('supervisor', () => {
     expect((await h.store.getRun(run.id))?.status).toBe('succeeded');
   });
 
-  it("a low-confidence destructive plan is handed only to someone whose Approve anyway would count, never to its requester", async () => {
+  it('a low-confidence destructive plan is handed only to someone whose Approve anyway would count, never to its requester', async () => {
     const tools = standardTools();
     const llm = new ScriptedLlm().on('planner', plannerAnswer({ confidence: 0.3, steps: [{ id: 's1', tool: 'merge_thing', args: { number: 7 } }] }));
     h = makeHarness({ store: db.store, tools: tools.all, llm, approvers: ['UAPP', 'UAPP2', 'UREQ'] });

@@ -41,7 +41,8 @@ export function answerersOf(ctx: AgentContext, run: RunRecord, subject: WaitSubj
     const approving = subject.escalation.kind === 'low-confidence';
     return {
       addresseeMayAnswer: false,
-      mayAnswer: async (userId) => (approving ? approveCheck(ctx, run, userId) : asCheck(await checkResolver({ userId, action: 'retry', policy: policyOf(ctx, run) }))),
+      mayAnswer: async (userId) =>
+        approving ? approveCheck(ctx, run, userId) : asCheck(await checkResolver({ userId, action: 'retry', policy: policyOf(ctx, run) })),
     };
   }
   if (subject.kind === 'question') {

@@ -5,6 +5,7 @@
  * `\xNN` code instead, so what was stored stays readable and nothing in it acts on the terminal.
  */
 // C0 controls but \n, DEL, and the C1 controls (0x9b alone starts a sequence on some terminals).
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
 
 export function terminalSafe(text: string): string {

@@ -48,6 +48,7 @@ describe('tandem show: events', () => {
 // Clear the screen, set the window title, a carriage return over the line, and the one-byte CSI of some terminals.
 const ESCAPES = '\u001b[2J\u001b]0;pwned\u0007\rok\u009b31m';
 const SHOWN = '\\x1b[2J\\x1b]0;pwned\\x07\\x0dok\\x9b31m';
+// eslint-disable-next-line no-control-regex -- what must not reach the terminal
 const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 
 describe('words from people and models reach the terminal as text, never as escape sequences', () => {

@@ -1,4 +1,5 @@
 import type { PlanTaskResult } from '../agent/planning/plan-task.ts';
+import { terminalSafe } from './terminal-safe.ts';
 
 export function formatPlan(result: PlanTaskResult): string {
   const { plan, risks } = result;
@@ -19,5 +20,5 @@ export function formatPlan(result: PlanTaskResult): string {
   }
   for (const question of plan.questions ?? []) lines.push(`question: ${question}`);
   lines.push('', JSON.stringify(plan, null, 2));
-  return lines.join('\n');
+  return terminalSafe(lines.join('\n'));
 }

@@ -10,6 +10,7 @@ import type {
 import { storedTypeOf, type RunEvent } from '../agent/model/run-events.ts';
 import type { FeedbackRecord } from '../store/index.ts';
 import { terminalWords } from '../config/setting-variables.ts';
+import { terminalSafe } from './terminal-safe.ts';
 
 const time = (date: Date | null) =>
   date
@@ -22,7 +23,7 @@ const json = (value: unknown) => JSON.stringify(value);
 const seconds = (from: Date | null, to: Date | null) => (from && to ? `${((to.getTime() - from.getTime()) / 1000).toFixed(1)}s` : '');
 
 export function formatRunList(runs: RunRecord[]): string {
-  return runs.map((r) => `${r.id}  ${r.status.padEnd(17)}  ${time(r.createdAt)}  ${r.requester}  ${truncate(r.task, 60)}`).join('\n');
+  return terminalSafe(runs.map((r) => `${r.id}  ${r.status.padEnd(17)}  ${time(r.createdAt)}  ${r.requester}  ${truncate(r.task, 60)}`).join('\n'));
 }
 
 function truncate(text: string, max: number): string {
@@ -123,5 +124,5 @@ export function formatRunDetail(d: RunDetail): string {
   out.push('', 'events:');
   for (const e of d.events)
     out.push(`  ${String(e.seq).padStart(3)} ${time(e.at)} ${storedTypeOf(e)} ${Object.keys(e.data).length ? truncate(json(e.data), 200) : ''}`.trimEnd());
-  return out.join('\n');
+  return terminalSafe(out.join('\n'));
 }

@@ -7,6 +7,7 @@ import { buildTools } from '../runtime/build-tools.ts';
 import { UsageError } from './usage-error.ts';
 import { terminalWords } from '../config/setting-variables.ts';
 import { formatPlan } from './format-plan.ts';
+import { terminalSafe } from './terminal-safe.ts';
 
 /** `tandem plan "<task>"`: what the planner (or a runbook file) would propose; nothing is stored or run. */
 export async function planCommand(config: Readonly<Config>, task: string): Promise<number> {
@@ -28,7 +29,7 @@ export async function planCommand(config: Readonly<Config>, task: string): Promi
       { task, requester: 'cli' },
     );
     if (!result.ok) {
-      process.stderr.write(`tandem: ${terminalWords(result.error.message)}\n`);
+      process.stderr.write(`tandem: ${terminalSafe(terminalWords(result.error.message))}\n`);
       return 1;
     }
     process.stdout.write(`${formatPlan(result.value)}\n`);

@@ -3,6 +3,7 @@ import { createLogger } from '../observability/logger.ts';
 import { withMcpSecrets } from '../runtime/mcp-secrets.ts';
 import { startTandem } from '../runtime/start-tandem.ts';
 import type { CommandOptions } from './command-options.ts';
+import { portInUse, workspacePortNextTo } from './start-ports.ts';
 
 const NO_SLACK = `Tandem has no Slack app to talk to yet. To connect one, set (in the environment or a .env file):
   SLACK_BOT_TOKEN=xoxb-…     the app's Bot User OAuth Token
@@ -21,6 +22,8 @@ export async function startCommand(baseConfig: Readonly<Config>, options: Comman
   const logger = createLogger({ level: config.logLevel, secrets: config.secrets });
   const demo = options.demo === true;
   const local = demo || options.local || config.slack.mode === 'none';
+  // A stable address next to PORT, so the page can be bookmarked.
+  const workspacePort = local ? workspacePortNextTo(config.port) : 0;
   if (demo) process.stdout.write(`${DEMO}\n\n`);
   else if (config.slack.mode === 'none' && !options.local) process.stdout.write(`${NO_SLACK}\n\n`);
 
@@ -35,15 +38,12 @@ export async function startCommand(baseConfig: Readonly<Config>, options: Comman
   process.once('SIGINT', stop);
   const stopped = new Promise<void>((resolve) => stopping.signal.addEventListener('abort', () => resolve(), { once: true }));
 
-  // A stable address next to PORT, so the page can be bookmarked.
-  const started = await startTandem({ config, logger, local, demo, workspacePort: config.port ? config.port + 1 : 0, signal: stopping.signal }).catch(
-    (error: unknown) => {
-      // Stopped while it waited: what it had started is closed already.
-      if (!stopping.signal.aborted) throw error;
-      if (error !== stopping.signal.reason) logger.warn({ err: error }, 'the start failed while stopping');
-      return undefined;
-    },
-  );
+  const started = await startTandem({ config, logger, local, demo, workspacePort, signal: stopping.signal }).catch((error: unknown) => {
+    // Stopped while it waited: what it had started is closed already.
+    if (!stopping.signal.aborted) throw portInUse(error, config.port) ?? error;
+    if (error !== stopping.signal.reason) logger.warn({ err: error }, 'the start failed while stopping');
+    return undefined;
+  });
   if (started) {
     // The URL alone on its line: scripts take the rest of the line as the address, and the key is in it.
     if (started.workspace && !stopping.signal.aborted) process.stdout.write(`Local workspace: ${started.workspace.url}\nOpen it and mention @tandem there.\n`);

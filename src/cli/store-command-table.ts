@@ -56,11 +56,15 @@ function auditedRun(args: string[], run: string | undefined): string | undefined
   return run;
 }
 
+/** A hundred years covers every run there is; more would put the cut-off before year 1, a date the database refuses. */
+const MAX_PRUNE_DAYS = 36_500;
+
 /** The cut-off of `tandem prune`: a whole number of days (0: every finished run; what the audit reads is kept either way). */
 function prunedBefore(args: string[], olderThan: string | undefined, now = new Date()): Date {
   if (args.length) throw new UsageError(`prune takes no words (got "${args.join(' ')}"); e.g. tandem prune --older-than 90`);
   if (olderThan === undefined) throw new UsageError('prune: expected --older-than <days>, e.g. tandem prune --older-than 90');
-  if (!/^\d{1,6}$/.test(olderThan)) throw new UsageError('--older-than: expected a whole number of days, e.g. 90');
+  if (!/^\d+$/.test(olderThan)) throw new UsageError('--older-than: expected a whole number of days, e.g. 90');
+  if (Number(olderThan) > MAX_PRUNE_DAYS) throw new UsageError(`--older-than: expected at most ${MAX_PRUNE_DAYS} days (a hundred years), e.g. 90`);
   return new Date(now.getTime() - Number(olderThan) * 86_400_000);
 }
 

@@ -150,12 +150,8 @@ export const EnvSchema = z.object({
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol.optional(),
   OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
   OTEL_EXPORTER_OTLP_TRACES_HEADERS: z.string().optional(),
-  OTEL_SDK_DISABLED: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .pipe(z.enum(['true', 'false'], { error: 'expected true or false' }))
-    .optional(),
+  // The OpenTelemetry specification's boolean: only "true" (any case) is true, every other value is false, never an error.
+  OTEL_SDK_DISABLED: z.string().trim().toLowerCase().optional(),
   OTEL_TRACES_EXPORTER: z.string().trim().toLowerCase().optional(),
   TANDEM_TRACE_CONTENT: z.enum(['on', 'off'], { error: 'expected on or off' }).default('off'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

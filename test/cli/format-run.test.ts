@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseRunEvent } from '../../src/agent/model/run-events.ts';
 import type { RunRecord } from '../../src/agent/ports/run-store.ts';
+import { formatPlan } from '../../src/cli/format-plan.ts';
+import { formatRunList } from '../../src/cli/format-run.ts';
 import { showRun } from '../helpers/run-detail.ts';
 
 const at = new Date('2026-01-02T03:04:05Z');
@@ -40,5 +42,69 @@ describe('tandem show: events', () => {
     ]);
     expect(out).toContain('plan-archived {"version":1}');
     expect(out).toContain('run-paused {"reason":"waiting","until":"noon"}');
+  });
+});
+
+// Clear the screen, set the window title, a carriage return over the line, and the one-byte CSI of some terminals.
+const ESCAPES = '\u001b[2J\u001b]0;pwned\u0007\rok\u009b31m';
+const SHOWN = '\\x1b[2J\\x1b]0;pwned\\x07\\x0dok\\x9b31m';
+// eslint-disable-next-line no-control-regex -- what must not reach the terminal
+const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
+describe('words from people and models reach the terminal as text, never as escape sequences', () => {
+  it('tandem runs and tandem show print the task, goal, steps, questions, answers and escalations with their control characters shown as codes', () => {
+    // The list puts a task on one line: its line breaks and carriage returns are spaces there.
+    const listed = formatRunList([{ ...run, task: `deploy ${ESCAPES}` }]);
+    expect(listed).not.toMatch(CONTROL);
+    expect(listed).toContain(`deploy ${SHOWN.replace('\\x0d', ' ')}`);
+    const plan = {
+      schemaVersion: 1 as const,
+      goal: `goal ${ESCAPES}`,
+      confidence: 0.9,
+      steps: [{ id: 's1', title: `title ${ESCAPES}`, tool: 'ask_human', args: { question: 'q' }, dependsOn: [] }],
+      rollback: [],
+      questions: [`question ${ESCAPES}`],
+    };
+    const out = showRun(
+      { ...run, task: `task ${ESCAPES}` },
+      {
+        versions: [{ runId: run.id, version: 1, plan, authorKind: 'planner', authorId: 'm', parentVersion: null, reason: null, createdAt: at }] as never,
+        questions: [
+          {
+            id: 'q1',
+            runId: run.id,
+            stepId: 's1',
+            planVersion: 1,
+            question: 'Which?',
+            answer: `answer ${ESCAPES}`,
+            answeredBy: 'U1',
+            createdAt: at,
+            answeredAt: at,
+          },
+        ],
+        escalations: [{ id: 'e1', runId: run.id, planVersion: 1, stepId: 's1', kind: 'step-failed', status: 'open', message: `failed ${ESCAPES}` }] as never,
+      },
+    );
+    expect(out).not.toMatch(CONTROL);
+    for (const words of ['task', 'goal', 'title', 'question', 'answer', 'failed']) expect(out).toContain(`${words} ${SHOWN}`);
+    expect(out.split('\n').length).toBeGreaterThan(10);
+  });
+
+  it('tandem plan prints the goal, step titles and questions the same way', () => {
+    const out = formatPlan({
+      plan: {
+        schemaVersion: 1,
+        goal: `goal ${ESCAPES}`,
+        confidence: 0.9,
+        steps: [{ id: 's1', title: `title ${ESCAPES}`, tool: 'ask_human', args: { question: 'q' }, dependsOn: [], expect: `expect ${ESCAPES}` }],
+        rollback: [],
+        questions: [`question ${ESCAPES}`],
+      },
+      author: 'm',
+      authorKind: 'planner',
+      risks: { s1: 'read' },
+    });
+    expect(out).not.toMatch(CONTROL);
+    for (const words of ['goal', 'title', 'expect', 'question']) expect(out).toContain(`${words} ${SHOWN}`);
   });
 });

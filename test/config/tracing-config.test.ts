@@ -17,6 +17,15 @@ describe('tracing settings', () => {
     expect(loadConfig({ TANDEM_TRACE_CONTENT: 'on' }).tracing.content).toBe(true);
   });
 
+  it('reads OTEL_SDK_DISABLED as the OpenTelemetry specification says: only "true" turns it off, any other value starts the bot with tracing on', () => {
+    const on = (disabled: string) => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: disabled }).tracing.enabled;
+    expect(on(' True ')).toBe(false);
+    expect(on('false')).toBe(true);
+    expect(on('1')).toBe(true);
+    expect(on('yes')).toBe(true);
+    expect(on('')).toBe(true);
+  });
+
   it('exports as protobuf (the specification’s default) unless OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL says JSON or gRPC; anything else is refused by name', () => {
     const protocol = (env: Record<string, string>) => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', ...env }).tracing.protocol;
     expect(protocol({})).toBe('http/protobuf');

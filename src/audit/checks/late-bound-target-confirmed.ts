@@ -8,7 +8,7 @@
 import { riskOfTool } from '../../agent/decisions/approval-policy.ts';
 import { canonicalJson } from '../../agent/text/canonical-json.ts';
 import { lateBoundTargetNames, wordSteps } from '../../agent/model/step-targets.ts';
-import { type AuditCheck, violation } from '../run-facts.ts';
+import { type AuditCheck, type AuditContext, type RunFacts, violation } from '../run-facts.ts';
 import { confirmerNotPermitted } from './confirm-permission.ts';
 
 /** True when an executed arg differs from the confirmed value of the same target (keys compared in a fixed order). */
@@ -16,19 +16,34 @@ function differs(confirmed: Record<string, unknown>, executed: Record<string, un
   return Object.entries(confirmed).some(([name, value]) => canonicalJson(value) !== canonicalJson(executed[name]));
 }
 
+/**
+ * Which step ids held a person's or a model's words when a step started, judged as the run-time gate
+ * (target-confirmation.ts) judged it: from the step rows of versions that ran, never from a version that was
+ * only proposed (a Modify can reuse an id for a read of a fixed number). A forward step of version V started
+ * before any later version had rows; a rollback step starts after every version's.
+ */
+function wordsSeenAtRunTime(facts: RunFacts, ctx: AuditContext): { forward(version: number): Set<string>; rollback: Set<string> } {
+  const source = (step: RunFacts['steps'][number]) => ({ stepId: step.stepId, tool: step.tool, args: step.plannedArgs });
+  return {
+    forward: (version) => wordSteps(facts.steps.filter((step) => step.planVersion <= version).map(source), ctx.toolOf),
+    rollback: wordSteps(facts.steps.map(source), ctx.toolOf),
+  };
+}
+
 export const lateBoundTargetConfirmed: AuditCheck = {
   name: 'late-bound-target-confirmed',
   check(facts, ctx) {
     const confirmations = facts.confirmations;
     if (confirmations === null) return [];
-    const sources = facts.versions.flatMap((version) => version.plan.steps.map((step) => ({ stepId: step.id, tool: step.tool, args: step.args })));
-    const words = wordSteps(sources, ctx.toolOf);
     const ran = new Set(facts.attempts.map((attempt) => `${attempt.planVersion}/${attempt.stepId}`));
-    return facts.versions.flatMap((version) =>
+    const words = wordsSeenAtRunTime(facts, ctx);
+    return facts.versions.flatMap((version) => {
+      const forwardWords = words.forward(version.version);
       // Rollback steps too: they run on an Abort, with the same Confirm rule.
-      [...version.plan.steps, ...version.plan.rollback]
-        .filter((step) => ran.has(`${version.version}/${step.id}`) && riskOfTool(ctx, step.tool) !== 'read')
-        .filter((step) => lateBoundTargetNames(ctx.toolOf(step.tool), step.args, words).length > 0)
+      return [...version.plan.steps.map((step) => ({ step, words: forwardWords })), ...version.plan.rollback.map((step) => ({ step, words: words.rollback }))]
+        .filter(({ step }) => ran.has(`${version.version}/${step.id}`) && riskOfTool(ctx, step.tool) !== 'read')
+        .filter(({ step, words }) => lateBoundTargetNames(ctx.toolOf(step.tool), step.args, words).length > 0)
+        .map(({ step }) => step)
         .flatMap((step) => {
           const destructive = riskOfTool(ctx, step.tool) === 'destructive';
           const confirmed = confirmations.find((c) => c.planVersion === version.version && c.stepId === step.id && c.status === 'confirmed');
@@ -57,7 +72,7 @@ export const lateBoundTargetConfirmed: AuditCheck = {
               ),
             ];
           return [];
-        }),
-    );
+        });
+    });
   },
 };

@@ -33,10 +33,15 @@ export function startPolicy(
   if (path === undefined) return { gate: { current: holder.current, groups }, stop: keeper.stop };
   logger.info({ policy: path, hash: first.value.hash.slice(0, 12), rules: first.value.rules.length }, 'policy loaded');
   const onHangup = () => {
-    const reloaded = holder.reload();
-    if (reloaded.ok) keeper.keep(reloaded.value);
-    if (reloaded.ok) logger.info({ policy: path, hash: reloaded.value.hash.slice(0, 12), rules: reloaded.value.rules.length }, 'policy reloaded');
-    else logger.error(`policy not reloaded, the previous one stays in force: ${reloaded.error}`);
+    // Runs from a signal or a timer, where a throw would end the process: whatever goes wrong keeps the old policy.
+    try {
+      const reloaded = holder.reload();
+      if (reloaded.ok) keeper.keep(reloaded.value);
+      if (reloaded.ok) logger.info({ policy: path, hash: reloaded.value.hash.slice(0, 12), rules: reloaded.value.rules.length }, 'policy reloaded');
+      else logger.error(`policy not reloaded, the previous one stays in force: ${reloaded.error}`);
+    } catch (error) {
+      logger.error(`policy not reloaded, the previous one stays in force: ${error instanceof Error ? error.message : String(error)}`);
+    }
   };
   process.on('SIGHUP', onHangup);
   // A change of the file (or of a file in the folder) reloads too, once the writes settle.

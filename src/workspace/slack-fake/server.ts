@@ -1,4 +1,4 @@
-import { EventEmitter } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
@@ -84,7 +84,7 @@ export class SlackFakeServer {
 
   async start(port = 0): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    await once(this.server.listen(port, '127.0.0.1'), 'listening'); // rejects on 'error': a taken port fails the start, whose caller names PORT
     this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
   }

@@ -14,7 +14,8 @@ import { testGithub } from './tool-context.ts';
 
 const db = useMemoryStore();
 let github: FakeGithub;
-let h: Harness;
+/** The test's harness, checked after it: no unused scripted answer, no logged error. */
+let current: Harness | undefined;
 
 beforeEach(async () => {
   github = await startFakeGithub();
@@ -23,18 +24,20 @@ beforeEach(async () => {
   github.addPull('acme/api', { title: 'Second', head: 'two' });
 });
 afterEach(async () => {
-  h.llm.assertDone();
-  expect(h.errors).toEqual([]);
+  current?.llm.assertDone();
+  expect(current?.errors ?? []).toEqual([]);
+  current = undefined;
   await github.close();
 });
 
 function harness(steps: StepSketch[]): Harness {
   const tools = createBuiltinTools({ github: testGithub(github.url), slack: undefined, llm: undefined, httpAllow: [] });
   const llm = new ScriptedLlm().on('planner', plannerAnswer({ steps }));
-  return makeHarness({ store: db.store, tools, llm, settings: { autoRunReadOnly: true }, budgets: { maxReplans: 0 } });
+  current = makeHarness({ store: db.store, tools, llm, settings: { autoRunReadOnly: true }, budgets: { maxReplans: 0 } });
+  return current;
 }
 
-async function answer(run: { conversation: Harness['conversation'] }, text: string) {
+async function answer(h: Harness, run: { conversation: Harness['conversation'] }, text: string) {
   expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text })).toBe('answered');
   await h.agent.idle();
 }
@@ -44,7 +47,7 @@ const pullLists = () => github.requests.filter((request) => request.method === '
 
 describe('numbers and flags answered by a person', () => {
   it('a wait, a list limit and a release draft flag taken from ask_human answers run as numbers and a flag', async () => {
-    h = harness([
+    const h = harness([
       { id: 'count', tool: 'ask_human', args: { question: 'How many pull requests, and how many seconds to wait?' } },
       { id: 'draft', tool: 'ask_human', args: { question: 'Draft release?' }, dependsOn: ['count'] },
       { id: 'pause', tool: 'wait', args: { seconds: '{{steps.count.output.answer}}' }, dependsOn: ['count'] },
@@ -54,8 +57,8 @@ describe('numbers and flags answered by a person', () => {
     const run = await h.start();
     await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
     await h.agent.idle();
-    await answer(run, '1');
-    await answer(run, 'true');
+    await answer(h, run, '1');
+    await answer(h, run, 'true');
 
     const steps = await stepsOf(run.id);
     expect(steps.get('pause')).toMatchObject({ status: 'succeeded', output: { waitedS: 1 } });
@@ -69,12 +72,12 @@ describe('numbers and flags answered by a person', () => {
   });
 
   it('refuses an answer that is not plainly a number: the step fails with invalid-args and GitHub is not asked', async () => {
-    h = harness([
+    const h = harness([
       { id: 'count', tool: 'ask_human', args: { question: 'How many pull requests?' } },
       { id: 'list', tool: 'github_list_pulls', args: { repo: 'acme/api', limit: '{{steps.count.output.answer}}' }, dependsOn: ['count'] },
     ]);
     const run = await h.start();
-    await answer(run, '1e1');
+    await answer(h, run, '1e1');
 
     const list = (await stepsOf(run.id)).get('list');
     expect(list).toMatchObject({ status: 'failed', error: { code: 'invalid-args' } });
@@ -83,7 +86,7 @@ describe('numbers and flags answered by a person', () => {
   });
 
   it('refuses a yes/no answer that is not true or false, and a number past the arg’s own bound', async () => {
-    h = harness([
+    const h = harness([
       { id: 'answer', tool: 'ask_human', args: { question: 'Draft? How many?' } },
       {
         id: 'release',
@@ -96,7 +99,7 @@ describe('numbers and flags answered by a person', () => {
     const run = await h.start();
     await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' });
     await h.agent.idle();
-    await answer(run, '500');
+    await answer(h, run, '500');
 
     const steps = await stepsOf(run.id);
     expect(steps.get('release')).toMatchObject({ status: 'failed', error: { code: 'invalid-args' } });

@@ -8,6 +8,7 @@
  */
 import type { Plan } from '../../../agent/model/plan/plan.ts';
 import { pingsIn } from '../../../integrations/slack/slack-pings.ts';
+import { githubMentionFlags } from './github-mention-flags.ts';
 
 /** A link with a label: `<address|label>` (mentions and channels start with @, # or ! and are not links). */
 const LABELLED_LINK = /<([^@#!<>|][^<>|]*)\|([^<>]*)>/g;
@@ -47,7 +48,7 @@ function sameAddress(address: string, label: string): boolean {
   return bare(address) === bare(label);
 }
 
-/** Flags of every slack_notify step, forward and rollback, in plan order. */
+/** Flags of every slack_notify step and GitHub write with text (github-mention-flags.ts), forward and rollback, in plan order. */
 export function planFlags(plan: Plan): StepFlag[] {
   const found: StepFlag[] = [];
   plan.steps.forEach((step, index) => {
@@ -62,5 +63,6 @@ export function planFlags(plan: Plan): StepFlag[] {
 }
 
 function notifyFlags(tool: string, args: Record<string, unknown>): string[] {
-  return tool === 'slack_notify' && typeof args.text === 'string' ? textFlags(args.text) : [];
+  if (tool !== 'slack_notify') return githubMentionFlags(tool, args);
+  return typeof args.text === 'string' ? textFlags(args.text) : [];
 }

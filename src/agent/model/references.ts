@@ -81,7 +81,13 @@ export function fillReferences(
   return problems.length ? refuse('unresolved-reference', problems.join('; ')) : { ok: true, value: filled };
 }
 
-function fill(value: unknown, at: string, outputs: ReadonlyMap<string, Record<string, unknown>>, problems: string[], quote: (text: string, at: string) => string): unknown {
+function fill(
+  value: unknown,
+  at: string,
+  outputs: ReadonlyMap<string, Record<string, unknown>>,
+  problems: string[],
+  quote: (text: string, at: string) => string,
+): unknown {
   if (Array.isArray(value)) return value.map((item, index) => fill(item, join(at, String(index)), outputs, problems, quote));
   if (value && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, fill(inner, join(at, key), outputs, problems, quote)]));

@@ -74,14 +74,20 @@ export function readPath(value: unknown, path: readonly string[]): unknown {
 export function fillReferences(
   args: Record<string, unknown>,
   outputs: ReadonlyMap<string, Record<string, unknown>>,
-  quote: (text: string) => string = (text) => text,
+  quote: (text: string, at: string) => string = (text) => text,
 ): Refused<Record<string, unknown>, 'unresolved-reference'> {
   const problems: string[] = [];
   const filled = fill(args, '', outputs, problems, quote) as Record<string, unknown>;
   return problems.length ? refuse('unresolved-reference', problems.join('; ')) : { ok: true, value: filled };
 }
 
-function fill(value: unknown, at: string, outputs: ReadonlyMap<string, Record<string, unknown>>, problems: string[], quote: (text: string) => string): unknown {
+function fill(
+  value: unknown,
+  at: string,
+  outputs: ReadonlyMap<string, Record<string, unknown>>,
+  problems: string[],
+  quote: (text: string, at: string) => string,
+): unknown {
   if (Array.isArray(value)) return value.map((item, index) => fill(item, join(at, String(index)), outputs, problems, quote));
   if (value && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, fill(inner, join(at, key), outputs, problems, quote)]));
@@ -105,11 +111,11 @@ function fill(value: unknown, at: string, outputs: ReadonlyMap<string, Record<st
   // A whole-string reference is the string's only `{{ … }}`.
   if (references[0]!.whole) {
     const found = resolve(references[0]!);
-    return typeof found === 'string' ? quote(found) : found;
+    return typeof found === 'string' ? quote(found, at) : found;
   }
   return value.replace(REFERENCE, (raw, stepId: string, rest: string) => {
     const found = resolve({ stepId, path: rest.split('.').filter(Boolean), raw });
     // A reference that resolved to nothing is a problem already, and the text is then thrown away.
-    return quote(typeof found === 'object' ? JSON.stringify(found) : String(found));
+    return quote(typeof found === 'object' ? JSON.stringify(found) : String(found), at);
   });
 }

@@ -108,9 +108,10 @@ export interface Tool<I = unknown> {
   /**
    * How text filled into this tool's string args from an earlier step's output is quoted. The plan's
    * own words were shown to the approver; a filled-in value was not, so it must not become markup
-   * (slack_notify escapes it, so an issue title's `<!channel>` is shown, not sent).
+   * (slack_notify escapes it, so an issue title's `<!channel>` is shown, not sent). `at` is the arg's path
+   * (`body`, `labels.0`): GitHub's writes quiet @-mentions in their text args only, never in a tag or ref.
    */
-  quoteFilled?(text: string): string;
+  quoteFilled?(text: string, at: string): string;
   /**
    * After filling, before the call: a problem when the filled args do something the planned args (as the
    * approver read them) did not, which quoting each value cannot see (slack_notify: a value that completes a

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { repositoryProblem } from '../../agent/model/repository-name.ts';
+import { numberArg } from '../tools/number-arg.ts';
 
 /** GitHub's own spelling rules (repository-name.ts): a name GitHub would refuse, or `acme/..`, never reaches a URL. */
 export const RepoSchema = z
@@ -18,21 +19,7 @@ export function splitRepo(repo: string): { owner: string; repo: string } {
 }
 
 /**
- * Issue, pull and run numbers. A plan may fill one from an earlier step's output as a whole-value
- * reference, which keeps the output's type: a number passes as it is, and text passes only when it
- * is one number written plainly (digits, an optional leading `#`, surrounding spaces) — a person's
- * answer "666" or "#666". Anything else is refused rather than read as some number: blind coercion
- * turns "1e3" into 1000, "0x29a" into 666, and "" or true into a number too.
+ * Issue, pull and run numbers: the shared numeric arg (number-arg.ts), which also takes a person's
+ * answer "666" or "#666" filled in from an earlier step, and refuses any other text.
  */
-export const NumberArg = z
-  .union(
-    [
-      z.number(),
-      z
-        .string()
-        .regex(/^\s*#?\d{1,15}\s*$/, 'expected a number such as 42 (digits only)')
-        .transform((text) => Number(text.replace(/[\s#]/g, ''))),
-    ],
-    { error: 'expected a number such as 42 (digits only)' },
-  )
-  .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER));
+export const NumberArg = numberArg({ min: 1, max: Number.MAX_SAFE_INTEGER, hash: true });

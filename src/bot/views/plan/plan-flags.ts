@@ -9,6 +9,7 @@
 import type { Plan } from '../../../agent/model/plan/plan.ts';
 import { disguisedLinksIn } from '../../../integrations/slack/slack-links.ts';
 import { pingsIn } from '../../../integrations/slack/slack-pings.ts';
+import { githubMentionFlags } from './github-mention-flags.ts';
 
 /** A mention or link with a `{{ … }}` inside: its kind and target are known only once the value is filled. */
 const FILLED_SPAN = /<[^<>]*\{\{[^<>]*\}\}[^<>]*>/g;
@@ -34,7 +35,7 @@ export function textFlags(text: string): string[] {
   return flags;
 }
 
-/** Flags of every slack_notify step, forward and rollback, in plan order. */
+/** Flags of every slack_notify step and GitHub write with text (github-mention-flags.ts), forward and rollback, in plan order. */
 export function planFlags(plan: Plan): StepFlag[] {
   const found: StepFlag[] = [];
   plan.steps.forEach((step, index) => {
@@ -49,5 +50,6 @@ export function planFlags(plan: Plan): StepFlag[] {
 }
 
 function notifyFlags(tool: string, args: Record<string, unknown>): string[] {
-  return tool === 'slack_notify' && typeof args.text === 'string' ? textFlags(args.text) : [];
+  if (tool !== 'slack_notify') return githubMentionFlags(tool, args);
+  return typeof args.text === 'string' ? textFlags(args.text) : [];
 }

@@ -6,6 +6,7 @@ import { withAttribution } from '../../github/attribution.ts';
 import { hasMarker, sinceWithSkew, withMarker } from '../../github/marker.ts';
 import { NumberArg, RepoSchema, splitRepo } from '../../github/repo-ref.ts';
 import { defineTool } from '../define-tool.ts';
+import { addedMentionRefusal, MENTION_ARGS, quietFilledMentions } from './github-mentions.ts';
 
 /** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
 const Output = z.object({ number: z.number(), commentId: z.number(), url: z.string() });
@@ -22,6 +23,10 @@ export function createGithubCommentTool(github: Octokit | undefined) {
       number: NumberArg.describe('Issue or pull request number'),
       body: z.string().min(1).max(60_000).describe('Markdown comment'),
     }),
+    // An @-mention notifies people: the plan's own are approved, one in a filled-in value is quieted, and one the
+    // plan's text completes around a value is refused before anything is posted (decision 058).
+    quoteFilled: quietFilledMentions(MENTION_ARGS.github_comment!),
+    refuseFilled: (planned, filled) => addedMentionRefusal(MENTION_ARGS.github_comment!, planned, filled),
     run: (args, ctx) =>
       runGithub(github, { what: `${args.repo}#${args.number}`, write: true }, async (octokit) => {
         const { data } = await octokit.rest.issues.createComment({

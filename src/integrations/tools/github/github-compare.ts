@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { requestOptions, runGithub } from '../../github/call.ts';
 import type { Octokit } from '../../github/client.ts';
+import { compareReach } from '../../github/compare-reach.ts';
 import { RepoSchema, splitRepo } from '../../github/repo-ref.ts';
 import { defineTool } from '../define-tool.ts';
 import { firstLine } from '../limits.ts';
@@ -28,6 +29,8 @@ export function createGithubCompareTool(github: Octokit | undefined) {
     risk: 'read',
     output: Output,
     targets: ['repo', 'base', 'head'],
+    // Not only `repo`: a cross-fork base or head (`user:branch`) reads another repository (compare-reach.ts).
+    repositories: compareReach,
     input: z.object({
       repo: RepoSchema,
       base: z.string().min(1).describe('Older ref, e.g. a tag "v1.2.0" or branch "main"'),

@@ -6,6 +6,7 @@ import { withAttribution } from '../../github/attribution.ts';
 import { hasMarker, sinceWithSkew, withMarker } from '../../github/marker.ts';
 import { RepoSchema, splitRepo } from '../../github/repo-ref.ts';
 import { defineTool } from '../define-tool.ts';
+import { addedMentionRefusal, MENTION_ARGS, quietFilledMentions } from './github-mentions.ts';
 
 /** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
 const Output = z.object({ number: z.number(), url: z.string(), title: z.string() });
@@ -24,6 +25,10 @@ export function createGithubCreateIssueTool(github: Octokit | undefined) {
       labels: z.array(z.string().min(1)).max(20).optional(),
       assignees: z.array(z.string().min(1)).max(10).optional().describe('GitHub logins'),
     }),
+    // An @-mention notifies people: the plan's own are approved, one in a filled-in value is quieted, and one the
+    // plan's text completes around a value is refused before anything is posted (decision 058).
+    quoteFilled: quietFilledMentions(MENTION_ARGS.github_create_issue!),
+    refuseFilled: (planned, filled) => addedMentionRefusal(MENTION_ARGS.github_create_issue!, planned, filled),
     run: (args, ctx) =>
       runGithub(github, { what: args.repo, write: true }, async (octokit) => {
         const { data } = await octokit.rest.issues.create({

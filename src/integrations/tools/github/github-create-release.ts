@@ -5,6 +5,8 @@ import { withAttribution } from '../../github/attribution.ts';
 import { hasMarker, sinceWithSkew, withMarker } from '../../github/marker.ts';
 import { RepoSchema, splitRepo } from '../../github/repo-ref.ts';
 import { defineTool } from '../define-tool.ts';
+import { addedMentionRefusal, MENTION_ARGS, quietFilledMentions } from './github-mentions.ts';
+import { BooleanArg } from '../boolean-arg.ts';
 
 /** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
 const Output = z.object({ releaseId: z.number(), url: z.string(), tag: z.string(), draft: z.boolean().nullable().optional() });
@@ -23,9 +25,13 @@ export function createGithubCreateReleaseTool(github: Octokit | undefined) {
       name: z.string().max(200).optional(),
       body: z.string().max(100_000).optional().describe('Release notes in Markdown'),
       target: z.string().min(1).optional().describe('Branch or SHA the new tag points at; default the default branch'),
-      draft: z.boolean().optional(),
-      prerelease: z.boolean().optional(),
+      draft: BooleanArg.optional().describe('Save as a draft, not published (default false)'),
+      prerelease: BooleanArg.optional().describe('Mark as a prerelease (default false)'),
     }),
+    // An @-mention notifies people: the plan's own are approved, one in a filled-in value is quieted, and one the
+    // plan's text completes around a value is refused before anything is posted (decision 058).
+    quoteFilled: quietFilledMentions(MENTION_ARGS.github_create_release!),
+    refuseFilled: (planned, filled) => addedMentionRefusal(MENTION_ARGS.github_create_release!, planned, filled),
     run: (args, ctx) =>
       runGithub(github, { what: `${args.repo} release ${args.tag}`, write: true }, async (octokit) => {
         const { data } = await octokit.rest.repos.createRelease({

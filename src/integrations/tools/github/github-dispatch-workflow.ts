@@ -15,6 +15,8 @@ import {
 import { WorkflowIdSchema, type WorkflowRunLike } from '../../github/workflow-runs.ts';
 import { defineTool } from '../define-tool.ts';
 import { sleep } from '../ops/sleep.ts';
+import { BooleanArg } from '../boolean-arg.ts';
+import { numberArg } from '../number-arg.ts';
 
 const Input = z.object({
   repo: RepoSchema,
@@ -25,12 +27,8 @@ const Input = z.object({
     .refine((inputs) => Object.keys(inputs).length <= 25, 'GitHub accepts at most 25 workflow inputs')
     .optional()
     .describe('workflow_dispatch inputs declared by the workflow'),
-  wait: z.boolean().default(true).describe('Wait for the run to finish (default true); a conclusion other than success fails the step'),
-  timeoutS: z
-    .number()
-    .int()
-    .min(1)
-    .max(6 * 3600)
+  wait: BooleanArg.default(true).describe('Wait for the run to finish (default true); a conclusion other than success fails the step'),
+  timeoutS: numberArg({ min: 1, max: 6 * 3600 })
     .optional()
     .describe('How long to wait for the run, seconds (default: the step timeout)'),
 });

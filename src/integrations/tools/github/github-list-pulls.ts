@@ -3,6 +3,7 @@ import { requestOptions, runGithub } from '../../github/call.ts';
 import type { Octokit } from '../../github/client.ts';
 import { RepoSchema, splitRepo } from '../../github/repo-ref.ts';
 import { defineTool } from '../define-tool.ts';
+import { numberArg } from '../number-arg.ts';
 
 /** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
 const Output = z.object({
@@ -28,7 +29,7 @@ export function createGithubListPullsTool(github: Octokit | undefined) {
       repo: RepoSchema,
       state: z.enum(['open', 'closed', 'all']).default('open').describe('Default "open"'),
       base: z.string().min(1).optional().describe('Only PRs into this base branch, e.g. "main"'),
-      limit: z.number().int().min(1).max(100).default(20).describe('At most this many (default 20, max 100)'),
+      limit: numberArg({ min: 1, max: 100 }).default(20).describe('At most this many (default 20, max 100)'),
     }),
     run: (args, ctx) =>
       runGithub(github, { what: args.repo, write: false }, async (octokit) => {

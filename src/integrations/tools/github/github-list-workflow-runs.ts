@@ -5,6 +5,7 @@ import { RepoSchema, splitRepo } from '../../github/repo-ref.ts';
 import { describeRun, WorkflowIdSchema } from '../../github/workflow-runs.ts';
 import { WorkflowRunSchema } from '../../github/workflow-runs.ts';
 import { defineTool } from '../define-tool.ts';
+import { numberArg } from '../number-arg.ts';
 
 const RUN_STATUSES = ['queued', 'in_progress', 'completed', 'success', 'failure', 'cancelled', 'waiting', 'pending', 'action_required'] as const;
 
@@ -24,7 +25,7 @@ export function createGithubListWorkflowRunsTool(github: Octokit | undefined) {
       workflow: WorkflowIdSchema.optional(),
       branch: z.string().min(1).optional(),
       status: z.enum(RUN_STATUSES).optional().describe('queued, in_progress, completed, or a conclusion such as failure'),
-      limit: z.number().int().min(1).max(50).default(10).describe('At most this many (default 10, max 50)'),
+      limit: numberArg({ min: 1, max: 50 }).default(10).describe('At most this many (default 10, max 50)'),
     }),
     run: (args, ctx) =>
       runGithub(github, { what: args.workflow ? `${args.repo} workflow ${args.workflow}` : args.repo, write: false }, async (octokit) => {

@@ -3,6 +3,7 @@ import { requestOptions, runGithub } from '../../github/call.ts';
 import type { Octokit } from '../../github/client.ts';
 import { searchReach } from '../../github/search-qualifiers.ts';
 import { defineTool } from '../define-tool.ts';
+import { numberArg } from '../number-arg.ts';
 
 /** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
 const Output = z.object({
@@ -24,7 +25,7 @@ export function createGithubSearchIssuesTool(github: Octokit | undefined) {
     repositories: (args) => (typeof args.query === 'string' ? searchReach(args.query) : 'any'),
     input: z.object({
       query: z.string().min(1).max(256).describe('GitHub search query; include repo:owner/name to stay in one repository'),
-      limit: z.number().int().min(1).max(50).default(20).describe('At most this many (default 20, max 50)'),
+      limit: numberArg({ min: 1, max: 50 }).default(20).describe('At most this many (default 20, max 50)'),
     }),
     run: (args, ctx) =>
       runGithub(github, { what: `search "${args.query}"`, write: false }, async (octokit) => {

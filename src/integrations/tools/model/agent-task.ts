@@ -6,6 +6,7 @@ import type { InnerTools, Risk, ToolContext, ToolResult } from '../../../agent/p
 import { DATA_RULE, dataBlock } from '../../../agent/text/untrusted-data.ts';
 import { defineTool } from '../define-tool.ts';
 import { referencesInInstruction } from './instruction-check.ts';
+import { numberArg } from '../number-arg.ts';
 
 export const DEFAULT_MAX_CALLS = 8;
 export const MAX_CALLS_LIMIT = 20;
@@ -31,11 +32,7 @@ const Input = z.object({
     .union([z.string(), z.record(z.string(), z.unknown())])
     .optional()
     .describe('Material to work on: text or named values (earlier outputs go here, never in instruction)'),
-  maxCalls: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_CALLS_LIMIT)
+  maxCalls: numberArg({ min: 1, max: MAX_CALLS_LIMIT })
     .optional()
     .describe(`Most tool calls the agent may make (default ${DEFAULT_MAX_CALLS}, at most ${MAX_CALLS_LIMIT})`),
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isAllowedHost } from '../../http/allow-list.ts';
 import { AddressRefusedError, guardedRequest, type Resolver } from '../../http/guarded-request.ts';
 import { defineTool } from '../define-tool.ts';
+import { numberArg } from '../number-arg.ts';
 
 const MAX_BODY_BYTES = 1_000_000;
 
@@ -28,9 +29,9 @@ export function createHttpCheckTool(httpAllow: readonly string[], options: { res
       .object({
         url: z.url({ protocol: /^https?$/ }).describe('http(s) URL on an allowed host'),
         method: z.enum(['GET', 'HEAD']).default('GET'),
-        expectStatus: z.number().int().min(100).max(599).optional().describe('The status that counts as healthy; absent: any 2xx'),
+        expectStatus: numberArg({ min: 100, max: 599 }).optional().describe('The status that counts as healthy; absent: any 2xx'),
         contains: z.string().min(1).max(500).optional().describe('Text the response body must contain'),
-        timeoutMs: z.number().int().min(100).max(60_000).default(10_000),
+        timeoutMs: numberArg({ min: 100, max: 60_000 }).default(10_000).describe('How long to wait for an answer, ms (default 10000)'),
       })
       .refine((args) => !(args.method === 'HEAD' && args.contains), { message: 'contains needs method GET (a HEAD response has no body)', path: ['contains'] }),
     run: async (args, ctx) => {

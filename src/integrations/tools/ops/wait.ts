@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../define-tool.ts';
 import { sleep } from './sleep.ts';
+import { numberArg } from '../number-arg.ts';
 
 /** What the step records; the evaluator checks it, and later steps may reference any of these fields. */
 const Output = z.object({ waitedS: z.number() });
@@ -12,7 +13,7 @@ export function createWaitTool() {
     risk: 'read',
     output: Output,
     targets: [],
-    input: z.object({ seconds: z.number().min(0).max(3_600).describe('Seconds to wait (max 3600)') }),
+    input: z.object({ seconds: numberArg({ min: 0, max: 3_600, integer: false }).describe('Seconds to wait (max 3600)') }),
     run: async (args, ctx) => {
       try {
         await sleep(args.seconds * 1000, ctx.signal);

@@ -1,7 +1,6 @@
 import type { Config } from '../config/config.ts';
 import { createLogger } from '../observability/logger.ts';
 import { withMcpSecrets } from '../runtime/mcp-secrets.ts';
-import { startTandem } from '../runtime/start-tandem.ts';
 import type { CommandOptions } from './command-options.ts';
 import { portInUse, workspacePortNextTo } from './start-ports.ts';
 
@@ -19,6 +18,9 @@ Its data is kept apart from real runs, under DATA_DIR/demo. Open the page below 
 
 export async function startCommand(baseConfig: Readonly<Config>, options: CommandOptions): Promise<number> {
   const config = await withMcpSecrets(baseConfig);
+  // Loaded once the MCP file is read: a start that a bad TANDEM_MCP_CONFIG stops never loads the app (Bolt, the
+  // agent, the store; ~0.7 s of CPU), as a bad setting caught by the config never does.
+  const { startTandem } = await import('../runtime/start-tandem.ts');
   const logger = createLogger({ level: config.logLevel, secrets: config.secrets });
   const demo = options.demo === true;
   const local = demo || options.local || config.slack.mode === 'none';

@@ -28,7 +28,9 @@ async function printed(tandem: TandemProcess, pattern: RegExp): Promise<RegExpEx
 const cwd = mkdtempSync(path.join(tmpdir(), 'tandem-cli-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
-describe('the tandem command', () => {
+// Each test runs its own `tandem` processes, in folders of their own: they run at once (the e2e project's
+// maxConcurrency), since each mostly waits on the process it started.
+describe.concurrent('the tandem command', () => {
   it('explains itself with --help', async () => {
     const tandem = runTandem(['--help'], {}, cwd);
     expect(await tandem.exited).toBe(0);
@@ -106,7 +108,7 @@ describe('the tandem command', () => {
   }, 120_000);
 });
 
-describe('start-up against a Slack API that cannot be reached', () => {
+describe.concurrent('start-up against a Slack API that cannot be reached', () => {
   it.each([
     ['HTTP mode', { SLACK_SIGNING_SECRET: 'secret' }],
     ['Socket Mode', { SLACK_APP_TOKEN: 'xapp-unreachable-app-token' }],

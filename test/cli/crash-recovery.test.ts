@@ -249,8 +249,8 @@ inTurnOrAtOnce('a Tandem process killed with SIGKILL', () => {
     'with two replicas: a mention acknowledged by one that is then killed is handled by the other, once',
     async () => {
       const w = await worldForTest();
-      const first = await w.start();
-      const second = await w.start();
+      // Started together: neither start depends on the other, and each is a second or more of waiting.
+      const [first, second] = await Promise.all([w.start(), w.start()]);
       const release = await holdRunsTable(w);
       const sent = first.driver.mention({ channel: 'C1', user: 'U1', text: '<@UBOT> let it settle' });
       expect((await sent).status).toBe(200);

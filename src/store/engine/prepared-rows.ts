@@ -27,7 +27,7 @@ export function preparedRows<Row>(name: string, statement: SQL): PreparedRows<Ro
  * prepared statement per shape, built the first time that shape is used. The shapes must be few; the ones past
  * `limit` are built for each call, as `db.execute` would.
  */
-export function preparedShapes<Shape extends string, Row>(build: (shape: Shape) => SQL, name: string, limit = 32) {
+export function preparedShapes<Shape extends string | number, Row>(build: (shape: Shape) => SQL, name: string, limit = 32) {
   const shapes = new Map<Shape, PreparedRows<Row>>();
   return (shape: Shape): PreparedRows<Row> => {
     let statement = shapes.get(shape);

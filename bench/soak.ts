@@ -12,7 +12,7 @@
  * Run: npx tsx bench/soak.ts [pglite|postgres]    Knobs: BENCH_SOAK_RUNS (default 10000), BENCH_BATCH (default 20),
  * BENCH_PAUSE_MS (a pause after each batch, default 0: saturation), BENCH_STATEMENTS=1 (print the statements by text),
  * BENCH_LONG_TICKS=<file> (the intervals held over 15 ms, as µs of the clock a `node --cpu-prof` profile uses).
- * Also printed, as they compare at any load: the CPU and statements a run costs over the last 90 %, and RSS after a
+ * Also printed, as they compare at any load: the CPU, statements and heap allocated a run over the last 90 % (and the scavenges a 1,000 runs), and RSS after a
  * full GC at every tenth, so a run shorter than 10,000 shows its trend (what it extrapolates to). And the main thread's
  * GC pauses over the last 90 % (perf_hooks' 'gc' entries, the readings' forced GCs left out): their count and wall time.
  */
@@ -231,6 +231,13 @@ printFigures(`soak (${label}, ${RUNS} runs${PAUSE_MS ? `, ${PAUSE_MS} ms between
     value: (gcSummary.scavenges.totalMs + gcSummary.full.totalMs) / measuredRuns,
     unit: 'ms',
     baseline: `scavenges ${gcSummary.scavenges.text}; full GCs ${gcSummary.full.text}`,
+  },
+  {
+    // Bytes the heap took a run, and the scavenges they set off: the same at any load, unlike the pauses' wall time.
+    name: 'heap allocated a run (last 90 %)',
+    value: gcSummary.allocatedBytes / measuredRuns / 1024,
+    unit: 'KB',
+    baseline: `${((gcSummary.scavenges.count * 1000) / measuredRuns).toFixed(1)} scavenges and ${((gcSummary.full.count * 1000) / measuredRuns).toFixed(1)} full GCs a 1,000 runs`,
   },
   {
     // What a run costs this process, at any load; the time of 10,000 runs on a free core is about 10,000 × this.

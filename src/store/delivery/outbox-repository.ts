@@ -6,6 +6,7 @@
 import { and, asc, eq, inArray, lte, ne, or, sql } from 'drizzle-orm';
 import type { NewOwedMessage, OweAlong, OwedMessage, RunRecord, RunStatus } from '../../agent/ports/run-store.ts';
 import { builtOnce } from '../engine/built-once.ts';
+import { preparedShapes } from '../engine/prepared-rows.ts';
 import type { Db } from '../database.ts';
 import { jsonParam, rawRows } from '../engine/raw-rows.ts';
 import { fromRawRun, type RawRunRow } from '../runs/run-rows.ts';
@@ -44,29 +45,43 @@ export interface FinishRunInput {
 export async function finishRunRecord(db: Db, input: FinishRunInput): Promise<RunRecord | undefined> {
   if (input.from.length === 0) return undefined;
   const owed = input.owe.map((message) => ({ id: message.id, kind: message.kind, payload: message.payload }));
-  const [row] = await rawRows<RawRunRow>(
-    db,
-    sql`with moved as (
-          update runs set status = ${input.status}, summary = ${jsonParam(input.summary)}::jsonb,
-            finished_at = ${input.finishedAt.toISOString()}::timestamptz, updated_at = ${new Date().toISOString()}::timestamptz,
-            event_seq = event_seq + 1
-          where id = ${input.runId} and status in (${sql.join(
-            input.from.map((status) => sql`${status}`),
-            sql`, `,
-          )}) and finished_at is null
-          returning *
-        ), logged as (
-          insert into events (run_id, seq, type, data) select id, event_seq, ${input.event.type}, ${jsonParam(input.event.data)}::jsonb from moved
-        ), owed as (
-          insert into outbox (id, run_id, kind, payload, lease_owner, lease_until)
-          select o.id, moved.id, o.kind, o.payload, ${input.owner}, ${leaseEnd(input.leaseMs)}
-          from moved, jsonb_to_recordset(${jsonParam(owed)}::jsonb) as o(id text, kind text, payload jsonb)
-          on conflict do nothing
-        )
-        select * from moved`,
-  );
+  const values: Record<string, unknown> = {
+    runId: input.runId,
+    status: input.status,
+    summary: jsonParam(input.summary),
+    finishedAt: input.finishedAt.toISOString(),
+    updatedAt: new Date().toISOString(),
+    eventType: input.event.type,
+    eventData: jsonParam(input.event.data),
+    owner: input.owner,
+    leaseMs: Math.max(0, Math.round(input.leaseMs)),
+    owed: jsonParam(owed),
+  };
+  input.from.forEach((status, index) => (values[`from${index}`] = status));
+  const [row] = await finishRunStatement(input.from.length)(db, values);
   return row ? fromRawRun(row) : undefined;
 }
+
+/** One statement for each number of statuses the run may end from (a handful). */
+const finishRunStatement = preparedShapes<number, RawRunRow>((fromCount) => {
+  const value = (name: string) => sql.placeholder(name);
+  const from = Array.from({ length: fromCount }, (_, index) => value(`from${index}`));
+  return sql`with moved as (
+          update runs set status = ${value('status')}, summary = ${value('summary')}::jsonb,
+            finished_at = ${value('finishedAt')}::timestamptz, updated_at = ${value('updatedAt')}::timestamptz,
+            event_seq = event_seq + 1
+          where id = ${value('runId')} and status in (${sql.join(from, sql`, `)}) and finished_at is null
+          returning *
+        ), logged as (
+          insert into events (run_id, seq, type, data) select id, event_seq, ${value('eventType')}, ${value('eventData')}::jsonb from moved
+        ), owed as (
+          insert into outbox (id, run_id, kind, payload, lease_owner, lease_until)
+          select o.id, moved.id, o.kind, o.payload, ${value('owner')}, now() + ${value('leaseMs')} * interval '1 millisecond'
+          from moved, jsonb_to_recordset(${value('owed')}::jsonb) as o(id text, kind text, payload jsonb)
+          on conflict do nothing
+        )
+        select * from moved`;
+}, 'finish_run');
 
 /** Records a message owed outside a run's end; the same id twice is one message. */
 export async function insertOwed(db: Db, input: { runId: string; owe: readonly NewOwedMessage[]; owner: string; leaseMs: number }): Promise<void> {

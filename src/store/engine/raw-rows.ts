@@ -7,7 +7,11 @@ import { storableJson } from '../../agent/text/storable-text.ts';
  * `{ rows }`. Kept for the few hot statements the query builder cannot express in one round trip.
  */
 export async function rawRows<T>(db: Db, statement: SQL): Promise<T[]> {
-  const result = (await db.execute(statement)) as unknown;
+  return rowsOf<T>(await db.execute(statement));
+}
+
+/** The rows of a raw statement's result, on either engine. */
+export function rowsOf<T>(result: unknown): T[] {
   if (Array.isArray(result)) return result as T[];
   return ((result as { rows?: T[] }).rows ?? []) as T[];
 }

@@ -5,7 +5,8 @@ import type { Text } from '../../agent/text/text.ts';
 import { builtOnce } from '../engine/built-once.ts';
 import type { Db } from '../database.ts';
 import { isUniqueViolation } from '../errors.ts';
-import { asDate, jsonParam, rawRows } from '../engine/raw-rows.ts';
+import { preparedShapes } from '../engine/prepared-rows.ts';
+import { asDate, jsonParam } from '../engine/raw-rows.ts';
 import { approvals, planVersions } from '../schema.ts';
 
 type PlanRow = typeof planVersions.$inferSelect;
@@ -47,40 +48,24 @@ export const fromRawPlan = (row: RawPlanRow): PlanVersionRecord =>
     createdAt: asDate(row.created_at),
   });
 
-/**
- * A proposed version is the run's current one, and `plan-proposed` is its event, from the same
- * statement as the version: one round trip where three writes took three.
- */
-function proposedCtes(input: Parameters<PlansPort['addPlanVersion']>[0]) {
-  if (!input.proposed) return sql``;
-  const replans = input.proposed.replans;
-  const event = { authorKind: input.authorKind, authorId: input.authorId, reason: input.reason };
-  return sql`, moved as (
-      update runs set current_plan_version = added.version, updated_at = ${new Date().toISOString()}::timestamptz,
-        event_seq = event_seq + 1${replans === undefined ? sql`` : sql`, replans = ${replans}`}
-      from added where runs.id = added.run_id
-      returning runs.event_seq
-    ), logged as (
-      insert into events (run_id, seq, type, data)
-      select added.run_id, moved.event_seq, 'plan-proposed', jsonb_build_object('version', added.version) || ${jsonParam(event)}::jsonb
-      from added, moved
-    )`;
-}
-
 export async function insertPlanVersion(db: Db, input: Parameters<PlansPort['addPlanVersion']>[0]): Promise<PlanVersionRecord> {
+  const replans = input.proposed?.replans;
+  const statement = newVersionStatement(input.proposed ? (replans === undefined ? 'proposed' : 'replanned') : 'kept');
+  const values = {
+    runId: input.runId,
+    plan: jsonParam(input.plan),
+    authorKind: input.authorKind,
+    authorId: input.authorId,
+    parentVersion: input.parentVersion,
+    reason: jsonParam(input.reason),
+    updatedAt: new Date().toISOString(),
+    replans: replans ?? null,
+    event: jsonParam({ authorKind: input.authorKind, authorId: input.authorId, reason: input.reason }),
+  };
   // Versions are numbered 1, 2, … per run; a concurrent insert that takes the same number retries.
   for (let tries = 0; ; tries++) {
     try {
-      const [row] = await rawRows<RawPlanRow>(
-        db,
-        sql`with added as (
-              insert into plan_versions (run_id, version, plan, author_kind, author_id, parent_version, reason)
-              values (${input.runId}, (select coalesce(max(version), 0) + 1 from plan_versions where run_id = ${input.runId}),
-                ${jsonParam(input.plan)}::jsonb, ${input.authorKind}, ${input.authorId}, ${input.parentVersion}, ${jsonParam(input.reason)}::jsonb)
-              returning *
-            )${proposedCtes(input)}
-            select * from added`,
-      );
+      const [row] = await statement(db, values);
       return fromRawPlan(row!);
     } catch (error) {
       if (tries < 5 && isUniqueViolation(error)) continue;
@@ -88,6 +73,37 @@ export async function insertPlanVersion(db: Db, input: Parameters<PlansPort['add
     }
   }
 }
+
+/** `kept`: a version that is not proposed (the run keeps its current one); `replanned` also sets the run's replan count. */
+type NewVersionShape = 'kept' | 'proposed' | 'replanned';
+
+const newVersionStatement = preparedShapes<NewVersionShape, RawPlanRow>(
+  (shape) => sql`with added as (
+      insert into plan_versions (run_id, version, plan, author_kind, author_id, parent_version, reason)
+      values (${value('runId')}, (select coalesce(max(version), 0) + 1 from plan_versions where run_id = ${value('runId')}),
+        ${value('plan')}::jsonb, ${value('authorKind')}, ${value('authorId')}, ${value('parentVersion')}, ${value('reason')}::jsonb)
+      returning *
+    )${shape === 'kept' ? sql`` : proposedCtes(shape === 'replanned')}
+    select * from added`,
+  'new_plan_version',
+);
+
+const value = (name: string) => sql.placeholder(name);
+
+/**
+ * A proposed version is the run's current one, and `plan-proposed` is its event, from the same
+ * statement as the version: one round trip where three writes took three.
+ */
+const proposedCtes = (setsReplans: boolean) => sql`, moved as (
+      update runs set current_plan_version = added.version, updated_at = ${value('updatedAt')}::timestamptz,
+        event_seq = event_seq + 1${setsReplans ? sql`, replans = ${value('replans')}` : sql``}
+      from added where runs.id = added.run_id
+      returning runs.event_seq
+    ), logged as (
+      insert into events (run_id, seq, type, data)
+      select added.run_id, moved.event_seq, 'plan-proposed', jsonb_build_object('version', added.version) || ${value('event')}::jsonb
+      from added, moved
+    )`;
 
 const planVersionByNumber = builtOnce((db) =>
   db

@@ -2,9 +2,9 @@ import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Conversation, RunRecord, RunsPort, RunStatus } from '../../agent/ports/run-store.ts';
 import { builtOnce } from '../engine/built-once.ts';
 import type { Db } from '../database.ts';
-import { leaseEnd } from '../leases/lease-end.ts';
 import { newId, newSpanId, newTraceId } from '../ids.ts';
-import { jsonParam, rawRows } from '../engine/raw-rows.ts';
+import { preparedShapes } from '../engine/prepared-rows.ts';
+import { jsonParam } from '../engine/raw-rows.ts';
 import { fromRawRun, runTrace, type RawRunRow } from './run-rows.ts';
 import { runs } from '../schema.ts';
 
@@ -32,23 +32,43 @@ export function toRunRecord(row: RunRow): RunRecord {
 /** A new run in `planning`, with its `run-created` event (numbered 1) and its creator's lease in the same statement when given. */
 export async function insertRun(db: Db, input: Parameters<RunsPort['createRun']>[0]): Promise<RunRecord> {
   const { created, lease } = input;
-  const [row] = await rawRows<RawRunRow>(
-    db,
-    sql`with created as (
-          insert into runs (id, task, requester, channel, thread_ts, origin, status, request_id, event_seq, lease_owner, lease_until, trace_id, trace_span_id)
-          values (${newId('run')}, ${input.task}, ${input.requester}, ${input.conversation.channel}, ${input.conversation.threadTs},
-            ${input.origin}, 'planning', ${input.requestId ?? null}, ${created ? 1 : 0}, ${lease?.owner ?? null},
-            ${lease ? leaseEnd(lease.leaseMs) : null}, ${newTraceId()}, ${newSpanId()})
-          returning *
-        )${
-          created
-            ? sql`, logged as (insert into events (run_id, seq, type, data) select id, 1, 'run-created', ${jsonParam(created)}::jsonb from created)`
-            : sql``
-        }
-        select * from created`,
-  );
+  const [row] = await newRunStatement(`${created ? 'logged' : 'silent'}_${lease ? 'leased' : 'free'}`)(db, {
+    id: newId('run'),
+    task: input.task,
+    requester: input.requester,
+    channel: input.conversation.channel,
+    threadTs: input.conversation.threadTs,
+    origin: input.origin,
+    requestId: input.requestId ?? null,
+    eventSeq: created ? 1 : 0,
+    leaseOwner: lease?.owner ?? null,
+    leaseMs: lease ? Math.max(1, Math.round(lease.leaseMs)) : null,
+    traceId: newTraceId(),
+    traceSpanId: newSpanId(),
+    created: created ? jsonParam(created) : null,
+  });
   return fromRawRun(row!);
 }
+
+/** Whether the run logs `run-created`, and whether its creator leases it (`leaseEnd`'s expression, or null). */
+type NewRunShape = `${'logged' | 'silent'}_${'leased' | 'free'}`;
+
+const newRunStatement = preparedShapes<NewRunShape, RawRunRow>((shape) => {
+  const value = (name: string) => sql.placeholder(name);
+  const leaseUntil = shape.endsWith('_leased') ? sql`now() + ${value('leaseMs')} * interval '1 millisecond'` : sql`null`;
+  return sql`with created as (
+          insert into runs (id, task, requester, channel, thread_ts, origin, status, request_id, event_seq, lease_owner, lease_until, trace_id, trace_span_id)
+          values (${value('id')}, ${value('task')}, ${value('requester')}, ${value('channel')}, ${value('threadTs')},
+            ${value('origin')}, 'planning', ${value('requestId')}, ${value('eventSeq')}, ${value('leaseOwner')},
+            ${leaseUntil}, ${value('traceId')}, ${value('traceSpanId')})
+          returning *
+        )${
+          shape.startsWith('logged_')
+            ? sql`, logged as (insert into events (run_id, seq, type, data) select id, 1, 'run-created', ${value('created')}::jsonb from created)`
+            : sql``
+        }
+        select * from created`;
+}, 'new_run');
 
 const runById = builtOnce((db) =>
   db

@@ -11,7 +11,8 @@ import type { RunBoardSource, RunSummarySource } from '../../agent/ports/run-sto
 import { parseRunEvent, type RunEvent } from '../../agent/model/run-events.ts';
 import type { Db } from '../database.ts';
 import { fromRawPlan, type RawPlanRow } from '../plans/plans-repository.ts';
-import { asDate, rawRows } from '../engine/raw-rows.ts';
+import { preparedRows } from '../engine/prepared-rows.ts';
+import { asDate } from '../engine/raw-rows.ts';
 import { fromRawRun, type RawRunRow } from './run-rows.ts';
 import { events, llmUsage, planVersions, runs, steps, targetConfirmations } from '../schema.ts';
 import { fromRawStep, type RawStepRow } from '../steps/step-rows.ts';
@@ -51,38 +52,41 @@ interface RawBoardSource {
   evaluations: RawEvent[];
 }
 
+/** The run both sources read, given to each call. */
+const theRun = sql.placeholder('runId');
+
 /** Every step of the run, in `listSteps`' order. */
-const stepsOf = (runId: string) =>
-  sql`(select coalesce(json_agg(s order by s.plan_version, s.created_at, s.step_id), '[]'::json) from ${steps} s where s.run_id = ${runId})`;
+const stepsOfRun = sql`(select coalesce(json_agg(s order by s.plan_version, s.created_at, s.step_id), '[]'::json) from ${steps} s where s.run_id = ${theRun})`;
 
 /** The run's `step-evaluated` events in order; the type is written out so the partial index's predicate matches. */
-const evaluationsOf = (runId: string) =>
-  sql`(select coalesce(json_agg(e order by e.seq), '[]'::json) from (
-      select seq, type, data, at from ${events} where run_id = ${runId} and type = 'step-evaluated') e)`;
+const evaluationsOfRun = sql`(select coalesce(json_agg(e order by e.seq), '[]'::json) from (
+      select seq, type, data, at from ${events} where run_id = ${theRun} and type = 'step-evaluated') e)`;
 
 const eventOf = (runId: string, raw: RawEvent): RunEvent => parseRunEvent({ runId, seq: Number(raw.seq), type: raw.type, data: raw.data, at: asDate(raw.at) });
 
-export async function selectSummarySource(db: Db, runId: string): Promise<RunSummarySource | undefined> {
-  const [row] = await rawRows<RawSource>(
-    db,
-    sql`select
-      (select row_to_json(r) from ${runs} r where r.id = ${runId}) as run,
-      ${stepsOf(runId)} as steps,
-      (select coalesce(json_agg(v order by v.version), '[]'::json) from ${planVersions} v where v.run_id = ${runId}) as versions,
+const summarySource = preparedRows<RawSource>(
+  'summary_source',
+  sql`select
+      (select row_to_json(r) from ${runs} r where r.id = ${theRun}) as run,
+      ${stepsOfRun} as steps,
+      (select coalesce(json_agg(v order by v.version), '[]'::json) from ${planVersions} v where v.run_id = ${theRun}) as versions,
       (select json_build_object(
           'input_tokens', coalesce(sum(input_tokens), 0)::int,
           'output_tokens', coalesce(sum(output_tokens), 0)::int,
           'cost_usd', coalesce(sum(cost_usd), 0)::float8)
-        from ${llmUsage} where run_id = ${runId}) as totals,
+        from ${llmUsage} where run_id = ${theRun}) as totals,
       (select coalesce(json_agg(u), '[]'::json) from (
           select role, provider, model, coalesce(sum(input_tokens), 0)::int as input_tokens,
             coalesce(sum(output_tokens), 0)::int as output_tokens, coalesce(sum(cost_usd), 0)::float8 as cost_usd
-          from ${llmUsage} where run_id = ${runId} group by role, provider, model) u) as by_model,
+          from ${llmUsage} where run_id = ${theRun} group by role, provider, model) u) as by_model,
       (select row_to_json(e) from (
-          select seq, type, data, at from ${events} where run_id = ${runId} and type = 'planner-fallback' order by seq desc limit 1) e) as fallback,
-      ${evaluationsOf(runId)} as evaluations,
-      exists(select 1 from ${targetConfirmations} where run_id = ${runId}) as confirms_asked`,
-  );
+          select seq, type, data, at from ${events} where run_id = ${theRun} and type = 'planner-fallback' order by seq desc limit 1) e) as fallback,
+      ${evaluationsOfRun} as evaluations,
+      exists(select 1 from ${targetConfirmations} where run_id = ${theRun}) as confirms_asked`,
+);
+
+export async function selectSummarySource(db: Db, runId: string): Promise<RunSummarySource | undefined> {
+  const [row] = await summarySource(db, { runId });
   if (!row?.run) return undefined;
   const { totals, fallback } = row;
   return {
@@ -106,16 +110,18 @@ export async function selectSummarySource(db: Db, runId: string): Promise<RunSum
   };
 }
 
+const boardSource = preparedRows<RawBoardSource>(
+  'board_source',
+  sql`select
+      (select row_to_json(r) from ${runs} r where r.id = ${theRun}) as run,
+      ${stepsOfRun} as steps,
+      (select row_to_json(v) from ${planVersions} v where v.run_id = ${theRun} and v.version = (
+          select max(plan_version) from ${steps} where run_id = ${theRun} and kind = 'forward')) as ran,
+      ${evaluationsOfRun} as evaluations`,
+);
+
 export async function selectBoardSource(db: Db, runId: string): Promise<RunBoardSource | undefined> {
-  const [row] = await rawRows<RawBoardSource>(
-    db,
-    sql`select
-      (select row_to_json(r) from ${runs} r where r.id = ${runId}) as run,
-      ${stepsOf(runId)} as steps,
-      (select row_to_json(v) from ${planVersions} v where v.run_id = ${runId} and v.version = (
-          select max(plan_version) from ${steps} where run_id = ${runId} and kind = 'forward')) as ran,
-      ${evaluationsOf(runId)} as evaluations`,
-  );
+  const [row] = await boardSource(db, { runId });
   if (!row?.run) return undefined;
   return {
     run: fromRawRun(row.run),

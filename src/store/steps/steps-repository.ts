@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { NewStep, RunStatus, StepAttemptRecord, StepErrorRecord, StepRecord, StepStatus } from '../../agent/ports/run-store.ts';
 import { builtOnce } from '../engine/built-once.ts';
+import { preparedRows } from '../engine/prepared-rows.ts';
 import { jsonParam } from '../engine/raw-rows.ts';
 import type { Db } from '../database.ts';
 import { runs, stepAttempts, steps } from '../schema.ts';
@@ -67,14 +68,17 @@ export async function insertSteps(db: Db, runId: string, planVersion: number, ne
     depends_on: step.dependsOn,
     planned_args: step.plannedArgs,
   }));
-  await db.execute(
-    sql`insert into steps (run_id, plan_version, step_id, kind, title, tool, risk, depends_on, planned_args, status)
-        select ${runId}, ${planVersion}, s.step_id, s.kind, s.title, s.tool, s.risk, s.depends_on, s.planned_args, 'pending'
-        from jsonb_to_recordset(${jsonParam(rows)}::jsonb)
-          as s(step_id text, kind text, title text, tool text, risk text, depends_on jsonb, planned_args jsonb)
-        on conflict do nothing`,
-  );
+  await addSteps(db, { runId, planVersion, rows: jsonParam(rows) });
 }
+
+const addSteps = preparedRows(
+  'add_steps',
+  sql`insert into steps (run_id, plan_version, step_id, kind, title, tool, risk, depends_on, planned_args, status)
+      select ${sql.placeholder('runId')}, ${sql.placeholder('planVersion')}, s.step_id, s.kind, s.title, s.tool, s.risk, s.depends_on, s.planned_args, 'pending'
+      from jsonb_to_recordset(${sql.placeholder('rows')}::jsonb)
+        as s(step_id text, kind text, title text, tool text, risk text, depends_on jsonb, planned_args jsonb)
+      on conflict do nothing`,
+);
 
 const stepOrder = [asc(steps.planVersion), asc(steps.createdAt), asc(steps.stepId)];
 const stepsOfRun = builtOnce((db) =>

@@ -116,25 +116,42 @@ export async function insertOwing<Row>(
 }
 
 export async function claimOwed(db: Db, input: { owner: string; leaseMs: number; all: boolean; runId?: string; limit: number }): Promise<OwedMessage[]> {
-  const expired = lte(outbox.leaseUntil, sql`now()`);
-  // `all`: whatever another owner id holds is a previous process's; this process's own stay with their deliverer.
-  const free = input.all ? or(expired, ne(outbox.leaseOwner, input.owner)) : input.runId ? or(expired, eq(outbox.leaseOwner, input.owner)) : expired;
-  const candidates = db
-    .select({ id: outbox.id })
-    .from(outbox)
-    .where(and(eq(outbox.status, 'pending'), input.runId ? eq(outbox.runId, input.runId) : undefined, free))
-    .orderBy(asc(outbox.createdAt))
-    .limit(input.limit)
-    .for('update', { skipLocked: true });
-  const rows = await db
-    .update(outbox)
-    .set({ leaseOwner: input.owner, leaseUntil: leaseEnd(input.leaseMs), attempts: sql`${outbox.attempts} + 1` })
-    .where(and(inArray(outbox.id, candidates), eq(outbox.status, 'pending')))
-    .returning();
+  const claim = claimStatements[`${input.all ? 'all' : 'own'}_${input.runId ? 'run' : 'any'}`](db);
+  const rows = await claim.execute({ owner: input.owner, leaseMs: Math.max(1, Math.round(input.leaseMs)), runId: input.runId ?? null, limit: input.limit });
   return rows
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
     .map((row) => ({ id: row.id, runId: row.runId, kind: row.kind, payload: row.payload, attempts: row.attempts, createdAt: row.createdAt }));
 }
+
+/** The claim for one shape: whether it takes every other owner's messages (`all`), and whether of one run only. */
+function claimStatement(all: boolean, ofRun: boolean) {
+  return builtOnce((db) => {
+    const owner = sql.placeholder('owner');
+    const expired = lte(outbox.leaseUntil, sql`now()`);
+    // `all`: whatever another owner id holds is a previous process's; this process's own stay with their deliverer.
+    const free = all ? or(expired, ne(outbox.leaseOwner, owner)) : ofRun ? or(expired, eq(outbox.leaseOwner, owner)) : expired;
+    const candidates = db
+      .select({ id: outbox.id })
+      .from(outbox)
+      .where(and(eq(outbox.status, 'pending'), ofRun ? eq(outbox.runId, sql.placeholder('runId')) : undefined, free))
+      .orderBy(asc(outbox.createdAt))
+      .limit(sql.placeholder('limit'))
+      .for('update', { skipLocked: true });
+    return db
+      .update(outbox)
+      .set({ leaseOwner: sql`${owner}`, leaseUntil: sql`now() + ${sql.placeholder('leaseMs')} * interval '1 millisecond'`, attempts: sql`${outbox.attempts} + 1` })
+      .where(and(inArray(outbox.id, candidates), eq(outbox.status, 'pending')))
+      .returning()
+      .prepare(`claim_owed_${all ? 'all' : 'own'}_${ofRun ? 'run' : 'any'}`);
+  });
+}
+
+const claimStatements = {
+  all_run: claimStatement(true, true),
+  all_any: claimStatement(true, false),
+  own_run: claimStatement(false, true),
+  own_any: claimStatement(false, false),
+};
 
 const markSent = builtOnce((db) =>
   db

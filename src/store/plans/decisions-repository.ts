@@ -8,7 +8,8 @@ import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { AnswerInput, DecisionInput, DecisionRefusalCode, DecisionResult, QuestionRecord, RunRecord } from '../../agent/ports/run-store.ts';
 import type { Db } from '../database.ts';
 import { appendEvent } from '../runs/events-repository.ts';
-import { jsonParam, rawRows } from '../engine/raw-rows.ts';
+import { preparedShapes } from '../engine/prepared-rows.ts';
+import { jsonParam } from '../engine/raw-rows.ts';
 import { fromRawRun, type RawRunRow } from '../runs/run-rows.ts';
 import { toRunRecord } from '../runs/runs-repository.ts';
 import { setStepStatus } from '../steps/steps-repository.ts';
@@ -54,40 +55,67 @@ function refusal(run: RunRecord | undefined, input: DecisionInput): DecisionRefu
 async function recordDecisionAtOnce(db: Db, input: DecisionInput): Promise<DecisionResult> {
   const { approval, alsoResolve, to, event } = input;
   if (approval && input.planVersion === null) throw new Error('an approval binds to a plan version');
-  const [row] = await rawRows<{ locked: RawRunRow | null; moved: RawRunRow | null }>(
-    db,
-    sql`with locked as (select * from ${runs} where id = ${input.runId} for update),
-      go as (
-        select id from locked
-        where (${input.planVersion}::int is null or current_plan_version = ${input.planVersion}::int)
-          and status in (select jsonb_array_elements_text(${jsonParam(input.from)}::jsonb))
-      )${
-        alsoResolve
-          ? sql`, also_resolved as (
-              update ${escalations} set status = 'resolved', resolution = ${alsoResolve.action}, resolved_by = ${alsoResolve.userId}, resolved_at = now()
-              where run_id in (select id from go) and status = 'open'${alsoResolve.kind ? sql` and kind = ${alsoResolve.kind}` : sql``})`
-          : sql``
-      }${
-        approval
-          ? sql`, approved as (
-              insert into ${approvals} (run_id, plan_version, user_id, decision, via, need, why, digest, policy_hash, policy_rules, policy_groups)
-              select id, ${input.planVersion}::int, ${approval.userId}, ${approval.decision}, ${approval.via ?? 'person'}, ${approval.need ?? null}, ${approval.why ?? null}, ${approval.digest ?? null}, ${approval.policyHash ?? null}, ${approval.policyRules ? jsonParam(approval.policyRules) : null}::jsonb, ${approval.policyGroups ? jsonParam(approval.policyGroups) : null}::jsonb
-              from go)`
-          : sql``
-      },
-      moved as (
-        update ${runs} set event_seq = event_seq + 1${to ? sql`, status = ${to}, updated_at = case when status = ${to} then updated_at else now() end` : sql``}
-        where id in (select id from go)
-        returning *
-      ),
-      logged as (insert into ${events} (run_id, seq, type, data) select id, event_seq, ${event.type}, ${jsonParam(event.data)}::jsonb from moved)
-    select (select row_to_json(l) from locked l) as locked, (select row_to_json(m) from moved m) as moved`,
-  );
+  const shape: DecisionShape = `${alsoResolve ? (alsoResolve.kind ? 'resolves-kind' : 'resolves') : 'alone'}_${approval ? 'approval' : 'none'}_${to ? 'moves' : 'stays'}`;
+  const [row] = await decisionStatement(shape)(db, {
+    runId: input.runId,
+    planVersion: input.planVersion,
+    from: jsonParam(input.from),
+    resolution: alsoResolve?.action ?? null,
+    resolvedBy: alsoResolve?.userId ?? null,
+    resolvedKind: alsoResolve?.kind ?? null,
+    userId: approval?.userId ?? null,
+    decision: approval?.decision ?? null,
+    via: approval?.via ?? 'person',
+    need: approval?.need ?? null,
+    why: approval?.why ?? null,
+    digest: approval?.digest ?? null,
+    policyHash: approval?.policyHash ?? null,
+    policyRules: approval?.policyRules ? jsonParam(approval.policyRules) : null,
+    policyGroups: approval?.policyGroups ? jsonParam(approval.policyGroups) : null,
+    to: to ?? null,
+    eventType: event.type,
+    eventData: jsonParam(event.data),
+  });
   const locked = row?.locked ? fromRawRun(row.locked) : undefined;
   if (!row?.moved) return refused(refusal(locked, input) ?? 'not-waiting', locked);
   const moved = fromRawRun(row.moved);
   return { ok: true as const, run: moved, value: moved };
 }
+
+/** Whether the decision also resolves open escalations (of one kind or any), records an approval, and moves the run. */
+type DecisionShape = `${'resolves-kind' | 'resolves' | 'alone'}_${'approval' | 'none'}_${'moves' | 'stays'}`;
+
+const value = (name: string) => sql.placeholder(name);
+
+const decisionStatement = preparedShapes<DecisionShape, { locked: RawRunRow | null; moved: RawRunRow | null }>((shape) => {
+  const [resolves, approves, moves] = shape.split('_');
+  return sql`with locked as (select * from ${runs} where id = ${value('runId')} for update),
+      go as (
+        select id from locked
+        where (${value('planVersion')}::int is null or current_plan_version = ${value('planVersion')}::int)
+          and status in (select jsonb_array_elements_text(${value('from')}::jsonb))
+      )${
+        resolves !== 'alone'
+          ? sql`, also_resolved as (
+              update ${escalations} set status = 'resolved', resolution = ${value('resolution')}, resolved_by = ${value('resolvedBy')}, resolved_at = now()
+              where run_id in (select id from go) and status = 'open'${resolves === 'resolves-kind' ? sql` and kind = ${value('resolvedKind')}` : sql``})`
+          : sql``
+      }${
+        approves === 'approval'
+          ? sql`, approved as (
+              insert into ${approvals} (run_id, plan_version, user_id, decision, via, need, why, digest, policy_hash, policy_rules, policy_groups)
+              select id, ${value('planVersion')}::int, ${value('userId')}, ${value('decision')}, ${value('via')}, ${value('need')}, ${value('why')}, ${value('digest')}, ${value('policyHash')}, ${value('policyRules')}::jsonb, ${value('policyGroups')}::jsonb
+              from go)`
+          : sql``
+      },
+      moved as (
+        update ${runs} set event_seq = event_seq + 1${moves === 'moves' ? sql`, status = ${value('to')}, updated_at = case when status = ${value('to')} then updated_at else now() end` : sql``}
+        where id in (select id from go)
+        returning *
+      ),
+      logged as (insert into ${events} (run_id, seq, type, data) select id, event_seq, ${value('eventType')}, ${value('eventData')}::jsonb from moved)
+    select (select row_to_json(l) from locked l) as locked, (select row_to_json(m) from moved m) as moved`;
+}, 'decision');
 
 function recordEscalationDecision(db: Db, input: DecisionInput): Promise<DecisionResult> {
   return db.transaction(async (tx) => {

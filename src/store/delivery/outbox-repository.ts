@@ -8,7 +8,7 @@ import type { NewOwedMessage, OweAlong, OwedMessage, RunRecord, RunStatus } from
 import { builtOnce } from '../engine/built-once.ts';
 import { preparedShapes } from '../engine/prepared-rows.ts';
 import type { Db } from '../database.ts';
-import { jsonParam, rawRows } from '../engine/raw-rows.ts';
+import { jsonParam } from '../engine/raw-rows.ts';
 import { fromRawRun, type RawRunRow } from '../runs/run-rows.ts';
 import { outbox } from '../schema.ts';
 

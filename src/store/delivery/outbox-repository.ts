@@ -139,7 +139,11 @@ function claimStatement(all: boolean, ofRun: boolean) {
       .for('update', { skipLocked: true });
     return db
       .update(outbox)
-      .set({ leaseOwner: sql`${owner}`, leaseUntil: sql`now() + ${sql.placeholder('leaseMs')} * interval '1 millisecond'`, attempts: sql`${outbox.attempts} + 1` })
+      .set({
+        leaseOwner: sql`${owner}`,
+        leaseUntil: sql`now() + ${sql.placeholder('leaseMs')} * interval '1 millisecond'`,
+        attempts: sql`${outbox.attempts} + 1`,
+      })
       .where(and(inArray(outbox.id, candidates), eq(outbox.status, 'pending')))
       .returning()
       .prepare(`claim_owed_${all ? 'all' : 'own'}_${ofRun ? 'run' : 'any'}`);

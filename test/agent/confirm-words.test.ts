@@ -3,15 +3,14 @@
  * a person never saw the step's id ("s2") or the plan's version number in the Confirm they clicked.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { NumberArg, RepoSchema } from '../../src/integrations/github/repo-ref.ts';
 import { createAskHumanTool } from '../../src/integrations/tools/thread/ask-human.ts';
 import { useMemoryStore } from '../helpers/store.ts';
+import { fakeTool } from './support/fake-tools.ts';
 import { said } from '../helpers/words.ts';
-import { fakeTool, type FakeTool } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 import { spoken } from './support/spoken.ts';
+import { commentTool, createThingTool, mergePullTool } from './support/target-tools.ts';
 
 const db = useMemoryStore();
 let h: Harness;
@@ -21,19 +20,7 @@ afterEach(() => {
 });
 
 function tools() {
-  const merge: FakeTool = {
-    ...fakeTool({ name: 'merge_pull', risk: 'destructive', input: z.object({ repo: RepoSchema, number: NumberArg }) }),
-    targets: ['repo', 'number'],
-  };
-  const comment: FakeTool = {
-    ...fakeTool({ name: 'comment', risk: 'write', input: z.object({ repo: RepoSchema, number: NumberArg, body: z.string() }) }),
-    targets: ['repo', 'number'],
-  };
-  const create: FakeTool = {
-    ...fakeTool({ name: 'create_thing', risk: 'write', input: z.object({ title: z.string() }), run: () => ({ status: 'ok', output: { number: 5 } }) }),
-    targets: [],
-  };
-  return [createAskHumanTool(), merge, comment, create];
+  return [createAskHumanTool(), mergePullTool(), commentTool(), createThingTool()];
 }
 
 /** s2 merges the PR the requester names (a Confirm); r1, which undoes s0, comments on it (a Confirm too, on an Abort). */

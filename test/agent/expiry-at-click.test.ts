@@ -4,15 +4,14 @@
  * runs nothing (CONTRACT §5: "never run on an old click"; "an expired Confirm aborts its step").
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { NumberArg, RepoSchema } from '../../src/integrations/github/repo-ref.ts';
 import { createAskHumanTool } from '../../src/integrations/tools/thread/ask-human.ts';
 import { eventsOfType } from '../../src/agent/model/run-events.ts';
 import { useMemoryStore } from '../helpers/store.ts';
-import { fakeTool, standardTools, type FakeTool } from './support/fake-tools.ts';
+import { standardTools } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 import { said } from '../helpers/words.ts';
+import { mergePullTool } from './support/target-tools.ts';
 
 const db = useMemoryStore();
 /** A minute to live; the agent's clock is moved past it (no sweep runs in these tests). */
@@ -76,30 +75,28 @@ describe('a plan clicked after its time to live', () => {
   });
 });
 
+/** An approved run whose merge of the PR the requester named (666) waits for a Confirm, within its time to live. */
+async function mergeWaitingOnConfirm() {
+  const merge = mergePullTool();
+  const plan = plannerAnswer({
+    steps: [
+      { id: 's1', tool: 'ask_human', args: { question: 'Which PR?' } },
+      { id: 's2', tool: 'merge_pull', args: { repo: 'acme/api', number: '{{steps.s1.output.answer}}' }, dependsOn: ['s1'] },
+    ],
+  });
+  harness([createAskHumanTool(), merge], new ScriptedLlm().on('planner', plan), { approvers: ['UREQ', 'UAPP'], soleOwner: true });
+  const run = await h.start('merge the PR I name', 'UREQ');
+  expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: true, value: undefined });
+  await h.agent.idle();
+  expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text: '666' })).toBe('answered');
+  await h.agent.idle();
+  expect(h.surface.of(run.id, 'confirm')).toHaveLength(1);
+  return { run, merge };
+}
+
 describe('a Confirm clicked after its time to live', () => {
   it('is refused as expired, its step is aborted as the sweep would abort it, and the write never runs', async () => {
-    const merge: FakeTool = {
-      ...fakeTool({
-        name: 'merge_pull',
-        risk: 'destructive',
-        input: z.object({ repo: RepoSchema, number: NumberArg }),
-        run: (a) => ({ status: 'ok', output: { merged: true, number: a.number } }),
-      }),
-      targets: ['repo', 'number'],
-    };
-    const plan = plannerAnswer({
-      steps: [
-        { id: 's1', tool: 'ask_human', args: { question: 'Which PR?' } },
-        { id: 's2', tool: 'merge_pull', args: { repo: 'acme/api', number: '{{steps.s1.output.answer}}' }, dependsOn: ['s1'] },
-      ],
-    });
-    harness([createAskHumanTool(), merge], new ScriptedLlm().on('planner', plan), { approvers: ['UREQ', 'UAPP'], soleOwner: true });
-    const run = await h.start('merge the PR I name', 'UREQ');
-    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: true, value: undefined });
-    await h.agent.idle();
-    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text: '666' })).toBe('answered');
-    await h.agent.idle();
-    expect(h.surface.of(run.id, 'confirm')).toHaveLength(1);
+    const { run, merge } = await mergeWaitingOnConfirm();
     ahead = (TTL_S + 1) * 1000;
     const answer = await h.agent.confirmTarget({ runId: run.id, planVersion: 1, stepId: 's2', userId: 'UAPP', decision: 'confirm' });
     await h.agent.idle();
@@ -111,28 +108,7 @@ describe('a Confirm clicked after its time to live', () => {
   });
 
   it('of a run cancelled before the click, is refused as the run having ended, not as expired, and nothing is stored as expired', async () => {
-    const merge: FakeTool = {
-      ...fakeTool({
-        name: 'merge_pull',
-        risk: 'destructive',
-        input: z.object({ repo: RepoSchema, number: NumberArg }),
-        run: (a) => ({ status: 'ok', output: { merged: true, number: a.number } }),
-      }),
-      targets: ['repo', 'number'],
-    };
-    const plan = plannerAnswer({
-      steps: [
-        { id: 's1', tool: 'ask_human', args: { question: 'Which PR?' } },
-        { id: 's2', tool: 'merge_pull', args: { repo: 'acme/api', number: '{{steps.s1.output.answer}}' }, dependsOn: ['s1'] },
-      ],
-    });
-    harness([createAskHumanTool(), merge], new ScriptedLlm().on('planner', plan), { approvers: ['UREQ', 'UAPP'], soleOwner: true });
-    const run = await h.start('merge the PR I name', 'UREQ');
-    expect(await h.agent.decide({ runId: run.id, planVersion: 1, userId: 'UAPP', decision: 'approve' })).toEqual({ ok: true, value: undefined });
-    await h.agent.idle();
-    expect(await h.agent.followUp({ conversation: run.conversation, userId: 'UREQ', text: '666' })).toBe('answered');
-    await h.agent.idle();
-    expect(h.surface.of(run.id, 'confirm')).toHaveLength(1);
+    const { run, merge } = await mergeWaitingOnConfirm();
     expect((await h.agent.cancel({ runId: run.id, userId: 'UREQ' })).ok).toBe(true);
     await h.agent.idle();
     ahead = (TTL_S + 1) * 1000;

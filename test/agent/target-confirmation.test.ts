@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { NumberArg, RepoSchema } from '../../src/integrations/github/repo-ref.ts';
+import { RepoSchema } from '../../src/integrations/github/repo-ref.ts';
 import { InMemorySurface } from '../../src/agent/testing/in-memory-surface.ts';
 import { createAskHumanTool } from '../../src/integrations/tools/thread/ask-human.ts';
 import { auditViolations } from '../audit/support.ts';
@@ -12,6 +12,7 @@ import { fakeTool, type FakeTool } from './support/fake-tools.ts';
 import { makeHarness, type Harness } from './support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from './support/scripted-llm.ts';
 import { spoken } from './support/spoken.ts';
+import { commentTool, createThingTool, mergePullTool } from './support/target-tools.ts';
 import { said } from '../helpers/words.ts';
 
 // The real engine, not the in-memory store: the audit test rewrites the stored confirmation with SQL, as a tampered or missing proof would leave it.
@@ -25,23 +26,9 @@ afterEach(() => {
 /** The real ask_human (its output is a person's words), and writes that say which args are their targets. */
 function tools() {
   const ask = createAskHumanTool();
-  const merge: FakeTool = {
-    ...fakeTool({
-      name: 'merge_pull',
-      risk: 'destructive',
-      input: z.object({ repo: RepoSchema, number: NumberArg, method: z.string().default('merge') }),
-      run: (args) => ({ status: 'ok', output: { merged: true, number: args.number } }),
-    }),
-    targets: ['repo', 'number'],
-  };
-  const comment: FakeTool = {
-    ...fakeTool({ name: 'comment', risk: 'write', input: z.object({ repo: RepoSchema, number: NumberArg, body: z.string() }) }),
-    targets: ['repo', 'number'],
-  };
-  const create: FakeTool = {
-    ...fakeTool({ name: 'create_thing', risk: 'write', input: z.object({ title: z.string() }), run: () => ({ status: 'ok', output: { number: 5 } }) }),
-    targets: [],
-  };
+  const merge = mergePullTool({ method: z.string().default('merge') });
+  const comment = commentTool();
+  const create = createThingTool();
   const undo: FakeTool = { ...fakeTool({ name: 'delete_thing', risk: 'write', input: z.object({ number: z.number() }) }), targets: ['number'] };
   const read: FakeTool = {
     ...fakeTool({ name: 'list_pulls', risk: 'read', input: z.object({ repo: RepoSchema }), run: () => ({ status: 'ok', output: { first: 12 } }) }),

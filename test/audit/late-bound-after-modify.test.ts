@@ -5,6 +5,7 @@ import { createAskHumanTool } from '../../src/integrations/tools/thread/ask-huma
 import { fakeTool, type FakeTool } from '../agent/support/fake-tools.ts';
 import { makeHarness, type Harness } from '../agent/support/harness.ts';
 import { ScriptedLlm, plannerAnswer } from '../agent/support/scripted-llm.ts';
+import { mergePullTool } from '../agent/support/target-tools.ts';
 import { useTestStore } from '../helpers/store.ts';
 import { auditViolations } from './support.ts';
 
@@ -16,15 +17,7 @@ afterEach(() => {
 });
 
 function tools() {
-  const merge: FakeTool = {
-    ...fakeTool({
-      name: 'merge_pull',
-      risk: 'destructive',
-      input: z.object({ repo: RepoSchema, number: NumberArg }),
-      run: () => ({ status: 'ok', output: { merged: true } }),
-    }),
-    targets: ['repo', 'number'],
-  };
+  const merge = mergePullTool();
   const getPull: FakeTool = {
     ...fakeTool({
       name: 'get_pull',

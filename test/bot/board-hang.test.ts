@@ -20,10 +20,17 @@ const plan = makePlan(4);
 const boardAt = (progress: number, runStatus: BoardState['runStatus'] = 'executing') => boardOf(plan, progress, runStatus);
 const boardText = () => fake.model.thread('C1', run.conversation.threadTs).map((m) => m.text);
 
+/** The bot's client against the fake, with its timeout shortened to `timeoutMs` and no retries of its own. */
+const clientTimingOutAfter = (timeoutMs: number) =>
+  createSlackClient(
+    { slack: { botToken: BOT_TOKEN, appToken: undefined, signingSecret: 'unused', apiUrl: fake.apiUrl, mode: 'http' as const } },
+    silentLogger(),
+    { timeoutMs, retries: 0 },
+  );
+
 beforeEach(async () => {
   fake = await new SlackFakeServer({ token: BOT_TOKEN }).start();
-  const slack = { botToken: BOT_TOKEN, appToken: undefined, signingSecret: 'unused', apiUrl: fake.apiUrl, mode: 'http' as const };
-  client = createSlackClient({ slack }, silentLogger(), { timeoutMs: 50, retries: 0 });
+  client = clientTimingOutAfter(50);
 });
 afterEach(async () => {
   fake.release();
@@ -51,14 +58,21 @@ describe('the board while Slack hangs', () => {
   });
 
   it('sends a state waiting out its backoff as soon as the run ends, so the summary follows the final board', async () => {
-    // A backoff far longer than the ending waits for the board (2 s below).
-    const surface = new SlackSurface({ client, logger: silentLogger(), escalateTo: undefined, boardIntervalMs: 5, boardRetryBaseMs: 60_000 });
+    // A backoff far longer than the ending waits for the board (2 s below). The client waits 1 s, not 50 ms: on a
+    // loaded machine the first board's send, before the hang, could time out too and wait out the minute's backoff.
+    const surface = new SlackSurface({
+      client: clientTimingOutAfter(1_000),
+      logger: silentLogger(),
+      escalateTo: undefined,
+      boardIntervalMs: 5,
+      boardRetryBaseMs: 60_000,
+    });
     await surface.reportProgress(run, boardAt(0));
     await surface.board.settle(run.id);
     fake.hang({ effect: 'never' });
     await surface.reportProgress(run, boardAt(4, 'succeeded'));
     await untilSends(surface, 2); // the final state's send failed; the next waits a minute
-    await new Promise((resolve) => setTimeout(resolve, 100)); // its answer (a timeout) came back
+    await new Promise((resolve) => setTimeout(resolve, 1_200)); // its answer (a timeout, after the client's 1 s) came back
     fake.release();
     await surface.board.finish(run.id, 2_000);
     expect(boardText()).toEqual([expect.stringMatching(/^Succeeded:/)]);

@@ -60,16 +60,28 @@ function slowFirstFeedbackClick(): void {
   });
 }
 
+/** A run approved and finished: its record and the summary message its feedback buttons are on. */
+async function finishedRun() {
+  const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> safe change please' });
+  await sent;
+  const plan = await e.waitForMessage(sent.ts, isPlan, 'the plan');
+  await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
+  const summary = await e.waitForMessage(sent.ts, isSummary, 'the summary');
+  await e.agent.idle();
+  const run = (await db.store.listRuns({ limit: 50 })).find((r) => r.conversation.threadTs === sent.ts)!;
+  return { run, summary };
+}
+
+/** Waits (at most 5 s) until `count` ephemeral messages were posted: the answers to the clicks. */
+async function untilEphemerals(count: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (e.fake.model.ephemerals.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 describe('feedback on the summary', () => {
   it("stores each person's click once per run with the plan version and author, counts it, and shows it in tandem show", async () => {
-    const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> safe change please' });
-    await sent;
-    const plan = await e.waitForMessage(sent.ts, isPlan, 'the plan');
-    await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
-    const summary = await e.waitForMessage(sent.ts, isSummary, 'the summary');
-    await e.agent.idle();
+    const { run, summary } = await finishedRun();
     expect(feedbackButtons(summary).type).toBe('feedback_buttons');
-    const run = (await db.store.listRuns({ limit: 50 })).find((r) => r.conversation.threadTs === sent.ts)!;
 
     expect((await press(summary, 'UREQ', 'positive_button')).status).toBe(200);
     expect((await press(summary, 'UAPP1', 'negative_button')).status).toBe(200);
@@ -109,9 +121,9 @@ describe('feedback on the summary', () => {
     const answers = () => e.fake.model.ephemerals.map((m) => [m.user, m.threadTs, m.text]);
     while (e.fake.model.ephemerals.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(answers().sort()).toEqual([
-      ['UAPP1', sent.ts, expect.stringMatching(/^Thanks — noted: this run went badly for you/)],
-      ['UREQ', sent.ts, expect.stringMatching(/^Thanks — noted: this run went well for you/)],
-      ['UREQ', sent.ts, 'You already gave feedback on this run; your first answer is the one kept.'],
+      ['UAPP1', run.conversation.threadTs, expect.stringMatching(/^Thanks — noted: this run went badly for you/)],
+      ['UREQ', run.conversation.threadTs, expect.stringMatching(/^Thanks — noted: this run went well for you/)],
+      ['UREQ', run.conversation.threadTs, 'You already gave feedback on this run; your first answer is the one kept.'],
     ]);
   });
 
@@ -122,19 +134,12 @@ describe('feedback on the summary', () => {
         await e.stop();
         e = await startSlackE2E(db.store, { feedback: storedFeedback(db.database.db, metrics), socketMode: true });
       }
-      const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> safe change please' });
-      await sent;
-      const plan = await e.waitForMessage(sent.ts, isPlan, 'the plan');
-      await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
-      const summary = await e.waitForMessage(sent.ts, isSummary, 'the summary');
-      await e.agent.idle();
-      const run = (await db.store.listRuns({ limit: 50 })).find((r) => r.conversation.threadTs === sent.ts)!;
+      const { run, summary } = await finishedRun();
       slowFirstFeedbackClick();
 
       expect((await press(summary, 'UREQ', 'positive_button')).status).toBe(200);
       expect((await press(summary, 'UREQ', 'negative_button')).status).toBe(200);
-      const deadline = Date.now() + 5000;
-      while (e.fake.model.ephemerals.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      await untilEphemerals(2);
 
       expect((await listFeedback(db.database.db, run.id)).map((f) => [f.userId, f.value])).toEqual([['UREQ', 'good']]);
       expect(e.fake.model.ephemerals.map((m) => m.text)).toEqual([
@@ -145,18 +150,11 @@ describe('feedback on the summary', () => {
   );
 
   it('a double click, or a click on an old summary of a finished run, is stored and counted once', async () => {
-    const sent = e.driver.mention({ channel: 'C1', user: 'UREQ', text: '<@UBOT> safe change please' });
-    await sent;
-    const plan = await e.waitForMessage(sent.ts, isPlan, 'the plan');
-    await e.driver.clickButtonIn(plan, PLAN_APPROVE_ACTION, 'UAPP1');
-    const summary = await e.waitForMessage(sent.ts, isSummary, 'the summary');
-    await e.agent.idle();
-    const run = (await db.store.listRuns({ limit: 50 })).find((r) => r.conversation.threadTs === sent.ts)!;
+    const { run, summary } = await finishedRun();
 
     const clicks = await Promise.all([press(summary, 'UREQ', 'negative_button'), press(summary, 'UREQ', 'negative_button')]);
     expect(clicks.map((c) => c.status)).toEqual([200, 200]);
-    const deadline = Date.now() + 5000;
-    while (e.fake.model.ephemerals.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await untilEphemerals(2);
 
     expect((await listFeedback(db.database.db, run.id)).map((f) => [f.userId, f.value])).toEqual([['UREQ', 'bad']]);
     expect(await metrics.registry.metrics()).toContain('tandem_feedback_total{value="bad",author_kind="runbook"} 1');

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
 import { createRunStore, createSlackInbox, expireLeasesOfDeadOwners } from '../../src/store/index.ts';
+import { outbox } from '../../src/store/schema/delivery-tables.ts';
 import { ENGINES, openTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 describe.each(ENGINES)('the inbox and the outbox on %s', (engine) => {
@@ -91,5 +93,37 @@ describe.each(ENGINES)('the inbox and the outbox on %s', (engine) => {
     expect(claimed.map((m) => m.attempts)).toEqual([1]);
     await store.markOwedSent(claimed[0]!.id);
     expect(await store.claimOwed({ owner: 'D', leaseMs: 30_000, all: true, limit: 10 })).toEqual([]);
+  });
+});
+
+describe.runIf(ENGINES.includes('postgres'))('a run claiming its own owed messages on postgres', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await openTestDatabase('postgres');
+  });
+  afterAll(() => database.destroy());
+
+  // An escalation owed while the run's question was being posted was claimed by a second delivery, put off behind the
+  // question (a write that locks its row), and the question's delivery then asked for the run's messages again at once:
+  // that claim skipped the locked row, so the escalation waited out the retry (5 s and a sweep) instead of following.
+  it('waits for a write holding a message of the run instead of passing over it', async () => {
+    const store = createRunStore(database.db);
+    const run = await store.createRun({ task: 't', requester: 'U1', conversation: { channel: 'C1', threadTs: '2.1' }, origin: 'mention' });
+    const id = `${run.id}/escalation/e1`;
+    await store.owe({ runId: run.id, owe: [{ id, kind: 'escalation', payload: {} }], owner: 'A', leaseMs: 30_000 });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const lockHeld = new Promise<void>((resolve) => (locked = resolve));
+    const deferral = database.db.transaction(async (tx) => {
+      await tx.select().from(outbox).where(eq(outbox.id, id)).for('update');
+      locked();
+      await released;
+    });
+    await lockHeld;
+    const claim = store.claimOwed({ owner: 'A', leaseMs: 30_000, all: false, runId: run.id, limit: 20 });
+    setTimeout(release, 200);
+    await deferral;
+    expect((await claim).map((message) => message.id)).toEqual([id]);
   });
 });

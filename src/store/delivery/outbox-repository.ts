@@ -136,7 +136,10 @@ function claimStatement(all: boolean, ofRun: boolean) {
       .where(and(eq(outbox.status, 'pending'), ofRun ? eq(outbox.runId, sql.placeholder('runId')) : undefined, free))
       .orderBy(asc(outbox.createdAt))
       .limit(sql.placeholder('limit'))
-      .for('update', { skipLocked: true });
+      // A run's own claim waits for a row another statement of this process is writing (a delivery putting the message
+      // off behind an earlier one still being sent) instead of passing over it: that earlier delivery asks for the run's
+      // messages again the moment it ends, and a skipped message would wait out its retry. Sweeps pass over busy rows.
+      .for('update', ofRun && !all ? undefined : { skipLocked: true });
     return db
       .update(outbox)
       .set({

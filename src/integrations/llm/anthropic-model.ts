@@ -52,7 +52,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
     logLevel: 'off',
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  const where: FailureContext = { provider: 'anthropic', model: options.model, service: 'Anthropic', timeoutMs, maxRetries };
+  const where: FailureContext = { provider: 'anthropic', model: options.model, service: 'Anthropic', timeoutMs, maxRetries, errors: Anthropic };
 
   function parse(message: unknown) {
     const wire = MessageWire.safeParse(message);

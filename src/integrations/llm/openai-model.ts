@@ -90,7 +90,7 @@ function openAiTarget(options: OpenAiModelOptions): OpenAiTarget {
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   const service = compatible ? `the OpenAI-compatible server at ${hostOf(options.baseURL!)}` : 'OpenAI';
-  return { client, model: options.model, compatible, where: { provider: 'openai', model: options.model, service, timeoutMs, maxRetries } };
+  return { client, model: options.model, compatible, where: { provider: 'openai', model: options.model, service, timeoutMs, maxRetries, errors: OpenAI } };
 }
 
 /**

@@ -9,7 +9,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
-# The compiled output: TypeScript is needed here only. bin/tandem.js runs dist/ while its stamp matches src/.
+# The build (docs/decisions/061): esbuild bundles src/ and what it imports. bin/tandem.js runs dist/ while its stamp matches src/ and the lockfile.
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -25,7 +25,7 @@ ENV NODE_ENV=production \
     PORT=3000
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
-COPY package.json manifest.yml ./
+COPY package.json package-lock.json manifest.yml ./
 COPY bin ./bin
 COPY src ./src
 COPY --from=build /app/dist ./dist

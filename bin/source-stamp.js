@@ -1,27 +1,39 @@
-// What the compiled output in dist/ was built from: a hash of every file under src/ and of the
-// compiler options. bin/tandem.js runs dist/ only when its recorded stamp equals the stamp of
+// What the compiled output in dist/ was built from: a hash of every file under src/, the lockfile and the
+// bundle options. bin/tandem.js runs dist/ only when its recorded stamp equals the stamp of
 // the sources on disk now, so an edit, a new or deleted file, or a half-written build can never run old code.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** Where the stamp of a build is written, inside the build; it is written last. */
 export const STAMP_FILE = '.source-stamp';
 
 /**
- * How scripts/build.mjs compiles each file (TypeScript's names, as in tsconfig.json). ES modules as
- * package.json's "type" says; `./x.ts` imports become `./x.js`.
+ * How scripts/build.mjs bundles src/cli/main.ts (esbuild's names). Left outside the bundle: the packages that load
+ * files of their own relative to themselves (PGlite's and Cedar's WebAssembly, pino's and OpenTelemetry's workers and
+ * protocol files) or are only for development; they are imported from node_modules as before.
  */
-export const COMPILER_OPTIONS = { module: 'esnext', target: 'es2022', rewriteRelativeImportExtensions: true, esModuleInterop: true };
+export const BUNDLE_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  splitting: true,
+  external: ['@electric-sql/pglite', '@cedar-policy/cedar-wasm', 'pino', 'thread-stream', '@opentelemetry/*', '@grpc/*', 'protobufjs', 'tsx', 'typescript'],
+};
 
-/** Every file under src/ (the build's input), as paths relative to `root` ('/'-separated, sorted) with their bytes. */
+/**
+ * The build's input, as paths relative to `root` ('/'-separated, sorted) with their bytes: every file under src/, and
+ * package-lock.json where there is one, since the bundle holds copies of the packages it names.
+ */
 export function readBuildInputs(root) {
   const names = listFiles(path.join(root, 'src')).map((file) => path.relative(root, file).split(path.sep).join('/'));
+  if (existsSync(path.join(root, 'package-lock.json'))) names.push('package-lock.json');
   return names.sort().map((name) => ({ name, bytes: readFileSync(path.join(root, name)) }));
 }
 
 export function stampOf(inputs) {
-  const hash = createHash('sha256').update(JSON.stringify(COMPILER_OPTIONS));
+  const hash = createHash('sha256').update(JSON.stringify(BUNDLE_OPTIONS));
   for (const { name, bytes } of inputs) hash.update(`${name}\0${bytes.length}\0`).update(bytes);
   return hash.digest('hex');
 }

@@ -64,6 +64,9 @@ describe('Dockerfile', () => {
     expect(instructions).toContain('RUN node scripts/build.mjs');
     expect(instructions).toContain('COPY --from=build /app/dist ./dist');
     expect(instructions).toContain('COPY src ./src');
+    // The stamp covers the lockfile too (the build bundles packages): without it in the image, the sources would run.
+    const runtime = instructions.slice(instructions.findLastIndex((i) => i.startsWith('FROM ')));
+    expect(runtime.some((i) => i.startsWith('COPY ') && !i.includes('--from') && i.split(/\s+/).includes('package-lock.json'))).toBe(true);
   });
 
   it('starts with the exact command of its CMD', () => {

@@ -68,6 +68,33 @@ export function readPath(value: unknown, path: readonly string[]): unknown {
 }
 
 /**
+ * Fills the references in the string args named by `names` (a model step's `instruction`) as data: the text keeps a
+ * placeholder for each (`[input 1]`, numbered across those args in order) and the value, filled, is returned under
+ * its label (`input 1`), for the tool to hand the model as data beside the text (CONTRACT §4, §6). Reference syntax
+ * inside a value is text: each reference is filled once, from the plan's own words.
+ */
+export function fillAsData(
+  args: Record<string, unknown>,
+  names: readonly string[],
+  outputs: ReadonlyMap<string, Record<string, unknown>>,
+): Refused<{ args: Record<string, unknown>; data: Record<string, unknown> }, 'unresolved-reference'> {
+  const problems: string[] = [];
+  const data: Record<string, unknown> = {};
+  const kept = { ...args };
+  for (const name of names) {
+    const text = args[name];
+    if (typeof text !== 'string' || !text.includes('{{')) continue;
+    kept[name] = text.replace(REFERENCE, (raw) => {
+      const label = `input ${Object.keys(data).length + 1}`;
+      // `raw` is exactly one reference, so its value keeps its type, as a whole-string reference's does.
+      data[label] = fill(raw, name, outputs, problems, (value) => value);
+      return `[${label}]`;
+    });
+  }
+  return problems.length ? refuse('unresolved-reference', problems.join('; ')) : { ok: true, value: { args: kept, data } };
+}
+
+/**
  * Fills every reference from `outputs` (step id → recorded output). A reference that resolves to
  * nothing fails with a sentence naming the arg, the reference and what was missing.
  */

@@ -42,6 +42,8 @@ export interface ToolContext {
   innerTools?: InnerTools;
   /** Set for a write or destructive step while TANDEM_ATTRIBUTION is on. */
   attribution?: Attribution;
+  /** The values of the references in the tool's `fillsAsData` args, by the label their placeholder names (`input 1`). */
+  filledData?: Readonly<Record<string, unknown>>;
 }
 
 /** How a tool that works through other tools (agent_task) reaches them. Only tools of risk read are ever called. */
@@ -112,6 +114,12 @@ export interface Tool<I = unknown> {
    * (`body`, `labels.0`): GitHub's writes quiet @-mentions in their text args only, never in a tag or ref.
    */
   quoteFilled?(text: string, at: string): string;
+  /**
+   * String args a model follows as its task (a model step's `instruction`). A value filled into one would become
+   * words the model obeys, so the step runner leaves a placeholder for each reference (`[input 1]`) and hands the
+   * values to `run` in `ctx.filledData`, which the tool gives the model as data (CONTRACT §4, §6).
+   */
+  fillsAsData?: readonly string[];
   /**
    * After filling, before the call: a problem when the filled args do something the planned args (as the
    * approver read them) did not, which quoting each value cannot see (slack_notify: a value that completes a

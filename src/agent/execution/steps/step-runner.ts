@@ -14,7 +14,7 @@ import type { RunRecord, StepErrorRecord, StepKind, StepRecord } from '../../por
 import type { AnyTool, Attribution } from '../../ports/tool.ts';
 import { redactValue } from '../../text/redact.ts';
 import { createInnerTools } from './inner-calls.ts';
-import { fillReferences } from '../../model/references.ts';
+import { fillAsData, fillReferences } from '../../model/references.ts';
 import { REPO_NOT_ALLOWED, repositoryRefusal } from '../../model/repository-allow-list.ts';
 import { stepTimeoutMs } from '../../model/budgets.ts';
 import { confirmationGate } from './target-confirmation.ts';
@@ -64,7 +64,8 @@ export async function runStep(ctx: AgentContext, run: RunRecord, spec: StepSpec,
 
   // Read before the claim: a store that cannot say who approved leaves the step unstarted, never written unattributed.
   const attribution = await attributionFor(ctx, run, spec.planVersion, ready.tool.risk);
-  const claimed = await claim(ctx, step, ready.args);
+  // Values filled as data are stored beside the placeholders that name them, so `tandem show` says what the model got.
+  const claimed = await claim(ctx, step, { ...ready.args, ...ready.data });
   if (!claimed) return { status: 'lost' };
   options.onClaimed?.(claimed);
 
@@ -84,6 +85,8 @@ interface StepInRun {
 interface ReadyCall {
   tool: AnyTool;
   args: Record<string, unknown>;
+  /** Values of references in the tool's `fillsAsData` args, which hold placeholders for them; absent when none. */
+  data?: Record<string, unknown>;
 }
 
 type ArgsCheck = ({ ok: true } & ReadyCall) | { ok: false; message: string; code?: string };
@@ -92,7 +95,9 @@ type ArgsCheck = ({ ok: true } & ReadyCall) | { ok: false; message: string; code
 function checkArgs(ctx: Pick<AgentContext, 'config'>, spec: StepSpec, outputs: ReadonlyMap<string, Record<string, unknown>>): ArgsCheck {
   const tool = ctx.config.tools.get(spec.tool);
   if (!tool) return { ok: false, message: `unknown tool ${spec.tool}` };
-  const filled = fillReferences(spec.args, outputs, tool.quoteFilled?.bind(tool));
+  const asData = fillAsData(spec.args, tool.fillsAsData ?? [], outputs);
+  if (!asData.ok) return { ok: false, message: `${spec.stepId}.args.${asData.error.message}` };
+  const filled = fillReferences(asData.value.args, outputs, tool.quoteFilled?.bind(tool));
   if (!filled.ok) return { ok: false, message: `${spec.stepId}.args.${filled.error.message}` };
   const parsed = tool.input.safeParse(filled.value);
   if (!parsed.success) {
@@ -111,7 +116,8 @@ function checkArgs(ctx: Pick<AgentContext, 'config'>, spec: StepSpec, outputs: R
       message: `${spec.stepId}.args.${refusal.at}: ${plainText(refusal.reason)} (checked before the step ran; it was not run)`,
       code: REPO_NOT_ALLOWED,
     };
-  return { ok: true, tool, args };
+  const data = asData.value.data;
+  return { ok: true, tool, args, ...(Object.keys(data).length ? { data } : {}) };
 }
 
 async function failBeforeStart(ctx: Pick<AgentContext, 'config' | 'store'>, step: StepInRun, message: string, code = 'invalid-args'): Promise<StepOutcome> {
@@ -160,7 +166,7 @@ async function invokeTool(
   return callTool(
     call.tool,
     call.args,
-    { ...toolContext, innerTools, ...(attribution ? { attribution } : {}) },
+    { ...toolContext, innerTools, ...(attribution ? { attribution } : {}), ...(call.data ? { filledData: call.data } : {}) },
     {
       timeoutMs: stepTimeoutMs(ctx.config.settings.budgets),
       runSignal: options.runSignal,

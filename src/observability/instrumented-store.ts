@@ -79,6 +79,8 @@ function stepCounting(store: RunStore, metrics: Metrics): { overrides: Overrides
 
 /** Runs finished, by outcome, whichever store call ended them. */
 function runEndCounting(store: RunStore, metrics: Metrics, runEnded: (runId: string) => void): Overrides {
+  // Every outcome is on /metrics from the start, at 0: a scrape before the first run ends reads zeros, not nothing.
+  for (const outcome of FINAL_RUN_STATUSES) metrics.runsFinished.inc({ outcome }, 0);
   const ended = (runId: string, outcome: string) => {
     metrics.runsFinished.inc({ outcome });
     runEnded(runId);

@@ -46,4 +46,12 @@ describe('wait metrics', () => {
     await expect(instrumentRunStore(broken, metrics).getRun('run_x')).rejects.toThrow('connection refused');
     expect(await metrics.registry.metrics()).toContain('tandem_store_call_errors_total{operation="getRun"} 1');
   });
+
+  it('shows runs by outcome from the start, each at 0, before any run has ended', async () => {
+    const metrics = createMetrics();
+    instrumentRunStore(testStore.store, metrics);
+    const text = await metrics.registry.metrics();
+    for (const outcome of ['succeeded', 'failed', 'cancelled', 'aborted', 'rejected', 'expired'])
+      expect(text).toContain(`tandem_runs_total{outcome="${outcome}"} 0`);
+  });
 });

@@ -84,7 +84,7 @@ describe('a plan nobody approved in time', () => {
 
     const metrics = await (await fetch(`http://127.0.0.1:${runtime!.port}/metrics`)).text();
     expect(metrics).toMatch(/tandem_runs_total\{outcome="expired"\} 1/);
-    expect(metrics).not.toMatch(/tandem_runs_total\{outcome="rejected"\}/);
+    expect(metrics).toMatch(/tandem_runs_total\{outcome="rejected"\} 0\n/);
     await runtime!.close(5_000);
     runtime = undefined;
 

@@ -36,6 +36,7 @@ const UNIT = [
   'test/bot/thread-ids-views.test.ts',
   // And what `tandem show` prints, a pure function.
   'test/cli/format-run.test.ts',
+  'test/cli/no-slack-text.test.ts',
 ];
 
 /**

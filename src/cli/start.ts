@@ -13,6 +13,16 @@ Meanwhile, the local workspace below runs the same bot in your browser.
 To see everything Tandem does before connecting anything, try the demo: npm start -- --demo
   (a scripted model and a GitHub sandbox on this machine; guided tasks in the page).`;
 
+/**
+ * What a start without SLACK_BOT_TOKEN prints: the Slack settings it would need, led by a line naming the bot token
+ * when other Slack settings are set without it (they are ignored then, and the local workspace starts instead).
+ */
+export function noSlackText(slack: Pick<Config['slack'], 'appToken' | 'signingSecret'>): string {
+  const setAlone = [slack.appToken && 'SLACK_APP_TOKEN', slack.signingSecret && 'SLACK_SIGNING_SECRET'].filter(Boolean);
+  if (!setAlone.length) return NO_SLACK;
+  return `${setAlone.join(' and ')} ${setAlone.length > 1 ? 'are' : 'is'} set but SLACK_BOT_TOKEN is not: without the bot token Tandem cannot reach Slack.\n${NO_SLACK}`;
+}
+
 const DEMO = `Tandem demo: a scripted model and a GitHub sandbox (demo/api, demo/web) on this machine; nothing leaves it.
 Its data is kept apart from real runs, under DATA_DIR/demo. Open the page below and pick a guided task.`;
 
@@ -27,7 +37,7 @@ export async function startCommand(baseConfig: Readonly<Config>, options: Comman
   // A stable address next to PORT, so the page can be bookmarked.
   const workspacePort = local ? workspacePortNextTo(config.port) : 0;
   if (demo) process.stdout.write(`${DEMO}\n\n`);
-  else if (config.slack.mode === 'none' && !options.local) process.stdout.write(`${NO_SLACK}\n\n`);
+  else if (config.slack.mode === 'none' && !options.local) process.stdout.write(`${noSlackText(config.slack)}\n\n`);
 
   // Listened for from the start: a start that waits for its database (decision 024) stops on a SIGTERM too.
   const stopping = new AbortController();

@@ -34,8 +34,11 @@ describe('the DATA_DIR lock', () => {
   });
 
   it('is taken over from a killed holder still in the process table as a zombie', async () => {
-    // `sh` starts a child, prints its pid and becomes `sleep`, which never reaps it: the child stays a zombie.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // Perl forks a child that exits at once and prints its pid; Perl never waits for it, so it stays a zombie. (A shell
+    // that started a child and then became `sleep` left one too, unless it reaped the child before its exec: ENOENT.)
+    const parent = spawn('perl', ['-e', 'my $child = fork; exit 0 unless $child; $| = 1; print "$child\\n"; sleep 30'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     try {
       const zombie = await new Promise<number>((resolve) => parent.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
       await waitForZombie(zombie);

@@ -45,11 +45,12 @@ describe('tandem show: events', () => {
   });
 });
 
-// Clear the screen, set the window title, a carriage return over the line, and the one-byte CSI of some terminals.
-const ESCAPES = '\u001b[2J\u001b]0;pwned\u0007\rok\u009b31m';
-const SHOWN = '\\x1b[2J\\x1b]0;pwned\\x07\\x0dok\\x9b31m';
+// Clear the screen, set the window title, a carriage return over the line, the one-byte CSI of some terminals, and a
+// right-to-left override with its end (text that reads backwards on screen).
+const ESCAPES = '\u001b[2J\u001b]0;pwned\u0007\rok\u009b31m\u202eniam\u202c';
+const SHOWN = '\\x1b[2J\\x1b]0;pwned\\x07\\x0dok\\x9b31m\\u202eniam\\u202c';
 // eslint-disable-next-line no-control-regex -- what must not reach the terminal
-const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 describe('words from people and models reach the terminal as text, never as escape sequences', () => {
   it('tandem runs and tandem show print the task, goal, steps, questions, answers and escalations with their control characters shown as codes', () => {

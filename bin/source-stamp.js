@@ -10,8 +10,9 @@ export const STAMP_FILE = '.source-stamp';
 
 /**
  * How scripts/build.mjs bundles src/cli/main.ts (esbuild's names). Left outside the bundle: the packages that load
- * files of their own relative to themselves (PGlite's and Cedar's WebAssembly, pino's and OpenTelemetry's workers and
- * protocol files) or are only for development; they are imported from node_modules as before.
+ * files of their own relative to themselves (PGlite's and Cedar's WebAssembly, pino's worker, OpenTelemetry's exporters
+ * and their protocol files; the OpenTelemetry API stays one instance with the SDK's); they, and what they import, come
+ * from node_modules as before.
  */
 export const BUNDLE_OPTIONS = {
   bundle: true,
@@ -19,7 +20,7 @@ export const BUNDLE_OPTIONS = {
   format: 'esm',
   target: 'node20',
   splitting: true,
-  external: ['@electric-sql/pglite', '@cedar-policy/cedar-wasm', 'pino', 'thread-stream', '@opentelemetry/*', '@grpc/*', 'protobufjs', 'tsx', 'typescript'],
+  external: ['@electric-sql/pglite', '@cedar-policy/cedar-wasm', 'pino', '@opentelemetry/*'],
 };
 
 /**
